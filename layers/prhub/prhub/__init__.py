@@ -1,0 +1,1 @@
+"""Prhub: weekly pull-request reports. See DESIGN notes in the README."""

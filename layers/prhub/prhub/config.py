@@ -1,0 +1,173 @@
+"""Configuration: the stack's settings (environment) and each watched repository's settings.
+
+The deployed stack keeps the repositories in one JSON document (an SSM
+parameter named by PRHUB_CONFIG_PARAMETER), read at run time, so the operator
+changes what is watched without a deploy:
+
+    {"defaults": {"tz": "Asia/Shanghai", "language": "zh"},
+     "repos": [{"repo": "verl-project/verl", "module_map": {"verl/workers/rollout/": "rollout"}}]}
+
+Every key of RepoConfig may appear in `defaults` or per repository.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from prhub.errors import InputError
+from prhub.period import zone
+
+REPO_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
+LANGUAGES = ("zh", "en")
+
+
+def check_repo(repo: Any) -> str:
+    if not isinstance(repo, str) or not REPO_PATTERN.match(repo) or repo.endswith((".", "/")):
+        raise InputError(f"repo must look like owner/name, got {repo!r}")
+    return repo
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    base_url: str | None = None  # None: the openai package's OPENAI_BASE_URL / default
+    model: str = "gpt-4o-mini"
+    api_key_secret: str | None = None  # Secrets Manager name; locally OPENAI_API_KEY
+    temperature: float = 0.2
+    max_tokens_per_pr: int = 6000  # prompt budget for one PR (diff hunks are cut to fit)
+    max_tokens_per_run: int = 400_000  # past it the engine scores the rest
+
+
+@dataclass(frozen=True)
+class RepoConfig:
+    repo: str
+    tz: str = "UTC"
+    language: str = "zh"
+    source: str = "github"  # github | jsonl:PATH (local path or s3://bucket/key)
+    scorer: str = "auto"  # auto | heuristic | llm
+    key_threshold: float = 5.0
+    module_map: dict[str, str] = field(default_factory=dict)  # path prefix -> module
+    test_paths: tuple[str, ...] = ("tests/", "test/", "test_", "_test.py", "conftest.py")
+    large_change_lines: int = 1000
+    check_registry: bool = False  # look pinned versions up on PyPI / npm
+    llm: LlmConfig = field(default_factory=LlmConfig)
+
+    def __post_init__(self) -> None:
+        check_repo(self.repo)
+        zone(self.tz)
+        if self.language not in LANGUAGES:
+            raise InputError(f"language must be one of {LANGUAGES}, got {self.language!r}")
+        if self.scorer not in ("auto", "heuristic", "llm"):
+            raise InputError(f"scorer must be auto, heuristic or llm, got {self.scorer!r}")
+
+    @property
+    def owner(self) -> str:
+        return self.repo.split("/")[0]
+
+    @property
+    def name(self) -> str:
+        return self.repo.split("/")[1]
+
+    def with_overrides(self, **changes: Any) -> RepoConfig:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["test_paths"] = list(self.test_paths)
+        data["llm"] = {f.name: getattr(self.llm, f.name) for f in fields(self.llm)}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RepoConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise InputError(f"unknown repository settings: {', '.join(sorted(unknown))}")
+        values = dict(data)
+        if "llm" in values:
+            llm_known = {f.name for f in fields(LlmConfig)}
+            bad = set(values["llm"]) - llm_known
+            if bad:
+                raise InputError(f"unknown llm settings: {', '.join(sorted(bad))}")
+            values["llm"] = LlmConfig(**values["llm"])
+        if "test_paths" in values:
+            values["test_paths"] = tuple(values["test_paths"])
+        try:
+            return cls(**values)
+        except TypeError as exc:
+            raise InputError(f"bad repository settings: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class WatchList:
+    """All configured repositories."""
+
+    repos: tuple[RepoConfig, ...]
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str) -> WatchList:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"repository configuration is not valid JSON: {exc}") from exc
+        if not isinstance(doc, dict) or not isinstance(doc.get("repos", []), list):
+            raise InputError('repository configuration must be {"defaults": {...}, "repos": [...]}')
+        defaults = doc.get("defaults") or {}
+        repos = tuple(
+            RepoConfig.from_dict({**defaults, **(r if isinstance(r, dict) else {"repo": r})})
+            for r in doc.get("repos", [])
+        )
+        return cls(repos, defaults)
+
+    def get(self, repo: str) -> RepoConfig:
+        """The repository's settings; an unlisted repo gets the defaults (custom ranges on demand)."""
+        for cfg in self.repos:
+            if cfg.repo.lower() == repo.lower():
+                return cfg
+        return RepoConfig.from_dict({**self.defaults, "repo": check_repo(repo)})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Names of the stack's resources, set by template.yaml (or the local runner) as environment."""
+
+    runs_table: str
+    results_table: str
+    cache_table: str
+    history_table: str
+    idempotency_table: str
+    score_queue_url: str
+    report_queue_url: str
+    site_bucket: str
+    distribution_id: str = ""
+    site_url: str = ""
+    config_parameter: str = ""
+    github_token_secret: str = ""
+    llm_api_key_secret: str = ""
+    max_receive_count: int = 3
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        env = dict(os.environ if env is None else env)
+        try:
+            return cls(
+                runs_table=env["RUNS_TABLE"],
+                results_table=env["RESULTS_TABLE"],
+                cache_table=env["CACHE_TABLE"],
+                history_table=env["HISTORY_TABLE"],
+                idempotency_table=env["IDEMPOTENCY_TABLE"],
+                score_queue_url=env["SCORE_QUEUE_URL"],
+                report_queue_url=env["REPORT_QUEUE_URL"],
+                site_bucket=env["SITE_BUCKET"],
+                distribution_id=env.get("DISTRIBUTION_ID", ""),
+                site_url=env.get("SITE_URL", ""),
+                config_parameter=env.get("PRHUB_CONFIG_PARAMETER", ""),
+                github_token_secret=env.get("GITHUB_TOKEN_SECRET", ""),
+                llm_api_key_secret=env.get("LLM_API_KEY_SECRET", ""),
+                max_receive_count=int(env.get("MAX_RECEIVE_COUNT", "3")),
+            )
+        except KeyError as exc:
+            raise InputError(f"environment variable {exc.args[0]} is not set (template.yaml sets it)") from exc

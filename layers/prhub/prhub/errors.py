@@ -1,0 +1,26 @@
+"""Errors that carry a message meant for the person who caused them."""
+from __future__ import annotations
+
+
+class PrhubError(Exception):
+    """Base class: the message is shown to the user as is."""
+
+
+class InputError(PrhubError):
+    """The request itself is wrong (bad repo name, dates, event shape). Nothing was written."""
+
+
+class SourceError(PrhubError):
+    """The PR source cannot answer (repository not found, bad token, corrupt file)."""
+
+
+class RetryLater(PrhubError):
+    """A dependency asked us to come back later (e.g. GitHub's primary rate limit).
+
+    `retry_after` is in seconds; the score worker hands its message back with a
+    visibility timeout reaching past it instead of burning an SQS receive.
+    """
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
