@@ -5,6 +5,7 @@ Contract: `score_pull(pr, config) -> ScoredPR`, deterministic, no I/O.
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 from prhub.config import RepoConfig
 from prhub.models import PullRequest, Risk, ScoredPR
@@ -34,3 +35,32 @@ def score_pull(pr: PullRequest, config: RepoConfig) -> ScoredPR:
         additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files,
         scored_by="heuristic", files=[f.filename for f in pr.files],
     )
+
+
+# Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
+ENGINE_VERSION = "engine-1"
+
+
+class Budget(Protocol):
+    """A run's shared model-token budget (the flow backs it with the run's DynamoDB item)."""
+
+    def remaining(self) -> int: ...
+
+    def spend(self, tokens: int) -> None: ...
+
+
+class Scorer(Protocol):
+    kind: str  # heuristic | llm
+    model: str | None
+    prompt_version: str  # part of the cache key
+
+    def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR: ...
+
+
+class HeuristicScorer:
+    kind = "heuristic"
+    model = None
+    prompt_version = ENGINE_VERSION
+
+    def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
+        return score_pull(pr, config)

@@ -10,8 +10,8 @@ from typing import Any
 
 
 def render_all(report: dict[str, Any]) -> dict[str, bytes]:
-    from prhub.render.markdown import render_markdown
     from prhub.render.html import render_html
+    from prhub.render.markdown import render_markdown
     from prhub.render.pdf import render_pdf
 
     return {
