@@ -1,0 +1,155 @@
+"""Cold start: what importing each Lambda handler (functions/<name>/app.py) costs.
+
+Each handler is imported in a fresh interpreter with `python -X importtime`, its
+directory and layers/prhub on PYTHONPATH (as in Lambda), and the environment
+template.yaml gives it (dummy values). Reported: the import time of `app` (median of
+a few runs after one that warms the .pyc cache), the heaviest packages it pulls in,
+and, for the score worker, whether PDF or template libraries come in (they must not:
+every scored batch would pay for them) and through which chain of imports.
+
+    python -m bench.coldstart
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FUNCTIONS = ("plan", "score", "report")
+# Libraries a handler must not load at import, and the handlers they are banned from.
+FORBIDDEN = {"score": ("fpdf", "jinja2", "playwright", "moto"), "plan": ("fpdf", "playwright", "moto"),
+             "report": ("playwright", "moto")}
+LAMBDA_ENV = {
+    "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing", "POWERTOOLS_SERVICE_NAME": "prhub", "RUNS_TABLE": "runs",
+    "RESULTS_TABLE": "results", "CACHE_TABLE": "cache", "HISTORY_TABLE": "history", "IDEMPOTENCY_TABLE": "idem",
+    "SCORE_QUEUE_URL": "http://127.0.0.1:1/q/score", "REPORT_QUEUE_URL": "http://127.0.0.1:1/q/report",
+    "SITE_BUCKET": "site",
+}
+
+
+@dataclass
+class Node:
+    name: str
+    self_us: int
+    cumulative_us: int
+    depth: int
+    children: list[Node] = field(default_factory=list)
+
+
+def parse_importtime(stderr: str) -> list[Node]:
+    """The import tree from `-X importtime` output (printed in post-order, two spaces per level)."""
+    pending: list[Node] = []
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "imported package" in line:
+            continue
+        self_us, cumulative, name = line[len("import time:"):].split("|", 2)
+        depth = (len(name) - len(name.lstrip(" ")) - 1) // 2
+        node = Node(name.strip(), int(self_us), int(cumulative), depth)
+        while pending and pending[-1].depth > depth:
+            node.children.insert(0, pending.pop())
+        pending.append(node)
+    return pending
+
+
+def find(node: Node, name: str) -> Node | None:
+    if node.name == name:
+        return node
+    for child in node.children:
+        hit = find(child, name)
+        if hit:
+            return hit
+    return None
+
+
+def chain_to(node: Node, prefix: str) -> list[str] | None:
+    """The import chain from `node` to the first module named `prefix` or `prefix.*`."""
+    if node.name == prefix or node.name.startswith(prefix + "."):
+        return [node.name]
+    for child in node.children:
+        sub = chain_to(child, prefix)
+        if sub:
+            return [node.name, *sub]
+    return None
+
+
+def import_once(function: str) -> tuple[float, list[Node]]:
+    """Import the handler in a fresh interpreter; (wall seconds of the process, import tree)."""
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PYTHON"))}, **LAMBDA_ENV,
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "functions" / function), str(ROOT / "layers" / "prhub")])}
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import app"], env=env, cwd=ROOT / "functions" /
+                          function, capture_output=True, text=True, timeout=120)
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        tail = [line for line in proc.stderr.splitlines() if not line.startswith("import time:")][-3:]
+        raise RuntimeError(" / ".join(tail) or f"exit {proc.returncode}")
+    return wall, parse_importtime(proc.stderr)
+
+
+def measure(function: str, runs: int = 3) -> dict[str, Any]:
+    """Import time of one handler and what it pulls in."""
+    if not (ROOT / "functions" / function / "app.py").exists():
+        return {"function": function, "error": f"functions/{function}/app.py does not exist yet"}
+    try:
+        import_once(function)  # writes the .pyc files, as a deployed package has them
+        samples = [import_once(function) for _ in range(runs)]
+    except (RuntimeError, subprocess.TimeoutExpired) as exc:
+        return {"function": function, "error": f"import failed: {exc}"}
+    trees = [next((n for n in roots if n.name == "app"), None) for _, roots in samples]
+    if any(tree is None for tree in trees):
+        return {"function": function, "error": "app was not imported"}
+    app = trees[0]
+    assert app is not None
+    heaviest = sorted(_flatten(app), key=lambda n: -n.cumulative_us)
+    top = [n for n in heaviest if n.depth == app.depth + 1 or "." not in n.name][:6]
+    pulled = {}
+    for lib in FORBIDDEN[function]:
+        chain = chain_to(app, lib)
+        if chain:
+            pulled[lib] = " > ".join(chain)
+    return {
+        "function": function,
+        "import_ms": round(statistics.median(t.cumulative_us for t in trees if t) / 1000, 1),
+        "process_ms": round(statistics.median(wall for wall, _ in samples) * 1000, 1),
+        "modules": sum(1 for _ in _flatten(app)),
+        "heaviest": [{"module": n.name, "ms": round(n.cumulative_us / 1000, 1)} for n in top if n is not app][:5],
+        "forbidden_imports": pulled,
+        "ok": not pulled,
+    }
+
+
+def _flatten(node: Node) -> list[Node]:
+    out = [node]
+    for child in node.children:
+        out.extend(_flatten(child))
+    return out
+
+
+def run() -> dict[str, Any]:
+    results = [measure(name) for name in FUNCTIONS]
+    rows = []
+    for r in results:
+        if "error" in r:
+            rows.append([f"cold start {r['function']}", "n/a", r["error"]])
+            continue
+        heavy = ", ".join(f"{h['module']} {h['ms']:.0f}" for h in r["heaviest"][:3])
+        verdict = "OK" if r["ok"] else "FAIL: " + "; ".join(f"{k} via {v}" for k, v in r["forbidden_imports"].items())
+        rows.append([f"cold start {r['function']} (import app)", f"{r['import_ms']:.0f} ms",
+                     f"{r['modules']} modules; heaviest ms: {heavy}; banned libs: {verdict}"])
+    return {"handlers": results, "rows": rows}
+
+
+def main() -> None:
+    for name, value, note in run()["rows"]:
+        print(f"{name:<36} {value:>10}  {note}")
+
+
+if __name__ == "__main__":
+    main()
