@@ -25,7 +25,7 @@ LANGUAGES = ("zh", "en")
 
 
 def check_repo(repo: Any) -> str:
-    if not isinstance(repo, str) or not REPO_PATTERN.match(repo) or repo.endswith((".", "/")):
+    if not isinstance(repo, str) or not REPO_PATTERN.fullmatch(repo) or repo.endswith((".", "/")):
         raise InputError(f"repo must look like owner/name, got {repo!r}")
     return repo
 

@@ -119,7 +119,7 @@ class PullRequest:
                 reviews=[Review(str(r["reviewer"]), str(r["state"])) for r in row.get("reviews") or []],
                 commits=row.get("commits"),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # AttributeError: e.g. "user": "alice"
             raise SourceError(f"malformed pull request record: {exc!r}") from exc
 
     def to_export(self) -> dict[str, Any]:

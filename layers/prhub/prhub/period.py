@@ -13,7 +13,7 @@ MAX_DAYS = 366
 def zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
+    except (ZoneInfoNotFoundError, ValueError, TypeError) as exc:  # TypeError: a non-string from an event
         raise InputError(f"unknown time zone {name!r} (use an IANA name such as Asia/Shanghai)") from exc
 
 

@@ -49,7 +49,7 @@ class JsonlSource:
                 if not isinstance(row, dict):
                     raise SourceError("not a JSON object")
                 yield lineno, PullRequest.from_export(row)
-            except (json.JSONDecodeError, SourceError) as exc:
+            except (json.JSONDecodeError, RecursionError, SourceError) as exc:  # RecursionError: "[[[[..." lines
                 self.skipped.append(f"{self.origin}:{lineno}: {exc}")
 
     @classmethod
