@@ -1,0 +1,201 @@
+"""Hostile input at the pure entry points: periods, repository names, the watch list, export files.
+
+Each bad value gets an InputError/SourceError whose message names what is wrong, or
+(export lines) is skipped with a reason; nothing escapes as an unrelated exception.
+"""
+from __future__ import annotations
+
+import io
+import json
+import time
+from typing import Any
+
+import pytest
+from prhub.config import RepoConfig, WatchList, check_repo
+from prhub.errors import InputError, SourceError
+from prhub.models import PullRequest
+from prhub.period import MAX_DAYS, Period
+from prhub.scoring import score_pull
+from prhub.sources import JsonlSource, open_source
+from prhub.store import pack
+
+WEEK = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
+
+
+def row(number: int, **extra: Any) -> dict[str, Any]:
+    base = {"number": number, "title": f"[trainer] fix: thing {number}", "body": "b",
+            "merged_at": "2026-05-05T03:00:00Z", "user": {"login": "alice"}, "html_url": f"https://github.com/o/r/pull/{number}",
+            "files": [{"filename": "a.py", "additions": 1, "deletions": 0}]}
+    return {**base, **extra}
+
+
+def line(data: Any) -> str:
+    return json.dumps(data)
+
+
+# -- periods ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("since", "until", "words"), [
+    ("2026-02-30", "2026-03-01", "since must be a date"),
+    ("yesterday", "2026-03-01", "since must be a date"),
+    ("", "2026-03-01", "since must be a date"),
+    (None, "2026-03-01", "since must be a date"),
+    ("2026-05-04T00:00", "2026-05-10", "since must be a date"),
+    ("2026-05-04", "2026-13-01", "until must be a date"),
+    ("2026-05-04", "2026-05-10; DROP TABLE runs", "until must be a date"),
+    ("2026-05-11", "2026-05-10", "is after until"),
+    ("2025-01-01", "2026-01-02", f"maximum of {MAX_DAYS}"),
+    ("0001-01-01", "9999-12-31", f"maximum of {MAX_DAYS}"),
+])
+def test_period_rejects_bad_ranges_with_a_message_naming_the_problem(since: Any, until: Any, words: str) -> None:
+    with pytest.raises(InputError, match=words):
+        Period.parse(since, until, "UTC")
+
+
+def test_period_accepts_exactly_the_maximum_and_a_single_day() -> None:
+    assert Period.parse("2024-01-01", "2024-12-31", "UTC").days == MAX_DAYS  # leap year: 366 days
+    assert Period.parse("2026-05-04", "2026-05-04", "UTC").days == 1
+
+
+@pytest.mark.parametrize("tz", ["Mars/Olympus_Mons", "", "utc", "UTC ", "/etc/passwd", "../../etc/passwd",
+                                "Asia/Shanghai\x00", None, 8, ["UTC"]])
+def test_period_rejects_unknown_time_zones_as_input_errors(tz: Any) -> None:
+    with pytest.raises(InputError, match="time zone"):
+        Period.parse("2026-05-04", "2026-05-10", tz)
+
+
+# -- repository names -----------------------------------------------------
+
+@pytest.mark.parametrize("repo", ["", "verl", "verl/", "/verl", "a/b/c", "owner/na me", "-owner/name",
+                                  "owner/..", "owner/name.", "<script>/x", "owner/name\n", "o" * 40 + "/name",
+                                  "owner/" + "n" * 101, None, 42, ["o/n"], "owner/name/../../etc"])
+def test_check_repo_rejects_anything_not_owner_slash_name(repo: Any) -> None:
+    with pytest.raises(InputError, match="owner/name"):
+        check_repo(repo)
+
+
+@pytest.mark.parametrize("repo", ["verl-project/verl", "a/b", "octo-org/repo.js", "x/under_score-1"])
+def test_check_repo_accepts_real_names(repo: str) -> None:
+    assert check_repo(repo) == repo
+
+
+# -- the watch list ---------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("{not json", "not valid JSON"),
+    ("", "not valid JSON"),
+    ("[1, 2]", "must be"),
+    ('{"repos": {"repo": "a/b"}}', "must be"),
+    ('{"repos": [{"repo": "a/b", "colour": "red"}]}', "unknown repository settings: colour"),
+    ('{"defaults": {"tzz": "UTC"}, "repos": ["a/b"]}', "unknown repository settings: tzz"),
+    ('{"repos": [{"repo": "a/b", "llm": {"modle": "x"}}]}', "unknown llm settings: modle"),
+    ('{"repos": [{"repo": "a/b", "language": "fr"}]}', "language must be one of"),
+    ('{"repos": [{"repo": "a/b", "tz": "Nowhere/City"}]}', "unknown time zone"),
+    ('{"repos": [{"repo": "not a repo"}]}', "owner/name"),
+    ('{"repos": [{"repo": "a/b", "scorer": "magic"}]}', "scorer must be"),
+    ('{"repos": [{"title": "no repo key"}]}', "repo"),
+])
+def test_watch_list_rejects_bad_documents_with_a_clear_message(text: str, words: str) -> None:
+    with pytest.raises(InputError, match=words):
+        WatchList.parse(text)
+
+
+def test_watch_list_unknown_repo_gets_defaults_but_a_bad_name_is_refused() -> None:
+    watch = WatchList.parse('{"defaults": {"tz": "Asia/Shanghai"}, "repos": ["a/b"]}')
+    assert watch.get("other/repo").tz == "Asia/Shanghai"
+    with pytest.raises(InputError):
+        watch.get("../../etc/passwd")
+
+
+# -- export files ------------------------------------------------------------
+
+def test_corrupt_and_non_object_lines_are_skipped_with_their_line_number() -> None:
+    lines = [line(row(1)), '{"number": 2, "title": "cut in the mid', line([1, 2]), "null", '"text"', "42",
+             line(row(3)), "", line(row(4, merged_at="not a date")), line({**row(5), "number": "five"}),
+             line({"title": "no number"}), line(row(6, files=[None])), line(row(7, files="abc"))]
+    source = JsonlSource(lines, "x.jsonl")
+    assert sorted(r.number for r in source.list_merged("o/r", WEEK)) == [1, 3]
+    reasons = "\n".join(source.skipped)
+    for lineno in (2, 3, 4, 5, 6, 9, 10, 11, 12, 13):
+        assert f"x.jsonl:{lineno}:" in reasons
+    assert "x.jsonl:8:" not in reasons  # a blank line is not an error
+    assert "not a JSON object" in reasons
+
+
+@pytest.mark.parametrize("shape", [{"user": "alice"}, {"base": "main"}, {"head": ["sha"]}, {"labels": 5},
+                                   {"reviews": [{"reviewer": "x"}]}, {"files": [{"additions": 1}]},
+                                   {"files": [{"filename": "a.py", "additions": "many"}]}])
+def test_fields_of_the_wrong_shape_skip_the_line_instead_of_crashing_the_load(shape: dict[str, Any]) -> None:
+    source = JsonlSource([line(row(1)), line(row(2, **shape))], "x.jsonl")
+    assert [r.number for r in source.list_merged("o/r", WEEK)] == [1]
+    assert len(source.skipped) == 1 and source.skipped[0].startswith("x.jsonl:2:")
+
+
+def test_pathologically_nested_json_is_skipped_not_a_recursion_crash() -> None:
+    source = JsonlSource(["[" * 100_000, line(row(1))], "x.jsonl")
+    assert [r.number for r in source.list_merged("o/r", WEEK)] == [1]
+    assert source.skipped and source.skipped[0].startswith("x.jsonl:1:")
+
+
+def test_duplicate_pr_keeps_the_first_and_names_the_duplicate() -> None:
+    source = JsonlSource([line(row(7, title="first")), line(row(7, title="second"))], "x.jsonl")
+    assert [(r.number, r.title) for r in source.list_merged("o/r", WEEK)] == [(7, "first")]
+    assert source.skipped == ["x.jsonl:2: duplicate of PR #7, ignored"]
+
+
+def test_non_utf8_bytes_inside_a_string_are_replaced_and_outside_skip_the_line(tmp_path: Any) -> None:
+    path = tmp_path / "export.jsonl"
+    good = line(row(1, title="[trainer] fix: caf\u00e9")).encode()
+    bad_title = line(row(2, title="XX")).encode().replace(b"XX", b"\xff\xfe\xc3")
+    outside = b"\xff" + line(row(3)).encode()
+    path.write_bytes(b"\n".join([good, bad_title, outside, b"\x80\x81\x82"]) + b"\n")
+    source = JsonlSource.from_path(str(path))
+    prs = {r.number: r for r in source.list_merged("o/r", WEEK)}
+    assert sorted(prs) == [1, 2]
+    assert prs[1].title.endswith("caf\u00e9")
+    assert "\ufffd" in prs[2].title
+    assert [s.split(":")[1] for s in source.skipped] == ["3", "4"]
+
+
+def test_non_utf8_export_in_s3_is_read_with_replacement() -> None:
+    class FakeS3:
+        def get_object(self, Bucket: str, Key: str) -> dict[str, Any]:  # noqa: N803 - boto3's names
+            assert (Bucket, Key) == ("bucket", "dir/export.jsonl")
+            return {"Body": io.BytesIO(line(row(1, body="XX")).encode().replace(b"XX", b"\xc0\xc1") + b"\n\xfe\n")}
+
+    source = JsonlSource.from_path("s3://bucket/dir/export.jsonl", s3_client=FakeS3())
+    assert [r.number for r in source.list_merged("o/r", WEEK)] == [1]
+    assert len(source.skipped) == 1
+
+
+def test_missing_export_file_and_unknown_source_spec_are_clear_errors(tmp_path: Any) -> None:
+    with pytest.raises(SourceError, match="cannot read export file"):
+        JsonlSource.from_path(str(tmp_path / "nope.jsonl"))
+    with pytest.raises(InputError, match="unknown source"):
+        open_source("ftp://example.com/x")
+
+
+def test_oversized_pr_loads_scores_fast_and_stores_below_the_dynamodb_item_limit() -> None:
+    files = [{"filename": f"src/pkg/module_{i // 50}/sub_{i % 50}/file_{i}.py", "status": "modified",
+              "additions": 3, "deletions": 1} for i in range(3000)]
+    big = row(9, body="lorem ipsum dolor sit amet " * 40_000, files=files, files_truncated=True)
+    text = line(big)
+    assert len(text) > 1_000_000
+    source = JsonlSource([text], "x.jsonl")
+    assert source.skipped == []
+    ref = source.list_merged("o/r", WEEK)[0]
+    pr = source.get("o/r", ref)
+    assert (pr.changed_files, pr.additions, pr.files_truncated) == (3000, 9000, True)
+
+    started = time.perf_counter()
+    scored = score_pull(pr, RepoConfig("o/r"))
+    assert time.perf_counter() - started < 2.0
+    assert scored.number == 9 and 0 <= scored.importance <= 10 and 0 <= scored.insight <= 10
+    assert len(pack(scored.to_dict())) < 400 * 1024  # DynamoDB's item limit
+
+
+def test_export_round_trip_survives_control_and_markup_characters() -> None:
+    nasty = "[ci] fix: <img src=x onerror=alert(1)> \u202e\x00\x1b[31m {{ config }} $(rm -rf /)"
+    pr = PullRequest.from_export(row(1, title=nasty, body=nasty))
+    again = PullRequest.from_export(json.loads(json.dumps(pr.to_export())))
+    assert (again.title, again.body) == (nasty, nasty)
