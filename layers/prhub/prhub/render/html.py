@@ -1,9 +1,50 @@
+"""index.html of a report and the site's pages (Jinja2 with autoescape; templates/*.html.j2).
+
+Untrusted text is escaped by Jinja; the only markup inserted unescaped is what
+this module builds itself (PR links with checked http(s) URLs, charts whose
+labels charts.svg escapes). Pages carry a CSP that allows no script at all.
+"""
 from __future__ import annotations
 
-import html
+from functools import cache
 from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from prhub.render import charts
+from prhub.render.common import view
+
+
+def pr_link(ref: dict[str, Any]) -> Markup:
+    """#123 linked to its PR when the data has an http(s) URL; plain text otherwise."""
+    if ref.get("url"):
+        title = f' title="{escape(ref["title"])}"' if ref.get("title") else ""
+        return Markup('<a class="pr" href="{}"{} rel="nofollow noopener">{}</a>').format(
+            ref["url"], Markup(title), ref["label"])
+    return Markup('<span class="pr">{}</span>').format(ref["label"])
+
+
+def pr_links(refs: list[dict[str, Any]]) -> Markup:
+    return Markup(", ").join(pr_link(r) for r in refs)
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("prhub", "templates"),
+                             autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(pr_link=pr_link, pr_links=pr_links)
+    return env
+
+
+def render_page(template: str, **context: Any) -> str:
+    """Render one of the site's templates (report, repository and root pages, feed)."""
+    return environment().get_template(template).render(**context)
 
 
 def render_html(report: dict[str, Any]) -> str:
-    items = "".join(f"<li>#{p['number']} {html.escape(p['title'])}</li>" for p in report["prs"])
-    return f"<!doctype html><meta charset=utf-8><title>{html.escape(report['title'])}</title><ul>{items}</ul>"
+    """The report page: same sections as report.md, inline SVG charts, no JavaScript."""
+    context = view(report)
+    context["charts"] = [(s.title, Markup(charts.svg(s))) for s in charts.series(report)]
+    return render_page("report.html.j2", **context)

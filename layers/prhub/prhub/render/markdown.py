@@ -1,9 +1,56 @@
+"""report.md: the report as Markdown (Jinja2, templates/report.md.j2).
+
+Autoescape is off (it is Markdown, not HTML), so every untrusted string goes
+through the `md` filter, which backslash-escapes whatever Markdown or HTML
+could turn into markup: no link, image, tag or heading appears that the
+template did not write.
+"""
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Any
+
+import jinja2
+
+from prhub.render.common import clean, view
+
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&@])")
+# GFM autolinks bare URLs (scheme://, mailto:, xmpp:) and www. names; an escaped ":" or "." keeps them text.
+_SCHEME = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*):(?=//)|\b(mailto|xmpp|javascript|vbscript|data|file):")
+_WWW = re.compile(r"(?i)\bwww\.")
+_LINE_START = re.compile(r"^(\d+)([.)])|^([-+=])")
+
+
+def md(value: Any) -> str:
+    """Untrusted text as literal Markdown text on one line."""
+    text = _SPECIAL.sub(r"\\\1", clean(value))
+    text = _SCHEME.sub(lambda m: (m.group(1) or m.group(2)) + "\\:", text)
+    text = _WWW.sub(r"www\\.", text)
+    # A leading "-", "+" or "1." would start a list where the template put a paragraph.
+    return _LINE_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1) else f"\\{m.group(3)}", text)
+
+
+def pr_link(ref: dict[str, Any]) -> str:
+    """#123 as a link to its PR when the data gives an http(s) URL (already checked by `view`)."""
+    label = "\\#" + md(ref["label"][1:])
+    return f"[{label}](<{ref['url']}>)" if ref.get("url") else label
+
+
+def pr_links(refs: list[dict[str, Any]]) -> str:
+    return ", ".join(pr_link(r) for r in refs)
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("prhub", "templates"), autoescape=False,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             keep_trailing_newline=True)
+    env.filters.update(md=md, pr_link=pr_link, pr_links=pr_links)
+    return env
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    lines = [f"# {report['title']}", "", report["summary"], ""]
-    lines += [f"- #{p['number']} {p['title']} ({p['importance']})" for p in report["prs"]]
-    return "\n".join(lines) + "\n"
+    """The report as Markdown, sections in reading order, empty ones left out."""
+    text = environment().get_template("report.md.j2").render(**view(report))
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

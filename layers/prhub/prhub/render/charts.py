@@ -1,0 +1,140 @@
+"""The report's charts: one computed series each, drawn as inline SVG (HTML) and as vector shapes (PDF).
+
+Both drawings read the same `Series`, so the page and the PDF show the same bars.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+from prhub.render.common import clean, num
+from prhub.render.labels import labels
+
+MAX_MODULES = 10
+BAR_COLOR = "#3b6fb6"
+KEY_COLOR = "#d9822b"
+
+
+@dataclass(frozen=True)
+class Series:
+    key: str  # modules | importance | weeks
+    title: str
+    labels: list[str]
+    values: list[int | float]
+    horizontal: bool  # long category names read better on the left
+
+    @property
+    def peak(self) -> float:
+        return max([float(v) for v in self.values] + [1.0])
+
+
+def importance_bins(report: dict[str, Any]) -> list[int]:
+    """PR counts per importance band [0,1), [1,2), … [9,10] (10 falls in the last band)."""
+    bins = [0] * 10
+    for pr in report.get("prs", []):
+        value = pr.get("importance")
+        if isinstance(value, int | float):
+            bins[min(9, max(0, int(value)))] += 1
+    return bins
+
+
+def series(report: dict[str, Any]) -> list[Series]:
+    """The charts the report has data for, in reading order."""
+    words = labels(report.get("language", "zh"))
+    out = []
+    modules = [m for m in report.get("modules", []) if isinstance(m.get("pr_count"), int | float)][:MAX_MODULES]
+    if modules:
+        out.append(Series("modules", words["chart_modules"], [clean(m.get("name")) for m in modules],
+                          [m["pr_count"] for m in modules], True))
+    if report.get("prs"):
+        out.append(Series("importance", words["chart_importance"], [str(i) for i in range(10)],
+                          list(importance_bins(report)), False))
+    weeks = [w for w in (report.get("trends") or {}).get("weeks", []) if isinstance(w.get("pr_count"), int | float)]
+    if len(weeks) > 1:
+        out.append(Series("weeks", words["chart_weeks"], [clean(w.get("since"))[5:] for w in weeks],
+                          [w["pr_count"] for w in weeks], False))
+    return out
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def svg(s: Series) -> str:
+    """Inline SVG markup for one series; every label is escaped here (the caller marks it safe)."""
+    esc = html.escape
+    if s.horizontal:
+        row, label_w, width = 22, 110, 400
+        height = row * len(s.values) + 10
+        bar_room = width - label_w - 34
+        parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{esc(s.title)}" '
+                 f'xmlns="http://www.w3.org/2000/svg">', f"<title>{esc(s.title)}</title>"]
+        for i, (label, value) in enumerate(zip(s.labels, s.values, strict=True)):
+            y = 5 + i * row
+            w = max(1.0, bar_room * float(value) / s.peak)
+            parts.append(f'<text x="{label_w - 8}" y="{y + 16}" text-anchor="end">{esc(_short(label, 16))}</text>')
+            parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{row - 8}" rx="2" '
+                         f'fill="{BAR_COLOR}"/>')
+            parts.append(f'<text x="{label_w + w + 6:.1f}" y="{y + 16}">{esc(num(value))}</text>')
+        parts.append("</svg>")
+        return "".join(parts)
+    width, height, left, bottom, top = 400, 180, 8, 22, 16
+    n = max(1, len(s.values))
+    slot = (width - left - 10) / n
+    plot_h = height - bottom - top
+    parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{esc(s.title)}" '
+             f'xmlns="http://www.w3.org/2000/svg">', f"<title>{esc(s.title)}</title>",
+             f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" stroke="#999"/>']
+    for i, (label, value) in enumerate(zip(s.labels, s.values, strict=True)):
+        h = plot_h * float(value) / s.peak
+        x = left + i * slot + slot * 0.15
+        y = height - bottom - h
+        color = KEY_COLOR if s.key == "weeks" and i == n - 1 else BAR_COLOR
+        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot * 0.7:.1f}" height="{h:.1f}" rx="2" '
+                     f'fill="{color}"/>')
+        mid = x + slot * 0.35
+        if value:
+            parts.append(f'<text x="{mid:.1f}" y="{y - 4:.1f}" text-anchor="middle">{esc(num(value))}</text>')
+        parts.append(f'<text x="{mid:.1f}" y="{height - 6}" text-anchor="middle">{esc(label)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def draw(pdf: Any, s: Series, x: float, y: float, w: float, h: float, text: Any) -> None:
+    """Draw one series into an fpdf2 document inside the box (x, y, w, h) in mm; `text` cleans labels for the font."""
+    pdf.set_draw_color(150, 150, 150)
+    pdf.set_font_size(7.5)
+    if s.horizontal:
+        label_w = 38.0
+        row = h / max(1, len(s.values))
+        room = w - label_w - 12
+        for i, (label, value) in enumerate(zip(s.labels, s.values, strict=True)):
+            yy = y + i * row
+            bw = max(0.3, room * float(value) / s.peak)
+            pdf.set_xy(x, yy)
+            pdf.cell(label_w - 2, row, text(_short(label, 22)), align="R")
+            pdf.set_fill_color(59, 111, 182)
+            pdf.rect(x + label_w, yy + row * 0.18, bw, row * 0.64, style="F")
+            pdf.set_xy(x + label_w + bw + 1, yy)
+            pdf.cell(10, row, num(value))
+        return
+    n = max(1, len(s.values))
+    slot = (w - 4) / n
+    base = y + h - 5
+    plot_h = h - 10
+    pdf.line(x, base, x + w, base)
+    for i, (label, value) in enumerate(zip(s.labels, s.values, strict=True)):
+        bh = plot_h * float(value) / s.peak
+        bx = x + 2 + i * slot + slot * 0.15
+        if s.key == "weeks" and i == n - 1:
+            pdf.set_fill_color(217, 130, 43)
+        else:
+            pdf.set_fill_color(59, 111, 182)
+        if bh > 0:
+            pdf.rect(bx, base - bh, slot * 0.7, bh, style="F")
+        if value:
+            pdf.set_xy(bx - 2, base - bh - 4.5)
+            pdf.cell(slot * 0.7 + 4, 4, num(value), align="C")
+        pdf.set_xy(bx - 2, base + 0.5)
+        pdf.cell(slot * 0.7 + 4, 4, text(label), align="C")
