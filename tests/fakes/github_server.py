@@ -59,9 +59,13 @@ class FakeGitHub:
         token: str | None = None,
         rate_limit: int = 5000,
         search_cap: int = 1000,
+        prefix: str = "",
+        search_merged_at: bool = True,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repo = repo
+        self.prefix = prefix.rstrip("/")  # GitHub Enterprise serves the API under /api/v3
+        self.search_merged_at = search_merged_at  # older GitHub versions lack pull_request.merged_at in search
         self.pulls = {pr.number: pr for pr in pulls}
         self.token = token  # when set, requests must carry it
         self.rate_limit = rate_limit
@@ -71,7 +75,7 @@ class FakeGitHub:
         self.search_cap = search_cap
         self.faults: list[Fault] = []
         self.counts: Counter[str] = Counter()  # answered requests per kind; 304s under "not_modified"
-        self.log: list[tuple[str, int]] = []  # (path, status) of every answer
+        self.log: list[tuple[str, int]] = []  # (request path with query, status) of every answer
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -88,9 +92,9 @@ class FakeGitHub:
         class Handler(_Handler):
             server_fake = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
         return self
 
@@ -109,7 +113,7 @@ class FakeGitHub:
     @property
     def url(self) -> str:
         assert self._server, "start the fake first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
 
     # --- test controls ------------------------------------------------------------------------
 
@@ -160,10 +164,14 @@ class FakeGitHub:
             self.counts[kind] += 1
             self.log.append((path, status))
 
+    def search_queries(self) -> list[str]:
+        """The `q` of every search answered, decoded."""
+        return [parse_qs(urlsplit(path).query).get("q", [""])[0] for path, _ in self.log if "/search/" in path]
+
     # --- GitHub's shapes ----------------------------------------------------------------------
 
     def api(self, base: str, path: str) -> str:
-        return f"{base}{path}"
+        return f"{base}{self.prefix}{path}"
 
     def repo_body(self, base: str) -> dict[str, Any]:
         owner, name = self.repo.split("/")
@@ -173,13 +181,14 @@ class FakeGitHub:
 
     def search_item(self, base: str, pr: PullRequest) -> dict[str, Any]:
         merged = format_timestamp(pr.merged_at)
+        pull_request = {"url": self.api(base, f"/repos/{self.repo}/pulls/{pr.number}"), "html_url": pr.url}
+        if self.search_merged_at:
+            pull_request["merged_at"] = merged
         return {
             "url": self.api(base, f"/repos/{self.repo}/issues/{pr.number}"),
             "html_url": pr.url, "number": pr.number, "title": pr.title, "user": {"login": pr.author},
             "labels": [{"name": name} for name in pr.labels], "state": "closed",
-            "created_at": merged, "closed_at": merged, "body": pr.body,
-            "pull_request": {"url": self.api(base, f"/repos/{self.repo}/pulls/{pr.number}"),
-                             "html_url": pr.url, "merged_at": merged},
+            "created_at": merged, "closed_at": merged, "body": pr.body, "pull_request": pull_request,
         }
 
     def pull_body(self, base: str, pr: PullRequest) -> dict[str, Any]:
@@ -253,6 +262,14 @@ def _parse_range(value: str) -> tuple[datetime, datetime] | None:
         return None
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that timed out (the "slow" fault) hangs up before the answer: expected, not news.
+        pass
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_fake: FakeGitHub
     protocol_version = "HTTP/1.1"  # keep-alive, as GitHub
@@ -265,6 +282,11 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server_fake
         parts = urlsplit(self.path)
         path, query = parts.path, parse_qs(parts.query)
+        if fake.prefix:
+            if not path.startswith(fake.prefix + "/"):
+                self._send(404, b'{"message": "Not Found"}', {"Content-Type": "application/json"})
+                return
+            path = path[len(fake.prefix):]
         kind = _kind(path)
         base = f"http://{self.headers.get('Host')}"
         fault = fake.take_fault(self.path)
@@ -282,16 +304,16 @@ class _Handler(BaseHTTPRequestHandler):
         payload = json.dumps(body).encode()
         etag = f'W/"{hashlib.sha1(payload).hexdigest()}"'
         if status == 200 and self.headers.get("If-None-Match") == etag:
-            fake.count("not_modified", path, 304)
+            fake.count("not_modified", self.path, 304)
             self._send(304, b"", {"ETag": etag, **self._rate_headers(fake.remaining, fake.reset_at)})
             return
         remaining, reset = fake.spend()
         if remaining < 0:
-            fake.count("rate_limited", path, 403)
+            fake.count("rate_limited", self.path, 403)
             message = {"message": "API rate limit exceeded", "documentation_url": "https://docs.github.com/rest"}
             self._send(403, json.dumps(message).encode(), self._rate_headers(0, reset))
             return
-        fake.count(kind, path, status)
+        fake.count(kind, self.path, status)
         headers = {**self._rate_headers(remaining, reset), "Content-Type": "application/json; charset=utf-8"}
         if status == 200:
             headers["ETag"] = etag
@@ -347,7 +369,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         def url(number: int) -> str:
             params = {k: v[0] for k, v in query.items()} | {"page": str(number)}
-            return f"<{base}{path}?{urlencode(params)}>"
+            return f"<{self.server_fake.api(base, path)}?{urlencode(params)}>"
 
         rels = []
         if page < last:
@@ -359,7 +381,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _fault(self, fault: Fault, kind: str, path: str) -> None:
         fake = self.server_fake
         status = int(fault.kind[:3])
-        fake.count(f"fault_{fault.kind}", path, status)
+        fake.count(f"fault_{fault.kind}", self.path, status)
         headers = self._rate_headers(max(fake.remaining, 0), fake.reset_at)
         messages = {401: "Bad credentials", 404: "Not Found", 502: "Server Error",
                     403: "You have exceeded a secondary rate limit", 429: "Too many requests"}

@@ -92,18 +92,22 @@ class MemoryEtagCache:
 
 
 class DynamoEtagCache:
-    """ETag cache in a DynamoDB table (the stack's CacheTable), shared by all workers and runs.
+    """ETag cache in a DynamoDB table (the stack's CacheTable, a boto3 Table resource), shared by all workers.
 
-    Bodies are stored zlib-compressed; one too big for a DynamoDB item is simply
-    not cached (the request then costs a full answer next time, nothing breaks).
+    Items are `{key: "etag#<url>", etag, body, link, expires_at}`; bodies are
+    zlib-compressed JSON. A body too big for a DynamoDB item is simply not cached
+    (that request then costs a full answer next time; nothing breaks).
     """
 
     MAX_BYTES = 350_000  # DynamoDB items are limited to 400 KB
+    TTL_SECONDS = 30 * 86400  # CacheTable's TTL attribute drops entries nobody asked for in a month
 
-    def __init__(self, table: Any, key_name: str = "pk", prefix: str = "etag#") -> None:
+    def __init__(self, table: Any, key_name: str = "key", prefix: str = "etag#",
+                 clock: Callable[[], float] = time.time) -> None:
         self.table = table
         self.key_name = key_name
         self.prefix = prefix
+        self.clock = clock
 
     def get(self, key: str) -> CachedResponse | None:
         try:
@@ -114,7 +118,7 @@ class DynamoEtagCache:
         if not item:
             return None
         blob = item["body"]
-        raw = bytes(blob.value if hasattr(blob, "value") else blob)
+        raw = bytes(blob.value if hasattr(blob, "value") else blob)  # boto3 wraps bytes in Binary
         return CachedResponse(str(item["etag"]), json.loads(zlib.decompress(raw)), str(item.get("link", "")))
 
     def put(self, key: str, value: CachedResponse) -> None:
@@ -122,8 +126,8 @@ class DynamoEtagCache:
         if len(blob) > self.MAX_BYTES:
             return
         try:
-            self.table.put_item(Item={self.key_name: self.prefix + key, "etag": value.etag,
-                                      "body": blob, "link": value.link})
+            self.table.put_item(Item={self.key_name: self.prefix + key, "etag": value.etag, "body": blob,
+                                      "link": value.link, "expires_at": int(self.clock()) + self.TTL_SECONDS})
         except Exception as exc:  # see get()
             log.warning("etag cache write failed: %s", exc)
 
