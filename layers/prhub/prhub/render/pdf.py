@@ -1,16 +1,398 @@
+"""report.pdf: the report on A4 with fpdf2, a CJK font, bookmarks, wrapped tables and drawn charts.
+
+Text is laid out here, not by fpdf2's multi_cell, so that Chinese wraps per
+character and no line starts with closing punctuation (kinsoku: the character
+before it moves down with it). Characters the font lacks (emoji, scripts
+outside CJK/Latin) are dropped rather than drawn as boxes.
+"""
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from fpdf import FPDF
 
-CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+from prhub.errors import PrhubError
+from prhub.render import charts
+from prhub.render.common import clean, view
+
+# Where the CJK font comes from, first match wins: $PRHUB_CJK_FONT (a path; "path#N" picks face N of a
+# .ttc), the font the layer build copies into the package (docs/pdf-fonts.md), Debian's fonts-noto-cjk.
+FONT_ENV = "PRHUB_CJK_FONT"
+PACKAGED_FONT = Path(__file__).resolve().parent.parent / "fonts" / "NotoSansCJKsc-Regular.otf"
+DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
+
+NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
+NO_LINE_END = set("（《「『【〔〈“‘([{")
+_TOKEN = re.compile(r"[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+\s*|\s+|.")
+
+BODY, SMALL, LINE = 10.0, 8.5, 5.6
+MARGIN = 16.0
+ACCENT = (59, 111, 182)
+MUTED = (90, 99, 110)
+WARN = (179, 89, 0)
+
+
+def font_location() -> tuple[str, int]:
+    """(path, collection face) of the CJK font; raises PrhubError naming what to install or set."""
+    configured = os.environ.get(FONT_ENV, "").strip()
+    candidates = [configured] if configured else [str(PACKAGED_FONT), DEBIAN_FONT]
+    for candidate in candidates:
+        path, _, face = candidate.partition("#")
+        if Path(path).is_file():
+            return path, int(face or 0)
+    raise PrhubError(f"no CJK font for the PDF: tried {', '.join(candidates)}; install fonts-noto-cjk "
+                     f"(scripts/system-deps.sh) or set {FONT_ENV}=/path/to/font.otf[#face]")
+
+
+@dataclass
+class Run:
+    text: str
+    link: str | None = None
+
+
+def tokens(runs: Sequence[Run]) -> list[Run]:
+    """Break points: every CJK character, every Latin word with its trailing spaces."""
+    return [Run(t, r.link) for r in runs for t in _TOKEN.findall(r.text)]
+
+
+def wrap(runs: Sequence[Run], width: float, measure: Callable[[str], float]) -> list[list[Run]]:
+    """Lines no wider than `width` (mm); words longer than a line break by character; kinsoku applied."""
+    lines: list[list[Run]] = []
+    line: list[Run] = []
+    used = 0.0
+    for tok in tokens(runs):
+        w = measure(tok.text.rstrip())
+        if not line and tok.text.isspace():
+            continue
+        if used + w <= width or not line and w <= width:
+            line.append(tok)
+            used += measure(tok.text)
+            continue
+        carry: list[Run] = []
+        if line and tok.text[0] in NO_LINE_START and len(line) > 1:
+            carry = [line.pop()]  # the character before moves down with the punctuation
+        while len(line) > 1 and line[-1].text.rstrip() and line[-1].text.rstrip()[-1] in NO_LINE_END:
+            carry.insert(0, line.pop())
+        if line:
+            lines.append(line)
+        line, used = carry, sum(measure(c.text) for c in carry)
+        if tok.text.isspace():
+            continue
+        while measure(tok.text.rstrip()) + used > width and len(tok.text.rstrip()) > 1:
+            cut = 1
+            while cut < len(tok.text) and used + measure(tok.text[: cut + 1]) <= width:
+                cut += 1
+            line.append(Run(tok.text[:cut], tok.link))
+            lines.append(line)
+            line, used = [], 0.0
+            tok = Run(tok.text[cut:], tok.link)
+        line.append(tok)
+        used += measure(tok.text)
+    if line:
+        lines.append(line)
+    for ln in lines:  # trailing spaces take no room at a line end
+        ln[-1] = Run(ln[-1].text.rstrip(), ln[-1].link)
+    return lines
+
+
+@cache
+def _charset(path: str, face: int) -> frozenset[int]:
+    from fontTools.ttLib import TTFont
+
+    with TTFont(path, fontNumber=face, lazy=True) as font:
+        return frozenset(font.getBestCmap())
+
+
+class ReportPDF(FPDF):
+    """A4 portrait with the report's title in the header and page numbers in the footer."""
+
+    def __init__(self, running_title: str, page_word: str) -> None:
+        super().__init__(orientation="P", unit="mm", format="A4")
+        self.running_title = running_title
+        self.page_word = page_word
+        path, face = font_location()
+        self.add_font("cjk", fname=path, collection_font_number=face)
+        self.glyphs = _charset(path, face)
+        self.set_margins(MARGIN, 18, MARGIN)
+        self.set_auto_page_break(True, margin=16)
+        self.set_font("cjk", size=BODY)
+        self.set_creator("Prhub")
+
+    def fit(self, value: Any) -> str:
+        """Cleaned text with only the characters the font can draw."""
+        return "".join(ch for ch in clean(value) if ord(ch) in self.glyphs or ch == " ")
+
+    def header(self) -> None:
+        if self.page_no() == 1:
+            return
+        self.set_font("cjk", size=7.5)
+        self.set_text_color(*MUTED)
+        self.set_xy(MARGIN, 8)
+        self.cell(self.epw, 4, self.running_title[:90])
+        self.set_draw_color(210, 215, 220)
+        self.line(MARGIN, 13, self.w - MARGIN, 13)
+        self.set_text_color(0, 0, 0)
+        self.set_font("cjk", size=BODY)
+        self.set_y(18)
+
+    def footer(self) -> None:
+        self.set_y(-11)
+        self.set_font("cjk", size=7.5)
+        self.set_text_color(*MUTED)
+        self.cell(0, 4, self.page_word.format(n=self.page_no()) + " / {nb}", align="C")
+        self.set_text_color(0, 0, 0)
+
+    # -- text -------------------------------------------------------------------------------------------
+
+    def runs(self, text: Any, refs: Sequence[dict[str, Any]] = (), link: str | None = None) -> list[Run]:
+        out = [Run(self.fit(text), link)] if self.fit(text) else []
+        if refs:
+            out.append(Run(" (" if out else "("))
+            for i, ref in enumerate(refs):
+                if i:
+                    out.append(Run(", "))
+                out.append(Run(ref["label"], ref.get("url")))
+            out.append(Run(")"))
+        return out
+
+    def draw_line(self, line: list[Run], x: float, h: float) -> None:
+        self.set_x(x)
+        for run in line:
+            if run.link:
+                self.set_text_color(*ACCENT)
+            self.cell(self.get_string_width(run.text), h, run.text, link=run.link or "")
+            if run.link:
+                self.set_text_color(0, 0, 0)
+
+    def paragraph(self, runs: list[Run], size: float = BODY, indent: float = 0.0, bullet: str = "",
+                  after: float = 1.5) -> None:
+        self.set_font("cjk", size=size)
+        h = LINE * size / BODY
+        width = self.epw - indent
+        for i, line in enumerate(wrap(runs, width, self.get_string_width)):
+            if self.will_page_break(h):
+                self.add_page()
+            if bullet and i == 0:
+                self.set_x(MARGIN + indent - 4.5)
+                self.cell(4.5, h, bullet)
+            self.draw_line(line, MARGIN + indent, h)
+            self.ln(h)
+        self.ln(after)
+
+    def heading(self, text: str, level: int) -> None:
+        size = {0: 15.0, 1: 11.5}[level]
+        need = 28 if level == 0 else 18  # keep a heading with the first lines below it
+        if self.get_y() + need > self.page_break_trigger:
+            self.add_page()
+        self.ln(4 if level == 0 else 1.5)
+        self.start_section(self.fit(text), level=level)
+        self.set_font("cjk", size=size)
+        self.set_text_color(*(ACCENT if level == 0 else (30, 35, 40)))
+        self.cell(self.epw, size * 0.55, self.fit(text))
+        self.ln(size * 0.55 + 1)
+        if level == 0:
+            self.set_draw_color(*ACCENT)
+            self.set_line_width(0.4)
+            self.line(MARGIN, self.get_y(), self.w - MARGIN, self.get_y())
+            self.set_line_width(0.2)
+            self.ln(2.5)
+        self.set_text_color(0, 0, 0)
+        self.set_font("cjk", size=BODY)
+
+    # -- tables -----------------------------------------------------------------------------------------
+
+    def table(self, headers: list[str], rows: list[list[list[Run]]], widths: list[float],
+              align: str = "") -> None:
+        """Rows of cells (each a list of runs) whose text wraps inside fixed column widths."""
+        size, pad = SMALL, 1.4
+        h = LINE * size / BODY
+        total = sum(widths)
+        widths = [w * self.epw / total for w in widths]
+        align = align.ljust(len(widths), "L")
+
+        def draw_row(cells: list[list[Run]], head: bool) -> None:
+            self.set_font("cjk", size=size)
+            wrapped = [wrap(c, w - 2 * pad, self.get_string_width) or [[]] for c, w in zip(cells, widths, strict=True)]
+            height = max(len(lines) for lines in wrapped) * h + 2 * pad
+            if self.will_page_break(height) and not head:
+                self.add_page()
+                draw_row([[Run(t)] for t in headers], True)
+            y, x = self.get_y(), MARGIN
+            if head:
+                self.set_fill_color(240, 243, 246)
+                self.rect(MARGIN, y, self.epw, height, style="F")
+            for lines, w, a in zip(wrapped, widths, align, strict=True):
+                for i, line in enumerate(lines):
+                    self.set_y(y + pad + i * h)
+                    lw = sum(self.get_string_width(r.text) for r in line)
+                    self.draw_line(line, x + pad + (w - 2 * pad - lw if a == "R" else 0), h)
+                x += w
+            self.set_draw_color(215, 220, 225)
+            self.line(MARGIN, y + height, MARGIN + self.epw, y + height)
+            self.set_y(y + height)
+
+        draw_row([[Run(t)] for t in headers], True)
+        for row in rows:
+            draw_row(row, False)
+        self.ln(3)
+
+
+def _refs_cell(pdf: ReportPDF, refs: Sequence[dict[str, Any]]) -> list[Run]:
+    out: list[Run] = []
+    for i, ref in enumerate(refs):
+        if i:
+            out.append(Run(", "))
+        out.append(Run(ref["label"], ref.get("url")))
+    return out
 
 
 def render_pdf(report: dict[str, Any]) -> bytes:
-    pdf = FPDF()
-    pdf.add_font("cjk", fname=CJK_FONT, collection_font_number=2)
+    """The report as an A4 PDF with the same sections and numbers as report.md."""
+    v = view(report)
+    L = v["L"]
+    pdf = ReportPDF(f"{v['title']}", L["page_n"])
+    T = pdf.fit
+    pdf.set_title(T(v["title"]))
+    pdf.set_author("Prhub")
     pdf.add_page()
-    pdf.set_font("cjk", size=12)
-    pdf.multi_cell(0, 8, report["title"])
+
+    # Title and header
+    pdf.set_font("cjk", size=18)
+    pdf.start_section(T(v["title"]), level=0)
+    for line in wrap([Run(T(v["title"]))], pdf.epw, pdf.get_string_width):
+        pdf.draw_line(line, MARGIN, 9)
+        pdf.ln(9)
+    pdf.ln(1)
+    s = v["stats"]
+    byline = f"{L['repo']} {v['repo']} · {L['period']} {v['since']} {L['to']} {v['until']} ({v['tz']})"
+    pdf.paragraph([Run(T(byline))], size=SMALL, after=0.5)
+    page_link = v["page_url"] if v["page_url"].startswith("http") else None
+    pdf.paragraph([Run(T(f"{L['generated_by']} {v['scorer']} · {L['generated_at']} {v['generated_at']}")),
+                   *([Run(" · "), Run(T(L["page"]), page_link)] if page_link else [])], size=SMALL, after=2)
+    cards = [(L["pr_count"], s["pr_count"]), (L["key_pr_count"], s["key_pr_count"]),
+             (L["avg_importance"], s["avg_importance"]), (L["avg_insight"], s["avg_insight"]),
+             (L["changes"], f"+{s['additions']} / -{s['deletions']}"), (L["authors"], s["authors"])]
+    card_w, y = pdf.epw / len(cards), pdf.get_y()
+    for i, (label, value) in enumerate(cards):
+        x = MARGIN + i * card_w
+        pdf.set_fill_color(244, 246, 248)
+        pdf.rect(x + 0.6, y, card_w - 1.2, 14, style="F")
+        pdf.set_xy(x + 2, y + 1.5)
+        pdf.set_font("cjk", size=7)
+        pdf.set_text_color(*MUTED)
+        pdf.cell(card_w - 4, 4, T(label))
+        pdf.set_xy(x + 2, y + 6.5)
+        pdf.set_font("cjk", size=11.5)
+        pdf.set_text_color(0, 0, 0)
+        pdf.cell(card_w - 4, 6, T(value))
+    pdf.set_y(y + 17)
+    if s["new_contributors"]:
+        pdf.paragraph([Run(T(f"{L['new_contributors']}: {', '.join(s['new_contributors'])}"))], size=SMALL)
+
+    if v["highlights"]:
+        pdf.heading(L["highlights"], 0)
+        for h in v["highlights"]:
+            pdf.paragraph(pdf.runs(h["text"], h["prs"]), indent=5, bullet="•", after=0.8)
+    if v["risks"]:
+        pdf.heading(L["risks_brief"], 0)
+        for r in v["risks"]:
+            pdf.set_text_color(*WARN)
+            pdf.paragraph([Run(T(r["label"]) + (": " if r["prs"] else "")), *_refs_cell(pdf, r["prs"])],
+                          indent=5, bullet="•", after=0.8)
+            pdf.set_text_color(0, 0, 0)
+    if v["summary"]:
+        pdf.heading(L["summary"], 0)
+        for para in v["summary"]:
+            pdf.paragraph(pdf.runs(para), after=2)
+    if v["key_changes"]:
+        pdf.heading(L["key_changes"], 0)
+        for k in v["key_changes"]:
+            pdf.heading(k["theme"], 1)
+            pdf.paragraph(pdf.runs(k["text"], k["prs"]))
+    series = charts.series(report)
+    if v["modules"] or v["hot_files"] or v["reviewers"] or v["types"] or series:
+        pdf.heading(L["trends"], 0)
+        _charts(pdf, series)
+        if v["modules"]:
+            pdf.heading(L["modules"], 1)
+            trend = v["has_module_trend"]
+            headers = [L["module"], L["prs"]] + ([L["baseline"], L["delta"], L["trend"]] if trend else [])
+            rows = [[[Run(T(m["name"]))], [Run(m["pr_count"])]]
+                    + ([[Run(m["baseline"])], [Run(m["delta"])], [Run(T(m["trend"]))]] if trend else [])
+                    for m in v["modules"]]
+            pdf.table(headers, rows, [4, 1.5, 2, 1.5, 2] if trend else [4, 1.5], "LRRRL" if trend else "LR")
+        if v["hot_files"]:
+            pdf.heading(L["hot_files"], 1)
+            pdf.table([L["file"], L["prs"], "PR"],
+                      [[[Run(T(f["path"]))], [Run(f["pr_count"])], _refs_cell(pdf, f["prs"])] for f in v["hot_files"]],
+                      [6, 1.2, 3], "LRL")
+        if v["reviewers"]:
+            pdf.heading(L["reviewers"], 1)
+            text = ", ".join(r["name"] + (f": {r['count']}" if r["count"] is not None else "") for r in v["reviewers"])
+            pdf.paragraph([Run(T(text))])
+        if v["types"]:
+            pdf.heading(L["types"], 1)
+            pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in v["types"])))])
+    if v["risks"]:
+        pdf.heading(L["risks"], 0)
+        for r in v["risks"]:
+            pdf.heading(r["label"], 1)
+            pdf.paragraph(pdf.runs(r["detail"], r["prs"]))
+    if v["key_prs"]:
+        pdf.heading(L["key_prs"], 0)
+        rows = [[[Run(p["label"], p["url"])], [Run(T(p["title"]))], [Run(T(", ".join(p["modules"])))],
+                 [Run(p["importance"])], [Run(T("； ".join(p["key_points"]) or p["summary"]))]]
+                for p in v["key_prs"]]
+        pdf.table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
+                  [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
+    if v["clusters"] or v["reverts"]:
+        pdf.heading(L["related"], 0)
+        for c in v["clusters"]:
+            pdf.paragraph([Run(T(c["title"]) + ": "), *_refs_cell(pdf, c["prs"])], indent=5, bullet="•", after=0.8)
+        for r in v["reverts"]:
+            runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {T(L['reverts_pr'])} "),
+                    Run(r["reverts"]["label"], r["reverts"]["url"])]
+            if r["relanded_by"]:
+                runs += [Run(f", {T(L['relanded_by'])} "), Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
+            pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
+    if v["suggestions"]:
+        pdf.heading(L["suggestions"], 0)
+        for i, text in enumerate(v["suggestions"], 1):
+            pdf.paragraph([Run(T(text))], indent=6, bullet=f"{i}.", after=0.8)
+    if v["unscored"]:
+        pdf.heading(L["unscored"], 0)
+        pdf.table([L["pr"], L["title"], L["reason"]],
+                  [[[Run(u["label"], u["url"])], [Run(T(u["title"]))], [Run(T(u["reason"]))]] for u in v["unscored"]],
+                  [1.3, 6, 4])
+    if v["notes"]:
+        pdf.heading(L["notes"], 0)
+        for n in v["notes"]:
+            pdf.paragraph([Run(T(n))], indent=5, bullet="•", after=0.8)
     return bytes(pdf.output())
+
+
+def _charts(pdf: ReportPDF, series: list[charts.Series]) -> None:
+    """Charts two to a row, each with its caption."""
+    box_w, box_h, gap = (pdf.epw - 8) / 2, 44.0, 8.0
+    for i in range(0, len(series), 2):
+        pair = series[i : i + 2]
+        if pdf.get_y() + box_h + 8 > pdf.page_break_trigger:
+            pdf.add_page()
+        y = pdf.get_y()
+        for j, s in enumerate(pair):
+            x = MARGIN + j * (box_w + gap)
+            pdf.set_font("cjk", size=SMALL)
+            pdf.set_text_color(*MUTED)
+            pdf.set_xy(x, y)
+            pdf.cell(box_w, 5, pdf.fit(s.title))
+            pdf.set_text_color(0, 0, 0)
+            h = min(box_h, 5.0 * len(s.values) + 2) if s.horizontal else box_h
+            charts.draw(pdf, s, x, y + 6, box_w, h, pdf.fit)
+        pdf.set_y(y + box_h + 9)
+    pdf.set_font("cjk", size=BODY)
