@@ -33,11 +33,13 @@ def check_repo(repo: Any) -> str:
 @dataclass(frozen=True)
 class LlmConfig:
     base_url: str | None = None  # None: the openai package's OPENAI_BASE_URL / default
-    model: str = "gpt-4o-mini"
+    model: str | None = None  # None: env PRHUB_LLM_MODEL, else prhub.llm.DEFAULT_MODEL
     api_key_secret: str | None = None  # Secrets Manager name; locally OPENAI_API_KEY
     temperature: float = 0.2
     max_tokens_per_pr: int = 6000  # prompt budget for one PR (diff hunks are cut to fit)
     max_tokens_per_run: int = 400_000  # past it the engine scores the rest
+    timeout: float = 60.0  # seconds per model call
+    max_retries: int = 3  # the openai client's retries of 429 (honouring Retry-After), 5xx and timeouts
 
 
 @dataclass(frozen=True)
@@ -171,3 +173,36 @@ class Settings:
             )
         except KeyError as exc:
             raise InputError(f"environment variable {exc.args[0]} is not set (template.yaml sets it)") from exc
+
+
+WATCHLIST_MAX_AGE = 300  # seconds: an edited watch list reaches warm Lambdas within minutes
+
+
+def load_watchlist(parameter_name: str, ssm_provider: Any = None) -> WatchList:
+    """The watch list stored in the SSM parameter `parameter_name` (PRHUB_CONFIG_PARAMETER).
+
+    Read through Powertools parameters, whose cache outlives invocations of a warm
+    Lambda; `ssm_provider` (an SSMProvider) is made over prhub.aws's client when not given.
+    """
+    from aws_lambda_powertools.utilities.parameters import SSMProvider
+    from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
+
+    from prhub import aws
+
+    if not parameter_name:
+        raise InputError("no watch list parameter is configured (PRHUB_CONFIG_PARAMETER)")
+    global _ssm_provider
+    if ssm_provider is None:
+        if _ssm_provider is None:
+            _ssm_provider = SSMProvider(boto3_client=aws.client("ssm"))
+        ssm_provider = _ssm_provider
+    try:
+        text = ssm_provider.get(parameter_name, max_age=WATCHLIST_MAX_AGE)
+    except GetParameterError as exc:
+        raise InputError(f"watch list parameter {parameter_name!r} could not be read: {exc}") from exc
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return WatchList.parse(str(text))
+
+
+_ssm_provider: Any = None

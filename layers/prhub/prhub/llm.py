@@ -1,21 +1,562 @@
-"""The LLM analyst (placeholder: the LLM issue builds it).
+"""The LLM analyst: per-PR judgement and the week's narrative through any OpenAI-compatible endpoint.
 
-Contract:
     make_scorer(config) -> Scorer        the model when configured (scorer llm, or auto with a key), else the engine
     narrate(report, config) -> dict      the week's narrative; the engine's text wherever the model fails
+
+The deterministic engine stays underneath: its result is the model's fact sheet,
+the yardstick of the injection guard and the answer whenever the model fails
+(API error, an answer still invalid after one repair, the run's token budget
+spent). Numbers the report prints (lines, counts, averages) always come from the
+data; the narrative's are checked by prhub.factguard.
+
+Endpoint, key and model follow the openai package's names: config.llm.base_url
+else OPENAI_BASE_URL; OPENAI_API_KEY else the Secrets Manager secret named by
+config.llm.api_key_secret or LLM_API_KEY_SECRET; config.llm.model else
+PRHUB_LLM_MODEL else DEFAULT_MODEL.
+
+Risk kind added here: `prompt_injection` (the PR text addresses instructions to
+an AI reviewer; they were ignored). Model-reported risks use the kinds in RISK_KINDS.
 """
 from __future__ import annotations
 
+import json
+import math
+import os
+import re
+import threading
+from dataclasses import dataclass, replace
 from typing import Any
+
+import openai
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
 from prhub import narrative
 from prhub.config import RepoConfig
-from prhub.scoring import HeuristicScorer, Scorer
+from prhub.errors import InputError
+from prhub.factguard import Facts, check_prs, check_text
+from prhub.models import PullRequest, Risk, ScoredPR
+from prhub.period import Period
+from prhub.prompting import estimate_tokens, pr_prompt, prompt_version, render, repair_message
+from prhub.scoring import Budget, HeuristicScorer, Scorer
+
+logger = Logger(service="prhub", child=True)
+
+DEFAULT_MODEL = "gpt-4o-mini"
+PR_TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "build", "chore", "revert")
+RISK_KINDS = ("missing_tests", "breaking", "revert", "dependency_pin", "todo_left", "large_change",
+              "title_convention", "doc_mismatch", "security", "performance", "compatibility", "other")
+GUARD_POINTS = 3.0  # how far the model's score may stray from the engine's before it is capped
+PR_ANSWER_TOKENS = 1000
+NARRATIVE_ANSWER_TOKENS = 3000
+NARRATIVE_MAX_PRS = 80  # the week's table sent to the model: the most important PRs first
+SECTIONS = ("summary", "highlights", "key_changes", "trend_notes", "risk_notes", "relation_notes", "suggestions")
+LIST_LIMITS = {"highlights": 7, "key_changes": 8, "trend_notes": 5, "risk_notes": 5, "relation_notes": 5,
+               "suggestions": 5}
+CJK = re.compile(r"[\u3400-\u9fff]")
+INJECTION = re.compile(
+    r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier)\s+instructions|disregard\s+(?:all\s+)?"
+    r"(?:previous|prior|above)|(?:rate|score)\s+(?:this|it)(?:\s+PR)?\s+(?:as\s+|an?\s+)?10\b|you\s+are\s+now\s+"
+    r"|system\s+prompt|忽略(?:之前|以上|前面|先前)的?(?:所有)?(?:指令|指示|说明)|(?:打|评)\s*10\s*分",
+    re.IGNORECASE)
+
+_ITEM = {"type": "object", "additionalProperties": False, "required": ["text", "prs"],
+         "properties": {"text": {"type": "string"}, "prs": {"type": "array", "items": {"type": "integer"}}}}
+PR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["importance", "insight", "modules", "type", "breaking", "breaking_reason", "risks", "summary",
+                 "key_points"],
+    "properties": {
+        "importance": {"type": "number", "minimum": 0, "maximum": 10},
+        "insight": {"type": "number", "minimum": 0, "maximum": 10},
+        "modules": {"type": "array", "items": {"type": "string"}},
+        "type": {"type": "string", "enum": list(PR_TYPES)},
+        "breaking": {"type": "boolean"},
+        "breaking_reason": {"type": "string"},
+        "risks": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False, "required": ["kind", "detail"],
+            "properties": {"kind": {"type": "string", "enum": list(RISK_KINDS)}, "detail": {"type": "string"}}}},
+        "summary": {"type": "string"},
+        "key_points": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+    },
+}
+NARRATIVE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": list(SECTIONS),
+    "properties": {
+        "summary": {"type": "string"},
+        "highlights": {"type": "array", "items": _ITEM},
+        "key_changes": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False, "required": ["theme", "text", "prs"],
+            "properties": {"theme": {"type": "string"}, "text": {"type": "string"},
+                           "prs": {"type": "array", "items": {"type": "integer"}}}}},
+        "trend_notes": {"type": "array", "items": _ITEM},
+        "risk_notes": {"type": "array", "items": _ITEM},
+        "relation_notes": {"type": "array", "items": _ITEM},
+        "suggestions": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+
+# -- the endpoint ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to call the model. `repr` hides the key so it never reaches a log."""
+
+    base_url: str | None
+    model: str
+    api_key: str
+    temperature: float = 0.2
+    timeout: float = 60.0
+    max_retries: int = 3
+
+    def __repr__(self) -> str:
+        return f"Endpoint(base_url={self.base_url!r}, model={self.model!r})"
+
+
+def api_key(config: RepoConfig, env: dict[str, str] | None = None) -> str | None:
+    """OPENAI_API_KEY, else the secret named by config.llm.api_key_secret or LLM_API_KEY_SECRET, else None."""
+    env = dict(os.environ if env is None else env)
+    if env.get("OPENAI_API_KEY"):
+        return env["OPENAI_API_KEY"]
+    secret_name = config.llm.api_key_secret or env.get("LLM_API_KEY_SECRET")
+    if secret_name:
+        from prhub.secrets import get_secret  # only deployments name a secret
+
+        return get_secret(secret_name) or None
+    return None
+
+
+def resolve(config: RepoConfig, env: dict[str, str] | None = None) -> Endpoint | None:
+    """The model endpoint the configuration names, or None when no API key is configured."""
+    env = dict(os.environ if env is None else env)
+    key = api_key(config, env)
+    if not key:
+        return None
+    return Endpoint(base_url=config.llm.base_url or env.get("OPENAI_BASE_URL") or None,
+                    model=config.llm.model or env.get("PRHUB_LLM_MODEL") or DEFAULT_MODEL, api_key=key,
+                    temperature=config.llm.temperature, timeout=config.llm.timeout,
+                    max_retries=config.llm.max_retries)
+
+
+@dataclass
+class Completion:
+    content: str
+    tokens_in: int
+    tokens_out: int
+
+
+class ChatModel:
+    """Chat completions asking for JSON: `json_schema` where the endpoint takes it, else `json_object`.
+
+    Retries (429 honouring Retry-After, 5xx, timeouts, connection errors) are the openai
+    client's own, with config.llm.max_retries and config.llm.timeout.
+    """
+
+    # Endpoints that answered a json_schema request with 400; shared by every instance of the process.
+    _no_schema: set[str] = set()
+    _lock = threading.Lock()
+
+    def __init__(self, endpoint: Endpoint, client: openai.OpenAI | None = None) -> None:
+        self.endpoint = endpoint
+        self.client = client or openai.OpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url,
+                                              timeout=endpoint.timeout, max_retries=endpoint.max_retries)
+        self.url = str(self.client.base_url)
+
+    @property
+    def model(self) -> str:
+        return self.endpoint.model
+
+    def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
+                 max_tokens: int) -> Completion:
+        """One answer; raises openai.APIError when the endpoint fails beyond the client's retries."""
+        if self.url not in self._no_schema:
+            try:
+                return self._create(messages, max_tokens, {
+                    "type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}})
+            except openai.BadRequestError as exc:
+                if "response_format" not in str(exc) and "schema" not in str(exc).lower():
+                    raise
+                with self._lock:
+                    self._no_schema.add(self.url)
+                logger.info("endpoint rejects json_schema; using json_object", extra={"endpoint": self.url})
+        return self._create(messages, max_tokens, {"type": "json_object"})
+
+    def _create(self, messages: list[dict[str, str]], max_tokens: int, response_format: dict[str, Any]) -> Completion:
+        response = self.client.chat.completions.create(
+            model=self.endpoint.model, messages=messages,  # type: ignore[arg-type]
+            temperature=self.endpoint.temperature, max_tokens=max_tokens,
+            response_format=response_format,  # type: ignore[arg-type]
+        )
+        content = (response.choices[0].message.content or "") if response.choices else ""
+        usage = response.usage
+        tokens_in = usage.prompt_tokens if usage else estimate_tokens(json.dumps(messages, ensure_ascii=False))
+        tokens_out = usage.completion_tokens if usage else estimate_tokens(content)
+        return Completion(content, int(tokens_in or 0), int(tokens_out or 0))
+
+
+_models: dict[Endpoint, ChatModel] = {}
+_models_lock = threading.Lock()
+
+
+def chat_model(endpoint: Endpoint) -> ChatModel:
+    """One client per endpoint and process (make_scorer runs per message; its HTTP pool is reused)."""
+    with _models_lock:
+        if endpoint not in _models:
+            _models[endpoint] = ChatModel(endpoint)
+        return _models[endpoint]
+
+
+def record_tokens(stage: str, model: str, tokens_in: int, tokens_out: int) -> None:
+    """Token counts as CloudWatch metrics (EMF) where the stack names a namespace; never the key."""
+    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
+    if not namespace:
+        return
+    for name, value in (("LlmTokensIn", tokens_in), ("LlmTokensOut", tokens_out)):
+        with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace=namespace) as metric:
+            metric.add_dimension(name="stage", value=stage)
+            metric.add_dimension(name="model", value=model)
+
+
+def describe(exc: Exception) -> str:
+    status = getattr(exc, "status_code", None)
+    return f"{type(exc).__name__}{f' {status}' if status else ''}"
+
+
+# -- answers --------------------------------------------------------------------------------------------------------
+
+def parse_json(content: str) -> tuple[Any, list[str]]:
+    """The JSON object in an answer (a ```json fence is tolerated), or errors saying why not."""
+    text = content.strip()
+    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.DOTALL)
+    if fenced:
+        text = fenced.group(1)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, [f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"]
+    if not isinstance(value, dict):
+        return None, ["the answer must be one JSON object"]
+    return value, []
+
+
+def _score_value(data: dict[str, Any], key: str, errors: list[str]) -> float:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        errors.append(f"{key} must be a number from 0 to 10, got {value!r}")
+        return 0.0
+    if not 0 <= value <= 10:
+        errors.append(f"{key} must be between 0 and 10, got {value!r}")
+    return round(float(value), 1)
+
+
+def _strings(data: dict[str, Any], key: str, errors: list[str]) -> list[str]:
+    value = data.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        errors.append(f"{key} must be a list of strings")
+        return []
+    return [v.strip() for v in value if v.strip()]
+
+
+def validate_pr_answer(content: str, lang: str) -> tuple[dict[str, Any], list[str]]:
+    """The model's per-PR answer, normalised, and every way it breaks the schema or the rules."""
+    data, errors = parse_json(content)
+    if data is None:
+        return {}, errors
+    missing = [k for k in PR_SCHEMA["required"] if k not in data]
+    if missing:
+        errors.append(f"missing keys: {', '.join(missing)}")
+    answer: dict[str, Any] = {
+        "importance": _score_value(data, "importance", errors),
+        "insight": _score_value(data, "insight", errors),
+        "modules": [m.lower()[:40] for m in _strings(data, "modules", errors)][:5],
+        "key_points": [p[:300] for p in _strings(data, "key_points", errors)],
+    }
+    if len(answer["key_points"]) > 3:
+        errors.append(f"key_points must have at most 3 items, got {len(answer['key_points'])}")
+    if data.get("type") not in PR_TYPES:
+        errors.append(f"type must be one of {', '.join(PR_TYPES)}, got {data.get('type')!r}")
+    answer["type"] = data.get("type")
+    if not isinstance(data.get("breaking"), bool):
+        errors.append("breaking must be true or false")
+    answer["breaking"] = data.get("breaking") is True
+    reason = data.get("breaking_reason", "")
+    if not isinstance(reason, str):
+        errors.append("breaking_reason must be a string")
+        reason = ""
+    answer["breaking_reason"] = reason.strip()[:300]
+    if answer["breaking"] and not answer["breaking_reason"]:
+        errors.append("breaking is true but breaking_reason is empty")
+    risks = data.get("risks")
+    answer["risks"] = []
+    if not isinstance(risks, list):
+        errors.append("risks must be a list of {kind, detail}")
+    else:
+        for i, r in enumerate(risks):
+            if not isinstance(r, dict) or r.get("kind") not in RISK_KINDS or not isinstance(r.get("detail"), str):
+                errors.append(f"risks[{i}] must be {{kind, detail}} with kind one of {', '.join(RISK_KINDS)}")
+            else:
+                answer["risks"].append(Risk(str(r["kind"]), r["detail"].strip()[:300]))
+    summary = data.get("summary")
+    if not isinstance(summary, str) or not summary.strip():
+        errors.append("summary must be a non-empty string of one or two sentences")
+        summary = ""
+    elif len(summary) > 600:
+        errors.append(f"summary must be one or two sentences, got {len(summary)} characters")
+    elif lang == "zh" and not CJK.search(summary):
+        errors.append("summary must be written in Chinese (中文)")
+    answer["summary"] = summary.strip()
+    return answer, errors
+
+
+def guard(model: float, engine: float, label: str) -> tuple[float, str | None]:
+    """Cap a model score that strays more than GUARD_POINTS from the engine's (what an injected
+    "rate this 10" produces); the reason says so."""
+    if abs(model - engine) <= GUARD_POINTS:
+        return model, None
+    capped = round(engine + math.copysign(GUARD_POINTS, model - engine), 1)
+    return capped, (f"model {label} {model:g} was more than {GUARD_POINTS:g} points from the engine's {engine:g}; "
+                    f"capped at {capped:g}")
+
+
+def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected: bool) -> ScoredPR:
+    """The model's judgement over the engine's facts. Line and file counts, references and the engine's
+    risks stay; modules declared by the author (title tags, module map) win over the model's guesses."""
+    reasons = list(engine.reasons)
+    importance, why = guard(answer["importance"], engine.importance, "importance")
+    if why:
+        reasons.append(why)
+    insight, why = guard(answer["insight"], engine.insight, "insight")
+    if why:
+        reasons.append(why)
+    risks = list(engine.risks)
+    kinds = {r.kind for r in risks}
+    risks += [r for r in answer["risks"] if r.kind not in kinds][:3]
+    if injected:
+        risks.append(Risk("prompt_injection", "the PR text addresses instructions to an AI reviewer; they were "
+                                              "ignored and the scores checked against the engine's"))
+    modules = engine.modules if engine.modules and engine.modules != ["misc"] else (answer["modules"] or
+                                                                                    engine.modules)
+    breaking = engine.breaking or answer["breaking"]
+    return replace(
+        engine, importance=importance, insight=insight, key=importance >= config.key_threshold,
+        modules=modules, type="revert" if engine.type == "revert" else answer["type"], breaking=breaking,
+        breaking_reason=(answer["breaking_reason"] or engine.breaking_reason) if breaking else "",
+        risks=risks, summary=answer["summary"], key_points=answer["key_points"][:3], reasons=reasons,
+        scored_by="llm",
+    )
+
+
+def fallback(engine: ScoredPR, note: str, tokens_in: int = 0, tokens_out: int = 0) -> ScoredPR:
+    return replace(engine, scored_by="heuristic", note=note, tokens_in=tokens_in, tokens_out=tokens_out)
+
+
+# -- the scorer -----------------------------------------------------------------------------------------------------
+
+class LlmScorer:
+    """Scores a PR with the model, the engine's result as facts, guard and fallback."""
+
+    kind = "llm"
+
+    def __init__(self, chat: ChatModel, language: str, engine: HeuristicScorer | None = None) -> None:
+        self.chat = chat
+        self.model: str | None = chat.model
+        self.engine = engine or HeuristicScorer()
+        self.prompt_version = prompt_version(language, json.dumps(PR_SCHEMA, sort_keys=True))
+
+    def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
+        engine = self.engine.score(pr, config, budget)
+        prompt = pr_prompt(pr, engine, config)
+        messages = prompt.messages
+        injected = bool(INJECTION.search(f"{pr.title}\n{pr.body}"))
+        spent_in = spent_out = 0
+        errors: list[str] = []
+        for attempt in range(2):  # the answer, then at most one repair
+            if budget.remaining() <= estimate_tokens("".join(m["content"] for m in messages)):
+                return fallback(engine, "budget exhausted: the run's model tokens are spent", spent_in, spent_out)
+            try:
+                answer = self.chat.complete(messages, "prhub_pr", PR_SCHEMA, PR_ANSWER_TOKENS)
+            except openai.APIError as exc:
+                logger.warning("model call failed, engine scores the PR",
+                               extra={"number": pr.number, "error": describe(exc)})
+                return fallback(engine, f"model unavailable ({describe(exc)})", spent_in, spent_out)
+            spent_in += answer.tokens_in
+            spent_out += answer.tokens_out
+            budget.spend(answer.tokens_in + answer.tokens_out)
+            record_tokens("pr", self.chat.model, answer.tokens_in, answer.tokens_out)
+            parsed, errors = validate_pr_answer(answer.content, config.language)
+            if not errors:
+                scored = merge(engine, parsed, config, injected)
+                scored.tokens_in, scored.tokens_out = spent_in, spent_out
+                if prompt.left_out:
+                    scored.note = f"diff left out for {len(prompt.left_out)} files to fit the token budget"
+                return scored
+            if attempt == 0:
+                messages = [*messages, {"role": "assistant", "content": answer.content[:4000]},
+                            repair_message(config.language, errors)]
+        logger.info("model answer invalid after repair", extra={"number": pr.number, "errors": errors[:5]})
+        return fallback(engine, "model answer invalid after one repair: " + "; ".join(errors[:3]), spent_in,
+                        spent_out)
 
 
 def make_scorer(config: RepoConfig) -> Scorer:
-    return HeuristicScorer()
+    """The model when config.scorer is llm (an API key is required) or auto with a key; the engine otherwise."""
+    if config.scorer == "heuristic":
+        return HeuristicScorer()
+    try:
+        endpoint = resolve(config)
+    except Exception as exc:  # a named secret that cannot be read: loud for llm, the engine for auto
+        if config.scorer == "llm":
+            raise InputError(f"cannot read the LLM API key secret: {exc}") from exc
+        logger.warning("LLM API key secret unreadable, using the engine", extra={"error": str(exc)})
+        endpoint = None
+    if endpoint is None:
+        if config.scorer == "llm":
+            raise InputError("scorer llm needs an API key: set OPENAI_API_KEY, or name a secret in "
+                             "llm.api_key_secret / LLM_API_KEY_SECRET")
+        return HeuristicScorer()
+    return LlmScorer(chat_model(endpoint), config.language)
 
 
-def narrate(report: dict[str, Any], config: RepoConfig) -> dict[str, Any]:
-    return narrative.write(report)
+# -- the week's narrative -------------------------------------------------------------------------------------------
+
+def week_facts(report: dict[str, Any]) -> dict[str, Any]:
+    """What the narrative model reads: the scored PR table and the computed statistics, nothing to compute."""
+    prs = report.get("prs") or []
+    table = [{k: p.get(k) for k in ("number", "title", "author", "modules", "type", "importance", "insight", "key",
+                                    "breaking", "summary", "additions", "deletions", "changed_files")}
+             | {"risks": sorted({r.get("kind") for r in p.get("risks") or []})}
+             for p in prs[:NARRATIVE_MAX_PRS]]
+    facts = {"repo": report.get("repo"), "period": report.get("period"), "stats": report.get("stats"), "prs": table,
+             "modules": report.get("modules"), "hot_files": (report.get("hot_files") or [])[:10],
+             "clusters": report.get("clusters"), "reverts": report.get("reverts"), "risks": report.get("risks"),
+             "trends": report.get("trends"), "unscored_count": len(report.get("unscored") or [])}
+    if len(prs) > NARRATIVE_MAX_PRS:
+        facts["prs_not_listed"] = len(prs) - NARRATIVE_MAX_PRS
+    return facts
+
+
+def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[str]]:
+    if not isinstance(value, list):
+        return [], [f"{name} must be a list"]
+    errors: list[str] = []
+    items: list[dict[str, Any]] = []
+    for i, item in enumerate(value[:LIST_LIMITS[name]]):
+        where = f"{name}[{i}]"
+        if not isinstance(item, dict) or not all(isinstance(item.get(k), str) and item[k].strip() for k in keys):
+            errors.append(f"{where} must be an object with non-empty {', '.join(keys)} and prs")
+            continue
+        prs = item.get("prs", [])
+        if not isinstance(prs, list):
+            errors.append(f"{where}.prs must be a list of PR numbers")
+            continue
+        text = " ".join(item[k] for k in keys)
+        errors += [f"{where}: {e}" for e in check_text(text, facts) + check_prs(prs, facts)]
+        cited = [int(n) for n in re.findall(r"(?<![\w&/])#(\d{1,7})\b", text)]
+        numbers = list(dict.fromkeys([p for p in prs if isinstance(p, int)] + cited))
+        if name == "highlights" and not numbers:
+            errors.append(f"{where} must cite the PRs it is about")
+        items.append({**{k: item[k].strip() for k in keys}, "prs": numbers})
+    return items, errors
+
+
+def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, list[str]]:
+    """A narrative section normalised, and every shape, language or fact error in it."""
+    if name == "summary":
+        if not isinstance(value, str) or not value.strip():
+            return "", ["summary must be a non-empty string"]
+        errors = [f"summary: {e}" for e in check_text(value, facts)]
+        if lang == "zh" and not CJK.search(value):
+            errors.append("summary must be written in Chinese (中文)")
+        return value.strip(), errors
+    if name == "suggestions":
+        if not isinstance(value, list) or not all(isinstance(s, str) and s.strip() for s in value):
+            return [], ["suggestions must be a list of non-empty strings"]
+        kept = [s.strip() for s in value[:LIST_LIMITS[name]]]
+        return kept, [f"suggestions[{i}]: {e}" for i, s in enumerate(kept) for e in check_text(s, facts)]
+    keys = ("theme", "text") if name == "key_changes" else ("text",)
+    return _items(name, value, facts, keys)
+
+
+def _engine_section(name: str, engine: dict[str, Any]) -> Any:
+    return engine.get(name, "" if name == "summary" else [])
+
+
+def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None = None) -> dict[str, Any]:
+    """The narrative sections (SECTIONS) plus `scorer` with narrative_by per section and the run's tokens.
+
+    Each section the model writes passes check_section (shape, language, fact guard); the
+    failing ones are asked for once more with the errors, then fall back to narrative.write.
+    """
+    engine = narrative.write(report)
+    result: dict[str, Any] = {**engine, **{s: _engine_section(s, engine) for s in SECTIONS}}
+    by = dict.fromkeys(SECTIONS, "heuristic")
+    info = dict(report.get("scorer") or {})
+    notes = list(report.get("notes") or [])
+    tokens_in = tokens_out = 0
+    if chat is None and config.scorer != "heuristic":
+        try:
+            endpoint = resolve(config)
+        except Exception as exc:  # the scorer already reported an unreadable secret
+            logger.warning("LLM API key secret unreadable, engine narrative", extra={"error": str(exc)})
+            endpoint = None
+        chat = chat_model(endpoint) if endpoint else None
+    if chat is not None:
+        lang = config.language
+        facts = Facts.from_report(report)
+        title = report.get("title") or narrative.title(config.repo, Period.from_dict(report["period"]), lang)
+        messages = [{"role": "system", "content": render("narrative_system", lang, repo=config.repo)},
+                    {"role": "user", "content": render("narrative_user", lang, title=title,
+                                                       facts=week_facts(report))}]
+        used = int(info.get("tokens_in") or 0) + int(info.get("tokens_out") or 0)
+        pending = list(SECTIONS)
+        stopped = ""  # why the model stopped writing before every section passed
+        for attempt in range(2):
+            if config.llm.max_tokens_per_run - used - tokens_in - tokens_out <= estimate_tokens(
+                    "".join(m["content"] for m in messages)):
+                stopped = "the run's model token budget is spent"
+                break
+            try:
+                answer = chat.complete(messages, "prhub_narrative", NARRATIVE_SCHEMA, NARRATIVE_ANSWER_TOKENS)
+            except openai.APIError as exc:
+                logger.warning("narrative model call failed", extra={"error": describe(exc)})
+                stopped = f"the model was unavailable ({describe(exc)})"
+                break
+            tokens_in += answer.tokens_in
+            tokens_out += answer.tokens_out
+            record_tokens("narrative", chat.model, answer.tokens_in, answer.tokens_out)
+            data, errors = parse_json(answer.content)
+            failing: list[str] = []
+            for name in pending:
+                if data is None or name not in data:
+                    failing.append(name)
+                    continue
+                value, problems = check_section(name, data[name], facts, lang)
+                if problems:
+                    failing.append(name)
+                    errors += problems
+                else:
+                    result[name], by[name] = value, "llm"
+            pending = failing
+            if not pending:
+                break
+            if attempt == 0:
+                errors += [f"{name} is missing" for name in pending if data is not None and name not in data]
+                messages = [*messages, {"role": "assistant", "content": answer.content[:8000]},
+                            repair_message(lang, errors[:20], only=pending)]
+                logger.info("narrative sections failed the checks, asking once more",
+                            extra={"sections": pending, "errors": errors[:10]})
+        if pending:
+            notes.append(f"narrative: the engine wrote {', '.join(pending)} because "
+                         f"{stopped or 'the model text failed the checks twice'}")
+        info["narrative_model"] = chat.model
+    info.update({"narrative_by": by, "narrative_tokens_in": tokens_in, "narrative_tokens_out": tokens_out,
+                 "tokens_in": int(info.get("tokens_in") or 0) + tokens_in,
+                 "tokens_out": int(info.get("tokens_out") or 0) + tokens_out})
+    result["scorer"] = info
+    result["notes"] = notes
+    return result
+

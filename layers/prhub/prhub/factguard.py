@@ -1,0 +1,153 @@
+"""The narrative fact guard: a model's text may quote the week's facts, never invent or compute them.
+
+What is checked, in text written by the model (`check_text`) and in the PR lists
+it attaches to items (`check_prs`):
+
+1. PR citations. Every `#N` and every number in an item's `prs` must be a PR of the
+   week (report["prs"]), or a PR the week's computed data names (report["reverts"]:
+   the reverted and relanding PRs, which may lie outside the week).
+2. Dates `YYYY-MM-DD` must be dates of the data (the period, merge dates).
+3. Counts of PRs: a numeral followed by a PR noun ("34 PRs", "5 key PRs", "34 个 PR")
+   must equal a PR count the code computed: stats.pr_count / key_pr_count, any
+   `*count*` field, the length of any `prs` list in the report, the number of
+   unscored PRs, or the number of the week's PRs sharing one type, module, risk kind,
+   key or breaking flag.
+4. Counts of people: a numeral followed by authors/contributors ("7 authors",
+   "7 位贡献者") must equal stats.authors or the number of new contributors.
+5. Every other quantity (integers, decimals, percentages, "3x") must appear in the
+   data: a numeric field anywhere in the report, the length of a list, or a numeral
+   inside one of its strings (titles, paths). A decimal written with d places matches
+   a data value that rounds to it at d places (avg_importance 6.25 may be quoted as
+   6.3); an integer matches only an integral value. Nothing is exempt, not even 1.
+
+Not quantities, so not checked: digits glued to letters or to other dotted digits
+(Qwen2.5, H100, fp8, v0.4.1, 0.4.1), and numbers spelled in words ("five", "五").
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+ROUNDINGS = (ROUND_HALF_UP, ROUND_HALF_EVEN)
+CITE = re.compile(r"(?<![\w&/])#(\d{1,7})\b")
+DATE = re.compile(r"(?<![\w.])(\d{4}-\d{2}-\d{2})(?![\w.]*\d)")
+# A numeral standing alone: not part of an identifier (letters or digits glued on either side, or a
+# dotted version); optional thousands separators, decimals, and a % or x suffix.
+NUMERAL = re.compile(
+    r"(?<![\w.\-#])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\.\d)(%|[xX×](?![A-Za-z]))?(?![\w])")
+PR_NOUN = re.compile(r"^\s*(?:[+]?\s*)?(?:(?:个|项|条|次)\s*)?(?:[A-Za-z-]+\s+){0,2}?(?:PRs?\b|pull requests?\b|"
+                     r"合并请求|拉取请求)", re.IGNORECASE)
+PEOPLE_NOUN = re.compile(r"^\s*(?:(?:位|名|个)\s*)?(?:[A-Za-z-]+\s+)?(?:authors?\b|contributors?\b|people\b|"
+                         r"作者|贡献者|开发者|人)", re.IGNORECASE)
+
+
+def _number(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+@dataclass
+class Facts:
+    """What the week's data lets a narrative say."""
+
+    prs: set[int] = field(default_factory=set)
+    dates: set[str] = field(default_factory=set)
+    pr_counts: set[int] = field(default_factory=set)
+    people_counts: set[int] = field(default_factory=set)
+    numbers: set[Decimal] = field(default_factory=set)
+
+    @classmethod
+    def from_report(cls, report: dict[str, Any]) -> Facts:
+        facts = cls()
+        prs = report.get("prs") or []
+        facts.prs = {int(p["number"]) for p in prs}
+        for r in report.get("reverts") or []:
+            facts.prs |= {int(v) for k, v in r.items() if k in ("pr", "reverts", "relanded_by") and v is not None}
+        stats = report.get("stats") or {}
+        facts.pr_counts |= {int(stats.get("pr_count", len(prs))), int(stats.get("key_pr_count", 0)),
+                            len(report.get("unscored") or [])}
+        facts.people_counts |= {int(stats.get("authors", 0)), len(stats.get("new_contributors") or [])}
+        groups: Counter[tuple[str, Any]] = Counter()
+        for p in prs:
+            groups.update([("type", p.get("type")), ("key", p.get("key")), ("breaking", p.get("breaking")),
+                           ("scored_by", p.get("scored_by"))])
+            groups.update(("module", m) for m in p.get("modules") or [])
+            groups.update(("risk", k) for k in {r.get("kind") for r in p.get("risks") or []})
+        facts.pr_counts |= set(groups.values())
+        facts._walk(report)
+        facts.numbers |= {Decimal(n) for n in facts.pr_counts | facts.people_counts}
+        return facts
+
+    def _walk(self, value: Any, key: str = "") -> None:
+        if isinstance(value, bool) or value is None:
+            return
+        if isinstance(value, int | float):
+            self.numbers.add(Decimal(str(value)))
+            if "count" in key and isinstance(value, int):
+                self.pr_counts.add(value)
+        elif isinstance(value, str):
+            self.dates.update(DATE.findall(value))
+            self.dates.update(m.group(0)[:10] for m in re.finditer(r"\d{4}-\d{2}-\d{2}T", value))
+            for m in NUMERAL.finditer(value):
+                number = _number(m.group(1) + (m.group(2) or ""))
+                if number is not None:
+                    self.numbers.add(number)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                self._walk(v, str(k))
+        elif isinstance(value, list | tuple):
+            self.numbers.add(Decimal(len(value)))
+            if key == "prs":
+                self.pr_counts.add(len(value))
+            for v in value:
+                self._walk(v, key)
+
+    def known(self, number: Decimal) -> bool:
+        exponent = number.as_tuple().exponent
+        places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+        if places == 0:
+            return number in self.numbers
+        quantum = Decimal(1).scaleb(-places)
+        # Half-up and half-even are both faithful roundings (renderers and Python's round() differ).
+        return any(v.quantize(quantum, rounding=mode) == number for v in self.numbers for mode in ROUNDINGS)
+
+
+def check_prs(prs: list[Any], facts: Facts) -> list[str]:
+    """Errors for PR numbers an item attaches that are not the week's."""
+    bad = [p for p in prs if not isinstance(p, int) or isinstance(p, bool) or p not in facts.prs]
+    return [f"cites PR {'#' + str(p) if isinstance(p, int) else repr(p)}, which is not one of this week's PRs"
+            for p in bad]
+
+
+def check_text(text: str, facts: Facts) -> list[str]:
+    """Errors for every citation, date or quantity in `text` that the data does not support."""
+    errors: list[str] = []
+    for m in CITE.finditer(text):
+        if int(m.group(1)) not in facts.prs:
+            errors.append(f"cites #{m.group(1)}, which is not one of this week's PRs")
+    stripped = CITE.sub(" ", text)
+    for m in DATE.finditer(stripped):
+        if m.group(1) not in facts.dates:
+            errors.append(f"quotes the date {m.group(1)}, which is not in the data")
+    stripped = DATE.sub(" ", stripped)
+    for m in NUMERAL.finditer(stripped):
+        raw = m.group(0)
+        number = _number(m.group(1) + (m.group(2) or ""))
+        if number is None:
+            continue
+        after = stripped[m.end():m.end() + 40]
+        if PR_NOUN.match(after) and not m.group(2):
+            if int(number) not in facts.pr_counts:
+                errors.append(f"says {raw} PRs, but no computed PR count is {raw}")
+        elif PEOPLE_NOUN.match(after) and not m.group(2):
+            if int(number) not in facts.people_counts:
+                errors.append(f"says {raw} authors/contributors, but the computed counts are "
+                              f"{sorted(facts.people_counts)}")
+        elif not facts.known(number):
+            errors.append(f"quotes {raw}, which is not a number of the data (do not compute numbers)")
+    return errors
