@@ -2,6 +2,7 @@
 
 Serves GET /repos/O/N, /search/issues (repo:, is:pr, is:merged, merged:A..B; capped at
 1,000 results like GitHub, 422 beyond), /repos/O/N/pulls/N and its /files and /reviews,
+/repos/O/N/git/commits/SHA (the squash commit, with Co-authored-by trailers),
 with Link pagination, X-RateLimit-* headers (a real budget, spent by every non-304
 answer), ETags and 304s. Faults are queued per test (`inject`) and matched by path
 pattern; every answer is counted by kind, 304s separately.
@@ -218,6 +219,18 @@ class FakeGitHub:
             rows.append(row)
         return rows
 
+    def commit_body(self, base: str, pr: PullRequest) -> dict[str, Any]:
+        """The git commit a squash merge makes: title (#N), body, Co-authored-by trailers."""
+        trailers = []
+        for who in pr.co_authors:
+            # GitHub-style noreply address for what looks like a login; a plain address for a display name.
+            email = f"{who}@users.noreply.github.com" if re.fullmatch(r"[A-Za-z0-9-]+(\[bot\])?", who) \
+                else "someone@example.com"
+            trailers.append(f"Co-authored-by: {who} <{email}>")
+        message = f"{pr.title} (#{pr.number})\n\n{pr.body}" + ("\n\n" + "\n".join(trailers) if trailers else "")
+        return {"sha": pr.head_sha, "url": self.api(base, f"/repos/{self.repo}/git/commits/{pr.head_sha}"),
+                "message": message, "author": {"name": pr.author, "date": format_timestamp(pr.merged_at)}}
+
     def review_bodies(self, pr: PullRequest) -> list[dict[str, Any]]:
         return [{"id": i + 1, "user": {"login": r.reviewer}, "state": r.state, "body": "",
                  "submitted_at": format_timestamp(pr.merged_at)} for i, r in enumerate(pr.reviews)]
@@ -349,6 +362,10 @@ class _Handler(BaseHTTPRequestHandler):
             body = {"total_count": len(hits), "incomplete_results": False, "items": items}
             return 200, body, self._link(base, path, query, page, per_page, len(visible))
         match = re.fullmatch(r"/repos/([^/]+/[^/]+)(?:/pulls/(\d+)(/files|/reviews)?)?", path)
+        commit = re.fullmatch(r"/repos/([^/]+/[^/]+)/git/commits/(\w+)", path)
+        if commit and commit.group(1).lower() == fake.repo.lower():
+            by_sha = next((pr for pr in fake.pulls.values() if pr.head_sha == commit.group(2)), None)
+            return (200, fake.commit_body(base, by_sha), "") if by_sha else not_found
         if not match or match.group(1).lower() != fake.repo.lower():
             return not_found
         if match.group(2) is None:
@@ -409,6 +426,8 @@ class _Handler(BaseHTTPRequestHandler):
 def _kind(path: str) -> str:
     if path.startswith("/search/"):
         return "search"
+    if "/git/commits/" in path:
+        return "commit"
     if path.endswith("/files"):
         return "files"
     if path.endswith("/reviews"):

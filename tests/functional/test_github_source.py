@@ -41,6 +41,7 @@ def make_pull(number: int, merged_at: datetime, files: int = 2, reviews: int = 1
         body=f"Body of {number}\n\nFixes #{number - 1}",
         author=f"dev{number % 5}", merged_at=merged_at, url=f"https://github.com/{REPO}/pull/{number}",
         labels=["enhancement"] if number % 3 == 0 else [], head_sha=f"{number:040x}",
+        co_authors=["Ada Lovelace", "bot-helper[bot]", "grace-h"] if number % 4 == 0 else [],
         additions=sum(f.additions for f in changes), deletions=sum(f.deletions for f in changes),
         changed_files=len(changes), files=changes,
         reviews=[Review(f"rev{k}", "APPROVED" if k == 0 else "COMMENTED") for k in range(reviews)], commits=2,
@@ -81,9 +82,11 @@ def test_lists_only_the_period_and_loads_every_detail() -> None:
     for mine, theirs in zip(got, want, strict=True):
         assert mine.files == theirs.files  # names, status, counts and patch text
         assert mine.reviews == theirs.reviews
-        assert (mine.title, mine.body, mine.author, mine.merged_at, mine.labels, mine.head_sha, mine.commits) == (
-            theirs.title, theirs.body, theirs.author, theirs.merged_at, theirs.labels, theirs.head_sha, theirs.commits)
+        assert (mine.title, mine.body, mine.author, mine.merged_at, mine.labels, mine.head_sha, mine.commits,
+                mine.co_authors) == (theirs.title, theirs.body, theirs.author, theirs.merged_at, theirs.labels,
+                                     theirs.head_sha, theirs.commits, theirs.co_authors)
         assert not mine.files_truncated
+    assert any(p.co_authors for p in got)
 
 
 def test_search_asks_for_the_period_in_the_repo_time_zone() -> None:

@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import random
+import re
 import threading
 import time
 import zlib
@@ -45,6 +46,8 @@ DEFAULT_API_URL = "https://api.github.com"
 SEARCH_CAP = 1000  # the search API never returns more than this many results for one query
 PER_PAGE = 100
 FILES_CAP = 3000  # GitHub lists at most this many files of one PR
+CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.+?)\s*<([^>]*)>\s*$", re.IGNORECASE | re.MULTILINE)
+NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 RETRYABLE_EXCEPTIONS = (
     requests.exceptions.ConnectionError,
     requests.exceptions.Timeout,
@@ -189,6 +192,7 @@ class GitHubSource:
         rng: Callable[[], float] = random.random,
         max_tries: int = 5,
         timeout: float = 30.0,
+        co_authors: bool = True,
         backoff_base: float = 1.0,
         backoff_cap: float = 30.0,
         margin: float = 5.0,
@@ -204,6 +208,7 @@ class GitHubSource:
         self.rng = rng
         self.max_tries = max_tries
         self.timeout = timeout
+        self.co_authors = co_authors  # one more request per PR: the merge commit's Co-authored-by trailers
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.margin = margin
@@ -432,6 +437,7 @@ class GitHubSource:
             for f in raw_files
         ]
         changed_files = int(pull.get("changed_files") or len(files))
+        merge_sha = str(pull.get("merge_commit_sha") or "")
         return PullRequest(
             number=int(pull["number"]),
             title=str(pull.get("title") or ""),
@@ -440,6 +446,7 @@ class GitHubSource:
             merged_at=parse_timestamp(str(pull["merged_at"])),
             url=str(pull.get("html_url") or ref.url),
             labels=[str(lb.get("name")) for lb in pull.get("labels") or [] if isinstance(lb, dict)],
+            co_authors=self._co_authors(repo, merge_sha) if self.co_authors and merge_sha else [],
             base_ref=str((pull.get("base") or {}).get("ref") or "main"),
             head_sha=str((pull.get("head") or {}).get("sha") or pull.get("merge_commit_sha") or ""),
             additions=int(pull.get("additions") or 0),
@@ -452,6 +459,26 @@ class GitHubSource:
                      if r.get("state") != "PENDING"],
             commits=int(pull["commits"]) if pull.get("commits") is not None else None,
         )
+
+
+    def _co_authors(self, repo: str, sha: str) -> list[str]:
+        """Co-authors named by the merge commit's trailers (a squash merge collects them there)."""
+        try:
+            commit, _ = self.get_json(self.url(f"repos/{repo}/git/commits/{sha}"))
+        except NotFound:  # a merge commit can vanish (force-push); the PR is still worth reporting
+            return []
+        return co_authors_from(str(commit.get("message") or "") if isinstance(commit, dict) else "")
+
+
+def co_authors_from(message: str) -> list[str]:
+    """`Co-authored-by: Name <email>` trailers -> the GitHub login when the email is GitHub's noreply, else the name."""
+    names: list[str] = []
+    for name, email in CO_AUTHOR.findall(message):
+        login = NOREPLY.match(email.strip())
+        who = login.group(1) if login else name.strip()
+        if who and who not in names:
+            names.append(who)
+    return names
 
 
 def _login(user: Any) -> str:
