@@ -1,0 +1,76 @@
+"""Pure parts of the GitHub client: Link parsing, trailers, token resolution, backoff, rate-limit decisions."""
+from __future__ import annotations
+
+import pytest
+import requests
+from prhub.errors import RetryLater
+from prhub.github import GitHubSource, co_authors_from, parse_link, resolve_token
+
+
+def response(status: int, headers: dict[str, str], body: bytes = b"{}") -> requests.Response:
+    answer = requests.Response()
+    answer.status_code = status
+    answer.headers.update(headers)
+    answer._content = body
+    return answer
+
+
+def source(**options: object) -> GitHubSource:
+    return GitHubSource(**{"token": "t", "api_url": "http://127.0.0.1:9", "clock": lambda: 1000.0, **options})
+
+
+def test_parse_link_reads_every_relation() -> None:
+    header = ('<https://api.github.com/search/issues?q=a&page=2>; rel="next", '
+              '<https://api.github.com/search/issues?q=a&page=10>; rel="last"')
+    assert parse_link(header) == {"next": "https://api.github.com/search/issues?q=a&page=2",
+                                  "last": "https://api.github.com/search/issues?q=a&page=10"}
+    assert parse_link("") == {}
+
+
+def test_co_authors_prefer_the_login_from_githubs_noreply_address() -> None:
+    message = ("feat: x (#12)\n\nbody\n\nCo-authored-by: Jane Doe <1234+janed@users.noreply.github.com>\n"
+               "co-authored-by: OpenAI Codex <codex@openai.com>\n"
+               "Co-authored-by: Jane Doe <janed@users.noreply.github.com>\n"
+               "Not a trailer: Co-authored-by: nobody <x@y>")
+    assert co_authors_from(message) == ["janed", "OpenAI Codex"]
+
+
+def test_token_order_argument_then_secret_then_env() -> None:
+    assert resolve_token("given", {"GITHUB_TOKEN": "env"}) == "given"
+    assert resolve_token(None, {"GITHUB_TOKEN": "env"}) == "env"
+    assert resolve_token(None, {"GITHUB_TOKEN": ""}) is None
+
+
+def test_api_url_defaults_to_github_and_drops_a_trailing_slash(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_API_URL", raising=False)
+    assert GitHubSource(token="t").api_url == "https://api.github.com"
+    assert GitHubSource(token="t", api_url="https://ghe.example.com/api/v3/").url(
+        "repos/o/n/pulls/1/files", {"per_page": 100}) == "https://ghe.example.com/api/v3/repos/o/n/pulls/1/files?per_page=100"
+
+
+def test_backoff_grows_exponentially_with_jitter_and_a_cap() -> None:
+    low, high = source(rng=lambda: 0.0), source(rng=lambda: 0.999)
+    assert [low._backoff(n) for n in range(4)] == [0.5, 1.0, 2.0, 4.0]
+    assert all(low._backoff(n) < high._backoff(n) <= 2 ** n for n in range(4))
+    assert high._backoff(20) <= 30.0
+
+
+def test_rate_limit_decisions() -> None:
+    client = source()
+    assert client._limit_wait(response(403, {"Retry-After": "42"})) == 42
+    assert client._limit_wait(response(403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1600"})) == 600
+    assert client._limit_wait(response(429, {})) == 60
+    assert client._limit_wait(response(403, {"X-RateLimit-Remaining": "10"},
+                                       b'{"message": "You have exceeded a secondary rate limit"}')) == 60
+    # A plain permission refusal is not something waiting fixes.
+    assert client._limit_wait(response(403, {"X-RateLimit-Remaining": "10"},
+                                       b'{"message": "Resource not accessible by integration"}')) is None
+
+
+def test_waiting_past_the_deadline_raises_retry_later_instead_of_sleeping() -> None:
+    slept: list[float] = []
+    client = source(deadline=lambda: 100.0, sleep=slept.append, margin=5.0)
+    client._wait(50, "rate limit")
+    with pytest.raises(RetryLater) as caught:
+        client._wait(600, "rate limit")
+    assert slept == [50] and caught.value.retry_after == 605
