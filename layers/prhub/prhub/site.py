@@ -1,19 +1,45 @@
-"""The static site in the bucket (placeholder: the reports issue completes it).
+"""The static site in the bucket: report files, repository and root indexes, Atom feeds, a local server.
 
 Contract:
     publish_report(s3, bucket, report, files) -> list[str]   writes <owner>/<repo>/reports/<slug>/<file>; returns keys
-    rebuild_indexes(s3, bucket, repo) -> list[str]           repo index.html, feed.xml, root index.html
+    rebuild_indexes(s3, bucket, repo, site_url='') -> list[str]  repo index.html, feed.xml, root index.html
     invalidate(cloudfront, distribution_id, paths) -> None    no-op without a distribution
-    serve(directory, host, port) -> None                      localhost server with CloudFront's /path/ -> /path/index.html
+    serve(directory, host, port) -> None                      localhost server, CloudFront's /path/ -> /path/index.html
+
+Every object gets its Content-Type and a Cache-Control: report files change
+only when a period is re-run (and then CloudFront is invalidated), so browsers
+keep them a day; indexes and feeds change every week, so they stay fresh.
 """
 from __future__ import annotations
 
+import contextlib
+import json
+import posixpath
+import time
+import uuid
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from prhub.period import Period
+from prhub.render.common import clean, num, safe_url
+from prhub.render.html import render_page
+from prhub.render.labels import labels
 
 TYPES = {".html": "text/html; charset=utf-8", ".md": "text/markdown; charset=utf-8",
-         ".pdf": "application/pdf", ".json": "application/json", ".xml": "application/atom+xml"}
+         ".pdf": "application/pdf", ".json": "application/json", ".xml": "application/atom+xml",
+         ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png", ".txt": "text/plain"}
+REPORT_CACHE = "public, max-age=86400"
+INDEX_CACHE = "public, max-age=300, must-revalidate"
+FEED_ENTRIES = 50
+LIST_PAGE_SIZE = 1000  # S3's own maximum per ListObjectsV2 page
+MAX_INVALIDATION_PATHS = 100  # beyond this one wildcard is cheaper than listing every path
+
+
+def content_type(key: str) -> str:
+    return TYPES.get(posixpath.splitext(key)[1].lower(), "application/octet-stream")
 
 
 def report_prefix(report: dict[str, Any]) -> str:
@@ -21,19 +47,192 @@ def report_prefix(report: dict[str, Any]) -> str:
     return f"{report['repo']}/reports/{period.slug}/"
 
 
+def _put(s3: Any, bucket: str, key: str, body: bytes, cache_control: str) -> str:
+    s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type(key), CacheControl=cache_control)
+    return key
+
+
 def publish_report(s3: Any, bucket: str, report: dict[str, Any], files: dict[str, bytes]) -> list[str]:
+    """Write the report's files under its period's prefix; report.json last, so listings never see half a report."""
     prefix = report_prefix(report)
-    keys = []
-    for name, body in files.items():
-        ext = name[name.rfind("."):]
-        s3.put_object(Bucket=bucket, Key=prefix + name, Body=body, ContentType=TYPES.get(ext, "application/octet-stream"))
-        keys.append(prefix + name)
+    order = sorted(files, key=lambda name: name == "report.json")
+    return [_put(s3, bucket, prefix + name, files[name], REPORT_CACHE) for name in order]
+
+
+def _prefixes(s3: Any, bucket: str, prefix: str) -> Iterator[str]:
+    """Sub-'folders' directly under `prefix`, every page of the listing."""
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix, Delimiter="/",
+                                                              PaginationConfig={"PageSize": LIST_PAGE_SIZE}):
+        for common in page.get("CommonPrefixes", []):
+            yield common["Prefix"]
+
+
+def _load(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
+    try:
+        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    except s3.exceptions.NoSuchKey:
+        return None
+    return json.loads(body)
+
+
+def report_entry(report: dict[str, Any], slug: str) -> dict[str, Any]:
+    """One line of a repository page / one feed entry, from a report.json."""
+    stats = report.get("stats") or {}
+    highlights = [clean(h.get("text")) for h in report.get("highlights", []) if clean(h.get("text"))]
+    summary = [clean(p) for p in str(report.get("summary") or "").split("\n\n") if clean(p)]
+    period = report.get("period") or {}
+    return {
+        "slug": slug, "href": f"reports/{slug}/", "title": clean(report.get("title")) or slug,
+        "since": clean(period.get("since")), "until": clean(period.get("until")),
+        "generated_at": clean(report.get("generated_at")), "language": report.get("language", "zh"),
+        "pr_count": num(stats.get("pr_count", 0)), "key_pr_count": num(stats.get("key_pr_count", 0)),
+        "avg_importance": num(stats.get("avg_importance", 0.0)), "avg_insight": num(stats.get("avg_insight", 0.0)),
+        "highlight": highlights[0] if highlights else "", "summary": summary[0] if summary else "",
+    }
+
+
+def list_reports(s3: Any, bucket: str, repo: str) -> list[dict[str, Any]]:
+    """Every published report of `repo`, newest period first."""
+    entries = []
+    for prefix in _prefixes(s3, bucket, f"{repo}/reports/"):
+        slug = prefix.rstrip("/").rsplit("/", 1)[-1]
+        report = _load(s3, bucket, prefix + "report.json")
+        if report is not None:
+            entries.append(report_entry(report, slug))
+    return sorted(entries, key=lambda e: (e["since"], e["until"]), reverse=True)
+
+
+def _language(entries: list[dict[str, Any]]) -> str:
+    return entries[0]["language"] if entries else "zh"
+
+
+def render_repo_index(repo: str, entries: list[dict[str, Any]]) -> str:
+    lang = _language(entries)
+    return render_page("repo.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en",
+                       repo=clean(repo), repo_url=safe_url(f"https://github.com/{repo}"), reports=entries)
+
+
+def _atom_time(value: str) -> str:
+    return value if value.endswith("Z") or "+" in value[10:] else value + "Z"
+
+
+def render_feed(repo: str, entries: list[dict[str, Any]], site_url: str = "") -> str:
+    """An Atom feed of the repository's reports (links absolute when the site URL is known)."""
+    base = (safe_url(site_url) or "").rstrip("/")
+    root = f"{base}/{repo}/" if base else ""
+    items = [{**e, "id": uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{repo}:{e['slug']}").urn,
+              "updated": _atom_time(e["generated_at"] or f"{e['until']}T00:00:00Z"), "link": root + e["href"]}
+             for e in entries[:FEED_ENTRIES]]
+    updated = max((i["updated"] for i in items), default="1970-01-01T00:00:00Z")
+    return render_page("feed.xml.j2", L=labels(_language(entries)), repo=clean(repo), entries=items,
+                       feed_id=uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{repo}").urn, updated=updated,
+                       self_link=f"{root}feed.xml" if root else "feed.xml", home=root or "./")
+
+
+def render_root_index(repos: list[dict[str, Any]]) -> str:
+    lang = repos[0]["latest"]["language"] if repos and repos[0].get("latest") else "zh"
+    return render_page("root.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos)
+
+
+def list_repositories(s3: Any, bucket: str) -> list[dict[str, Any]]:
+    """Repositories with at least one report, each with its report count and latest report."""
+    repos = []
+    for owner in _prefixes(s3, bucket, ""):
+        for repo_prefix in _prefixes(s3, bucket, owner):
+            slugs = sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in _prefixes(s3, bucket, repo_prefix + "reports/"))
+            if not slugs:
+                continue
+            repo = repo_prefix.rstrip("/")
+            latest = _load(s3, bucket, f"{repo}/reports/{slugs[-1]}/report.json")
+            repos.append({"repo": clean(repo), "href": f"{repo}/", "count": len(slugs),
+                          "latest": report_entry(latest, slugs[-1]) if latest else None})
+    latest_first = sorted(repos, key=lambda r: r["latest"]["since"] if r["latest"] else "", reverse=True)
+    return sorted(latest_first, key=lambda r: r["latest"] is None)
+
+
+def rebuild_indexes(s3: Any, bucket: str, repo: str, site_url: str = "") -> list[str]:
+    """Rewrite the repository's index.html and feed.xml and the root index.html from what the bucket holds."""
+    entries = list_reports(s3, bucket, repo)
+    keys = [
+        _put(s3, bucket, f"{repo}/index.html", render_repo_index(repo, entries).encode(), INDEX_CACHE),
+        _put(s3, bucket, f"{repo}/feed.xml", render_feed(repo, entries, site_url).encode(), INDEX_CACHE),
+    ]
+    keys.append(_put(s3, bucket, "index.html", render_root_index(list_repositories(s3, bucket)).encode(), INDEX_CACHE))
     return keys
 
 
-def rebuild_indexes(s3: Any, bucket: str, repo: str) -> list[str]:
-    return []
+def invalidation_paths(paths: list[str]) -> list[str]:
+    """Paths as CloudFront caches them: leading "/", and "/x/" beside "/x/index.html" (what readers request)."""
+    out: list[str] = []
+    for path in paths:
+        path = "/" + path.lstrip("/")
+        for item in (path, path[: -len("index.html")] if path.endswith("/index.html") or path == "/index.html" else ""):
+            if item and item not in out:
+                out.append(item)
+    return out if len(out) <= MAX_INVALIDATION_PATHS else ["/*"]
 
 
 def invalidate(cloudfront: Any, distribution_id: str, paths: list[str]) -> None:
-    return None
+    """Ask CloudFront to drop its copies of `paths`; nothing to do without a distribution (local runs)."""
+    if not distribution_id or not paths:
+        return
+    items = invalidation_paths(paths)
+    cloudfront.create_invalidation(
+        DistributionId=distribution_id,
+        InvalidationBatch={"Paths": {"Quantity": len(items), "Items": items},
+                           "CallerReference": f"prhub-{time.time_ns()}-{uuid.uuid4().hex[:8]}"},
+    )
+
+
+def rewrite(path: str) -> str:
+    """The CloudFront Function's rule: "/a/" and "/a" (no extension) serve "/a/index.html"."""
+    if path.endswith("/"):
+        return path + "index.html"
+    if "." not in path.rsplit("/", 1)[-1]:
+        return path + "/index.html"
+    return path
+
+
+class SiteHandler(SimpleHTTPRequestHandler):
+    """Static files with the site's content types and rewrite; never a directory listing."""
+
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES, "": "application/octet-stream"}
+
+    def _rewrite(self) -> None:
+        parts = urlsplit(self.path)
+        self.path = rewrite(parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._rewrite()
+        super().do_GET()
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._rewrite()
+        super().do_HEAD()
+
+    def list_directory(self, path: Any) -> None:
+        self.send_error(404, "Not found")
+        return None
+
+    def end_headers(self) -> None:
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
+
+def make_server(directory: str | Path, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
+    """A server for `directory` (port 0 picks a free port: see server.server_address)."""
+    root = str(Path(directory).resolve())
+
+    class Handler(SiteHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=root, **kwargs)
+
+    return ThreadingHTTPServer((host, port), Handler)
+
+
+def serve(directory: str | Path, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve a site directory on localhost until interrupted, as CloudFront would."""
+    with make_server(directory, host, port) as server:
+        print(f"serving {Path(directory).resolve()} at http://{host}:{server.server_address[1]}/ (Ctrl-C stops)")
+        with contextlib.suppress(KeyboardInterrupt):
+            server.serve_forever()

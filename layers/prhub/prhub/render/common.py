@@ -12,7 +12,7 @@ from urllib.parse import quote, urlsplit
 
 from prhub import narrative
 from prhub.period import Period
-from prhub.render.labels import labels, risk_label
+from prhub.render.labels import labels, risk_label, trend_label
 
 # Controls (NUL, escapes), bidi overrides/isolates and zero-width characters: untrusted
 # text could use them to hide or reorder what a reader sees, so they never reach a page.
@@ -139,14 +139,16 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
     ]
     risks = [
         {"kind": clean(r.get("kind")), "label": risk_label(clean(r.get("kind")), lang),
-         "detail": clean(r.get("detail")), "prs": refs(r.get("prs"))}
+         "detail": clean(r.get("detail")), "prs": refs(r.get("prs")),
+         "items": [{"pr": _ref(i.get("pr"), prs_by_number), "detail": clean(i.get("detail"))}
+                   for i in r.get("items") or [] if isinstance(i, dict)]}
         for r in report.get("risks", [])
     ]
     modules = [
         {"name": clean(m.get("name")), "pr_count": num(m.get("pr_count")),
          "baseline": num(m["baseline"]) if m.get("baseline") is not None else "",
          "delta": signed(m["delta"]) if m.get("delta") is not None else "",
-         "trend": clean(m.get("trend")), "prs": refs(m.get("prs"))}
+         "trend": trend_label(clean(m.get("trend")), lang), "prs": refs(m.get("prs"))}
         for m in report.get("modules", [])
     ]
     reverts = [
@@ -191,7 +193,8 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
         "reviewers": _reviewers(stats),
         "types": _types(stats),
         "key_prs": key_prs,
-        "clusters": [{"title": clean(c.get("title")), "prs": refs(c.get("prs"))} for c in report.get("clusters", [])],
+        "clusters": [{"title": clean(c.get("title")), "reason": clean(c.get("reason")), "prs": refs(c.get("prs"))}
+                     for c in report.get("clusters", [])],
         "reverts": reverts,
         "suggestions": _texts(report.get("suggestions")),
         "unscored": [{**_ref(u.get("number"), prs_by_number), "title": clean(u.get("title")),

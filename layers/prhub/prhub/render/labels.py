@@ -172,6 +172,16 @@ RISK_KINDS: dict[str, dict[str, str]] = {
 }
 
 
+TRENDS: dict[str, dict[str, str]] = {
+    "zh": {"rising": "上升", "fading": "回落", "steady": "平稳", "new": "新出现"},
+    "en": {"rising": "rising", "fading": "fading", "steady": "steady", "new": "new"},
+}
+
+
+def trend_label(trend: str, language: str) -> str:
+    return TRENDS.get(language, TRENDS["en"]).get(trend, trend)
+
+
 def labels(language: str) -> dict[str, str]:
     """The label table for `language`; unknown languages read English."""
     return LABELS.get(language, LABELS["en"])

@@ -344,6 +344,9 @@ def render_pdf(report: dict[str, Any]) -> bytes:
         for r in v["risks"]:
             pdf.heading(r["label"], 1)
             pdf.paragraph(pdf.runs(r["detail"], r["prs"]))
+            for item in r["items"]:
+                pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(T(f": {item['detail']}"))],
+                              size=SMALL, indent=5, bullet="•", after=0.5)
     if v["key_prs"]:
         pdf.heading(L["key_prs"], 0)
         rows = [[[Run(p["label"], p["url"])], [Run(T(p["title"]))], [Run(T(", ".join(p["modules"])))],
@@ -354,7 +357,9 @@ def render_pdf(report: dict[str, Any]) -> bytes:
     if v["clusters"] or v["reverts"]:
         pdf.heading(L["related"], 0)
         for c in v["clusters"]:
-            pdf.paragraph([Run(T(c["title"]) + ": "), *_refs_cell(pdf, c["prs"])], indent=5, bullet="•", after=0.8)
+            reason = [Run(T(f" — {c['reason']}"))] if c["reason"] else []
+            pdf.paragraph([Run(T(c["title"]) + ": "), *_refs_cell(pdf, c["prs"]), *reason], indent=5, bullet="•",
+                          after=0.8)
         for r in v["reverts"]:
             runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {T(L['reverts_pr'])} "),
                     Run(r["reverts"]["label"], r["reverts"]["url"])]
