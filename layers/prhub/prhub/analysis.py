@@ -1,30 +1,333 @@
-"""The week's analysis: from scored PRs to the report model (report.json without the narrative).
+"""The week's analysis: from scored PRs to the report model (report.json without title and narrative).
 
-Placeholder: the analysis-engine issue fills modules trends, hot files, clusters,
-reverts and risks. Contract:
+Contract:
 
     build_report(prs, unscored, period, config, history, generated_at, scorer) -> dict
 
-`history` is every PR known before this run (dicts with number, title, author,
-merged_at and, when scored, modules); `unscored` lists {number, title, url, reason}.
+`prs` are this period's scored PRs; `unscored` lists {number, title, url, reason}
+for PRs that could not be scored; `history` is every PR known from the stored
+history as dicts {number, title, author, merged_at, url, modules?} — it includes
+this period's PRs and at least the four previous weeks (listing only: modules
+then come from the title). Same input, same output: every list has a total order.
+
+The dict (schema prhub.report/1; the narrative keys are filled later by
+narrative.write or the LLM, which keep the rest untouched):
+
+    schema, repo, period{since, until, tz}, generated_at, language, scorer{kind, model, prompt_version}
+    stats{pr_count, key_pr_count, avg_importance, avg_insight, additions, deletions, authors,
+          new_contributors[login], types{type: count}, reviewers[{login, reviews}] (only when reviews are known)}
+    prs[]               ScoredPR.report_entry(), by importance (desc) then number
+    modules[]           {name, pr_count, prs[], baseline, delta, trend: rising|fading|steady|new}
+                        baseline = average PRs per week over the previous 4 weeks (from history); modules with a
+                        baseline but no PR this week are listed with pr_count 0 (fading)
+    hot_files[]         {path, pr_count, prs[]}: files changed by 2+ PRs (lock and generated files ignored), top 10
+    clusters[]          {title, prs[], modules[], reason}: PRs working on the same thing
+    reverts[]           {pr, reverts, relanded_by, title}: pr = the revert; reverts / relanded_by = PR numbers or
+                        None; chains found through `history`, so they reach across weeks
+    risks[]             {kind, prs[], detail, items[{pr, detail}]} one entry per kind, in risks.KINDS order
+    trends{weeks[{since, until, pr_count}]}  the 4 previous weeks (from history) and this one
+    highlights[], key_changes[], summary, suggestions[]   (narrative; empty here)
+    unscored[], notes[str]
 """
 from __future__ import annotations
 
-from collections import Counter
+import re
+from collections import Counter, defaultdict
+from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
+from prhub.changes import is_generated
 from prhub.config import RepoConfig
 from prhub.models import ScoredPR
-from prhub.period import Period
+from prhub.period import Period, parse_timestamp
+from prhub.risks import KINDS
+from prhub.scoring import REVERT_TITLE, modules_from_title, parse_title, reverted_ref
 
 SCHEMA = "prhub.report/1"
+TREND_WEEKS = 4
+HOT_FILES = 10
+STOPWORDS = frozenset({
+    "a", "an", "the", "and", "or", "of", "for", "to", "in", "on", "with", "without", "by", "from", "via", "as",
+    "at", "is", "are", "be", "when", "if", "into", "not", "no", "use", "using", "support", "supports", "add",
+    "adds", "added", "fix", "fixes", "fixed", "update", "updates", "updated", "remove", "removes", "make", "makes",
+    "new", "more", "some", "all", "its", "it", "this", "that", "default", "issue", "bug", "refactor", "feat",
+    "chore", "docs", "doc", "test", "tests", "ci", "perf", "misc", "enable", "enables", "allow", "allows", "change",
+    "changes", "improve", "improves", "introduce", "v1", "v2", "code", "file", "files", "run", "running", "error",
+    "errors", "case", "cases", "option", "options"
+})
+RELAND = re.compile(r"^\s*(re-?land(?:ed|ing)?|re-?apply|re-?submit)\b\s*[:：]?\s*", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def _norm_title(title: str) -> str:
+    """A title reduced to what identifies the change: no Revert/reland wrapper, tags, type or (#N) suffix."""
+    text = title.strip()
+    for _ in range(3):
+        match = REVERT_TITLE.match(text) or REVERT_TITLE.match(parse_title(text)[0])
+        if match:
+            text = match.group(1)
+        text = RELAND.sub("", parse_title(text)[0])
+    text = re.sub(r"\s*\(#\d+\)\s*$", "", text)
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+@lru_cache(maxsize=65536)
+def _is_revert(title: str) -> bool:
+    return bool(REVERT_TITLE.match(title) or REVERT_TITLE.match(parse_title(title)[0]))
+
+
+def _is_reland(title: str) -> bool:
+    return bool(RELAND.match(parse_title(title)[0]) or RELAND.match(title))
+
+
+def _when(entry: dict[str, Any]) -> datetime:
+    return _timestamp(str(entry["merged_at"]))
+
+
+@lru_cache(maxsize=65536)
+def _timestamp(value: str) -> datetime:
+    return parse_timestamp(value)
+
+
+def _known(prs: list[ScoredPR], history: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Every PR known, by number: history first, this week's scored facts over it."""
+    known: dict[int, dict[str, Any]] = {}
+    for entry in history:
+        try:
+            known[int(entry["number"])] = {**entry, "number": int(entry["number"])}
+        except (KeyError, TypeError, ValueError):
+            continue
+    for p in prs:
+        known[p.number] = {"number": p.number, "title": p.title, "author": p.author, "merged_at": p.merged_at,
+                           "url": p.url, "modules": p.modules, "reverts": p.reverts}
+    return known
+
+
+def _revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each revert touching this week (the revert, the reverted PR or its re-land merged in it)."""
+    week = {p.number for p in prs}
+    ordered = sorted(known.values(), key=lambda e: (_when(e), e["number"]))
+    by_title: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for entry in ordered:
+        by_title[_norm_title(str(entry["title"]))].append(entry)
+    chains: list[dict[str, Any]] = []
+    for entry in ordered:
+        if not _is_revert(str(entry["title"])) and not entry.get("reverts"):
+            continue
+        moment, key = _when(entry), _norm_title(str(entry["title"]))
+        # A scored revert knows its target from the body; a listing-only one has its title: match the
+        # reverted title first, the title's (#N) suffix last (it may name a PR the reverted one referred to).
+        target = known.get(int(entry["reverts"])) if entry.get("reverts") else None
+        if target is None:
+            earlier = [e for e in by_title.get(key, []) if _when(e) <= moment and e["number"] != entry["number"]
+                       and not _is_revert(str(e["title"]))]
+            target = earlier[-1] if earlier else None
+        if target is None:
+            number = reverted_ref(parse_title(str(entry["title"]))[0])[0]
+            target = known.get(number) if number else None
+        if target is not None:
+            key = _norm_title(str(target["title"]))
+        later = [e for e in by_title.get(key, []) if (_when(e), e["number"]) > (moment, entry["number"])
+                 and not _is_revert(str(e["title"]))]
+        reland = later[0] if later else None
+        numbers = {entry["number"], target["number"] if target else None, reland["number"] if reland else None}
+        if numbers & week:
+            chains.append({"pr": entry["number"], "reverts": target["number"] if target else entry.get("reverts"),
+                           "relanded_by": reland["number"] if reland else None,
+                           "title": str(target["title"]) if target else _norm_title(str(entry["title"]))})
+    return chains
+
+
+def _terms(title: str) -> set[str]:
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_.+-]{2,}|[\u4e00-\u9fff]{2,}", parse_title(title)[0].lower())
+    return {w.strip(".-+") for w in words if w.strip(".-+") not in STOPWORDS}
+
+
+def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Connected groups of PRs linked by a reference, a revert, or shared specific files / title terms."""
+    numbers = sorted(p.number for p in prs)
+    by_number = {p.number: p for p in prs}
+    parent = {n: n for n in numbers}
+
+    def find(n: int) -> int:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    def join(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    file_users: dict[str, set[int]] = defaultdict(set)
+    for p in prs:
+        for path in p.files:
+            if not is_generated(path):
+                file_users[path].add(p.number)
+    terms = {p.number: _terms(p.title) for p in prs}
+    term_users: Counter[str] = Counter(t for ts in terms.values() for t in ts)
+    # A file or term most of the week touches (the trainer entry point, "rollout") says nothing about relatedness.
+    common = max(3, len(prs) // 8)
+    reason: dict[int, str] = {}
+    for p in prs:
+        for ref in p.refs + ([p.reverts] if p.reverts else []):
+            if ref in by_number and ref != p.number:
+                join(p.number, ref)
+                reason.setdefault(min(p.number, ref), "references")
+    for chain in reverts:
+        linked = [n for n in (chain["pr"], chain["reverts"], chain["relanded_by"]) if n in by_number]
+        for a, b in zip(linked, linked[1:], strict=False):
+            join(a, b)
+    for i, a in enumerate(numbers):
+        pa = by_number[a]
+        for b in numbers[i + 1:]:
+            pb = by_number[b]
+            shared_files = {f for f in set(pa.files) & set(pb.files) if len(file_users[f]) <= common}
+            shared_terms = {t for t in terms[a] & terms[b] if term_users[t] <= common}
+            shared_modules = set(pa.modules) & set(pb.modules)
+            if (shared_files and shared_terms) or (len(shared_files) >= 2 and shared_modules) \
+                    or (len(shared_terms) >= 2 and shared_modules) or len(shared_files) >= 3:
+                join(a, b)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for n in numbers:
+        groups[find(n)].append(n)
+    clusters = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        clusters.append(_describe_cluster(members, by_number, terms, term_users))
+    return sorted(clusters, key=lambda c: (-len(c["prs"]), c["prs"][0]))
+
+
+def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms: dict[int, set[str]],
+                      term_users: Counter[str]) -> dict[str, Any]:
+    modules = Counter(m for n in members for m in by_number[n].modules)
+    shared_terms = Counter(t for n in members for t in terms[n] if t not in modules)
+    top_terms = [t for t, c in sorted(shared_terms.items(), key=lambda kv: (-kv[1], kv[0])) if c >= 2][:3]
+    top_modules = [m for m, _ in sorted(modules.items(), key=lambda kv: (-kv[1], kv[0]))][:2]
+    files = Counter(f for n in members for f in by_number[n].files)
+    shared_files = sorted(f for f, c in files.items() if c >= 2)
+    head = "/".join(top_modules) or "misc"
+    if top_terms:
+        title = f"{head}: {', '.join(top_terms)}"
+    elif shared_files:
+        title = f"{head}: {shared_files[0].rsplit('/', 1)[-1]}"
+    else:
+        best = max(members, key=lambda n: (by_number[n].importance, -n))
+        title = f"{head}: {parse_title(by_number[best].title)[0][:60]}"
+    why = []
+    if any(r in members for n in members for r in by_number[n].refs):
+        why.append("cross-references")
+    if shared_files:
+        why.append(f"{len(shared_files)} shared file{'s' if len(shared_files) > 1 else ''}")
+    if top_terms:
+        why.append("common title terms")
+    return {"title": title, "prs": sorted(members), "modules": top_modules, "reason": ", ".join(why) or "related"}
+
+
+def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[str, Any]],
+                   history_known: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    weeks = period.previous_weeks(TREND_WEEKS)
+    bounds = [(w.start_utc, w.end_utc) for w in weeks]  # Period.contains recomputes them per call
+    per_week: list[Counter[str]] = [Counter() for _ in weeks]
+    totals = [0 for _ in weeks]
+    for entry in known.values():
+        moment = _when(entry)
+        for i, (start, end) in enumerate(bounds):
+            if start <= moment < end:
+                totals[i] += 1
+                mods = entry.get("modules") or modules_from_title(str(entry["title"])) or ["misc"]
+                per_week[i].update(set(mods))
+    current: dict[str, list[int]] = defaultdict(list)
+    for p in prs:
+        for m in set(p.modules):
+            current[m].append(p.number)
+    names = set(current) | {m for c in per_week for m in c}
+    modules = []
+    for name in names:
+        baseline = round(sum(c[name] for c in per_week) / len(weeks), 2)
+        count = len(current.get(name, []))
+        if count == 0 and baseline < 1.0:
+            continue  # a module seen once in a month is not news when it is quiet
+        delta = round(count - baseline, 2)
+        if baseline == 0:
+            trend = "new" if history_known else "steady"
+        elif count >= baseline * 1.5 and delta >= 2:
+            trend = "rising"
+        elif count <= baseline * 0.5 and delta <= -1:
+            trend = "fading"
+        else:
+            trend = "steady"
+        modules.append({"name": name, "pr_count": count, "prs": sorted(current.get(name, [])),
+                        "baseline": baseline, "delta": delta, "trend": trend})
+    modules.sort(key=lambda m: (-m["pr_count"], -m["baseline"], m["name"]))
+    trend_weeks = [{"since": w.since.isoformat(), "until": w.until.isoformat(), "pr_count": totals[i]}
+                   for i, w in enumerate(weeks)]
+    return modules, trend_weeks
+
+
+def _risks(prs: list[ScoredPR]) -> list[dict[str, Any]]:
+    items: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for p in sorted(prs, key=lambda p: p.number):
+        for risk in p.risks:
+            items[risk.kind].append({"pr": p.number, "detail": risk.detail})
+    order = {k: i for i, k in enumerate(KINDS)}
+    result = []
+    for kind in sorted(items, key=lambda k: (order.get(k, len(order)), k)):
+        entries = items[kind]
+        shown = "; ".join(f"#{e['pr']}: {e['detail']}" for e in entries[:3])
+        more = f"; and {len(entries) - 3} more" if len(entries) > 3 else ""
+        result.append({"kind": kind, "prs": [e["pr"] for e in entries], "detail": shown + more, "items": entries})
+    return result
 
 
 def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Period, config: RepoConfig,
                  history: list[dict[str, Any]], generated_at: str, scorer: dict[str, Any]) -> dict[str, Any]:
+    """The report model of one period; deterministic for the same arguments."""
     prs = sorted(prs, key=lambda p: (-p.importance, p.number))
     n = len(prs)
-    modules = Counter(m for p in prs for m in p.modules)
+    known = _known(prs, history)
+    start = period.start_utc
+    earlier = [e for e in known.values() if _when(e) < start]
+    history_known = bool(earlier)
+    notes: list[str] = []
+    if not history_known:
+        notes.append("no history before this period: trends and first-time contributors are not computed")
+    seen_authors = {str(e.get("author", "")).lower() for e in earlier}
+    first_seen: dict[str, int] = {}
+    for p in sorted(prs, key=lambda p: (p.merged_at, p.number)):
+        if history_known and p.author.lower() not in seen_authors:
+            first_seen.setdefault(p.author, p.number)
+    reviews = Counter(r for p in prs for r in p.reviewers)
+    stats: dict[str, Any] = {
+        "pr_count": n,
+        "key_pr_count": sum(p.key for p in prs),
+        "avg_importance": round(sum(p.importance for p in prs) / n, 1) if n else 0.0,
+        "avg_insight": round(sum(p.insight for p in prs) / n, 1) if n else 0.0,
+        "additions": sum(p.additions for p in prs),
+        "deletions": sum(p.deletions for p in prs),
+        "authors": len({p.author for p in prs}),
+        "new_contributors": sorted(first_seen, key=lambda a: (first_seen[a], a)),
+        "types": dict(sorted(Counter(p.type for p in prs).items(), key=lambda kv: (-kv[1], kv[0]))),
+    }
+    if reviews:
+        stats["reviewers"] = [{"login": r, "reviews": c} for r, c in sorted(reviews.items(), key=lambda kv: (-kv[1],
+                                                                                                            kv[0]))]
+    file_users: dict[str, set[int]] = defaultdict(set)
+    for p in prs:
+        for path in p.files:
+            if not is_generated(path):
+                file_users[path].add(p.number)
+    hot = sorted(((path, users) for path, users in file_users.items() if len(users) >= 2),
+                 key=lambda kv: (-len(kv[1]), kv[0]))[:HOT_FILES]
+    modules, trend_weeks = _module_trends(prs, period, known, history_known)
+    this_week = n + len(unscored)  # listing counts of earlier weeks include PRs that failed to score
+    trend_weeks.append({"since": period.since.isoformat(), "until": period.until.isoformat(), "pr_count": this_week})
+    reverts = _revert_chains(prs, known)
+    if unscored:
+        notes.append(f"{len(unscored)} PR(s) could not be scored and are left out of the statistics")
     return {
         "schema": SCHEMA,
         "repo": config.repo,
@@ -32,28 +335,18 @@ def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Pe
         "generated_at": generated_at,
         "language": config.language,
         "scorer": scorer,
-        "stats": {
-            "pr_count": n,
-            "key_pr_count": sum(p.key for p in prs),
-            "avg_importance": round(sum(p.importance for p in prs) / n, 1) if n else 0.0,
-            "avg_insight": round(sum(p.insight for p in prs) / n, 1) if n else 0.0,
-            "additions": sum(p.additions for p in prs),
-            "deletions": sum(p.deletions for p in prs),
-            "authors": len({p.author for p in prs}),
-            "new_contributors": [],
-        },
+        "stats": stats,
         "prs": [p.report_entry() for p in prs],
-        "modules": [{"name": m, "pr_count": c, "prs": sorted(p.number for p in prs if m in p.modules)}
-                    for m, c in sorted(modules.items(), key=lambda kv: (-kv[1], kv[0]))],
-        "hot_files": [],
-        "clusters": [],
-        "reverts": [],
-        "risks": [],
+        "modules": modules,
+        "hot_files": [{"path": path, "pr_count": len(users), "prs": sorted(users)} for path, users in hot],
+        "clusters": _clusters(prs, reverts),
+        "reverts": reverts,
+        "risks": _risks(prs),
         "highlights": [],
         "key_changes": [],
-        "trends": {"weeks": []},
+        "trends": {"weeks": trend_weeks},
         "summary": "",
         "suggestions": [],
         "unscored": unscored,
-        "notes": [],
+        "notes": notes,
     }

@@ -1,44 +1,312 @@
-"""The deterministic engine's per-PR judgement (placeholder: the analysis-engine issue replaces it).
+"""The deterministic engine's per-PR judgement: modules, type, breaking, importance, insight, risks.
 
-Contract: `score_pull(pr, config) -> ScoredPR`, deterministic, no I/O.
+Contract: `score_pull(pr, config, registry=None) -> ScoredPR`, deterministic; no I/O
+unless a `registry` is handed in and `config.check_registry` is on.
+
+Importance (0–10) answers "does the reader of the weekly report need to know?".
+It starts from the change type and adds what makes a change matter to users
+(new capability or API, breaking, a correctness fix on a core path, a measured
+speed-up, a large removal or migration, the size of the source change), then
+caps changes that only touch docs, tests, CI, examples or versions, and typo
+fixes. Every step that moves the score leaves a phrase in `reasons`.
+Insight (0–10) measures what the description itself teaches once the PR
+template is stripped: length, motivation, design, measurements, trade-offs and
+test evidence.
 """
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from typing import Protocol
 
+from prhub import textparse
+from prhub.changes import breaking_reasons, file_kind
 from prhub.config import RepoConfig
-from prhub.models import PullRequest, Risk, ScoredPR
+from prhub.models import PullRequest, ScoredPR
+from prhub.period import format_timestamp
+from prhub.registry import Registry
+from prhub.risks import assess
 
-TITLE = re.compile(r"^\s*((?:\[[^\]]*\]\s*)*)\s*(?:(\w+)(?:\([^)]*\))?!?:)?\s*(.*)$")
+# Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
+ENGINE_VERSION = "engine-2"
+
+TITLE = re.compile(r"^\s*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
+CONVENTIONAL = re.compile(r"^\(?([A-Za-z]+)\)?(?:\(([^)]*)\))?(!)?\s*[:：]\s*(.*)$", re.DOTALL)
+REVERT_TITLE = re.compile(r"^\s*revert\s*[:：]?\s*[\"“'](.+?)[\"”']?\s*$", re.IGNORECASE | re.DOTALL)
+REVERT_REF = re.compile(r"\b(?:this\s+)?reverts?\s+(?:pr\s+|of\s+)?(?:[\w.-]+/[\w.-]+)?#(\d+)|\brevert\w*\s+(?:of\s+)?"
+                        r"(?:https://github\.com/[\w.-]+/[\w.-]+/pull/)(\d+)", re.IGNORECASE)
+PR_SUFFIX = re.compile(r"\s*\(#(\d+)\)\s*$")
+
+TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "chore", "revert")
+TYPE_ALIASES = {"feature": "feat", "feats": "feat", "bugfix": "fix", "hotfix": "fix", "bug": "fix", "fixes": "fix",
+                "refact": "refactor", "refactoring": "refactor", "doc": "docs", "tests": "test", "build": "ci",
+                "style": "chore", "misc": "chore", "deps": "chore", "performance": "perf", "optim": "perf"}
+VERB_TYPES = (
+    ("revert", re.compile(r"^(revert|reverts|reverting)\b", re.I)),
+    ("fix", re.compile(r"^(fix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|handle\w*|patch\w*)\b", re.I)),
+    ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster)\b", re.I)),
+    ("feat", re.compile(r"^(add\w*|support\w*|implement\w*|introduc\w*|enabl\w*|allow\w*|new)\b", re.I)),
+    ("refactor", re.compile(r"^(refactor\w*|remov\w*|clean\w*|renam\w*|mov\w*|simplif\w*|unif\w*|deprecat\w*|"
+                            r"drop\w*|delet\w*|replac\w*|migrat\w*)\b", re.I)),
+    ("chore", re.compile(r"^(bump\w*|upgrad\w*|updat\w*|pin\w*|chang\w*|set|modif\w*|use)\b", re.I)),
+)
+
+BASE = {"feat": 4.0, "perf": 4.0, "fix": 3.5, "revert": 3.5, "refactor": 3.0, "chore": 2.0, "test": 1.5,
+        "docs": 1.5, "ci": 1.5}
+SEVERE = re.compile(r"\b(crash\w*|hang|hangs|hanging|hung|deadlock\w*|oom|out of memory|memory leak\w*|leak\w*|nan|"
+                    r"wrong|incorrect\w*|silent\w*|corrupt\w*|data loss|lose|loses|lost|race condition|segfault\w*|"
+                    r"diverg\w*|mismatch\w*|accuracy|precision|numerical\w*|broken|stuck|never|block(?:s|ing|ed)?|unblock\w*|"
+                    r"stall\w*|freez\w*)\b"
+                    r"|崩溃|死锁|精度|内存泄漏|卡住|错误结果", re.IGNORECASE)
+MILD = re.compile(r"\b(error\w*|fail\w*|bug\w*|exception\w*|assert\w*|invalid|regression)\b|报错|失败", re.IGNORECASE)
+CAPABILITY = re.compile(r"\b(support\w*|add\w*|introduc\w*|implement\w*|enabl\w*|new|allow\w*|integrat\w*)\b", re.I)
+SURFACE = re.compile(r"\b(api|interface|config\w*|option\w*|argument\w*|args?|flag\w*|cli|parameter\w*|"
+                     r"endpoint\w*|backend\w*|model\w*|algorithm\w*|engine\w*)\b", re.I)
+PERF_WORDS = re.compile(r"\b(speed\w*|faster|throughput|latency|perf\w*|optimi[sz]\w*|accelerat\w*|efficien\w*|"
+                        r"overlap\w*|memory|mfu|tflops)\b|加速|性能|吞吐", re.I)
+MEASURE = re.compile(r"\d+(?:\.\d+)?\s*(?:x|×|%|ms|s|sec\w*|min\w*|gb|gib|mb|tokens?/s|tok/s|it/s|samples?/s|"
+                     r"tflops|mfu)(?![a-z])", re.I)
+REMOVAL = re.compile(r"\b(remov\w*|deprecat\w*|drop\w*|delet\w*|migrat\w*|retir\w*|clean\w*\s*up|mov\w*|"
+                     r"replac\w*)\b", re.I)
+TYPO = re.compile(r"\b(typo\w*|spelling|misspell\w*|grammar|wording|badge\w*|broken link|dead link|fix (the )?link\w*|"
+                  r"comments?)\b|错别字", re.I)
+BUMP = re.compile(r"\b(bump\w*|upgrad\w*|pin\w*|version\w*|update\s+\S+\s+to)\b|\bv?\d+\.\d+(\.\d+)?", re.I)
+MOTIVATION = re.compile(r"\b(because|why|motivat\w*|problem\w*|root cause|currently|previously|otherwise|"
+                        r"issue|so that|in order to|caus\w*)\b|原因|问题|背景|目前|导致", re.I)
+TRADEOFF = re.compile(r"\b(trade-?offs?|however|downside\w*|limitation\w*|alternative\w*|instead of|caveat\w*|"
+                      r"at the cost|drawback\w*|backward[- ]compat\w*|compatib\w*)\b|权衡|缺点|兼容", re.I)
+TEST_EVIDENCE = re.compile(r"\b(pytest|passed|passes|tested|verified|validat\w*|reproduc\w*|benchmark\w*|curve\w*|"
+                           r"wandb|experiment\w*|unit tests?|e2e|ci green|results?)\b|测试|验证|实验", re.I)
+DESIGN_HEADINGS = ("design", "changes", "implementation", "approach", "solution", "how", "details", "方案", "设计")
+TEST_HEADINGS = ("test", "validation", "verification", "benchmark", "result", "测试", "验证")
+
+
+def _tags(title: str) -> list[str]:
+    match = TITLE.match(title)
+    return re.findall(r"\[([^\]]*)\]", match.group(1)) if match else []
 
 
 def modules_from_title(title: str) -> list[str]:
-    tags = re.findall(r"\[([^\]]*)\]", TITLE.match(title).group(1))  # type: ignore[union-attr]
-    mods = [m.strip().lower() for tag in tags for m in tag.split(",") if m.strip()]
-    return [m for m in mods if m != "breaking"]
+    """Module tags of a `[BREAKING][megatron, fsdp] fix: ...` title, lower case, in order, without BREAKING."""
+    mods: list[str] = []
+    for tag in _tags(title):
+        for part in re.split(r"[,，/]", tag):
+            name = part.strip().lower()
+            if name and name != "breaking" and not re.fullmatch(r"\d+/n|wip|draft|rfc", name) and name not in mods:
+                mods.append(name)
+    return mods
 
 
-def score_pull(pr: PullRequest, config: RepoConfig) -> ScoredPR:
-    match = TITLE.match(pr.title)
-    kind = (match.group(2) or "chore").lower() if match else "chore"
-    breaking = "[BREAKING]" in pr.title.upper()
-    size = pr.additions + pr.deletions
-    importance = round(min(10.0, 2.0 + min(size, 2000) / 400 + (3 if breaking else 0) + (1 if kind == "feat" else 0)), 1)
-    insight = round(min(10.0, len(pr.body) / 400), 1)
+def parse_title(title: str) -> tuple[str, str | None, str | None, bool]:
+    """(description, conventional type or None, scope or None, `!` marker) of a title, tags removed."""
+    match = TITLE.match(title)
+    rest = (match.group(2) if match else title).strip().lstrip(":：").strip()
+    conv = CONVENTIONAL.match(rest)
+    if conv:
+        word = conv.group(1).lower()
+        kind = TYPE_ALIASES.get(word, word)
+        if kind in TYPES:
+            return conv.group(4).strip(), kind, (conv.group(2) or "").strip().lower() or None, bool(conv.group(3))
+        if len(word) <= 20 and not conv.group(2):
+            return conv.group(4).strip(), None, word, bool(conv.group(3))  # "megatron: ..." names a scope
+    return rest, None, None, False
+
+
+def _type(description: str, declared: str | None, kinds: list[str]) -> str:
+    if REVERT_TITLE.match(description):
+        return "revert"
+    if declared:
+        return declared
+    verb = next((t for t, pattern in VERB_TYPES if pattern.match(description)), None)
+    if verb in ("revert", "fix", "perf", "feat"):
+        return verb
+    if kinds:
+        only = set(kinds)
+        for kind, name in (("docs", "docs"), ("test", "test"), ("ci", "ci"), ("deps", "chore")):
+            if only == {kind}:
+                return name
+    return verb or "chore"
+
+
+def _modules(pr: PullRequest, config: RepoConfig, scope: str | None) -> list[str]:
+    tagged = modules_from_title(pr.title)
+    if tagged:
+        return tagged
+    if pr.labels:
+        return sorted({label.strip().lower() for label in pr.labels if label.strip()})
+    if config.module_map:
+        prefixes = sorted(config.module_map, key=len, reverse=True)
+        counts = Counter(next((config.module_map[p] for p in prefixes if f.filename.startswith(p)), None)
+                         for f in pr.files)
+        counts.pop(None, None)
+        if counts:
+            return [str(m) for m, _ in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))]
+    if scope:
+        return [s.strip() for s in re.split(r"[,/]", scope) if s.strip()]
+    folders = Counter(f.filename.split("/", 1)[0] if "/" in f.filename else "root" for f in pr.files)
+    if folders:
+        return [min(folders, key=lambda name: (-folders[name], name)).lstrip(".") or "root"]
+    return ["misc"]
+
+
+def reverted_ref(description: str, body: str = "") -> tuple[int | None, str]:
+    """(number, title) of the PR a revert undoes, as far as its text says.
+
+    The body's "Reverts owner/repo#N" (GitHub's revert button) wins over a `(#N)` inside the quoted title:
+    that suffix is the number of the PR the reverted one referred to, not always the reverted PR's own.
+    """
+    match = REVERT_TITLE.match(description)
+    title = match.group(1).strip() if match else ""
+    suffix = PR_SUFFIX.search(title) if title else None
+    if suffix:
+        title = PR_SUFFIX.sub("", title)
+    if ref := REVERT_REF.search(f"{description}\n{body}"):
+        return int(ref.group(1) or ref.group(2)), title
+    return (int(suffix.group(1)) if suffix else None), title
+
+
+def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: list[str], breaking: bool,
+                tagged_breaking: bool, breaking_reason: str, config: RepoConfig) -> tuple[float, list[str]]:
+    score = BASE[kind]
+    reasons = [f"{kind} change"]
+    title = description
+    code_lines = sum(f.changes for f, k in zip(pr.files, kinds, strict=True) if k in ("source", "config"))
+    core = "source" in kinds
+    if breaking:
+        score += 2.5 if tagged_breaking else 1.5
+        reasons.append("breaking change" if tagged_breaking else f"breaking: {breaking_reason}")
+    if kind in ("fix", "revert", "refactor", "perf", "chore"):
+        if SEVERE.search(title):
+            bonus = 2.0 if core else 1.0
+            reasons.append(f"correctness fix ({SEVERE.search(title).group(0).lower()})"  # type: ignore[union-attr]
+                           + ("" if core else " outside core code"))
+            score += bonus
+        elif SEVERE.search(text) and kind == "fix":
+            score += 1.0 if core else 0.5
+            reasons.append(f"fixes {SEVERE.search(text).group(0).lower()}")  # type: ignore[union-attr]
+        elif MILD.search(title) and kind == "fix" and core:
+            score += 0.5
+            reasons.append("fixes an error on a code path")
+    if kind in ("feat", "perf") and CAPABILITY.search(title) and not REMOVAL.match(title):
+        score += 1.0
+        reasons.append("new capability")
+        if SURFACE.search(title):
+            score += 0.5
+            reasons.append("new API/config/backend surface")
+    elif kind == "refactor" and SURFACE.search(title) and core:
+        score += 0.5
+        reasons.append("touches an API surface")
+    if kind == "perf" or PERF_WORDS.search(title):
+        if MEASURE.search(text):
+            score += 1.5
+            reasons.append("performance gain with measured numbers")
+        elif kind == "perf":
+            score += 0.5
+            reasons.append("performance change (no numbers given)")
+    if pr.deletions >= 500 and REMOVAL.search(title):
+        score += 1.5
+        reasons.append(f"large removal/migration (−{pr.deletions} lines)")
+    if "deps" in kinds and BUMP.search(title):
+        score += 1.0
+        reasons.append("dependency/version upgrade")
+    if code_lines:
+        size_bonus = min(1.5, 0.5 * math.log10(1 + code_lines))
+        score += size_bonus
+        if size_bonus >= 1.0:
+            reasons.append(f"sizeable code change ({code_lines} lines)")
+    caps: list[tuple[float, str]] = []
+    present = set(kinds)
+    if TYPO.search(title) and code_lines < 50:
+        caps.append((1.0, "typo/wording fix"))
+    if present and present <= {"docs"}:
+        caps.append((3.0, "documentation only"))
+    if present and present <= {"test"}:
+        caps.append((3.0, "tests only"))
+    if present and present <= {"ci", "test"}:
+        caps.append((2.5, "CI only"))
+    if present and present <= {"example", "docs", "test", "ci"} and "example" in present:
+        caps.append((3.5, "examples/recipes only"))
+    if present and present <= {"deps", "ci", "docs", "test"} and "deps" in present and BUMP.search(title):
+        caps.append((3.5 if not breaking else 5.0, "version bump"))
+    tags = set(modules_from_title(pr.title))
+    if tags and tags <= {"ci", "doc", "docs", "test", "tests"}:
+        caps.append((3.5 if not breaking else 5.0, f"tagged {'/'.join(sorted(tags))} only"))
+    if caps:
+        cap, why = min(caps)
+        if score > cap:
+            score = cap
+            reasons.append(why)
+    return round(max(0.0, min(10.0, score)), 1), reasons
+
+
+def _insight(cleaned: str, key_points: list[str]) -> float:
+    if not cleaned:
+        return 0.0
+    parts = textparse.sections(cleaned)
+    prose = " ".join(b for _, c in parts for b in textparse.prose_blocks(c))
+    words = len(prose.split()) + len(textparse.CJK.findall(prose)) // 2
+    score = min(3.5, words / 60)
+    if MOTIVATION.search(prose):
+        score += 1.0
+    if any(h.startswith(DESIGN_HEADINGS) for h, _ in parts) or len(key_points) >= 2:
+        score += 1.0
+    if MEASURE.search(cleaned) or re.search(r"^\s*\|.*\|\s*$", cleaned, re.M) or re.search(r"!\[|<img", cleaned):
+        score += 1.5
+    if TRADEOFF.search(prose):
+        score += 1.0
+    if any(h.startswith(TEST_HEADINGS) for h, _ in parts) or TEST_EVIDENCE.search(prose):
+        score += 1.0
+    if "```" in cleaned:
+        score += 0.5
+    if words < 15:
+        score = min(score, 1.5)  # a line or two teaches little, whatever words it uses
+    return round(min(10.0, score), 1)
+
+
+def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = None) -> ScoredPR:
+    """Judge one PR from its title, description, labels and changed files."""
+    description, declared, scope, bang = parse_title(pr.title)
+    kinds = [file_kind(f.filename, config.test_paths) for f in pr.files]
+    kind = _type(description, declared, kinds)
+    cleaned = textparse.strip_template(pr.body)
+    tagged_breaking = any(t.strip().upper() == "BREAKING" for t in _tags(pr.title)) or bang
+    declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
+    inferred = breaking_reasons(pr.files, config.test_paths)
+    if tagged_breaking:
+        breaking_reason = "tagged [BREAKING] in the title" if not bang else "marked `!` in the conventional title"
+    elif declared_breaking:
+        breaking_reason = "BREAKING CHANGE stated in the description"
+    else:
+        breaking_reason = "; ".join(inferred[:2])
+    breaking = declared_breaking or bool(inferred)
+    if declared_breaking and inferred:
+        breaking_reason += f" ({'; '.join(inferred[:2])})"
+    reverts, reverted_title = reverted_ref(description, pr.body) if kind == "revert" else (None, "")
+    text = f"{description}\n{cleaned[:4000]}"
+    importance, reasons = _importance(pr, kind, description, text, kinds, breaking, declared_breaking,
+                                      breaking_reason, config)
+    if kind == "revert":
+        reasons.append(f"reverts {'#' + str(reverts) if reverts else reverted_title or 'an earlier change'}")
+    points = textparse.key_points(cleaned)
+    fallback = description[:1].upper() + description[1:] if description else pr.title
+    revert_of = (f"#{reverts}" if reverts else f"“{reverted_title}”" if reverted_title else
+                 "an earlier change") if kind == "revert" else ""
+    risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=breaking, breaking_reason=breaking_reason,
+                   tagged_breaking=declared_breaking, revert_of=revert_of, registry=registry)
+    reviewers = list(dict.fromkeys(r.reviewer for r in pr.reviews if r.reviewer != pr.author))
+    refs = textparse.references(f"{pr.title}\n{pr.body}", own=pr.number)
+    if reverts and reverts not in refs:
+        refs = sorted([*refs, reverts])
     return ScoredPR(
-        number=pr.number, title=pr.title, url=pr.url, author=pr.author,
-        merged_at=pr.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        modules=modules_from_title(pr.title) or ["misc"], type=kind, breaking=breaking,
-        importance=importance, insight=insight, key=importance >= config.key_threshold,
-        summary=pr.title, key_points=[], risks=[Risk("breaking", "tagged [BREAKING]")] if breaking else [],
-        additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files,
-        scored_by="heuristic", files=[f.filename for f in pr.files],
+        number=pr.number, title=pr.title, url=pr.url, author=pr.author, merged_at=format_timestamp(pr.merged_at),
+        modules=_modules(pr, config, scope), type=kind, breaking=breaking, importance=importance,
+        insight=_insight(cleaned, points), key=importance >= config.key_threshold,
+        summary=textparse.summarize(cleaned, fallback), key_points=points, risks=risks,
+        additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files, scored_by="heuristic",
+        breaking_reason=breaking_reason if breaking else "", reasons=reasons, files=[f.filename for f in pr.files],
+        refs=refs, reverts=reverts, reviewers=reviewers, co_authors=list(pr.co_authors),
     )
-
-
-# Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
-ENGINE_VERSION = "engine-1"
 
 
 class Budget(Protocol):
@@ -58,9 +326,16 @@ class Scorer(Protocol):
 
 
 class HeuristicScorer:
+    """The engine as a Scorer; a registry client is made on first use when a repo turns check_registry on."""
+
     kind = "heuristic"
     model = None
     prompt_version = ENGINE_VERSION
 
+    def __init__(self, registry: Registry | None = None) -> None:
+        self.registry = registry
+
     def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
-        return score_pull(pr, config)
+        if config.check_registry and self.registry is None:
+            self.registry = Registry()
+        return score_pull(pr, config, self.registry if config.check_registry else None)

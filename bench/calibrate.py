@@ -1,0 +1,117 @@
+"""Calibrate the engine on real weeks: run it over every Monday–Sunday week of an export and print what it says.
+
+    python -m bench.calibrate [--data PATH] [--tz Asia/Shanghai] [--top 5] [--quiet]
+
+Per week: PR count, key count, average importance and insight, and the highest PRs
+with their scores and reasons; then the distribution over all weeks (importance
+histogram, key share, insight histogram, risk kinds, inferred breaking flags) and
+the time taken. Default data: ../shared/data/verl-project-verl/pulls.jsonl.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from prhub.analysis import build_report
+from prhub.config import RepoConfig
+from prhub.models import PullRequest, ScoredPR
+from prhub.period import Period
+from prhub.scoring import ENGINE_VERSION, score_pull
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+REPO = "verl-project/verl"
+
+
+def load(path: Path) -> list[PullRequest]:
+    with path.open(encoding="utf-8") as handle:
+        prs = [PullRequest.from_export(json.loads(line)) for line in handle if line.strip()]
+    return sorted(prs, key=lambda p: (p.merged_at, p.number))
+
+
+def weeks_of(prs: list[PullRequest], tz: str) -> list[Period]:
+    """Every Monday–Sunday week in `tz` from the first merge to the last."""
+    first = Period.last_complete_week(prs[0].merged_at + timedelta(days=7), tz)
+    last = Period.last_complete_week(prs[-1].merged_at + timedelta(days=7), tz)
+    weeks, week = [], first
+    while week.since <= last.since:
+        weeks.append(week)
+        week = Period(week.since + timedelta(days=7), week.until + timedelta(days=7), tz)
+    return weeks
+
+
+def run(prs: list[PullRequest], config: RepoConfig) -> tuple[list[tuple[Period, dict[str, Any]]], float, float]:
+    """(week, report) for every week with PRs, the seconds spent scoring and the seconds spent analysing."""
+    started = time.perf_counter()
+    scored: dict[int, ScoredPR] = {p.number: score_pull(p, config) for p in prs}
+    scoring_time = time.perf_counter() - started
+    history = [{**p.ref.to_dict(), "modules": scored[p.number].modules} for p in prs]
+    started = time.perf_counter()
+    reports = []
+    for week in weeks_of(prs, config.tz):
+        start, end = week.start_utc, week.end_utc
+        members = [scored[p.number] for p in prs if start <= p.merged_at < end]
+        if not members:
+            continue
+        report = build_report(members, [], week, config, history, "2026-01-01T00:00:00Z",
+                              {"kind": "heuristic", "model": None, "prompt_version": ENGINE_VERSION})
+        reports.append((week, report))
+    return reports, scoring_time, time.perf_counter() - started
+
+
+def histogram(values: list[float], width: int = 50) -> list[str]:
+    buckets = Counter(min(int(v), 9) for v in values)
+    top = max(buckets.values()) if buckets else 1
+    return [f"  {b:>2}–{b + 1:<2} {buckets[b]:>5}  {'#' * round(width * buckets[b] / top)}" for b in range(10)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--tz", default="Asia/Shanghai")
+    parser.add_argument("--top", type=int, default=5)
+    parser.add_argument("--quiet", action="store_true", help="only the distribution")
+    args = parser.parse_args(argv)
+    config = RepoConfig(repo=REPO, tz=args.tz)
+    prs = load(args.data)
+    reports, scoring_time, analysis_time = run(prs, config)
+    all_prs = [entry for _, report in reports for entry in report["prs"]]
+    if not args.quiet:
+        for week, report in reports:
+            s = report["stats"]
+            print(f"\n== {week.since} – {week.until}: {s['pr_count']} PRs, {s['key_pr_count']} key "
+                  f"({100 * s['key_pr_count'] / s['pr_count']:.0f}%), avg importance {s['avg_importance']}, "
+                  f"avg insight {s['avg_insight']}, clusters {len(report['clusters'])}, "
+                  f"reverts {len(report['reverts'])}")
+            for entry in report["prs"][:args.top]:
+                print(f"  {entry['importance']:>4} i{entry['insight']:<4} #{entry['number']:<5} {entry['title'][:80]}")
+                print(f"        {'; '.join(entry['reasons'])}")
+    shares = [r["stats"]["key_pr_count"] / r["stats"]["pr_count"] for _, r in reports]
+    typical = [share for (_, r), share in zip(reports, shares, strict=True) if r["stats"]["pr_count"] >= 10]
+    print(f"\n== all weeks: {len(reports)} weeks, {len(all_prs)} PRs, key threshold {config.key_threshold}")
+    print("importance histogram:")
+    print("\n".join(histogram([e["importance"] for e in all_prs])))
+    print("insight histogram:")
+    print("\n".join(histogram([e["insight"] for e in all_prs])))
+    imp = [e["importance"] for e in all_prs]
+    print(f"importance mean {statistics.mean(imp):.2f}, median {statistics.median(imp):.1f}, "
+          f"stdev {statistics.pstdev(imp):.2f}")
+    print(f"key share: overall {sum(e['key'] for e in all_prs) / len(all_prs):.0%}; per week median "
+          f"{statistics.median(shares):.0%}; weeks with 10+ PRs: median {statistics.median(typical):.0%}, "
+          f"{sum(0.5 <= s <= 0.67 for s in typical)}/{len(typical)} in 50–67%, "
+          f"{sum(0.4 <= s <= 0.75 for s in typical)}/{len(typical)} in 40–75%")
+    print("types:", dict(Counter(e["type"] for e in all_prs).most_common()))
+    print("risk kinds (PRs):", dict(Counter(r["kind"] for e in all_prs for r in e["risks"]).most_common()))
+    inferred = [e for e in all_prs if e["breaking"] and "tagged" not in e["breaking_reason"]]
+    print(f"breaking: {sum(e['breaking'] for e in all_prs)} PRs, {len(inferred)} inferred")
+    print(f"time: scoring {scoring_time:.2f} s ({1000 * scoring_time / len(prs):.2f} ms/PR), "
+          f"week analysis {analysis_time:.2f} s for {len(reports)} weeks")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""Per-PR risks, each with a detail a reviewer can act on.
+
+Kinds (report.json `risks[].kind`):
+  breaking          API/behaviour break, tagged or inferred (detail = why)
+  revert            the PR reverts an earlier one
+  dependency_pin    a dependency file pins a version (and, with the registry check, one that does not exist)
+  todo_left         TODO/FIXME/XXX markers added (from diff text)
+  large_change      more changed lines than config.large_change_lines
+  missing_tests     source code changed, no test file changed
+  title_convention  the title's module tag disagrees with the paths, or a breaking change lacks [BREAKING]
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prhub.changes import file_kind, is_lock, pins_in, todos_added
+from prhub.config import RepoConfig
+from prhub.models import FileChange, PullRequest, Risk
+from prhub.registry import Registry
+
+KINDS = ("breaking", "revert", "dependency_pin", "todo_left", "title_convention", "large_change", "missing_tests")
+
+# Module tags whose files are recognisable by path in any repository.
+TAG_PATHS: dict[str, tuple[str, ...]] = {
+    "doc": ("docs/", "doc/", ".md", ".rst", "readme"), "docs": ("docs/", "doc/", ".md", ".rst", "readme"),
+    "ci": (".github/", "ci/", ".pre-commit", "tests/", "docker", ".buildkite/", ".gitlab-ci"),
+    "test": ("tests/", "test"), "tests": ("tests/", "test"),
+    "docker": ("docker", "requirements", "setup.py", "pyproject.toml"),
+    "example": ("examples/", "example/", "scripts/"), "examples": ("examples/", "example/", "scripts/"),
+    "recipe": ("recipe",),
+}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | None:
+    source = [f for f in files if file_kind(f.filename, config.test_paths) == "source"]
+    tests = [f for f in files if file_kind(f.filename, config.test_paths) == "test"]
+    if not source or tests:
+        return None
+    lines = sum(f.changes for f in source)
+    return Risk("missing_tests", f"changes {_plural(len(source), 'source file')} ({lines} lines) but no test file")
+
+
+def dependency_pin(files: Sequence[FileChange], config: RepoConfig, registry: Registry | None) -> Risk | None:
+    deps = [f for f in files if file_kind(f.filename, config.test_paths) == "deps" and not is_lock(f.filename)
+            and f.status != "removed"]
+    if not deps:
+        return None
+    with_patch = [f for f in deps if f.patch is not None]
+    if not with_patch:
+        names = ", ".join(f.filename for f in deps[:3]) + (" …" if len(deps) > 3 else "")
+        return Risk("dependency_pin", f"changes dependency files ({names}); no diff text to read the versions from")
+    pins = [p for f in with_patch for p in pins_in(f)]
+    if not pins and len(with_patch) == len(deps):
+        return None  # the dependency files changed, but no version line did
+    missing: list[str] = []
+    if config.check_registry and registry is not None:
+        for pin in pins:
+            version = pin.exact_version
+            if not version or pin.ecosystem not in ("pypi", "npm"):
+                continue
+            if registry.exists(pin.ecosystem, pin.name, version) is False:
+                where = "PyPI" if pin.ecosystem == "pypi" else "npm"
+                missing.append(f"{pin} does not exist on {where}")
+    shown = ", ".join(sorted({str(p) for p in pins})[:6]) or "versions in files without diff text"
+    detail = f"pins {shown}"
+    if missing:
+        detail = "; ".join(missing) + f" ({detail})"
+    return Risk("dependency_pin", detail)
+
+
+def todo_left(files: Sequence[FileChange]) -> Risk | None:
+    found = todos_added(files)
+    if not found:
+        return None
+    first_file, first_line = found[0]
+    return Risk("todo_left", f"adds {_plural(len(found), 'TODO/FIXME marker')}, e.g. {first_file}: {first_line}")
+
+
+def large_change(pr: PullRequest, config: RepoConfig) -> Risk | None:
+    size = pr.additions + pr.deletions
+    if size < config.large_change_lines:
+        return None
+    return Risk("large_change", f"{size} changed lines (+{pr.additions}/−{pr.deletions}) in "
+                                f"{_plural(pr.changed_files, 'file')}; threshold {config.large_change_lines}")
+
+
+def tag_mismatch(tags: Sequence[str], files: Sequence[FileChange], config: RepoConfig) -> str:
+    """Why the title's module tags disagree with the touched paths, or '' when they agree or cannot be judged."""
+    paths = [f.filename.lower() for f in files]
+    if not tags or not paths:
+        return ""
+    mapped = {m.lower() for p, m in config.module_map.items() for path in paths if path.startswith(p.lower())}
+    judged = False
+    for tag in tags:
+        if tag in mapped or any(tag in path for path in paths):
+            return ""
+        hints = TAG_PATHS.get(tag)
+        known_in_map = tag in {m.lower() for m in config.module_map.values()}
+        if hints is None and not known_in_map:
+            continue  # a tag we cannot locate by path (e.g. "algo"): no judgement
+        judged = True
+        if hints and any(h in path for h in hints for path in paths):
+            return ""
+    if not judged:
+        return ""
+    return f"tagged [{', '.join(tags)}] but touches only {', '.join(sorted({p.split('/')[0] for p in paths})[:4])}"
+
+
+def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking: bool, breaking_reason: str,
+           tagged_breaking: bool, revert_of: str, registry: Registry | None = None) -> list[Risk]:
+    """Every risk of one PR, in KINDS order."""
+    found: list[Risk] = []
+    if breaking:
+        found.append(Risk("breaking", breaking_reason))
+    if revert_of:
+        found.append(Risk("revert", f"reverts {revert_of}"))
+    for risk in (dependency_pin(pr.files, config, registry), todo_left(pr.files)):
+        if risk:
+            found.append(risk)
+    convention = tag_mismatch(tags, pr.files, config)
+    if breaking and not tagged_breaking:
+        convention = "; ".join(filter(None, [convention, "breaking change without [BREAKING] in the title"]))
+    if convention:
+        found.append(Risk("title_convention", convention))
+    for risk in (large_change(pr, config), None if revert_of else missing_tests(pr.files, config)):
+        if risk:
+            found.append(risk)
+    return found
