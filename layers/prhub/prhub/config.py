@@ -49,7 +49,7 @@ class RepoConfig:
     language: str = "zh"
     source: str = "github"  # github | jsonl:PATH (local path or s3://bucket/key)
     scorer: str = "auto"  # auto | heuristic | llm
-    key_threshold: float = 5.0
+    key_threshold: float = 4.0  # engine scale: about half of a typical verl week (docs/calibration.md)
     module_map: dict[str, str] = field(default_factory=dict)  # path prefix -> module
     test_paths: tuple[str, ...] = ("tests/", "test/", "test_", "_test.py", "conftest.py")
     large_change_lines: int = 1000
