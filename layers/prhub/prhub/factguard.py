@@ -14,9 +14,11 @@ it attaches to items (`check_prs`):
    key or breaking flag.
 4. Counts of people: a numeral followed by authors/contributors ("7 authors",
    "7 位贡献者") must equal stats.authors or the number of new contributors.
-5. Every other quantity (integers, decimals, percentages, "3x") must appear in the
-   data: a numeric field anywhere in the report, the length of a list, or a numeral
-   inside one of its strings (titles, paths). A decimal written with d places matches
+5. Ratios ("38%", "3x") must appear as such in a string of the data (a PR title
+   announcing "2x faster"): the computed data holds no ratios, so any other is arithmetic.
+6. Every other quantity (integers, decimals) must appear in the data: a numeric
+   field anywhere in the report, the length of a list, or a numeral inside one of
+   its strings (titles, paths). A decimal written with d places matches
    a data value that rounds to it at d places (avg_importance 6.25 may be quoted as
    6.3); an integer matches only an integral value. Nothing is exempt, not even 1.
 
@@ -51,6 +53,10 @@ def _number(text: str) -> Decimal | None:
         return None
 
 
+def _suffix(text: str) -> str:
+    return "%" if text == "%" else "x"
+
+
 @dataclass
 class Facts:
     """What the week's data lets a narrative say."""
@@ -60,6 +66,7 @@ class Facts:
     pr_counts: set[int] = field(default_factory=set)
     people_counts: set[int] = field(default_factory=set)
     numbers: set[Decimal] = field(default_factory=set)
+    ratios: set[tuple[Decimal, str]] = field(default_factory=set)  # (value, "%" or "x") quoted in data strings
 
     @classmethod
     def from_report(cls, report: dict[str, Any]) -> Facts:
@@ -97,6 +104,8 @@ class Facts:
                 number = _number(m.group(1) + (m.group(2) or ""))
                 if number is not None:
                     self.numbers.add(number)
+                    if m.group(3):
+                        self.ratios.add((number, _suffix(m.group(3))))
         elif isinstance(value, dict):
             for k, v in value.items():
                 self._walk(v, str(k))
@@ -148,6 +157,9 @@ def check_text(text: str, facts: Facts) -> list[str]:
             if int(number) not in facts.people_counts:
                 errors.append(f"says {raw} authors/contributors, but the computed counts are "
                               f"{sorted(facts.people_counts)}")
+        elif m.group(3):
+            if (number, _suffix(m.group(3))) not in facts.ratios:
+                errors.append(f"quotes {raw}, a ratio the data does not state (do not compute numbers)")
         elif not facts.known(number):
             errors.append(f"quotes {raw}, which is not a number of the data (do not compute numbers)")
     return errors

@@ -24,6 +24,7 @@ import math
 import os
 import re
 import threading
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,7 +32,7 @@ import openai
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
-from prhub import narrative
+from prhub import narrative, secrets
 from prhub.config import RepoConfig
 from prhub.errors import InputError
 from prhub.factguard import Facts, check_prs, check_text
@@ -39,6 +40,7 @@ from prhub.models import PullRequest, Risk, ScoredPR
 from prhub.period import Period
 from prhub.prompting import estimate_tokens, pr_prompt, prompt_version, render, repair_message
 from prhub.scoring import Budget, HeuristicScorer, Scorer
+from prhub.secrets import SecretError
 
 logger = Logger(service="prhub", child=True)
 
@@ -46,6 +48,7 @@ DEFAULT_MODEL = "gpt-4o-mini"
 PR_TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "build", "chore", "revert")
 RISK_KINDS = ("missing_tests", "breaking", "revert", "dependency_pin", "todo_left", "large_change",
               "title_convention", "doc_mismatch", "security", "performance", "compatibility", "other")
+SECRET_RETRY = 300.0  # seconds before an unreadable key secret is tried again
 GUARD_POINTS = 3.0  # how far the model's score may stray from the engine's before it is capped
 PR_ANSWER_TOKENS = 1000
 NARRATIVE_ANSWER_TOKENS = 3000
@@ -117,17 +120,28 @@ class Endpoint:
         return f"Endpoint(base_url={self.base_url!r}, model={self.model!r})"
 
 
+_secret_failures: dict[str, tuple[float, str]] = {}  # name -> (when, why): not re-read for every PR
+
+
 def api_key(config: RepoConfig, env: dict[str, str] | None = None) -> str | None:
-    """OPENAI_API_KEY, else the secret named by config.llm.api_key_secret or LLM_API_KEY_SECRET, else None."""
+    """OPENAI_API_KEY, else the secret named by config.llm.api_key_secret or LLM_API_KEY_SECRET, else None.
+
+    The plain variable wins so a local run with a key works on a stack environment that names a secret;
+    an unreadable secret raises SecretError (remembered for SECRET_RETRY seconds, not fetched per PR)."""
     env = dict(os.environ if env is None else env)
     if env.get("OPENAI_API_KEY"):
         return env["OPENAI_API_KEY"]
-    secret_name = config.llm.api_key_secret or env.get("LLM_API_KEY_SECRET")
-    if secret_name:
-        from prhub.secrets import get_secret  # only deployments name a secret
-
-        return get_secret(secret_name) or None
-    return None
+    name = config.llm.api_key_secret or env.get("LLM_API_KEY_SECRET")
+    if not name:
+        return None
+    failed = _secret_failures.get(name)
+    if failed and time.monotonic() - failed[0] < SECRET_RETRY:
+        raise SecretError(failed[1])
+    try:
+        return secrets.llm_api_key(name, env=env)
+    except SecretError as exc:
+        _secret_failures[name] = (time.monotonic(), str(exc))
+        raise
 
 
 def resolve(config: RepoConfig, env: dict[str, str] | None = None) -> Endpoint | None:
@@ -408,10 +422,10 @@ def make_scorer(config: RepoConfig) -> Scorer:
         return HeuristicScorer()
     try:
         endpoint = resolve(config)
-    except Exception as exc:  # a named secret that cannot be read: loud for llm, the engine for auto
+    except SecretError as exc:  # a named secret that cannot be read: loud for llm, the engine for auto
         if config.scorer == "llm":
-            raise InputError(f"cannot read the LLM API key secret: {exc}") from exc
-        logger.warning("LLM API key secret unreadable, using the engine", extra={"error": str(exc)})
+            raise InputError(f"scorer llm needs an API key: {exc}") from exc
+        logger.debug("LLM API key secret unreadable, using the engine", extra={"error": str(exc)})
         endpoint = None
     if endpoint is None:
         if config.scorer == "llm":
@@ -500,8 +514,8 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
     if chat is None and config.scorer != "heuristic":
         try:
             endpoint = resolve(config)
-        except Exception as exc:  # the scorer already reported an unreadable secret
-            logger.warning("LLM API key secret unreadable, engine narrative", extra={"error": str(exc)})
+        except SecretError as exc:  # make_scorer already decided on the engine for this run
+            logger.info("LLM API key secret unreadable, engine narrative", extra={"error": str(exc)})
             endpoint = None
         chat = chat_model(endpoint) if endpoint else None
     if chat is not None:
