@@ -11,6 +11,7 @@ import boto3
 import pytest
 import yaml
 from moto import mock_aws
+from prhub import aws
 from prhub.github import CachedResponse, DynamoEtagCache, GitHubSource
 
 from tests.fakes import FakeGitHub
@@ -52,6 +53,20 @@ def test_bodies_too_big_for_an_item_are_skipped_not_failed(table: Any, caplog: p
     cache.put("big", CachedResponse("e", noise, ""))
     assert cache.get("big") is None
     assert "write failed" not in caplog.text  # skipped before DynamoDB had to refuse it
+
+
+def test_the_stack_cache_table_is_the_default_when_named(table: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CACHE_TABLE", table.name)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    aws.reset()
+    try:
+        with FakeGitHub(week_pulls(2), REPO) as gh:
+            url = gh.url
+            fetch_all(GitHubSource(token="t", api_url=url))
+    finally:
+        aws.reset()
+    keys = [item["key"] for item in table.scan()["Items"]]
+    assert keys and all(key.startswith("etag#" + url) for key in keys)
 
 
 def test_a_new_worker_reuses_the_shared_cache_and_pays_only_304s(table: Any) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -61,7 +62,7 @@ def week_pulls(count: int = 12) -> list[PullRequest]:
 def source_for(gh: FakeGitHub, clock: FakeClock | None = None, **options: object) -> GitHubSource:
     clock = clock or FakeClock()
     defaults: dict[str, object] = {"token": "t0ken", "api_url": gh.url, "sleep": clock.sleep, "clock": clock,
-                                   "timeout": 2.0}
+                                   "timeout": 2.0, "etag_cache": MemoryEtagCache(), "max_wait": math.inf}
     return GitHubSource(**{**defaults, **options})  # type: ignore[arg-type]
 
 
@@ -209,6 +210,19 @@ def test_exhausted_limit_with_a_short_deadline_hands_the_work_back_past_the_rese
             source.get(REPO, refs[0])
     assert 900 < caught.value.retry_after <= 900 + 30
     assert clock.sleeps == []  # it did not sleep on the worker's time
+
+
+def test_without_a_deadline_only_short_waits_are_slept() -> None:
+    clock = FakeClock()
+    with FakeGitHub(week_pulls(3), REPO, clock=clock) as gh:
+        source = source_for(gh, clock, max_wait=60.0)
+        refs = source.list_merged(REPO, WEEK)
+        gh.inject("exhausted", path="/pulls/", reset_in=30)
+        source.get(REPO, refs[0])
+        gh.inject("exhausted", path="/pulls/", reset_in=900)
+        with pytest.raises(RetryLater):
+            source.get(REPO, refs[1])
+    assert clock.sleeps == [pytest.approx(30, abs=1)]
 
 
 def test_retry_after_beyond_the_deadline_hands_the_work_back() -> None:

@@ -36,6 +36,7 @@ from urllib.parse import urlencode
 
 import requests
 
+from prhub import aws, secrets
 from prhub.errors import RetryLater, SourceError
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, parse_timestamp, zone
@@ -107,10 +108,14 @@ class DynamoEtagCache:
 
     def __init__(self, table: Any, key_name: str = "key", prefix: str = "etag#",
                  clock: Callable[[], float] = time.time) -> None:
-        self.table = table
+        self._table = table  # a Table resource, or a table name resolved per thread (resources are not thread-safe)
         self.key_name = key_name
         self.prefix = prefix
         self.clock = clock
+
+    @property
+    def table(self) -> Any:
+        return aws.resource("dynamodb").Table(self._table) if isinstance(self._table, str) else self._table
 
     def get(self, key: str) -> CachedResponse | None:
         try:
@@ -160,23 +165,20 @@ def parse_link(header: str) -> dict[str, str]:
 
 def resolve_token(token: str | None = None, env: dict[str, str] | None = None) -> str | None:
     """The token argument, else the secret named by GITHUB_TOKEN_SECRET, else GITHUB_TOKEN, else None."""
-    if token:
-        return token
-    env = dict(os.environ if env is None else env)
-    secret_name = env.get("GITHUB_TOKEN_SECRET")
-    if secret_name:
-        from prhub.secrets import get_secret  # only deployments name a secret
-
-        return get_secret(secret_name)
-    return env.get("GITHUB_TOKEN") or None
+    return token or secrets.github_token(env=env)
 
 
 class GitHubSource:
     """The GitHub REST API as a prhub Source.
 
     `deadline` returns the seconds the caller has left (e.g. Lambda's remaining
-    time); None means the caller can wait for a rate-limit reset. It is a public
-    attribute so a long-lived source can follow each invocation's deadline.
+    time); a wait longer than that raises RetryLater instead. Without one, waits
+    up to `max_wait` seconds are slept (pass math.inf to always wait, as a CLI
+    export may). It is a public attribute so a long-lived source can follow each
+    invocation's deadline.
+
+    The ETag cache defaults to the stack's CacheTable when CACHE_TABLE is set (all
+    workers and runs share it), else to memory.
     """
 
     def __init__(
@@ -192,6 +194,7 @@ class GitHubSource:
         rng: Callable[[], float] = random.random,
         max_tries: int = 5,
         timeout: float = 30.0,
+        max_wait: float = 60.0,
         co_authors: bool = True,
         backoff_base: float = 1.0,
         backoff_cap: float = 30.0,
@@ -201,13 +204,17 @@ class GitHubSource:
         self.token = resolve_token(token)
         if not self.token:
             log.warning("no GitHub token: anonymous access is limited to 60 requests an hour (set GITHUB_TOKEN)")
-        self.etag_cache: EtagCache = etag_cache if etag_cache is not None else MemoryEtagCache()
+        if etag_cache is None:
+            table = os.environ.get("CACHE_TABLE")
+            etag_cache = DynamoEtagCache(table) if table else MemoryEtagCache()
+        self.etag_cache: EtagCache = etag_cache
         self.deadline = deadline
         self.sleep = sleep
         self.clock = clock
         self.rng = rng
         self.max_tries = max_tries
         self.timeout = timeout
+        self.max_wait = max_wait
         self.co_authors = co_authors  # one more request per PR: the merge commit's Co-authored-by trailers
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
@@ -239,7 +246,7 @@ class GitHubSource:
         return f"{url}?{urlencode(sorted(params.items()))}" if params else url
 
     def _time_left(self) -> float:
-        return math.inf if self.deadline is None else self.deadline()
+        return self.max_wait if self.deadline is None else self.deadline()
 
     def _wait(self, seconds: float, why: str) -> None:
         """Sleep `seconds` if the caller's deadline allows, else hand the work back with RetryLater."""
