@@ -1,8 +1,18 @@
-"""The week's narrative written by the engine, in the report's language (placeholder).
+"""The week's narrative written by the engine, in the report's language (zh or en).
 
-Contract: `title(repo, period, lang) -> str` and
-`write(report) -> dict` with summary, highlights[{text, prs}], key_changes[{theme, text, prs}],
-suggestions[str]; every number quoted comes from `report`.
+Contract: `title(repo, period, lang) -> str` and `write(report) -> dict` with
+
+    summary              str (paragraphs separated by a blank line)
+    highlights           [{text, prs}]        the most important key PRs
+    key_changes          [{theme, text, prs}] related-PR clusters, then the busiest modules
+    trend_notes          [{text, prs}]        modules rising, fading or new against the 4-week baseline
+    risk_notes           [{text, prs}]        one per risk kind
+    relation_notes       [{text, prs}]        revert chains
+    suggestions          [str]                what the maintainers could do next
+
+The same sections the LLM writes (prhub.llm.SECTIONS), so the model falls back
+per section. Every number quoted comes from `report`; PR titles and summaries
+are quoted as data (renderers escape them).
 """
 from __future__ import annotations
 
@@ -11,6 +21,24 @@ from typing import Any
 from prhub.period import Period
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+HIGHLIGHTS = 5
+KEY_CHANGES = 6
+
+RISK_TEXT = {
+    "zh": {
+        "breaking": "破坏性变更", "revert": "回滚", "dependency_pin": "依赖版本变更", "todo_left": "新增 TODO/FIXME",
+        "large_change": "超大改动", "missing_tests": "改了源码但没有改测试", "title_convention": "标题规范问题",
+        "doc_mismatch": "文档与代码不符",
+    },
+    "en": {
+        "breaking": "breaking changes", "revert": "reverts", "dependency_pin": "dependency pins",
+        "todo_left": "new TODO/FIXME markers", "large_change": "very large changes",
+        "missing_tests": "source changes without test changes", "title_convention": "title convention problems",
+        "doc_mismatch": "docs out of step with code",
+    },
+}
+TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
+               "en": {"rising": "rising", "fading": "fading", "new": "new"}}
 
 
 def title(repo: str, period: Period, lang: str) -> str:
@@ -26,10 +54,203 @@ def title(repo: str, period: Period, lang: str) -> str:
     return f"{repo} report, {s.isoformat()} to {u.isoformat()}"
 
 
+def _refs(numbers: list[int], limit: int = 6) -> str:
+    shown = ", ".join(f"#{n}" for n in numbers[:limit])
+    return shown + (" …" if len(numbers) > limit else "")
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def _highlights(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
+    key = [p for p in report["prs"] if p["key"]][:HIGHLIGHTS]  # prs[] is sorted by importance
+    items = []
+    for p in key:
+        summary = p["summary"] if p["summary"] and p["summary"] != p["title"] else ""
+        flags = []
+        if p["breaking"]:
+            flags.append("破坏性变更" if zh else "breaking")
+        if p["type"] == "revert":
+            flags.append("回滚" if zh else "revert")
+        flag = f"[{'/'.join(flags)}] " if flags else ""
+        if zh:
+            text = f"{flag}#{p['number']} {_short(p['title'])}（重要性 {_fmt(p['importance'])}）"
+            text += f"：{_short(summary, 160)}" if summary else ""
+        else:
+            text = f"{flag}#{p['number']} {_short(p['title'])} (importance {_fmt(p['importance'])})"
+            text += f": {_short(summary, 160)}" if summary else ""
+        items.append({"text": text, "prs": [p["number"]]})
+    return items
+
+
+def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
+    by_number = {p["number"]: p for p in report["prs"]}
+    changes: list[dict[str, Any]] = []
+    covered: set[int] = set()
+    for cluster in report["clusters"][:KEY_CHANGES]:
+        members = [by_number[n] for n in cluster["prs"] if n in by_number]
+        lead = max(members, key=lambda p: (p["importance"], -p["number"]))
+        n = len(members)
+        if zh:
+            text = f"{n} 个相关 PR（{_refs(cluster['prs'])}），以 #{lead['number']} {_short(lead['title'], 70)} 为主"
+        else:
+            text = f"{n} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']} {_short(lead['title'], 70)}"
+        changes.append({"theme": cluster["title"], "text": text, "prs": list(cluster["prs"])})
+        covered.update(cluster["prs"])
+    for module in report["modules"]:
+        if len(changes) >= KEY_CHANGES:
+            break
+        rest = [n for n in module["prs"] if n not in covered]
+        if module["pr_count"] < 2 or len(rest) < 2:
+            continue
+        key = [n for n in rest if by_number.get(n, {}).get("key")]
+        if zh:
+            text = f"{module['name']} 模块本周 {module['pr_count']} 个 PR，其中关键 {len(key)} 个：{_refs(rest)}"
+        else:
+            text = f"{module['pr_count']} PRs in {module['name']}, {len(key)} of them key: {_refs(rest)}"
+        changes.append({"theme": module["name"], "text": text, "prs": rest})
+        covered.update(rest)
+    return changes
+
+
+def _trend_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
+    notes = []
+    words = TREND_WORDS["zh" if zh else "en"]
+    for module in report["modules"]:
+        trend = module.get("trend")
+        if trend not in ("rising", "fading", "new"):
+            continue
+        if trend == "new" and module["pr_count"] < 2:
+            continue  # one PR in a module unseen for a month is not a trend
+        base = _fmt(module.get("baseline", 0))
+        if zh:
+            text = (f"{module['name']}：本周 {module['pr_count']} 个 PR，前 4 周平均每周 {base} 个（{words[trend]}）")
+        else:
+            text = (f"{module['name']}: {module['pr_count']} PRs this week vs {base}/week over the previous 4 "
+                    f"({words[trend]})")
+        notes.append({"text": text, "prs": list(module["prs"])})
+    return notes[:5]
+
+
+def _risk_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
+    names = RISK_TEXT["zh" if zh else "en"]
+    notes = []
+    for risk in report["risks"]:
+        label = names.get(risk["kind"], risk["kind"])
+        items = risk.get("items") or []
+        example = f"{items[0]['detail']}" if items else risk["detail"]
+        if zh:
+            text = (f"{label}：{len(risk['prs'])} 个 PR（{_refs(risk['prs'])}），"
+                    f"例如 #{risk['prs'][0]}：{_short(example, 120)}")
+        else:
+            count = f"{len(risk['prs'])} PR{'s' if len(risk['prs']) != 1 else ''}"
+            text = f"{label}: {count} ({_refs(risk['prs'])}), e.g. #{risk['prs'][0]}: {_short(example, 120)}"
+        notes.append({"text": text, "prs": list(risk["prs"])})
+    return notes
+
+
+def _relation_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
+    notes = []
+    for chain in report["reverts"]:
+        prs = [n for n in (chain["reverts"], chain["pr"], chain["relanded_by"]) if n]
+        target = f"#{chain['reverts']}" if chain["reverts"] else f"“{_short(chain['title'], 60)}”"
+        if zh:
+            text = f"#{chain['pr']} 回滚了 {target}"
+            text += f"，随后由 #{chain['relanded_by']} 重新合入" if chain["relanded_by"] else "，尚未重新合入"
+        else:
+            text = f"#{chain['pr']} reverts {target}"
+            text += f", re-landed by #{chain['relanded_by']}" if chain["relanded_by"] else ", not re-landed yet"
+        notes.append({"text": text, "prs": prs})
+    return notes
+
+
+def _suggestions(report: dict[str, Any], zh: bool) -> list[str]:
+    risks = {r["kind"]: r["prs"] for r in report["risks"]}
+    key = {p["number"] for p in report["prs"] if p["key"]}
+    out: list[str] = []
+    if risks.get("breaking"):
+        out.append(f"升级前请阅读破坏性变更 {_refs(risks['breaking'])}，并在发布说明中写明迁移方式。" if zh else
+                   f"Read the breaking changes {_refs(risks['breaking'])} before upgrading and note the migration "
+                   "in the release notes.")
+    open_reverts = [c["pr"] for c in report["reverts"] if not c["relanded_by"]]
+    if open_reverts:
+        out.append(f"跟进被回滚且尚未重新合入的改动（{_refs(open_reverts)}）。" if zh else
+                   f"Follow up the reverted changes not re-landed yet ({_refs(open_reverts)}).")
+    untested_key = [n for n in risks.get("missing_tests", []) if n in key]
+    if untested_key:
+        out.append(f"为没有测试的关键 PR 补充测试：{_refs(untested_key)}。" if zh else
+                   f"Add tests for key PRs merged without any: {_refs(untested_key)}.")
+    if risks.get("dependency_pin"):
+        out.append(f"核对依赖版本变更（{_refs(risks['dependency_pin'])}）与部署镜像是否一致。" if zh else
+                   f"Check the dependency changes ({_refs(risks['dependency_pin'])}) against the deployed images.")
+    if risks.get("todo_left"):
+        out.append(f"为新增的 TODO/FIXME 建立 issue 跟踪（{_refs(risks['todo_left'])}）。" if zh else
+                   f"Track the new TODO/FIXME markers in issues ({_refs(risks['todo_left'])}).")
+    if risks.get("title_convention"):
+        out.append(f"提醒作者按规范书写标题标签（{_refs(risks['title_convention'])}）。" if zh else
+                   f"Remind authors of the title convention ({_refs(risks['title_convention'])}).")
+    rising = [m["name"] for m in report["modules"] if m.get("trend") == "rising"]
+    if rising:
+        out.append(f"关注活跃度上升的模块：{'、'.join(rising[:3])}。" if zh else
+                   f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
+    newcomers = report["stats"].get("new_contributors") or []
+    if newcomers:
+        out.append(f"欢迎 {len(newcomers)} 位首次贡献者。" if zh else
+                   f"Welcome the {len(newcomers)} first-time contributor{'s' if len(newcomers) != 1 else ''}.")
+    return out[:5]
+
+
+def _summary(report: dict[str, Any], zh: bool) -> str:
+    s = report["stats"]
+    n, key = s["pr_count"], s["key_pr_count"]
+    if n == 0:
+        return "本期没有合并的 PR。" if zh else "No pull requests were merged in this period."
+    lead = [p for p in report["prs"] if p["key"]][:2]
+    busiest = [m["name"] for m in report["modules"] if m["pr_count"]][:3]
+    breaking = sum(1 for p in report["prs"] if p["breaking"])
+    reverts = len(report["reverts"])
+    if zh:
+        first = (f"本期合并 {n} 个 PR，其中关键 PR {key} 个，来自 {s['authors']} 位作者"
+                 f"（新贡献者 {len(s['new_contributors'])} 位），共 +{s['additions']}/−{s['deletions']} 行；"
+                 f"平均重要性 {s['avg_importance']:.1f}，平均信息量 {s['avg_insight']:.1f}。")
+        second = []
+        if busiest:
+            second.append(f"最活跃的模块是 {'、'.join(busiest)}")
+        if lead:
+            second.append("最值得关注的是 " + "、".join(f"#{p['number']} {_short(p['title'], 60)}" for p in lead))
+        if breaking or reverts:
+            second.append(f"包含 {breaking} 个破坏性变更、{reverts} 条回滚记录")
+        return first + ("\n\n" + "；".join(second) + "。" if second else "")
+    first = (f"{n} PRs were merged, {key} of them key, by {s['authors']} authors "
+             f"({len(s['new_contributors'])} first-time), +{s['additions']}/−{s['deletions']} lines; "
+             f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
+    second = []
+    if busiest:
+        second.append(f"The busiest modules were {', '.join(busiest)}")
+    if lead:
+        second.append("the changes to read first are " + " and ".join(f"#{p['number']} {_short(p['title'], 60)}"
+                                                                      for p in lead))
+    if breaking or reverts:
+        second.append(f"{breaking} breaking change{'s' if breaking != 1 else ''} and {reverts} "
+                      f"revert chain{'s' if reverts != 1 else ''} need attention")
+    return first + ("\n\n" + "; ".join(second) + "." if second else "")
+
+
 def write(report: dict[str, Any]) -> dict[str, Any]:
-    stats = report["stats"]
-    if report["language"] == "zh":
-        summary = f"本期共合并 {stats['pr_count']} 个 PR，其中关键 PR {stats['key_pr_count']} 个。"
-    else:
-        summary = f"{stats['pr_count']} PRs were merged, {stats['key_pr_count']} of them key."
-    return {"summary": summary, "highlights": [], "key_changes": [], "suggestions": []}
+    """The engine's narrative sections for `report` (see the module docstring)."""
+    zh = report.get("language", "zh") == "zh"
+    return {
+        "summary": _summary(report, zh),
+        "highlights": _highlights(report, zh),
+        "key_changes": _key_changes(report, zh),
+        "trend_notes": _trend_notes(report, zh),
+        "risk_notes": _risk_notes(report, zh),
+        "relation_notes": _relation_notes(report, zh),
+        "suggestions": _suggestions(report, zh),
+    }

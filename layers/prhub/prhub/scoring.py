@@ -88,12 +88,25 @@ def _tags(title: str) -> list[str]:
 
 
 def modules_from_title(title: str) -> list[str]:
-    """Module tags of a `[BREAKING][megatron, fsdp] fix: ...` title, lower case, in order, without BREAKING."""
+    """Module tags of a `[BREAKING][megatron, fsdp] fix: ...` title, lower case, in order, without BREAKING.
+
+    A revert (`Revert "[fsdp] fix: ..."`) belongs to the modules of the change it reverts.
+    """
+    tags = _tags(title)
+    if not modules_of(tags) and (revert := REVERT_TITLE.match(parse_title(title)[0])):
+        tags = _tags(revert.group(1))
+    return modules_of(tags)
+
+
+def modules_of(tags: list[str]) -> list[str]:
+    """Module names in title tags; `[1/N]`, `[WIP]` and the like are not modules."""
     mods: list[str] = []
-    for tag in _tags(title):
+    for tag in tags:
+        if re.fullmatch(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc)\s*", tag, re.IGNORECASE):
+            continue
         for part in re.split(r"[,，/]", tag):
             name = part.strip().lower()
-            if name and name != "breaking" and not re.fullmatch(r"\d+/n|wip|draft|rfc", name) and name not in mods:
+            if name and name != "breaking" and name not in mods:
                 mods.append(name)
     return mods
 
