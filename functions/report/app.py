@@ -1,0 +1,26 @@
+"""ReportFunction: SQS {run_id} -> one published report; {"sweep": true, "older_than_minutes": N} finishes
+stuck runs."""
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from prhub import flow
+
+logger = Logger()
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    deps = flow.Deps.from_env(lambda_context=context)
+    if isinstance(event, dict) and "Records" not in event:
+        # The sweep schedule invokes the function directly.
+        return flow.report_message(event, deps)
+
+    def record_handler(record: SQSRecord) -> dict[str, Any]:
+        return flow.report_message(record.json_body, deps)
+
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -1,0 +1,132 @@
+"""`prhub`: weekly pull-request reports.
+
+Each subcommand is a short wrapper around a library function; its docstring is
+its help text. Add one by writing `cmd_<name>(args)` and registering its parser
+in `build_parser`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from prhub.errors import InputError, PrhubError, SourceError
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Report a repository's merged PRs through the real serverless flow, on an embedded AWS.
+
+    With no flags: the bundled sample (a fictional repository's week). Dates are
+    inclusive, in --tz; without them, the last complete Monday-Sunday week.
+    """
+    from prhub import local
+
+    config_text = None
+    if args.config:
+        try:
+            config_text = Path(args.config).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read --config {args.config}: {exc.strerror}") from exc
+    result = local.run_pipeline(
+        repo=args.repo, since=args.since, until=args.until, tz=args.tz, source=args.source, scorer=args.scorer,
+        lang=args.lang, out=args.out, state=None if args.endpoint_url else args.state,
+        endpoint_url=args.endpoint_url, config_text=config_text, workers=args.workers)
+    for name in ("report.md", "report.pdf", "report.json", "index.html"):
+        print(result.paths[name])
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a range's merged PRs from the GitHub API in the export format (one JSON per line) to stdout.
+
+    Uses GITHUB_API_URL and GITHUB_TOKEN; dates are inclusive, in --tz. The
+    output is what `prhub run --source jsonl:FILE` reads: snapshot once, report offline.
+    """
+    import math
+
+    from prhub import github
+    from prhub.config import check_repo
+    from prhub.period import Period
+
+    period = Period.parse(args.since, args.until, args.tz)
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(encoding="utf-8")  # titles are often Chinese, whatever the locale
+    count = github.export(check_repo(args.repo), period, sys.stdout, github.GitHubSource(max_wait=math.inf))
+    print(f"prhub: exported {count} PRs of {args.repo} merged {period.since}..{period.until} ({period.tz})",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve a site directory on localhost, mapping /path/ to /path/index.html as CloudFront does."""
+    from prhub import site
+
+    if not Path(args.directory).is_dir():
+        raise InputError(f"{args.directory} is not a directory (run `prhub run` first)")
+    site.serve(args.directory, args.host, args.port)  # type: ignore[attr-defined]
+    return 0
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="prhub", description=(__doc__ or "").splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+        doc = func.__doc__ or ""
+        sub = commands.add_parser(name, help=doc.splitlines()[0], description=doc,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.set_defaults(func=func)
+        return sub
+
+    run = add("run", cmd_run)
+    run.add_argument("--repo", metavar="OWNER/NAME", help="repository (default: the bundled sample)")
+    run.add_argument("--since", metavar="DATE", help="first day, YYYY-MM-DD (inclusive)")
+    run.add_argument("--until", metavar="DATE", help="last day, YYYY-MM-DD (inclusive)")
+    run.add_argument("--tz", metavar="ZONE", help="IANA time zone of the dates (default: the repository's)")
+    run.add_argument("--source", metavar="SPEC", help="github or jsonl:PATH (default: the repository's)")
+    run.add_argument("--scorer", choices=("auto", "heuristic", "llm"), help="who scores the PRs (default: auto)")
+    run.add_argument("--lang", choices=("zh", "en"), help="report language (default: the repository's, zh)")
+    run.add_argument("--out", default="site", metavar="DIR", help="where the site is copied (default: ./site)")
+    run.add_argument("--state", default=".prhub/state", metavar="DIR",
+                     help="embedded AWS state kept between runs (default: .prhub/state)")
+    run.add_argument("--endpoint-url", metavar="URL", help="use this AWS endpoint instead of the embedded one")
+    run.add_argument("--config", metavar="FILE", help="watch list JSON (as in the deployed SSM parameter)")
+    run.add_argument("--workers", type=_positive, default=4, metavar="N", help="score workers (default: 4)")
+
+    export = add("export", cmd_export)
+    export.add_argument("--repo", required=True, metavar="OWNER/NAME", help="repository")
+    export.add_argument("--since", required=True, metavar="DATE", help="first day, YYYY-MM-DD (inclusive)")
+    export.add_argument("--until", required=True, metavar="DATE", help="last day, YYYY-MM-DD (inclusive)")
+    export.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA time zone of the dates (default: UTC)")
+
+    serve = add("serve", cmd_serve)
+    serve.add_argument("directory", nargs="?", default="site", metavar="DIR", help="site directory (default: ./site)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (InputError, SourceError) as exc:
+        print(f"prhub: {exc}", file=sys.stderr)
+        return 2
+    except PrhubError as exc:
+        print(f"prhub: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+"""DynamoDB adapters: runs, per-PR results, the score cache and the repository history.
+
+One `Store` wraps a low-level DynamoDB client (handed in, so moto, LocalStack
+and AWS need no code change) and the table names from `Settings`. The
+guarantees of the flow live here as conditional writes:
+
+- a result is stored and counted in ONE transaction whose Put carries
+  `attribute_not_exists(number)`, so a redelivered message changes nothing;
+- `claim_report` sets `report_requested` only if absent, so exactly one
+  worker (or sweep) wins the right to ask for the report.
+
+Results and cache entries are gzip-compressed JSON in a Binary attribute: a
+3,000-file PR stays far below DynamoDB's 400 KB item limit.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
+from botocore.exceptions import ClientError
+
+from prhub.config import RepoConfig, Settings
+from prhub.models import PullRef, ScoredPR
+from prhub.period import Period
+
+RUN_TTL_DAYS = 90
+CACHE_TTL_DAYS = 90
+DAY = 86_400
+
+_ser = TypeSerializer()
+_de = TypeDeserializer()
+
+
+def to_item(values: dict[str, Any]) -> dict[str, Any]:
+    """Python values -> DynamoDB attribute values (floats are not allowed by DynamoDB: callers pass JSON text)."""
+    return {k: _ser.serialize(v) for k, v in values.items() if v is not None}
+
+
+def from_item(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: _plain(_de.deserialize(v)) for k, v in item.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Binary):
+        return bytes(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, set):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def pack(data: Any) -> bytes:
+    return gzip.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), mtime=0)
+
+
+def unpack(blob: bytes) -> Any:
+    return json.loads(gzip.decompress(blob))
+
+
+def _condition_failed(exc: ClientError) -> bool:
+    code = exc.response.get("Error", {}).get("Code", "")
+    if code == "ConditionalCheckFailedException":
+        return True
+    if code == "TransactionCanceledException":
+        reasons = exc.response.get("CancellationReasons") or []
+        # moto may omit the reasons; the message names the condition in both cases.
+        return any(r.get("Code") == "ConditionalCheckFailed" for r in reasons) or (
+            "ConditionalCheckFailed" in str(exc))
+    return False
+
+
+@dataclass
+class Run:
+    """The run item: what plan decided and how far the workers got."""
+
+    run_id: str
+    repo: str
+    period: Period
+    config: RepoConfig
+    source: str
+    expected: int
+    refs: list[int]
+    status: str = "scoring"
+    done: int = 0
+    failed: int = 0
+    tokens_used: int = 0
+    created_at: str = ""
+    updated_at: int = 0  # epoch seconds of the last progress, for the sweep
+    report_requested: int | None = None
+    report_key: str | None = None
+    reported_at: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return self.done + self.failed >= self.expected
+
+    @classmethod
+    def from_item(cls, data: dict[str, Any]) -> Run:
+        return cls(
+            run_id=data["run_id"], repo=data["repo"], period=Period.from_dict(data["period"]),
+            config=RepoConfig.from_dict(json.loads(data["config"])), source=data["source"],
+            expected=int(data["expected"]), refs=[int(n) for n in data.get("refs", [])],
+            status=data.get("status", "scoring"), done=int(data.get("done", 0)), failed=int(data.get("failed", 0)),
+            tokens_used=int(data.get("tokens_used", 0)), created_at=data.get("created_at", ""),
+            updated_at=int(data.get("updated_at", 0)), report_requested=data.get("report_requested"),
+            report_key=data.get("report_key"), reported_at=data.get("reported_at"),
+        )
+
+
+@dataclass
+class Result:
+    number: int
+    status: str  # scored | failed
+    scored: ScoredPR | None
+    reason: str = ""
+    cached: bool = False
+
+
+class Store:
+    """The four tables of the flow behind one small interface."""
+
+    def __init__(self, dynamodb: Any, settings: Settings) -> None:
+        self.db = dynamodb
+        self.settings = settings
+
+    # -- runs ---------------------------------------------------------------
+    def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
+                   now: int, created_at: str) -> bool:
+        """Write the run item; False when a run with this id exists (a redelivered schedule)."""
+        item = {
+            "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
+            "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source,
+            "expected": len(refs), "refs": [r.number for r in refs], "status": "scoring",
+            "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
+            "expires_at": now + RUN_TTL_DAYS * DAY,
+        }
+        try:
+            self.db.put_item(TableName=self.settings.runs_table, Item=to_item(item),
+                             ConditionExpression="attribute_not_exists(run_id)")
+        except ClientError as exc:
+            if _condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def get_run(self, run_id: str, consistent: bool = True) -> Run | None:
+        answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                                  ConsistentRead=consistent)
+        return Run.from_item(from_item(answer["Item"])) if "Item" in answer else None
+
+    def open_runs(self) -> Iterator[Run]:
+        """Every run not yet reported (a scan: runs are few and expire)."""
+        for page in self.db.get_paginator("scan").paginate(
+                TableName=self.settings.runs_table, FilterExpression="#s <> :r",
+                ExpressionAttributeNames={"#s": "status"}, ExpressionAttributeValues=to_item({":r": "reported"})):
+            for item in page.get("Items", []):
+                yield Run.from_item(from_item(item))
+
+    def claim_report(self, run_id: str, now: int) -> bool:
+        """Exactly one caller wins: SET report_requested only if absent."""
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="SET report_requested = :now",
+                ConditionExpression="attribute_exists(run_id) AND attribute_not_exists(report_requested)",
+                ExpressionAttributeValues=to_item({":now": now}))
+        except ClientError as exc:
+            if _condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int) -> None:
+        self.db.update_item(
+            TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+            UpdateExpression="SET #s = :s, report_key = :k, reported_at = :t, updated_at = :now",
+            ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues=to_item({":s": "reported", ":k": report_key, ":t": reported_at, ":now": now}))
+
+    def spend_tokens(self, run_id: str, tokens: int) -> None:
+        self.db.update_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                            UpdateExpression="ADD tokens_used :n", ExpressionAttributeValues=to_item({":n": tokens}))
+
+    # -- results ------------------------------------------------------------
+    def _count_in_run(self, run_id: str, counter: str, now: int) -> dict[str, Any]:
+        return {"Update": {
+            "TableName": self.settings.runs_table, "Key": to_item({"run_id": run_id}),
+            "UpdateExpression": f"ADD {counter} :one SET updated_at = :now",
+            "ExpressionAttributeValues": to_item({":one": 1, ":now": now})}}
+
+    def _put_once(self, item: dict[str, Any], run_id: str, counter: str, now: int) -> bool:
+        try:
+            self.db.transact_write_items(TransactItems=[
+                {"Put": {"TableName": self.settings.results_table, "Item": to_item(item),
+                         "ConditionExpression": "attribute_not_exists(#n)",
+                         "ExpressionAttributeNames": {"#n": "number"}}},
+                self._count_in_run(run_id, counter, now),
+            ])
+        except ClientError as exc:
+            if _condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False) -> bool:
+        """Store the result and ADD done 1 atomically; False (and nothing changed) for a duplicate."""
+        item = {"run_id": run_id, "number": scored.number, "status": "scored", "data": pack(scored.to_dict()),
+                "scored_by": scored.scored_by, "cached": cached, "expires_at": now + RUN_TTL_DAYS * DAY}
+        return self._put_once(item, run_id, "done", now)
+
+    def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool:
+        """Record a PR that cannot be scored and ADD failed 1 atomically; False for a duplicate."""
+        item = {"run_id": run_id, "number": number, "status": "failed", "reason": reason[:1000],
+                "expires_at": now + RUN_TTL_DAYS * DAY}
+        return self._put_once(item, run_id, "failed", now)
+
+    def results(self, run_id: str) -> list[Result]:
+        out = []
+        for page in self.db.get_paginator("query").paginate(
+                TableName=self.settings.results_table, KeyConditionExpression="run_id = :r",
+                ExpressionAttributeValues=to_item({":r": run_id}), ConsistentRead=True):
+            for raw in page.get("Items", []):
+                item = from_item(raw)
+                scored = ScoredPR.from_dict(unpack(item["data"])) if item.get("data") else None
+                out.append(Result(int(item["number"]), item["status"], scored, item.get("reason", ""),
+                                  bool(item.get("cached", False))))
+        return out
+
+    # -- score cache --------------------------------------------------------
+    def cache_get(self, key: str, now: int) -> ScoredPR | None:
+        answer = self.db.get_item(TableName=self.settings.cache_table, Key=to_item({"key": key}))
+        item = from_item(answer["Item"]) if "Item" in answer else None
+        # TTL deletion is lazy (up to days late): an expired entry is a miss.
+        if not item or int(item.get("expires_at", 0)) <= now:
+            return None
+        return ScoredPR.from_dict(unpack(item["data"]))
+
+    def cache_put(self, key: str, scored: ScoredPR, now: int) -> None:
+        self.db.put_item(TableName=self.settings.cache_table, Item=to_item(
+            {"key": key, "data": pack(scored.to_dict()), "expires_at": now + CACHE_TTL_DAYS * DAY}))
+
+    # -- history ------------------------------------------------------------
+    def history(self, repo: str) -> list[dict[str, Any]]:
+        """Every PR of `repo` ever seen, by number."""
+        out = []
+        for page in self.db.get_paginator("query").paginate(
+                TableName=self.settings.history_table, KeyConditionExpression="repo = :r",
+                ExpressionAttributeValues=to_item({":r": repo})):
+            out.extend(from_item(item) for item in page.get("Items", []))
+        return out
+
+    def add_history(self, repo: str, refs: list[PullRef], known: set[int] | None = None) -> int:
+        """Put the refs not yet known (existing items may carry modules: never overwrite them)."""
+        if known is None:
+            known = {int(h["number"]) for h in self.history(repo)}
+        fresh = {r.number: r for r in refs if r.number not in known}
+        items = [{"PutRequest": {"Item": to_item({"repo": repo, **r.to_dict()})}} for r in fresh.values()]
+        for start in range(0, len(items), 25):
+            pending: dict[str, Any] = {self.settings.history_table: items[start:start + 25]}
+            while pending:
+                answer = self.db.batch_write_item(RequestItems=pending)
+                pending = answer.get("UnprocessedItems") or {}
+        return len(fresh)
+
+    def record_scored(self, repo: str, scored: ScoredPR) -> None:
+        self.db.update_item(
+            TableName=self.settings.history_table, Key=to_item({"repo": repo, "number": scored.number}),
+            UpdateExpression="SET title = :t, author = :a, merged_at = :m, #u = :u, modules = :mods",
+            ExpressionAttributeNames={"#u": "url"},
+            ExpressionAttributeValues=to_item({":t": scored.title, ":a": scored.author, ":m": scored.merged_at,
+                                               ":u": scored.url, ":mods": list(scored.modules)}))
+
+
+class RunBudget:
+    """A run's shared model-token budget, backed by the run item's `tokens_used` counter."""
+
+    def __init__(self, store: Store, run_id: str, limit: int) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.limit = limit
+
+    def remaining(self) -> int:
+        run = self.store.get_run(self.run_id, consistent=True)
+        used = run.tokens_used if run else 0
+        return max(0, self.limit - used)
+
+    def spend(self, tokens: int) -> None:
+        if tokens > 0:
+            self.store.spend_tokens(self.run_id, int(tokens))
