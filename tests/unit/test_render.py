@@ -1,0 +1,166 @@
+"""The renderings: section order, empty sections left out, numbers and links from the report, wrapping."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from prhub.render import render_all
+from prhub.render.common import clean, num, safe_url, view
+from prhub.render.html import render_html
+from prhub.render.markdown import md, render_markdown
+from prhub.render.pdf import NO_LINE_START, Run, wrap
+
+from tests.golden.cases import load
+from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_pdf_strict
+
+ZH_ORDER = ["本周亮点", "风险速览", "执行摘要", "关键变更", "模块与主题趋势", "风险详情", "关键 PR", "相关 PR",
+            "后续建议", "未评分 PR"]
+
+
+def test_markdown_sections_come_in_reading_order():
+    text = render_markdown(load("zh-week"))
+    headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    assert headings[: len(ZH_ORDER)] == ZH_ORDER
+    assert text.startswith("# example-org/trainer 2026 年第 19 周周报（05-04 至 05-10）\n")
+
+
+def test_empty_sections_are_left_out_not_printed_empty():
+    report = load("en-small")
+    text = render_markdown(report)
+    headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    assert headings == ["Highlights", "Executive summary", "Module and theme trends", "Key PRs"]
+    page = render_html(report)
+    assert 'id="risks"' not in page and 'id="suggestions"' not in page and 'id="highlights"' in page
+
+
+@pytest.mark.parametrize("case", ["zh-week", "en-small"])
+def test_every_pr_number_links_to_its_url_from_the_data(case):
+    report = load(case)
+    text = render_markdown(report)
+    page = render_html(report)
+    for pr in report["prs"] + report["unscored"]:
+        if pr.get("key") is False and not any(pr["number"] in h["prs"] for h in report["highlights"]):
+            continue
+        assert f"[\\#{pr['number']}](<{pr['url']}>)" in text
+        assert f'href="{pr["url"]}"' in page
+
+
+def test_a_pr_number_without_a_url_in_the_data_is_plain_text():
+    text = render_markdown(load("zh-week"))
+    assert "回滚了 \\#4090" in text  # #4090 is not in this week's PRs: no URL to link to
+
+
+@pytest.mark.parametrize("case", ["zh-week", "en-small"])
+def test_markdown_html_and_pdf_print_the_numbers_of_report_json(case, tmp_path):
+    report = load(case)
+    files = render_all(report)
+    assert json.loads(files["report.json"]) == report
+    s = report["stats"]
+    expected = [num(s["pr_count"]), num(s["avg_importance"]), num(s["avg_insight"]),
+                f"+{s['additions']} / -{s['deletions']}"]
+    expected += [num(p["importance"]) for p in report["prs"] if p["key"]]
+    html_text = " ".join(parse_html(files["index.html"].decode()).text)
+    md_text = files["report.md"].decode()
+    pdf = pdf_text(files["report.pdf"], tmp_path)
+    for value in expected:
+        assert value in md_text and value in html_text and value in pdf, value
+
+
+def test_derived_numbers_come_from_one_helper_for_every_rendering():
+    assert num(5.5) == "5.5" and num(7.0) == "7.0" and num(3) == "3" and num(6.25) == "6.25"
+    module = view(load("zh-week"))["modules"][1]
+    assert (module["pr_count"], module["baseline"], module["delta"], module["trend"]) == ("2", "1.0", "+1.0", "上升")
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("https://github.com/a/b/pull/1", "https://github.com/a/b/pull/1"),
+    ("HTTP://example.com/x", "HTTP://example.com/x"),
+    ("javascript:alert(1)", None),
+    (" JaVaScRiPt:alert(1)", None),
+    ("java\u200bscript:alert(1)", None),
+    ("data:text/html,<b>", None),
+    ("//evil.example/x", None),
+    ("https:///nohost", None),
+    ("ftp://example.com/f", None),
+    (None, None),
+    ('https://x.example/a" onclick="b', "https://x.example/a%22%20onclick=%22b"),
+    ("https://x.example/a)(b<c>", "https://x.example/a%29%28b%3Cc%3E"),
+])
+def test_only_http_urls_become_links_and_they_cannot_break_out(url, expected):
+    assert safe_url(url) == expected
+
+
+def test_clean_removes_controls_bidi_overrides_and_zero_width_characters():
+    assert clean("a\x00b\u202ec\u200bd\ufeff\r\n e\x1b[1m") == "abcd e[1m"
+
+
+@pytest.mark.parametrize("text", [
+    "[x](https://evil.example)", "![i](https://evil.example/i.png)", "<https://evil.example>",
+    "see https://evil.example/page", "www.evil.example", "a@evil.example", "<b onclick=x>hi</b>",
+    "[x]: https://evil.example", "&#x3C;script&#x3E;", "javascript:alert(1)",
+])
+def test_md_escape_leaves_no_link_image_or_tag(text):
+    html = markdown_to_html(f"- {md(text)}\n\n| {md(text)} |\n|---|\n| {md(text)} |\n")
+    tags = parse_html(html)
+    assert not [t for t, _ in tags.tags if t in ("a", "img", "b", "script")], html
+    assert clean(text) in "".join(tags.text)  # shown literally, entities included
+
+
+@pytest.mark.parametrize("start", ["1. item", "- item", "+ item", "# title", "> quote", "=== x"])
+def test_md_escape_keeps_paragraphs_paragraphs(start):
+    html = markdown_to_html(md(start) + "\n")
+    assert html.startswith("<p>") and clean(start) in parse_html(html).text[0]
+
+
+def _chars(text: str) -> float:
+    return float(len(text))
+
+
+def test_wrap_breaks_chinese_per_character_and_never_starts_a_line_with_closing_punctuation():
+    text = "一二三四五，六七八九十。一二三四五六七八九，十一二三四五六七八九十？"
+    lines = ["".join(r.text for r in line) for line in wrap([Run(text)], 5, _chars)]
+    assert "".join(lines) == text
+    assert all(len(line) <= 5 for line in lines)
+    assert not any(line[0] in NO_LINE_START for line in lines)
+    assert lines[:2] == ["一二三四", "五，六七八"]  # "五" moved down with the comma
+
+
+def test_wrap_keeps_latin_words_whole_and_cuts_words_longer_than_a_line():
+    lines = ["".join(r.text for r in line) for line in wrap([Run("alpha beta " + "x" * 23)], 10, _chars)]
+    assert lines == ["alpha beta", "xxxxxxxxxx", "xxxxxxxxxx", "xxx"]
+
+
+def test_wrap_keeps_links_on_their_runs():
+    lines = wrap([Run("see "), Run("#12", "https://x.example/12")], 6, _chars)
+    assert [(r.text, r.link) for line in lines for r in line] == [("see", None), ("#12", "https://x.example/12")]
+
+
+def test_pdf_has_bookmarks_a_subset_cjk_font_and_page_numbers(tmp_path):
+    import shutil
+    import subprocess
+
+    pdf = render_pdf_strict(load("zh-week"))
+    assert b"/Outlines" in pdf
+    text = pdf_text(pdf, tmp_path)
+    assert "本周亮点" in text and "执行摘要" in text
+    assert re.search(r"第\s*1\s*页\s*/\s*3", text) and re.search(r"第\s*3\s*页\s*/\s*3", text)
+    if shutil.which("pdffonts"):
+        (tmp_path / "r.pdf").write_bytes(pdf)
+        fonts = subprocess.run(["pdffonts", str(tmp_path / "r.pdf")], capture_output=True, text=True).stdout
+        row = next(line for line in fonts.splitlines() if "NotoSansCJK" in line)
+        assert re.match(r"^[A-Z]{6}\+", row) and " yes yes " in row  # subset prefix, embedded, subset
+
+
+def test_pdf_of_an_english_report_has_no_chinese_labels(tmp_path):
+    text = pdf_text(render_pdf_strict(load("en-small")), tmp_path)
+    assert "Key PRs" in text and "关键" not in text
+
+
+def test_missing_font_is_a_clear_error(monkeypatch, tmp_path):
+    from prhub.errors import PrhubError
+    from prhub.render.pdf import font_location
+
+    monkeypatch.setenv("PRHUB_CJK_FONT", str(tmp_path / "none.otf"))
+    with pytest.raises(PrhubError, match="PRHUB_CJK_FONT"):
+        font_location()
