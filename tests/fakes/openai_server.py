@@ -99,9 +99,9 @@ def _narrative_answer(request: dict[str, Any]) -> dict[str, Any]:
         "summary": summary,
         "highlights": [{"text": f"Highlight #{n}", "prs": [n]} for n in top],
         "key_changes": [{"theme": "core", "text": f"Work on {cite}", "prs": top[:2]}] if top else [],
-        "trends": [{"text": "Modules moved steadily", "prs": []}],
+        "trend_notes": [{"text": "Modules moved steadily", "prs": []}],
         "risk_notes": [{"text": "Watch the largest changes", "prs": top[:1]}],
-        "relations": [{"text": f"{cite} touch related code", "prs": top[:2]}] if len(top) > 1 else [],
+        "relation_notes": [{"text": f"{cite} touch related code", "prs": top[:2]}] if len(top) > 1 else [],
         "suggestions": ["Add tests", "Review the largest PRs", "Document the changes"],
     }
 

@@ -1,0 +1,156 @@
+"""The week's narrative through the fake OpenAI server, with the fact guard and per-section fallback."""
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from prhub import analysis, llm, narrative
+from prhub.config import LlmConfig, RepoConfig
+from prhub.models import FileChange, PullRequest
+from prhub.period import Period
+from prhub.prompting import render
+from prhub.scoring import score_pull
+
+from tests.fakes.openai_server import FakeOpenAI, Fault, rule_based
+
+PERIOD = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
+TITLES = ["[rollout] feat: async rollout for vllm", "[trainer] fix: loss scale with sequence packing",
+          "[BREAKING][fsdp] refactor: drop legacy checkpoint format", "[doc] chore: typo",
+          "[ci] chore: bump image", "[megatron] perf: faster weight sync", "[rollout] fix: sglang timeout",
+          "[trainer] feat: new PPO variant with KL control"]
+
+
+def build(language: str = "en", scorer: str = "llm", **llm_settings: Any) -> tuple[dict[str, Any], RepoConfig]:
+    config = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language=language, scorer=scorer,
+                        llm=LlmConfig(**llm_settings))
+    prs = []
+    for i, title in enumerate(TITLES):
+        pr = PullRequest(number=500 + i, title=title, body="Explains the change.\n\n- one point\n- another",
+                         author=f"dev{i % 5}", merged_at=datetime(2026, 5, 4, 8, tzinfo=UTC) + timedelta(hours=9 * i),
+                         url=f"https://github.com/verl-project/verl/pull/{500 + i}", additions=30 * (i + 1),
+                         deletions=4 * i, changed_files=2,
+                         files=[FileChange(f"verl/m{i}.py", additions=30 * (i + 1), deletions=4 * i),
+                                FileChange("verl/shared.py", additions=1)])
+        prs.append(score_pull(pr, config))
+    report = analysis.build_report(prs, [], PERIOD, config, [], "2026-05-11T00:00:00Z",
+                                   {"kind": "llm", "model": "fake", "prompt_version": "p", "tokens_in": 1000,
+                                    "tokens_out": 200, "llm_prs": len(prs), "heuristic_prs": 0})
+    report["title"] = narrative.title(config.repo, PERIOD, language)
+    return report, config
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+def chat(fake: FakeOpenAI, max_retries: int = 2) -> llm.ChatModel:
+    return llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="fake-model", api_key="k",
+                                      max_retries=max_retries))
+
+
+def narrative_request(report: dict[str, Any], language: str = "en") -> dict[str, Any]:
+    """What the fake's rule-based model would answer for this report (a valid narrative)."""
+    user = render("narrative_user", language, title=report["title"], facts=llm.week_facts(report))
+    system = render("narrative_system", language, repo=report["repo"])
+    return rule_based({"messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]})
+
+
+def test_model_writes_every_section_and_the_tokens_are_counted(fake: FakeOpenAI) -> None:
+    report, config = build()
+    before = copy.deepcopy(report)
+    out = llm.narrate(report, config, chat(fake))
+    assert report == before  # narrate returns; the caller updates
+    assert out["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "llm")
+    week = {p["number"] for p in report["prs"]}
+    assert 5 <= len(out["highlights"]) <= 7 and all(set(h["prs"]) <= week and h["prs"] for h in out["highlights"])
+    assert out["summary"].startswith(f"{report['stats']['pr_count']} PRs were merged")
+    assert out["scorer"]["narrative_tokens_in"] == fake.tokens_in > 0
+    assert out["scorer"]["tokens_in"] == 1000 + fake.tokens_in
+    assert out["scorer"]["tokens_out"] == 200 + fake.tokens_out
+    assert out["scorer"]["model"] == "fake" and out["scorer"]["narrative_model"] == "fake-model"
+    assert len(fake.calls) == 1 and fake.calls[0]["response_format"]["json_schema"]["name"] == "prhub_narrative"
+
+
+def test_chinese_narrative(fake: FakeOpenAI) -> None:
+    report, config = build("zh")
+    out = llm.narrate(report, config, chat(fake))
+    assert out["scorer"]["narrative_by"]["summary"] == "llm" and out["summary"].startswith("本周合并")
+
+
+def test_hallucinated_pr_is_regenerated_once(fake: FakeOpenAI) -> None:
+    report, config = build()
+    good = narrative_request(report)
+    bad = {**good, "highlights": [*good["highlights"][:4], {"text": "Landmark work in #99999", "prs": [99999]}]}
+    fake.enqueue(bad, {"highlights": good["highlights"]})
+    out = llm.narrate(report, config, chat(fake))
+    assert len(fake.calls) == 2
+    repair = fake.calls[1]["messages"][-1]["content"]
+    assert "cites #99999, which is not one of this week's PRs" in repair and "highlights" in repair
+    assert "Rewrite only these sections" in repair and "summary" not in repair.split("sections")[-1]
+    assert out["highlights"] == good["highlights"] and out["scorer"]["narrative_by"]["highlights"] == "llm"
+    assert out["scorer"]["narrative_tokens_in"] == fake.tokens_in  # both calls are counted
+
+
+def test_section_that_fails_twice_falls_back_to_the_engine(fake: FakeOpenAI) -> None:
+    report, config = build()
+    good = narrative_request(report)
+    bad_highlights = [{"text": "See #99999", "prs": [99999]}]
+    fake.enqueue({**good, "highlights": bad_highlights}, {"highlights": bad_highlights})
+    out = llm.narrate(report, config, chat(fake))
+    engine = narrative.write(report)
+    assert out["highlights"] == engine["highlights"]
+    assert out["scorer"]["narrative_by"]["highlights"] == "heuristic"
+    assert out["scorer"]["narrative_by"]["summary"] == "llm" and out["summary"] == good["summary"]
+    assert any("engine wrote highlights" in n for n in out["notes"])
+
+
+def test_wrong_count_is_rejected(fake: FakeOpenAI) -> None:
+    report, config = build()
+    good = narrative_request(report)
+    n = report["stats"]["pr_count"]
+    wrong = {**good, "summary": f"{n + 1} PRs were merged, with an average importance of 9.9."}
+    fake.enqueue(wrong, {"summary": wrong["summary"]})
+    out = llm.narrate(report, config, chat(fake))
+    repair = fake.calls[1]["messages"][-1]["content"]
+    assert f"says {n + 1} PRs" in repair and "quotes 9.9" in repair
+    assert out["summary"] == narrative.write(report)["summary"]
+    assert out["scorer"]["narrative_by"]["summary"] == "heuristic"
+
+
+def test_malformed_json_twice_gives_the_engines_narrative(fake: FakeOpenAI) -> None:
+    report, config = build()
+    fake.enqueue("The week was great!", "{still not json")
+    out = llm.narrate(report, config, chat(fake))
+    engine = narrative.write(report)
+    assert {k: out[k] for k in engine} == engine
+    assert set(out["scorer"]["narrative_by"].values()) == {"heuristic"} and len(fake.calls) == 2
+
+
+def test_model_down_gives_the_engines_narrative(fake: FakeOpenAI) -> None:
+    report, config = build()
+    fake.enqueue(Fault.server_error())
+    out = llm.narrate(report, config, chat(fake, max_retries=0))
+    assert set(out["scorer"]["narrative_by"].values()) == {"heuristic"}
+    assert any("unavailable (InternalServerError 500)" in n for n in out["notes"])
+    assert out["scorer"]["tokens_in"] == 1000  # nothing spent
+
+
+def test_run_budget_spent_means_no_narrative_call(fake: FakeOpenAI) -> None:
+    report, config = build(max_tokens_per_run=1500)
+    out = llm.narrate(report, config, chat(fake))
+    assert fake.calls == [] and any("budget is spent" in n for n in out["notes"])
+
+
+def test_engine_only_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "LLM_API_KEY_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    report, config = build(scorer="auto")
+    out = llm.narrate(report, config)
+    assert {k: out[k] for k in narrative.write(report)} == narrative.write(report)
+    assert out["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "heuristic")
+    assert out["scorer"]["narrative_tokens_in"] == 0
