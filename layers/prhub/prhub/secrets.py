@@ -1,0 +1,131 @@
+"""Secrets by name: Secrets Manager through Powertools parameters (cached), or the usual env var locally.
+
+The deployed stack sets GITHUB_TOKEN_SECRET / LLM_API_KEY_SECRET to secret
+*names*; the values are fetched at run time and cached for a few minutes, so a
+warm Lambda does not call Secrets Manager per PR and a rotated secret is picked
+up without a deploy. Where no name is set (the CLI, tests, GitHub Actions) the
+ecosystem's own variables GITHUB_TOKEN and OPENAI_API_KEY are used.
+
+Values never appear in errors or logs: messages name the secret, not its content.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from prhub import aws
+from prhub.errors import PrhubError
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+DEFAULT_MAX_AGE = 300  # seconds a fetched secret is reused before Secrets Manager is asked again
+
+# (env var naming the secret in the stack, conventional env var holding the value locally)
+GITHUB = ("GITHUB_TOKEN_SECRET", "GITHUB_TOKEN")
+LLM = ("LLM_API_KEY_SECRET", "OPENAI_API_KEY")
+
+# Keys looked for when a secret is stored as a JSON object (the console's key/value form).
+_JSON_KEYS = ("token", "api_key", "apiKey", "key", "value", "secret")
+
+_lock = threading.Lock()
+_provider: SecretsProvider | None = None
+
+
+class SecretError(PrhubError):
+    """A named secret could not be read; the message names the secret, never a value."""
+
+
+def default_provider() -> SecretsProvider:
+    """The process-wide provider: its cache outlives invocations of a warm Lambda."""
+    global _provider
+    with _lock:
+        if _provider is None:
+            from aws_lambda_powertools.utilities.parameters import SecretsProvider
+
+            _provider = SecretsProvider(boto3_client=aws.client("secretsmanager"))
+        return _provider
+
+
+def reset() -> None:
+    """Forget the provider and its cache (after the endpoint or credentials change)."""
+    global _provider
+    with _lock:
+        _provider = None
+
+
+def read_secret(name: str, provider: SecretsProvider | None = None, max_age: int = DEFAULT_MAX_AGE) -> str:
+    """The secret `name`'s value as text; a JSON object secret gives its token-like field."""
+    from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
+
+    provider = provider or default_provider()
+    try:
+        raw = provider.get(name, max_age=max_age)
+    except GetParameterError as exc:
+        # The cause is the AWS error (not found, access denied): safe to show, it holds no value.
+        raise SecretError(f"secret {name!r} could not be read: {_reason(exc)}") from exc
+    value = _extract(raw)
+    if not value:
+        raise SecretError(f"secret {name!r} is empty or has no token field ({', '.join(_JSON_KEYS)})")
+    return value
+
+
+def resolve(
+    kind: tuple[str, str],
+    secret_name: str | None = None,
+    *,
+    provider: SecretsProvider | None = None,
+    env: Mapping[str, str] | None = None,
+    max_age: int = DEFAULT_MAX_AGE,
+) -> str | None:
+    """A credential: from the named secret if a name is given or configured, else the plain env var.
+
+    `kind` is GITHUB or LLM. Returns None when neither is set (anonymous GitHub,
+    heuristic scoring); a configured secret that cannot be read is an error, not None,
+    so a broken deployment does not silently degrade.
+    """
+    env = os.environ if env is None else env
+    name_var, value_var = kind
+    name = secret_name or env.get(name_var, "")
+    if name:
+        return read_secret(name, provider, max_age)
+    return env.get(value_var) or None
+
+
+def github_token(secret_name: str | None = None, **kwargs: Any) -> str | None:
+    """The GitHub token: GITHUB_TOKEN_SECRET names it in the stack; GITHUB_TOKEN locally."""
+    return resolve(GITHUB, secret_name, **kwargs)
+
+
+def llm_api_key(secret_name: str | None = None, **kwargs: Any) -> str | None:
+    """The LLM API key: LLM_API_KEY_SECRET names it in the stack; OPENAI_API_KEY locally."""
+    return resolve(LLM, secret_name, **kwargs)
+
+
+def _extract(raw: object) -> str:
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    if not isinstance(raw, str):
+        return ""
+    text = raw.strip()
+    if text.startswith("{"):
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError:
+            return text
+        if isinstance(doc, dict):
+            for key in _JSON_KEYS:
+                if isinstance(doc.get(key), str):
+                    return doc[key].strip()
+            strings = [v for v in doc.values() if isinstance(v, str)]
+            return strings[0].strip() if len(strings) == 1 else ""
+    return text
+
+
+def _reason(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    code = getattr(cause, "response", {}).get("Error", {}).get("Code") if cause is not None else None
+    return code or type(cause or exc).__name__

@@ -1,0 +1,153 @@
+"""Secrets by name (Secrets Manager on moto) with the local env-var fallback, and the SSM watch list."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import boto3
+import pytest
+from aws_lambda_powertools.utilities.parameters import SecretsProvider, SSMProvider
+from moto import mock_aws
+from prhub import aws, config, secrets
+from prhub.errors import InputError
+
+TOKEN = "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake0001"
+
+
+@pytest.fixture
+def moto_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    with mock_aws():
+        aws.reset()
+        secrets.reset()
+        monkeypatch.setattr(config, "_ssm_provider", None)
+        yield
+        aws.reset()
+        secrets.reset()
+
+
+@pytest.fixture
+def sm(moto_env: None) -> object:
+    return boto3.client("secretsmanager")
+
+
+def test_named_secret_is_read_from_secrets_manager(sm: object) -> None:
+    sm.create_secret(Name="prhub/github-token", SecretString=TOKEN)  # type: ignore[attr-defined]
+    env = {"GITHUB_TOKEN_SECRET": "prhub/github-token", "GITHUB_TOKEN": "local-should-not-win"}
+    assert secrets.github_token(env=env) == TOKEN
+
+
+def test_without_a_secret_name_the_conventional_env_vars_are_used() -> None:
+    env = {"GITHUB_TOKEN": "gh-local", "OPENAI_API_KEY": "sk-local"}
+    assert secrets.github_token(env=env) == "gh-local"
+    assert secrets.llm_api_key(env=env) == "sk-local"
+    assert secrets.github_token(env={}) is None
+    assert secrets.llm_api_key(env={"GITHUB_TOKEN": "x"}) is None
+
+
+def test_explicit_name_overrides_the_environment(sm: object) -> None:
+    sm.create_secret(Name="team/openai", SecretString="sk-from-secret")  # type: ignore[attr-defined]
+    assert secrets.llm_api_key("team/openai", env={"LLM_API_KEY_SECRET": "other"}) == "sk-from-secret"
+
+
+def test_secret_is_cached_until_max_age(sm: object) -> None:
+    """A warm Lambda asks Secrets Manager once per max_age, and picks up a rotation after it."""
+    sm.create_secret(Name="prhub/llm-api-key", SecretString="sk-one")  # type: ignore[attr-defined]
+    provider = SecretsProvider(boto3_client=boto3.client("secretsmanager"))
+    env = {"LLM_API_KEY_SECRET": "prhub/llm-api-key"}
+    assert secrets.llm_api_key(env=env, provider=provider) == "sk-one"
+    sm.put_secret_value(SecretId="prhub/llm-api-key", SecretString="sk-two")  # type: ignore[attr-defined]
+    assert secrets.llm_api_key(env=env, provider=provider) == "sk-one"
+    uncached = SecretsProvider(boto3_client=boto3.client("secretsmanager"))
+    assert secrets.llm_api_key(env=env, provider=uncached, max_age=0) == "sk-two"
+    sm.put_secret_value(SecretId="prhub/llm-api-key", SecretString="sk-three")  # type: ignore[attr-defined]
+    assert secrets.llm_api_key(env=env, provider=uncached, max_age=0) == "sk-three"
+
+
+def test_default_provider_is_shared_so_its_cache_survives_calls(sm: object) -> None:
+    sm.create_secret(Name="s", SecretString="v1")  # type: ignore[attr-defined]
+    assert secrets.read_secret("s") == "v1"
+    sm.put_secret_value(SecretId="s", SecretString="v2")  # type: ignore[attr-defined]
+    assert secrets.read_secret("s") == "v1"
+    assert secrets.default_provider() is secrets.default_provider()
+    secrets.reset()
+    assert secrets.read_secret("s") == "v2"
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [
+        ('{"token": "ghp_json"}', "ghp_json"),
+        ('{"api_key": "sk-json", "org": "o"}', "sk-json"),
+        ('{"GITHUB": "only-one"}', "only-one"),
+        ("  padded-token \n", "padded-token"),
+        ("{not json", "{not json"),
+    ],
+)
+def test_secret_shapes(sm: object, stored: str, expected: str) -> None:
+    sm.create_secret(Name="shape", SecretString=stored)  # type: ignore[attr-defined]
+    assert secrets.read_secret("shape") == expected
+
+
+def test_json_secret_without_a_token_field_is_an_error_that_does_not_echo_it(sm: object) -> None:
+    sm.create_secret(Name="ambiguous", SecretString='{"a": "sekrit-1", "b": "sekrit-2"}')  # type: ignore[attr-defined]
+    with pytest.raises(secrets.SecretError) as err:
+        secrets.read_secret("ambiguous")
+    assert "sekrit" not in str(err.value)
+    assert "ambiguous" in str(err.value)
+
+
+def test_missing_secret_is_a_clear_error_naming_it(moto_env: None) -> None:
+    with pytest.raises(secrets.SecretError, match=r"'prhub/github-token' could not be read: ResourceNotFound"):
+        secrets.github_token(env={"GITHUB_TOKEN_SECRET": "prhub/github-token", "GITHUB_TOKEN": "fallback"})
+
+
+def test_binary_secret(sm: object) -> None:
+    sm.create_secret(Name="bin", SecretBinary=b"binary-token")  # type: ignore[attr-defined]
+    assert secrets.read_secret("bin") == "binary-token"
+
+
+# ------------------------------------------------------------------ watch list from SSM
+
+WATCHLIST = '{"defaults": {"tz": "Asia/Shanghai", "language": "en"}, "repos": [{"repo": "acme/rocket"}, "acme/fuel"]}'
+
+
+def test_load_watchlist_reads_and_parses_the_parameter(moto_env: None) -> None:
+    boto3.client("ssm").put_parameter(Name="prhub-watchlist", Value=WATCHLIST, Type="String")
+    wl = config.load_watchlist("prhub-watchlist")
+    assert [r.repo for r in wl.repos] == ["acme/rocket", "acme/fuel"]
+    assert {r.tz for r in wl.repos} == {"Asia/Shanghai"}
+    assert wl.get("other/repo").language == "en"
+
+
+def test_load_watchlist_is_cached_for_a_few_minutes(moto_env: None) -> None:
+    ssm = boto3.client("ssm")
+    ssm.put_parameter(Name="wl", Value=WATCHLIST, Type="String")
+    provider = SSMProvider(boto3_client=ssm)
+    assert len(config.load_watchlist("wl", provider).repos) == 2
+    ssm.put_parameter(Name="wl", Value='{"repos": ["acme/only"]}', Type="String", Overwrite=True)
+    assert len(config.load_watchlist("wl", provider).repos) == 2  # cached
+    assert config.WATCHLIST_MAX_AGE >= 60
+    fresh = SSMProvider(boto3_client=ssm)
+    assert [r.repo for r in config.load_watchlist("wl", fresh).repos] == ["acme/only"]
+
+
+def test_load_watchlist_errors_are_input_errors(moto_env: None) -> None:
+    with pytest.raises(InputError, match="could not be read"):
+        config.load_watchlist("missing-parameter")
+    with pytest.raises(InputError, match="no watch list parameter"):
+        config.load_watchlist("")
+    boto3.client("ssm").put_parameter(Name="broken", Value="{not json", Type="String")
+    with pytest.raises(InputError, match="not valid JSON"):
+        config.load_watchlist("broken")
+
+
+def test_template_default_watchlist_parses() -> None:
+    """The WatchedRepositories default in template.yaml is what a fresh stack reads."""
+    from tests.unit.test_template import load_template
+
+    default = load_template()["Parameters"]["WatchedRepositories"]["Default"]
+    wl = config.WatchList.parse(default)
+    assert wl.repos and all("/" in r.repo for r in wl.repos)

@@ -1,0 +1,664 @@
+"""template.yaml: lint-clean, and every resource, property and permission the design relies on.
+
+IAM is checked on the *expanded* template (the SAM transform run offline with
+aws-sam-translator), so what is asserted is the roles CloudFormation would create,
+including whatever SAM adds on its own.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from datetime import datetime, timedelta
+from functools import cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import boto3
+import pytest
+from cfnlint.api import lint
+from cfnlint.config import ManualArgs
+from cfnlint.decode import cfn_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "template.yaml"
+SAMCONFIG = ROOT / "samconfig.toml"
+FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction")
+
+
+@cache
+def _load() -> dict[str, Any]:
+    # cfn-lint's own decoder: short tags (!Ref, !GetAtt, !Sub) come back in their long JSON forms.
+    return json.loads(json.dumps(cfn_yaml.load(str(TEMPLATE))))
+
+
+def load_template() -> dict[str, Any]:
+    """template.yaml as plain dicts (a fresh copy each call)."""
+    return copy.deepcopy(_load())
+
+
+@cache
+def _expanded() -> dict[str, Any]:
+    from samtranslator.parser.parser import Parser
+    from samtranslator.translator.translator import Translator
+
+    template = load_template()
+    for resource in template["Resources"].values():
+        props = resource.get("Properties", {})
+        for key in ("CodeUri", "ContentUri"):  # as after `sam package`
+            if key in props:
+                props[key] = "s3://bucket/key"
+    translator = Translator(None, Parser(), boto_session=boto3.session.Session(region_name="us-east-1"))
+    return translator.translate(template, parameter_values={}, get_managed_policy_map=lambda: {})
+
+
+def expanded() -> dict[str, Any]:
+    return copy.deepcopy(_expanded())
+
+
+def resources(kind: str | None = None) -> dict[str, dict[str, Any]]:
+    return {k: v for k, v in load_template()["Resources"].items() if kind is None or v["Type"] == kind}
+
+
+def props(logical_id: str) -> dict[str, Any]:
+    return load_template()["Resources"][logical_id]["Properties"]
+
+
+def function_setting(function: str, key: str) -> Any:
+    own = props(function)
+    return own[key] if key in own else load_template()["Globals"]["Function"][key]
+
+
+def refs(value: Any) -> set[str]:
+    """Logical ids and parameters a CloudFormation value refers to (Ref, GetAtt, ${X} / ${X.Attr} in Sub)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "Ref" and isinstance(inner, str):
+                found.add(inner)
+            elif key == "Fn::GetAtt":
+                found.add(inner[0] if isinstance(inner, list) else inner.split(".")[0])
+            elif key == "Fn::Sub":
+                text, variables = (inner, {}) if isinstance(inner, str) else (inner[0], inner[1])
+                for name in re.findall(r"\$\{([^}!]+)\}", text):
+                    name = name.split(".")[0]
+                    if name in variables:
+                        found |= refs(variables[name])
+                    elif not name.startswith("AWS::"):
+                        found.add(name)
+            else:
+                found |= refs(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            found |= refs(inner)
+    return found
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def role_statements(role: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for p in role["Properties"].get("Policies", []) for s in as_list(p["PolicyDocument"]["Statement"])]
+
+
+def function_role(function: str) -> dict[str, Any]:
+    out = expanded()["Resources"]
+    role_ref = out[function]["Properties"]["Role"]
+    return out[role_ref["Fn::GetAtt"][0]]
+
+
+def grants(function: str) -> dict[str, set[str]]:
+    """action -> the logical ids / parameters its Allow statements name, for the function's role."""
+    result: dict[str, set[str]] = {}
+    for statement in role_statements(function_role(function)):
+        if statement["Effect"] != "Allow":
+            continue
+        for action in as_list(statement["Action"]):
+            result.setdefault(action, set()).update(refs(statement["Resource"]))
+    return result
+
+
+def can(function: str, action: str) -> set[str]:
+    """What `function` may do `action` on (wildcard actions such as sqs:SendMessage* count)."""
+    targets: set[str] = set()
+    for granted, on in grants(function).items():
+        if re.fullmatch(re.escape(granted).replace(r"\*", ".*"), action):
+            targets |= on
+    return targets
+
+
+# ------------------------------------------------------------------ lint
+
+
+def test_cfn_lint_is_clean_in_several_regions() -> None:
+    matches = lint(TEMPLATE.read_text(), config=ManualArgs(regions=["us-east-1", "eu-west-1", "ap-northeast-1"]))
+    assert [str(m) for m in matches] == []
+
+
+def test_cfn_lint_catches_a_typo_so_the_clean_result_means_something() -> None:
+    broken = TEMPLATE.read_text().replace("VisibilityTimeout: 1800", "VisibilityTimeOut: 1800", 1)
+    assert broken != TEMPLATE.read_text()
+    assert any("VisibilityTimeOut" in str(m) for m in lint(broken, regions=["us-east-1"]))
+
+
+SAM = shutil.which("sam") or shutil.which("sam", path=str(Path(sys.executable).parent))
+
+
+@pytest.mark.skipif(SAM is None, reason="aws-sam-cli is not installed (optional: pip install aws-sam-cli)")
+def test_sam_validate_lint() -> None:
+    result = subprocess.run(
+        [str(SAM), "validate", "--lint", "--region", "us-east-1", "--template-file", str(TEMPLATE)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env=os.environ | {"SAM_CLI_TELEMETRY": "0"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_sam_transform_expands_offline() -> None:
+    out = expanded()["Resources"]
+    assert {out[f]["Type"] for f in FUNCTIONS} == {"AWS::Lambda::Function"}
+
+
+# ------------------------------------------------------------------ functions and layer
+
+
+def test_globals() -> None:
+    glob = load_template()["Globals"]["Function"]
+    assert glob["Runtime"] == "python3.12"
+    assert glob["Architectures"] in (["arm64"], ["x86_64"])
+    assert glob["Tracing"] == "Active"
+    assert glob["Layers"] == [{"Ref": "PrhubLayer"}]
+
+
+def test_layer_is_built_by_sam_for_the_functions_architecture() -> None:
+    layer = resources()["PrhubLayer"]
+    assert layer["Type"] == "AWS::Serverless::LayerVersion"
+    assert layer["Properties"]["ContentUri"] == "layers/prhub"
+    assert layer["Metadata"]["BuildMethod"] == "python3.12"
+    arch = load_template()["Globals"]["Function"]["Architectures"]
+    # Without BuildArchitecture SAM fetches x86_64 wheels, which an arm64 function cannot import.
+    assert [layer["Metadata"].get("BuildArchitecture", "x86_64")] == arch
+    assert layer["Properties"]["CompatibleArchitectures"] == arch
+    assert (ROOT / "layers/prhub/requirements.txt").is_file()
+    assert (ROOT / "layers/prhub/prhub/__init__.py").is_file()
+    assert not (ROOT / "layers/prhub/python").exists()  # SAM adds python/ itself
+
+
+@pytest.mark.parametrize(("function", "folder"), [("PlanFunction", "plan"), ("ScoreFunction", "score"),
+                                                  ("ReportFunction", "report")])
+def test_function_code_location(function: str, folder: str) -> None:
+    assert resources()[function]["Type"] == "AWS::Serverless::Function"
+    assert props(function)["CodeUri"] == f"functions/{folder}"
+    assert props(function)["Handler"] == "app.handler"
+
+
+def test_globals_environment() -> None:
+    env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
+    expected = {
+        "RUNS_TABLE": {"Ref": "RunsTable"}, "RESULTS_TABLE": {"Ref": "ResultsTable"},
+        "CACHE_TABLE": {"Ref": "CacheTable"}, "HISTORY_TABLE": {"Ref": "HistoryTable"},
+        "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"}, "SCORE_QUEUE_URL": {"Ref": "ScoreQueue"},
+        "REPORT_QUEUE_URL": {"Ref": "ReportQueue"}, "SITE_BUCKET": {"Ref": "SiteBucket"},
+        "DISTRIBUTION_ID": {"Ref": "SiteDistribution"}, "PRHUB_CONFIG_PARAMETER": {"Ref": "ConfigParameter"},
+        "GITHUB_TOKEN_SECRET": {"Ref": "GitHubTokenSecretName"}, "LLM_API_KEY_SECRET": {"Ref": "LlmApiKeySecretName"},
+        "POWERTOOLS_SERVICE_NAME": "prhub", "POWERTOOLS_METRICS_NAMESPACE": "Prhub",
+    }
+    for key, value in expected.items():
+        assert env[key] == value, key
+    assert env["SITE_URL"] == {"Fn::Sub": "https://${SiteDistribution.DomainName}"}
+    assert "LOG_LEVEL" in env
+    # The workers decide "this was the last try" from this value: it must be the queues' redrive count.
+    assert int(env["MAX_RECEIVE_COUNT"]) == props("ScoreQueue")["RedrivePolicy"]["maxReceiveCount"]
+
+
+def test_settings_read_every_variable_the_template_sets() -> None:
+    from prhub.config import Settings
+
+    env = {k: "x" for k in load_template()["Globals"]["Function"]["Environment"]["Variables"]}
+    env["MAX_RECEIVE_COUNT"] = "3"
+    settings = Settings.from_env(env)
+    assert settings.runs_table == "x" and settings.llm_api_key_secret == "x" and settings.max_receive_count == 3
+
+
+def test_each_function_has_a_log_group_with_retention() -> None:
+    groups = resources("AWS::Logs::LogGroup").values()
+    named = {next(iter(refs(g["Properties"]["LogGroupName"]))) for g in groups}
+    assert named == set(FUNCTIONS)
+    assert all("RetentionInDays" in g["Properties"] for g in groups)
+
+
+# ------------------------------------------------------------------ schedules
+
+
+_CRON_NAMES = {
+    "month": {m: i for i, m in enumerate(
+        ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"], 1)},
+    "dow": {d: i for i, d in enumerate(["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"], 1)},
+}
+
+
+def _cron_field(text: str, low: int, high: int, names: dict[str, int] | None = None) -> set[int] | None:
+    """The values an AWS cron field allows (None for '?'); supports * ? , - / and names."""
+    if text == "?":
+        return None
+    values: set[int] = set()
+    for part in text.split(","):
+        base, _, step = part.partition("/")
+        if base == "*":
+            start, end = low, high
+        else:
+            lo, _, hi = base.partition("-")
+            start = int(names[lo.upper()]) if names and lo.upper() in names else int(lo)
+            end = (int(names[hi.upper()]) if names and hi.upper() in names else int(hi)) if hi else (
+                high if step else start)
+        if not low <= start <= end <= high:
+            raise ValueError(f"cron field {text!r} out of range {low}-{high}")
+        values.update(range(start, end + 1, int(step) if step else 1))
+    return values
+
+
+def cron_matches(expression: str) -> Any:
+    """A predicate over local datetimes for an EventBridge `cron(min hour dom month dow year)` expression."""
+    match = re.fullmatch(r"cron\((.+)\)", expression)
+    assert match, expression
+    fields = match.group(1).split()
+    assert len(fields) == 6, "EventBridge cron has six fields"
+    minute, hour = _cron_field(fields[0], 0, 59), _cron_field(fields[1], 0, 23)
+    dom, month = _cron_field(fields[2], 1, 31), _cron_field(fields[3], 1, 12, _CRON_NAMES["month"])
+    dow = _cron_field(fields[4], 1, 7, _CRON_NAMES["dow"])
+    years = _cron_field(fields[5], 1970, 2199)
+    assert (dom is None) != (dow is None), "exactly one of day-of-month and day-of-week must be '?'"
+
+    def fires(t: datetime) -> bool:
+        aws_dow = (t.isoweekday() % 7) + 1  # SUN=1 .. SAT=7
+        return bool(
+            minute and t.minute in minute and hour and t.hour in hour and month and t.month in month
+            and years and t.year in years
+            and (dom is None or t.day in dom) and (dow is None or aws_dow in dow)
+        )
+
+    return fires
+
+
+def test_cron_helper_rejects_and_accepts_what_eventbridge_would() -> None:
+    assert cron_matches("cron(0 1 ? * 2 *)")(datetime(2026, 6, 15, 1, 0))  # 2 = Monday
+    assert not cron_matches("cron(0 1 ? * SUN *)")(datetime(2026, 6, 15, 1, 0))
+    with pytest.raises(AssertionError):
+        cron_matches("cron(0 1 * * MON *)")
+    with pytest.raises(ValueError):
+        cron_matches("cron(0 25 ? * MON *)")
+
+
+def test_weekly_schedule_fires_once_a_week_on_monday_0100_in_the_parameter_timezone() -> None:
+    event = props("PlanFunction")["Events"]["Weekly"]
+    assert event["Type"] == "ScheduleV2"
+    schedule = event["Properties"]
+    assert schedule["ScheduleExpressionTimezone"] == {"Ref": "ScheduleTimezone"}
+    ZoneInfo(load_template()["Parameters"]["ScheduleTimezone"]["Default"])  # a real zone
+    fires = cron_matches(schedule["ScheduleExpression"])
+    start = datetime(2026, 6, 15)  # a Monday
+    hits = [start + timedelta(minutes=m) for m in range(14 * 24 * 60) if fires(start + timedelta(minutes=m))]
+    assert hits == [datetime(2026, 6, 15, 1, 0), datetime(2026, 6, 22, 1, 0)]
+    assert json.loads(schedule["Input"]) == {}  # {} = every configured repository, the week just ended
+    assert "StackName" in json.dumps(schedule["Name"])  # unique per account when two stacks coexist
+
+
+def test_sweep_schedule_finishes_stuck_runs() -> None:
+    event = props("ReportFunction")["Events"]["Sweep"]
+    assert event["Type"] == "ScheduleV2"
+    schedule = event["Properties"]
+    match = re.fullmatch(r"rate\((\d+) minutes?\)", schedule["ScheduleExpression"])
+    assert match and int(match.group(1)) == 15
+    assert json.loads(schedule["Input"]) == {"sweep": True, "older_than_minutes": 30}
+    assert "StackName" in json.dumps(schedule["Name"])
+
+
+# ------------------------------------------------------------------ queues
+
+
+def _mapping(queue: str) -> dict[str, Any]:
+    found = [m["Properties"] for m in resources("AWS::Lambda::EventSourceMapping").values()
+             if refs(m["Properties"]["EventSourceArn"]) == {queue}]
+    assert len(found) == 1, f"exactly one trigger on {queue}"
+    return found[0]
+
+
+def test_score_queue_trigger() -> None:
+    mapping = _mapping("ScoreQueue")
+    assert mapping["FunctionName"] == {"Ref": "ScoreFunction"}
+    assert mapping["BatchSize"] == 10
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    limit = mapping["ScalingConfig"]["MaximumConcurrency"]
+    if isinstance(limit, dict):
+        param = load_template()["Parameters"][limit["Ref"]]
+        assert 2 <= param["Default"] <= 20 and param["MaxValue"] <= 1000
+    else:
+        assert 2 <= limit <= 20
+
+
+def test_report_queue_trigger() -> None:
+    mapping = _mapping("ReportQueue")
+    assert mapping["FunctionName"] == {"Ref": "ReportFunction"}
+    assert mapping["BatchSize"] == 1
+    assert function_setting("ReportFunction", "MemorySize") == 1024
+
+
+def test_no_function_uses_a_sam_sqs_event() -> None:
+    """A SAM SQS event would attach AWSLambdaSQSQueueExecutionRole (receive/delete on every queue)."""
+    for function in FUNCTIONS:
+        assert all(e["Type"] != "SQS" for e in props(function).get("Events", {}).values()), function
+
+
+@pytest.mark.parametrize(("queue", "dlq", "function"), [("ScoreQueue", "ScoreDLQ", "ScoreFunction"),
+                                                        ("ReportQueue", "ReportDLQ", "ReportFunction")])
+def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> None:
+    q = props(queue)
+    assert q["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": [dlq, "Arn"]}, "maxReceiveCount": 3}
+    # AWS's guidance for Lambda triggers: visibility at least six times the function timeout.
+    assert q["VisibilityTimeout"] >= 6 * function_setting(function, "Timeout")
+    assert q["SqsManagedSseEnabled"] is True and props(dlq)["SqsManagedSseEnabled"] is True
+    assert props(dlq)["MessageRetentionPeriod"] >= q.get("MessageRetentionPeriod", 345600)
+
+
+# ------------------------------------------------------------------ tables
+
+
+@pytest.mark.parametrize(
+    ("table", "keys", "ttl", "pitr"),
+    [
+        ("RunsTable", [("run_id", "S", "HASH")], "expires_at", True),
+        ("ResultsTable", [("run_id", "S", "HASH"), ("number", "N", "RANGE")], "expires_at", True),
+        ("CacheTable", [("key", "S", "HASH")], "expires_at", False),
+        ("HistoryTable", [("repo", "S", "HASH"), ("number", "N", "RANGE")], None, True),
+        ("IdempotencyTable", [("id", "S", "HASH")], "expiration", False),
+    ],
+)
+def test_table(table: str, keys: list[tuple[str, str, str]], ttl: str | None, pitr: bool) -> None:
+    t = props(table)
+    types = {a["AttributeName"]: a["AttributeType"] for a in t["AttributeDefinitions"]}
+    assert [(k["AttributeName"], types[k["AttributeName"]], k["KeyType"]) for k in t["KeySchema"]] == keys
+    assert t["BillingMode"] == "PAY_PER_REQUEST"
+    assert t["SSESpecification"]["SSEEnabled"] is True
+    if ttl:
+        assert t["TimeToLiveSpecification"] == {"AttributeName": ttl, "Enabled": True}
+    else:
+        assert "TimeToLiveSpecification" not in t
+    assert t.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled", False) is pitr
+
+
+def test_history_outlives_the_stack() -> None:
+    history = resources()["HistoryTable"]
+    assert history["DeletionPolicy"] == history["UpdateReplacePolicy"] == "Retain"
+
+
+# ------------------------------------------------------------------ bucket and CloudFront
+
+
+def test_bucket_is_private_and_encrypted() -> None:
+    bucket = props("SiteBucket")
+    assert bucket["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True, "BlockPublicPolicy": True, "IgnorePublicAcls": True, "RestrictPublicBuckets": True}
+    rule = bucket["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]
+    assert rule["SSEAlgorithm"] in ("AES256", "aws:kms")
+    assert bucket["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "BucketOwnerEnforced"}]
+    assert "WebsiteConfiguration" not in bucket and "AccessControl" not in bucket
+
+
+def test_bucket_policy_is_tls_only_and_admits_only_this_distribution() -> None:
+    policy = props("SiteBucketPolicy")
+    assert policy["Bucket"] == {"Ref": "SiteBucket"}
+    statements = policy["PolicyDocument"]["Statement"]
+    denies = [s for s in statements if s["Effect"] == "Deny"]
+    allows = [s for s in statements if s["Effect"] == "Allow"]
+    tls = [s for s in denies if s.get("Condition", {}).get("Bool", {}).get("aws:SecureTransport") in ("false", False)]
+    assert len(tls) == 1 and tls[0]["Principal"] == "*" and tls[0]["Action"] in ("s3:*", ["s3:*"])
+    assert {json.dumps(r) for r in tls[0]["Resource"]} == {
+        json.dumps({"Fn::GetAtt": ["SiteBucket", "Arn"]}), json.dumps({"Fn::Sub": "${SiteBucket.Arn}/*"})}
+    assert len(allows) == 1, "the only reader is CloudFront"
+    allow = allows[0]
+    assert allow["Principal"] == {"Service": "cloudfront.amazonaws.com"}
+    assert as_list(allow["Action"]) == ["s3:GetObject"]
+    source = allow["Condition"]["StringEquals"]["AWS:SourceArn"]
+    assert refs(source) == {"SiteDistribution"} and ":distribution/" in source["Fn::Sub"]
+
+
+def test_distribution_reaches_the_bucket_only_through_oac() -> None:
+    oac = props("SiteOAC")["OriginAccessControlConfig"]
+    assert (oac["OriginAccessControlOriginType"], oac["SigningBehavior"], oac["SigningProtocol"]) == (
+        "s3", "always", "sigv4")
+    config = props("SiteDistribution")["DistributionConfig"]
+    [origin] = config["Origins"]
+    assert refs(origin["DomainName"]) == {"SiteBucket"} and "RegionalDomainName" in json.dumps(origin["DomainName"])
+    assert origin["OriginAccessControlId"] == {"Fn::GetAtt": ["SiteOAC", "Id"]}
+    assert origin["S3OriginConfig"].get("OriginAccessIdentity", "") == ""
+    assert config["DefaultRootObject"] == "index.html"
+
+
+def test_distribution_is_https_only_with_security_headers() -> None:
+    config = props("SiteDistribution")["DistributionConfig"]
+    behaviors = [config["DefaultCacheBehavior"], *config.get("CacheBehaviors", [])]
+    for behavior in behaviors:
+        assert behavior["ViewerProtocolPolicy"] in ("redirect-to-https", "https-only")
+        assert behavior["ResponseHeadersPolicyId"] == {"Ref": "SiteHeadersPolicy"}
+        assert set(behavior.get("AllowedMethods", ["GET", "HEAD"])) <= {"GET", "HEAD", "OPTIONS"}
+    assert config["HttpVersion"] == "http2and3"
+    assert config["DefaultCacheBehavior"]["CachePolicyId"] == "658327ea-f89d-4fab-a63d-7e88639e58f6"
+    [assoc] = config["DefaultCacheBehavior"]["FunctionAssociations"]
+    assert assoc == {"EventType": "viewer-request", "FunctionARN": {"Fn::GetAtt": ["SiteIndexFunction", "FunctionARN"]}}
+
+    headers = props("SiteHeadersPolicy")["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
+    csp = {d.split()[0]: d.split()[1:] for d in (p.strip() for p in headers["ContentSecurityPolicy"][
+        "ContentSecurityPolicy"].split(";")) if d}
+    assert csp["default-src"] == ["'self'"]
+    assert csp["img-src"] == ["'self'", "data:"]
+    assert csp["style-src"] == ["'self'", "'unsafe-inline'"]
+    assert csp["object-src"] == ["'none'"]
+    assert csp["frame-ancestors"] == ["'none'"]
+    assert "script-src" not in csp or "'unsafe-inline'" not in csp["script-src"]
+    assert headers["ContentSecurityPolicy"]["Override"] is True
+    hsts = headers["StrictTransportSecurity"]
+    assert hsts["AccessControlMaxAgeSec"] >= 31536000 and hsts["Override"] is True
+    assert headers["ContentTypeOptions"]["Override"] is True
+    assert headers["FrameOptions"]["FrameOption"] == "DENY"
+    assert headers["ReferrerPolicy"]["ReferrerPolicy"] in ("no-referrer", "strict-origin-when-cross-origin",
+                                                           "same-origin", "strict-origin")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_cloudfront_function_maps_directories_to_index_html(tmp_path: Path) -> None:
+    function = props("SiteIndexFunction")
+    assert function["FunctionConfig"]["Runtime"] == "cloudfront-js-2.0"
+    assert function["AutoPublish"] is True
+    cases = {
+        "/": "/index.html",
+        "/a/": "/a/index.html",
+        "/a": "/a/index.html",
+        "/verl-project/verl": "/verl-project/verl/index.html",
+        "/o/r/reports/2026-06-15-to-2026-06-21/": "/o/r/reports/2026-06-15-to-2026-06-21/index.html",
+        "/o/r/reports/2026-06-15-to-2026-06-21/report.pdf": "/o/r/reports/2026-06-15-to-2026-06-21/report.pdf",
+        "/o/r/feed.xml": "/o/r/feed.xml",
+        "/index.html": "/index.html",
+        "/v1.2/notes": "/v1.2/notes/index.html",  # a dot in a folder name is not an extension
+    }
+    script = tmp_path / "run.js"
+    script.write_text(
+        function["FunctionCode"]
+        + "\nconst uris = JSON.parse(process.argv[2]);\n"
+        + "const out = uris.map(u => handler({request: {method: 'GET', uri: u, headers: {}, querystring: {}}}));\n"
+        + "console.log(JSON.stringify(out));\n"
+    )
+    result = subprocess.run(["node", str(script), json.dumps(list(cases))], capture_output=True, text=True,
+                            timeout=30, check=True)
+    requests = json.loads(result.stdout)
+    assert [r["uri"] for r in requests] == list(cases.values())
+    assert all(r["method"] == "GET" for r in requests)  # the request is passed on, not answered
+
+
+# ------------------------------------------------------------------ configuration and secrets
+
+
+def test_watch_list_parameter() -> None:
+    param = props("ConfigParameter")
+    assert resources()["ConfigParameter"]["Type"] == "AWS::SSM::Parameter"
+    assert param["Type"] == "String"
+    assert param["Value"] == {"Ref": "WatchedRepositories"}
+    json.loads(load_template()["Parameters"]["WatchedRepositories"]["Default"])
+
+
+def test_secrets_are_named_not_stored() -> None:
+    template = load_template()
+    params = template["Parameters"]
+    assert params["GitHubTokenSecretName"]["Default"] == "prhub/github-token"
+    assert params["LlmApiKeySecretName"]["Default"] == "prhub/llm-api-key"
+    assert not resources("AWS::SecretsManager::Secret"), "the stack never holds secret values"
+    text = TEMPLATE.read_text()
+    assert "resolve:secretsmanager" not in text and "resolve:ssm-secure" not in text  # would inline the value
+    env = template["Globals"]["Function"]["Environment"]["Variables"]
+    for function in FUNCTIONS:
+        env = env | props(function).get("Environment", {}).get("Variables", {})
+    assert not {"GITHUB_TOKEN", "OPENAI_API_KEY"} & set(env), "values are read by name at run time"
+
+
+SECRET_PATTERNS = [
+    r"ghp_[A-Za-z0-9]{20,}", r"github_pat_[A-Za-z0-9_]{20,}", r"gh[ousr]_[A-Za-z0-9]{20,}",
+    r"sk-[A-Za-z0-9_-]{20,}", r"AKIA[0-9A-Z]{16}", r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
+    r"(?i)(password|secret_access_key|api_key|token)\s*[:=]\s*['\"]?[A-Za-z0-9/+_-]{16,}",
+]
+
+
+def secret_looking(text: str) -> list[str]:
+    return [m.group(0) for p in SECRET_PATTERNS for m in re.finditer(p, text)]
+
+
+def test_the_secret_scanner_finds_what_it_should() -> None:
+    fake = "ghp_" + "a1B2" * 9 + "\nkey: sk-" + "z" * 40 + "\napi_key = 'abcdefabcdefabcdef12'\nAKIA" + "A" * 16
+    assert len(secret_looking(fake)) >= 4
+
+
+@pytest.mark.parametrize("path", [TEMPLATE, SAMCONFIG])
+def test_no_secret_looking_literal(path: Path) -> None:
+    assert secret_looking(path.read_text()) == []
+
+
+def test_samconfig_environments() -> None:
+    config = tomllib.loads(SAMCONFIG.read_text())
+    declared = set(load_template()["Parameters"])
+    for env in ("default", "prod"):
+        deploy = config[env]["deploy"]["parameters"]
+        stack = config[env].get("global", {}).get("parameters", {}) | deploy
+        assert stack["stack_name"] and stack["region"]
+        assert "CAPABILITY_IAM" in deploy["capabilities"]
+        assert deploy["resolve_s3"] is True
+        overrides = deploy["parameter_overrides"]
+        pairs = dict(o.split("=", 1) for o in (overrides if isinstance(overrides, list) else overrides.split()))
+        assert set(pairs) <= declared, set(pairs) - declared
+        assert not any(k.lower().endswith(("token", "apikey", "password")) for k in pairs)
+    assert config["default"]["global"]["parameters"]["stack_name"] != config["prod"]["global"]["parameters"][
+        "stack_name"]
+
+
+# ------------------------------------------------------------------ IAM (on the expanded template)
+
+
+def test_each_function_has_its_own_role_assumed_only_by_lambda() -> None:
+    out = expanded()["Resources"]
+    roles = [out[f]["Properties"]["Role"]["Fn::GetAtt"][0] for f in FUNCTIONS]
+    assert len(set(roles)) == 3
+    for role in roles:
+        [statement] = out[role]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+        assert statement["Principal"] == {"Service": ["lambda.amazonaws.com"]}
+
+
+ALLOWED_MANAGED = {
+    "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",  # its own logs
+    "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",  # X-Ray has no resource-level permissions
+}
+
+
+def test_no_wildcard_action_or_resource_in_any_role() -> None:
+    out = expanded()["Resources"]
+    roles = {k: v for k, v in out.items() if v["Type"] == "AWS::IAM::Role"}
+    assert len(roles) >= 5  # three functions + two schedules
+    for name, role in roles.items():
+        assert set(role["Properties"].get("ManagedPolicyArns", [])) <= ALLOWED_MANAGED, name
+        for statement in role_statements(role):
+            if statement["Effect"] != "Allow":
+                continue
+            for action in as_list(statement["Action"]):
+                assert action != "*" and not action.endswith(":*"), (name, action)
+            for resource in as_list(statement["Resource"]):
+                assert resource != "*", (name, statement)
+                assert refs(resource), f"{name}: {resource} names no resource of this stack"
+
+
+def test_plan_permissions() -> None:
+    assert can("PlanFunction", "ssm:GetParameter") == {"ConfigParameter"}
+    assert can("PlanFunction", "dynamodb:PutItem") == {"RunsTable", "HistoryTable"}
+    assert can("PlanFunction", "dynamodb:GetItem") == {"RunsTable"}
+    assert can("PlanFunction", "sqs:SendMessage") == {"ScoreQueue", "ReportQueue"}
+    assert can("PlanFunction", "sqs:SendMessageBatch") == {"ScoreQueue", "ReportQueue"}
+    assert can("PlanFunction", "secretsmanager:GetSecretValue") == {"GitHubTokenSecretName"}
+    assert not can("PlanFunction", "s3:PutObject") and not can("PlanFunction", "sqs:ReceiveMessage")
+
+
+def test_score_permissions() -> None:
+    for table in ("RunsTable", "ResultsTable", "CacheTable", "HistoryTable"):
+        assert table in can("ScoreFunction", "dynamodb:UpdateItem")
+    assert can("ScoreFunction", "dynamodb:PutItem") == {"RunsTable", "ResultsTable", "CacheTable", "HistoryTable"}
+    assert can("ScoreFunction", "sqs:SendMessage") == {"ReportQueue"}
+    for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"):
+        assert can("ScoreFunction", action) == {"ScoreQueue"}, action
+    assert can("ScoreFunction", "secretsmanager:GetSecretValue") == {"GitHubTokenSecretName", "LlmApiKeySecretName"}
+    assert not can("ScoreFunction", "s3:PutObject") and not can("ScoreFunction", "cloudfront:CreateInvalidation")
+
+
+def test_report_permissions() -> None:
+    assert not can("ReportFunction", "sqs:SendMessage"), "report sends nothing"
+    assert can("ReportFunction", "sqs:ReceiveMessage") == can("ReportFunction", "sqs:DeleteMessage") == {"ReportQueue"}
+    assert {"RunsTable", "ResultsTable", "HistoryTable"} <= can("ReportFunction", "dynamodb:Query")
+    assert can("ReportFunction", "dynamodb:PutItem") == {"RunsTable", "IdempotencyTable"}
+    assert can("ReportFunction", "s3:PutObject") == {"SiteBucket"}
+    assert can("ReportFunction", "cloudfront:CreateInvalidation") == {"SiteDistribution"}
+    assert can("ReportFunction", "secretsmanager:GetSecretValue") == {"LlmApiKeySecretName"}
+
+
+def test_secret_grants_are_the_named_secrets_only() -> None:
+    for function in FUNCTIONS:
+        for statement in role_statements(function_role(function)):
+            if "secretsmanager:GetSecretValue" in as_list(statement["Action"]):
+                text = json.dumps(statement["Resource"])
+                assert re.search(r":secret:\$\{(GitHubTokenSecretName|LlmApiKeySecretName)\}-\*", text), text
+
+
+def test_schedules_may_only_invoke_their_function() -> None:
+    out = expanded()["Resources"]
+    for schedule in ("PlanFunctionWeekly", "ReportFunctionSweep"):
+        role = out[out[schedule]["Properties"]["Target"]["RoleArn"]["Fn::GetAtt"][0]]
+        [statement] = role_statements(role)
+        assert statement["Action"] == "lambda:InvokeFunction"
+        assert refs(statement["Resource"]) == {schedule.removesuffix("Weekly").removesuffix("Sweep")}
+
+
+# ------------------------------------------------------------------ outputs and events
+
+
+def test_outputs() -> None:
+    outputs = load_template()["Outputs"]
+    expected = {"SiteUrl": {"SiteDistribution"}, "SiteBucketName": {"SiteBucket"},
+                "DistributionId": {"SiteDistribution"}, "PlanFunctionName": {"PlanFunction"},
+                "ScoreFunctionName": {"ScoreFunction"}, "ReportFunctionName": {"ReportFunction"},
+                "ScoreDLQUrl": {"ScoreDLQ"}}
+    for name, target in expected.items():
+        assert refs(outputs[name]["Value"]) == target, name
+    assert outputs["SiteUrl"]["Value"]["Fn::Sub"].startswith("https://")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "events").glob("*.json")), ids=lambda p: p.name)
+def test_sample_events_parse(path: Path) -> None:
+    assert isinstance(json.loads(path.read_text()), dict)
