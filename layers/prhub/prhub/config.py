@@ -206,36 +206,3 @@ def load_watchlist(parameter_name: str, ssm_provider: Any = None) -> WatchList:
 
 
 _ssm_provider: Any = None
-
-
-WATCHLIST_MAX_AGE = 300  # seconds: an edited watch list reaches warm Lambdas within minutes
-
-
-def load_watchlist(parameter_name: str, ssm_provider: Any = None) -> WatchList:
-    """The watch list stored in the SSM parameter `parameter_name` (PRHUB_CONFIG_PARAMETER).
-
-    Read through Powertools parameters, whose cache outlives invocations of a warm
-    Lambda; `ssm_provider` (an SSMProvider) is made over prhub.aws's client when not given.
-    """
-    from aws_lambda_powertools.utilities.parameters import SSMProvider
-    from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
-
-    from prhub import aws
-
-    if not parameter_name:
-        raise InputError("no watch list parameter is configured (PRHUB_CONFIG_PARAMETER)")
-    global _ssm_provider
-    if ssm_provider is None:
-        if _ssm_provider is None:
-            _ssm_provider = SSMProvider(boto3_client=aws.client("ssm"))
-        ssm_provider = _ssm_provider
-    try:
-        text = ssm_provider.get(parameter_name, max_age=WATCHLIST_MAX_AGE)
-    except GetParameterError as exc:
-        raise InputError(f"watch list parameter {parameter_name!r} could not be read: {exc}") from exc
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
-    return WatchList.parse(str(text))
-
-
-_ssm_provider: Any = None
