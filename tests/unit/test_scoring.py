@@ -1,0 +1,262 @@
+"""Per-PR rules of the engine: modules, type, breaking, importance, insight, key, refs, reverts."""
+from __future__ import annotations
+
+import pytest
+from prhub.scoring import ENGINE_VERSION, HeuristicScorer, modules_from_title, parse_title, score_pull
+
+from tests.unit.engine_support import CONFIG, VERL_TEMPLATE, change, make_pr
+
+
+def kinds(scored) -> list[str]:
+    return [r.kind for r in scored.risks]
+
+
+# -- modules -------------------------------------------------------------------------------------------------------
+
+def test_modules_come_from_the_title_tag_first():
+    pr = make_pr("[BREAKING][megatron, fsdp] fix: shard the optimizer", labels=["rollout"])
+    assert score_pull(pr, CONFIG).modules == ["megatron", "fsdp"]
+
+
+def test_modules_from_title_skips_breaking_and_part_markers():
+    assert modules_from_title("[1/N][rollout] feat: x") == ["rollout"]
+    assert modules_from_title("[BREAKING] [ray, megatron] feat: x") == ["ray", "megatron"]
+    assert modules_from_title("fix: no tag") == []
+
+
+def test_a_revert_belongs_to_the_modules_of_the_reverted_change():
+    assert modules_from_title('Revert "[fsdp] fix: emit outputs (#6293)"') == ["fsdp"]
+
+
+def test_modules_fall_back_to_labels_then_path_map_then_scope_then_folder():
+    files = [change("verl/workers/rollout/vllm.py"), change("verl/workers/rollout/base.py"), change("docs/x.md")]
+    assert score_pull(make_pr("fix: x", files, labels=["Rollout "]), CONFIG).modules == ["rollout"]
+    mapped = CONFIG.with_overrides(module_map={"verl/workers/rollout/": "rollout", "docs/": "doc"})
+    assert score_pull(make_pr("fix: x", files), mapped).modules == ["rollout", "doc"]
+    assert score_pull(make_pr("feat(trainer): x", files), CONFIG).modules == ["trainer"]
+    assert score_pull(make_pr("fix something", files), CONFIG).modules == ["verl"]
+    assert score_pull(make_pr("fix something", []), CONFIG).modules == ["misc"]
+
+
+# -- type ----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("title", "files", "expected"), [
+    ("[rollout] feat: add beam search", None, "feat"),
+    ("[doc] doc: explain the config", None, "docs"),
+    ("perf(trainer): fuse kernels", None, "perf"),
+    ("[ci] chore: cache wheels", None, "chore"),
+    ('Revert "[rollout] feat: add beam search"', None, "revert"),
+    ('[model] fix: Revert "[model] feat: add MiniCPM"', None, "revert"),
+    ("Fix crash when batch is empty", None, "fix"),
+    ("Support Mistral models", None, "feat"),
+    ("Update reward_function.rst", [change("docs/reward_function.rst")], "docs"),
+    ("Tidy the workflow", [change(".github/workflows/ci.yml")], "ci"),
+    ("More cases", [change("tests/test_a.py")], "test"),
+    ("Whatever", [change("pkg/a.py")], "chore"),
+])
+def test_type_from_prefix_verbs_and_paths(title, files, expected):
+    assert score_pull(make_pr(title, files), CONFIG).type == expected
+
+
+def test_parse_title_strips_tags_and_reads_bang_and_scope():
+    assert parse_title("[BREAKING][fsdp] feat(ckpt)!: new format") == ("new format", "feat", "ckpt", True)
+    assert parse_title("[BREAKING][refact]: move workers") == ("move workers", None, None, False)
+
+
+# -- breaking ------------------------------------------------------------------------------------------------------
+
+def test_declared_breaking_tag_bang_and_body():
+    for title, body in (("[BREAKING][fsdp] feat: x", ""), ("feat!: x", ""), ("feat: x", "BREAKING CHANGE: renamed")):
+        scored = score_pull(make_pr(title, body=body), CONFIG)
+        assert scored.breaking and scored.breaking_reason
+        assert "breaking" in kinds(scored)
+    assert "title_convention" not in kinds(score_pull(make_pr("[BREAKING][fsdp] feat: x"), CONFIG))
+
+
+BREAK_CASES = {
+    "removed module": ([change("pkg/legacy.py", 0, 80, status="removed")], "removes public module pkg/legacy.py"),
+    "deleted imported file": (
+        [change("pkg/helpers.py", 0, 30, status="removed"),
+         change("pkg/main.py", 1, 1, patch="@@ -1,2 +1,2 @@\n-from pkg.helpers import tidy\n+import os\n")],
+        "deletes pkg/helpers.py, which other code imported"),
+    "moved module": ([change("pkg/new_home.py", 0, 0, status="renamed", previous="pkg/old_home.py")],
+                     "moves public module pkg/old_home.py to pkg/new_home.py"),
+    "removed config key": (
+        [change("pkg/config/ppo.yaml", 0, 1, patch="@@ -3,3 +3,2 @@\n   lr: 1e-6\n-  use_legacy_sampler: false\n")],
+        "removes config key use_legacy_sampler"),
+    "removed CLI option": (
+        [change("pkg/cli.py", 0, 1,
+                patch='@@ -9 +9 @@\n-    parser.add_argument("--fast-path", action="store_true")\n')],
+        "removes CLI option --fast-path"),
+    "renamed API": (
+        [change("pkg/api.py", 1, 1, patch="@@ -1 +1 @@\n-def build_trainer(cfg):\n+def make_trainer(cfg):\n")],
+        "renames public API in pkg/api.py: build_trainer → make_trainer"),
+    "changed yaml default": (
+        [change("pkg/config/ppo.yaml", 1, 1, patch="@@ -1 +1 @@\n-  micro_batch: 8\n+  micro_batch: 4\n")],
+        "changes the default of micro_batch in pkg/config/ppo.yaml from 8 to 4"),
+    "changed dataclass default": (
+        [change("pkg/conf.py", 1, 1,
+                patch="@@ -5 +5 @@\n-    clip_ratio: float = 0.2\n+    clip_ratio: float = 0.3\n")],
+        "changes the default of clip_ratio in pkg/conf.py from 0.2 to 0.3"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BREAK_CASES))
+def test_inferred_breaking_changes_carry_their_reason(case):
+    files, reason = BREAK_CASES[case]
+    scored = score_pull(make_pr("[trainer] refactor: tidy up", files), CONFIG)
+    assert scored.breaking
+    assert reason in scored.breaking_reason
+    details = {r.kind: r.detail for r in scored.risks}
+    assert reason in details["breaking"]
+    assert "without [BREAKING]" in details["title_convention"]
+
+
+def test_ordinary_changes_are_not_breaking():
+    files = [change("pkg/api.py", 3, 1, patch="@@ -1 +1,3 @@\n def build(cfg):\n-    x = 1\n+    x = 2\n+    y = 3\n"),
+             change("pkg/_private.py", 0, 10, status="removed"), change("tests/test_old.py", 0, 10, status="removed"),
+             change("pkg/config/ppo.yaml", 1, 0, patch="@@ -1 +1,2 @@\n   lr: 1\n+  warmup: 10\n")]
+    scored = score_pull(make_pr("[trainer] fix: x", files), CONFIG)
+    assert not scored.breaking and scored.breaking_reason == ""
+
+
+# -- importance and key --------------------------------------------------------------------------------------------
+
+def test_a_one_line_silent_corruption_fix_outranks_a_huge_generated_config():
+    fix = make_pr("[trainer] fix: silent data loss when resuming from checkpoint",
+                  [change("pkg/checkpoint.py", 1, 1)])
+    generated = make_pr("[cfg] chore: regenerate configs", [change("pkg/config/_generated_ppo.yaml", 2000, 0)])
+    assert score_pull(fix, CONFIG).importance > score_pull(generated, CONFIG).importance
+
+
+def test_typo_and_docs_fixes_rank_low_and_capabilities_high():
+    typo = score_pull(make_pr("[doc] fix: typo in README", [change("README.md", 1, 1)]), CONFIG)
+    docs = score_pull(make_pr("[doc] feat: add a tutorial for PPO", [change("docs/ppo.md", 400, 0)]), CONFIG)
+    ci = score_pull(make_pr("[ci] fix: retry flaky job", [change(".github/workflows/ci.yml", 3, 1)]), CONFIG)
+    feature = score_pull(make_pr("[rollout] feat: support speculative decoding backend",
+                                 [change("pkg/rollout/spec.py", 300, 10), change("tests/test_spec.py", 80, 0)]), CONFIG)
+    assert typo.importance <= 1.0 and "typo/wording fix" in typo.reasons
+    assert docs.importance <= 3.0 and "documentation only" in docs.reasons
+    assert ci.importance <= 2.5
+    assert feature.importance >= 6.0 and "new capability" in feature.reasons
+    assert feature.key and not docs.key and not typo.key
+
+
+def test_correctness_fix_on_core_path_beats_the_same_fix_in_examples():
+    core = score_pull(make_pr("[fsdp] fix: deadlock in gradient all-reduce", [change("pkg/fsdp.py", 5, 2)]), CONFIG)
+    example = score_pull(make_pr("[example] fix: deadlock in demo script", [change("examples/run.sh", 5, 2)]), CONFIG)
+    assert core.importance > example.importance
+    assert any(r.startswith("correctness fix (deadlock)") for r in core.reasons)
+
+
+def test_measured_performance_gain_scores_above_unmeasured():
+    files = [change("pkg/kernels.py", 60, 10)]
+    measured = make_pr("[perf] perf: fuse the log-prob kernel", files, body="Throughput goes from 1.2k to 1.8k "
+                       "tokens/s, 1.5x faster on 8xH100.")
+    unmeasured = make_pr("[perf] perf: fuse the log-prob kernel", files, body="Should be faster.")
+    a, b = score_pull(measured, CONFIG), score_pull(unmeasured, CONFIG)
+    assert a.importance > b.importance
+    assert "performance gain with measured numbers" in a.reasons
+
+
+def test_breaking_and_large_removals_score_high():
+    removal = make_pr("[BREAKING][rollout] refactor: remove the legacy vLLM 0.5 backend",
+                      [change("pkg/rollout/legacy.py", 0, 1800, status="removed"), change("tests/test_r.py", 0, 50)])
+    scored = score_pull(removal, CONFIG)
+    assert scored.importance >= 8.0
+    assert "breaking change" in scored.reasons
+    assert any(r.startswith("large removal/migration") for r in scored.reasons)
+
+
+def test_version_bumps_stay_low():
+    bump = score_pull(make_pr("[docker] chore: bump vllm to 0.9.2", [change("docker/Dockerfile.vllm", 1, 1),
+                                                                     change("requirements.txt", 1, 1)]), CONFIG)
+    assert bump.importance <= 3.5
+
+
+def test_key_follows_the_configured_threshold():
+    pr = make_pr("[rollout] fix: handle empty prompts", [change("pkg/rollout.py", 10, 2)])
+    score = score_pull(pr, CONFIG).importance
+    assert score_pull(pr, CONFIG.with_overrides(key_threshold=score)).key
+    assert not score_pull(pr, CONFIG.with_overrides(key_threshold=score + 0.1)).key
+
+
+def test_importance_and_insight_stay_in_range_with_one_decimal():
+    huge = make_pr("[BREAKING][a, b] feat: support everything, fix crash, 10x faster",
+                   [change(f"pkg/m{i}.py", 900, 900, status="removed") for i in range(20)],
+                   body="Because the old path was wrong. Throughput 3x. However trade-off. Tested with pytest.\n" * 50)
+    scored = score_pull(huge, CONFIG)
+    for value in (scored.importance, scored.insight):
+        assert 0.0 <= value <= 10.0 and round(value, 1) == value
+
+
+# -- insight, summary, key points ----------------------------------------------------------------------------------
+
+FILLED = """### What does this PR do?
+
+Rollouts hang when a sequence exceeds the KV cache because the scheduler never frees the slot.
+This frees slots on abort and retries the request once.
+
+### Design & Code Changes
+
+- free the slot in `Scheduler.abort`
+- retry aborted requests once, then fail loudly
+
+### Test
+
+Added `tests/test_scheduler.py`; on 8xH100 the hang rate went from 3% of steps to 0%, throughput unchanged
+(1.02x). The trade-off: one retry can hide a real engine bug, so the second failure raises.
+"""
+
+
+def test_unfilled_template_has_no_insight_and_a_filled_one_has_much():
+    empty = score_pull(make_pr("[rollout] fix: hang", body=VERL_TEMPLATE), CONFIG)
+    filled = score_pull(make_pr("[rollout] fix: hang", body=VERL_TEMPLATE.replace(
+        "### What does this PR do?", FILLED, 1)), CONFIG)
+    assert empty.insight <= 0.5
+    assert empty.summary == "Hang" and empty.key_points == []
+    assert filled.insight >= 6.0
+    assert filled.summary.startswith("Rollouts hang when a sequence exceeds the KV cache")
+    assert filled.key_points[:2] == ["free the slot in Scheduler.abort",
+                                     "retry aborted requests once, then fail loudly"]
+
+
+def test_summary_keeps_the_descriptions_language():
+    body = "### What does this PR do?\n\n修复了长序列下 rollout 卡住的问题，原因是调度器没有释放槽位。\n"
+    assert score_pull(make_pr("[rollout] fix: hang", body=body), CONFIG).summary.startswith("修复了长序列下")
+
+
+# -- references and reverts ----------------------------------------------------------------------------------------
+
+def test_references_are_collected_without_the_prs_own_number():
+    pr = make_pr("[rollout] fix: follow-up of #7001 (#7278)", number=7300,
+                 body="Follow-up of https://github.com/acme/trainer/pull/7100, see #7300 and #7001.")
+    assert score_pull(pr, CONFIG).refs == [7001, 7100, 7278]
+
+
+def test_revert_number_from_the_body_wins_over_the_title_suffix():
+    pr = make_pr('Revert "[fsdp] fix: emit outputs (#6293)"', body="Reverts acme/trainer#6350", number=6360)
+    scored = score_pull(pr, CONFIG)
+    assert scored.type == "revert" and scored.reverts == 6350
+    assert {r.kind: r.detail for r in scored.risks}["revert"] == "reverts #6350"
+    assert "missing_tests" not in kinds(scored)
+
+
+def test_revert_without_number_names_the_reverted_title():
+    scored = score_pull(make_pr('Revert "[rollout] feat: resume on abort"'), CONFIG)
+    assert scored.reverts is None
+    assert {r.kind: r.detail for r in scored.risks}["revert"] == "reverts “[rollout] feat: resume on abort”"
+
+
+# -- determinism and the Scorer ------------------------------------------------------------------------------------
+
+def test_same_input_same_judgement():
+    pr = make_pr("[rollout] fix: hang", body=FILLED, files=[change("pkg/a.py"), change("pkg/b.py", status="removed")])
+    assert score_pull(pr, CONFIG).to_dict() == score_pull(pr, CONFIG).to_dict()
+
+
+def test_heuristic_scorer_is_the_engine():
+    pr = make_pr("[rollout] fix: hang", body=FILLED)
+    scorer = HeuristicScorer()
+    assert scorer.kind == "heuristic" and scorer.prompt_version == ENGINE_VERSION
+    assert scorer.score(pr, CONFIG, budget=None).to_dict() == score_pull(pr, CONFIG).to_dict()  # type: ignore[arg-type]

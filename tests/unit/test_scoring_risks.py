@@ -1,0 +1,90 @@
+"""Per-PR risks: each rule on a small PR (with patch text where the rule reads diffs), each with its detail."""
+from __future__ import annotations
+
+from prhub.changes import file_kind, pins_in
+from prhub.scoring import score_pull
+
+from tests.unit.engine_support import CONFIG, change, make_pr
+
+
+def risks(pr, config=CONFIG) -> dict[str, str]:
+    return {r.kind: r.detail for r in score_pull(pr, config).risks}
+
+
+def test_missing_tests_when_source_changes_without_tests():
+    found = risks(make_pr("[trainer] fix: x", [change("pkg/a.py", 30, 5), change("pkg/b.py", 3, 0)]))
+    assert found["missing_tests"] == "changes 2 source files (38 lines) but no test file"
+    assert "missing_tests" not in risks(make_pr("[trainer] fix: x", [change("pkg/a.py"), change("tests/test_a.py")]))
+    assert "missing_tests" not in risks(make_pr("[doc] docs: x", [change("docs/a.md")]))
+
+
+def test_test_paths_are_configurable():
+    files = [change("pkg/a.py"), change("spec/a_spec.py")]
+    assert "missing_tests" in risks(make_pr("fix: x", files))
+    assert "missing_tests" not in risks(make_pr("fix: x", files), CONFIG.with_overrides(test_paths=("spec/",)))
+
+
+def test_todo_left_reads_added_lines_only():
+    patch = "@@ -1,3 +1,4 @@\n # TODO: old marker stays\n-x = 1\n+x = 2  # FIXME: handle negative steps\n+y = 3\n"
+    found = risks(make_pr("fix: x", [change("pkg/a.py", 2, 1, patch=patch), change("tests/test_a.py")]))
+    assert found["todo_left"] == "adds 1 TODO/FIXME marker, e.g. pkg/a.py: x = 2 # FIXME: handle negative steps"
+    moved = "@@ -1 +1 @@\n-# TODO: later\n+# TODO: later\n"
+    assert "todo_left" not in risks(make_pr("fix: x", [change("pkg/a.py", 1, 1, patch=moved)]))
+
+
+def test_large_change_uses_the_configured_threshold():
+    pr = make_pr("feat: x", [change("pkg/a.py", 700, 400), change("tests/test_a.py", 10, 0)])
+    assert risks(pr)["large_change"] == "1110 changed lines (+710/−400) in 2 files; threshold 1000"
+    assert "large_change" not in risks(pr, CONFIG.with_overrides(large_change_lines=2000))
+
+
+def test_dependency_pins_from_patch_text():
+    files = [
+        change("requirements.txt", 2, 1, patch="@@ -1,2 +1,3 @@\n-vllm>=0.8\n+vllm==0.9.2\n+numpy>=2.0,<3  # new\n"),
+        change("pyproject.toml", 1, 0, patch='@@ -5 +5,2 @@\n dependencies = [\n+  "ray[default]>=2.40",\n'),
+        change("docker/Dockerfile.vllm", 2, 0,
+               patch="@@ -1 +1,3 @@\n+FROM nvcr.io/nvidia/pytorch:24.05-py3\n+RUN pip install flash-attn==2.7.4\n"),
+        change("web/package.json", 1, 0, patch='@@ -3 +3,2 @@\n+    "left-pad": "^1.3.0",\n'),
+    ]
+    detail = risks(make_pr("[deps] chore: pin", files))["dependency_pin"]
+    for pin in ("vllm==0.9.2", "numpy>=2.0,<3", "ray>=2.40", "flash-attn==2.7.4", "left-pad^1.3.0",
+                "nvcr.io/nvidia/pytorch:24.05-py3"):
+        assert pin in detail
+
+
+def test_dependency_file_without_patch_is_reported_by_name_and_unpinned_edits_are_not():
+    by_name = risks(make_pr("chore: deps", [change("requirements-npu.txt", 1, 1)]))["dependency_pin"]
+    assert by_name == "changes dependency files (requirements-npu.txt); no diff text to read the versions from"
+    comment_only = change("requirements.txt", 1, 0, patch="@@ -1 +1,2 @@\n vllm==0.9.2\n+# keep sorted\n")
+    assert "dependency_pin" not in risks(make_pr("chore: deps", [comment_only]))
+
+
+def test_pins_in_reads_only_added_lines():
+    pins = pins_in(change("requirements.txt", patch="@@ -1 +1 @@\n-torch==2.5.0\n+torch==2.6.0\n"))
+    assert [str(p) for p in pins] == ["torch==2.6.0"] and pins[0].exact_version == "2.6.0"
+
+
+def test_title_convention_when_the_tag_disagrees_with_the_paths():
+    found = risks(make_pr("[doc] fix: correct the loss", [change("pkg/loss.py"), change("tests/test_loss.py")]))
+    assert found["title_convention"] == "tagged [doc] but touches only pkg, tests"
+    mapped = CONFIG.with_overrides(module_map={"pkg/rollout/": "rollout"})
+    assert "title_convention" in risks(make_pr("[rollout] fix: x", [change("pkg/trainer.py")]), mapped)
+    assert "title_convention" not in risks(make_pr("[rollout] fix: x", [change("pkg/rollout/a.py")]), mapped)
+    # a tag nothing in the paths can confirm or deny (e.g. "algo") is not judged
+    assert "title_convention" not in risks(make_pr("[algo] fix: x", [change("pkg/trainer.py")]))
+
+
+def test_file_kinds():
+    paths = {"tests/test_a.py": "test", "pkg/a_test.py": "test", ".github/workflows/x.yml": "ci",
+             "docker/Dockerfile.x": "deps", "docker/README.md": "docs", "docs/a.rst": "docs",
+             "examples/run.sh": "example", "pkg/a.py": "source", "pkg/config/a.yaml": "config", "uv.lock": "deps"}
+    assert {p: file_kind(p, CONFIG.test_paths) for p in paths} == paths
+
+
+def test_every_risk_has_a_detail():
+    files = [change("pkg/a.py", 900, 300, status="removed"), change("requirements.txt", 1, 1),
+             change("pkg/b.py", 5, 0, patch="@@ -0,0 +1 @@\n+# XXX: temporary\n")]
+    scored = score_pull(make_pr('Revert "[doc] feat: x"', files), CONFIG)
+    assert {r.kind for r in scored.risks} >= {"breaking", "revert", "dependency_pin", "todo_left", "large_change",
+                                              "title_convention"}
+    assert all(r.detail.strip() for r in scored.risks)

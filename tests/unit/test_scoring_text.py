@@ -1,0 +1,45 @@
+"""Descriptions: template stripping, sections, summary, key points, references, language."""
+from __future__ import annotations
+
+from prhub import textparse
+
+from tests.unit.engine_support import VERL_TEMPLATE
+
+
+def test_an_unfilled_template_strips_to_nothing():
+    assert textparse.strip_template(VERL_TEMPLATE) == ""
+    assert textparse.strip_template("<!-- describe -->\r\n\r\n### Test\r\n\r\nN/A\r\n") == ""
+
+
+def test_answers_inside_the_old_templates_quotes_are_kept():
+    body = "### What does this PR do?\n\n> Adds a search agent recipe (70x less data).\n\n### API\n\n> N/A\n"
+    assert textparse.strip_template(body) == "### What does this PR do?\n\nAdds a search agent recipe (70x less data)."
+
+
+def test_task_lists_go_but_other_lists_and_code_stay():
+    body = ("### Changes\n\n- [x] Read the guide\n  wrapped line of the item\n- keep this item\n\n"
+            "```python\nprint('kept')\n```\n\n## Checklist\n\n- [x] Pure rename\n- tests pass\n")
+    cleaned = textparse.strip_template(body)
+    assert "Read the guide" not in cleaned and "wrapped line" not in cleaned
+    assert "- keep this item" in cleaned and "print('kept')" in cleaned
+    assert "Pure rename" not in cleaned and "tests pass" not in cleaned  # the whole checklist section goes
+
+
+def test_summary_prefers_the_what_section_and_shortens_at_a_sentence():
+    text = "Intro line that is long enough.\n\n### What does this PR do?\n\n" + "First sentence here. " * 30
+    summary = textparse.summarize(text, "fallback", limit=60)
+    assert summary.startswith("First sentence here.") and summary.endswith(".") and len(summary) <= 60
+    assert textparse.summarize("", "Fallback title") == "Fallback title"
+    assert textparse.summarize("Fixes #12", "Fallback") == "Fallback"
+
+
+def test_key_points_are_top_level_items_with_markup_removed():
+    text = "1. Add **fast** path\n   continued here\n2. Drop [old](http://x) flag\n   - nested detail\n"
+    assert textparse.key_points(text) == ["Add fast path continued here", "Drop old flag"]
+
+
+def test_references_and_language():
+    assert textparse.references("see #12, (#7278) and https://github.com/o/r/pull/99; color #fff", own=12) \
+        == [99, 7278]
+    assert textparse.language("修复了 rollout 卡住的问题，原因是没有释放") == "zh"
+    assert textparse.language("Fix the rollout hang") == "en"
