@@ -6,6 +6,7 @@ including whatever SAM adds on its own.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import os
@@ -196,6 +197,10 @@ def test_function_code_location(function: str, folder: str) -> None:
     assert resources()[function]["Type"] == "AWS::Serverless::Function"
     assert props(function)["CodeUri"] == f"functions/{folder}"
     assert props(function)["Handler"] == "app.handler"
+    app = ROOT / "functions" / folder / "app.py"
+    if app.exists():  # the module Lambda loads defines what Handler names
+        tree = ast.parse(app.read_text())
+        assert "handler" in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
 
 
 def test_globals_environment() -> None:
@@ -347,6 +352,19 @@ def test_report_queue_trigger() -> None:
     assert mapping["FunctionName"] == {"Ref": "ReportFunction"}
     assert mapping["BatchSize"] == 1
     assert function_setting("ReportFunction", "MemorySize") == 1024
+
+
+@pytest.mark.parametrize("queue", ["ScoreQueue", "ReportQueue"])
+def test_partial_batch_answers_are_honoured(queue: str) -> None:
+    """A handler that answers failures as batchItemFailures (Powertools' process_partial_response) needs
+    ReportBatchItemFailures on its trigger, else Lambda takes the answer for success and deletes the messages."""
+    mapping = _mapping(queue)
+    function = mapping["FunctionName"]["Ref"]
+    app = ROOT / props(function)["CodeUri"] / "app.py"
+    if not app.exists():
+        pytest.skip(f"{app} is not written yet")
+    if "process_partial_response" in app.read_text() or "batchItemFailures" in app.read_text():
+        assert mapping.get("FunctionResponseTypes") == ["ReportBatchItemFailures"], function
 
 
 def test_no_function_uses_a_sam_sqs_event() -> None:
