@@ -205,7 +205,13 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
                       term_users: Counter[str]) -> dict[str, Any]:
     modules = Counter(m for n in members for m in by_number[n].modules)
     shared_terms = Counter(t for n in members for t in terms[n] if t not in modules)
-    top_terms = [t for t, c in sorted(shared_terms.items(), key=lambda kv: (-kv[1], kv[0])) if c >= 2][:3]
+    # Ties keep the wording of the most important member's title ("prefix caching", not "caching, prefix").
+    order: dict[str, int] = {}
+    for n in sorted(members, key=lambda n: (-by_number[n].importance, n)):
+        for word in re.findall(r"[\w.+-]+", parse_title(by_number[n].title)[0].lower()):
+            order.setdefault(word.strip(".-+"), len(order))
+    top_terms = [t for t, c in sorted(shared_terms.items(), key=lambda kv: (-kv[1], order.get(kv[0], 1 << 20), kv[0]))
+                 if c >= 2][:3]
     top_modules = [m for m, _ in sorted(modules.items(), key=lambda kv: (-kv[1], kv[0]))][:2]
     files = Counter(f for n in members for f in by_number[n].files)
     shared_files = sorted(f for f, c in files.items() if c >= 2)

@@ -1,0 +1,175 @@
+"""The week's analysis on small weeks built in the tests: stats, modules and trends, hot files, reverts, clusters."""
+from __future__ import annotations
+
+import json
+import random
+
+from prhub.analysis import build_report
+from prhub.period import Period
+from prhub.scoring import score_pull
+
+from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
+
+WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
+SCORER = {"kind": "heuristic", "model": None, "prompt_version": "engine-test"}
+FIELDS = {"schema", "repo", "period", "generated_at", "language", "scorer", "stats", "prs", "modules", "hot_files",
+          "clusters", "reverts", "risks", "highlights", "key_changes", "trends", "summary", "suggestions", "unscored",
+          "notes"}
+
+
+def report(prs, history=(), unscored=()):
+    scored = [score_pull(p, CONFIG) for p in prs]
+    listing = [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
+    return build_report(scored, list(unscored), WEEK, CONFIG, [*history, *listing], "2026-06-22T01:00:00Z", SCORER)
+
+
+def week_prs():
+    return [
+        make_pr("[rollout, vllm] feat: support prefix caching", [change("pkg/rollout/vllm.py", 200, 10),
+                                                                  change("tests/test_vllm.py", 50, 0)], number=1,
+                author="alice", merged_at="2026-06-15T02:00:00Z", reviews=[("carol", "APPROVED")]),
+        make_pr("[rollout] fix: prefix caching crash with LoRA (follow-up of #1)",
+                [change("pkg/rollout/vllm.py", 5, 1), change("uv.lock", 300, 300)], number=2, author="dave",
+                merged_at="2026-06-16T02:00:00Z", reviews=[("carol", "APPROVED"), ("erin", "COMMENTED")]),
+        make_pr("[trainer] feat: add entropy bonus", [change("pkg/trainer/loss.py", 40, 2),
+                                                      change("uv.lock", 10, 10)], number=3, author="alice",
+                merged_at="2026-06-17T02:00:00Z"),
+        make_pr("[doc] docs: typo in README", [change("README.md", 1, 1)], number=4, author="frank",
+                merged_at="2026-06-18T02:00:00Z"),
+    ]
+
+
+def test_report_carries_every_field_and_the_stats_add_up():
+    result = report(week_prs(), history=[history_entry(90, "[rollout] fix: x", "2026-06-01T00:00:00Z", "alice")])
+    assert set(result) == FIELDS
+    stats = result["stats"]
+    assert stats["pr_count"] == 4 and stats["authors"] == 3
+    assert stats["additions"] == 200 + 50 + 5 + 300 + 40 + 10 + 1
+    assert stats["key_pr_count"] == sum(p["key"] for p in result["prs"])
+    assert stats["new_contributors"] == ["dave", "frank"]  # alice merged before the week
+    assert stats["types"] == {"feat": 2, "docs": 1, "fix": 1}
+    assert stats["reviewers"] == [{"login": "carol", "reviews": 2}, {"login": "erin", "reviews": 1}]
+    assert [p["number"] for p in result["prs"]][-1] == 4  # the typo fix ranks last
+    assert result["period"] == {"since": "2026-06-15", "until": "2026-06-21", "tz": "Asia/Shanghai"}
+
+
+def test_a_pr_counts_once_per_module_and_hot_files_ignore_lock_files():
+    result = report(week_prs())
+    modules = {m["name"]: m for m in result["modules"]}
+    assert modules["rollout"]["pr_count"] == 2 and modules["rollout"]["prs"] == [1, 2]
+    assert modules["vllm"]["prs"] == [1]
+    assert result["hot_files"] == [{"path": "pkg/rollout/vllm.py", "pr_count": 2, "prs": [1, 2]}]
+
+
+def test_trends_against_the_previous_four_weeks():
+    history = []
+    for week, day in enumerate(("2026-05-18", "2026-05-25", "2026-06-01", "2026-06-08")):
+        history.append(history_entry(200 + week, "[trainer] fix: a", f"{day}T03:00:00Z"))
+        history.append(history_entry(300 + week, "[trainer] fix: b", f"{day}T04:00:00Z"))
+        history.append(history_entry(400 + week, "[ci] chore: c", f"{day}T05:00:00Z", modules=["ci"]))
+        history.append(history_entry(500 + week, "[rollout] fix: d", f"{day}T05:00:00Z"))
+    result = report(week_prs(), history=history)
+    modules = {m["name"]: m for m in result["modules"]}
+    assert modules["trainer"] | {"prs": None} == {"name": "trainer", "pr_count": 1, "prs": None, "baseline": 2.0,
+                                                  "delta": -1.0, "trend": "fading"}
+    assert modules["rollout"]["baseline"] == 1.0 and modules["rollout"]["trend"] == "steady"
+    assert modules["ci"] == {"name": "ci", "pr_count": 0, "prs": [], "baseline": 1.0, "delta": -1.0,
+                             "trend": "fading"}
+    assert modules["vllm"]["trend"] == "new"
+    assert result["trends"]["weeks"] == [
+        {"since": "2026-05-18", "until": "2026-05-24", "pr_count": 4},
+        {"since": "2026-05-25", "until": "2026-05-31", "pr_count": 4},
+        {"since": "2026-06-01", "until": "2026-06-07", "pr_count": 4},
+        {"since": "2026-06-08", "until": "2026-06-14", "pr_count": 4},
+        {"since": "2026-06-15", "until": "2026-06-21", "pr_count": 4},
+    ]
+
+
+def test_rising_module():
+    history = [history_entry(10, "[rollout] fix: a", "2026-06-08T03:00:00Z")]
+    prs = [make_pr(f"[rollout] fix: thing {i}", [change(f"pkg/r{i}.py")], number=i,
+                   merged_at="2026-06-16T03:00:00Z") for i in range(1, 4)]
+    assert report(prs, history)["modules"][0] | {"prs": None} == {
+        "name": "rollout", "pr_count": 3, "prs": None, "baseline": 0.25, "delta": 2.75, "trend": "rising"}
+
+
+def test_without_earlier_history_there_are_no_newcomers_and_a_note_says_so():
+    result = report(week_prs())
+    assert result["stats"]["new_contributors"] == []
+    assert any("no history" in n for n in result["notes"])
+
+
+def test_revert_chain_across_weeks_through_history():
+    history = [history_entry(50, "[rollout] feat: resume generation on abort", "2026-06-03T03:00:00Z"),
+               history_entry(60, 'Revert "[rollout] feat: resume generation on abort"', "2026-06-10T03:00:00Z")]
+    reland = make_pr("[rollout] feat: resume generation on abort", [change("pkg/rollout/abort.py")], number=70,
+                     merged_at="2026-06-17T03:00:00Z")
+    result = report([reland], history)
+    assert result["reverts"] == [{"pr": 60, "reverts": 50, "relanded_by": 70,
+                                  "title": "[rollout] feat: resume generation on abort"}]
+
+
+def test_revert_in_the_week_by_number_and_by_title():
+    original = make_pr("[fsdp] fix: emit outputs (#6293)", [change("pkg/fsdp.py")], number=6350,
+                       merged_at="2026-06-15T03:00:00Z")
+    revert = make_pr('Revert "[fsdp] fix: emit outputs (#6293)"', [change("pkg/fsdp.py")], number=6360,
+                     body="Reverts acme/trainer#6350", merged_at="2026-06-16T03:00:00Z")
+    reland = make_pr("[fsdp] fix: emit outputs", [change("pkg/fsdp.py"), change("tests/test_fsdp.py")],
+                     number=6386, merged_at="2026-06-18T03:00:00Z")
+    untitled_revert = make_pr('Revert "[ci] chore: pin torch-npu"', [change("docker/Dockerfile.npu")], number=6400,
+                              merged_at="2026-06-19T03:00:00Z")
+    pinned = history_entry(6390, "[ci] chore: pin torch-npu", "2026-06-12T03:00:00Z")
+    result = report([original, revert, reland, untitled_revert], [pinned])
+    assert result["reverts"] == [
+        {"pr": 6360, "reverts": 6350, "relanded_by": 6386, "title": "[fsdp] fix: emit outputs (#6293)"},
+        {"pr": 6400, "reverts": 6390, "relanded_by": None, "title": "[ci] chore: pin torch-npu"},
+    ]
+    cluster = next(c for c in result["clusters"] if 6360 in c["prs"])
+    assert cluster["prs"] == [6350, 6360, 6386]
+
+
+def test_clusters_join_references_and_shared_files_and_have_titles():
+    result = report(week_prs())
+    assert result["clusters"] == [{"title": "rollout/vllm: prefix, caching", "prs": [1, 2],
+                                   "modules": ["rollout", "vllm"],
+                                   "reason": "cross-references, 1 shared file, common title terms"}]
+
+
+def test_unrelated_prs_sharing_only_a_busy_file_do_not_cluster():
+    prs = [make_pr(f"[m{i}] fix: topic{i} alpha{i}", [change("pkg/trainer.py"), change(f"pkg/own{i}.py")],
+                   number=i, merged_at="2026-06-16T03:00:00Z") for i in range(1, 9)]
+    assert report(prs)["clusters"] == []
+
+
+def test_risks_are_aggregated_per_kind_with_details():
+    prs = week_prs() + [make_pr("[rollout] refactor: drop old sampler", [change("pkg/sampler.py", 0, 40, "removed")],
+                                number=5, merged_at="2026-06-19T03:00:00Z")]
+    risks = {r["kind"]: r for r in report(prs)["risks"]}
+    assert list(risks)[0] == "breaking"
+    assert risks["breaking"]["prs"] == [5]
+    assert risks["breaking"]["detail"] == "#5: removes public module pkg/sampler.py"
+    assert risks["missing_tests"]["prs"] == [2, 3, 5]
+    assert all(item["detail"] for r in risks.values() for item in r["items"])
+
+
+def test_unscored_prs_are_listed_and_counted_in_the_weeks_trend():
+    unscored = [{"number": 9, "title": "x", "url": "u", "reason": "GitHub said 502 three times"}]
+    result = report(week_prs(), unscored=unscored)
+    assert result["unscored"] == unscored
+    assert result["stats"]["pr_count"] == 4 and result["trends"]["weeks"][-1]["pr_count"] == 5
+    assert any("could not be scored" in n for n in result["notes"])
+
+
+def test_same_input_same_report_whatever_the_order():
+    prs = week_prs()
+    history = [history_entry(90, "[rollout] fix: x", "2026-06-01T00:00:00Z", "alice")]
+    first = json.dumps(report(prs, history), sort_keys=True)
+    shuffled = prs[:]
+    random.Random(7).shuffle(shuffled)
+    assert json.dumps(report(shuffled, list(reversed(history))), sort_keys=True) == first
+
+
+def test_an_empty_week():
+    result = report([])
+    assert result["stats"]["pr_count"] == 0 and result["stats"]["avg_importance"] == 0.0
+    assert result["prs"] == [] and result["clusters"] == [] and result["hot_files"] == []

@@ -1,0 +1,81 @@
+"""The engine on the real verl export: spread, reasons and complete reports for every week.
+
+The data is read from <repo>/../shared/data/verl-project-verl/pulls.jsonl at run time; absent, the tests skip.
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import pytest
+from prhub.config import RepoConfig
+
+from bench.calibrate import load, run
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+CONFIG = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai")
+LOW_ONLY = {"docs", "ci", "test"}
+
+pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"{DATA} is not here")
+
+
+@pytest.fixture(scope="module")
+def weeks():
+    reports, _scoring, _analysis = run(load(DATA), CONFIG)
+    return {week.since.isoformat(): report for week, report in reports}
+
+
+@pytest.mark.parametrize("since", ["2026-06-15", "2026-05-04"])
+def test_named_weeks_show_a_spread_and_lead_with_substance(weeks, since):
+    report = weeks[since]
+    scores = [p["importance"] for p in report["prs"]]
+    assert max(scores) - min(scores) >= 4.0
+    assert statistics.pstdev(scores) >= 1.0
+    assert len(set(scores)) >= len(scores) // 3
+    share = report["stats"]["key_pr_count"] / report["stats"]["pr_count"]
+    assert 0.4 <= share <= 0.75
+    for top in report["prs"][:3]:
+        assert top["type"] not in LOW_ONLY and top["key"]
+        assert top["reasons"]
+    assert report["prs"][-1]["importance"] <= 3.0
+
+
+@pytest.mark.parametrize("since", ["2026-06-15", "2026-05-04"])
+def test_every_breaking_flag_and_risk_says_why(weeks, since):
+    for pr in weeks[since]["prs"]:
+        assert not pr["breaking"] or pr["breaking_reason"]
+        assert all(r["detail"].strip() for r in pr["risks"])
+    assert all(r["detail"] and r["prs"] for r in weeks[since]["risks"])
+
+
+def test_every_week_carries_the_analysis_sections(weeks):
+    assert len(weeks) >= 90
+    for report in weeks.values():
+        for field in ("modules", "hot_files", "clusters", "reverts", "risks"):
+            assert isinstance(report[field], list)
+        assert len(report["trends"]["weeks"]) == 5
+        assert sum(m["pr_count"] > 0 for m in report["modules"]) >= 1
+        for module in report["modules"]:
+            assert module["trend"] in ("rising", "fading", "steady", "new") and module["baseline"] >= 0
+        for cluster in report["clusters"]:
+            assert cluster["title"] and len(cluster["prs"]) >= 2
+        for chain in report["reverts"]:
+            assert chain["pr"] and (chain["reverts"] or chain["title"])
+    busy = [r for r in weeks.values() if r["stats"]["pr_count"] >= 20]
+    assert all(r["hot_files"] and r["clusters"] for r in busy)
+    assert sum(bool(r["reverts"]) for r in weeks.values()) >= 15
+
+
+def test_inferred_breaking_flags_across_all_weeks_name_what_breaks(weeks):
+    inferred = [p for r in weeks.values() for p in r["prs"] if p["breaking"] and "tagged" not in p["breaking_reason"]]
+    assert inferred
+    for pr in inferred:
+        assert pr["breaking_reason"].startswith(("removes", "moves", "deletes", "renames", "changes", "BREAKING"))
+
+
+def test_across_all_weeks_about_half_is_key(weeks):
+    shares = [r["stats"]["key_pr_count"] / r["stats"]["pr_count"] for r in weeks.values()
+              if r["stats"]["pr_count"] >= 10]
+    assert 0.45 <= statistics.median(shares) <= 0.67
+    averages = {r["stats"]["avg_importance"] for r in weeks.values()}
+    assert len(averages) >= 10  # not every week the same average
