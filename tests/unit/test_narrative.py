@@ -1,0 +1,81 @@
+"""The engine's narrative: sections, languages, and numbers that come from the report."""
+from __future__ import annotations
+
+import re
+
+from prhub import narrative
+from prhub.analysis import build_report
+from prhub.period import Period
+from prhub.scoring import score_pull
+
+from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
+
+WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
+SECTIONS = {"summary", "highlights", "key_changes", "trend_notes", "risk_notes", "relation_notes", "suggestions"}
+
+
+def week_report(language: str) -> dict:
+    prs = [
+        make_pr("[BREAKING][rollout] feat: support the async rollout backend",
+                [change("pkg/rollout/async.py", 400, 20), change("tests/test_async.py", 60, 0)], number=11,
+                author="alice", merged_at="2026-06-15T03:00:00Z"),
+        make_pr("[rollout] fix: async rollout deadlock (follow-up of #11)", [change("pkg/rollout/async.py", 4, 1)],
+                number=12, author="newbie", merged_at="2026-06-16T03:00:00Z"),
+        make_pr('Revert "[trainer] feat: entropy bonus"', [change("pkg/trainer/loss.py", 2, 40)], number=13,
+                author="bob", merged_at="2026-06-17T03:00:00Z"),
+        make_pr("[doc] docs: typo", [change("docs/a.md", 1, 1)], number=14, author="bob",
+                merged_at="2026-06-18T03:00:00Z"),
+    ]
+    history = [history_entry(5, "[trainer] feat: entropy bonus", "2026-06-10T03:00:00Z", "alice"),
+               history_entry(6, "[trainer] fix: x", "2026-06-02T03:00:00Z", "bob")]
+    history += [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
+    config = CONFIG.with_overrides(language=language)
+    return build_report([score_pull(p, config) for p in prs], [], WEEK, config, history, "2026-06-22T00:00:00Z",
+                        {"kind": "heuristic", "model": None, "prompt_version": "t"})
+
+
+def test_english_narrative_quotes_the_reports_numbers():
+    report = week_report("en")
+    text = narrative.write(report)
+    assert set(text) == SECTIONS
+    stats = report["stats"]
+    assert text["summary"].startswith(f"{stats['pr_count']} PRs were merged, {stats['key_pr_count']} of them key, "
+                                      f"by {stats['authors']} authors (1 first-time), "
+                                      f"+{stats['additions']}/−{stats['deletions']} lines")
+    assert text["highlights"][0]["prs"] == [11] and text["highlights"][0]["text"].startswith("[breaking] #11 ")
+    assert all(h["prs"][0] in {p["number"] for p in report["prs"] if p["key"]} for h in text["highlights"])
+    assert text["relation_notes"] == [{"text": "#13 reverts #5, not re-landed yet", "prs": [5, 13]}]
+    assert text["key_changes"][0]["prs"] == [11, 12] and text["key_changes"][0]["theme"]
+    assert text["suggestions"][0] == ("Read the breaking changes #11 before upgrading and note the migration in the "
+                                      "release notes.")
+    assert "Follow up the reverted changes not re-landed yet (#13)." in text["suggestions"]
+    assert any(n["text"].startswith("breaking changes: 1 PR (#11)") for n in text["risk_notes"])
+
+
+def test_every_number_in_the_narrative_is_in_the_report():
+    report = week_report("en")
+    facts = set(re.findall(r"\d+(?:\.\d+)?", repr(report)))
+    for section in narrative.write(report).values():
+        for number in re.findall(r"\d+(?:\.\d+)?", repr(section)):
+            assert number in facts
+
+
+def test_chinese_narrative():
+    text = narrative.write(week_report("zh"))
+    assert text["summary"].startswith("本期合并 4 个 PR")
+    assert text["relation_notes"][0]["text"] == "#13 回滚了 #5，尚未重新合入"
+    assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
+    assert "重要性" in text["highlights"][0]["text"]
+
+
+def test_an_empty_week_still_reads():
+    config = CONFIG.with_overrides(language="en")
+    report = build_report([], [], WEEK, config, [], "2026-06-22T00:00:00Z", {"kind": "heuristic"})
+    text = narrative.write(report)
+    assert text["summary"] == "No pull requests were merged in this period."
+    assert text["highlights"] == [] and text["suggestions"] == []
+
+
+def test_titles_unchanged():
+    assert narrative.title("verl-project/verl", WEEK, "zh") == "verl-project/verl 2026 年第 25 周周报（06-15 至 06-21）"
+    assert narrative.title("verl-project/verl", WEEK, "en") == "verl-project/verl weekly report, 2026-W25, Jun 15–21"
