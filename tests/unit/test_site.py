@@ -187,7 +187,7 @@ def served(tmp_path):
     (tmp_path / "o" / "r" / "reports" / "w" / "report.pdf").write_bytes(b"%PDF-1.4")
     (tmp_path / "o" / "r" / "reports" / "w" / "report.md").write_text("# x")
     server = site.make_server(tmp_path, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

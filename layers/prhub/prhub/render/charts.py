@@ -5,6 +5,7 @@ Both drawings read the same `Series`, so the page and the PDF show the same bars
 from __future__ import annotations
 
 import html
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,8 +58,20 @@ def series(report: dict[str, Any]) -> list[Series]:
     return out
 
 
+def _width(ch: str) -> int:
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
 def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """At most `limit` columns (CJK characters count two), cut with an ellipsis."""
+    if sum(_width(c) for c in text) <= limit:
+        return text
+    out, used = "", 0
+    for ch in text:
+        if used + _width(ch) > limit - 1:
+            break
+        out, used = out + ch, used + _width(ch)
+    return out + "…"
 
 
 def svg(s: Series) -> str:

@@ -1,0 +1,152 @@
+"""The published site in a real headless Chromium: navigation, CJK font, PDF link, feed, layout, console.
+
+Builds a site the way the ReportFunction does (render_all, publish_report and
+rebuild_indexes on a moto S3 bucket), copies the bucket to a directory, serves
+it with site.serve's server on 127.0.0.1 and drives Debian's /usr/bin/chromium
+through playwright. Screenshots go to tests/artifacts/ (gitignored).
+"""
+from __future__ import annotations
+
+import threading
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import boto3
+import pytest
+from moto import mock_aws
+from prhub import site
+from prhub.render import render_all
+
+from tests.golden.cases import hostile_report, load
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+BUCKET = "prhub-browser-site"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="module")
+def site_dir(tmp_path_factory):
+    """A two-repository site: the Chinese golden week and a hostile week, built through the bucket."""
+    out = tmp_path_factory.mktemp("site")
+    hostile = hostile_report()
+    hostile["repo"] = "evil-org/hostile"
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket=BUCKET)
+        for report in (load("zh-week"), hostile):
+            site.publish_report(s3, BUCKET, report, render_all(report))
+            site.rebuild_indexes(s3, BUCKET, report["repo"])
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
+            for obj in page.get("Contents", []):
+                target = out / obj["Key"]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(s3.get_object(Bucket=BUCKET, Key=obj["Key"])["Body"].read())
+    return out
+
+
+@pytest.fixture(scope="module")
+def base_url(site_dir):
+    server = site.make_server(site_dir, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is missing: scripts/system-deps.sh test installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is a dev dependency")
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    yield page
+    context.close()
+
+
+def platform_fonts(page, selector: str) -> list[str]:
+    """The fonts Chromium really used to draw the element's text (DevTools CSS.getPlatformFontsForNode)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    return [f["familyName"] for f in fonts]
+
+
+def test_root_to_repository_to_report_with_chinese_in_a_cjk_font(page, base_url):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(base_url + "/")
+    page.click("text=example-org/trainer >> nth=0")
+    page.wait_for_load_state()
+    assert page.url == base_url + "/example-org/trainer/"
+    page.click("a[href='reports/2026-05-04-to-2026-05-10/']")
+    page.wait_for_load_state()
+    assert page.url.endswith("/example-org/trainer/reports/2026-05-04-to-2026-05-10/")
+    assert page.locator("h1").inner_text() == "example-org/trainer 2026 年第 19 周周报（05-04 至 05-10）"
+    assert any("CJK" in name for name in platform_fonts(page, "h1")), platform_fonts(page, "h1")
+    assert page.locator("svg.chart").count() == 3
+    page.screenshot(path=str(ARTIFACTS / "report-desktop.png"), full_page=True)
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    page.screenshot(path=str(ARTIFACTS / "report-phone.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_report_downloads_answer_with_their_types_and_the_feed_parses(page, base_url):
+    page.goto(base_url + "/example-org/trainer/reports/2026-05-04-to-2026-05-10/")
+    pdf_href = page.get_attribute("a[href='report.pdf']", "href")
+    pdf = page.request.get(page.url + pdf_href)
+    assert pdf.status == 200 and pdf.headers["content-type"] == "application/pdf" and pdf.body()[:5] == b"%PDF-"
+    md = page.request.get(page.url + "report.md")
+    assert md.headers["content-type"].startswith("text/markdown") and "周报" in md.text()
+    feed_href = page.get_attribute("footer a", "href")
+    feed = page.request.get(page.url + feed_href)
+    assert feed.headers["content-type"] == "application/atom+xml"
+    root = ET.fromstring(feed.body())
+    assert len(root.findall("{http://www.w3.org/2005/Atom}entry")) == 1
+    assert page.errors == []
+
+
+def test_hostile_report_runs_nothing_and_fits_a_phone(page, base_url):
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(base_url + "/evil-org/hostile/reports/2026-05-04-to-2026-05-10/")
+    page.set_viewport_size(PHONE)
+    page.hover("h1")
+    assert dialogs == []
+    assert page.evaluate("document.scripts.length") == 0
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+    assert all(h.startswith(("http://127.0.0.1", "https://")) for h in hrefs), hrefs
+    page.screenshot(path=str(ARTIFACTS / "hostile-phone.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_repository_and_root_pages_fit_a_phone(page, base_url):
+    page.set_viewport_size(PHONE)
+    for path, name in (("/", "root-phone.png"), ("/example-org/trainer/", "repo-phone.png")):
+        page.goto(base_url + path)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    assert page.errors == []
