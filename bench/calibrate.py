@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
           f"{sum(0.4 <= s <= 0.75 for s in typical)}/{len(typical)} in 40–75%")
     print("types:", dict(Counter(e["type"] for e in all_prs).most_common()))
     print("risk kinds (PRs):", dict(Counter(r["kind"] for e in all_prs for r in e["risks"]).most_common()))
-    inferred = [e for e in all_prs if e["breaking"] and "tagged" not in e["breaking_reason"]]
+    declared = ("tagged [BREAKING]", "declared breaking", "BREAKING CHANGE")
+    inferred = [e for e in all_prs if e["breaking"] and not e["breaking_reason"].startswith(declared)]
     print(f"breaking: {sum(e['breaking'] for e in all_prs)} PRs, {len(inferred)} inferred")
     print(f"time: scoring {scoring_time:.2f} s ({1000 * scoring_time / len(prs):.2f} ms/PR), "
           f"week analysis {analysis_time:.2f} s for {len(reports)} weeks")

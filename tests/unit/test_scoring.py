@@ -260,3 +260,9 @@ def test_heuristic_scorer_is_the_engine():
     scorer = HeuristicScorer()
     assert scorer.kind == "heuristic" and scorer.prompt_version == ENGINE_VERSION
     assert scorer.score(pr, CONFIG, budget=None).to_dict() == score_pull(pr, CONFIG).to_dict()  # type: ignore[arg-type]
+
+
+def test_a_breaking_prefix_word_declares_a_break():
+    scored = score_pull(make_pr("[trainer] breaking: pass dataset as a required argument"), CONFIG)
+    assert scored.breaking and scored.breaking_reason == "declared breaking in the title"
+    assert "title_convention" not in kinds(scored)

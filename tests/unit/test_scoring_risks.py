@@ -88,3 +88,7 @@ def test_every_risk_has_a_detail():
     assert {r.kind for r in scored.risks} >= {"breaking", "revert", "dependency_pin", "todo_left", "large_change",
                                               "title_convention"}
     assert all(r.detail.strip() for r in scored.risks)
+
+
+def test_title_convention_is_not_judged_when_one_tag_cannot_be_located():
+    assert "title_convention" not in risks(make_pr("[fsdp, recipe] fix: x", [change("examples/run.sh")]))

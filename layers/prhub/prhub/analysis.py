@@ -251,7 +251,7 @@ def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[st
         for m in set(p.modules):
             current[m].append(p.number)
     names = set(current) | {m for c in per_week for m in c}
-    modules = []
+    modules: list[dict[str, Any]] = []
     for name in names:
         baseline = round(sum(c[name] for c in per_week) / len(weeks), 2)
         count = len(current.get(name, []))

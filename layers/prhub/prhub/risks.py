@@ -94,19 +94,15 @@ def tag_mismatch(tags: Sequence[str], files: Sequence[FileChange], config: RepoC
     if not tags or not paths:
         return ""
     mapped = {m.lower() for p, m in config.module_map.items() for path in paths if path.startswith(p.lower())}
-    judged = False
+    known_in_map = {m.lower() for m in config.module_map.values()}
     for tag in tags:
         if tag in mapped or any(tag in path for path in paths):
             return ""
         hints = TAG_PATHS.get(tag)
-        known_in_map = tag in {m.lower() for m in config.module_map.values()}
-        if hints is None and not known_in_map:
-            continue  # a tag we cannot locate by path (e.g. "algo"): no judgement
-        judged = True
+        if hints is None and tag not in known_in_map:
+            return ""  # a tag we cannot locate by path (e.g. "algo") may well be right: no judgement
         if hints and any(h in path for h in hints for path in paths):
             return ""
-    if not judged:
-        return ""
     return f"tagged [{', '.join(tags)}] but touches only {', '.join(sorted({p.split('/')[0] for p in paths})[:4])}"
 
 

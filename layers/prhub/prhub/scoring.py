@@ -54,7 +54,7 @@ VERB_TYPES = (
 
 BASE = {"feat": 4.0, "perf": 4.0, "fix": 3.5, "revert": 3.5, "refactor": 3.0, "chore": 2.0, "test": 1.5,
         "docs": 1.5, "ci": 1.5}
-SEVERE = re.compile(r"\b(crash\w*|hang|hangs|hanging|hung|deadlock\w*|oom|out of memory|memory leak\w*|leak\w*|nan|"
+SEVERE = re.compile(r"\b(crash\w*|hang|hangs|hanging|hung|deadlock\w*|ooms?|out of memory|memory leak\w*|leak\w*|nan|"
                     r"wrong|incorrect\w*|silent\w*|corrupt\w*|data loss|lose|loses|lost|race condition|segfault\w*|"
                     r"diverg\w*|mismatch\w*|accuracy|precision|numerical\w*|broken|stuck|never|block(?:s|ing|ed)?|unblock\w*|"
                     r"stall\w*|freez\w*)\b"
@@ -121,6 +121,8 @@ def parse_title(title: str) -> tuple[str, str | None, str | None, bool]:
         kind = TYPE_ALIASES.get(word, word)
         if kind in TYPES:
             return conv.group(4).strip(), kind, (conv.group(2) or "").strip().lower() or None, bool(conv.group(3))
+        if word == "breaking":  # "[trainer] breaking: pass dataset as required args"
+            return conv.group(4).strip(), None, None, True
         if len(word) <= 20 and not conv.group(2):
             return conv.group(4).strip(), None, word, bool(conv.group(3))  # "megatron: ..." names a scope
     return rest, None, None, False
@@ -283,11 +285,12 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
     kinds = [file_kind(f.filename, config.test_paths) for f in pr.files]
     kind = _type(description, declared, kinds)
     cleaned = textparse.strip_template(pr.body)
-    tagged_breaking = any(t.strip().upper() == "BREAKING" for t in _tags(pr.title)) or bang
+    tag_breaking = any(t.strip().upper() == "BREAKING" for t in _tags(pr.title))
+    tagged_breaking = tag_breaking or bang
     declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
     inferred = breaking_reasons(pr.files, config.test_paths)
     if tagged_breaking:
-        breaking_reason = "tagged [BREAKING] in the title" if not bang else "marked `!` in the conventional title"
+        breaking_reason = "tagged [BREAKING] in the title" if tag_breaking else "declared breaking in the title"
     elif declared_breaking:
         breaking_reason = "BREAKING CHANGE stated in the description"
     else:
