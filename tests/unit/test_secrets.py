@@ -35,8 +35,16 @@ def sm(moto_env: None) -> object:
 
 def test_named_secret_is_read_from_secrets_manager(sm: object) -> None:
     sm.create_secret(Name="prhub/github-token", SecretString=TOKEN)  # type: ignore[attr-defined]
-    env = {"GITHUB_TOKEN_SECRET": "prhub/github-token", "GITHUB_TOKEN": "local-should-not-win"}
+    env = {"GITHUB_TOKEN_SECRET": "prhub/github-token"}
     assert secrets.github_token(env=env) == TOKEN
+
+
+def test_plain_env_var_wins_over_a_configured_name(moto_env: None) -> None:
+    """A local run on the stack's environment (secret names set, no such secret) uses the caller's token."""
+    env = {"GITHUB_TOKEN_SECRET": "prhub/github-token", "GITHUB_TOKEN": "gh-local",
+           "LLM_API_KEY_SECRET": "prhub/llm-api-key", "OPENAI_API_KEY": "sk-local"}
+    assert secrets.github_token(env=env) == "gh-local"
+    assert secrets.llm_api_key(env=env) == "sk-local"
 
 
 def test_without_a_secret_name_the_conventional_env_vars_are_used() -> None:
@@ -101,7 +109,7 @@ def test_json_secret_without_a_token_field_is_an_error_that_does_not_echo_it(sm:
 
 def test_missing_secret_is_a_clear_error_naming_it(moto_env: None) -> None:
     with pytest.raises(secrets.SecretError, match=r"'prhub/github-token' could not be read: ResourceNotFound"):
-        secrets.github_token(env={"GITHUB_TOKEN_SECRET": "prhub/github-token", "GITHUB_TOKEN": "fallback"})
+        secrets.github_token(env={"GITHUB_TOKEN_SECRET": "prhub/github-token"})
 
 
 def test_binary_secret(sm: object) -> None:

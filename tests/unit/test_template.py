@@ -618,7 +618,10 @@ def test_no_wildcard_action_or_resource_in_any_role() -> None:
 def test_plan_permissions() -> None:
     assert can("PlanFunction", "ssm:GetParameter") == {"ConfigParameter"}
     assert can("PlanFunction", "dynamodb:PutItem") == {"RunsTable", "HistoryTable"}
-    assert can("PlanFunction", "dynamodb:GetItem") == {"RunsTable"}
+    assert can("PlanFunction", "dynamodb:Query") == {"RunsTable", "HistoryTable"}  # flow.plan reads the history
+    assert can("PlanFunction", "dynamodb:BatchWriteItem") == {"RunsTable", "HistoryTable"}
+    assert can("PlanFunction", "dynamodb:DeleteItem") == {"RunsTable"}
+    assert not can("PlanFunction", "dynamodb:GetItem") & {"ResultsTable", "CacheTable", "IdempotencyTable"}
     assert can("PlanFunction", "sqs:SendMessage") == {"ScoreQueue", "ReportQueue"}
     assert can("PlanFunction", "sqs:SendMessageBatch") == {"ScoreQueue", "ReportQueue"}
     assert can("PlanFunction", "secretsmanager:GetSecretValue") == {"GitHubTokenSecretName"}

@@ -81,18 +81,22 @@ def resolve(
     env: Mapping[str, str] | None = None,
     max_age: int = DEFAULT_MAX_AGE,
 ) -> str | None:
-    """A credential: from the named secret if a name is given or configured, else the plain env var.
+    """A credential: the secret `secret_name` if given; else the plain env var (GITHUB_TOKEN /
+    OPENAI_API_KEY) if set; else the secret the stack names (GITHUB_TOKEN_SECRET / LLM_API_KEY_SECRET).
 
-    `kind` is GITHUB or LLM. Returns None when neither is set (anonymous GitHub,
-    heuristic scoring); a configured secret that cannot be read is an error, not None,
-    so a broken deployment does not silently degrade.
+    The plain variable beats a configured name so a local run on the stack's environment (which
+    names secrets) uses the caller's own token, as prhub.llm does; Lambda never sets it. `kind` is
+    GITHUB or LLM. Returns None when nothing is set (anonymous GitHub, heuristic scoring); a named
+    secret that cannot be read is an error, not None, so a broken deployment does not silently degrade.
     """
     env = os.environ if env is None else env
     name_var, value_var = kind
-    name = secret_name or env.get(name_var, "")
-    if name:
-        return read_secret(name, provider, max_age)
-    return env.get(value_var) or None
+    if secret_name:
+        return read_secret(secret_name, provider, max_age)
+    if env.get(value_var):
+        return env[value_var]
+    name = env.get(name_var, "")
+    return read_secret(name, provider, max_age) if name else None
 
 
 def github_token(secret_name: str | None = None, **kwargs: Any) -> str | None:
