@@ -105,12 +105,37 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+_DYNAMODB_LOCK = threading.Lock()
+
+
+def serialize_moto_dynamodb() -> None:
+    """Make moto's DynamoDB handle one request at a time, as atomic as the real service.
+
+    moto is not thread-safe there: transact_write_items deep-copies whole tables and, on a failed
+    condition (a duplicate result), restores them, erasing writes other workers made meanwhile
+    (lost `done` counts, double wins, 500s). DynamoDB itself never does that.
+    """
+    from moto.dynamodb.responses import DynamoHandler
+
+    original = DynamoHandler.call_action
+    if getattr(original, "serialized", False):
+        return
+
+    def call_action(self: Any) -> Any:
+        with _DYNAMODB_LOCK:
+            return original(self)
+
+    call_action.serialized = True  # type: ignore[attr-defined]
+    DynamoHandler.call_action = call_action  # type: ignore[method-assign]
+
+
 class EmbeddedAws:
     """moto in server mode on 127.0.0.1, in this process."""
 
     def __init__(self) -> None:
         from moto.server import ThreadedMotoServer
 
+        serialize_moto_dynamodb()
         self.port = free_port()
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self.url = f"http://127.0.0.1:{self.port}"
