@@ -55,3 +55,10 @@ def test_no_lookups_unless_the_repo_turns_the_check_on(registry):
     assert registry.requests == []
     checked = scorer.score(make_pr("chore: pins", [PINS]), CONFIG.with_overrides(check_registry=True), None)  # type: ignore[arg-type]
     assert "vllm-ext==0.99.0 does not exist on PyPI" in {r.kind: r.detail for r in checked.risks}["dependency_pin"]
+
+
+def test_pypi_versions_compare_by_release_number(registry):
+    client = Registry(pypi_url=registry.pypi_url, npm_url=registry.npm_url)
+    assert client.exists("pypi", "torch", "2.6") is True  # torch==2.6 installs 2.6.0
+    assert client.exists("pypi", "torch", "2.6.0.0") is True
+    assert client.exists("pypi", "torch", "2.60") is False

@@ -6,6 +6,7 @@ package for the life of the client (one scoring run).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import requests
@@ -54,4 +55,19 @@ class Registry:
         known = self.versions(ecosystem, name)
         if known is None:
             return None
+        if ecosystem == "pypi":  # PEP 440: ==2.6 matches 2.6.0, V1.0 is 1.0
+            return _pep440(version) in {_pep440(v) for v in known}
         return version in known
+
+
+def _pep440(version: str) -> str:
+    """Enough of PEP 440 normalisation to compare release numbers: case, a leading v, trailing .0 segments."""
+    text = version.strip().lower().removeprefix("v")
+    release, sep, rest = text.partition("-")
+    head = re.match(r"^[\d.]+", release)
+    if head:
+        numbers = head.group(0).rstrip(".").split(".")
+        while len(numbers) > 1 and numbers[-1] == "0":
+            numbers.pop()
+        release = ".".join(numbers) + release[head.end():]
+    return release + sep + rest
