@@ -70,6 +70,30 @@ def histogram(values: list[float], width: int = 50) -> list[str]:
     return [f"  {b:>2}–{b + 1:<2} {buckets[b]:>5}  {'#' * round(width * buckets[b] / top)}" for b in range(10)]
 
 
+def benchmark(data: Path = DATA) -> dict[str, Any]:
+    """The `python -m bench` shape: rows of [measure, value, notes] plus the raw figures (skips without data)."""
+    if not data.exists():
+        return {"rows": [["engine on verl", "skipped", f"{data} is not here"]]}
+    config = RepoConfig(repo=REPO, tz="Asia/Shanghai")
+    prs = load(data)
+    reports, scoring_time, analysis_time = run(prs, config)
+    entries = [e for _, r in reports for e in r["prs"]]
+    typical = [r["stats"]["key_pr_count"] / r["stats"]["pr_count"] for _, r in reports if r["stats"]["pr_count"] >= 10]
+    figures = {"prs": len(prs), "weeks": len(reports), "scoring_s": round(scoring_time, 3),
+               "analysis_s": round(analysis_time, 3),
+               "importance_mean": round(statistics.mean(e["importance"] for e in entries), 2),
+               "importance_stdev": round(statistics.pstdev([e["importance"] for e in entries]), 2),
+               "key_share_median_week": round(statistics.median(typical), 3)}
+    return {**figures, "rows": [
+        ["engine scoring, verl export", f"{scoring_time:.2f} s", f"{len(prs)} PRs, "
+                                                                 f"{1000 * scoring_time / len(prs):.2f} ms/PR"],
+        ["engine weekly analysis, verl", f"{analysis_time:.2f} s", f"{len(reports)} weeks"],
+        ["importance mean / stdev", f"{figures['importance_mean']} / {figures['importance_stdev']}", "0–10 scale"],
+        ["key share, median week (10+ PRs)", f"{figures['key_share_median_week']:.0%}",
+         f"key_threshold {config.key_threshold}"],
+    ]}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
