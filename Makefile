@@ -30,8 +30,10 @@ lint: $(STAMP)
 bench: setup
 	$(BIN)/python -m bench
 
-build:
+build: $(STAMP)
 	sam build
+	@scripts/system-deps.sh fonts
+	$(BIN)/python -m prhub.render.fonts .aws-sam/build/PrhubLayer/python/prhub/fonts  # the PDF's CJK font (docs/pdf-fonts.md)
 
 deploy: build
 	sam deploy

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from prhub.render import render_all
@@ -164,3 +165,26 @@ def test_missing_font_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("PRHUB_CJK_FONT", str(tmp_path / "none.otf"))
     with pytest.raises(PrhubError, match="PRHUB_CJK_FONT"):
         font_location()
+
+
+def test_font_location_reads_a_face_from_the_environment(monkeypatch):
+    from prhub.render.pdf import DEBIAN_FONT, font_location
+
+    path = DEBIAN_FONT.partition("#")[0]
+    monkeypatch.setenv("PRHUB_CJK_FONT", f"{path}#2")
+    if not Path(path).is_file():
+        pytest.skip("fonts-noto-cjk is not installed")
+    assert font_location() == (path, 2)
+
+
+@pytest.mark.slow
+def test_the_layer_font_extracted_from_debian_draws_the_report(monkeypatch, tmp_path):
+    from prhub.render.fonts import extract
+    from prhub.render.pdf import DEBIAN_FONT, PACKAGED_FONT
+
+    if not Path(DEBIAN_FONT.partition("#")[0]).is_file():
+        pytest.skip("fonts-noto-cjk is not installed")
+    target = extract(DEBIAN_FONT, tmp_path / "fonts")
+    assert target.name == PACKAGED_FONT.name
+    monkeypatch.setenv("PRHUB_CJK_FONT", str(target))
+    assert "执行摘要" in pdf_text(render_pdf_strict(load("zh-week")), tmp_path)
