@@ -10,7 +10,6 @@ the local runner hand in their own clients, source factory and clock.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 import threading
@@ -30,7 +29,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 
 from prhub import analysis, llm, narrative, site
 from prhub.aws import client
-from prhub.config import RepoConfig, Settings, WatchList, check_repo
+from prhub.config import RepoConfig, Settings, WatchList, check_repo, load_watchlist
 from prhub.errors import InputError, RetryLater, SourceError
 from prhub.models import PullRef
 from prhub.period import Period, format_timestamp, parse_timestamp
@@ -62,17 +61,6 @@ def cached_source(spec: str) -> Source:
         if spec not in _sources:
             _sources[spec] = open_source(spec)
         return _sources[spec]
-
-
-def load_watchlist(ssm: Any, parameter: str) -> WatchList:
-    """The watched repositories, from the SSM parameter the stack names (none configured: empty)."""
-    if not parameter:
-        return WatchList(())
-    try:
-        text = ssm.get_parameter(Name=parameter)["Parameter"]["Value"]
-    except ssm.exceptions.ParameterNotFound:
-        raise InputError(f"configuration parameter {parameter} does not exist") from None
-    return WatchList.parse(text)
 
 
 class LazyClient:
@@ -109,7 +97,7 @@ class Deps:
     def from_env(cls, env: dict[str, str] | None = None, lambda_context: Any = None) -> Deps:
         settings = Settings.from_env(env)
         return cls(settings, LazyClient("dynamodb"), LazyClient("sqs"), LazyClient("s3"), LazyClient("cloudfront"),
-                   watchlist=lambda: load_watchlist(client("ssm"), settings.config_parameter),
+                   watchlist=lambda: load_watchlist(settings.config_parameter),
                    lambda_context=lambda_context)
 
     def now(self) -> int:
@@ -168,12 +156,12 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
             now = parse_timestamp(event["time"])
         except ValueError:
             raise InputError(f"schedule event time is not a timestamp: {event['time']!r}") from None
-    # A redelivered schedule event keeps its id, hence its run ids: the conditional put skips it.
-    tag = "sched-" + hashlib.sha256(str(event.get("id") or stamp).encode()).hexdigest()[:16]
+    # One weekly run per repository and week: a redelivered or retried schedule event names the same
+    # run, and the conditional put skips it (Scheduler delivers at least once).
     out = []
     for config in watchlist().repos:
         period = Period.last_complete_week(now, config.tz)
-        out.append(PlanRequest(config, period, f"{config.repo}/{period.since}_{period.until}/{tag}"))
+        out.append(PlanRequest(config, period, f"{config.repo}/{period.since}_{period.until}/weekly"))
     return out
 
 

@@ -41,9 +41,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import boto3
 import yaml
-from botocore.config import Config
 
 from prhub import aws
 from prhub.config import WatchList
@@ -178,8 +176,8 @@ def patched_env(values: dict[str, str]) -> Iterator[None]:
 
 
 def _client(service: str) -> Any:
-    # Fresh clients per call site/thread: boto3 clients are not shared across threads here.
-    return boto3.session.Session().client(service, config=Config(retries={"max_attempts": 5, "mode": "standard"}))
+    # prhub.aws keeps one client per thread and service (reset when patched_env changes the endpoint).
+    return aws.client(service)
 
 
 # -- the stack ------------------------------------------------------------------------------------------

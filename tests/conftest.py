@@ -1,0 +1,77 @@
+"""Shared fixtures: one moto server per test process, fresh resources per test, the shared data files.
+
+`moto_server` is session-scoped (starting moto costs about a second); every
+test that uses `stack` gets its own tables, queues, bucket and parameter
+(a unique name prefix), made from template.yaml like the local runner does.
+The environment that points boto3 at the server is set per test only, so
+tests of other modules using `mock_aws` are not redirected.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prhub import aws
+from prhub.local import EmbeddedAws, Stack, aws_env, create_stack, load_template, sample_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+VERL_EXPORT = ROOT.parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+EVENTS = ROOT / "events"
+TEST_VISIBILITY_TIMEOUT = 1  # seconds: redeliveries within a test, with SQS's real semantics
+
+
+def load_event(name: str) -> Any:
+    return json.loads((EVENTS / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def moto_server() -> Iterator[str]:
+    with EmbeddedAws() as server:
+        yield server.url
+
+
+@pytest.fixture
+def aws_endpoint(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """boto3 (and prhub.aws) talk to the session's moto server for this test."""
+    for key, value in aws_env(moto_server, fake_credentials=True).items():
+        monkeypatch.setenv(key, value)
+    aws.reset()
+    yield moto_server
+    aws.reset()
+
+
+@pytest.fixture(scope="session")
+def template() -> dict[str, Any]:
+    return load_template(ROOT / "template.yaml")
+
+
+@pytest.fixture
+def prefix() -> str:
+    return "t" + uuid.uuid4().hex[:12]
+
+
+@pytest.fixture
+def watchlist() -> dict[str, Any]:
+    """The watch list a test's stack stores: the bundled sample repository."""
+    return {"defaults": {"language": "en"}, "repos": [sample_settings()["config"]]}
+
+
+@pytest.fixture
+def stack(aws_endpoint: str, template: dict[str, Any], prefix: str, watchlist: dict[str, Any],
+          monkeypatch: pytest.MonkeyPatch) -> Stack:
+    """Fresh resources from template.yaml, and the functions' environment set as Lambda would."""
+    made = create_stack(template, prefix, json.dumps(watchlist), visibility_timeout=TEST_VISIBILITY_TIMEOUT)
+    for key, value in made.env.items():
+        monkeypatch.setenv(key, value)
+    return made
+
+
+@pytest.fixture
+def verl_export() -> Path:
+    if not VERL_EXPORT.exists():
+        pytest.skip(f"shared data not present: {VERL_EXPORT}")
+    return VERL_EXPORT

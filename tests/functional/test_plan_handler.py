@@ -1,0 +1,124 @@
+"""PlanFunction on moto: custom ranges, the weekly schedule, and bad input that writes nothing."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prhub.local import Stack
+
+from tests.conftest import load_event
+from tests.functional.flow_support import depth, handler, invoke, items, receive_all, run_item
+
+SAMPLE = {"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07"}
+
+
+def plan(stack: Stack, event: Any) -> dict[str, Any]:
+    return invoke(handler(stack, "PlanFunction"), event, "PlanFunction")
+
+
+def test_custom_range_event_lists_the_week_and_sends_one_message_per_pr(stack: Stack, verl_export: Path) -> None:
+    # GIVEN the sample custom-range event (verl's week 25), read from the shared export
+    event = {**load_event("plan-custom-range.json"), "source": f"jsonl:{verl_export}"}
+    # WHEN plan runs
+    answer = plan(stack, event)
+    # THEN one run for 21 PRs exists and 21 score messages wait, each naming its PR once
+    assert answer["ok"], answer
+    [run] = answer["runs"]
+    assert run["expected"] == 21
+    item = run_item(stack, run["run_id"])
+    assert item["status"] == "scoring" and item["done"] == 0 and item["failed"] == 0
+    assert item["period"] == {"since": "2026-06-15", "until": "2026-06-21", "tz": "Asia/Shanghai"}
+    assert json.loads(item["config"])["repo"] == "verl-project/verl"
+    assert item["expires_at"] > 0
+    bodies = [json.loads(m["Body"]) for m in receive_all(stack, "ScoreQueue", 21)]
+    assert sorted(b["number"] for b in bodies) == sorted(item["refs"])
+    assert len(set(item["refs"])) == 21
+    assert {b["run_id"] for b in bodies} == {run["run_id"]}
+    assert all(b["ref"]["number"] == b["number"] for b in bodies)
+    # AND the history holds the week plus the four weeks before it (the trend baseline)
+    history = items(stack, "HistoryTable")
+    assert set(item["refs"]) <= {h["number"] for h in history}
+    assert min(h["merged_at"] for h in history) < "2026-05-25"
+
+
+def test_each_custom_range_call_is_a_new_run(stack: Stack) -> None:
+    first = plan(stack, SAMPLE)["runs"][0]["run_id"]
+    second = plan(stack, SAMPLE)["runs"][0]["run_id"]
+    assert first != second
+    assert first.startswith("acme/rocket/2026-06-01_2026-06-07/")
+
+
+def test_overrides_reach_the_run_config(stack: Stack) -> None:
+    answer = plan(stack, {**SAMPLE, "lang": "zh", "scorer": "heuristic", "tz": "UTC"})
+    config = json.loads(run_item(stack, answer["runs"][0]["run_id"])["config"])
+    assert (config["language"], config["scorer"], config["tz"]) == ("zh", "heuristic", "UTC")
+    # In UTC the week loses PR 1201 (merged 2026-05-31 22:40Z, Monday 00:40 in Berlin) and gains 1233.
+    refs = run_item(stack, answer["runs"][0]["run_id"])["refs"]
+    assert 1201 not in refs and 1233 in refs
+
+
+@pytest.mark.parametrize("event", [load_event("plan-scheduled.json"), {}], ids=["eventbridge-shape", "empty-input"])
+def test_schedule_event_reports_every_watched_repo_for_its_last_week(stack: Stack, event: dict[str, Any]) -> None:
+    from datetime import UTC, datetime
+    from unittest import mock
+
+    # The sample's week ended Sunday 2026-06-07 (Europe/Berlin); the schedule fires the next Monday.
+    event = {**event, "time": "2026-06-08T01:00:00Z"}
+    with mock.patch("prhub.flow.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)):
+        answer = plan(stack, event)
+    assert answer["ok"], answer
+    [run] = answer["runs"]
+    assert run["repo"] == "acme/rocket"
+    assert run["period"] == {"since": "2026-06-01", "until": "2026-06-07", "tz": "Europe/Berlin"}
+    assert run["expected"] == 32
+    # A redelivered schedule event plans nothing twice.
+    again = plan(stack, event)
+    assert again["runs"][0].get("duplicate") is True
+    assert len(items(stack, "RunsTable")) == 1
+    assert depth(stack, "ScoreQueue") == 32
+
+
+def test_empty_range_goes_straight_to_the_report(stack: Stack) -> None:
+    answer = plan(stack, {"repo": "acme/rocket", "since": "2026-01-05", "until": "2026-01-11"})
+    assert answer["ok"] and answer["runs"][0]["expected"] == 0
+    assert depth(stack, "ScoreQueue") == 0
+    [message] = receive_all(stack, "ReportQueue", 1)
+    assert json.loads(message["Body"]) == {"run_id": answer["runs"][0]["run_id"]}
+
+
+BAD = [
+    ({"repo": "not-a-repo", "since": "2026-06-01", "until": "2026-06-07"}, "owner/name"),
+    ({"repo": "a/b/c", "since": "2026-06-01", "until": "2026-06-07"}, "owner/name"),
+    ({"repo": "acme/rocket", "since": "2026-02-30", "until": "2026-03-07"}, "since must be a date"),
+    ({"repo": "acme/rocket", "since": "2026-06-01", "until": "June 7"}, "until must be a date"),
+    ({"repo": "acme/rocket", "since": "2026-06-08", "until": "2026-06-01"}, "is after until"),
+    ({"repo": "acme/rocket", "since": "2025-01-01", "until": "2026-06-01"}, "exceeds the maximum of 366"),
+    ({"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07", "tz": "Mars/Olympus"}, "unknown time zone"),
+    ({"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07", "lang": "fr"}, "language"),
+    ({"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07", "source": "ftp://x"}, "unknown source"),
+    ({"repo": "acme/rocket", "since": "2026-06-01"}, "since and until are required"),
+    ({"since": "2026-06-01", "until": "2026-06-07"}, "owner/name"),
+    ({"repo": "acme/rocket", "since": 20260601, "until": "2026-06-07"}, "since must be a string"),
+    ({"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07", "extra": 1}, "unknown event keys: extra"),
+    ({"hello": "world"}, "unknown event keys: hello"),
+    (["acme/rocket"], "event must be a JSON object"),
+    ("acme/rocket", "event must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize(("event", "message"), BAD, ids=[m for _, m in BAD])
+def test_bad_input_is_refused_clearly_and_writes_nothing(stack: Stack, event: Any, message: str) -> None:
+    answer = plan(stack, event)
+    assert answer["ok"] is False
+    assert message in answer["error"]
+    for table in ("RunsTable", "ResultsTable", "HistoryTable"):
+        assert items(stack, table) == [], table
+    assert depth(stack, "ScoreQueue") == 0 and depth(stack, "ReportQueue") == 0
+
+
+def test_unreadable_source_is_a_clear_error_and_writes_nothing(stack: Stack, tmp_path: Path) -> None:
+    answer = plan(stack, {**SAMPLE, "source": f"jsonl:{tmp_path}/missing.jsonl"})
+    assert answer["ok"] is False and "cannot read export file" in answer["error"]
+    assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
