@@ -1,0 +1,174 @@
+"""ScoreFunction on moto: partial batch failures, duplicate deliveries, concurrent workers, the last receive."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import threading
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from prhub import flow
+from prhub.errors import RetryLater
+from prhub.local import Stack, sqs_event
+from prhub.models import FileChange, PullRef, PullRequest
+from prhub.store import unpack
+
+from tests.conftest import load_event
+from tests.functional.flow_support import (
+    depth,
+    handler,
+    invoke,
+    items,
+    receive,
+    receive_all,
+    run_item,
+)
+
+SAMPLE = {"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07"}
+SAMPLE_PRS = 32
+
+
+def plan_sample(stack: Stack) -> str:
+    answer = invoke(handler(stack, "PlanFunction"), SAMPLE)
+    assert answer["ok"], answer
+    return str(answer["runs"][0]["run_id"])
+
+
+def record_like(run_id: str, number: int, ref_number: int | None = None, receives: int = 1,
+                body: str | None = None, message_id: str = "extra") -> dict[str, Any]:
+    """A record shaped like events/score-sqs.json (what Lambda hands the function)."""
+    record = copy.deepcopy(load_event("score-sqs.json")["Records"][0])
+    ref = {"number": ref_number or number, "title": "t", "author": "a", "merged_at": "2026-06-02T00:00:00Z",
+           "url": "https://example.invalid"}
+    record["body"] = body if body is not None else json.dumps({"run_id": run_id, "number": number, "ref": ref})
+    record["messageId"] = message_id
+    record["attributes"]["ApproximateReceiveCount"] = str(receives)
+    return record
+
+
+def test_one_bad_record_does_not_fail_its_batch_mates(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+    messages = receive_all(stack, "ScoreQueue", 10)[:10]
+    event = sqs_event(messages, stack.queue_arns["ScoreQueue"])
+    event["Records"].insert(3, record_like(run_id, 0, body="{not json", message_id="malformed"))
+    event["Records"].append(record_like(run_id, 1205, ref_number=999_999, message_id="missing-pr"))
+    answer = invoke(handler(stack, "ScoreFunction"), event)
+    assert sorted(f["itemIdentifier"] for f in answer["batchItemFailures"]) == ["malformed", "missing-pr"]
+    run = run_item(stack, run_id)
+    assert (run["done"], run["failed"]) == (10, 0)  # the first failure of a record counts against nothing
+    stored = {r["number"] for r in items(stack, "ResultsTable")}
+    assert stored == {json.loads(m["Body"])["number"] for m in messages}
+
+
+def test_a_batch_whose_records_all_fail_lists_them_all(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+    event = {"Records": [record_like(run_id, n, ref_number=900_000 + n, message_id=f"m{n}") for n in (1201, 1202)]}
+    answer = invoke(handler(stack, "ScoreFunction"), event)
+    assert sorted(f["itemIdentifier"] for f in answer["batchItemFailures"]) == ["m1201", "m1202"]
+
+
+def test_last_receive_records_the_failure_and_still_fails_the_record(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+    event = {"Records": [record_like(run_id, 1205, ref_number=999_999, receives=3, message_id="last")]}
+    answer = invoke(handler(stack, "ScoreFunction"), event)
+    assert [f["itemIdentifier"] for f in answer["batchItemFailures"]] == ["last"]  # so SQS moves it to the DLQ
+    run = run_item(stack, run_id)
+    assert (run["done"], run["failed"]) == (0, 1)
+    [result] = items(stack, "ResultsTable")
+    assert result["number"] == 1205 and result["status"] == "failed"
+    assert "999999" in result["reason"]
+    # Delivered again on its last receive (a duplicate): counted once.
+    invoke(handler(stack, "ScoreFunction"), event)
+    assert run_item(stack, run_id)["failed"] == 1
+
+
+def test_every_message_delivered_twice_counts_once_and_requests_one_report(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+    messages = receive_all(stack, "ScoreQueue", SAMPLE_PRS)
+    assert len(messages) == SAMPLE_PRS
+    score = handler(stack, "ScoreFunction")
+    for start in range(0, SAMPLE_PRS, 10):
+        batch = sqs_event(messages[start:start + 10], stack.queue_arns["ScoreQueue"])
+        assert invoke(score, batch)["batchItemFailures"] == []
+        assert invoke(score, batch)["batchItemFailures"] == []  # the duplicate changes nothing and fails nothing
+    run = run_item(stack, run_id)
+    assert (run["done"], run["failed"]) == (SAMPLE_PRS, 0)
+    assert len(items(stack, "ResultsTable")) == SAMPLE_PRS
+    assert "report_requested" in run
+    assert depth(stack, "ReportQueue") == 1
+
+
+def test_concurrent_workers_complete_the_run_and_exactly_one_report_is_requested(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+    messages = receive_all(stack, "ScoreQueue", SAMPLE_PRS)
+    batches = [messages[i::4] for i in range(4)]  # 8 each
+    arn = stack.queue_arns["ScoreQueue"]
+    # Each worker is its own execution environment (own module copy); each also redelivers a neighbour's batch.
+    work = [(handler(stack, "ScoreFunction"), [batches[i], batches[(i + 1) % 4]]) for i in range(4)]
+    start = threading.Barrier(4)
+    failures: list[Any] = []
+
+    def worker(fn: Any, mine: list[list[dict[str, Any]]]) -> None:
+        start.wait()
+        for batch in mine:
+            failures.extend(invoke(fn, sqs_event(batch, arn))["batchItemFailures"])
+
+    threads = [threading.Thread(target=worker, args=w) for w in work]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    run = run_item(stack, run_id)
+    assert (run["done"], run["failed"]) == (SAMPLE_PRS, 0)
+    assert depth(stack, "ReportQueue") == 1
+    [message] = receive_all(stack, "ReportQueue", 1)
+    assert json.loads(message["Body"]) == {"run_id": run_id}
+
+
+def test_retry_later_hands_the_message_back_past_retry_after(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+
+    class RateLimited:
+        def list_merged(self, repo: str, period: Any) -> list[PullRef]:
+            return []
+
+        def get(self, repo: str, ref: PullRef) -> PullRequest:
+            raise RetryLater("rate limited", retry_after=4)
+
+    deps = dataclasses.replace(flow.Deps.from_env(), source_factory=lambda spec: RateLimited())
+    [message] = receive(stack, "ScoreQueue", limit=1)
+    record = SQSRecord(sqs_event([message], stack.queue_arns["ScoreQueue"])["Records"][0])
+    with pytest.raises(RetryLater):
+        flow.score_record(record, deps)
+    time.sleep(2)  # twice the queue's visibility timeout: without the hold it would be back by now
+    seen = {m["MessageId"] for m in receive_all(stack, "ScoreQueue", SAMPLE_PRS - 1, timeout=3)}
+    assert message["MessageId"] not in seen
+    assert run_item(stack, run_id)["failed"] == 0
+
+
+def test_a_3000_file_pr_is_stored_compactly(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+    files = [FileChange(f"src/very/deeply/nested/package/module_{i:05d}/implementation_file_{i}.py", "modified", 3, 1)
+             for i in range(3000)]
+    big = PullRequest(number=1230, title="[dashboard] feat: live job graph", body="x" * 20_000, author="dmitri-p",
+                      merged_at=datetime(2026, 6, 7, 13, tzinfo=UTC), url="https://example.invalid/1230",
+                      head_sha="f" * 40, additions=9000, deletions=3000, changed_files=3000, files=files)
+
+    class BigSource:
+        def list_merged(self, repo: str, period: Any) -> list[PullRef]:
+            return []
+
+        def get(self, repo: str, ref: PullRef) -> PullRequest:
+            return big
+
+    deps = dataclasses.replace(flow.Deps.from_env(), source_factory=lambda spec: BigSource())
+    record = SQSRecord(record_like(run_id, 1230))
+    assert flow.score_record(record, deps)["stored"] is True
+    [result] = items(stack, "ResultsTable")
+    assert len(result["data"]) < 400_000 / 4  # comfortably inside DynamoDB's item limit
+    assert len(unpack(result["data"])["files"]) == 3000
