@@ -188,3 +188,12 @@ def test_the_layer_font_extracted_from_debian_draws_the_report(monkeypatch, tmp_
     assert target.name == PACKAGED_FONT.name
     monkeypatch.setenv("PRHUB_CJK_FONT", str(target))
     assert "执行摘要" in pdf_text(render_pdf_strict(load("zh-week")), tmp_path)
+
+
+def test_risk_detail_shows_per_pr_items_when_given_else_the_detail():
+    report = load("zh-week")
+    with_items = render_markdown(report)
+    assert "- [\\#4120](<https://github.com/example-org/trainer/pull/4120>): sglang worker 的改动没有测试" in with_items
+    report["risks"][1].pop("items")
+    without = render_markdown(report)
+    assert "critic 前向逻辑变化没有对应测试。 ([\\#4107]" in without

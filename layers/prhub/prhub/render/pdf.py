@@ -343,7 +343,8 @@ def render_pdf(report: dict[str, Any]) -> bytes:
         pdf.heading(L["risks"], 0)
         for r in v["risks"]:
             pdf.heading(r["label"], 1)
-            pdf.paragraph(pdf.runs(r["detail"], r["prs"]))
+            if not r["items"]:  # the engine's detail repeats its per-PR items
+                pdf.paragraph(pdf.runs(r["detail"], r["prs"]))
             for item in r["items"]:
                 pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(T(f": {item['detail']}"))],
                               size=SMALL, indent=5, bullet="•", after=0.5)
