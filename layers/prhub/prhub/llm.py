@@ -19,6 +19,7 @@ an AI reviewer; they were ignored). Model-reported risks use the kinds in RISK_K
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -26,11 +27,12 @@ import re
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import openai
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
+from botocore.exceptions import BotoCoreError, ClientError
 
 from prhub import narrative, secrets
 from prhub.config import RepoConfig
@@ -437,6 +439,61 @@ def make_scorer(config: RepoConfig) -> Scorer:
 
 # -- the week's narrative -------------------------------------------------------------------------------------------
 
+class NarrativeCache(Protocol):
+    def get(self, key: str) -> dict[str, Any] | None: ...
+
+    def put(self, key: str, value: dict[str, Any]) -> None: ...
+
+
+class DynamoNarrativeCache:
+    """Narratives in the stack's CacheTable (key, data, expires_at) beside the per-PR scores, so re-running a
+    range whose facts did not change makes no model call at all."""
+
+    def __init__(self, table: str, dynamodb: Any = None, ttl_days: int = 90) -> None:
+        self.table, self.ttl = table, ttl_days * 86_400
+        self.db = dynamodb
+
+    def _client(self) -> Any:
+        if self.db is None:
+            from prhub.aws import client
+
+            self.db = client("dynamodb")
+        return self.db
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            item = self._client().get_item(TableName=self.table, Key={"key": {"S": key}}).get("Item")
+        except (BotoCoreError, ClientError) as exc:  # a cache that cannot answer is a miss, not a failed report
+            logger.warning("narrative cache unreadable", extra={"error": str(exc)})
+            return None
+        # TTL deletion is lazy: an expired entry is a miss.
+        if not item or int(item.get("expires_at", {}).get("N", "0")) <= time.time():
+            return None
+        value = json.loads(item["data"]["S"])
+        return value if isinstance(value, dict) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        try:
+            self._client().put_item(TableName=self.table, Item={
+                "key": {"S": key}, "data": {"S": json.dumps(value, ensure_ascii=False)},
+                "expires_at": {"N": str(int(time.time()) + self.ttl)}})
+        except (BotoCoreError, ClientError) as exc:
+            logger.warning("narrative cache not written", extra={"error": str(exc)})
+
+
+def default_cache(env: dict[str, str] | None = None) -> NarrativeCache | None:
+    """The stack's CacheTable where CACHE_TABLE names it (Lambda, the local runner); none elsewhere."""
+    table = (os.environ if env is None else env).get("CACHE_TABLE")
+    return DynamoNarrativeCache(table) if table else None
+
+
+def narrative_key(chat: ChatModel, report: dict[str, Any], messages: list[dict[str, str]]) -> str:
+    """What the narrative depends on: endpoint, model and the exact prompt (prompts, language, facts)."""
+    digest = hashlib.sha256(json.dumps([chat.url, chat.model, messages], ensure_ascii=False,
+                                       sort_keys=True).encode()).hexdigest()
+    return f"narrative#{report.get('repo')}#{digest}"
+
+
 def week_facts(report: dict[str, Any]) -> dict[str, Any]:
     """What the narrative model reads: the scored PR table and the computed statistics, nothing to compute."""
     prs = report.get("prs") or []
@@ -499,11 +556,14 @@ def _engine_section(name: str, engine: dict[str, Any]) -> Any:
     return engine.get(name, "" if name == "summary" else [])
 
 
-def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None = None) -> dict[str, Any]:
+def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None = None,
+            cache: NarrativeCache | None = None) -> dict[str, Any]:
     """The narrative sections (SECTIONS) plus `scorer` with narrative_by per section and the run's tokens.
 
     Each section the model writes passes check_section (shape, language, fact guard); the
     failing ones are asked for once more with the errors, then fall back to narrative.write.
+    A narrative the model wrote in full is cached (default_cache) under the exact prompt, so
+    a re-run of an unchanged week costs no call and reports 0 narrative tokens.
     """
     engine = narrative.write(report)
     result: dict[str, Any] = {**engine, **{s: _engine_section(s, engine) for s in SECTIONS}}
@@ -528,7 +588,16 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
         used = int(info.get("tokens_in") or 0) + int(info.get("tokens_out") or 0)
         pending = list(SECTIONS)
         stopped = ""  # why the model stopped writing before every section passed
-        for attempt in range(2):
+        cache = cache if cache is not None else default_cache()
+        key = narrative_key(chat, report, messages)
+        cached = cache.get(key) if cache else None
+        if cached is not None:
+            for name in SECTIONS:
+                value, problems = check_section(name, cached.get(name), facts, lang)
+                if not problems:
+                    result[name], by[name] = value, "llm"
+            pending = [name for name in SECTIONS if by[name] != "llm"]
+        for attempt in range(2 if pending else 0):
             if config.llm.max_tokens_per_run - used - tokens_in - tokens_out <= estimate_tokens(
                     "".join(m["content"] for m in messages)):
                 stopped = "the run's model token budget is spent"
@@ -563,6 +632,8 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
                             repair_message(lang, errors[:20], only=pending)]
                 logger.info("narrative sections failed the checks, asking once more",
                             extra={"sections": pending, "errors": errors[:10]})
+        if cache is not None and cached is None and not pending:
+            cache.put(key, {name: result[name] for name in SECTIONS})
         if pending:
             notes.append(f"narrative: the engine wrote {', '.join(pending)} because "
                          f"{stopped or 'the model text failed the checks twice'}")
