@@ -53,10 +53,11 @@ def pdf_text(pdf: bytes, tmp_path: Any) -> str:
                           text=True).stdout
 
 
-def render_pdf_strict(report: dict[str, Any]) -> bytes:
-    """render_pdf with every warning (fpdf2 warns about glyphs a font lacks) turned into an error."""
+def render_all_strict(report: dict[str, Any]) -> dict[str, bytes]:
+    """render_all with every warning (fpdf2 warns about glyphs a font lacks) turned into an error."""
     from prhub.errors import PrhubError
-    from prhub.render.pdf import font_location, render_pdf
+    from prhub.render import render_all
+    from prhub.render.pdf import font_location
 
     try:
         font_location()
@@ -64,4 +65,8 @@ def render_pdf_strict(report: dict[str, Any]) -> bytes:
         pytest.skip(str(exc))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        return render_pdf(report)
+        return render_all(report)
+
+
+def render_pdf_strict(report: dict[str, Any]) -> bytes:
+    return render_all_strict(report)["report.pdf"]

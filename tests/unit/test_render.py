@@ -6,17 +6,23 @@ import re
 from pathlib import Path
 
 import pytest
-from prhub.render import render_all
 from prhub.render.common import clean, num, safe_url, view
 from prhub.render.html import render_html
 from prhub.render.markdown import md, render_markdown
 from prhub.render.pdf import NO_LINE_START, Run, wrap
 
 from tests.golden.cases import load
-from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_pdf_strict
+from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict, render_pdf_strict
 
 ZH_ORDER = ["本周亮点", "风险速览", "执行摘要", "关键变更", "模块与主题趋势", "风险详情", "关键 PR", "相关 PR",
             "后续建议", "未评分 PR"]
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    """render_all per golden case, once per module (the PDF takes about a second)."""
+    cache: dict[str, dict[str, bytes]] = {}
+    return lambda case: cache.setdefault(case, render_all_strict(load(case)))
 
 
 def test_markdown_sections_come_in_reading_order():
@@ -53,9 +59,9 @@ def test_a_pr_number_without_a_url_in_the_data_is_plain_text():
 
 
 @pytest.mark.parametrize("case", ["zh-week", "en-small"])
-def test_markdown_html_and_pdf_print_the_numbers_of_report_json(case, tmp_path):
+def test_markdown_html_and_pdf_print_the_numbers_of_report_json(case, tmp_path, rendered):
     report = load(case)
-    files = render_all(report)
+    files = rendered(case)
     assert json.loads(files["report.json"]) == report
     s = report["stats"]
     expected = [num(s["pr_count"]), num(s["avg_importance"]), num(s["avg_insight"]),
@@ -137,11 +143,11 @@ def test_wrap_keeps_links_on_their_runs():
     assert [(r.text, r.link) for line in lines for r in line] == [("see", None), ("#12", "https://x.example/12")]
 
 
-def test_pdf_has_bookmarks_a_subset_cjk_font_and_page_numbers(tmp_path):
+def test_pdf_has_bookmarks_a_subset_cjk_font_and_page_numbers(tmp_path, rendered):
     import shutil
     import subprocess
 
-    pdf = render_pdf_strict(load("zh-week"))
+    pdf = rendered("zh-week")["report.pdf"]
     assert b"/Outlines" in pdf
     text = pdf_text(pdf, tmp_path)
     assert "本周亮点" in text and "执行摘要" in text
@@ -153,8 +159,8 @@ def test_pdf_has_bookmarks_a_subset_cjk_font_and_page_numbers(tmp_path):
         assert re.match(r"^[A-Z]{6}\+", row) and " yes yes " in row  # subset prefix, embedded, subset
 
 
-def test_pdf_of_an_english_report_has_no_chinese_labels(tmp_path):
-    text = pdf_text(render_pdf_strict(load("en-small")), tmp_path)
+def test_pdf_of_an_english_report_has_no_chinese_labels(tmp_path, rendered):
+    text = pdf_text(rendered("en-small")["report.pdf"], tmp_path)
     assert "Key PRs" in text and "关键" not in text
 
 

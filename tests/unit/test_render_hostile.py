@@ -10,7 +10,7 @@ from prhub.render.html import render_html
 from prhub.render.markdown import render_markdown
 
 from tests.golden.cases import HOSTILE, hostile_report
-from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_pdf_strict
+from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict
 
 OWN_LINKS = {"index.html", "report.md", "report.pdf", "report.json", "../../", "../../../../", "../../feed.xml"}
 
@@ -18,6 +18,11 @@ OWN_LINKS = {"index.html", "report.md", "report.pdf", "report.json", "../../", "
 @pytest.fixture(scope="module")
 def report():
     return hostile_report()
+
+
+@pytest.fixture(scope="module")
+def files(report):
+    return render_all_strict(report)
 
 
 def _data_urls(report):
@@ -80,18 +85,15 @@ def test_markdown_table_rows_keep_their_columns(report):
     assert len(set(cells)) == 1, table
 
 
-def test_pdf_renders_without_missing_glyph_warnings_and_gives_the_text_back(report, tmp_path):
-    text = pdf_text(render_pdf_strict(report), tmp_path)
+def test_pdf_renders_without_missing_glyph_warnings_and_gives_the_text_back(files, tmp_path):
+    text = pdf_text(files["report.pdf"], tmp_path)
     flat = re.sub(r"\s+", "", text)
     assert "<script>alert(1)</script>" in flat
     assert "超长中文超长中文" in flat and "A" * 60 in flat
     assert "emoji" in text and "🚀" not in text  # the font has no emoji: dropped, not a crash
 
 
-def test_json_round_trips_hostile_text(report):
-    from prhub.render import render_all
-
-    files = render_all(report)
+def test_json_round_trips_hostile_text(report, files):
     assert json.loads(files["report.json"].decode("utf-8")) == report
     assert set(files) == {"report.json", "report.md", "report.pdf", "index.html"}
 
