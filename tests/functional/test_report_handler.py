@@ -1,0 +1,111 @@
+"""ReportFunction on moto: one report per run however often it is asked, and the sweep for stuck runs."""
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from prhub import aws
+from prhub.local import Stack, sqs_event
+
+from tests.conftest import load_event
+from tests.functional.flow_support import (
+    deliver,
+    depth,
+    handler,
+    invoke,
+    objects,
+    receive_all,
+    run_item,
+)
+
+SAMPLE = {"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07"}
+PREFIX = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
+SAMPLE_PRS = 32
+
+
+def plan_and_score(stack: Stack, twice: bool = False, keep: int = 0) -> tuple[str, list[dict[str, Any]]]:
+    """Plan the sample and score it; `keep` messages are left undelivered (in flight) and returned."""
+    answer = invoke(handler(stack, "PlanFunction"), SAMPLE)
+    run_id = answer["runs"][0]["run_id"]
+    messages = receive_all(stack, "ScoreQueue", SAMPLE_PRS)
+    kept, todo = messages[:keep], messages[keep:]
+    score = handler(stack, "ScoreFunction")
+    for start in range(0, len(todo), 10):
+        batch = todo[start:start + 10]
+        if twice:
+            invoke(score, sqs_event(batch, stack.queue_arns["ScoreQueue"]))
+        assert deliver(score, stack, "ScoreQueue", batch) == set()
+    return run_id, kept
+
+
+def report_event(run_id: str) -> dict[str, Any]:
+    event = copy.deepcopy(load_event("report-sqs.json"))
+    event["Records"][0]["body"] = json.dumps({"run_id": run_id})
+    return event
+
+
+def report_json(stack: Stack) -> dict[str, Any]:
+    body = aws.client("s3").get_object(Bucket=stack.buckets["SiteBucket"], Key=PREFIX + "report.json")["Body"].read()
+    return json.loads(body)  # type: ignore[no-any-return]
+
+
+def test_report_is_published_once_however_often_it_is_asked(stack: Stack) -> None:
+    run_id, _ = plan_and_score(stack)
+    [message] = receive_all(stack, "ReportQueue", 1)
+    report = handler(stack, "ReportFunction")
+    assert deliver(report, stack, "ReportQueue", [message]) == set()
+    published = objects(stack)
+    assert {PREFIX + n for n in ("report.json", "report.md", "report.pdf", "index.html")} <= set(published)
+    first = report_json(stack)
+    assert first["stats"]["pr_count"] == SAMPLE_PRS and first["unscored"] == []
+    assert first["scorer"]["heuristic_prs"] + first["scorer"]["llm_prs"] == SAMPLE_PRS
+    run = run_item(stack, run_id)
+    assert run["status"] == "reported" and run["report_key"] == PREFIX
+    # A redelivered report message, and another worker's copy of the function: nothing is rewritten.
+    assert invoke(report, report_event(run_id))["batchItemFailures"] == []
+    assert invoke(handler(stack, "ReportFunction"), report_event(run_id))["batchItemFailures"] == []
+    again = objects(stack)
+    assert {k: (v["ETag"], v["LastModified"]) for k, v in again.items()} == {
+        k: (v["ETag"], v["LastModified"]) for k, v in published.items()}
+    assert report_json(stack)["generated_at"] == first["generated_at"]
+
+
+def test_every_message_delivered_twice_gives_the_same_report(stack: Stack) -> None:
+    report = handler(stack, "ReportFunction")
+    plan_and_score(stack)
+    deliver(report, stack, "ReportQueue", receive_all(stack, "ReportQueue", 1))
+    once = report_json(stack)
+    run_id, _ = plan_and_score(stack, twice=True)
+    [message] = receive_all(stack, "ReportQueue", 1)
+    invoke(report, sqs_event([message], stack.queue_arns["ReportQueue"]))
+    deliver(report, stack, "ReportQueue", [message])
+    twice = report_json(stack)
+    assert run_item(stack, run_id)["done"] == SAMPLE_PRS
+    for volatile in ("generated_at",):
+        once.pop(volatile), twice.pop(volatile)
+    assert twice == once
+
+
+def test_sweep_finishes_a_stuck_run_and_a_late_worker_does_not_report_again(stack: Stack) -> None:
+    # GIVEN a run whose last 3 PRs never came back (their worker died holding them)
+    run_id, kept = plan_and_score(stack, keep=3)
+    assert run_item(stack, run_id)["done"] == SAMPLE_PRS - 3
+    assert depth(stack, "ReportQueue") == 0
+    report = handler(stack, "ReportFunction")
+    # WHEN the scheduled sweep runs while the run's progress is recent, it leaves it alone
+    assert invoke(report, load_event("report-sweep.json"))["swept"] == []
+    # WHEN the sweep runs past the threshold
+    swept = invoke(report, {"sweep": True, "older_than_minutes": 0})
+    # THEN the run is reported, the missing PRs named as unscored
+    assert swept["swept"] == [run_id]
+    published = report_json(stack)
+    missing = sorted(json.loads(m["Body"])["number"] for m in kept)
+    assert [u["number"] for u in published["unscored"]] == missing
+    assert all(u["reason"] and u["title"] for u in published["unscored"])
+    assert published["stats"]["pr_count"] == SAMPLE_PRS - 3
+    assert run_item(stack, run_id)["status"] == "reported"
+    # AND a late worker finishing one of them stores its result but asks for no second report
+    assert deliver(handler(stack, "ScoreFunction"), stack, "ScoreQueue", kept[:1]) == set()
+    assert depth(stack, "ReportQueue") == 0
+    assert invoke(report, {"sweep": True, "older_than_minutes": 0})["swept"] == []
