@@ -181,6 +181,8 @@ def _key_values(lines: list[str], pattern: re.Pattern[str]) -> dict[str, str]:
     """key -> value of config-like lines; a key seen twice keeps its first value (nested keys repeat)."""
     values: dict[str, str] = {}
     for line in lines:
+        if len(line) > 300:  # generated or minified content; also keeps the lazy patterns linear
+            continue
         match = pattern.match(line)
         if match and not line.lstrip().startswith(("#", "-")):
             values.setdefault(match.group(2), match.group(3).strip())
