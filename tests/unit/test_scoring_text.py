@@ -43,3 +43,11 @@ def test_references_and_language():
         == [99, 7278]
     assert textparse.language("修复了 rollout 卡住的问题，原因是没有释放") == "zh"
     assert textparse.language("Fix the rollout hang") == "en"
+
+
+def test_hostile_descriptions_are_handled_in_linear_time():
+    # Each of these made a pattern scan to the end of the text from every position (minutes, not milliseconds).
+    for body in ("[" * 200_000, "[a](" * 50_000, "#" + "a " * 100_000 + "x", "- " + "[" * 200_000):
+        cleaned = textparse.strip_template(body)
+        assert isinstance(textparse.summarize(cleaned, "fallback"), str)
+        assert len(textparse.key_points(cleaned)) <= 5

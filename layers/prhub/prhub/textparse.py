@@ -29,7 +29,8 @@ LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,2}[.)])\s+(.*)$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 REF = re.compile(r"(?:(?<![\w/&])#|/pull/|/issues/)(\d{1,7})\b")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-LINK = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[([^\]]*)\]\([^)]*\)")
+# Bounded lengths: an unclosed "[" must not make every later "[" scan to the end of the text (quadratic).
+LINK = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\s]{0,500}\)|\[([^\]\n]{0,300})\]\([^)\s]{0,500}\)")
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
@@ -179,7 +180,7 @@ def summarize(cleaned: str, fallback: str, limit: int = 300) -> str:
     ordered = [c for h, c in parts if any(h.startswith(s) for s in SUMMARY_SECTIONS)] + [c for _, c in parts]
     for content in ordered:
         for block in prose_blocks(content):
-            lines = [LIST_ITEM.sub(r"\2", ln) for ln in block.split("\n")]
+            lines = [LIST_ITEM.sub(r"\2", ln) for ln in block[:4 * limit].split("\n")]  # enough for the cut
             text = plain(" ".join(lines))
             if len(text) >= 12 and not text.lower().startswith(("fixes #", "fix #", "closes #", "resolves #")):
                 return _shorten(text, limit)
@@ -199,7 +200,7 @@ def key_points(cleaned: str, limit: int = 5, width: int = 160) -> list[str]:
                 elif items and line.strip() and not LIST_ITEM.match(line):
                     items[-1] += " " + line.strip()  # a wrapped item
             for item in items:
-                text = plain(item)
+                text = plain(item[:4 * width])
                 if len(text) >= 8 and text not in points:
                     points.append(_shorten(text, width))
                 if len(points) >= limit:
