@@ -266,3 +266,9 @@ def test_a_breaking_prefix_word_declares_a_break():
     scored = score_pull(make_pr("[trainer] breaking: pass dataset as a required argument"), CONFIG)
     assert scored.breaking and scored.breaking_reason == "declared breaking in the title"
     assert "title_convention" not in kinds(scored)
+
+
+def test_conventional_revert_names_its_target():
+    scored = score_pull(make_pr('revert: "Use Mcore GPTModel"'), CONFIG)
+    assert scored.type == "revert"
+    assert {r.kind: r.detail for r in scored.risks}["revert"] == "reverts “Use Mcore GPTModel”"

@@ -298,7 +298,10 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
     breaking = declared_breaking or bool(inferred)
     if declared_breaking and inferred:
         breaking_reason += f" ({'; '.join(inferred[:2])})"
-    reverts, reverted_title = reverted_ref(description, pr.body) if kind == "revert" else (None, "")
+    # 'revert: "X"' keeps its quote outside the description; 'Revert "X"' and '[m] fix: Revert "X"' inside it.
+    rest = TITLE.match(pr.title).group(2).strip()  # type: ignore[union-attr]
+    revert_text = rest if REVERT_TITLE.match(rest) else description
+    reverts, reverted_title = reverted_ref(revert_text, pr.body) if kind == "revert" else (None, "")
     text = f"{description}\n{cleaned[:4000]}"
     importance, reasons = _importance(pr, kind, description, text, kinds, breaking, declared_breaking,
                                       breaking_reason, config)
