@@ -79,3 +79,11 @@ def test_an_empty_week_still_reads():
 def test_titles_unchanged():
     assert narrative.title("verl-project/verl", WEEK, "zh") == "verl-project/verl 2026 年第 25 周周报（06-15 至 06-21）"
     assert narrative.title("verl-project/verl", WEEK, "en") == "verl-project/verl weekly report, 2026-W25, Jun 15–21"
+
+
+def test_a_report_without_analysis_sections_still_gets_a_narrative():
+    minimal = {"language": "en", "stats": {"pr_count": 1, "key_pr_count": 0, "authors": 1, "new_contributors": [],
+                                           "additions": 1, "deletions": 0, "avg_importance": 2.0, "avg_insight": 0.0}}
+    text = narrative.write(minimal)
+    assert text["summary"].startswith("1 PR was merged, 0 of them key, by 1 author (0 first-time)")
+    assert text["key_changes"] == [] and text["risk_notes"] == []

@@ -69,7 +69,7 @@ def _fmt(value: float) -> str:
 
 
 def _highlights(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
-    key = [p for p in report["prs"] if p["key"]][:HIGHLIGHTS]  # prs[] is sorted by importance
+    key = [p for p in report.get("prs", []) if p["key"]][:HIGHLIGHTS]  # prs[] is sorted by importance
     items = []
     for p in key:
         summary = p["summary"] if p["summary"] and p["summary"] != p["title"] else ""
@@ -90,10 +90,10 @@ def _highlights(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
 
 
 def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
-    by_number = {p["number"]: p for p in report["prs"]}
+    by_number = {p["number"]: p for p in report.get("prs", [])}
     changes: list[dict[str, Any]] = []
     covered: set[int] = set()
-    for cluster in report["clusters"][:KEY_CHANGES]:
+    for cluster in report.get("clusters", [])[:KEY_CHANGES]:
         members = [by_number[n] for n in cluster["prs"] if n in by_number]
         lead = max(members, key=lambda p: (p["importance"], -p["number"]))
         n = len(members)
@@ -103,7 +103,7 @@ def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
             text = f"{n} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']} {_short(lead['title'], 70)}"
         changes.append({"theme": cluster["title"], "text": text, "prs": list(cluster["prs"])})
         covered.update(cluster["prs"])
-    for module in report["modules"]:
+    for module in report.get("modules", []):
         if len(changes) >= KEY_CHANGES:
             break
         rest = [n for n in module["prs"] if n not in covered]
@@ -122,7 +122,7 @@ def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
 def _trend_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
     notes = []
     words = TREND_WORDS["zh" if zh else "en"]
-    for module in report["modules"]:
+    for module in report.get("modules", []):
         trend = module.get("trend")
         if trend not in ("rising", "fading", "new"):
             continue
@@ -141,7 +141,7 @@ def _trend_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
 def _risk_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
     names = RISK_TEXT["zh" if zh else "en"]
     notes = []
-    for risk in report["risks"]:
+    for risk in report.get("risks", []):
         label = names.get(risk["kind"], risk["kind"])
         items = risk.get("items") or []
         example = f"{items[0]['detail']}" if items else risk["detail"]
@@ -157,7 +157,7 @@ def _risk_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
 
 def _relation_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
     notes = []
-    for chain in report["reverts"]:
+    for chain in report.get("reverts", []):
         prs = [n for n in (chain["reverts"], chain["pr"], chain["relanded_by"]) if n]
         target = f"#{chain['reverts']}" if chain["reverts"] else f"“{_short(chain['title'], 60)}”"
         if zh:
@@ -171,14 +171,14 @@ def _relation_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
 
 
 def _suggestions(report: dict[str, Any], zh: bool) -> list[str]:
-    risks = {r["kind"]: r["prs"] for r in report["risks"]}
-    key = {p["number"] for p in report["prs"] if p["key"]}
+    risks = {r["kind"]: r["prs"] for r in report.get("risks", [])}
+    key = {p["number"] for p in report.get("prs", []) if p["key"]}
     out: list[str] = []
     if risks.get("breaking"):
         out.append(f"升级前请阅读破坏性变更 {_refs(risks['breaking'])}，并在发布说明中写明迁移方式。" if zh else
                    f"Read the breaking changes {_refs(risks['breaking'])} before upgrading and note the migration "
                    "in the release notes.")
-    open_reverts = [c["pr"] for c in report["reverts"] if not c["relanded_by"]]
+    open_reverts = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]
     if open_reverts:
         out.append(f"跟进被回滚且尚未重新合入的改动（{_refs(open_reverts)}）。" if zh else
                    f"Follow up the reverted changes not re-landed yet ({_refs(open_reverts)}).")
@@ -195,7 +195,7 @@ def _suggestions(report: dict[str, Any], zh: bool) -> list[str]:
     if risks.get("title_convention"):
         out.append(f"提醒作者按规范书写标题标签（{_refs(risks['title_convention'])}）。" if zh else
                    f"Remind authors of the title convention ({_refs(risks['title_convention'])}).")
-    rising = [m["name"] for m in report["modules"] if m.get("trend") == "rising"]
+    rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
     if rising:
         out.append(f"关注活跃度上升的模块：{'、'.join(rising[:3])}。" if zh else
                    f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
@@ -211,10 +211,10 @@ def _summary(report: dict[str, Any], zh: bool) -> str:
     n, key = s["pr_count"], s["key_pr_count"]
     if n == 0:
         return "本期没有合并的 PR。" if zh else "No pull requests were merged in this period."
-    lead = [p for p in report["prs"] if p["key"]][:2]
-    busiest = [m["name"] for m in report["modules"] if m["pr_count"]][:3]
-    breaking = sum(1 for p in report["prs"] if p["breaking"])
-    reverts = len(report["reverts"])
+    lead = [p for p in report.get("prs", []) if p["key"]][:2]
+    busiest = [m["name"] for m in report.get("modules", []) if m["pr_count"]][:3]
+    breaking = sum(1 for p in report.get("prs", []) if p["breaking"])
+    reverts = len(report.get("reverts", []))
     if zh:
         first = (f"本期合并 {n} 个 PR，其中关键 PR {key} 个，来自 {s['authors']} 位作者"
                  f"（新贡献者 {len(s['new_contributors'])} 位），共 +{s['additions']}/−{s['deletions']} 行；"
@@ -227,7 +227,8 @@ def _summary(report: dict[str, Any], zh: bool) -> str:
         if breaking or reverts:
             second.append(f"包含 {breaking} 个破坏性变更、{reverts} 条回滚记录")
         return first + ("\n\n" + "；".join(second) + "。" if second else "")
-    first = (f"{n} PRs were merged, {key} of them key, by {s['authors']} authors "
+    merged = f"{n} PRs were merged" if n != 1 else "1 PR was merged"
+    first = (f"{merged}, {key} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
              f"({len(s['new_contributors'])} first-time), +{s['additions']}/−{s['deletions']} lines; "
              f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
     second = []
