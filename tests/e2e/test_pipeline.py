@@ -1,0 +1,134 @@
+"""The local pipeline end to end: the real handlers on moto through prhub.local.run_pipeline and `prhub run`.
+
+Runs use the session's moto server (a unique resource prefix each) instead of
+starting their own, which is what `prhub run --endpoint-url` does too.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prhub import aws, cli
+from prhub.local import run_pipeline
+from prhub.store import from_item
+
+SAMPLE_KEY = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
+
+
+def quiet(_message: str) -> None:
+    return None
+
+
+def results_of(prefix: str, run_id: str) -> list[dict[str, Any]]:
+    db = aws.client("dynamodb")
+    items = db.query(TableName=f"{prefix}-ResultsTable", KeyConditionExpression="run_id = :r",
+                     ExpressionAttributeValues={":r": {"S": run_id}})["Items"]
+    return [from_item(i) for i in items]
+
+
+def test_sample_run_then_a_second_run_from_the_saved_state_hits_the_cache(aws_endpoint: str, tmp_path: Path) -> None:
+    state, out = tmp_path / "state", tmp_path / "site"
+    lines: list[str] = []
+    # GIVEN no state: the bundled sample through plan -> SQS -> score -> report -> S3
+    first = run_pipeline(endpoint_url=aws_endpoint, prefix="a" + uuid.uuid4().hex[:10], state=state, out=out,
+                         progress=lines.append)
+    # THEN the four files exist where the site layout says, and report.json is the one published
+    assert first.report_key == SAMPLE_KEY
+    for name in ("report.md", "report.pdf", "report.json", "index.html"):
+        assert first.paths[name] == out / SAMPLE_KEY / name and first.paths[name].stat().st_size > 0
+    assert first.paths["report.pdf"].read_bytes().startswith(b"%PDF")
+    assert json.loads(first.paths["report.json"].read_text(encoding="utf-8")) == first.report
+    assert first.report["stats"]["pr_count"] == 32 and first.report["unscored"] == []
+    assert (out / "index.html").exists()  # the root index, rebuilt by the report
+    assert any(line.startswith("listed 32 PRs") for line in lines) and "scored 32/32" in lines
+    assert {p.name for p in (state / "tables").iterdir()} >= {"RunsTable.jsonl", "CacheTable.jsonl"}
+    # WHEN a fresh embedded AWS (new resources) restores that state and reports the same week again
+    prefix = "b" + uuid.uuid4().hex[:10]
+    second = run_pipeline(endpoint_url=aws_endpoint, prefix=prefix, state=state, out=out, progress=quiet)
+    # THEN every PR comes from the score cache, and the earlier run is still in the history of runs
+    stored = results_of(prefix, second.run_id)
+    assert len(stored) == 32 and all(r["cached"] for r in stored)
+    assert second.report["stats"] == first.report["stats"]
+    runs = (state / "tables" / "RunsTable.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(runs) == 2
+
+
+def test_a_pr_that_always_fails_lands_in_the_dlq_and_a_lost_one_is_swept(aws_endpoint: str, tmp_path: Path) -> None:
+    """Fault injection through the runner's invoke hook: #1205's details cannot be loaded (every delivery
+    fails), and #1210's message is lost (deleted unprocessed, as if its worker died)."""
+
+    def faulty(name: str, handler: Any, event: Any, context: Any) -> Any:
+        if name != "ScoreFunction":
+            return handler(event, context)
+        records = []
+        for record in event["Records"]:
+            body = json.loads(record["body"])
+            if body["number"] == 1210:
+                continue  # never handed to the function, and not reported failed: the runner deletes it
+            if body["number"] == 1205:
+                body["ref"]["number"] = 999_999
+                record = {**record, "body": json.dumps(body)}
+            records.append(record)
+        return handler({"Records": records}, context) if records else {"batchItemFailures": []}
+
+    prefix = "c" + uuid.uuid4().hex[:10]
+    lines: list[str] = []
+    result = run_pipeline(endpoint_url=aws_endpoint, prefix=prefix, state=None, out=tmp_path / "site",
+                          invoke=faulty, progress=lines.append)
+    report = result.report
+    unscored = {u["number"]: u for u in report["unscored"]}
+    assert set(unscored) == {1205, 1210}
+    assert "999999" in unscored[1205]["reason"]
+    assert "never finished" in unscored[1210]["reason"]
+    assert report["stats"]["pr_count"] == 30
+    assert any("sweeping" in line for line in lines)
+    sqs = aws.client("sqs")
+    dlq = sqs.get_queue_url(QueueName=f"{prefix}-ScoreDLQ")["QueueUrl"]
+    [dead] = sqs.receive_message(QueueUrl=dlq, MaxNumberOfMessages=10).get("Messages", [])
+    assert json.loads(dead["Body"])["number"] == 1205
+
+
+def test_prhub_run_prints_the_four_paths(aws_endpoint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site"
+    code = cli.main(["run", "--endpoint-url", aws_endpoint, "--out", str(out), "--lang", "en", "--workers", "2"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    printed = captured.out.split()
+    assert printed == [str(out / SAMPLE_KEY / n) for n in ("report.md", "report.pdf", "report.json", "index.html")]
+    assert all(Path(p).exists() for p in printed)
+    assert json.loads(Path(printed[2]).read_text(encoding="utf-8"))["language"] == "en"
+    assert "report written" in captured.err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--since", "2026-06-01"], "give both --since and --until"),
+    (["--repo", "not a repo"], "owner/name"),
+    (["--repo", "acme/rocket", "--since", "2026-06-08", "--until", "2026-06-01"], "is after until"),
+    (["--repo", "acme/rocket", "--since", "2026-06-01", "--until", "2026-06-07", "--tz", "Nowhere/Land"],
+     "unknown time zone"),
+    (["--config", "/nonexistent/watchlist.json"], "cannot read --config"),
+])
+def test_prhub_run_bad_input_exits_2_with_a_message_and_no_traceback(
+        aws_endpoint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code = cli.main(["run", "--endpoint-url", aws_endpoint, "--out", str(tmp_path / "site"), *argv])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert message in captured.err and "Traceback" not in captured.err
+    assert captured.out == ""
+
+
+@pytest.mark.slow
+def test_verl_weeks_from_the_shared_export(aws_endpoint: str, tmp_path: Path, verl_export: Path) -> None:
+    """The issue's acceptance figures: verl's week 25 has 21 merged PRs, 2026-05-04..10 has 34."""
+    state = tmp_path / "state"
+    common = {"repo": "verl-project/verl", "tz": "Asia/Shanghai", "source": f"jsonl:{verl_export}",
+              "endpoint_url": aws_endpoint, "state": state, "out": tmp_path / "site", "progress": quiet}
+    june = run_pipeline(since="2026-06-15", until="2026-06-21", prefix="v" + uuid.uuid4().hex[:10], **common)
+    assert june.report["stats"]["pr_count"] == 21
+    assert june.paths["report.json"] == tmp_path / "site/verl-project/verl/reports/2026-06-15-to-2026-06-21/report.json"
+    may = run_pipeline(since="2026-05-04", until="2026-05-10", prefix="w" + uuid.uuid4().hex[:10], **common)
+    assert may.report["stats"]["pr_count"] == 34
+    assert (tmp_path / "site/verl-project/verl/reports/2026-06-15-to-2026-06-21/report.json").exists()
