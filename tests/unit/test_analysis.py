@@ -173,3 +173,10 @@ def test_an_empty_week():
     result = report([])
     assert result["stats"]["pr_count"] == 0 and result["stats"]["avg_importance"] == 0.0
     assert result["prs"] == [] and result["clusters"] == [] and result["hot_files"] == []
+
+
+def test_a_short_history_says_how_far_first_time_looks_back():
+    result = report(week_prs(), history=[history_entry(90, "[rollout] fix: x", "2026-05-20T00:00:00Z", "alice")])
+    assert "first-time contributors are judged against the history since 2026-05-20 only" in result["notes"]
+    long_ago = history_entry(80, "[rollout] fix: y", "2025-01-01T00:00:00Z", "zed")
+    assert not any("first-time" in n for n in report(week_prs(), history=[long_ago])["notes"])

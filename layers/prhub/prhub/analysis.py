@@ -40,13 +40,14 @@ from typing import Any
 from prhub.changes import is_generated
 from prhub.config import RepoConfig
 from prhub.models import ScoredPR
-from prhub.period import Period, parse_timestamp
+from prhub.period import Period, parse_timestamp, zone
 from prhub.risks import KINDS
 from prhub.scoring import REVERT_TITLE, modules_from_title, parse_title, reverted_ref
 
 SCHEMA = "prhub.report/1"
 TREND_WEEKS = 4
 HOT_FILES = 10
+HISTORY_FOR_NEWCOMERS_DAYS = 180  # shorter history than this: say how far "first-time" looks back
 STOPWORDS = frozenset({
     "a", "an", "the", "and", "or", "of", "for", "to", "in", "on", "with", "without", "by", "from", "via", "as",
     "at", "is", "are", "be", "when", "if", "into", "not", "no", "use", "using", "support", "supports", "add",
@@ -301,6 +302,11 @@ def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Pe
     notes: list[str] = []
     if not history_known:
         notes.append("no history before this period: trends and first-time contributors are not computed")
+    else:
+        since = min(_when(e) for e in earlier).astimezone(zone(period.tz))
+        if (start - since).days < HISTORY_FOR_NEWCOMERS_DAYS:
+            # A fresh state knows only the listed trend weeks: "first-time" then means "first in that window".
+            notes.append(f"first-time contributors are judged against the history since {since:%Y-%m-%d} only")
     seen_authors = {str(e.get("author", "")).lower() for e in earlier}
     first_seen: dict[str, int] = {}
     for p in sorted(prs, key=lambda p: (p.merged_at, p.number)):

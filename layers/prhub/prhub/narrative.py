@@ -110,10 +110,13 @@ def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
         if module["pr_count"] < 2 or len(rest) < 2:
             continue
         key = [n for n in rest if by_number.get(n, {}).get("key")]
+        more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
         if zh:
-            text = f"{module['name']} 模块本周 {module['pr_count']} 个 PR，其中关键 {len(key)} 个：{_refs(rest)}"
+            text = (f"{module['name']} 模块{'另有' if more else '本周'} {len(rest)} 个 PR，其中关键 {len(key)} 个："
+                    f"{_refs(rest)}")
         else:
-            text = f"{module['pr_count']} PRs in {module['name']}, {len(key)} of them key: {_refs(rest)}"
+            text = (f"{len(rest)} {'more ' if more else ''}PRs in {module['name']}, {len(key)} of them key: "
+                    f"{_refs(rest)}")
         changes.append({"theme": module["name"], "text": text, "prs": rest})
         covered.update(rest)
     return changes
