@@ -191,10 +191,13 @@ def load_watchlist(parameter_name: str, ssm_provider: Any = None) -> WatchList:
 
     if not parameter_name:
         raise InputError("no watch list parameter is configured (PRHUB_CONFIG_PARAMETER)")
-    global _ssm_provider
+    global _ssm_provider, _ssm_client
     if ssm_provider is None:
-        if _ssm_provider is None:
-            _ssm_provider = SSMProvider(boto3_client=aws.client("ssm"))
+        client = aws.client("ssm")
+        # A provider is bound to its client's endpoint: after aws.reset() (the local runner's next embedded
+        # AWS in the same process) the old one would call a server that is gone.
+        if _ssm_provider is None or _ssm_client is not client:
+            _ssm_provider, _ssm_client = SSMProvider(boto3_client=client), client
         ssm_provider = _ssm_provider
     try:
         text = ssm_provider.get(parameter_name, max_age=WATCHLIST_MAX_AGE)
@@ -206,3 +209,4 @@ def load_watchlist(parameter_name: str, ssm_provider: Any = None) -> WatchList:
 
 
 _ssm_provider: Any = None
+_ssm_client: Any = None
