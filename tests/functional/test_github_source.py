@@ -326,3 +326,12 @@ def test_rate_limit_headers_follow_the_shared_clock() -> None:
         source.list_merged(REPO, WEEK)
     assert source.rate is not None and source.rate.reset == clock.now + 3600
     assert datetime.fromtimestamp(source.rate.reset, UTC).year >= 2027
+
+
+def test_the_repository_is_checked_once_per_source() -> None:
+    # The plan lists the week and the weeks before it (trends): one existence check is enough.
+    with FakeGitHub(week_pulls(3), REPO) as gh:
+        source = source_for(gh)
+        for period in [WEEK, *WEEK.previous_weeks(4)]:
+            source.list_merged(REPO, period)
+        assert gh.counts["repo"] == 1 and gh.counts["search"] == 5

@@ -222,6 +222,7 @@ class GitHubSource:
         self.rate: RateLimit | None = None
         self.stats: Counter[str] = Counter()  # requests sent, answers by kind, retries, sleeps
         self._session = session
+        self._checked: set[str] = set()  # repositories known to exist: checked once per source, not per listing
         self._local = threading.local()  # one session per thread when none is given: Session is not thread-safe
 
     # --- HTTP ---------------------------------------------------------------------------------
@@ -359,10 +360,13 @@ class GitHubSource:
 
     def check_repo(self, repo: str) -> None:
         """Fail early and clearly when the repository is missing or the token is bad."""
+        if repo in self._checked:
+            return
         try:
             self.get_json(self.url(f"repos/{repo}"))
         except NotFound as exc:
             raise SourceError(f"repository {repo} not found at {self.api_url} (or the token cannot see it)") from exc
+        self._checked.add(repo)
 
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         self.check_repo(repo)
