@@ -130,8 +130,7 @@ def test_revert_in_the_week_by_number_and_by_title():
 
 def test_clusters_join_references_and_shared_files_and_have_titles():
     result = report(week_prs())
-    assert result["clusters"] == [{"title": "rollout/vllm: prefix, caching", "prs": [1, 2],
-                                   "modules": ["rollout", "vllm"],
+    assert result["clusters"] == [{"title": "rollout: prefix, caching", "prs": [1, 2], "modules": ["rollout"],
                                    "reason": "cross-references, 1 shared file, common title terms"}]
 
 
@@ -180,3 +179,18 @@ def test_a_short_history_says_how_far_first_time_looks_back():
     assert "first-time contributors are judged against the history since 2026-05-20 only" in result["notes"]
     long_ago = history_entry(80, "[rollout] fix: y", "2025-01-01T00:00:00Z", "zed")
     assert not any("first-time" in n for n in report(week_prs(), history=[long_ago])["notes"])
+
+
+def test_generated_files_and_lock_files_do_not_relate_prs():
+    prs = [make_pr(f"[m{i}] fix: topic{i}", [change("pkg/config/_generated_ppo.yaml"), change("uv.lock"),
+                                            change("pkg/config/_generated_sft.yaml"), change(f"pkg/own{i}.py")],
+                   number=i, merged_at="2026-06-16T03:00:00Z") for i in range(1, 3)]
+    result = report(prs)
+    assert result["clusters"] == [] and result["hot_files"] == []
+
+
+def test_clusters_stay_small_when_many_prs_are_linked():
+    prs = [make_pr(f"[rollout] feat: speculative decoding part {i}", [change("pkg/rollout/spec.py")], number=i,
+                   body=f"follow-up of #{i - 1}", merged_at="2026-06-16T03:00:00Z") for i in range(1, 15)]
+    sizes = [len(c["prs"]) for c in report(prs)["clusters"]]
+    assert max(sizes) <= 6 and sum(sizes) >= 12

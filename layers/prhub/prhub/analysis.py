@@ -47,6 +47,7 @@ from prhub.scoring import REVERT_TITLE, modules_from_title, parse_title, reverte
 SCHEMA = "prhub.report/1"
 TREND_WEEKS = 4
 HOT_FILES = 10
+MAX_CLUSTER = 6  # a "related PRs" group larger than this is a theme, which modules[] already shows
 HISTORY_FOR_NEWCOMERS_DAYS = 180  # shorter history than this: say how far "first-time" looks back
 STOPWORDS = frozenset({
     "a", "an", "the", "and", "or", "of", "for", "to", "in", "on", "with", "without", "by", "from", "via", "as",
@@ -146,21 +147,22 @@ def _terms(title: str) -> set[str]:
 
 
 def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Connected groups of PRs linked by a reference, a revert, or shared specific files / title terms."""
+    """Groups of PRs working on the same thing, joined strongest link first and at most MAX_CLUSTER PRs each.
+
+    Links: a reference (`(#7278)`, `follow-up of #...`) or a revert chain; or files few PRs of the week touch,
+    shared together with a rare title term or a module; or two rare title terms and a module. Joining
+    strongest first with a size cap keeps one busy file from chaining half the week into one "cluster".
+    """
     numbers = sorted(p.number for p in prs)
     by_number = {p.number: p for p in prs}
     parent = {n: n for n in numbers}
+    size = dict.fromkeys(numbers, 1)
 
     def find(n: int) -> int:
         while parent[n] != n:
             parent[n] = parent[parent[n]]
             n = parent[n]
         return n
-
-    def join(a: int, b: int) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
 
     file_users: dict[str, set[int]] = defaultdict(set)
     for p in prs:
@@ -171,34 +173,40 @@ def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]]) -> list[dict[s
     term_users: Counter[str] = Counter(t for ts in terms.values() for t in ts)
     # A file or term most of the week touches (the trainer entry point, "rollout") says nothing about relatedness.
     common = max(3, len(prs) // 8)
-    reason: dict[int, str] = {}
+    edges: dict[tuple[int, int], float] = {}
     for p in prs:
         for ref in p.refs + ([p.reverts] if p.reverts else []):
             if ref in by_number and ref != p.number:
-                join(p.number, ref)
-                reason.setdefault(min(p.number, ref), "references")
+                edges[(min(p.number, ref), max(p.number, ref))] = 100.0
     for chain in reverts:
-        linked = [n for n in (chain["pr"], chain["reverts"], chain["relanded_by"]) if n in by_number]
+        linked = sorted(n for n in (chain["pr"], chain["reverts"], chain["relanded_by"]) if n in by_number)
         for a, b in zip(linked, linked[1:], strict=False):
-            join(a, b)
+            edges[(a, b)] = 100.0
     for i, a in enumerate(numbers):
         pa = by_number[a]
         for b in numbers[i + 1:]:
+            if (a, b) in edges:
+                continue
             pb = by_number[b]
-            shared_files = {f for f in set(pa.files) & set(pb.files) if len(file_users[f]) <= common}
+            shared_files = {f for f in set(pa.files) & set(pb.files) if 2 <= len(file_users.get(f, ())) <= common}
             shared_terms = {t for t in terms[a] & terms[b] if term_users[t] <= common}
             shared_modules = set(pa.modules) & set(pb.modules)
             if (shared_files and shared_terms) or (len(shared_files) >= 2 and shared_modules) \
                     or (len(shared_terms) >= 2 and shared_modules) or len(shared_files) >= 3:
-                join(a, b)
+                # Rarer files and terms weigh more: two PRs alone on a file are likelier one piece of work.
+                edges[(a, b)] = (sum(2.0 / (len(file_users[f]) - 1) for f in shared_files)
+                                 + sum(1.0 / term_users[t] for t in shared_terms) + 0.5 * bool(shared_modules))
+    for (a, b), _strength in sorted(edges.items(), key=lambda kv: (-kv[1], kv[0])):
+        ra, rb = find(a), find(b)
+        if ra != rb and size[ra] + size[rb] <= MAX_CLUSTER:
+            root, child = min(ra, rb), max(ra, rb)
+            parent[child] = root
+            size[root] += size[child]
     groups: dict[int, list[int]] = defaultdict(list)
     for n in numbers:
         groups[find(n)].append(n)
-    clusters = []
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        clusters.append(_describe_cluster(members, by_number, terms, term_users))
+    clusters = [_describe_cluster(members, by_number, terms, term_users)
+                for members in groups.values() if len(members) >= 2]
     return sorted(clusters, key=lambda c: (-len(c["prs"]), c["prs"][0]))
 
 
@@ -213,7 +221,8 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
             order.setdefault(word.strip(".-+"), len(order))
     top_terms = [t for t, c in sorted(shared_terms.items(), key=lambda kv: (-kv[1], order.get(kv[0], 1 << 20), kv[0]))
                  if c >= 2][:3]
-    top_modules = [m for m, _ in sorted(modules.items(), key=lambda kv: (-kv[1], kv[0]))][:2]
+    ranked = sorted(modules.items(), key=lambda kv: (-kv[1], kv[0]))
+    top_modules = [m for i, (m, c) in enumerate(ranked[:2]) if i == 0 or c >= 2]  # a second module if it recurs
     files = Counter(f for n in members for f in by_number[n].files)
     shared_files = sorted(f for f, c in files.items() if c >= 2)
     head = "/".join(top_modules) or "misc"
