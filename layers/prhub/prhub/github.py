@@ -194,7 +194,7 @@ class GitHubSource:
         rng: Callable[[], float] = random.random,
         max_tries: int = 5,
         timeout: float = 30.0,
-        max_wait: float = 60.0,
+        max_wait: float = 90.0,  # covers the search API's per-minute limit; longer waits go back to the queue
         co_authors: bool = True,
         backoff_base: float = 1.0,
         backoff_cap: float = 30.0,
