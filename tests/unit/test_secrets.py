@@ -1,6 +1,7 @@
 """Secrets by name (Secrets Manager on moto) with the local env-var fallback, and the SSM watch list."""
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import boto3
@@ -159,3 +160,26 @@ def test_template_default_watchlist_parses() -> None:
     default = load_template()["Parameters"]["WatchedRepositories"]["Default"]
     wl = config.WatchList.parse(default)
     assert wl.repos and all("/" in r.repo for r in wl.repos)
+
+
+def test_botocore_debug_wire_log_never_shows_a_secret_value(sm: object) -> None:
+    """With every logger at DEBUG (e.g. Lambda's log level set to DEBUG) botocore prints raw response bodies."""
+    sm.create_secret(Name="wire", SecretString=TOKEN)  # type: ignore[attr-defined]
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    wire = logging.getLogger("botocore.parsers")
+    keep, level = Keep(logging.DEBUG), wire.level
+    wire.addHandler(keep)
+    wire.setLevel(logging.DEBUG)
+    try:
+        assert secrets.read_secret("wire") == TOKEN
+        boto3.client("secretsmanager").get_secret_value(SecretId="wire")  # any later call in the process too
+    finally:
+        wire.removeHandler(keep)
+        wire.setLevel(level)
+    assert any("redacted by prhub.secrets" in m for m in seen), "the body was logged and blanked"
+    assert not any(TOKEN in m for m in seen)

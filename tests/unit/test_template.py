@@ -617,11 +617,12 @@ def test_no_wildcard_action_or_resource_in_any_role() -> None:
 
 def test_plan_permissions() -> None:
     assert can("PlanFunction", "ssm:GetParameter") == {"ConfigParameter"}
-    assert can("PlanFunction", "dynamodb:PutItem") == {"RunsTable", "HistoryTable"}
+    assert can("PlanFunction", "dynamodb:PutItem") == {"RunsTable", "HistoryTable", "CacheTable"}
     assert can("PlanFunction", "dynamodb:Query") == {"RunsTable", "HistoryTable"}  # flow.plan reads the history
     assert can("PlanFunction", "dynamodb:BatchWriteItem") == {"RunsTable", "HistoryTable"}
     assert can("PlanFunction", "dynamodb:DeleteItem") == {"RunsTable"}
-    assert not can("PlanFunction", "dynamodb:GetItem") & {"ResultsTable", "CacheTable", "IdempotencyTable"}
+    assert can("PlanFunction", "dynamodb:GetItem") == {"RunsTable", "HistoryTable", "CacheTable"}  # ETag cache
+    assert not can("PlanFunction", "dynamodb:UpdateItem") & {"ResultsTable", "CacheTable", "IdempotencyTable"}
     assert can("PlanFunction", "sqs:SendMessage") == {"ScoreQueue", "ReportQueue"}
     assert can("PlanFunction", "sqs:SendMessageBatch") == {"ScoreQueue", "ReportQueue"}
     assert can("PlanFunction", "secretsmanager:GetSecretValue") == {"GitHubTokenSecretName"}
@@ -643,7 +644,8 @@ def test_report_permissions() -> None:
     assert not can("ReportFunction", "sqs:SendMessage"), "report sends nothing"
     assert can("ReportFunction", "sqs:ReceiveMessage") == can("ReportFunction", "sqs:DeleteMessage") == {"ReportQueue"}
     assert {"RunsTable", "ResultsTable", "HistoryTable"} <= can("ReportFunction", "dynamodb:Query")
-    assert can("ReportFunction", "dynamodb:PutItem") == {"RunsTable", "IdempotencyTable"}
+    assert can("ReportFunction", "dynamodb:PutItem") == {"RunsTable", "IdempotencyTable", "CacheTable"}
+    assert not can("ReportFunction", "dynamodb:UpdateItem") & {"ResultsTable", "HistoryTable", "CacheTable"}
     assert can("ReportFunction", "s3:PutObject") == {"SiteBucket"}
     assert can("ReportFunction", "cloudfront:CreateInvalidation") == {"SiteDistribution"}
     assert can("ReportFunction", "secretsmanager:GetSecretValue") == {"LlmApiKeySecretName"}

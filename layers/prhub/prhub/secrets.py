@@ -11,6 +11,7 @@ Values never appear in errors or logs: messages name the secret, not its content
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -57,10 +58,31 @@ def reset() -> None:
         _provider = None
 
 
+class _RedactSecretBodies(logging.Filter):
+    """botocore logs every raw response body at DEBUG, GetSecretValue's included: blank those."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = repr(record.args) if record.args else str(record.msg)
+        if "SecretString" in text or "SecretBinary" in text:
+            record.msg, record.args = "Response body: <redacted by prhub.secrets: it holds a secret value>", None
+        return True
+
+
+_REDACT = _RedactSecretBodies()
+
+
+def guard_wire_logs() -> None:
+    """Keep secret values out of botocore's DEBUG wire log (root DEBUG, e.g. Lambda's log level set to DEBUG)."""
+    wire = logging.getLogger("botocore.parsers")
+    if _REDACT not in wire.filters:
+        wire.addFilter(_REDACT)
+
+
 def read_secret(name: str, provider: SecretsProvider | None = None, max_age: int = DEFAULT_MAX_AGE) -> str:
     """The secret `name`'s value as text; a JSON object secret gives its token-like field."""
     from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
 
+    guard_wire_logs()
     provider = provider or default_provider()
     try:
         raw = provider.get(name, max_age=max_age)
