@@ -134,6 +134,12 @@ def main(argv: list[str] | None = None) -> None:
     declared = ("tagged [BREAKING]", "declared breaking", "BREAKING CHANGE")
     inferred = [e for e in all_prs if e["breaking"] and not e["breaking_reason"].startswith(declared)]
     print(f"breaking: {sum(e['breaking'] for e in all_prs)} PRs, {len(inferred)} inferred")
+    sizes = [len(c["prs"]) for _, r in reports for c in r["clusters"]]
+    chains = {(c["pr"], c["reverts"]): c for _, r in reports for c in r["reverts"]}
+    print(f"clusters: {len(sizes)} ({sum(sizes) / max(1, len(all_prs)):.0%} of PRs in one), sizes "
+          f"{dict(sorted(Counter(sizes).items()))}; revert chains: {len(chains)}, "
+          f"{sum(1 for c in chains.values() if c['reverts'])} linked to the reverted PR, "
+          f"{sum(1 for c in chains.values() if c['relanded_by'])} re-landed")
     print(f"time: scoring {scoring_time:.2f} s ({1000 * scoring_time / len(prs):.2f} ms/PR), "
           f"week analysis {analysis_time:.2f} s for {len(reports)} weeks")
 
