@@ -310,8 +310,23 @@ def test_weekly_schedule_fires_once_a_week_on_monday_0100_in_the_parameter_timez
     start = datetime(2026, 6, 15)  # a Monday
     hits = [start + timedelta(minutes=m) for m in range(14 * 24 * 60) if fires(start + timedelta(minutes=m))]
     assert hits == [datetime(2026, 6, 15, 1, 0), datetime(2026, 6, 22, 1, 0)]
-    assert json.loads(schedule["Input"]) == {}  # {} = every configured repository, the week just ended
+    # No repo: every configured repository. Scheduler fills in its context attribute, the scheduled time.
+    assert json.loads(schedule["Input"]) == {"time": "<aws.scheduler.scheduled-time>"}
     assert "StackName" in json.dumps(schedule["Name"])  # unique per account when two stacks coexist
+
+
+def test_plan_turns_the_weekly_input_into_last_weeks_run_for_every_watched_repo() -> None:
+    from prhub import flow
+    from prhub.config import WatchList
+
+    template = load_template()
+    text = template["Resources"]["PlanFunction"]["Properties"]["Events"]["Weekly"]["Properties"]["Input"]
+    event = json.loads(text.replace("<aws.scheduler.scheduled-time>", "2026-06-21T17:00:00Z"))  # Mon 01:00 +08
+    watchlist = WatchList.parse(template["Parameters"]["WatchedRepositories"]["Default"])
+    later = datetime(2026, 6, 23, tzinfo=ZoneInfo("UTC"))  # a late retry still plans the scheduled week
+    requests = flow.parse_plan_event(event, lambda: watchlist, later)
+    assert [r.config.repo for r in requests] == [c.repo for c in watchlist.repos]
+    assert {(str(r.period.since), str(r.period.until)) for r in requests} == {("2026-06-15", "2026-06-21")}
 
 
 def test_sweep_schedule_finishes_stuck_runs() -> None:
