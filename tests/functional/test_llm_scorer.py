@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-
 from prhub import llm
-from prhub.config import LlmConfig, RepoConfig
+from prhub.config import RepoConfig
 from prhub.models import FileChange, PullRequest
 from prhub.scoring import score_pull
+
 from tests.fakes.openai_server import FakeOpenAI, Fault, obey_injection
 
 CONFIG = RepoConfig(repo="verl-project/verl", language="en", scorer="llm")
@@ -131,6 +131,23 @@ def test_budget_exhausted_means_no_call(fake: FakeOpenAI) -> None:
     scored = scorer_for(fake).score(make_pr(), CONFIG, Budget(50))
     assert fake.calls == [] and scored.scored_by == "heuristic" and "budget exhausted" in scored.note
     assert (scored.tokens_in, scored.tokens_out) == (0, 0)
+    assert scored.reasons[-1].startswith(llm.FALLBACK + "budget exhausted")  # report.json keeps reasons
+    report = {"prs": [scored.report_entry(), scored.report_entry()]}
+    assert llm.fallback_notes(report) == ["2 PR(s) scored by the engine instead of the model: budget exhausted"]
+
+
+def test_token_counts_are_emitted_as_metrics_without_the_key(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "PrhubTest")
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    monkeypatch.delenv("POWERTOOLS_DEV", raising=False)
+    scorer_for(fake).score(make_pr(), CONFIG, Budget(100_000))
+    out = capsys.readouterr().out
+    emitted = [json.loads(line) for line in out.splitlines() if line.startswith('{"_aws"')]
+    values = {name: doc[name] for doc in emitted for name in ("LlmTokensIn", "LlmTokensOut") if name in doc}
+    assert values == {"LlmTokensIn": [float(fake.tokens_in)], "LlmTokensOut": [float(fake.tokens_out)]}
+    assert emitted[0]["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "PrhubTest"
+    assert "sk-test" not in out
 
 
 def test_shared_budget_runs_out_midway(fake: FakeOpenAI) -> None:

@@ -26,6 +26,7 @@ import os
 import re
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -366,8 +367,23 @@ def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected
     )
 
 
+FALLBACK = "scored by the engine: "  # reason prefix; narrate counts these into the report's notes
+
+
 def fallback(engine: ScoredPR, note: str, tokens_in: int = 0, tokens_out: int = 0) -> ScoredPR:
-    return replace(engine, scored_by="heuristic", note=note, tokens_in=tokens_in, tokens_out=tokens_out)
+    """The engine's result standing in for the model's, saying why (in reasons, which report.json keeps)."""
+    return replace(engine, scored_by="heuristic", note=note, reasons=[*engine.reasons, FALLBACK + note],
+                   tokens_in=tokens_in, tokens_out=tokens_out)
+
+
+def fallback_notes(report: dict[str, Any]) -> list[str]:
+    """One note per cause of PRs the engine scored in place of the model (budget, outage, invalid answers)."""
+    causes: Counter[str] = Counter()
+    for p in report.get("prs") or []:
+        for reason in p.get("reasons") or []:
+            if reason.startswith(FALLBACK):
+                causes[reason[len(FALLBACK):].split(":")[0].split(" (")[0]] += 1
+    return [f"{n} PR(s) scored by the engine instead of the model: {cause}" for cause, n in sorted(causes.items())]
 
 
 # -- the scorer -----------------------------------------------------------------------------------------------------
@@ -569,7 +585,7 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
     result: dict[str, Any] = {**engine, **{s: _engine_section(s, engine) for s in SECTIONS}}
     by = dict.fromkeys(SECTIONS, "heuristic")
     info = dict(report.get("scorer") or {})
-    notes = list(report.get("notes") or [])
+    notes = list(report.get("notes") or []) + fallback_notes(report)
     tokens_in = tokens_out = 0
     if chat is None and config.scorer != "heuristic":
         try:
