@@ -10,7 +10,9 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub import flow
 
 logger = Logger()
-processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+# A failed report raises (the batch is one message), so SQS retries it and then moves it to ReportDLQ
+# even where the event source mapping does not ask for ReportBatchItemFailures.
+processor = BatchProcessor(event_type=EventType.SQS)
 
 
 @logger.inject_lambda_context

@@ -64,7 +64,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if not Path(args.directory).is_dir():
         raise InputError(f"{args.directory} is not a directory (run `prhub run` first)")
-    site.serve(args.directory, args.host, args.port)  # type: ignore[attr-defined]
+    site.serve(args.directory, args.host, args.port)
     return 0
 
 

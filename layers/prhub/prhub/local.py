@@ -324,7 +324,7 @@ def save_state(stack: Stack, state: Path) -> None:
         download_bucket(s3, name, tmp / "buckets" / logical)
     (tmp / "queues").mkdir()
     for logical, url in stack.queues.items():
-        bodies = []
+        bodies: list[str] = []
         while True:
             # Received messages stay invisible for the rest of this process, so each is read once.
             got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=600,

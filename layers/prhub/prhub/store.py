@@ -49,7 +49,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, Binary):
-        return bytes(value)
+        return bytes(value.value)  # type: ignore[attr-defined]  # the stubs omit .value
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if isinstance(value, set):
@@ -253,7 +253,7 @@ class Store:
     # -- history ------------------------------------------------------------
     def history(self, repo: str) -> list[dict[str, Any]]:
         """Every PR of `repo` ever seen, by number."""
-        out = []
+        out: list[dict[str, Any]] = []
         for page in self.db.get_paginator("query").paginate(
                 TableName=self.settings.history_table, KeyConditionExpression="repo = :r",
                 ExpressionAttributeValues=to_item({":r": repo})):
