@@ -92,3 +92,17 @@ def test_every_risk_has_a_detail():
 
 def test_title_convention_is_not_judged_when_one_tag_cannot_be_located():
     assert "title_convention" not in risks(make_pr("[fsdp, recipe] fix: x", [change("examples/run.sh")]))
+
+
+def test_doc_mismatch_for_breaks_and_new_options_without_docs():
+    removed = [change("pkg/legacy.py", 0, 80, status="removed")]
+    assert risks(make_pr("[trainer] refactor: x", removed))["doc_mismatch"] == (
+        "breaking change (removes public module pkg/legacy.py) but no documentation file changed")
+    assert "doc_mismatch" not in risks(make_pr("[trainer] refactor: x", [*removed, change("docs/migrate.md")]))
+    cli = '@@ -1 +1,2 @@\n+    parser.add_argument("--warmup-steps", type=int)\n'
+    options = [change("pkg/cli.py", 1, 0, patch=cli),
+               change("pkg/config/ppo.yaml", 2, 0, patch="@@ -1 +1,3 @@\n   lr: 1\n+  warmup: 10\n+  decay: cosine\n")]
+    assert risks(make_pr("[trainer] feat: warmup", options))["doc_mismatch"] == (
+        "adds --warmup-steps, warmup, decay but no documentation file changed")
+    plain_change = [change("pkg/trainer.py", 5, 1, patch="@@ -1 +1 @@\n-x = 1\n+x = 2\n")]
+    assert "doc_mismatch" not in risks(make_pr("[trainer] fix: x", plain_change))

@@ -239,3 +239,20 @@ def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str]) -> 
                 key = changed[0]
                 reasons.append(f"changes the default of {key} in {change.filename} from {old[key]} to {new[key]}")
     return reasons
+
+
+def options_added(files: Sequence[FileChange], test_paths: Sequence[str]) -> list[str]:
+    """New user-facing knobs on added lines: CLI options and config keys (from diff text), e.g. '--fast-path'."""
+    found: list[str] = []
+    for change in files:
+        if change.patch is None:
+            continue
+        kind = file_kind(change.filename, test_paths)
+        added, removed = patch_lines(change.patch)
+        if kind in ("source", "example"):
+            old = {m for ln in removed for m in CLI_OPTION.findall(ln)}
+            found += [m for ln in added for m in CLI_OPTION.findall(ln) if m not in old]
+        elif kind == "config":
+            old_keys = _key_values(removed, YAML_KEY)
+            found += [k for k in _key_values(added, YAML_KEY) if k not in old_keys]
+    return list(dict.fromkeys(found))

@@ -195,6 +195,9 @@ def _suggestions(report: dict[str, Any], zh: bool) -> list[str]:
     if risks.get("todo_left"):
         out.append(f"为新增的 TODO/FIXME 建立 issue 跟踪（{_refs(risks['todo_left'])}）。" if zh else
                    f"Track the new TODO/FIXME markers in issues ({_refs(risks['todo_left'])}).")
+    if risks.get("doc_mismatch"):
+        out.append(f"为改动了接口或配置却未更新文档的 PR 补充文档：{_refs(risks['doc_mismatch'])}。" if zh else
+                   f"Document the API/config changes merged without docs: {_refs(risks['doc_mismatch'])}.")
     if risks.get("title_convention"):
         out.append(f"提醒作者按规范书写标题标签（{_refs(risks['title_convention'])}）。" if zh else
                    f"Remind authors of the title convention ({_refs(risks['title_convention'])}).")

@@ -8,17 +8,19 @@ Kinds (report.json `risks[].kind`):
   large_change      more changed lines than config.large_change_lines
   missing_tests     source code changed, no test file changed
   title_convention  the title's module tag disagrees with the paths, or a breaking change lacks [BREAKING]
+  doc_mismatch      a breaking change, or new CLI options / config keys, with no documentation file changed
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from prhub.changes import file_kind, is_lock, pins_in, todos_added
+from prhub.changes import file_kind, is_lock, options_added, pins_in, todos_added
 from prhub.config import RepoConfig
 from prhub.models import FileChange, PullRequest, Risk
 from prhub.registry import Registry
 
-KINDS = ("breaking", "revert", "dependency_pin", "todo_left", "title_convention", "large_change", "missing_tests")
+KINDS = ("breaking", "revert", "dependency_pin", "todo_left", "title_convention", "doc_mismatch", "large_change",
+         "missing_tests")
 
 # Module tags whose files are recognisable by path in any repository.
 TAG_PATHS: dict[str, tuple[str, ...]] = {
@@ -106,6 +108,19 @@ def tag_mismatch(tags: Sequence[str], files: Sequence[FileChange], config: RepoC
     return f"tagged [{', '.join(tags)}] but touches only {', '.join(sorted({p.split('/')[0] for p in paths})[:4])}"
 
 
+def doc_mismatch(files: Sequence[FileChange], config: RepoConfig, breaking: bool, breaking_reason: str) -> Risk | None:
+    """What users must learn about (a break, new options) when no documentation changed with it."""
+    if any(file_kind(f.filename, config.test_paths) == "docs" for f in files):
+        return None
+    if breaking:
+        return Risk("doc_mismatch", f"breaking change ({breaking_reason}) but no documentation file changed")
+    added = options_added(files, config.test_paths)
+    if added:
+        shown = ", ".join(added[:4]) + (" …" if len(added) > 4 else "")
+        return Risk("doc_mismatch", f"adds {shown} but no documentation file changed")
+    return None
+
+
 def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking: bool, breaking_reason: str,
            tagged_breaking: bool, revert_of: str, registry: Registry | None = None) -> list[Risk]:
     """Every risk of one PR, in KINDS order."""
@@ -122,7 +137,8 @@ def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking
         convention = "; ".join(filter(None, [convention, "breaking change without [BREAKING] in the title"]))
     if convention:
         found.append(Risk("title_convention", convention))
-    for risk in (large_change(pr, config), None if revert_of else missing_tests(pr.files, config)):
+    for risk in (None if revert_of else doc_mismatch(pr.files, config, breaking, breaking_reason),
+                 large_change(pr, config), None if revert_of else missing_tests(pr.files, config)):
         if risk:
             found.append(risk)
     return found
