@@ -26,7 +26,8 @@ LANGUAGES = ("zh", "en")
 
 def check_repo(repo: Any) -> str:
     if not isinstance(repo, str) or not REPO_PATTERN.fullmatch(repo) or repo.endswith((".", "/")):
-        raise InputError(f"repo must look like owner/name, got {repo!r}")
+        # :.100 keeps a huge input out of the message (and the logs)
+        raise InputError(f"repo must look like owner/name, got {repo!r:.100}")
     return repo
 
 
@@ -60,9 +61,9 @@ class RepoConfig:
         check_repo(self.repo)
         zone(self.tz)
         if self.language not in LANGUAGES:
-            raise InputError(f"language must be one of {LANGUAGES}, got {self.language!r}")
+            raise InputError(f"language must be one of {LANGUAGES}, got {self.language!r:.100}")
         if self.scorer not in ("auto", "heuristic", "llm"):
-            raise InputError(f"scorer must be auto, heuristic or llm, got {self.scorer!r}")
+            raise InputError(f"scorer must be auto, heuristic or llm, got {self.scorer!r:.100}")
 
     @property
     def owner(self) -> str:

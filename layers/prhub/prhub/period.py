@@ -14,14 +14,15 @@ def zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, TypeError) as exc:  # TypeError: a non-string from an event
-        raise InputError(f"unknown time zone {name!r} (use an IANA name such as Asia/Shanghai)") from exc
+        raise InputError(f"unknown time zone {name!r:.100} (use an IANA name such as Asia/Shanghai)") from exc
 
 
 def parse_date(value: str, field: str) -> date:
     try:
         return date.fromisoformat(str(value))
     except ValueError as exc:
-        raise InputError(f"{field} must be a date YYYY-MM-DD, got {value!r}") from exc
+        # :.100 keeps a huge input out of the message (and the logs)
+        raise InputError(f"{field} must be a date YYYY-MM-DD, got {value!r:.100}") from exc
 
 
 @dataclass(frozen=True)
