@@ -203,11 +203,10 @@ class ChatModel:
         return self._create(messages, max_tokens, {"type": "json_object"})
 
     def _create(self, messages: list[dict[str, str]], max_tokens: int, response_format: dict[str, Any]) -> Completion:
-        response = self.client.chat.completions.create(
-            model=self.endpoint.model, messages=messages,  # type: ignore[arg-type]
-            temperature=self.endpoint.temperature, max_tokens=max_tokens,
-            response_format=response_format,  # type: ignore[arg-type]
-        )
+        # Plain dicts for messages and response_format: the SDK's TypedDicts describe the same JSON.
+        request: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, "max_tokens": max_tokens,
+                                   "temperature": self.endpoint.temperature, "response_format": response_format}
+        response = self.client.chat.completions.create(**request)
         content = (response.choices[0].message.content or "") if response.choices else ""
         usage = response.usage
         tokens_in = usage.prompt_tokens if usage else estimate_tokens(json.dumps(messages, ensure_ascii=False))

@@ -348,7 +348,7 @@ class HeuristicScorer:
     """The engine as a Scorer; a registry client is made on first use when a repo turns check_registry on."""
 
     kind = "heuristic"
-    model = None
+    model: str | None = None
     prompt_version = ENGINE_VERSION
 
     def __init__(self, registry: Registry | None = None) -> None:
