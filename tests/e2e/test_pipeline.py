@@ -132,3 +132,8 @@ def test_verl_weeks_from_the_shared_export(aws_endpoint: str, tmp_path: Path, ve
     may = run_pipeline(since="2026-05-04", until="2026-05-10", prefix="w" + uuid.uuid4().hex[:10], **common)
     assert may.report["stats"]["pr_count"] == 34
     assert (tmp_path / "site/verl-project/verl/reports/2026-06-15-to-2026-06-21/report.json").exists()
+
+
+def test_prhub_serve_refuses_a_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["serve", str(tmp_path / "nothing")]) == 2
+    assert "is not a directory" in capsys.readouterr().err

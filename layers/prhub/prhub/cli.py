@@ -64,7 +64,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if not Path(args.directory).is_dir():
         raise InputError(f"{args.directory} is not a directory (run `prhub run` first)")
-    site.serve(args.directory, args.host, args.port)
+    try:
+        site.serve(args.directory, args.host, args.port)
+    except OSError as exc:  # e.g. the port is taken: say so, without a traceback
+        raise InputError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from exc
     return 0
 
 
