@@ -272,3 +272,17 @@ def test_conventional_revert_names_its_target():
     scored = score_pull(make_pr('revert: "Use Mcore GPTModel"'), CONFIG)
     assert scored.type == "revert"
     assert {r.kind: r.detail for r in scored.risks}["revert"] == "reverts “Use Mcore GPTModel”"
+
+
+@pytest.mark.parametrize(("title", "breaking"), [
+    ("[trainer] chore: enable the V1 trainer by default", True),
+    ("[megatron] fix: set ETP default to null", True),
+    ("[rollout] feat: revert default value of max_num_seqs", True),
+    ("[rollout] fix: add a default value check for request ids", False),
+    ("[ci] feat: run pre-commit on all files by default", False),  # CI-only: no user sees it
+])
+def test_a_title_that_changes_a_default_is_breaking(title, breaking):
+    files = [change(".github/workflows/lint.yml")] if title.startswith("[ci]") else [change("pkg/conf.py")]
+    scored = score_pull(make_pr(title, files), CONFIG)
+    assert scored.breaking is breaking
+    assert scored.breaking_reason.startswith("changes a default: ") is breaking

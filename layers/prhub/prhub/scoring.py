@@ -29,7 +29,7 @@ from prhub.registry import Registry
 from prhub.risks import assess
 
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
-ENGINE_VERSION = "engine-4"
+ENGINE_VERSION = "engine-5"
 
 TITLE = re.compile(r"^\s*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
 CONVENTIONAL = re.compile(r"^\(?([A-Za-z]+)\)?(?:\(([^)]*)\))?(!)?\s*[:：]\s*(.*)$", re.DOTALL)
@@ -78,6 +78,11 @@ TRADEOFF = re.compile(r"\b(trade-?offs?|however|downside\w*|limitation\w*|altern
                       r"at the cost|drawback\w*|backward[- ]compat\w*|compatib\w*)\b|权衡|缺点|兼容", re.I)
 TEST_EVIDENCE = re.compile(r"\b(pytest|passed|passes|tested|verified|validat\w*|reproduc\w*|benchmark\w*|curve\w*|"
                            r"wandb|experiment\w*|unit tests?|e2e|ci green|results?)\b|测试|验证|实验", re.I)
+# A title that says a default changes ("enable V1 trainer by default", "set ETP default to null"): users who relied
+# on the old behaviour get the new one without touching their config.
+DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|make|makes|flip\w*|enabl\w*|disabl\w*|"
+                            r"turn\w*\s+(?:on|off)|revert\w*)\b[^.;]{0,60}\bdefaults?\b|\bby default\b|"
+                            r"\bdefaults?\s+(?:to|from)\b", re.I)
 DESIGN_HEADINGS = ("design", "changes", "implementation", "approach", "solution", "how", "details", "方案", "设计")
 TEST_HEADINGS = ("test", "validation", "verification", "benchmark", "result", "测试", "验证")
 
@@ -289,6 +294,8 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
     tagged_breaking = tag_breaking or bang
     declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
     inferred = breaking_reasons(pr.files, config.test_paths)
+    if DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
+        inferred.append(f"changes a default: {description[:100]}")
     if tagged_breaking:
         breaking_reason = "tagged [BREAKING] in the title" if tag_breaking else "declared breaking in the title"
     elif declared_breaking:
