@@ -128,6 +128,36 @@ def obey_injection(inner: Responder = rule_based) -> Responder:
     return respond
 
 
+def out_of_range(inner: Responder = rule_based, importance: float = 42) -> Responder:
+    """A model whose per-PR scores leave the 0-10 scale."""
+
+    def respond(request: dict[str, Any]) -> Any:
+        answer = inner(request)
+        return {**answer, "importance": importance} if "importance" in answer else answer
+
+    return respond
+
+
+def hallucinating(inner: Responder = rule_based, number: int = 99999) -> Responder:
+    """A model whose narrative cites a PR that is not in the week, and miscounts the PRs."""
+
+    def respond(request: dict[str, Any]) -> Any:
+        answer = inner(request)
+        if "highlights" not in answer:
+            return answer
+        stats = (data_block(request, "week_facts") or {}).get("stats", {})
+        return {**answer, "highlights": [*answer["highlights"], {"text": f"Landmark work in #{number}",
+                                                                 "prs": [number]}],
+                "summary": f"{stats.get('pr_count', 0) + 1} PRs were merged this week."}
+
+    return respond
+
+
+def malformed(request: dict[str, Any]) -> str:
+    """A model that answers prose instead of JSON."""
+    return "Sure! Here is my analysis: the PR looks great."
+
+
 def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 

@@ -14,7 +14,7 @@ from prhub.period import Period
 from prhub.prompting import render
 from prhub.scoring import score_pull
 
-from tests.fakes.openai_server import FakeOpenAI, Fault, rule_based
+from tests.fakes.openai_server import FakeOpenAI, Fault, hallucinating, rule_based
 
 PERIOD = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
 TITLES = ["[rollout] feat: async rollout for vllm", "[trainer] fix: loss scale with sequence packing",
@@ -107,6 +107,16 @@ def test_section_that_fails_twice_falls_back_to_the_engine(fake: FakeOpenAI) -> 
     assert out["scorer"]["narrative_by"]["highlights"] == "heuristic"
     assert out["scorer"]["narrative_by"]["summary"] == "llm" and out["summary"] == good["summary"]
     assert any("engine wrote highlights" in n for n in out["notes"])
+
+
+def test_a_hallucinating_model_never_reaches_the_report() -> None:
+    report, config = build()
+    with FakeOpenAI(hallucinating()) as fake:
+        out = llm.narrate(report, config, chat(fake))
+    engine = narrative.write(report)
+    assert len(fake.calls) == 2  # the answer, then one regeneration of the failing sections
+    assert (out["summary"], out["highlights"]) == (engine["summary"], engine["highlights"])
+    assert "#99999" not in str(out) and out["scorer"]["narrative_by"]["key_changes"] == "llm"
 
 
 def test_wrong_count_is_rejected(fake: FakeOpenAI) -> None:
