@@ -51,3 +51,8 @@ def test_hostile_descriptions_are_handled_in_linear_time():
         cleaned = textparse.strip_template(body)
         assert isinstance(textparse.summarize(cleaned, "fallback"), str)
         assert len(textparse.key_points(cleaned)) <= 5
+
+
+def test_key_points_skip_test_evidence_lists():
+    text = "### Changes\n\n- clone only views\n\n### Test\n\n- test_clone_skipped passes\n"
+    assert textparse.key_points(text) == ["clone only views"]

@@ -187,10 +187,17 @@ def summarize(cleaned: str, fallback: str, limit: int = 300) -> str:
     return fallback
 
 
+# Lists under these headings are evidence or housekeeping, not what the change does.
+NOT_POINTS = ("test", "validation", "verification", "result", "benchmark", "ai assist", "why this is not",
+              "screenshot", "related", "reference", "测试", "验证")
+
+
 def key_points(cleaned: str, limit: int = 5, width: int = 160) -> list[str]:
     """Top-level list items of the description (the author's own change list), shortened."""
     points: list[str] = []
-    for _heading, content in sections(cleaned):
+    for heading, content in sections(cleaned):
+        if heading.startswith(NOT_POINTS):
+            continue
         for block in prose_blocks(content):
             items: list[str] = []
             for line in block.split("\n"):
