@@ -1,5 +1,6 @@
 """`prhub run --source github` against the fake GitHub makes the same report as `--source jsonl:` (one verl week).
 
+Faults are injected into the GitHub run; the report must still hold every PR once.
 The AWS side is a moto server in its own process, holding the token in Secrets
 Manager under the stack's secret name, as deployed; the moto state is reset
 between the two runs so the second cannot reuse the first one's score cache.
@@ -78,7 +79,15 @@ def test_github_source_report_equals_jsonl_report(moto_endpoint: str, tmp_path: 
     with FakeGitHub.from_export(DATA, REPO, token="s3cret") as gh:
         monkeypatch.setenv("GITHUB_API_URL", gh.url)
         fresh_aws(moto_endpoint, "s3cret")  # the fake refuses any other token: this proves the secret was read
+        # Faults the workers must ride out (real sleeps here, so short ones).
+        gh.inject("403-retry-after", path="/search/", retry_after=1)
+        gh.inject("502", path="/files", times=3)
+        gh.inject("cut", path=r"/pulls/\d+$", times=2)
+        gh.inject("cut-connection", path="/git/commits/")
+        gh.inject("429", path="/reviews", times=2, retry_after=1)
+        gh.inject("exhausted", path=r"/pulls/\d+$", reset_in=2)
         online = run_report(moto_endpoint, "github", tmp_path / "github")
+        assert sum(f.times for f in gh.faults) == 0, "every injected fault was served"
         assert gh.counts["pull"] >= len(online["prs"]) and gh.counts["files"] >= len(online["prs"])
         assert gh.counts["fault_401"] == 0
 
