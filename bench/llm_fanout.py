@@ -34,7 +34,7 @@ def one_run(workers: int, latency: float = LATENCY) -> dict[str, Any]:
     """One `prhub run --scorer llm` of the verl week with `workers` score workers; its figures."""
     saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PRHUB_LLM_MODEL")}
     config._ssm_provider = None  # each run has its own embedded AWS and watch list
-    llm.ChatModel._no_schema.clear()
+    llm.ChatModel._quirks.clear()
     with FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp:
         os.environ.update({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-bench",
                            "PRHUB_LLM_MODEL": "fake-model"})

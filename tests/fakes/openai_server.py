@@ -15,7 +15,8 @@ they carry: per-PR answers echo the engine's features, narratives cite only the
 week's PRs and quote only its computed counts. `obey_injection` wraps a responder
 into a model that follows instructions planted in the PR text (to prove the guard);
 `reject_schema=True` makes the server refuse `response_format: json_schema` with a
-400, as some OpenAI-compatible endpoints do.
+400, as some OpenAI-compatible endpoints do; `reject_params=("max_tokens", "temperature")`
+refuses those parameters as OpenAI's reasoning models do.
 """
 from __future__ import annotations
 
@@ -166,10 +167,11 @@ class FakeOpenAI:
     """POST /v1/chat/completions (and /chat/completions) on 127.0.0.1:<random port>, served from a thread."""
 
     def __init__(self, responder: Responder = rule_based, *, latency: float = 0.0, reject_schema: bool = False,
-                 script: list[Any] | None = None) -> None:
+                 reject_params: tuple[str, ...] = (), script: list[Any] | None = None) -> None:
         self.responder = responder
         self.latency = latency
         self.reject_schema = reject_schema
+        self.reject_params = reject_params  # e.g. ("max_tokens", "temperature"), as reasoning models do
         self.script: deque[Any] = deque(script or [])
         self.calls: list[dict[str, Any]] = []  # every request JSON, including failed ones
         self.answered = 0  # calls that got a 200 with content
@@ -261,6 +263,12 @@ class FakeOpenAI:
         if self.reject_schema and (request.get("response_format") or {}).get("type") == "json_schema":
             return 400, {"error": {"message": "response_format json_schema is not supported",
                                    "type": "invalid_request_error", "param": "response_format"}}, {}
+        for param in self.reject_params:
+            if param in request:
+                hint = " Use 'max_completion_tokens' instead." if param == "max_tokens" else ""
+                return 400, {"error": {"message": f"Unsupported parameter: '{param}' is not supported with this "
+                                                  f"model.{hint}", "type": "invalid_request_error", "param": param,
+                                       "code": "unsupported_parameter"}}, {}
         if self.latency:
             time.sleep(self.latency)
         if item is None:

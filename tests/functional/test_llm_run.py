@@ -23,7 +23,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-for-tests")
         monkeypatch.setenv("PRHUB_LLM_MODEL", "fake-model")
-        monkeypatch.setattr(llm.ChatModel, "_no_schema", set())
+        monkeypatch.setattr(llm.ChatModel, "_quirks", {})
         # config.load_watchlist keeps its SSM provider (and 5-minute cache) per process; each run here starts
         # a new embedded AWS with its own watch list, so start without the previous run's.
         monkeypatch.setattr(config, "_ssm_provider", None)

@@ -41,7 +41,7 @@ def make_pr(number: int = 11, title: str = "[trainer] fix: wrong loss scale", bo
 
 @pytest.fixture(autouse=True)
 def fresh_endpoint_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(llm.ChatModel, "_no_schema", set())
+    monkeypatch.setattr(llm.ChatModel, "_quirks", {})
 
 
 @pytest.fixture
@@ -177,6 +177,25 @@ def test_endpoint_without_json_schema_gets_json_object_and_is_remembered() -> No
         kinds = [c["response_format"]["type"] for c in plain.calls]
     assert first.scored_by == second.scored_by == "llm"
     assert kinds == ["json_schema", "json_object", "json_object"]
+
+
+def test_reasoning_model_parameters_are_learnt_once() -> None:
+    with FakeOpenAI(reject_params=("max_tokens", "temperature")) as strict:
+        scorer = scorer_for(strict)
+        first = scorer.score(make_pr(1), CONFIG, Budget(100_000))
+        second = scorer.score(make_pr(2), CONFIG, Budget(100_000))
+        calls = strict.calls
+    assert first.scored_by == second.scored_by == "llm"
+    assert len(calls) == 4  # max_tokens refused, temperature refused, answered; then answered at once
+    assert "max_completion_tokens" in calls[-1] and "max_tokens" not in calls[-1] and "temperature" not in calls[-1]
+    assert calls[-1]["response_format"]["type"] == "json_schema"
+
+
+def test_other_bad_requests_are_not_retried() -> None:
+    too_long = Fault(400, {"error": {"message": "context length exceeded", "param": "messages"}})
+    with FakeOpenAI(script=[too_long]) as fake:
+        scored = scorer_for(fake).score(make_pr(), CONFIG, Budget(100_000))
+    assert scored.scored_by == "heuristic" and "BadRequestError 400" in scored.note and len(fake.calls) == 1
 
 
 def test_429_with_retry_after_is_honoured(fake: FakeOpenAI) -> None:

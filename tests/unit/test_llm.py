@@ -36,9 +36,11 @@ def test_valid_answer_is_normalised() -> None:
     assert answer["risks"][0].kind == "missing_tests"
 
 
-def test_fenced_json_is_accepted() -> None:
+def test_fenced_or_wrapped_json_is_accepted() -> None:
     _, errors = llm.validate_pr_answer("```json\n" + json.dumps(VALID) + "\n```", "en")
     assert errors == []
+    answer, errors = llm.validate_pr_answer("Here is my answer:\n" + json.dumps(VALID) + "\nHope it helps.", "en")
+    assert errors == [] and answer["importance"] == 6.0
 
 
 @pytest.mark.parametrize(("change", "message"), [

@@ -169,12 +169,15 @@ class Completion:
 class ChatModel:
     """Chat completions asking for JSON: `json_schema` where the endpoint takes it, else `json_object`.
 
-    Retries (429 honouring Retry-After, 5xx, timeouts, connection errors) are the openai
-    client's own, with config.llm.max_retries and config.llm.timeout.
+    OpenAI-compatible endpoints differ: some reject json_schema, reasoning models reject
+    `max_tokens` (they take `max_completion_tokens`) or any non-default temperature. A 400
+    naming such a parameter teaches this endpoint-and-model a quirk, remembered for the
+    process, and the call is made again without it. Retries (429 honouring Retry-After, 5xx,
+    timeouts, connection errors) are the openai client's own (config.llm.max_retries, timeout).
     """
 
-    # Endpoints that answered a json_schema request with 400; shared by every instance of the process.
-    _no_schema: set[str] = set()
+    # (endpoint URL, model) -> quirks learnt from 400s: no_schema | max_completion_tokens | no_temperature
+    _quirks: dict[tuple[str, str], frozenset[str]] = {}
     _lock = threading.Lock()
 
     def __init__(self, endpoint: Endpoint, client: openai.OpenAI | None = None) -> None:
@@ -187,31 +190,50 @@ class ChatModel:
     def model(self) -> str:
         return self.endpoint.model
 
+    @property
+    def quirks(self) -> frozenset[str]:
+        return self._quirks.get((self.url, self.model), frozenset())
+
     def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                  max_tokens: int) -> Completion:
         """One answer; raises openai.APIError when the endpoint fails beyond the client's retries."""
-        if self.url not in self._no_schema:
+        while True:  # ends: each pass either returns, raises, or learns one of three quirks
+            quirks = self.quirks
+            # Plain dicts for messages and response_format: the SDK's TypedDicts describe the same JSON.
+            request: dict[str, Any] = {"model": self.model, "messages": messages}
+            request["max_completion_tokens" if "max_completion_tokens" in quirks else "max_tokens"] = max_tokens
+            if "no_temperature" not in quirks:
+                request["temperature"] = self.endpoint.temperature
+            request["response_format"] = {"type": "json_object"} if "no_schema" in quirks else {
+                "type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
             try:
-                return self._create(messages, max_tokens, {
-                    "type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}})
+                response = self.client.chat.completions.create(**request)
             except openai.BadRequestError as exc:
-                if "response_format" not in str(exc) and "schema" not in str(exc).lower():
+                quirk = self._quirk(exc, quirks)
+                if quirk is None:
                     raise
                 with self._lock:
-                    self._no_schema.add(self.url)
-                logger.info("endpoint rejects json_schema; using json_object", extra={"endpoint": self.url})
-        return self._create(messages, max_tokens, {"type": "json_object"})
+                    self._quirks[(self.url, self.model)] = self.quirks | {quirk}
+                logger.info("endpoint rejected a parameter; adapting", extra={"endpoint": self.url, "quirk": quirk})
+                continue
+            content = (response.choices[0].message.content or "") if response.choices else ""
+            usage = response.usage
+            tokens_in = usage.prompt_tokens if usage else estimate_tokens(json.dumps(messages, ensure_ascii=False))
+            tokens_out = usage.completion_tokens if usage else estimate_tokens(content)
+            return Completion(content, int(tokens_in or 0), int(tokens_out or 0))
 
-    def _create(self, messages: list[dict[str, str]], max_tokens: int, response_format: dict[str, Any]) -> Completion:
-        # Plain dicts for messages and response_format: the SDK's TypedDicts describe the same JSON.
-        request: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, "max_tokens": max_tokens,
-                                   "temperature": self.endpoint.temperature, "response_format": response_format}
-        response = self.client.chat.completions.create(**request)
-        content = (response.choices[0].message.content or "") if response.choices else ""
-        usage = response.usage
-        tokens_in = usage.prompt_tokens if usage else estimate_tokens(json.dumps(messages, ensure_ascii=False))
-        tokens_out = usage.completion_tokens if usage else estimate_tokens(content)
-        return Completion(content, int(tokens_in or 0), int(tokens_out or 0))
+    @staticmethod
+    def _quirk(exc: openai.BadRequestError, known: frozenset[str]) -> str | None:
+        """The quirk a 400 reveals (by its `param`, else its message), if it is one not yet known."""
+        body: Any = exc.body if isinstance(exc.body, dict) else {}
+        error: Any = body.get("error", body)  # the SDK gives the error object, or the whole body
+        error = error if isinstance(error, dict) else {}
+        text = f"{error.get('param') or ''} {error.get('message') or exc}".lower()
+        for quirk, words in (("max_completion_tokens", ("max_tokens",)), ("no_temperature", ("temperature",)),
+                             ("no_schema", ("response_format", "json_schema", "schema"))):
+            if quirk not in known and any(w in text for w in words):
+                return quirk
+        return None
 
 
 _models: dict[Endpoint, ChatModel] = {}
@@ -253,7 +275,14 @@ def parse_json(content: str) -> tuple[Any, list[str]]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, [f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"]
+        # Endpoints in plain JSON mode sometimes wrap the object in a sentence; the object alone is the answer.
+        start, end = text.find("{"), text.rfind("}")
+        try:
+            value = json.loads(text[start:end + 1]) if 0 <= start < end else None
+        except json.JSONDecodeError:
+            value = None
+        if value is None:
+            return None, [f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"]
     if not isinstance(value, dict):
         return None, ["the answer must be one JSON object"]
     return value, []
