@@ -48,6 +48,8 @@ from prhub.secrets import SecretError
 logger = Logger(service="prhub", child=True)
 
 DEFAULT_MODEL = "gpt-4o-mini"
+# Bumped when how an answer becomes a ScoredPR changes (merge, guard): part of prompt_version, so of the cache key.
+ANALYST_VERSION = "1"
 PR_TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "build", "chore", "revert")
 RISK_KINDS = ("missing_tests", "breaking", "revert", "dependency_pin", "todo_left", "large_change",
               "title_convention", "doc_mismatch", "security", "performance", "compatibility", "other")
@@ -425,7 +427,8 @@ class LlmScorer:
         self.chat = chat
         self.model: str | None = chat.model
         self.engine = engine or HeuristicScorer()
-        self.prompt_version = prompt_version(language, json.dumps(PR_SCHEMA, sort_keys=True))
+        self.prompt_version = prompt_version(language, json.dumps([ANALYST_VERSION, GUARD_POINTS, PR_SCHEMA],
+                                                                  sort_keys=True))
 
     def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
         engine = self.engine.score(pr, config, budget)
