@@ -7,7 +7,12 @@ through playwright. Screenshots go to tests/artifacts/ (gitignored).
 """
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -149,4 +154,62 @@ def test_repository_and_root_pages_fit_a_phone(page, base_url):
         page.goto(base_url + path)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    assert page.errors == []
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def prhub_run_site(tmp_path_factory):
+    """`prhub run` on the bundled sample (the whole local serverless flow), served by `prhub serve`."""
+    work = tmp_path_factory.mktemp("run")
+    cli = [sys.executable, "-m", "prhub.cli"]
+    done = subprocess.run([*cli, "run", "--out", str(work / "site"), "--state", str(work / "state")],
+                          cwd=work, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    port = _free_port()
+    server = subprocess.Popen([*cli, "serve", str(work / "site"), "--port", str(port)], cwd=work,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/", timeout=1):
+                break
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                pytest.fail("prhub serve did not answer")
+            time.sleep(0.1)
+    yield url
+    server.terminate()
+    server.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_a_real_prhub_run_site_served_by_prhub_serve(page, prhub_run_site):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(prhub_run_site + "/")
+    repo_links = page.locator("main h2 a")
+    assert repo_links.count() >= 1
+    repo_links.first.click()
+    page.wait_for_load_state()
+    page.locator("main h2 a").first.click()
+    page.wait_for_load_state()
+    assert "/reports/" in page.url
+    h1 = page.locator("h1").inner_text()
+    assert "周报" in h1 or "report" in h1
+    assert any("CJK" in name for name in platform_fonts(page, "h1"))
+    pdf = page.request.get(page.url + "report.pdf")
+    assert pdf.headers["content-type"] == "application/pdf" and pdf.body()[:5] == b"%PDF-"
+    feed = page.request.get(page.url + page.get_attribute("footer a", "href"))
+    assert ET.fromstring(feed.body()).tag == "{http://www.w3.org/2005/Atom}feed"
+    page.screenshot(path=str(ARTIFACTS / "run-report-desktop.png"), full_page=True)
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    page.screenshot(path=str(ARTIFACTS / "run-report-phone.png"), full_page=True)
     assert page.errors == []
