@@ -196,7 +196,7 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, "period": period.to_dict(), "expected": len(refs)}
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
-                                 format_timestamp(now)):
+                                 format_timestamp(now), notes=skipped_notes(source)):
         logger.info("run already planned", extra={"run_id": req.run_id})
         return {**summary, "duplicate": True}
     deps.store.add_history(config.repo, refs + earlier, known)
@@ -210,6 +210,19 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     return summary
 
 
+MAX_SKIPPED_NOTES = 20
+
+
+def skipped_notes(source: Source) -> list[str]:
+    """What the source could not read (an export's corrupt or duplicate lines), for the report; capped and cut
+    short, since the run item must stay small."""
+    skipped = list(getattr(source, "skipped", []))  # only file sources skip lines; GitHub answers or fails
+    notes = [f"export line skipped: {line[:300]}" for line in skipped[:MAX_SKIPPED_NOTES]]
+    if len(skipped) > MAX_SKIPPED_NOTES:
+        notes.append(f"export lines skipped: {len(skipped) - MAX_SKIPPED_NOTES} more")
+    return notes
+
+
 # -- score ------------------------------------------------------------------------------------------
 
 _runs: dict[str, Any] = {}
@@ -217,14 +230,15 @@ _runs: dict[str, Any] = {}
 
 def _run_meta(run_id: str, deps: Deps) -> Any:
     """The run's fixed part (config, source, repo); cached since a batch holds many PRs of one run."""
-    if run_id not in _runs:
+    run = _runs.get(run_id)
+    if run is None:
         run = deps.store.get_run(run_id, consistent=True)
         if run is None:
             raise InputError(f"run {run_id} does not exist (expired or never planned)")
         if len(_runs) > 64:
             _runs.clear()
         _runs[run_id] = run
-    return _runs[run_id]
+    return run
 
 
 def cache_key(repo: str, number: int, head_sha: str, kind: str, model: str | None, prompt_version: str) -> str:
@@ -246,8 +260,9 @@ def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
     try:
         outcome = _score(run_id, number, ref, deps)
     except Exception as exc:
-        if receives >= deps.settings.max_receive_count:
-            # Last chance: count it as failed so the run completes; SQS still moves it to ScoreDLQ.
+        # An InputError (no such run, a scorer that cannot work as configured) will not heal by retrying.
+        if receives >= deps.settings.max_receive_count or isinstance(exc, InputError):
+            # Count it as failed now so the run completes; SQS still moves the message to ScoreDLQ.
             reason = f"{type(exc).__name__}: {exc}"
             if deps.store.put_failure(run_id, number, reason, deps.now()):
                 logger.warning("PR failed for good", extra={"run_id": run_id, "number": number, "reason": reason})
@@ -329,6 +344,7 @@ def build_report(run_id: str, deps: Deps) -> dict[str, Any]:
     earlier = [h for h in history if int(h["number"]) not in mine]
     report = analysis.build_report(scored, unscored, run.period, run.config, earlier,
                                    format_timestamp(deps.clock()), scorer_info(scored, run.config))
+    report["notes"] = [*report.get("notes", []), *run.notes]
     report["title"] = narrative.title(run.repo, run.period, run.config.language)
     report.update(llm.narrate(report, run.config))
     files = render_all(report)

@@ -99,6 +99,7 @@ class Run:
     report_requested: int | None = None
     report_key: str | None = None
     reported_at: str | None = None
+    notes: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -115,6 +116,7 @@ class Run:
             tokens_used=int(data.get("tokens_used", 0)), created_at=data.get("created_at", ""),
             updated_at=int(data.get("updated_at", 0)), report_requested=data.get("report_requested"),
             report_key=data.get("report_key"), reported_at=data.get("reported_at"),
+            notes=[str(n) for n in data.get("notes", [])],
         )
 
 
@@ -136,14 +138,16 @@ class Store:
 
     # -- runs ---------------------------------------------------------------
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
-                   now: int, created_at: str) -> bool:
-        """Write the run item; False when a run with this id exists (a redelivered schedule)."""
+                   now: int, created_at: str, notes: list[str] | None = None) -> bool:
+        """Write the run item; False when a run with this id exists (a redelivered schedule).
+
+        `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped)."""
         item = {
             "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
             "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source,
             "expected": len(refs), "refs": [r.number for r in refs], "status": "scoring",
             "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
-            "expires_at": now + RUN_TTL_DAYS * DAY,
+            "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
         }
         try:
             self.db.put_item(TableName=self.settings.runs_table, Item=to_item(item),
@@ -197,6 +201,8 @@ class Store:
         return {"Update": {
             "TableName": self.settings.runs_table, "Key": to_item({"run_id": run_id}),
             "UpdateExpression": f"ADD {counter} :one SET updated_at = :now",
+            # ADD would create a ghost run item for an unknown (expired) run id.
+            "ConditionExpression": "attribute_exists(run_id)",
             "ExpressionAttributeValues": to_item({":one": 1, ":now": now})}}
 
     def _put_once(self, item: dict[str, Any], run_id: str, counter: str, now: int) -> bool:
