@@ -146,6 +146,7 @@ def api_key(config: RepoConfig, env: dict[str, str] | None = None) -> str | None
         return secrets.llm_api_key(name, env=env)
     except SecretError as exc:
         _secret_failures[name] = (time.monotonic(), str(exc))
+        logger.warning("LLM API key secret unreadable", extra={"error": str(exc)})  # once per SECRET_RETRY
         raise
 
 
@@ -474,7 +475,6 @@ def make_scorer(config: RepoConfig) -> Scorer:
     except SecretError as exc:  # a named secret that cannot be read: loud for llm, the engine for auto
         if config.scorer == "llm":
             raise InputError(f"scorer llm needs an API key: {exc}") from exc
-        logger.debug("LLM API key secret unreadable, using the engine", extra={"error": str(exc)})
         endpoint = None
     if endpoint is None:
         if config.scorer == "llm":
@@ -621,8 +621,7 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
     if chat is None and config.scorer != "heuristic":
         try:
             endpoint = resolve(config)
-        except SecretError as exc:  # make_scorer already decided on the engine for this run
-            logger.info("LLM API key secret unreadable, engine narrative", extra={"error": str(exc)})
+        except SecretError:  # already logged; make_scorer decided on the engine for this run
             endpoint = None
         chat = chat_model(endpoint) if endpoint else None
     if chat is not None:
