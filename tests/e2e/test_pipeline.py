@@ -137,3 +137,12 @@ def test_verl_weeks_from_the_shared_export(aws_endpoint: str, tmp_path: Path, ve
 def test_prhub_serve_refuses_a_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["serve", str(tmp_path / "nothing")]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+def test_prhub_run_with_the_llm_scorer_and_no_key_says_so_up_front(
+        aws_endpoint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "LLM_API_KEY_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    code = cli.main(["run", "--endpoint-url", aws_endpoint, "--out", str(tmp_path / "site"), "--scorer", "llm"])
+    assert code == 2
+    assert "needs an API key" in capsys.readouterr().err

@@ -172,3 +172,29 @@ def test_a_3000_file_pr_is_stored_compactly(stack: Stack) -> None:
     [result] = items(stack, "ResultsTable")
     assert len(result["data"]) < 400_000 / 4  # comfortably inside DynamoDB's item limit
     assert len(unpack(result["data"])["files"]) == 3000
+
+
+def test_a_record_for_an_unknown_run_fails_without_creating_a_ghost_run(stack: Stack) -> None:
+    event = {"Records": [record_like("acme/rocket/2026-06-01_2026-06-07/expired", 1201, message_id="ghost")]}
+    answer = invoke(handler(stack, "ScoreFunction"), event)
+    assert [f["itemIdentifier"] for f in answer["batchItemFailures"]] == ["ghost"]
+    assert items(stack, "RunsTable") == []
+
+
+def test_a_scorer_that_cannot_work_fails_its_prs_at_once(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a run that asks for the model with no API key anywhere
+    for name in ("OPENAI_API_KEY", "LLM_API_KEY_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    answer = invoke(handler(stack, "PlanFunction"), {**SAMPLE, "scorer": "llm"})
+    run_id = answer["runs"][0]["run_id"]
+    messages = receive_all(stack, "ScoreQueue", SAMPLE_PRS)
+    score = handler(stack, "ScoreFunction")
+    # WHEN each message is delivered once
+    for start in range(0, SAMPLE_PRS, 10):
+        batch = messages[start:start + 10]
+        assert len(invoke(score, sqs_event(batch, stack.queue_arns["ScoreQueue"]))["batchItemFailures"]) == len(batch)
+    # THEN no retry is waited for: the run is complete, every PR failed with the reason, the report requested
+    run = run_item(stack, run_id)
+    assert (run["done"], run["failed"]) == (0, SAMPLE_PRS)
+    assert all("API key" in r["reason"] for r in items(stack, "ResultsTable"))
+    assert depth(stack, "ReportQueue") == 1

@@ -610,6 +610,11 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     started = time.monotonic()
     with _aws(endpoint_url) as url, patched_env(aws_env(url, fake_credentials=endpoint_url is None)):
         stack = create_stack(template, prefix, watchlist_text)
+        if scorer == "llm":
+            # Every worker would fail the same way: say it now (inside the endpoint's env: a secret may be named).
+            from prhub import llm
+
+            llm.make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"))
         if state is not None:
             counts = restore_state(stack, Path(state))
             if counts:
