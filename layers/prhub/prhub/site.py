@@ -146,8 +146,10 @@ def list_repositories(s3: Any, bucket: str) -> list[dict[str, Any]]:
             latest = _load(s3, bucket, f"{repo}/reports/{slugs[-1]}/report.json")
             repos.append({"repo": clean(repo), "href": f"{repo}/", "count": len(slugs),
                           "latest": report_entry(latest, slugs[-1]) if latest else None})
-    latest_first = sorted(repos, key=lambda r: r["latest"]["since"] if r["latest"] else "", reverse=True)
-    return sorted(latest_first, key=lambda r: r["latest"] is None)
+    def newest(r: dict[str, Any]) -> str:
+        return str(r["latest"]["since"]) if r["latest"] else ""
+
+    return sorted(repos, key=newest, reverse=True)
 
 
 def rebuild_indexes(s3: Any, bucket: str, repo: str, site_url: str = "") -> list[str]:

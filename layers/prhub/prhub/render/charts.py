@@ -102,13 +102,13 @@ def svg(s: Series) -> str:
     for i, (label, value) in enumerate(zip(s.labels, s.values, strict=True)):
         h = plot_h * float(value) / s.peak
         x = left + i * slot + slot * 0.15
-        y = height - bottom - h
+        bar_y = height - bottom - h
         color = KEY_COLOR if s.key == "weeks" and i == n - 1 else BAR_COLOR
-        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot * 0.7:.1f}" height="{h:.1f}" rx="2" '
+        parts.append(f'<rect x="{x:.1f}" y="{bar_y:.1f}" width="{slot * 0.7:.1f}" height="{h:.1f}" rx="2" '
                      f'fill="{color}"/>')
         mid = x + slot * 0.35
         if value:
-            parts.append(f'<text x="{mid:.1f}" y="{y - 4:.1f}" text-anchor="middle">{esc(num(value))}</text>')
+            parts.append(f'<text x="{mid:.1f}" y="{bar_y - 4:.1f}" text-anchor="middle">{esc(num(value))}</text>')
         parts.append(f'<text x="{mid:.1f}" y="{height - 6}" text-anchor="middle">{esc(label)}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from fpdf import FPDF
+from fpdf.fonts import TTFFont
 
 from prhub.errors import PrhubError
 from prhub.render import charts
@@ -121,7 +122,8 @@ class ReportPDF(FPDF):
         self.glyphs = _charset(path, face)
         # Subsetting would recompute every kept glyph's bounds for the CFF FontBBox (a third of the render
         # time); the full font's box is a valid, if loose, box for its subset.
-        self.fonts["cjk"].ttfont.recalcBBoxes = False
+        self.cjk = cast(TTFFont, self.fonts["cjk"])
+        self.cjk.ttfont.recalcBBoxes = False
         self.set_margins(MARGIN, 18, MARGIN)
         self.c_margin = 0  # text starts exactly where wrap() measured it
         self.set_auto_page_break(True, margin=16)
@@ -167,7 +169,7 @@ class ReportPDF(FPDF):
 
     def measure(self, text: str) -> float:
         """Width of `text` in mm in the current font: fpdf2's own sum, without its per-call parsing."""
-        widths = self.current_font.cw
+        widths = self.cjk.cw  # the only font in the document
         return sum(widths[ord(c)] for c in text) * self.font_size_pt * 0.001 / self.k
 
     def draw_line(self, line: list[Run], x: float, h: float) -> None:
@@ -222,7 +224,7 @@ class ReportPDF(FPDF):
 
     # -- tables -----------------------------------------------------------------------------------------
 
-    def table(self, headers: list[str], rows: list[list[list[Run]]], widths: list[float],
+    def wrapped_table(self, headers: list[str], rows: list[list[list[Run]]], widths: list[float],
               align: str = "") -> None:
         """Rows of cells (each a list of runs) whose text wraps inside fixed column widths."""
         size, pad = SMALL, 1.4
@@ -341,10 +343,10 @@ def render_pdf(report: dict[str, Any]) -> bytes:
             rows = [[[Run(T(m["name"]))], [Run(m["pr_count"])]]
                     + ([[Run(m["baseline"])], [Run(m["delta"])], [Run(T(m["trend"]))]] if trend else [])
                     for m in v["modules"]]
-            pdf.table(headers, rows, [4, 1.5, 2, 1.5, 2] if trend else [4, 1.5], "LRRRL" if trend else "LR")
+            pdf.wrapped_table(headers, rows, [4, 1.5, 2, 1.5, 2] if trend else [4, 1.5], "LRRRL" if trend else "LR")
         if v["hot_files"]:
             pdf.heading(L["hot_files"], 1)
-            pdf.table([L["file"], L["prs"], "PR"],
+            pdf.wrapped_table([L["file"], L["prs"], "PR"],
                       [[[Run(T(f["path"]))], [Run(f["pr_count"])], _refs_cell(pdf, f["prs"])] for f in v["hot_files"]],
                       [6, 1.2, 3], "LRL")
         if v["reviewers"]:
@@ -368,7 +370,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
         rows = [[[Run(p["label"], p["url"])], [Run(T(p["title"]))], [Run(T(", ".join(p["modules"])))],
                  [Run(p["importance"])], [Run(T("； ".join(p["key_points"]) or p["summary"]))]]
                 for p in v["key_prs"]]
-        pdf.table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
+        pdf.wrapped_table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
                   [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
     if v["clusters"] or v["reverts"]:
         pdf.heading(L["related"], 0)
@@ -388,7 +390,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
             pdf.paragraph([Run(T(text))], indent=6, bullet=f"{i}.", after=0.8)
     if v["unscored"]:
         pdf.heading(L["unscored"], 0)
-        pdf.table([L["pr"], L["title"], L["reason"]],
+        pdf.wrapped_table([L["pr"], L["title"], L["reason"]],
                   [[[Run(u["label"], u["url"])], [Run(T(u["title"]))], [Run(T(u["reason"]))]] for u in v["unscored"]],
                   [1.3, 6, 4])
     if v["notes"]:
