@@ -65,7 +65,7 @@ def stack(aws_endpoint: str, template: dict[str, Any], prefix: str, watchlist: d
           monkeypatch: pytest.MonkeyPatch) -> Stack:
     """Fresh resources from template.yaml, and the functions' environment set as Lambda would."""
     made = create_stack(template, prefix, json.dumps(watchlist), visibility_timeout=TEST_VISIBILITY_TIMEOUT)
-    for key, value in made.env.items():
+    for key, value in made.function_env().items():
         monkeypatch.setenv(key, value)
     return made
 

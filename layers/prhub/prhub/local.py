@@ -198,6 +198,11 @@ class Stack:
     def resources(self, kind: str) -> dict[str, dict[str, Any]]:
         return {k: v.get("Properties") or {} for k, v in self.template["Resources"].items() if v["Type"] == kind}
 
+    def function_env(self) -> dict[str, str]:
+        """The functions' environment for a local run. Secrets are referenced by name and are not part of
+        the stack, so the names are left out: the ecosystem's GITHUB_TOKEN / OPENAI_API_KEY stand in."""
+        return {k: v for k, v in self.env.items() if not k.endswith("_SECRET")}
+
     def physical(self, logical: str) -> str | None:
         for names in (self.tables, self.queues, self.buckets, self.parameters):
             if logical in names:
@@ -621,7 +626,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                 say(f"restored state from {state}: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v))
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, say, workers)
-        with patched_env({**stack.env, "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING")}):
+        log_level = os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING")
+        with patched_env({**stack.function_env(), "POWERTOOLS_LOG_LEVEL": log_level}):
             begun = time.monotonic()
             planned = runner.run(event, timeout)
             timings["pipeline_s"] = time.monotonic() - begun
