@@ -213,3 +213,14 @@ def test_a_real_prhub_run_site_served_by_prhub_serve(page, prhub_run_site):
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     page.screenshot(path=str(ARTIFACTS / "run-report-phone.png"), full_page=True)
     assert page.errors == []
+
+
+def test_print_hides_navigation_and_keeps_the_report(page, base_url):
+    page.goto(base_url + "/example-org/trainer/reports/2026-05-04-to-2026-05-10/")
+    page.emulate_media(media="print")
+    assert page.locator("header.site").is_hidden() and page.locator(".downloads").is_hidden()
+    assert page.locator("#key-prs table").is_visible()
+    pdf = page.pdf(format="A4")
+    (ARTIFACTS / "report-print.pdf").write_bytes(pdf)
+    assert pdf[:5] == b"%PDF-"
+    assert page.errors == []
