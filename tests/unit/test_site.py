@@ -212,3 +212,10 @@ def test_serve_never_lists_a_directory(served):
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(served + "/o/r/reports/w/")
     assert err.value.code == 404
+
+
+def test_list_pages_show_a_teaser_of_a_long_highlight():
+    report = load("en-small")
+    report["highlights"] = [{"text": "word " * 200, "prs": []}]
+    entry = site.report_entry(report, "2026-05-05-to-2026-05-07")
+    assert len(entry["highlight"]) <= 240 and entry["highlight"].endswith("…")

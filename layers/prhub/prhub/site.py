@@ -75,6 +75,11 @@ def _load(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
     return json.loads(body)
 
 
+def _shorten(text: str, limit: int) -> str:
+    """A teaser for list pages and feeds; the report page keeps the whole text."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def report_entry(report: dict[str, Any], slug: str) -> dict[str, Any]:
     """One line of a repository page / one feed entry, from a report.json."""
     stats = report.get("stats") or {}
@@ -87,7 +92,8 @@ def report_entry(report: dict[str, Any], slug: str) -> dict[str, Any]:
         "generated_at": clean(report.get("generated_at")), "language": report.get("language", "zh"),
         "pr_count": num(stats.get("pr_count", 0)), "key_pr_count": num(stats.get("key_pr_count", 0)),
         "avg_importance": num(stats.get("avg_importance", 0.0)), "avg_insight": num(stats.get("avg_insight", 0.0)),
-        "highlight": highlights[0] if highlights else "", "summary": summary[0] if summary else "",
+        "highlight": _shorten(highlights[0], 240) if highlights else "",
+        "summary": _shorten(summary[0], 600) if summary else "",
     }
 
 
