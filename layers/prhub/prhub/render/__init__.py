@@ -1,7 +1,17 @@
-"""Renderings of a report model (placeholder: the reports issue makes them good).
+"""Renderings of a report (report.json, schema prhub.report/1).
 
 Contract: `render_all(report) -> dict[file name, bytes]` with report.json,
-report.md, report.pdf and index.html; every number comes from `report`.
+report.md, report.pdf and index.html. Every number printed comes from `report`,
+formatted by common.num; the three human renderings read the same
+common.view(report), so they show the same sections with the same numbers.
+
+    common    text cleaning, http(s)-only links, number formatting, the view
+    labels    zh/en words around the data
+    charts    the chart series, drawn as SVG (HTML) and as shapes (PDF)
+    markdown  report.md (Jinja2, md-escape filter for untrusted text)
+    html      index.html and the site's pages (Jinja2 autoescape, no script)
+    pdf       report.pdf (fpdf2, CJK font, kinsoku wrap, bookmarks, charts)
+    fonts     puts the CJK font into the Lambda layer build (docs/pdf-fonts.md)
 """
 from __future__ import annotations
 
