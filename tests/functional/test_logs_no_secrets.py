@@ -24,6 +24,7 @@ import pytest
 import requests
 from aws_lambda_powertools import Logger
 from botocore.client import BaseClient
+from prhub import secrets
 from prhub.local import SAMPLE_DIR, direct_invoke, run_pipeline
 
 from tests.fakes import FakeGitHub
@@ -111,9 +112,11 @@ def run(moto_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                             "AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_LOG_LEVEL": "DEBUG",
                             "LOG_LEVEL": "DEBUG"}.items():
             mp.setenv(name, value)
-        for name in ("GITHUB_TOKEN", "OPENAI_API_KEY", "GITHUB_TOKEN_SECRET", "LLM_API_KEY_SECRET",
-                     "AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        for name in ("GITHUB_TOKEN", "OPENAI_API_KEY", "AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
             mp.delenv(name, raising=False)
+        # The deployed functions' environment names the secrets (the local runner leaves the names out).
+        mp.setenv("GITHUB_TOKEN_SECRET", params["GitHubTokenSecretName"]["Default"])
+        mp.setenv("LLM_API_KEY_SECRET", params["LlmApiKeySecretName"]["Default"])
         sm = boto3.client("secretsmanager", endpoint_url=moto_endpoint)
         sm.create_secret(Name=params["GitHubTokenSecretName"]["Default"], SecretString=GITHUB_TOKEN)
         sm.create_secret(Name=params["LlmApiKeySecretName"]["Default"], SecretString=json.dumps({"api_key": LLM_KEY}))
@@ -133,6 +136,8 @@ def run(moto_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             import os
 
             env.update(os.environ)
+            # Each Lambda execution environment fetches its own secrets; the local run shares one process.
+            secrets.reset()
             current.function = name
             try:
                 return direct_invoke(name, handler, event, context)

@@ -329,6 +329,15 @@ def test_plan_turns_the_weekly_input_into_last_weeks_run_for_every_watched_repo(
     assert {(str(r.period.since), str(r.period.until)) for r in requests} == {("2026-06-15", "2026-06-21")}
 
 
+def test_a_scheduled_plan_that_keeps_failing_is_kept() -> None:
+    config = props("PlanFunction")["EventInvokeConfig"]
+    on_failure = config["DestinationConfig"]["OnFailure"]
+    assert on_failure == {"Type": "SQS", "Destination": {"Fn::GetAtt": ["PlanDLQ", "Arn"]}}
+    assert 0 <= config["MaximumRetryAttempts"] <= 2
+    assert props("PlanDLQ")["SqsManagedSseEnabled"] is True
+    assert refs(load_template()["Outputs"]["PlanDLQUrl"]["Value"]) == {"PlanDLQ"}
+
+
 def test_sweep_schedule_finishes_stuck_runs() -> None:
     event = props("ReportFunction")["Events"]["Sweep"]
     assert event["Type"] == "ScheduleV2"
@@ -638,7 +647,7 @@ def test_plan_permissions() -> None:
     assert can("PlanFunction", "dynamodb:DeleteItem") == {"RunsTable"}
     assert can("PlanFunction", "dynamodb:GetItem") == {"RunsTable", "HistoryTable", "CacheTable"}  # ETag cache
     assert not can("PlanFunction", "dynamodb:UpdateItem") & {"ResultsTable", "CacheTable", "IdempotencyTable"}
-    assert can("PlanFunction", "sqs:SendMessage") == {"ScoreQueue", "ReportQueue"}
+    assert can("PlanFunction", "sqs:SendMessage") == {"ScoreQueue", "ReportQueue", "PlanDLQ"}  # + failure destination
     assert can("PlanFunction", "sqs:SendMessageBatch") == {"ScoreQueue", "ReportQueue"}
     assert can("PlanFunction", "secretsmanager:GetSecretValue") == {"GitHubTokenSecretName"}
     assert not can("PlanFunction", "s3:PutObject") and not can("PlanFunction", "sqs:ReceiveMessage")
