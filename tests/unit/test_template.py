@@ -540,6 +540,10 @@ def test_cloudfront_function_maps_directories_to_index_html(tmp_path: Path) -> N
     requests = json.loads(result.stdout)
     assert [r["uri"] for r in requests] == list(cases.values())
     assert all(r["method"] == "GET" for r in requests)  # the request is passed on, not answered
+    # `prhub serve` applies the same rule locally: the two must not drift apart.
+    from prhub.site import rewrite
+
+    assert [rewrite(u) for u in cases] == [r["uri"] for r in requests]
 
 
 # ------------------------------------------------------------------ configuration and secrets
