@@ -77,7 +77,7 @@ def test_a_pr_that_always_fails_lands_in_the_dlq_and_a_lost_one_is_swept(aws_end
     prefix = "c" + uuid.uuid4().hex[:10]
     lines: list[str] = []
     result = run_pipeline(endpoint_url=aws_endpoint, prefix=prefix, state=None, out=tmp_path / "site",
-                          invoke=faulty, progress=lines.append)
+                          invoke=faulty, progress=lines.append, visibility_timeout=1)
     report = result.report
     unscored = {u["number"]: u for u in report["unscored"]}
     assert set(unscored) == {1205, 1210}

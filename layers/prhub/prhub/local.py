@@ -598,12 +598,14 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                  lang: str | None = None, out: str | Path = "site", state: str | Path | None = ".prhub/state",
                  endpoint_url: str | None = None, prefix: str = "prhub", config_text: str | None = None,
                  workers: int = 4, invoke: Invoker | None = None, progress: Progress | None = None,
-                 timeout: float = 900, root: Path | None = None, now: datetime | None = None) -> RunResult:
+                 timeout: float = 900, root: Path | None = None, now: datetime | None = None,
+                 visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT) -> RunResult:
     """Run one report through the real flow locally and copy the site to `out`.
 
     Without `repo` the bundled sample is reported (its week unless dates are given).
     Without dates, the last complete Monday–Sunday week in the repository's time zone.
     `endpoint_url` uses an existing endpoint instead of starting moto (state is then the endpoint's).
+    `visibility_timeout` (seconds) replaces the queues' own, so retries and DLQ moves happen within the run.
     """
     root = root or default_root()
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -614,7 +616,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     timings: dict[str, float] = {}
     started = time.monotonic()
     with _aws(endpoint_url) as url, patched_env(aws_env(url, fake_credentials=endpoint_url is None)):
-        stack = create_stack(template, prefix, watchlist_text)
+        stack = create_stack(template, prefix, watchlist_text, visibility_timeout)
         if scorer == "llm":
             # Every worker would fail the same way: say it now (inside the endpoint's env: a secret may be named).
             from prhub import llm
