@@ -95,7 +95,9 @@ def test_sweep_finishes_a_stuck_run_and_a_late_worker_does_not_report_again(stac
     report = handler(stack, "ReportFunction")
     # WHEN the scheduled sweep runs while the run's progress is recent, it leaves it alone
     assert invoke(report, load_event("report-sweep.json"))["swept"] == []
-    # WHEN the sweep runs past the threshold
+    # WHEN the sweep runs past the threshold (next to a run item it cannot read, which must not stop it)
+    aws.client("dynamodb").put_item(TableName=stack.tables["RunsTable"],
+                                    Item={"run_id": {"S": "broken"}, "status": {"S": "scoring"}})
     swept = invoke(report, {"sweep": True, "older_than_minutes": 0})
     # THEN the run is reported, the missing PRs named as unscored
     assert swept["swept"] == [run_id]

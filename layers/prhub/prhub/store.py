@@ -25,6 +25,7 @@ from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from prhub.config import RepoConfig, Settings
+from prhub.errors import PrhubError
 from prhub.models import PullRef, ScoredPR
 from prhub.period import Period
 
@@ -169,7 +170,12 @@ class Store:
                 TableName=self.settings.runs_table, FilterExpression="#s <> :r",
                 ExpressionAttributeNames={"#s": "status"}, ExpressionAttributeValues=to_item({":r": "reported"})):
             for item in page.get("Items", []):
-                yield Run.from_item(from_item(item))
+                try:
+                    yield Run.from_item(from_item(item))
+                except (KeyError, ValueError, TypeError, PrhubError):
+                    # A run item the code cannot read (an older layout, a hand edit) must not stop the sweep
+                    # from finishing the others; it expires with its TTL.
+                    continue
 
     def claim_report(self, run_id: str, now: int) -> bool:
         """Exactly one caller wins: SET report_requested only if absent."""
