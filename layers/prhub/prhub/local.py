@@ -103,7 +103,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-_DYNAMODB_LOCK = threading.Lock()
+_DYNAMODB_LOCK = threading.RLock()  # re-entrant: a second wrapping (another wrapper in between) must not deadlock
 
 
 def serialize_moto_dynamodb() -> None:
