@@ -31,7 +31,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from prhub.models import PullRequest
 from prhub.period import format_timestamp, parse_timestamp
 
-FAULTS = ("401", "404", "403-retry-after", "429", "502", "slow", "cut", "cut-connection", "exhausted")
+FAULTS = ("401", "404", "403-retry-after", "429", "502", "slow", "cut", "cut-connection", "exhausted", "incomplete")
 
 
 @dataclass
@@ -314,6 +314,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._fault(fault, kind, path)
             return
         status, body, link = self._route(path, query, base)
+        if fault and fault.kind == "incomplete" and isinstance(body, dict) and "items" in body:
+            # GitHub's search timed out: a 200 that says so, with only part of the page.
+            body = {**body, "incomplete_results": True, "items": body["items"][: len(body["items"]) // 2]}
         payload = json.dumps(body).encode()
         etag = f'W/"{hashlib.sha1(payload).hexdigest()}"'
         if status == 200 and self.headers.get("If-None-Match") == etag:

@@ -160,6 +160,7 @@ def test_files_beyond_githubs_cap_are_marked_truncated() -> None:
     ("cut-connection", r"/pulls/\d+$", 3, {}),
     ("slow", r"/pulls/10[13]$", 2, {"delay": 0.6}),
     ("exhausted", r"/files", 1, {"reset_in": 120}),
+    ("incomplete", "/search/", 2, {}),
 ])
 def test_every_fault_is_survived_with_every_pr_once(fault: str, path: str, times: int, options: dict) -> None:
     pulls = week_pulls()
