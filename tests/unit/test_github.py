@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import requests
 from prhub.errors import RetryLater
-from prhub.github import GitHubSource, co_authors_from, parse_link, resolve_token
+from prhub.github import GitHubSource, co_authors_from, lambda_deadline, parse_link, resolve_token
 
 
 def response(status: int, headers: dict[str, str], body: bytes = b"{}") -> requests.Response:
@@ -74,3 +74,20 @@ def test_waiting_past_the_deadline_raises_retry_later_instead_of_sleeping() -> N
     with pytest.raises(RetryLater) as caught:
         client._wait(600, "rate limit")
     assert slept == [50] and caught.value.retry_after == 605
+
+
+class FakeContext:
+    def __init__(self, millis: int) -> None:
+        self.millis = millis
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.millis
+
+
+def test_lambda_deadline_follows_the_invocation_and_keeps_a_reserve() -> None:
+    context = FakeContext(120_000)
+    client = source(deadline=lambda_deadline(context, reserve=10), sleep=lambda s: None)
+    client._wait(100, "rate limit")  # 110 s usable: fits
+    context.millis = 60_000  # later in the same invocation
+    with pytest.raises(RetryLater):
+        client._wait(100, "rate limit")

@@ -505,6 +505,12 @@ def _message(response: requests.Response) -> str:
     return str(body.get("message", "")) if isinstance(body, dict) else ""
 
 
+def lambda_deadline(context: Any, reserve: float = 10.0) -> Callable[[], float]:
+    """A `deadline` for GitHubSource from a Lambda context: the invocation's seconds left, minus `reserve`
+    for what the handler still has to do after the request (store the result, answer SQS)."""
+    return lambda: context.get_remaining_time_in_millis() / 1000 - reserve
+
+
 def export(repo: str, period: Period, out: IO[str], source: Any) -> int:
     """Write the export format (one PR per line, by merge time) for `period`; returns the number of PRs."""
     count = 0
