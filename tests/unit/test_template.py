@@ -574,7 +574,8 @@ def test_secrets_are_named_not_stored() -> None:
 SECRET_PATTERNS = [
     r"ghp_[A-Za-z0-9]{20,}", r"github_pat_[A-Za-z0-9_]{20,}", r"gh[ousr]_[A-Za-z0-9]{20,}",
     r"sk-[A-Za-z0-9_-]{20,}", r"AKIA[0-9A-Z]{16}", r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
-    r"(?i)(password|secret_access_key|api_key|token)\s*[:=]\s*['\"]?[A-Za-z0-9/+_-]{16,}",
+    # key = value with a long value that is not an ENV_VAR_NAME (those are how the stack names things)
+    r"(?i:password|secret_access_key|api_key|token)\s*[:=]\s*['\"]?(?![A-Z0-9_]+\b)[A-Za-z0-9/+_-]{16,}",
 ]
 
 
@@ -585,11 +586,32 @@ def secret_looking(text: str) -> list[str]:
 def test_the_secret_scanner_finds_what_it_should() -> None:
     fake = "ghp_" + "a1B2" * 9 + "\nkey: sk-" + "z" * 40 + "\napi_key = 'abcdefabcdefabcdef12'\nAKIA" + "A" * 16
     assert len(secret_looking(fake)) >= 4
+    assert secret_looking("The GitHub token: GITHUB_TOKEN_SECRET names it") == []  # a name, not a value
+
+
+def _shipped_files() -> list[Path]:
+    """Tracked text files outside tests/ (whose fakes carry made-up tokens on purpose)."""
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    paths = [ROOT / name for name in listed.split("\n") if name and not name.startswith("tests/")]
+    return [p for p in paths if p.is_file() and p.suffix not in (".pdf", ".png", ".otf", ".ttf", ".ttc")]
 
 
 @pytest.mark.parametrize("path", [TEMPLATE, SAMCONFIG])
 def test_no_secret_looking_literal(path: Path) -> None:
     assert secret_looking(path.read_text()) == []
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout")
+def test_no_secret_looking_literal_in_any_shipped_file() -> None:
+    found = {}
+    for path in _shipped_files():
+        try:
+            hits = secret_looking(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            continue
+        if hits:
+            found[str(path.relative_to(ROOT))] = [h[:12] + "…" for h in hits]
+    assert found == {}
 
 
 def test_samconfig_environments() -> None:
