@@ -53,7 +53,7 @@ ANALYST_VERSION = "1"
 PR_TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "build", "chore", "revert")
 RISK_KINDS = ("missing_tests", "breaking", "revert", "dependency_pin", "todo_left", "large_change",
               "title_convention", "doc_mismatch", "security", "performance", "compatibility", "other")
-SECRET_RETRY = 300.0  # seconds before an unreadable key secret is tried again
+SECRET_RETRY = 60.0  # seconds before an unreadable key secret is tried again
 GUARD_POINTS = 3.0  # how far the model's score may stray from the engine's before it is capped
 PR_ANSWER_TOKENS = 1000
 NARRATIVE_ANSWER_TOKENS = 3000
@@ -125,7 +125,8 @@ class Endpoint:
         return f"Endpoint(base_url={self.base_url!r}, model={self.model!r})"
 
 
-_secret_failures: dict[str, tuple[float, str]] = {}  # name -> (when, why): not re-read for every PR
+# (AWS endpoint, secret name) -> (when, why) of a failed read: not tried again for every PR
+_secret_failures: dict[tuple[str, str], tuple[float, str]] = {}
 
 
 def api_key(config: RepoConfig, env: dict[str, str] | None = None) -> str | None:
@@ -139,13 +140,14 @@ def api_key(config: RepoConfig, env: dict[str, str] | None = None) -> str | None
     name = config.llm.api_key_secret or env.get("LLM_API_KEY_SECRET")
     if not name:
         return None
-    failed = _secret_failures.get(name)
+    where = (env.get("AWS_ENDPOINT_URL", ""), name)  # another endpoint (stack) may well hold the secret
+    failed = _secret_failures.get(where)
     if failed and time.monotonic() - failed[0] < SECRET_RETRY:
         raise SecretError(failed[1])
     try:
         return secrets.llm_api_key(name, env=env)
     except SecretError as exc:
-        _secret_failures[name] = (time.monotonic(), str(exc))
+        _secret_failures[where] = (time.monotonic(), str(exc))
         logger.warning("LLM API key secret unreadable", extra={"error": str(exc)})  # once per SECRET_RETRY
         raise
 
