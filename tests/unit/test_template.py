@@ -408,6 +408,24 @@ def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> No
     assert props(dlq)["MessageRetentionPeriod"] >= q.get("MessageRetentionPeriod", 345600)
 
 
+@pytest.mark.parametrize("dlq", ["ScoreDLQ", "ReportDLQ", "PlanDLQ"])
+def test_every_dead_letter_queue_raises_an_alarm(dlq: str) -> None:
+    alarms = [a["Properties"] for a in resources("AWS::CloudWatch::Alarm").values()
+              if any(d["Value"] == {"Fn::GetAtt": [dlq, "QueueName"]} for d in a["Properties"]["Dimensions"])]
+    assert len(alarms) == 1, dlq
+    alarm = alarms[0]
+    assert (alarm["Namespace"], alarm["MetricName"]) == ("AWS/SQS", "ApproximateNumberOfMessagesVisible")
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold" and alarm["Threshold"] == 0  # one message is enough
+    assert alarm["AlarmActions"] == {"Fn::If": ["HasAlarmEmail", [{"Ref": "AlarmTopic"}], {"Ref": "AWS::NoValue"}]}
+
+
+def test_alarm_mail_is_optional() -> None:
+    template = load_template()
+    assert template["Parameters"]["AlarmEmail"]["Default"] == ""
+    assert resources()["AlarmTopic"]["Condition"] == "HasAlarmEmail"
+    assert template["Conditions"]["HasAlarmEmail"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmEmail"}, ""]}]}
+
+
 # ------------------------------------------------------------------ tables
 
 
