@@ -203,3 +203,15 @@ def test_risk_detail_shows_per_pr_items_when_given_else_the_detail():
     report["risks"][1].pop("items")
     without = render_markdown(report)
     assert "critic 前向逻辑变化没有对应测试。 ([\\#4107]" in without
+
+
+def test_pr_numbers_in_narrative_text_link_only_when_the_data_has_the_pr():
+    report = load("zh-week")
+    report["summary"] = "见 #4107 与 #9999，以及 &#4101; 和 x#4110"
+    text = render_markdown(report)
+    assert "见 [\\#4107](<https://github.com/example-org/trainer/pull/4107>) 与 \\#9999" in text
+    assert "\\&\\#4101;" in text and "x\\#4110" in text
+    summary = render_html(report).split('id="summary"', 1)[1].split("</section>", 1)[0]
+    hrefs = parse_html(summary).hrefs()
+    assert hrefs == ["https://github.com/example-org/trainer/pull/4107"]
+    assert "&amp;#4101;" in summary

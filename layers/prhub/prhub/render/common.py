@@ -43,6 +43,26 @@ def safe_url(value: Any) -> str | None:
     return quote(url, safe=":/?#@!$&'*+,;=%~-._[]")
 
 
+# "#123" in narrative text: a PR reference, unless part of a word or an entity such as "&#123;".
+_PR_REF = re.compile(r"(?<![&\w])#(\d{1,7})\b")
+
+
+def segments(text: str, links: dict[int, str]) -> list[tuple[str, str | None]]:
+    """`text` cut around "#N" references to PRs the data has URLs for: [(text, url or None)]."""
+    out: list[tuple[str, str | None]] = []
+    last = 0
+    for match in _PR_REF.finditer(text):
+        url = links.get(int(match.group(1)))
+        if url:
+            if match.start() > last:
+                out.append((text[last:match.start()], None))
+            out.append((match.group(0), url))
+            last = match.end()
+    if last < len(text):
+        out.append((text[last:], None))
+    return out
+
+
 def num(value: Any) -> str:
     """One formatting of numbers for every rendering (floats with one decimal when exact)."""
     if isinstance(value, bool):
@@ -159,6 +179,7 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
     page_url = safe_url(report.get("page_url")) or "index.html"
     return {
         "L": words,
+        "links": {n: url for n, pr in prs_by_number.items() if isinstance(n, int) and (url := safe_url(pr.get("url")))},
         "lang": lang,
         "html_lang": "zh-CN" if lang == "zh" else "en",
         "title": clean(report.get("title")) or _title(report),

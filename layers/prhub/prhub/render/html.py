@@ -13,7 +13,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from prhub.render import charts
-from prhub.render.common import view
+from prhub.render.common import segments, view
 
 
 def pr_link(ref: dict[str, Any]) -> Markup:
@@ -25,6 +25,13 @@ def pr_link(ref: dict[str, Any]) -> Markup:
     return Markup('<span class="pr">{}</span>').format(ref["label"])
 
 
+def html_text(value: str, links: dict[int, str]) -> Markup:
+    """Escaped text with each "#N" of a PR in the data linked to its URL."""
+    return Markup("").join(
+        Markup('<a class="pr" href="{}" rel="nofollow noopener">{}</a>').format(url, seg) if url else escape(seg)
+        for seg, url in segments(value, links))
+
+
 def pr_links(refs: list[dict[str, Any]]) -> Markup:
     return Markup(", ").join(pr_link(r) for r in refs)
 
@@ -34,7 +41,7 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("prhub", "templates"),
                              autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(pr_link=pr_link, pr_links=pr_links)
+    env.filters.update(pr_link=pr_link, pr_links=pr_links, html_text=html_text)
     return env
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from prhub.render.common import clean, view
+from prhub.render.common import clean, segments, view
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&@])")
 # GFM autolinks bare URLs (scheme://, mailto:, xmpp:) and www. names; an escaped ":" or "." keeps them text.
@@ -22,13 +22,25 @@ _WWW = re.compile(r"(?i)\bwww\.")
 _LINE_START = re.compile(r"^(\d+)([.)])|^([-+=])")
 
 
-def md(value: Any) -> str:
-    """Untrusted text as literal Markdown text on one line."""
-    text = _SPECIAL.sub(r"\\\1", clean(value))
+def _escape(text: str, line_start: bool = True) -> str:
+    text = _SPECIAL.sub(r"\\\1", text)
     text = _SCHEME.sub(lambda m: (m.group(1) or m.group(2)) + "\\:", text)
     text = _WWW.sub(r"www\\.", text)
+    if not line_start:
+        return text
     # A leading "-", "+" or "1." would start a list where the template put a paragraph.
     return _LINE_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1) else f"\\{m.group(3)}", text)
+
+
+def md(value: Any) -> str:
+    """Untrusted text as literal Markdown text on one line."""
+    return _escape(clean(value))
+
+
+def md_text(value: Any, links: dict[int, str]) -> str:
+    """Like `md`, with each "#N" of a PR in the data linked to its URL."""
+    parts = segments(clean(value), links)
+    return "".join(f"[\\{seg}](<{url}>)" if url else _escape(seg, i == 0) for i, (seg, url) in enumerate(parts))
 
 
 def pr_link(ref: dict[str, Any]) -> str:
@@ -46,7 +58,7 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("prhub", "templates"), autoescape=False,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
-    env.filters.update(md=md, pr_link=pr_link, pr_links=pr_links)
+    env.filters.update(md=md, md_text=md_text, pr_link=pr_link, pr_links=pr_links)
     return env
 
 

@@ -20,7 +20,7 @@ from fpdf.fonts import TTFFont
 
 from prhub.errors import PrhubError
 from prhub.render import charts
-from prhub.render.common import clean, view
+from prhub.render.common import clean, segments, view
 
 # Where the CJK font comes from, first match wins: $PRHUB_CJK_FONT (a path; "path#N" picks face N of a
 # .ttc), the font the layer build copies into the package (docs/pdf-fonts.md), Debian's fonts-noto-cjk.
@@ -129,6 +129,7 @@ class ReportPDF(FPDF):
         self.set_auto_page_break(True, margin=16)
         self.set_font("cjk", size=BODY)
         self.set_creator("Prhub")
+        self.pr_urls: dict[int, str] = {}  # PR number -> URL, for "#N" in narrative text
 
     def fit(self, value: Any) -> str:
         """Cleaned text with only the characters the font can draw."""
@@ -156,8 +157,9 @@ class ReportPDF(FPDF):
 
     # -- text -------------------------------------------------------------------------------------------
 
-    def runs(self, text: Any, refs: Sequence[dict[str, Any]] = (), link: str | None = None) -> list[Run]:
-        out = [Run(self.fit(text), link)] if self.fit(text) else []
+    def runs(self, text: Any, refs: Sequence[dict[str, Any]] = ()) -> list[Run]:
+        """Text (its "#N" PR references linked) followed by "(#1, #2)" links."""
+        out = [Run(seg, url) for seg, url in segments(self.fit(text), self.pr_urls)]
         if refs:
             out.append(Run(" (" if out else "("))
             for i, ref in enumerate(refs):
@@ -274,6 +276,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
     v = view(report)
     L = v["L"]
     pdf = ReportPDF(f"{v['title']}", L["page_n"])
+    pdf.pr_urls = v["links"]
     T = pdf.fit
     pdf.set_title(T(v["title"]))
     pdf.set_author("Prhub")
@@ -363,12 +366,12 @@ def render_pdf(report: dict[str, Any]) -> bytes:
             if not r["items"]:  # the engine's detail repeats its per-PR items
                 pdf.paragraph(pdf.runs(r["detail"], r["prs"]))
             for item in r["items"]:
-                pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(T(f": {item['detail']}"))],
+                pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(": "), *pdf.runs(item["detail"])],
                               size=SMALL, indent=5, bullet="•", after=0.5)
     if v["key_prs"]:
         pdf.heading(L["key_prs"], 0)
         rows = [[[Run(p["label"], p["url"])], [Run(T(p["title"]))], [Run(T(", ".join(p["modules"])))],
-                 [Run(p["importance"])], [Run(T("； ".join(p["key_points"]) or p["summary"]))]]
+                 [Run(p["importance"])], pdf.runs("； ".join(p["key_points"]) or p["summary"])]
                 for p in v["key_prs"]]
         pdf.wrapped_table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
                   [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
@@ -387,7 +390,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
     if v["suggestions"]:
         pdf.heading(L["suggestions"], 0)
         for i, text in enumerate(v["suggestions"], 1):
-            pdf.paragraph([Run(T(text))], indent=6, bullet=f"{i}.", after=0.8)
+            pdf.paragraph(pdf.runs(text), indent=6, bullet=f"{i}.", after=0.8)
     if v["unscored"]:
         pdf.heading(L["unscored"], 0)
         pdf.wrapped_table([L["pr"], L["title"], L["reason"]],
@@ -396,7 +399,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
     if v["notes"]:
         pdf.heading(L["notes"], 0)
         for n in v["notes"]:
-            pdf.paragraph([Run(T(n))], indent=5, bullet="•", after=0.8)
+            pdf.paragraph(pdf.runs(n), indent=5, bullet="•", after=0.8)
     return bytes(pdf.output())
 
 
