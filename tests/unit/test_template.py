@@ -426,6 +426,17 @@ def test_alarm_mail_is_optional() -> None:
     assert template["Conditions"]["HasAlarmEmail"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmEmail"}, ""]}]}
 
 
+def test_every_queue_refuses_plain_http() -> None:
+    queues = set(resources("AWS::SQS::Queue"))
+    covered: set[str] = set()
+    for policy in resources("AWS::SQS::QueuePolicy").values():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            if statement["Effect"] == "Deny" and statement["Condition"]["Bool"]["aws:SecureTransport"] == "false":
+                assert statement["Principal"] == "*" and statement["Action"] in ("sqs:*", ["sqs:*"])
+                covered |= refs(statement["Resource"]) & refs(policy["Properties"]["Queues"])
+    assert covered == queues
+
+
 # ------------------------------------------------------------------ tables
 
 
@@ -753,3 +764,14 @@ def test_outputs() -> None:
 @pytest.mark.parametrize("path", sorted((ROOT / "events").glob("*.json")), ids=lambda p: p.name)
 def test_sample_events_parse(path: Path) -> None:
     assert isinstance(json.loads(path.read_text()), dict)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "events").glob("plan*.json")), ids=lambda p: p.name)
+def test_plan_sample_events_are_accepted_with_the_templates_watch_list(path: Path) -> None:
+    from prhub import flow
+    from prhub.config import WatchList
+
+    watchlist = WatchList.parse(load_template()["Parameters"]["WatchedRepositories"]["Default"])
+    requests = flow.parse_plan_event(json.loads(path.read_text()), lambda: watchlist,
+                                     datetime(2026, 6, 22, 1, tzinfo=ZoneInfo("Asia/Shanghai")))
+    assert requests and all(r.period.since <= r.period.until for r in requests)
