@@ -77,11 +77,24 @@ def one_run(workers: int, latency: float = LATENCY) -> dict[str, Any]:
         }
 
 
+def score_batch_size() -> int:
+    """ScoreQueueMapping's BatchSize in template.yaml: one worker scores that many PRs one after another."""
+    template = local.load_template(local.default_root() / "template.yaml")
+    return int(template["Resources"]["ScoreQueueMapping"]["Properties"].get("BatchSize", 10))
+
+
 def run(workers: tuple[int, ...] = (1, 4, 8), latency: float = LATENCY) -> dict[str, Any]:
     """Figures for each worker count, plus bench-table rows."""
     if not DATA.exists():
         return {"skipped": f"{DATA} is absent", "rows": [["llm fan-out", "skipped", f"{DATA} is absent"]]}
     runs = [one_run(n, latency) for n in workers]
+    batch = score_batch_size()
+    for r in runs:
+        # A worker takes up to `batch` messages and scores them in turn, so fewer, fuller batches bound the wall
+        # time from below by ceil(PRs / batch) batches spread over the workers, batch x latency each.
+        r["score_batch_size"] = batch
+        r["batch_bound_s"] = round(math.ceil(math.ceil(r["prs"] / batch) / r["workers"]) * min(batch, r["prs"])
+                                   * latency, 2)
     rows = []
     for r in runs:
         rows.append([f"llm fan-out, {r['workers']} workers: scoring phase", f"{r['scoring_phase_s']:.2f} s",
@@ -104,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if "skipped" in figures:
         print(figures["skipped"])
         return 0
+    print(f"ScoreQueue BatchSize {figures['runs'][0]['score_batch_size']} (template.yaml); latency {args.latency:g} s")
     header = ("workers", "PRs", "PR calls", "pipeline s", "scoring s", "model s", "sequential s", "ideal s",
               "speed-up")
     print(" | ".join(header))
