@@ -164,3 +164,10 @@ def test_engine_only_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     assert {k: out[k] for k in narrative.write(report)} == narrative.write(report)
     assert out["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "heuristic")
     assert out["scorer"]["narrative_tokens_in"] == 0
+
+
+def test_empty_week_needs_no_model(fake: FakeOpenAI) -> None:
+    config = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language="en", scorer="llm")
+    report = analysis.build_report([], [], PERIOD, config, [], "2026-05-11T00:00:00Z", {"kind": "heuristic"})
+    out = llm.narrate(report, config, chat(fake))
+    assert fake.calls == [] and out["summary"] == narrative.write(report)["summary"]

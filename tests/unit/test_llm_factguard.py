@@ -17,7 +17,7 @@ REPORT = {
     ],
     "modules": [{"name": "rollout", "pr_count": 13, "prs": [101]}],
     "reverts": [{"pr": 102, "reverts": 55, "relanded_by": None}],
-    "unscored": [],
+    "unscored": [{"number": 103, "title": "x", "url": "", "reason": "failed"}],
 }
 
 
@@ -55,7 +55,7 @@ def test_invented_numbers_are_caught(facts: Facts, text: str, expected: str) -> 
 
 
 def test_attached_pr_lists_must_be_the_weeks(facts: Facts) -> None:
-    assert check_prs([101, 102, 55], facts) == []
+    assert check_prs([101, 102, 55, 103], facts) == []  # 103 is unscored but merged this week
     assert check_prs([101, 4242], facts) == ["cites PR #4242, which is not one of this week's PRs"]
     assert check_prs(["101"], facts)  # a string is not a PR number
 

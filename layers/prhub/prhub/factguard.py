@@ -4,7 +4,7 @@ What is checked, in text written by the model (`check_text`) and in the PR lists
 it attaches to items (`check_prs`):
 
 1. PR citations. Every `#N` and every number in an item's `prs` must be a PR of the
-   week (report["prs"]), or a PR the week's computed data names (report["reverts"]:
+   week (report["prs"] and report["unscored"]), or a PR the week's computed data names (report["reverts"]:
    the reverted and relanding PRs, which may lie outside the week).
 2. Dates `YYYY-MM-DD` must be dates of the data (the period, merge dates).
 3. Counts of PRs: a numeral followed by a PR noun ("34 PRs", "5 key PRs", "34 个 PR")
@@ -72,7 +72,7 @@ class Facts:
     def from_report(cls, report: dict[str, Any]) -> Facts:
         facts = cls()
         prs = report.get("prs") or []
-        facts.prs = {int(p["number"]) for p in prs}
+        facts.prs = {int(p["number"]) for p in prs} | {int(u["number"]) for u in report.get("unscored") or []}
         for r in report.get("reverts") or []:
             facts.prs |= {int(v) for k, v in r.items() if k in ("pr", "reverts", "relanded_by") and v is not None}
         stats = report.get("stats") or {}

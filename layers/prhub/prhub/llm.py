@@ -620,7 +620,9 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
     info = dict(report.get("scorer") or {})
     notes = list(report.get("notes") or []) + fallback_notes(report)
     tokens_in = tokens_out = 0
-    if chat is None and config.scorer != "heuristic":
+    if not report.get("prs"):
+        chat = None  # nothing to write about beyond what the engine says about an empty week
+    elif chat is None and config.scorer != "heuristic":
         try:
             endpoint = resolve(config)
         except SecretError:  # already logged; make_scorer decided on the engine for this run
