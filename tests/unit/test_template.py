@@ -203,6 +203,10 @@ def test_function_code_location(function: str, folder: str) -> None:
         assert "handler" in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
 
 
+SITE_URL = {"Fn::If": ["HasSiteDomain", {"Fn::Sub": "https://${SiteDomainName}"},
+                        {"Fn::Sub": "https://${SiteDistribution.DomainName}"}]}
+
+
 def test_globals_environment() -> None:
     env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
     expected = {
@@ -216,7 +220,7 @@ def test_globals_environment() -> None:
     }
     for key, value in expected.items():
         assert env[key] == value, key
-    assert env["SITE_URL"] == {"Fn::Sub": "https://${SiteDistribution.DomainName}"}
+    assert env["SITE_URL"] == SITE_URL
     assert "LOG_LEVEL" in env
     # The workers decide "this was the last try" from this value: it must be the queues' redrive count.
     assert int(env["MAX_RECEIVE_COUNT"]) == props("ScoreQueue")["RedrivePolicy"]["maxReceiveCount"]
@@ -511,6 +515,24 @@ def test_distribution_reaches_the_bucket_only_through_oac() -> None:
     assert config["DefaultRootObject"] == "index.html"
 
 
+def test_custom_domain_is_optional_and_tls12_only() -> None:
+    template = load_template()
+    params = template["Parameters"]
+    assert params["SiteDomainName"]["Default"] == params["SiteCertificateArn"]["Default"] == ""
+    condition = json.dumps(template["Conditions"]["HasSiteDomain"])
+    assert "SiteDomainName" in condition and "SiteCertificateArn" in condition
+    rule = template["Rules"]["DomainNeedsCertificate"]  # a domain without a certificate fails before any change
+    assert refs(rule["RuleCondition"]) == {"SiteDomainName"}
+    assert refs(rule["Assertions"][0]["Assert"]) == {"SiteCertificateArn"}
+    config = props("SiteDistribution")["DistributionConfig"]
+    assert config["Aliases"] == {"Fn::If": ["HasSiteDomain", [{"Ref": "SiteDomainName"}], {"Ref": "AWS::NoValue"}]}
+    name, custom, default = config["ViewerCertificate"]["Fn::If"]
+    assert name == "HasSiteDomain"
+    assert custom == {"AcmCertificateArn": {"Ref": "SiteCertificateArn"}, "SslSupportMethod": "sni-only",
+                      "MinimumProtocolVersion": "TLSv1.2_2021"}
+    assert default == {"CloudFrontDefaultCertificate": True}
+
+
 def test_distribution_is_https_only_with_security_headers() -> None:
     config = props("SiteDistribution")["DistributionConfig"]
     behaviors = [config["DefaultCacheBehavior"], *config.get("CacheBehaviors", [])]
@@ -752,13 +774,14 @@ def test_schedules_may_only_invoke_their_function() -> None:
 
 def test_outputs() -> None:
     outputs = load_template()["Outputs"]
-    expected = {"SiteUrl": {"SiteDistribution"}, "SiteBucketName": {"SiteBucket"},
+    expected = {"SiteUrl": {"SiteDomainName", "SiteDistribution"}, "SiteBucketName": {"SiteBucket"},
+                "SiteDistributionDomain": {"SiteDistribution"},
                 "DistributionId": {"SiteDistribution"}, "PlanFunctionName": {"PlanFunction"},
                 "ScoreFunctionName": {"ScoreFunction"}, "ReportFunctionName": {"ReportFunction"},
                 "ScoreDLQUrl": {"ScoreDLQ"}}
     for name, target in expected.items():
         assert refs(outputs[name]["Value"]) == target, name
-    assert outputs["SiteUrl"]["Value"]["Fn::Sub"].startswith("https://")
+    assert outputs["SiteUrl"]["Value"] == SITE_URL
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "events").glob("*.json")), ids=lambda p: p.name)
