@@ -192,3 +192,15 @@ def test_unreadable_secret_auto_uses_engine_llm_fails(monkeypatch: pytest.Monkey
     with pytest.raises(InputError, match="could not be read"):
         llm.make_scorer(RepoConfig(repo="o/r", scorer="llm"))
 
+
+
+def test_a_break_only_the_model_saw_becomes_a_risk() -> None:
+    config = RepoConfig(repo="o/r", language="en")
+    pr = make_pr(title="[trainer] feat: rename the config key", files=[FileChange("verl/trainer/main.py", additions=3)])
+    engine = score_pull(pr, config)
+    answer, errors = llm.validate_pr_answer(json.dumps({**VALID, "breaking": True,
+                                                        "breaking_reason": "trainer.lr renamed"}), "en")
+    merged = llm.merge(engine, answer, config, injected=False)
+    assert errors == [] and not engine.breaking
+    assert merged.breaking and merged.breaking_reason == "trainer.lr renamed"
+    assert merged.risks[0].kind == "breaking" and merged.risks[0].detail == "trainer.lr renamed"

@@ -49,7 +49,7 @@ logger = Logger(service="prhub", child=True)
 
 DEFAULT_MODEL = "gpt-4o-mini"
 # Bumped when how an answer becomes a ScoredPR changes (merge, guard): part of prompt_version, so of the cache key.
-ANALYST_VERSION = "1"
+ANALYST_VERSION = "2"
 PR_TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "build", "chore", "revert")
 RISK_KINDS = ("missing_tests", "breaking", "revert", "dependency_pin", "todo_left", "large_change",
               "title_convention", "doc_mismatch", "security", "performance", "compatibility", "other")
@@ -391,6 +391,8 @@ def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected
     modules = engine.modules if engine.modules and engine.modules != ["misc"] else (answer["modules"] or
                                                                                     engine.modules)
     breaking = engine.breaking or answer["breaking"]
+    if breaking and "breaking" not in {r.kind for r in risks}:  # the model saw a break the engine did not
+        risks.insert(0, Risk("breaking", answer["breaking_reason"] or engine.breaking_reason))
     return replace(
         engine, importance=importance, insight=insight, key=importance >= config.key_threshold,
         modules=modules, type="revert" if engine.type == "revert" else answer["type"], breaking=breaking,
