@@ -119,6 +119,17 @@ def test_a_hallucinating_model_never_reaches_the_report() -> None:
     assert "#99999" not in str(out) and out["scorer"]["narrative_by"]["key_changes"] == "llm"
 
 
+def test_too_few_highlights_or_suggestions_are_asked_for_again(fake: FakeOpenAI) -> None:
+    report, config = build()
+    good = narrative_request(report)
+    fake.enqueue({**good, "highlights": good["highlights"][:2], "suggestions": ["Add tests"]},
+                 {"highlights": good["highlights"], "suggestions": good["suggestions"]})
+    out = llm.narrate(report, config, chat(fake))
+    repair = fake.calls[1]["messages"][-1]["content"]
+    assert "highlights must have 5 to 7 items" in repair and "suggestions must have 3 to 5 items" in repair
+    assert out["highlights"] == good["highlights"] and out["suggestions"] == good["suggestions"]
+
+
 def test_wrong_count_is_rejected(fake: FakeOpenAI) -> None:
     report, config = build()
     good = narrative_request(report)

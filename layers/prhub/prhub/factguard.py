@@ -61,7 +61,8 @@ def _suffix(text: str) -> str:
 class Facts:
     """What the week's data lets a narrative say."""
 
-    prs: set[int] = field(default_factory=set)
+    prs: set[int] = field(default_factory=set)  # PRs a text may cite
+    week: set[int] = field(default_factory=set)  # PRs merged in the period (scored or not)
     dates: set[str] = field(default_factory=set)
     pr_counts: set[int] = field(default_factory=set)
     people_counts: set[int] = field(default_factory=set)
@@ -72,7 +73,8 @@ class Facts:
     def from_report(cls, report: dict[str, Any]) -> Facts:
         facts = cls()
         prs = report.get("prs") or []
-        facts.prs = {int(p["number"]) for p in prs} | {int(u["number"]) for u in report.get("unscored") or []}
+        facts.week = {int(p["number"]) for p in prs} | {int(u["number"]) for u in report.get("unscored") or []}
+        facts.prs = set(facts.week)
         for r in report.get("reverts") or []:
             facts.prs |= {int(v) for k, v in r.items() if k in ("pr", "reverts", "relanded_by") and v is not None}
         stats = report.get("stats") or {}

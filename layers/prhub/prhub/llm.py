@@ -598,9 +598,16 @@ def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, 
         if not isinstance(value, list) or not all(isinstance(s, str) and s.strip() for s in value):
             return [], ["suggestions must be a list of non-empty strings"]
         kept = [s.strip() for s in value[:LIST_LIMITS[name]]]
-        return kept, [f"suggestions[{i}]: {e}" for i, s in enumerate(kept) for e in check_text(s, facts)]
+        errors = [f"suggestions[{i}]: {e}" for i, s in enumerate(kept) for e in check_text(s, facts)]
+        if len(kept) < 3:
+            errors.append(f"suggestions must have 3 to 5 items, got {len(kept)}")
+        return kept, errors
     keys = ("theme", "text") if name == "key_changes" else ("text",)
-    return _items(name, value, facts, keys)
+    items, errors = _items(name, value, facts, keys)
+    # Five highlights, or one per PR in a quieter week.
+    if name == "highlights" and isinstance(value, list) and len(value) < min(5, len(facts.week)):
+        errors.append(f"highlights must have 5 to 7 items (one per PR when fewer than 5), got {len(value)}")
+    return items, errors
 
 
 def _engine_section(name: str, engine: dict[str, Any]) -> Any:
