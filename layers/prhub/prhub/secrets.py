@@ -3,8 +3,8 @@
 The deployed stack sets GITHUB_TOKEN_SECRET / LLM_API_KEY_SECRET to secret
 *names*; the values are fetched at run time and cached for a few minutes, so a
 warm Lambda does not call Secrets Manager per PR and a rotated secret is picked
-up without a deploy. Where no name is set (the CLI, tests, GitHub Actions) the
-ecosystem's own variables GITHUB_TOKEN and OPENAI_API_KEY are used.
+up without a deploy. The ecosystem's own variables GITHUB_TOKEN and OPENAI_API_KEY,
+when set (the CLI, tests, GitHub Actions; never in Lambda), are used as they are.
 
 Values never appear in errors or logs: messages name the secret, not its content.
 """
