@@ -9,7 +9,7 @@ from prhub import llm
 from prhub.config import LlmConfig, RepoConfig
 from prhub.errors import InputError
 from prhub.models import FileChange, PullRequest
-from prhub.prompting import choose_hunks, defuse, estimate_tokens, pr_prompt, prompt_version
+from prhub.prompting import choose_hunks, defuse, estimate_tokens, pr_prompt, prompt_version, truncate
 from prhub.scoring import HeuristicScorer, score_pull
 
 VALID = {"importance": 6, "insight": 4.5, "modules": ["Rollout"], "type": "feat", "breaking": False,
@@ -107,11 +107,11 @@ def test_hunks_largest_source_first_within_budget() -> None:
 
 
 def test_prompt_respects_the_per_pr_budget_and_lists_what_was_left_out() -> None:
-    config = RepoConfig(repo="o/r", language="en", llm=LlmConfig(max_tokens_per_pr=1500))
+    config = RepoConfig(repo="o/r", language="en", llm=LlmConfig(max_tokens_per_pr=2500))
     files = [FileChange(f"src/m{i}.py", additions=300 - i, patch=f"+line {i}\n" * 120) for i in range(8)]
     pr = make_pr(files=files, changed_files=8, body="x" * 20_000)
     prompt = pr_prompt(pr, score_pull(pr, config), config)
-    assert prompt.tokens <= 1500
+    assert prompt.tokens <= 2500
     diff = prompt.messages[1]["content"].split("<diff>")[1].split("</diff>")[0]
     assert "--- src/m0.py" in diff  # the largest source change is read
     assert prompt.left_out and all(f"--- {name}" not in diff for name in prompt.left_out)
@@ -204,3 +204,13 @@ def test_a_break_only_the_model_saw_becomes_a_risk() -> None:
     assert errors == [] and not engine.breaking
     assert merged.breaking and merged.breaking_reason == "trainer.lr renamed"
     assert merged.risks[0].kind == "breaking" and merged.risks[0].detail == "trainer.lr renamed"
+
+
+def test_long_descriptions_are_cut_by_tokens_in_any_script() -> None:
+    for text in ("abcd " * 5000, "中文描述" * 5000):
+        cut = truncate(text, 500)
+        assert estimate_tokens(cut) <= 500 + 10 and cut.endswith("[… description truncated]")
+    assert truncate("short", 500) == "short"
+    config = RepoConfig(repo="o/r", language="zh", llm=LlmConfig(max_tokens_per_pr=2000))
+    pr = make_pr(body="这是一个很长的中文描述。" * 3000)
+    assert pr_prompt(pr, score_pull(pr, config), config).tokens <= 2000

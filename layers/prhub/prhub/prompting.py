@@ -71,6 +71,15 @@ def prompt_version(lang: str, extra: str = "") -> str:
     return f"p{version}-{lang}-{digest.hexdigest()[:10]}"
 
 
+def truncate(text: str, tokens: int) -> str:
+    """`text` cut to about `tokens` (by the estimate, so CJK text is cut about four times shorter than ASCII)."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    while estimate_tokens(text) > tokens:
+        text = text[: max(0, int(len(text) * tokens / estimate_tokens(text)) - 1)]
+    return text + "\n[… description truncated]"
+
+
 @dataclass
 class PrPrompt:
     messages: list[dict[str, str]]
@@ -115,9 +124,7 @@ def pr_prompt(pr: PullRequest, engine: ScoredPR, config: RepoConfig) -> PrPrompt
     """The per-PR messages within config.llm.max_tokens_per_pr: description first cut, then diffs."""
     lang, limit = config.language, config.llm.max_tokens_per_pr
     body = strip_template(pr.body)
-    body_cap = int(limit * MAX_BODY_SHARE)
-    if estimate_tokens(body) > body_cap:
-        body = body[: body_cap * 3] + "\n[… description truncated]"
+    body = truncate(body, int(limit * MAX_BODY_SHARE))
     listed = pr.files[:MAX_LISTED_FILES]
     values: dict[str, Any] = {
         "repo": config.repo, "number": pr.number, "author": pr.author,
