@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 from prhub import analysis, llm, narrative
 from prhub.config import LlmConfig, RepoConfig
 from prhub.models import FileChange, PullRequest
@@ -182,3 +183,53 @@ def test_empty_week_needs_no_model(fake: FakeOpenAI) -> None:
     report = analysis.build_report([], [], PERIOD, config, [], "2026-05-11T00:00:00Z", {"kind": "heuristic"})
     out = llm.narrate(report, config, chat(fake))
     assert fake.calls == [] and out["summary"] == narrative.write(report)["summary"]
+
+
+class MemoryDynamo:
+    """The two DynamoDB calls the narrative cache makes, in memory; `broken` answers like a missing table."""
+
+    def __init__(self, broken: bool = False) -> None:
+        self.items: dict[str, dict[str, Any]] = {}
+        self.broken = broken
+
+    def _check(self, operation: str) -> None:
+        if self.broken:
+            raise ClientError({"Error": {"Code": "ResourceNotFoundException", "Message": "no table"}}, operation)
+
+    def get_item(self, TableName: str, Key: dict[str, Any]) -> dict[str, Any]:  # noqa: N803 (boto3's names)
+        self._check("GetItem")
+        item = self.items.get(Key["key"]["S"])
+        return {"Item": item} if item else {}
+
+    def put_item(self, TableName: str, Item: dict[str, Any]) -> None:  # noqa: N803
+        self._check("PutItem")
+        self.items[Item["key"]["S"]] = Item
+
+
+def test_a_written_narrative_is_reused_until_it_expires(fake: FakeOpenAI) -> None:
+    report, config = build()
+    db = MemoryDynamo()
+    cache = llm.DynamoNarrativeCache("cache", db)
+    first = llm.narrate(report, config, chat(fake), cache)
+    second = llm.narrate(report, config, chat(fake), cache)
+    assert len(fake.calls) == 1 and len(db.items) == 1
+    assert {s: second[s] for s in llm.SECTIONS} == {s: first[s] for s in llm.SECTIONS}
+    assert second["scorer"]["narrative_tokens_in"] == 0 and second["scorer"]["narrative_by"]["summary"] == "llm"
+    [item] = db.items.values()
+    item["expires_at"] = {"N": "1"}
+    llm.narrate(report, config, chat(fake), cache)
+    assert len(fake.calls) == 2
+
+
+def test_a_broken_cache_does_not_break_the_report(fake: FakeOpenAI) -> None:
+    report, config = build()
+    out = llm.narrate(report, config, chat(fake), llm.DynamoNarrativeCache("missing", MemoryDynamo(broken=True)))
+    assert out["scorer"]["narrative_by"]["summary"] == "llm" and len(fake.calls) == 1
+
+
+def test_a_narrative_with_engine_sections_is_not_cached(fake: FakeOpenAI) -> None:
+    report, config = build()
+    db = MemoryDynamo()
+    fake.enqueue("not json", "still not json")
+    llm.narrate(report, config, chat(fake), llm.DynamoNarrativeCache("cache", db))
+    assert db.items == {}
