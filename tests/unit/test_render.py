@@ -215,3 +215,15 @@ def test_pr_numbers_in_narrative_text_link_only_when_the_data_has_the_pr():
     hrefs = parse_html(summary).hrefs()
     assert hrefs == ["https://github.com/example-org/trainer/pull/4107"]
     assert "&amp;#4101;" in summary
+
+
+def test_an_empty_week_renders_a_short_report_everywhere(tmp_path):
+    report = load("en-small")
+    report.update(prs=[], modules=[], highlights=[], summary="No PRs were merged.", trends={"weeks": []},
+                  stats={**report["stats"], "pr_count": 0, "key_pr_count": 0, "avg_importance": 0.0,
+                         "avg_insight": 0.0, "additions": 0, "deletions": 0, "authors": 0})
+    files = render_all_strict(report)
+    md = files["report.md"].decode()
+    assert re.findall(r"^## (.+)$", md, re.MULTILINE) == ["Executive summary"]
+    assert "<svg" not in files["index.html"].decode()
+    assert "No PRs were merged." in pdf_text(files["report.pdf"], tmp_path)
