@@ -154,6 +154,9 @@ def test_token_counts_are_emitted_as_metrics_without_the_key(fake: FakeOpenAI, m
     assert values == {"LlmTokensIn": [float(fake.tokens_in)], "LlmTokensOut": [float(fake.tokens_out)]}
     assert emitted[0]["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "PrhubTest"
     assert "sk-test" not in out
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")  # e.g. a local run that wants a quiet stdout
+    scorer_for(fake).score(make_pr(), CONFIG, Budget(100_000))
+    assert '"_aws"' not in capsys.readouterr().out
 
 
 def test_shared_budget_runs_out_midway(fake: FakeOpenAI) -> None:

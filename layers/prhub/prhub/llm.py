@@ -33,6 +33,7 @@ from typing import Any, Protocol
 import openai
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
+from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from botocore.exceptions import BotoCoreError, ClientError
 
 from prhub import narrative, secrets
@@ -254,9 +255,11 @@ def chat_model(endpoint: Endpoint) -> ChatModel:
 
 
 def record_tokens(stage: str, model: str, tokens_in: int, tokens_out: int) -> None:
-    """Token counts as CloudWatch metrics (EMF) where the stack names a namespace; never the key."""
+    """Token counts as CloudWatch metrics (EMF on stdout) where the stack names a namespace and Powertools'
+    POWERTOOLS_METRICS_DISABLED / POWERTOOLS_DEV do not turn metrics off; never the key."""
     namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
-    if not namespace:
+    # single_metric prints even when POWERTOOLS_METRICS_DISABLED is set; honour Powertools' switch here.
+    if not namespace or is_metrics_disabled():
         return
     for name, value in (("LlmTokensIn", tokens_in), ("LlmTokensOut", tokens_out)):
         with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace=namespace) as metric:
