@@ -129,6 +129,8 @@ def scorer_text(report: dict[str, Any]) -> str:
         parts.append(clean(scorer["model"]))
     if scorer.get("prompt_version"):
         parts.append(f"({clean(scorer['prompt_version'])})")
+    if scorer.get("tokens_in") or scorer.get("tokens_out"):
+        parts.append(f"· tokens {num(scorer.get('tokens_in', 0))} in / {num(scorer.get('tokens_out', 0))} out")
     return " ".join(parts)
 
 
