@@ -15,7 +15,7 @@ _local = threading.local()
 _loader = botocore.loaders.create_loader()
 
 
-def _session() -> boto3.session.Session:
+def _session() -> Any:  # Any: the stubs type client() per literal service name
     core = botocore.session.get_session()
     core.register_component("data_loader", _loader)
     return boto3.session.Session(botocore_session=core)
