@@ -6,6 +6,8 @@ starting their own, which is what `prhub run --endpoint-url` does too.
 from __future__ import annotations
 
 import json
+import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -146,3 +148,42 @@ def test_prhub_run_with_the_llm_scorer_and_no_key_says_so_up_front(
     code = cli.main(["run", "--endpoint-url", aws_endpoint, "--out", str(tmp_path / "site"), "--scorer", "llm"])
     assert code == 2
     assert "needs an API key" in capsys.readouterr().err
+
+
+def test_runner_keeps_slow_batches_hidden_and_honours_the_functions_own_hold(aws_endpoint: str, tmp_path: Path) -> None:
+    """A batch slower than the retry delay is not delivered twice meanwhile; a record the function held back
+    with ChangeMessageVisibility (as RetryLater does) stays hidden that long; other failures retry quickly."""
+    deliveries: dict[int, list[float]] = {}
+    lock = threading.Lock()
+    started = time.monotonic()
+
+    def hooked(name: str, handler: Any, event: Any, context: Any) -> Any:
+        if name != "ScoreFunction":
+            return handler(event, context)
+        now = time.monotonic() - started
+        keep, failures = [], []
+        for record in event["Records"]:
+            number = json.loads(record["body"])["number"]
+            with lock:
+                seen = deliveries.setdefault(number, [])
+                seen.append(now)
+            if number == 1203 and len(seen) == 1:  # held by the function for 6 s
+                url = aws.client("sqs").get_queue_url(QueueName=record["eventSourceARN"].rsplit(":", 1)[1])["QueueUrl"]
+                aws.client("sqs").change_message_visibility(QueueUrl=url, ReceiptHandle=record["receiptHandle"],
+                                                            VisibilityTimeout=6)
+                failures.append(record["messageId"])
+            elif number == 1204 and len(seen) == 1:  # an ordinary failure: back after the retry delay
+                failures.append(record["messageId"])
+            else:
+                keep.append(record)
+        answer = handler({"Records": keep}, context) if keep else {"batchItemFailures": []}
+        time.sleep(2.5)  # slower than the 1 s retry delay
+        return {"batchItemFailures": answer["batchItemFailures"] + [{"itemIdentifier": i} for i in failures]}
+
+    result = run_pipeline(endpoint_url=aws_endpoint, prefix="r" + uuid.uuid4().hex[:10], state=None,
+                          out=tmp_path / "site", invoke=hooked, progress=quiet, visibility_timeout=1)
+    assert result.report["stats"]["pr_count"] == 32 and result.report["unscored"] == []
+    assert {n: len(t) for n, t in deliveries.items() if len(t) != 1} == {1203: 2, 1204: 2}
+    held, retried = deliveries[1203], deliveries[1204]
+    assert held[1] - held[0] >= 6 - 0.2  # hidden for the 6 s the function asked, not the 1 s retry delay
+    assert retried[1] - retried[0] < 6 - 1  # back after the batch (2.5 s) and the retry delay

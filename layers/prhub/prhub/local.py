@@ -8,9 +8,10 @@ call directly. It
    parameter from template.yaml's own Properties, and the functions'
    environment from its Globals, so the local run cannot drift from the stack;
 3. restores the state directory (tables, bucket, queue messages);
-4. invokes PlanFunction, then lets N worker threads long-poll ScoreQueue and
-   one thread ReportQueue, calling the handlers with Lambda's SQS event shape
-   and deleting only the records not listed in `batchItemFailures`;
+4. invokes PlanFunction, then lets N worker threads poll ScoreQueue and one
+   thread ReportQueue, calling the handlers with Lambda's SQS event shape,
+   deleting only the records not listed in `batchItemFailures` and handing the
+   failed ones back after a short retry delay (see Poller);
 5. finishes when every run is reported and the queues are drained, invoking
    the sweep when the queues are empty but a run is stuck;
 6. saves the state and copies the bucket to the output directory.
@@ -50,7 +51,8 @@ from prhub.period import Period
 
 REGION = "us-east-1"
 SAMPLE_DIR = Path(__file__).parent / "sample"
-LOCAL_VISIBILITY_TIMEOUT = 2  # seconds: retries and DLQ moves happen within a run, with SQS's real semantics
+LOCAL_VISIBILITY_TIMEOUT = 2  # s: the queues' timeout and the retry delay of failed records, so retries and
+#                              DLQ moves happen within a run, with SQS's real semantics
 FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction")
 
 Invoker = Callable[[str, Callable[[Any, Any], Any], Any, Any], Any]
@@ -127,6 +129,30 @@ def serialize_moto_dynamodb() -> None:
     DynamoHandler.call_action = call_action  # type: ignore[method-assign]
 
 
+_SQS_LOCK = threading.RLock()
+
+
+def serialize_moto_sqs() -> None:
+    """Make moto's SQS handle one request at a time, as atomic as the real service.
+
+    Two concurrent ReceiveMessage calls can both pick a message due for the dead-letter queue and
+    the second fails moving it (ValueError in moto, a 500 to the caller). The local pollers use
+    short polls (WaitTimeSeconds=0), so the lock is held only briefly.
+    """
+    from moto.sqs.responses import SQSResponse
+
+    original = SQSResponse.call_action
+    if getattr(original, "serialized", False):
+        return
+
+    def call_action(self: Any) -> Any:
+        with _SQS_LOCK:
+            return original(self)
+
+    call_action.serialized = True  # type: ignore[attr-defined]
+    SQSResponse.call_action = call_action  # type: ignore[method-assign]
+
+
 class EmbeddedAws:
     """moto in server mode on 127.0.0.1, in this process."""
 
@@ -134,6 +160,7 @@ class EmbeddedAws:
         from moto.server import ThreadedMotoServer
 
         serialize_moto_dynamodb()
+        serialize_moto_sqs()
         self.port = free_port()
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self.url = f"http://127.0.0.1:{self.port}"
@@ -418,11 +445,21 @@ def load_handler(root: Path, template: dict[str, Any], logical: str) -> Callable
     return getattr(module, attr)  # type: ignore[no-any-return]
 
 
+class _Stderr:
+    """Whatever sys.stderr is at the moment of writing (it may be swapped after the handler is set up)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def _quiet_logs() -> None:
     # Powertools logs JSON to stdout; stdout belongs to the paths `prhub run` prints.
     for handler in logging.getLogger(os.environ.get("POWERTOOLS_SERVICE_NAME", "prhub")).handlers:
         if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout:
-            handler.setStream(sys.stderr)
+            handler.setStream(_Stderr())  # type: ignore[arg-type]
 
 
 def direct_invoke(name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
@@ -440,8 +477,20 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
     } for m in messages]}
 
 
+PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
+#                            visibility timeout (6x the function's) does; only failures come back early.
+IDLE_POLL = 0.2  # s between short polls of an empty queue
+
+
 class Poller(threading.Thread):
-    """One simulated Lambda execution environment attached to a queue by an event source mapping."""
+    """One simulated Lambda execution environment attached to a queue by an event source mapping.
+
+    A batch is received with a visibility timeout longer than any invocation, so a slow batch is never
+    delivered twice meanwhile (that would burn receives of healthy messages towards the DLQ). Records the
+    invocation failed come back after the short local retry delay, except those the function itself
+    held back with ChangeMessageVisibility (RetryLater): the poller watches its thread's SQS client,
+    which the function shares, for those calls.
+    """
 
     def __init__(self, runner: Runner, logical: str, queue: str, batch: int) -> None:
         super().__init__(daemon=True, name=f"{logical}-poller")
@@ -449,34 +498,49 @@ class Poller(threading.Thread):
         self.url, self.arn = runner.stack.queues[queue], runner.stack.queue_arns[queue]
         self.handler = load_handler(runner.root, runner.stack.template, logical)
         self.error: BaseException | None = None
+        self.held: set[str] = set()
+
+    def _note_hold(self, params: dict[str, Any], **_: Any) -> None:
+        if params.get("QueueUrl") == self.url:
+            self.held.add(str(params.get("ReceiptHandle")))
 
     def run(self) -> None:
         try:
-            sqs = _client("sqs")
+            sqs = _client("sqs")  # this thread's client: the function's code gets the same one
+            sqs.meta.events.register("provide-client-params.sqs.ChangeMessageVisibility", self._note_hold)
             while not self.runner.stopping.is_set():
-                got = sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=self.batch, WaitTimeSeconds=1,
+                got = sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=self.batch, WaitTimeSeconds=0,
+                                          VisibilityTimeout=PROCESSING_VISIBILITY,
                                           AttributeNames=["All"]).get("Messages", [])
-                if got:
-                    self.runner.busy(+1)
-                    try:
-                        self._deliver(sqs, got)
-                    finally:
-                        self.runner.busy(-1)
+                if not got:
+                    self.runner.stopping.wait(IDLE_POLL)
+                    continue
+                self.runner.busy(+1)
+                try:
+                    self._deliver(sqs, got)
+                finally:
+                    self.runner.busy(-1)
         except BaseException as exc:  # surfaced by the runner: a dead poller must not hang the run
             self.error = exc
 
     def _deliver(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
         event = sqs_event(messages, self.arn)
+        self.held.clear()
         try:
             answer = self.runner.invoke(self.logical, self.handler, event, LambdaContext(self.logical))
             failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
         except Exception as exc:  # the whole invocation failed: Lambda retries every record
             self.runner.say(f"{self.logical} invocation failed: {exc}")
-            return
+            failed = {m["MessageId"] for m in messages}
         done = [m for m in messages if m["MessageId"] not in failed]
+        retry = [m for m in messages if m["MessageId"] in failed and m["ReceiptHandle"] not in self.held]
         for start in range(0, len(done), 10):
             sqs.delete_message_batch(QueueUrl=self.url, Entries=[
                 {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done[start:start + 10])])
+        for start in range(0, len(retry), 10):
+            sqs.change_message_visibility_batch(QueueUrl=self.url, Entries=[
+                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": self.runner.retry_delay}
+                for i, m in enumerate(retry[start:start + 10])])
 
 
 @dataclass
@@ -493,8 +557,10 @@ class RunResult:
 class Runner:
     """Drives one plan event through the handlers until every planned run is reported."""
 
-    def __init__(self, root: Path, stack: Stack, invoke: Invoker, progress: Progress, workers: int) -> None:
+    def __init__(self, root: Path, stack: Stack, invoke: Invoker, progress: Progress, workers: int,
+                 retry_delay: int = LOCAL_VISIBILITY_TIMEOUT) -> None:
         self.root, self.stack, self.invoke, self.say, self.workers = root, stack, invoke, progress, workers
+        self.retry_delay = retry_delay
         self.stopping = threading.Event()
         self._busy = 0
         self._lock = threading.Lock()
@@ -627,7 +693,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
             if counts:
                 say(f"restored state from {state}: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v))
         timings["setup_s"] = time.monotonic() - started
-        runner = Runner(root, stack, invoke or direct_invoke, say, workers)
+        runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout)
         log_level = os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING")
         with patched_env({**stack.function_env(), "POWERTOOLS_LOG_LEVEL": log_level}):
             begun = time.monotonic()
