@@ -6,7 +6,7 @@ run's results (flow.build_report): analysis.build_report, the title and narrativ
 (report.json, report.md, index.html, report.pdf). The scored PRs come from the
 synthetic generator scored by the engine, prepared once per size and cached under
 .prhub/bench-cache. Reported per stage: wall seconds and tracemalloc peak (a second
-pass, since tracing slows code down); per size: the process's peak RSS, which is what
+pass, since tracing slows code down; sizes up to 1,000); per size: the process's peak RSS, which is what
 counts against a 1,024 MB Lambda. Growth is given as the exponent k of t ~ n^k between
 the two largest sizes (1 is linear); k > 1.3 is flagged.
 
@@ -46,9 +46,10 @@ def prepare(n: int, seed: int = 11) -> Path:
     """Scored PRs (engine) and the history before them, as the report function loads them; cached."""
     from prhub.config import RepoConfig
     from prhub.models import PullRequest
-    from prhub.scoring import score_pull
+    from prhub.scoring import ENGINE_VERSION, score_pull
 
-    path = CACHE / f"report-input-{n}-{seed}.json.gz"
+    # Keyed by what produced it: a changed engine or generator must not reuse stale scores.
+    path = CACHE / f"report-input-{n}-{seed}-{ENGINE_VERSION}-g{synthetic.VERSION}.json.gz"
     if path.exists():
         return path
     config = RepoConfig(synthetic.REPO, tz=TZ, scorer="heuristic")
@@ -111,8 +112,11 @@ def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     ]
 
 
-def child(path: Path) -> dict[str, Any]:
-    """Run in a fresh process: time each stage, then trace each stage's allocations in a second pass."""
+TRACE_MAX = 1000  # tracing slows a 10,000-PR analysis down several-fold: larger sizes report peak RSS only
+
+
+def child(path: Path, trace: bool) -> dict[str, Any]:
+    """Run in a fresh process: time each stage, then (small sizes) trace each stage's allocations in a second pass."""
     base = _rss_mb()
     steps = stages(path)
     loaded = _rss_mb()
@@ -126,7 +130,7 @@ def child(path: Path) -> dict[str, Any]:
             sizes[name] = len(out)
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     traced: dict[str, float] = {}
-    for name, step in steps:
+    for name, step in steps if trace else []:
         gc.collect()
         tracemalloc.start()
         step()
@@ -138,7 +142,8 @@ def child(path: Path) -> dict[str, Any]:
 
 def measure(n: int) -> dict[str, Any]:
     path = prepare(n)
-    proc = subprocess.run([sys.executable, "-m", "bench.report_scaling", "--child", str(path)], cwd=ROOT,
+    trace = ["--trace"] if n <= TRACE_MAX else []
+    proc = subprocess.run([sys.executable, "-m", "bench.report_scaling", "--child", str(path), *trace], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         return {"n": n, "error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"}
@@ -161,7 +166,8 @@ def run(sizes: tuple[int, ...] = SIZES) -> dict[str, Any]:
             rows.append([f"report n={r['n']}", "n/a", r["error"]])
             continue
         total = sum(r["seconds"].values())
-        per = ", ".join(f"{s} {r['seconds'][s]:.2f}s/{r['traced_peak_mb'][s]:.0f}MB" for s in STAGES)
+        traced = r["traced_peak_mb"]
+        per = ", ".join(f"{s} {r['seconds'][s]:.2f}s" + (f"/{traced[s]:.0f}MB" if s in traced else "") for s in STAGES)
         rows.append([f"report n={r['n']:,} (time, peak RSS)", f"{total:.2f} s",
                      f"{r['peak_rss_mb']:.0f} MB of {LAMBDA_MB} MB; {per}"])
     growth: dict[str, float | None] = {}
@@ -181,10 +187,11 @@ def run(sizes: tuple[int, ...] = SIZES) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child")
+    parser.add_argument("--trace", action="store_true")
     parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(Path(args.child))))
+        print(json.dumps(child(Path(args.child), args.trace)))
         return
     for name, value, note in run(tuple(int(s) for s in args.sizes.split(",")))["rows"]:
         print(f"{name:<44} {value:>9}  {note}")

@@ -45,9 +45,18 @@ def _lognormal_int(rng: random.Random, median: float, sigma: float, low: int, hi
     return max(low, min(high, int(round(rng.lognormvariate(math.log(median), sigma)))))
 
 
+# Bumped when the generated rows change, so caches of derived data are rebuilt.
+VERSION = 2
+IDENTIFIERS = 4000  # real titles name specific things (`compute_log_prob`, Qwen2.5-VL): a long tail of terms
+
+
 def _title(rng: random.Random, mods: list[str], kind: str, breaking: bool) -> str:
     prefix = ("[BREAKING]" if breaking else "") + f"[{', '.join(mods)}]"
-    return f"{prefix} {kind}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
+    title = f"{prefix} {kind}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
+    if rng.random() < 0.7:
+        ident = min(IDENTIFIERS - 1, int(rng.paretovariate(1.1)) - 1)  # a few names recur, most are rare
+        title += f" in {rng.choice(STEMS)}_{ident}_{rng.choice(['fn', 'cfg', 'op', 'model'])}"
+    return title
 
 
 def _body(rng: random.Random, title: str, refs: list[int], size: int) -> str:
