@@ -10,6 +10,7 @@ the rest of the dict is the raw figures, kept in results.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -77,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[bench] {name} ...", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
         try:
-            result = bench()
+            # Powertools prints metrics (EMF) to stdout in local runs: keep stdout for the table.
+            with contextlib.redirect_stdout(sys.stderr):
+                result = bench()
         except Exception as exc:  # one broken benchmark must not hide the others' figures
             traceback.print_exc()
             message = f"{type(exc).__name__}: {exc}"
@@ -91,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     document = {"generated_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "machine": machine(),
                 "quick": args.quick, "total_s": round(total, 1), "results": results}
     out = Path(args.out)
+    if args.only and out.exists():
+        # A partial run refreshes its own entries and keeps the other benchmarks' last figures.
+        previous = json.loads(out.read_text())
+        document = {**previous, "results": {**previous.get("results", {}), **results},
+                    "partial_update": {"at": document["generated_at"], "only": list(chosen)}}
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n")
     tmp.replace(out)
