@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from prhub.local import Stack
+from prhub.store import Run
 
 from tests.conftest import load_event
 from tests.functional.flow_support import depth, handler, invoke, items, receive_all, run_item
@@ -33,13 +34,14 @@ def test_custom_range_event_lists_the_week_and_sends_one_message_per_pr(stack: S
     assert json.loads(item["config"])["repo"] == "verl-project/verl"
     assert item["expires_at"] > 0
     bodies = [json.loads(m["Body"]) for m in receive_all(stack, "ScoreQueue", 21)]
-    assert sorted(b["number"] for b in bodies) == sorted(item["refs"])
-    assert len(set(item["refs"])) == 21
+    refs = Run.from_item(item).refs
+    assert sorted(b["number"] for b in bodies) == sorted(refs)
+    assert len(set(refs)) == 21
     assert {b["run_id"] for b in bodies} == {run["run_id"]}
     assert all(b["ref"]["number"] == b["number"] for b in bodies)
     # AND the history holds the week plus the four weeks before it (the trend baseline)
     history = items(stack, "HistoryTable")
-    assert set(item["refs"]) <= {h["number"] for h in history}
+    assert set(refs) <= {h["number"] for h in history}
     assert min(h["merged_at"] for h in history) < "2026-05-25"
 
 
@@ -55,7 +57,7 @@ def test_overrides_reach_the_run_config(stack: Stack) -> None:
     config = json.loads(run_item(stack, answer["runs"][0]["run_id"])["config"])
     assert (config["language"], config["scorer"], config["tz"]) == ("zh", "heuristic", "UTC")
     # In UTC the week loses PR 1201 (merged 2026-05-31 22:40Z, Monday 00:40 in Berlin) and gains 1233.
-    refs = run_item(stack, answer["runs"][0]["run_id"])["refs"]
+    refs = Run.from_item(run_item(stack, answer["runs"][0]["run_id"])).refs
     assert 1201 not in refs and 1233 in refs
 
 

@@ -298,8 +298,9 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]
 
 def _complete(run_id: str, deps: Deps) -> None:
     """The worker whose result completes the run asks for the report, exactly once."""
-    run = deps.store.get_run(run_id, consistent=True)
-    if run and run.complete and run.report_requested is None and deps.store.claim_report(run_id, deps.now()):
+    run = deps.store.progress(run_id)
+    if (run and run["done"] + run["failed"] >= run["expected"] and "report_requested" not in run
+            and deps.store.claim_report(run_id, deps.now())):
         deps.queue.send(deps.settings.report_queue_url, {"run_id": run_id})
         logger.info("run complete, report requested", extra={"run_id": run_id})
 

@@ -68,6 +68,11 @@ def unpack(blob: bytes) -> Any:
     return json.loads(gzip.decompress(blob))
 
 
+def _numbers(value: Any) -> list[int]:
+    """PR numbers stored packed (bytes) or, in older items, as a list."""
+    return [int(n) for n in (unpack(value) if isinstance(value, bytes) else value)]
+
+
 def _condition_failed(exc: ClientError) -> bool:
     code = exc.response.get("Error", {}).get("Code", "")
     if code == "ConditionalCheckFailedException":
@@ -112,7 +117,7 @@ class Run:
         return cls(
             run_id=data["run_id"], repo=data["repo"], period=Period.from_dict(data["period"]),
             config=RepoConfig.from_dict(json.loads(data["config"])), source=data["source"],
-            expected=int(data["expected"]), refs=[int(n) for n in data.get("refs", [])],
+            expected=int(data["expected"]), refs=_numbers(data.get("refs", [])),
             status=data.get("status", "scoring"), done=int(data.get("done", 0)), failed=int(data.get("failed", 0)),
             tokens_used=int(data.get("tokens_used", 0)), created_at=data.get("created_at", ""),
             updated_at=int(data.get("updated_at", 0)), report_requested=data.get("report_requested"),
@@ -146,7 +151,8 @@ class Store:
         item = {
             "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
             "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source,
-            "expected": len(refs), "refs": [r.number for r in refs], "status": "scoring",
+            # Packed: a year's 2,000 numbers as a DynamoDB list make every read of the run slow (and big).
+            "expected": len(refs), "refs": pack([r.number for r in refs]), "status": "scoring",
             "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
             "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
         }
@@ -163,6 +169,17 @@ class Store:
         answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
                                   ConsistentRead=consistent)
         return Run.from_item(from_item(answer["Item"])) if "Item" in answer else None
+
+    def progress(self, run_id: str) -> dict[str, int] | None:
+        """The run's counters only (a consistent read of a few attributes: done, failed, expected,
+        tokens_used, and report_requested when set)."""
+        names = {"#d": "done", "#f": "failed", "#e": "expected", "#t": "tokens_used", "#r": "report_requested"}
+        answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                                  ConsistentRead=True, ProjectionExpression=", ".join(names),
+                                  ExpressionAttributeNames=names)
+        if "Item" not in answer:
+            return None
+        return {k: int(v) for k, v in from_item(answer["Item"]).items()}
 
     def open_runs(self) -> Iterator[Run]:
         """Every run not yet reported (a scan: runs are few and expire)."""
@@ -303,9 +320,8 @@ class RunBudget:
         self.limit = limit
 
     def remaining(self) -> int:
-        run = self.store.get_run(self.run_id, consistent=True)
-        used = run.tokens_used if run else 0
-        return max(0, self.limit - used)
+        progress = self.store.progress(self.run_id) or {}
+        return max(0, self.limit - progress.get("tokens_used", 0))
 
     def spend(self, tokens: int) -> None:
         if tokens > 0:
