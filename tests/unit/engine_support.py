@@ -7,7 +7,7 @@ from typing import Any
 from prhub.config import RepoConfig
 from prhub.models import FileChange, PullRequest, Review
 
-CONFIG = RepoConfig(repo="acme/trainer", tz="Asia/Shanghai")
+CONFIG = RepoConfig(repo="acme/trainer", tz="Asia/Shanghai", language="en")  # engine phrases asserted in English
 VERL_TEMPLATE = """### What does this PR do?
 
 > Add **concise** overview of what this PR aims to achieve or

@@ -13,7 +13,7 @@ from prhub.config import RepoConfig
 from bench.calibrate import load, run
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
-CONFIG = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai")
+CONFIG = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language="en")
 LOW_ONLY = {"docs", "ci", "test"}
 
 pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"{DATA} is not here")

@@ -257,8 +257,8 @@ def test_same_input_same_judgement():
 
 def test_heuristic_scorer_is_the_engine():
     pr = make_pr("[rollout] fix: hang", body=FILLED)
-    scorer = HeuristicScorer()
-    assert scorer.kind == "heuristic" and scorer.prompt_version == ENGINE_VERSION
+    scorer = HeuristicScorer(language="en")
+    assert scorer.kind == "heuristic" and scorer.prompt_version == f"{ENGINE_VERSION}-en"
     assert scorer.score(pr, CONFIG, budget=None).to_dict() == score_pull(pr, CONFIG).to_dict()  # type: ignore[arg-type]
 
 

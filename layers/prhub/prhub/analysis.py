@@ -31,6 +31,7 @@ narrative.write or the LLM, which keep the rest untouched):
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from datetime import datetime
@@ -43,6 +44,7 @@ from prhub.models import ScoredPR
 from prhub.period import Period, parse_timestamp, zone
 from prhub.risks import KINDS
 from prhub.scoring import REVERT_TITLE, modules_from_title, parse_title, reverted_ref
+from prhub.wording import joined, say
 
 SCHEMA = "prhub.report/1"
 TREND_WEEKS = 4
@@ -146,7 +148,7 @@ def _terms(title: str) -> set[str]:
     return {w.strip(".-+") for w in words if w.strip(".-+") not in STOPWORDS}
 
 
-def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]], language: str = "en") -> list[dict[str, Any]]:
     """Groups of PRs working on the same thing, joined strongest link first and at most MAX_CLUSTER PRs each.
 
     Links: a reference (`(#7278)`, `follow-up of #...`) or a revert chain; or files few PRs of the week touch,
@@ -218,13 +220,13 @@ def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]]) -> list[dict[s
     groups: dict[int, list[int]] = defaultdict(list)
     for n in numbers:
         groups[find(n)].append(n)
-    clusters = [_describe_cluster(members, by_number, terms, term_users)
+    clusters = [_describe_cluster(members, by_number, terms, term_users, language)
                 for members in groups.values() if len(members) >= 2]
     return sorted(clusters, key=lambda c: (-len(c["prs"]), c["prs"][0]))
 
 
 def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms: dict[int, set[str]],
-                      term_users: Counter[str]) -> dict[str, Any]:
+                      term_users: Counter[str], language: str = "en") -> dict[str, Any]:
     modules = Counter(m for n in members for m in by_number[n].modules)
     shared_terms = Counter(t for n in members for t in terms[n] if t not in modules)
     # Ties keep the wording of the most important member's title ("prefix caching", not "caching, prefix").
@@ -248,12 +250,13 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
         title = f"{head}: {parse_title(by_number[best].title)[0][:60]}"
     why = []
     if any(r in members for n in members for r in by_number[n].refs):
-        why.append("cross-references")
+        why.append(say(language, "cluster_refs"))
     if shared_files:
-        why.append(f"{len(shared_files)} shared file{'s' if len(shared_files) > 1 else ''}")
+        why.append(say(language, "cluster_file" if len(shared_files) == 1 else "cluster_files", n=len(shared_files)))
     if top_terms:
-        why.append("common title terms")
-    return {"title": title, "prs": sorted(members), "modules": top_modules, "reason": ", ".join(why) or "related"}
+        why.append(say(language, "cluster_terms"))
+    return {"title": title, "prs": sorted(members), "modules": top_modules,
+            "reason": joined(language, why, "comma") or say(language, "cluster_related")}
 
 
 def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[str, Any]],
@@ -297,7 +300,7 @@ def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[st
     return modules, trend_weeks
 
 
-def _risks(prs: list[ScoredPR]) -> list[dict[str, Any]]:
+def _risks(prs: list[ScoredPR], language: str = "en") -> list[dict[str, Any]]:
     items: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for p in sorted(prs, key=lambda p: p.number):
         for risk in p.risks:
@@ -306,9 +309,12 @@ def _risks(prs: list[ScoredPR]) -> list[dict[str, Any]]:
     result = []
     for kind in sorted(items, key=lambda k: (order.get(k, len(order)), k)):
         entries = items[kind]
-        shown = "; ".join(f"#{e['pr']}: {e['detail']}" for e in entries[:3])
-        more = f"; and {len(entries) - 3} more" if len(entries) > 3 else ""
-        result.append({"kind": kind, "prs": [e["pr"] for e in entries], "detail": shown + more, "items": entries})
+        colon = "：" if language == "zh" else ": "
+        shown = [f"#{e['pr']}{colon}{e['detail']}" for e in entries[:3]]
+        if len(entries) > 3:
+            shown.append(say(language, "and_more", n=len(entries) - 3))
+        result.append({"kind": kind, "prs": [e["pr"] for e in entries], "detail": joined(language, shown),
+                       "items": entries})
     return result
 
 
@@ -323,12 +329,16 @@ def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Pe
     history_known = bool(earlier)
     notes: list[str] = []
     if not history_known:
-        notes.append("no history before this period: trends and first-time contributors are not computed")
-    else:
+        notes.append(say(config.language, "no_history"))
+    history_since = ""
+    window_weeks = 0
+    if history_known:
         since = min(_when(e) for e in earlier).astimezone(zone(period.tz))
+        history_since = f"{since:%Y-%m-%d}"
         if (start - since).days < HISTORY_FOR_NEWCOMERS_DAYS:
             # A fresh state knows only the listed trend weeks: "first-time" then means "first in that window".
-            notes.append(f"first-time contributors are judged against the history since {since:%Y-%m-%d} only")
+            window_weeks = math.ceil((start - since).days / 7) or 1
+            notes.append(say(config.language, "short_history", since=history_since))
     seen_authors = {str(e.get("author", "")).lower() for e in earlier}
     first_seen: dict[str, int] = {}
     for p in sorted(prs, key=lambda p: (p.merged_at, p.number)):
@@ -344,6 +354,10 @@ def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Pe
         "deletions": sum(p.deletions for p in prs),
         "authors": len({p.author for p in prs}),
         "new_contributors": sorted(first_seen, key=lambda a: (first_seen[a], a)),
+        # How far back "new" was judged, so a report can say "first seen in the last 4 weeks" when that is all
+        # it knows: "" without history; new_contributors_window is the weeks covered when the history is short.
+        "history_since": history_since,
+        "new_contributors_window": window_weeks,
         "types": dict(sorted(Counter(p.type for p in prs).items(), key=lambda kv: (-kv[1], kv[0]))),
     }
     if reviews:
@@ -361,7 +375,7 @@ def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Pe
     trend_weeks.append({"since": period.since.isoformat(), "until": period.until.isoformat(), "pr_count": this_week})
     reverts = _revert_chains(prs, known)
     if unscored:
-        notes.append(f"{len(unscored)} PR(s) could not be scored and are left out of the statistics")
+        notes.append(say(config.language, "unscored", n=len(unscored)))
     return {
         "schema": SCHEMA,
         "repo": config.repo,
@@ -373,9 +387,9 @@ def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Pe
         "prs": [p.report_entry() for p in prs],
         "modules": modules,
         "hot_files": [{"path": path, "pr_count": len(users), "prs": sorted(users)} for path, users in hot],
-        "clusters": _clusters(prs, reverts),
+        "clusters": _clusters(prs, reverts, config.language),
         "reverts": reverts,
-        "risks": _risks(prs),
+        "risks": _risks(prs, config.language),
         "highlights": [],
         "key_changes": [],
         "trends": {"weeks": trend_weeks},

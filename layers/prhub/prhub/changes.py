@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from prhub.models import FileChange
+from prhub.wording import say
 
 CODE_EXTENSIONS = (".py", ".pyx", ".cu", ".cuh", ".cpp", ".cc", ".c", ".h", ".hpp", ".rs", ".go", ".java", ".kt",
                    ".js", ".jsx", ".ts", ".tsx", ".scala", ".rb", ".sh", ".jinja", ".j2")
@@ -161,6 +162,8 @@ def todos_added(files: Sequence[FileChange]) -> list[tuple[str, str]]:
 
 # --- inferred API breaks ----------------------------------------------------------------------------------
 
+# How Chinese names a removed Python definition ("def" reads as code in a sentence).
+DEF_WORDS = {"zh": {"def": "函数", "class": "类"}}
 PY_DEF = re.compile(r"^(\s*)(?:async\s+)?(def|class)\s+([A-Za-z]\w*)")
 CLI_OPTION = re.compile(r"(?:add_argument|option)\(\s*[\"'](--[\w-]+)[\"']")
 YAML_KEY = re.compile(r"^(\s*)([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*(?:#.*)?$")
@@ -189,8 +192,8 @@ def _key_values(lines: list[str], pattern: re.Pattern[str]) -> dict[str, str]:
     return values
 
 
-def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str]) -> list[str]:
-    """Why the change would break users even if untagged, one phrase per finding (most telling first)."""
+def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str], language: str = "en") -> list[str]:
+    """Why the change would break users even if untagged, one phrase per finding (most telling first), in `language`."""
     reasons: list[str] = []
     kinds = {f.filename: file_kind(f.filename, test_paths) for f in files}
     all_removed_lines = [ln for f in files for ln in patch_lines(f.patch)[1]]
@@ -201,14 +204,14 @@ def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str]) -> 
             importers = [ln.strip() for ln in all_removed_lines
                          if re.search(rf"\b(from|import)\s+{re.escape(module)}\b", ln)]
             if importers:
-                reasons.append(f"deletes {change.filename}, which other code imported ({importers[0][:80]})")
+                reasons.append(say(language, "deletes_imported", file=change.filename, line=importers[0][:80]))
             else:
-                reasons.append(f"removes public module {change.filename}")
+                reasons.append(say(language, "removes_module", file=change.filename))
         elif (change.status == "renamed" and change.previous_filename
               and _public_module(change.previous_filename, file_kind(change.previous_filename, test_paths))):
-            reasons.append(f"moves public module {change.previous_filename} to {change.filename}")
+            reasons.append(say(language, "moves_module", old=change.previous_filename, new=change.filename))
         elif change.status == "removed" and kind == "config":
-            reasons.append(f"removes config file {change.filename}")
+            reasons.append(say(language, "removes_config_file", file=change.filename))
         if change.patch is None or change.status == "removed":
             continue
         added, removed = patch_lines(change.patch)
@@ -216,7 +219,7 @@ def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str]) -> 
         old_options = {m for ln in removed for m in CLI_OPTION.findall(ln)}
         gone_options = sorted(old_options - set(CLI_OPTION.findall(added_text)))
         if gone_options:
-            reasons.append(f"removes CLI option {', '.join(gone_options)} from {change.filename}")
+            reasons.append(say(language, "removes_cli_option", options=", ".join(gone_options), file=change.filename))
         if kind == "source" and change.filename.endswith(".py"):
             old_defs = {m.group(3): m.group(2) for ln in removed if (m := PY_DEF.match(ln)) and len(m.group(1)) <= 4}
             new_defs = {m.group(3): m.group(2) for ln in added if (m := PY_DEF.match(ln)) and len(m.group(1)) <= 4}
@@ -224,20 +227,24 @@ def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str]) -> 
             fresh = sorted(set(new_defs) - set(old_defs))
             if gone and fresh and len(gone) == len(fresh):
                 pairs = ", ".join(f"{a} → {b}" for a, b in zip(gone, fresh, strict=True))
-                reasons.append(f"renames public API in {change.filename}: {pairs}")
+                reasons.append(say(language, "renames_api", file=change.filename, pairs=pairs))
             elif gone:
-                reasons.append(f"removes public {old_defs[gone[0]]} {gone[0]} from {change.filename}")
+                what = old_defs[gone[0]]
+                what = DEF_WORDS.get(language, {}).get(what, what)
+                reasons.append(say(language, "removes_def", kind=what, name=gone[0], file=change.filename))
         if kind in ("config", "source"):
             pattern = YAML_KEY if kind == "config" else FIELD_DEFAULT
             old, new = _key_values(removed, pattern), _key_values(added, pattern)
             if kind == "config":
                 dropped = sorted(set(old) - set(new))
                 if dropped:
-                    reasons.append(f"removes config key {', '.join(dropped[:3])} from {change.filename}")
+                    reasons.append(say(language, "removes_config_key", keys=", ".join(dropped[:3]),
+                                       file=change.filename))
             changed = sorted(k for k in set(old) & set(new) if old[k] != new[k] and old[k] and new[k])
             if changed:
                 key = changed[0]
-                reasons.append(f"changes the default of {key} in {change.filename} from {old[key]} to {new[key]}")
+                reasons.append(say(language, "changes_default_of", name=key, file=change.filename, old=old[key],
+                                    new=new[key]))
     return reasons
 
 

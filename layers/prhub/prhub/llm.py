@@ -434,7 +434,7 @@ class LlmScorer:
     def __init__(self, chat: ChatModel, language: str, engine: HeuristicScorer | None = None) -> None:
         self.chat = chat
         self.model: str | None = chat.model
-        self.engine = engine or HeuristicScorer()
+        self.engine = engine or HeuristicScorer(language=language)
         self.prompt_version = prompt_version(language, json.dumps([ANALYST_VERSION, GUARD_POINTS, PR_SCHEMA],
                                                                   sort_keys=True))
 
@@ -476,7 +476,7 @@ class LlmScorer:
 def make_scorer(config: RepoConfig) -> Scorer:
     """The model when config.scorer is llm (an API key is required) or auto with a key; the engine otherwise."""
     if config.scorer == "heuristic":
-        return HeuristicScorer()
+        return HeuristicScorer(language=config.language)
     try:
         endpoint = resolve(config)
     except SecretError as exc:  # a named secret that cannot be read: loud for llm, the engine for auto
@@ -487,7 +487,7 @@ def make_scorer(config: RepoConfig) -> Scorer:
         if config.scorer == "llm":
             raise InputError("scorer llm needs an API key: set OPENAI_API_KEY, or name a secret in "
                              "llm.api_key_secret / LLM_API_KEY_SECRET")
-        return HeuristicScorer()
+        return HeuristicScorer(language=config.language)
     return LlmScorer(chat_model(endpoint), config.language)
 
 

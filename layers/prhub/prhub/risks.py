@@ -18,6 +18,7 @@ from prhub.changes import file_kind, is_lock, options_added, pins_in, todos_adde
 from prhub.config import RepoConfig
 from prhub.models import FileChange, PullRequest, Risk
 from prhub.registry import Registry
+from prhub.wording import joined, say
 
 KINDS = ("breaking", "revert", "dependency_pin", "todo_left", "title_convention", "doc_mismatch", "large_change",
          "missing_tests")
@@ -33,17 +34,15 @@ TAG_PATHS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | None:
     source = [f for f in files if file_kind(f.filename, config.test_paths) == "source"]
     tests = [f for f in files if file_kind(f.filename, config.test_paths) == "test"]
     if not source or tests:
         return None
     lines = sum(f.changes for f in source)
-    return Risk("missing_tests", f"changes {_plural(len(source), 'source file')} ({lines} lines) but no test file")
+    one = len(source) == 1
+    return Risk("missing_tests", say(config.language, "missing_tests_one" if one else "missing_tests", n=len(source),
+                                     lines=lines))
 
 
 def dependency_pin(files: Sequence[FileChange], config: RepoConfig, registry: Registry | None) -> Risk | None:
@@ -54,7 +53,7 @@ def dependency_pin(files: Sequence[FileChange], config: RepoConfig, registry: Re
     with_patch = [f for f in deps if f.patch is not None]
     if not with_patch:
         names = ", ".join(f.filename for f in deps[:3]) + (" …" if len(deps) > 3 else "")
-        return Risk("dependency_pin", f"changes dependency files ({names}); no diff text to read the versions from")
+        return Risk("dependency_pin", say(config.language, "deps_no_diff", names=names))
     pins = [p for f in with_patch for p in pins_in(f)]
     if not pins and len(with_patch) == len(deps):
         return None  # the dependency files changed, but no version line did
@@ -66,28 +65,30 @@ def dependency_pin(files: Sequence[FileChange], config: RepoConfig, registry: Re
                 continue
             if registry.exists(pin.ecosystem, pin.name, version) is False:
                 where = "PyPI" if pin.ecosystem == "pypi" else "npm"
-                missing.append(f"{pin} does not exist on {where}")
-    shown = ", ".join(sorted({str(p) for p in pins})[:6]) or "versions in files without diff text"
-    detail = f"pins {shown}"
+                missing.append(say(config.language, "pin_missing", pin=pin, where=where))
+    shown = ", ".join(sorted({str(p) for p in pins})[:6]) or say(config.language, "pins_no_diff")
+    detail = say(config.language, "pins", shown=shown)
     if missing:
-        detail = "; ".join(missing) + f" ({detail})"
+        detail = joined(config.language, missing) + (f"（{detail}）" if config.language == "zh" else f" ({detail})")
     return Risk("dependency_pin", detail)
 
 
-def todo_left(files: Sequence[FileChange]) -> Risk | None:
+def todo_left(files: Sequence[FileChange], language: str = "en") -> Risk | None:
     found = todos_added(files)
     if not found:
         return None
     first_file, first_line = found[0]
-    return Risk("todo_left", f"adds {_plural(len(found), 'TODO/FIXME marker')}, e.g. {first_file}: {first_line}")
+    return Risk("todo_left", say(language, "todo_one" if len(found) == 1 else "todo", n=len(found), file=first_file,
+                                 line=first_line))
 
 
 def large_change(pr: PullRequest, config: RepoConfig) -> Risk | None:
     size = pr.additions + pr.deletions
     if size < config.large_change_lines:
         return None
-    return Risk("large_change", f"{size} changed lines (+{pr.additions}/−{pr.deletions}) in "
-                                f"{_plural(pr.changed_files, 'file')}; threshold {config.large_change_lines}")
+    return Risk("large_change", say(config.language, "large_one" if pr.changed_files == 1 else "large", size=size,
+                                    additions=pr.additions, deletions=pr.deletions, n=pr.changed_files,
+                                    threshold=config.large_change_lines))
 
 
 def tag_mismatch(tags: Sequence[str], files: Sequence[FileChange], config: RepoConfig) -> str:
@@ -105,7 +106,8 @@ def tag_mismatch(tags: Sequence[str], files: Sequence[FileChange], config: RepoC
             return ""  # a tag we cannot locate by path (e.g. "algo") may well be right: no judgement
         if hints and any(h in path for h in hints for path in paths):
             return ""
-    return f"tagged [{', '.join(tags)}] but touches only {', '.join(sorted({p.split('/')[0] for p in paths})[:4])}"
+    return say(config.language, "tag_mismatch", tags=", ".join(tags),
+               paths=", ".join(sorted({p.split("/")[0] for p in paths})[:4]))
 
 
 def doc_mismatch(files: Sequence[FileChange], config: RepoConfig, breaking: bool, breaking_reason: str) -> Risk | None:
@@ -113,11 +115,11 @@ def doc_mismatch(files: Sequence[FileChange], config: RepoConfig, breaking: bool
     if any(file_kind(f.filename, config.test_paths) == "docs" for f in files):
         return None
     if breaking:
-        return Risk("doc_mismatch", f"breaking change ({breaking_reason}) but no documentation file changed")
+        return Risk("doc_mismatch", say(config.language, "doc_breaking", why=breaking_reason))
     added = options_added(files, config.test_paths)
     if added:
         shown = ", ".join(added[:4]) + (" …" if len(added) > 4 else "")
-        return Risk("doc_mismatch", f"adds {shown} but no documentation file changed")
+        return Risk("doc_mismatch", say(config.language, "doc_added", shown=shown))
     return None
 
 
@@ -128,13 +130,13 @@ def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking
     if breaking:
         found.append(Risk("breaking", breaking_reason))
     if revert_of:
-        found.append(Risk("revert", f"reverts {revert_of}"))
-    for risk in (dependency_pin(pr.files, config, registry), todo_left(pr.files)):
+        found.append(Risk("revert", say(config.language, "reverts", what=revert_of)))
+    for risk in (dependency_pin(pr.files, config, registry), todo_left(pr.files, config.language)):
         if risk:
             found.append(risk)
     convention = tag_mismatch(tags, pr.files, config)
     if breaking and not tagged_breaking:
-        convention = "; ".join(filter(None, [convention, "breaking change without [BREAKING] in the title"]))
+        convention = joined(config.language, [c for c in (convention, say(config.language, "untagged_breaking")) if c])
     if convention:
         found.append(Risk("title_convention", convention))
     for risk in (None if revert_of else doc_mismatch(pr.files, config, breaking, breaking_reason),

@@ -27,9 +27,10 @@ from prhub.models import PullRequest, ScoredPR
 from prhub.period import format_timestamp
 from prhub.registry import Registry
 from prhub.risks import assess
+from prhub.wording import joined, say, type_word
 
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
-ENGINE_VERSION = "engine-5"
+ENGINE_VERSION = "engine-6"
 
 TITLE = re.compile(r"^\s*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
 CONVENTIONAL = re.compile(r"^\(?([A-Za-z]+)\)?(?:\(([^)]*)\))?(!)?\s*[:：]\s*(.*)$", re.DOTALL)
@@ -188,70 +189,72 @@ def reverted_ref(description: str, body: str = "") -> tuple[int | None, str]:
 
 def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: list[str], breaking: bool,
                 tagged_breaking: bool, breaking_reason: str, config: RepoConfig) -> tuple[float, list[str]]:
+    lang = config.language
     score = BASE[kind]
-    reasons = [f"{kind} change"]
+    reasons = [say(lang, "type_change", kind=type_word(lang, kind))]
     title = description
     code_lines = sum(f.changes for f, k in zip(pr.files, kinds, strict=True) if k in ("source", "config"))
     core = "source" in kinds
     if breaking:
         score += 2.5 if tagged_breaking else 1.5
-        reasons.append("breaking change" if tagged_breaking else f"breaking: {breaking_reason}")
+        reasons.append(say(lang, "breaking") if tagged_breaking else
+                       say(lang, "breaking_inferred", why=breaking_reason))
     if kind in ("fix", "revert", "refactor", "perf", "chore"):
         if SEVERE.search(title):
             bonus = 2.0 if core else 1.0
-            reasons.append(f"correctness fix ({SEVERE.search(title).group(0).lower()})"  # type: ignore[union-attr]
-                           + ("" if core else " outside core code"))
+            word = SEVERE.search(title).group(0).lower()  # type: ignore[union-attr]
+            reasons.append(say(lang, "correctness_fix" if core else "correctness_fix_outside", word=word))
             score += bonus
         elif SEVERE.search(text) and kind == "fix":
             score += 1.0 if core else 0.5
-            reasons.append(f"fixes {SEVERE.search(text).group(0).lower()}")  # type: ignore[union-attr]
+            reasons.append(say(lang, "fixes_word", word=SEVERE.search(text).group(0).lower()))  # type: ignore[union-attr]
         elif MILD.search(title) and kind == "fix" and core:
             score += 0.5
-            reasons.append("fixes an error on a code path")
+            reasons.append(say(lang, "fixes_error"))
     if kind in ("feat", "perf") and CAPABILITY.search(title) and not REMOVAL.match(title):
         score += 1.0
-        reasons.append("new capability")
+        reasons.append(say(lang, "new_capability"))
         if SURFACE.search(title):
             score += 0.5
-            reasons.append("new API/config/backend surface")
+            reasons.append(say(lang, "new_surface"))
     elif kind == "refactor" and SURFACE.search(title) and core:
         score += 0.5
-        reasons.append("touches an API surface")
+        reasons.append(say(lang, "touches_surface"))
     if kind == "perf" or PERF_WORDS.search(title):
         if MEASURE.search(text):
             score += 1.5
-            reasons.append("performance gain with measured numbers")
+            reasons.append(say(lang, "perf_measured"))
         elif kind == "perf":
             score += 0.5
-            reasons.append("performance change (no numbers given)")
+            reasons.append(say(lang, "perf_unmeasured"))
     if pr.deletions >= 500 and REMOVAL.search(title):
         score += 1.5
-        reasons.append(f"large removal/migration (−{pr.deletions} lines)")
+        reasons.append(say(lang, "large_removal", lines=pr.deletions))
     if "deps" in kinds and BUMP.search(title):
         score += 1.0
-        reasons.append("dependency/version upgrade")
+        reasons.append(say(lang, "version_upgrade"))
     if code_lines:
         size_bonus = min(1.5, 0.5 * math.log10(1 + code_lines))
         score += size_bonus
         if size_bonus >= 1.0:
-            reasons.append(f"sizeable code change ({code_lines} lines)")
+            reasons.append(say(lang, "sizeable", lines=code_lines))
     caps: list[tuple[float, str]] = []
     present = set(kinds)
     if TYPO.search(title) and code_lines < 50:
-        caps.append((1.0, "typo/wording fix"))
+        caps.append((1.0, say(lang, "cap_typo")))
     if present and present <= {"docs"}:
-        caps.append((3.0, "documentation only"))
+        caps.append((3.0, say(lang, "cap_docs")))
     if present and present <= {"test"}:
-        caps.append((3.0, "tests only"))
+        caps.append((3.0, say(lang, "cap_tests")))
     if present and present <= {"ci", "test"}:
-        caps.append((2.5, "CI only"))
+        caps.append((2.5, say(lang, "cap_ci")))
     if present and present <= {"example", "docs", "test", "ci"} and "example" in present:
-        caps.append((3.5, "examples/recipes only"))
+        caps.append((3.5, say(lang, "cap_examples")))
     if present and present <= {"deps", "ci", "docs", "test"} and "deps" in present and BUMP.search(title):
-        caps.append((3.5 if not breaking else 5.0, "version bump"))
+        caps.append((3.5 if not breaking else 5.0, say(lang, "cap_bump")))
     tags = set(modules_from_title(pr.title))
     if tags and tags <= {"ci", "doc", "docs", "test", "tests"}:
-        caps.append((3.5 if not breaking else 5.0, f"tagged {'/'.join(sorted(tags))} only"))
+        caps.append((3.5 if not breaking else 5.0, say(lang, "cap_tagged", tags="/".join(sorted(tags)))))
     if caps:
         cap, why = min(caps)
         if score > cap:
@@ -293,18 +296,19 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
     tag_breaking = any(t.strip().upper() == "BREAKING" for t in _tags(pr.title))
     tagged_breaking = tag_breaking or bang
     declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
-    inferred = breaking_reasons(pr.files, config.test_paths)
+    lang = config.language
+    inferred = breaking_reasons(pr.files, config.test_paths, lang)
     if DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
-        inferred.append(f"changes a default: {description[:100]}")
+        inferred.append(say(lang, "changes_default", title=description[:100]))
     if tagged_breaking:
-        breaking_reason = "tagged [BREAKING] in the title" if tag_breaking else "declared breaking in the title"
+        breaking_reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
     elif declared_breaking:
-        breaking_reason = "BREAKING CHANGE stated in the description"
+        breaking_reason = say(lang, "body_breaking")
     else:
-        breaking_reason = "; ".join(inferred[:2])
+        breaking_reason = joined(lang, inferred[:2])
     breaking = declared_breaking or bool(inferred)
     if declared_breaking and inferred:
-        breaking_reason += f" ({'; '.join(inferred[:2])})"
+        breaking_reason += f"（{joined(lang, inferred[:2])}）" if lang == "zh" else f" ({joined(lang, inferred[:2])})"
     # 'revert: "X"' keeps its quote outside the description; 'Revert "X"' and '[m] fix: Revert "X"' inside it.
     rest = TITLE.match(pr.title).group(2).strip()  # type: ignore[union-attr]
     revert_text = rest if REVERT_TITLE.match(rest) else description
@@ -313,11 +317,12 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
     importance, reasons = _importance(pr, kind, description, text, kinds, breaking, declared_breaking,
                                       breaking_reason, config)
     if kind == "revert":
-        reasons.append(f"reverts {'#' + str(reverts) if reverts else reverted_title or 'an earlier change'}")
+        what = f"#{reverts}" if reverts else reverted_title or say(lang, "earlier_change")
+        reasons.append(say(lang, "reverts", what=what))
     points = textparse.key_points(cleaned)
     fallback = description[:1].upper() + description[1:] if description else pr.title
     revert_of = (f"#{reverts}" if reverts else f"“{reverted_title}”" if reverted_title else
-                 "an earlier change") if kind == "revert" else ""
+                 say(lang, "earlier_change")) if kind == "revert" else ""
     risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=breaking, breaking_reason=breaking_reason,
                    tagged_breaking=declared_breaking, revert_of=revert_of, registry=registry)
     reviewers = list(dict.fromkeys(r.reviewer for r in pr.reviews if r.reviewer != pr.author))
@@ -356,10 +361,11 @@ class HeuristicScorer:
 
     kind = "heuristic"
     model: str | None = None
-    prompt_version = ENGINE_VERSION
 
-    def __init__(self, registry: Registry | None = None) -> None:
+    def __init__(self, registry: Registry | None = None, language: str = "zh") -> None:
         self.registry = registry
+        # The engine writes its reasons and risk details in the report's language: part of the cache key.
+        self.prompt_version = f"{ENGINE_VERSION}-{language}"
 
     def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
         if config.check_registry and self.registry is None:
