@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from prhub import aws, cli
-from prhub.local import run_pipeline
+from prhub.local import PipelineError, run_pipeline
 from prhub.store import from_item
 
 SAMPLE_KEY = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
@@ -188,3 +188,19 @@ def test_runner_keeps_slow_batches_hidden_and_honours_the_functions_own_hold(aws
     assert held[1] - held[0] >= 8 - 0.2  # hidden for the 8 s the function asked, not the 1 s retry delay
     # back after its batch (1.5 s), the retry delay and at most one more batch of a busy poller
     assert retried[1] - retried[0] < 8 - 1
+
+
+def test_a_report_that_keeps_failing_ends_the_run_with_an_error_and_the_scores_kept(
+        aws_endpoint: str, tmp_path: Path) -> None:
+    def broken_report(name: str, handler: Any, event: Any, context: Any) -> Any:
+        if name == "ReportFunction":
+            raise RuntimeError("injected: the report function is broken")
+        return handler(event, context)
+
+    state = tmp_path / "state"
+    with pytest.raises(PipelineError, match="could not be written"):
+        run_pipeline(endpoint_url=aws_endpoint, prefix="e" + uuid.uuid4().hex[:10], state=state,
+                     out=tmp_path / "site", invoke=broken_report, progress=quiet, visibility_timeout=1)
+    cache = (state / "tables" / "CacheTable.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(cache) == 32  # the next run reuses every score
+    assert len((state / "queues" / "ReportDLQ.jsonl").read_text(encoding="utf-8").splitlines()) == 1

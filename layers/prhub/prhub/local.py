@@ -684,8 +684,11 @@ class Runner:
                         raise PipelineError("the report could not be written (see the messages above)")
                     self.say("queues drained but the run is open: sweeping")
                     handler = load_handler(self.root, self.stack.template, "ReportFunction")
-                    self.invoke("ReportFunction", handler, {"sweep": True, "older_than_minutes": 0},
-                                LambdaContext("ReportFunction"))
+                    try:
+                        self.invoke("ReportFunction", handler, {"sweep": True, "older_than_minutes": 0},
+                                    LambdaContext("ReportFunction"))
+                    except Exception as exc:  # counted like a sweep that could not report
+                        self.say(f"ReportFunction sweep failed: {exc}")
                     swept += 1
                     stuck_since = None
             else:
@@ -751,18 +754,21 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout)
         log_level = os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING")
-        with patched_env({**stack.function_env(), "POWERTOOLS_LOG_LEVEL": log_level}):
-            begun = time.monotonic()
-            planned = runner.run(event, timeout)
-            timings["pipeline_s"] = time.monotonic() - begun
+        try:
+            with patched_env({**stack.function_env(), "POWERTOOLS_LOG_LEVEL": log_level}):
+                begun = time.monotonic()
+                planned = runner.run(event, timeout)
+                timings["pipeline_s"] = time.monotonic() - begun
+        finally:
+            # Saved even when the run failed: the scores already in the cache (and the DLQs) are not lost.
+            if state is not None:
+                save_state(stack, Path(state))
         if not planned:
             raise InputError("nothing to report: no repository was planned")
         run_id = planned[0]["run_id"]
         item = _client("dynamodb").get_item(TableName=stack.tables["RunsTable"], Key={"run_id": {"S": run_id}},
                                             ConsistentRead=True)["Item"]
         key = item["report_key"]["S"]
-        if state is not None:
-            save_state(stack, Path(state))
         site_dir = Path(out)
         site_dir.mkdir(parents=True, exist_ok=True)
         download_bucket(_client("s3"), stack.buckets["SiteBucket"], site_dir)
