@@ -194,3 +194,14 @@ def test_clusters_stay_small_when_many_prs_are_linked():
                    body=f"follow-up of #{i - 1}", merged_at="2026-06-16T03:00:00Z") for i in range(1, 15)]
     sizes = [len(c["prs"]) for c in report(prs)["clusters"]]
     assert max(sizes) <= 6 and sum(sizes) >= 12
+
+
+def test_stats_say_how_far_back_new_contributors_were_judged():
+    fresh = report(week_prs(), history=[history_entry(90, "[rollout] fix: x", "2026-05-18T00:00:00Z", "zed")])
+    assert fresh["stats"]["history_since"] == "2026-05-18"
+    assert fresh["stats"]["new_contributors_window"] == 4  # the four listed trend weeks are all it knows
+    assert fresh["stats"]["new_contributors"]
+    long_ago = report(week_prs(), history=[history_entry(80, "[rollout] fix: y", "2025-01-01T00:00:00Z", "zed")])
+    assert long_ago["stats"]["new_contributors_window"] == 0
+    none = report(week_prs())["stats"]
+    assert (none["history_since"], none["new_contributors_window"], none["new_contributors"]) == ("", 0, [])

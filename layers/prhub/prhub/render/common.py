@@ -88,6 +88,10 @@ def _ref(number: Any, prs: dict[int, dict[str, Any]]) -> dict[str, Any]:
             "title": clean(pr.get("title")) if pr else ""}
 
 
+def _cited(text: str) -> set[int]:
+    return {int(m.group(1)) for m in _PR_REF.finditer(text)}
+
+
 def _texts(items: Any) -> list[str]:
     out = []
     for item in items or []:
@@ -134,6 +138,14 @@ def scorer_text(report: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _newcomer_label(stats: dict[str, Any], words: dict[str, str]) -> str:
+    """"New contributors", or "first seen in the last N weeks" when the history reached back only N weeks."""
+    window = stats.get("new_contributors_window")
+    if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        return words["new_contributors_window"].format(n=window)
+    return words["new_contributors"]
+
+
 def _title(report: dict[str, Any]) -> str:
     period = Period.from_dict(report["period"])
     return narrative.title(clean(report.get("repo")), period, report.get("language", "zh"))
@@ -149,6 +161,18 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
 
     def refs(numbers: Any) -> list[dict[str, Any]]:
         return [_ref(n, prs_by_number) for n in (numbers or [])]
+
+    def notes(items: Any) -> list[dict[str, Any]]:
+        """Narrative items {text, prs}; `prs` keeps only the PRs the text does not already cite as "#N"."""
+        out = []
+        for item in items or []:
+            text = clean(item.get("text") if isinstance(item, dict) else item)
+            if not text:
+                continue
+            numbers = item.get("prs") if isinstance(item, dict) else []
+            cited = _cited(text)
+            out.append({"text": text, "prs": refs([n for n in numbers or [] if n not in cited])})
+        return out
 
     stats = report.get("stats") or {}
     period = report.get("period") or {}
@@ -178,6 +202,10 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
          "relanded_by": _ref(r["relanded_by"], prs_by_number) if r.get("relanded_by") is not None else None}
         for r in report.get("reverts", [])
     ]
+    risk_notes = notes(report.get("risk_notes"))
+    # Risk kinds whose PRs no observation mentions still get a line in the brief, so it misses no kind.
+    noted = {n for note in risk_notes for n in _cited(note["text"]) | {r["number"] for r in note["prs"]}}
+    unnoted = [r for r in risks if not {ref["number"] for ref in r["prs"]} <= noted or not r["prs"]]
     page_url = safe_url(report.get("page_url")) or "index.html"
     return {
         "L": words,
@@ -202,12 +230,17 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
             "deletions": num(stats.get("deletions", 0)),
             "authors": num(stats.get("authors", 0)),
             "new_contributors": [clean(a) for a in stats.get("new_contributors", [])],
+            "new_contributors_label": _newcomer_label(stats, words),
         },
-        "highlights": [{"text": clean(h.get("text")), "prs": refs(h.get("prs"))}
-                       for h in report.get("highlights", []) if clean(h.get("text"))],
+        "highlights": notes(report.get("highlights")),
+        "risk_notes": risk_notes,
+        "risks_unnoted": unnoted,
+        "trend_notes": notes(report.get("trend_notes")),
+        "relation_notes": notes(report.get("relation_notes")),
         "risks": risks,
         "summary": [clean(p) for p in str(report.get("summary") or "").split("\n\n") if clean(p)],
-        "key_changes": [{"theme": clean(k.get("theme")), "text": clean(k.get("text")), "prs": refs(k.get("prs"))}
+        "key_changes": [{"theme": clean(k.get("theme")), "text": clean(k.get("text")),
+                         "prs": refs([n for n in k.get("prs") or [] if n not in _cited(clean(k.get("text")))])}
                         for k in report.get("key_changes", [])],
         "modules": modules,
         "has_module_trend": any(m["baseline"] or m["delta"] or m["trend"] for m in modules),

@@ -313,15 +313,17 @@ def render_pdf(report: dict[str, Any]) -> bytes:
         pdf.cell(card_w - 4, 6, T(value))
     pdf.set_y(y + 17)
     if s["new_contributors"]:
-        pdf.paragraph([Run(T(f"{L['new_contributors']}: {', '.join(s['new_contributors'])}"))], size=SMALL)
+        pdf.paragraph([Run(T(f"{s['new_contributors_label']}: {', '.join(s['new_contributors'])}"))], size=SMALL)
 
     if v["highlights"]:
         pdf.heading(L["highlights"], 0)
         for h in v["highlights"]:
             pdf.paragraph(pdf.runs(h["text"], h["prs"]), indent=5, bullet="•", after=0.8)
-    if v["risks"]:
+    if v["risk_notes"] or v["risks"]:  # the narrative's observations, then the kinds they do not cover
         pdf.heading(L["risks_brief"], 0)
-        for r in v["risks"]:
+        for n in v["risk_notes"]:
+            pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
+        for r in v["risks_unnoted"]:
             pdf.set_text_color(*WARN)
             pdf.paragraph([Run(T(r["label"]) + (": " if r["prs"] else "")), *_refs_cell(pdf, r["prs"])],
                           indent=5, bullet="•", after=0.8)
@@ -336,8 +338,10 @@ def render_pdf(report: dict[str, Any]) -> bytes:
             pdf.heading(k["theme"], 1)
             pdf.paragraph(pdf.runs(k["text"], k["prs"]))
     series = charts.series(report)
-    if v["modules"] or v["hot_files"] or v["reviewers"] or v["types"] or series:
+    if v["trend_notes"] or v["modules"] or v["hot_files"] or v["reviewers"] or v["types"] or series:
         pdf.heading(L["trends"], 0)
+        for n in v["trend_notes"]:
+            pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
         _charts(pdf, series)
         if v["modules"]:
             pdf.heading(L["modules"], 1)
@@ -375,17 +379,20 @@ def render_pdf(report: dict[str, Any]) -> bytes:
                 for p in v["key_prs"]]
         pdf.wrapped_table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
                   [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
-    if v["clusters"] or v["reverts"]:
+    if v["clusters"] or v["reverts"] or v["relation_notes"]:
         pdf.heading(L["related"], 0)
         for c in v["clusters"]:
             reason = [Run(" — " + T(c["reason"]))] if c["reason"] else []
             pdf.paragraph([Run(T(c["title"]) + ": "), *_refs_cell(pdf, c["prs"]), *reason], indent=5, bullet="•",
                           after=0.8)
-        for r in v["reverts"]:
+        for n in v["relation_notes"]:
+            pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
+        for r in [] if v["relation_notes"] else v["reverts"]:
             runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {T(L['reverts_pr'])} "),
                     Run(r["reverts"]["label"], r["reverts"]["url"])]
             if r["relanded_by"]:
-                runs += [Run(f", {T(L['relanded_by'])} "), Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
+                runs += [Run(T(L["sep"] + L["relanded_by"]) + " "),
+                         Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
             pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
     if v["suggestions"]:
         pdf.heading(L["suggestions"], 0)
