@@ -70,6 +70,11 @@ def publishes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
+# Seconds. The runner's 2 s let a slow batch on a busy machine be received three times while still in flight, and
+# then moved to the DLQ although it succeeds (the deployed queues wait 6x the function timeout).
+VISIBILITY_TIMEOUT = 4
+
+
 @pytest.fixture(autouse=True)
 def fresh_process_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     # flow keeps one Source per spec and run metadata per process, like a warm Lambda; each scenario is a new stack.
@@ -82,6 +87,7 @@ def run(tmp_path: Path, export_path: Path | None, invoke: local.Invoker | None =
     # moto's backends are global to the process: a prefix of its own keeps each scenario's stack apart.
     options.setdefault("prefix", "f" + uuid.uuid4().hex[:10])
     options.setdefault("state", tmp_path / "state")
+    options.setdefault("visibility_timeout", VISIBILITY_TIMEOUT)
     return local.run_pipeline(repo=REPO, **WEEK, source=source or f"jsonl:{export_path}", scorer=scorer,
                               out=tmp_path / "site", workers=workers, invoke=invoke, progress=lambda _msg: None,
                               timeout=300, **options)
@@ -345,7 +351,7 @@ def test_a_half_written_site_left_by_a_failing_report_is_repaired_by_a_rerun(
         assert {p["number"] for p in stored["prs"]} == expected == {p["number"] for p in result.report["prs"]}
         # The first run, left open, is finished by the sweep (the stack runs it on a schedule).
         template = local.load_template(local.default_root() / "template.yaml")
-        stack = local.create_stack(template, prefix, "{}")
+        stack = local.create_stack(template, prefix, "{}", visibility_timeout=VISIBILITY_TIMEOUT)
         with local.patched_env(stack.env):
             sweep = local.load_handler(local.default_root(), template, "ReportFunction")
             swept = sweep({"sweep": True, "older_than_minutes": 0}, local.LambdaContext("ReportFunction"))
