@@ -205,3 +205,14 @@ def test_stats_say_how_far_back_new_contributors_were_judged():
     assert long_ago["stats"]["new_contributors_window"] == 0
     none = report(week_prs())["stats"]
     assert (none["history_since"], none["new_contributors_window"], none["new_contributors"]) == ("", 0, [])
+
+
+def test_a_cluster_without_shared_title_terms_is_named_by_its_lead_change_not_a_file():
+    files = ["pkg/engine/impl.py", "pkg/engine/base.py", "tests/test_engine.py"]
+    prs = [make_pr("[megatron] feat: chunked entropy", [change(f, 80) for f in files], number=1,
+                   merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[worker] chore: tinker primitives", [change(f, 5) for f in files], number=2,
+                   merged_at="2026-06-16T02:00:00Z")]
+    clusters = report(prs)["clusters"]
+    assert [c["prs"] for c in clusters] == [[1, 2]]
+    assert clusters[0]["title"] == "megatron: chunked entropy"

@@ -40,7 +40,7 @@ def test_english_narrative_quotes_the_reports_numbers():
     assert set(text) == SECTIONS
     stats = report["stats"]
     assert text["summary"].startswith(f"{stats['pr_count']} PRs were merged, {stats['key_pr_count']} of them key, "
-                                      f"by {stats['authors']} authors (1 first-time), "
+                                      f"by {stats['authors']} authors (1 first seen in the last 2 weeks), "
                                       f"+{stats['additions']}/−{stats['deletions']} lines")
     assert text["highlights"][0]["prs"] == [11] and text["highlights"][0]["text"].startswith("[breaking] #11 ")
     assert all(h["prs"][0] in {p["number"] for p in report["prs"] if p["key"]} for h in text["highlights"])
@@ -49,7 +49,7 @@ def test_english_narrative_quotes_the_reports_numbers():
     assert text["suggestions"][0] == ("Read the breaking changes #11 before upgrading and note the migration in the "
                                       "release notes.")
     assert "Follow up the reverted changes not re-landed yet (#13)." in text["suggestions"]
-    assert any(n["text"].startswith("breaking changes: 1 PR (#11)") for n in text["risk_notes"])
+    assert any(n["text"].startswith("breaking changes: #11, ") for n in text["risk_notes"])
 
 
 def test_every_number_in_the_narrative_is_in_the_report():
@@ -65,7 +65,9 @@ def test_chinese_narrative():
     assert text["summary"].startswith("本期合并 4 个 PR")
     assert text["relation_notes"][0]["text"] == "#13 回滚了 #5，尚未重新合入"
     assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
-    assert "重要性" in text["highlights"][0]["text"]
+    assert "（重要度 " in text["highlights"][0]["text"]  # the header's word, not a synonym
+    assert "平均重要度" in text["summary"] and "平均洞察度" in text["summary"]
+    assert "近 2 周首次出现 1 位" in text["summary"]
 
 
 def test_an_empty_week_still_reads():
@@ -87,3 +89,20 @@ def test_a_report_without_analysis_sections_still_gets_a_narrative():
     text = narrative.write(minimal)
     assert text["summary"].startswith("1 PR was merged, 0 of them key, by 1 author (0 first-time)")
     assert text["key_changes"] == [] and text["risk_notes"] == []
+
+
+def test_zero_counts_are_not_spelled_out():
+    report = week_report("zh")
+    report["reverts"] = []
+    summary = narrative.write(report)["summary"]
+    assert "0 条回滚" not in summary and "1 个破坏性变更" in summary
+    report["clusters"] = []
+    report["modules"] = [{"name": "doc", "pr_count": 2, "prs": [14, 15], "baseline": 0.0, "delta": 2.0,
+                          "trend": "new"}]  # #14 is a docs fix, not key; #15 is not in the week's PRs
+    texts = [k["text"] for k in narrative.write(report)["key_changes"]]
+    assert texts == ["doc 模块本周 2 个 PR，均非关键 PR：#14, #15"]
+
+
+def test_key_changes_name_the_lead_change_without_its_title_tags():
+    text = narrative.write(week_report("en"))["key_changes"][0]["text"]
+    assert "led by #11 “support the async rollout backend”" in text and "[BREAKING]" not in text

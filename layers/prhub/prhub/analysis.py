@@ -225,6 +225,10 @@ def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]], language: str 
     return sorted(clusters, key=lambda c: (-len(c["prs"]), c["prs"][0]))
 
 
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
 def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms: dict[int, set[str]],
                       term_users: Counter[str], language: str = "en") -> dict[str, Any]:
     modules = Counter(m for n in members for m in by_number[n].modules)
@@ -243,11 +247,12 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
     head = "/".join(top_modules) or "misc"
     if top_terms:
         title = f"{head}: {', '.join(top_terms)}"
-    elif shared_files:
-        title = f"{head}: {shared_files[0].rsplit('/', 1)[-1]}"
     else:
-        best = max(members, key=lambda n: (by_number[n].importance, -n))
-        title = f"{head}: {parse_title(by_number[best].title)[0][:60]}"
+        # Without shared title terms the lead PR names the theme: a shared file name ("test_engine.py") told a
+        # reader nothing, and the lead's own module keeps the head true to what it says.
+        best = by_number[max(members, key=lambda n: (by_number[n].importance, -n))]
+        lead_head = "/".join(best.modules[:2]) or head
+        title = f"{lead_head}: {_clip(parse_title(best.title)[0] or best.title, 60)}"
     why = []
     if any(r in members for n in members for r in by_number[n].refs):
         why.append(say(language, "cluster_refs"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from prhub.period import Period
+from prhub.scoring import parse_title
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 HIGHLIGHTS = 5
@@ -80,7 +81,7 @@ def _highlights(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
             flags.append("回滚" if zh else "revert")
         flag = f"[{'/'.join(flags)}] " if flags else ""
         if zh:
-            text = f"{flag}#{p['number']} {_short(p['title'])}（重要性 {_fmt(p['importance'])}）"
+            text = f"{flag}#{p['number']} {_short(p['title'])}（重要度 {_fmt(p['importance'])}）"
             text += f"：{_short(summary, 160)}" if summary else ""
         else:
             text = f"{flag}#{p['number']} {_short(p['title'])} (importance {_fmt(p['importance'])})"
@@ -97,10 +98,11 @@ def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
         members = [by_number[n] for n in cluster["prs"] if n in by_number]
         lead = max(members, key=lambda p: (p["importance"], -p["number"]))
         n = len(members)
+        what = _short(parse_title(lead["title"])[0] or lead["title"], 70)  # the tags are in the theme already
         if zh:
-            text = f"{n} 个相关 PR（{_refs(cluster['prs'])}），以 #{lead['number']} {_short(lead['title'], 70)} 为主"
+            text = f"{n} 个相关 PR（{_refs(cluster['prs'])}），以 #{lead['number']}「{what}」为主"
         else:
-            text = f"{n} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']} {_short(lead['title'], 70)}"
+            text = f"{n} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']} “{what}”"
         changes.append({"theme": cluster["title"], "text": text, "prs": list(cluster["prs"])})
         covered.update(cluster["prs"])
     for module in report.get("modules", []):
@@ -112,11 +114,11 @@ def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
         key = [n for n in rest if by_number.get(n, {}).get("key")]
         more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
         if zh:
-            text = (f"{module['name']} 模块{'另有' if more else '本周'} {len(rest)} 个 PR，其中关键 {len(key)} 个："
-                    f"{_refs(rest)}")
+            share = f"其中关键 {len(key)} 个" if key else "均非关键 PR"
+            text = f"{module['name']} 模块{'另有' if more else '本周'} {len(rest)} 个 PR，{share}：{_refs(rest)}"
         else:
-            text = (f"{len(rest)} {'more ' if more else ''}PRs in {module['name']}, {len(key)} of them key: "
-                    f"{_refs(rest)}")
+            share = f"{len(key)} of them key" if key else "none of them key"
+            text = f"{len(rest)} {'more ' if more else ''}PRs in {module['name']}, {share}: {_refs(rest)}"
         changes.append({"theme": module["name"], "text": text, "prs": rest})
         covered.update(rest)
     return changes
@@ -148,12 +150,14 @@ def _risk_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
         label = names.get(risk["kind"], risk["kind"])
         items = risk.get("items") or []
         example = f"{items[0]['detail']}" if items else risk["detail"]
+        # The renderers list the PRs the text does not cite, so the text names only the example.
+        first, count = risk["prs"][0], len(risk["prs"])
         if zh:
-            text = (f"{label}：{len(risk['prs'])} 个 PR（{_refs(risk['prs'])}），"
-                    f"例如 #{risk['prs'][0]}：{_short(example, 120)}")
+            text = (f"{label}：#{first}，{_short(example, 120)}" if count == 1 else
+                    f"{label}：{count} 个 PR，例如 #{first}：{_short(example, 120)}")
         else:
-            count = f"{len(risk['prs'])} PR{'s' if len(risk['prs']) != 1 else ''}"
-            text = f"{label}: {count} ({_refs(risk['prs'])}), e.g. #{risk['prs'][0]}: {_short(example, 120)}"
+            text = (f"{label}: #{first}, {_short(example, 120)}" if count == 1 else
+                    f"{label}: {count} PRs, e.g. #{first}: {_short(example, 120)}")
         notes.append({"text": text, "prs": list(risk["prs"])})
     return notes
 
@@ -206,7 +210,12 @@ def _suggestions(report: dict[str, Any], zh: bool) -> list[str]:
         out.append(f"关注活跃度上升的模块：{'、'.join(rising[:3])}。" if zh else
                    f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
     newcomers = report["stats"].get("new_contributors") or []
-    if newcomers:
+    window = report["stats"].get("new_contributors_window") or 0
+    if newcomers and window:
+        out.append(f"欢迎近 {window} 周首次出现的 {len(newcomers)} 位贡献者。" if zh else
+                   f"Welcome the {len(newcomers)} contributor{'s' if len(newcomers) != 1 else ''} first seen in the "
+                   f"last {window} weeks.")
+    elif newcomers:
         out.append(f"欢迎 {len(newcomers)} 位首次贡献者。" if zh else
                    f"Welcome the {len(newcomers)} first-time contributor{'s' if len(newcomers) != 1 else ''}.")
     return out[:5]
@@ -221,21 +230,27 @@ def _summary(report: dict[str, Any], zh: bool) -> str:
     busiest = [m["name"] for m in report.get("modules", []) if m["pr_count"]][:3]
     breaking = sum(1 for p in report.get("prs", []) if p["breaking"])
     reverts = len(report.get("reverts", []))
+    window = s.get("new_contributors_window") or 0  # the history reaches back only this many weeks
     if zh:
+        newcomers = (f"近 {window} 周首次出现 {len(s['new_contributors'])} 位" if window else
+                     f"新贡献者 {len(s['new_contributors'])} 位")
         first = (f"本期合并 {n} 个 PR，其中关键 PR {key} 个，来自 {s['authors']} 位作者"
-                 f"（新贡献者 {len(s['new_contributors'])} 位），共 +{s['additions']}/−{s['deletions']} 行；"
-                 f"平均重要性 {s['avg_importance']:.1f}，平均信息量 {s['avg_insight']:.1f}。")
+                 f"（{newcomers}），共 +{s['additions']}/−{s['deletions']} 行；"
+                 f"平均重要度 {s['avg_importance']:.1f}，平均洞察度 {s['avg_insight']:.1f}。")
         second = []
         if busiest:
             second.append(f"最活跃的模块是 {'、'.join(busiest)}")
         if lead:
             second.append("最值得关注的是 " + "、".join(f"#{p['number']} {_short(p['title'], 60)}" for p in lead))
+        attention = [f"{breaking} 个破坏性变更" if breaking else "", f"{reverts} 条回滚记录" if reverts else ""]
         if breaking or reverts:
-            second.append(f"包含 {breaking} 个破坏性变更、{reverts} 条回滚记录")
+            second.append("包含 " + "、".join(a for a in attention if a))
         return first + ("\n\n" + "；".join(second) + "。" if second else "")
     merged = f"{n} PRs were merged" if n != 1 else "1 PR was merged"
+    newcomers = (f"{len(s['new_contributors'])} first seen in the last {window} weeks" if window else
+                 f"{len(s['new_contributors'])} first-time")
     first = (f"{merged}, {key} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
-             f"({len(s['new_contributors'])} first-time), +{s['additions']}/−{s['deletions']} lines; "
+             f"({newcomers}), +{s['additions']}/−{s['deletions']} lines; "
              f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
     second = []
     if busiest:
@@ -243,9 +258,11 @@ def _summary(report: dict[str, Any], zh: bool) -> str:
     if lead:
         second.append("the changes to read first are " + " and ".join(f"#{p['number']} {_short(p['title'], 60)}"
                                                                       for p in lead))
+    attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
+                 f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
     if breaking or reverts:
-        second.append(f"{breaking} breaking change{'s' if breaking != 1 else ''} and {reverts} "
-                      f"revert chain{'s' if reverts != 1 else ''} need attention")
+        second.append(" and ".join(a for a in attention if a) + (" need" if breaking + reverts > 1 else " needs")
+                      + " attention")
     return first + ("\n\n" + "; ".join(second) + "." if second else "")
 
 

@@ -20,6 +20,8 @@ _INVISIBLE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]"
 )
 _SPACES = re.compile(r"\s+")
+# Key points shown per PR in the key-PR table: a row of five long bullets buried the table (report.json keeps all).
+KEY_POINTS = 3
 
 
 def clean(value: Any) -> str:
@@ -179,7 +181,7 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
     key_prs = [
         {**_ref(p["number"], prs_by_number), "title": clean(p.get("title")),
          "modules": [clean(m) for m in p.get("modules", [])], "importance": num(p.get("importance")),
-         "insight": num(p.get("insight")), "key_points": _texts(p.get("key_points")),
+         "insight": num(p.get("insight")), "key_points": _texts(p.get("key_points"))[:KEY_POINTS],
          "summary": clean(p.get("summary")), "author": clean(p.get("author")), "breaking": bool(p.get("breaking"))}
         for p in report.get("prs", []) if p.get("key")
     ]

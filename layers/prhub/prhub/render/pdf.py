@@ -130,6 +130,7 @@ class ReportPDF(FPDF):
         self.set_font("cjk", size=BODY)
         self.set_creator("Prhub")
         self.pr_urls: dict[int, str] = {}  # PR number -> URL, for "#N" in narrative text
+        self.lp, self.rp = " (", ")"  # around a PR list after text; render_pdf sets the language's brackets
 
     def fit(self, value: Any) -> str:
         """Cleaned text with only the characters the font can draw."""
@@ -161,12 +162,12 @@ class ReportPDF(FPDF):
         """Text (its "#N" PR references linked) followed by "(#1, #2)" links."""
         out = [Run(seg, url) for seg, url in segments(self.fit(text), self.pr_urls)]
         if refs:
-            out.append(Run(" (" if out else "("))
+            out.append(Run(self.lp if out else self.lp.strip()))
             for i, ref in enumerate(refs):
                 if i:
                     out.append(Run(", "))
                 out.append(Run(ref["label"], ref.get("url")))
-            out.append(Run(")"))
+            out.append(Run(self.rp))
         return out
 
     def measure(self, text: str) -> float:
@@ -277,6 +278,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
     L = v["L"]
     pdf = ReportPDF(f"{v['title']}", L["page_n"])
     pdf.pr_urls = v["links"]
+    pdf.lp, pdf.rp = L["lp"], L["rp"]  # full-width brackets around PR lists in Chinese text
     T = pdf.fit
     pdf.set_title(T(v["title"]))
     pdf.set_author("Prhub")
