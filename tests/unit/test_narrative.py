@@ -106,3 +106,9 @@ def test_zero_counts_are_not_spelled_out():
 def test_key_changes_name_the_lead_change_without_its_title_tags():
     text = narrative.write(week_report("en"))["key_changes"][0]["text"]
     assert "led by #11 “support the async rollout backend”" in text and "[BREAKING]" not in text
+
+
+def test_a_theme_named_after_its_lead_is_not_repeated_in_the_text():
+    report = week_report("zh")
+    report["clusters"][0]["title"] = "rollout: support the async rollout backend"
+    assert narrative.write(report)["key_changes"][0]["text"] == "2 个相关 PR（#11, #12），以 #11 为主"

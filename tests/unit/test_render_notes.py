@@ -88,3 +88,12 @@ def test_new_contributors_are_labelled_by_how_far_the_history_reaches(window, zh
         assert f"| {label} | gina |" in files["report.md"].decode()
         assert f"<p>{label}: gina</p>" in files["index.html"].decode()
         assert f"{label}: gina" in pdf_text(files["report.pdf"], tmp_path)
+
+
+def test_the_key_pr_table_shows_at_most_three_key_points():
+    report = copy.deepcopy(load("en-small"))
+    key = next(p for p in report["prs"] if p["key"])
+    key["key_points"] = [f"point {i}" for i in range(1, 6)]
+    md = render_all_strict(report)["report.md"].decode()
+    row = next(line for line in md.splitlines() if "point 1" in line)
+    assert "point 3" in row and "point 4" not in row

@@ -99,10 +99,12 @@ def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
         lead = max(members, key=lambda p: (p["importance"], -p["number"]))
         n = len(members)
         what = _short(parse_title(lead["title"])[0] or lead["title"], 70)  # the tags are in the theme already
+        if what.rstrip("…") in cluster["title"]:
+            what = ""  # the theme is the lead's own title: do not say it twice
         if zh:
-            text = f"{n} 个相关 PR（{_refs(cluster['prs'])}），以 #{lead['number']}「{what}」为主"
+            text = f"{n} 个相关 PR（{_refs(cluster['prs'])}），以 #{lead['number']}{f'「{what}」' if what else ' '}为主"
         else:
-            text = f"{n} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']} “{what}”"
+            text = f"{n} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']}{f' “{what}”' if what else ''}"
         changes.append({"theme": cluster["title"], "text": text, "prs": list(cluster["prs"])})
         covered.update(cluster["prs"])
     for module in report.get("modules", []):

@@ -205,9 +205,10 @@ class ReportPDF(FPDF):
             self.ln(h)
         self.ln(after)
 
-    def heading(self, text: str, level: int) -> None:
+    def heading(self, text: str, level: int, keep: float = 0.0) -> None:
+        """A bookmarked heading; `keep` mm more stay with it (a subheading right below, say)."""
         size = {0: 15.0, 1: 11.5}[level]
-        need = 28 if level == 0 else 18  # keep a heading with the first lines below it
+        need = (28 if level == 0 else 18) + keep  # keep a heading with the first lines below it
         if self.get_y() + need > self.page_break_trigger:
             self.add_page()
         self.ln(4 if level == 0 else 1.5)
@@ -335,7 +336,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
         for para in v["summary"]:
             pdf.paragraph(pdf.runs(para), after=2)
     if v["key_changes"]:
-        pdf.heading(L["key_changes"], 0)
+        pdf.heading(L["key_changes"], 0, keep=12)  # a theme heading comes first
         for k in v["key_changes"]:
             pdf.heading(k["theme"], 1)
             pdf.paragraph(pdf.runs(k["text"], k["prs"]))
@@ -366,7 +367,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
             pdf.heading(L["types"], 1)
             pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in v["types"])))])
     if v["risks"]:
-        pdf.heading(L["risks"], 0)
+        pdf.heading(L["risks"], 0, keep=12)
         for r in v["risks"]:
             pdf.heading(r["label"], 1)
             if not r["items"]:  # the engine's detail repeats its per-PR items
