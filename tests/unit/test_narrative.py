@@ -112,3 +112,11 @@ def test_a_theme_named_after_its_lead_is_not_repeated_in_the_text():
     report = week_report("zh")
     report["clusters"][0]["title"] = "rollout: support the async rollout backend"
     assert narrative.write(report)["key_changes"][0]["text"] == "2 个相关 PR（#11, #12），以 #11 为主"
+
+
+def test_a_single_pr_trend_is_singular():
+    report = week_report("en")
+    report["modules"] = [{"name": "fsdp", "pr_count": 1, "prs": [12], "baseline": 3.5, "delta": -2.5,
+                          "trend": "fading"}]
+    assert narrative.write(report)["trend_notes"][0]["text"] == ("fsdp: 1 PR this week vs 3.5/week over the previous 4 "
+                                                                 "(fading)")

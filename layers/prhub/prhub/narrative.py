@@ -139,7 +139,8 @@ def _trend_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
         if zh:
             text = (f"{module['name']}：本周 {module['pr_count']} 个 PR，前 4 周平均每周 {base} 个（{words[trend]}）")
         else:
-            text = (f"{module['name']}: {module['pr_count']} PRs this week vs {base}/week over the previous 4 "
+            count = f"{module['pr_count']} PR{'s' if module['pr_count'] != 1 else ''}"
+            text = (f"{module['name']}: {count} this week vs {base}/week over the previous 4 "
                     f"({words[trend]})")
         notes.append({"text": text, "prs": list(module["prs"])})
     return notes[:5]

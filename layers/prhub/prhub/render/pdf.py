@@ -264,6 +264,11 @@ class ReportPDF(FPDF):
         self.ln(3)
 
 
+def _points(points: Sequence[str]) -> str:
+    """Key points in one table cell: bulleted when several ("；" joined English points and doubled stops)."""
+    return points[0] if len(points) == 1 else " ".join(f"• {p}" for p in points)
+
+
 def _refs_cell(pdf: ReportPDF, refs: Sequence[dict[str, Any]]) -> list[Run]:
     out: list[Run] = []
     for i, ref in enumerate(refs):
@@ -378,7 +383,7 @@ def render_pdf(report: dict[str, Any]) -> bytes:
     if v["key_prs"]:
         pdf.heading(L["key_prs"], 0)
         rows = [[[Run(p["label"], p["url"])], [Run(T(p["title"]))], [Run(T(", ".join(p["modules"])))],
-                 [Run(p["importance"])], pdf.runs("； ".join(p["key_points"]) or p["summary"])]
+                 [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
                 for p in v["key_prs"]]
         pdf.wrapped_table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
                   [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
