@@ -130,7 +130,7 @@ def test_revert_in_the_week_by_number_and_by_title():
 
 def test_clusters_join_references_and_shared_files_and_have_titles():
     result = report(week_prs())
-    assert result["clusters"] == [{"title": "rollout: prefix, caching", "prs": [1, 2], "modules": ["rollout"],
+    assert result["clusters"] == [{"title": "rollout: support prefix caching", "prs": [1, 2], "modules": ["rollout"],
                                    "reason": "cross-references, 1 shared file, common title terms"}]
 
 

@@ -245,14 +245,17 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
     files = Counter(f for n in members for f in by_number[n].files)
     shared_files = sorted(f for f, c in files.items() if c >= 2)
     head = "/".join(top_modules) or "misc"
-    if top_terms:
+    best = by_number[max(members, key=lambda n: (by_number[n].importance, -n))]
+    lead = parse_title(best.title)[0] or best.title
+    lead_words = {w.strip(".-+") for w in re.findall(r"[\w.+-]+", lead.lower())}
+    if top_terms and not set(top_terms) <= lead_words:
         title = f"{head}: {', '.join(top_terms)}"
+    elif top_terms:
+        title = f"{head}: {_clip(lead, 60)}"  # "rollout: support prefix caching" reads better than "prefix, caching"
     else:
         # Without shared title terms the lead PR names the theme: a shared file name ("test_engine.py") told a
         # reader nothing, and the lead's own module keeps the head true to what it says.
-        best = by_number[max(members, key=lambda n: (by_number[n].importance, -n))]
-        lead_head = "/".join(best.modules[:2]) or head
-        title = f"{lead_head}: {_clip(parse_title(best.title)[0] or best.title, 60)}"
+        title = f"{'/'.join(best.modules[:2]) or head}: {_clip(lead, 60)}"
     why = []
     if any(r in members for n in members for r in by_number[n].refs):
         why.append(say(language, "cluster_refs"))
