@@ -166,7 +166,7 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
 
     def notes(items: Any) -> list[dict[str, Any]]:
         """Narrative items {text, prs}; `prs` keeps only the PRs the text does not already cite as "#N"."""
-        out = []
+        out: list[dict[str, Any]] = []
         for item in items or []:
             text = clean(item.get("text") if isinstance(item, dict) else item)
             if not text:
