@@ -185,7 +185,7 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
          "summary": clean(p.get("summary")), "author": clean(p.get("author")), "breaking": bool(p.get("breaking"))}
         for p in report.get("prs", []) if p.get("key")
     ]
-    risks = [
+    risks: list[dict[str, Any]] = [
         {"kind": clean(r.get("kind")), "label": risk_label(clean(r.get("kind")), lang),
          "detail": clean(r.get("detail")), "prs": refs(r.get("prs")),
          "items": [{"pr": _ref(i.get("pr"), prs_by_number), "detail": clean(i.get("detail"))}
