@@ -122,3 +122,8 @@ def test_a_single_pr_trend_is_singular():
                           "trend": "fading"}]
     assert narrative.write(report)["trend_notes"][0]["text"] == ("fsdp: 1 PR this week vs 3.5/week over the previous 4 "
                                                                  "(fading)")
+
+
+def test_the_summary_names_the_lead_changes_without_their_title_tags():
+    summary = narrative.write(week_report("zh"))["summary"]
+    assert "最值得关注的是 #11 support the async rollout backend" in summary and "[BREAKING]" not in summary

@@ -224,6 +224,11 @@ def _suggestions(report: dict[str, Any], zh: bool) -> list[str]:
     return out[:5]
 
 
+def _what(pr: dict[str, Any]) -> str:
+    """A PR's title without its tags and type prefix, for prose that names it."""
+    return _short(parse_title(pr["title"])[0] or pr["title"], 60)
+
+
 def _summary(report: dict[str, Any], zh: bool) -> str:
     s = report["stats"]
     n, key = s["pr_count"], s["key_pr_count"]
@@ -244,7 +249,7 @@ def _summary(report: dict[str, Any], zh: bool) -> str:
         if busiest:
             second.append(f"最活跃的模块是 {'、'.join(busiest)}")
         if lead:
-            second.append("最值得关注的是 " + "、".join(f"#{p['number']} {_short(p['title'], 60)}" for p in lead))
+            second.append("最值得关注的是 " + "、".join(f"#{p['number']} {_what(p)}" for p in lead))
         attention = [f"{breaking} 个破坏性变更" if breaking else "", f"{reverts} 条回滚记录" if reverts else ""]
         if breaking or reverts:
             second.append("包含 " + "、".join(a for a in attention if a))
@@ -259,8 +264,7 @@ def _summary(report: dict[str, Any], zh: bool) -> str:
     if busiest:
         second.append(f"The busiest modules were {', '.join(busiest)}")
     if lead:
-        second.append("the changes to read first are " + " and ".join(f"#{p['number']} {_short(p['title'], 60)}"
-                                                                      for p in lead))
+        second.append("the changes to read first are " + " and ".join(f"#{p['number']} {_what(p)}" for p in lead))
     attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
                  f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
     if breaking or reverts:
