@@ -28,9 +28,8 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import openai
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
@@ -45,6 +44,17 @@ from prhub.period import Period
 from prhub.prompting import estimate_tokens, pr_prompt, prompt_version, render, repair_message
 from prhub.scoring import Budget, HeuristicScorer, Scorer
 from prhub.secrets import SecretError
+
+if TYPE_CHECKING:
+    import openai
+
+
+def _openai() -> Any:
+    """The openai package, imported on first use: it costs about half a second of every cold start,
+    which an engine-only worker should not pay."""
+    import openai
+
+    return openai
 
 logger = Logger(service="prhub", child=True)
 
@@ -188,7 +198,7 @@ class ChatModel:
 
     def __init__(self, endpoint: Endpoint, client: openai.OpenAI | None = None) -> None:
         self.endpoint = endpoint
-        self.client = client or openai.OpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url,
+        self.client = client or _openai().OpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url,
                                               timeout=endpoint.timeout, max_retries=endpoint.max_retries)
         self.url = str(self.client.base_url)
 
@@ -214,7 +224,7 @@ class ChatModel:
                 "type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
             try:
                 response = self.client.chat.completions.create(**request)
-            except openai.BadRequestError as exc:
+            except _openai().BadRequestError as exc:
                 quirk = self._quirk(exc, quirks)
                 if quirk is None:
                     raise
@@ -450,7 +460,7 @@ class LlmScorer:
                 return fallback(engine, "budget exhausted: the run's model tokens are spent", spent_in, spent_out)
             try:
                 answer = self.chat.complete(messages, "prhub_pr", PR_SCHEMA, PR_ANSWER_TOKENS)
-            except openai.APIError as exc:
+            except _openai().APIError as exc:
                 logger.warning("model call failed, engine scores the PR",
                                extra={"number": pr.number, "error": describe(exc)})
                 return fallback(engine, f"model unavailable ({describe(exc)})", spent_in, spent_out)
@@ -666,7 +676,7 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
                 break
             try:
                 answer = chat.complete(messages, "prhub_narrative", NARRATIVE_SCHEMA, NARRATIVE_ANSWER_TOKENS)
-            except openai.APIError as exc:
+            except _openai().APIError as exc:
                 logger.warning("narrative model call failed", extra={"error": describe(exc)})
                 stopped = f"the model was unavailable ({describe(exc)})"
                 break

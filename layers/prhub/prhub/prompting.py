@@ -13,14 +13,15 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from prhub.config import RepoConfig
 from prhub.models import FileChange, PullRequest, ScoredPR
 from prhub.scoring import ENGINE_VERSION
 from prhub.textparse import strip_template
+
+if TYPE_CHECKING:
+    import jinja2
 
 PROMPTS = Path(__file__).parent / "prompts"
 TAGS = ("pr_title", "pr_description", "changed_files", "diff", "engine_features", "week_facts")
@@ -47,6 +48,8 @@ def defuse(text: Any) -> str:
 
 @cache
 def _env() -> jinja2.Environment:
+    import jinja2  # here, not at module level: an engine-only score worker never pays for it
+
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(PROMPTS)), undefined=jinja2.StrictUndefined,
                              autoescape=False, keep_trailing_newline=False)
     env.filters["data"] = defuse

@@ -25,8 +25,14 @@ from urllib.parse import urlsplit
 
 from prhub.period import Period
 from prhub.render.common import clean, num, safe_url
-from prhub.render.html import render_page
 from prhub.render.labels import labels
+
+
+def _render_page(template: str, **values: Any) -> str:
+    # Imported here: flow imports this module in every function, and the score worker must not load Jinja2.
+    from prhub.render.html import render_page
+
+    return render_page(template, **values)
 
 TYPES = {".html": "text/html; charset=utf-8", ".md": "text/markdown; charset=utf-8",
          ".pdf": "application/pdf", ".json": "application/json", ".xml": "application/atom+xml",
@@ -114,7 +120,7 @@ def _language(entries: list[dict[str, Any]]) -> str:
 
 def render_repo_index(repo: str, entries: list[dict[str, Any]]) -> str:
     lang = _language(entries)
-    return render_page("repo.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en",
+    return _render_page("repo.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en",
                        repo=clean(repo), repo_url=safe_url(f"https://github.com/{repo}"), reports=entries)
 
 
@@ -130,14 +136,14 @@ def render_feed(repo: str, entries: list[dict[str, Any]], site_url: str = "") ->
               "updated": _atom_time(e["generated_at"] or f"{e['until']}T00:00:00Z"), "link": root + e["href"]}
              for e in entries[:FEED_ENTRIES]]
     updated = max((i["updated"] for i in items), default="1970-01-01T00:00:00Z")
-    return render_page("feed.xml.j2", L=labels(_language(entries)), repo=clean(repo), entries=items,
+    return _render_page("feed.xml.j2", L=labels(_language(entries)), repo=clean(repo), entries=items,
                        feed_id=uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{repo}").urn, updated=updated,
                        self_link=f"{root}feed.xml" if root else "feed.xml", home=root or "./")
 
 
 def render_root_index(repos: list[dict[str, Any]]) -> str:
     lang = repos[0]["latest"]["language"] if repos and repos[0].get("latest") else "zh"
-    return render_page("root.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos)
+    return _render_page("root.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos)
 
 
 def list_repositories(s3: Any, bucket: str) -> list[dict[str, Any]]:
