@@ -74,7 +74,7 @@ def benchmark(data: Path = DATA) -> dict[str, Any]:
     """The `python -m bench` shape: rows of [measure, value, notes] plus the raw figures (skips without data)."""
     if not data.exists():
         return {"rows": [["engine on verl", "skipped", f"{data} is not here"]]}
-    config = RepoConfig(repo=REPO, tz="Asia/Shanghai")
+    config = RepoConfig(repo=REPO, tz="Asia/Shanghai", language="en")
     prs = load(data)
     reports, scoring_time, analysis_time = run(prs, config)
     entries = [e for _, r in reports for e in r["prs"]]
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--top", type=int, default=5)
     parser.add_argument("--quiet", action="store_true", help="only the distribution")
     args = parser.parse_args(argv)
-    config = RepoConfig(repo=REPO, tz=args.tz)
+    config = RepoConfig(repo=REPO, tz=args.tz, language="en")
     prs = load(args.data)
     reports, scoring_time, analysis_time = run(prs, config)
     all_prs = [entry for _, report in reports for entry in report["prs"]]
