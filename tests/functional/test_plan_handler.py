@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prhub import flow
 from prhub.local import Stack
 from prhub.store import Run
 
@@ -124,3 +126,35 @@ def test_unreadable_source_is_a_clear_error_and_writes_nothing(stack: Stack, tmp
     answer = plan(stack, {**SAMPLE, "source": f"jsonl:{tmp_path}/missing.jsonl"})
     assert answer["ok"] is False and "cannot read export file" in answer["error"]
     assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
+
+
+def test_the_github_source_follows_a_changed_api_url_and_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A warm process whose environment changes (a test, a local runner pointed elsewhere) must not keep the
+    # first run's server and token.
+    monkeypatch.setattr(flow, "_sources", {})
+    monkeypatch.delenv("GITHUB_TOKEN_SECRET", raising=False)
+    monkeypatch.delenv("CACHE_TABLE", raising=False)
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9/a")
+    monkeypatch.setenv("GITHUB_TOKEN", "token-a")
+    first = flow.cached_source("github")
+    assert flow.cached_source("github") is first
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9/b")
+    second = flow.cached_source("github")
+    assert getattr(second, "api_url") == "http://127.0.0.1:9/b"  # noqa: B009 - Source does not declare it
+    monkeypatch.setenv("GITHUB_TOKEN", "token-b")
+    third = flow.cached_source("github")
+    assert third is not second and getattr(third, "token") == "token-b"  # noqa: B009
+    assert all("token-b" not in part for key in flow._sources for part in key)  # the key holds no secret
+
+
+def test_an_export_is_parsed_once_until_the_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(flow, "_sources", {})
+    export = tmp_path / "prs.jsonl"
+    export.write_text("")
+    spec = f"jsonl:{export}"
+    first = flow.cached_source(spec)
+    assert flow.cached_source(spec) is first
+    export.write_text("not json\n")
+    os.utime(export, ns=(export.stat().st_atime_ns, export.stat().st_mtime_ns + 1_000_000_000))
+    second = flow.cached_source(spec)
+    assert second is not first and list(getattr(second, "skipped")) != []  # noqa: B009

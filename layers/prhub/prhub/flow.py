@@ -10,11 +10,13 @@ the local runner hand in their own clients, source factory and clock.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import secrets
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -51,16 +53,38 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-_sources: dict[str, Source] = {}
+_sources: dict[tuple[str, ...], Source] = {}
 _sources_lock = threading.Lock()
+MAX_CACHED_SOURCES = 16
+GITHUB_ENV = ("GITHUB_API_URL", "GITHUB_TOKEN", "GITHUB_TOKEN_SECRET")
+
+
+def source_key(spec: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """What a cached Source was built from: a file's path and mtime, or GitHub's URL and token settings.
+
+    A changed environment or a rewritten export gets a new Source; the token is hashed so the key holds no secret.
+    """
+    env = os.environ if env is None else env
+    if spec.startswith("jsonl:"):
+        try:
+            mtime = str(os.stat(spec[len("jsonl:"):]).st_mtime_ns)
+        except OSError:
+            mtime = "missing"  # open_source raises the readable error
+        return (spec, mtime)
+    values = [env.get(name, "") for name in GITHUB_ENV]
+    values[1] = hashlib.sha256(values[1].encode()).hexdigest() if values[1] else ""
+    return (spec, *values)
 
 
 def cached_source(spec: str) -> Source:
-    """One Source per spec and process: an export file is parsed once, not per message."""
+    """One Source per spec, settings and process: an export file is parsed once, not per message."""
+    key = source_key(spec)
     with _sources_lock:
-        if spec not in _sources:
-            _sources[spec] = open_source(spec)
-        return _sources[spec]
+        if key not in _sources:
+            if len(_sources) >= MAX_CACHED_SOURCES:
+                _sources.clear()  # a long-lived process whose settings keep changing must not grow without bound
+            _sources[key] = open_source(spec)
+        return _sources[key]
 
 
 class LazyClient:
