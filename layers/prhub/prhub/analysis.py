@@ -148,6 +148,11 @@ def _terms(title: str) -> set[str]:
     return {w.strip(".-+") for w in words if w.strip(".-+") not in STOPWORDS}
 
 
+# Past this many PRs a file or title term is too common to say two PRs belong together (weeks up to 320 PRs
+# never reach it; a year of a busy repository does).
+MAX_RARE_USERS = 40
+
+
 def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]], language: str = "en") -> list[dict[str, Any]]:
     """Groups of PRs working on the same thing, joined strongest link first and at most MAX_CLUSTER PRs each.
 
@@ -174,7 +179,8 @@ def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]], language: str 
     terms = {p.number: _terms(p.title) for p in prs}
     term_users: Counter[str] = Counter(t for ts in terms.values() for t in ts)
     # A file or term most of the week touches (the trainer entry point, "rollout") says nothing about relatedness.
-    common = max(3, len(prs) // 8)
+    # The absolute cap keeps a long range linear: each PR then has a bounded number of link partners.
+    common = max(3, min(len(prs) // 8, MAX_RARE_USERS))
     edges: dict[tuple[int, int], float] = {}
     for p in prs:
         for ref in p.refs + ([p.reverts] if p.reverts else []):
