@@ -23,13 +23,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from prhub.models import PullRequest
 from prhub.period import format_timestamp, parse_timestamp
+
+from tests.fakes.loopback import LoopbackServer
 
 FAULTS = ("401", "404", "403-retry-after", "429", "502", "slow", "cut", "cut-connection", "exhausted", "incomplete")
 
@@ -49,7 +51,7 @@ def load_export(path: str | Path) -> list[PullRequest]:
         return [PullRequest.from_export(json.loads(line)) for line in handle if line.strip()]
 
 
-class FakeGitHub:
+class FakeGitHub(LoopbackServer):
     """The fake server. Start with `with FakeGitHub(...) as gh` or start()/stop(); its base URL is `gh.url`."""
 
     def __init__(
@@ -78,8 +80,6 @@ class FakeGitHub:
         self.counts: Counter[str] = Counter()  # answered requests per kind; 304s under "not_modified"
         self.log: list[tuple[str, int]] = []  # (request path with query, status) of every answer
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     @classmethod
     def from_export(cls, path: str | Path, repo: str = "verl-project/verl", **options: Any) -> FakeGitHub:
@@ -93,28 +93,12 @@ class FakeGitHub:
         class Handler(_Handler):
             server_fake = fake
 
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return self.serve(Handler)
 
     @property
     def url(self) -> str:
         assert self._server, "start the fake first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
 
     # --- test controls ------------------------------------------------------------------------
 
@@ -273,14 +257,6 @@ def _parse_range(value: str) -> tuple[datetime, datetime] | None:
         return _parse_moment(value, False), _parse_moment(value, True)
     except ValueError:
         return None
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that timed out (the "slow" fault) hangs up before the answer: expected, not news.
-        pass
 
 
 class _Handler(BaseHTTPRequestHandler):

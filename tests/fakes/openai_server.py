@@ -27,8 +27,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.loopback import LoopbackServer
 
 Responder = Callable[[dict[str, Any]], Any]
 
@@ -163,7 +165,7 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """POST /v1/chat/completions (and /chat/completions) on 127.0.0.1:<random port>, served from a thread."""
 
     def __init__(self, responder: Responder = rule_based, *, latency: float = 0.0, reject_schema: bool = False,
@@ -179,8 +181,6 @@ class FakeOpenAI:
         self.tokens_out = 0
         self.call_times: list[float] = []
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------------------------
     def start(self) -> FakeOpenAI:
@@ -221,29 +221,12 @@ class FakeOpenAI:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout fault)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-openai", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return self.serve(Handler)
 
     @property
     def base_url(self) -> str:
         assert self._server, "start the server first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     # -- behaviour -------------------------------------------------------------------------------------------------
     def enqueue(self, *items: Any) -> None:

@@ -10,21 +10,20 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from tests.fakes.loopback import LoopbackServer
 
-class FakeRegistry:
+
+class FakeRegistry(LoopbackServer):
     def __init__(self, pypi: dict[str, list[str]] | None = None, npm: dict[str, list[str]] | None = None,
                  fail: tuple[str, ...] = ()) -> None:
         self.pypi = {k.lower(): list(v) for k, v in (pypi or {}).items()}
         self.npm = {k.lower(): list(v) for k, v in (npm or {}).items()}
         self.fail = fail
         self.requests: list[str] = []
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -73,19 +72,5 @@ class FakeRegistry:
             def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
                 return
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
+        return self.serve(Handler)
 
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeRegistry:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

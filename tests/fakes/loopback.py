@@ -1,0 +1,48 @@
+"""What every fake server shares: a ThreadingHTTPServer on 127.0.0.1 (a free port) in a daemon thread."""
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that timed out (a "slow" fault) hangs up before the answer: expected, not news.
+        pass
+
+
+class LoopbackServer:
+    """Start/stop and `with` support; a subclass's start() builds its handler class and calls serve()."""
+
+    _server: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+
+    def serve(self, handler: type[BaseHTTPRequestHandler]) -> Self:
+        self._server = QuietServer(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=type(self).__name__, daemon=True)
+        self._thread.start()
+        return self
+
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start the server first"
+        return int(self._server.server_address[1])
