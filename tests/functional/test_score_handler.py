@@ -1,6 +1,7 @@
 """ScoreFunction on moto: partial batch failures, duplicate deliveries, concurrent workers, the last receive."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import json
@@ -13,7 +14,7 @@ import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub import flow
 from prhub.errors import RetryLater
-from prhub.local import Stack, sqs_event
+from prhub.local import LambdaContext, Stack, sqs_event
 from prhub.models import FileChange, PullRef, PullRequest
 from prhub.store import unpack
 
@@ -198,3 +199,31 @@ def test_a_scorer_that_cannot_work_fails_its_prs_at_once(stack: Stack, monkeypat
     assert (run["done"], run["failed"]) == (0, SAMPLE_PRS)
     assert all("API key" in r["reason"] for r in items(stack, "ResultsTable"))
     assert depth(stack, "ReportQueue") == 1
+
+
+def test_each_invocation_gives_the_cached_source_its_own_deadline(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+
+    class Timed:
+        """Stands in for GitHubSource: a cached source with a public `deadline` it consults before waiting."""
+
+        def __init__(self) -> None:
+            self.deadline: Any = None
+            self.seen: list[float] = []
+
+        def list_merged(self, repo: str, period: Any) -> list[PullRef]:
+            return []
+
+        def get(self, repo: str, ref: PullRef) -> PullRequest:
+            assert self.deadline is not None, "no deadline: a rate-limit wait could outlast the function"
+            self.seen.append(self.deadline())
+            raise ConnectionError("the test stops here")
+
+    source = Timed()  # one per process, as flow.cached_source keeps it
+    for number, timeout_ms in ((1201, 60_000), (1202, 20_000)):
+        context = LambdaContext("ScoreFunction", timeout_ms=timeout_ms)
+        deps = dataclasses.replace(flow.Deps.from_env(lambda_context=context), source_factory=lambda spec: source)
+        with contextlib.suppress(ConnectionError):
+            flow.score_record(SQSRecord(record_like(run_id, number)), deps)
+    # The function's time left minus github.lambda_deadline's 10 s reserve, per invocation.
+    assert 45 < source.seen[0] <= 50 and 5 < source.seen[1] <= 10

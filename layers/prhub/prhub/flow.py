@@ -33,6 +33,7 @@ from prhub import analysis, llm, narrative, site
 from prhub.aws import client
 from prhub.config import RepoConfig, Settings, WatchList, check_repo, load_watchlist
 from prhub.errors import InputError, RetryLater, SourceError
+from prhub.github import lambda_deadline
 from prhub.models import PullRef
 from prhub.period import Period, format_timestamp, parse_timestamp
 from prhub.queue import Queue
@@ -303,7 +304,12 @@ def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
 
 def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]:
     run = _run_meta(run_id, deps)
-    pr = deps.source_factory(run.source).get(run.repo, ref)
+    source = deps.source_factory(run.source)
+    if deps.lambda_context is not None and hasattr(source, "deadline"):
+        # The source outlives the invocation (cached per process): give it this invocation's time left, so a
+        # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
+        source.deadline = lambda_deadline(deps.lambda_context)
+    pr = source.get(run.repo, ref)
     scorer = llm.make_scorer(run.config)
     key = cache_key(run.repo, number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
     now = deps.now()
