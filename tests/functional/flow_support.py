@@ -52,10 +52,11 @@ def deliver(fn: Handler, stack: Stack, queue: str, messages: list[dict[str, Any]
 
 
 def depth(stack: Stack, queue: str) -> int:
-    """Messages in the queue, visible or in flight."""
+    """Messages in the queue, visible, in flight or delayed."""
     attrs = aws.client("sqs").get_queue_attributes(QueueUrl=stack.queues[queue], AttributeNames=[
-        "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
-    return int(attrs["ApproximateNumberOfMessages"]) + int(attrs["ApproximateNumberOfMessagesNotVisible"])
+        "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
+        "ApproximateNumberOfMessagesDelayed"])["Attributes"]
+    return sum(int(v) for v in attrs.values())
 
 
 def items(stack: Stack, table: str) -> list[dict[str, Any]]:

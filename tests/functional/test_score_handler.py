@@ -131,25 +131,36 @@ def test_concurrent_workers_complete_the_run_and_exactly_one_report_is_requested
     assert json.loads(message["Body"]) == {"run_id": run_id}
 
 
-def test_retry_later_hands_the_message_back_past_retry_after(stack: Stack) -> None:
+def test_a_rate_limit_on_the_last_receive_is_no_failure_and_the_pr_comes_back_later(stack: Stack) -> None:
+    # GIVEN a PR whose message is on its last receive, and GitHub's rate limit in the way
     run_id = plan_sample(stack)
+    assert {m["MessageId"] for m in receive_all(stack, "ScoreQueue", SAMPLE_PRS)}  # the plan's messages, in flight
+    limited = {"n": 0}
 
     class RateLimited:
         def list_merged(self, repo: str, period: Any) -> list[PullRef]:
             return []
 
         def get(self, repo: str, ref: PullRef) -> PullRequest:
-            raise RetryLater("rate limited", retry_after=4)
+            limited["n"] += 1
+            raise RetryLater("rate limited", retry_after=2)
 
     deps = dataclasses.replace(flow.Deps.from_env(), source_factory=lambda spec: RateLimited())
-    [message] = receive(stack, "ScoreQueue", limit=1)
-    record = SQSRecord(sqs_event([message], stack.queue_arns["ScoreQueue"])["Records"][0])
-    with pytest.raises(RetryLater):
-        flow.score_record(record, deps)
-    time.sleep(2)  # twice the queue's visibility timeout: without the hold it would be back by now
-    seen = {m["MessageId"] for m in receive_all(stack, "ScoreQueue", SAMPLE_PRS - 1, timeout=3)}
-    assert message["MessageId"] not in seen
-    assert run_item(stack, run_id)["failed"] == 0
+    last = flow.Deps.from_env().settings.max_receive_count
+    record = SQSRecord(record_like(run_id, 1299, receives=last, message_id="limited"))
+    # WHEN it is scored: the record succeeds (SQS deletes it) instead of failing towards the DLQ
+    answer = flow.score_record(record, deps)
+    # THEN nothing counts as failed, and a fresh copy waits out the limit before anyone can receive it
+    assert limited["n"] == 1 and answer["deferred"] >= 3
+    run = run_item(stack, run_id)
+    assert (run["failed"], run["done"]) == (0, 0) and items(stack, "ResultsTable") == []
+    assert depth(stack, "ScoreQueue") == SAMPLE_PRS + 1
+    time.sleep(1.5)  # past the queue's 1 s visibility timeout, inside the retry_after
+    assert [m for m in receive(stack, "ScoreQueue", wait=0) if json.loads(m["Body"])["number"] == 1299] == []
+    again = [m for m in receive_all(stack, "ScoreQueue", SAMPLE_PRS + 1, timeout=4)
+             if json.loads(m["Body"])["number"] == 1299]
+    assert len(again) == 1 and again[0]["Attributes"]["ApproximateReceiveCount"] == "1"
+    assert json.loads(again[0]["Body"]) == json.loads(record.body)
 
 
 def test_a_3000_file_pr_is_stored_compactly(stack: Stack) -> None:

@@ -284,6 +284,9 @@ def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
         outcome = _score(run_id, number, ref, deps)
+    except RetryLater as exc:
+        # Checked first: a rate limit is never a failure, whatever the receive count.
+        return _defer(record, run_id, number, exc, deps)
     except Exception as exc:
         # An InputError (no such run, a scorer that cannot work as configured) will not heal by retrying.
         if receives >= deps.settings.max_receive_count or isinstance(exc, InputError):
@@ -292,14 +295,32 @@ def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
             if deps.store.put_failure(run_id, number, reason, deps.now()):
                 logger.warning("PR failed for good", extra={"run_id": run_id, "number": number, "reason": reason})
             _complete(run_id, deps)
-        elif isinstance(exc, RetryLater):
-            deps.queue.hold(deps.settings.score_queue_url, record.receipt_handle, exc.retry_after + 1)
         else:
             logger.warning("scoring failed, SQS will retry", extra={
                 "run_id": run_id, "number": number, "error": str(exc), "trace": traceback.format_exc(limit=3)})
         raise
     _complete(run_id, deps)
     return outcome
+
+
+def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: Deps) -> dict[str, Any]:
+    """Send a fresh copy of the message that becomes visible after the wait, and let this one succeed.
+
+    Holding the message instead (ChangeMessageVisibility) would keep its receive count growing, so a PR rate
+    limited on its last receives would go to ScoreDLQ, lost to the run. A fresh copy starts at one receive;
+    a wait past SQS's 900 s delay ceiling just comes back, meets the limit again and is sent again.
+    """
+    url = deps.settings.score_queue_url
+    delay = exc.retry_after + 1
+    try:
+        deps.queue.send(url, json.loads(record.body), delay=delay)
+    except Exception:
+        # Could not send the copy: hold this one (its receive count grows, but nothing is lost now) and fail it.
+        deps.queue.hold(url, record.receipt_handle, delay)
+        raise exc from None
+    logger.info("rate limited, message sent again for later",
+                extra={"run_id": run_id, "number": number, "delay": delay, "reason": str(exc)})
+    return {"run_id": run_id, "number": number, "stored": False, "cached": False, "deferred": delay}
 
 
 def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from typing import Any
 
@@ -9,6 +10,7 @@ from prhub.errors import PrhubError
 
 BATCH = 10  # SQS's limit for send_message_batch
 MAX_VISIBILITY = 43_200  # twelve hours, SQS's ceiling
+MAX_DELAY = 900  # fifteen minutes, SQS's ceiling for DelaySeconds
 
 
 class QueueError(PrhubError):
@@ -21,8 +23,11 @@ class Queue:
         self.attempts = attempts
         self.pause = pause
 
-    def send(self, queue_url: str, body: dict[str, Any]) -> None:
-        self.sqs.send_message(QueueUrl=queue_url, MessageBody=json.dumps(body))
+    def send(self, queue_url: str, body: dict[str, Any], delay: float = 0) -> None:
+        """Send one message; with `delay`, it can be received only that many seconds later (rounded up,
+        capped at SQS's 900)."""
+        extra = {"DelaySeconds": min(MAX_DELAY, math.ceil(delay))} if delay > 0 else {}
+        self.sqs.send_message(QueueUrl=queue_url, MessageBody=json.dumps(body), **extra)
 
     def send_batch(self, queue_url: str, bodies: list[dict[str, Any]]) -> int:
         """Send in tens; entries SQS reports as Failed are sent again (a few times, with a pause)."""
