@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub import flow
+from prhub import flow, llm
 from prhub.errors import RetryLater
 from prhub.local import LambdaContext, Stack, sqs_event
 from prhub.models import FileChange, PullRef, PullRequest
+from prhub.scoring import HeuristicScorer
 from prhub.store import unpack
 
 from tests.conftest import load_event
@@ -238,3 +239,29 @@ def test_each_invocation_gives_the_cached_source_its_own_deadline(stack: Stack) 
             flow.score_record(SQSRecord(record_like(run_id, number)), deps)
     # The function's time left minus github.lambda_deadline's 10 s reserve, per invocation.
     assert 45 < source.seen[0] <= 50 and 5 < source.seen[1] <= 10
+
+
+def test_a_fallback_score_is_not_cached_so_the_next_delivery_asks_the_model_again(
+        stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_id = plan_sample(stack)
+
+    class FlakyModel:
+        """A model scorer whose first answer is the engine's fallback (the model was down), then the model's."""
+
+        kind, model, prompt_version = "llm", "fake-model", "v-test"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def score(self, pr: PullRequest, config: Any, budget: Any) -> Any:
+            self.calls += 1
+            scored = HeuristicScorer(language="en").score(pr, config, budget)
+            return dataclasses.replace(scored, scored_by="heuristic" if self.calls == 1 else "llm")
+
+    scorer = FlakyModel()
+    monkeypatch.setattr(llm, "make_scorer", lambda config: scorer)
+    deps = flow.Deps.from_env()
+    outcomes = [flow.score_record(SQSRecord(record_like(run_id, 1201, message_id=f"d{i}")), deps) for i in range(3)]
+    # The outage's fallback was stored for the run but not cached; the model's answer was, and is reused.
+    assert scorer.calls == 2
+    assert [o["cached"] for o in outcomes] == [False, False, True]

@@ -338,7 +338,10 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]
     cached = scored is not None
     if scored is None:
         scored = scorer.score(pr, run.config, RunBudget(deps.store, run_id, run.config.llm.max_tokens_per_run))
-        deps.store.cache_put(key, scored, now)
+        if scored.scored_by == scorer.kind:
+            # The engine's fallback (model outage, run budget spent) is kept for this run only: caching it under
+            # the model's key would stop every later run from asking the model for this PR.
+            deps.store.cache_put(key, scored, now)
     else:
         # A cache hit spends nothing in this run.
         scored.tokens_in = scored.tokens_out = 0
