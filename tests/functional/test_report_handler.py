@@ -5,6 +5,7 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from prhub import aws
 from prhub.local import Stack, sqs_event
 
@@ -111,3 +112,15 @@ def test_sweep_finishes_a_stuck_run_and_a_late_worker_does_not_report_again(stac
     assert deliver(handler(stack, "ScoreFunction"), stack, "ScoreQueue", kept[:1]) == set()
     assert depth(stack, "ReportQueue") == 0
     assert invoke(report, {"sweep": True, "older_than_minutes": 0})["swept"] == []
+
+
+def test_the_feed_links_are_absolute_under_the_site_url(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Feed readers resolve relative links against the feed's own URL at best; the stack knows its site's URL.
+    monkeypatch.setenv("SITE_URL", "https://reports.example.org")
+    run_id, _ = plan_and_score(stack)
+    [message] = receive_all(stack, "ReportQueue", 1)
+    assert deliver(handler(stack, "ReportFunction"), stack, "ReportQueue", [message]) == set()
+    feed = aws.client("s3").get_object(Bucket=stack.buckets["SiteBucket"],
+                                       Key="acme/rocket/feed.xml")["Body"].read().decode()
+    assert f'href="https://reports.example.org/{PREFIX}"' in feed
+    assert 'href="https://reports.example.org/acme/rocket/feed.xml"' in feed

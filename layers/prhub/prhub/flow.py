@@ -404,7 +404,7 @@ def build_report(run_id: str, deps: Deps) -> dict[str, Any]:
     report.update(llm.narrate(report, run.config))
     files = render_all(report)
     keys = site.publish_report(deps.s3, deps.settings.site_bucket, report, files)
-    keys += site.rebuild_indexes(deps.s3, deps.settings.site_bucket, run.repo)
+    keys += site.rebuild_indexes(deps.s3, deps.settings.site_bucket, run.repo, deps.settings.site_url)
     site.invalidate(deps.cloudfront, deps.settings.distribution_id, ["/" + k for k in keys])
     prefix = site.report_prefix(report)
     deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now())
