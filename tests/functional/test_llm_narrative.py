@@ -31,7 +31,7 @@ def build(language: str = "en", scorer: str = "llm", **llm_settings: Any) -> tup
     for i, title in enumerate(TITLES):
         pr = PullRequest(number=500 + i, title=title, body="Explains the change.\n\n- one point\n- another",
                          author=f"dev{i % 5}", merged_at=datetime(2026, 5, 4, 8, tzinfo=UTC) + timedelta(hours=9 * i),
-                         url=f"https://github.com/verl-project/verl/pull/{500 + i}", additions=30 * (i + 1),
+                         url=f"https://github.com/acme/rocket/pull/{500 + i}", additions=30 * (i + 1),
                          deletions=4 * i, changed_files=2,
                          files=[FileChange(f"verl/m{i}.py", additions=30 * (i + 1), deletions=4 * i),
                                 FileChange("verl/shared.py", additions=1)])

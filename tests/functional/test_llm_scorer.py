@@ -34,7 +34,7 @@ def make_pr(number: int = 11, title: str = "[trainer] fix: wrong loss scale", bo
             size: int = 40) -> PullRequest:
     return PullRequest(
         number=number, title=title, body=body, author="bob", merged_at=datetime(2026, 5, 5, tzinfo=UTC),
-        url=f"https://github.com/verl-project/verl/pull/{number}", head_sha=f"sha{number}", additions=size,
+        url=f"https://github.com/acme/rocket/pull/{number}", head_sha=f"sha{number}", additions=size,
         deletions=5, changed_files=1,
         files=[FileChange("verl/trainer/loss.py", additions=size, deletions=5, patch="@@ -1 +1 @@\n-x\n+y\n")])
 

