@@ -106,28 +106,26 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-_DYNAMODB_LOCK = threading.RLock()  # re-entrant: a second wrapping (another wrapper in between) must not deadlock
+def serialize_moto(handler: Any) -> None:
+    """Make one moto service handle one request at a time, as atomic as the real service.
 
-
-def serialize_moto_dynamodb() -> None:
-    """Make moto's DynamoDB handle one request at a time, as atomic as the real service.
-
-    moto is not thread-safe there: transact_write_items deep-copies whole tables and, on a failed
-    condition (a duplicate result), restores them, erasing writes other workers made meanwhile
-    (lost `done` counts, double wins, 500s). DynamoDB itself never does that.
+    moto is not thread-safe. DynamoDB: transact_write_items restores whole tables on a failed condition
+    (a duplicate result), erasing writes other workers made meanwhile (lost `done` counts, double wins,
+    500s). SQS: two concurrent ReceiveMessage calls can both pick a message due for the dead-letter queue
+    and the second fails moving it (a 500). The local pollers use short polls, so a lock is held briefly.
+    The lock is re-entrant: a second wrapping (a profiler, a test hook) must not deadlock.
     """
-    from moto.dynamodb.responses import DynamoHandler
-
-    original = DynamoHandler.call_action
+    original = handler.call_action
     if getattr(original, "serialized", False):
         return
+    lock = threading.RLock()
 
     def call_action(self: Any) -> Any:
-        with _DYNAMODB_LOCK:
+        with lock:
             return original(self)
 
     call_action.serialized = True  # type: ignore[attr-defined]
-    DynamoHandler.call_action = call_action  # type: ignore[method-assign]
+    handler.call_action = call_action
 
 
 class _NoTableCopy:
@@ -143,7 +141,7 @@ def cheap_moto_transactions() -> None:
 
     moto backs up every table a transaction touches with copy.deepcopy before each TransactWriteItems;
     the flow stores each result in one, so a run of N PRs cost O(N^2) (a year of verl, 1,852 PRs,
-    crawled at a few PRs a second). With requests serialized (serialize_moto_dynamodb), only the
+    crawled at a few PRs a second). With requests serialized (serialize_moto), only the
     targeted items can change, so restoring those is the same rollback.
     """
     import moto.dynamodb.models as models
@@ -184,30 +182,6 @@ def cheap_moto_transactions() -> None:
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
-_SQS_LOCK = threading.RLock()
-
-
-def serialize_moto_sqs() -> None:
-    """Make moto's SQS handle one request at a time, as atomic as the real service.
-
-    Two concurrent ReceiveMessage calls can both pick a message due for the dead-letter queue and
-    the second fails moving it (ValueError in moto, a 500 to the caller). The local pollers use
-    short polls (WaitTimeSeconds=0), so the lock is held only briefly.
-    """
-    from moto.sqs.responses import SQSResponse
-
-    original = SQSResponse.call_action
-    if getattr(original, "serialized", False):
-        return
-
-    def call_action(self: Any) -> Any:
-        with _SQS_LOCK:
-            return original(self)
-
-    call_action.serialized = True  # type: ignore[attr-defined]
-    SQSResponse.call_action = call_action  # type: ignore[method-assign]
-
-
 def cheap_moto_sqs_clock() -> None:
     """Give moto's SQS a plain clock: every SendMessage computes the queue's attributes, which checks each
     queued message's visibility through datetime arithmetic, so sending N messages cost N^2 datetime calls
@@ -229,11 +203,13 @@ class EmbeddedAws:
     """moto in server mode on 127.0.0.1, in this process."""
 
     def __init__(self) -> None:
+        from moto.dynamodb.responses import DynamoHandler
         from moto.server import ThreadedMotoServer
+        from moto.sqs.responses import SQSResponse
 
-        serialize_moto_dynamodb()
+        serialize_moto(DynamoHandler)
         cheap_moto_transactions()  # relies on the serialization above
-        serialize_moto_sqs()
+        serialize_moto(SQSResponse)
         cheap_moto_sqs_clock()
         self.port = free_port()
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
