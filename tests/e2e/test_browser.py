@@ -10,7 +10,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -22,6 +21,7 @@ from moto import mock_aws
 from prhub import site
 from prhub.render import render_all
 
+from tests.fakes.loopback import running
 from tests.golden.cases import hostile_report, load
 
 pytestmark = pytest.mark.browser
@@ -57,12 +57,8 @@ def site_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def base_url(site_dir):
-    server = site.make_server(site_dir, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with running(site.make_server(site_dir, "127.0.0.1", 0)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
@@ -46,3 +48,15 @@ class LoopbackServer:
     def port(self) -> int:
         assert self._server is not None, "start the server first"
         return int(self._server.server_address[1])
+
+
+@contextmanager
+def running(server: ThreadingHTTPServer) -> Iterator[str]:
+    """Serve `server` (bound to 127.0.0.1) from a daemon thread; yields its base URL, shuts it down after."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

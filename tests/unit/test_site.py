@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -15,6 +14,7 @@ from prhub import site
 from prhub.render.html import render_html
 from prhub.render.markdown import render_markdown
 
+from tests.fakes.loopback import running
 from tests.golden.cases import load
 from tests.unit.render_support import parse_html
 
@@ -186,12 +186,8 @@ def served(tmp_path):
     (tmp_path / "o" / "r" / "feed.xml").write_text("<feed/>")
     (tmp_path / "o" / "r" / "reports" / "w" / "report.pdf").write_bytes(b"%PDF-1.4")
     (tmp_path / "o" / "r" / "reports" / "w" / "report.md").write_text("# x")
-    server = site.make_server(tmp_path, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with running(site.make_server(tmp_path, "127.0.0.1", 0)) as url:
+        yield url
 
 
 @pytest.mark.parametrize("path, ctype, body", [
