@@ -81,10 +81,6 @@ def _is_revert(title: str) -> bool:
     return bool(REVERT_TITLE.match(title) or REVERT_TITLE.match(parse_title(title)[0]))
 
 
-def _is_reland(title: str) -> bool:
-    return bool(RELAND.match(parse_title(title)[0]) or RELAND.match(title))
-
-
 def _when(entry: dict[str, Any]) -> datetime:
     return _timestamp(str(entry["merged_at"]))
 
