@@ -18,7 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from prhub.analysis import build_report
+from prhub.analysis import analyse_period
 from prhub.config import RepoConfig
 from prhub.models import PullRequest, ScoredPR
 from prhub.period import Period
@@ -58,7 +58,7 @@ def run(prs: list[PullRequest], config: RepoConfig) -> tuple[list[tuple[Period, 
         members = [scored[p.number] for p in prs if start <= p.merged_at < end]
         if not members:
             continue
-        report = build_report(members, [], week, config, history, "2026-01-01T00:00:00Z",
+        report = analyse_period(members, [], week, config, history, "2026-01-01T00:00:00Z",
                               {"kind": "heuristic", "model": None, "prompt_version": ENGINE_VERSION})
         reports.append((week, report))
     return reports, scoring_time, time.perf_counter() - started

@@ -89,7 +89,7 @@ def instrumented(recorder: Recorder) -> Iterator[None]:
     from prhub import analysis, llm
     from prhub.render import html, markdown, pdf
 
-    undo = [recorder.wrap(analysis, "build_report", "analysis"), recorder.wrap(llm, "narrate", "narrative"),
+    undo = [recorder.wrap(analysis, "analyse_period", "analysis"), recorder.wrap(llm, "model_narrative", "narrative"),
             recorder.wrap(markdown, "render_markdown", "render.md"), recorder.wrap(html, "render_html", "render.html"),
             recorder.wrap(pdf, "render_pdf", "render.pdf")]
     try:

@@ -1,7 +1,7 @@
 """Rendering one real week: time and size of report.md, index.html and report.pdf for verl's 2026-05-04..10.
 
-The report is built as the ReportFunction builds it (engine scores, analysis.build_report
-with the previous four weeks as history, title and engine narrative), from the verl
+The report is built as the ReportFunction builds it (engine scores, compose.report with
+the previous four weeks as history and llm.model_narrative, the engine's text without a model), from the verl
 export in ../shared/data; then each rendering runs REPEAT times. Reported: median wall
 and CPU seconds per rendering, output sizes, PDF pages and the embedded font (pdffonts).
 Target (issue 6): a 34-PR week's PDF in about a second, and small.
@@ -28,7 +28,7 @@ REPEAT = 3
 
 def build_week() -> dict[str, Any]:
     """verl's week as report.json (engine scoring, no model)."""
-    from prhub import analysis, llm, narrative
+    from prhub import compose, llm
     from prhub.config import RepoConfig
     from prhub.models import PullRequest
     from prhub.period import Period
@@ -42,10 +42,8 @@ def build_week() -> dict[str, Any]:
     history = [{**pr.ref.to_dict()} for pr in rows if start <= pr.merged_at < period.end_utc]
     scored = [score_pull(pr, config) for pr in week]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
-    report = analysis.build_report(scored, [], period, config, history, "2026-05-11T00:00:00Z", scorer)
-    report["title"] = narrative.title(config.repo, period, config.language)
-    report.update(llm.narrate(report, config))
-    return report
+    return compose.report(scored, [], period, config, history, "2026-05-11T00:00:00Z", scorer,
+                          narrator=lambda draft: llm.model_narrative(draft, config))
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:

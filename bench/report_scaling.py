@@ -1,8 +1,8 @@
 """How the report function's time and memory grow with the number of PRs.
 
 For each size, a fresh interpreter does what ReportFunction does after loading the
-run's results (flow.build_report): analysis.build_report, the title and narrative
-(llm.narrate, the engine's text without a model), then each rendering on its own
+run's results (flow.build_report): compose.draft (the analysis, title and notes), the narrative
+(llm.model_narrative, the engine's text without a model), then each rendering on its own
 (report.json, report.md, index.html, report.pdf). The scored PRs come from the
 synthetic generator scored by the engine, prepared once per size and cached under
 .prhub/bench-cache. Reported per stage: wall seconds and tracemalloc peak (a second
@@ -78,7 +78,7 @@ def _rss_mb() -> float:
 
 def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     """The report function's steps after loading results, as callables sharing one report."""
-    from prhub import analysis, llm, narrative
+    from prhub import compose, llm
     from prhub.config import RepoConfig
     from prhub.models import ScoredPR
     from prhub.period import Period
@@ -95,12 +95,10 @@ def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     state: dict[str, Any] = {}
 
     def build() -> None:
-        state["report"] = analysis.build_report(scored, [], period, config, history, "2026-02-02T00:00:00Z", scorer)
+        state["draft"] = compose.draft(scored, [], period, config, history, "2026-02-02T00:00:00Z", scorer)
 
     def narrate() -> None:
-        report = state["report"]
-        report["title"] = narrative.title(config.repo, period, config.language)
-        report.update(llm.narrate(report, config))
+        state["report"] = {**state["draft"], **llm.model_narrative(state["draft"], config)}
 
     return [
         ("analysis", build),

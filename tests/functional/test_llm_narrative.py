@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from prhub import analysis, llm, narrative
+from prhub import compose, llm, narrative
 from prhub.config import LlmConfig, RepoConfig
 from prhub.models import FileChange, PullRequest
 from prhub.period import Period
@@ -36,10 +36,9 @@ def build(language: str = "en", scorer: str = "llm", **llm_settings: Any) -> tup
                          files=[FileChange(f"verl/m{i}.py", additions=30 * (i + 1), deletions=4 * i),
                                 FileChange("verl/shared.py", additions=1)])
         prs.append(score_pull(pr, config))
-    report = analysis.build_report(prs, [], PERIOD, config, [], "2026-05-11T00:00:00Z",
-                                   {"kind": "llm", "model": "fake", "prompt_version": "p", "tokens_in": 1000,
-                                    "tokens_out": 200, "llm_prs": len(prs), "heuristic_prs": 0})
-    report["title"] = narrative.title(config.repo, PERIOD, language)
+    report = compose.draft(prs, [], PERIOD, config, [], "2026-05-11T00:00:00Z",
+                           {"kind": "llm", "model": "fake", "prompt_version": "p", "tokens_in": 1000,
+                            "tokens_out": 200, "llm_prs": len(prs), "heuristic_prs": 0})
     return report, config
 
 
@@ -64,7 +63,7 @@ def narrative_request(report: dict[str, Any], language: str = "en") -> dict[str,
 def test_model_writes_every_section_and_the_tokens_are_counted(fake: FakeOpenAI) -> None:
     report, config = build()
     before = copy.deepcopy(report)
-    out = llm.narrate(report, config, chat(fake))
+    out = llm.model_narrative(report, config, chat(fake))
     assert report == before  # narrate returns; the caller updates
     assert out["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "llm")
     week = {p["number"] for p in report["prs"]}
@@ -79,7 +78,7 @@ def test_model_writes_every_section_and_the_tokens_are_counted(fake: FakeOpenAI)
 
 def test_chinese_narrative(fake: FakeOpenAI) -> None:
     report, config = build("zh")
-    out = llm.narrate(report, config, chat(fake))
+    out = llm.model_narrative(report, config, chat(fake))
     assert out["scorer"]["narrative_by"]["summary"] == "llm" and out["summary"].startswith("本周合并")
 
 
@@ -88,7 +87,7 @@ def test_hallucinated_pr_is_regenerated_once(fake: FakeOpenAI) -> None:
     good = narrative_request(report)
     bad = {**good, "highlights": [*good["highlights"][:4], {"text": "Landmark work in #99999", "prs": [99999]}]}
     fake.enqueue(bad, {"highlights": good["highlights"]})
-    out = llm.narrate(report, config, chat(fake))
+    out = llm.model_narrative(report, config, chat(fake))
     assert len(fake.calls) == 2
     repair = fake.calls[1]["messages"][-1]["content"]
     assert "cites #99999, which is not one of this week's PRs" in repair and "highlights" in repair
@@ -102,8 +101,8 @@ def test_section_that_fails_twice_falls_back_to_the_engine(fake: FakeOpenAI) -> 
     good = narrative_request(report)
     bad_highlights = [{"text": "See #99999", "prs": [99999]}]
     fake.enqueue({**good, "highlights": bad_highlights}, {"highlights": bad_highlights})
-    out = llm.narrate(report, config, chat(fake))
-    engine = narrative.write(report)
+    out = llm.model_narrative(report, config, chat(fake))
+    engine = narrative.engine_narrative(report)
     assert out["highlights"] == engine["highlights"]
     assert out["scorer"]["narrative_by"]["highlights"] == "heuristic"
     assert out["scorer"]["narrative_by"]["summary"] == "llm" and out["summary"] == good["summary"]
@@ -113,8 +112,8 @@ def test_section_that_fails_twice_falls_back_to_the_engine(fake: FakeOpenAI) -> 
 def test_a_hallucinating_model_never_reaches_the_report() -> None:
     report, config = build()
     with FakeOpenAI(hallucinating()) as fake:
-        out = llm.narrate(report, config, chat(fake))
-    engine = narrative.write(report)
+        out = llm.model_narrative(report, config, chat(fake))
+    engine = narrative.engine_narrative(report)
     assert len(fake.calls) == 2  # the answer, then one regeneration of the failing sections
     assert (out["summary"], out["highlights"]) == (engine["summary"], engine["highlights"])
     assert "#99999" not in str(out) and out["scorer"]["narrative_by"]["key_changes"] == "llm"
@@ -125,7 +124,7 @@ def test_too_few_highlights_or_suggestions_are_asked_for_again(fake: FakeOpenAI)
     good = narrative_request(report)
     fake.enqueue({**good, "highlights": good["highlights"][:2], "suggestions": ["Add tests"]},
                  {"highlights": good["highlights"], "suggestions": good["suggestions"]})
-    out = llm.narrate(report, config, chat(fake))
+    out = llm.model_narrative(report, config, chat(fake))
     repair = fake.calls[1]["messages"][-1]["content"]
     assert "highlights must have 5 to 7 items" in repair and "suggestions must have 3 to 5 items" in repair
     assert out["highlights"] == good["highlights"] and out["suggestions"] == good["suggestions"]
@@ -137,18 +136,18 @@ def test_wrong_count_is_rejected(fake: FakeOpenAI) -> None:
     n = report["stats"]["pr_count"]
     wrong = {**good, "summary": f"{n + 1} PRs were merged, with an average importance of 9.9."}
     fake.enqueue(wrong, {"summary": wrong["summary"]})
-    out = llm.narrate(report, config, chat(fake))
+    out = llm.model_narrative(report, config, chat(fake))
     repair = fake.calls[1]["messages"][-1]["content"]
     assert f"says {n + 1} PRs" in repair and "quotes 9.9" in repair
-    assert out["summary"] == narrative.write(report)["summary"]
+    assert out["summary"] == narrative.engine_narrative(report)["summary"]
     assert out["scorer"]["narrative_by"]["summary"] == "heuristic"
 
 
 def test_malformed_json_twice_gives_the_engines_narrative(fake: FakeOpenAI) -> None:
     report, config = build()
     fake.enqueue("The week was great!", "{still not json")
-    out = llm.narrate(report, config, chat(fake))
-    engine = narrative.write(report)
+    out = llm.model_narrative(report, config, chat(fake))
+    engine = narrative.engine_narrative(report)
     assert {k: out[k] for k in engine} == engine
     assert set(out["scorer"]["narrative_by"].values()) == {"heuristic"} and len(fake.calls) == 2
 
@@ -156,7 +155,7 @@ def test_malformed_json_twice_gives_the_engines_narrative(fake: FakeOpenAI) -> N
 def test_model_down_gives_the_engines_narrative(fake: FakeOpenAI) -> None:
     report, config = build()
     fake.enqueue(Fault.server_error())
-    out = llm.narrate(report, config, chat(fake, max_retries=0))
+    out = llm.model_narrative(report, config, chat(fake, max_retries=0))
     assert set(out["scorer"]["narrative_by"].values()) == {"heuristic"}
     assert any("unavailable (InternalServerError 500)" in n for n in out["notes"])
     assert out["scorer"]["tokens_in"] == 1000  # nothing spent
@@ -164,7 +163,7 @@ def test_model_down_gives_the_engines_narrative(fake: FakeOpenAI) -> None:
 
 def test_run_budget_spent_means_no_narrative_call(fake: FakeOpenAI) -> None:
     report, config = build(max_tokens_per_run=1500)
-    out = llm.narrate(report, config, chat(fake))
+    out = llm.model_narrative(report, config, chat(fake))
     assert fake.calls == [] and any("budget is spent" in n for n in out["notes"])
 
 
@@ -172,17 +171,17 @@ def test_engine_only_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "LLM_API_KEY_SECRET"):
         monkeypatch.delenv(name, raising=False)
     report, config = build(scorer="auto")
-    out = llm.narrate(report, config)
-    assert {k: out[k] for k in narrative.write(report)} == narrative.write(report)
+    out = llm.model_narrative(report, config)
+    assert {k: out[k] for k in narrative.engine_narrative(report)} == narrative.engine_narrative(report)
     assert out["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "heuristic")
     assert out["scorer"]["narrative_tokens_in"] == 0
 
 
 def test_empty_week_needs_no_model(fake: FakeOpenAI) -> None:
     config = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language="en", scorer="llm")
-    report = analysis.build_report([], [], PERIOD, config, [], "2026-05-11T00:00:00Z", {"kind": "heuristic"})
-    out = llm.narrate(report, config, chat(fake))
-    assert fake.calls == [] and out["summary"] == narrative.write(report)["summary"]
+    report = compose.draft([], [], PERIOD, config, [], "2026-05-11T00:00:00Z", {"kind": "heuristic"})
+    out = llm.model_narrative(report, config, chat(fake))
+    assert fake.calls == [] and out["summary"] == narrative.engine_narrative(report)["summary"]
 
 
 class MemoryDynamo:
@@ -210,20 +209,21 @@ def test_a_written_narrative_is_reused_until_it_expires(fake: FakeOpenAI) -> Non
     report, config = build()
     db = MemoryDynamo()
     cache = llm.DynamoNarrativeCache("cache", db)
-    first = llm.narrate(report, config, chat(fake), cache)
-    second = llm.narrate(report, config, chat(fake), cache)
+    first = llm.model_narrative(report, config, chat(fake), cache)
+    second = llm.model_narrative(report, config, chat(fake), cache)
     assert len(fake.calls) == 1 and len(db.items) == 1
     assert {s: second[s] for s in llm.SECTIONS} == {s: first[s] for s in llm.SECTIONS}
     assert second["scorer"]["narrative_tokens_in"] == 0 and second["scorer"]["narrative_by"]["summary"] == "llm"
     [item] = db.items.values()
     item["expires_at"] = {"N": "1"}
-    llm.narrate(report, config, chat(fake), cache)
+    llm.model_narrative(report, config, chat(fake), cache)
     assert len(fake.calls) == 2
 
 
 def test_a_broken_cache_does_not_break_the_report(fake: FakeOpenAI) -> None:
     report, config = build()
-    out = llm.narrate(report, config, chat(fake), llm.DynamoNarrativeCache("missing", MemoryDynamo(broken=True)))
+    broken = llm.DynamoNarrativeCache("missing", MemoryDynamo(broken=True))
+    out = llm.model_narrative(report, config, chat(fake), broken)
     assert out["scorer"]["narrative_by"]["summary"] == "llm" and len(fake.calls) == 1
 
 
@@ -231,5 +231,5 @@ def test_a_narrative_with_engine_sections_is_not_cached(fake: FakeOpenAI) -> Non
     report, config = build()
     db = MemoryDynamo()
     fake.enqueue("not json", "still not json")
-    llm.narrate(report, config, chat(fake), llm.DynamoNarrativeCache("cache", db))
+    llm.model_narrative(report, config, chat(fake), llm.DynamoNarrativeCache("cache", db))
     assert db.items == {}

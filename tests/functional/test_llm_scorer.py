@@ -138,7 +138,7 @@ def test_budget_exhausted_means_no_call(fake: FakeOpenAI) -> None:
     assert fake.calls == [] and scored.scored_by == "heuristic" and "budget exhausted" in scored.note
     assert (scored.tokens_in, scored.tokens_out) == (0, 0)
     assert scored.reasons[-1].startswith(llm.FALLBACK + "budget exhausted")  # report.json keeps reasons
-    report = {"prs": [scored.report_entry(), scored.report_entry()]}
+    report = {"prs": [scored.pr_entry(), scored.pr_entry()]}
     assert llm.fallback_notes(report) == ["2 PR(s) scored by the engine instead of the model: budget exhausted"]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import random
 
-from prhub.analysis import build_report
+from prhub.analysis import analyse_period
 from prhub.period import Period
 from prhub.scoring import score_pull
 
@@ -20,7 +20,7 @@ FIELDS = {"schema", "repo", "period", "generated_at", "language", "scorer", "sta
 def report(prs, history=(), unscored=()):
     scored = [score_pull(p, CONFIG) for p in prs]
     listing = [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
-    return build_report(scored, list(unscored), WEEK, CONFIG, [*history, *listing], "2026-06-22T01:00:00Z", SCORER)
+    return analyse_period(scored, list(unscored), WEEK, CONFIG, [*history, *listing], "2026-06-22T01:00:00Z", SCORER)
 
 
 def week_prs():

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from prhub import narrative
-from prhub.analysis import build_report
+from prhub import compose, narrative
+from prhub.analysis import analyse_period
 from prhub.period import Period
 from prhub.scoring import score_pull
 
@@ -30,13 +30,13 @@ def week_report(language: str) -> dict:
                history_entry(6, "[trainer] fix: x", "2026-06-02T03:00:00Z", "bob")]
     history += [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
     config = CONFIG.with_overrides(language=language)
-    return build_report([score_pull(p, config) for p in prs], [], WEEK, config, history, "2026-06-22T00:00:00Z",
+    return analyse_period([score_pull(p, config) for p in prs], [], WEEK, config, history, "2026-06-22T00:00:00Z",
                         {"kind": "heuristic", "model": None, "prompt_version": "t"})
 
 
 def test_english_narrative_quotes_the_reports_numbers():
     report = week_report("en")
-    text = narrative.write(report)
+    text = narrative.engine_narrative(report)
     assert set(text) == SECTIONS
     stats = report["stats"]
     assert text["summary"].startswith(f"{stats['pr_count']} PRs were merged, {stats['key_pr_count']} of them key, "
@@ -55,13 +55,13 @@ def test_english_narrative_quotes_the_reports_numbers():
 def test_every_number_in_the_narrative_is_in_the_report():
     report = week_report("en")
     facts = set(re.findall(r"\d+(?:\.\d+)?", repr(report)))
-    for section in narrative.write(report).values():
+    for section in narrative.engine_narrative(report).values():
         for number in re.findall(r"\d+(?:\.\d+)?", repr(section)):
             assert number in facts
 
 
 def test_chinese_narrative():
-    text = narrative.write(week_report("zh"))
+    text = narrative.engine_narrative(week_report("zh"))
     assert text["summary"].startswith("本期合并 4 个 PR")
     assert text["relation_notes"][0]["text"] == "#13 回滚了 #5，尚未重新合入"
     assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
@@ -72,21 +72,21 @@ def test_chinese_narrative():
 
 def test_an_empty_week_still_reads():
     config = CONFIG.with_overrides(language="en")
-    report = build_report([], [], WEEK, config, [], "2026-06-22T00:00:00Z", {"kind": "heuristic"})
-    text = narrative.write(report)
+    report = analyse_period([], [], WEEK, config, [], "2026-06-22T00:00:00Z", {"kind": "heuristic"})
+    text = narrative.engine_narrative(report)
     assert text["summary"] == "No pull requests were merged in this period."
     assert text["highlights"] == [] and text["suggestions"] == []
 
 
 def test_titles_unchanged():
-    assert narrative.title("verl-project/verl", WEEK, "zh") == "verl-project/verl 2026 年第 25 周周报（06-15 至 06-21）"
-    assert narrative.title("verl-project/verl", WEEK, "en") == "verl-project/verl weekly report, 2026-W25, Jun 15–21"
+    assert compose.title("verl-project/verl", WEEK, "zh") == "verl-project/verl 2026 年第 25 周周报（06-15 至 06-21）"
+    assert compose.title("verl-project/verl", WEEK, "en") == "verl-project/verl weekly report, 2026-W25, Jun 15–21"
 
 
 def test_a_report_without_analysis_sections_still_gets_a_narrative():
     minimal = {"language": "en", "stats": {"pr_count": 1, "key_pr_count": 0, "authors": 1, "new_contributors": [],
                                            "additions": 1, "deletions": 0, "avg_importance": 2.0, "avg_insight": 0.0}}
-    text = narrative.write(minimal)
+    text = narrative.engine_narrative(minimal)
     assert text["summary"].startswith("1 PR was merged, 0 of them key, by 1 author (0 first-time)")
     assert text["key_changes"] == [] and text["risk_notes"] == []
 
@@ -94,36 +94,36 @@ def test_a_report_without_analysis_sections_still_gets_a_narrative():
 def test_zero_counts_are_not_spelled_out():
     report = week_report("zh")
     report["reverts"] = []
-    summary = narrative.write(report)["summary"]
+    summary = narrative.engine_narrative(report)["summary"]
     assert "0 条回滚" not in summary and "1 个破坏性变更" in summary
     report["clusters"] = []
     report["modules"] = [{"name": "doc", "pr_count": 2, "prs": [14, 15], "baseline": 0.0, "delta": 2.0,
                           "trend": "new"}]  # #14 is a docs fix, not key; #15 is not in the week's PRs
-    texts = [k["text"] for k in narrative.write(report)["key_changes"]]
+    texts = [k["text"] for k in narrative.engine_narrative(report)["key_changes"]]
     assert texts == ["doc 模块本周 2 个 PR，均非关键 PR：#14, #15"]
 
 
 def test_key_changes_name_the_lead_change_without_its_title_tags():
     report = week_report("en")
     report["clusters"][0]["title"] = "rollout: async, deadlock"  # a theme of shared title terms
-    text = narrative.write(report)["key_changes"][0]["text"]
+    text = narrative.engine_narrative(report)["key_changes"][0]["text"]
     assert "led by #11 “support the async rollout backend”" in text and "[BREAKING]" not in text
 
 
 def test_a_theme_named_after_its_lead_is_not_repeated_in_the_text():
     report = week_report("zh")
     report["clusters"][0]["title"] = "rollout: support the async rollout backend"
-    assert narrative.write(report)["key_changes"][0]["text"] == "2 个相关 PR（#11, #12），以 #11 为主"
+    assert narrative.engine_narrative(report)["key_changes"][0]["text"] == "2 个相关 PR（#11, #12），以 #11 为主"
 
 
 def test_a_single_pr_trend_is_singular():
     report = week_report("en")
     report["modules"] = [{"name": "fsdp", "pr_count": 1, "prs": [12], "baseline": 3.5, "delta": -2.5,
                           "trend": "fading"}]
-    assert narrative.write(report)["trend_notes"][0]["text"] == ("fsdp: 1 PR this week vs 3.5/week over the previous 4 "
-                                                                 "(fading)")
+    assert narrative.engine_narrative(report)["trend_notes"][0]["text"] == (
+        "fsdp: 1 PR this week vs 3.5/week over the previous 4 (fading)")
 
 
 def test_the_summary_names_the_lead_changes_without_their_title_tags():
-    summary = narrative.write(week_report("zh"))["summary"]
+    summary = narrative.engine_narrative(week_report("zh"))["summary"]
     assert "最值得关注的是 #11 support the async rollout backend" in summary and "[BREAKING]" not in summary

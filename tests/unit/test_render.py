@@ -6,10 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
-from prhub.render.common import clean, num, safe_url, view
+from prhub.render.common import clean, num, safe_url
 from prhub.render.html import render_html
 from prhub.render.markdown import md, render_markdown
 from prhub.render.pdf import NO_LINE_START, Run, wrap
+from prhub.render.view import view
 
 from tests.golden.cases import load
 from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict, render_pdf_strict
@@ -76,7 +77,8 @@ def test_markdown_html_and_pdf_print_the_numbers_of_report_json(case, tmp_path, 
 
 def test_derived_numbers_come_from_one_helper_for_every_rendering():
     assert num(5.5) == "5.5" and num(7.0) == "7.0" and num(3) == "3" and num(6.25) == "6.25"
-    module = view(load("zh-week"))["modules"][1]
+    trends = {s.id: s.data for s in view(load("zh-week"))["sections"]}["trends"]
+    module = trends["modules"][1]
     assert (module["pr_count"], module["baseline"], module["delta"], module["trend"]) == ("2", "1.0", "+1.0", "上升")
 
 

@@ -6,8 +6,8 @@ import copy
 import re
 
 import pytest
-from prhub.render.common import view
 from prhub.render.labels import risk_label
+from prhub.render.view import view
 
 from tests.golden.cases import load
 from tests.unit.render_support import pdf_text, render_all_strict
@@ -50,7 +50,8 @@ def test_notes_show_in_their_sections_in_markdown_html_and_pdf(tmp_path):
 
 
 def test_a_pr_the_note_already_cites_is_not_listed_again():
-    notes = view(with_notes())["relation_notes"]
+    related = {s.id: s.data for s in view(with_notes())["sections"]}["related"]
+    notes = related["relation_notes"]
     assert [r["label"] for r in notes[0]["prs"]] == []  # both #4107 and #4112 are in the text
 
 

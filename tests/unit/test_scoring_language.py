@@ -5,7 +5,7 @@ import dataclasses
 import re
 
 from prhub import llm
-from prhub.analysis import build_report
+from prhub.analysis import analyse_period
 from prhub.config import RepoConfig
 from prhub.period import Period
 from prhub.scoring import ENGINE_VERSION, HeuristicScorer, score_pull
@@ -45,7 +45,7 @@ def risky_prs() -> list:
 
 def engine_sentences(config: RepoConfig) -> list[str]:
     scored = [score_pull(p, config) for p in risky_prs()]
-    report = build_report(scored, [{"number": 9, "title": "x", "error": "boom"}], WEEK, config,
+    report = analyse_period(scored, [{"number": 9, "title": "x", "error": "boom"}], WEEK, config,
                           [history_entry(90, "[worker] fix: x", "2026-05-20T00:00:00Z", "carol")],
                           "2026-06-22T01:00:00Z", SCORER)
     texts = [r for p in scored for r in p.reasons] + [p.breaking_reason for p in scored if p.breaking]

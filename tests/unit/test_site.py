@@ -123,7 +123,7 @@ def test_feed_is_atom_with_one_entry_per_report_and_absolute_links(s3):
 
 
 def test_feed_escapes_hostile_titles():
-    entry = site.report_entry({**load("en-small"), "title": "<entry>]]>&</feed>"}, "2026-05-05-to-2026-05-07")
+    entry = site.index_card({**load("en-small"), "title": "<entry>]]>&</feed>"}, "2026-05-05-to-2026-05-07")
     feed = ET.fromstring(site.render_feed("example-org/trainer", [entry]))
     assert feed.find(f"{ATOM}entry").findtext(f"{ATOM}title") == "<entry>]]>&</feed>"
 
@@ -213,5 +213,5 @@ def test_serve_never_lists_a_directory(served):
 def test_list_pages_show_a_teaser_of_a_long_highlight():
     report = load("en-small")
     report["highlights"] = [{"text": "word " * 200, "prs": []}]
-    entry = site.report_entry(report, "2026-05-05-to-2026-05-07")
+    entry = site.index_card(report, "2026-05-05-to-2026-05-07")
     assert len(entry["highlight"]) <= 240 and entry["highlight"].endswith("…")

@@ -1,8 +1,8 @@
-"""The week's analysis: from scored PRs to the report model (report.json without title and narrative).
+"""The period's analysis: from scored PRs to the facts of the report (prhub.report.Analysis).
 
 Contract:
 
-    build_report(prs, unscored, period, config, history, generated_at, scorer) -> dict
+    analyse_period(prs, unscored, period, config, history, generated_at, scorer) -> Analysis
 
 `prs` are this period's scored PRs; `unscored` lists {number, title, url, reason}
 for PRs that could not be scored; `history` is every PR known from the stored
@@ -10,24 +10,12 @@ history as dicts {number, title, author, merged_at, url, modules?} — it includ
 this period's PRs and at least the four previous weeks (listing only: modules
 then come from the title). Same input, same output: every list has a total order.
 
-The dict (schema prhub.report/1; the narrative keys are filled later by
-narrative.write or the LLM, which keep the rest untouched):
-
-    schema, repo, period{since, until, tz}, generated_at, language, scorer{kind, model, prompt_version}
-    stats{pr_count, key_pr_count, avg_importance, avg_insight, additions, deletions, authors,
-          new_contributors[login], types{type: count}, reviewers[{login, reviews}] (only when reviews are known)}
-    prs[]               ScoredPR.report_entry(), by importance (desc) then number
-    modules[]           {name, pr_count, prs[], baseline, delta, trend: rising|fading|steady|new}
-                        baseline = average PRs per week over the previous 4 weeks (from history); modules with a
-                        baseline but no PR this week are listed with pr_count 0 (fading)
-    hot_files[]         {path, pr_count, prs[]}: files changed by 2+ PRs (lock and generated files ignored), top 10
-    clusters[]          {title, prs[], modules[], reason}: PRs working on the same thing
-    reverts[]           {pr, reverts, relanded_by, title}: pr = the revert; reverts / relanded_by = PR numbers or
-                        None; chains found through `history`, so they reach across weeks
-    risks[]             {kind, prs[], detail, items[{pr, detail}]} one entry per kind, in risks.KINDS order
-    trends{weeks[{since, until, pr_count}]}  the 4 previous weeks (from history) and this one
-    highlights[], key_changes[], summary, suggestions[]   (narrative; empty here)
-    unscored[], notes[str]
+What it computes: stats; module trends against the 4 previous weeks (a module
+with a baseline but no PR this week is listed with pr_count 0, fading); hot files
+(changed by 2+ PRs, lock and generated files ignored, top 10); clusters of PRs
+working on the same thing; revert chains, found through `history` so they reach
+across weeks; risks, one entry per kind. The narrative slots stay empty: the
+title, the run's notes and the narrative are prhub.compose's.
 """
 from __future__ import annotations
 
@@ -42,11 +30,23 @@ from prhub.changes import is_generated
 from prhub.config import RepoConfig
 from prhub.models import ScoredPR
 from prhub.period import Period, parse_timestamp, zone
+from prhub.report import (
+    SCHEMA,
+    Analysis,
+    Cluster,
+    Module,
+    Revert,
+    RiskGroup,
+    RiskItem,
+    Scorer,
+    Stats,
+    TrendWeek,
+    Unscored,
+)
 from prhub.risks import KINDS
 from prhub.scoring import REVERT_TITLE, modules_from_title, parse_title, reverted_ref
 from prhub.wording import joined, say
 
-SCHEMA = "prhub.report/1"
 TREND_WEEKS = 4
 HOT_FILES = 10
 MAX_CLUSTER = 6  # a "related PRs" group larger than this is a theme, which modules[] already shows
@@ -104,14 +104,14 @@ def _known(prs: list[ScoredPR], history: list[dict[str, Any]]) -> dict[int, dict
     return known
 
 
-def _revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+def _revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> list[Revert]:
     """Each revert touching this week (the revert, the reverted PR or its re-land merged in it)."""
     week = {p.number for p in prs}
     ordered = sorted(known.values(), key=lambda e: (_when(e), e["number"]))
     by_title: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for entry in ordered:
         by_title[_norm_title(str(entry["title"]))].append(entry)
-    chains: list[dict[str, Any]] = []
+    chains: list[Revert] = []
     for entry in ordered:
         if not _is_revert(str(entry["title"])) and not entry.get("reverts"):
             continue
@@ -149,7 +149,7 @@ def _terms(title: str) -> set[str]:
 MAX_RARE_USERS = 40
 
 
-def _clusters(prs: list[ScoredPR], reverts: list[dict[str, Any]], language: str = "en") -> list[dict[str, Any]]:
+def _clusters(prs: list[ScoredPR], reverts: list[Revert], language: str = "en") -> list[Cluster]:
     """Groups of PRs working on the same thing, joined strongest link first and at most MAX_CLUSTER PRs each.
 
     Links: a reference (`(#7278)`, `follow-up of #...`) or a revert chain; or files few PRs of the week touch,
@@ -232,7 +232,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms: dict[int, set[str]],
-                      term_users: Counter[str], language: str = "en") -> dict[str, Any]:
+                      term_users: Counter[str], language: str = "en") -> Cluster:
     modules = Counter(m for n in members for m in by_number[n].modules)
     shared_terms = Counter(t for n in members for t in terms[n] if t not in modules)
     # Ties keep the wording of the most important member's title ("prefix caching", not "caching, prefix").
@@ -270,7 +270,7 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
 
 
 def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[str, Any]],
-                   history_known: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                   history_known: bool) -> tuple[list[Module], list[TrendWeek]]:
     weeks = period.previous_weeks(TREND_WEEKS)
     bounds = [(w.start_utc, w.end_utc) for w in weeks]  # Period.contains recomputes them per call
     per_week: list[Counter[str]] = [Counter() for _ in weeks]
@@ -287,7 +287,7 @@ def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[st
         for m in set(p.modules):
             current[m].append(p.number)
     names = set(current) | {m for c in per_week for m in c}
-    modules: list[dict[str, Any]] = []
+    modules: list[Module] = []
     for name in names:
         baseline = round(sum(c[name] for c in per_week) / len(weeks), 2)
         count = len(current.get(name, []))
@@ -305,18 +305,18 @@ def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[st
         modules.append({"name": name, "pr_count": count, "prs": sorted(current.get(name, [])),
                         "baseline": baseline, "delta": delta, "trend": trend})
     modules.sort(key=lambda m: (-m["pr_count"], -m["baseline"], m["name"]))
-    trend_weeks = [{"since": w.since.isoformat(), "until": w.until.isoformat(), "pr_count": totals[i]}
+    trend_weeks: list[TrendWeek] = [{"since": w.since.isoformat(), "until": w.until.isoformat(), "pr_count": totals[i]}
                    for i, w in enumerate(weeks)]
     return modules, trend_weeks
 
 
-def _risks(prs: list[ScoredPR], language: str = "en") -> list[dict[str, Any]]:
-    items: dict[str, list[dict[str, Any]]] = defaultdict(list)
+def _risks(prs: list[ScoredPR], language: str = "en") -> list[RiskGroup]:
+    items: dict[str, list[RiskItem]] = defaultdict(list)
     for p in sorted(prs, key=lambda p: p.number):
         for risk in p.risks:
             items[risk.kind].append({"pr": p.number, "detail": risk.detail})
     order = {k: i for i, k in enumerate(KINDS)}
-    result = []
+    result: list[RiskGroup] = []
     for kind in sorted(items, key=lambda k: (order.get(k, len(order)), k)):
         entries = items[kind]
         colon = "：" if language == "zh" else ": "
@@ -328,9 +328,9 @@ def _risks(prs: list[ScoredPR], language: str = "en") -> list[dict[str, Any]]:
     return result
 
 
-def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Period, config: RepoConfig,
-                 history: list[dict[str, Any]], generated_at: str, scorer: dict[str, Any]) -> dict[str, Any]:
-    """The report model of one period; deterministic for the same arguments."""
+def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
+                   history: list[dict[str, Any]], generated_at: str, scorer: Scorer) -> Analysis:
+    """The analysis of one period; deterministic for the same arguments."""
     prs = sorted(prs, key=lambda p: (-p.importance, p.number))
     n = len(prs)
     known = _known(prs, history)
@@ -355,7 +355,7 @@ def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Pe
         if history_known and p.author.lower() not in seen_authors:
             first_seen.setdefault(p.author, p.number)
     reviews = Counter(r for p in prs for r in p.reviewers)
-    stats: dict[str, Any] = {
+    stats: Stats = {
         "pr_count": n,
         "key_pr_count": sum(p.key for p in prs),
         "avg_importance": round(sum(p.importance for p in prs) / n, 1) if n else 0.0,
@@ -389,12 +389,12 @@ def build_report(prs: list[ScoredPR], unscored: list[dict[str, Any]], period: Pe
     return {
         "schema": SCHEMA,
         "repo": config.repo,
-        "period": period.to_dict(),
+        "period": {"since": period.since.isoformat(), "until": period.until.isoformat(), "tz": period.tz},
         "generated_at": generated_at,
         "language": config.language,
         "scorer": scorer,
         "stats": stats,
-        "prs": [p.report_entry() for p in prs],
+        "prs": [p.pr_entry() for p in prs],
         "modules": modules,
         "hot_files": [{"path": path, "pr_count": len(users), "prs": sorted(users)} for path, users in hot],
         "clusters": _clusters(prs, reverts, config.language),

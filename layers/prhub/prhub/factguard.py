@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
@@ -70,7 +71,7 @@ class Facts:
     ratios: set[tuple[Decimal, str]] = field(default_factory=set)  # (value, "%" or "x") quoted in data strings
 
     @classmethod
-    def from_report(cls, report: dict[str, Any]) -> Facts:
+    def from_report(cls, report: Mapping[str, Any]) -> Facts:
         facts = cls()
         prs = report.get("prs") or []
         facts.week = {int(p["number"]) for p in prs} | {int(u["number"]) for u in report.get("unscored") or []}

@@ -29,7 +29,7 @@ from aws_lambda_powertools.utilities.idempotency import (
     idempotent_function,
 )
 
-from prhub import analysis, llm, narrative, site
+from prhub import compose, llm, site
 from prhub.aws import client
 from prhub.config import RepoConfig, Settings, WatchList, check_repo, load_watchlist
 from prhub.errors import InputError, RetryLater, SourceError
@@ -38,6 +38,7 @@ from prhub.models import PullRef
 from prhub.period import Period, format_timestamp, parse_timestamp
 from prhub.queue import Queue
 from prhub.render import render_all
+from prhub.report import Scorer, Unscored
 from prhub.sources import Source, open_source
 from prhub.store import RunBudget, Store
 
@@ -391,17 +392,15 @@ def build_report(run_id: str, deps: Deps) -> dict[str, Any]:
     history = deps.store.history(run.repo)
     by_number = {int(h["number"]): h for h in history}
     mine = set(run.refs)
-    unscored = [
+    unscored: list[Unscored] = [
         {"number": n, "title": by_number.get(n, {}).get("title", ""), "url": by_number.get(n, {}).get("url", ""),
          "reason": reasons.get(n, "no result: its worker never finished")}
         for n in sorted(mine - done)
     ]
     earlier = [h for h in history if int(h["number"]) not in mine]
-    report = analysis.build_report(scored, unscored, run.period, run.config, earlier,
-                                   format_timestamp(deps.clock()), scorer_info(scored, run.config))
-    report["notes"] = [*report.get("notes", []), *run.notes]
-    report["title"] = narrative.title(run.repo, run.period, run.config.language)
-    report.update(llm.narrate(report, run.config))
+    report = compose.report(scored, unscored, run.period, run.config, earlier, format_timestamp(deps.clock()),
+                            scorer_info(scored, run.config), run.notes,
+                            narrator=lambda draft: llm.model_narrative(draft, run.config))
     files = render_all(report)
     keys = site.publish_report(deps.s3, deps.settings.site_bucket, report, files)
     keys += site.rebuild_indexes(deps.s3, deps.settings.site_bucket, run.repo, deps.settings.site_url)
@@ -413,7 +412,7 @@ def build_report(run_id: str, deps: Deps) -> dict[str, Any]:
             "unscored": [u["number"] for u in unscored]}
 
 
-def scorer_info(scored: list[Any], config: RepoConfig) -> dict[str, Any]:
+def scorer_info(scored: list[Any], config: RepoConfig) -> Scorer:
     scorer = llm.make_scorer(config)
     llm_prs = sum(1 for p in scored if p.scored_by == "llm")
     return {"kind": "llm" if llm_prs else "heuristic", "model": scorer.model if llm_prs else None,

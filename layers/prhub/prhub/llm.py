@@ -1,7 +1,7 @@
 """The LLM analyst: per-PR judgement and the week's narrative through any OpenAI-compatible endpoint.
 
     make_scorer(config) -> Scorer        the model when configured (scorer llm, or auto with a key), else the engine
-    narrate(report, config) -> dict      the week's narrative; the engine's text wherever the model fails
+    model_narrative(draft, config) -> Narration   the week's narrative; the engine's text wherever the model fails
 
 The deterministic engine stays underneath: its result is the model's fact sheet,
 the yardstick of the injection guard and the answer whenever the model fails
@@ -28,7 +28,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
@@ -40,8 +40,8 @@ from prhub.config import RepoConfig
 from prhub.errors import InputError
 from prhub.factguard import Facts, check_prs, check_text
 from prhub.models import PullRequest, Risk, ScoredPR
-from prhub.period import Period
 from prhub.prompting import estimate_tokens, pr_prompt, prompt_version, render, repair_message
+from prhub.report import Narration, Report
 from prhub.scoring import Budget, HeuristicScorer, Scorer
 from prhub.secrets import SecretError
 
@@ -415,7 +415,7 @@ def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected
     )
 
 
-FALLBACK = "scored by the engine: "  # reason prefix; narrate counts these into the report's notes
+FALLBACK = "scored by the engine: "  # reason prefix; model_narrative counts these into the report's notes
 
 
 def fallback(engine: ScoredPR, note: str, tokens_in: int = 0, tokens_out: int = 0) -> ScoredPR:
@@ -424,7 +424,7 @@ def fallback(engine: ScoredPR, note: str, tokens_in: int = 0, tokens_out: int = 
                    tokens_in=tokens_in, tokens_out=tokens_out)
 
 
-def fallback_notes(report: dict[str, Any]) -> list[str]:
+def fallback_notes(report: Report) -> list[str]:
     """One note per cause of PRs the engine scored in place of the model (budget, outage, invalid answers)."""
     causes: Counter[str] = Counter()
     for p in report.get("prs") or []:
@@ -551,14 +551,14 @@ def default_cache(env: dict[str, str] | None = None) -> NarrativeCache | None:
     return DynamoNarrativeCache(table) if table else None
 
 
-def narrative_key(chat: ChatModel, report: dict[str, Any], messages: list[dict[str, str]]) -> str:
+def narrative_key(chat: ChatModel, report: Report, messages: list[dict[str, str]]) -> str:
     """What the narrative depends on: endpoint, model and the exact prompt (prompts, language, facts)."""
     digest = hashlib.sha256(json.dumps([chat.url, chat.model, messages], ensure_ascii=False,
                                        sort_keys=True).encode()).hexdigest()
     return f"narrative#{report.get('repo')}#{digest}"
 
 
-def week_facts(report: dict[str, Any]) -> dict[str, Any]:
+def week_facts(report: Report) -> dict[str, Any]:
     """What the narrative model reads: the scored PR table and the computed statistics, nothing to compute."""
     prs = report.get("prs") or []
     table = [{k: p.get(k) for k in ("number", "title", "author", "modules", "type", "importance", "insight", "key",
@@ -623,23 +623,19 @@ def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, 
     return items, errors
 
 
-def _engine_section(name: str, engine: dict[str, Any]) -> Any:
-    return engine.get(name, "" if name == "summary" else [])
+def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None = None,
+                    cache: NarrativeCache | None = None) -> Narration:
+    """The narrative sections (SECTIONS), `scorer` with narrative_by per section and the run's tokens, and `notes`.
 
-
-def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None = None,
-            cache: NarrativeCache | None = None) -> dict[str, Any]:
-    """The narrative sections (SECTIONS) plus `scorer` with narrative_by per section and the run's tokens.
-
-    Each section the model writes passes check_section (shape, language, fact guard); the
-    failing ones are asked for once more with the errors, then fall back to narrative.write.
+    A narrator for prhub.compose: `report` is the draft (analysis, title, notes). Each section
+    the model writes passes check_section (shape, language, fact guard); the failing ones are
+    asked for once more with the errors, then fall back to narrative.engine_narrative.
     A narrative the model wrote in full is cached (default_cache) under the exact prompt, so
     a re-run of an unchanged week costs no call and reports 0 narrative tokens.
     """
-    engine = narrative.write(report)
-    result: dict[str, Any] = {**engine, **{s: _engine_section(s, engine) for s in SECTIONS}}
+    result: dict[str, Any] = dict(narrative.engine_narrative(report))
     by = dict.fromkeys(SECTIONS, "heuristic")
-    info = dict(report.get("scorer") or {})
+    info: dict[str, Any] = dict(report["scorer"])
     notes = list(report.get("notes") or []) + fallback_notes(report)
     tokens_in = tokens_out = 0
     if not report.get("prs"):
@@ -653,9 +649,8 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
     if chat is not None:
         lang = config.language
         facts = Facts.from_report(report)
-        title = report.get("title") or narrative.title(config.repo, Period.from_dict(report["period"]), lang)
         messages = [{"role": "system", "content": render("narrative_system", lang, repo=config.repo)},
-                    {"role": "user", "content": render("narrative_user", lang, title=title,
+                    {"role": "user", "content": render("narrative_user", lang, title=report["title"],
                                                        facts=week_facts(report))}]
         used = int(info.get("tokens_in") or 0) + int(info.get("tokens_out") or 0)
         pending = list(SECTIONS)
@@ -713,7 +708,5 @@ def narrate(report: dict[str, Any], config: RepoConfig, chat: ChatModel | None =
     info.update({"narrative_by": by, "narrative_tokens_in": tokens_in, "narrative_tokens_out": tokens_out,
                  "tokens_in": int(info.get("tokens_in") or 0) + tokens_in,
                  "tokens_out": int(info.get("tokens_out") or 0) + tokens_out})
-    result["scorer"] = info
-    result["notes"] = notes
-    return result
+    return cast(Narration, {**result, "scorer": info, "notes": notes})
 

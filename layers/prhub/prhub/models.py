@@ -14,6 +14,7 @@ from typing import Any
 
 from prhub.errors import SourceError
 from prhub.period import format_timestamp, parse_timestamp
+from prhub.report import PrEntry
 
 
 @dataclass(frozen=True)
@@ -212,15 +213,15 @@ class ScoredPR:
         known = cls.__dataclass_fields__
         return cls(**{k: v for k, v in values.items() if k in known})
 
-    def report_entry(self) -> dict[str, Any]:
-        """The public report.json `prs[]` entry."""
+    def pr_entry(self) -> PrEntry:
+        """This PR as report.json's `prs[]` lists it."""
         return {
             "number": self.number, "title": self.title, "url": self.url, "author": self.author,
             "merged_at": self.merged_at, "modules": self.modules, "type": self.type,
             "breaking": self.breaking, "breaking_reason": self.breaking_reason,
             "importance": self.importance, "insight": self.insight, "key": self.key,
             "summary": self.summary, "key_points": self.key_points,
-            "risks": [asdict(r) for r in self.risks], "additions": self.additions,
+            "risks": [{"kind": r.kind, "detail": r.detail} for r in self.risks], "additions": self.additions,
             "deletions": self.deletions, "changed_files": self.changed_files,
             "scored_by": self.scored_by, "reasons": self.reasons,
         }

@@ -1,6 +1,6 @@
 """The week's narrative written by the engine, in the report's language (zh or en).
 
-Contract: `title(repo, period, lang) -> str` and `write(report) -> dict` with
+Contract: `engine_narrative(analysis) -> Narrative` (prhub.report) with
 
     summary              str (paragraphs separated by a blank line)
     highlights           [{text, prs}]        the most important key PRs
@@ -11,17 +11,14 @@ Contract: `title(repo, period, lang) -> str` and `write(report) -> dict` with
     suggestions          [str]                what the maintainers could do next
 
 The same sections the LLM writes (prhub.llm.SECTIONS), so the model falls back
-per section. Every number quoted comes from `report`; PR titles and summaries
+per section. Every number quoted comes from the analysis; PR titles and summaries
 are quoted as data (renderers escape them).
 """
 from __future__ import annotations
 
-from typing import Any
-
-from prhub.period import Period
+from prhub.report import Analysis, KeyChange, Narrative, Note, PrEntry
 from prhub.scoring import parse_title
 
-MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 HIGHLIGHTS = 5
 KEY_CHANGES = 6
 
@@ -42,19 +39,6 @@ TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"
                "en": {"rising": "rising", "fading": "fading", "new": "new"}}
 
 
-def title(repo: str, period: Period, lang: str) -> str:
-    week = period.iso_week
-    s, u = period.since, period.until
-    if lang == "zh":
-        if week:
-            return f"{repo} {week[0]} 年第 {week[1]} 周周报（{s:%m-%d} 至 {u:%m-%d}）"
-        return f"{repo} 周报（{s.isoformat()} 至 {u.isoformat()}）"
-    if week:
-        end = f"{u.day}" if s.month == u.month else f"{MONTHS[u.month - 1]} {u.day}"
-        return f"{repo} weekly report, {week[0]}-W{week[1]:02d}, {MONTHS[s.month - 1]} {s.day}–{end}"
-    return f"{repo} report, {s.isoformat()} to {u.isoformat()}"
-
-
 def _refs(numbers: list[int], limit: int = 6) -> str:
     shown = ", ".join(f"#{n}" for n in numbers[:limit])
     return shown + (" …" if len(numbers) > limit else "")
@@ -69,9 +53,9 @@ def _fmt(value: float) -> str:
     return f"{value:g}"
 
 
-def _highlights(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
+def _highlights(report: Analysis, zh: bool) -> list[Note]:
     key = [p for p in report.get("prs", []) if p["key"]][:HIGHLIGHTS]  # prs[] is sorted by importance
-    items = []
+    items: list[Note] = []
     for p in key:
         summary = p["summary"] if p["summary"] and p["summary"] != p["title"] else ""
         flags = []
@@ -90,9 +74,9 @@ def _highlights(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
     return items
 
 
-def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
+def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
     by_number = {p["number"]: p for p in report.get("prs", [])}
-    changes: list[dict[str, Any]] = []
+    changes: list[KeyChange] = []
     covered: set[int] = set()
     for cluster in report.get("clusters", [])[:KEY_CHANGES]:
         members = [by_number[n] for n in cluster["prs"] if n in by_number]
@@ -113,7 +97,7 @@ def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
         rest = [n for n in module["prs"] if n not in covered]
         if module["pr_count"] < 2 or len(rest) < 2:
             continue
-        key = [n for n in rest if by_number.get(n, {}).get("key")]
+        key = [n for n in rest if n in by_number and by_number[n]["key"]]
         more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
         if zh:
             share = f"其中关键 {len(key)} 个" if key else "均非关键 PR"
@@ -126,8 +110,8 @@ def _key_changes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
     return changes
 
 
-def _trend_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
-    notes = []
+def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
+    notes: list[Note] = []
     words = TREND_WORDS["zh" if zh else "en"]
     for module in report.get("modules", []):
         trend = module.get("trend")
@@ -146,9 +130,9 @@ def _trend_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
     return notes[:5]
 
 
-def _risk_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
+def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
     names = RISK_TEXT["zh" if zh else "en"]
-    notes = []
+    notes: list[Note] = []
     for risk in report.get("risks", []):
         label = names.get(risk["kind"], risk["kind"])
         items = risk.get("items") or []
@@ -165,8 +149,8 @@ def _risk_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
     return notes
 
 
-def _relation_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
-    notes = []
+def _relation_notes(report: Analysis, zh: bool) -> list[Note]:
+    notes: list[Note] = []
     for chain in report.get("reverts", []):
         prs = [n for n in (chain["reverts"], chain["pr"], chain["relanded_by"]) if n]
         target = f"#{chain['reverts']}" if chain["reverts"] else f"“{_short(chain['title'], 60)}”"
@@ -180,7 +164,7 @@ def _relation_notes(report: dict[str, Any], zh: bool) -> list[dict[str, Any]]:
     return notes
 
 
-def _suggestions(report: dict[str, Any], zh: bool) -> list[str]:
+def _suggestions(report: Analysis, zh: bool) -> list[str]:
     risks = {r["kind"]: r["prs"] for r in report.get("risks", [])}
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
     out: list[str] = []
@@ -224,12 +208,12 @@ def _suggestions(report: dict[str, Any], zh: bool) -> list[str]:
     return out[:5]
 
 
-def _what(pr: dict[str, Any]) -> str:
+def _what(pr: PrEntry) -> str:
     """A PR's title without its tags and type prefix, for prose that names it."""
     return _short(parse_title(pr["title"])[0] or pr["title"], 60)
 
 
-def _summary(report: dict[str, Any], zh: bool) -> str:
+def _summary(report: Analysis, zh: bool) -> str:
     s = report["stats"]
     n, key = s["pr_count"], s["key_pr_count"]
     if n == 0:
@@ -273,8 +257,8 @@ def _summary(report: dict[str, Any], zh: bool) -> str:
     return first + ("\n\n" + "; ".join(second) + "." if second else "")
 
 
-def write(report: dict[str, Any]) -> dict[str, Any]:
-    """The engine's narrative sections for `report` (see the module docstring)."""
+def engine_narrative(report: Analysis) -> Narrative:
+    """The engine's narrative sections for the analysed period (see the module docstring)."""
     zh = report.get("language", "zh") == "zh"
     return {
         "summary": _summary(report, zh),

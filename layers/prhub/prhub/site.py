@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from prhub.period import Period
 from prhub.render.common import clean, num, safe_url
 from prhub.render.labels import labels
+from prhub.report import Report
 
 
 def _render_page(template: str, **values: Any) -> str:
@@ -48,9 +49,9 @@ def content_type(key: str) -> str:
     return TYPES.get(posixpath.splitext(key)[1].lower(), "application/octet-stream")
 
 
-def report_prefix(report: dict[str, Any]) -> str:
-    period = Period.from_dict(report["period"])
-    return f"{report['repo']}/reports/{period.slug}/"
+def report_prefix(report: Report) -> str:
+    since, until, tz = report["period"]["since"], report["period"]["until"], report["period"]["tz"]
+    return f"{report['repo']}/reports/{Period.parse(since, until, tz).slug}/"
 
 
 def _put(s3: Any, bucket: str, key: str, body: bytes, cache_control: str) -> str:
@@ -58,7 +59,7 @@ def _put(s3: Any, bucket: str, key: str, body: bytes, cache_control: str) -> str
     return key
 
 
-def publish_report(s3: Any, bucket: str, report: dict[str, Any], files: dict[str, bytes]) -> list[str]:
+def publish_report(s3: Any, bucket: str, report: Report, files: dict[str, bytes]) -> list[str]:
     """Write the report's files under its period's prefix; report.json last, so listings never see half a report."""
     prefix = report_prefix(report)
     order = sorted(files, key=lambda name: name == "report.json")
@@ -86,7 +87,7 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def report_entry(report: dict[str, Any], slug: str) -> dict[str, Any]:
+def index_card(report: dict[str, Any], slug: str) -> dict[str, Any]:
     """One line of a repository page / one feed entry, from a report.json."""
     stats = report.get("stats") or {}
     highlights = [clean(h.get("text")) for h in report.get("highlights", []) if clean(h.get("text"))]
@@ -110,7 +111,7 @@ def list_reports(s3: Any, bucket: str, repo: str) -> list[dict[str, Any]]:
         slug = prefix.rstrip("/").rsplit("/", 1)[-1]
         report = _load(s3, bucket, prefix + "report.json")
         if report is not None:
-            entries.append(report_entry(report, slug))
+            entries.append(index_card(report, slug))
     return sorted(entries, key=lambda e: (e["since"], e["until"]), reverse=True)
 
 
@@ -157,7 +158,7 @@ def list_repositories(s3: Any, bucket: str) -> list[dict[str, Any]]:
             repo = repo_prefix.rstrip("/")
             latest = _load(s3, bucket, f"{repo}/reports/{slugs[-1]}/report.json")
             repos.append({"repo": clean(repo), "href": f"{repo}/", "count": len(slugs),
-                          "latest": report_entry(latest, slugs[-1]) if latest else None})
+                          "latest": index_card(latest, slugs[-1]) if latest else None})
     def newest(r: dict[str, Any]) -> str:
         return str(r["latest"]["since"]) if r["latest"] else ""
 

@@ -1,11 +1,12 @@
-"""Renderings of a report (report.json, schema prhub.report/1).
+"""Renderings of a report (prhub.report.Report, report.json's schema prhub.report/1).
 
 Contract: `render_all(report) -> dict[file name, bytes]` with report.json,
 report.md, report.pdf and index.html. Every number printed comes from `report`,
-formatted by common.num; the three human renderings read the same
-common.view(report), so they show the same sections with the same numbers.
+formatted by common.num; the three human renderings walk the same ordered
+sections of view.view(report), so they show the same sections with the same numbers.
 
-    common    text cleaning, http(s)-only links, number formatting, the view
+    common    text cleaning, http(s)-only links, "#N" references, number formatting
+    view      the report's header and its sections in reading order (the one place the order is written)
     labels    zh/en words around the data
     charts    the chart series, drawn as SVG (HTML) and as shapes (PDF)
     markdown  report.md (Jinja2, md-escape filter for untrusted text)
@@ -16,10 +17,11 @@ common.view(report), so they show the same sections with the same numbers.
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from prhub.report import Report
 
 
-def render_all(report: dict[str, Any]) -> dict[str, bytes]:
+def render_all(report: Report) -> dict[str, bytes]:
     from prhub.render.html import render_html
     from prhub.render.markdown import render_markdown
     from prhub.render.pdf import render_pdf

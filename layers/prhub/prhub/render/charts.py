@@ -11,6 +11,7 @@ from typing import Any
 
 from prhub.render.common import clean, num
 from prhub.render.labels import labels
+from prhub.report import Report
 
 MAX_MODULES = 10
 BAR_COLOR = "#3b6fb6"
@@ -30,7 +31,7 @@ class Series:
         return max([float(v) for v in self.values] + [1.0])
 
 
-def importance_bins(report: dict[str, Any]) -> list[int]:
+def importance_bins(report: Report) -> list[int]:
     """PR counts per importance band [0,1), [1,2), … [9,10] (10 falls in the last band)."""
     bins = [0] * 10
     for pr in report.get("prs", []):
@@ -40,7 +41,7 @@ def importance_bins(report: dict[str, Any]) -> list[int]:
     return bins
 
 
-def series(report: dict[str, Any]) -> list[Series]:
+def series(report: Report) -> list[Series]:
     """The charts the report has data for, in reading order."""
     words = labels(report.get("language", "zh"))
     out = []

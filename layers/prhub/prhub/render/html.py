@@ -13,7 +13,9 @@ import jinja2
 from markupsafe import Markup, escape
 
 from prhub.render import charts
-from prhub.render.common import segments, view
+from prhub.render.common import segments
+from prhub.render.view import view
+from prhub.report import Report
 
 
 def pr_link(ref: dict[str, Any]) -> Markup:
@@ -36,12 +38,17 @@ def pr_links(refs: list[dict[str, Any]]) -> Markup:
     return Markup(", ").join(pr_link(r) for r in refs)
 
 
+def svg(series: charts.Series) -> Markup:
+    """A chart as inline SVG (charts.svg escapes its labels)."""
+    return Markup(charts.svg(series))
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("prhub", "templates"),
                              autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(pr_link=pr_link, pr_links=pr_links, html_text=html_text)
+    env.filters.update(pr_link=pr_link, pr_links=pr_links, html_text=html_text, svg=svg)
     return env
 
 
@@ -50,8 +57,6 @@ def render_page(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
-def render_html(report: dict[str, Any]) -> str:
+def render_html(report: Report) -> str:
     """The report page: same sections as report.md, inline SVG charts, no JavaScript."""
-    context = view(report)
-    context["charts"] = [(s.title, Markup(charts.svg(s))) for s in charts.series(report)]
-    return render_page("report.html.j2", **context)
+    return render_page("report.html.j2", **view(report))

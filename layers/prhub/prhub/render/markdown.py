@@ -13,7 +13,9 @@ from typing import Any
 
 import jinja2
 
-from prhub.render.common import clean, segments, view
+from prhub.render.common import clean, segments
+from prhub.render.view import view
+from prhub.report import Report
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&@])")
 # GFM autolinks bare URLs (scheme://, mailto:, xmpp:) and www. names; an escaped ":" or "." keeps them text.
@@ -62,7 +64,7 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    """The report as Markdown, sections in reading order, empty ones left out."""
-    text = environment().get_template("report.md.j2").render(**view(report))
+def render_markdown(report: Report) -> str:
+    """The report as Markdown, sections in reading order, empty ones left out (and no charts)."""
+    text = environment().get_template("report.md.j2").render(**view(report, with_charts=False))
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

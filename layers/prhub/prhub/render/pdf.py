@@ -20,7 +20,9 @@ from fpdf.fonts import TTFFont
 
 from prhub.errors import PrhubError
 from prhub.render import charts
-from prhub.render.common import clean, segments, view
+from prhub.render.common import clean, segments
+from prhub.render.view import view
+from prhub.report import Report
 
 # Where the CJK font comes from, first match wins: $PRHUB_CJK_FONT (a path; "path#N" picks face N of a
 # .ttc), the font the layer build copies into the package (docs/pdf-fonts.md), Debian's fonts-noto-cjk.
@@ -278,31 +280,19 @@ def _refs_cell(pdf: ReportPDF, refs: Sequence[dict[str, Any]]) -> list[Run]:
     return out
 
 
-def render_pdf(report: dict[str, Any]) -> bytes:
-    """The report as an A4 PDF with the same sections and numbers as report.md."""
-    v = view(report)
-    L = v["L"]
-    pdf = ReportPDF(f"{v['title']}", L["page_n"])
-    pdf.pr_urls = v["links"]
-    pdf.lp, pdf.rp = L["lp"], L["rp"]  # full-width brackets around PR lists in Chinese text
-    T = pdf.fit
-    pdf.set_title(T(v["title"]))
-    pdf.set_author("Prhub")
-    pdf.add_page()
-
-    # Title and header
+def _cover(pdf: ReportPDF, v: dict[str, Any]) -> None:
+    """Page 1's top: the title, the byline and the stat cards."""
+    L, T, s = v["L"], pdf.fit, v["stats"]
     pdf.set_font("cjk", size=18)
     pdf.start_section(T(v["title"]), level=0)
     for line in wrap([Run(T(v["title"]))], pdf.epw, pdf.measure):
         pdf.draw_line(line, MARGIN, 9)
         pdf.ln(9)
     pdf.ln(1)
-    s = v["stats"]
     byline = f"{L['repo']} {v['repo']} · {L['period']} {v['since']} {L['to']} {v['until']} ({v['tz']})"
     pdf.paragraph([Run(T(byline))], size=SMALL, after=0.5)
-    page_link = v["page_url"] if v["page_url"].startswith("http") else None
-    pdf.paragraph([Run(T(f"{L['generated_by']} {v['scorer']} · {L['generated_at']} {v['generated_at']}")),
-                   *([Run(" · "), Run(T(L["page"]), page_link)] if page_link else [])], size=SMALL, after=2)
+    pdf.paragraph([Run(T(f"{L['generated_by']} {v['scorer']} · {L['generated_at']} {v['generated_at']}"))],
+                  size=SMALL, after=2)
     cards = [(L["pr_count"], s["pr_count"]), (L["key_pr_count"], s["key_pr_count"]),
              (L["avg_importance"], s["avg_importance"]), (L["avg_insight"], s["avg_insight"]),
              (L["changes"], f"+{s['additions']} / -{s['deletions']}"), (L["authors"], s["authors"])]
@@ -323,98 +313,133 @@ def render_pdf(report: dict[str, Any]) -> bytes:
     if s["new_contributors"]:
         pdf.paragraph([Run(T(f"{s['new_contributors_label']}: {', '.join(s['new_contributors'])}"))], size=SMALL)
 
-    if v["highlights"]:
-        pdf.heading(L["highlights"], 0)
-        for h in v["highlights"]:
-            pdf.paragraph(pdf.runs(h["text"], h["prs"]), indent=5, bullet="•", after=0.8)
-    if v["risk_notes"] or v["risks"]:  # the narrative's observations, then the kinds they do not cover
-        pdf.heading(L["risks_brief"], 0)
-        for n in v["risk_notes"]:
-            pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
-        for r in v["risks_unnoted"]:
-            pdf.set_text_color(*WARN)
-            pdf.paragraph([Run(T(r["label"]) + (": " if r["prs"] else "")), *_refs_cell(pdf, r["prs"])],
-                          indent=5, bullet="•", after=0.8)
-            pdf.set_text_color(0, 0, 0)
-    if v["summary"]:
-        pdf.heading(L["summary"], 0)
-        for para in v["summary"]:
-            pdf.paragraph(pdf.runs(para), after=2)
-    if v["key_changes"]:
-        pdf.heading(L["key_changes"], 0, keep=12)  # a theme heading comes first
-        for k in v["key_changes"]:
-            pdf.heading(k["theme"], 1)
-            pdf.paragraph(pdf.runs(k["text"], k["prs"]))
-    series = charts.series(report)
-    if v["trend_notes"] or v["modules"] or v["hot_files"] or v["reviewers"] or v["types"] or series:
-        pdf.heading(L["trends"], 0)
-        for n in v["trend_notes"]:
-            pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
-        _charts(pdf, series)
-        if v["modules"]:
-            pdf.heading(L["modules"], 1)
-            trend = v["has_module_trend"]
-            headers = [L["module"], L["prs"]] + ([L["baseline"], L["delta"], L["trend"]] if trend else [])
-            rows = [[[Run(T(m["name"]))], [Run(m["pr_count"])]]
-                    + ([[Run(m["baseline"])], [Run(m["delta"])], [Run(T(m["trend"]))]] if trend else [])
-                    for m in v["modules"]]
-            pdf.wrapped_table(headers, rows, [4, 1.5, 2, 1.5, 2] if trend else [4, 1.5], "LRRRL" if trend else "LR")
-        if v["hot_files"]:
-            pdf.heading(L["hot_files"], 1)
-            pdf.wrapped_table([L["file"], L["prs"], "PR"],
-                      [[[Run(T(f["path"]))], [Run(f["pr_count"])], _refs_cell(pdf, f["prs"])] for f in v["hot_files"]],
-                      [6, 1.2, 3], "LRL")
-        if v["reviewers"]:
-            pdf.heading(L["reviewers"], 1)
-            text = ", ".join(r["name"] + (f": {r['count']}" if r["count"] is not None else "") for r in v["reviewers"])
-            pdf.paragraph([Run(T(text))])
-        if v["types"]:
-            pdf.heading(L["types"], 1)
-            pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in v["types"])))])
-    if v["risks"]:
-        pdf.heading(L["risks"], 0, keep=12)
-        for r in v["risks"]:
-            pdf.heading(r["label"], 1)
-            if not r["items"]:  # the engine's detail repeats its per-PR items
-                pdf.paragraph(pdf.runs(r["detail"], r["prs"]))
-            for item in r["items"]:
-                pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(": "), *pdf.runs(item["detail"])],
-                              size=SMALL, indent=5, bullet="•", after=0.5)
-    if v["key_prs"]:
-        pdf.heading(L["key_prs"], 0)
-        rows = [[[Run(p["label"], p["url"])], [Run(T(p["title"]))], [Run(T(", ".join(p["modules"])))],
-                 [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
-                for p in v["key_prs"]]
-        pdf.wrapped_table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
-                  [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
-    if v["clusters"] or v["reverts"] or v["relation_notes"]:
-        pdf.heading(L["related"], 0)
-        for c in v["clusters"]:
-            reason = [Run(" — " + T(c["reason"]))] if c["reason"] else []
-            pdf.paragraph([Run(T(c["title"]) + ": "), *_refs_cell(pdf, c["prs"]), *reason], indent=5, bullet="•",
-                          after=0.8)
-        for n in v["relation_notes"]:
-            pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
-        for r in [] if v["relation_notes"] else v["reverts"]:
-            runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {T(L['reverts_pr'])} "),
-                    Run(r["reverts"]["label"], r["reverts"]["url"])]
-            if r["relanded_by"]:
-                runs += [Run(T(L["sep"] + L["relanded_by"]) + " "),
-                         Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
-            pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
-    if v["suggestions"]:
-        pdf.heading(L["suggestions"], 0)
-        for i, text in enumerate(v["suggestions"], 1):
-            pdf.paragraph(pdf.runs(text), indent=6, bullet=f"{i}.", after=0.8)
-    if v["unscored"]:
-        pdf.heading(L["unscored"], 0)
-        pdf.wrapped_table([L["pr"], L["title"], L["reason"]],
-                  [[[Run(u["label"], u["url"])], [Run(T(u["title"]))], [Run(T(u["reason"]))]] for u in v["unscored"]],
-                  [1.3, 6, 4])
-    if v["notes"]:
-        pdf.heading(L["notes"], 0)
-        for n in v["notes"]:
-            pdf.paragraph(pdf.runs(n), indent=5, bullet="•", after=0.8)
+
+# -- one layout per section kind (render/view.py); L is the report's words ---------------------------------------
+
+def _bullets(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
+    for n in items:
+        pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
+
+
+def _notes(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+    _bullets(pdf, items)
+
+
+def _risk_brief(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
+    """The narrative's observations, then the kinds they do not cover."""
+    _bullets(pdf, d["notes"])
+    for r in d["unnoted"]:
+        pdf.set_text_color(*WARN)
+        pdf.paragraph([Run(pdf.fit(r["label"]) + (": " if r["prs"] else "")), *_refs_cell(pdf, r["prs"])],
+                      indent=5, bullet="•", after=0.8)
+        pdf.set_text_color(0, 0, 0)
+
+
+def _paragraphs(pdf: ReportPDF, items: list[str], L: dict[str, str]) -> None:
+    for para in items:
+        pdf.paragraph(pdf.runs(para), after=2)
+
+
+def _key_changes(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+    for k in items:
+        pdf.heading(k["theme"], 1)
+        pdf.paragraph(pdf.runs(k["text"], k["prs"]))
+
+
+def _trends(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
+    T = pdf.fit
+    _bullets(pdf, d["notes"])
+    _charts(pdf, d["charts"])
+    if d["modules"]:
+        pdf.heading(L["modules"], 1)
+        trend = d["has_module_trend"]
+        headers = [L["module"], L["prs"]] + ([L["baseline"], L["delta"], L["trend"]] if trend else [])
+        rows = [[[Run(T(m["name"]))], [Run(m["pr_count"])]]
+                + ([[Run(m["baseline"])], [Run(m["delta"])], [Run(T(m["trend"]))]] if trend else [])
+                for m in d["modules"]]
+        pdf.wrapped_table(headers, rows, [4, 1.5, 2, 1.5, 2] if trend else [4, 1.5], "LRRRL" if trend else "LR")
+    if d["hot_files"]:
+        pdf.heading(L["hot_files"], 1)
+        pdf.wrapped_table([L["file"], L["prs"], "PR"],
+                          [[[Run(T(f["path"]))], [Run(f["pr_count"])], _refs_cell(pdf, f["prs"])]
+                           for f in d["hot_files"]], [6, 1.2, 3], "LRL")
+    if d["reviewers"]:
+        pdf.heading(L["reviewers"], 1)
+        text = ", ".join(r["name"] + (f": {r['count']}" if r["count"] is not None else "") for r in d["reviewers"])
+        pdf.paragraph([Run(T(text))])
+    if d["types"]:
+        pdf.heading(L["types"], 1)
+        pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in d["types"])))])
+
+
+def _risks(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+    for r in items:
+        pdf.heading(r["label"], 1)
+        if not r["items"]:  # the engine's detail repeats its per-PR items
+            pdf.paragraph(pdf.runs(r["detail"], r["prs"]))
+        for item in r["items"]:
+            pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(": "), *pdf.runs(item["detail"])],
+                          size=SMALL, indent=5, bullet="•", after=0.5)
+
+
+def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+    rows = [[[Run(p["label"], p["url"])], [Run(pdf.fit(p["title"]))], [Run(pdf.fit(", ".join(p["modules"])))],
+             [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
+            for p in items]
+    pdf.wrapped_table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
+                      [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
+
+
+def _related(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
+    """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
+    for c in d["clusters"]:
+        reason = [Run(" — " + pdf.fit(c["reason"]))] if c["reason"] else []
+        pdf.paragraph([Run(pdf.fit(c["title"]) + ": "), *_refs_cell(pdf, c["prs"]), *reason], indent=5, bullet="•",
+                      after=0.8)
+    _bullets(pdf, d["relation_notes"])
+    for r in [] if d["relation_notes"] else d["reverts"]:
+        runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {pdf.fit(L['reverts_pr'])} "),
+                Run(r["reverts"]["label"], r["reverts"]["url"])]
+        if r["relanded_by"]:
+            runs += [Run(pdf.fit(L["sep"] + L["relanded_by"]) + " "),
+                     Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
+        pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
+
+
+def _numbered(pdf: ReportPDF, items: list[str], L: dict[str, str]) -> None:
+    for i, text in enumerate(items, 1):
+        pdf.paragraph(pdf.runs(text), indent=6, bullet=f"{i}.", after=0.8)
+
+
+def _unscored(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+    pdf.wrapped_table([L["pr"], L["title"], L["reason"]],
+                      [[[Run(u["label"], u["url"])], [Run(pdf.fit(u["title"]))], [Run(pdf.fit(u["reason"]))]]
+                       for u in items], [1.3, 6, 4])
+
+
+LAYOUTS: dict[str, Callable[[ReportPDF, Any, dict[str, str]], None]] = {
+    "notes": _notes, "risk_brief": _risk_brief, "paragraphs": _paragraphs, "key_changes": _key_changes,
+    "trends": _trends, "risks": _risks, "key_prs": _key_prs, "related": _related, "numbered": _numbered,
+    "unscored": _unscored,
+}
+# Kinds that open with a subheading: their heading keeps room for it, so it never ends a page alone.
+OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
+
+
+def render_pdf(report: Report) -> bytes:
+    """The report as an A4 PDF with the same sections and numbers as report.md."""
+    v = view(report)
+    L = v["L"]
+    pdf = ReportPDF(f"{v['title']}", L["page_n"])
+    pdf.pr_urls = v["links"]
+    pdf.lp, pdf.rp = L["lp"], L["rp"]  # full-width brackets around PR lists in Chinese text
+    pdf.set_title(pdf.fit(v["title"]))
+    pdf.set_author("Prhub")
+    pdf.add_page()
+    _cover(pdf, v)
+    for section in v["sections"]:
+        pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
+        LAYOUTS[section.kind](pdf, section.data, L)
     return bytes(pdf.output())
 
 

@@ -1,0 +1,64 @@
+"""The one place a report is put together: analysis, title, the run's notes, narrative.
+
+Contract:
+
+    report(prs, unscored, period, config, history, generated_at, scorer, run_notes=(), narrator=engine_narration)
+        -> Report (prhub.report)
+    draft(...same, without narrator) -> Report   what the narrator reads: the narrative sections still empty
+
+prhub.analysis.analyse_period computes the period's facts; the title and the
+run's notes (what only planning knew, such as export lines it skipped) are set here;
+then the narrator reads that draft and writes the narrative. The default is the
+engine's; the ReportFunction hands in prhub.llm.model_narrative, which lets the
+model write wherever it is configured and falls back to the engine per section.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from prhub import analysis, narrative
+from prhub.config import RepoConfig
+from prhub.models import ScoredPR
+from prhub.period import Period
+from prhub.report import Narration, Report, Scorer, Unscored
+
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+Narrator = Callable[[Report], Narration]
+
+
+def title(repo: str, period: Period, lang: str) -> str:
+    """The report's title: the ISO week when the period is one, else its dates."""
+    week = period.iso_week
+    s, u = period.since, period.until
+    if lang == "zh":
+        if week:
+            return f"{repo} {week[0]} 年第 {week[1]} 周周报（{s:%m-%d} 至 {u:%m-%d}）"
+        return f"{repo} 周报（{s.isoformat()} 至 {u.isoformat()}）"
+    if week:
+        end = f"{u.day}" if s.month == u.month else f"{MONTHS[u.month - 1]} {u.day}"
+        return f"{repo} weekly report, {week[0]}-W{week[1]:02d}, {MONTHS[s.month - 1]} {s.day}–{end}"
+    return f"{repo} report, {s.isoformat()} to {u.isoformat()}"
+
+
+def engine_narration(draft: Report) -> Narration:
+    """The engine's narrative; the scorer and notes stay as they are."""
+    return {**narrative.engine_narrative(draft), "scorer": draft["scorer"], "notes": draft["notes"]}
+
+
+def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
+          history: list[dict[str, Any]], generated_at: str, scorer: Scorer, run_notes: Sequence[str] = ()) -> Report:
+    """The report before its narrative: the analysis, the title and every note; deterministic."""
+    facts = analysis.analyse_period(prs, unscored, period, config, history, generated_at, scorer)
+    # report.json's key order: the analysis's keys, then the title and the narrative's three note sections.
+    return {**facts, "notes": [*facts["notes"], *run_notes], "title": title(config.repo, period, config.language),
+            "trend_notes": [], "risk_notes": [], "relation_notes": []}
+
+
+def report(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
+           history: list[dict[str, Any]], generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
+           narrator: Narrator = engine_narration) -> Report:
+    """The report of one period: its draft with the narrator's narrative, scorer and notes."""
+    base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes)
+    return {**base, **narrator(base)}

@@ -1,0 +1,283 @@
+"""The report as every rendering reads it: the header, then one ordered list of sections.
+
+`view(report)` cleans the text, checks the links and formats the numbers once, so
+report.md, index.html and report.pdf show the same sections, in the same order,
+with the same numbers. Each renderer walks `sections` and lays each one out by its
+`kind`; SECTIONS below is the only place the order is written. Adding a section is
+one row there (and a layout per renderer when it brings a new kind).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from prhub.render import charts
+from prhub.render.common import PR_REF, clean, num, safe_url, signed
+from prhub.render.labels import labels, risk_label, trend_label
+from prhub.report import Report
+
+# Key points shown per PR in the key-PR table: a row of five long bullets buried the table (report.json keeps all).
+KEY_POINTS = 3
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str  # the page's anchor (<section id>)
+    heading: str  # in the report's language
+    kind: str  # how it is laid out: notes, risk_brief, paragraphs, key_changes, trends, risks, key_prs, related, ...
+    data: Any  # what that kind lays out (see the builders below)
+
+
+def _cited(text: str) -> set[int]:
+    return {int(m.group(1)) for m in PR_REF.finditer(text)}
+
+
+def _texts(items: Any) -> list[str]:
+    out = []
+    for item in items or []:
+        text = item.get("text") if isinstance(item, dict) else item
+        if clean(text):
+            out.append(clean(text))
+    return out
+
+
+class _Parts:
+    """What the section builders share: the report, its words and its PRs by number."""
+
+    def __init__(self, report: Report, with_charts: bool) -> None:
+        self.report = report
+        self.lang = report.get("language", "zh")
+        self.words = labels(self.lang)
+        self.with_charts = with_charts
+        self.prs: dict[Any, Any] = {p["number"]: p for p in report.get("prs", [])
+                                    if isinstance(p, dict) and "number" in p}
+        for item in report.get("unscored", []):
+            self.prs.setdefault(item.get("number"), item)
+
+    def ref(self, number: Any) -> dict[str, Any]:
+        pr = self.prs.get(number) if isinstance(number, int) else None
+        return {"number": number, "label": f"#{num(number)}", "url": safe_url(pr.get("url")) if pr else None,
+                "title": clean(pr.get("title")) if pr else ""}
+
+    def refs(self, numbers: Any) -> list[dict[str, Any]]:
+        return [self.ref(n) for n in (numbers or [])]
+
+    def notes(self, items: Any) -> list[dict[str, Any]]:
+        """Items {text, prs} (or plain strings); `prs` keeps only the PRs the text does not already cite as "#N"."""
+        out: list[dict[str, Any]] = []
+        for item in items or []:
+            text = clean(item.get("text") if isinstance(item, dict) else item)
+            if not text:
+                continue
+            numbers = item.get("prs") if isinstance(item, dict) else []
+            cited = _cited(text)
+            out.append({"text": text, "prs": self.refs([n for n in numbers or [] if n not in cited])})
+        return out
+
+    @cached_property
+    def risks(self) -> list[dict[str, Any]]:
+        return [
+            {"kind": clean(r.get("kind")), "label": risk_label(clean(r.get("kind")), self.lang),
+             "detail": clean(r.get("detail")), "prs": self.refs(r.get("prs")),
+             "items": [{"pr": self.ref(i.get("pr")), "detail": clean(i.get("detail"))}
+                       for i in r.get("items") or [] if isinstance(i, dict)]}
+            for r in self.report.get("risks", [])
+        ]
+
+
+# -- the sections: each builder returns what its kind lays out, or nothing when the report has none of it --
+
+def _highlights(p: _Parts) -> Any:
+    return p.notes(p.report.get("highlights"))
+
+
+def _risk_brief(p: _Parts) -> Any:
+    """The narrative's risk observations, then the kinds no observation mentions, so the brief misses none."""
+    notes = p.notes(p.report.get("risk_notes"))
+    if not notes and not p.risks:
+        return None
+    noted = {n for note in notes for n in _cited(note["text"]) | {r["number"] for r in note["prs"]}}
+    unnoted = [r for r in p.risks if not {ref["number"] for ref in r["prs"]} <= noted or not r["prs"]]
+    return {"notes": notes, "unnoted": unnoted}
+
+
+def _summary(p: _Parts) -> Any:
+    return [clean(para) for para in str(p.report.get("summary") or "").split("\n\n") if clean(para)]
+
+
+def _key_changes(p: _Parts) -> Any:
+    return [{"theme": clean(k.get("theme")), "text": clean(k.get("text")),
+             "prs": p.refs([n for n in k.get("prs") or [] if n not in _cited(clean(k.get("text")))])}
+            for k in p.report.get("key_changes", [])]
+
+
+def _reviewers(stats: Any) -> list[dict[str, Any]]:
+    raw = stats.get("reviewers") or []
+    if isinstance(raw, dict):
+        return [{"name": clean(k), "count": v} for k, v in raw.items()]
+    rows = []
+    for item in raw:
+        if isinstance(item, dict):
+            name = item.get("login") or item.get("name") or item.get("reviewer")
+            rows.append({"name": clean(name), "count": item.get("count", item.get("reviews", item.get("prs")))})
+        else:
+            rows.append({"name": clean(item), "count": None})
+    return rows
+
+
+def _types(stats: Any) -> list[dict[str, Any]]:
+    raw = stats.get("types") or {}
+    if isinstance(raw, dict):
+        return [{"name": clean(k), "count": v} for k, v in raw.items()]
+    return [{"name": clean(t.get("type") or t.get("name")), "count": t.get("count")}
+            for t in raw if isinstance(t, dict)]
+
+
+def _trends(p: _Parts) -> Any:
+    """Trend notes, charts (where the rendering draws them), modules, hot files, reviewers and PR types."""
+    stats = p.report.get("stats") or {}
+    modules = [
+        {"name": clean(m.get("name")), "pr_count": num(m.get("pr_count")),
+         "baseline": num(m["baseline"]) if m.get("baseline") is not None else "",
+         "delta": signed(m["delta"]) if m.get("delta") is not None else "",
+         "trend": trend_label(clean(m.get("trend")), p.lang), "prs": p.refs(m.get("prs"))}
+        for m in p.report.get("modules", [])
+    ]
+    parts = {
+        "notes": p.notes(p.report.get("trend_notes")),
+        "charts": charts.series(p.report) if p.with_charts else [],
+        "modules": modules,
+        "has_module_trend": any(m["baseline"] or m["delta"] or m["trend"] for m in modules),
+        "hot_files": [{"path": clean(f.get("path")), "pr_count": num(f.get("pr_count")), "prs": p.refs(f.get("prs"))}
+                      for f in p.report.get("hot_files", [])],
+        "reviewers": _reviewers(stats),
+        "types": _types(stats),
+    }
+    return parts if any(v for k, v in parts.items() if k != "has_module_trend") else None
+
+
+def _risks(p: _Parts) -> Any:
+    return p.risks
+
+
+def _key_prs(p: _Parts) -> Any:
+    return [{**p.ref(pr["number"]), "title": clean(pr.get("title")),
+             "modules": [clean(m) for m in pr.get("modules", [])], "importance": num(pr.get("importance")),
+             "insight": num(pr.get("insight")), "key_points": _texts(pr.get("key_points"))[:KEY_POINTS],
+             "summary": clean(pr.get("summary")), "author": clean(pr.get("author")),
+             "breaking": bool(pr.get("breaking"))}
+            for pr in p.report.get("prs", []) if pr.get("key")]
+
+
+def _related(p: _Parts) -> Any:
+    """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
+    parts = {
+        "clusters": [{"title": clean(c.get("title")), "reason": clean(c.get("reason")), "prs": p.refs(c.get("prs"))}
+                     for c in p.report.get("clusters", [])],
+        "relation_notes": p.notes(p.report.get("relation_notes")),
+        "reverts": [{"pr": p.ref(r.get("pr")), "reverts": p.ref(r.get("reverts")),
+                     "relanded_by": p.ref(r["relanded_by"]) if r.get("relanded_by") is not None else None}
+                    for r in p.report.get("reverts", [])],
+    }
+    return parts if any(parts.values()) else None
+
+
+def _suggestions(p: _Parts) -> Any:
+    return _texts(p.report.get("suggestions"))
+
+
+def _unscored(p: _Parts) -> Any:
+    return [{**p.ref(u.get("number")), "title": clean(u.get("title")), "reason": clean(u.get("reason"))}
+            for u in p.report.get("unscored", [])]
+
+
+def _run_notes(p: _Parts) -> Any:
+    return p.notes(p.report.get("notes"))
+
+
+# (id, heading label, kind, builder) in reading order.
+SECTIONS: list[tuple[str, str, str, Callable[[_Parts], Any]]] = [
+    ("highlights", "highlights", "notes", _highlights),
+    ("risks-brief", "risks_brief", "risk_brief", _risk_brief),
+    ("summary", "summary", "paragraphs", _summary),
+    ("key-changes", "key_changes", "key_changes", _key_changes),
+    ("trends", "trends", "trends", _trends),
+    ("risks", "risks", "risks", _risks),
+    ("key-prs", "key_prs", "key_prs", _key_prs),
+    ("related", "related", "related", _related),
+    ("suggestions", "suggestions", "numbered", _suggestions),
+    ("unscored", "unscored", "unscored", _unscored),
+    ("notes", "notes", "notes", _run_notes),
+]
+
+
+def _sections(parts: _Parts) -> list[Section]:
+    out = []
+    for sid, label, kind, build in SECTIONS:
+        data = build(parts)
+        if data:
+            out.append(Section(sid, parts.words[label], kind, data))
+    return out
+
+
+def scorer_text(report: Report) -> str:
+    """How the report was generated, e.g. "大模型 gpt-4o-mini (prompt v3)"."""
+    scorer: Any = report.get("scorer") or {}
+    words = labels(report.get("language", "zh"))
+    kind = scorer.get("kind") or "heuristic"
+    parts = [words.get(f"scorer_{kind}", clean(kind))]
+    if scorer.get("model"):
+        parts.append(clean(scorer["model"]))
+    if scorer.get("prompt_version"):
+        parts.append(f"({clean(scorer['prompt_version'])})")
+    if scorer.get("tokens_in") or scorer.get("tokens_out"):
+        parts.append(f"· tokens {num(scorer.get('tokens_in', 0))} in / {num(scorer.get('tokens_out', 0))} out")
+    return " ".join(parts)
+
+
+def _newcomer_label(stats: Any, words: dict[str, str]) -> str:
+    """"New contributors", or "first seen in the last N weeks" when the history reached back only N weeks."""
+    window = stats.get("new_contributors_window")
+    if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        return words["new_contributors_window"].format(n=window)
+    return words["new_contributors"]
+
+
+def view(report: Report, with_charts: bool = True) -> dict[str, Any]:
+    """The header fields and the report's non-empty `sections` in reading order, as the renderings read them.
+
+    `with_charts`: the rendering draws charts (Markdown does not, so a section of charts alone is left out).
+    """
+    lang = report.get("language", "zh")
+    words = labels(lang)
+    parts = _Parts(report, with_charts)
+    stats: Any = report.get("stats") or {}
+    period: Any = report.get("period") or {}
+    return {
+        "L": words,
+        "links": {n: url for n, pr in parts.prs.items() if isinstance(n, int) and (url := safe_url(pr.get("url")))},
+        "lang": lang,
+        "html_lang": "zh-CN" if lang == "zh" else "en",
+        "title": clean(report.get("title")),
+        "repo": clean(report.get("repo")),
+        "repo_url": safe_url(f"https://github.com/{report.get('repo', '')}"),
+        "since": clean(period.get("since")),
+        "until": clean(period.get("until")),
+        "tz": clean(period.get("tz")),
+        "generated_at": clean(report.get("generated_at")),
+        "scorer": scorer_text(report),
+        "stats": {
+            "pr_count": num(stats.get("pr_count", 0)),
+            "key_pr_count": num(stats.get("key_pr_count", 0)),
+            "avg_importance": num(stats.get("avg_importance", 0.0)),
+            "avg_insight": num(stats.get("avg_insight", 0.0)),
+            "additions": num(stats.get("additions", 0)),
+            "deletions": num(stats.get("deletions", 0)),
+            "authors": num(stats.get("authors", 0)),
+            "new_contributors": [clean(a) for a in stats.get("new_contributors", [])],
+            "new_contributors_label": _newcomer_label(stats, words),
+        },
+        "sections": _sections(parts),
+    }

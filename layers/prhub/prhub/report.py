@@ -1,0 +1,203 @@
+"""report.json (schema prhub.report/1) as types: the report and its parts, with the keys in file order.
+
+A report is built once, by prhub.compose.report: prhub.analysis computes the
+`Analysis` of the period, compose sets the title and the run's notes, and a
+narrator (the engine's, or the model's through prhub.llm) writes the
+`Narrative`. Renderers and the site read it and never add to it. The key order
+of each TypedDict is the order report.json has always had, so the file stays
+byte-identical; docs/reports.md describes every field.
+"""
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+SCHEMA = "prhub.report/1"
+
+
+class Period(TypedDict):
+    since: str  # YYYY-MM-DD, inclusive, in tz
+    until: str
+    tz: str
+
+
+class Scorer(TypedDict):
+    """Who wrote what: the per-PR scorer, and (added by the narrator) who wrote each narrative section."""
+    kind: str  # llm | heuristic
+    model: str | None
+    prompt_version: str
+    tokens_in: NotRequired[int]
+    tokens_out: NotRequired[int]
+    llm_prs: NotRequired[int]
+    heuristic_prs: NotRequired[int]
+    narrative_model: NotRequired[str]
+    narrative_by: NotRequired[dict[str, str]]  # section -> llm | heuristic
+    narrative_tokens_in: NotRequired[int]
+    narrative_tokens_out: NotRequired[int]
+
+
+class Reviewer(TypedDict):
+    login: str
+    reviews: int
+
+
+class Stats(TypedDict):
+    pr_count: int
+    key_pr_count: int
+    avg_importance: float
+    avg_insight: float
+    additions: int
+    deletions: int
+    authors: int
+    new_contributors: list[str]  # logins first seen this period
+    history_since: str  # how far back "new" was judged ("" without history)
+    new_contributors_window: int  # weeks the history covers when it is shorter than the newcomer horizon, else 0
+    types: dict[str, int]
+    reviewers: NotRequired[list[Reviewer]]  # only when reviews are known
+
+
+class PrRisk(TypedDict):
+    kind: str
+    detail: str
+
+
+class PrEntry(TypedDict):
+    """One scored PR (ScoredPR.report_entry)."""
+    number: int
+    title: str
+    url: str
+    author: str
+    merged_at: str
+    modules: list[str]
+    type: str
+    breaking: bool
+    breaking_reason: str
+    importance: float
+    insight: float
+    key: bool
+    summary: str
+    key_points: list[str]
+    risks: list[PrRisk]
+    additions: int
+    deletions: int
+    changed_files: int
+    scored_by: str
+    reasons: list[str]
+
+
+class Module(TypedDict):
+    name: str
+    pr_count: int
+    prs: list[int]
+    baseline: float  # average PRs a week over the previous 4 weeks
+    delta: float
+    trend: str  # rising | fading | steady | new
+
+
+class HotFile(TypedDict):
+    path: str
+    pr_count: int
+    prs: list[int]
+
+
+class Cluster(TypedDict):
+    title: str
+    prs: list[int]
+    modules: list[str]
+    reason: str
+
+
+class Revert(TypedDict):
+    pr: int  # the revert
+    reverts: int | None
+    relanded_by: int | None
+    title: str
+
+
+class RiskItem(TypedDict):
+    pr: int
+    detail: str
+
+
+class RiskGroup(TypedDict):
+    kind: str
+    prs: list[int]
+    detail: str
+    items: list[RiskItem]
+
+
+class TrendWeek(TypedDict):
+    since: str
+    until: str
+    pr_count: int
+
+
+class Trends(TypedDict):
+    weeks: list[TrendWeek]  # the 4 previous weeks, then this one
+
+
+class Unscored(TypedDict):
+    number: int
+    title: str
+    url: str
+    reason: str
+
+
+class Note(TypedDict):
+    """A narrative observation and the PRs it is about."""
+    text: str
+    prs: list[int]
+
+
+class KeyChange(TypedDict):
+    theme: str
+    text: str
+    prs: list[int]
+
+
+class Narrative(TypedDict):
+    """The sections a narrator writes (prhub.narrative.engine_narrative, prhub.llm.model_narrative)."""
+    summary: str  # paragraphs separated by a blank line
+    highlights: list[Note]
+    key_changes: list[KeyChange]
+    trend_notes: list[Note]
+    risk_notes: list[Note]
+    relation_notes: list[Note]
+    suggestions: list[str]
+
+
+class Narration(Narrative):
+    """A narrator's answer: the narrative, and the report's scorer and notes as they read after writing it."""
+    scorer: Scorer
+    notes: list[str]
+
+
+class Analysis(TypedDict):
+    """What prhub.analysis.analyse_period computes; the narrative slots stay empty (they keep their place)."""
+    schema: str
+    repo: str
+    period: Period
+    generated_at: str
+    language: str  # zh | en
+    scorer: Scorer
+    stats: Stats
+    prs: list[PrEntry]  # by importance (desc), then number
+    modules: list[Module]
+    hot_files: list[HotFile]
+    clusters: list[Cluster]
+    reverts: list[Revert]
+    risks: list[RiskGroup]  # one per kind, in prhub.risks.KINDS order
+    highlights: list[Note]
+    key_changes: list[KeyChange]
+    trends: Trends
+    summary: str
+    suggestions: list[str]
+    unscored: list[Unscored]
+    notes: list[str]
+
+
+class Report(Analysis):
+    """report.json: the analysis, its title, and the narrative (the rest of its sections)."""
+    title: str
+    trend_notes: list[Note]
+    risk_notes: list[Note]
+    relation_notes: list[Note]
