@@ -115,10 +115,10 @@ def _charset(path: str, face: int) -> frozenset[int]:
 class ReportPDF(FPDF):
     """A4 portrait with the report's title in the header and page numbers in the footer."""
 
-    def __init__(self, running_title: str, page_word: str) -> None:
+    def __init__(self, running_title: str, words: dict[str, str], pr_urls: dict[int, str]) -> None:
         super().__init__(orientation="P", unit="mm", format="A4")
         self.running_title = running_title
-        self.page_word = page_word
+        self.words = words  # the report language's labels
         path, face = font_location()
         self.add_font("cjk", fname=path, collection_font_number=face)
         self.glyphs = _charset(path, face)
@@ -131,8 +131,8 @@ class ReportPDF(FPDF):
         self.set_auto_page_break(True, margin=16)
         self.set_font("cjk", size=BODY)
         self.set_creator("Prhub")
-        self.pr_urls: dict[int, str] = {}  # PR number -> URL, for "#N" in narrative text
-        self.lp, self.rp = " (", ")"  # around a PR list after text; render_pdf sets the language's brackets
+        self.pr_urls = pr_urls  # PR number -> URL, for "#N" in narrative text
+        self.lp, self.rp = words["lp"], words["rp"]  # around a PR list after text (full-width in Chinese)
 
     def fit(self, value: Any) -> str:
         """Cleaned text with only the characters the font can draw."""
@@ -155,7 +155,7 @@ class ReportPDF(FPDF):
         self.set_y(-11)
         self.set_font("cjk", size=7.5)
         self.set_text_color(*MUTED)
-        self.cell(0, 4, self.page_word.format(n=self.page_no()) + " / {nb}", align="C")
+        self.cell(0, 4, self.words["page_n"].format(n=self.page_no()) + " / {nb}", align="C")
         self.set_text_color(0, 0, 0)
 
     # -- text -------------------------------------------------------------------------------------------
@@ -314,18 +314,14 @@ def _cover(pdf: ReportPDF, v: dict[str, Any]) -> None:
         pdf.paragraph([Run(T(f"{s['new_contributors_label']}: {', '.join(s['new_contributors'])}"))], size=SMALL)
 
 
-# -- one layout per section kind (render/view.py); L is the report's words ---------------------------------------
+# -- one layout per section kind (render/view.py) -----------------------------------------------------------------
 
 def _bullets(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     for n in items:
         pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
 
 
-def _notes(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
-    _bullets(pdf, items)
-
-
-def _risk_brief(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
+def _risk_brief(pdf: ReportPDF, d: dict[str, Any]) -> None:
     """The narrative's observations, then the kinds they do not cover."""
     _bullets(pdf, d["notes"])
     for r in d["unnoted"]:
@@ -335,18 +331,19 @@ def _risk_brief(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
         pdf.set_text_color(0, 0, 0)
 
 
-def _paragraphs(pdf: ReportPDF, items: list[str], L: dict[str, str]) -> None:
+def _paragraphs(pdf: ReportPDF, items: list[str]) -> None:
     for para in items:
         pdf.paragraph(pdf.runs(para), after=2)
 
 
-def _key_changes(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+def _key_changes(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     for k in items:
         pdf.heading(k["theme"], 1)
         pdf.paragraph(pdf.runs(k["text"], k["prs"]))
 
 
-def _trends(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
+def _trends(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    L = pdf.words
     T = pdf.fit
     _bullets(pdf, d["notes"])
     _charts(pdf, d["charts"])
@@ -372,7 +369,7 @@ def _trends(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
         pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in d["types"])))])
 
 
-def _risks(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     for r in items:
         pdf.heading(r["label"], 1)
         if not r["items"]:  # the engine's detail repeats its per-PR items
@@ -382,7 +379,8 @@ def _risks(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> No
                           size=SMALL, indent=5, bullet="•", after=0.5)
 
 
-def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
+    L = pdf.words
     rows = [[[Run(p["label"], p["url"])], [Run(pdf.fit(p["title"]))], [Run(pdf.fit(", ".join(p["modules"])))],
              [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
             for p in items]
@@ -390,8 +388,9 @@ def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> 
                       [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
 
 
-def _related(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
+def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:
     """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
+    L = pdf.words
     for c in d["clusters"]:
         reason = [Run(" — " + pdf.fit(c["reason"]))] if c["reason"] else []
         pdf.paragraph([Run(pdf.fit(c["title"]) + ": "), *_refs_cell(pdf, c["prs"]), *reason], indent=5, bullet="•",
@@ -406,19 +405,20 @@ def _related(pdf: ReportPDF, d: dict[str, Any], L: dict[str, str]) -> None:
         pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
 
 
-def _numbered(pdf: ReportPDF, items: list[str], L: dict[str, str]) -> None:
+def _numbered(pdf: ReportPDF, items: list[str]) -> None:
     for i, text in enumerate(items, 1):
         pdf.paragraph(pdf.runs(text), indent=6, bullet=f"{i}.", after=0.8)
 
 
-def _unscored(pdf: ReportPDF, items: list[dict[str, Any]], L: dict[str, str]) -> None:
+def _unscored(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
+    L = pdf.words
     pdf.wrapped_table([L["pr"], L["title"], L["reason"]],
                       [[[Run(u["label"], u["url"])], [Run(pdf.fit(u["title"]))], [Run(pdf.fit(u["reason"]))]]
                        for u in items], [1.3, 6, 4])
 
 
-LAYOUTS: dict[str, Callable[[ReportPDF, Any, dict[str, str]], None]] = {
-    "notes": _notes, "risk_brief": _risk_brief, "paragraphs": _paragraphs, "key_changes": _key_changes,
+LAYOUTS: dict[str, Callable[[ReportPDF, Any], None]] = {
+    "notes": _bullets, "risk_brief": _risk_brief, "paragraphs": _paragraphs, "key_changes": _key_changes,
     "trends": _trends, "risks": _risks, "key_prs": _key_prs, "related": _related, "numbered": _numbered,
     "unscored": _unscored,
 }
@@ -429,17 +429,14 @@ OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
 def render_pdf(report: Report) -> bytes:
     """The report as an A4 PDF with the same sections and numbers as report.md."""
     v = view(report)
-    L = v["L"]
-    pdf = ReportPDF(f"{v['title']}", L["page_n"])
-    pdf.pr_urls = v["links"]
-    pdf.lp, pdf.rp = L["lp"], L["rp"]  # full-width brackets around PR lists in Chinese text
+    pdf = ReportPDF(v["title"], v["L"], v["links"])
     pdf.set_title(pdf.fit(v["title"]))
     pdf.set_author("Prhub")
     pdf.add_page()
     _cover(pdf, v)
     for section in v["sections"]:
         pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
-        LAYOUTS[section.kind](pdf, section.data, L)
+        LAYOUTS[section.kind](pdf, section.data)
     return bytes(pdf.output())
 
 
