@@ -1,0 +1,65 @@
+"""The report's one writer: analysis, title, run notes and narrative set in one place, keys in report.json's order."""
+from __future__ import annotations
+
+import json
+
+from prhub import compose, llm, narrative
+from prhub.period import Period
+from prhub.report import Analysis, Narrative, Report
+from prhub.scoring import score_pull
+
+from tests.golden.cases import load
+from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
+
+WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
+SCORER = {"kind": "heuristic", "model": None, "prompt_version": "engine-test"}
+
+
+def week() -> tuple[list, list]:
+    prs = [make_pr("[rollout] feat: support prefix caching", [change("pkg/rollout/vllm.py", 200, 10)], number=1,
+                   author="alice", merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[rollout] fix: prefix caching crash (follow-up of #1)", [change("pkg/rollout/vllm.py", 5, 1)],
+                   number=2, author="dave", merged_at="2026-06-16T02:00:00Z")]
+    history = [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
+    return [score_pull(p, CONFIG) for p in prs], history
+
+
+def test_the_report_has_the_title_the_run_notes_and_the_engines_narrative():
+    scored, history = week()
+    report = compose.report(scored, [], WEEK, CONFIG, history, "2026-06-22T01:00:00Z", SCORER,
+                            run_notes=["export line skipped: {bad"])
+    assert report["title"] == "acme/trainer weekly report, 2026-W25, Jun 15–21"
+    assert report["notes"][-1] == "export line skipped: {bad" and len(report["notes"]) >= 2  # after the analysis's
+    draft = compose.draft(scored, [], WEEK, CONFIG, history, "2026-06-22T01:00:00Z", SCORER)
+    assert {k: report[k] for k in Narrative.__annotations__} == narrative.engine_narrative(draft)
+    assert report["scorer"] == SCORER
+
+
+def test_keys_are_in_report_json_order():
+    scored, history = week()
+    report = compose.report(scored, [], WEEK, CONFIG, history, "2026-06-22T01:00:00Z", SCORER)
+    assert list(report) == list(Report.__annotations__) == [*Analysis.__annotations__, "title", "trend_notes",
+                                                             "risk_notes", "relation_notes"]
+    assert set(report) == set(load("en-small"))  # the golden files hold the same fields
+    assert json.loads(json.dumps(report)) == report  # report.json is its plain serialisation
+
+
+def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_draft():
+    scored, history = week()
+    seen = []
+
+    def narrator(draft):
+        seen.append(draft["title"])
+        written = narrative.engine_narrative(draft)
+        return {**written, "summary": "Two PRs.", "scorer": {**draft["scorer"], "narrative_by": {"summary": "llm"}},
+                "notes": [*draft["notes"], "narrative: a note"]}
+
+    report = compose.report(scored, [], WEEK, CONFIG, history, "2026-06-22T01:00:00Z", SCORER, narrator=narrator)
+    assert seen == [report["title"]]
+    assert report["summary"] == "Two PRs." and report["scorer"]["narrative_by"] == {"summary": "llm"}
+    assert report["notes"][-1] == "narrative: a note"
+    assert list(report) == list(Report.__annotations__)
+
+
+def test_the_model_narrator_writes_the_sections_the_report_types():
+    assert tuple(Narrative.__annotations__) == llm.SECTIONS
