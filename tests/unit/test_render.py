@@ -229,3 +229,16 @@ def test_an_empty_week_renders_a_short_report_everywhere(tmp_path):
     assert re.findall(r"^## (.+)$", md, re.MULTILINE) == ["Executive summary"]
     assert "<svg" not in files["index.html"].decode()
     assert "No PRs were merged." in pdf_text(files["report.pdf"], tmp_path)
+
+
+def test_every_section_kind_has_a_layout_in_each_rendering():
+    from prhub.render.html import environment as html_env
+    from prhub.render.markdown import environment as md_env
+    from prhub.render.pdf import LAYOUTS
+    from prhub.render.view import SECTIONS
+
+    kinds = {kind for _, _, kind, _ in SECTIONS}
+    assert kinds == set(LAYOUTS)
+    for env, name in ((md_env(), "sections.md.j2"), (html_env(), "sections.html.j2")):
+        module = env.get_template(name).make_module({"L": {}, "links": {}})
+        assert all(callable(getattr(module, kind, None)) for kind in kinds), name

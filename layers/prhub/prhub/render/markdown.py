@@ -1,4 +1,4 @@
-"""report.md: the report as Markdown (Jinja2, templates/report.md.j2).
+"""report.md: the report as Markdown (Jinja2, templates/report.md.j2 and a macro per section kind in sections.md.j2).
 
 Autoescape is off (it is Markdown, not HTML), so every untrusted string goes
 through the `md` filter, which backslash-escapes whatever Markdown or HTML
