@@ -11,10 +11,10 @@ platform module to classify the answer:
 - transient: 5xx, a timeout, a dropped connection, "system busy": back off exponentially and try again;
 - permanent: a bad URL, a revoked hook, a failed signature, a rejected payload: give up at once.
 
-When the attempts run out, or the wait asked for is longer than `max_wait` (a Lambda should not sleep
-for minutes), the outcome is throttled/transient with `retry_after`: the caller's queue can deliver it
-later. Every outcome that is not delivered is logged with the channel's label (never its URL) and
-counted as a metric.
+When the attempts run out the channel is given up (kind throttled or transient, logged as an error).
+When the platform asks for a wait longer than `max_wait` (a Lambda should not sleep for minutes), the
+delivery is deferred instead: `retry_after` says when the caller's queue should deliver it again. Every
+outcome is logged with the channel's label (never its URL) and counted as a metric by channel.
 """
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ class Outcome:
     kind: Kind
     attempts: int
     detail: str = ""
-    retry_after: float | None = None
+    retry_after: float | None = None  # set when deferred: deliver again after this many seconds
     delivery_id: str = ""
 
     @property
@@ -77,9 +77,9 @@ class Outcome:
         return self.kind == "delivered"
 
     @property
-    def retry(self) -> bool:
-        """Worth delivering again later (throttled or transient), unlike delivered or permanent."""
-        return self.kind in ("throttled", "transient")
+    def deferred(self) -> bool:
+        """The platform asked for a longer wait than this run may sleep: deliver again after retry_after."""
+        return self.retry_after is not None
 
 
 class Http(Protocol):
@@ -147,9 +147,11 @@ def _retrying(attempt: Callable[[], Verdict], target: Target, delivery_id: str, 
         if verdict.kind in ("delivered", "permanent"):
             return Outcome(target.channel, target.label, verdict.kind, n, verdict.detail, delivery_id=delivery_id)
         wait = backoff(n) if verdict.retry_after is None else verdict.retry_after
-        if n == attempts or wait > max_wait:
-            return Outcome(target.channel, target.label, verdict.kind, n, verdict.detail,
-                           retry_after=max(wait, 0.0), delivery_id=delivery_id)
+        if wait > max_wait:
+            return Outcome(target.channel, target.label, verdict.kind, n, verdict.detail, retry_after=wait,
+                           delivery_id=delivery_id)
+        if n == attempts:
+            return Outcome(target.channel, target.label, verdict.kind, n, verdict.detail, delivery_id=delivery_id)
         logger.info("notify %s: %s (%s), attempt %d of %d, next in %.1f s",
                     target.label, verdict.kind, verdict.detail, n, attempts, wait)
         sleep(wait)
@@ -238,12 +240,12 @@ def _report(outcome: Outcome) -> None:
     """A log line and a metric for every outcome; a clear error line when the channel is given up."""
     if outcome.kind == "delivered":
         logger.info("notify %s: delivered after %d attempt(s)", outcome.label, outcome.attempts)
-    elif outcome.kind == "permanent":
-        logger.error("notify %s: gave up, permanent failure after %d attempt(s): %s",
-                     outcome.label, outcome.attempts, outcome.detail)
+    elif outcome.deferred:
+        logger.warning("notify %s: deferred (%s): %s; deliver again in %.0f s",
+                       outcome.label, outcome.kind, outcome.detail, outcome.retry_after)
     else:
-        logger.warning("notify %s: not delivered (%s) after %d attempt(s): %s; retry in %.0f s",
-                       outcome.label, outcome.kind, outcome.attempts, outcome.detail, outcome.retry_after or 0)
+        logger.error("notify %s: gave up after %d attempt(s), %s failure: %s",
+                     outcome.label, outcome.attempts, outcome.kind, outcome.detail)
     record(outcome)
 
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from prhub.render.common import clean, safe_url
 
 MAX_HIGHLIGHTS = 5
+MAX_PRS = 5  # PR links per highlight: a theme citing thirty PRs keeps its first five (the page has all)
 MIN_HIGHLIGHTS = 3  # fewer highlights in the report: topped up from its key PRs
 SUMMARY_CHARS = 280  # "one line": the summary's first paragraph, cut at a sentence or this length
 HIGHLIGHT_CHARS = 300
@@ -135,7 +136,7 @@ def choose_report(reports: Mapping[str, dict[str, Any]], lang: str | None, defau
 
 def build_message(report: dict[str, Any], links: Links) -> Message:
     """The message for `report` (report.json), in the report's language."""
-    lang = report.get("language") if report.get("language") in WORDS else "zh"
+    lang = str(report.get("language")) if report.get("language") in WORDS else "zh"
     prs = {p["number"]: p for p in report.get("prs", []) if isinstance(p, dict) and isinstance(p.get("number"), int)}
     stats = report.get("stats") or {}
     period = report.get("period") or {}
@@ -152,7 +153,7 @@ def build_message(report: dict[str, Any], links: Links) -> Message:
         text = clean(item.get("text") if isinstance(item, dict) else item)
         numbers = item.get("prs") if isinstance(item, dict) else []
         if text:
-            refs = tuple(r for r in (ref(n) for n in numbers or []) if r)
+            refs = tuple(r for r in (ref(n) for n in numbers or []) if r)[:MAX_PRS]
             highlights.append(Highlight(shorten(text, HIGHLIGHT_CHARS), refs))
     cited = {r.number for h in highlights for r in h.prs}
     # prs[] is sorted by importance: the first key PRs not yet cited top the highlights up.

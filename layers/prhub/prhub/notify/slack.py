@@ -17,12 +17,12 @@ from typing import Any
 from prhub.notify import markup
 from prhub.notify.channels import Target
 from prhub.notify.delivery import Request, Verdict, http_verdict
-from prhub.notify.message import Message, fit
+from prhub.notify.message import Message, fit, shorten
 
 MAX_BLOCKS = 50
 SECTION_CHARS = 3000
 HEADER_CHARS = 150
-FALLBACK_CHARS = 3000
+FALLBACK_CHARS = 500
 
 
 def build(message: Message, target: Target, now: float, delivery_id: str) -> Request:
@@ -34,7 +34,7 @@ def fits(payload: dict[str, Any]) -> bool:
     blocks = payload["blocks"]
     return len(blocks) <= MAX_BLOCKS and all(
         len(b["text"]["text"]) <= (HEADER_CHARS if b["type"] == "header" else SECTION_CHARS)
-        for b in blocks if "text" in b) and len(payload["text"]) <= FALLBACK_CHARS
+        for b in blocks if "text" in b)
 
 
 def payload_for(message: Message) -> dict[str, Any]:
@@ -48,16 +48,16 @@ def payload_for(message: Message) -> dict[str, Any]:
     blocks.append(_section(f"*{c.prs}* {w['prs']} · *{c.key_prs}* {w['key_prs']} · "
                            f"*{c.breaking}* {w['breaking']} · *{c.risks}* {w['risks']}"))
     if message.highlights:
-        lines = [f"*{w['highlights']}*"]
-        for h in message.highlights:
-            refs = " ".join(f"<{url}|{label}>" for r in h.prs for label, url in r.links())
-            lines.append(f"• {markup.slack(h.text)}" + (f" {refs}" if refs else ""))
-        blocks.append(_section("\n".join(lines)))
+        blocks.append(_section(f"*{w['highlights']}*"))
+    for h in message.highlights:  # a section each: every one gets the 3,000 characters of a section
+        refs = " ".join(f"<{url}|{label}>" for r in h.prs for label, url in r.links())
+        blocks.append(_section(f"• {markup.slack(h.text)}" + (f" {refs}" if refs else "")))
     links = [f"<{u}|{label}>" for u, label in ((message.page, w["page"]), (message.pdf, w["pdf"])) if u]
     if links:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": " · ".join(links)}]})
-    fallback = f"{message.title}: {message.summary}" if message.summary else message.title
-    return {"text": markup.slack(fallback)[:FALLBACK_CHARS], "blocks": blocks, "unfurl_links": False}
+    # The notification's text (shown where blocks are not): cut before escaping, so no entity is cut.
+    fallback = shorten(f"{message.title}: {message.summary}" if message.summary else message.title, FALLBACK_CHARS)
+    return {"text": markup.slack(fallback), "blocks": blocks, "unfurl_links": False}
 
 
 def _section(text: str) -> dict[str, Any]:
