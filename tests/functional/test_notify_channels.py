@@ -22,7 +22,7 @@ from prhub.notify.delivery import Outcome, deliver
 from prhub.notify.email import EmailFailure, SesEmail
 from prhub.notify.message import Links, Message, build_message
 
-from tests.fakes.chat_servers import Fault, FakeChat, Hook
+from tests.fakes.chat_servers import FakeChat, Fault, Hook
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 SITE = "https://reports.example.org"
@@ -208,8 +208,8 @@ def big_report() -> dict[str, Any]:
         prs.append({**doc["prs"][0], "number": n, "url": f"https://github.com/example-org/trainer/pull/{n}",
                     "title": "超长标题" * 60, "key": True})
     doc["prs"] = prs
-    doc["highlights"] = [{"text": f"要点{i}：" + "很长的说明文字" * 80, "prs": list(range(5000 + 10 * i, 5010 + 10 * i))}
-                         for i in range(5)]
+    doc["highlights"] = [{"text": f"要点{i}：" + "很长的说明文字" * 80,
+                          "prs": list(range(5000 + 10 * i, 5010 + 10 * i))} for i in range(5)]
     doc["summary"] = "本周摘要" * 200
     return doc
 
