@@ -173,3 +173,16 @@ def test_retry_after_reads_seconds_and_http_dates() -> None:
 
 def test_backoff_doubles_up_to_a_cap() -> None:
     assert [backoff(n) for n in range(1, 8)] == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
+
+
+def test_a_message_that_cannot_fit_is_permanent_and_never_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prhub.notify.delivery import deliver
+
+    class NoNetwork:
+        def request(self, *args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("an over-limit payload must not be sent")
+
+    monkeypatch.setattr(wecom, "MAX_CONTENT", 10)
+    outcome = deliver(Target("wecom", "wecom", "https://q.example"), message(), http=NoNetwork(), clock=lambda: NOW,
+                      sleep=lambda s: None)
+    assert outcome.kind == "permanent" and outcome.attempts == 0 and "does not fit" in outcome.detail

@@ -141,8 +141,7 @@ def deliver(target: Target, message: Message, *, http: Http | None = None, clock
 
 def _retrying(attempt: Callable[[], Verdict], target: Target, delivery_id: str, sleep: Callable[[float], None],
               attempts: int, max_wait: float) -> Outcome:
-    verdict = Verdict("transient", "not attempted")
-    for n in range(1, attempts + 1):
+    for n in range(1, max(attempts, 1) + 1):
         verdict = attempt()
         if verdict.kind in ("delivered", "permanent"):
             return Outcome(target.channel, target.label, verdict.kind, n, verdict.detail, delivery_id=delivery_id)
@@ -150,7 +149,7 @@ def _retrying(attempt: Callable[[], Verdict], target: Target, delivery_id: str, 
         if wait > max_wait:
             return Outcome(target.channel, target.label, verdict.kind, n, verdict.detail, retry_after=wait,
                            delivery_id=delivery_id)
-        if n == attempts:
+        if n >= attempts:
             return Outcome(target.channel, target.label, verdict.kind, n, verdict.detail, delivery_id=delivery_id)
         logger.info("notify %s: %s (%s), attempt %d of %d, next in %.1f s",
                     target.label, verdict.kind, verdict.detail, n, attempts, wait)
