@@ -97,7 +97,7 @@ def render(message: Message) -> tuple[str, str, str]:
     items = []
     lines = [message.title, "", message.summary, "", counts, ""]
     if message.highlights:
-        lines.append(w["highlights"] + ":")
+        lines.append(w["highlights"] + w["colon"].rstrip())
     for h in message.highlights:
         refs = " ".join(f'<a href="{e(url)}">{e(label)}</a>' for r in h.prs for label, url in r.links())
         items.append(f"<li>{e(h.text)}{' ' + refs if refs else ''}</li>")
@@ -113,5 +113,5 @@ def render(message: Message) -> tuple[str, str, str]:
         "<p>" + " · ".join(f'<a href="{e(url)}">{e(label)}</a>' for label, url in links) + "</p>",
         "</body></html>",
     ])
-    lines += [""] + [f"{label}: {url}" for label, url in links]
+    lines += [""] + [f"{label}{w['colon']}{url}" for label, url in links]
     return message.title, html, "\n".join(lines).strip() + "\n"

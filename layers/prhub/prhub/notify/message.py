@@ -30,11 +30,9 @@ class TooLarge(ValueError):
 
 WORDS: dict[str, dict[str, str]] = {
     "zh": {"prs": "合并 PR", "key_prs": "关键 PR", "breaking": "破坏性变更", "risks": "风险",
-           "highlights": "本期要点", "page": "查看报告", "pdf": "PDF 版", "more": "完整内容见报告",
-           "period": "周期"},
+           "highlights": "本期要点", "page": "查看报告", "pdf": "PDF 版", "colon": "："},
     "en": {"prs": "PRs merged", "key_prs": "key PRs", "breaking": "breaking changes", "risks": "risks",
-           "highlights": "Highlights", "page": "Read the report", "pdf": "PDF", "more": "More in the full report",
-           "period": "Period"},
+           "highlights": "Highlights", "page": "Read the report", "pdf": "PDF", "colon": ": "},
 }
 
 
