@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from prhub.errors import InputError
+from prhub.notify.channels import Channel, parse_channels
 from prhub.period import zone
 
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
@@ -56,6 +57,7 @@ class RepoConfig:
     large_change_lines: int = 1000
     check_registry: bool = False  # look pinned versions up on PyPI / npm
     llm: LlmConfig = field(default_factory=LlmConfig)
+    notify: tuple[Channel, ...] = ()  # channels told when a report is published (prhub.notify.channels)
 
     def __post_init__(self) -> None:
         check_repo(self.repo)
@@ -80,6 +82,7 @@ class RepoConfig:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["test_paths"] = list(self.test_paths)
         data["llm"] = {f.name: getattr(self.llm, f.name) for f in fields(self.llm)}
+        data["notify"] = [c.to_dict() for c in self.notify]
         return data
 
     @classmethod
@@ -97,6 +100,8 @@ class RepoConfig:
             values["llm"] = LlmConfig(**values["llm"])
         if "test_paths" in values:
             values["test_paths"] = tuple(values["test_paths"])
+        if "notify" in values:
+            values["notify"] = parse_channels(values["notify"])
         try:
             return cls(**values)
         except TypeError as exc:

@@ -1,0 +1,13 @@
+"""Reports that come to the reader: one short message per subscribed channel when a report is published.
+
+    channels.parse_channels(watch-list "notify")  -> Channel settings (validated; secrets by name)
+    channels.resolve(channel, read_secret, ...)    -> Target (the URL and signing secret, read at send time)
+    message.build_message(report, links)           -> Message (platform-neutral: title, summary, highlights, counts)
+    <platform>.build(message, target, now)          -> Request (that platform's format, limits and signature)
+    delivery.deliver(target, message, ...)          -> Outcome (sent with retries; delivered / throttled /
+                                                       transient / permanent)
+
+One module per platform (slack, feishu, dingtalk, wecom, teams, webhook, email); each knows its own
+payload, size limits, signing and documented error answers. Nothing here imports boto3 or requests at
+import time, so prhub.config can parse the `notify` setting cheaply.
+"""

@@ -1,0 +1,96 @@
+"""The watch list's `notify` setting: what is accepted, what is refused (with a message saying why)."""
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+import pytest
+from prhub import config
+from prhub.config import RepoConfig, WatchList
+from prhub.errors import InputError
+from prhub.notify import channels
+from prhub.notify.channels import Channel, parse_channels, resolve
+
+
+def watchlist(defaults: dict[str, Any], *repos: Any) -> WatchList:
+    return WatchList.parse(json.dumps({"defaults": defaults, "repos": list(repos)}))
+
+
+def test_defaults_apply_to_every_repository_and_a_repository_replaces_them() -> None:
+    wl = watchlist({"notify": [{"channel": "slack", "url_secret": "prhub/slack"}]},
+                   "acme/rocket", {"repo": "acme/engine", "notify": [{"channel": "email", "to": ["a@b.org"]}]})
+    assert wl.get("acme/rocket").notify == (Channel("slack", url_secret="prhub/slack"),)
+    assert wl.get("acme/engine").notify == (Channel("email", to=("a@b.org",)),)
+    assert wl.get("acme/unlisted").notify == (Channel("slack", url_secret="prhub/slack"),)
+
+
+def test_settings_round_trip_through_to_dict() -> None:
+    cfg = RepoConfig.from_dict({"repo": "acme/rocket", "notify": [
+        {"channel": "feishu", "url_secret": "u", "secret_name": "s", "lang": "en"},
+        {"channel": "email", "to": ["x@example.org"]}]})
+    assert RepoConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
+    assert RepoConfig.from_dict({"repo": "acme/rocket"}).notify == ()
+
+
+def test_every_channel_kind_is_accepted() -> None:
+    items = [{"channel": c, "url_secret": f"prhub/{c}"} for c in channels.CHANNELS if c != "email"]
+    items.append({"channel": "email", "to": "ops@example.org"})
+    assert [c.channel for c in parse_channels(items)] == list(channels.CHANNELS)
+
+
+@pytest.mark.parametrize("item, message", [
+    ({"channel": "irc", "url": "https://x"}, "notify[0].channel must be one of slack, feishu"),
+    ({"channel": "slack", "url_secret": "n", "token": "t"}, "unknown notify[0] settings: token"),
+    ({"channel": "slack"}, "needs exactly one of url_secret"),
+    ({"channel": "slack", "url": "https://a", "url_secret": "n"}, "needs exactly one of url_secret"),
+    ({"channel": "slack", "url_secret": "n", "secret": "s"}, "slack does not sign requests"),
+    ({"channel": "teams", "url_secret": "n", "secret_name": "s"}, "teams does not sign requests"),
+    ({"channel": "feishu", "url_secret": "n", "secret": "s", "secret_name": "t"}, "not both"),
+    ({"channel": "webhook", "url": "ftp://host/x"}, "must be an http(s) URL"),
+    ({"channel": "wecom", "url_secret": "n", "to": ["a@b.org"]}, "`to` is for email channels only"),
+    ({"channel": "email"}, "needs `to`"),
+    ({"channel": "email", "to": ["not an address"]}, "not e-mail addresses"),
+    ({"channel": "email", "to": [f"u{i}@example.org" for i in range(51)]}, "at most 50"),
+    ({"channel": "email", "to": ["a@b.org"], "url_secret": "n"}, "takes `to`, not url_secret"),
+    ({"channel": "slack", "url_secret": "n", "lang": "fr"}, "lang must be one of zh, en"),
+    ({"channel": "slack", "url_secret": ""}, "url_secret must be a non-empty string"),
+    ("slack", "must be an object"),
+])
+def test_bad_channels_are_refused_with_a_clear_message(item: Any, message: str) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        watchlist({}, {"repo": "acme/rocket", "notify": [item]})
+
+
+def test_notify_must_be_a_list() -> None:
+    with pytest.raises(InputError, match="notify must be a list"):
+        RepoConfig.from_dict({"repo": "acme/rocket", "notify": {"channel": "slack"}})
+
+
+def test_languages_agree_with_config() -> None:
+    assert channels.LANGUAGES == config.LANGUAGES
+
+
+def test_the_stack_reads_url_and_secret_by_name() -> None:
+    store = {"prhub/ding-url": " https://oapi.example/robot/send?access_token=t \n", "prhub/ding-sign": "SECx"}
+    target = resolve(Channel("dingtalk", url_secret="prhub/ding-url", secret_name="prhub/ding-sign"),
+                     store.__getitem__)
+    assert (target.url, target.secret, target.label) == (
+        "https://oapi.example/robot/send?access_token=t", "SECx", "dingtalk:prhub/ding-url")
+
+
+def test_a_literal_url_is_for_the_local_runner_only(caplog: pytest.LogCaptureFixture) -> None:
+    channel = Channel("webhook", url="https://hooks.example/x", secret="literal-secret")
+    with pytest.raises(InputError, match="local runner only"):
+        resolve(channel, {}.__getitem__)
+    with caplog.at_level(logging.WARNING, logger="prhub.notify"):
+        target = resolve(channel, {}.__getitem__, allow_literal=True)
+    assert target.url == "https://hooks.example/x" and target.secret == "literal-secret"
+    assert "literal url/secret" in caplog.text and "literal-secret" not in caplog.text
+    assert "hooks.example" not in caplog.text
+
+
+def test_a_secret_that_is_not_a_url_is_refused() -> None:
+    with pytest.raises(InputError, match="not an http"):
+        resolve(Channel("slack", url_secret="prhub/slack"), {"prhub/slack": "T000/B000/xyz"}.__getitem__)
