@@ -1,8 +1,9 @@
 """The layer's build recipe, run as `sam build` runs it: the whole layer, CJK font included, or no layer.
 
-SAM's makefile builder (template.yaml: BuildMethod makefile) copies layers/prhub to a scratch folder
-and runs `make build-PrhubLayer` there with ARTIFACTS_DIR in the environment. These tests do exactly
-that (the SAM CLI is not installed here) and read what would be deployed. The recipe installs from
+SAM's makefile builder (template.yaml: BuildMethod makefile; aws-lambda-builders' CustomMakeAction)
+copies layers/prhub to a scratch folder and runs `make --makefile layers/prhub/Makefile build-PrhubLayer`
+there with ARTIFACTS_DIR in the environment. These tests do exactly that (the SAM CLI is not installed
+here) and read what would be deployed. The recipe installs from
 PyPI; pip's cache makes reruns take about 20 s.
 """
 from __future__ import annotations
@@ -32,8 +33,9 @@ ELF_MACHINE = {"arm64": 183, "x86_64": 62}  # e_machine: EM_AARCH64, EM_X86_64
 def sam_build_layer(source: Path, scratch: Path, artifacts: Path) -> subprocess.CompletedProcess[str]:
     """Copy the layer's folder to `scratch` and run its build target there, as SAM's makefile builder does."""
     shutil.copytree(source, scratch, ignore=shutil.ignore_patterns("__pycache__"))
-    return subprocess.run(["make", "build-PrhubLayer"], cwd=scratch, env=os.environ | {"ARTIFACTS_DIR": str(artifacts)},
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(["make", "--makefile", str(source / "Makefile"), "build-PrhubLayer"], cwd=scratch,
+                          env=os.environ | {"ARTIFACTS_DIR": str(artifacts)}, capture_output=True, text=True,
+                          timeout=600)
 
 
 def layer_architecture() -> str:
