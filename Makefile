@@ -30,10 +30,8 @@ lint: $(STAMP)
 bench: setup
 	$(BIN)/python -m bench
 
-build: $(STAMP)
+build:  # the layer's own recipe is layers/prhub/Makefile, which sam build runs
 	sam build
-	@scripts/system-deps.sh fonts
-	$(BIN)/python -m prhub.render.fonts .aws-sam/build/PrhubLayer/python/prhub/fonts  # the PDF's CJK font (docs/pdf-fonts.md)
 
 deploy: build
 	sam deploy

@@ -1,21 +1,18 @@
 """Size of the built prhub layer (and each function's code) against Lambda's limits.
 
-Builds the layer as `sam build` does for python3.12 on x86_64: the wheels of
-layers/prhub/requirements.txt for that platform (`pip install --target`, no .pyc)
-plus the `prhub` package with everything it carries (templates, prompts, fonts,
-sample), under `python/`. The pip install is cached under .prhub/bench-cache
-(keyed by the requirements' hash) so reruns are fast. Lambda allows 250 MB
-unzipped for a function with all its layers, and 50 MB zipped for a direct upload.
+Builds the layer exactly as `sam build` does: layers/prhub/Makefile's build-PrhubLayer
+target (python3.12 arm64 wheels, the `prhub` package with its templates, prompts and
+sample, and the PDF's CJK font) into .prhub/bench-cache/layer-build, then measures its
+python/ folder. Lambda allows 250 MB unzipped for a function with all its layers, and
+50 MB zipped for a direct upload.
 
     python -m bench.layer_size
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -25,24 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".prhub" / "bench-cache"
 UNZIPPED_LIMIT = 250 * 1024 * 1024
 ZIPPED_LIMIT = 50 * 1024 * 1024
-PIP_PLATFORM = ["--platform", "manylinux2014_x86_64", "--implementation", "cp", "--python-version", "3.12",
-                "--only-binary=:all:"]
-
-
-def install_requirements(requirements: Path) -> Path:
-    """The layer's dependencies installed for Lambda's platform (cached by content hash)."""
-    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()[:16]
-    target = CACHE / f"layer-{digest}"
-    if (target / ".complete").exists():
-        return target
-    shutil.rmtree(target, ignore_errors=True)
-    target.mkdir(parents=True)
-    # pip's warnings about the venv's own packages do not concern the layer: keep them off the table.
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-compile", "--disable-pip-version-check",
-                    "--target", str(target), *PIP_PLATFORM, "-r", str(requirements)], check=True,
-                   capture_output=True, text=True)
-    (target / ".complete").touch()
-    return target
+LAYER = ROOT / "layers" / "prhub"
 
 
 def tree_size(path: Path) -> int:
@@ -55,20 +35,18 @@ def zipped_size(root: Path, arcroot: str) -> int:
         archive = Path(tmp) / "layer.zip"
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
             for path in sorted(root.rglob("*")):
-                if path.is_file() and "__pycache__" not in path.parts and path.name != ".complete":
+                if path.is_file() and "__pycache__" not in path.parts:
                     zf.write(path, f"{arcroot}/{path.relative_to(root)}")
         return archive.stat().st_size
 
 
 def build_layer() -> Path:
-    """A directory laid out as the built layer's python/ folder."""
-    deps = install_requirements(ROOT / "layers" / "prhub" / "requirements.txt")
-    build = CACHE / "layer-build"
-    shutil.rmtree(build, ignore_errors=True)
-    shutil.copytree(deps, build, ignore=shutil.ignore_patterns(".complete"))
-    shutil.copytree(ROOT / "layers" / "prhub" / "prhub", build / "prhub", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    return build
+    """The built layer's python/ folder, made by the layer's own build target as SAM runs it."""
+    artifacts = CACHE / "layer-build"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    subprocess.run(["make", "-C", str(LAYER), "build-PrhubLayer", f"ARTIFACTS_DIR={artifacts}"], check=True,
+                   capture_output=True, text=True)
+    return artifacts / "python"
 
 
 def largest_packages(root: Path, count: int = 6) -> list[dict[str, Any]]:
@@ -85,8 +63,8 @@ def run() -> dict[str, Any]:
     try:
         layer = build_layer()
     except subprocess.CalledProcessError as exc:
-        return {"error": f"pip install failed ({exc.returncode}): {exc.stderr[-500:]}",
-                "rows": [["layer prhub", "n/a", "pip could not install the requirements for python3.12"]]}
+        return {"error": f"make build-PrhubLayer failed ({exc.returncode}): {exc.stderr[-500:]}",
+                "rows": [["layer prhub", "n/a", "layers/prhub/Makefile could not build the layer"]]}
     unzipped = tree_size(layer)
     zipped = zipped_size(layer, "python")
     prhub_own = tree_size(layer / "prhub")

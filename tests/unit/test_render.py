@@ -13,7 +13,7 @@ from prhub.render.pdf import NO_LINE_START, Run, wrap
 from prhub.render.view import view
 
 from tests.golden.cases import load
-from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict, render_pdf_strict
+from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict
 
 ZH_ORDER = ["本周亮点", "风险速览", "执行摘要", "关键变更", "模块与主题趋势", "风险详情", "关键 PR", "相关 PR",
             "后续建议", "未评分 PR"]
@@ -183,19 +183,6 @@ def test_font_location_reads_a_face_from_the_environment(monkeypatch):
     if not Path(path).is_file():
         pytest.skip("fonts-noto-cjk is not installed")
     assert font_location() == (path, 2)
-
-
-@pytest.mark.slow
-def test_the_layer_font_extracted_from_debian_draws_the_report(monkeypatch, tmp_path):
-    from prhub.render.fonts import extract
-    from prhub.render.pdf import DEBIAN_FONT, PACKAGED_FONT
-
-    if not Path(DEBIAN_FONT.partition("#")[0]).is_file():
-        pytest.skip("fonts-noto-cjk is not installed")
-    target = extract(DEBIAN_FONT, tmp_path / "fonts")
-    assert target.name == PACKAGED_FONT.name
-    monkeypatch.setenv("PRHUB_CJK_FONT", str(target))
-    assert "执行摘要" in pdf_text(render_pdf_strict(load("zh-week")), tmp_path)
 
 
 def test_risk_detail_shows_per_pr_items_when_given_else_the_detail():

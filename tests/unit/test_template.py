@@ -177,18 +177,42 @@ def test_globals() -> None:
     assert glob["Layers"] == [{"Ref": "PrhubLayer"}]
 
 
-def test_layer_is_built_by_sam_for_the_functions_architecture() -> None:
+def make_variable(makefile: Path, name: str) -> str:
+    """A variable's value as make itself expands it."""
+    result = subprocess.run(["make", "-s", "-f", str(makefile), "--eval", f"print-var: ; @echo $({name})", "print-var"],
+                            capture_output=True, text=True, check=True, timeout=30)
+    return result.stdout.strip()
+
+
+def test_sam_builds_the_layer_with_its_own_makefile_for_the_functions_runtime_and_architecture() -> None:
     layer = resources()["PrhubLayer"]
     assert layer["Type"] == "AWS::Serverless::LayerVersion"
     assert layer["Properties"]["ContentUri"] == "layers/prhub"
-    assert layer["Metadata"]["BuildMethod"] == "python3.12"
+    # `sam build` runs ContentUri's Makefile, target build-<LogicalId>: the whole layer, CJK font included
+    # (tests/functional/test_layer_build.py runs that target). SAM's python3.12 builder would skip the font.
+    assert layer["Metadata"]["BuildMethod"] == "makefile"
+    makefile = ROOT / "layers/prhub/Makefile"
+    assert re.search(r"^build-PrhubLayer:", makefile.read_text(), re.MULTILINE)
+    runtime = load_template()["Globals"]["Function"]["Runtime"]
+    assert layer["Properties"]["CompatibleRuntimes"] == [runtime]
+    assert make_variable(makefile, "LAMBDA_PYTHON") == runtime.removeprefix("python")
     arch = load_template()["Globals"]["Function"]["Architectures"]
-    # Without BuildArchitecture SAM fetches x86_64 wheels, which an arm64 function cannot import.
-    assert [layer["Metadata"].get("BuildArchitecture", "x86_64")] == arch
+    assert [layer["Metadata"]["BuildArchitecture"]] == arch
     assert layer["Properties"]["CompatibleArchitectures"] == arch
+    # The wheels the Makefile fetches are for that architecture, else an arm64 function cannot import them.
+    machine = {"arm64": "aarch64", "x86_64": "x86_64"}[arch[0]]
+    platforms = make_variable(makefile, "PLATFORMS").split()
+    assert platforms and all(p.endswith(f"_{machine}") for p in platforms)
+    assert f"manylinux_2_34_{machine}" in platforms  # Lambda's python3.12 has glibc 2.34 (Amazon Linux 2023)
     assert (ROOT / "layers/prhub/requirements.txt").is_file()
+    assert (ROOT / "layers/prhub/font-requirements.txt").is_file()
     assert (ROOT / "layers/prhub/prhub/__init__.py").is_file()
-    assert not (ROOT / "layers/prhub/python").exists()  # SAM adds python/ itself
+    assert not (ROOT / "layers/prhub/python").exists()  # the build writes python/ into ARTIFACTS_DIR
+
+
+def test_make_build_is_only_sam_build_so_both_build_the_same() -> None:
+    dry_run = subprocess.run(["make", "-n", "build"], cwd=ROOT, capture_output=True, text=True, check=True, timeout=30)
+    assert dry_run.stdout.splitlines() == ["sam build"]
 
 
 @pytest.mark.parametrize(("function", "folder"), [("PlanFunction", "plan"), ("ScoreFunction", "score"),

@@ -25,9 +25,9 @@ from prhub.render.view import view
 from prhub.report import Report
 
 # Where the CJK font comes from, first match wins: $PRHUB_CJK_FONT (a path; "path#N" picks face N of a
-# .ttc), the font the layer build copies into the package (docs/pdf-fonts.md), Debian's fonts-noto-cjk.
+# .ttc), the font the layer build (layers/prhub/Makefile) puts into the package, Debian's fonts-noto-cjk.
 FONT_ENV = "PRHUB_CJK_FONT"
-PACKAGED_FONT = Path(__file__).resolve().parent.parent / "fonts" / "NotoSansCJKsc-Regular.otf"
+PACKAGED_FONT = Path(__file__).resolve().parent.parent / "fonts" / "NotoSansSC-Regular.otf"
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
