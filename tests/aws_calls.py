@@ -1,6 +1,7 @@
 """Records the AWS calls each Lambda function makes, as the IAM actions and stack resources they need.
 
-A pytest plugin, off unless asked for: `PRHUB_RECORD_AWS_CALLS=calls.json pytest -p tests.aws_calls ...`.
+A pytest plugin, off unless asked for: `PRHUB_RECORD_AWS_CALLS=calls.json pytest -p tests.aws_calls -n 0 ...`
+(one process: the file is written by whichever process ends last).
 Every botocore client made in the session gets a `before-parameter-build` hook (the operation's own
 parameters, before serialisation). A call counts for a function when the handler module of that
 function (functions/<name>/app.py, as the template's CodeUri says) is on the calling thread's stack,
