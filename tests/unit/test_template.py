@@ -436,15 +436,246 @@ def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> No
     assert props(dlq)["MessageRetentionPeriod"] >= q.get("MessageRetentionPeriod", 345600)
 
 
-@pytest.mark.parametrize("dlq", ["ScoreDLQ", "ReportDLQ", "PlanDLQ"])
+DLQS = ("ScoreDLQ", "ReportDLQ", "PlanDLQ", "SweepDLQ")
+TOPIC = {"Fn::If": ["HasAlarmEmail", [{"Ref": "AlarmTopic"}], {"Ref": "AWS::NoValue"}]}
+
+
+def _alarms_on(dimension: dict[str, Any]) -> list[dict[str, Any]]:
+    return [a["Properties"] for a in resources("AWS::CloudWatch::Alarm").values()
+            if dimension in a["Properties"].get("Dimensions", [])]
+
+
+def test_every_queue_that_keeps_failures_is_a_dead_letter_queue_with_an_alarm() -> None:
+    queues = set(resources("AWS::SQS::Queue"))
+    assert queues - {"ScoreQueue", "ReportQueue"} == set(DLQS)
+
+
+@pytest.mark.parametrize("dlq", DLQS)
 def test_every_dead_letter_queue_raises_an_alarm(dlq: str) -> None:
-    alarms = [a["Properties"] for a in resources("AWS::CloudWatch::Alarm").values()
-              if any(d["Value"] == {"Fn::GetAtt": [dlq, "QueueName"]} for d in a["Properties"]["Dimensions"])]
+    alarms = _alarms_on({"Name": "QueueName", "Value": {"Fn::GetAtt": [dlq, "QueueName"]}})
     assert len(alarms) == 1, dlq
     alarm = alarms[0]
     assert (alarm["Namespace"], alarm["MetricName"]) == ("AWS/SQS", "ApproximateNumberOfMessagesVisible")
     assert alarm["ComparisonOperator"] == "GreaterThanThreshold" and alarm["Threshold"] == 0  # one message is enough
-    assert alarm["AlarmActions"] == {"Fn::If": ["HasAlarmEmail", [{"Ref": "AlarmTopic"}], {"Ref": "AWS::NoValue"}]}
+    assert alarm["AlarmActions"] == TOPIC
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_every_function_error_raises_an_alarm(function: str) -> None:
+    [alarm] = _alarms_on({"Name": "FunctionName", "Value": {"Ref": function}})
+    assert (alarm["Namespace"], alarm["MetricName"], alarm["Statistic"]) == ("AWS/Lambda", "Errors", "Sum")
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold" and alarm["Threshold"] == 0
+    assert alarm["Period"] * alarm["EvaluationPeriods"] <= 900 and alarm["TreatMissingData"] == "notBreaching"
+
+
+def test_every_alarm_tells_the_topic() -> None:
+    alarms = resources("AWS::CloudWatch::Alarm")
+    assert len(alarms) == 9
+    for name, alarm in alarms.items():
+        assert alarm["Properties"]["AlarmActions"] == TOPIC, name
+        assert alarm["Properties"]["AlarmDescription"], name
+
+
+def test_a_failed_sweep_is_kept_and_alarmed_on() -> None:
+    config = props("ReportFunction")["EventInvokeConfig"]
+    assert config["DestinationConfig"]["OnFailure"] == {"Type": "SQS",
+                                                        "Destination": {"Fn::GetAtt": ["SweepDLQ", "Arn"]}}
+    assert config["MaximumRetryAttempts"] == 0  # the next sweep is 15 minutes away
+    schedule = props("ReportFunction")["Events"]["Sweep"]["Properties"]
+    assert schedule["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": ["SweepDLQ", "Arn"]}}
+    assert schedule["RetryPolicy"]["MaximumEventAgeInSeconds"] <= 900
+    assert props("PlanFunction")["Events"]["Weekly"]["Properties"]["DeadLetterConfig"] == {
+        "Arn": {"Fn::GetAtt": ["PlanDLQ", "Arn"]}}
+    # The sweep's own report of runs it could not finish (a custom metric).
+    [alarm] = [a["Properties"] for a in resources("AWS::CloudWatch::Alarm").values()
+               if a["Properties"].get("MetricName") == "SweepFailures"]
+    assert (alarm["Namespace"], alarm["Dimensions"]) == (METRICS_NAMESPACE, [SERVICE_DIMENSION])
+    assert alarm["Threshold"] == 0 and alarm["ComparisonOperator"] == "GreaterThanThreshold"
+    assert refs(load_template()["Outputs"]["SweepDLQUrl"]["Value"]) == {"SweepDLQ"}
+
+
+def test_runs_planned_but_not_reported_by_the_end_of_the_day_raise_an_alarm() -> None:
+    alarm = props("ReportsMissingAlarm")
+    queries = {q["Id"]: q for q in alarm["Metrics"]}
+    [watched] = [q for q in queries.values() if q.get("ReturnData")]
+    assert re.fullmatch(r"FILL\((\w+), 0\) - FILL\((\w+), 0\)", watched["Expression"])
+    planned, reported = re.findall(r"FILL\((\w+)", watched["Expression"])
+    for query, name in ((queries[planned], "RunsPlanned"), (queries[reported], "RunsReported")):
+        stat = query["MetricStat"]
+        assert stat["Metric"] == {"Namespace": METRICS_NAMESPACE, "MetricName": name, "Dimensions": [SERVICE_DIMENSION]}
+        assert (stat["Stat"], stat["Period"]) == ("Sum", 86400) and query["ReturnData"] is False
+    # Days as the schedule counts them: midnight to midnight in its zone, each judged once it is over.
+    assert alarm["EvaluationWindow"] == {"WallClockWindow": {"Timezone": {"Ref": "ScheduleTimezone"}}}
+    assert alarm["EvaluationPeriods"] == 1 and alarm["Threshold"] == 0
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold" and alarm["TreatMissingData"] == "notBreaching"
+
+
+# ------------------------------------------------------------------ metrics and the dashboard
+
+METRICS_NAMESPACE = {"Fn::FindInMap": ["Metrics", "Emf", "Namespace"]}
+SERVICE_DIMENSION = {"Name": "service", "Value": {"Fn::FindInMap": ["Metrics", "Emf", "Service"]}}
+OPERATOR_METRICS = ["RunsPlanned", "RunsReported", "PrsScored", "PrsDeferred", "PrsUnscored", "GitHubRequests",
+                    "RateLimitWaits", "ModelCalls", "ModelFallbacks", "ReportSeconds", "Deliveries", "SweepFailures"]
+
+
+def metric_catalogue() -> dict[str, Any]:
+    return load_template()["Mappings"]["Metrics"]["Emf"]
+
+
+def test_the_metric_catalogue_is_what_powertools_emits_with_the_functions_environment() -> None:
+    catalogue = metric_catalogue()
+    assert catalogue["Names"] == OPERATOR_METRICS
+    env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert (env["POWERTOOLS_METRICS_NAMESPACE"], env["POWERTOOLS_SERVICE_NAME"]) == (
+        catalogue["Namespace"], catalogue["Service"])
+    from aws_lambda_powertools import Metrics
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    metrics = Metrics(namespace=env["POWERTOOLS_METRICS_NAMESPACE"], service=env["POWERTOOLS_SERVICE_NAME"])
+    for name in catalogue["Names"]:
+        metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
+    emf = metrics.serialize_metric_set()
+    [directive] = emf["_aws"]["CloudWatchMetrics"]
+    # What the alarms and the dashboard must ask for: this namespace, this one dimension and its value.
+    assert directive["Namespace"] == catalogue["Namespace"]
+    assert directive["Dimensions"] == [["service"]] and emf["service"] == catalogue["Service"]
+    assert [m["Name"] for m in directive["Metrics"]] == catalogue["Names"]
+
+
+def dashboard() -> dict[str, Any]:
+    """The dashboard body as CloudFormation would render it, with placeholders for attributes."""
+    text, variables = props("Dashboard")["DashboardBody"]["Fn::Sub"]
+    assert variables == {"Namespace": METRICS_NAMESPACE, "Service": SERVICE_DIMENSION["Value"]}
+    catalogue = metric_catalogue()
+    values = {"Namespace": catalogue["Namespace"], "Service": catalogue["Service"]}
+    resolved = re.sub(r"\$\{([^}]+)\}", lambda m: values.get(m.group(1), "<" + m.group(1) + ">"), text)
+    return json.loads(resolved)
+
+
+def test_the_dashboard_shows_every_operator_metric_every_function_every_dlq_and_every_alarm() -> None:
+    body = dashboard()
+    catalogue = metric_catalogue()
+    shown: set[tuple[str, str]] = set()
+    for widget in body["widgets"]:
+        assert {"x", "y", "width", "height"} <= set(widget) and widget["x"] + widget["width"] <= 24
+        for line in widget["properties"].get("metrics", []):
+            namespace, name, *dimensions = [part for part in line if not isinstance(part, dict)]
+            shown.add((namespace, name))
+            if namespace == catalogue["Namespace"]:
+                assert name in catalogue["Names"] and dimensions == ["service", catalogue["Service"]], line
+            if namespace == "AWS/Lambda":
+                assert dimensions[0] == "FunctionName" and dimensions[1].strip("<>") in FUNCTIONS
+            if namespace == "AWS/SQS":
+                assert dimensions[1].strip("<>").removesuffix(".QueueName") in DLQS
+    assert {n for ns, n in shown if ns == catalogue["Namespace"]} == set(catalogue["Names"])
+    lines = [line[0] for w in body["widgets"] for line in w["properties"].get("metrics", [])]
+    assert lines.count("AWS/Lambda") == len(FUNCTIONS) and lines.count("AWS/SQS") == len(DLQS)
+    [alarm_widget] = [w for w in body["widgets"] if w["type"] == "alarm"]
+    assert {a.strip("<>").removesuffix(".Arn") for a in alarm_widget["properties"]["alarms"]} == set(
+        resources("AWS::CloudWatch::Alarm"))
+    assert "DashboardUrl" in load_template()["Outputs"]
+
+
+def test_every_custom_metric_an_alarm_reads_is_in_the_catalogue() -> None:
+    names = set(metric_catalogue()["Names"])
+    for name, alarm in resources("AWS::CloudWatch::Alarm").items():
+        stats = [alarm["Properties"]] + [q["MetricStat"]["Metric"] for q in alarm["Properties"].get("Metrics", [])
+                                         if "MetricStat" in q]
+        for stat in stats:
+            if stat.get("Namespace") == METRICS_NAMESPACE:
+                assert stat["MetricName"] in names and stat["Dimensions"] == [SERVICE_DIMENSION], name
+
+
+DEPLOY_DOC = ROOT / "docs" / "deploy.md"
+
+
+def test_deploy_doc_explains_every_alarm_and_lists_every_metric() -> None:
+    text = DEPLOY_DOC.read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+Alarm)` \| (.+) \|$", text, re.M)}
+    assert set(rows) == set(resources("AWS::CloudWatch::Alarm"))
+    assert all(len(row.split(" | ")) == 2 for row in rows.values()), "each alarm says what it means and what to do"
+    listed = re.findall(r"^\| `(\w+)` \| (?:Count|Seconds) \|", text, re.M)
+    assert listed == metric_catalogue()["Names"]
+    assert f"`{metric_catalogue()['Namespace']}`" in text and f"`service={metric_catalogue()['Service']}`" in text
+
+
+# ------------------------------------------------------------------ access logging (optional)
+
+
+def render(**decided: bool) -> dict[str, Any]:
+    """template.yaml with the named conditions decided, as CloudFormation would see it: their Fn::If resolved,
+    their resources and outputs kept or dropped, AWS::NoValue removed."""
+    template = load_template()
+    novalue = {"Ref": "AWS::NoValue"}
+
+    def resolve(value: Any, argument: bool = False) -> Any:
+        if isinstance(value, dict):
+            if list(value) == ["Fn::If"] and value["Fn::If"][0] in decided:
+                name, yes, no = value["Fn::If"]
+                return resolve(yes if decided[name] else no)
+            out = {k: resolve(v, argument=k.startswith("Fn::")) for k, v in value.items()}
+            return {k: v for k, v in out.items() if v != novalue}
+        if isinstance(value, list):  # an intrinsic's arguments keep their AWS::NoValue (an undecided Fn::If)
+            return [v for v in (resolve(v) for v in value) if argument or v != novalue]
+        return value
+
+    for section in ("Resources", "Outputs"):
+        for name, entry in list(template.get(section, {}).items()):
+            condition = entry.get("Condition")
+            if condition in decided:
+                if decided[condition]:
+                    del entry["Condition"]
+                else:
+                    del template[section][name]
+    for name in decided:
+        del template["Conditions"][name]
+    return resolve(template)  # type: ignore[no-any-return]
+
+
+def test_access_logging_is_a_parameter_off_by_default() -> None:
+    param = load_template()["Parameters"]["AccessLogging"]
+    assert (param["Default"], param["AllowedValues"]) == ("Disabled", ["Enabled", "Disabled"])
+    assert load_template()["Conditions"]["HasAccessLogs"] == {"Fn::Equals": [{"Ref": "AccessLogging"}, "Enabled"]}
+
+
+@pytest.mark.parametrize("enabled", [False, True], ids=["off", "on"])
+def test_both_access_logging_settings_render_lint_clean_templates(enabled: bool) -> None:
+    rendered = render(HasAccessLogs=enabled)
+    assert "HasAccessLogs" not in json.dumps(rendered)
+    matches = lint(json.dumps(rendered), config=ManualArgs(regions=["us-east-1", "eu-west-1"]))
+    assert [str(m) for m in matches] == []
+    from samtranslator.parser.parser import Parser
+    from samtranslator.translator.translator import Translator
+
+    for resource in rendered["Resources"].values():
+        for key in ("CodeUri", "ContentUri"):
+            if key in resource.get("Properties", {}):
+                resource["Properties"][key] = "s3://bucket/key"
+    out = Translator(None, Parser(), boto_session=boto3.session.Session(region_name="us-east-1")).translate(
+        rendered, parameter_values={}, get_managed_policy_map=lambda: {})["Resources"]
+    site = out["SiteBucket"]["Properties"]
+    distribution = out["SiteDistribution"]["Properties"]["DistributionConfig"]
+    if not enabled:
+        assert "AccessLogBucket" not in out and "AccessLogBucketPolicy" not in out
+        assert "LoggingConfiguration" not in site and "Logging" not in distribution
+        return
+    assert site["LoggingConfiguration"] == {"DestinationBucketName": {"Ref": "AccessLogBucket"}, "LogFilePrefix": "s3/"}
+    assert distribution["Logging"] == {"Bucket": {"Fn::GetAtt": ["AccessLogBucket", "DomainName"]},
+                                       "Prefix": "cloudfront/", "IncludeCookies": False}
+    logs = out["AccessLogBucket"]["Properties"]
+    # CloudFront's standard logging writes through an ACL: the bucket must not be BucketOwnerEnforced.
+    assert logs["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "BucketOwnerPreferred"}]
+    assert all(logs["PublicAccessBlockConfiguration"].values())
+    rule = logs["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]
+    assert rule["SSEAlgorithm"] == "AES256"  # CloudFront cannot write standard logs to an SSE-KMS bucket
+    assert logs["LifecycleConfiguration"]["Rules"][0]["ExpirationInDays"] == {"Ref": "LogRetentionDays"}
+    assert out["AccessLogBucket"]["DeletionPolicy"] == "Retain"
+    statements = out["AccessLogBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    [allow] = [s for s in statements if s["Effect"] == "Allow"]
+    assert allow["Principal"] == {"Service": "logging.s3.amazonaws.com"} and allow["Action"] == "s3:PutObject"
+    assert allow["Resource"] == {"Fn::Sub": "${AccessLogBucket.Arn}/s3/*"}
+    assert allow["Condition"]["ArnLike"]["aws:SourceArn"] == {"Fn::GetAtt": ["SiteBucket", "Arn"]}
+    assert [s["Condition"]["Bool"] for s in statements if s["Effect"] == "Deny"] == [{"aws:SecureTransport": "false"}]
 
 
 def test_alarm_mail_is_optional() -> None:
@@ -740,57 +971,100 @@ def test_no_wildcard_action_or_resource_in_any_role() -> None:
                 assert refs(resource), f"{name}: {resource} names no resource of this stack"
 
 
-def test_plan_permissions() -> None:
-    assert can("PlanFunction", "ssm:GetParameter") == {"ConfigParameter"}
-    assert can("PlanFunction", "dynamodb:PutItem") == {"RunsTable", "HistoryTable", "CacheTable"}
-    assert can("PlanFunction", "dynamodb:Query") == {"RunsTable", "HistoryTable"}  # flow.plan reads the history
-    assert can("PlanFunction", "dynamodb:BatchWriteItem") == {"RunsTable", "HistoryTable"}
-    assert can("PlanFunction", "dynamodb:DeleteItem") == {"RunsTable"}
-    assert can("PlanFunction", "dynamodb:GetItem") == {"RunsTable", "HistoryTable", "CacheTable"}  # ETag cache
-    assert not can("PlanFunction", "dynamodb:UpdateItem") & {"ResultsTable", "CacheTable", "IdempotencyTable"}
-    assert can("PlanFunction", "sqs:SendMessage") == {"ScoreQueue", "ReportQueue", "PlanDLQ"}  # + failure destination
-    assert can("PlanFunction", "sqs:SendMessageBatch") == {"ScoreQueue", "ReportQueue"}
-    assert can("PlanFunction", "secretsmanager:GetSecretValue") == {"GitHubTokenSecretName"}
-    assert not can("PlanFunction", "s3:PutObject") and not can("PlanFunction", "sqs:ReceiveMessage")
+# What each role may do, action by action: exactly what the function's code calls (recorded in
+# tests/functional/test_iam_least_privilege.py), plus what Lambda does with the role on its behalf
+# (the queue trigger's polling, the failure destination).
+EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
+    "PlanFunction": {
+        "ssm:GetParameter": {"ConfigParameter"},
+        "dynamodb:PutItem": {"RunsTable", "CacheTable"},
+        "dynamodb:UpdateItem": {"RunsTable"},  # an empty range claims its report at once
+        "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags
+        "dynamodb:Query": {"HistoryTable"},
+        "dynamodb:BatchWriteItem": {"HistoryTable"},
+        "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanDLQ"},  # PlanDLQ: the failure destination
+        "secretsmanager:GetSecretValue": {"GitHubTokenSecretName"},
+    },
+    "ScoreFunction": {
+        "sqs:ReceiveMessage": {"ScoreQueue"}, "sqs:DeleteMessage": {"ScoreQueue"},
+        "sqs:GetQueueAttributes": {"ScoreQueue"}, "sqs:ChangeMessageVisibility": {"ScoreQueue"},
+        "sqs:SendMessage": {"ScoreQueue", "ReportQueue"},  # a deferred PR; the report request
+        "dynamodb:GetItem": {"RunsTable", "CacheTable"},
+        "dynamodb:UpdateItem": {"RunsTable", "HistoryTable"},  # the history is only ever updated
+        "dynamodb:PutItem": {"ResultsTable", "CacheTable"},
+        "secretsmanager:GetSecretValue": {"GitHubTokenSecretName", "LlmApiKeySecretName"},
+    },
+    "ReportFunction": {
+        "sqs:ReceiveMessage": {"ReportQueue"}, "sqs:DeleteMessage": {"ReportQueue"},
+        "sqs:GetQueueAttributes": {"ReportQueue"},
+        "sqs:SendMessage": {"SweepDLQ"},  # the sweep's failure destination; the report itself sends nothing
+        "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
+        "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
+        "dynamodb:Scan": {"RunsTable"},  # the sweep
+        "dynamodb:Query": {"ResultsTable", "HistoryTable"},
+        "dynamodb:PutItem": {"IdempotencyTable", "CacheTable"},
+        "dynamodb:DeleteItem": {"IdempotencyTable"},
+        "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
+        "cloudfront:CreateInvalidation": {"SiteDistribution"},
+        "secretsmanager:GetSecretValue": {"LlmApiKeySecretName"},
+    },
+}
 
 
-def test_score_permissions() -> None:
-    for table in ("RunsTable", "ResultsTable", "CacheTable", "HistoryTable"):
-        assert table in can("ScoreFunction", "dynamodb:UpdateItem")
-    assert can("ScoreFunction", "dynamodb:PutItem") == {"RunsTable", "ResultsTable", "CacheTable", "HistoryTable"}
-    assert can("ScoreFunction", "sqs:SendMessage") == {"ReportQueue"}
-    for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"):
-        assert can("ScoreFunction", action) == {"ScoreQueue"}, action
-    assert can("ScoreFunction", "secretsmanager:GetSecretValue") == {"GitHubTokenSecretName", "LlmApiKeySecretName"}
-    assert not can("ScoreFunction", "s3:PutObject") and not can("ScoreFunction", "cloudfront:CreateInvalidation")
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_each_role_grants_exactly_what_its_function_needs(function: str) -> None:
+    assert grants(function) == EXPECTED_GRANTS[function]
 
 
-def test_report_permissions() -> None:
-    assert not can("ReportFunction", "sqs:SendMessage"), "report sends nothing"
-    assert can("ReportFunction", "sqs:ReceiveMessage") == can("ReportFunction", "sqs:DeleteMessage") == {"ReportQueue"}
-    assert {"RunsTable", "ResultsTable", "HistoryTable"} <= can("ReportFunction", "dynamodb:Query")
-    assert can("ReportFunction", "dynamodb:PutItem") == {"RunsTable", "IdempotencyTable", "CacheTable"}
-    assert not can("ReportFunction", "dynamodb:UpdateItem") & {"ResultsTable", "HistoryTable", "CacheTable"}
-    assert can("ReportFunction", "s3:PutObject") == {"SiteBucket"}
-    assert can("ReportFunction", "cloudfront:CreateInvalidation") == {"SiteDistribution"}
-    assert can("ReportFunction", "secretsmanager:GetSecretValue") == {"LlmApiKeySecretName"}
+def test_the_report_function_cannot_delete_or_reconfigure_the_site() -> None:
+    for action in ("s3:DeleteObject", "s3:DeleteObjectVersion", "s3:PutObjectAcl", "s3:PutBucketAcl",
+                   "s3:PutLifecycleConfiguration", "s3:PutBucketPolicy", "s3:DeleteBucket", "s3:PutBucketVersioning"):
+        assert not can("ReportFunction", action), action
 
 
-def test_secret_grants_are_the_named_secrets_only() -> None:
+def test_s3_grants_name_the_bucket_for_listing_and_its_objects_for_reading_and_writing() -> None:
+    for statement in role_statements(function_role("ReportFunction")):
+        actions = set(as_list(statement["Action"]))
+        if "s3:ListBucket" in actions:
+            assert actions == {"s3:ListBucket"} and statement["Resource"] == {"Fn::GetAtt": ["SiteBucket", "Arn"]}
+        elif any(a.startswith("s3:") for a in actions):
+            assert actions == {"s3:GetObject", "s3:PutObject"}
+            assert statement["Resource"] == {"Fn::Sub": "${SiteBucket.Arn}/*"}
+
+
+def test_secret_grants_match_the_named_secret_and_nothing_longer() -> None:
+    """Secrets Manager appends '-' and six random characters to a secret's ARN: `-??????` matches exactly those
+    (`-*` would also match prhub/github-token-old, say)."""
+    found = 0
     for function in FUNCTIONS:
         for statement in role_statements(function_role(function)):
             if "secretsmanager:GetSecretValue" in as_list(statement["Action"]):
-                text = json.dumps(statement["Resource"])
-                assert re.search(r":secret:\$\{(GitHubTokenSecretName|LlmApiKeySecretName)\}-\*", text), text
+                for resource in as_list(statement["Resource"]):
+                    found += 1
+                    assert re.fullmatch(r"arn:\$\{AWS::Partition\}:secretsmanager:\$\{AWS::Region\}:"
+                                        r"\$\{AWS::AccountId\}:secret:\$\{(GitHubTokenSecretName|LlmApiKeySecretName)"
+                                        r"\}-\?{6}", resource["Fn::Sub"]), resource
+    assert found == 4
 
 
-def test_schedules_may_only_invoke_their_function() -> None:
+def test_secret_arn_pattern_matches_the_secret_and_not_its_namesakes() -> None:
+    from fnmatch import fnmatchcase
+
+    pattern = "arn:aws:secretsmanager:us-east-1:123456789012:secret:prhub/github-token-??????"
+    assert fnmatchcase("arn:aws:secretsmanager:us-east-1:123456789012:secret:prhub/github-token-AbC123", pattern)
+    assert not fnmatchcase("arn:aws:secretsmanager:us-east-1:123456789012:secret:prhub/github-token-old-AbC123",
+                           pattern)
+
+
+def test_schedules_may_only_invoke_their_function_and_keep_what_they_could_not_deliver() -> None:
     out = expanded()["Resources"]
-    for schedule in ("PlanFunctionWeekly", "ReportFunctionSweep"):
-        role = out[out[schedule]["Properties"]["Target"]["RoleArn"]["Fn::GetAtt"][0]]
-        [statement] = role_statements(role)
-        assert statement["Action"] == "lambda:InvokeFunction"
-        assert refs(statement["Resource"]) == {schedule.removesuffix("Weekly").removesuffix("Sweep")}
+    for schedule, function, dlq in (("PlanFunctionWeekly", "PlanFunction", "PlanDLQ"),
+                                    ("ReportFunctionSweep", "ReportFunction", "SweepDLQ")):
+        target = out[schedule]["Properties"]["Target"]
+        assert target["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": [dlq, "Arn"]}}
+        role = out[target["RoleArn"]["Fn::GetAtt"][0]]
+        allowed = {(a, r) for s in role_statements(role) for a in as_list(s["Action"]) for r in refs(s["Resource"])}
+        assert allowed == {("lambda:InvokeFunction", function), ("sqs:SendMessage", dlq)}, schedule
 
 
 # ------------------------------------------------------------------ outputs and events

@@ -1,0 +1,132 @@
+"""Each function's role allows the AWS calls its code makes, and nothing it does not make.
+
+The handler tests and the local pipeline run again in a subprocess with tests.aws_calls recording every
+call made under a handler, as (function, IAM action, resource). Then, against the roles in the expanded
+template (tests.unit.test_template):
+
+- every recorded call is allowed;
+- every allowed (action, resource) was recorded, or is in UNRECORDED with the reason the tests cannot
+  show it (Lambda itself uses the role, or the path is not driven through a handler).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.aws_calls import RECORD_ENV, ROOT
+from tests.unit.test_template import FUNCTIONS, can, grants
+
+pytestmark = pytest.mark.slow
+
+RECORDED_TESTS = [
+    "tests/functional/test_plan_handler.py",
+    "tests/functional/test_score_handler.py",
+    "tests/functional/test_report_handler.py",
+    "tests/functional/test_logs_no_secrets.py",  # the secrets read by name, the model scorer
+    "tests/e2e/test_pipeline.py",
+]
+
+Grant = tuple[str, str, str]  # function, action, logical resource
+ESM = "Lambda's event source mapping polls the queue with the function's role"
+UNRECORDED: dict[Grant, str] = {
+    ("PlanFunction", "sqs:SendMessage", "PlanDLQ"): "Lambda sends a failed asynchronous invocation there",
+    ("ReportFunction", "sqs:SendMessage", "SweepDLQ"): "Lambda sends a failed sweep invocation there",
+    **{("ScoreFunction", action, "ScoreQueue"): ESM
+       for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
+    **{("ReportFunction", action, "ReportQueue"): ESM
+       for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
+    ("ScoreFunction", "sqs:SendMessage", "ScoreQueue"):
+        "a rate-limited PR sent again: test_score_handler drives it through flow.score_record, not the handler",
+    ("ScoreFunction", "sqs:ChangeMessageVisibility", "ScoreQueue"):
+        "held back only when that send fails (tests/unit)",
+    ("ScoreFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName"):
+        "the local run is one process: the score workers reuse the GitHub source the plan built",
+    ("ReportFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
+        "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
+    ("ReportFunction", "dynamodb:GetItem", "IdempotencyTable"):
+        "Powertools idempotency reads the record when a failed condition does not return it",
+    ("ReportFunction", "dynamodb:DeleteItem", "IdempotencyTable"):
+        "Powertools idempotency deletes its record when the report raises (tests/e2e/test_faults.py)",
+}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> set[Grant]:
+    target = tmp_path_factory.mktemp("aws-calls") / "calls.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AWS_ENDPOINT"))}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "tests.aws_calls", "-q", "-n", "0", "-p", "no:cacheprovider",
+         *RECORDED_TESTS],
+        cwd=ROOT, env=env | {RECORD_ENV: str(target)}, capture_output=True, text=True, timeout=1800)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    calls = json.loads(target.read_text())["calls"]
+    return {(c["function"], c["action"], c["resource"]) for c in calls}
+
+
+def test_every_recorded_call_is_allowed_by_the_functions_role(recorded: set[Grant]) -> None:
+    denied = sorted(f"{f}: {a} on {r}" for f, a, r in recorded if r not in can(f, a))
+    assert denied == []
+    # Not vacuous: each function did its real work through AWS while recorded.
+    assert {f for f, _, _ in recorded} == set(FUNCTIONS)
+    assert ("ReportFunction", "s3:PutObject", "SiteBucket") in recorded
+    assert ("ScoreFunction", "dynamodb:PutItem", "ResultsTable") in recorded  # inside a transaction
+    assert ("PlanFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName") in recorded
+
+
+def test_every_grant_is_used_by_a_recorded_call_or_explained(recorded: set[Grant]) -> None:
+    allowed = {(f, a, r) for f in FUNCTIONS for a, on in grants(f).items() for r in on}
+    assert allowed - recorded - set(UNRECORDED) == set(), "granted, never called, not explained"
+    # An explanation for a call that is recorded after all (or no longer granted) is stale.
+    assert set(UNRECORDED) & recorded == set()
+    assert set(UNRECORDED) <= allowed
+
+
+def test_the_recorder_turns_calls_into_actions_on_resources() -> None:
+    from tests.aws_calls import logical_names, needs
+
+    transact = {"TransactItems": [{"Put": {"TableName": "t-ResultsTable"}}, {"Update": {"TableName": "t-RunsTable"}},
+                                  {"ConditionCheck": {"TableName": "t-RunsTable"}}]}
+    assert needs("dynamodb", "TransactWriteItems", transact) == [
+        ("dynamodb:PutItem", "t-ResultsTable"), ("dynamodb:UpdateItem", "t-RunsTable"),
+        ("dynamodb:ConditionCheckItem", "t-RunsTable")]
+    assert needs("sqs", "SendMessageBatch", {"QueueUrl": "http://q/1/t-ScoreQueue"}) == [
+        ("sqs:SendMessage", "http://q/1/t-ScoreQueue")]
+    assert needs("s3", "ListObjectsV2", {"Bucket": "b"}) == [("s3:ListBucket", "b")]
+    assert needs("dynamodb", "BatchWriteItem", {"RequestItems": {"h": []}}) == [("dynamodb:BatchWriteItem", "h")]
+    names = logical_names({"RUNS_TABLE": "t-RunsTable", "SCORE_QUEUE_URL": "http://q/1/t-ScoreQueue"},
+                          {"RUNS_TABLE": {"Ref": "RunsTable"}, "SCORE_QUEUE_URL": {"Ref": "ScoreQueue"},
+                           "LOG_LEVEL": {"Ref": "LogLevel"}})
+    assert names == {"t-RunsTable": "RunsTable", "http://q/1/t-ScoreQueue": "ScoreQueue"}
+
+
+def test_the_recorder_attributes_a_call_to_the_handler_on_the_stack(tmp_path: Path) -> None:
+    """A call made under functions/score/app.py counts for ScoreFunction; one made by a test counts for none."""
+    import boto3
+    from botocore.stub import Stubber
+
+    from tests.aws_calls import Recorder
+    from tests.unit.test_template import load_template
+
+    recorder = Recorder(load_template())
+    with pytest.MonkeyPatch.context() as mp:
+        recorder.install(mp)
+        mp.setenv("RUNS_TABLE", "t-RunsTable")
+        client = boto3.session.Session(region_name="us-east-1").client(
+            "dynamodb", aws_access_key_id="x", aws_secret_access_key="x")
+        stub = Stubber(client)
+        stub.add_response("get_item", {})
+        stub.add_response("get_item", {})
+        stub.activate()
+        code = compile("client.get_item(TableName='t-RunsTable', Key={'run_id': {'S': 'r'}})",
+                       str(ROOT / "functions" / "score" / "app.py"), "exec")
+        exec(code, {"client": client})  # as if the handler module made the call
+        client.get_item(TableName="t-RunsTable", Key={"run_id": {"S": "r"}})  # the test's own call
+    assert dict(recorder.counts) == {("ScoreFunction", "dynamodb:GetItem", "RunsTable", "GetItem"): 1}
+    assert recorder.unattributed == 1
+    recorder.dump(tmp_path / "calls.json")
+    assert json.loads((tmp_path / "calls.json").read_text())["calls"][0]["resource"] == "RunsTable"
