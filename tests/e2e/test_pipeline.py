@@ -1,4 +1,4 @@
-"""The local pipeline end to end: the real handlers on moto through prhub.local.run_pipeline and `prhub run`.
+"""The local pipeline end to end: the real handlers on moto through prhub_local.runner.run_pipeline and `prhub run`.
 
 Runs use the session's moto server (a unique resource prefix each) instead of
 starting their own, which is what `prhub run --endpoint-url` does too.
@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws, cli
-from prhub.local import PipelineError, run_pipeline
+from prhub import aws
 from prhub.store import from_item
+
+from prhub_local import cli
+from prhub_local.runner import PipelineError, run_pipeline
 
 SAMPLE_KEY = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
 
