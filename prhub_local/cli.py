@@ -90,7 +90,7 @@ def cmd_invoke(args: argparse.Namespace) -> int:
     print(json.dumps(result.answer, indent=2, ensure_ascii=False, default=str))
     if result.failures:
         print(f"prhub: {args.function} did not finish: {', '.join(result.failures)}", file=sys.stderr)
-        return 2 if args.function == "PlanFunction" and result.error is None else 1
+        return 2 if result.refused else 1
     return 0
 
 

@@ -39,14 +39,21 @@ class Invocation:
     error: Exception | None = None
 
     @property
+    def refused(self) -> bool:
+        """PlanFunction answered that the event is bad input (nothing was written)."""
+        return self.function == "PlanFunction" and self.error is None and not (self.answer or {}).get("ok")
+
+    @property
     def failures(self) -> list[str]:
-        """What did not get done: the handler's exception, a refused plan, failed SQS records."""
+        """What did not get done: the handler's exception, a refused plan, failed SQS records or swept runs."""
         answer = self.answer if isinstance(self.answer, dict) else {}
         if self.error is not None:
             return [f"{type(self.error).__name__}: {self.error}"]
-        if self.function == "PlanFunction" and not answer.get("ok"):
+        if self.refused:
             return [str(answer.get("error", "plan refused the event"))]
-        return [str(f.get("itemIdentifier")) for f in answer.get("batchItemFailures", [])]
+        records = [str(f.get("itemIdentifier")) for f in answer.get("batchItemFailures", [])]
+        swept = answer.get("failed")  # the runs a sweep could not report
+        return records + ([str(r) for r in swept] if isinstance(swept, list) else [])
 
 
 def local_sources(root: Path) -> dict[str, str]:
@@ -77,18 +84,21 @@ def invoke_function(function: str, event: Any, *, state: str | Path | None = ".p
     template = load_template(root / "template.yaml")
     sources = local_sources(root)
     watchlist_text = local_watchlist(template, None, sources)
-    with provisioned(template, prefix, watchlist_text, endpoint_url, state, say) as stack, function_env(stack):
+    done: list[Invocation] = []
+    # A refused plan event wrote nothing (the flow's guarantee): the state is left as it was, or absent.
+    with provisioned(template, prefix, watchlist_text, endpoint_url, state, say,
+                     keep=lambda: not (done and done[0].refused)) as stack, function_env(stack):
         if function == "PlanFunction":
             for repo, spec in sources.items():
                 say(f"{repo} is read from {spec} (the local stand-in for GitHub)")
-        if function != "PlanFunction":
+        else:
             event = _with_known_runs(root, template, stack, event, say)
         handler = load_handler(root, template, function)
         try:
-            answer = handler(event, LambdaContext(function))
+            done.append(Invocation(function, event, handler(event, LambdaContext(function))))
         except Exception as exc:  # the invocation's error, not the harness's: reported, the state still saved
-            return Invocation(function, event, {"errorType": type(exc).__name__, "errorMessage": str(exc)}, exc)
-    return Invocation(function, event, answer)
+            done.append(Invocation(function, event, {"errorType": type(exc).__name__, "errorMessage": str(exc)}, exc))
+    return done[0]
 
 
 def _run_ids(event: Any) -> list[str]:

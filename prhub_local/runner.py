@@ -313,12 +313,16 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                        now or datetime.now(UTC))
     timings: dict[str, float] = {}
     started = time.monotonic()
-    with provisioned(template, prefix, watchlist_text, endpoint_url, state, say, visibility_timeout) as stack:
+
+    def check_scorer() -> None:
         if scorer == "llm":
             # Every worker would fail the same way: say it now (inside the endpoint's env: a secret may be named).
             from prhub import llm
 
             llm.make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"))
+
+    with provisioned(template, prefix, watchlist_text, endpoint_url, state, say, visibility_timeout,
+                     check=check_scorer) as stack:
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout)
         with function_env(stack):
@@ -353,14 +357,18 @@ def _aws(endpoint_url: str | None) -> Iterator[str]:
 
 @contextmanager
 def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endpoint_url: str | None,
-                state: str | Path | None, say: Progress,
-                visibility_timeout: int | None = LOCAL_VISIBILITY_TIMEOUT) -> Iterator[Stack]:
+                state: str | Path | None, say: Progress, visibility_timeout: int | None = LOCAL_VISIBILITY_TIMEOUT,
+                check: Callable[[], None] | None = None,
+                keep: Callable[[], bool] = lambda: True) -> Iterator[Stack]:
     """The embedded AWS (or `endpoint_url`) holding the template's resources, with `state` restored.
 
-    The state is saved on the way out even when the body failed: the scores already in the cache (and the
-    DLQs) are not lost."""
+    `check` runs first, in the endpoint's environment: what it refuses leaves the state untouched. Past
+    it, the state is saved on the way out unless `keep()` says the body changed nothing (bad input), even
+    when the body failed: the scores already in the cache (and the DLQs) are not lost."""
     with _aws(endpoint_url) as url, patched_env(aws_env(url, fake_credentials=endpoint_url is None)):
         stack = create_stack(template, prefix, watchlist_text, visibility_timeout)
+        if check is not None:
+            check()
         if state is not None:
             counts = restore_state(stack, Path(state))
             if counts:
@@ -368,7 +376,7 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
         try:
             yield stack
         finally:
-            if state is not None:
+            if state is not None and keep():
                 save_state(stack, Path(state))
 
 

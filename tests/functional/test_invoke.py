@@ -120,3 +120,11 @@ def test_cli_prints_the_answer_and_exits_by_the_contract(aws_endpoint: str, tmp_
     bad.write_text(json.dumps(odd))
     code, answer = run("ReportFunction", bad)
     assert code == 1 and answer["errorType"]
+
+
+def test_a_refused_plan_event_leaves_no_state_behind(aws_endpoint: str, tmp_path: Path) -> None:
+    event = {**load_event("plan-custom-range.json"), "since": "2026-06-21", "until": "2026-06-15"}
+    result = invoke_function("PlanFunction", event, endpoint_url=aws_endpoint, state=tmp_path / "state",
+                             prefix="i" + uuid.uuid4().hex[:10], progress=lambda _: None)
+    assert result.refused and result.answer["ok"] is False and "since" in result.answer["error"]
+    assert not (tmp_path / "state").exists()
