@@ -2,9 +2,9 @@
 
 Builds the layer as `sam build` does for python3.12 on x86_64: the wheels of
 layers/prhub/requirements.txt for that platform (`pip install --target`, no .pyc)
-plus the `prhub` package with everything it carries (templates, prompts, fonts,
-sample), under `python/`. The pip install is cached under .prhub/bench-cache
-(keyed by the requirements' hash) so reruns are fast. Lambda allows 250 MB
+plus the `prhub` package with everything it carries (templates, prompts, fonts;
+the local harness, prhub_local, stays out), under `python/`. The pip install is
+cached under .prhub/bench-cache (keyed by the requirements' hash) so reruns are fast. Lambda allows 250 MB
 unzipped for a function with all its layers, and 50 MB zipped for a direct upload.
 
     python -m bench.layer_size
