@@ -23,7 +23,7 @@ test: $(STAMP)
 	$(BIN)/pytest -q -n 2
 
 lint: $(STAMP)
-	$(BIN)/ruff check layers/prhub functions tests bench
+	$(BIN)/ruff check layers/prhub prhub_local functions tests bench
 	$(BIN)/mypy
 	$(BIN)/cfn-lint template.yaml
 

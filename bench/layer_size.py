@@ -1,8 +1,8 @@
 """Size of the built prhub layer (and each function's code) against Lambda's limits.
 
 Builds the layer exactly as `sam build` does: layers/prhub/Makefile's build-PrhubLayer
-target (python3.12 arm64 wheels, the `prhub` package with its templates, prompts and
-sample, and the PDF's CJK font) into .prhub/bench-cache/layer-build, then measures its
+target (python3.12 arm64 wheels, the `prhub` package with its templates and prompts (the
+local harness, prhub_local, stays out), and the PDF's CJK font) into .prhub/bench-cache/layer-build, then measures its
 python/ folder. Lambda allows 250 MB unzipped for a function with all its layers, and
 50 MB zipped for a direct upload.
 

@@ -2,7 +2,7 @@
 
     python -m bench.llm_fanout [--workers 1,4,8] [--latency 0.3]
 
-For each worker count, `prhub run --scorer llm` (local.run_pipeline: the real
+For each worker count, `prhub run --scorer llm` (run_pipeline: the real
 flow on embedded moto, N score workers) reports 2026-05-04..10 (Asia/Shanghai)
 from ../shared/data/verl-project-verl/pulls.jsonl against the fake OpenAI server.
 Printed per run: the pipeline's wall time (plan, score, report with rendering; moto
@@ -21,8 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from prhub import config, llm, local
+from prhub import config, llm
 
+from prhub_local.runner import run_pipeline
+from prhub_local.template import default_root, load_template
 from tests.fakes.openai_server import FakeOpenAI, data_block
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
@@ -40,7 +42,7 @@ def one_run(workers: int, latency: float = LATENCY) -> dict[str, Any]:
                            "PRHUB_LLM_MODEL": "fake-model"})
         try:
             started = time.monotonic()
-            result = local.run_pipeline(repo=REPO, since=SINCE, until=UNTIL, tz=TZ, source=f"jsonl:{DATA}",
+            result = run_pipeline(repo=REPO, since=SINCE, until=UNTIL, tz=TZ, source=f"jsonl:{DATA}",
                                         scorer="llm", lang="zh", out=Path(tmp) / "site", state=Path(tmp) / "state",
                                         workers=workers, progress=lambda message: None,
                                         # moto keeps its state per process: a fresh prefix is a fresh stack,
@@ -79,7 +81,7 @@ def one_run(workers: int, latency: float = LATENCY) -> dict[str, Any]:
 
 def score_batch_size() -> int:
     """ScoreQueueMapping's BatchSize in template.yaml: one worker scores that many PRs one after another."""
-    template = local.load_template(local.default_root() / "template.yaml")
+    template = load_template(default_root() / "template.yaml")
     return int(template["Resources"]["ScoreQueueMapping"]["Properties"].get("BatchSize", 10))
 
 

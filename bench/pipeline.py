@@ -1,4 +1,4 @@
-"""The local pipeline end to end (prhub.local.run_pipeline: moto + the real handlers), measured.
+"""The local pipeline end to end (prhub_local.runner.run_pipeline: moto + the real handlers), measured.
 
 Cases, each in a fresh interpreter so its peak RSS is its own (the embedded moto
 server included), engine scorer:
@@ -101,7 +101,7 @@ def instrumented(recorder: Recorder) -> Iterator[None]:
 
 def case_child(spec: dict[str, Any]) -> dict[str, Any]:
     """Run one case in this (fresh) process."""
-    from prhub.local import run_pipeline
+    from prhub_local.runner import run_pipeline
 
     recorder = Recorder()
     kind = spec["kind"]

@@ -16,7 +16,10 @@ from typing import Any
 
 import pytest
 from prhub import aws
-from prhub.local import EmbeddedAws, Stack, aws_env, create_stack, load_template, sample_settings
+
+from prhub_local.embedded import EmbeddedAws, aws_env
+from prhub_local.sample import sample_settings
+from prhub_local.template import Stack, create_stack, load_template
 
 ROOT = Path(__file__).resolve().parents[1]
 VERL_EXPORT = ROOT.parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"

@@ -2,7 +2,7 @@
 
 Builds a site the way the ReportFunction does (render_all, publish_report and
 rebuild_indexes on a moto S3 bucket), copies the bucket to a directory, serves
-it with site.serve's server on 127.0.0.1 and drives Debian's /usr/bin/chromium
+it with `prhub serve`'s server (prhub_local.serve) on 127.0.0.1 and drives Debian's /usr/bin/chromium
 through playwright. Screenshots go to tests/artifacts/ (gitignored).
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from moto import mock_aws
 from prhub import site
 from prhub.render import render_all
 
+from prhub_local import serve
 from tests.fakes.loopback import running
 from tests.golden.cases import hostile_report, load
 
@@ -57,7 +58,7 @@ def site_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def base_url(site_dir):
-    with running(site.make_server(site_dir, "127.0.0.1", 0)) as url:
+    with running(serve.make_server(site_dir, "127.0.0.1", 0)) as url:
         yield url
 
 
@@ -163,7 +164,7 @@ def _free_port() -> int:
 def prhub_run_site(tmp_path_factory):
     """`prhub run` on the bundled sample (the whole local serverless flow), served by `prhub serve`."""
     work = tmp_path_factory.mktemp("run")
-    cli = [sys.executable, "-m", "prhub.cli"]
+    cli = [sys.executable, "-m", "prhub_local.cli"]
     done = subprocess.run([*cli, "run", "--out", str(work / "site"), "--state", str(work / "state")],
                           cwd=work, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

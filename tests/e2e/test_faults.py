@@ -1,4 +1,4 @@
-"""Fault injection on the local pipeline (prhub.local.run_pipeline: moto + the real handlers).
+"""Fault injection on the local pipeline (prhub_local.runner.run_pipeline: moto + the real handlers).
 
 Every scenario is seeded and runs a small synthetic week; faults come in through the
 runner's `invoke` hook (around each handler call) or by wrapping the adapter the fault
@@ -25,13 +25,16 @@ from typing import Any
 
 import boto3
 import pytest
-from prhub import flow, local, site
+from prhub import flow, site
 from prhub.config import RepoConfig, Settings
 from prhub.models import PullRef, ScoredPR
 from prhub.period import Period
 from prhub.store import Store
 
 from bench import synthetic
+from prhub_local.embedded import EmbeddedAws, aws_env, patched_env
+from prhub_local.runner import Invoker, LambdaContext, PipelineError, RunResult, load_handler, run_pipeline
+from prhub_local.template import create_stack, default_root, load_template
 from tests.fakes.github_server import FakeGitHub, load_export
 from tests.fakes.openai_server import FakeOpenAI, Fault
 
@@ -82,13 +85,13 @@ def fresh_process_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(flow, "_runs", {})
 
 
-def run(tmp_path: Path, export_path: Path | None, invoke: local.Invoker | None = None, *, source: str | None = None,
-        scorer: str = "heuristic", workers: int = 3, **options: Any) -> local.RunResult:
+def run(tmp_path: Path, export_path: Path | None, invoke: Invoker | None = None, *, source: str | None = None,
+        scorer: str = "heuristic", workers: int = 3, **options: Any) -> RunResult:
     # moto's backends are global to the process: a prefix of its own keeps each scenario's stack apart.
     options.setdefault("prefix", "f" + uuid.uuid4().hex[:10])
     options.setdefault("state", tmp_path / "state")
     options.setdefault("visibility_timeout", VISIBILITY_TIMEOUT)
-    return local.run_pipeline(repo=REPO, **WEEK, source=source or f"jsonl:{export_path}", scorer=scorer,
+    return run_pipeline(repo=REPO, **WEEK, source=source or f"jsonl:{export_path}", scorer=scorer,
                               out=tmp_path / "site", workers=workers, invoke=invoke, progress=lambda _msg: None,
                               timeout=300, **options)
 
@@ -103,7 +106,7 @@ def queue(state: Path, logical: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-def check(result: local.RunResult, state: Path, publishes: list[str], expected: set[int],
+def check(result: RunResult, state: Path, publishes: list[str], expected: set[int],
           unscored: set[int] = frozenset(), dead: set[int] = frozenset()) -> None:  # type: ignore[assignment]
     """The guarantees every scenario must keep."""
     report = result.report
@@ -330,9 +333,9 @@ def test_a_half_written_site_left_by_a_failing_report_is_repaired_by_a_rerun(
     path, expected = export
     slug = f"{REPO}/reports/{WEEK['since']}-to-{WEEK['until']}/"
     prefix = "f" + uuid.uuid4().hex[:10]
-    with local.EmbeddedAws() as aws, local.patched_env(local.aws_env(aws.url, fake_credentials=True)):
+    with EmbeddedAws() as aws, patched_env(aws_env(aws.url, fake_credentials=True)):
         crash_after_half(monkeypatch, times=10_000)  # the report never gets through
-        with pytest.raises(local.PipelineError, match="report could not be written"):
+        with pytest.raises(PipelineError, match="report could not be written"):
             run(tmp_path, path, endpoint_url=aws.url, state=None, prefix=prefix)
         s3 = boto3.session.Session().client("s3")
         bucket = f"{prefix}-sitebucket"
@@ -350,11 +353,11 @@ def test_a_half_written_site_left_by_a_failing_report_is_repaired_by_a_rerun(
         stored = json.loads(s3.get_object(Bucket=bucket, Key=slug + "report.json")["Body"].read())
         assert {p["number"] for p in stored["prs"]} == expected == {p["number"] for p in result.report["prs"]}
         # The first run, left open, is finished by the sweep (the stack runs it on a schedule).
-        template = local.load_template(local.default_root() / "template.yaml")
-        stack = local.create_stack(template, prefix, "{}", visibility_timeout=VISIBILITY_TIMEOUT)
-        with local.patched_env(stack.env):
-            sweep = local.load_handler(local.default_root(), template, "ReportFunction")
-            swept = sweep({"sweep": True, "older_than_minutes": 0}, local.LambdaContext("ReportFunction"))
+        template = load_template(default_root() / "template.yaml")
+        stack = create_stack(template, prefix, "{}", visibility_timeout=VISIBILITY_TIMEOUT)
+        with patched_env(stack.env):
+            sweep = load_handler(default_root(), template, "ReportFunction")
+            swept = sweep({"sweep": True, "older_than_minutes": 0}, LambdaContext("ReportFunction"))
         assert len(swept["swept"]) == 1 and swept["failed"] == []
         ddb = boto3.session.Session().client("dynamodb")
         statuses = [i["status"]["S"] for i in ddb.scan(TableName=f"{prefix}-RunsTable")["Items"]]
@@ -366,10 +369,10 @@ def test_a_half_written_site_left_by_a_failing_report_is_repaired_by_a_rerun(
 
 def test_store_races_have_exactly_one_winner(tmp_path: Path) -> None:
     """Eight workers store the same 60 results three times each and all try to claim the report."""
-    template = local.load_template(local.default_root() / "template.yaml")
-    with local.EmbeddedAws() as aws, local.patched_env(local.aws_env(aws.url, fake_credentials=True)):
-        stack = local.create_stack(template, "race" + uuid.uuid4().hex[:8], "{}")
-        with local.patched_env(stack.env):
+    template = load_template(default_root() / "template.yaml")
+    with EmbeddedAws() as aws, patched_env(aws_env(aws.url, fake_credentials=True)):
+        stack = create_stack(template, "race" + uuid.uuid4().hex[:8], "{}")
+        with patched_env(stack.env):
             settings = Settings.from_env()
             per_thread = threading.local()
 
@@ -409,8 +412,8 @@ class ConcurrentCopies(Injector):
 
     def __init__(self, copies: int = 3) -> None:
         super().__init__()
-        template = local.load_template(local.default_root() / "template.yaml")
-        self.root, self.template, self.copies = local.default_root(), template, copies
+        template = load_template(default_root() / "template.yaml")
+        self.root, self.template, self.copies = default_root(), template, copies
         self.spares: list[Handler] = []
 
     def __call__(self, name: str, handler: Handler, event: Any, context: Any) -> Any:
@@ -418,14 +421,14 @@ class ConcurrentCopies(Injector):
             return handler(event, context)
         with self.lock:
             if not self.spares:
-                self.spares = [local.load_handler(self.root, self.template, name) for _ in range(self.copies * 4)]
+                self.spares = [load_handler(self.root, self.template, name) for _ in range(self.copies * 4)]
             others = [self.spares.pop() for _ in range(self.copies - 1)]
         self.count()
         barrier = threading.Barrier(self.copies)
 
         def call(fn: Handler) -> Any:
             barrier.wait(timeout=10)
-            return fn(event, local.LambdaContext(name))
+            return fn(event, LambdaContext(name))
 
         with ThreadPoolExecutor(self.copies) as pool:
             futures = [pool.submit(call, fn) for fn in [handler, *others]]

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from prhub import flow
-from prhub.cli import main
 
+from prhub_local.cli import main
 from tests.fakes import FakeGitHub
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"

@@ -1,4 +1,4 @@
-"""The local pipeline end to end: the real handlers on moto through prhub.local.run_pipeline and `prhub run`.
+"""The local pipeline end to end: the real handlers on moto through prhub_local.runner.run_pipeline and `prhub run`.
 
 Runs use the session's moto server (a unique resource prefix each) instead of
 starting their own, which is what `prhub run --endpoint-url` does too.
@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws, cli
-from prhub.local import PipelineError, run_pipeline
+from prhub import aws
+from prhub.errors import PrhubError
 from prhub.store import from_item
+
+from prhub_local import cli
+from prhub_local.runner import PipelineError, run_pipeline
 
 SAMPLE_KEY = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
 
@@ -148,6 +151,16 @@ def test_prhub_run_with_the_llm_scorer_and_no_key_says_so_up_front(
     code = cli.main(["run", "--endpoint-url", aws_endpoint, "--out", str(tmp_path / "site"), "--scorer", "llm"])
     assert code == 2
     assert "needs an API key" in capsys.readouterr().err
+
+
+def test_a_refused_llm_run_leaves_no_state_behind(aws_endpoint: str, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "LLM_API_KEY_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(PrhubError, match="needs an API key"):
+        run_pipeline(endpoint_url=aws_endpoint, prefix="r" + uuid.uuid4().hex[:10], state=tmp_path / "state",
+                     out=tmp_path / "site", scorer="llm", progress=quiet)
+    assert not (tmp_path / "state").exists() and not (tmp_path / "site").exists()
 
 
 def test_runner_keeps_slow_batches_hidden_and_honours_the_functions_own_hold(aws_endpoint: str, tmp_path: Path) -> None:

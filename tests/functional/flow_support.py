@@ -6,8 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from prhub import aws
-from prhub.local import LambdaContext, Stack, default_root, load_handler, sqs_event
 from prhub.store import from_item
+
+from prhub_local.runner import LambdaContext, load_handler, sqs_event
+from prhub_local.template import Stack, default_root
 
 Handler = Callable[[Any, Any], Any]
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 from prhub import aws, flow
-from prhub.local import Stack, sqs_event
 
+from prhub_local.runner import sqs_event
+from prhub_local.template import Stack
 from tests.conftest import load_event
 from tests.fakes.github_server import FakeGitHub
 from tests.functional.flow_support import deliver, depth, handler, invoke, items, receive_all, run_item

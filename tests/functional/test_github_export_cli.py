@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from prhub.cli import main
 from prhub.period import Period
 from prhub.sources import JsonlSource
 
+from prhub_local.cli import main
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_source import REPO, WEEK, expected, week_pulls
 
@@ -74,7 +74,7 @@ def test_console_script_exports_a_verl_week_as_the_original_rows(tmp_path: Path)
         env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN_SECRET", "CACHE_TABLE")}
         env.update(GITHUB_API_URL=gh.url, GITHUB_TOKEN="t")
         done = subprocess.run(
-            [sys.executable, "-m", "prhub.cli", "export", "--repo", "verl-project/verl", "--since", "2026-08-10",
+            [sys.executable, "-m", "prhub_local.cli", "export", "--repo", "verl-project/verl", "--since", "2026-08-10",
              "--until", "2026-08-16", "--tz", "Asia/Shanghai"],
             capture_output=True, text=True, encoding="utf-8", env=env, timeout=60, check=False)
     assert done.returncode == 0, done.stderr

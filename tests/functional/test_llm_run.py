@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prhub import cli, config, llm
+from prhub import config, llm
 
+from prhub_local import cli
 from tests.fakes.openai_server import FakeOpenAI, data_block, estimate_tokens, message_text
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"

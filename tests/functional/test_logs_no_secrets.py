@@ -25,8 +25,9 @@ import requests
 from aws_lambda_powertools import Logger
 from botocore.client import BaseClient
 from prhub import secrets
-from prhub.local import SAMPLE_DIR, direct_invoke, run_pipeline
 
+from prhub_local.runner import direct_invoke, run_pipeline
+from prhub_local.sample import SAMPLE_DIR
 from tests.fakes import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.unit.test_template import can, load_template

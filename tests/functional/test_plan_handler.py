@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from prhub import flow
-from prhub.local import Stack
 from prhub.store import Run
 
+from prhub_local.template import Stack
 from tests.conftest import load_event
 from tests.functional.flow_support import depth, handler, invoke, items, receive_all, run_item
 

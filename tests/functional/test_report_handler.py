@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from prhub import aws
-from prhub.local import Stack, sqs_event
 
+from prhub_local.runner import sqs_event
+from prhub_local.template import Stack
 from tests.conftest import load_event
 from tests.functional.flow_support import (
     deliver,

@@ -14,11 +14,12 @@ import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub import flow, llm
 from prhub.errors import RetryLater
-from prhub.local import LambdaContext, Stack, sqs_event
 from prhub.models import FileChange, PullRef, PullRequest
 from prhub.scoring import HeuristicScorer
 from prhub.store import unpack
 
+from prhub_local.runner import LambdaContext, sqs_event
+from prhub_local.template import Stack
 from tests.conftest import load_event
 from tests.functional.flow_support import (
     depth,

@@ -1,10 +1,9 @@
-"""The static site: objects in the bucket with their headers, indexes and feeds rebuilt from it, invalidation, serve."""
+"""The static site: objects in the bucket with their headers, indexes and feeds rebuilt from it, invalidation,
+CloudFront's rewrite (`prhub serve` is tests/unit/test_serve.py)."""
 from __future__ import annotations
 
 import copy
 import json
-import urllib.error
-import urllib.request
 import xml.etree.ElementTree as ET
 
 import boto3
@@ -14,7 +13,6 @@ from prhub import site
 from prhub.render.html import render_html
 from prhub.render.markdown import render_markdown
 
-from tests.fakes.loopback import running
 from tests.golden.cases import load
 from tests.unit.render_support import parse_html
 
@@ -176,38 +174,6 @@ def test_invalidate_against_moto_cloudfront():
                                             ("/a/b", "/a/b/index.html"), ("/a/report.pdf", "/a/report.pdf")])
 def test_rewrite_matches_cloudfront(path, expected):
     assert site.rewrite(path) == expected
-
-
-@pytest.fixture
-def served(tmp_path):
-    (tmp_path / "o" / "r" / "reports" / "w").mkdir(parents=True)
-    (tmp_path / "index.html").write_text("<p>root</p>")
-    (tmp_path / "o" / "r" / "index.html").write_text("<p>repo 中文</p>", encoding="utf-8")
-    (tmp_path / "o" / "r" / "feed.xml").write_text("<feed/>")
-    (tmp_path / "o" / "r" / "reports" / "w" / "report.pdf").write_bytes(b"%PDF-1.4")
-    (tmp_path / "o" / "r" / "reports" / "w" / "report.md").write_text("# x")
-    with running(site.make_server(tmp_path, "127.0.0.1", 0)) as url:
-        yield url
-
-
-@pytest.mark.parametrize("path, ctype, body", [
-    ("/", "text/html; charset=utf-8", "root"),
-    ("/o/r/", "text/html; charset=utf-8", "repo 中文"),
-    ("/o/r", "text/html; charset=utf-8", "repo 中文"),
-    ("/o/r/feed.xml", "application/atom+xml", "<feed/>"),
-    ("/o/r/reports/w/report.pdf", "application/pdf", "%PDF"),
-    ("/o/r/reports/w/report.md?x=1", "text/markdown; charset=utf-8", "# x"),
-])
-def test_serve_rewrites_like_cloudfront_with_the_right_content_types(served, path, ctype, body):
-    with urllib.request.urlopen(served + path) as response:
-        assert response.headers["Content-Type"] == ctype
-        assert body in response.read().decode("utf-8")
-
-
-def test_serve_never_lists_a_directory(served):
-    with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(served + "/o/r/reports/w/")
-    assert err.value.code == 404
 
 
 def test_list_pages_show_a_teaser_of_a_long_highlight():

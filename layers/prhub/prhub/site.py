@@ -1,10 +1,10 @@
-"""The static site in the bucket: report files, repository and root indexes, Atom feeds, a local server.
+"""The static site in the bucket: report files, repository and root indexes, Atom feeds.
 
 Contract:
     publish_report(s3, bucket, report, files) -> list[str]   writes <owner>/<repo>/reports/<slug>/<file>; returns keys
     rebuild_indexes(s3, bucket, repo, site_url='') -> list[str]  repo index.html, feed.xml, root index.html
     invalidate(cloudfront, distribution_id, paths) -> None    no-op without a distribution
-    serve(directory, host, port) -> None                      localhost server, CloudFront's /path/ -> /path/index.html
+    rewrite(path) -> str                                      CloudFront's /path/ -> /path/index.html
 
 Every object gets its Content-Type and a Cache-Control: report files change
 only when a period is re-run (and then CloudFront is invalidated), so browsers
@@ -12,16 +12,12 @@ keep them a day; indexes and feeds change every week, so they stay fresh.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import posixpath
 import time
 import uuid
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from prhub.period import Period
 from prhub.render.common import clean, num, safe_url
@@ -206,48 +202,3 @@ def rewrite(path: str) -> str:
     if "." not in path.rsplit("/", 1)[-1]:
         return path + "/index.html"
     return path
-
-
-class SiteHandler(SimpleHTTPRequestHandler):
-    """Static files with the site's content types and rewrite; never a directory listing."""
-
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES, "": "application/octet-stream"}
-
-    def _rewrite(self) -> None:
-        parts = urlsplit(self.path)
-        self.path = rewrite(parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        self._rewrite()
-        super().do_GET()
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        self._rewrite()
-        super().do_HEAD()
-
-    def list_directory(self, path: Any) -> None:
-        self.send_error(404, "Not found")
-        return None
-
-    def end_headers(self) -> None:
-        self.send_header("X-Content-Type-Options", "nosniff")
-        super().end_headers()
-
-
-def make_server(directory: str | Path, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
-    """A server for `directory` (port 0 picks a free port: see server.server_address)."""
-    root = str(Path(directory).resolve())
-
-    class Handler(SiteHandler):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=root, **kwargs)
-
-    return ThreadingHTTPServer((host, port), Handler)
-
-
-def serve(directory: str | Path, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve a site directory on localhost until interrupted, as CloudFront would."""
-    with make_server(directory, host, port) as server:
-        print(f"serving {Path(directory).resolve()} at http://{host}:{server.server_address[1]}/ (Ctrl-C stops)")
-        with contextlib.suppress(KeyboardInterrupt):
-            server.serve_forever()

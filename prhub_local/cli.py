@@ -1,5 +1,6 @@
 """`prhub`: weekly pull-request reports.
 
+The command belongs to the local harness (it never ships in the Lambda layer).
 Each subcommand is a short wrapper around a library function; its docstring is
 its help text. Add one by writing `cmd_<name>(args)` and registering its parser
 in `build_parser`.
@@ -20,7 +21,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     With no flags: the bundled sample (a fictional repository's week). Dates are
     inclusive, in --tz; without them, the last complete Monday-Sunday week.
     """
-    from prhub import local
+    from prhub_local import runner
 
     config_text = None
     if args.config:
@@ -28,7 +29,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             config_text = Path(args.config).read_text(encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot read --config {args.config}: {exc.strerror}") from exc
-    result = local.run_pipeline(
+    result = runner.run_pipeline(
         repo=args.repo, since=args.since, until=args.until, tz=args.tz, source=args.source, scorer=args.scorer,
         lang=args.lang, out=args.out, state=None if args.endpoint_url else args.state,
         endpoint_url=args.endpoint_url, config_text=config_text, workers=args.workers)
@@ -60,14 +61,36 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve a site directory on localhost, mapping /path/ to /path/index.html as CloudFront does."""
-    from prhub import site
+    from prhub_local import serve
 
     if not Path(args.directory).is_dir():
         raise InputError(f"{args.directory} is not a directory (run `prhub run` first)")
     try:
-        site.serve(args.directory, args.host, args.port)
+        serve.serve(args.directory, args.host, args.port)
     except OSError as exc:  # e.g. the port is taken: say so, without a traceback
         raise InputError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+    return 0
+
+
+def cmd_invoke(args: argparse.Namespace) -> int:
+    """Run one function's handler with an event file on the embedded AWS and print its JSON answer.
+
+    As `sam local invoke` would, without Docker: the stack comes from template.yaml and
+    --state is restored and saved as for `prhub run`. A score or report event whose run
+    the state lacks gets one first (PlanFunction plans the run the event names). Exit
+    code 2 when PlanFunction refuses the event, 1 when a record or the handler failed.
+    """
+    import json
+
+    from prhub_local import invoke
+
+    event = invoke.read_event(args.event)
+    result = invoke.invoke_function(args.function, event, state=None if args.endpoint_url else args.state,
+                                    endpoint_url=args.endpoint_url)
+    print(json.dumps(result.answer, indent=2, ensure_ascii=False, default=str))
+    if result.failures:
+        print(f"prhub: {args.function} did not finish: {', '.join(result.failures)}", file=sys.stderr)
+        return 2 if result.refused else 1
     return 0
 
 
@@ -109,6 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--since", required=True, metavar="DATE", help="first day, YYYY-MM-DD (inclusive)")
     export.add_argument("--until", required=True, metavar="DATE", help="last day, YYYY-MM-DD (inclusive)")
     export.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA time zone of the dates (default: UTC)")
+
+    invoke = add("invoke", cmd_invoke)
+    invoke.add_argument("function", choices=("PlanFunction", "ScoreFunction", "ReportFunction"),
+                        help="the function (its logical id in template.yaml)")
+    invoke.add_argument("--event", required=True, metavar="FILE", help="event JSON, e.g. events/plan-scheduled.json")
+    invoke.add_argument("--state", default=".prhub/state", metavar="DIR",
+                        help="embedded AWS state kept between runs (default: .prhub/state)")
+    invoke.add_argument("--endpoint-url", metavar="URL", help="use this AWS endpoint instead of the embedded one")
 
     serve = add("serve", cmd_serve)
     serve.add_argument("directory", nargs="?", default="site", metavar="DIR", help="site directory (default: ./site)")

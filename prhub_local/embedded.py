@@ -1,0 +1,79 @@
+"""The embedded AWS: moto in server mode on 127.0.0.1, in this process, and the environment that points
+boto3 (and the handlers) at it.
+
+Do not mix it with `mock_aws` in one process: they share moto's state.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from prhub import aws
+
+from prhub_local.moto_patches import apply_patches
+
+REGION = "us-east-1"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class EmbeddedAws:
+    """moto in server mode on 127.0.0.1 (a free port), patched for concurrent workers."""
+
+    def __init__(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        apply_patches()  # fails with the moto version and the missing symbol if moto changed
+        self.port = free_port()
+        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> EmbeddedAws:
+        # One access-log line per AWS call would drown the progress lines.
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        self.server.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.stop()
+
+
+def aws_env(endpoint_url: str | None, fake_credentials: bool) -> dict[str, str]:
+    """AWS_* variables for an endpoint; moto accepts any credentials, so fake ones keep real ones unused."""
+    env = {"AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", REGION)}
+    if endpoint_url:
+        env["AWS_ENDPOINT_URL"] = endpoint_url
+    if fake_credentials:
+        env.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_SESSION_TOKEN="testing",
+                   AWS_DEFAULT_REGION=REGION)
+    return env
+
+
+@contextmanager
+def patched_env(values: dict[str, str]) -> Iterator[None]:
+    """Set environment variables for the handlers (they read Settings.from_env), then put things back."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    aws.reset()
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+        aws.reset()
+
+
+def client(service: str) -> Any:
+    """This thread's boto3 client (prhub.aws keeps one per thread and service, reset by patched_env)."""
+    return aws.client(service)

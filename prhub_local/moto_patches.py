@@ -1,0 +1,172 @@
+"""The embedded moto's three patches, and the start-up check that what they replace still exists.
+
+moto is a test double, not a service: it is not thread-safe and some of its
+operations cost O(N^2) in the number of items or messages. The local runner's
+workers hit it concurrently and a year of a busy repository is thousands of
+PRs, so three patches make it behave (each explained in its docstring). They
+reach into moto's internals, which a moto release may rename: `check_moto`
+runs before they are applied and names the symbol and the moto version, so
+an upgrade fails with a message instead of a deadlock or a wrong count.
+"""
+from __future__ import annotations
+
+import copy
+import importlib
+import threading
+import time
+from collections.abc import Callable, Iterable
+from importlib import metadata
+from typing import Any
+
+from prhub.errors import PrhubError
+
+# (module, dotted attribute) that a patch replaces or calls; moto>=5.2,<5.3 has them all (pyproject.toml).
+PATCHED_SYMBOLS: tuple[tuple[str, str], ...] = (
+    ("moto.dynamodb.responses", "DynamoHandler.call_action"),  # serialize_moto
+    ("moto.sqs.responses", "SQSResponse.call_action"),  # serialize_moto
+    ("moto.dynamodb.models", "DynamoDBBackend.transact_write_items"),  # cheap_moto_transactions
+    ("moto.dynamodb.models", "copy"),  # cheap_moto_transactions swaps it during a transaction
+    ("moto.dynamodb.models.dynamo_type", "DynamoType"),  # cheap_moto_transactions: item keys
+    ("moto.dynamodb.models.table", "Table.get_item"),  # cheap_moto_transactions: the backup
+    ("moto.dynamodb.models.table", "Table.delete_item"),  # cheap_moto_transactions: the rollback
+    ("moto.sqs.models", "unix_time_millis"),  # cheap_moto_sqs_clock
+)
+
+
+class MotoPatchError(PrhubError):
+    """The installed moto lacks a symbol a patch replaces: the embedded AWS would misbehave."""
+
+
+def _has(module: Any, dotted: str) -> bool:
+    target = module
+    for part in dotted.split("."):
+        if not hasattr(target, part):
+            return False
+        target = getattr(target, part)
+    return True
+
+
+def check_moto(symbols: Iterable[tuple[str, str]] = PATCHED_SYMBOLS,
+               load: Callable[[str], Any] = importlib.import_module, version: str | None = None) -> None:
+    """Raise MotoPatchError naming the moto version and every missing symbol the patches need."""
+    missing = []
+    for module_name, dotted in symbols:
+        try:
+            module = load(module_name)
+        except ImportError:
+            missing.append(module_name)
+            continue
+        if not _has(module, dotted):
+            missing.append(f"{module_name}.{dotted}")
+    if missing:
+        version = version or metadata.version("moto")
+        raise MotoPatchError(
+            f"moto {version} lacks {', '.join(missing)}, which the embedded AWS patches "
+            "(prhub_local/moto_patches.py); install the tested range from pyproject.toml (moto>=5.2,<5.3) "
+            "or port the patch")
+
+
+def apply_patches() -> None:
+    """Check moto, then apply the three patches (idempotent: a second call changes nothing)."""
+    check_moto()
+    from moto.dynamodb.responses import DynamoHandler
+    from moto.sqs.responses import SQSResponse
+
+    serialize_moto(DynamoHandler)
+    cheap_moto_transactions()  # relies on the serialization above
+    serialize_moto(SQSResponse)
+    cheap_moto_sqs_clock()
+
+
+def serialize_moto(handler: Any) -> None:
+    """Make one moto service handle one request at a time, as atomic as the real service.
+
+    moto is not thread-safe. DynamoDB: transact_write_items restores whole tables on a failed condition
+    (a duplicate result), erasing writes other workers made meanwhile (lost `done` counts, double wins,
+    500s). SQS: two concurrent ReceiveMessage calls can both pick a message due for the dead-letter queue
+    and the second fails moving it (a 500). The local pollers use short polls, so a lock is held briefly.
+    The lock is re-entrant: a second wrapping (a profiler, a test hook) must not deadlock.
+    """
+    original = handler.call_action
+    if getattr(original, "serialized", False):
+        return
+    lock = threading.RLock()
+
+    def call_action(self: Any) -> Any:
+        with lock:
+            return original(self)
+
+    call_action.serialized = True  # type: ignore[attr-defined]
+    handler.call_action = call_action
+
+
+class _NoTableCopy:
+    """Stands in for the `copy` module inside moto's transact_write_items: its rollback backup is the live table."""
+
+    @staticmethod
+    def deepcopy(value: Any, memo: Any = None) -> Any:
+        return value
+
+
+def cheap_moto_transactions() -> None:
+    """Roll back a failed moto transaction from copies of the items it targets, not of whole tables.
+
+    moto backs up every table a transaction touches with copy.deepcopy before each TransactWriteItems;
+    the flow stores each result in one, so a run of N PRs cost O(N^2) (a year of verl, 1,852 PRs,
+    crawled at a few PRs a second). With requests serialized (serialize_moto), only the
+    targeted items can change, so restoring those is the same rollback.
+    """
+    import moto.dynamodb.models as models
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    backend = models.DynamoDBBackend
+    original = backend.transact_write_items
+    if getattr(original, "cheap", False):
+        return
+
+    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+        saved = []
+        for entry in transact_items:
+            _, op = next(iter(entry.items()))
+            table = self.tables.get(op.get("TableName"))
+            attrs = op.get("Key") or op.get("Item")
+            if table is None or not attrs or table.hash_key_attr not in attrs:
+                continue
+            hash_key = DynamoType(attrs[table.hash_key_attr])
+            range_key = DynamoType(attrs[table.range_key_attr]) if table.range_key_attr in attrs else None
+            saved.append((table, hash_key, range_key, copy.deepcopy(table.get_item(hash_key, range_key))))
+        models.copy = _NoTableCopy  # type: ignore[assignment]
+        try:
+            original(self, transact_items)
+        except Exception:
+            for table, hash_key, range_key, item in reversed(saved):
+                if item is None:
+                    table.delete_item(hash_key, range_key)
+                elif range_key is not None:
+                    table.items[hash_key][range_key] = item
+                else:
+                    table.items[hash_key] = item
+            raise
+        finally:
+            models.copy = copy  # type: ignore[assignment]
+
+    transact_write_items.cheap = True  # type: ignore[attr-defined]
+    backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
+def cheap_moto_sqs_clock() -> None:
+    """Give moto's SQS a plain clock: every SendMessage computes the queue's attributes, which checks each
+    queued message's visibility through datetime arithmetic, so sending N messages cost N^2 datetime calls
+    (10,000 PRs: minutes in the plan step). time.time() gives the same milliseconds about 25x cheaper."""
+    import moto.sqs.models as models
+
+    original = models.unix_time_millis
+    if getattr(original, "cheap", False):
+        return
+
+    def unix_time_millis(dt: Any = None) -> float:
+        return original(dt) if dt is not None else time.time() * 1000.0
+
+    unix_time_millis.cheap = True  # type: ignore[attr-defined]
+    models.unix_time_millis = unix_time_millis  # type: ignore[assignment]
+

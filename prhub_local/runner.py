@@ -1,0 +1,413 @@
+"""The local runner: the real handlers on an embedded AWS (moto in server mode on 127.0.0.1).
+
+`run_pipeline(...)` is what `prhub run` calls, and what tests and benchmarks
+call directly. It
+
+1. starts moto (`ThreadedMotoServer`, a free port) unless an endpoint is given;
+2. creates the tables, queues (with their redrive policies), bucket and SSM
+   parameter from template.yaml's own Properties, and the functions'
+   environment from its Globals, so the local run cannot drift from the stack;
+3. restores the state directory (tables, bucket, queue messages);
+4. invokes PlanFunction, then lets N worker threads poll ScoreQueue and one
+   thread ReportQueue, calling the handlers with Lambda's SQS event shape,
+   deleting only the records not listed in `batchItemFailures` and handing the
+   failed ones back after a short retry delay (see Poller);
+5. finishes when every run is reported and the queues are drained, invoking
+   the sweep when the queues are empty but a run is stuck;
+6. saves the state and copies the bucket to the output directory.
+
+Each worker thread loads its own copy of the handler modules, as each Lambda
+execution environment has its own: module-level objects (the BatchProcessor)
+are never shared between concurrent invocations. `invoke` wraps every handler
+call, which is where fault injection hooks in.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from prhub.config import Settings, WatchList
+from prhub.errors import InputError, PrhubError
+from prhub.period import Period
+from prhub.store import Store
+
+from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env
+from prhub_local.sample import local_watchlist, sample_settings
+from prhub_local.state import download_bucket, restore_state, save_state
+from prhub_local.template import LOCAL_VISIBILITY_TIMEOUT, Stack, create_stack, default_root, load_template
+
+Invoker = Callable[[str, Callable[[Any, Any], Any], Any, Any], Any]
+Progress = Callable[[str], None]
+
+
+class PipelineError(PrhubError):
+    """The local run could not finish (timeout, a report that keeps failing)."""
+
+
+# -- invoking the handlers ----------------------------------------------------------------------------
+
+@dataclass
+class LambdaContext:
+    """What Powertools reads from Lambda's context object."""
+
+    function_name: str
+    memory_limit_in_mb: int = 512
+    timeout_ms: int = 300_000
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    invoked_function_arn: str = ""
+    log_group_name: str = ""
+    log_stream_name: str = ""
+    _deadline: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.invoked_function_arn = self.invoked_function_arn or (
+            f"arn:aws:lambda:{REGION}:123456789012:function:{self.function_name}")
+        self._deadline = time.monotonic() + self.timeout_ms / 1000
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def load_handler(root: Path, template: dict[str, Any], logical: str) -> Callable[[Any, Any], Any]:
+    """A fresh copy of the function's module (one per simulated execution environment)."""
+    props = template["Resources"][logical]["Properties"]
+    module_name, _, attr = props["Handler"].rpartition(".")
+    path = root / props["CodeUri"] / f"{module_name}.py"
+    spec = importlib.util.spec_from_file_location(f"prhub_fn_{logical}_{uuid.uuid4().hex[:8]}", path)
+    if spec is None or spec.loader is None:
+        raise PipelineError(f"cannot load {path}")
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _quiet_logs()
+    return getattr(module, attr)  # type: ignore[no-any-return]
+
+
+class _Stderr:
+    """Whatever sys.stderr is at the moment of writing (it may be swapped after the handler is set up)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def _quiet_logs() -> None:
+    # Powertools logs JSON to stdout; stdout belongs to the paths `prhub run` prints.
+    for handler in logging.getLogger(os.environ.get("POWERTOOLS_SERVICE_NAME", "prhub")).handlers:
+        if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout:
+            handler.setStream(_Stderr())  # type: ignore[arg-type]
+
+
+def direct_invoke(name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
+    return handler(event, context)
+
+
+def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
+    """Lambda's SQS event for received messages."""
+    return {"Records": [{
+        "messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
+        "attributes": {k: m.get("Attributes", {}).get(k, "") for k in (
+            "ApproximateReceiveCount", "SentTimestamp", "SenderId", "ApproximateFirstReceiveTimestamp")},
+        "messageAttributes": {}, "md5OfBody": m.get("MD5OfBody", ""), "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn, "awsRegion": REGION,
+    } for m in messages]}
+
+
+PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
+#                            visibility timeout (6x the function's) does; only failures come back early.
+IDLE_POLL = 0.2  # s between short polls of an empty queue
+
+
+class Poller(threading.Thread):
+    """One simulated Lambda execution environment attached to a queue by an event source mapping.
+
+    A batch is received with a visibility timeout longer than any invocation, so a slow batch is never
+    delivered twice meanwhile (that would burn receives of healthy messages towards the DLQ). Records the
+    invocation failed come back after the short local retry delay, except those the function itself
+    held back with ChangeMessageVisibility (RetryLater): the poller watches its thread's SQS client,
+    which the function shares, for those calls.
+    """
+
+    def __init__(self, runner: Runner, logical: str, queue: str, batch: int) -> None:
+        super().__init__(daemon=True, name=f"{logical}-poller")
+        self.runner, self.logical, self.batch = runner, logical, batch
+        self.url, self.arn = runner.stack.queues[queue], runner.stack.queue_arns[queue]
+        self.handler = load_handler(runner.root, runner.stack.template, logical)
+        self.error: BaseException | None = None
+        self.held: set[str] = set()
+
+    def _note_hold(self, params: dict[str, Any], **_: Any) -> None:
+        if params.get("QueueUrl") == self.url:
+            self.held.add(str(params.get("ReceiptHandle")))
+
+    def run(self) -> None:
+        try:
+            sqs = client("sqs")  # this thread's client: the function's code gets the same one
+            sqs.meta.events.register("provide-client-params.sqs.ChangeMessageVisibility", self._note_hold)
+            while not self.runner.stopping.is_set():
+                got = sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=self.batch, WaitTimeSeconds=0,
+                                          VisibilityTimeout=PROCESSING_VISIBILITY,
+                                          AttributeNames=["All"]).get("Messages", [])
+                if not got:
+                    self.runner.stopping.wait(IDLE_POLL)
+                    continue
+                self.runner.busy(+1)
+                try:
+                    self._deliver(sqs, got)
+                finally:
+                    self.runner.busy(-1)
+        except BaseException as exc:  # surfaced by the runner: a dead poller must not hang the run
+            self.error = exc
+
+    def _deliver(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
+        event = sqs_event(messages, self.arn)
+        self.held.clear()
+        try:
+            answer = self.runner.invoke(self.logical, self.handler, event, LambdaContext(self.logical))
+            failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
+        except Exception as exc:  # the whole invocation failed: Lambda retries every record
+            self.runner.say(f"{self.logical} invocation failed: {exc}")
+            failed = {m["MessageId"] for m in messages}
+        done = [m for m in messages if m["MessageId"] not in failed]
+        retry = [m for m in messages if m["MessageId"] in failed and m["ReceiptHandle"] not in self.held]
+        for start in range(0, len(done), 10):
+            sqs.delete_message_batch(QueueUrl=self.url, Entries=[
+                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done[start:start + 10])])
+        for start in range(0, len(retry), 10):
+            sqs.change_message_visibility_batch(QueueUrl=self.url, Entries=[
+                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": self.runner.retry_delay}
+                for i, m in enumerate(retry[start:start + 10])])
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    report: dict[str, Any]
+    report_key: str
+    paths: dict[str, Path]  # report.md, report.pdf, report.json, index.html under the output directory
+    site_dir: Path
+    timings: dict[str, float]
+    planned: list[dict[str, Any]]
+
+
+class Runner:
+    """Drives one plan event through the handlers until every planned run is reported."""
+
+    def __init__(self, root: Path, stack: Stack, invoke: Invoker, progress: Progress, workers: int,
+                 retry_delay: int = LOCAL_VISIBILITY_TIMEOUT) -> None:
+        self.root, self.stack, self.invoke, self.say, self.workers = root, stack, invoke, progress, workers
+        self.retry_delay = retry_delay
+        self.stopping = threading.Event()
+        self._busy = 0
+        self._lock = threading.Lock()
+
+    def busy(self, delta: int) -> None:
+        with self._lock:
+            self._busy += delta
+
+    def idle(self) -> bool:
+        with self._lock:
+            return self._busy == 0
+
+    def queue_empty(self, logical: str, sqs: Any) -> bool:
+        attrs = sqs.get_queue_attributes(QueueUrl=self.stack.queues[logical], AttributeNames=[
+            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
+            "ApproximateNumberOfMessagesDelayed"])["Attributes"]  # a rate-limited PR waits as a delayed copy
+        return sum(int(v) for v in attrs.values()) == 0
+
+    def run(self, event: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
+        plan = load_handler(self.root, self.stack.template, "PlanFunction")
+        answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
+        if not answer.get("ok"):
+            raise InputError(answer.get("error", "plan failed"))
+        runs = [r for r in answer["runs"] if "error" not in r]
+        total = sum(r["expected"] for r in runs)
+        for r in runs:
+            self.say(f"listed {r['expected']} PRs merged into {r['repo']} from {r['period']['since']} "
+                     f"to {r['period']['until']} ({r['period']['tz']})")
+        pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
+        pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
+        for p in pollers:
+            p.start()
+        try:
+            self._wait([r["run_id"] for r in runs], total, pollers, timeout)
+        finally:
+            self.stopping.set()
+            for p in pollers:
+                p.join(timeout=10)
+        return runs
+
+    def _wait(self, run_ids: list[str], total: int, pollers: list[Poller], timeout: float) -> None:
+        store, sqs = run_store(self.stack), client("sqs")
+        deadline = time.monotonic() + timeout
+        last, stuck_since, swept = -1, None, 0
+        while True:
+            for p in pollers:
+                if p.error is not None:
+                    raise PipelineError(f"{p.name} died: {p.error!r}") from p.error
+            runs = [store.get_run(r) for r in run_ids]
+            progress = sum(r.done + r.failed for r in runs if r is not None)
+            if progress != last:
+                failed = sum(r.failed for r in runs if r is not None)
+                self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
+                last = progress
+            reported = all(r is not None and r.status == "reported" for r in runs)
+            drained = self.idle() and self.queue_empty("ScoreQueue", sqs) and self.queue_empty("ReportQueue", sqs)
+            if reported and drained:
+                return
+            if drained and not reported:
+                # Nothing left to deliver, yet a run is open: a worker died or a message was lost. Sweep.
+                stuck_since = stuck_since or time.monotonic()
+                if time.monotonic() - stuck_since > 1.0:
+                    if swept >= 3:
+                        raise PipelineError("the report could not be written (see the messages above)")
+                    self.say("queues drained but the run is open: sweeping")
+                    handler = load_handler(self.root, self.stack.template, "ReportFunction")
+                    try:
+                        self.invoke("ReportFunction", handler, {"sweep": True, "older_than_minutes": 0},
+                                    LambdaContext("ReportFunction"))
+                    except Exception as exc:  # counted like a sweep that could not report
+                        self.say(f"ReportFunction sweep failed: {exc}")
+                    swept += 1
+                    stuck_since = None
+            else:
+                stuck_since = None
+            if time.monotonic() > deadline:
+                raise PipelineError(f"the run did not finish within {timeout:.0f} s")
+            time.sleep(0.2)
+
+
+def run_pipeline(*, repo: str | None = None, since: str | None = None, until: str | None = None,
+                 tz: str | None = None, source: str | None = None, scorer: str | None = None,
+                 lang: str | None = None, out: str | Path = "site", state: str | Path | None = ".prhub/state",
+                 endpoint_url: str | None = None, prefix: str = "prhub", config_text: str | None = None,
+                 workers: int = 4, invoke: Invoker | None = None, progress: Progress | None = None,
+                 timeout: float = 900, root: Path | None = None, now: datetime | None = None,
+                 visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT) -> RunResult:
+    """Run one report through the real flow locally and copy the site to `out`.
+
+    Without `repo` the bundled sample is reported (its week unless dates are given).
+    Without dates, the last complete Monday–Sunday week in the repository's time zone.
+    `endpoint_url` uses an existing endpoint instead of starting moto (state is then the endpoint's).
+    `visibility_timeout` (seconds) replaces the queues' own, so retries and DLQ moves happen within the run.
+    """
+    root = root or default_root()
+    say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    template = load_template(root / "template.yaml")
+    watchlist_text = local_watchlist(template, config_text)
+    event = plan_event(WatchList.parse(watchlist_text), repo, since, until, tz, source, scorer, lang,
+                       now or datetime.now(UTC))
+    timings: dict[str, float] = {}
+    started = time.monotonic()
+
+    def check_scorer() -> None:
+        if scorer == "llm":
+            # Every worker would fail the same way: say it now (inside the endpoint's env: a secret may be named).
+            from prhub import llm
+
+            llm.make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"))
+
+    with provisioned(template, prefix, watchlist_text, endpoint_url, state, say, visibility_timeout,
+                     check=check_scorer) as stack:
+        timings["setup_s"] = time.monotonic() - started
+        runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout)
+        with function_env(stack):
+            begun = time.monotonic()
+            planned = runner.run(event, timeout)
+            timings["pipeline_s"] = time.monotonic() - begun
+        if not planned:
+            raise InputError("nothing to report: no repository was planned")
+        run_id = planned[0]["run_id"]
+        run = run_store(stack).get_run(run_id)
+        if run is None or run.report_key is None:
+            raise PipelineError(f"run {run_id} finished without a report key")
+        key = run.report_key
+        site_dir = Path(out)
+        site_dir.mkdir(parents=True, exist_ok=True)
+        download_bucket(client("s3"), stack.buckets["SiteBucket"], site_dir)
+    timings["total_s"] = time.monotonic() - started
+    paths = {name: site_dir / key / name for name in ("report.md", "report.pdf", "report.json", "index.html")}
+    report = json.loads(paths["report.json"].read_text(encoding="utf-8"))
+    say(f"report written: {site_dir / key}")
+    return RunResult(run_id, report, key, paths, site_dir, timings, planned)
+
+
+@contextmanager
+def _aws(endpoint_url: str | None) -> Iterator[str]:
+    if endpoint_url:
+        yield endpoint_url
+        return
+    with EmbeddedAws() as server:
+        yield server.url
+
+
+@contextmanager
+def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endpoint_url: str | None,
+                state: str | Path | None, say: Progress, visibility_timeout: int | None = LOCAL_VISIBILITY_TIMEOUT,
+                check: Callable[[], None] | None = None,
+                keep: Callable[[], bool] = lambda: True) -> Iterator[Stack]:
+    """The embedded AWS (or `endpoint_url`) holding the template's resources, with `state` restored.
+
+    `check` runs first, in the endpoint's environment: what it refuses leaves the state untouched. Past
+    it, the state is saved on the way out unless `keep()` says the body changed nothing (bad input), even
+    when the body failed: the scores already in the cache (and the DLQs) are not lost."""
+    with _aws(endpoint_url) as url, patched_env(aws_env(url, fake_credentials=endpoint_url is None)):
+        stack = create_stack(template, prefix, watchlist_text, visibility_timeout)
+        if check is not None:
+            check()
+        if state is not None:
+            counts = restore_state(stack, Path(state))
+            if counts:
+                say(f"restored state from {state}: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v))
+        try:
+            yield stack
+        finally:
+            if state is not None and keep():
+                save_state(stack, Path(state))
+
+
+def function_env(stack: Stack) -> AbstractContextManager[None]:
+    """The environment template.yaml gives the functions, for the handlers' calls."""
+    return patched_env({**stack.function_env(), "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL",
+                                                                                       "WARNING")})
+
+
+def run_store(stack: Stack) -> Store:
+    """The flow's own reader of the runs table, so the runner never decodes DynamoDB items itself (the one
+    place that builds a Store here)."""
+    return Store(client("dynamodb"), Settings.from_env(stack.function_env()))
+
+
+def plan_event(watchlist: WatchList, repo: str | None, since: str | None, until: str | None, tz: str | None,
+               source: str | None, scorer: str | None, lang: str | None, now: datetime) -> dict[str, Any]:
+    """The PlanFunction event for the command line's choices (the sample when no repo is named)."""
+    if (since is None) != (until is None):
+        raise InputError("give both --since and --until (dates, both inclusive), or neither for the last full week")
+    if repo is None:
+        sample = sample_settings()
+        repo = sample["config"]["repo"]
+        if since is None:
+            since, until = sample["since"], sample["until"]
+    if since is None or until is None:
+        week = Period.last_complete_week(now, tz or watchlist.get(repo).tz)
+        since, until = week.since.isoformat(), week.until.isoformat()
+    event: dict[str, Any] = {"repo": repo, "since": since, "until": until}
+    for key, value in (("tz", tz), ("source", source), ("scorer", scorer), ("lang", lang)):
+        if value is not None:
+            event[key] = value
+    return event
+

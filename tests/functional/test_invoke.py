@@ -1,0 +1,130 @@
+"""`prhub invoke`: one handler on moto with each sample event in events/, as `sam local invoke` would run it.
+
+The invocations use the session's moto server with a fresh resource prefix
+each (as `--endpoint-url` does) and a `--state` directory, so a second
+invocation restores what the first left, like two `prhub invoke` commands.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from prhub_local import cli
+from prhub_local.invoke import Invocation, invoke_function
+from tests.conftest import EVENTS, load_event
+
+SAMPLE_WEEK = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
+
+
+def invoke(function: str, event_file: str, endpoint: str, state: Path) -> tuple[Invocation, list[str]]:
+    lines: list[str] = []
+    result = invoke_function(function, load_event(event_file), endpoint_url=endpoint, state=state,
+                             prefix="i" + uuid.uuid4().hex[:10], progress=lines.append)
+    return result, lines
+
+
+def merged_in(export: Path, since: date, until: date, tz: str) -> int:
+    """PRs of the export merged between two dates (inclusive) in a time zone, counted here independently."""
+    count = 0
+    for line in export.read_text(encoding="utf-8").splitlines():
+        merged = datetime.fromisoformat(json.loads(line)["merged_at"].replace("Z", "+00:00"))
+        count += since <= merged.astimezone(ZoneInfo(tz)).date() <= until
+    return count
+
+
+def test_plan_custom_range_lists_verls_week_from_the_export(aws_endpoint: str, tmp_path: Path,
+                                                            verl_export: Path) -> None:
+    result, lines = invoke("PlanFunction", "plan-custom-range.json", aws_endpoint, tmp_path / "state")
+    assert result.failures == []
+    [run] = result.answer["runs"]
+    assert run["repo"] == "verl-project/verl" and run["expected"] == 21
+    assert run["period"] == {"since": "2026-06-15", "until": "2026-06-21", "tz": "Asia/Shanghai"}
+    assert any(f"read from jsonl:{verl_export}" in line for line in lines)
+    # The run and its 21 score messages are in the saved state for the next invocation.
+    assert len((tmp_path / "state" / "queues" / "ScoreQueue.jsonl").read_text().splitlines()) == 21
+
+
+def test_plan_scheduled_plans_every_watched_repository_for_the_week_before(aws_endpoint: str, tmp_path: Path,
+                                                                           verl_export: Path) -> None:
+    result, _ = invoke("PlanFunction", "plan-scheduled.json", aws_endpoint, tmp_path / "state")
+    assert result.failures == []
+    runs = {r["repo"]: r for r in result.answer["runs"]}
+    # The schedule fired Monday 01:00 in Shanghai, Sunday evening in Berlin: each repo's last complete week.
+    assert runs["acme/rocket"]["period"] == {"since": "2026-06-01", "until": "2026-06-07", "tz": "Europe/Berlin"}
+    assert runs["acme/rocket"]["expected"] == 32
+    verl = runs["verl-project/verl"]
+    assert verl["period"] == {"since": "2026-06-08", "until": "2026-06-14", "tz": "Asia/Shanghai"}
+    assert verl["expected"] == merged_in(verl_export, date(2026, 6, 8), date(2026, 6, 14), "Asia/Shanghai") > 0
+    assert all(r["run_id"].endswith("/weekly") for r in runs.values())
+
+
+def test_score_then_report_events_plan_the_named_run_first_and_then_reuse_it(aws_endpoint: str,
+                                                                              tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    # GIVEN a fresh state: the run score-sqs.json names does not exist
+    named = json.loads(load_event("score-sqs.json")["Records"][0]["body"])["run_id"]
+    # WHEN ScoreFunction gets the event
+    scored, lines = invoke("ScoreFunction", "score-sqs.json", aws_endpoint, state)
+    # THEN the run of that repository and period is planned first, and the record is scored into it
+    assert scored.answer == {"batchItemFailures": []} and scored.failures == []
+    [said] = [line for line in lines if line.startswith(f"run {named} is not in the state: planned ")]
+    planned = said.split(" planned ")[1].split(" ")[0]
+    assert planned.startswith("acme/rocket/2026-06-01_2026-06-07/") and planned != named
+    assert json.loads(scored.event["Records"][0]["body"])["run_id"] == planned
+    assert len((state / "queues" / "ScoreQueue.jsonl").read_text().splitlines()) == 32  # the plan's own messages
+    # WHEN ReportFunction gets report-sqs.json (the same named run) on a new embedded AWS from that state
+    reported, lines = invoke("ReportFunction", "report-sqs.json", aws_endpoint, state)
+    # THEN it reports the open run planned above: PR 1205 scored, the other 31 named as unscored
+    assert reported.answer == {"batchItemFailures": []}
+    assert f"run {named} is not in the state: using {planned}, the open run of that period" in lines
+    report = json.loads((state / "buckets" / "SiteBucket" / SAMPLE_WEEK / "report.json").read_text())
+    assert [p["number"] for p in report["prs"]] == [1205]
+    assert len(report["unscored"]) == 31 and 1205 not in {u["number"] for u in report["unscored"]}
+
+
+def test_report_sweep_leaves_a_fresh_run_alone(aws_endpoint: str, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    invoke("ScoreFunction", "score-sqs.json", aws_endpoint, state)  # an open run, progress a moment ago
+    swept, _ = invoke("ReportFunction", "report-sweep.json", aws_endpoint, state)
+    # older_than_minutes is 30: the run is not stuck yet
+    assert swept.answer == {"swept": [], "failed": []}
+    assert not (state / "buckets" / "SiteBucket" / SAMPLE_WEEK).exists()
+
+
+def test_cli_prints_the_answer_and_exits_by_the_contract(aws_endpoint: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    def run(function: str, event: Path) -> tuple[int, Any]:
+        code = cli.main(["invoke", function, "--event", str(event), "--endpoint-url", aws_endpoint])
+        out = capsys.readouterr().out
+        return code, json.loads(out) if out.strip() else None
+
+    # 0: done, the handler's JSON answer on stdout
+    assert run("ReportFunction", EVENTS / "report-sweep.json") == (0, {"swept": [], "failed": []})
+    # 2: bad input, PlanFunction's refusal printed as its answer
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"repo": "not a repo", "since": "2026-06-01", "until": "2026-06-07"}))
+    code, answer = run("PlanFunction", bad)
+    assert code == 2 and answer["ok"] is False and "repo" in answer["error"]
+    # 2: an event file that is not JSON, before anything starts
+    bad.write_text("{")
+    assert run("PlanFunction", bad) == (2, None)
+    # 1: the handler raised (a report of a run id that cannot be planned), as Lambda's error
+    odd = json.loads((EVENTS / "report-sqs.json").read_text())
+    odd["Records"][0]["body"] = json.dumps({"run_id": 42})
+    bad.write_text(json.dumps(odd))
+    code, answer = run("ReportFunction", bad)
+    assert code == 1 and answer["errorType"]
+
+
+def test_a_refused_plan_event_leaves_no_state_behind(aws_endpoint: str, tmp_path: Path) -> None:
+    event = {**load_event("plan-custom-range.json"), "since": "2026-06-21", "until": "2026-06-15"}
+    result = invoke_function("PlanFunction", event, endpoint_url=aws_endpoint, state=tmp_path / "state",
+                             prefix="i" + uuid.uuid4().hex[:10], progress=lambda _: None)
+    assert result.refused and result.answer["ok"] is False and "since" in result.answer["error"]
+    assert not (tmp_path / "state").exists()
