@@ -22,6 +22,7 @@ DEPENDENCY_FILE = re.compile(
     r"package\.json|environment[^/]*\.ya?ml|constraints[^/]*\.txt)$", re.IGNORECASE)
 CI_PREFIXES = (".github/", ".gitlab-ci", ".circleci/", ".buildkite/", "ci/", ".pre-commit-config", ".readthedocs")
 EXAMPLE_PREFIXES = ("examples/", "example/", "recipe/", "recipes/", "scripts/", "tutorials/", "notebooks/")
+RECIPE_PREFIXES = ("recipe/", "recipes/")
 DOC_PREFIXES = ("docs/", "doc/")
 CONFIG_EXTENSIONS = (".yaml", ".yml", ".toml", ".json", ".ini", ".cfg")
 
@@ -66,6 +67,8 @@ def file_kind(path: str, test_paths: Sequence[str]) -> str:
         return "docs"
     if lower.startswith("docker/"):
         return "deps"
+    if lower.startswith(RECIPE_PREFIXES) and lower.endswith(".py"):
+        return "source"  # a recipe's Python is an algorithm's implementation, not a launch script
     if lower.startswith(EXAMPLE_PREFIXES):
         return "example"
     if lower.endswith(CODE_EXTENSIONS):
