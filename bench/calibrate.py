@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import time
 from collections import Counter
@@ -70,6 +71,21 @@ def run(prs: list[PullRequest], config: RepoConfig) -> tuple[list[tuple[Period, 
                               {"kind": "heuristic", "model": None, "prompt_version": ENGINE_VERSION})
         reports.append((week, report))
     return reports, scoring_time, time.perf_counter() - started
+
+
+# What a key point must never be: template text, checklists, credits, image tags, links, pointers elsewhere.
+BANNED_POINTS = re.compile(
+    r"what does this pr do|checklist|\[[ x]\]|before submitting|add \*?\*?concise|demonstrate the high-level|"
+    r"\[note which|fixes issue #|if any\.|^as title|credit to|thanks to|carried as-is|co-authored|"
+    r"<img|&lt;|<br|!\[|https?://|^(?:please )?see |see issue|^@|:$|^[\w./-]+\.(?:py|sh|ya?ml|md)$",
+    re.IGNORECASE)
+
+
+def banned_points(scored: list[ScoredPR]) -> tuple[int, int, list[tuple[int, str]]]:
+    """(banned key points, all key points, the first few banned ones with their PR) over `scored`."""
+    points = [(p.number, k) for p in scored for k in p.key_points]
+    bad = [(n, k) for n, k in points if BANNED_POINTS.search(k)]
+    return len(bad), len(points), bad[:5]
 
 
 def ranks(values: list[float]) -> list[float]:
@@ -217,6 +233,8 @@ def main(argv: list[str] | None = None) -> None:
           f"{dict(sorted(Counter(sizes).items()))}; revert chains: {len(chains)}, "
           f"{sum(1 for c in chains.values() if c['reverts'])} linked to the reverted PR, "
           f"{sum(1 for c in chains.values() if c['relanded_by'])} re-landed")
+    banned, total, examples = banned_points([ScoredPR.from_dict(e) for _, r in reports for e in r["prs"]])
+    print(f"key points: {total}, banned fragments in {banned}" + "".join(f"\n  #{n}: {k}" for n, k in examples))
     print(f"time: scoring {scoring_time:.2f} s ({1000 * scoring_time / len(prs):.2f} ms/PR), "
           f"week analysis {analysis_time:.2f} s for {len(reports)} weeks")
     print("\n== judged panel (bench/panel.py): recall@K, K = the week's key PRs; Spearman of score vs grade")

@@ -7,6 +7,7 @@ stubs and HTML comments; everything else here works on its result.
 """
 from __future__ import annotations
 
+import html
 import re
 
 # Quoted guidance a PR template ships with (verl's and the common GitHub ones); a quoted paragraph
@@ -147,11 +148,47 @@ def sections(text: str) -> list[tuple[str, str]]:
 
 
 def plain(text: str) -> str:
-    """Markdown inline markup removed, whitespace collapsed."""
+    """Markdown inline markup, HTML tags (escaped or not) and bare links removed, whitespace collapsed."""
+    text = html.unescape(text)
     text = LINK.sub(lambda m: m.group(1) or "", text)
     text = re.sub(r"\*\*|`", "", text)
-    text = re.sub(r"<[^>]{1,80}>", "", text)
-    return " ".join(text.split())
+    text = re.sub(r"<br\s*/?>", " ", text, flags=re.I)
+    text = re.sub(r"<[^>]{0,500}>", "", text)
+    text = BARE_URL.sub("", text)
+    return " ".join(text.split()).strip(" ,;")
+
+
+# What a description says that is not about the change: template placeholders, credits, pointers elsewhere.
+BARE_URL = re.compile(r"\(?<?\bhttps?://[^\s)>]{0,500}[)>]?")
+NOT_A_POINT = re.compile(
+    r"\[note which|if any\b|^issue number\b|^as title\b|^same as title|^n/?a\b|^none\b|^todo\b|\bcredits?\b|"
+    r"\bthanks?\b|"
+    r"\bthank you\b|\bkudos\b|co-authored|carried as-is|^cc\b|^@|^(?:please )?(?:see|refer to|check)\b|"
+    r"^(?:fix(?:es)?|close[sd]?|resolve[sd]?|related(?: to)?|follow-?ups?(?: to| of)?|part of|reapply|"
+    r"issue(?: number)?|related (?:issue|pr)s?)\s*[:：#]?\s*(?:#\d+|issue\b|$)|"
+    r"\b(?:see|refer to) (?:the )?(?:issue|pr|discussion|thread)\b|^(?:added|updated?|new)? ?tests?\b.*\.py\b",
+    re.IGNORECASE)
+FILE_LIKE = re.compile(r"^[\w./\\-]+\.(?:py|sh|ya?ml|json|md|toml|txt|cfg|ipynb)\b")
+
+
+def clean_point(text: str) -> str:
+    """A key point as a sentence a reader can take in, or '' when it is not one.
+
+    Drops template placeholders, credits, "see issue" pointers, bare links and file names, and openers
+    whose content follows elsewhere ("Add config:"); keeps the author's words otherwise, first letter up.
+    """
+    flat = plain(text)
+    flat = re.sub(r"^(?:#\d+[\s,]*(?:and\s+)?)+(?=\w)", "", flat).strip()  # "#12, #13 ..." leading numbers
+    words = re.findall(r"[A-Za-z]{2,}|[\u3400-\u9fff]", flat)
+    lowered = flat.lower()
+    if len(words) < 3 or NOT_A_POINT.search(flat) or FILE_LIKE.match(flat) or flat.endswith((":", "：", "…:")) \
+            or any(g in lowered for g in GUIDANCE) or any(h in lowered for h in CHECKLIST_HEADINGS):
+        return ""
+    if flat.count("|") >= 2 or flat.startswith(("-", "*", ">", "[")):  # a table row, a stray marker
+        return ""
+    if re.match(r"[a-z]+ ", flat):  # a plain word, not an identifier such as trust_remote_code
+        flat = flat[:1].upper() + flat[1:]
+    return flat
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -181,8 +218,8 @@ def summarize(cleaned: str, fallback: str, limit: int = 300) -> str:
     for content in ordered:
         for block in prose_blocks(content):
             lines = [LIST_ITEM.sub(r"\2", ln) for ln in block[:4 * limit].split("\n")]  # enough for the cut
-            text = plain(" ".join(lines))
-            if len(text) >= 12 and not text.lower().startswith(("fixes #", "fix #", "closes #", "resolves #")):
+            text = clean_point(" ".join(lines))
+            if len(text) >= 12:
                 return _shorten(text, limit)
     return fallback
 
@@ -207,8 +244,8 @@ def key_points(cleaned: str, limit: int = 5, width: int = 160) -> list[str]:
                 elif items and line.strip() and not LIST_ITEM.match(line):
                     items[-1] += " " + line.strip()  # a wrapped item
             for item in items:
-                text = plain(item[:4 * width])
-                if len(text) >= 8 and text not in points:
+                text = clean_point(item[:4 * width])
+                if len(text) >= 8 and _shorten(text, width) not in points:
                     points.append(_shorten(text, width))
                 if len(points) >= limit:
                     return points
