@@ -18,9 +18,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Protocol
 
-from prhub import textparse
+from prhub import gist, textparse
 from prhub.changes import breaking_reasons, file_kind, is_generated
 from prhub.config import RepoConfig
 from prhub.models import PullRequest, ScoredPR
@@ -224,6 +225,16 @@ DESIGN_HEADINGS = ("design", "changes", "implementation", "approach", "solution"
 TEST_HEADINGS = ("test", "validation", "verification", "benchmark", "result", "accuracy", "测试", "验证")
 
 
+@dataclass
+class Signals:
+    """What the importance rules saw, for the one-line gist (prhub.gist)."""
+
+    fix_class: str = ""  # silent | stuck | numerics | oom | crash
+    new_object: str = ""
+    default_change: bool = False
+    only: str = ""  # docs | tests | ci | examples | deps when every file is of that kind
+
+
 def _spread(pr: PullRequest, kinds: list[str]) -> int:
     """How many packages of the library the change touches (`verl/workers`, `verl/trainer`, ...)."""
     return len({"/".join(f.filename.split("/")[:2]) for f, k in zip(pr.files, kinds, strict=True)
@@ -231,8 +242,9 @@ def _spread(pr: PullRequest, kinds: list[str]) -> int:
 
 
 def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: list[str], breaking: bool,
-                tagged_breaking: bool, breaking_reason: str, config: RepoConfig) -> tuple[float, list[str]]:
-    """Importance with the phrase of every step that moved it (see the module docstring)."""
+                tagged_breaking: bool, breaking_reason: str, config: RepoConfig) -> tuple[float, list[str], Signals]:
+    """Importance with the phrase of every step that moved it (see the module docstring), and what it saw."""
+    signals = Signals()
     lang = config.language
     score = BASE[kind]
     reasons = [say(lang, "type_change", kind=type_word(lang, kind))]
@@ -254,7 +266,10 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
             if found and (kind == "fix" or where is title):
                 gain = bonus if core else bonus / 3
                 score += gain
-                reasons.append(say(lang, key if core else "fix_outside", word=found.group(0).lower()))
+                word = found.group(0).lower()
+                reasons.append(say(lang, key if core else "fix_outside", word=word))
+                signals.fix_class = ("oom" if word.startswith(("oom", "out of")) else "crash") \
+                    if key == "fix_crash" else key.removeprefix("fix_").removesuffix("_body")
                 break
     if kind in ("feat", "perf") and not REMOVAL.match(title) and not NOT_NEW.match(title):
         score += 1.0
@@ -262,6 +277,7 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
         if (named := OBJECT.search(title)) and core:
             score += 1.0
             reasons.append(say(lang, "new_object", what=named.group(0)))
+            signals.new_object = named.group(0)
         elif SURFACE.search(title):
             score += 0.5
             reasons.append(say(lang, "new_surface"))
@@ -278,6 +294,7 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
     if DEFAULT_CHANGE.search(title) and core:
         score += 1.0
         reasons.append(say(lang, "default_change"))
+        signals.default_change = True
     if pr.deletions >= 300 and (REMOVAL.search(title) or kind == "refactor" or "refactor" in title.lower()):
         score += 1.0
         reasons.append(say(lang, "large_removal", lines=pr.deletions))
@@ -325,7 +342,11 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
         if score > cap:
             score = cap
             reasons.append(why)
-    return round(max(0.0, min(10.0, score)), 1), reasons
+    signals.only = next((name for name, group in (("docs", {"docs"}), ("tests", {"test"}), ("ci", {"ci", "test"}),
+                                                  ("examples", {"example", "docs", "test", "ci", "other", "config"}),
+                                                  ("deps", {"deps", "ci", "docs", "test", "other", "example"}))
+                         if present and present <= group), "")
+    return round(max(0.0, min(10.0, score)), 1), reasons, signals
 
 
 def _insight(cleaned: str, title: str, lang: str) -> tuple[float, list[str]]:
@@ -391,7 +412,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
     revert_text = rest if REVERT_TITLE.match(rest) else description
     reverts, reverted_title = reverted_ref(revert_text, pr.body) if kind == "revert" else (None, "")
     text = f"{description}\n{cleaned[:4000]}"
-    importance, reasons = _importance(pr, kind, description, text, kinds, breaking, declared_breaking,
+    importance, reasons, signals = _importance(pr, kind, description, text, kinds, breaking, declared_breaking,
                                       breaking_reason, config)
     if kind == "revert":
         what = f"#{reverts}" if reverts else reverted_title or say(lang, "earlier_change")
@@ -400,6 +421,13 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
     insight, learned = _insight(cleaned, description, lang)
     reasons.append(say(lang, "insight", score=insight, parts=joined(lang, learned, "comma")))
     fallback = description[:1].upper() + description[1:] if description else pr.title
+    modules = _modules(pr, config, scope)
+    summary = textparse.summarize(cleaned, fallback)
+    if lang == "zh" and textparse.language(f"{description} {summary}") != "zh":
+        # An English PR in a Chinese report: the line is built from what the engine knows, names kept as written.
+        summary = gist.zh_line(gist.Facts(pr.number, kind, PR_SUFFIX.sub("", description), modules, breaking,
+                                          signals.fix_class, signals.new_object, signals.default_change,
+                                          signals.only, cleaned))
     revert_of = (f"#{reverts}" if reverts else f"“{reverted_title}”" if reverted_title else
                  say(lang, "earlier_change")) if kind == "revert" else ""
     risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=breaking, breaking_reason=breaking_reason,
@@ -410,9 +438,9 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
         refs = sorted([*refs, reverts])
     return ScoredPR(
         number=pr.number, title=pr.title, url=pr.url, author=pr.author, merged_at=format_timestamp(pr.merged_at),
-        modules=_modules(pr, config, scope), type=kind, breaking=breaking, importance=importance,
+        modules=modules, type=kind, breaking=breaking, importance=importance,
         insight=insight, key=importance >= config.key_threshold,
-        summary=textparse.summarize(cleaned, fallback), key_points=points, risks=risks,
+        summary=summary, key_points=points, risks=risks,
         additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files, scored_by="heuristic",
         breaking_reason=breaking_reason if breaking else "", reasons=reasons, files=[f.filename for f in pr.files],
         refs=refs, reverts=reverts, reviewers=reviewers, co_authors=list(pr.co_authors),
