@@ -58,8 +58,8 @@ PURPOSE = {"avoid": "以避免", "prevent": "以防止", "fix": "以修复", "re
 UNIT = r"(?:x|×|%|ms|s|sec|min|gb|gib|mb|mib|tb|tokens?/s|tok/s|it/s|samples?/s|tflops)"
 CHANGE = re.compile(rf"(?:from\s+)?~?(\d+(?:\.\d+)?\s*{UNIT})\s*(?:→|->|to)\s*~?(\d+(?:\.\d+)?\s*{UNIT})(?![a-z])",
                     re.I)
-SPEEDUP = re.compile(rf"(\d+(?:\.\d+)?\s*(?:x|×))\s*(?:faster|speed-?ups?|higher throughput|throughput)|"
-                     rf"(?:speed-?ups?|faster|throughput)\D{{0,20}}?(\d+(?:\.\d+)?\s*(?:x|×|%))(?![a-z])", re.I)
+SPEEDUP = re.compile(r"(\d+(?:\.\d+)?\s*(?:x|×))\s*(?:faster|speed-?ups?|higher throughput|throughput)|"
+                     r"(?:speed-?ups?|faster|throughput)\D{0,20}?(\d+(?:\.\d+)?\s*(?:x|×|%))(?![a-z])", re.I)
 SAVING = re.compile(r"(?:reduc\w*|sav\w*|cut\w*|less|lower\w*|fewer)\D{0,30}?(\d+(?:\.\d+)?\s*%)|"
                     r"(\d+(?:\.\d+)?\s*%)\s*(?:less|lower|fewer|reduction|smaller)", re.I)
 
@@ -99,7 +99,8 @@ CATEGORIES = (
                 r"^(?:pp|vpp|cp|ep|tp|dp)$", re.I), ("改进训练与推理之间的权重、检查点或并行机制",
                                                     "扩展了并行、检查点与权重同步的能力")),
     (re.compile(r"lora|fp8|mxfp4|quantiz", re.I), ("扩展了 LoRA 与低精度训练的支持", "低精度与 LoRA 多了一种用法")),
-    (re.compile(r"agent|tool|multi-?turn|dataloader", re.I), ("扩展了多轮、工具调用与数据流水线", "数据与智能体流程多了一种用法")),
+    (re.compile(r"agent|tool|multi-?turn|dataloader", re.I),
+     ("扩展了多轮、工具调用与数据流水线", "数据与智能体流程多了一种用法")),
 )
 WHY_ONLY = {"docs": "只涉及文档", "tests": "只涉及测试", "ci": "只涉及 CI", "examples": "只涉及示例脚本",
             "deps": "只涉及依赖与镜像"}
