@@ -55,4 +55,4 @@ def test_hostile_descriptions_are_handled_in_linear_time():
 
 def test_key_points_skip_test_evidence_lists():
     text = "### Changes\n\n- clone only views\n\n### Test\n\n- test_clone_skipped passes\n"
-    assert textparse.key_points(text) == ["clone only views"]
+    assert textparse.key_points(text) == ["Clone only views"]

@@ -202,7 +202,7 @@ TYPO = re.compile(r"\b(typo\w*|spelling|misspell\w*|grammar|wording|badge\w*|bro
 BUMP = re.compile(r"\b(bump\w*|upgrad\w*|pin\w*|version\w*|update\s+\S+\s+to)\b|\bv?\d+\.\d+(\.\d+)?", re.I)
 # Housekeeping named in the title: fixing CI or lint, tuning a log line, a script, an image, a warning.
 HOUSEKEEPING = re.compile(r"\b(ci|nightly|pre-?commit|lint\w*|e2e tests?|unit tests?|flaky|workflows?|"
-                          r"docker\w*|images?|dockerfile\w*|warnings?|log(?:s|ging)?|print\w*|readme|news|meetup|scripts?|examples?|"
+                          r"docker\w*|images?|dockerfile\w*|warnings?|log(?:s|ging)?(?![-_])|print\w*|readme|news|meetup|scripts?|examples?|"
                           r"typing|type hints?|mypy|ruff|timeout)\b", re.I)
 LOW_TAGS = {"ci", "doc", "docs", "test", "tests", "env", "docker", "deployment", "example", "examples"}
 MOTIVATION = re.compile(r"\b(because|why|motivat\w*|problem\w*|currently|previously|otherwise|so that|in order to|"
