@@ -222,7 +222,8 @@ def test_unfilled_template_has_no_insight_and_a_filled_one_has_much():
     why = next(r for r in filled.reasons if r.startswith("insight "))
     assert all(part in why for part in ("says why", "a design section", "measured results", "weighs trade-offs",
                                         "test evidence"))
-    assert next(r for r in empty.reasons if r.startswith("insight ")).endswith("the description adds nothing to the title")
+    empty_why = next(r for r in empty.reasons if r.startswith("insight "))
+    assert empty_why.endswith("the description adds nothing to the title")
 
 
 def test_summary_keeps_the_descriptions_language():

@@ -12,7 +12,6 @@ from prhub.scoring import score_pull
 
 from tests.unit.engine_support import CONFIG, change, make_pr
 
-
 VERL_CONFIG = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language="en")
 
 

@@ -137,6 +137,7 @@ def _object(rest: str) -> str:
 
 def effect(body: str) -> str:
     """The measured effect the description states, in a short Chinese phrase, or ''."""
+    body = body[:6000]  # results are stated early; the patterns stay cheap on huge descriptions
     if match := CHANGE.search(body):
         return f"实测 {match.group(1)} → {match.group(2)}"
     if match := SPEEDUP.search(body):

@@ -31,7 +31,7 @@ from prhub.risks import assess
 from prhub.wording import joined, say, type_word
 
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
-ENGINE_VERSION = "engine-6"
+ENGINE_VERSION = "engine-7"
 
 TITLE = re.compile(r"^\s*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
 CONVENTIONAL = re.compile(r"^\(?([A-Za-z]+)\)?(?:\(([^)]*)\))?(!)?\s*[:：]\s*(.*)$", re.DOTALL)
@@ -349,9 +349,14 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
     return round(max(0.0, min(10.0, score)), 1), reasons, signals
 
 
+# What insight reads of a description: past this a description teaches no more, and the patterns stay cheap.
+INSIGHT_CHARS = 20_000
+
+
 def _insight(cleaned: str, title: str, lang: str) -> tuple[float, list[str]]:
     """What a reader learns from the description: why (motivation, root cause), how (design), and proof
     (measured results, test evidence), with the phrase of each part found."""
+    cleaned = cleaned[:INSIGHT_CHARS]
     parts = textparse.sections(cleaned) if cleaned else []
     prose = " ".join(b for _, c in parts for b in textparse.prose_blocks(c))
     words = len(prose.split()) + len(textparse.CJK.findall(prose)) // 2
