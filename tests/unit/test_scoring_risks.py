@@ -21,7 +21,9 @@ def risks(pr, config=CONFIG) -> dict[str, str]:
 
 def test_missing_tests_when_source_changes_without_tests():
     found = risks(make_pr("[trainer] fix: x", [change("pkg/a.py", 30, 5), change("pkg/b.py", 3, 0)]))
-    assert found["missing_tests"] == "changes 2 source files (38 lines) but no test file"
+    assert found["missing_tests"] == "changes 2 source files (38 lines, most in pkg/a.py) but no test file"
+    one = risks(make_pr("[trainer] fix: x", [change("pkg/b.py", 3, 0)]))
+    assert one["missing_tests"] == "changes pkg/b.py (3 lines) but no test file"
     assert "missing_tests" not in risks(make_pr("[trainer] fix: x", [change("pkg/a.py"), change("tests/test_a.py")]))
     assert "missing_tests" not in risks(make_pr("[doc] docs: x", [change("docs/a.md")]))
 

@@ -43,8 +43,9 @@ def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | Non
         return None
     lines = sum(f.changes for f in source)
     one = len(source) == 1
+    biggest = max(source, key=lambda f: (f.changes, f.filename)).filename  # what a reviewer would test first
     return Risk("missing_tests", say(config.language, "missing_tests_one" if one else "missing_tests", n=len(source),
-                                     lines=lines))
+                                     lines=lines, file=biggest))
 
 
 def dependency_pin(pr: PullRequest, config: RepoConfig, registry: Registry | None) -> Risk | None:

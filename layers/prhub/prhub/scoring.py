@@ -322,6 +322,8 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
         caps.append((2.5, say(lang, "cap_tests")))
     if present and present <= {"ci", "test"}:
         caps.append((2.0, say(lang, "cap_ci")))
+    if present and present <= {"docs", "ci", "test"}:
+        caps.append((3.0, say(lang, "cap_support")))
     if present and present <= {"example", "docs", "test", "ci", "other", "config"} and "example" in present:
         caps.append((3.0 if not breaking else 4.5, say(lang, "cap_examples")))
     if present and present <= {"deps", "ci", "docs", "test", "other", "example"} and "deps" in present:
