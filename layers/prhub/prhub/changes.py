@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from prhub.models import FileChange
 from prhub.wording import say
@@ -56,6 +57,11 @@ def is_generated(path: str) -> bool:
 
 def file_kind(path: str, test_paths: Sequence[str]) -> str:
     """test | ci | deps | docs | example | source | config | other."""
+    return _file_kind(path, tuple(test_paths))
+
+
+@lru_cache(maxsize=65536)  # every rule asks again for the same paths; a week's files repeat across PRs
+def _file_kind(path: str, test_paths: tuple[str, ...]) -> str:
     lower = path.lower()
     if is_test(path, test_paths):
         return "test"

@@ -263,7 +263,7 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
                                            (SILENT, text, 1.5, "fix_silent_body"), (STUCK, text, 1.0, "fix_stuck_body"),
                                            (CRASH, title, 0.5, "fix_crash")):
             found = pattern.search(where)
-            if found and (kind == "fix" or where is title):
+            if found and (kind == "fix" or (where is title and pattern is not NUMERICS)):
                 gain = bonus if core else bonus / 3
                 score += gain
                 word = found.group(0).lower()
@@ -272,10 +272,10 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
                     if key == "fix_crash" else key.removeprefix("fix_").removesuffix("_body")
                 break
     if kind in ("feat", "perf") and not REMOVAL.match(title) and not NOT_NEW.match(title):
-        score += 1.0
+        score += 1.0 if code_lines >= 30 else 0.5  # a capability that fits in a few lines is a small one
         reasons.append(say(lang, "new_capability"))
         if (named := OBJECT.search(title)) and core:
-            score += 1.0
+            score += 1.0 if code_lines >= 100 else 0.5
             reasons.append(say(lang, "new_object", what=named.group(0)))
             signals.new_object = named.group(0)
         elif SURFACE.search(title):
@@ -309,6 +309,9 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
         if (spread := _spread(pr, kinds)) >= 3:
             score += 0.5
             reasons.append(say(lang, "spread", n=spread))
+    if core and "test" in {k for _, k in pairs} and kind in ("feat", "perf", "fix", "refactor"):
+        score += 0.5
+        reasons.append(say(lang, "with_tests"))
     if len(MEASURE.findall(text)) >= 2 and kind in ("feat", "perf", "fix"):
         score += 0.5
         reasons.append(say(lang, "measured_body"))

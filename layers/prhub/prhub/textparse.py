@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 
 # Quoted guidance a PR template ships with (verl's and the common GitHub ones); a quoted paragraph
 # containing one of these is the template's, any other quote is the author's answer (verl's old
@@ -136,6 +137,11 @@ def strip_template(body: str) -> str:
 
 def sections(text: str) -> list[tuple[str, str]]:
     """(heading in lower case, content) pairs of a cleaned description; text before any heading has heading ''."""
+    return list(_sections(text))
+
+
+@lru_cache(maxsize=64)  # the summary, the key points and insight each read the same description's sections
+def _sections(text: str) -> tuple[tuple[str, str], ...]:
     result: list[tuple[str, list[str]]] = [("", [])]
     for block in _paragraphs(text):
         if _is_heading(block):
@@ -144,7 +150,7 @@ def sections(text: str) -> list[tuple[str, str]]:
             result.append((match.group(2).strip().lower(), []))
         else:
             result[-1][1].append(block)
-    return [(h, "\n\n".join(b)) for h, b in result if b]
+    return tuple((h, "\n\n".join(b)) for h, b in result if b)
 
 
 def plain(text: str) -> str:
