@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 # The title's leading verb, as Chinese says it. Longest first where one is a prefix of another.
 VERBS: tuple[tuple[str, str], ...] = (
-    (r"speed(?:s|ed|ing)?\s+up", "加速"), (r"clean(?:s|ed|ing)?\s+up", "清理"), (r"set(?:s)?\s+up", "搭建"),
+    (r"speed(?:s|ed|ing)?\s+up", "加速"), (r"clean(?:s|ed|ing)?(?:\s+up)?", "清理"), (r"set(?:s)?\s+up", "搭建"),
+    (r"auto[- ]?set(?:s|ting)?", "自动设置"), (r"modif(?:y|ies|ied|ying)|chang(?:e|es|ed|ing)", "修改"),
     (r"add(?:s|ed|ing)?", "新增"), (r"support(?:s|ed|ing)?", "支持"), (r"introduc(?:e|es|ed|ing)", "引入"),
     (r"implement(?:s|ed|ing)?", "实现"), (r"enabl(?:e|es|ed|ing)", "启用"), (r"allow(?:s|ed|ing)?", "允许"),
     (r"integrat(?:e|es|ed|ing)", "集成"), (r"fix(?:es|ed|ing)?", "修复"), (r"correct(?:s|ed|ing)?", "纠正"),
@@ -106,13 +107,33 @@ WHY_ONLY = {"docs": "只涉及文档", "tests": "只涉及测试", "ci": "只涉
             "deps": "只涉及依赖与镜像"}
 
 
+ADVERB = re.compile(r"^(?:always|now|also|properly|correctly|just|further|explicitly)\s+", re.I)
+MAKE_DEFAULT = re.compile(r"^mak(?:e|es|ing)\s+(.+?)\s+(?:the\s+)?default$", re.I)
+# "TransferQueue - Add zero-copy ...", "vllm: support ...": a component named before what is done to it.
+NAMED_FIRST = re.compile(r"^([\w.`/-]+)\s*(?:\s-|:|：)\s+(.+)$")
+
+
+def _verb(text: str) -> tuple[str, str] | None:
+    match = VERB.match(ADVERB.sub("", text))
+    if not match:
+        return None
+    index = next(i for i, group in enumerate(match.groups()) if group is not None)
+    return VERBS[index][1], ADVERB.sub("", text)[match.end():].strip()
+
+
 def _action(description: str, kind: str) -> tuple[str, str]:
     """(Chinese verb, the rest of the title) for the title's leading verb, else the type's."""
-    match = VERB.match(description)
-    if match:
-        index = next(i for i, group in enumerate(match.groups()) if group is not None)
-        return VERBS[index][1], description[match.end():].strip()
-    return TYPE_ACTION.get(kind, "改动"), description.strip()
+    description = re.split(r"(?<=[a-z0-9)`])\.\s+", description.strip(), maxsplit=1)[0]  # the first sentence
+    if default := MAKE_DEFAULT.match(description):
+        return "将", f"{default.group(1)} 设为默认"
+    if found := _verb(description):
+        return found
+    if (named := NAMED_FIRST.match(description)) and (found := _verb(named.group(2))):
+        return f"{named.group(1)}：{found[0]}", found[1]
+    words = description.split(" ", 2)
+    if len(words) == 3 and re.search(r"[A-Z_.]", words[0][1:]) and (found := _verb(f"{words[1]} {words[2]}")):
+        return f"让 {words[0]} {found[0]}", found[1]  # "TensorLoRARequest support newer vLLM versions"
+    return TYPE_ACTION.get(kind, "改动"), description
 
 
 def _object(rest: str) -> str:
