@@ -3,15 +3,20 @@
 Contract: `score_pull(pr, config, registry=None) -> ScoredPR`, deterministic; no I/O
 unless a `registry` is handed in and `config.check_registry` is on.
 
-Importance (0–10) answers "does the reader of the weekly report need to know?".
-It starts from the change type and adds what makes a change matter to users
-(new capability or API, breaking, a correctness fix on a core path, a measured
-speed-up, a large removal or migration, the size of the source change), then
-caps changes that only touch docs, tests, CI, examples or versions, and typo
-fixes. Every step that moves the score leaves a phrase in `reasons`.
-Insight (0–10) measures what the description itself teaches once the PR
-template is stripped: length, motivation, design, measurements, trade-offs and
-test evidence.
+Importance (0–10) answers "does the reader of the weekly report need to know?". It adds, from the
+change type's base: a break (declared or inferred); for fixes, how bad what they repair was (a result
+silently changed > a hang > what training computes > a crash or OOM; a third of that outside the library
+code); for feats, a new capability and the thing it names (a model family, backend, algorithm, weight-sync
+or parallelism mechanism); a measured speed-up; a default users get without asking; a large removal; the
+size of the library change (log scale, generated files ignored), new files, the packages it spans, tests
+shipped with it and numbers in the description. Above 8 a point counts half, so a week's milestones land
+at 8–9.5. Then caps: docs, tests, CI, examples or dependency files only, typo fixes, housekeeping named in
+the title (CI, docker, scripts, warnings), reverts. Every step that moves the score leaves a phrase in
+`reasons`, calibrated on the judged panel in bench/panel.py (docs/calibration.md).
+
+Insight (0–10) is what a reader learns from the description once the PR template is stripped: why
+(root cause, motivation), how (a design section, trade-offs) and proof (measured results, test evidence),
+plus its length; the last reason says which parts were found.
 """
 from __future__ import annotations
 
