@@ -20,6 +20,9 @@ def test_a_capability_reads_as_chinese_around_the_names_it_keeps():
                               number=2))
     assert line.startswith("新增 sharded delta weight sync over NCCL，用于 disaggregated rollout")
     assert "权重" in line and line.endswith("。")
+    assert gist.zh_line(facts("Add support for PF-PPO", modules=[])).startswith("新增对 PF-PPO 的支持")
+    assert gist.zh_line(facts("TensorLoRARequest support newer vLLM versions", modules=["vllm"])) \
+        == "让 TensorLoRARequest 支持 newer vLLM versions（vllm）。"
 
 
 def test_fixes_say_what_was_wrong_and_lead_with_it_in_some_lines():

@@ -32,7 +32,8 @@ VERBS: tuple[tuple[str, str], ...] = (
     (r"expos(?:e|es|ed|ing)", "暴露"), (r"keep(?:s|ing)?", "保持"), (r"emit(?:s|ted|ting)?", "输出"),
     (r"stop(?:s|ped|ping)?", "停止"), (r"return(?:s|ed|ing)?", "返回"), (r"raise(?:s|d)?", "抛出"),
     (r"log(?:s|ged|ging)?", "记录"), (r"rework(?:s|ed|ing)?", "重写"), (r"split(?:s|ting)?", "拆分"),
-    (r"exclud(?:e|es|ed|ing)", "排除"), (r"filter(?:s|ed|ing)?", "过滤"), (r"guard(?:s|ed|ing)?", "保护"),
+    (r"exclud(?:e|es|ed|ing)", "排除"), (r"warn(?:s|ed|ing)?", "改为警告"),
+    (r"filter(?:s|ed|ing)?", "过滤"), (r"guard(?:s|ed|ing)?", "保护"),
     (r"ensur(?:e|es|ed|ing)", "确保"), (r"respect(?:s|ed|ing)?", "遵循"), (r"initiali[sz](?:e|es|ed|ing)", "初始化"),
     (r"normali[sz](?:e|es|ed|ing)", "归一化"), (r"sort(?:s|ed|ing)?", "排序"), (r"pad(?:s|ded|ding)?", "填充"),
     (r"preserv(?:e|es|ed|ing)", "保留"), (r"build(?:s|ing)?", "构建"), (r"apply(?:ing)?|applies|applied", "应用"),
@@ -74,7 +75,7 @@ class Facts:
     description: str  # the title without tags and type prefix
     modules: list[str]
     breaking: bool
-    fix_class: str  # silent | stuck | numerics | oom | crash | ""
+    fix_class: str  # silent | stuck | numerics | silent_body | stuck_body | oom | crash | ""
     new_object: str  # what a capability adds, as the title names it ("DeepSeek", "LoRA"), or ""
     default_change: bool
     only: str  # docs | tests | ci | examples | deps | "" (what the files are when they are all one kind)
@@ -85,6 +86,8 @@ WHY_FIX = {
     "silent": ("此前会悄然改变训练结果", "旧行为不报错，但结果是错的"),
     "stuck": ("此前可能让任务卡死", "旧行为会导致挂起"),
     "numerics": ("影响训练算出的数值", "涉及训练中计算的量"),
+    "silent_body": ("据描述，此前结果可能有误", "描述指出旧行为会影响结果"),
+    "stuck_body": ("据描述，此前可能卡住", "描述指出旧行为会挂起"),
     "oom": ("此前会触发显存溢出（OOM）", "避免 OOM 中断任务"),
     "crash": ("此前会报错中断", "消除一处报错"),
 }
@@ -139,6 +142,8 @@ def _action(description: str, kind: str) -> tuple[str, str]:
 def _object(rest: str) -> str:
     """The title's object with its purpose/condition clause in Chinese order; technical words stay."""
     rest = re.sub(r"^(?:the|a|an)\s+", "", rest.strip().rstrip("."), flags=re.I)
+    if support := re.match(r"^(?:native\s+)?support\s+(?:for|of)\s+(.+)$", rest, re.I):
+        return f"对 {support.group(1)} 的支持"
     for pattern, role in CLAUSES:
         match = pattern.search(rest)
         if not match or match.start() < 3:
@@ -172,7 +177,7 @@ def zh_line(facts: Facts) -> str:
     """One Chinese sentence: what the PR does, then why it matters (or what it measured)."""
     verb, rest = _action(facts.description, facts.kind)
     what = _object(rest) if rest else facts.description
-    joiner = "" if verb.endswith("：") else " "
+    joiner = "" if verb.endswith("：") or what.startswith("对 ") else " "
     doing = f"{verb}{joiner}{what}".strip()
     alt = facts.number % 2
     measured = effect(facts.body)

@@ -234,7 +234,7 @@ TEST_HEADINGS = ("test", "validation", "verification", "benchmark", "result", "a
 class Signals:
     """What the importance rules saw, for the one-line gist (prhub.gist)."""
 
-    fix_class: str = ""  # silent | stuck | numerics | oom | crash
+    fix_class: str = ""  # silent | stuck | numerics | silent_body | stuck_body | oom | crash
     new_object: str = ""
     default_change: bool = False
     only: str = ""  # docs | tests | ci | examples | deps when every file is of that kind
@@ -274,7 +274,7 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
                 word = found.group(0).lower()
                 reasons.append(say(lang, key if core else "fix_outside", word=word))
                 signals.fix_class = ("oom" if word.startswith(("oom", "out of")) else "crash") \
-                    if key == "fix_crash" else key.removeprefix("fix_").removesuffix("_body")
+                    if key == "fix_crash" else key.removeprefix("fix_")
                 break
     if kind in ("feat", "perf") and not REMOVAL.match(title) and not NOT_NEW.match(title):
         score += 1.0 if code_lines >= 30 else 0.5  # a capability that fits in a few lines is a small one

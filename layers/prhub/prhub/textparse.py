@@ -187,8 +187,9 @@ def clean_point(text: str) -> str:
     flat = re.sub(r"^(?:#\d+[\s,]*(?:and\s+)?)+(?=\w)", "", flat).strip()  # "#12, #13 ..." leading numbers
     words = re.findall(r"[A-Za-z]{2,}|[\u3400-\u9fff]", flat)
     lowered = flat.lower()
-    if len(words) < 3 or NOT_A_POINT.search(flat) or FILE_LIKE.match(flat) or flat.endswith((":", "：", "…:")) \
-            or any(g in lowered for g in GUIDANCE) or any(h in lowered for h in CHECKLIST_HEADINGS):
+    if len(words) < 3 or " " not in flat or NOT_A_POINT.search(flat) or FILE_LIKE.match(flat) \
+            or flat.endswith((":", "：", "…:")) or any(g in lowered for g in GUIDANCE) \
+            or any(h in lowered for h in CHECKLIST_HEADINGS):
         return ""
     if flat.count("|") >= 2 or flat.startswith(("-", "*", ">", "[")):  # a table row, a stray marker
         return ""
