@@ -61,7 +61,6 @@ VERB_TYPES = (
 
 BASE = {"feat": 3.0, "perf": 3.0, "fix": 2.5, "revert": 2.5, "refactor": 2.0, "chore": 1.5, "test": 1.0,
         "docs": 1.0, "ci": 1.0}
-CAPABILITY = re.compile(r"\b(support\w*|add\w*|introduc\w*|implement\w*|enabl\w*|new|allow\w*|integrat\w*)\b", re.I)
 SURFACE = re.compile(r"\b(api|interface|config\w*|option\w*|argument\w*|args?|flag\w*|cli|parameter\w*|"
                      r"endpoint\w*|backend\w*|model\w*|algorithm\w*|engine\w*)\b", re.I)
 
@@ -204,7 +203,6 @@ REMOVAL = re.compile(r"\b(remov\w*|deprecat\w*|drop\w*|delet\w*|migrat\w*|retir\
                      r"replac\w*|legacy)\b", re.I)
 TYPO = re.compile(r"\b(typo\w*|spelling|misspell\w*|grammar|wording|badge\w*|broken link|dead link|fix (the )?link\w*|"
                   r"comments?|docstrings?)\b|错别字", re.I)
-BUMP = re.compile(r"\b(bump\w*|upgrad\w*|pin\w*|version\w*|update\s+\S+\s+to)\b|\bv?\d+\.\d+(\.\d+)?", re.I)
 # Housekeeping named in the title: fixing CI or lint, tuning a log line, a script, an image, a warning.
 HOUSEKEEPING = re.compile(r"\b(ci|nightly|pre-?commit|lint\w*|e2e tests?|unit tests?|flaky|workflows?|"
                           r"docker\w*|images?|dockerfile\w*|warnings?|log(?:s|ging)?(?![-_])|print\w*|readme|news|meetup|scripts?|examples?|"
