@@ -350,10 +350,11 @@ def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: 
         if score > cap:
             score = cap
             reasons.append(why)
-    signals.only = next((name for name, group in (("docs", {"docs"}), ("tests", {"test"}), ("ci", {"ci", "test"}),
-                                                  ("examples", {"example", "docs", "test", "ci", "other", "config"}),
-                                                  ("deps", {"deps", "ci", "docs", "test", "other", "example"}))
-                         if present and present <= group), "")
+    signals.only = next((name for name, group, needs in (
+        ("docs", {"docs"}, "docs"), ("tests", {"test"}, "test"), ("ci", {"ci", "test"}, "ci"),
+        ("examples", {"example", "docs", "test", "ci", "other", "config"}, "example"),
+        ("deps", {"deps", "ci", "docs", "test", "other", "example"}, "deps"))
+        if needs in present and present <= group), "")
     return round(max(0.0, min(10.0, score)), 1), reasons, signals
 
 
