@@ -110,10 +110,16 @@ WHY_ONLY = {"docs": "只涉及文档", "tests": "只涉及测试", "ci": "只涉
             "deps": "只涉及依赖与镜像"}
 
 
-ADVERB = re.compile(r"^(?:always|now|also|properly|correctly|just|further|explicitly)\s+", re.I)
+ADVERB = re.compile(r"^(?:always|now|also|properly|correctly|just|further|explicitly|temporar(?:y|ily)|only)\s+", re.I)
 MAKE_DEFAULT = re.compile(r"^mak(?:e|es|ing)\s+(.+?)\s+(?:the\s+)?default$", re.I)
 # "TransferQueue - Add zero-copy ...", "vllm: support ...": a component named before what is done to it.
 NAMED_FIRST = re.compile(r"^([\w.`/-]+)\s*(?:\s-|:|：)\s+(.+)$")
+
+
+# A component named before a plain verb ("ascend update ...", "npu disable ..."); words that are no component.
+BASE_VERBS = {"add", "support", "update", "bump", "disable", "enable", "fix", "save", "load", "integrate", "use",
+              "remove", "set", "skip", "sync", "upgrade", "introduce", "implement", "allow"}
+NOT_NAMES = {"temporary", "temporarily", "only", "minor", "partial", "bug", "batch", "small", "quick", "simple"}
 
 
 def _verb(text: str) -> tuple[str, str] | None:
@@ -134,8 +140,9 @@ def _action(description: str, kind: str) -> tuple[str, str]:
     if (named := NAMED_FIRST.match(description)) and (found := _verb(named.group(2))):
         return f"{named.group(1)}：{found[0]}", found[1]
     words = description.split(" ", 2)
-    if len(words) == 3 and re.search(r"[A-Z_.]", words[0][1:]) and (found := _verb(f"{words[1]} {words[2]}")):
-        return f"让 {words[0]} {found[0]}", found[1]  # "TensorLoRARequest support newer vLLM versions"
+    if len(words) == 3 and (re.search(r"[A-Z_.]", words[0][1:]) or words[1].lower() in BASE_VERBS) \
+            and words[0].lower() not in NOT_NAMES and (found := _verb(f"{words[1]} {words[2]}")):
+        return f"让 {words[0]} {found[0]}", found[1]  # "TensorLoRARequest support ...", "verl add rl insight"
     return TYPE_ACTION.get(kind, "改动"), description
 
 
