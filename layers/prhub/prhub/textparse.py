@@ -174,28 +174,37 @@ NOT_A_POINT = re.compile(
     r"issue(?: number)?|related (?:issue|pr)s?)\s*[:：#]?\s*(?:#\d+|issue\b|$)|"
     r"\b(?:see|refer to) (?:the )?(?:issue|pr|discussion|thread)\b|^(?:added|updated?|new)? ?tests?\b.*\.py\b",
     re.IGNORECASE)
-FILE_LIKE = re.compile(r"^[\w./\\-]+\.(?:py|sh|ya?ml|json|md|toml|txt|cfg|ipynb)\b")
+FILE_LIKE = re.compile(r"^[\w./\\{},-]+\.(?:py|sh|ya?ml|json|md|toml|txt|cfg|ipynb)[.,;]?$")
 
 
 def clean_point(text: str) -> str:
-    """A key point as a sentence a reader can take in, or '' when it is not one.
+    """A key point as sentences a reader can take in, or '' when none is left.
 
-    Drops template placeholders, credits, "see issue" pointers, bare links and file names, and openers
-    whose content follows elsewhere ("Add config:"); keeps the author's words otherwise, first letter up.
+    Sentence by sentence, drops template placeholders, credits, "see issue" pointers and bare file names,
+    and a last sentence that only opens what follows elsewhere ("Add config:"); links and HTML go first.
+    Keeps the author's words otherwise, first letter up.
     """
     flat = plain(text)
     flat = re.sub(r"^(?:#\d+[\s,]*(?:and\s+)?)+(?=\w)", "", flat).strip()  # "#12, #13 ..." leading numbers
-    words = re.findall(r"[A-Za-z]{2,}|[\u3400-\u9fff]", flat)
-    lowered = flat.lower()
-    if len(words) < 3 or " " not in flat or NOT_A_POINT.search(flat) or FILE_LIKE.match(flat) \
-            or flat.endswith((":", "：", "…:")) or any(g in lowered for g in GUIDANCE) \
-            or any(h in lowered for h in CHECKLIST_HEADINGS):
-        return ""
     if flat.count("|") >= 2 or flat.startswith(("-", "*", ">", "[")):  # a table row, a stray marker
+        return ""
+    kept = [sentence for sentence in SENTENCE_END.split(flat) if sentence and _is_sentence(sentence)]
+    if kept and kept[-1].endswith((":", "：")):
+        kept.pop()
+    flat = " ".join(kept)
+    # What is left of "Green line: trtllm https://..." is a bare link's label, not a sentence.
+    linked = bool(BARE_URL.search(LINK.sub(lambda m: m.group(1) or "", text)))
+    if len(re.findall(r"[A-Za-z]{2,}|[\u3400-\u9fff]", flat)) < (5 if linked else 3) or " " not in flat:
         return ""
     if re.match(r"[a-z]+ ", flat):  # a plain word, not an identifier such as trust_remote_code
         flat = flat[:1].upper() + flat[1:]
     return flat
+
+
+def _is_sentence(sentence: str) -> bool:
+    lowered = sentence.lower()
+    return not (NOT_A_POINT.search(sentence) or FILE_LIKE.match(sentence) or any(g in lowered for g in GUIDANCE)
+                or any(h in lowered for h in CHECKLIST_HEADINGS))
 
 
 def _shorten(text: str, limit: int) -> str:
