@@ -5,16 +5,23 @@
 Per week: PR count, key count, average importance and insight, and the highest PRs
 with their scores and reasons; then the distribution over all weeks (importance
 histogram, key share, insight histogram, risk kinds, inferred breaking flags) and
-the time taken. Default data: ../shared/data/verl-project-verl/pulls.jsonl.
+the time taken. Last, the judged panel (bench.panel): recall@K and Spearman of the
+engine's importance and of a size-only ranking (changed lines) against the panel's
+grades, on all its weeks, the weeks tuned on and the held-out weeks.
+Default data: ../shared/data/verl-project-verl/pulls.jsonl.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import statistics
 import time
 from collections import Counter
-from datetime import timedelta
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +30,8 @@ from prhub.config import RepoConfig
 from prhub.models import PullRequest, ScoredPR
 from prhub.period import Period
 from prhub.scoring import ENGINE_VERSION, score_pull
+
+from bench.panel import PANEL, Week
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
 REPO = "verl-project/verl"
@@ -64,6 +73,87 @@ def run(prs: list[PullRequest], config: RepoConfig) -> tuple[list[tuple[Period, 
     return reports, scoring_time, time.perf_counter() - started
 
 
+# What a key point must never be: template text, checklists, credits, image tags, links, pointers elsewhere.
+BANNED_POINTS = re.compile(
+    r"what does this pr do|checklist|\[[ x]\]|before submitting|add \*?\*?concise|demonstrate the high-level|"
+    r"\[note which|fixes issue #|if any\.|^as title|credit to|thanks to|carried as-is|co-authored|"
+    r"<img|&lt;|<br|!\[|https?://|^(?:please )?see |see issue|^@|:$|^[\w./-]+\.(?:py|sh|ya?ml|md)$",
+    re.IGNORECASE)
+
+
+def banned_points(scored: list[ScoredPR]) -> tuple[int, int, list[tuple[int, str]]]:
+    """(banned key points, all key points, the first few banned ones with their PR) over `scored`."""
+    points = [(p.number, k) for p in scored for k in p.key_points]
+    bad = [(n, k) for n, k in points if BANNED_POINTS.search(k)]
+    return len(bad), len(points), bad[:5]
+
+
+def ranks(values: list[float]) -> list[float]:
+    """1-based ranks, ties sharing their average rank (what Spearman's rho needs)."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    result = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            result[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return result
+
+
+def spearman(xs: list[float], ys: list[float]) -> float:
+    """Spearman's rho: Pearson's correlation of the ranks (0 when either side is constant)."""
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.mean(rx), statistics.mean(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    sx = math.sqrt(sum((a - mx) ** 2 for a in rx))
+    sy = math.sqrt(sum((b - my) ** 2 for b in ry))
+    return cov / (sx * sy) if sx and sy else 0.0
+
+
+@dataclass(frozen=True)
+class PanelFigures:
+    weeks: int
+    keys: int
+    recall: float  # hits in each week's top K (K = that week's panel keys), pooled over weeks
+    spearman: float  # mean over weeks of rho(score, grade) over all the week's PRs
+
+
+def panel_figures(weeks: list[Week], prs: list[PullRequest], score: Callable[[PullRequest], float],
+                  tz: str = "Asia/Shanghai") -> PanelFigures:
+    """How well `score` ranks each panel week's PRs against the panel's grades (ties broken by PR number)."""
+    hits = keys = 0
+    rhos: list[float] = []
+    for week in weeks:
+        monday = date.fromisoformat(week.monday)
+        period = Period(monday, monday + timedelta(days=6), tz)
+        members = [p for p in prs if period.start_utc <= p.merged_at < period.end_utc]
+        scores = {p.number: score(p) for p in members}
+        top = sorted(members, key=lambda p: (-scores[p.number], p.number))[:len(week.key)]
+        hits += sum(p.number in week.key for p in top)
+        keys += len(week.key)
+        rhos.append(spearman([scores[p.number] for p in members],
+                             [float(week.key.get(p.number, (0, ""))[0]) for p in members]))
+    return PanelFigures(len(weeks), keys, hits / keys if keys else 0.0, statistics.mean(rhos) if rhos else 0.0)
+
+
+def size_only(pr: PullRequest) -> float:
+    """The baseline the engine must beat: a PR's changed lines."""
+    return float(pr.additions + pr.deletions)
+
+
+def panel_table(prs: list[PullRequest], reports: list[tuple[Period, dict[str, Any]]], tz: str
+                ) -> list[tuple[str, PanelFigures, PanelFigures]]:
+    """(scope, engine figures, size-only figures) for all panel weeks, the tuned ones and the held-out ones."""
+    importance = {e["number"]: float(e["importance"]) for _, r in reports for e in r["prs"]}
+    scopes = (("all", list(PANEL)), ("tuned", [w for w in PANEL if not w.held_out]),
+              ("held out", [w for w in PANEL if w.held_out]))
+    return [(name, panel_figures(weeks, prs, lambda p: importance[p.number], tz),
+             panel_figures(weeks, prs, size_only, tz)) for name, weeks in scopes]
+
+
 def histogram(values: list[float], width: int = 50) -> list[str]:
     buckets = Counter(min(int(v), 9) for v in values)
     top = max(buckets.values()) if buckets else 1
@@ -91,6 +181,9 @@ def benchmark(data: Path = DATA) -> dict[str, Any]:
         ["importance mean / stdev", f"{figures['importance_mean']} / {figures['importance_stdev']}", "0–10 scale"],
         ["key share, median week (10+ PRs)", f"{figures['key_share_median_week']:.0%}",
          f"key_threshold {config.key_threshold}"],
+        *[[f"panel {name}: recall@K / Spearman", f"{engine.recall:.2f} / {engine.spearman:.2f}",
+           f"size-only {size.recall:.2f} / {size.spearman:.2f}; {engine.weeks} weeks, {engine.keys} key PRs"]
+          for name, engine, size in panel_table(prs, reports, config.tz)],
     ]}
 
 
@@ -140,8 +233,14 @@ def main(argv: list[str] | None = None) -> None:
           f"{dict(sorted(Counter(sizes).items()))}; revert chains: {len(chains)}, "
           f"{sum(1 for c in chains.values() if c['reverts'])} linked to the reverted PR, "
           f"{sum(1 for c in chains.values() if c['relanded_by'])} re-landed")
+    banned, total, examples = banned_points([ScoredPR.from_dict(e) for _, r in reports for e in r["prs"]])
+    print(f"key points: {total}, banned fragments in {banned}" + "".join(f"\n  #{n}: {k}" for n, k in examples))
     print(f"time: scoring {scoring_time:.2f} s ({1000 * scoring_time / len(prs):.2f} ms/PR), "
           f"week analysis {analysis_time:.2f} s for {len(reports)} weeks")
+    print("\n== judged panel (bench/panel.py): recall@K, K = the week's key PRs; Spearman of score vs grade")
+    for name, engine, size in panel_table(prs, reports, args.tz):
+        print(f"  {name:<9} {engine.weeks:>2} weeks {engine.keys:>3} key PRs   engine recall@K {engine.recall:.2f} "
+              f"Spearman {engine.spearman:.2f}   size-only recall@K {size.recall:.2f} Spearman {size.spearman:.2f}")
 
 
 if __name__ == "__main__":

@@ -62,3 +62,14 @@ def test_pypi_versions_compare_by_release_number(registry):
     assert client.exists("pypi", "torch", "2.6") is True  # torch==2.6 installs 2.6.0
     assert client.exists("pypi", "torch", "2.6.0.0") is True
     assert client.exists("pypi", "torch", "2.60") is False
+
+
+def test_exact_versions_named_in_the_description_are_checked_and_prose_names_are_not(registry):
+    config = CONFIG.with_overrides(check_registry=True)
+    client = Registry(pypi_url=registry.pypi_url, npm_url=registry.npm_url)
+    pr = make_pr("[docker] chore: bump trtllm to 1.3.0rc14", [change("docker/Dockerfile.stable.trtllm", 2, 2)],
+                 body="Pin vllm==0.9.9 and torch==2.6.0 in the image.")
+    pin = {r.kind: r.detail for r in score_pull(pr, config, client).risks}["dependency_pin"]
+    assert pin.startswith("vllm==0.9.9 does not exist on PyPI")
+    assert "torch==2.6.0 does not" not in pin and "trtllm 1.3.0rc14" in pin
+    assert "/pypi/trtllm/json" not in registry.requests  # a nickname in prose is not a package name

@@ -146,7 +146,7 @@ def test_correctness_fix_on_core_path_beats_the_same_fix_in_examples():
     core = score_pull(make_pr("[fsdp] fix: deadlock in gradient all-reduce", [change("pkg/fsdp.py", 5, 2)]), CONFIG)
     example = score_pull(make_pr("[example] fix: deadlock in demo script", [change("examples/run.sh", 5, 2)]), CONFIG)
     assert core.importance > example.importance
-    assert any(r.startswith("correctness fix (deadlock)") for r in core.reasons)
+    assert "fixes a hang (deadlock)" in core.reasons
 
 
 def test_measured_performance_gain_scores_above_unmeasured():
@@ -217,8 +217,13 @@ def test_unfilled_template_has_no_insight_and_a_filled_one_has_much():
     assert empty.summary == "Hang" and empty.key_points == []
     assert filled.insight >= 6.0
     assert filled.summary.startswith("Rollouts hang when a sequence exceeds the KV cache")
-    assert filled.key_points[:2] == ["free the slot in Scheduler.abort",
-                                     "retry aborted requests once, then fail loudly"]
+    assert filled.key_points[:2] == ["Free the slot in Scheduler.abort",  # cleaned: a sentence, first letter up
+                                     "Retry aborted requests once, then fail loudly"]
+    why = next(r for r in filled.reasons if r.startswith("insight "))
+    assert all(part in why for part in ("says why", "a design section", "measured results", "weighs trade-offs",
+                                        "test evidence"))
+    empty_why = next(r for r in empty.reasons if r.startswith("insight "))
+    assert empty_why.endswith("the description adds nothing to the title")
 
 
 def test_summary_keeps_the_descriptions_language():

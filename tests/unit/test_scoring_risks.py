@@ -1,10 +1,18 @@
 """Per-PR risks: each rule on a small PR (with patch text where the rule reads diffs), each with its detail."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from prhub.changes import file_kind, pins_in
+from prhub.config import RepoConfig
+from prhub.models import PullRequest
 from prhub.scoring import score_pull
 
 from tests.unit.engine_support import CONFIG, change, make_pr
+
+VERL_CONFIG = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language="en")
 
 
 def risks(pr, config=CONFIG) -> dict[str, str]:
@@ -13,7 +21,9 @@ def risks(pr, config=CONFIG) -> dict[str, str]:
 
 def test_missing_tests_when_source_changes_without_tests():
     found = risks(make_pr("[trainer] fix: x", [change("pkg/a.py", 30, 5), change("pkg/b.py", 3, 0)]))
-    assert found["missing_tests"] == "changes 2 source files (38 lines) but no test file"
+    assert found["missing_tests"] == "changes 2 source files (38 lines, most in pkg/a.py) but no test file"
+    one = risks(make_pr("[trainer] fix: x", [change("pkg/b.py", 3, 0)]))
+    assert one["missing_tests"] == "changes pkg/b.py (3 lines) but no test file"
     assert "missing_tests" not in risks(make_pr("[trainer] fix: x", [change("pkg/a.py"), change("tests/test_a.py")]))
     assert "missing_tests" not in risks(make_pr("[doc] docs: x", [change("docs/a.md")]))
 
@@ -52,11 +62,51 @@ def test_dependency_pins_from_patch_text():
         assert pin in detail
 
 
-def test_dependency_file_without_patch_is_reported_by_name_and_unpinned_edits_are_not():
-    by_name = risks(make_pr("chore: deps", [change("requirements-npu.txt", 1, 1)]))["dependency_pin"]
-    assert by_name == "changes dependency files (requirements-npu.txt); no diff text to read the versions from"
+def test_a_dependency_file_without_a_readable_version_is_no_risk_line():
+    assert "dependency_pin" not in risks(make_pr("chore: deps", [change("requirements-npu.txt", 1, 1)]))
     comment_only = change("requirements.txt", 1, 0, patch="@@ -1 +1,2 @@\n vllm==0.9.2\n+# keep sorted\n")
     assert "dependency_pin" not in risks(make_pr("chore: deps", [comment_only]))
+    # versions named in a title or description do not make a risk unless a dependency file changed
+    assert "dependency_pin" not in risks(make_pr("[vllm] fix: import error on vllm 0.13 -> 0.14",
+                                                 body="pip install transformers==5.3.0"))
+
+
+@pytest.mark.parametrize(("title", "body", "shown"), [
+    ("[docker] feat: bump aarch64 vllm 0.17->0.18", "", "vllm 0.17→0.18"),
+    ("[ci] chore: bump trtllm to 1.3.0rc14 and pin mbridge",
+     "- Pin mbridge to commit 641a5a0 to match Dockerfile.stable.vllm", "trtllm 1.3.0rc14, mbridge@641a5a0"),
+    ("[docker] feat: bump stable trtllm image to 1.3.0rc15",
+     "Replace the git install with pinned PyPI packages (megatron-core==0.17.0). Pin\ntransformers==5.3.0.",
+     "trtllm 1.3.0rc15, megatron-core==0.17.0, transformers==5.3.0"),
+    ("[env] fix: pin the PyArrow version to <=24.0.0", "", "PyArrow<=24.0.0"),
+    ("[docker] chore: update vllm 0.20.2 image", "", "vllm 0.20.2"),
+    ("[ci] fix: all CIs, transformers upgrade to 5.3.0", "", "transformers 5.3.0"),
+])
+def test_dependency_versions_from_title_and_description(title, body, shown):
+    detail = risks(make_pr(title, [change("docker/Dockerfile.stable.vllm", 3, 3)], body=body))["dependency_pin"]
+    assert detail == f"sets versions: {shown}"
+
+
+def test_the_diffs_reading_of_a_package_wins_over_the_prose():
+    files = [change("requirements.txt", 1, 1, patch="@@ -1 +1 @@\n-vllm==0.9.1\n+vllm==0.9.2\n")]
+    detail = risks(make_pr("chore: bump vllm to 0.9", files))["dependency_pin"]
+    assert detail == "sets versions: vllm==0.9.2"
+
+
+VERL = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+
+
+@pytest.mark.skipif(not VERL.exists(), reason=f"{VERL} is not here")
+def test_dependency_versions_of_real_verl_prs():
+    wanted = {6222: ["vllm 0.17→0.18"], 6262: ["trtllm 1.3.0rc14", "mbridge@641a5a0"],
+              6730: ["trtllm 1.3.0rc15", "transformers==5.3.0", "megatron-bridge==0.4.1"]}
+    with VERL.open(encoding="utf-8") as handle:
+        prs = {pr.number: pr for line in handle if (pr := PullRequest.from_export(json.loads(line))).number in wanted}
+    for number, shown in wanted.items():
+        detail = risks(prs[number], VERL_CONFIG)["dependency_pin"]
+        assert all(s in detail for s in shown), (number, detail)
+    zh = risks(prs[6222], VERL_CONFIG.with_overrides(language="zh"))["dependency_pin"]
+    assert zh == "依赖版本：vllm 0.17→0.18"
 
 
 def test_pins_in_reads_only_added_lines():
@@ -82,7 +132,8 @@ def test_file_kinds():
 
 
 def test_every_risk_has_a_detail():
-    files = [change("pkg/a.py", 900, 300, status="removed"), change("requirements.txt", 1, 1),
+    files = [change("pkg/a.py", 900, 300, status="removed"),
+             change("requirements.txt", 1, 1, patch="@@ -1 +1 @@\n-torch==2.5.0\n+torch==2.6.0\n"),
              change("pkg/b.py", 5, 0, patch="@@ -0,0 +1 @@\n+# XXX: temporary\n")]
     scored = score_pull(make_pr('Revert "[doc] feat: x"', files), CONFIG)
     assert {r.kind for r in scored.risks} >= {"breaking", "revert", "dependency_pin", "todo_left", "large_change",

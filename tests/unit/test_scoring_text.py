@@ -55,4 +55,25 @@ def test_hostile_descriptions_are_handled_in_linear_time():
 
 def test_key_points_skip_test_evidence_lists():
     text = "### Changes\n\n- clone only views\n\n### Test\n\n- test_clone_skipped passes\n"
-    assert textparse.key_points(text) == ["clone only views"]
+    assert textparse.key_points(text) == ["Clone only views"]
+
+
+def test_key_points_are_cleaned_sentences_never_credits_images_links_or_pointers():
+    # The fragments the issue quotes from a real week, each inside a change list.
+    text = ("### Changes\n\n- #7288 and #7287 are carried as-is, credit to @jackychris.\n"
+            "- Prepare your function tool definition python file…<br>Add config:\n"
+            "- &lt;img width=\"2804\" alt=\"image\" src=\"https://x/y.png\" /&gt;\n"
+            "- Green line: trtllm https://wandb.ai/team/run/abc\n"
+            "- Please see issue https://github.com/o/r/issues/1\n"
+            "- verl/trainer/config/{a,b}.yaml\n"
+            "- Fix issue 6026. Add branch for cases where param_offload=True.\n"
+            "- Speeds up weight sync 3x. Thanks to @bob for the review.\n"
+            "- shard the [delta](https://x/doc) weights per rank\n")
+    assert textparse.key_points(text, limit=10) == ["Add branch for cases where param_offload=True.",
+                                                    "Speeds up weight sync 3x.", "Shard the delta weights per rank"]
+
+
+def test_a_summary_skips_pointer_sentences_and_a_trailing_opener():
+    text = "Fix issue 6026. The optimizer offload now keeps its state. The scripts are shown below:"
+    assert textparse.summarize(text, "fallback") == "The optimizer offload now keeps its state."
+    assert textparse.summarize("Please see issue https://github.com/o/r/issues/1", "Fallback") == "Fallback"

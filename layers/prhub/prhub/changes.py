@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from prhub.models import FileChange
 from prhub.wording import say
@@ -22,6 +23,7 @@ DEPENDENCY_FILE = re.compile(
     r"package\.json|environment[^/]*\.ya?ml|constraints[^/]*\.txt)$", re.IGNORECASE)
 CI_PREFIXES = (".github/", ".gitlab-ci", ".circleci/", ".buildkite/", "ci/", ".pre-commit-config", ".readthedocs")
 EXAMPLE_PREFIXES = ("examples/", "example/", "recipe/", "recipes/", "scripts/", "tutorials/", "notebooks/")
+RECIPE_PREFIXES = ("recipe/", "recipes/")
 DOC_PREFIXES = ("docs/", "doc/")
 CONFIG_EXTENSIONS = (".yaml", ".yml", ".toml", ".json", ".ini", ".cfg")
 
@@ -55,6 +57,11 @@ def is_generated(path: str) -> bool:
 
 def file_kind(path: str, test_paths: Sequence[str]) -> str:
     """test | ci | deps | docs | example | source | config | other."""
+    return _file_kind(path, tuple(test_paths))
+
+
+@lru_cache(maxsize=65536)  # every rule asks again for the same paths; a week's files repeat across PRs
+def _file_kind(path: str, test_paths: tuple[str, ...]) -> str:
     lower = path.lower()
     if is_test(path, test_paths):
         return "test"
@@ -66,6 +73,8 @@ def file_kind(path: str, test_paths: Sequence[str]) -> str:
         return "docs"
     if lower.startswith("docker/"):
         return "deps"
+    if lower.startswith(RECIPE_PREFIXES) and lower.endswith(".py"):
+        return "source"  # a recipe's Python is an algorithm's implementation, not a launch script
     if lower.startswith(EXAMPLE_PREFIXES):
         return "example"
     if lower.endswith(CODE_EXTENSIONS):
@@ -91,10 +100,10 @@ def patch_lines(patch: str | None) -> tuple[list[str], list[str]]:
 
 @dataclass(frozen=True)
 class Pin:
-    file: str
-    ecosystem: str  # pypi | npm | docker
+    file: str  # where it was read: a dependency file, or "title" / "description"
+    ecosystem: str  # pypi | npm | docker | text (named in prose, e.g. "bump trtllm to 1.3.0rc14": no look-up)
     name: str
-    spec: str  # e.g. "==0.8.4", ">=2.1", "^1.2.0", ":1.3.0rc15"
+    spec: str  # e.g. "==0.8.4", ">=2.1", "^1.2.0", ":1.3.0rc15", " 0.17→0.18", "@641a5a0", "" (pinned, no version)
 
     @property
     def exact_version(self) -> str | None:
@@ -115,6 +124,61 @@ QUOTED_REQ = re.compile(r"[\"']([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*((?
 PIP_INSTALL_REQ = re.compile(r"(?<![\w/.-])([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?((?:==|>=|<=|~=)[\w.*+!-]+)")
 DOCKER_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*([\w./-]+):([\w.-]+)", re.IGNORECASE)
 NPM_DEP = re.compile(r"^\s*\"(@?[\w./-]+)\"\s*:\s*\"([~^=<>]*\s*\d[\w.+-]*)\"")
+
+
+# Versions named in a title or description: "vllm 0.17->0.18", "bump trtllm to 1.3.0rc14", "pin mbridge to commit
+# 641a5a0", "transformers==5.3.0". Names are the words between the verb and the version, without filler.
+VERSION = r"v?(\d+(?:\.[0-9A-Za-z]+)*(?:[-+][0-9A-Za-z.]+)?)"
+ARROW = re.compile(rf"\b([A-Za-z][\w.-]*[A-Za-z0-9])\s+(?:from\s+)?{VERSION}\s*(?:->|→|=>|to)\s*{VERSION}", re.I)
+MOVE_TO = re.compile(rf"\b(?:bump|upgrad|updat|pin|mov|switch)\w*\s+((?:[\w.-]+\s+){{1,4}}?)"
+                     rf"(?:to|at|==|@)\s*(?:commit\s+|version\s+)?([<>~=]=?)?\s*"
+                     rf"(?:{VERSION}(?![\w.])|([0-9a-f]{{7,40}})\b)", re.I)
+UPGRADED_TO = re.compile(rf"\b([A-Za-z][\w.-]*[A-Za-z0-9])\s+(?:upgrade|bump|update|pin)(?:s|d|ed)?\s+to\s+{VERSION}",
+                         re.I)
+NAMED_VERSION = re.compile(rf"\b(?:bump|upgrad|updat|pin)\w*\s+((?:[\w.-]+\s+){{1,3}}?){VERSION}(?![\w.])", re.I)
+PIN_NAME = re.compile(r"\bpin(?:s|ned|ning)?\s+([A-Za-z][\w.-]*[A-Za-z0-9])\b", re.I)
+FILLER = {"the", "a", "an", "its", "our", "of", "and", "stable", "image", "images", "base", "docker", "dockerfile",
+          "container", "version", "versions", "aarch64", "arm64", "x86", "amd64", "ci", "npu", "gpu", "nightly",
+          "dependency", "dependencies", "deps", "package", "packages", "default", "latest", "main", "all", "env",
+          "pypi", "npm", "requirements", "from", "to", "with", "in", "for"}
+
+
+def _package(words: str) -> str:
+    """The package a phrase names ("stable trtllm image" -> "trtllm"), or '' when only filler is left."""
+    names = [w for w in re.split(r"\s+", words.strip()) if w and w.lower() not in FILLER and re.search(r"[A-Za-z]", w)]
+    return names[0].strip(".,;:`'\"") if names else ""
+
+
+def versions_named(text: str, where: str) -> list[Pin]:
+    """Versions a title or description names, in the order of the text, one per package."""
+    text = text.replace("`", "")
+    found: dict[str, Pin] = {}
+
+    def keep(pin: Pin) -> None:
+        known = found.get(pin.name.lower())
+        if pin.name and (known is None or (not known.spec and pin.spec)):
+            found[pin.name.lower()] = pin
+
+    for match in ARROW.finditer(text):
+        if match.group(1).lower() not in FILLER and match.group(1).lower() not in ("from", "to"):
+            keep(Pin(where, "text", match.group(1), f" {match.group(2)}→{match.group(3)}"))
+    for match in PIP_INSTALL_REQ.finditer(text):
+        keep(Pin(where, "pypi", match.group(1), match.group(2).rstrip(".")))
+    for match in MOVE_TO.finditer(text):
+        name = _package(match.group(1))
+        if name:
+            op = match.group(2) or ""
+            keep(Pin(where, "text", name, f"{op or ' '}{match.group(3)}" if match.group(3) else f"@{match.group(4)}"))
+    for match in UPGRADED_TO.finditer(text):
+        if match.group(1).lower() not in FILLER:
+            keep(Pin(where, "text", match.group(1), f" {match.group(2)}"))
+    for match in NAMED_VERSION.finditer(text):
+        if name := _package(match.group(1)):
+            keep(Pin(where, "text", name, f" {match.group(2)}"))
+    for match in PIN_NAME.finditer(text):
+        if match.group(1).lower() not in FILLER:
+            keep(Pin(where, "text", match.group(1), ""))
+    return list(found.values())
 
 
 def pins_in(change: FileChange) -> list[Pin]:

@@ -3,7 +3,8 @@
 Kinds (report.json `risks[].kind`):
   breaking          API/behaviour break, tagged or inferred (detail = why)
   revert            the PR reverts an earlier one
-  dependency_pin    a dependency file pins a version (and, with the registry check, one that does not exist)
+  dependency_pin    a dependency file changes and the diff, title or description names the versions it sets
+                    (with the registry check, also an exact version that does not exist)
   todo_left         TODO/FIXME/XXX markers added (from diff text)
   large_change      more changed lines than config.large_change_lines
   missing_tests     source code changed, no test file changed
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from prhub.changes import file_kind, is_lock, options_added, pins_in, todos_added
+from prhub import textparse
+from prhub.changes import Pin, file_kind, is_lock, options_added, pins_in, todos_added, versions_named
 from prhub.config import RepoConfig
 from prhub.models import FileChange, PullRequest, Risk
 from prhub.registry import Registry
@@ -41,32 +43,42 @@ def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | Non
         return None
     lines = sum(f.changes for f in source)
     one = len(source) == 1
+    biggest = max(source, key=lambda f: (f.changes, f.filename)).filename  # what a reviewer would test first
     return Risk("missing_tests", say(config.language, "missing_tests_one" if one else "missing_tests", n=len(source),
-                                     lines=lines))
+                                     lines=lines, file=biggest))
 
 
-def dependency_pin(files: Sequence[FileChange], config: RepoConfig, registry: Registry | None) -> Risk | None:
-    deps = [f for f in files if file_kind(f.filename, config.test_paths) == "deps" and not is_lock(f.filename)
+def dependency_pin(pr: PullRequest, config: RepoConfig, registry: Registry | None) -> Risk | None:
+    """The versions a change to dependency files sets, read from the diff, then the title, then the description.
+
+    A dependency file changed without a version anyone can read is no risk line of its own: there is nothing to
+    check or act on. With `check_registry`, exact PyPI/npm versions are looked up and a missing one is named.
+    """
+    deps = [f for f in pr.files if file_kind(f.filename, config.test_paths) == "deps" and not is_lock(f.filename)
             and f.status != "removed"]
     if not deps:
         return None
-    with_patch = [f for f in deps if f.patch is not None]
-    if not with_patch:
-        names = ", ".join(f.filename for f in deps[:3]) + (" …" if len(deps) > 3 else "")
-        return Risk("dependency_pin", say(config.language, "deps_no_diff", names=names))
-    pins = [p for f in with_patch for p in pins_in(f)]
-    if not pins and len(with_patch) == len(deps):
-        return None  # the dependency files changed, but no version line did
+    pins: dict[str, Pin] = {}
+    found = [p for f in deps if f.patch is not None for p in pins_in(f)]
+    found += versions_named(pr.title, "title")
+    found += versions_named(textparse.plain(textparse.strip_template(pr.body))[:4000], "description")
+    for pin in found:  # the diff's reading of a package wins over the prose's, a version over a bare name
+        known = pins.get(pin.name.lower())
+        if known is None or (not known.spec and pin.spec):
+            pins[pin.name.lower()] = pin
+    named = [p for p in pins.values() if p.spec] or list(pins.values())
+    if not named:
+        return None
     missing: list[str] = []
     if config.check_registry and registry is not None:
-        for pin in pins:
+        for pin in named:
             version = pin.exact_version
             if not version or pin.ecosystem not in ("pypi", "npm"):
                 continue
             if registry.exists(pin.ecosystem, pin.name, version) is False:
                 where = "PyPI" if pin.ecosystem == "pypi" else "npm"
                 missing.append(say(config.language, "pin_missing", pin=pin, where=where))
-    shown = ", ".join(sorted({str(p) for p in pins})[:6]) or say(config.language, "pins_no_diff")
+    shown = ", ".join([str(p) for p in named][:6]) + (" …" if len(named) > 6 else "")
     detail = say(config.language, "pins", shown=shown)
     if missing:
         detail = joined(config.language, missing) + (f"（{detail}）" if config.language == "zh" else f" ({detail})")
@@ -131,7 +143,7 @@ def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking
         found.append(Risk("breaking", breaking_reason))
     if revert_of:
         found.append(Risk("revert", say(config.language, "reverts", what=revert_of)))
-    for risk in (dependency_pin(pr.files, config, registry), todo_left(pr.files, config.language)):
+    for risk in (dependency_pin(pr, config, registry), todo_left(pr.files, config.language)):
         if risk:
             found.append(risk)
     convention = tag_mismatch(tags, pr.files, config)

@@ -7,7 +7,9 @@ stubs and HTML comments; everything else here works on its result.
 """
 from __future__ import annotations
 
+import html
 import re
+from functools import lru_cache
 
 # Quoted guidance a PR template ships with (verl's and the common GitHub ones); a quoted paragraph
 # containing one of these is the template's, any other quote is the author's answer (verl's old
@@ -135,6 +137,11 @@ def strip_template(body: str) -> str:
 
 def sections(text: str) -> list[tuple[str, str]]:
     """(heading in lower case, content) pairs of a cleaned description; text before any heading has heading ''."""
+    return list(_sections(text))
+
+
+@lru_cache(maxsize=64)  # the summary, the key points and insight each read the same description's sections
+def _sections(text: str) -> tuple[tuple[str, str], ...]:
     result: list[tuple[str, list[str]]] = [("", [])]
     for block in _paragraphs(text):
         if _is_heading(block):
@@ -143,15 +150,61 @@ def sections(text: str) -> list[tuple[str, str]]:
             result.append((match.group(2).strip().lower(), []))
         else:
             result[-1][1].append(block)
-    return [(h, "\n\n".join(b)) for h, b in result if b]
+    return tuple((h, "\n\n".join(b)) for h, b in result if b)
 
 
 def plain(text: str) -> str:
-    """Markdown inline markup removed, whitespace collapsed."""
+    """Markdown inline markup, HTML tags (escaped or not) and bare links removed, whitespace collapsed."""
+    text = html.unescape(text)
     text = LINK.sub(lambda m: m.group(1) or "", text)
     text = re.sub(r"\*\*|`", "", text)
-    text = re.sub(r"<[^>]{1,80}>", "", text)
-    return " ".join(text.split())
+    text = re.sub(r"<br\s*/?>", " ", text, flags=re.I)
+    text = re.sub(r"<[^>]{0,500}>", "", text)
+    text = BARE_URL.sub("", text)
+    return " ".join(text.split()).strip(" ,;")
+
+
+# What a description says that is not about the change: template placeholders, credits, pointers elsewhere.
+BARE_URL = re.compile(r"\(?<?\bhttps?://[^\s)>]{0,500}[)>]?")
+NOT_A_POINT = re.compile(
+    r"\[note which|if any\b|^issue number\b|^as title\b|^same as title|^n/?a\b|^none\b|^todo\b|\bcredits?\b|"
+    r"\bthanks?\b|"
+    r"\bthank you\b|\bkudos\b|co-authored|carried as-is|^cc\b|^@|^(?:please )?(?:see|refer to|check)\b|"
+    r"^(?:fix(?:es)?|close[sd]?|resolve[sd]?|related(?: to)?|follow-?ups?(?: to| of)?|part of|reapply|"
+    r"issue(?: number)?|related (?:issue|pr)s?)\s*[:：#]?\s*(?:#\d+|issue\b|$)|"
+    r"\b(?:see|refer to) (?:the )?(?:issue|pr|discussion|thread)\b|^(?:added|updated?|new)? ?tests?\b.*\.py\b",
+    re.IGNORECASE)
+FILE_LIKE = re.compile(r"^[\w./\\{},-]+\.(?:py|sh|ya?ml|json|md|toml|txt|cfg|ipynb)[.,;]?$")
+
+
+def clean_point(text: str) -> str:
+    """A key point as sentences a reader can take in, or '' when none is left.
+
+    Sentence by sentence, drops template placeholders, credits, "see issue" pointers and bare file names,
+    and a last sentence that only opens what follows elsewhere ("Add config:"); links and HTML go first.
+    Keeps the author's words otherwise, first letter up.
+    """
+    flat = plain(text)
+    flat = re.sub(r"^(?:#\d+[\s,]*(?:and\s+)?)+(?=\w)", "", flat).strip()  # "#12, #13 ..." leading numbers
+    if flat.count("|") >= 2 or flat.startswith(("-", "*", ">", "[")):  # a table row, a stray marker
+        return ""
+    kept = [sentence for sentence in SENTENCE_END.split(flat) if sentence and _is_sentence(sentence)]
+    if kept and kept[-1].endswith((":", "：")):
+        kept.pop()
+    flat = " ".join(kept)
+    # What is left of "Green line: trtllm https://..." is a bare link's label, not a sentence.
+    linked = bool(BARE_URL.search(LINK.sub(lambda m: m.group(1) or "", text)))
+    if len(re.findall(r"[A-Za-z]{2,}|[\u3400-\u9fff]", flat)) < (5 if linked else 3) or " " not in flat:
+        return ""
+    if re.match(r"[a-z]+ ", flat):  # a plain word, not an identifier such as trust_remote_code
+        flat = flat[:1].upper() + flat[1:]
+    return flat
+
+
+def _is_sentence(sentence: str) -> bool:
+    lowered = sentence.lower()
+    return not (NOT_A_POINT.search(sentence) or FILE_LIKE.match(sentence) or any(g in lowered for g in GUIDANCE)
+                or any(h in lowered for h in CHECKLIST_HEADINGS))
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -181,8 +234,8 @@ def summarize(cleaned: str, fallback: str, limit: int = 300) -> str:
     for content in ordered:
         for block in prose_blocks(content):
             lines = [LIST_ITEM.sub(r"\2", ln) for ln in block[:4 * limit].split("\n")]  # enough for the cut
-            text = plain(" ".join(lines))
-            if len(text) >= 12 and not text.lower().startswith(("fixes #", "fix #", "closes #", "resolves #")):
+            text = clean_point(" ".join(lines))
+            if len(text) >= 12:
                 return _shorten(text, limit)
     return fallback
 
@@ -207,8 +260,8 @@ def key_points(cleaned: str, limit: int = 5, width: int = 160) -> list[str]:
                 elif items and line.strip() and not LIST_ITEM.match(line):
                     items[-1] += " " + line.strip()  # a wrapped item
             for item in items:
-                text = plain(item[:4 * width])
-                if len(text) >= 8 and text not in points:
+                text = clean_point(item[:4 * width])
+                if len(text) >= 8 and _shorten(text, width) not in points:
                     points.append(_shorten(text, width))
                 if len(points) >= limit:
                     return points
