@@ -85,7 +85,8 @@ def test_schedule_event_reports_every_watched_repo_for_its_last_week(stack: Stac
 
 
 def test_empty_range_goes_straight_to_the_report(stack: Stack) -> None:
-    answer = plan(stack, {"repo": "acme/rocket", "since": "2026-01-05", "until": "2026-01-11"})
+    # A day inside what the sample export covers on which nothing was merged.
+    answer = plan(stack, {"repo": "acme/rocket", "since": "2026-05-27", "until": "2026-05-27"})
     assert answer["ok"] and answer["runs"][0]["expected"] == 0
     assert depth(stack, "ScoreQueue") == 0
     [message] = receive_all(stack, "ReportQueue", 1)
@@ -93,6 +94,8 @@ def test_empty_range_goes_straight_to_the_report(stack: Stack) -> None:
 
 
 BAD = [
+    ({"repo": "acme/rocket", "since": "2026-01-05", "until": "2026-01-11"}, "lies outside it"),
+    ({"repo": "other/repo", "since": "2026-06-01", "until": "2026-06-07"}, "holds no PR of other/repo"),
     ({"repo": "not-a-repo", "since": "2026-06-01", "until": "2026-06-07"}, "owner/name"),
     ({"repo": "a/b/c", "since": "2026-06-01", "until": "2026-06-07"}, "owner/name"),
     ({"repo": "acme/rocket", "since": "2026-02-30", "until": "2026-03-07"}, "since must be a date"),

@@ -35,7 +35,7 @@ from prhub.config import RepoConfig, Settings, WatchList, check_repo, load_watch
 from prhub.errors import InputError, RetryLater, SourceError
 from prhub.github import lambda_deadline
 from prhub.models import PullRef
-from prhub.period import Period, format_timestamp, parse_timestamp
+from prhub.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.queue import Queue
 from prhub.render import render_all
 from prhub.sources import Source, open_source
@@ -171,6 +171,10 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
             tz=_text(event, "tz"), language=_text(event, "lang"), scorer=_text(event, "scorer"),
             source=_check_source(source) if source is not None else None)
         period = Period.parse(since, until, config.tz)
+        today = now.astimezone(zone(config.tz)).date()
+        if period.since > today:
+            raise InputError(f"the range {period.since} to {period.until} has not begun (today is {today} in "
+                             f"{config.tz}): nothing can have been merged in it")
         return [PlanRequest(config, period, f"{repo}/{period.since}_{period.until}/{stamp}")]
     unknown = set(event) - SCHEDULE_KEYS
     if unknown:
@@ -209,6 +213,7 @@ def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
 def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     config, period = req.config, req.period
     source = deps.source_factory(_check_source(config.source))
+    notes = source.notes(config.repo, period, config.language)  # first: it refuses what the source cannot serve
     refs = source.list_merged(config.repo, period)
     history = deps.store.history(config.repo)
     known = {int(h["number"]) for h in history}
@@ -221,7 +226,7 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, "period": period.to_dict(), "expected": len(refs)}
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
-                                 format_timestamp(now), notes=skipped_notes(source)):
+                                 format_timestamp(now), notes=notes):
         logger.info("run already planned", extra={"run_id": req.run_id})
         return {**summary, "duplicate": True}
     deps.store.add_history(config.repo, refs + earlier, known)
@@ -233,19 +238,6 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
         deps.queue.send(deps.settings.report_queue_url, {"run_id": req.run_id})
     logger.info("run planned", extra=summary)
     return summary
-
-
-MAX_SKIPPED_NOTES = 20
-
-
-def skipped_notes(source: Source) -> list[str]:
-    """What the source could not read (an export's corrupt or duplicate lines), for the report; capped and cut
-    short, since the run item must stay small."""
-    skipped = list(getattr(source, "skipped", []))  # only file sources skip lines; GitHub answers or fails
-    notes = [f"export line skipped: {line[:300]}" for line in skipped[:MAX_SKIPPED_NOTES]]
-    if len(skipped) > MAX_SKIPPED_NOTES:
-        notes.append(f"export lines skipped: {len(skipped) - MAX_SKIPPED_NOTES} more")
-    return notes
 
 
 # -- score ------------------------------------------------------------------------------------------

@@ -368,6 +368,10 @@ class GitHubSource:
             raise SourceError(f"repository {repo} not found at {self.api_url} (or the token cannot see it)") from exc
         self._checked.add(repo)
 
+    def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
+        """GitHub answers or fails (an unknown repository is a SourceError at listing): nothing to note."""
+        return []
+
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         self.check_repo(repo)
         found: dict[int, dict[str, Any]] = {}
