@@ -18,7 +18,7 @@ import threading
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -32,7 +32,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from prhub import analysis, llm, narrative, site
 from prhub.aws import client
 from prhub.config import RepoConfig, Settings, WatchList, check_repo, load_watchlist
-from prhub.errors import InputError, RetryLater, SourceError
+from prhub.errors import EventRefused, InputError, RetryLater, SourceError
 from prhub.github import lambda_deadline
 from prhub.models import PullRef
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
@@ -48,6 +48,8 @@ DIRECT_KEYS = {"repo", "since", "until", "tz", "lang", "source", "scorer"}
 SCHEDULE_KEYS = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
 TREND_WEEKS = 4
 REPORT_IDEMPOTENCY_SECONDS = 7 * 86_400
+CLOCK_SKEW = timedelta(minutes=5)
+MAX_EVENT_AGE = timedelta(days=14)
 
 
 def utc_now() -> datetime:
@@ -109,7 +111,7 @@ class Deps:
     cloudfront: Any
     watchlist: Callable[[], WatchList]
     source_factory: Callable[[str], Source] = cached_source
-    clock: Callable[[], datetime] = utc_now
+    clock: Callable[[], datetime] = field(default=lambda: utc_now())  # looked up per call: tests set the time
     lambda_context: Any = None  # lets Powertools idempotency see the time left
     store: Store = field(init=False)
     queue: Queue = field(init=False)
@@ -151,13 +153,23 @@ def _check_source(spec: str) -> str:
     return spec
 
 
+def is_direct(event: Any) -> bool:
+    """A custom range asked for by a person ({"repo", "since", "until"}), not the weekly schedule."""
+    return isinstance(event, dict) and bool(DIRECT_KEYS & set(event) - {"source"} or "repo" in event)
+
+
+def is_scheduled(event: Any) -> bool:
+    """The weekly schedule's event (EventBridge Scheduler sends {"time": ...}; the EventBridge shape has more)."""
+    return isinstance(event, dict) and not is_direct(event) and set(event) <= SCHEDULE_KEYS
+
+
 def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: datetime) -> list[PlanRequest]:
     """Validate a plan event into run requests; raises InputError before anything is written."""
     if not isinstance(event, dict):
         raise InputError('event must be a JSON object: {"repo": "owner/name", "since": "YYYY-MM-DD", '
                           '"until": "YYYY-MM-DD"} or a schedule event')
     stamp = f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
-    if DIRECT_KEYS & set(event) - {"source"} or "repo" in event:
+    if is_direct(event):
         unknown = set(event) - DIRECT_KEYS
         if unknown:
             raise InputError(f"unknown event keys: {', '.join(sorted(unknown))} "
@@ -180,18 +192,36 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
     if unknown:
         raise InputError(f"unknown event keys: {', '.join(sorted(unknown))}; a custom range needs "
                          '{"repo": "owner/name", "since": "YYYY-MM-DD", "until": "YYYY-MM-DD"}')
-    if isinstance(event.get("time"), str):
-        try:
-            now = parse_timestamp(event["time"])
-        except ValueError:
-            raise InputError(f"schedule event time is not a timestamp: {event['time']!r}") from None
+    moment = _schedule_time(event, now)
     # One weekly run per repository and week: a redelivered or retried schedule event names the same
     # run, and the conditional put skips it (Scheduler delivers at least once).
     out = []
     for config in watchlist().repos:
-        period = Period.last_complete_week(now, config.tz)
+        period = Period.last_complete_week(moment, config.tz)
+        if period.end_utc > now:
+            raise EventRefused(f"schedule event time {format_timestamp(moment)} names the week {period.since} to "
+                               f"{period.until}, which has not ended in {config.tz}")
         out.append(PlanRequest(config, period, f"{config.repo}/{period.since}_{period.until}/weekly"))
     return out
+
+
+def _schedule_time(event: dict[str, Any], now: datetime) -> datetime:
+    """The event's time, checked against the clock: not in the future (beyond CLOCK_SKEW), not older than
+    MAX_EVENT_AGE (room for Lambda's async retries and a DLQ redrive). A refused event writes nothing, so it
+    cannot take the run id of the real run that comes later."""
+    if "time" not in event:
+        return now
+    try:
+        moment = parse_timestamp(str(event["time"]))
+    except ValueError:
+        raise EventRefused(f"schedule event time is not a timestamp: {str(event['time'])[:100]!r}") from None
+    if moment > now + CLOCK_SKEW:
+        raise EventRefused(f"schedule event time {format_timestamp(moment)} is in the future "
+                           f"(now {format_timestamp(now)})")
+    if moment < now - MAX_EVENT_AGE:
+        raise EventRefused(f"schedule event time {format_timestamp(moment)} is more than "
+                           f"{MAX_EVENT_AGE.days} days old (now {format_timestamp(now)})")
+    return moment
 
 
 def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
