@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from prhub import flow
-from prhub.local import Stack
 from prhub.errors import InputError
+from prhub.local import Stack
 from prhub.store import Run
 
 from tests.conftest import load_event
