@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import secrets
 import threading
@@ -456,7 +457,10 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
     try:
         minutes = float(older_than_minutes)
     except (TypeError, ValueError):
-        raise InputError(f"older_than_minutes must be a number, got {older_than_minutes!r}") from None
+        minutes = math.nan
+    if not math.isfinite(minutes) or minutes < 0 or isinstance(older_than_minutes, bool):
+        # nan compares false with everything: "older than nan minutes" would sweep a run planned a second ago.
+        raise InputError(f"older_than_minutes must be a number of minutes >= 0, got {str(older_than_minutes)[:50]!r}")
     cutoff = deps.now() - minutes * 60
     reported, failed = [], []
     for run in deps.store.open_runs():
