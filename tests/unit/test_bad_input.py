@@ -299,3 +299,22 @@ def test_a_direct_range_that_has_not_begun_is_bad_input() -> None:
     [req] = parse_plan_event({"repo": "o/r", "since": "2026-05-11", "until": "2026-05-17", "tz": "Asia/Shanghai"},
                              lambda: watch, now)
     assert str(req.period.since) == "2026-05-11"
+
+
+# -- comparison periods ----------------------------------------------------------
+
+@pytest.mark.parametrize(("since", "until", "kind", "previous"), [
+    ("2026-05-04", "2026-05-10", "week", [("2026-04-06", "2026-04-12"), ("2026-04-13", "2026-04-19"),
+                                          ("2026-04-20", "2026-04-26"), ("2026-04-27", "2026-05-03")]),
+    ("2026-03-01", "2026-03-31", "month", [("2025-11-01", "2025-11-30"), ("2025-12-01", "2025-12-31"),
+                                           ("2026-01-01", "2026-01-31"), ("2026-02-01", "2026-02-28")]),
+    ("2025-01-01", "2025-12-31", "year", [("2021-01-01", "2021-12-31"), ("2022-01-01", "2022-12-31"),
+                                          ("2023-01-01", "2023-12-31"), ("2024-01-01", "2024-12-31")]),
+    ("2026-05-06", "2026-05-15", "range", [("2026-03-27", "2026-04-05"), ("2026-04-06", "2026-04-15"), ("2026-04-16", "2026-04-25"),
+                                           ("2026-04-26", "2026-05-05")]),
+])
+def test_a_period_compares_with_the_four_before_it_of_the_same_length(since: str, until: str, kind: str,
+                                                                       previous: list[tuple[str, str]]) -> None:
+    period = Period.parse(since, until, "UTC")
+    assert period.kind == kind
+    assert [(str(p.since), str(p.until)) for p in period.previous(4)] == previous
