@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
 from prhub.errors import InputError, SourceError
 from prhub.models import PullRef, PullRequest, RecordError
-from prhub.period import Period, zone
+from prhub.period import Period, format_timestamp, zone
 
 
 class Source(Protocol):
@@ -33,6 +33,10 @@ class Source(Protocol):
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         """Lines the report should carry about what the source could not read, in `lang`; raises InputError
         when the source cannot serve `repo` over `period` at all."""
+        ...
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The repository's record before `period`: the comparison periods' PRs and the authors' first merges."""
         ...
 
 
@@ -62,6 +66,37 @@ class LineProblem:
 
     def describe(self, lang: str = "en") -> str:
         return PROBLEMS[self.kind][1 if lang == "zh" else 0].format(field=self.field, number=self.number)
+
+
+COMPARISONS = 4  # a report compares with the four periods of the same length before it
+Tagger = Callable[[PullRequest], list[str]]
+
+
+@dataclass
+class History:
+    """The repository's own record before a period, as its source knows it: never what earlier runs stored,
+    so the same command gives the same report whatever the state holds.
+
+    `earlier` has the PRs merged in the comparison periods (trends, revert chains across periods), as
+    history entries (number, title, author, merged_at, url, modules); `first_merged` maps each author of the
+    period who had merged before it (lower-case login) to their first merge; an author absent from it is
+    new. `reach` is the earliest merge the source can see ("" when it sees the whole repository)."""
+
+    earlier: list[dict[str, Any]]
+    first_merged: dict[str, str]
+    reach: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"earlier": self.earlier, "first_merged": self.first_merged, "reach": self.reach}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> History:
+        return cls(list(data.get("earlier", [])), dict(data.get("first_merged", {})), str(data.get("reach", "")))
+
+
+def history_entry(pr: PullRef | PullRequest, modules: list[str]) -> dict[str, Any]:
+    ref = pr.ref if isinstance(pr, PullRequest) else pr
+    return {**ref.to_dict(), "modules": modules}
 
 
 class JsonlSource:
@@ -176,6 +211,24 @@ class JsonlSource:
         if pr is None:
             raise SourceError(f"PR #{ref.number} of {repo} is not in {self.origin}")
         return pr
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The export holds the repository's whole record: the comparison periods' PRs (modules by `tag`) and
+        every author's first merge. Its reach is its first merge (an export may start after the repository)."""
+        prs = self._of_repo(repo).values()
+        start = period.previous(COMPARISONS)[0].start_utc
+        earlier = sorted((pr for pr in prs if start <= pr.merged_at < period.start_utc),
+                         key=lambda pr: (pr.merged_at, pr.number))
+        wanted = {a.lower() for a in authors}
+        first: dict[str, datetime] = {}
+        for pr in prs:
+            login = pr.author.lower()
+            if login in wanted and pr.merged_at < min(period.start_utc, first.get(login, period.start_utc)):
+                first[login] = pr.merged_at
+        reach, _ = self.coverage(repo)
+        return History([history_entry(pr, tag(pr)) for pr in earlier],
+                       {login: format_timestamp(moment) for login, moment in sorted(first.items())},
+                       format_timestamp(reach))
 
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         """What the report should say about this export: the lines it skipped or cut (file, line and kind of
