@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools import Logger
-from prhub import flow
-from prhub.errors import InputError, SourceError
+from prhub import flow, metrics
+from prhub.errors import EventRefused, InputError, SourceError
 
 logger = Logger()
 
@@ -14,8 +14,17 @@ logger = Logger()
 def handler(event: Any, context: Any) -> dict[str, Any]:
     try:
         runs = flow.plan(event, flow.Deps.from_env(lambda_context=context))
+    except EventRefused as exc:
+        # Retrying would meet the same clock: refuse, count it, write nothing (the real run is not blocked).
+        logger.warning("schedule event refused", extra={"error": str(exc)})
+        metrics.count("ScheduleEventsRefused")
+        return {"ok": False, "error": str(exc)}
     except (InputError, SourceError) as exc:
-        # The caller's mistake (or an unreachable source): say so plainly; nothing was written.
+        if flow.is_scheduled(event):
+            # A scheduled (asynchronous) plan that answers is a success to Lambda: raise, so it is retried and
+            # then lands in PlanDLQ, where the alarm sees it. A person's direct invoke gets the message instead.
+            logger.error("scheduled plan failed", extra={"error": str(exc)})
+            raise
         logger.warning("plan refused", extra={"error": str(exc)})
         return {"ok": False, "error": str(exc)}
     return {"ok": True, "runs": runs}

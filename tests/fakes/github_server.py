@@ -1,6 +1,6 @@
 """A fake GitHub REST API on 127.0.0.1, serving the PRs of an export file with GitHub's response shapes.
 
-Serves GET /repos/O/N, /search/issues (repo:, is:pr, is:merged, merged:A..B; capped at
+Serves GET /repos/O/N, /search/issues (repo:, is:pr, is:merged, author:, merged:A..B or <=X; capped at
 1,000 results like GitHub, 422 beyond), /repos/O/N/pulls/N and its /files and /reviews,
 /repos/O/N/git/commits/SHA (the squash commit, with Co-authored-by trailers),
 with Link pagination, X-RateLimit-* headers (a real budget, spent by every non-304
@@ -221,7 +221,7 @@ class FakeGitHub(LoopbackServer):
 
     def search(self, query: str) -> list[PullRequest] | str:
         """The PRs a search query matches (sorted by number), or an error message."""
-        repo, merged = None, None
+        repo, merged, author = None, None, None
         flags = set()
         for token in query.split():
             key, _, value = token.partition(":")
@@ -229,13 +229,16 @@ class FakeGitHub(LoopbackServer):
                 repo = value
             elif key == "is":
                 flags.add(value)
+            elif key == "author":
+                author = value.lower()
             elif key == "merged":
                 merged = _parse_range(value)
                 if merged is None:
                     return f"cannot parse merged:{value}"
         if repo is None or repo.lower() != self.repo.lower():
             return "The listed users and repositories cannot be searched"
-        hits = [pr for pr in self.pulls.values() if merged is None or merged[0] <= pr.merged_at <= merged[1]]
+        hits = [pr for pr in self.pulls.values() if (merged is None or merged[0] <= pr.merged_at <= merged[1])
+                and (author is None or pr.author.lower() == author)]
         if flags - {"pr", "merged", "closed"}:
             hits = []
         return sorted(hits, key=lambda pr: pr.number)
@@ -250,7 +253,14 @@ def _parse_moment(value: str, end: bool) -> datetime:
 
 
 def _parse_range(value: str) -> tuple[datetime, datetime] | None:
+    """A..B, a single day or moment, or the qualifiers <=X, <X, >=X, >X GitHub's search syntax allows."""
     try:
+        for op in ("<=", ">=", "<", ">"):
+            if value.startswith(op):
+                moment = _parse_moment(value[len(op):], end=op in ("<=", ">"))
+                step = timedelta(seconds=1) if op in ("<", ">") else timedelta(0)
+                low, high = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)
+                return (low, moment - step) if op.startswith("<") else (moment + step, high)
         if ".." in value:
             low, high = value.split("..", 1)
             return _parse_moment(low, False), _parse_moment(high, True)

@@ -158,6 +158,10 @@ def test_a_bad_report_message_fails_its_batch_of_one_with_a_clear_reason(stack: 
     ({"run_id": ""}, "run_id"),
     ({"run_id": "acme/rocket/2026-06-01_2026-06-07/nope"}, "does not exist"),
     ({"sweep": True, "older_than_minutes": "soon"}, "older_than_minutes must be a number"),
+    ({"sweep": True, "older_than_minutes": "nan"}, "older_than_minutes must be a number"),
+    ({"sweep": True, "older_than_minutes": "-inf"}, "older_than_minutes must be a number"),
+    ({"sweep": True, "older_than_minutes": -5}, "older_than_minutes must be a number"),
+    ({"sweep": True, "older_than_minutes": True}, "older_than_minutes must be a number"),
 ])
 def test_report_function_invoked_directly_with_a_bad_event_raises_a_clear_error(stack: Stack, event: Any,
                                                                                   words: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from prhub import flow
+from prhub.errors import InputError
 from prhub.store import Run
 
 from prhub_local.template import Stack
@@ -72,20 +73,21 @@ def test_schedule_event_reports_every_watched_repo_for_its_last_week(stack: Stac
     event = {**event, "time": "2026-06-08T01:00:00Z"}
     with mock.patch("prhub.flow.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)):
         answer = plan(stack, event)
+        # A redelivered schedule event plans nothing twice.
+        again = plan(stack, event)
     assert answer["ok"], answer
     [run] = answer["runs"]
     assert run["repo"] == "acme/rocket"
     assert run["period"] == {"since": "2026-06-01", "until": "2026-06-07", "tz": "Europe/Berlin"}
     assert run["expected"] == 32
-    # A redelivered schedule event plans nothing twice.
-    again = plan(stack, event)
     assert again["runs"][0].get("duplicate") is True
     assert len(items(stack, "RunsTable")) == 1
     assert depth(stack, "ScoreQueue") == 32
 
 
 def test_empty_range_goes_straight_to_the_report(stack: Stack) -> None:
-    answer = plan(stack, {"repo": "acme/rocket", "since": "2026-01-05", "until": "2026-01-11"})
+    # A day inside what the sample export covers on which nothing was merged.
+    answer = plan(stack, {"repo": "acme/rocket", "since": "2026-05-27", "until": "2026-05-27"})
     assert answer["ok"] and answer["runs"][0]["expected"] == 0
     assert depth(stack, "ScoreQueue") == 0
     [message] = receive_all(stack, "ReportQueue", 1)
@@ -93,6 +95,7 @@ def test_empty_range_goes_straight_to_the_report(stack: Stack) -> None:
 
 
 BAD = [
+    ({"repo": "acme/rocket", "since": "2026-01-05", "until": "2026-01-11"}, "lies outside it"),
     ({"repo": "not-a-repo", "since": "2026-06-01", "until": "2026-06-07"}, "owner/name"),
     ({"repo": "a/b/c", "since": "2026-06-01", "until": "2026-06-07"}, "owner/name"),
     ({"repo": "acme/rocket", "since": "2026-02-30", "until": "2026-03-07"}, "since must be a date"),
@@ -158,3 +161,45 @@ def test_an_export_is_parsed_once_until_the_file_changes(tmp_path: Path, monkeyp
     os.utime(export, ns=(export.stat().st_atime_ns, export.stat().st_mtime_ns + 1_000_000_000))
     second = flow.cached_source(spec)
     assert second is not first and list(getattr(second, "skipped")) != []  # noqa: B009
+
+
+SCHEDULE_NOW = "2026-06-08T01:00:00Z"  # Monday 03:00 in Berlin: the sample's week has just ended
+
+
+@pytest.mark.parametrize(("time", "words"), [
+    ("1970-01-01T00:00:00Z", "more than 14 days old"),  # AWS's own sample scheduled event
+    ("2099-06-08T01:00:00Z", "is in the future"),
+    ("2026-06-15T01:00:00Z", "is in the future"),  # early: this Monday's event carrying next Monday's time
+    ("2026-06-07T22:02:00Z", "has not ended"),  # Monday 00:02 in Berlin, two minutes ahead of the clock
+])
+def test_schedule_events_the_clock_contradicts_are_refused_and_do_not_block_the_real_run(
+        stack: Stack, time: str, words: str) -> None:
+    from datetime import UTC, datetime
+    from unittest import mock
+
+    event = {**load_event("plan-scheduled.json"), "time": time}
+    now = datetime(2026, 6, 7, 21, 58, tzinfo=UTC) if "has not ended" in words else datetime(2026, 6, 8, 1, tzinfo=UTC)
+    with mock.patch("prhub.flow.utc_now", return_value=now):
+        answer = plan(stack, event)
+    assert answer["ok"] is False and words in answer["error"]
+    assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
+    with mock.patch("prhub.flow.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)):
+        real = plan(stack, {**event, "time": SCHEDULE_NOW})
+    assert real["ok"] and real["runs"][0]["expected"] == 32 and not real["runs"][0].get("duplicate")
+
+
+def test_a_scheduled_plan_that_fails_raises_so_lambda_retries_it(stack: Stack) -> None:
+    from datetime import UTC, datetime
+    from unittest import mock
+
+    from prhub import aws
+
+    aws.client("ssm").put_parameter(Name=stack.env["PRHUB_CONFIG_PARAMETER"], Value="{not json", Type="String",
+                                    Overwrite=True)
+    with mock.patch("prhub.flow.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)), \
+            pytest.raises(InputError):
+        plan(stack, {**load_event("plan-scheduled.json"), "time": SCHEDULE_NOW})
+    assert items(stack, "RunsTable") == []
+    # A person's direct invoke still gets the message as an answer.
+    answer = plan(stack, {**SAMPLE})
+    assert answer["ok"] is False and "not valid JSON" in answer["error"]

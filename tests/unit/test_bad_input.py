@@ -199,3 +199,122 @@ def test_export_round_trip_survives_control_and_markup_characters() -> None:
     pr = PullRequest.from_export(row(1, title=nasty, body=nasty))
     again = PullRequest.from_export(json.loads(json.dumps(pr.to_export())))
     assert (again.title, again.body) == (nasty, nasty)
+
+
+# -- what an export holds ------------------------------------------------------
+
+def test_an_export_of_another_repository_is_bad_input_naming_what_it_holds() -> None:
+    source = JsonlSource([line(row(1)), line(row(2))], "x.jsonl")
+    with pytest.raises(InputError, match=r"x.jsonl holds no PR of foo/bar: its PRs are of o/r"):
+        source.list_merged("foo/bar", WEEK)
+    assert [r.number for r in source.list_merged("O/R", WEEK)] == [1, 2]  # GitHub names are case-insensitive
+
+
+def test_records_of_another_repository_are_not_served_for_this_one() -> None:
+    other = row(3, html_url="https://github.com/x/y/pull/3")
+    source = JsonlSource([line(row(1)), line(other)], "x.jsonl")
+    assert [r.number for r in source.list_merged("o/r", WEEK)] == [1]
+    with pytest.raises(SourceError, match="#3 of o/r is not in"):
+        source.get("o/r", source.list_merged("x/y", WEEK)[0])
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "hello world\nthis is a text file\n", "[1, 2, 3]\n",
+                                  "import os\n\nprint(os.getcwd())\n", '{"a": 1}\n'])
+def test_an_export_with_no_readable_pr_is_bad_input_not_an_empty_report(text: str) -> None:
+    source = JsonlSource(text.splitlines(keepends=True), "x.jsonl")
+    for ask in (source.list_merged, source.notes):
+        with pytest.raises(InputError, match=r"x.jsonl holds no (readable )?PR"):
+            ask("o/r", WEEK)
+
+
+def test_a_range_outside_the_export_is_bad_input_and_a_partial_one_is_noted() -> None:
+    source = JsonlSource([line(row(1, merged_at="2026-05-05T03:00:00Z")),
+                          line(row(2, merged_at="2026-05-08T03:00:00Z"))], "x.jsonl")
+    later = Period.parse("2026-06-01", "2026-06-07", "UTC")
+    with pytest.raises(InputError, match="covers merges from 2026-05-05 to 2026-05-08 .*2026-06-01 to 2026-06-07"):
+        source.notes("o/r", later)
+    with pytest.raises(InputError, match="lies outside"):
+        source.notes("o/r", Period.parse("2026-04-01", "2026-04-30", "UTC"))
+    assert source.list_merged("o/r", later) == []  # listing a trend week before or after is no error
+    partly = Period.parse("2026-05-06", "2026-05-20", "UTC")
+    assert [r.number for r in source.list_merged("o/r", partly)] == [2]
+    assert any("covers merges from 2026-05-05 to 2026-05-08 only" in n for n in source.notes("o/r", partly))
+    assert any("只覆盖 2026-05-05 至 2026-05-08" in n for n in source.notes("o/r", partly, "zh"))
+    inside = Period.parse("2026-05-05", "2026-05-08", "UTC")
+    assert source.notes("o/r", inside) == []
+
+
+def test_notes_name_file_line_and_problem_in_the_report_language_never_the_value() -> None:
+    secret = "AKIAIOSFODNN7EXAMPLE"
+    lines = [line(row(1)), line({**row(2), "number": secret}), line(row(3, merged_at=secret)),
+             line(row(4, files=[{"filename": "a.py", "additions": secret}])), secret, line([secret])]
+    source = JsonlSource(lines, "x.jsonl")
+    for lang in ("en", "zh"):
+        notes = "\n".join(source.notes("o/r", WEEK, lang))
+        assert secret not in notes and secret not in "\n".join(source.skipped)
+        for lineno in (2, 3, 4, 5, 6):
+            assert f"x.jsonl:{lineno}" in notes
+    zh = source.notes("o/r", WEEK, "zh")
+    assert any("字段 number 的格式不对" in n for n in zh) and any("不是有效的 JSON" in n for n in zh)
+    assert any("field merged_at has the wrong shape" in n for n in source.notes("o/r", WEEK))
+
+
+def test_a_pull_url_off_site_or_of_another_number_skips_the_line_and_a_missing_one_is_made() -> None:
+    lines = [line(row(1, html_url="https://evil.example/o/r/pull/1")),
+             line(row(2, html_url="https://github.com/o/r/pull/99")),
+             line(row(3, html_url="javascript:alert(1)")), line(row(4, html_url=None))]
+    source = JsonlSource(lines, "x.jsonl")
+    refs = source.list_merged("o/r", WEEK)
+    assert [(r.number, r.url) for r in refs] == [(4, "https://github.com/o/r/pull/4")]
+    assert [s.split(":")[1] for s in source.skipped] == ["1", "2", "3"]
+    assert "html_url is not this PR's GitHub page" in source.skipped[0]
+    enterprise = JsonlSource([line(row(5, html_url="https://ghe.example.com/o/r/pull/5"))], "x.jsonl",
+                             host="ghe.example.com")
+    assert [r.number for r in enterprise.list_merged("o/r", WEEK)] == [5]
+
+
+def test_fields_are_capped_as_github_caps_them_and_the_cut_is_noted() -> None:
+    files = [{"filename": f"f{i}.py", "additions": 1, "deletions": 0} for i in range(3500)]
+    source = JsonlSource([line(row(1, title="t" * 300_000, body="b" * 200_000, files=files))], "x.jsonl")
+    pr = source.get("o/r", source.list_merged("o/r", WEEK)[0])
+    assert (len(pr.title), len(pr.body), len(pr.files), pr.files_truncated) == (256, 65_536, 3000, True)
+    assert pr.changed_files == 3500  # the totals stay what the export says
+    notes = [n for n in source.notes("o/r", WEEK) if n.startswith("export line")]
+    assert len(notes) == 3 and all("x.jsonl:1" in n for n in notes)
+    assert source.skipped == []  # the PR is kept
+
+
+def test_a_direct_range_that_has_not_begun_is_bad_input() -> None:
+    from datetime import UTC, datetime
+
+    from prhub.config import WatchList
+    from prhub.flow import parse_plan_event
+
+    now = datetime(2026, 5, 10, 17, 0, tzinfo=UTC)  # Monday 01:00 in Shanghai
+    watch = WatchList.parse('{"repos": ["o/r"]}')
+    with pytest.raises(InputError, match="has not begun"):
+        parse_plan_event({"repo": "o/r", "since": "2026-05-12", "until": "2026-05-18", "tz": "Asia/Shanghai"},
+                         lambda: watch, now)
+    # the day that has just begun in the repository's zone may be asked for
+    [req] = parse_plan_event({"repo": "o/r", "since": "2026-05-11", "until": "2026-05-17", "tz": "Asia/Shanghai"},
+                             lambda: watch, now)
+    assert str(req.period.since) == "2026-05-11"
+
+
+# -- comparison periods ----------------------------------------------------------
+
+@pytest.mark.parametrize(("since", "until", "kind", "previous"), [
+    ("2026-05-04", "2026-05-10", "week", [("2026-04-06", "2026-04-12"), ("2026-04-13", "2026-04-19"),
+                                          ("2026-04-20", "2026-04-26"), ("2026-04-27", "2026-05-03")]),
+    ("2026-03-01", "2026-03-31", "month", [("2025-11-01", "2025-11-30"), ("2025-12-01", "2025-12-31"),
+                                           ("2026-01-01", "2026-01-31"), ("2026-02-01", "2026-02-28")]),
+    ("2025-01-01", "2025-12-31", "year", [("2021-01-01", "2021-12-31"), ("2022-01-01", "2022-12-31"),
+                                          ("2023-01-01", "2023-12-31"), ("2024-01-01", "2024-12-31")]),
+    ("2026-05-06", "2026-05-15", "range", [("2026-03-27", "2026-04-05"), ("2026-04-06", "2026-04-15"),
+                                           ("2026-04-16", "2026-04-25"), ("2026-04-26", "2026-05-05")]),
+])
+def test_a_period_compares_with_the_four_before_it_of_the_same_length(since: str, until: str, kind: str,
+                                                                       previous: list[tuple[str, str]]) -> None:
+    period = Period.parse(since, until, "UTC")
+    assert period.kind == kind
+    assert [(str(p.since), str(p.until)) for p in period.previous(4)] == previous

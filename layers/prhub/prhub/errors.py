@@ -10,6 +10,10 @@ class InputError(PrhubError):
     """The request itself is wrong (bad repo name, dates, event shape). Nothing was written."""
 
 
+class EventRefused(InputError):
+    """A schedule event the clock contradicts (stale, in the future, naming a week not yet over)."""
+
+
 class SourceError(PrhubError):
     """The PR source cannot answer (repository not found, bad token, corrupt file)."""
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import secrets
 import threading
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -32,10 +33,10 @@ from aws_lambda_powertools.utilities.idempotency import (
 from prhub import compose, llm, site
 from prhub.aws import client
 from prhub.config import RepoConfig, Settings, WatchList, check_repo, load_watchlist
-from prhub.errors import InputError, RetryLater, SourceError
+from prhub.errors import EventRefused, InputError, RetryLater, SourceError
 from prhub.github import lambda_deadline
 from prhub.models import PullRef
-from prhub.period import Period, format_timestamp, parse_timestamp
+from prhub.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.queue import Queue
 from prhub.render import render_all
 from prhub.report import Scorer, Unscored
@@ -49,6 +50,8 @@ DIRECT_KEYS = {"repo", "since", "until", "tz", "lang", "source", "scorer"}
 SCHEDULE_KEYS = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
 TREND_WEEKS = 4
 REPORT_IDEMPOTENCY_SECONDS = 7 * 86_400
+CLOCK_SKEW = timedelta(minutes=5)
+MAX_EVENT_AGE = timedelta(days=14)
 
 
 def utc_now() -> datetime:
@@ -110,7 +113,7 @@ class Deps:
     cloudfront: Any
     watchlist: Callable[[], WatchList]
     source_factory: Callable[[str], Source] = cached_source
-    clock: Callable[[], datetime] = utc_now
+    clock: Callable[[], datetime] = field(default=lambda: utc_now())  # looked up per call: tests set the time
     lambda_context: Any = None  # lets Powertools idempotency see the time left
     store: Store = field(init=False)
     queue: Queue = field(init=False)
@@ -152,13 +155,23 @@ def _check_source(spec: str) -> str:
     return spec
 
 
+def is_direct(event: Any) -> bool:
+    """A custom range asked for by a person ({"repo", "since", "until"}), not the weekly schedule."""
+    return isinstance(event, dict) and bool(DIRECT_KEYS & set(event) - {"source"} or "repo" in event)
+
+
+def is_scheduled(event: Any) -> bool:
+    """The weekly schedule's event (EventBridge Scheduler sends {"time": ...}; the EventBridge shape has more)."""
+    return isinstance(event, dict) and not is_direct(event) and set(event) <= SCHEDULE_KEYS
+
+
 def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: datetime) -> list[PlanRequest]:
     """Validate a plan event into run requests; raises InputError before anything is written."""
     if not isinstance(event, dict):
         raise InputError('event must be a JSON object: {"repo": "owner/name", "since": "YYYY-MM-DD", '
                           '"until": "YYYY-MM-DD"} or a schedule event')
     stamp = f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
-    if DIRECT_KEYS & set(event) - {"source"} or "repo" in event:
+    if is_direct(event):
         unknown = set(event) - DIRECT_KEYS
         if unknown:
             raise InputError(f"unknown event keys: {', '.join(sorted(unknown))} "
@@ -172,23 +185,45 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
             tz=_text(event, "tz"), language=_text(event, "lang"), scorer=_text(event, "scorer"),
             source=_check_source(source) if source is not None else None)
         period = Period.parse(since, until, config.tz)
+        today = now.astimezone(zone(config.tz)).date()
+        if period.since > today:
+            raise InputError(f"the range {period.since} to {period.until} has not begun (today is {today} in "
+                             f"{config.tz}): nothing can have been merged in it")
         return [PlanRequest(config, period, f"{repo}/{period.since}_{period.until}/{stamp}")]
     unknown = set(event) - SCHEDULE_KEYS
     if unknown:
         raise InputError(f"unknown event keys: {', '.join(sorted(unknown))}; a custom range needs "
                          '{"repo": "owner/name", "since": "YYYY-MM-DD", "until": "YYYY-MM-DD"}')
-    if isinstance(event.get("time"), str):
-        try:
-            now = parse_timestamp(event["time"])
-        except ValueError:
-            raise InputError(f"schedule event time is not a timestamp: {event['time']!r}") from None
+    moment = _schedule_time(event, now)
     # One weekly run per repository and week: a redelivered or retried schedule event names the same
     # run, and the conditional put skips it (Scheduler delivers at least once).
     out = []
     for config in watchlist().repos:
-        period = Period.last_complete_week(now, config.tz)
+        period = Period.last_complete_week(moment, config.tz)
+        if period.end_utc > now:
+            raise EventRefused(f"schedule event time {format_timestamp(moment)} names the week {period.since} to "
+                               f"{period.until}, which has not ended in {config.tz}")
         out.append(PlanRequest(config, period, f"{config.repo}/{period.since}_{period.until}/weekly"))
     return out
+
+
+def _schedule_time(event: dict[str, Any], now: datetime) -> datetime:
+    """The event's time, checked against the clock: not in the future (beyond CLOCK_SKEW), not older than
+    MAX_EVENT_AGE (room for Lambda's async retries and a DLQ redrive). A refused event writes nothing, so it
+    cannot take the run id of the real run that comes later."""
+    if "time" not in event:
+        return now
+    try:
+        moment = parse_timestamp(str(event["time"]))
+    except ValueError:
+        raise EventRefused(f"schedule event time is not a timestamp: {str(event['time'])[:100]!r}") from None
+    if moment > now + CLOCK_SKEW:
+        raise EventRefused(f"schedule event time {format_timestamp(moment)} is in the future "
+                           f"(now {format_timestamp(now)})")
+    if moment < now - MAX_EVENT_AGE:
+        raise EventRefused(f"schedule event time {format_timestamp(moment)} is more than "
+                           f"{MAX_EVENT_AGE.days} days old (now {format_timestamp(now)})")
+    return moment
 
 
 def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
@@ -210,6 +245,7 @@ def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
 def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     config, period = req.config, req.period
     source = deps.source_factory(_check_source(config.source))
+    notes = source.notes(config.repo, period, config.language)  # first: it refuses what the source cannot serve
     refs = source.list_merged(config.repo, period)
     history = deps.store.history(config.repo)
     known = {int(h["number"]) for h in history}
@@ -222,7 +258,7 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, "period": period.to_dict(), "expected": len(refs)}
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
-                                 format_timestamp(now), notes=skipped_notes(source)):
+                                 format_timestamp(now), notes=notes):
         logger.info("run already planned", extra={"run_id": req.run_id})
         return {**summary, "duplicate": True}
     deps.store.add_history(config.repo, refs + earlier, known)
@@ -234,19 +270,6 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
         deps.queue.send(deps.settings.report_queue_url, {"run_id": req.run_id})
     logger.info("run planned", extra=summary)
     return summary
-
-
-MAX_SKIPPED_NOTES = 20
-
-
-def skipped_notes(source: Source) -> list[str]:
-    """What the source could not read (an export's corrupt or duplicate lines), for the report; capped and cut
-    short, since the run item must stay small."""
-    skipped = list(getattr(source, "skipped", []))  # only file sources skip lines; GitHub answers or fails
-    notes = [f"export line skipped: {line[:300]}" for line in skipped[:MAX_SKIPPED_NOTES]]
-    if len(skipped) > MAX_SKIPPED_NOTES:
-        notes.append(f"export lines skipped: {len(skipped) - MAX_SKIPPED_NOTES} more")
-    return notes
 
 
 # -- score ------------------------------------------------------------------------------------------
@@ -433,7 +456,10 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
     try:
         minutes = float(older_than_minutes)
     except (TypeError, ValueError):
-        raise InputError(f"older_than_minutes must be a number, got {older_than_minutes!r}") from None
+        minutes = math.nan
+    if not math.isfinite(minutes) or minutes < 0 or isinstance(older_than_minutes, bool):
+        # nan compares false with everything: "older than nan minutes" would sweep a run planned a second ago.
+        raise InputError(f"older_than_minutes must be a number of minutes >= 0, got {str(older_than_minutes)[:50]!r}")
     cutoff = deps.now() - minutes * 60
     reported, failed = [], []
     for run in deps.store.open_runs():

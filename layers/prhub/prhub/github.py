@@ -28,7 +28,7 @@ import threading
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import IO, Any, Protocol
@@ -40,6 +40,7 @@ from prhub import aws, secrets
 from prhub.errors import RetryLater, SourceError
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, parse_timestamp, zone
+from prhub.sources import COMPARISONS, History, Tagger, history_entry
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ SEARCH_CAP = 1000  # the search API never returns more than this many results fo
 PER_PAGE = 100
 FILES_CAP = 3000  # GitHub lists at most this many files of one PR
 CO_AUTHOR = re.compile(r"^co-authored-by:\s*(.+?)\s*<([^>]*)>\s*$", re.IGNORECASE | re.MULTILINE)
+LOGIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38})(?:\[bot\])?$")
 NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 RETRYABLE_EXCEPTIONS = (
     requests.exceptions.ConnectionError,
@@ -367,6 +369,28 @@ class GitHubSource:
         except NotFound as exc:
             raise SourceError(f"repository {repo} not found at {self.api_url} (or the token cannot see it)") from exc
         self._checked.add(repo)
+
+    def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
+        """GitHub answers or fails (an unknown repository is a SourceError at listing): nothing to note."""
+        return []
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The comparison periods' PRs from the same search listing (modules from their titles: a listing has no
+        files), and per author one search for a merge before the period (`total_count` says whether any)."""
+        earlier = [history_entry(ref, []) for p in period.previous(COMPARISONS) for ref in self.list_merged(repo, p)]
+        first: dict[str, str] = {}
+        before = period.start_utc - timedelta(seconds=1)
+        for login in sorted({a.lower() for a in authors}):
+            if not LOGIN.match(login):
+                first[login] = ""  # a display name, not a login: GitHub cannot be asked, so never called new
+                continue
+            query = f"repo:{repo} is:pr is:merged author:{login} merged:<={before.isoformat()}"
+            body, _ = self._search_page(self.url("search/issues", {"q": query, "per_page": 1, "sort": "created",
+                                                                   "order": "asc"}))
+            if int(body.get("total_count") or 0):
+                items = body.get("items") or [{}]
+                first[login] = str((items[0].get("pull_request") or {}).get("merged_at") or "")
+        return History(earlier, first)
 
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         self.check_repo(repo)

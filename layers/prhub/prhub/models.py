@@ -38,6 +38,50 @@ class Review:
     state: str  # APPROVED | CHANGES_REQUESTED | COMMENTED | DISMISSED
 
 
+# GitHub's own caps: a title of 256 characters, a body of 65,536, 3,000 listed files. An export may hold
+# anything; past these a value is cut (and the PR's `capped` says so) so one line cannot blow up a report.
+MAX_TITLE = 256
+MAX_BODY = 65_536
+MAX_FILES = 3000
+
+
+class RecordError(SourceError):
+    """An export line that cannot be read: `kind` is missing | shape, `field` the field's name."""
+
+    def __init__(self, kind: str, field_name: str) -> None:
+        super().__init__(f"missing field {field_name}" if kind == "missing"
+                         else f"field {field_name} has the wrong shape")
+        self.kind = kind
+        self.field = field_name
+
+
+class _Fields:
+    """Reads an export row field by field, so an error names the field (and never quotes its value)."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.row = row
+
+    def get(self, name: str, convert: Any, required: bool = False) -> Any:
+        if name not in self.row and required:
+            raise RecordError("missing", name)
+        try:
+            return convert(self.row.get(name))
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError):  # AttributeError: "user": "alice"
+            raise RecordError("shape", name) from None
+
+
+def _file_change(f: Any) -> FileChange:
+    return FileChange(
+        filename=str(f["filename"]),
+        status=str(f.get("status", "modified")),
+        additions=int(f.get("additions") or 0),
+        deletions=int(f.get("deletions") or 0),
+        previous_filename=f.get("previous_filename"),
+        binary=bool(f.get("binary", False)),
+        patch=f.get("patch"),
+    )
+
+
 @dataclass(frozen=True)
 class PullRef:
     """What a listing gives cheaply: enough to plan a run and to compute trends."""
@@ -79,6 +123,7 @@ class PullRequest:
     files_truncated: bool = False  # GitHub lists at most 3,000 files of a PR
     reviews: list[Review] = field(default_factory=list)
     commits: int | None = None
+    capped: list[str] = field(default_factory=list)  # fields cut to GitHub's caps on reading an export
 
     @property
     def ref(self) -> PullRef:
@@ -86,42 +131,38 @@ class PullRequest:
 
     @classmethod
     def from_export(cls, row: dict[str, Any]) -> PullRequest:
-        """Parse one export line; raises SourceError naming what is wrong."""
-        try:
-            files = [
-                FileChange(
-                    filename=str(f["filename"]),
-                    status=str(f.get("status", "modified")),
-                    additions=int(f.get("additions") or 0),
-                    deletions=int(f.get("deletions") or 0),
-                    previous_filename=f.get("previous_filename"),
-                    binary=bool(f.get("binary", False)),
-                    patch=f.get("patch"),
-                )
-                for f in row.get("files") or []
-            ]
-            user = row.get("user") or {}
-            return cls(
-                number=int(row["number"]),
-                title=str(row.get("title") or ""),
-                body=str(row.get("body") or ""),
-                author=str(user.get("login") or "unknown"),
-                merged_at=parse_timestamp(str(row["merged_at"])),
-                url=str(row.get("html_url") or ""),
-                labels=[str(lb["name"]) if isinstance(lb, dict) else str(lb) for lb in row.get("labels") or []],
-                co_authors=[str(c) for c in row.get("co_authors") or []],
-                base_ref=str((row.get("base") or {}).get("ref") or "main"),
-                head_sha=str((row.get("head") or {}).get("sha") or row.get("merge_commit_sha") or ""),
-                additions=int(row.get("additions") or sum(f.additions for f in files)),
-                deletions=int(row.get("deletions") or sum(f.deletions for f in files)),
-                changed_files=int(row.get("changed_files") or len(files)),
-                files=files,
-                files_truncated=bool(row.get("files_truncated", False)),
-                reviews=[Review(str(r["reviewer"]), str(r["state"])) for r in row.get("reviews") or []],
-                commits=row.get("commits"),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # AttributeError: e.g. "user": "alice"
-            raise SourceError(f"malformed pull request record: {exc!r}") from exc
+        """Parse one export line; raises SourceError naming the field that is wrong, never its value (the
+        message reaches the public report's notes, and a malformed line may hold anything, a secret included).
+
+        Fields are capped as GitHub caps them (title, body, files); `capped` names what was cut."""
+        fields = _Fields(row)
+        files = fields.get("files", lambda v: [_file_change(f) for f in v or []])
+        title = fields.get("title", lambda v: str(v or ""))
+        body = fields.get("body", lambda v: str(v or ""))
+        capped = [name for name, value, cap in (("title", title, MAX_TITLE), ("body", body, MAX_BODY),
+                                                ("files", files, MAX_FILES)) if len(value) > cap]
+        return cls(
+            number=fields.get("number", int, required=True),
+            title=title[:MAX_TITLE],
+            body=body[:MAX_BODY],
+            author=fields.get("user", lambda v: str((v or {}).get("login") or "unknown")),
+            merged_at=fields.get("merged_at", lambda v: parse_timestamp(str(v)), required=True),
+            url=fields.get("html_url", lambda v: str(v or "")),
+            labels=fields.get("labels", lambda v: [str(lb["name"]) if isinstance(lb, dict) else str(lb)
+                                                   for lb in v or []]),
+            co_authors=fields.get("co_authors", lambda v: [str(c) for c in v or []]),
+            base_ref=fields.get("base", lambda v: str((v or {}).get("ref") or "main")),
+            head_sha=fields.get("head", lambda v: str((v or {}).get("sha") or "")) or fields.get(
+                "merge_commit_sha", lambda v: str(v or "")),
+            additions=fields.get("additions", lambda v: int(v or sum(f.additions for f in files))),
+            deletions=fields.get("deletions", lambda v: int(v or sum(f.deletions for f in files))),
+            changed_files=fields.get("changed_files", lambda v: int(v or len(files))),
+            files=files[:MAX_FILES],
+            files_truncated=fields.get("files_truncated", bool) or len(files) > MAX_FILES,
+            reviews=fields.get("reviews", lambda v: [Review(str(r["reviewer"]), str(r["state"])) for r in v or []]),
+            commits=fields.get("commits", lambda v: None if v is None else int(v)),
+            capped=capped,
+        )
 
     def to_export(self) -> dict[str, Any]:
         """The export format (../shared/data/README.md), plus optional detail fields when known."""

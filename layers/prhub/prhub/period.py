@@ -80,6 +80,34 @@ class Period:
         """Path segment of the report: <since>-to-<until>."""
         return f"{self.since.isoformat()}-to-{self.until.isoformat()}"
 
+    @property
+    def kind(self) -> str:
+        """week (Monday–Sunday), month or year (calendar), else range: what the report is called."""
+        if self.iso_week:
+            return "week"
+        if self.since.day == 1 and self.until == _month_end(self.since):
+            return "month"
+        if (self.since.month, self.since.day, self.until.month, self.until.day) == (1, 1, 12, 31) \
+                and self.since.year == self.until.year:
+            return "year"
+        return "range"
+
+    def previous(self, count: int) -> list[Period]:
+        """The `count` periods of the same length right before this one, oldest first: calendar months before a
+        month, years before a year, else back-to-back windows of as many days (a week: the weeks before)."""
+        out: list[Period] = []
+        start, end = self.since, self.until
+        for _ in range(count):
+            if self.kind == "month":
+                end = start - timedelta(days=1)
+                start = end.replace(day=1)
+            elif self.kind == "year":
+                start, end = start.replace(year=start.year - 1), end.replace(year=end.year - 1)
+            else:
+                start, end = start - timedelta(days=self.days), start - timedelta(days=1)
+            out.append(Period(start, end, self.tz))
+        return out[::-1]
+
     def previous_weeks(self, count: int) -> list[Period]:
         """The `count` seven-day windows right before this period, oldest first (trend baseline)."""
         return [
@@ -93,6 +121,11 @@ class Period:
     @classmethod
     def from_dict(cls, data: dict[str, str]) -> Period:
         return cls.parse(data["since"], data["until"], data["tz"])
+
+
+def _month_end(day: date) -> date:
+    following = (day.replace(day=28) + timedelta(days=4)).replace(day=1)
+    return following - timedelta(days=1)
 
 
 def parse_timestamp(value: str) -> datetime:

@@ -9,12 +9,16 @@ the score worker. `open_source(spec)` turns a run's source spec into a Source:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, Protocol
 
 from prhub.errors import InputError, SourceError
-from prhub.models import PullRef, PullRequest
-from prhub.period import Period
+from prhub.models import PullRef, PullRequest, RecordError
+from prhub.period import Period, format_timestamp, zone
 
 
 class Source(Protocol):
@@ -26,19 +30,102 @@ class Source(Protocol):
         """The PR's details (files, body, reviews); raises SourceError or RetryLater."""
         ...
 
+    def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
+        """Lines the report should carry about what the source could not read, in `lang`; raises InputError
+        when the source cannot serve `repo` over `period` at all."""
+        ...
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The repository's record before `period`: the comparison periods' PRs and the authors' first merges."""
+        ...
+
+
+# What can be wrong with an export line, in the report's language. Never the line's value: a malformed line
+# may hold anything (a secret pasted by mistake), and notes are published.
+PROBLEMS = {
+    "json": ("not valid JSON", "不是有效的 JSON"),
+    "nested": ("nested too deeply to read", "嵌套过深，无法读取"),
+    "object": ("not a JSON object", "不是 JSON 对象"),
+    "missing": ("missing field {field}", "缺少字段 {field}"),
+    "shape": ("field {field} has the wrong shape", "字段 {field} 的格式不对"),
+    "duplicate": ("duplicate of PR #{number}, ignored", "与 PR #{number} 重复，已忽略"),
+    "url": ("html_url is not this PR's GitHub page", "html_url 不是该 PR 在 GitHub 上的页面"),
+    "capped": ("{field} cut to GitHub's limit", "{field} 超出 GitHub 的上限，已截断"),
+}
+MAX_NOTES = 20
+PULL_URL = re.compile(r"^https://([^/\s]+)/([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)/pull/(\d+)/?$")
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    line: int
+    kind: str  # a key of PROBLEMS
+    field: str = ""
+    number: int = 0
+    skipped: bool = True  # False: the PR was kept (a field was capped)
+
+    def describe(self, lang: str = "en") -> str:
+        return PROBLEMS[self.kind][1 if lang == "zh" else 0].format(field=self.field, number=self.number)
+
+
+COMPARISONS = 4  # a report compares with the four periods of the same length before it
+Tagger = Callable[[PullRequest], list[str]]
+
+
+@dataclass
+class History:
+    """The repository's own record before a period, as its source knows it: never what earlier runs stored,
+    so the same command gives the same report whatever the state holds.
+
+    `earlier` has the PRs merged in the comparison periods (trends, revert chains across periods), as
+    history entries (number, title, author, merged_at, url, modules); `first_merged` maps each author of the
+    period who had merged before it (lower-case login) to their first merge; an author absent from it is
+    new. `reach` is the earliest merge the source can see ("" when it sees the whole repository)."""
+
+    earlier: list[dict[str, Any]]
+    first_merged: dict[str, str]
+    reach: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"earlier": self.earlier, "first_merged": self.first_merged, "reach": self.reach}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> History:
+        return cls(list(data.get("earlier", [])), dict(data.get("first_merged", {})), str(data.get("reach", "")))
+
+
+def history_entry(pr: PullRef | PullRequest, modules: list[str]) -> dict[str, Any]:
+    ref = pr.ref if isinstance(pr, PullRequest) else pr
+    return {**ref.to_dict(), "modules": modules}
+
 
 class JsonlSource:
-    """PRs from an export file. Corrupt lines are skipped and remembered in `skipped`."""
+    """PRs from an export file. Lines it cannot read are skipped and remembered in `problems`.
 
-    def __init__(self, lines: Iterable[str], origin: str = "export") -> None:
+    Each record's `html_url` names its repository (on `host`): `list_merged` serves only the requested
+    repository's PRs, and refuses a repository the export does not hold or a range outside what it covers."""
+
+    def __init__(self, lines: Iterable[str], origin: str = "export", host: str = "github.com") -> None:
         self.origin = origin
-        self.skipped: list[str] = []
-        self._by_number: dict[int, PullRequest] = {}
+        self.host = host.lower()
+        self.problems: list[LineProblem] = []
+        self._by_number: dict[int, tuple[str, PullRequest]] = {}  # number -> (repo from html_url or "", PR)
+        self._repos: dict[str, dict[int, PullRequest]] = {}  # lower-case repo -> its PRs, made on first use
         for lineno, pr in self._parse(lines):
             if pr.number in self._by_number:
-                self.skipped.append(f"{origin}:{lineno}: duplicate of PR #{pr.number}, ignored")
+                self.problems.append(LineProblem(lineno, "duplicate", number=pr.number))
                 continue
-            self._by_number[pr.number] = pr
+            repo = self._repo_of(pr)
+            if repo is None:
+                self.problems.append(LineProblem(lineno, "url"))
+                continue
+            self.problems.extend(LineProblem(lineno, "capped", field=name, skipped=False) for name in pr.capped)
+            self._by_number[pr.number] = (repo, pr)
+
+    @property
+    def skipped(self) -> list[str]:
+        """`origin:line: problem` for every line skipped."""
+        return [f"{self.origin}:{p.line}: {p.describe()}" for p in self.problems if p.skipped]
 
     def _parse(self, lines: Iterable[str]) -> Iterator[tuple[int, PullRequest]]:
         for lineno, line in enumerate(lines, 1):
@@ -46,14 +133,32 @@ class JsonlSource:
                 continue
             try:
                 row: Any = json.loads(line)
-                if not isinstance(row, dict):
-                    raise SourceError("not a JSON object")
+            except json.JSONDecodeError:
+                self.problems.append(LineProblem(lineno, "json"))
+                continue
+            except RecursionError:  # "[[[[..." lines
+                self.problems.append(LineProblem(lineno, "nested"))
+                continue
+            if not isinstance(row, dict):
+                self.problems.append(LineProblem(lineno, "object"))
+                continue
+            try:
                 yield lineno, PullRequest.from_export(row)
-            except (json.JSONDecodeError, RecursionError, SourceError) as exc:  # RecursionError: "[[[[..." lines
-                self.skipped.append(f"{self.origin}:{lineno}: {exc}")
+            except RecordError as exc:
+                self.problems.append(LineProblem(lineno, exc.kind, field=exc.field))
+
+    def _repo_of(self, pr: PullRequest) -> str | None:
+        """The repository the PR's page names, "" when the record has no url, None when it is not a PR page
+        on this host (a link that would lead a reader off-site)."""
+        if not pr.url:
+            return ""
+        match = PULL_URL.match(pr.url)
+        if not match or match.group(1).lower() != self.host or int(match.group(3)) != pr.number:
+            return None
+        return match.group(2)
 
     @classmethod
-    def from_path(cls, path: str, s3_client: Any = None) -> JsonlSource:
+    def from_path(cls, path: str, s3_client: Any = None, host: str = "github.com") -> JsonlSource:
         if path.startswith("s3://"):
             bucket, _, key = path[5:].partition("/")
             if s3_client is None:
@@ -64,22 +169,96 @@ class JsonlSource:
                 body = s3_client.get_object(Bucket=bucket, Key=key)["Body"].read()
             except Exception as exc:  # botocore raises many shapes; the message is what matters
                 raise SourceError(f"cannot read {path}: {exc}") from exc
-            return cls(body.decode("utf-8", errors="replace").splitlines(), path)
+            return cls(body.decode("utf-8", errors="replace").splitlines(), path, host)
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                return cls(handle, path)
+                return cls(handle, path, host)
         except OSError as exc:
             raise SourceError(f"cannot read export file {path}: {exc.strerror}") from exc
 
+    def _of_repo(self, repo: str) -> dict[int, PullRequest]:
+        """The repository's PRs by number (a record without url gets its page's url); InputError when the
+        export holds none (the wrong file, or nothing readable)."""
+        wanted = repo.lower()
+        if wanted in self._repos:
+            return self._repos[wanted]
+        prs = {number: replace(pr, url=f"https://{self.host}/{repo}/pull/{number}") if not owner else pr
+               for number, (owner, pr) in self._by_number.items() if owner.lower() in ("", wanted)}
+        if prs:
+            self._repos[wanted] = prs
+            return prs
+        if self._by_number:
+            others = Counter(owner for owner, _ in self._by_number.values())
+            named = ", ".join(name for name, _ in others.most_common(3))
+            raise InputError(f"{self.origin} holds no PR of {repo}: its PRs are of {named}")
+        skipped = [p for p in self.problems if p.skipped]
+        if skipped:
+            raise InputError(f"{self.origin} holds no readable PR: {len(skipped)} line(s) skipped, the first "
+                             f"(line {skipped[0].line}) {skipped[0].describe()}")
+        raise InputError(f"{self.origin} holds no PR (the file is empty)")
+
+    def coverage(self, repo: str) -> tuple[datetime, datetime]:
+        """First and last merge time of the repository's PRs in the export."""
+        moments = [pr.merged_at for pr in self._of_repo(repo).values()]
+        return min(moments), max(moments)
+
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
-        refs = [pr.ref for pr in self._by_number.values() if period.contains(pr.merged_at)]
+        refs = [pr.ref for pr in self._of_repo(repo).values() if period.contains(pr.merged_at)]
         return sorted(refs, key=lambda r: (r.merged_at, r.number))
 
     def get(self, repo: str, ref: PullRef) -> PullRequest:
-        try:
-            return self._by_number[ref.number]
-        except KeyError:
-            raise SourceError(f"PR #{ref.number} is not in {self.origin}") from None
+        pr = self._of_repo(repo).get(ref.number)
+        if pr is None:
+            raise SourceError(f"PR #{ref.number} of {repo} is not in {self.origin}")
+        return pr
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The export holds the repository's whole record: the comparison periods' PRs (modules by `tag`) and
+        every author's first merge. Its reach is its first merge (an export may start after the repository)."""
+        prs = self._of_repo(repo).values()
+        start = period.previous(COMPARISONS)[0].start_utc
+        earlier = sorted((pr for pr in prs if start <= pr.merged_at < period.start_utc),
+                         key=lambda pr: (pr.merged_at, pr.number))
+        wanted = {a.lower() for a in authors}
+        first: dict[str, datetime] = {}
+        for pr in prs:
+            login = pr.author.lower()
+            if login in wanted and pr.merged_at < min(period.start_utc, first.get(login, period.start_utc)):
+                first[login] = pr.merged_at
+        reach, _ = self.coverage(repo)
+        return History([history_entry(pr, tag(pr)) for pr in earlier],
+                       {login: format_timestamp(moment) for login, moment in sorted(first.items())},
+                       format_timestamp(reach))
+
+    def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
+        """What the report should say about this export: the lines it skipped or cut (file, line and kind of
+        problem, capped at MAX_NOTES) and a range only partly covered. A range the export does not reach at
+        all, or a repository it does not hold, is bad input (InputError)."""
+        zh = lang == "zh"
+        out = []
+        first, last = self.coverage(repo)
+        if period.end_utc <= first or period.start_utc > last:
+            raise InputError(f"{self.origin} covers merges from {first:%Y-%m-%d} to {last:%Y-%m-%d} (UTC); "
+                             f"{period.since} to {period.until} lies outside it")
+        # By day in the report's zone: a range is covered when it starts and ends on days the export reaches.
+        tz = zone(period.tz)
+        if period.since < first.astimezone(tz).date() or period.until > last.astimezone(tz).date():
+            out.append(f"导出文件 {self.origin} 只覆盖 {first:%Y-%m-%d} 至 {last:%Y-%m-%d} 合并的 PR，"
+                       f"本报告范围超出部分没有数据" if zh else
+                       f"the export {self.origin} covers merges from {first:%Y-%m-%d} to {last:%Y-%m-%d} only; "
+                       f"the rest of the range has no data")
+        for p in self.problems[:MAX_NOTES]:
+            what = p.describe(lang)
+            if p.skipped:
+                out.append(f"导出文件第 {p.line} 行已跳过（{self.origin}:{p.line}）：{what}" if zh else
+                           f"export line skipped: {self.origin}:{p.line}: {what}")
+            else:
+                out.append(f"导出文件第 {p.line} 行（{self.origin}:{p.line}）：{what}" if zh else
+                           f"export line {self.origin}:{p.line}: {what}")
+        if len(self.problems) > MAX_NOTES:
+            more = len(self.problems) - MAX_NOTES
+            out.append(f"另有 {more} 行导出数据有问题" if zh else f"export lines with problems: {more} more")
+        return out
 
 
 def open_source(spec: str, **github_options: Any) -> Source:
