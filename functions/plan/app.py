@@ -4,16 +4,20 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools import Logger
-from prhub import flow
 from prhub.errors import InputError, SourceError
+from prhub.flow.deps import Deps
+from prhub.flow.plan import plan
 
 logger = Logger()
+_deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
 @logger.inject_lambda_context
 def handler(event: Any, context: Any) -> dict[str, Any]:
+    global _deps
+    _deps = _deps or Deps.from_env()
     try:
-        runs = flow.plan(event, flow.Deps.from_env(lambda_context=context))
+        runs = plan(event, _deps.invoked(context))
     except (InputError, SourceError) as exc:
         # The caller's mistake (or an unreachable source): say so plainly; nothing was written.
         logger.warning("plan refused", extra={"error": str(exc)})
