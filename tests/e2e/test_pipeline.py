@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from prhub import aws, cli
+from prhub.dynamo import from_item
 from prhub.local import PipelineError, run_pipeline
-from prhub.store import from_item
 
 SAMPLE_KEY = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
 

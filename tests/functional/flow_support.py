@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from prhub import aws
+from prhub.dynamo import from_item
 from prhub.local import LambdaContext, Stack, default_root, load_handler, sqs_event
-from prhub.store import from_item
 
 Handler = Callable[[Any, Any], Any]
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from prhub.config import RepoConfig, WatchList, check_repo
+from prhub.dynamo import pack
 from prhub.errors import InputError, SourceError
 from prhub.models import PullRequest
 from prhub.period import MAX_DAYS, Period
 from prhub.scoring import score_pull
 from prhub.sources import JsonlSource, open_source
-from prhub.store import pack
 
 WEEK = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
 

@@ -136,11 +136,11 @@ def parse_link(header: str) -> dict[str, str]:
     return links
 
 
-def options_from_env(env: Mapping[str, str], provider: Any = None) -> dict[str, Any]:
+def options_from_env(env: Mapping[str, str], reader: secrets.Secrets | None = None) -> dict[str, Any]:
     """GitHubSource's endpoint and token from the ecosystem's names: GITHUB_API_URL, and GITHUB_TOKEN or the
-    secret GITHUB_TOKEN_SECRET names (read through `provider`, a Powertools SecretsProvider)."""
+    secret GITHUB_TOKEN_SECRET names (read through `reader`, else a one-off Secrets Manager client)."""
     return {"api_url": env.get("GITHUB_API_URL") or DEFAULT_API_URL,
-            "token": secrets.github_token(env=env, provider=provider)}
+            "token": secrets.github_token(env=env, secrets=reader)}
 
 
 class GitHubSource:
@@ -198,9 +198,9 @@ class GitHubSource:
         self._local = threading.local()  # one session per thread when none is given: Session is not thread-safe
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str], provider: Any = None, **options: Any) -> GitHubSource:
+    def from_env(cls, env: Mapping[str, str], reader: secrets.Secrets | None = None, **options: Any) -> GitHubSource:
         """A source on GITHUB_API_URL with GITHUB_TOKEN (or the GITHUB_TOKEN_SECRET secret); see options_from_env."""
-        return cls(**{**options_from_env(env, provider), **options})
+        return cls(**{**options_from_env(env, reader), **options})
 
     # --- HTTP ---------------------------------------------------------------------------------
 

@@ -105,6 +105,7 @@ def credential(
     secret_name: str | None = None,
     *,
     env: Mapping[str, str],
+    secrets: Secrets | None = None,
     provider: SecretsProvider | None = None,
     max_age: int = DEFAULT_MAX_AGE,
 ) -> str | None:
@@ -117,12 +118,16 @@ def credential(
     secret that cannot be read is an error, not None, so a broken deployment does not silently degrade.
     """
     name_var, value_var = kind
+
+    def read(name: str) -> str:
+        return secrets.read(name) if secrets is not None else read_secret(name, provider, max_age)
+
     if secret_name:
-        return read_secret(secret_name, provider, max_age)
+        return read(secret_name)
     if env.get(value_var):
         return env[value_var]
     name = env.get(name_var, "")
-    return read_secret(name, provider, max_age) if name else None
+    return read(name) if name else None
 
 
 def github_token(secret_name: str | None = None, **kwargs: Any) -> str | None:

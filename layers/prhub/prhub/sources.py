@@ -127,5 +127,6 @@ class SourceCache:
                 self._sources[key] = self.open_spec(spec)
             return self._sources[key]
 
-    def keys(self) -> list[tuple[str, str]]:
+    def cached(self) -> list[tuple[str, str]]:
+        """What the kept sources were made from."""
         return list(self._sources)

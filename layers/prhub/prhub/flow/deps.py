@@ -115,7 +115,7 @@ class Deps:
         def github() -> Source:
             from prhub.github import CacheEtags, GitHubSource
 
-            return GitHubSource.from_env(env, secrets.provider, etag_cache=CacheEtags(cache))
+            return GitHubSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
 
         def idempotency() -> BasePersistenceLayer:
             from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
