@@ -123,7 +123,7 @@ def test_a_pr_that_cannot_be_scored_is_named_in_the_report() -> None:
         raise AssertionError("the last receive must still fail the record")
     # WHEN the run, now complete, is reported
     [ask] = stack.queue.take(REPORT)
-    report_message(ask.body, stack.deps)
+    report_message(ask.body, stack.deps.invoked(LambdaContext("ReportFunction")))
     # THEN the report came out and names the PR as unscored, with the reason
     body = stack.bucket.get(PREFIX + "report.json")
     assert body is not None
