@@ -1,7 +1,8 @@
 """What each Lambda handler loads, checked in a fresh interpreter set up as Lambda's (bench/coldstart measures it).
 
 The score worker runs for every PR: it must not pay for analysis, rendering, templates, the model's client or
-idempotency, at import or when the engine scores. The plan function needs none of them either.
+idempotency, at import or when the engine scores. The plan function needs none of them either, and the report
+function loads them with its first report (its sweep, every 15 minutes, usually has nothing to report).
 """
 from __future__ import annotations
 
@@ -53,12 +54,13 @@ def banned(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if any(m == b or m.startswith(b + ".") for b in NOT_FOR_WORKERS))
 
 
-@pytest.mark.parametrize("function", ["score", "plan"])
-def test_the_worker_handlers_import_no_report_model_or_idempotency_code(function: str) -> None:
+@pytest.mark.parametrize("function, service", [("score", "score"), ("plan", "plan"), ("report", "publish")])
+def test_the_handlers_import_no_report_model_or_idempotency_code(function: str, service: str) -> None:
     modules = loaded(function, "import json, sys, app; print(json.dumps(sorted(sys.modules)))")
-    assert "prhub.flow.deps" in modules and f"prhub.flow.{function}" in modules
-    assert banned(modules) == []
-    assert "prhub.flow.publish" not in modules and "prhub.scoring" not in modules
+    assert "prhub.flow.deps" in modules and f"prhub.flow.{service}" in modules
+    assert banned(modules) == [] and "prhub.scoring" not in modules
+    others = {"prhub.flow.plan", "prhub.flow.score", "prhub.flow.publish"} - {f"prhub.flow.{service}"}
+    assert others.isdisjoint(modules)
 
 
 def test_the_engine_scores_a_pr_without_loading_them_either() -> None:

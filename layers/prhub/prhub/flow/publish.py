@@ -3,20 +3,20 @@
     report_message(body, deps)   {"run_id"} -> report_once; {"sweep": true, "older_than_minutes": N} -> sweep
     report_once(run_id, deps)    under Powertools idempotency: publish_run once, later calls get its answer
     publish_run(run_id, deps)    analyse, narrate, render, publish to the bucket, invalidate, mark reported
+
+The analysis, narrative, rendering and idempotency code is imported by the first report, not by the handler:
+the sweep runs every 15 minutes and, with no stuck run, needs none of it (a cold start for nothing otherwise).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 
-from prhub import analysis, llm, narrative, site
 from prhub.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.models import ScoredPR
 from prhub.period import format_timestamp
-from prhub.render import render_all
 
 logger = Logger(service="prhub", child=True)
 
@@ -27,6 +27,8 @@ def report_once(run_id: str, deps: Deps) -> dict[str, Any]:
     """Build and publish the run's report; a second call (redelivery, sweep) returns the first answer."""
     if not isinstance(run_id, str) or not run_id:
         raise InputError("report message needs a run_id")
+    from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
+
     config = IdempotencyConfig(expires_after_seconds=REPORT_IDEMPOTENCY_SECONDS)
     if deps.lambda_context is not None:
         config.register_lambda_context(deps.lambda_context)
@@ -40,6 +42,9 @@ def report_once(run_id: str, deps: Deps) -> dict[str, Any]:
 
 def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     """The run's report, built from its results and history, rendered and published; the run marked reported."""
+    from prhub import analysis, llm, narrative, site
+    from prhub.render import render_all
+
     run = deps.store.get_run(run_id, consistent=True)
     if run is None:
         raise InputError(f"run {run_id} does not exist (expired or never planned)")
