@@ -13,8 +13,9 @@ from prhub.config import WatchList
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
-from prhub.local import LambdaContext, sample_settings
 
+from prhub_local.runner import LambdaContext
+from prhub_local.sample import sample_settings
 from tests.fakes.memory import SETTINGS, MemoryStack, Message, memory_stack
 
 SAMPLE = {"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07"}
