@@ -149,6 +149,7 @@ class GraphQLSource(GitHubSource):
         self.points: RateLimit | None = None  # the GraphQL budget, separate from REST's `rate`
         self.graphql = bool(self.token)  # GraphQL needs authentication; without a token REST serves
         self._kept: dict[tuple[str, int], PullRequest] = {}
+        self._last_cost = 1  # what the last query cost: the least the next one needs left in the budget
 
     # --- HTTP ---------------------------------------------------------------------------------
 
@@ -199,7 +200,7 @@ class GraphQLSource(GitHubSource):
     def _spend_check(self) -> None:
         """Before a query: wait for the points budget's reset when what is left would not pay for it."""
         points = self.points
-        if points is None or points.remaining >= max(1, self.stats.get("last_cost", 1)):
+        if points is None or points.remaining >= self._last_cost:
             return
         wait = points.reset - self.clock()
         if wait > 0:
@@ -249,7 +250,7 @@ class GraphQLSource(GitHubSource):
             self.points = RateLimit(int(rate.get("limit") or 0), int(rate["remaining"]),
                                     parse_timestamp(str(rate["resetAt"])).timestamp())
             self.stats["points"] += int(rate.get("cost") or 0)
-            self.stats["last_cost"] = int(rate.get("cost") or 1)
+            self._last_cost = max(1, int(rate.get("cost") or 1))
         errors = [e for e in answer.get("errors") or [] if isinstance(e, dict)]
         if any(e.get("type") == "NOT_FOUND" and (e.get("path") or [None])[0] == "repository" for e in errors):
             raise SourceError(f"repository {variables.get('owner')}/{variables.get('name')} not found at "

@@ -4,7 +4,8 @@ Listing is cheap and done once by the plan step; details are loaded per PR by
 the score worker. `open_source(spec)` turns a run's source spec into a Source:
 
     jsonl:PATH          the export format, PATH local or s3://bucket/key
-    github              the GitHub REST API (prhub.github)
+    github              GitHub's GraphQL API (prhub.github_graphql), the REST API (prhub.github)
+                        where GraphQL cannot serve: no token, or a server without it
 """
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ def open_source(spec: str, **github_options: Any) -> Source:
     if spec.startswith("jsonl:"):
         return JsonlSource.from_path(spec[len("jsonl:"):])
     if spec == "github":
-        from prhub.github import GitHubSource
+        from prhub.github_graphql import GraphQLSource
 
-        return GitHubSource(**github_options)
+        return GraphQLSource(**github_options)
     raise InputError(f"unknown source {spec!r}: use github or jsonl:PATH")
