@@ -48,7 +48,7 @@ def unquote(path: str) -> str:
 
 
 def _strip_side(path: str, side: str) -> str | None:
-    path = unquote(path.strip())
+    path = unquote(path.rstrip("\t\n"))  # git ends a name holding spaces with a tab on ---/+++ lines
     if path == "/dev/null":
         return None
     return path[2:] if path.startswith(side + "/") else path

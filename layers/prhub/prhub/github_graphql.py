@@ -263,15 +263,16 @@ class GraphQLSource(GitHubSource):
             raise PartialAnswer(f"GraphQL errors: {'; '.join(str(e.get('message')) for e in errors[:3])}")
         return data
 
-    def _query_retrying(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-        """`query`, asked again (with backoff) while GitHub leaves parts of the answer out."""
+    def _query_retrying(self, query: str, variables: dict[str, Any], *, shrinkable: bool = False) -> dict[str, Any]:
+        """`query`, asked again (with backoff) while GitHub leaves parts of the answer out or gives up on it.
+        A `shrinkable` query's timeout goes to the caller instead, which can ask for a smaller page."""
         for attempt in range(self.max_tries):
             try:
                 return self.query(query, variables)
-            except PartialAnswer:
-                if attempt + 1 == self.max_tries:
+            except (PartialAnswer, QueryTimeout) as exc:
+                if attempt + 1 == self.max_tries or (shrinkable and isinstance(exc, QueryTimeout)):
                     raise
-                self._wait(self._backoff(attempt), "partial GraphQL answer")
+                self._wait(self._backoff(attempt), f"GraphQL answer ({exc})")
         raise AssertionError("unreachable")
 
     # --- listing ------------------------------------------------------------------------------
@@ -322,7 +323,7 @@ class GraphQLSource(GitHubSource):
             variables = {"owner": owner, "name": name, "first": self.page_size, "after": after,
                          "q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"}
             try:
-                data = self._query_retrying(SEARCH_QUERY, variables)
+                data = self._query_retrying(SEARCH_QUERY, variables, shrinkable=self.page_size > MIN_PAGE)
             except QueryTimeout:
                 if self.page_size <= MIN_PAGE:
                     raise
@@ -495,7 +496,8 @@ class GraphQLSource(GitHubSource):
                 raise SourceError(f"GitHub answered {response.status_code} for the diff of #{pr.number}: "
                                   f"{_message(response)}")
             files = split_diff(response.content.decode("utf-8", errors="replace"))
-            if listed <= {d.path for d in files} and all(hunks_complete(d.patch) for d in files):
+            # A cut answer ends early: the files after the cut are missing, the last one may end mid-hunk.
+            if listed <= {d.path for d in files} and (not files or hunks_complete(files[-1].patch)):
                 return files
             self.stats["cut_diffs"] += 1
             if attempt + 1 < self.max_tries:
