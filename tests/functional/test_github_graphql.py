@@ -90,9 +90,14 @@ def test_a_rerun_with_the_same_store_sends_no_detail_request() -> None:
     with FakeGitHub(pulls, REPO) as gh:
         first = fetch_all(source_for(gh, etag_cache=store))
         gh.reset_counts()
+        renamed = first[0].number
+        gh.pulls[renamed] = PullRequest(**{**gh.pulls[renamed].__dict__, "title": "retitled after merge",
+                                           "labels": ["late-label"]})
         again = fetch_all(source_for(gh, etag_cache=store))
-        assert dict(gh.counts) == {"graphql": 1}  # the listing; details come from the store, keyed by head commit
-    assert_same(again, first)
+        assert dict(gh.counts) == {"graphql": 1}  # the listing; diffs come from the store, keyed by head commit
+    assert (again[0].title, again[0].labels) == ("retitled after merge", ["late-label"])  # fresh from the listing
+    assert_same(again[1:], first[1:])
+    assert again[0].files == first[0].files
 
 
 def test_a_worker_in_another_process_reads_the_planners_payload_and_fetches_only_the_diff() -> None:

@@ -413,8 +413,8 @@ class GraphQLSource(GitHubSource):
         return f"graphql:pr:{repo}#{number}"
 
     @staticmethod
-    def _details_key(repo: str, number: int, head_sha: str) -> str:
-        return f"graphql:details:{repo}#{number}@{head_sha}"
+    def _diff_key(repo: str, number: int, head_sha: str) -> str:
+        return f"graphql:diff:{repo}#{number}@{head_sha}"
 
     def payload(self, repo: str, number: int) -> dict[str, Any] | None:
         """A listed PR in the export format (everything but diff text): what a score message can carry."""
@@ -437,14 +437,22 @@ class GraphQLSource(GitHubSource):
                 return super().get(repo, ref)
         if not needs_diff(pr):
             return pr
-        key = self._details_key(repo, pr.number, pr.head_sha)
-        done = self.payloads.get(key) if pr.head_sha else None
-        if done is not None:
-            return PullRequest.from_export(done.body)
-        pr = self._with_diff(repo, pr)
-        if pr.head_sha:  # a merged PR's diff at its head commit never changes: no revalidation needed
-            self.payloads.put(key, CachedResponse(pr.head_sha, pr.to_export()))
-        return pr
+        # A merged PR's diff at its head commit never changes: kept without revalidation. Only the diff's part
+        # is kept (hunks, old paths): titles, labels and reviews come fresh from each listing.
+        key = self._diff_key(repo, pr.number, pr.head_sha)
+        kept = self.payloads.get(key) if pr.head_sha else None
+        if kept is not None:
+            rows = {path: (patch, previous, bool(binary)) for path, (patch, previous, binary) in kept.body.items()}
+        else:
+            rows = self._diff_rows(repo, pr)
+            if pr.head_sha:
+                self.payloads.put(key, CachedResponse(pr.head_sha, {path: list(row) for path, row in rows.items()}))
+        files = []
+        for f in pr.files:
+            patch, previous, binary = rows.get(f.filename, (None, None, False))
+            files.append(FileChange(f.filename, f.status, f.additions, f.deletions,
+                                    previous or f.previous_filename, binary or f.binary, patch))
+        return PullRequest(**{**pr.__dict__, "files": files})
 
     def _load_one(self, repo: str, number: int) -> PullRequest:
         """A PR the listing did not leave here (another process listed it, its payload expired)."""
@@ -458,25 +466,16 @@ class GraphQLSource(GitHubSource):
         self._more_pages(repo, [node])
         return self._pull(node)
 
-    def _with_diff(self, repo: str, pr: PullRequest) -> PullRequest:
-        """`pr` with each file's hunks (and a rename's old path) from its diff, or from /files when the
-        diff is too large for GitHub to render."""
-        rows: dict[str, tuple[str | None, str | None, bool]] = {}  # path -> (patch, previous path, binary)
-        diff = None
+    def _diff_rows(self, repo: str, pr: PullRequest) -> dict[str, tuple[str | None, str | None, bool]]:
+        """path -> (hunks, old path, binary) from the PR's diff, or from /files when the diff is too large for
+        GitHub to render."""
         if pr.changed_files <= DIFF_MAX_FILES and pr.additions + pr.deletions <= DIFF_MAX_LINES:
             diff = self._diff(repo, pr)
-        if diff is not None:
-            rows = {d.path: (d.patch, d.previous_path, d.binary) for d in diff}
-        else:
-            self.stats["files_fallback"] += 1
-            for row in self.pages(f"repos/{repo}/pulls/{pr.number}/files", {"per_page": 100}):
-                rows[str(row["filename"])] = (row.get("patch"), row.get("previous_filename"), False)
-        files = []
-        for f in pr.files:
-            patch, previous, binary = rows.get(f.filename, (None, None, False))
-            files.append(FileChange(f.filename, f.status, f.additions, f.deletions,
-                                    previous or f.previous_filename, binary or f.binary, patch))
-        return PullRequest(**{**pr.__dict__, "files": files})
+            if diff is not None:
+                return {d.path: (d.patch, d.previous_path, d.binary) for d in diff}
+        self.stats["files_fallback"] += 1
+        return {str(row["filename"]): (row.get("patch"), row.get("previous_filename"), False)
+                for row in self.pages(f"repos/{repo}/pulls/{pr.number}/files", {"per_page": 100})}
 
     def _diff(self, repo: str, pr: PullRequest) -> list[FileDiff] | None:
         """The PR's whole diff by file, or None when GitHub will not render it (406 too_large).
