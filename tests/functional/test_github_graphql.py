@@ -279,3 +279,11 @@ def test_without_graphql_or_without_a_token_the_rest_api_serves(monkeypatch: pyt
 def test_a_missing_repository_is_a_clear_error() -> None:
     with FakeGitHub(week(), REPO) as gh, pytest.raises(SourceError, match="nobody/nothing not found"):
         source_for(gh).list_merged("nobody/nothing", WEEK)
+
+
+def test_a_query_github_refuses_is_an_error_at_once_not_a_retry() -> None:
+    with FakeGitHub(week(), REPO) as gh:
+        source = source_for(gh)
+        with pytest.raises(SourceError, match="refused the query.*`first` or `last`"):
+            source.query('query { search(query: "repo:acme/widgets", type: ISSUE) { issueCount } }', {})
+        assert gh.counts["graphql_invalid"] == 1 and source.stats["retries"] == 0

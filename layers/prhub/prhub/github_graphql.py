@@ -218,6 +218,8 @@ class GraphQLSource(GitHubSource):
     def _graphql_limit(self, response: requests.Response) -> float | None:
         """Seconds to wait when a 200 answer is a rate-limit error (GitHub answers the primary limit,
         and sometimes a secondary one, with 200 and `errors`), else None."""
+        if b"rate limit" not in response.content.lower() and b"RATE_LIMITED" not in response.content:
+            return None  # the common case, without parsing a large page twice
         try:
             errors = response.json().get("errors") or []
         except (ValueError, AttributeError):
@@ -239,12 +241,14 @@ class GraphQLSource(GitHubSource):
                               "check GITHUB_TOKEN or the token secret")
         if status in (403, 404, 410):
             raise GraphQLUnavailable(f"no GraphQL at {self.graphql_url} ({status} {_message(response)})")
+        if status != 200:
+            raise SourceError(f"GitHub answered the query with {status}: {_message(response)}")
         try:
             answer = response.json()
         except ValueError:
             answer = None
-        if status != 200 or not isinstance(answer, dict):
-            raise PartialAnswer(f"GitHub answered the query with {status} and no usable JSON")
+        if not isinstance(answer, dict):
+            raise PartialAnswer("GitHub's answer to the query was cut off or is not JSON")
         rate = (answer.get("data") or {}).get("rateLimit") if isinstance(answer.get("data"), dict) else None
         if isinstance(rate, dict) and "remaining" in rate:
             self.points = RateLimit(int(rate.get("limit") or 0), int(rate["remaining"]),
@@ -257,6 +261,8 @@ class GraphQLSource(GitHubSource):
                               f"{self.api_url} (or the token cannot see it)")
         if errors and any("timeout" in str(e.get("message", "")).lower() for e in errors):
             raise QueryTimeout(f"GitHub timed out on the query: {errors[0].get('message')}")
+        if "data" not in answer:  # refused before it ran (a malformed or too large query): asking again won't help
+            raise SourceError(f"GitHub refused the query: {'; '.join(str(e.get('message')) for e in errors[:3])}")
         data = answer.get("data")
         if errors or not isinstance(data, dict):
             self.stats["partial"] += 1
