@@ -56,6 +56,7 @@ def test_github_source_report_equals_jsonl_report(tmp_path: Path, monkeypatch: p
         assert sum(f.times for f in gh.faults) == 0, "every injected fault was served"
         assert gh.counts["graphql"] >= 1 and gh.counts["diff"] >= len(online["prs"]) // 2
         assert gh.counts["pull"] == gh.counts["files"] == gh.counts["reviews"] == 0, "no REST detail requests"
+        assert gh.counts["graphql"] <= 8, "listing pages only: the workers found the planner's payloads"
         assert gh.counts["fault_401"] == 0
 
     def facts(report: dict[str, Any]) -> list[tuple]:
