@@ -5,15 +5,19 @@ import json
 import math
 from datetime import timedelta
 
+import boto3
 import pytest
+import yaml
+from moto import mock_aws
 from prhub.errors import RetryLater, SourceError
-from prhub.github import GitHubSource, MemoryEtagCache
+from prhub.github import DynamoEtagCache, GitHubSource, MemoryEtagCache
 from prhub.github_graphql import GraphQLSource, needs_diff
 from prhub.models import FileChange, PullRequest, Review
 from prhub.period import Period
 from prhub.sources import open_source
 
 from tests.fakes import FakeGitHub
+from tests.functional.test_github_etag_dynamo import TEMPLATE, _CfnLoader
 from tests.functional.test_github_source import REPO, WEEK, FakeClock, expected, make_pull
 
 HUNK = "@@ -1,3 +1,4 @@\n import os\n-old = 1\n+new = 2\n+# TODO: drop this\n "
@@ -287,3 +291,24 @@ def test_a_query_github_refuses_is_an_error_at_once_not_a_retry() -> None:
         with pytest.raises(SourceError, match="refused the query.*`first` or `last`"):
             source.query('query { search(query: "repo:acme/widgets", type: ISSUE) { issueCount } }', {})
         assert gh.counts["graphql_invalid"] == 1 and source.stats["retries"] == 0
+
+
+def test_planner_and_worker_lambdas_share_payloads_and_diffs_through_the_cache_table() -> None:
+    props = yaml.load(TEMPLATE.read_text(), Loader=_CfnLoader)["Resources"]["CacheTable"]["Properties"]
+    pulls = week(6)
+    with mock_aws(), FakeGitHub(pulls, REPO) as gh:
+        table = boto3.resource("dynamodb", region_name="us-east-1").create_table(
+            TableName="cache", BillingMode="PAY_PER_REQUEST", KeySchema=props["KeySchema"],
+            AttributeDefinitions=props["AttributeDefinitions"])
+        refs = source_for(gh, etag_cache=DynamoEtagCache(table)).list_merged(REPO, WEEK)  # the plan function
+        gh.reset_counts()
+        worker = source_for(gh, etag_cache=DynamoEtagCache(table))  # a score function: nothing in memory
+        got = [worker.get(REPO, ref) for ref in refs]
+        assert dict(gh.counts) == {"diff": 6}
+        gh.reset_counts()
+        again = [source_for(gh, etag_cache=DynamoEtagCache(table)).get(REPO, ref) for ref in refs]
+        assert dict(gh.counts) == {}  # a later worker (a re-run): payload and diff both from the table
+        keys = sorted(item["key"] for item in table.scan()["Items"])
+    assert_same(got, expected(pulls))
+    assert_same(again, got)
+    assert len(keys) == 12 and all(k.startswith(("etag#graphql:pr:", "etag#graphql:diff:")) for k in keys)
