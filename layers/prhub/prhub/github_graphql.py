@@ -9,8 +9,8 @@ How it spends GitHub's budgets (docs/github.md has the design):
 - details: `list_merged` keeps what it loaded (in memory, and in the payload store that all
   workers share), so `get` usually needs only the PR's diff: one REST request with
   `Accept: application/vnd.github.diff`, or `/files` when GitHub answers 406 (over 300
-  files or 20,000 lines). A PR's finished details are stored under its head commit, so a
-  re-run of the same range sends no detail request at all;
+  files or 20,000 lines). The diff's part (hunks, old paths) is stored under the PR's head
+  commit, so a re-run of the same range sends no detail request at all;
 - limits: `first` stays within 1..100 and the query far under the 500,000-node limit; the
   points budget (`rateLimit { cost remaining resetAt }`) is checked before each query and
   waited for, or handed back as RetryLater when the wait outlasts the caller's deadline;
@@ -41,6 +41,7 @@ from prhub.github import (
     RETRYABLE_EXCEPTIONS,
     SEARCH_CAP,
     CachedResponse,
+    EtagCache,
     GitHubSource,
     RateLimit,
     _message,
@@ -136,15 +137,15 @@ def _actor(actor: Any) -> str:
 class GraphQLSource(GitHubSource):
     """GitHubSource with listing and details through GraphQL (same interface, same `deadline`).
 
-    `payloads` is where listed PRs and finished details are kept for the workers (default: the ETag cache,
+    `payloads` is where listed PRs and their diffs' parts are kept for the workers (default: the ETag cache,
     which is the stack's CacheTable when CACHE_TABLE is set, so every worker sees what the planner listed).
     """
 
-    def __init__(self, *args: Any, graphql_url: str | None = None, payloads: Any = None,
+    def __init__(self, *args: Any, graphql_url: str | None = None, payloads: EtagCache | None = None,
                  page_size: int = PAGE, **options: Any) -> None:
         super().__init__(*args, **options)
         self.graphql_url = graphql_url or graphql_endpoint(self.api_url)
-        self.payloads = payloads if payloads is not None else self.etag_cache
+        self.payloads: EtagCache = payloads if payloads is not None else self.etag_cache
         self.page_size = max(1, min(PAGE, page_size))
         self.points: RateLimit | None = None  # the GraphQL budget, separate from REST's `rate`
         self.graphql = bool(self.token)  # GraphQL needs authentication; without a token REST serves
