@@ -312,3 +312,14 @@ def test_planner_and_worker_lambdas_share_payloads_and_diffs_through_the_cache_t
     assert_same(got, expected(pulls))
     assert_same(again, got)
     assert len(keys) == 12 and all(k.startswith(("etag#graphql:pr:", "etag#graphql:diff:")) for k in keys)
+
+
+def test_a_spent_points_budget_does_not_hold_back_rest_diff_requests() -> None:
+    clock = FakeClock()
+    with FakeGitHub(week(3), REPO, points_limit=4, clock=clock) as gh:
+        source = source_for(gh, clock)
+        refs = source.list_merged(REPO, WEEK)  # 4 points: the budget is now empty until its reset
+        assert source.points is not None and source.points.remaining == 0
+        got = [source.get(REPO, ref) for ref in refs]
+        assert gh.counts["diff"] == 3
+    assert len(got) == 3 and clock.sleeps == []

@@ -163,7 +163,8 @@ class GraphQLSource(GitHubSource):
             headers["Accept"] = accept
         faults = limited = 0
         while True:
-            self._spend_check()
+            if body is not None:  # REST requests draw on another budget (`rate`, checked by its answers)
+                self._spend_check()
             problem = ""
             self.stats["requests"] += 1
             self.stats["graphql" if body is not None else "rest"] += 1
