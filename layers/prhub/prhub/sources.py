@@ -4,7 +4,8 @@ Listing is cheap and done once by the plan step; details are loaded per PR by
 the score worker. `open_source(spec)` turns a run's source spec into a Source:
 
     jsonl:PATH          the export format, PATH local or s3://bucket/key
-    github              the GitHub REST API (prhub.github)
+    github              GitHub's GraphQL API (prhub.github_graphql), the REST API (prhub.github)
+                        where GraphQL cannot serve: no token, or a server without it
 """
 from __future__ import annotations
 
@@ -265,15 +266,15 @@ class JsonlSource:
 
 def open_source(spec: str, s3_client: Any = None, github: Callable[[], Source] | None = None) -> Source:
     """Build the Source a run's spec names: an export (`s3_client` reads s3:// ones) or GitHub (`github` makes
-    it; by default an anonymous GitHubSource on api.github.com)."""
+    it; by default an anonymous source on api.github.com, which REST serves: GraphQL needs a token)."""
     if spec.startswith("jsonl:"):
         return JsonlSource.from_path(spec[len("jsonl:"):], s3_client)
     if spec == "github":
         if github is not None:
             return github()
-        from prhub.github import GitHubSource
+        from prhub.github_graphql import GraphQLSource
 
-        return GitHubSource()
+        return GraphQLSource()
     raise InputError(f"unknown source {spec!r}: use github or jsonl:PATH")
 
 

@@ -113,9 +113,11 @@ class Deps:
         cache = DynamoCache(dynamodb, settings.cache_table)
 
         def github() -> Source:
-            from prhub.github import CacheEtags, GitHubSource
+            from prhub.github import CacheEtags
+            from prhub.github_graphql import GraphQLSource
 
-            return GitHubSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
+            # GraphQL lists a page of PRs with their files in one request; it hands over to REST where it cannot.
+            return GraphQLSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
 
         def idempotency() -> BasePersistenceLayer:
             from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
