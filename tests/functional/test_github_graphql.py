@@ -3,18 +3,19 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from datetime import timedelta
 
 import boto3
 import pytest
 import yaml
 from moto import mock_aws
+from prhub.cache import DynamoCache
 from prhub.errors import RetryLater, SourceError
-from prhub.github import DynamoEtagCache, GitHubSource, MemoryEtagCache
+from prhub.github import CacheEtags, GitHubSource, MemoryEtagCache
 from prhub.github_graphql import GraphQLSource, needs_diff
 from prhub.models import FileChange, PullRequest, Review
 from prhub.period import Period
-from prhub.sources import open_source
 
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_etag_dynamo import TEMPLATE, _CfnLoader
@@ -258,7 +259,7 @@ def test_enterprise_server_has_graphql_under_api_graphql(monkeypatch: pytest.Mon
         monkeypatch.setenv("GITHUB_TOKEN", "env-token")
         monkeypatch.delenv("GITHUB_TOKEN_SECRET", raising=False)
         monkeypatch.delenv("CACHE_TABLE", raising=False)
-        source = open_source("github")
+        source = GraphQLSource.from_env(os.environ)  # what Deps builds for the "github" source
         assert isinstance(source, GraphQLSource) and source.graphql_url.endswith("/api/graphql")
         got = fetch_all(source)
         assert gh.counts["graphql"] == 1 and gh.counts["fault_401"] == 0
@@ -300,13 +301,16 @@ def test_planner_and_worker_lambdas_share_payloads_and_diffs_through_the_cache_t
         table = boto3.resource("dynamodb", region_name="us-east-1").create_table(
             TableName="cache", BillingMode="PAY_PER_REQUEST", KeySchema=props["KeySchema"],
             AttributeDefinitions=props["AttributeDefinitions"])
-        refs = source_for(gh, etag_cache=DynamoEtagCache(table)).list_merged(REPO, WEEK)  # the plan function
+        shared = CacheEtags(DynamoCache(boto3.client("dynamodb", region_name="us-east-1"), table.name))
+        refs = source_for(gh, etag_cache=shared).list_merged(REPO, WEEK)  # the plan function
         gh.reset_counts()
-        worker = source_for(gh, etag_cache=DynamoEtagCache(table))  # a score function: nothing in memory
+        worker = source_for(gh, etag_cache=CacheEtags(DynamoCache(boto3.client("dynamodb", region_name="us-east-1"),
+                                                                  "cache")))  # a score function: nothing in memory
         got = [worker.get(REPO, ref) for ref in refs]
         assert dict(gh.counts) == {"diff": 6}
         gh.reset_counts()
-        again = [source_for(gh, etag_cache=DynamoEtagCache(table)).get(REPO, ref) for ref in refs]
+        again = [source_for(gh, etag_cache=CacheEtags(DynamoCache(boto3.client("dynamodb", region_name="us-east-1"),
+                                                                   "cache"))).get(REPO, ref) for ref in refs]
         assert dict(gh.counts) == {}  # a later worker (a re-run): payload and diff both from the table
         keys = sorted(item["key"] for item in table.scan()["Items"])
     assert_same(got, expected(pulls))
