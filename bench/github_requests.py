@@ -21,7 +21,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from prhub.flow import TREND_WEEKS
+from prhub.flow.plan import TREND_WEEKS
 from prhub.github import GitHubSource, MemoryEtagCache
 from prhub.github_graphql import GraphQLSource
 from prhub.models import PullRequest
