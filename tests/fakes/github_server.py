@@ -20,7 +20,9 @@ inline fragments), GitHub's connection bounds, node limit and point cost, and a 
 budget of its own (`rateLimit { cost remaining resetAt }`, x-ratelimit-* headers with
 resource `graphql`; when spent, 200 with a `RATE_LIMITED` error). Served: `rateLimit`,
 `repository(owner, name) { nameWithOwner pullRequest(number) }` and `search(type: ISSUE,
-query, first, after)` with the REST search's qualifiers and its 1,000-result cap; pull
+query, first, after)`, aliased as often as a query likes (`a0: search(...) a1: search(...)`), with the
+REST search's qualifiers and its 1,000-result cap, and `sort:created-asc|desc` in the query string (GitHub
+takes the sort there, not as an argument; the fake's PRs are created when merged, so it sorts by merge); pull
 requests with number, title, body, url, merged, mergedAt, baseRefName, headRefOid,
 additions, deletions, changedFiles, author { login __typename }, mergeCommit { oid message },
 labels, commits { totalCount }, reviews, files (at most 3,000, like REST; not confirmed for
@@ -276,7 +278,7 @@ class FakeGitHub(LoopbackServer):
 
     def search(self, query: str) -> list[PullRequest] | str:
         """The PRs a search query matches (sorted by number), or an error message."""
-        repo, merged, author = None, None, None
+        repo, merged, author, sort = None, None, None, ""
         flags = set()
         for token in query.split():
             key, _, value = token.partition(":")
@@ -286,6 +288,8 @@ class FakeGitHub(LoopbackServer):
                 flags.add(value)
             elif key == "author":
                 author = value.lower()
+            elif key == "sort":
+                sort = value
             elif key == "merged":
                 merged = _parse_range(value)
                 if merged is None:
@@ -296,6 +300,8 @@ class FakeGitHub(LoopbackServer):
                 and (author is None or pr.author.lower() == author)]
         if flags - {"pr", "merged", "closed"}:
             hits = []
+        if sort in ("created-asc", "created-desc", "created"):  # the fake's PRs are created when merged
+            return sorted(hits, key=lambda pr: (pr.merged_at, pr.number), reverse=sort != "created-asc")
         return sorted(hits, key=lambda pr: pr.number)
 
 
@@ -566,10 +572,12 @@ class _Handler(BaseHTTPRequestHandler):
         data, errors = gql.execute(fake.graphql_root(base, cost, remaining, reset, nodes), selections,
                                    {name: None for name in missing} | variables)
         if fault and fault.kind == "partial":
-            nodes_list = (data.get("search") or {}).get("nodes") if isinstance(data.get("search"), dict) else None
-            if nodes_list:
-                nodes_list[0] = None  # GitHub could not load this one result; it says so in errors
-                errors.append({"type": "SERVICE_UNAVAILABLE", "path": ["search", "nodes", 0],
+            # The first search (aliased or not) with a result: GitHub could not load it, and says so in errors.
+            hit = next((alias for alias, value in data.items()
+                        if isinstance(value, dict) and value.get("nodes")), None)
+            if hit is not None:
+                data[hit]["nodes"][0] = None
+                errors.append({"type": "SERVICE_UNAVAILABLE", "path": [hit, "nodes", 0],
                                "message": "Something went wrong while loading this item."})
         fake.count("graphql", self.path, 200)
         answer: dict[str, Any] = {"data": data}

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -38,6 +38,7 @@ from prhub.diffs import FileDiff, hunks_complete, split_diff
 from prhub.errors import RetryLater, SourceError
 from prhub.github import (
     FILES_CAP,
+    LOGIN,
     RETRYABLE_EXCEPTIONS,
     SEARCH_CAP,
     CachedResponse,
@@ -49,6 +50,7 @@ from prhub.github import (
 )
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
+from prhub.sources import COMPARISONS, History, Tagger, history_entry
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,25 @@ ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
   {RATE}
   repository(owner: $owner, name: $name) {{ pullRequest(number: $number) {{ {PULL} }} }}
 }}"""
+
+
+# History: the comparison periods' PRs with what `tag` reads for modules (title, labels, paths), no bodies,
+# reviews or line counts; and each author's first merge, FIRSTS_PER_QUERY searches (aliases) in one query.
+EARLIER_QUERY = f"""query($q: String!, $first: Int!, $after: String) {{
+  {RATE}
+  search(type: ISSUE, query: $q, first: $first, after: $after) {{
+    issueCount
+    pageInfo {{ hasNextPage endCursor }}
+    nodes {{ ... on PullRequest {{ number title url mergedAt author {{ {ACTOR} }}
+      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }} }} }}
+  }}
+}}"""
+# Each alias is one search connection of first 1: 25 cost 1 point and ask for 25 nodes, far within the
+# 500,000-node limit. GitHub documents no alias limit; its secondary limits count a query (not its aliases) as
+# one GraphQL point of 2,000 a minute. Whether each aliased search also draws on the search API's own 30 a
+# minute is not documented: 25 stays below it even if it does.
+FIRSTS_PER_QUERY = 25
+FIRST_FIELDS = "issueCount nodes { ... on PullRequest { number mergedAt } }"
 
 
 class GraphQLUnavailable(SourceError):
@@ -413,6 +434,89 @@ class GraphQLSource(GitHubSource):
                      if isinstance(r, dict) and r.get("state") != "PENDING"],
             commits=(node.get("commits") or {}).get("totalCount"),
         )
+
+    # --- history ------------------------------------------------------------------------------
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The comparison periods' PRs from one listing over their whole span (modules by `tag` from titles,
+        labels and paths), and the authors' first merges FIRSTS_PER_QUERY to a query: per login one search
+        `author:L merged:<=T sort:created-asc` with `first: 1`, whose `issueCount` says whether they merged
+        before and whose node (their oldest PR) gives the date. GitHub's search cannot sort by merge time:
+        the date is the merge of their first-opened PR, which may not be their first merge.
+        A display name (an export's or a co-author trailer's) cannot be searched: recorded as not new."""
+        if not self.graphql:
+            return super().history(repo, period, authors, tag)
+        try:
+            earlier = self._earlier(repo, period, tag)
+            first = self._first_merges(repo, period, authors)
+        except GraphQLUnavailable as exc:
+            log.warning("%s: using the REST API instead", exc)
+            self.graphql = False
+            return super().history(repo, period, authors, tag)
+        return History(earlier, first)
+
+    def _earlier(self, repo: str, period: Period, tag: Tagger) -> list[dict[str, Any]]:
+        start, stop = period.previous(COMPARISONS)[0].start_utc, period.start_utc - timedelta(seconds=1)
+        tz = zone(period.tz)
+        slices = [(start, stop)]
+        found: dict[int, PullRequest] = {}
+        while slices:
+            low, high = slices.pop(0)
+            merged = f"{low.astimezone(tz).isoformat()}..{high.astimezone(tz).isoformat()}"
+            variables: dict[str, Any] = {"q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc",
+                                         "first": PAGE, "after": None}
+            while True:
+                search = self._query_retrying(EARLIER_QUERY, variables).get("search")
+                if not isinstance(search, dict):
+                    raise SourceError(f"GitHub's search for {repo} answered no results object")
+                total = int(search.get("issueCount") or 0)
+                if variables["after"] is None and total > SEARCH_CAP and high > low:
+                    slices[:0] = [(parse_timestamp(a), parse_timestamp(b))
+                                  for a, b in _split(low, high, -(-total // (SEARCH_CAP * 4 // 5)))]
+                    break
+                for node in search.get("nodes") or []:
+                    if isinstance(node, dict) and node.get("mergedAt"):
+                        pr = self._history_pull(node)
+                        if start <= pr.merged_at <= stop:
+                            found[pr.number] = pr
+                info = search.get("pageInfo") or {}
+                if not (info.get("hasNextPage") and info.get("endCursor")):
+                    break
+                variables = {**variables, "after": str(info["endCursor"])}
+        prs = sorted(found.values(), key=lambda pr: (pr.merged_at, pr.number))
+        return [history_entry(pr, tag(pr)) for pr in prs]
+
+    @staticmethod
+    def _history_pull(node: dict[str, Any]) -> PullRequest:
+        """What `tag` reads of a history node; files past the first 100 do not change a PR's modules much."""
+        return PullRequest(
+            number=int(node["number"]), title=str(node.get("title") or ""), body="", author=_actor(node.get("author")),
+            merged_at=parse_timestamp(str(node["mergedAt"])), url=str(node.get("url") or ""),
+            labels=[str(lb["name"]) for lb in (node.get("labels") or {}).get("nodes") or [] if isinstance(lb, dict)],
+            files=[FileChange(str(f["path"]), "modified", 0, 0)
+                   for f in (node.get("files") or {}).get("nodes") or [] if isinstance(f, dict)])
+
+    def _first_merges(self, repo: str, period: Period, authors: Iterable[str]) -> dict[str, str]:
+        before = format_timestamp(period.start_utc - timedelta(seconds=1))
+        wanted = sorted({a.lower() for a in authors})
+        first = {name: "" for name in wanted if not LOGIN.match(name)}  # display names: never called new
+        logins = [name for name in wanted if LOGIN.match(name)]
+        for at in range(0, len(logins), FIRSTS_PER_QUERY):
+            batch = logins[at: at + FIRSTS_PER_QUERY]
+            variables = {f"q{i}": f"repo:{repo} is:pr is:merged author:{login} merged:<={before} sort:created-asc"
+                         for i, login in enumerate(batch)}
+            params = ", ".join(f"${name}: String!" for name in variables)
+            fields = " ".join(f"a{i}: search(type: ISSUE, query: $q{i}, first: 1) {{ {FIRST_FIELDS} }}"
+                              for i in range(len(batch)))
+            data = self._query_retrying(f"query({params}) {{ {RATE} {fields} }}", variables)
+            for i, login in enumerate(batch):
+                search = data.get(f"a{i}")
+                if not isinstance(search, dict):
+                    raise SourceError(f"GitHub answered no first-merge search for {login} in {repo}")
+                if int(search.get("issueCount") or 0):
+                    nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
+                    first[login] = str(nodes[0].get("mergedAt") or "") if nodes else ""
+        return dict(sorted(first.items()))
 
     # --- details ------------------------------------------------------------------------------
 
