@@ -4,12 +4,15 @@
 
 Runs each source against the fake GitHub on 127.0.0.1 fed
 ../shared/data/verl-project-verl/pulls.jsonl the way one run uses it: the planner lists the
-range and, like flow._plan_one, each of the TREND_WEEKS weeks before it that the history has not
-seen yet (history lookups); then every PR's details are loaded, as the score workers do. The re-run
-keeps the state of the first (ETag cache / payload store, history), as a second run of the same
-range in the deployed stack would.
+range and asks the source for its history (`Source.history`: the COMPARISONS periods before it
+and the first merge of each of the range's authors; history lookups), then every PR's details are
+loaded, as the score workers do. The re-run keeps the state of the first (ETag cache / payload
+store), as a second run of the same range in the deployed stack would; its history is asked again,
+since a report's history comes from the repository's own record and never from the state (REST's
+searches then answer 304s, GraphQL's POSTs cannot be conditional).
 
-Requests are HTTP requests the fake answered (GraphQL and REST, 304s included, faults none).
+Requests are HTTP requests the fake answered (GraphQL and REST, 304s included, faults none), the
+history lookups included.
 Points are what the fake's GraphQL charged (`rateLimit.cost`). `run()` returns the figures and
 "rows" for the bench table.
 """
@@ -17,11 +20,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from prhub.flow.plan import TREND_WEEKS
 from prhub.github import GitHubSource, MemoryEtagCache
 from prhub.github_graphql import GraphQLSource
 from prhub.models import PullRequest
@@ -37,17 +39,19 @@ TZ = "Asia/Shanghai"
 SOURCES: dict[str, Callable[..., GitHubSource]] = {"rest": GitHubSource, "graphql": GraphQLSource}
 
 
-def _pass(gh: FakeGitHub, source: GitHubSource, period: Period, seen: list[datetime]) -> dict[str, Any]:
-    """One run: plan (listing + history lookups), then every PR's details; counted by the fake."""
+def no_modules(pr: PullRequest) -> list[str]:
+    """The bench's tagger: it counts requests, which modules do not change."""
+    return []
+
+
+def _pass(gh: FakeGitHub, source: GitHubSource, period: Period) -> dict[str, Any]:
+    """One run: plan (listing + history), then every PR's details; counted by the fake."""
     gh.reset_counts()
     started = time.perf_counter()
     refs = source.list_merged(REPO, period)
-    lookups = 0
-    for week in period.previous_weeks(TREND_WEEKS):
-        if not any(week.contains(moment) for moment in seen):
-            lookups += 1
-            seen.extend(ref.merged_at for ref in source.list_merged(REPO, week))
-    seen.extend(ref.merged_at for ref in refs)
+    before = sum(gh.counts.values())
+    history = source.history(REPO, period, {ref.author for ref in refs}, no_modules)
+    lookups = sum(gh.counts.values()) - before
     pulls = [source.get(REPO, ref) for ref in refs]
     seconds = time.perf_counter() - started
     prs = max(1, len(refs))
@@ -55,7 +59,8 @@ def _pass(gh: FakeGitHub, source: GitHubSource, period: Period, seen: list[datet
     requests = sum(gh.counts.values()) - faults
     diffs = gh.counts["diff"]
     return {"prs": len(refs), "requests": requests, "not_modified": gh.counts["not_modified"],
-            "history_lookups": lookups, "by_kind": dict(sorted(gh.counts.items())),
+            "history_lookups": lookups, "earlier": len(history.earlier),
+            "first_merged": len(history.first_merged), "by_kind": dict(sorted(gh.counts.items())),
             "per_pr": round(requests / prs, 3), "without_diffs_per_pr": round((requests - diffs) / prs, 3),
             "diffs_per_pr": round(diffs / prs, 3), "points": gh.points_spent,
             "points_per_pr": round(gh.points_spent / prs, 3), "seconds": round(seconds, 3), "pulls": pulls}
@@ -65,11 +70,10 @@ def measure(kind: str, since: str, until: str, pulls: list[PullRequest]) -> dict
     """The first run and a re-run with the same state, for one source kind and range."""
     period = Period.parse(since, until, TZ)
     cache = MemoryEtagCache()
-    seen: list[datetime] = []
     with FakeGitHub(pulls, REPO) as gh:
         make = SOURCES[kind]
-        first = _pass(gh, make(token="bench", api_url=gh.url, etag_cache=cache), period, seen)
-        rerun = _pass(gh, make(token="bench", api_url=gh.url, etag_cache=cache), period, seen)
+        first = _pass(gh, make(token="bench", api_url=gh.url, etag_cache=cache), period)
+        rerun = _pass(gh, make(token="bench", api_url=gh.url, etag_cache=cache), period)
     return {"source": kind, "range": f"{since}..{until} {TZ}", "first": first, "rerun": rerun}
 
 
@@ -100,7 +104,8 @@ def run() -> dict[str, Any]:
             label = f"github {kind} {name} ({first['prs']} PRs)"
             rows.append([f"{label} first: requests/PR", f"{first['per_pr']:.2f}",
                          f"{first['requests']} requests ({', '.join(f'{k} {v}' for k, v in first['by_kind'].items())}"
-                         f"), {first['history_lookups']} history lookups; {first['without_diffs_per_pr']:.2f}/PR "
+                         f"), {first['history_lookups']} of them history lookups ({first['earlier']} earlier PRs, "
+                         f"{first['first_merged']} authors not new); {first['without_diffs_per_pr']:.2f}/PR "
                          f"without diffs; same PRs, files and lines as the export: {result['same_as_export']}; "
                          f"{first['seconds']:.2f} s"])
             rows.append([f"{label} first: diffs/PR", f"{first['diffs_per_pr']:.2f}",
@@ -109,7 +114,8 @@ def run() -> dict[str, Any]:
                 rows.append([f"{label} first: points/PR", f"{first['points_per_pr']:.3f}",
                              f"{first['points']} GraphQL points (rateLimit.cost) in all"])
             rows.append([f"{label} re-run: requests/PR", f"{rerun['per_pr']:.2f}",
-                         f"{rerun['requests']} requests, {rerun['not_modified']} of them 304s "
+                         f"{rerun['requests']} requests, {rerun['not_modified']} of them 304s, "
+                         f"{rerun['history_lookups']} history lookups "
                          f"({', '.join(f'{k} {v}' for k, v in rerun['by_kind'].items())}); "
                          f"{rerun['points']} points; {rerun['seconds']:.2f} s"])
             for run_ in (first, rerun):
