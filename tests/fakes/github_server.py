@@ -5,7 +5,8 @@ Serves GET /repos/O/N, /search/issues (repo:, is:pr, is:merged, author:, merged:
 /repos/O/N/git/commits/SHA (the squash commit, with Co-authored-by trailers),
 with Link pagination, X-RateLimit-* headers (a real budget, spent by every non-304
 answer), ETags and 304s. Faults are queued per test (`inject`) and matched by path
-pattern; every answer is counted by kind, 304s separately.
+pattern (GraphQL ones also by a pattern of the query text); every answer is counted
+by kind, 304s separately.
 
 The pull endpoint also speaks the diff media type (`Accept: application/vnd.github.diff`):
 the PR's whole `git diff`, or 406 `too_large` past 300 files or 20,000 changed lines as
@@ -71,6 +72,7 @@ class Fault:
     retry_after: int = 2  # seconds, for 403-retry-after and 429
     reset_in: int = 30  # seconds until the primary limit resets, for exhausted
     delay: float = 1.0  # seconds, for slow
+    query: re.Pattern[str] | None = None  # GraphQL: only requests whose query text matches
 
 
 def load_export(path: str | Path) -> list[PullRequest]:
@@ -140,17 +142,19 @@ class FakeGitHub(LoopbackServer):
 
     # --- test controls ------------------------------------------------------------------------
 
-    def inject(self, kind: str, path: str = ".", times: int = 1, **options: Any) -> None:
-        """Answer the next `times` requests whose path matches the regex `path` with fault `kind`."""
+    def inject(self, kind: str, path: str = ".", times: int = 1, query: str | None = None, **options: Any) -> None:
+        """Answer the next `times` requests whose path matches the regex `path` (and, for GraphQL, whose query
+        text matches the regex `query`) with fault `kind`."""
         if kind not in FAULTS:
             raise ValueError(f"unknown fault {kind!r}; known: {FAULTS}")
         with self._lock:
-            self.faults.append(Fault(kind, re.compile(path), times, **options))
+            self.faults.append(Fault(kind, re.compile(path), times, query=re.compile(query) if query else None,
+                                     **options))
 
-    def take_fault(self, path: str) -> Fault | None:
+    def take_fault(self, path: str, text: str = "") -> Fault | None:
         with self._lock:
             for fault in self.faults:
-                if fault.times > 0 and fault.path.search(path):
+                if fault.times > 0 and fault.path.search(path) and (fault.query is None or fault.query.search(text)):
                     fault.times -= 1
                     return fault
         return None
@@ -525,7 +529,7 @@ class _Handler(BaseHTTPRequestHandler):
             fake.count("not_found", self.path, 404)
             self._send(404, b'{"message": "Not Found"}', json_type)
             return
-        fault = fake.take_fault(self.path)
+        fault = fake.take_fault(self.path, raw.decode("utf-8", errors="replace"))
         if fault and fault.kind == "slow":
             time.sleep(fault.delay)
             fault = None
