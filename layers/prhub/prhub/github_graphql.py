@@ -11,6 +11,8 @@ How it spends GitHub's budgets (docs/github.md has the design):
   `Accept: application/vnd.github.diff`, or `/files` when GitHub answers 406 (over 300
   files or 20,000 lines). The diff's part (hunks, old paths) is stored under the PR's head
   commit, so a re-run of the same range sends no detail request at all;
+- history: the comparison periods' PRs in one light listing over their span (titles, labels, paths),
+  and the authors' first merges 25 aliased `search(first: 1)` a query (see `history`);
 - limits: `first` stays within 1..100 and the query far under the 500,000-node limit; the
   points budget (`rateLimit { cost remaining resetAt }`) is checked before each query and
   waited for, or handed back as RetryLater when the wait outlasts the caller's deadline;
