@@ -26,7 +26,7 @@ WEEK = {"since": "2026-06-01", "until": "2026-06-07"}
 
 
 def nothing_written(stack: Stack) -> None:
-    for table in ("RunsTable", "ResultsTable", "HistoryTable"):
+    for table in ("RunsTable", "ResultsTable"):
         assert items(stack, table) == [], table
     assert depth(stack, "ScoreQueue") == 0 and depth(stack, "ReportQueue") == 0
 

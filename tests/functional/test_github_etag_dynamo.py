@@ -64,7 +64,7 @@ def test_bodies_too_big_for_an_item_are_skipped_not_failed(table: Any, caplog: p
 def test_the_stack_cache_table_is_the_github_sources_cache(table: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    names = ("RUNS_TABLE", "RESULTS_TABLE", "HISTORY_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
+    names = ("RUNS_TABLE", "RESULTS_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
              "REPORT_QUEUE_URL", "SITE_BUCKET")
     aws.reset()
     try:

@@ -116,7 +116,6 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]
         # A cache hit spends nothing in this run.
         scored.tokens_in = scored.tokens_out = 0
     stored = deps.store.put_result(run_id, scored, now, cached=cached)
-    deps.store.record_scored(run.repo, scored)
     return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
 
 
