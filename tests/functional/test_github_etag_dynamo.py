@@ -76,7 +76,9 @@ def test_the_stack_cache_table_is_the_github_sources_cache(table: Any, monkeypat
     finally:
         aws.reset()
     keys = [item["key"] for item in table.scan()["Items"]]
-    assert keys and all(key.startswith("etag#" + url) for key in keys)
+    # The GraphQL source keeps its payloads and diffs there too, REST its ETags: all under the ETag cache's prefix
+    assert keys and all(key.startswith(("etag#" + url, "etag#graphql:")) for key in keys)
+    assert any(key.startswith("etag#graphql:pr:") for key in keys)
 
 
 def test_a_new_worker_reuses_the_shared_cache_and_pays_only_304s(table: Any) -> None:
