@@ -7,11 +7,13 @@ import math
 from datetime import date, timedelta
 
 import pytest
+from prhub.config import RepoConfig
 from prhub.errors import SourceError
 from prhub.github import LOGIN
 from prhub.github_graphql import FIRSTS_PER_QUERY, GraphQLSource
 from prhub.models import PullRequest
 from prhub.period import Period
+from prhub.scoring import modules_for
 from prhub.sources import COMPARISONS, History, JsonlSource
 
 from tests.conftest import VERL_EXPORT
@@ -124,11 +126,16 @@ def test_verl_history_from_graphql_is_the_exports(verl: tuple[JsonlSource, list[
     jsonl, pulls = verl
     period = Period.parse(since, until, "Asia/Shanghai")
     authors = {ref.author for ref in jsonl.list_merged(VERL, period)}
+    config = RepoConfig(VERL, tz="Asia/Shanghai")
+
+    def engine(pr: PullRequest) -> list[str]:  # the flow's tagger: trends compare modules as the engine tags them
+        return modules_for(pr, config)
+
     with FakeGitHub(pulls, VERL) as gh:
         source = GraphQLSource(token="t", api_url=gh.url, sleep=lambda s: None)
-        history = source.history(VERL, period, authors, folders)
+        history = source.history(VERL, period, authors, engine)
         requests = sum(gh.counts.values())
-    want = jsonl.history(VERL, period, authors, folders)
+    want = jsonl.history(VERL, period, authors, engine)
     assert [e["number"] for e in history.earlier] == [e["number"] for e in want.earlier]
     # Modules too, but for a PR with more than 100 files (the history reads its first 100 paths).
     wide = {p.number for p in pulls if len(p.files) > 100}
