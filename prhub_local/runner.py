@@ -41,6 +41,7 @@ from typing import Any
 
 from prhub.config import Settings, WatchList
 from prhub.errors import InputError, PrhubError
+from prhub.flow.deliver import LITERAL_ENV
 from prhub.period import Period
 from prhub.store import Store
 
@@ -127,6 +128,7 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
     } for m in messages]}
 
 
+FLOW_QUEUES = ("ScoreQueue", "ReportQueue", "DeliveryQueue")  # a run is done when all three are drained
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
 IDLE_POLL = 0.2  # s between short polls of an empty queue
@@ -241,6 +243,7 @@ class Runner:
                      f"to {r['period']['until']} ({r['period']['tz']})")
         pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
         pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
+        pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue", 5))  # chat and e-mail, after publishing
         for p in pollers:
             p.start()
         try:
@@ -266,7 +269,7 @@ class Runner:
                 self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
                 last = progress
             reported = all(r is not None and r.status == "reported" for r in runs)
-            drained = self.idle() and self.queue_empty("ScoreQueue", sqs) and self.queue_empty("ReportQueue", sqs)
+            drained = self.idle() and all(self.queue_empty(q, sqs) for q in FLOW_QUEUES)
             if reported and drained:
                 return
             if drained and not reported:
@@ -383,7 +386,8 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
 def function_env(stack: Stack) -> AbstractContextManager[None]:
     """The environment template.yaml gives the functions, for the handlers' calls."""
     return patched_env({**stack.function_env(), "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL",
-                                                                                       "WARNING")})
+                                                                                       "WARNING"),
+                        LITERAL_ENV: "1"})  # an operator tries a channel locally with a literal url (warned)
 
 
 def run_store(stack: Stack) -> Store:

@@ -154,6 +154,8 @@ class Settings:
     site_url: str = ""
     config_parameter: str = ""
     max_receive_count: int = 3
+    delivery_queue_url: str = ""  # DeliveryQueue: one message per (report, channel)
+    deliveries_table: str = ""  # DeliveriesTable: the delivery ledger and log (prhub.notify.ledger)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -171,6 +173,8 @@ class Settings:
                 site_url=env.get("SITE_URL", ""),
                 config_parameter=env.get("PRHUB_CONFIG_PARAMETER", ""),
                 max_receive_count=int(env.get("MAX_RECEIVE_COUNT", "3")),
+                delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
+                deliveries_table=env.get("DELIVERIES_TABLE", ""),
             )
         except KeyError as exc:
             raise InputError(f"environment variable {exc.args[0]} is not set (template.yaml sets it)") from exc
