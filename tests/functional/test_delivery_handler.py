@@ -236,3 +236,15 @@ def test_a_literal_url_is_refused_in_the_stack(stack: Stack, hooks: dict[str, Ho
     answer = deliver_one(literal, service(clock))
     assert answer["sent"] is False and "local runner only" in answer["detail"]
     assert hooks["slack"].received == []
+
+
+def test_a_secret_outside_the_stacks_prefix_is_refused_with_the_reason(
+        stack: Stack, hooks: dict[str, Hook], clock: Clock) -> None:
+    _, messages = publish(stack)
+    aws.client("secretsmanager").create_secret(Name=f"elsewhere/{stack.prefix}", SecretString=hooks["slack"].url)
+    job = jobs(messages)["slack"]
+    outside = Delivery.parse(json.dumps({**job.raw, "channel": {"channel": "slack",
+                                                                "url_secret": f"elsewhere/{stack.prefix}"}}))
+    answer = deliver_one(outside, service(clock))
+    assert answer["sent"] is False and "outside 'prhub/notify/'" in answer["detail"]
+    assert hooks["slack"].received == []

@@ -1017,7 +1017,6 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "sqs:GetQueueAttributes": {"DeliveryQueue"},
         "sqs:SendMessage": {"DeliveryQueue"},  # a delayed copy for a channel that asks for a long wait
         "dynamodb:GetItem": {"DeliveriesTable"}, "dynamodb:UpdateItem": {"DeliveriesTable"},
-        "dynamodb:Query": {"DeliveriesTable"},  # the delivery log
         "s3:GetObject": {"SiteBucket"},
         "secretsmanager:GetSecretValue": {"NotifySecretPrefix"},
         "ses:SendEmail": {"NotifyEmailIdentity"},

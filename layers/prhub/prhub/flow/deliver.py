@@ -93,6 +93,7 @@ class DeliveryDeps:
     email: EmailClient | None = None
     sender: str = ""
     allow_literal: bool = False
+    secret_prefix: str = ""  # NotifySecretPrefix: the only secrets the function's role may read
     clock: Callable[[], float] = time.time
     sleep: Callable[[float], None] = time.sleep
 
@@ -112,7 +113,7 @@ class DeliveryDeps:
         return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
                    aws.S3Bucket(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
                    secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
-                   env.get(LITERAL_ENV) == "1")
+                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""))
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> di
     if claim.kind == "update":
         message = replace(message, title=UPDATED.get(message.lang, UPDATED["en"]) + message.title)
     try:
+        check_secret_names(job.channel, deps.secret_prefix)
         target = resolve(job.channel, deps.read_secret, allow_literal=deps.allow_literal)
     except Exception as exc:  # a missing secret or a literal URL in the stack: nothing to retry here
         _finish(deps, claim, job, "gave_up", digest, 0, f"{type(exc).__name__}: {exc}")
@@ -196,6 +198,14 @@ def _finish(deps: DeliveryDeps, claim: Claim, job: Delivery, status: Any, digest
     now = deps.clock()
     deps.ledger.finish(claim, status=status, run_id=job.run_id, digest=digest, attempts=attempts, detail=detail,
                        at=format_timestamp(datetime.fromtimestamp(now, UTC)), now=int(now))
+
+
+def check_secret_names(channel: Channel, prefix: str) -> None:
+    """Secret names outside the stack's prefix would be refused by IAM with an opaque AccessDenied: say why."""
+    for name in (channel.url_secret, channel.secret_name):
+        if prefix and name and not name.startswith(prefix):
+            raise InputError(f"{channel.channel}: secret {name!r} is outside {prefix!r} (the stack's "
+                             "NotifySecretPrefix), which is all DeliveryFunction may read")
 
 
 def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
