@@ -248,3 +248,13 @@ def test_a_secret_outside_the_stacks_prefix_is_refused_with_the_reason(
     answer = deliver_one(outside, service(clock))
     assert answer["sent"] is False and "outside 'prhub/notify/'" in answer["detail"]
     assert hooks["slack"].received == []
+
+
+def test_the_sample_event_is_one_delivery_message() -> None:
+    from tests.conftest import load_event
+
+    [record] = load_event("deliver-sqs.json")["Records"]
+    job = Delivery.parse(record["body"])
+    assert job.report_key == PREFIX and job.channel.url_secret == "prhub/notify/slack-eng"
+    assert json.loads(record["body"]) == {"run_id": job.run_id, "report_key": job.report_key,
+                                          "language": job.language, "channel": job.channel.to_dict()}
