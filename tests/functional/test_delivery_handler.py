@@ -258,3 +258,22 @@ def test_the_sample_event_is_one_delivery_message() -> None:
     assert job.report_key == PREFIX and job.channel.url_secret == "prhub/notify/slack-eng"
     assert json.loads(record["body"]) == {"run_id": job.run_id, "report_key": job.report_key,
                                           "language": job.language, "channel": job.channel.to_dict()}
+
+
+def test_a_claim_held_by_a_live_worker_is_retried_later_and_taken_over_when_its_lease_ends(
+        stack: Stack, hooks: dict[str, Hook], clock: Clock) -> None:
+    from prhub.notify.ledger import LEASE_SECONDS, Ledger
+
+    _, messages = publish(stack)
+    deps, job = service(clock), jobs(messages)["slack"]
+    # A worker claimed it and died before recording anything (a Lambda timeout).
+    digest = "d" * 64
+    claimed = Ledger(aws.client("dynamodb"), stack.tables["DeliveriesTable"]).claim(
+        PREFIX, channel_id(job.channel), run_id=job.run_id, label=job.channel.label, digest=digest, updates=False,
+        now=int(clock.now))
+    assert claimed.send
+    with pytest.raises(DeliveryFailed, match="another worker is sending it"):
+        deliver_one(job, deps)  # not dropped: SQS brings it back
+    assert hooks["slack"].received == []
+    clock.now += LEASE_SECONDS + 1
+    assert deliver_one(job, deps)["sent"] is True and len(hooks["slack"].accepted) == 1

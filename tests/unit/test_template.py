@@ -426,7 +426,8 @@ def test_no_function_uses_a_sam_sqs_event() -> None:
 
 
 @pytest.mark.parametrize(("queue", "dlq", "function"), [("ScoreQueue", "ScoreDLQ", "ScoreFunction"),
-                                                        ("ReportQueue", "ReportDLQ", "ReportFunction")])
+                                                        ("ReportQueue", "ReportDLQ", "ReportFunction"),
+                                                        ("DeliveryQueue", "DeliveryDLQ", "DeliveryFunction")])
 def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> None:
     q = props(queue)
     assert q["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": [dlq, "Arn"]}, "maxReceiveCount": 3}
@@ -434,6 +435,15 @@ def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> No
     assert q["VisibilityTimeout"] >= 6 * function_setting(function, "Timeout")
     assert q["SqsManagedSseEnabled"] is True and props(dlq)["SqsManagedSseEnabled"] is True
     assert props(dlq)["MessageRetentionPeriod"] >= q.get("MessageRetentionPeriod", 345600)
+
+
+def test_a_delivery_claim_outlives_its_worker_and_ends_before_the_message_comes_back() -> None:
+    from prhub.notify.ledger import LEASE_SECONDS
+
+    assert function_setting("DeliveryFunction", "Timeout") < LEASE_SECONDS < props("DeliveryQueue")["VisibilityTimeout"]
+    mapping = props("DeliveryQueueMapping")
+    assert mapping["FunctionName"] == {"Ref": "DeliveryFunction"}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]  # one channel fails alone
 
 
 DLQS = ("ScoreDLQ", "ReportDLQ", "PlanDLQ", "SweepDLQ", "DeliveryDLQ")

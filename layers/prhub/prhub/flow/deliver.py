@@ -153,6 +153,9 @@ def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> di
     now = int(deps.clock())
     claim = deps.ledger.claim(job.report_key, cid, run_id=job.run_id, label=job.channel.label, digest=digest,
                               updates=job.channel.updates, now=now)
+    if claim.busy:
+        # Another worker is sending it (SQS may hand one message to two): come back when its lease has ended.
+        raise DeliveryFailed(f"{job.channel.label}: {claim.reason}")
     if not claim.send:
         logger.info("delivery skipped", extra={**answer, "reason": claim.reason})
         return {**answer, "sent": False, "reason": claim.reason}

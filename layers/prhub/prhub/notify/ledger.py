@@ -19,7 +19,9 @@ from botocore.exceptions import ClientError
 
 from prhub.dynamo import from_item, to_item
 
-LEASE_SECONDS = 900  # longer than DeliveryFunction's timeout: a live claim is never taken over
+# Longer than DeliveryFunction's timeout (120 s), so a live claim is never taken over; shorter than
+# DeliveryQueue's visibility timeout (720 s), so the redelivery after a crashed worker finds it expired.
+LEASE_SECONDS = 300
 Status = Literal["sending", "delivered", "gave_up", "deferred"]
 
 
@@ -33,6 +35,7 @@ class Claim:
     kind: str = "first"  # first | update
     reason: str = ""
     sends: int = 0  # messages this channel already got for this report
+    busy: bool = False  # refused because another worker holds a live claim: try again later
 
 
 class Ledger:
@@ -77,7 +80,7 @@ class Ledger:
                 raise
             current = self.get(report_key, channel_id) or {}
             return Claim(report_key, channel_id, False, reason=_why_not(current, digest, updates),
-                         sends=int(current.get("sends", 0)))
+                         sends=int(current.get("sends", 0)), busy=current.get("status") == "sending")
         sends = int((before or {}).get("sends", 0))
         kind = "update" if before and before.get("delivered_digest") else "first"
         return Claim(report_key, channel_id, True, kind=kind, sends=sends)
