@@ -18,7 +18,9 @@ from prhub.errors import InputError, PrhubError, SourceError
 def cmd_run(args: argparse.Namespace) -> int:
     """Report a repository's merged PRs through the real serverless flow, on an embedded AWS.
 
-    With no flags: the bundled sample (a fictional repository's week). Dates are
+    With no flags: the bundled sample (a fictional repository's week); with --config
+    and no --repo: every repository the file watches. Channels in the file's
+    `notify` are told (a literal url is accepted here, with a warning). Dates are
     inclusive, in --tz; without them, the last complete Monday-Sunday week.
     """
     from prhub_local import runner
@@ -33,8 +35,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         repo=args.repo, since=args.since, until=args.until, tz=args.tz, source=args.source, scorer=args.scorer,
         lang=args.lang, out=args.out, state=None if args.endpoint_url else args.state,
         endpoint_url=args.endpoint_url, config_text=config_text, workers=args.workers)
-    for name in ("report.md", "report.pdf", "report.json", "index.html"):
-        print(result.paths[name])
+    for key in result.report_keys or [result.report_key]:
+        for name in ("report.md", "report.pdf", "report.json", "index.html"):
+            print(result.site_dir / key / name)
     return 0
 
 

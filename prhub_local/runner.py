@@ -41,6 +41,7 @@ from typing import Any
 
 from prhub.config import Settings, WatchList
 from prhub.errors import InputError, PrhubError
+from prhub.flow.deliver import LITERAL_ENV
 from prhub.period import Period
 from prhub.store import Store
 
@@ -127,6 +128,7 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
     } for m in messages]}
 
 
+FLOW_QUEUES = ("ScoreQueue", "ReportQueue", "DeliveryQueue")  # a run is done when all three are drained
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
 IDLE_POLL = 0.2  # s between short polls of an empty queue
@@ -202,6 +204,7 @@ class RunResult:
     site_dir: Path
     timings: dict[str, float]
     planned: list[dict[str, Any]]
+    report_keys: list[str] = field(default_factory=list)  # every planned run's report, the first one's first
 
 
 class Runner:
@@ -229,18 +232,21 @@ class Runner:
             "ApproximateNumberOfMessagesDelayed"])["Attributes"]  # a rate-limited PR waits as a delayed copy
         return sum(int(v) for v in attrs.values()) == 0
 
-    def run(self, event: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
+    def run(self, events: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
         plan = load_handler(self.root, self.stack.template, "PlanFunction")
-        answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
-        if not answer.get("ok"):
-            raise InputError(answer.get("error", "plan failed"))
-        runs = [r for r in answer["runs"] if "error" not in r]
+        runs = []
+        for event in events:
+            answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
+            if not answer.get("ok"):
+                raise InputError(answer.get("error", "plan failed"))
+            runs += [r for r in answer["runs"] if "error" not in r]
         total = sum(r["expected"] for r in runs)
         for r in runs:
             self.say(f"listed {r['expected']} PRs merged into {r['repo']} from {r['period']['since']} "
                      f"to {r['period']['until']} ({r['period']['tz']})")
         pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
         pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
+        pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue", 5))  # chat and e-mail, after publishing
         for p in pollers:
             p.start()
         try:
@@ -266,7 +272,7 @@ class Runner:
                 self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
                 last = progress
             reported = all(r is not None and r.status == "reported" for r in runs)
-            drained = self.idle() and self.queue_empty("ScoreQueue", sqs) and self.queue_empty("ReportQueue", sqs)
+            drained = self.idle() and all(self.queue_empty(q, sqs) for q in FLOW_QUEUES)
             if reported and drained:
                 return
             if drained and not reported:
@@ -298,9 +304,10 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                  workers: int = 4, invoke: Invoker | None = None, progress: Progress | None = None,
                  timeout: float = 900, root: Path | None = None, now: datetime | None = None,
                  visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT) -> RunResult:
-    """Run one report through the real flow locally and copy the site to `out`.
+    """Run reports through the real flow locally (channels told too) and copy the site to `out`.
 
-    Without `repo` the bundled sample is reported (its week unless dates are given).
+    Without `repo`: with `config_text` every repository it watches, else the bundled sample (its week unless
+    dates are given). The result describes the first report; `report_keys` names them all.
     Without dates, the last complete Monday–Sunday week in the repository's time zone.
     `endpoint_url` uses an existing endpoint instead of starting moto (state is then the endpoint's).
     `visibility_timeout` (seconds) replaces the queues' own, so retries and DLQ moves happen within the run.
@@ -309,8 +316,17 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
     template = load_template(root / "template.yaml")
     watchlist_text = local_watchlist(template, config_text)
-    event = plan_event(WatchList.parse(watchlist_text), repo, since, until, tz, source, scorer, lang,
-                       now or datetime.now(UTC))
+    watchlist = WatchList.parse(watchlist_text)
+    moment = now or datetime.now(UTC)
+    if repo is None and config_text is not None:
+        # --config without --repo: exactly the file's watched repositories, each for the period.
+        if not watchlist.repos:
+            raise InputError("the --config file watches no repository: add some to \"repos\" or give --repo")
+        events = [plan_event(watchlist, r.repo, since, until, tz, source, scorer, lang, moment)
+                  for r in watchlist.repos]
+    else:
+        events = [plan_event(watchlist, repo, since, until, tz, source, scorer, lang, moment)]
+    event = events[0]
     timings: dict[str, float] = {}
     started = time.monotonic()
 
@@ -327,23 +343,26 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
         runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout)
         with function_env(stack):
             begun = time.monotonic()
-            planned = runner.run(event, timeout)
+            planned = runner.run(events, timeout)
             timings["pipeline_s"] = time.monotonic() - begun
         if not planned:
             raise InputError("nothing to report: no repository was planned")
-        run_id = planned[0]["run_id"]
-        run = run_store(stack).get_run(run_id)
-        if run is None or run.report_key is None:
-            raise PipelineError(f"run {run_id} finished without a report key")
-        key = run.report_key
+        keys = []
+        for entry in planned:
+            run = run_store(stack).get_run(entry["run_id"])
+            if run is None or run.report_key is None:
+                raise PipelineError(f"run {entry['run_id']} finished without a report key")
+            keys.append(run.report_key)
+        run_id, key = planned[0]["run_id"], keys[0]
         site_dir = Path(out)
         site_dir.mkdir(parents=True, exist_ok=True)
         download_bucket(client("s3"), stack.buckets["SiteBucket"], site_dir)
     timings["total_s"] = time.monotonic() - started
     paths = {name: site_dir / key / name for name in ("report.md", "report.pdf", "report.json", "index.html")}
     report = json.loads(paths["report.json"].read_text(encoding="utf-8"))
-    say(f"report written: {site_dir / key}")
-    return RunResult(run_id, report, key, paths, site_dir, timings, planned)
+    for k in keys:
+        say(f"report written: {site_dir / k}")
+    return RunResult(run_id, report, key, paths, site_dir, timings, planned, keys)
 
 
 @contextmanager
@@ -383,7 +402,10 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
 def function_env(stack: Stack) -> AbstractContextManager[None]:
     """The environment template.yaml gives the functions, for the handlers' calls."""
     return patched_env({**stack.function_env(), "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL",
-                                                                                       "WARNING")})
+                                                                                       "WARNING"),
+                        # stdout belongs to the paths `prhub run` prints, not to EMF metric lines
+                        "POWERTOOLS_METRICS_DISABLED": "true",
+                        LITERAL_ENV: "1"})  # an operator tries a channel locally with a literal url (warned)
 
 
 def run_store(stack: Stack) -> Store:

@@ -23,17 +23,19 @@ def sample_settings() -> dict[str, Any]:
 
 def local_watchlist(template: dict[str, Any], config_text: str | None,
                     local_sources: dict[str, str] | None = None) -> str:
-    """The watch list the local stack stores: --config's file or template.yaml's default, plus the sample repo.
+    """The watch list the local stack stores: --config's file as it is, or template.yaml's default plus the
+    sample repo (what `prhub run` with no flags reports).
 
     `local_sources` (repo -> source spec) replaces the source of watched repositories that name none (the
     default, GitHub) with one this machine can read, e.g. an export file."""
+    given = config_text is not None
     if config_text is None:
         config_text = str((template.get("Parameters") or {}).get("WatchedRepositories", {}).get("Default", "{}"))
+    WatchList.parse(config_text if config_text.strip() else "{}")  # fail early, with the parser's message
     doc = json.loads(config_text) if config_text.strip() else {}
-    WatchList.parse(json.dumps(doc))  # fail early, with the parser's message
     sample = sample_settings()["config"]
     repos = doc.setdefault("repos", [])
-    if not any((r.get("repo") if isinstance(r, dict) else r) == sample["repo"] for r in repos):
+    if not given and not any((r.get("repo") if isinstance(r, dict) else r) == sample["repo"] for r in repos):
         repos.append(sample)
     for i, entry in enumerate(repos):
         entry = {"repo": entry} if isinstance(entry, str) else entry

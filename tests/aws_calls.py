@@ -63,6 +63,17 @@ def logical_names(environment: dict[str, str], variables: dict[str, Any]) -> dic
     return names
 
 
+def logical_name(physical: str, names: dict[str, str]) -> str:
+    """The logical id of a physical name; a name under a prefix the environment names (NOTIFY_SECRET_PREFIX,
+    ending in "/") maps to that prefix's parameter, as the role's `prefix*` resource does."""
+    if physical in names:
+        return names[physical]
+    for name, logical in names.items():
+        if name.endswith("/") and physical.startswith(name):
+            return logical
+    return physical
+
+
 class Recorder:
     """Counts (function, action, resource, operation) for calls made under a handler module."""
 
@@ -98,7 +109,7 @@ class Recorder:
         names = logical_names(dict(os.environ), self.variables)
         with self._lock:
             for action, physical in needs(service, model.name, params):
-                self.counts[(function, action, names.get(physical, physical), model.name)] += 1
+                self.counts[(function, action, logical_name(physical, names), model.name)] += 1
 
     def install(self, mp: pytest.MonkeyPatch) -> None:
         original = botocore.session.Session.create_client

@@ -29,6 +29,7 @@ RECORDED_TESTS = [
     "tests/functional/test_report_handler.py",
     "tests/functional/test_logs_no_secrets.py",  # the secrets read by name, the model scorer
     "tests/e2e/test_pipeline.py",
+    "tests/functional/test_delivery_handler.py",  # the channels' secrets by name under the prefix
 ]
 
 Grant = tuple[str, str, str]  # function, action, logical resource
@@ -46,6 +47,12 @@ UNRECORDED: dict[Grant, str] = {
         "held back only when that send fails (tests/unit)",
     ("ScoreFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName"):
         "the local run is one process: the score workers reuse the GitHub source the plan built",
+    **{("DeliveryFunction", action, "DeliveryQueue"): ESM
+       for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
+    ("DeliveryFunction", "sqs:SendMessage", "DeliveryQueue"):
+        "a channel's long throttling wait: test_delivery_handler drives it through flow.deliver, not the handler",
+    ("DeliveryFunction", "ses:SendEmail", "NotifyEmailIdentity"):
+        "e-mail is sent through prhub.notify.email on moto's SES (test_notify_channels), not through the handler",
     ("ReportFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
     ("ReportFunction", "dynamodb:GetItem", "IdempotencyTable"):

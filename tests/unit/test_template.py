@@ -30,7 +30,7 @@ from cfnlint.decode import cfn_yaml
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 SAMCONFIG = ROOT / "samconfig.toml"
-FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction")
+FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction", "DeliveryFunction")
 
 
 @cache
@@ -216,7 +216,7 @@ def test_make_build_is_only_sam_build_so_both_build_the_same() -> None:
 
 
 @pytest.mark.parametrize(("function", "folder"), [("PlanFunction", "plan"), ("ScoreFunction", "score"),
-                                                  ("ReportFunction", "report")])
+                                                  ("ReportFunction", "report"), ("DeliveryFunction", "deliver")])
 def test_function_code_location(function: str, folder: str) -> None:
     assert resources()[function]["Type"] == "AWS::Serverless::Function"
     assert props(function)["CodeUri"] == f"functions/{folder}"
@@ -426,7 +426,8 @@ def test_no_function_uses_a_sam_sqs_event() -> None:
 
 
 @pytest.mark.parametrize(("queue", "dlq", "function"), [("ScoreQueue", "ScoreDLQ", "ScoreFunction"),
-                                                        ("ReportQueue", "ReportDLQ", "ReportFunction")])
+                                                        ("ReportQueue", "ReportDLQ", "ReportFunction"),
+                                                        ("DeliveryQueue", "DeliveryDLQ", "DeliveryFunction")])
 def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> None:
     q = props(queue)
     assert q["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": [dlq, "Arn"]}, "maxReceiveCount": 3}
@@ -436,7 +437,16 @@ def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> No
     assert props(dlq)["MessageRetentionPeriod"] >= q.get("MessageRetentionPeriod", 345600)
 
 
-DLQS = ("ScoreDLQ", "ReportDLQ", "PlanDLQ", "SweepDLQ")
+def test_a_delivery_claim_outlives_its_worker_and_ends_before_the_message_comes_back() -> None:
+    from prhub.notify.ledger import LEASE_SECONDS
+
+    assert function_setting("DeliveryFunction", "Timeout") < LEASE_SECONDS < props("DeliveryQueue")["VisibilityTimeout"]
+    mapping = props("DeliveryQueueMapping")
+    assert mapping["FunctionName"] == {"Ref": "DeliveryFunction"}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]  # one channel fails alone
+
+
+DLQS = ("ScoreDLQ", "ReportDLQ", "PlanDLQ", "SweepDLQ", "DeliveryDLQ")
 TOPIC = {"Fn::If": ["HasAlarmEmail", [{"Ref": "AlarmTopic"}], {"Ref": "AWS::NoValue"}]}
 
 
@@ -447,7 +457,7 @@ def _alarms_on(dimension: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_every_queue_that_keeps_failures_is_a_dead_letter_queue_with_an_alarm() -> None:
     queues = set(resources("AWS::SQS::Queue"))
-    assert queues - {"ScoreQueue", "ReportQueue"} == set(DLQS)
+    assert queues - {"ScoreQueue", "ReportQueue", "DeliveryQueue"} == set(DLQS)
 
 
 @pytest.mark.parametrize("dlq", DLQS)
@@ -470,7 +480,7 @@ def test_every_function_error_raises_an_alarm(function: str) -> None:
 
 def test_every_alarm_tells_the_topic() -> None:
     alarms = resources("AWS::CloudWatch::Alarm")
-    assert len(alarms) == 9
+    assert len(alarms) == 11
     for name, alarm in alarms.items():
         assert alarm["Properties"]["AlarmActions"] == TOPIC, name
         assert alarm["Properties"]["AlarmDescription"], name
@@ -862,6 +872,10 @@ def test_secrets_are_named_not_stored() -> None:
     params = template["Parameters"]
     assert params["GitHubTokenSecretName"]["Default"] == "prhub/github-token"
     assert params["LlmApiKeySecretName"]["Default"] == "prhub/llm-api-key"
+    # The channels' prefix ends in "/": "prhub/notify/*" cannot match prhub/github-token or prhub/notify-old.
+    assert params["NotifySecretPrefix"]["Default"] == "prhub/notify/"
+    pattern = re.compile(params["NotifySecretPrefix"]["AllowedPattern"])
+    assert pattern.fullmatch("prhub/notify/") and not pattern.fullmatch("prhub") and not pattern.fullmatch("")
     assert not resources("AWS::SecretsManager::Secret"), "the stack never holds secret values"
     text = TEMPLATE.read_text()
     assert "resolve:secretsmanager" not in text and "resolve:ssm-secure" not in text  # would inline the value
@@ -937,7 +951,7 @@ def test_samconfig_environments() -> None:
 def test_each_function_has_its_own_role_assumed_only_by_lambda() -> None:
     out = expanded()["Resources"]
     roles = [out[f]["Properties"]["Role"]["Fn::GetAtt"][0] for f in FUNCTIONS]
-    assert len(set(roles)) == 3
+    assert len(set(roles)) == len(FUNCTIONS)
     for role in roles:
         [statement] = out[role]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
         assert statement["Principal"] == {"Service": ["lambda.amazonaws.com"]}
@@ -952,7 +966,7 @@ ALLOWED_MANAGED = {
 def test_no_wildcard_action_or_resource_in_any_role() -> None:
     out = expanded()["Resources"]
     roles = {k: v for k, v in out.items() if v["Type"] == "AWS::IAM::Role"}
-    assert len(roles) >= 5  # three functions + two schedules
+    assert len(roles) >= 6  # four functions + two schedules
     for name, role in roles.items():
         assert set(role["Properties"].get("ManagedPolicyArns", [])) <= ALLOWED_MANAGED, name
         for statement in role_statements(role):
@@ -989,7 +1003,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
     "ReportFunction": {
         "sqs:ReceiveMessage": {"ReportQueue"}, "sqs:DeleteMessage": {"ReportQueue"},
         "sqs:GetQueueAttributes": {"ReportQueue"},
-        "sqs:SendMessage": {"SweepDLQ"},  # the sweep's failure destination; the report itself sends nothing
+        "sqs:SendMessage": {"SweepDLQ", "DeliveryQueue"},  # the sweep's failure destination; one per channel
         "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
         "dynamodb:Scan": {"RunsTable"},  # the sweep
@@ -999,6 +1013,15 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
         "cloudfront:CreateInvalidation": {"SiteDistribution"},
         "secretsmanager:GetSecretValue": {"LlmApiKeySecretName"},
+    },
+    "DeliveryFunction": {
+        "sqs:ReceiveMessage": {"DeliveryQueue"}, "sqs:DeleteMessage": {"DeliveryQueue"},
+        "sqs:GetQueueAttributes": {"DeliveryQueue"},
+        "sqs:SendMessage": {"DeliveryQueue"},  # a delayed copy for a channel that asks for a long wait
+        "dynamodb:GetItem": {"DeliveriesTable"}, "dynamodb:UpdateItem": {"DeliveriesTable"},
+        "s3:GetObject": {"SiteBucket"},
+        "secretsmanager:GetSecretValue": {"NotifySecretPrefix"},
+        "ses:SendEmail": {"NotifyEmailIdentity"},
     },
 }
 
@@ -1026,17 +1049,21 @@ def test_s3_grants_name_the_bucket_for_listing_and_its_objects_for_reading_and_w
 
 def test_secret_grants_match_the_named_secret_and_nothing_longer() -> None:
     """Secrets Manager appends '-' and six random characters to a secret's ARN: `-??????` matches exactly those
-    (`-*` would also match prhub/github-token-old, say)."""
+    (`-*` would also match prhub/github-token-old, say). The channels' secrets are read under a name prefix
+    ending in "/" (NotifySecretPrefix), so a new channel needs no deploy and no other secret matches."""
     found = 0
     for function in FUNCTIONS:
         for statement in role_statements(function_role(function)):
             if "secretsmanager:GetSecretValue" in as_list(statement["Action"]):
                 for resource in as_list(statement["Resource"]):
                     found += 1
+                    if function == "DeliveryFunction":
+                        assert resource["Fn::Sub"].endswith(":secret:${NotifySecretPrefix}*"), resource
+                        continue
                     assert re.fullmatch(r"arn:\$\{AWS::Partition\}:secretsmanager:\$\{AWS::Region\}:"
                                         r"\$\{AWS::AccountId\}:secret:\$\{(GitHubTokenSecretName|LlmApiKeySecretName)"
                                         r"\}-\?{6}", resource["Fn::Sub"]), resource
-    assert found == 4
+    assert found == 5
 
 
 def test_secret_arn_pattern_matches_the_secret_and_not_its_namesakes() -> None:

@@ -351,9 +351,10 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
             window_weeks = math.ceil((start - reach).days / 7) or 1
             notes.append(say(config.language, "short_history", since=history_since))
     first_seen: dict[str, int] = {}
+    bot_prs = [p for p in prs if config.is_bot(p.author)]
     for p in sorted(prs, key=lambda p: (p.merged_at, p.number)):
         # New: no merged PR in the repository before the period, as its source says.
-        if history_known and p.author.lower() not in history.first_merged:
+        if history_known and p.author.lower() not in history.first_merged and not config.is_bot(p.author):
             first_seen.setdefault(p.author, p.number)
     reviews = Counter(r for p in prs for r in p.reviewers)
     stats: Stats = {
@@ -363,7 +364,7 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "avg_insight": round(sum(p.insight for p in prs) / n, 1) if n else 0.0,
         "additions": sum(p.additions for p in prs),
         "deletions": sum(p.deletions for p in prs),
-        "authors": len({p.author for p in prs}),
+        "authors": len({p.author for p in prs if not config.is_bot(p.author)}),  # people: bots are counted apart
         "new_contributors": sorted(first_seen, key=lambda a: (first_seen[a], a)),
         # How far back "new" was judged, so a report can say "first seen in the last 4 weeks" when that is all
         # it knows: "" without history; new_contributors_window is the weeks covered when the history is short.
@@ -371,6 +372,8 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "new_contributors_window": window_weeks,
         "types": dict(sorted(Counter(p.type for p in prs).items(), key=lambda kv: (-kv[1], kv[0]))),
     }
+    if bot_prs:
+        stats["bots"] = {"prs": len(bot_prs), "logins": sorted({p.author for p in bot_prs}, key=str.lower)}
     if reviews:
         stats["reviewers"] = [{"login": r, "reviews": c} for r, c in sorted(reviews.items(), key=lambda kv: (-kv[1],
                                                                                                             kv[0]))]

@@ -23,6 +23,8 @@ from prhub.period import zone
 
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 LANGUAGES = ("zh", "en")
+# Accounts that are bots though their login has no "[bot]" suffix (GitHub Apps have it: dependabot[bot]).
+DEFAULT_BOTS = ("dependabot", "renovate", "renovate-bot", "pre-commit-ci", "github-actions", "mergify", "codecov")
 
 
 def check_repo(repo: Any) -> str:
@@ -58,6 +60,8 @@ class RepoConfig:
     check_registry: bool = False  # look pinned versions up on PyPI / npm
     llm: LlmConfig = field(default_factory=LlmConfig)
     notify: tuple[Channel, ...] = ()  # channels told when a report is published (prhub.notify.channels)
+    bots: tuple[str, ...] = DEFAULT_BOTS  # logins counted apart (with any login ending in "[bot]")
+    exclude_authors: tuple[str, ...] = ()  # logins whose PRs are left out of the report entirely
 
     def __post_init__(self) -> None:
         check_repo(self.repo)
@@ -66,6 +70,14 @@ class RepoConfig:
             raise InputError(f"language must be one of {LANGUAGES}, got {self.language!r:.100}")
         if self.scorer not in ("auto", "heuristic", "llm"):
             raise InputError(f"scorer must be auto, heuristic or llm, got {self.scorer!r:.100}")
+
+    def is_bot(self, login: str) -> bool:
+        """A bot account: GitHub's "[bot]" suffix, or a login in `bots` (case-insensitive, with or without it)."""
+        name = login.lower()
+        return name.endswith("[bot]") or name.removesuffix("[bot]") in {b.lower() for b in self.bots}
+
+    def excludes(self, login: str) -> bool:
+        return login.lower() in {a.lower() for a in self.exclude_authors}
 
     @property
     def owner(self) -> str:
@@ -83,6 +95,7 @@ class RepoConfig:
         data["test_paths"] = list(self.test_paths)
         data["llm"] = {f.name: getattr(self.llm, f.name) for f in fields(self.llm)}
         data["notify"] = [c.to_dict() for c in self.notify]
+        data["bots"], data["exclude_authors"] = list(self.bots), list(self.exclude_authors)
         return data
 
     @classmethod
@@ -100,6 +113,12 @@ class RepoConfig:
             values["llm"] = LlmConfig(**values["llm"])
         if "test_paths" in values:
             values["test_paths"] = tuple(values["test_paths"])
+        for key in ("bots", "exclude_authors"):
+            if key in values:
+                logins = values[key]
+                if not isinstance(logins, list | tuple) or not all(isinstance(v, str) and v for v in logins):
+                    raise InputError(f"{key} must be a list of GitHub logins")
+                values[key] = tuple(logins)
         if "notify" in values:
             values["notify"] = parse_channels(values["notify"])
         try:
@@ -153,6 +172,8 @@ class Settings:
     site_url: str = ""
     config_parameter: str = ""
     max_receive_count: int = 3
+    delivery_queue_url: str = ""  # DeliveryQueue: one message per (report, channel)
+    deliveries_table: str = ""  # DeliveriesTable: the delivery ledger and log (prhub.notify.ledger)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -169,6 +190,8 @@ class Settings:
                 site_url=env.get("SITE_URL", ""),
                 config_parameter=env.get("PRHUB_CONFIG_PARAMETER", ""),
                 max_receive_count=int(env.get("MAX_RECEIVE_COUNT", "3")),
+                delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
+                deliveries_table=env.get("DELIVERIES_TABLE", ""),
             )
         except KeyError as exc:
             raise InputError(f"environment variable {exc.args[0]} is not set (template.yaml sets it)") from exc

@@ -40,6 +40,11 @@ class Reviewer(TypedDict):
     reviews: int
 
 
+class BotStats(TypedDict):
+    prs: int
+    logins: list[str]
+
+
 class Stats(TypedDict):
     pr_count: int
     key_pr_count: int
@@ -53,6 +58,7 @@ class Stats(TypedDict):
     new_contributors_window: int  # weeks the history covers when it is shorter than the newcomer horizon, else 0
     types: dict[str, int]
     reviewers: NotRequired[list[Reviewer]]  # only when reviews are known
+    bots: NotRequired[BotStats]  # only when bots merged PRs: their accounts are not among `authors`
 
 
 class PrRisk(TypedDict):

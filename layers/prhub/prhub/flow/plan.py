@@ -115,6 +115,13 @@ def _schedule_time(event: dict[str, Any], now: datetime) -> datetime:
     return moment
 
 
+def excluded_note(config: RepoConfig, n: int) -> str:
+    logins = ", ".join(config.exclude_authors)
+    if config.language == "zh":
+        return f"按配置排除了 {n} 个 PR（作者：{logins}）。"
+    return f"{n} PR(s) left out by configuration (authors: {logins})."
+
+
 def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
     """Plan one run per requested repository; returns what was planned."""
     requests = parse_plan_event(event, deps.watchlist, deps.clock())
@@ -135,7 +142,10 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     config, period = req.config, req.period
     source = deps.sources(_check_source(config.source))
     notes = source.notes(config.repo, period, config.language)  # first: it refuses what the source cannot serve
-    refs = source.list_merged(config.repo, period)
+    listed = source.list_merged(config.repo, period)
+    refs = [r for r in listed if not config.excludes(r.author)]  # exclude_authors: left out entirely
+    if len(refs) < len(listed):
+        notes = [*notes, excluded_note(config, len(listed) - len(refs))]
     # Trends, first-time contributors and revert chains come from the repository's own record, never from
     # whatever runs a state holds: the same command gives the same report.
     history = source.history(config.repo, period, {r.author for r in refs}, lambda pr: _modules_for(pr, config))

@@ -48,6 +48,7 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published; the run marked reported."""
     from prhub import compose, llm, site
+    from prhub.flow.deliver import request_deliveries
     from prhub.render import render_all
 
     run = deps.store.get_run(run_id, consistent=True)
@@ -76,9 +77,12 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     site.invalidate(deps.cdn, ["/" + k for k in keys])
     prefix = site.report_prefix(report)
     deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now())
-    logger.info("report published", extra={"run_id": run_id, "key": prefix})
+    # Delivery runs in its own function: a slow or broken channel never delays or fails the report. A retried
+    # report asks again; the delivery ledger keeps each (report, channel) to one message.
+    deliveries = request_deliveries(run.config, prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
+    logger.info("report published", extra={"run_id": run_id, "key": prefix, "deliveries": deliveries})
     return {"run_id": run_id, "repo": run.repo, "report_key": prefix, "pr_count": report["stats"]["pr_count"],
-            "unscored": [u["number"] for u in unscored]}
+            "unscored": [u["number"] for u in unscored], "deliveries": deliveries}
 
 
 def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) -> Scorer:

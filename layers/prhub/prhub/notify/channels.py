@@ -3,7 +3,7 @@
     "notify": [{"channel": "slack|feishu|dingtalk|wecom|teams|webhook|email",
                 "url": "...", "url_secret": "<Secrets Manager name>",
                 "secret": "...", "secret_name": "<Secrets Manager name>",
-                "to": ["..."], "lang": "zh|en"}]
+                "to": ["..."], "lang": "zh|en", "updates": false}]
 
 Chat webhook URLs carry their credential in the URL (Slack, Teams, WeCom's key, DingTalk's access_token),
 so a URL is a secret too: the stack reads `url_secret` and `secret_name` from Secrets Manager; a literal
@@ -25,7 +25,7 @@ CHANNELS = ("slack", "feishu", "dingtalk", "wecom", "teams", "webhook", "email")
 SIGNED = ("feishu", "dingtalk", "webhook")  # the platforms that sign requests with a shared secret
 # prhub.config.LANGUAGES (config imports this module, so it cannot import config); a unit test keeps them equal.
 LANGUAGES = ("zh", "en")
-KEYS = ("channel", "url", "url_secret", "secret", "secret_name", "to", "lang")
+KEYS = ("channel", "url", "url_secret", "secret", "secret_name", "to", "lang", "updates")
 MAX_RECIPIENTS = 50  # SES: at most 50 recipients per message
 _ADDRESS = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+$")
 
@@ -41,6 +41,7 @@ class Channel:
     secret_name: str | None = None
     to: tuple[str, ...] = ()
     lang: str | None = None  # None: the repository's language
+    updates: bool = False  # a re-run whose message differs is sent again (as an update); else once per report
 
     @property
     def label(self) -> str:
@@ -54,6 +55,8 @@ class Channel:
                 data[key] = getattr(self, key)
         if self.to:
             data["to"] = list(self.to)
+        if self.updates:
+            data["updates"] = True
         return data
 
 
@@ -94,6 +97,8 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
     lang = item.get("lang")
     if lang is not None and lang not in LANGUAGES:
         raise InputError(f"{where}.lang must be one of {', '.join(LANGUAGES)}, got {lang!r:.20}")
+    if not isinstance(item.get("updates", False), bool):
+        raise InputError(f"{where}.updates must be true or false")
     if item.get("secret") and item.get("secret_name"):
         raise InputError(f"{where}: give secret or secret_name, not both")
     to = _recipients(item.get("to"), kind, where)
@@ -110,7 +115,7 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
         if item.get("url") and not str(item["url"]).lower().startswith(("https://", "http://")):
             raise InputError(f"{where}.url must be an http(s) URL")
     return Channel(channel=kind, url=item.get("url"), url_secret=item.get("url_secret"), secret=item.get("secret"),
-                   secret_name=item.get("secret_name"), to=to, lang=lang)
+                   secret_name=item.get("secret_name"), to=to, lang=lang, updates=item.get("updates", False))
 
 
 def _recipients(value: Any, kind: str, where: str) -> tuple[str, ...]:

@@ -312,6 +312,8 @@ def _cover(pdf: ReportPDF, v: dict[str, Any]) -> None:
     pdf.set_y(y + 17)
     if s["new_contributors"]:
         pdf.paragraph([Run(T(f"{s['new_contributors_label']}: {', '.join(s['new_contributors'])}"))], size=SMALL)
+    if s["bots"]:
+        pdf.paragraph([Run(T(f"{L['bots']}: {s['bots']}"))], size=SMALL)
 
 
 # -- one layout per section kind (render/view.py) -----------------------------------------------------------------

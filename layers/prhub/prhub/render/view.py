@@ -245,6 +245,15 @@ def _newcomer_label(stats: Any, words: dict[str, str]) -> str:
     return words["new_contributors"]
 
 
+def _bots_line(stats: Any, words: dict[str, str]) -> str:
+    """"Bots: 3 PRs (dependabot[bot], renovate[bot])", or "" when no bot merged anything."""
+    bots = stats.get("bots") or {}
+    if not isinstance(bots, dict) or not bots.get("prs"):
+        return ""
+    logins = ", ".join(clean(b) for b in bots.get("logins") or [])
+    return words["bots_line"].format(n=num(bots["prs"]), logins=logins)
+
+
 def view(report: Report, with_charts: bool = True) -> dict[str, Any]:
     """The header fields and the report's non-empty `sections` in reading order, as the renderings read them.
 
@@ -278,6 +287,7 @@ def view(report: Report, with_charts: bool = True) -> dict[str, Any]:
             "authors": num(stats.get("authors", 0)),
             "new_contributors": [clean(a) for a in stats.get("new_contributors", [])],
             "new_contributors_label": _newcomer_label(stats, words),
+            "bots": _bots_line(stats, words),
         },
         "sections": _sections(parts),
     }

@@ -1,0 +1,26 @@
+"""DeliveryFunction: an SQS batch of {run_id, report_key, language, channel}; each channel told once."""
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from prhub.flow.deliver import DeliveryDeps, deliver_record
+
+logger = Logger()
+# One record per channel: a failed channel is listed in batchItemFailures, the others are done.
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+_deps: DeliveryDeps | None = None  # built on the first invocation, kept while the environment is warm
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    global _deps
+    _deps = _deps or DeliveryDeps.from_env()
+    deps = _deps
+
+    def record_handler(record: SQSRecord) -> dict[str, Any]:  # Powertools passes it as `record=`
+        return deliver_record(record, deps)
+
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

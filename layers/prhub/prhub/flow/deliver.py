@@ -1,0 +1,239 @@
+"""The delivery service (DeliveryFunction): one message per (report, channel), sent once, outside the report.
+
+    request_deliveries(config, report_key, run_id, queue, queue_url)  the report service, after publishing:
+                                                                      one DeliveryQueue message per channel
+    deliver_record(record, deps)                                      one such message -> the channel told once
+
+A slow or broken channel never delays or fails a report: the report only enqueues. Each message is one
+channel, so one channel failing does not stop the others. Exactly once per (report, channel) across SQS
+redeliveries, report retries and re-runs of the same range: the ledger's conditional claim
+(prhub.notify.ledger). A re-run whose message differs is sent again only to channels with `"updates": true`.
+
+Outcomes: delivered (recorded, counted); permanent (recorded as given up, not retried: a revoked hook stays
+revoked); throttled or transient after the in-process retries: recorded as deferred and raised, so SQS tries
+again after its visibility timeout, and on the last receive recorded as given up and left to DeliveryDLQ
+(alarmed); a wait longer than a Lambda should sleep: a delayed copy of the message (as the score service does).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools import Logger
+
+from prhub import aws, metrics
+from prhub.config import RepoConfig, Settings
+from prhub.errors import InputError, PrhubError
+from prhub.notify.channels import Channel, parse_channel, resolve
+from prhub.notify.ledger import Claim, Ledger
+from prhub.period import format_timestamp
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+    from prhub.flow.deps import MessageQueue
+    from prhub.notify.delivery import Http, Outcome
+    from prhub.notify.email import EmailClient
+    from prhub.notify.message import Message
+    from prhub.site import Bucket
+
+logger = Logger(service="prhub", child=True)
+
+SQS_MAX_DELAY = 900  # seconds: SQS's DelaySeconds ceiling
+UPDATED = {"zh": "【更新】", "en": "Updated: "}
+LITERAL_ENV = "PRHUB_NOTIFY_ALLOW_LITERAL"  # set by the local runner only: literal url/secret accepted
+
+
+class DeliveryFailed(PrhubError):
+    """A channel could not be told now; SQS delivers the message again (then DeliveryDLQ)."""
+
+
+def channel_id(channel: Channel) -> str:
+    """A stable name for one subscription: the same settings name the same channel in every run."""
+    text = json.dumps(channel.to_dict(), sort_keys=True, ensure_ascii=False)
+    return f"{channel.channel}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+def delivery_id(report_key: str, cid: str, n: int) -> str:
+    """The id of the n-th message of this channel for this report (a UUID, as receivers expect): the same on
+    every retry and redelivery, so a receiver can drop duplicates too (X-Prhub-Delivery)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{report_key}#{cid}#{n}"))
+
+
+def request_deliveries(config: RepoConfig, report_key: str, run_id: str, queue: MessageQueue,
+                       queue_url: str) -> int:
+    """One DeliveryQueue message per channel of `config` for the report at `report_key`; returns how many."""
+    if not config.notify:
+        return 0
+    if not queue_url:
+        logger.warning("channels configured but no delivery queue (DELIVERY_QUEUE_URL)", extra={"run_id": run_id})
+        return 0
+    bodies = [{"run_id": run_id, "report_key": report_key, "language": config.language, "channel": c.to_dict()}
+              for c in config.notify]
+    return queue.send_batch(queue_url, bodies)
+
+
+@dataclass
+class DeliveryDeps:
+    """What the delivery service touches, built once per process (`from_env`) or handed in by a test."""
+
+    settings: Settings
+    ledger: Ledger
+    bucket: Bucket
+    queue: MessageQueue
+    read_secret: Callable[[str], str]
+    http: Http
+    email: EmailClient | None = None
+    sender: str = ""
+    allow_literal: bool = False
+    secret_prefix: str = ""  # NotifySecretPrefix: the only secrets the function's role may read
+    clock: Callable[[], float] = time.time
+    sleep: Callable[[float], None] = time.sleep
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> DeliveryDeps:
+        import requests
+
+        from prhub.notify.email import SesEmail
+        from prhub.queue import Queue
+        from prhub.secrets import Secrets
+
+        env = dict(os.environ if env is None else env)
+        settings = Settings.from_env(env)
+        if not settings.deliveries_table:
+            raise InputError("environment variable DELIVERIES_TABLE is not set (template.yaml sets it)")
+        secrets = Secrets(aws.LazyClient("secretsmanager"))
+        return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
+                   aws.S3Bucket(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
+                   secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
+                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""))
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One DeliveryQueue message."""
+
+    run_id: str
+    report_key: str
+    language: str
+    channel: Channel
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, body: str) -> Delivery:
+        try:
+            data = json.loads(body)
+            return cls(str(data["run_id"]), str(data["report_key"]), str(data.get("language") or "zh"),
+                       parse_channel(data["channel"], "delivery.channel"), data)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"malformed delivery message: {exc!r}") from exc
+
+
+def deliver_record(record: SQSRecord, deps: DeliveryDeps) -> dict[str, Any]:
+    """Deliver one message's report to its channel, once. Raising makes it a batch item failure."""
+    job = Delivery.parse(record.body)
+    receives = int(record.attributes.approximate_receive_count or 1)
+    return deliver_one(job, deps, last_try=receives >= deps.settings.max_receive_count)
+
+
+def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> dict[str, Any]:
+    from prhub.notify.delivery import deliver
+
+    cid = channel_id(job.channel)
+    answer: dict[str, Any] = {"report_key": job.report_key, "channel": cid, "label": job.channel.label}
+    message = load_message(deps.bucket, deps.settings.site_url, job)
+    digest = message_digest(message)
+    now = int(deps.clock())
+    claim = deps.ledger.claim(job.report_key, cid, run_id=job.run_id, label=job.channel.label, digest=digest,
+                              updates=job.channel.updates, now=now)
+    if claim.busy:
+        # Another worker is sending it (SQS may hand one message to two): come back when its lease has ended.
+        raise DeliveryFailed(f"{job.channel.label}: {claim.reason}")
+    if not claim.send:
+        logger.info("delivery skipped", extra={**answer, "reason": claim.reason})
+        return {**answer, "sent": False, "reason": claim.reason}
+    if claim.kind == "update":
+        message = replace(message, title=UPDATED.get(message.lang, UPDATED["en"]) + message.title)
+    try:
+        check_secret_names(job.channel, deps.secret_prefix)
+        target = resolve(job.channel, deps.read_secret, allow_literal=deps.allow_literal)
+    except Exception as exc:  # a missing secret or a literal URL in the stack: nothing to retry here
+        _finish(deps, claim, job, "gave_up", digest, 0, f"{type(exc).__name__}: {exc}")
+        logger.error("channel cannot be resolved", extra={**answer, "error": str(exc)})
+        return {**answer, "sent": False, "outcome": "permanent", "detail": str(exc)}
+    outcome = deliver(target, message, http=deps.http, clock=deps.clock, sleep=deps.sleep, email=deps.email,
+                      sender=deps.sender, delivery_id=delivery_id(job.report_key, cid, claim.sends + 1))
+    return _settle(outcome, claim, job, digest, deps, answer, last_try)
+
+
+def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: DeliveryDeps,
+            answer: dict[str, Any], last_try: bool) -> dict[str, Any]:
+    result = {**answer, "outcome": outcome.kind, "attempts": outcome.attempts, "kind": claim.kind}
+    if outcome.delivered:
+        _finish(deps, claim, job, "delivered", digest, outcome.attempts, outcome.detail)
+        metrics.count("Deliveries")
+        return {**result, "sent": True}
+    if outcome.kind == "permanent":
+        _finish(deps, claim, job, "gave_up", digest, outcome.attempts, outcome.detail)
+        return {**result, "sent": False, "detail": outcome.detail}
+    if outcome.deferred and outcome.retry_after is not None and not last_try:
+        # The platform asked for a longer wait than a Lambda should sleep: a delayed copy, this one done.
+        _finish(deps, claim, job, "deferred", digest, outcome.attempts, outcome.detail)
+        delay = min(int(outcome.retry_after) + 1, SQS_MAX_DELAY)
+        deps.queue.send(deps.settings.delivery_queue_url, job.raw, delay=delay)
+        return {**result, "sent": False, "deferred": delay}
+    if last_try:
+        _finish(deps, claim, job, "gave_up", digest, outcome.attempts, outcome.detail)
+    else:
+        _finish(deps, claim, job, "deferred", digest, outcome.attempts, outcome.detail)
+    raise DeliveryFailed(f"{job.channel.label}: {outcome.kind} after {outcome.attempts} attempt(s): {outcome.detail}")
+
+
+def _finish(deps: DeliveryDeps, claim: Claim, job: Delivery, status: Any, digest: str, attempts: int,
+            detail: str) -> None:
+    now = deps.clock()
+    deps.ledger.finish(claim, status=status, run_id=job.run_id, digest=digest, attempts=attempts, detail=detail,
+                       at=format_timestamp(datetime.fromtimestamp(now, UTC)), now=int(now))
+
+
+def check_secret_names(channel: Channel, prefix: str) -> None:
+    """Secret names outside the stack's prefix would be refused by IAM with an opaque AccessDenied: say why."""
+    for name in (channel.url_secret, channel.secret_name):
+        if prefix and name and not name.startswith(prefix):
+            raise InputError(f"{channel.channel}: secret {name!r} is outside {prefix!r} (the stack's "
+                             "NotifySecretPrefix), which is all DeliveryFunction may read")
+
+
+def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
+    """The message for the channel's language: the report's subfolder in that language when it exists."""
+    from prhub.notify.message import Links, build_message
+
+    lang = job.channel.lang
+    lang_dir = lang if lang and lang != job.language else None
+    body = bucket.get(f"{job.report_key}{lang_dir}/report.json") if lang_dir else None
+    if body is None:
+        lang_dir = None
+        body = bucket.get(f"{job.report_key}report.json")
+    if body is None:
+        raise InputError(f"no report.json under {job.report_key}")
+    report = json.loads(body)
+    base, _, rest = job.report_key.partition("/reports/")
+    since, _, until = rest.strip("/").partition("-to-")
+    links = Links.for_report(site_url or "", base, since, until,
+                             [p["number"] for p in report.get("prs", []) if isinstance(p, dict)
+                              and isinstance(p.get("number"), int)], lang_dir)
+    return build_message(report, links)
+
+
+def message_digest(message: Message) -> str:
+    """What the reader would get, hashed: a re-run with the same content has the same digest (generated_at and
+    other run details are not in the message)."""
+    text = json.dumps(asdict(message), sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,88 @@
+"""`prhub run --config FILE`: exactly the file's repositories, each reported, each channel told once.
+
+Two watched repositories (the sample and a copy of it under another name), each subscribed to a channel
+by literal URL (the local runner accepts that, with a warning), through the real handlers on moto.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prhub_local import cli
+from prhub_local.runner import run_pipeline
+from prhub_local.sample import SAMPLE_DIR, sample_settings
+from tests.fakes.chat_servers import FakeChat, Hook
+
+WEEK = {"since": "2026-06-01", "until": "2026-06-07"}
+
+
+def quiet(_message: str) -> None:
+    return None
+
+
+@pytest.fixture
+def chat() -> Iterator[FakeChat]:
+    with FakeChat() as fake:
+        yield fake
+
+
+def two_repos(tmp_path: Path, chat: FakeChat) -> tuple[dict[str, Any], dict[str, Hook]]:
+    """A watch list of acme/rocket and acme/booster (the sample's PRs under another name), one hook each."""
+    booster = tmp_path / "acme-booster.jsonl"
+    booster.write_text((SAMPLE_DIR / "acme-rocket.jsonl").read_text(encoding="utf-8").replace(
+        "acme/rocket", "acme/booster"), encoding="utf-8")
+    sample = sample_settings()["config"]
+    hooks = {"acme/rocket": chat.hook("slack"), "acme/booster": chat.hook("webhook", secret="shared-secret")}
+    config = {"defaults": {"language": "en"}, "repos": [
+        {**sample, "notify": [{"channel": "slack", "url": hooks["acme/rocket"].url}]},
+        {**sample, "repo": "acme/booster", "source": f"jsonl:{booster}",
+         "notify": [{"channel": "webhook", "url": hooks["acme/booster"].url, "secret": "shared-secret"}]}]}
+    return config, hooks
+
+
+def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_once(
+        aws_endpoint: str, tmp_path: Path, chat: FakeChat, caplog: pytest.LogCaptureFixture) -> None:
+    config, hooks = two_repos(tmp_path, chat)
+    prefix = "d" + uuid.uuid4().hex[:10]
+    out = tmp_path / "site"
+    with caplog.at_level(logging.WARNING, logger="prhub.notify.channels"):
+        result = run_pipeline(config_text=json.dumps(config), **WEEK, endpoint_url=aws_endpoint, prefix=prefix,
+                              state=None, out=out, progress=quiet)
+    assert sorted(result.report_keys) == ["acme/booster/reports/2026-06-01-to-2026-06-07/",
+                                          "acme/rocket/reports/2026-06-01-to-2026-06-07/"]
+    assert {p["repo"] for p in result.planned} == {"acme/rocket", "acme/booster"}  # and nothing else
+    for key in result.report_keys:
+        assert json.loads((out / key / "report.json").read_text(encoding="utf-8"))["stats"]["pr_count"] == 32
+    assert [len(h.accepted) for h in hooks.values()] == [1, 1]
+    slack = json.dumps(hooks["acme/rocket"].accepted[0].json)
+    assert "acme/rocket" in slack and "acme/booster" not in slack
+    assert json.loads(hooks["acme/booster"].accepted[0].body)["repo"] == "acme/booster"
+    assert any("literal url/secret" in r.getMessage() for r in caplog.records)
+    assert all(h.url not in r.getMessage() for r in caplog.records for h in hooks.values())
+
+    # WHEN the same range is run again on the same stack: reports again, but no channel hears twice.
+    again = run_pipeline(config_text=json.dumps(config), **WEEK, endpoint_url=aws_endpoint, prefix=prefix,
+                         state=None, out=out, progress=quiet)
+    assert sorted(again.report_keys) == sorted(result.report_keys) and again.run_id != result.run_id
+    assert [len(h.accepted) for h in hooks.values()] == [1, 1]
+
+
+def test_prhub_run_with_config_prints_every_report(aws_endpoint: str, tmp_path: Path, chat: FakeChat,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    config, hooks = two_repos(tmp_path, chat)
+    path = tmp_path / "watch.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    out = tmp_path / "site"
+    code = cli.main(["run", "--config", str(path), "--since", WEEK["since"], "--until", WEEK["until"],
+                     "--endpoint-url", aws_endpoint, "--out", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out.split()
+    assert len(printed) == 8 and all(Path(p).exists() for p in printed)
+    assert {Path(p).relative_to(out).parts[1] for p in printed} == {"rocket", "booster"}
+    assert [len(h.accepted) for h in hooks.values()] == [1, 1]
