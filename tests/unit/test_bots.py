@@ -13,6 +13,7 @@ from prhub.errors import InputError
 from prhub.flow import plan
 from prhub.render import render_all
 from prhub.scoring import score_pull
+from prhub.sources import History
 
 from prhub_local.sample import sample_settings
 from tests.fakes.memory import memory_stack
@@ -35,7 +36,7 @@ def week(config: RepoConfig) -> Any:
     scored = [score_pull(p, config) for p in prs]
     history = [history_entry(90, "[x] fix: y", "2026-06-01T00:00:00Z", "alice")]
     history += [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
-    return analyse_period(scored, [], WEEK, config, history, "2026-06-22T01:00:00Z", SCORER)
+    return analyse_period(scored, [], WEEK, config, History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
 
 
 def test_bots_are_counted_apart_and_never_as_authors_or_newcomers() -> None:
