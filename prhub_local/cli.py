@@ -149,12 +149,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit codes: 0 done, 2 bad input (nothing written), 3 the --state is busy, 1 a failure of its own."""
+    from prhub_local.state import StateBusy
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except (InputError, SourceError) as exc:
         print(f"prhub: {exc}", file=sys.stderr)
         return 2
+    except StateBusy as exc:
+        print(f"prhub: {exc}", file=sys.stderr)
+        return 3
     except PrhubError as exc:
         print(f"prhub: {exc}", file=sys.stderr)
         return 1
