@@ -390,6 +390,9 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
             removed = held.recover()
             if removed:
                 say(f"removed what an interrupted save left in {state}: {', '.join(removed)}")
+            if (stray := held.stray()) is not None:
+                say(f"{stray} was left by an older prhub's interrupted save (it may be incomplete): this run "
+                    "starts without it")
             counts = restore_state(stack, held)
             if counts:
                 kept = counts.pop("journal", 0)

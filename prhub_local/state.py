@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from prhub.errors import PrhubError
+from prhub.errors import InputError, PrhubError
 from prhub.site import TYPES
 
 from prhub_local.embedded import client
@@ -145,6 +145,11 @@ class StateDir:
             _fsync_dir(self.path)
         return removed
 
+    def stray(self) -> Path | None:
+        """What an older prhub's save left beside an empty state when killed mid-way (it may be incomplete)."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        return tmp if self.current() is None and (tmp / "tables").is_dir() else None
+
 
 def _holder() -> dict[str, Any]:
     return {"pid": os.getpid(), "host": socket.gethostname(),
@@ -164,8 +169,11 @@ def locked(state: Path) -> Iterator[StateDir]:
     """Hold `state`'s lock (made if need be) until the block ends; StateBusy when another run holds it.
 
     flock is released by the kernel when the holder dies, so a killed run never leaves the state locked."""
-    state.mkdir(parents=True, exist_ok=True)
-    handle: IO[str] = open(state / LOCK, "a+", encoding="utf-8")  # noqa: SIM115 - held for the whole block
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        handle: IO[str] = open(state / LOCK, "a+", encoding="utf-8")  # noqa: SIM115 - held for the whole block
+    except OSError as exc:
+        raise InputError(f"cannot use --state {state}: {exc.strerror or exc}") from exc
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
