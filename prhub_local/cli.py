@@ -20,6 +20,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     With no flags: the bundled sample (a fictional repository's week). Dates are
     inclusive, in --tz; without them, the last complete Monday-Sunday week.
+    Exit code 0 done, 2 bad input (nothing written), 3 another run holds --state,
+    1 a failure of its own (the state is saved: scores already paid for are kept).
     """
     from prhub_local import runner
 
@@ -78,7 +80,8 @@ def cmd_invoke(args: argparse.Namespace) -> int:
     As `sam local invoke` would, without Docker: the stack comes from template.yaml and
     --state is restored and saved as for `prhub run`. A score or report event whose run
     the state lacks gets one first (PlanFunction plans the run the event names). Exit
-    code 2 when PlanFunction refuses the event, 1 when a record or the handler failed.
+    code 2 when PlanFunction refuses the event, 3 when another run holds --state,
+    1 when a record or the handler failed.
     """
     import json
 
