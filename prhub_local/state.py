@@ -137,7 +137,8 @@ class StateDir:
         removed = []
         for entry in sorted(self.path.iterdir()):
             stale = (entry.name.startswith("gen-") and entry != current) or entry.name == CURRENT + ".tmp" or (
-                entry.name == JOURNAL and _journal_base(entry) != self.base())
+                entry.name == JOURNAL and _journal_base(entry) != self.base()) or (
+                entry.name in LEGACY and current != self.path)  # the old layout, once migrated
             if stale:
                 _remove(entry)
                 removed.append(entry.name)

@@ -184,9 +184,14 @@ def test_a_state_in_the_old_flat_layout_is_restored_then_saved_as_a_generation(n
     (state / "buckets" / "SiteBucket" / "o" / "index.html").write_text("<p>old</p>")
     got, _ = restored(new_stack, state)
     assert got["objects"] == {"o/index.html": b"<p>old</p>"} and len(got["tables"]["CacheTable"]) == 1
+    steps: list[str] = []
     stack = new_stack()
     with locked(state) as held:
         restore_state(stack, held)
-        save_state(stack, held)
+        save_state(stack, held, steps.append)
+    assert steps[-2:] == ["removed tables", "removed buckets"]
     assert sorted(p.name for p in state.iterdir()) == sorted([CURRENT, LOCK, generation(state).name])
     assert restored(new_stack, state)[0] == got
+    # AND a migration killed before the old layout is gone leaves no stray directories behind
+    (state / "tables").mkdir()
+    assert restored(new_stack, state) == (got, ["tables"])
