@@ -16,7 +16,7 @@ from prhub import config, llm
 from prhub.store import unpack
 
 from prhub_local import cli
-from prhub_local.state import JOURNAL
+from prhub_local.state import JOURNAL, generation
 from tests.fakes.openai_server import FakeOpenAI, data_block, estimate_tokens, message_text
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
@@ -144,3 +144,37 @@ def journaled(state: Path) -> set[int]:
             continue  # a line being appended
         numbers.add(int(unpack(base64.b64decode(entry["item"]["data"]["B"]["__b64__"]))["number"]))
     return numbers
+
+
+def test_two_runs_on_one_state_one_runs_and_the_other_exits_3_naming_it(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    with FakeOpenAI(latency=0.3) as slow:
+        env = {**os.environ, "OPENAI_BASE_URL": slow.base_url, "OPENAI_API_KEY": "sk-fake-for-tests",
+               "PRHUB_LLM_MODEL": "fake-model"}
+
+        def prhub_run(out: str) -> subprocess.Popen[str]:
+            return subprocess.Popen([sys.executable, "-m", "prhub_local.cli", "run", *WEEK, "--source",
+                                     f"jsonl:{DATA}", "--scorer", "llm", "--out", str(tmp_path / out),
+                                     "--state", str(state), "--workers", "1"], env=env, text=True,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+        # GIVEN a run working on the state (its lock names it)
+        first = prhub_run("site-1")
+        deadline = time.monotonic() + 60
+        while f'"pid": {first.pid},' not in ((state / "lock").read_text() if (state / "lock").exists() else ""):
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        # WHEN a second run is started on the same state
+        second = prhub_run("site-2")
+        out2, err2 = second.communicate(timeout=120)
+        out1, err1 = first.communicate(timeout=300)
+    # THEN the second exits 3 at once with one line naming the first, and writes nothing
+    assert second.returncode == 3 and out2 == ""
+    assert err2.strip().splitlines()[-1].startswith(f"prhub: the state {state} is in use by pid {first.pid} on ")
+    assert "Traceback" not in err2 and not (tmp_path / "site-2").exists()
+    # AND the first finishes, its saved state whole: one run, every PR scored once into the cache
+    assert first.returncode == 0, err1
+    assert out1.splitlines()[0].endswith("report.md") and len(out1.splitlines()) == 4
+    gen = generation(state)
+    assert len((gen / "tables" / "RunsTable.jsonl").read_text().splitlines()) == 1
+    assert len((gen / "tables" / "CacheTable.jsonl").read_text().splitlines()) >= 34
