@@ -211,10 +211,8 @@ def download_bucket(s3: Any, bucket: str, target: Path, *, durable: bool = False
                 continue  # a key like ../x must not escape the directory
             old = previous / key if previous is not None else None
             path.parent.mkdir(parents=True, exist_ok=True)
-            if old is not None and etags and etags.get(key) == etag and etag and old.is_file():
-                path.unlink(missing_ok=True)
-                os.link(old, path)
-            else:
+            unchanged = old is not None and bool(etag) and (etags or {}).get(key) == etag and old.is_file()
+            if not (unchanged and old is not None and _link(old, path)):
                 body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
                 if durable:
                     _write_durably(path, body)
@@ -222,6 +220,16 @@ def download_bucket(s3: Any, bucket: str, target: Path, *, durable: bool = False
                     path.write_bytes(body)
             seen[key] = etag
     return seen
+
+
+def _link(old: Path, new: Path) -> bool:
+    """Hard-link an unchanged object from the previous generation (False where links are not supported)."""
+    try:
+        new.unlink(missing_ok=True)
+        os.link(old, new)
+    except OSError:
+        return False
+    return True
 
 
 def _etags(generation_dir: Path | None, logical: str) -> dict[str, str]:
@@ -376,6 +384,11 @@ class Journal(threading.Thread):
         if _journal_base(self.path) != self.state.base():
             _write_durably(self.path, json.dumps({"base": self.state.base()}).encode() + b"\n")
             _fsync_dir(self.state.path)
+        else:
+            with open(self.path, "rb+") as out:  # a line torn by a kill must not swallow the next one
+                out.seek(-1, os.SEEK_END)
+                if out.read(1) != b"\n":
+                    out.write(b"\n")
         self.seen = {_line(item) for item in self._items()}  # what the restore already holds
         super().start()
 

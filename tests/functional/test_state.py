@@ -16,7 +16,7 @@ import pytest
 from prhub import aws
 
 from prhub_local import cli
-from prhub_local.state import CURRENT, JOURNAL, LOCK, generation, locked, restore_state, save_state
+from prhub_local.state import CURRENT, JOURNAL, LOCK, Journal, generation, locked, restore_state, save_state
 from prhub_local.template import Stack, create_stack
 
 
@@ -167,6 +167,17 @@ def test_a_journal_left_by_a_killed_run_is_restored_on_top_of_its_generation(new
     # THEN the paid entry is back with the generation's, and the journal is kept until the next save
     keys = {json.loads(i)["key"]["S"] for i in got["tables"]["CacheTable"]}
     assert keys == {"k0", "k1", "k2", "paid"} and removed == []
+    # AND the next run's journal goes on after the torn line without losing its own first entry
+    stack = new_stack()
+    with locked(state) as held:
+        restore_state(stack, held)
+        journal = Journal(stack, held, every=3600)
+        journal.start()
+        aws.client("dynamodb").put_item(TableName=stack.tables["CacheTable"], Item={"key": {"S": "more"}})
+        assert journal.flush() == 1 and journal.flush() == 0
+        journal.stop()
+    keys = {json.loads(i)["key"]["S"] for i in restored(new_stack, state)[0]["tables"]["CacheTable"]}
+    assert keys == {"k0", "k1", "k2", "paid", "more"}
     # AND a journal built on another generation (a save completed after it) is stale: removed, not applied
     (state / JOURNAL).write_text(json.dumps({"base": "gen-older"}) + "\n"
                                  + json.dumps({"table": "CacheTable", "item": item}) + "\n")
