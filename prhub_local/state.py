@@ -131,9 +131,11 @@ class StateDir:
         """Remove what an interrupted save or run left (a half-written generation, a stale pointer or
         journal); returns the names removed. PrhubError if CURRENT names a generation that is gone."""
         current = self.current()
-        if current is not None and not current.is_dir():
-            raise PrhubError(f"the state {self.path} is damaged: {CURRENT} names {current.name}, which is missing; "
-                             "move the directory aside to start afresh")
+        if (self.path / CURRENT).exists() and not (
+                current is not None and current.parent == self.path and current.name.startswith("gen-")
+                and current.is_dir()):
+            raise PrhubError(f"the state {self.path} is damaged: {CURRENT} names no generation directory "
+                             "beside it; move the directory aside to start afresh")
         removed = []
         for entry in sorted(self.path.iterdir()):
             stale = (entry.name.startswith("gen-") and entry != current) or entry.name == CURRENT + ".tmp" or (

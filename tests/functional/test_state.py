@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from prhub import aws
+from prhub.errors import PrhubError
 
 from prhub_local import cli
 from prhub_local.state import CURRENT, JOURNAL, LOCK, Journal, generation, locked, restore_state, save_state
@@ -206,3 +207,14 @@ def test_a_state_in_the_old_flat_layout_is_restored_then_saved_as_a_generation(n
     # AND a migration killed before the old layout is gone leaves no stray directories behind
     (state / "tables").mkdir()
     assert restored(new_stack, state) == (got, ["tables"])
+
+
+@pytest.mark.parametrize("pointer", ["gen-20260101T000000000000Z-1\n", "\n", "../elsewhere\n"])
+def test_a_pointer_to_no_generation_is_reported_not_taken_for_an_empty_state(new_stack: Any, tmp_path: Path,
+                                                                            pointer: str) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / CURRENT).write_text(pointer)
+    with pytest.raises(PrhubError, match="is damaged"):
+        restored(new_stack, state)
+    assert sorted(p.name for p in state.iterdir()) == [CURRENT, LOCK]
