@@ -22,6 +22,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     and no --repo: every repository the file watches. Channels in the file's
     `notify` are told (a literal url is accepted here, with a warning). Dates are
     inclusive, in --tz; without them, the last complete Monday-Sunday week.
+    Exit code 0 done, 2 bad input (nothing written), 3 another run holds --state,
+    1 a failure of its own (the state is saved: scores already paid for are kept).
     """
     from prhub_local import runner
 
@@ -83,7 +85,8 @@ def cmd_invoke(args: argparse.Namespace) -> int:
     As `sam local invoke` would, without Docker: the stack comes from template.yaml and
     --state is restored and saved as for `prhub run`. A score or report event whose run
     the state lacks gets one first (PlanFunction plans the run the event names). Exit
-    code 2 when PlanFunction refuses the event, 1 when a record or the handler failed.
+    code 2 when PlanFunction refuses the event, 3 when another run holds --state,
+    1 when a record or the handler failed.
     """
     import json
 
@@ -154,12 +157,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit codes: 0 done, 2 bad input (nothing written), 3 the --state is busy, 1 a failure of its own."""
+    from prhub_local.state import StateBusy
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except (InputError, SourceError) as exc:
         print(f"prhub: {exc}", file=sys.stderr)
         return 2
+    except StateBusy as exc:
+        print(f"prhub: {exc}", file=sys.stderr)
+        return 3
     except PrhubError as exc:
         print(f"prhub: {exc}", file=sys.stderr)
         return 1

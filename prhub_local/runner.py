@@ -27,6 +27,7 @@ import importlib.util
 import json
 import logging
 import os
+import shutil
 import sys
 import threading
 import time
@@ -47,7 +48,7 @@ from prhub.store import Store
 
 from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env
 from prhub_local.sample import local_watchlist, sample_settings
-from prhub_local.state import download_bucket, restore_state, save_state
+from prhub_local.state import Journal, download_bucket, locked, restore_state, save_state
 from prhub_local.template import LOCAL_VISIBILITY_TIMEOUT, Stack, create_stack, default_root, load_template
 
 Invoker = Callable[[str, Callable[[Any, Any], Any], Any, Any], Any]
@@ -337,13 +338,19 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
 
             llm.make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"))
 
+    refused: list[InputError] = []
+
     with provisioned(template, prefix, watchlist_text, endpoint_url, state, say, visibility_timeout,
-                     check=check_scorer) as stack:
+                     check=check_scorer, keep=lambda: not refused) as stack:
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout)
         with function_env(stack):
             begun = time.monotonic()
-            planned = runner.run(events, timeout)
+            try:
+                planned = runner.run(events, timeout)
+            except InputError as exc:  # PlanFunction refused the event: it wrote nothing, nor do we
+                refused.append(exc)
+                raise
             timings["pipeline_s"] = time.monotonic() - begun
         if not planned:
             raise InputError("nothing to report: no repository was planned")
@@ -374,29 +381,57 @@ def _aws(endpoint_url: str | None) -> Iterator[str]:
         yield server.url
 
 
+JOURNAL_EVERY = 3.0  # s between appends of new cache items to the state's journal while a run works
+
+
 @contextmanager
 def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endpoint_url: str | None,
                 state: str | Path | None, say: Progress, visibility_timeout: int | None = LOCAL_VISIBILITY_TIMEOUT,
-                check: Callable[[], None] | None = None,
-                keep: Callable[[], bool] = lambda: True) -> Iterator[Stack]:
+                check: Callable[[], None] | None = None, keep: Callable[[], bool] = lambda: True,
+                journal_every: float = JOURNAL_EVERY) -> Iterator[Stack]:
     """The embedded AWS (or `endpoint_url`) holding the template's resources, with `state` restored.
 
     `check` runs first, in the endpoint's environment: what it refuses leaves the state untouched. Past
-    it, the state is saved on the way out unless `keep()` says the body changed nothing (bad input), even
-    when the body failed: the scores already in the cache (and the DLQs) are not lost."""
+    it, the state is locked for the whole block (StateBusy if another run holds it), what an interrupted
+    save left is removed, the score cache is journaled as it grows, and the state is saved on the way out
+    even when the body failed (the scores already in the cache and the DLQs are not lost), unless `keep()`
+    says the body changed nothing (bad input): a state directory made for it is then removed again."""
     with _aws(endpoint_url) as url, patched_env(aws_env(url, fake_credentials=endpoint_url is None)):
         stack = create_stack(template, prefix, watchlist_text, visibility_timeout)
         if check is not None:
             check()
-        if state is not None:
-            counts = restore_state(stack, Path(state))
-            if counts:
-                say(f"restored state from {state}: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v))
-        try:
+        if state is None:
             yield stack
-        finally:
-            if state is not None and keep():
-                save_state(stack, Path(state))
+            return
+        path = Path(state)
+        made = not path.exists()
+        with locked(path) as held:
+            removed = held.recover()
+            if removed:
+                say(f"removed what an interrupted save left in {state}: {', '.join(removed)}")
+            if (stray := held.stray()) is not None:
+                say(f"{stray} was left by an older prhub's interrupted save (it may be incomplete): this run "
+                    "starts without it")
+            counts = restore_state(stack, held)
+            if counts:
+                kept = counts.pop("journal", 0)
+                say(f"restored state from {state}: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v)
+                    + (f"; {kept} cache items kept from an interrupted run" if kept else ""))
+            journal = Journal(stack, held, journal_every)
+            journaled = journal.path.exists()
+            journal.start()
+            try:
+                yield stack
+            finally:
+                journal.stop()
+                if journal.error is not None:
+                    say(f"the state's journal stopped: {journal.error!r}")
+                if keep():
+                    save_state(stack, held)
+                elif made:
+                    shutil.rmtree(path)
+                elif not journaled:
+                    journal.path.unlink(missing_ok=True)
 
 
 def function_env(stack: Stack) -> AbstractContextManager[None]:

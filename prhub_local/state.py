@@ -2,21 +2,56 @@
 
 `prhub run` and `prhub invoke` restore a `--state` directory into a fresh
 stack at start and save it at the end, so the score cache, the run history
-and the site accumulate as they do in a deployed stack.
+and the site accumulate as they do in a deployed stack. The directory:
+
+    lock              flock'ed by the run using the state; names its holder
+    CURRENT           the name of the last complete generation (replaced atomically)
+    gen-.../          a complete generation: tables/, buckets/, queues/
+    journal.jsonl     score-cache items written since that generation (header: its name)
+
+A save writes a fresh generation beside the current one, fsyncs it, then
+switches CURRENT with `os.replace`; only then are the old generation and the
+journal removed. Killed at any instant, the directory holds the old or the new
+state, complete, and what a killed save left behind is removed at the next
+start. While a run works, the score cache (what paid model calls bought) is
+appended to the journal every few seconds, so a killed run keeps it.
 """
 from __future__ import annotations
 
 import base64
+import contextlib
+import errno
+import fcntl
 import json
+import os
+import shlex
 import shutil
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from prhub.errors import InputError, PrhubError
 from prhub.site import TYPES
 
 from prhub_local.embedded import client
 from prhub_local.template import Stack
 
+CURRENT, LOCK, JOURNAL = "CURRENT", "lock", "journal.jsonl"
+JOURNALED = ("CacheTable",)  # what a killed run keeps: scores and narratives the model was paid for. A killed
+#                              run's own runs/results are left out: restored, its open run would be swept.
+LEGACY = ("tables", "buckets", "queues")  # the layout before generations: the state directory itself
+Step = Callable[[str], None]
+
+
+class StateBusy(PrhubError):
+    """Another process holds the state directory's lock."""
+
+
+# -- encoding items -------------------------------------------------------------------------------------
 
 def _encode(value: Any) -> Any:
     if isinstance(value, bytes | bytearray):
@@ -38,79 +73,353 @@ def _decode(value: Any) -> Any:
     return value
 
 
-def download_bucket(s3: Any, bucket: str, target: Path) -> int:
-    count = 0
+def _line(item: dict[str, Any]) -> str:
+    return json.dumps(_encode(item), ensure_ascii=False, sort_keys=True)
+
+
+# -- durable files --------------------------------------------------------------------------------------
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+# -- the directory ---------------------------------------------------------------------------------------
+
+def generation(state: Path) -> Path | None:
+    """The directory holding the last complete save of `state` (None: nothing saved yet)."""
+    try:
+        name = (state / CURRENT).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return state if any((state / part).is_dir() for part in LEGACY) else None
+    return state / name
+
+
+class StateDir:
+    """A state directory held under its lock for one run (see `locked`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def current(self) -> Path | None:
+        return generation(self.path)
+
+    def base(self) -> str:
+        """What a journal written now builds on: the current generation's name ("" none, "." the old layout)."""
+        current = self.current()
+        return "" if current is None else "." if current == self.path else current.name
+
+    def recover(self) -> list[str]:
+        """Remove what an interrupted save or run left (a half-written generation, a stale pointer or
+        journal); returns the names removed. PrhubError if CURRENT names a generation that is gone."""
+        current = self.current()
+        if (self.path / CURRENT).exists() and not (
+                current is not None and current.parent == self.path and current.name.startswith("gen-")
+                and current.is_dir()):
+            raise PrhubError(f"the state {self.path} is damaged: {CURRENT} names no generation directory "
+                             "beside it; move the directory aside to start afresh")
+        removed = []
+        for entry in sorted(self.path.iterdir()):
+            stale = (entry.name.startswith("gen-") and entry != current) or entry.name == CURRENT + ".tmp" or (
+                entry.name == JOURNAL and _journal_base(entry) != self.base()) or (
+                entry.name in LEGACY and current != self.path)  # the old layout, once migrated
+            if stale:
+                _remove(entry)
+                removed.append(entry.name)
+        if removed:
+            _fsync_dir(self.path)
+        return removed
+
+    def stray(self) -> Path | None:
+        """What an older prhub's save left beside an empty state when killed mid-way (it may be incomplete)."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        return tmp if self.current() is None and (tmp / "tables").is_dir() else None
+
+
+def _holder() -> dict[str, Any]:
+    return {"pid": os.getpid(), "host": socket.gethostname(),
+            "started": datetime.now(UTC).isoformat(timespec="seconds"), "command": shlex.join(sys.argv)}
+
+
+def _describe(text: str) -> str:
+    try:
+        who = json.loads(text)
+        return f"pid {who['pid']} on {who['host']}, started {who['started']}: {who['command']}"
+    except (ValueError, KeyError, TypeError):
+        return "a process that has not written its name yet"
+
+
+@contextlib.contextmanager
+def locked(state: Path) -> Iterator[StateDir]:
+    """Hold `state`'s lock (made if need be) until the block ends; StateBusy when another run holds it.
+
+    flock is released by the kernel when the holder dies, so a killed run never leaves the state locked."""
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        handle: IO[str] = open(state / LOCK, "a+", encoding="utf-8")  # noqa: SIM115 - held for the whole block
+    except OSError as exc:
+        raise InputError(f"cannot use --state {state}: {exc.strerror or exc}") from exc
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            handle.seek(0)
+            raise StateBusy(f"the state {state} is in use by {_describe(handle.read())}; wait for it to finish "
+                            "or give another --state") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps(_holder()) + "\n")
+        handle.flush()
+        yield StateDir(state)
+    finally:
+        handle.close()
+
+
+# -- saving ---------------------------------------------------------------------------------------------
+
+def download_bucket(s3: Any, bucket: str, target: Path, *, durable: bool = False, previous: Path | None = None,
+                    etags: dict[str, str] | None = None) -> dict[str, str]:
+    """Copy the bucket's objects under `target` (fsynced if `durable`); returns their ETags by key.
+
+    An object whose ETag is the one in `etags` is hard-linked from `previous` instead of downloaded, so
+    saving a big site costs what changed."""
+    seen: dict[str, str] = {}
+    root = target.resolve()
     for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
         for obj in page.get("Contents", []):
-            path = target / obj["Key"]
-            if not path.resolve().is_relative_to(target.resolve()):
+            key, etag = obj["Key"], obj.get("ETag", "")
+            path = target / key
+            if not path.resolve().is_relative_to(root):
                 continue  # a key like ../x must not escape the directory
+            old = previous / key if previous is not None else None
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(s3.get_object(Bucket=bucket, Key=obj["Key"])["Body"].read())
-            count += 1
-    return count
+            unchanged = old is not None and bool(etag) and (etags or {}).get(key) == etag and old.is_file()
+            if not (unchanged and old is not None and _link(old, path)):
+                body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+                if durable:
+                    _write_durably(path, body)
+                else:
+                    path.write_bytes(body)
+            seen[key] = etag
+    return seen
 
 
-def save_state(stack: Stack, state: Path) -> None:
-    """Tables as JSON lines, bucket objects as files, messages left in queues (normally only DLQs)."""
+def _link(old: Path, new: Path) -> bool:
+    """Hard-link an unchanged object from the previous generation (False where links are not supported)."""
+    try:
+        new.unlink(missing_ok=True)
+        os.link(old, new)
+    except OSError:
+        return False
+    return True
+
+
+def _etags(generation_dir: Path | None, logical: str) -> dict[str, str]:
+    if generation_dir is None:
+        return {}
+    try:
+        return dict(json.loads((generation_dir / "buckets" / f"{logical}.etags.json").read_text(encoding="utf-8")))
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def _drain(sqs: Any, url: str) -> list[str]:
+    bodies: list[str] = []
+    while True:
+        # Received messages stay invisible for the rest of this process, so each is read once.
+        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=600,
+                                  WaitTimeSeconds=0).get("Messages", [])
+        if not got:
+            return bodies
+        bodies.extend(m["Body"] for m in got)
+
+
+def save_state(stack: Stack, state: StateDir, step: Step = lambda _: None) -> Path:
+    """Write the stack as a new generation, switch CURRENT to it, then drop the old one; returns it.
+
+    `step` is called after each step (tests interrupt the save there: nothing here cleans up after an
+    exception, as nothing would after a kill)."""
     ddb, s3, sqs = client("dynamodb"), client("s3"), client("sqs")
-    tmp = state.with_name(state.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    (tmp / "tables").mkdir(parents=True)
+    old = state.current()
+    new = state.path / f"gen-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}-{os.getpid()}"
+    (new / "tables").mkdir(parents=True)
+    step("begun")
     for logical, name in stack.tables.items():
-        with open(tmp / "tables" / f"{logical}.jsonl", "w", encoding="utf-8") as out:
-            for page in ddb.get_paginator("scan").paginate(TableName=name):
-                for item in page.get("Items", []):
-                    out.write(json.dumps(_encode(item), ensure_ascii=False) + "\n")
+        lines = [_line(item) + "\n" for page in ddb.get_paginator("scan").paginate(TableName=name)
+                 for item in page.get("Items", [])]
+        _write_durably(new / "tables" / f"{logical}.jsonl", "".join(lines).encode())
+        step(f"table {logical}")
     for logical, name in stack.buckets.items():
-        download_bucket(s3, name, tmp / "buckets" / logical)
-    (tmp / "queues").mkdir()
+        prev = old / "buckets" / logical if old is not None else None
+        etags = download_bucket(s3, name, new / "buckets" / logical, durable=True, previous=prev,
+                                etags=_etags(old, logical))
+        _write_durably(new / "buckets" / f"{logical}.etags.json", json.dumps(etags, sort_keys=True).encode())
+        step(f"bucket {logical}")
+    (new / "queues").mkdir()
     for logical, url in stack.queues.items():
-        bodies: list[str] = []
-        while True:
-            # Received messages stay invisible for the rest of this process, so each is read once.
-            got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=600,
-                                      WaitTimeSeconds=0).get("Messages", [])
-            if not got:
-                break
-            bodies.extend(m["Body"] for m in got)
+        bodies = _drain(sqs, url)
         if bodies:
-            (tmp / "queues" / f"{logical}.jsonl").write_text("".join(b + "\n" for b in bodies), encoding="utf-8")
-    if state.exists():
-        shutil.rmtree(state)
-    state.parent.mkdir(parents=True, exist_ok=True)
-    tmp.rename(state)
+            _write_durably(new / "queues" / f"{logical}.jsonl", "".join(b + "\n" for b in bodies).encode())
+    step("queues")
+    for directory, _, _ in os.walk(new):
+        _fsync_dir(Path(directory))
+    _fsync_dir(state.path)
+    step("synced")
+    pointer = state.path / (CURRENT + ".tmp")
+    _write_durably(pointer, new.name.encode() + b"\n")
+    step("pointer written")
+    os.replace(pointer, state.path / CURRENT)
+    _fsync_dir(state.path)
+    step("switched")
+    obsolete = [state.path / JOURNAL]
+    if old is not None:
+        obsolete += [old / part for part in LEGACY] if old == state.path else [old]
+    for path in obsolete:
+        if path.exists():
+            _remove(path)
+            step(f"removed {path.name}")
+    return new
 
 
-def restore_state(stack: Stack, state: Path) -> dict[str, int]:
-    """Load a saved state into the (fresh) stack; returns item counts per table."""
+# -- restoring ------------------------------------------------------------------------------------------
+
+def _read_lines(path: Path) -> list[Any]:
+    """JSON lines; a torn last line (a kill mid-append) is dropped."""
+    values = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                values.append(json.loads(line))
+            except ValueError:
+                continue
+    return values
+
+
+def _journal_base(path: Path) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return str(json.loads(handle.readline()).get("base"))
+    except (FileNotFoundError, ValueError, AttributeError):
+        return None
+
+
+def _put_items(ddb: Any, table: str, items: list[dict[str, Any]]) -> None:
+    for start in range(0, len(items), 25):
+        pending: dict[str, Any] = {table: [{"PutRequest": {"Item": i}} for i in items[start:start + 25]]}
+        while pending:
+            pending = ddb.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+
+
+def restore_state(stack: Stack, state: StateDir) -> dict[str, int]:
+    """Load the last complete save, then the journal of a run killed since, into the (fresh) stack; returns
+    item counts per table, and "journal" for the journal's items."""
     counts: dict[str, int] = {}
-    if not state.is_dir():
-        return counts
+    gen = state.current() or state.path / "none"  # nothing saved yet: only a journal may hold something
     ddb, s3, sqs = client("dynamodb"), client("s3"), client("sqs")
     for logical, name in stack.tables.items():
-        path = state / "tables" / f"{logical}.jsonl"
-        if not path.exists():
-            continue
-        with open(path, encoding="utf-8") as handle:
-            items = [_decode(json.loads(line)) for line in handle if line.strip()]
-        for start in range(0, len(items), 25):
-            pending: dict[str, Any] = {name: [{"PutRequest": {"Item": i}} for i in items[start:start + 25]]}
-            while pending:
-                pending = ddb.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-        counts[logical] = len(items)
+        path = gen / "tables" / f"{logical}.jsonl"
+        if path.exists():
+            items = [_decode(value) for value in _read_lines(path)]
+            _put_items(ddb, name, items)
+            counts[logical] = len(items)
     for logical, name in stack.buckets.items():
-        root = state / "buckets" / logical
+        root = gen / "buckets" / logical
         for path in sorted(root.rglob("*")) if root.is_dir() else []:
             if path.is_file():
                 key = path.relative_to(root).as_posix()
                 s3.put_object(Bucket=name, Key=key, Body=path.read_bytes(),
                               ContentType=TYPES.get(path.suffix, "application/octet-stream"))
     for logical, url in stack.queues.items():
-        path = state / "queues" / f"{logical}.jsonl"
+        path = gen / "queues" / f"{logical}.jsonl"
         if path.exists():
             for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     sqs.send_message(QueueUrl=url, MessageBody=line)
+    journal = state.path / JOURNAL
+    if journal.exists() and _journal_base(journal) == state.base():
+        entries = [e for e in _read_lines(journal)[1:] if isinstance(e, dict) and e.get("table") in stack.tables]
+        for logical in {e["table"] for e in entries}:
+            _put_items(ddb, stack.tables[logical], [_decode(e["item"]) for e in entries if e["table"] == logical])
+        if entries:
+            counts["journal"] = len(entries)
     return counts
+
+
+# -- progress saves -------------------------------------------------------------------------------------
+
+class Journal(threading.Thread):
+    """Appends the journaled tables' new items to the journal every `every` seconds while a run works.
+
+    Each pass scans those tables (not the site: its cost grows with the cache only) and appends, fsynced,
+    the items it has not seen, so a killed run keeps its paid scores. Its header names the generation it
+    builds on: restored only on top of that one."""
+
+    def __init__(self, stack: Stack, state: StateDir, every: float) -> None:
+        super().__init__(daemon=True, name="state-journal")
+        self.stack, self.state, self.every = stack, state, every
+        self.stopped = threading.Event()
+        self.error: BaseException | None = None
+        self.seen: set[str] = set()
+        self.path = state.path / JOURNAL
+
+    def start(self) -> None:
+        if _journal_base(self.path) != self.state.base():
+            _write_durably(self.path, json.dumps({"base": self.state.base()}).encode() + b"\n")
+            _fsync_dir(self.state.path)
+        else:
+            with open(self.path, "rb+") as out:  # a line torn by a kill must not swallow the next one
+                out.seek(-1, os.SEEK_END)
+                if out.read(1) != b"\n":
+                    out.write(b"\n")
+        self.seen = {_line(item) for item in self._items()}  # what the restore already holds
+        super().start()
+
+    def _items(self) -> Iterator[dict[str, Any]]:
+        ddb = client("dynamodb")
+        for logical in JOURNALED:
+            for page in ddb.get_paginator("scan").paginate(TableName=self.stack.tables[logical]):
+                yield from ({"table": logical, "item": item} for item in page.get("Items", []))
+
+    def flush(self) -> int:
+        """Append what is new since the last pass; returns how many items."""
+        new = [entry for entry in self._items() if _line(entry) not in self.seen]
+        if new:
+            with open(self.path, "a", encoding="utf-8") as out:
+                out.write("".join(_line(entry) + "\n" for entry in new))
+                out.flush()
+                os.fsync(out.fileno())
+            self.seen.update(_line(entry) for entry in new)
+        return len(new)
+
+    def run(self) -> None:
+        try:
+            while not self.stopped.wait(self.every):
+                self.flush()
+        except BaseException as exc:  # reported by stop(): the final save still runs
+            self.error = exc
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.is_alive():
+            self.join()
 

@@ -34,6 +34,7 @@ from prhub.store import Store
 from bench import synthetic
 from prhub_local.embedded import EmbeddedAws, aws_env, patched_env
 from prhub_local.runner import Invoker, LambdaContext, PipelineError, RunResult, load_handler, run_pipeline
+from prhub_local.state import generation
 from prhub_local.template import create_stack, default_root, load_template
 from tests.fakes.github_server import FakeGitHub, load_export
 from tests.fakes.openai_server import FakeOpenAI, Fault
@@ -91,12 +92,12 @@ def run(tmp_path: Path, export_path: Path | None, invoke: Invoker | None = None,
 
 
 def table(state: Path, logical: str) -> list[dict[str, Any]]:
-    path = state / "tables" / f"{logical}.jsonl"
+    path = generation(state) / "tables" / f"{logical}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
 def queue(state: Path, logical: str) -> list[dict[str, Any]]:
-    path = state / "queues" / f"{logical}.jsonl"
+    path = generation(state) / "queues" / f"{logical}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 

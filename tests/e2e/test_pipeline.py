@@ -19,6 +19,7 @@ from prhub.errors import PrhubError
 
 from prhub_local import cli
 from prhub_local.runner import PipelineError, run_pipeline
+from prhub_local.state import generation
 
 SAMPLE_KEY = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
 
@@ -49,7 +50,7 @@ def test_sample_run_then_a_second_run_from_the_saved_state_hits_the_cache(aws_en
     assert first.report["stats"]["pr_count"] == 32 and first.report["unscored"] == []
     assert (out / "index.html").exists()  # the root index, rebuilt by the report
     assert any(line.startswith("listed 32 PRs") for line in lines) and "scored 32/32" in lines
-    assert {p.name for p in (state / "tables").iterdir()} >= {"RunsTable.jsonl", "CacheTable.jsonl"}
+    assert {p.name for p in (generation(state) / "tables").iterdir()} >= {"RunsTable.jsonl", "CacheTable.jsonl"}
     # WHEN a fresh embedded AWS (new resources) restores that state and reports the same week again
     prefix = "b" + uuid.uuid4().hex[:10]
     second = run_pipeline(endpoint_url=aws_endpoint, prefix=prefix, state=state, out=out, progress=quiet)
@@ -57,7 +58,7 @@ def test_sample_run_then_a_second_run_from_the_saved_state_hits_the_cache(aws_en
     stored = results_of(prefix, second.run_id)
     assert len(stored) == 32 and all(r["cached"] for r in stored)
     assert second.report["stats"] == first.report["stats"]
-    runs = (state / "tables" / "RunsTable.jsonl").read_text(encoding="utf-8").splitlines()
+    runs = (generation(state) / "tables" / "RunsTable.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(runs) == 2
 
 
@@ -214,6 +215,6 @@ def test_a_report_that_keeps_failing_ends_the_run_with_an_error_and_the_scores_k
     with pytest.raises(PipelineError, match="could not be written"):
         run_pipeline(endpoint_url=aws_endpoint, prefix="e" + uuid.uuid4().hex[:10], state=state,
                      out=tmp_path / "site", invoke=broken_report, progress=quiet, visibility_timeout=1)
-    cache = (state / "tables" / "CacheTable.jsonl").read_text(encoding="utf-8").splitlines()
+    cache = (generation(state) / "tables" / "CacheTable.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(cache) == 32  # the next run reuses every score
-    assert len((state / "queues" / "ReportDLQ.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    assert len((generation(state) / "queues" / "ReportDLQ.jsonl").read_text(encoding="utf-8").splitlines()) == 1

@@ -17,6 +17,7 @@ import pytest
 
 from prhub_local import cli
 from prhub_local.invoke import Invocation, invoke_function
+from prhub_local.state import generation
 from tests.conftest import EVENTS, load_event
 
 SAMPLE_WEEK = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
@@ -47,7 +48,7 @@ def test_plan_custom_range_lists_verls_week_from_the_export(aws_endpoint: str, t
     assert run["period"] == {"since": "2026-06-15", "until": "2026-06-21", "tz": "Asia/Shanghai"}
     assert any(f"read from jsonl:{verl_export}" in line for line in lines)
     # The run and its 21 score messages are in the saved state for the next invocation.
-    assert len((tmp_path / "state" / "queues" / "ScoreQueue.jsonl").read_text().splitlines()) == 21
+    assert len((generation(tmp_path / "state") / "queues" / "ScoreQueue.jsonl").read_text().splitlines()) == 21
 
 
 def test_plan_scheduled_plans_every_watched_repository_for_the_week_before(aws_endpoint: str, tmp_path: Path,
@@ -77,13 +78,14 @@ def test_score_then_report_events_plan_the_named_run_first_and_then_reuse_it(aws
     planned = said.split(" planned ")[1].split(" ")[0]
     assert planned.startswith("acme/rocket/2026-06-01_2026-06-07/") and planned != named
     assert json.loads(scored.event["Records"][0]["body"])["run_id"] == planned
-    assert len((state / "queues" / "ScoreQueue.jsonl").read_text().splitlines()) == 32  # the plan's own messages
+    queued = (generation(state) / "queues" / "ScoreQueue.jsonl").read_text().splitlines()
+    assert len(queued) == 32  # the plan's own messages
     # WHEN ReportFunction gets report-sqs.json (the same named run) on a new embedded AWS from that state
     reported, lines = invoke("ReportFunction", "report-sqs.json", aws_endpoint, state)
     # THEN it reports the open run planned above: PR 1205 scored, the other 31 named as unscored
     assert reported.answer == {"batchItemFailures": []}
     assert f"run {named} is not in the state: using {planned}, the open run of that period" in lines
-    report = json.loads((state / "buckets" / "SiteBucket" / SAMPLE_WEEK / "report.json").read_text())
+    report = json.loads((generation(state) / "buckets" / "SiteBucket" / SAMPLE_WEEK / "report.json").read_text())
     assert [p["number"] for p in report["prs"]] == [1205]
     assert len(report["unscored"]) == 31 and 1205 not in {u["number"] for u in report["unscored"]}
 
@@ -94,7 +96,7 @@ def test_report_sweep_leaves_a_fresh_run_alone(aws_endpoint: str, tmp_path: Path
     swept, _ = invoke("ReportFunction", "report-sweep.json", aws_endpoint, state)
     # older_than_minutes is 30: the run is not stuck yet
     assert swept.answer == {"swept": [], "failed": []}
-    assert not (state / "buckets" / "SiteBucket" / SAMPLE_WEEK).exists()
+    assert not (generation(state) / "buckets" / "SiteBucket" / SAMPLE_WEEK).exists()
 
 
 def test_cli_prints_the_answer_and_exits_by_the_contract(aws_endpoint: str, tmp_path: Path,

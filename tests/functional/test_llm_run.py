@@ -2,15 +2,24 @@
 the model reached through OPENAI_BASE_URL / OPENAI_API_KEY, tokens in report.json, and the cache."""
 from __future__ import annotations
 
+import base64
+import itertools
 import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from prhub import llm
+from prhub import config, llm
+from prhub.store import unpack
 
 from prhub_local import cli
-from tests.fakes.openai_server import FakeOpenAI, data_block, estimate_tokens, message_text
+from prhub_local.state import JOURNAL, generation
+from tests.fakes.openai_server import FakeOpenAI, Fault, data_block, estimate_tokens, message_text, rule_based
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
 WEEK = ["--repo", "verl-project/verl", "--since", "2026-05-04", "--until", "2026-05-10", "--tz", "Asia/Shanghai"]
@@ -54,7 +63,11 @@ def test_run_with_the_model_then_rerun_from_the_cache(fake: FakeOpenAI, tmp_path
     assert 0 < scorer["tokens_out"] <= fake.tokens_out
     assert scorer["narrative_tokens_in"] > 0 and scorer["tokens_in"] > scorer["narrative_tokens_in"]
     assert report["summary"].startswith("本周合并 34 个 PR")
-    assert "sk-fake-for-tests" not in capsys.readouterr().out + json.dumps(report)
+    printed = capsys.readouterr().out
+    assert "sk-fake-for-tests" not in printed + json.dumps(report)
+    # AND stdout holds the four report paths only: no metric JSON (EMF) from the functions
+    [week] = [p.parent for p in (tmp_path / "site").glob("verl-project/verl/reports/*/report.json")]
+    assert printed.splitlines() == [str(week / n) for n in ("report.md", "report.pdf", "report.json", "index.html")]
 
     # WHEN the same range is run again on the same state
     calls = len(fake.calls)
@@ -79,3 +92,92 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
         report["notes"]
     # Workers check the shared budget before calling, so at most one call per worker (4) runs past it.
     assert report["scorer"]["tokens_in"] + report["scorer"]["tokens_out"] <= 6000 + 4 * 1500
+
+
+def test_a_killed_llm_run_keeps_the_scores_it_paid_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = tmp_path / "state"
+    answered = itertools.count()
+
+    def gated(request: dict) -> Any:  # ten answers, then none within the run's life: it cannot finish first
+        return rule_based(request) if next(answered) < 10 else Fault.timeout(300)
+
+    with FakeOpenAI(gated) as slow:
+        env = {**os.environ, "OPENAI_BASE_URL": slow.base_url, "OPENAI_API_KEY": "sk-fake-for-tests",
+               "PRHUB_LLM_MODEL": "fake-model"}
+        # GIVEN an LLM run in its own process, one worker, a model that answers ten PRs and then hangs
+        proc = subprocess.Popen([sys.executable, "-m", "prhub_local.cli", "run", *WEEK, "--source", f"jsonl:{DATA}",
+                                 "--scorer", "llm", "--out", str(tmp_path / "site"), "--state", str(state),
+                                 "--workers", "1"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 120
+            while len(journaled(state)) < 5:  # its journal holds some paid scores
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+            # WHEN it is killed mid-way (SIGKILL: no handler runs, no final save)
+            proc.kill()
+        finally:
+            proc.wait()
+        kept = journaled(state)
+        paid = {(data_block(c, "engine_features") or {}).get("number") for c in slow.calls} - {None}
+    assert 5 <= len(kept) <= 10 and kept <= paid
+    # WHEN the same week is run again on that state
+    with FakeOpenAI() as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-for-tests")
+        monkeypatch.setenv("PRHUB_LLM_MODEL", "fake-model")
+        monkeypatch.setattr(llm.ChatModel, "_quirks", {})
+        monkeypatch.setattr(config, "_ssm_provider", None)
+        report = run(tmp_path)
+        asked = {(data_block(c, "engine_features") or {}).get("number") for c in fake.calls} - {None}
+    # THEN the scores the killed run journaled are not paid for again, and the report has all 34 PRs
+    numbers = {p["number"] for p in report["prs"]}
+    assert len(numbers) == 34 and asked == numbers - kept
+    assert all(p["scored_by"] == "llm" for p in report["prs"])
+
+
+def journaled(state: Path) -> set[int]:
+    """PR numbers of the score-cache entries in the state's journal."""
+    path = state / JOURNAL
+    lines = path.read_text(encoding="utf-8").splitlines()[1:] if path.exists() else []
+    numbers = set()
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a line being appended
+        numbers.add(int(unpack(base64.b64decode(entry["item"]["data"]["B"]["__b64__"]))["number"]))
+    return numbers
+
+
+def test_two_runs_on_one_state_one_runs_and_the_other_exits_3_naming_it(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    with FakeOpenAI(latency=0.3) as slow:
+        env = {**os.environ, "OPENAI_BASE_URL": slow.base_url, "OPENAI_API_KEY": "sk-fake-for-tests",
+               "PRHUB_LLM_MODEL": "fake-model"}
+
+        def prhub_run(out: str) -> subprocess.Popen[str]:
+            return subprocess.Popen([sys.executable, "-m", "prhub_local.cli", "run", *WEEK, "--source",
+                                     f"jsonl:{DATA}", "--scorer", "llm", "--out", str(tmp_path / out),
+                                     "--state", str(state), "--workers", "1"], env=env, text=True,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+        # GIVEN a run working on the state (its lock names it)
+        first = prhub_run("site-1")
+        deadline = time.monotonic() + 60
+        while f'"pid": {first.pid},' not in ((state / "lock").read_text() if (state / "lock").exists() else ""):
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        # WHEN a second run is started on the same state
+        second = prhub_run("site-2")
+        out2, err2 = second.communicate(timeout=120)
+        out1, err1 = first.communicate(timeout=300)
+    # THEN the second exits 3 at once with one line naming the first, and writes nothing
+    assert second.returncode == 3 and out2 == ""
+    assert err2.strip().splitlines()[-1].startswith(f"prhub: the state {state} is in use by pid {first.pid} on ")
+    assert "Traceback" not in err2 and not (tmp_path / "site-2").exists()
+    # AND the first finishes, its saved state whole: one run, every PR scored once into the cache
+    assert first.returncode == 0, err1
+    assert out1.splitlines()[0].endswith("report.md") and len(out1.splitlines()) == 4
+    gen = generation(state)
+    assert len((gen / "tables" / "RunsTable.jsonl").read_text().splitlines()) == 1
+    assert len((gen / "tables" / "CacheTable.jsonl").read_text().splitlines()) >= 34

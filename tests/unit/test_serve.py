@@ -1,6 +1,7 @@
 """`prhub serve` (prhub_local.serve): a site directory on 127.0.0.1 with CloudFront's rewrite and content types."""
 from __future__ import annotations
 
+import http.client
 import urllib.error
 import urllib.request
 
@@ -40,3 +41,27 @@ def test_serve_never_lists_a_directory(served):
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(served + "/o/r/reports/w/")
     assert err.value.code == 404
+
+
+@pytest.mark.parametrize("path, status", [
+    ("/%00", 400),  # open() refuses a NUL: once a traceback and a dropped connection
+    ("/o/r%00/", 400),
+    ("/%0a", 400),
+    ("/%zz", 400),  # not percent-encoding
+    ("/%", 400),
+    ("/%c3%28", 400),  # not UTF-8
+    ("/..%2f", 404),
+    ("/..%2f..%2fetc/passwd", 404),
+    ("/o/..%5c..%5cindex.html", 404),
+    ("/" + "a" * 5000, 404),  # a name too long for the file system
+    ("/" + "a/" * 40000, 414),  # a request line longer than http.server reads
+])
+def test_serve_answers_malformed_paths_without_a_traceback(served, path, status, capfd):
+    host, port = served.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=5)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    assert response.status == status
+    assert b"etc" not in response.read()
+    connection.close()
+    assert "Traceback" not in capfd.readouterr().err

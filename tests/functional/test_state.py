@@ -1,0 +1,220 @@
+"""The local state (prhub_local.state): saved atomically, locked for one run, journaled as a run works.
+
+Against the session's moto server: each stack is a fresh set of resources made from template.yaml.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prhub import aws
+from prhub.errors import PrhubError
+
+from prhub_local import cli
+from prhub_local.state import CURRENT, JOURNAL, LOCK, Journal, generation, locked, restore_state, save_state
+from prhub_local.template import Stack, create_stack
+
+
+class Killed(BaseException):
+    """Stands for a kill: save_state has no handler that could clean up after it, as after a SIGKILL."""
+
+
+@pytest.fixture
+def new_stack(aws_endpoint: str, template: dict[str, Any]) -> Any:
+    def make() -> Stack:
+        return create_stack(template, "s" + uuid.uuid4().hex[:12], json.dumps({"repos": []}), visibility_timeout=1)
+    return make
+
+
+def fill(stack: Stack, version: str) -> None:
+    """What a run leaves: cache entries (B adds some and changes one), a run, site objects, a dead letter."""
+    ddb, s3, sqs = aws.client("dynamodb"), aws.client("s3"), aws.client("sqs")
+    count = 3 if version == "A" else 5
+    for i in range(count):
+        ddb.put_item(TableName=stack.tables["CacheTable"], Item={
+            "key": {"S": f"k{i}"}, "data": {"B": f"{version if i == 0 else 'same'}{i}".encode()}})
+    ddb.put_item(TableName=stack.tables["RunsTable"], Item={"run_id": {"S": "o/r/w/1"}, "status": {"S": version}})
+    bucket = stack.buckets["SiteBucket"]
+    s3.put_object(Bucket=bucket, Key="o/r/index.html", Body=f"<p>{version}</p>".encode())
+    s3.put_object(Bucket=bucket, Key="o/r/feed.xml", Body=b"<feed/>")  # unchanged: linked, not downloaded
+    if version == "A":
+        s3.put_object(Bucket=bucket, Key="o/r/old.md", Body=b"gone in B")
+    sqs.send_message(QueueUrl=stack.queues["ScoreDLQ"], MessageBody=json.dumps({"version": version}))
+
+
+def snapshot(stack: Stack) -> dict[str, Any]:
+    """Everything the stack holds (read once: received messages stay hidden)."""
+    ddb, s3, sqs = aws.client("dynamodb"), aws.client("s3"), aws.client("sqs")
+    tables = {logical: sorted(json.dumps(i, sort_keys=True, default=repr) for i in ddb.scan(TableName=name)["Items"])
+              for logical, name in stack.tables.items()}
+    bucket = stack.buckets["SiteBucket"]
+    objects = {o["Key"]: s3.get_object(Bucket=bucket, Key=o["Key"])["Body"].read()
+               for o in s3.list_objects_v2(Bucket=bucket).get("Contents", [])}
+    queues = {logical: sorted(m["Body"] for m in sqs.receive_message(
+        QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=600).get("Messages", []))
+        for logical, url in stack.queues.items()}
+    return {"tables": tables, "objects": objects, "queues": queues}
+
+
+def restored(new_stack: Any, state: Path) -> tuple[dict[str, Any], list[str]]:
+    """What the next run starts from: the leftovers it removes, and the state it restores."""
+    stack = new_stack()
+    with locked(state) as held:
+        removed = held.recover()
+        restore_state(stack, held)
+    return snapshot(stack), removed
+
+
+def save(stack: Stack, state: Path, step: Any = lambda _: None) -> None:
+    with locked(state) as held:
+        save_state(stack, held, step)
+
+
+def test_a_kill_at_every_step_of_a_save_leaves_the_old_or_the_new_state(new_stack: Any, tmp_path: Path) -> None:
+    # GIVEN a saved state A, and the steps of saving state B over it
+    base = tmp_path / "base"
+    a = new_stack()
+    fill(a, "A")
+    save(a, base)
+    old, _ = restored(new_stack, base)
+    steps: list[str] = []
+    full = tmp_path / "full"
+    shutil.copytree(base, full)
+    b = new_stack()
+    fill(b, "B")
+    save(b, full, steps.append)
+    new, _ = restored(new_stack, full)
+    assert old != new and old["objects"]["o/r/old.md"] == b"gone in B" and "o/r/old.md" not in new["objects"]
+    assert "switched" in steps and steps[-1].startswith("removed gen-")
+    for i, name in enumerate(steps):
+        # WHEN the save of B is killed right after step `name`
+        state = tmp_path / f"killed-{i}"
+        shutil.copytree(base, state)
+        b = new_stack()
+        fill(b, "B")
+
+        def kill(done: str, at: str = name) -> None:
+            if done == at:
+                raise Killed(at)
+
+        with pytest.raises(Killed):
+            save(b, state, kill)
+        if name == "switched":  # both generations are there: the unchanged object was linked, not downloaded
+            feeds = {(g / "buckets" / "SiteBucket" / "o" / "r" / "feed.xml").stat().st_ino for g in state.glob("gen-*")}
+            assert len(feeds) == 1 and len(list(state.glob("gen-*"))) == 2
+        # THEN the next run restores A (before the switch) or B (after it), complete
+        got, removed = restored(new_stack, state)
+        switched = i >= steps.index("switched")
+        assert got == (new if switched else old), name
+        # AND what the killed save left is removed at that start: one generation remains
+        assert bool(removed) == (name != steps[-1]), (name, removed)
+        left = sorted(p.name for p in state.iterdir())
+        assert left == sorted([CURRENT, LOCK, generation(state).name]), name
+
+
+def test_a_second_run_on_a_held_state_exits_3_naming_the_holder(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    state, out = tmp_path / "state", tmp_path / "site"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom pathlib import Path\nfrom prhub_local.state import locked\n"
+         "with locked(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(120)\n", str(state)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        # WHEN `prhub run` is started on the state another process holds
+        code = cli.main(["run", "--state", str(state), "--out", str(out)])
+        # THEN it exits 3 (busy, not bad input's 2) naming the holder, and writes nothing
+        err = capsys.readouterr().err
+        assert code == 3
+        assert f"the state {state} is in use by pid {holder.pid} on " in err and ", started 20" in err
+        assert "Traceback" not in err and not out.exists() and sorted(p.name for p in state.iterdir()) == [LOCK]
+    finally:
+        holder.kill()
+        holder.wait()
+    # WHEN the holder is gone (killed: the kernel drops its lock), the same command runs
+    assert cli.main(["run", "--state", str(state), "--out", str(out)]) == 0
+    assert (generation(state) / "tables" / "CacheTable.jsonl").read_text().count("\n") == 32
+
+
+@pytest.mark.parametrize("bad", [
+    ["--since", "2026-06-10", "--until", "2026-06-01"],  # refused by PlanFunction, inside the run
+    ["--tz", "Mars/Olympus_Mons"],
+])
+def test_bad_input_exits_2_and_creates_no_state(tmp_path: Path, bad: list[str],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    state = tmp_path / "state"
+    code = cli.main(["run", *bad, "--state", str(state), "--out", str(tmp_path / "site")])
+    assert code == 2 and capsys.readouterr().err.splitlines()[-1].startswith("prhub: ")
+    assert not state.exists() and not (tmp_path / "site").exists()
+
+
+def test_a_journal_left_by_a_killed_run_is_restored_on_top_of_its_generation(new_stack: Any, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    a = new_stack()
+    fill(a, "A")
+    save(a, state)
+    gen = generation(state)
+    # GIVEN a journal a killed run appended to, its last line torn by the kill
+    item = {"key": {"S": "paid"}, "data": {"B": {"__b64__": "cGFpZA=="}}}
+    (state / JOURNAL).write_text(json.dumps({"base": gen.name}) + "\n"
+                                 + json.dumps({"table": "CacheTable", "item": item}) + "\n" + '{"table": "Cach')
+    got, removed = restored(new_stack, state)
+    # THEN the paid entry is back with the generation's, and the journal is kept until the next save
+    keys = {json.loads(i)["key"]["S"] for i in got["tables"]["CacheTable"]}
+    assert keys == {"k0", "k1", "k2", "paid"} and removed == []
+    # AND the next run's journal goes on after the torn line without losing its own first entry
+    stack = new_stack()
+    with locked(state) as held:
+        restore_state(stack, held)
+        journal = Journal(stack, held, every=3600)
+        journal.start()
+        aws.client("dynamodb").put_item(TableName=stack.tables["CacheTable"], Item={"key": {"S": "more"}})
+        assert journal.flush() == 1 and journal.flush() == 0
+        journal.stop()
+    keys = {json.loads(i)["key"]["S"] for i in restored(new_stack, state)[0]["tables"]["CacheTable"]}
+    assert keys == {"k0", "k1", "k2", "paid", "more"}
+    # AND a journal built on another generation (a save completed after it) is stale: removed, not applied
+    (state / JOURNAL).write_text(json.dumps({"base": "gen-older"}) + "\n"
+                                 + json.dumps({"table": "CacheTable", "item": item}) + "\n")
+    got, removed = restored(new_stack, state)
+    assert removed == [JOURNAL] and {json.loads(i)["key"]["S"] for i in got["tables"]["CacheTable"]} == {
+        "k0", "k1", "k2"}
+
+
+def test_a_state_in_the_old_flat_layout_is_restored_then_saved_as_a_generation(new_stack: Any,
+                                                                               tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    (state / "tables").mkdir(parents=True)
+    (state / "tables" / "CacheTable.jsonl").write_text(json.dumps({"key": {"S": "legacy"}}) + "\n")
+    (state / "buckets" / "SiteBucket" / "o").mkdir(parents=True)
+    (state / "buckets" / "SiteBucket" / "o" / "index.html").write_text("<p>old</p>")
+    got, _ = restored(new_stack, state)
+    assert got["objects"] == {"o/index.html": b"<p>old</p>"} and len(got["tables"]["CacheTable"]) == 1
+    steps: list[str] = []
+    stack = new_stack()
+    with locked(state) as held:
+        restore_state(stack, held)
+        save_state(stack, held, steps.append)
+    assert steps[-2:] == ["removed tables", "removed buckets"]
+    assert sorted(p.name for p in state.iterdir()) == sorted([CURRENT, LOCK, generation(state).name])
+    assert restored(new_stack, state)[0] == got
+    # AND a migration killed before the old layout is gone leaves no stray directories behind
+    (state / "tables").mkdir()
+    assert restored(new_stack, state) == (got, ["tables"])
+
+
+@pytest.mark.parametrize("pointer", ["gen-20260101T000000000000Z-1\n", "\n", "../elsewhere\n"])
+def test_a_pointer_to_no_generation_is_reported_not_taken_for_an_empty_state(new_stack: Any, tmp_path: Path,
+                                                                            pointer: str) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / CURRENT).write_text(pointer)
+    with pytest.raises(PrhubError, match="is damaged"):
+        restored(new_stack, state)
+    assert sorted(p.name for p in state.iterdir()) == [CURRENT, LOCK]
