@@ -688,10 +688,12 @@ def week_facts(report: Report) -> dict[str, Any]:
     return facts
 
 
-def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[str]]:
+def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]
+           ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     if not isinstance(value, list):
-        return [], [f"{name} must be a list"]
+        return [], [f"{name} must be a list"], []
     errors: list[str] = []
+    removed: list[str] = []
     items: list[dict[str, Any]] = []
     for i, item in enumerate(value[:LIST_LIMITS[name]]):
         where = f"{name}[{i}]"
@@ -702,56 +704,75 @@ def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]) -> tuple[
         if not isinstance(prs, list):
             errors.append(f"{where}.prs must be a list of PR numbers")
             continue
-        text = " ".join(item[k] for k in keys)
-        errors += [f"{where}: {e}" for e in check_text(text, facts) + check_prs(prs, facts)]
-        cited = [int(n) for n in re.findall(r"(?<![\w&/])#(\d{1,7})\b", text)]
-        numbers = list(dict.fromkeys([p for p in prs if isinstance(p, int)] + cited))
+        cleaned = {}
+        for k in keys:
+            cleaned[k], why = clean_text(item[k], facts)
+            removed += why
+        bad = check_prs(prs, facts)
+        removed += ["pr_number"] * len(bad)
+        if not all(cleaned.values()):  # nothing left that the data supports: the item goes
+            continue
+        text = " ".join(cleaned[k] for k in keys)
+        cited = [int(n) for n in CITE.findall(text)]
+        numbers = list(dict.fromkeys([p for p in prs if isinstance(p, int) and not isinstance(p, bool)
+                                      and p in facts.prs] + cited))
         if name == "highlights" and not numbers:
-            errors.append(f"{where} must cite the PRs it is about")
-        items.append({**{k: item[k].strip() for k in keys}, "prs": numbers})
-    return items, errors
+            removed.append("pr_number")
+            continue
+        items.append({**cleaned, "prs": numbers})
+    return items, errors, removed
 
 
-def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, list[str]]:
-    """A narrative section normalised, and every shape, language or fact error in it."""
+def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, list[str], list[str]]:
+    """A narrative section normalised and cleaned: every sentence (or item) citing a PR, date or number the data
+    does not support is removed (their reasons: the third value); the second lists shape and language errors,
+    which ask the model again."""
     if name == "summary":
         if not isinstance(value, str) or not value.strip():
-            return "", ["summary must be a non-empty string"]
-        errors = [f"summary: {e}" for e in check_text(value, facts)]
-        if lang == "zh" and not CJK.search(value):
+            return "", ["summary must be a non-empty string"], []
+        kept, removed = clean_text(value, facts)
+        errors = [] if kept else ["summary must say something the data supports"]
+        if lang == "zh" and kept and not CJK.search(kept):
             errors.append("summary must be written in Chinese (中文)")
-        return value.strip(), errors
+        return kept, errors, removed
     if name == "suggestions":
         if not isinstance(value, list) or not all(isinstance(s, str) and s.strip() for s in value):
-            return [], ["suggestions must be a list of non-empty strings"]
-        kept = [s.strip() for s in value[:LIST_LIMITS[name]]]
-        errors = [f"suggestions[{i}]: {e}" for i, s in enumerate(kept) for e in check_text(s, facts)]
-        if len(kept) < 3:
-            errors.append(f"suggestions must have 3 to 5 items, got {len(kept)}")
-        return kept, errors
+            return [], ["suggestions must be a list of non-empty strings"], []
+        removed = []
+        kept = []
+        for s in value[:LIST_LIMITS[name]]:
+            text, why = clean_text(s.strip(), facts)
+            removed += why
+            if text:
+                kept.append(text)
+        errors = [] if len(value) >= 3 else [f"suggestions must have 3 to 5 items, got {len(value)}"]
+        return kept, errors, removed
     keys = ("theme", "text") if name == "key_changes" else ("text",)
-    items, errors = _items(name, value, facts, keys)
+    items, errors, removed = _items(name, value, facts, keys)
     # Five highlights, or one per PR in a quieter week.
     if name == "highlights" and isinstance(value, list) and len(value) < min(5, len(facts.week)):
         errors.append(f"highlights must have 5 to 7 items (one per PR when fewer than 5), got {len(value)}")
-    return items, errors
+    return items, errors, removed
 
 
 def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None = None,
                     cache: NarrativeCache | None = None) -> Narration:
-    """The narrative sections (SECTIONS), `scorer` with narrative_by per section and the run's tokens, and `notes`.
+    """The narrative sections (SECTIONS), `scorer` with narrative_by per section, the run's tokens and the fact
+    guard's counts, and `notes`.
 
-    A narrator for prhub.compose: `report` is the draft (analysis, title, notes). Each section
-    the model writes passes check_section (shape, language, fact guard); the failing ones are
-    asked for once more with the errors, then fall back to narrative.engine_narrative.
-    A narrative the model wrote in full is cached (the stack's prhub.cache) under the exact prompt, so
-    a re-run of an unchanged week costs no call and reports 0 narrative tokens.
+    A narrator for prhub.compose: `report` is the draft (analysis, title, notes). Each section the model
+    writes passes check_section: sentences the data does not support are removed, and a section whose shape
+    or language is wrong is asked for once more with the errors, then falls back to
+    narrative.engine_narrative. Whatever the guard kept is cached (the stack's prhub.cache) under the exact
+    prompt once the model has answered, so a re-run of an unchanged week makes no call and reports 0 narrative
+    tokens; an outage or a spent budget is not cached.
     """
     result: dict[str, Any] = dict(narrative.engine_narrative(report))
     by = dict.fromkeys(SECTIONS, "heuristic")
     info: dict[str, Any] = dict(report["scorer"])
     notes = list(report.get("notes") or []) + fallback_notes(report)
     tokens_in = tokens_out = 0
+    written: Counter[str] = Counter()  # sentences the guard removed from the narrative, by reason
     if not report.get("prs"):
         chat = None  # nothing to write about beyond what the engine says about an empty week
     if chat is not None:
@@ -765,12 +786,12 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
         stopped = ""  # why the model stopped writing before every section passed
         key = narrative_key(chat, report, messages)
         cached = cache.get(key) if cache else None
-        if cached is not None:
-            for name in SECTIONS:
-                value, problems = check_section(name, cached.get(name), facts, lang)
-                if not problems:
+        if isinstance(cached, dict) and isinstance(cached.get("sections"), dict):
+            for name, value in cached["sections"].items():
+                if name in SECTIONS:
                     result[name], by[name] = value, "llm"
-            pending = [name for name in SECTIONS if by[name] != "llm"]
+            written.update({str(k): int(v) for k, v in (cached.get("removed") or {}).items()})
+            pending = []
         for attempt in range(2 if pending else 0):
             if config.llm.max_tokens_per_run - used - tokens_in - tokens_out <= estimate_tokens(
                     "".join(m["content"] for m in messages)):
@@ -791,12 +812,13 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                 if data is None or name not in data:
                     failing.append(name)
                     continue
-                value, problems = check_section(name, data[name], facts, lang)
+                value, problems, removed = check_section(name, data[name], facts, lang)
                 if problems:
                     failing.append(name)
                     errors += problems
                 else:
                     result[name], by[name] = value, "llm"
+                    written.update(removed)
             pending = failing
             if not pending:
                 break
@@ -806,14 +828,31 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                             repair_message(lang, errors[:20], only=pending)]
                 logger.info("narrative sections failed the checks, asking once more",
                             extra={"sections": pending, "errors": errors[:10]})
-        if cache is not None and cached is None and not pending:
-            cache.put(key, {name: result[name] for name in SECTIONS})
+        if cache is not None and cached is None and not stopped:
+            cache.put(key, {"sections": {name: result[name] for name in SECTIONS if by[name] == "llm"},
+                            "removed": dict(written)})
         if pending:
             notes.append(f"narrative: the engine wrote {', '.join(pending)} because "
                          f"{stopped or 'the model text failed the checks twice'}")
         info["narrative_model"] = chat.model
+    in_prs = guard_counts(list(report.get("prs") or []))
+    total = Counter(in_prs) + written
     info.update({"narrative_by": by, "narrative_tokens_in": tokens_in, "narrative_tokens_out": tokens_out,
                  "tokens_in": int(info.get("tokens_in") or 0) + tokens_in,
-                 "tokens_out": int(info.get("tokens_out") or 0) + tokens_out})
+                 "tokens_out": int(info.get("tokens_out") or 0) + tokens_out,
+                 "guard": {"removed_sentences": sum(total.values()), "by_reason": dict(sorted(total.items())),
+                           "in_prs": sum(in_prs.values()), "in_narrative": sum(written.values())}})
+    record_guard(total)
     return cast(Narration, {**result, "scorer": info, "notes": notes})
 
+
+def record_guard(removed: Counter[str]) -> None:
+    """The sentences the fact guard removed in a run, as the CloudWatch metric GuardRemovedSentences (one per
+    reason, and the total), where metrics are on (see record_tokens)."""
+    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
+    if not namespace or is_metrics_disabled():
+        return
+    for reason, value in [("all", sum(removed.values())), *sorted(removed.items())]:
+        with single_metric(name="GuardRemovedSentences", unit=MetricUnit.Count, value=value,
+                           namespace=namespace) as metric:
+            metric.add_dimension(name="reason", value=reason)
