@@ -3,6 +3,7 @@ the model reached through OPENAI_BASE_URL / OPENAI_API_KEY, tokens in report.jso
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,7 +76,10 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     by = [p["scored_by"] for p in report["prs"]]
     assert 0 < by.count("llm") < 34 and report["scorer"]["heuristic_prs"] == by.count("heuristic")
     assert report["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "heuristic")
-    assert f"{by.count('heuristic')} PR(s) scored by the engine instead of the model: budget exhausted" in \
-        report["notes"]
+    [note] = [n for n in report["notes"] if "scored by the engine instead of the model: budget exhausted" in n]
+    # counted and named
+    assert note.startswith(f"{by.count('heuristic')} PR(s)")
+    assert sorted(int(n) for n in re.findall(r"#(\d+)", note)) == sorted(
+        p["number"] for p in report["prs"] if p["scored_by"] == "heuristic")
     # Workers check the shared budget before calling, so at most one call per worker (4) runs past it.
     assert report["scorer"]["tokens_in"] + report["scorer"]["tokens_out"] <= 6000 + 4 * 1500

@@ -133,8 +133,10 @@ def test_budget_exhausted_means_no_call(fake: FakeOpenAI) -> None:
     assert fake.calls == [] and scored.scored_by == "heuristic" and "budget exhausted" in scored.note
     assert (scored.tokens_in, scored.tokens_out) == (0, 0)
     assert scored.reasons[-1].startswith(llm.FALLBACK + "budget exhausted")  # report.json keeps reasons
-    report = {"prs": [scored.pr_entry(), scored.pr_entry()]}
-    assert llm.fallback_notes(report) == ["2 PR(s) scored by the engine instead of the model: budget exhausted"]
+    other = scorer_for(fake).score(make_pr(3), CONFIG, Budget(50))
+    report = {"prs": [scored.pr_entry(), other.pr_entry()]}
+    assert llm.fallback_notes(report) == [
+        f"2 PR(s) scored by the engine instead of the model: budget exhausted (#3, #{scored.number})"]
 
 
 def test_token_counts_are_emitted_as_metrics_without_the_key(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,

@@ -38,6 +38,7 @@ from prhub.aws import LazyClient
 from prhub.config import RepoConfig
 from prhub.factguard import CITE, Facts, check_prs, check_text, clean_text
 from prhub.models import PullRequest, Risk, ScoredPR
+from prhub.pricing import Prices
 from prhub.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, render, repair_message
 from prhub.report import Narration, Report
 from prhub.scorers import Endpoint, Scorers
@@ -554,13 +555,15 @@ def fallback(engine: ScoredPR, note: str, tokens_in: int = 0, tokens_out: int = 
 
 
 def fallback_notes(report: Report) -> list[str]:
-    """One note per cause of PRs the engine scored in place of the model (budget, outage, invalid answers)."""
-    causes: Counter[str] = Counter()
+    """One note per cause of PRs the engine scored in place of the model (budget, outage, invalid answers),
+    naming them."""
+    causes: dict[str, list[int]] = {}
     for p in report.get("prs") or []:
         for reason in p.get("reasons") or []:
             if reason.startswith(FALLBACK):
-                causes[reason[len(FALLBACK):].split(":")[0].split(" (")[0]] += 1
-    return [f"{n} PR(s) scored by the engine instead of the model: {cause}" for cause, n in sorted(causes.items())]
+                causes.setdefault(reason[len(FALLBACK):].split(":")[0].split(" (")[0], []).append(int(p["number"]))
+    return [f"{len(prs)} PR(s) scored by the engine instead of the model: {cause} "
+            f"({', '.join(f'#{n}' for n in sorted(prs))})" for cause, prs in sorted(causes.items())]
 
 
 # -- the scorer -----------------------------------------------------------------------------------------------------
@@ -756,7 +759,7 @@ def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, 
 
 
 def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None = None,
-                    cache: NarrativeCache | None = None) -> Narration:
+                    cache: NarrativeCache | None = None, prices: Prices | None = None) -> Narration:
     """The narrative sections (SECTIONS), `scorer` with narrative_by per section, the run's tokens and the fact
     guard's counts, and `notes`.
 
@@ -843,6 +846,15 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                  "guard": {"removed_sentences": sum(total.values()), "by_reason": dict(sorted(total.items())),
                            "in_prs": sum(in_prs.values()), "in_narrative": sum(written.values())}})
     record_guard(total)
+    model = info.get("narrative_model") or info.get("model")
+    if model:
+        table = prices or Prices()
+        rate = table.rate(model)
+        usd = table.cost(model, info["tokens_in"], info["tokens_out"])
+        info["cost"] = {"usd": usd, "prices_as_of": table.as_of, "usd_per_million_in": rate[0] if rate else None,
+                        "usd_per_million_out": rate[1] if rate else None}
+        if usd is not None:
+            record_cost(model, usd)
     return cast(Narration, {**result, "scorer": info, "notes": notes})
 
 
@@ -856,3 +868,12 @@ def record_guard(removed: Counter[str]) -> None:
         with single_metric(name="GuardRemovedSentences", unit=MetricUnit.Count, value=value,
                            namespace=namespace) as metric:
             metric.add_dimension(name="reason", value=reason)
+
+
+def record_cost(model: str, usd: float) -> None:
+    """The run's model cost as the CloudWatch metric LlmCostUsd (see record_tokens)."""
+    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
+    if not namespace or is_metrics_disabled():
+        return
+    with single_metric(name="LlmCostUsd", unit=MetricUnit.Count, value=usd, namespace=namespace) as metric:
+        metric.add_dimension(name="model", value=model)

@@ -22,6 +22,7 @@ from aws_lambda_powertools import Logger
 
 from prhub.config import RepoConfig
 from prhub.errors import InputError
+from prhub.pricing import Prices
 from prhub.secrets import SecretError
 
 if TYPE_CHECKING:
@@ -140,6 +141,10 @@ class Scorers:
         from prhub.llm import LlmScorer
 
         return LlmScorer(self.chat(endpoint), config.language, period=period)
+
+    def prices(self) -> Prices:
+        """The model price table: the defaults with PRHUB_LLM_PRICES over them (prhub.pricing)."""
+        return Prices.from_env(self.env)
 
     def concurrency(self, config: RepoConfig) -> int:
         """Model calls one invocation makes at once for `config`: PRHUB_LLM_CONCURRENCY (default

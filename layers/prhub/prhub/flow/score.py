@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from prhub import aws
 from prhub.errors import InputError, RetryLater
 from prhub.flow.deps import Deps
 from prhub.models import PullRef, ScoredPR
@@ -72,7 +73,10 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
             budgets[run_id] = SharedBudget(RunBudget(deps.store, run_id, run.config.llm.max_tokens_per_run))
             width = max(width, deps.scorers.concurrency(run.config))
 
+    clients = aws.thread_clients()
+
     def one(record: SQSRecord) -> str | None:
+        aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
         try:
             run_id = str(json.loads(record.body).get("run_id"))
         except (ValueError, AttributeError):
