@@ -297,7 +297,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                  endpoint_url: str | None = None, prefix: str = "prhub", config_text: str | None = None,
                  workers: int = 4, invoke: Invoker | None = None, progress: Progress | None = None,
                  timeout: float = 900, root: Path | None = None, now: datetime | None = None,
-                 visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT) -> RunResult:
+                 visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT, retry_model: bool = False) -> RunResult:
     """Run one report through the real flow locally and copy the site to `out`.
 
     Without `repo` the bundled sample is reported (its week unless dates are given).
@@ -311,6 +311,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     watchlist_text = local_watchlist(template, config_text)
     event = plan_event(WatchList.parse(watchlist_text), repo, since, until, tz, source, scorer, lang,
                        now or datetime.now(UTC))
+    if retry_model:  # ask the model again for PRs the engine scored in its place before
+        event["retry_model"] = True
     timings: dict[str, float] = {}
     started = time.monotonic()
 

@@ -36,7 +36,7 @@ from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from prhub import narrative
 from prhub.aws import LazyClient
 from prhub.config import RepoConfig
-from prhub.factguard import CITE, Facts, check_prs, check_text, clean_text
+from prhub.factguard import CITE, Facts, check_prs, clean_text
 from prhub.models import PullRequest, Risk, ScoredPR
 from prhub.pricing import Prices
 from prhub.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, render, repair_message
@@ -741,15 +741,15 @@ def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, 
     if name == "suggestions":
         if not isinstance(value, list) or not all(isinstance(s, str) and s.strip() for s in value):
             return [], ["suggestions must be a list of non-empty strings"], []
-        removed = []
-        kept = []
+        gone: list[str] = []
+        suggestions: list[str] = []
         for s in value[:LIST_LIMITS[name]]:
             text, why = clean_text(s.strip(), facts)
-            removed += why
+            gone += why
             if text:
-                kept.append(text)
+                suggestions.append(text)
         errors = [] if len(value) >= 3 else [f"suggestions must have 3 to 5 items, got {len(value)}"]
-        return kept, errors, removed
+        return suggestions, errors, gone
     keys = ("theme", "text") if name == "key_changes" else ("text",)
     items, errors, removed = _items(name, value, facts, keys)
     # Five highlights, or one per PR in a quieter week.

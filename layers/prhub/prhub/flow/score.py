@@ -88,10 +88,8 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
             return record.message_id
         return None
 
-    if width <= 1 or len(records) <= 1:
-        failed = [one(r) for r in records]
-    else:
-        failed = list(_pool(width).map(one, records))
+    sequential = width <= 1 or len(records) <= 1
+    failed = [one(r) for r in records] if sequential else list(_pool(width).map(one, records))
     return {"batchItemFailures": [{"itemIdentifier": m} for m in failed if m]}
 
 
