@@ -180,6 +180,7 @@ class FakeOpenAI(LoopbackServer):
         self.tokens_in = 0
         self.tokens_out = 0
         self.call_times: list[float] = []
+        self.spans: list[tuple[float, float, dict[str, Any]]] = []  # (received, answered, request) per 200 answer
         self._lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------------------
@@ -239,9 +240,10 @@ class FakeOpenAI(LoopbackServer):
         return sum(1 for c in self.calls if (c.get("response_format") or {}).get("type") == "json_schema")
 
     def _answer(self, request: dict[str, Any], authorization: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+        received = time.monotonic()
         with self._lock:
             self.calls.append(request)
-            self.call_times.append(time.monotonic())
+            self.call_times.append(received)
             item = self.script.popleft() if self.script else None
         if not authorization.startswith("Bearer ") or len(authorization) <= len("Bearer "):
             return 401, {"error": {"message": "missing API key", "type": "invalid_request_error"}}, {}
@@ -272,6 +274,7 @@ class FakeOpenAI(LoopbackServer):
             self.answered += 1
             self.tokens_in += prompt_tokens
             self.tokens_out += completion_tokens
+            self.spans.append((received, time.monotonic(), request))
         return 200, {
             "id": f"chatcmpl-fake-{len(self.calls)}",
             "object": "chat.completion",
