@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from prhub.scorers import DEFAULT_CONCURRENCY
+
 from prhub_local.runner import run_pipeline
 from tests.fakes.openai_server import FakeOpenAI, data_block
 
