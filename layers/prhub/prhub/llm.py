@@ -277,7 +277,7 @@ class ChatModel:
                     raw = self.client.chat.completions.with_raw_response.create(
                         **self.request(messages, name, schema, max_tokens))
                     response = raw.parse()
-                except oa.BadRequestError as exc:
+                except (oa.BadRequestError, oa.UnprocessableEntityError) as exc:  # DeepSeek answers 422 too
                     quirk = self._quirk(exc, quirks)
                     if quirk is None:
                         raise
@@ -319,7 +319,7 @@ class ChatModel:
             self.gate.grow()
 
     @staticmethod
-    def _quirk(exc: openai.BadRequestError, known: frozenset[str]) -> str | None:
+    def _quirk(exc: openai.APIStatusError, known: frozenset[str]) -> str | None:
         """The quirk a 400 reveals (by its `param`, else its message), if it is one not yet known."""
         body: Any = exc.body if isinstance(exc.body, dict) else {}
         error: Any = body.get("error", body)  # the SDK gives the error object, or the whole body
