@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -30,30 +32,48 @@ FALLBACK_KIND = "fallback"  # the cache key's kind for the engine's result stand
 
 class SharedBudget:
     """A run's token budget shared by one invocation's concurrent calls: a call reserves its estimate before it
-    is sent and settles for what it cost, so calls in flight together never overspend the run's budget."""
+    is sent and settles for what it cost, so calls in flight together never overspend the run's budget.
 
-    def __init__(self, budget: Budget) -> None:
+    The run's counter (other workers spend too) is read again when the last reading is older than REFRESH
+    seconds or the reservation comes near what it left; in between, this invocation's own spending is counted
+    here, so a batch of concurrent calls does not queue on one DynamoDB read each."""
+
+    REFRESH = 1.0
+
+    def __init__(self, budget: Budget, clock: Callable[[], float] = time.monotonic) -> None:
         self.budget = budget
-        self.held = 0
+        self.clock = clock
+        self.held = 0  # reserved by calls in flight
+        self.spent = 0  # settled since the last reading
+        self._left: int | None = None  # the run's remaining tokens at the last reading
+        self._read_at = 0.0
         self._lock = threading.Lock()
 
+    def _remaining(self, tokens: int) -> int:
+        stale = self._left is None or self.clock() - self._read_at > self.REFRESH
+        if stale or (self._left or 0) - self.spent - self.held <= 4 * tokens:
+            self._left, self._read_at, self.spent = self.budget.remaining(), self.clock(), 0
+        return (self._left or 0) - self.spent - self.held
+
     def remaining(self) -> int:
-        return self.budget.remaining() - self.held
+        with self._lock:
+            return self._remaining(0)
 
     def spend(self, tokens: int) -> None:
-        self.budget.spend(tokens)
+        self.settle(0, tokens)
 
     def reserve(self, tokens: int) -> bool:
         with self._lock:
-            if self.budget.remaining() - self.held <= tokens:
+            if self._remaining(tokens) <= tokens:
                 return False
             self.held += tokens
             return True
 
     def settle(self, reserved: int, spent: int) -> None:
+        self.budget.spend(spent)
         with self._lock:
-            self.budget.spend(spent)
             self.held -= reserved
+            self.spent += spent
 
 
 def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
