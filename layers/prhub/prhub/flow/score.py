@@ -80,7 +80,11 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
     """An SQS batch scored with up to deps.scorers.concurrency PRs at once when its runs ask the model (the engine
     alone stays sequential: one GitHub token's rate limit is shared by every worker). Answers Lambda's partial
     batch response: the records that failed, for SQS to deliver again."""
-    records = [SQSRecord(r) for r in event.get("Records") or []]
+    raw = event.get("Records") if isinstance(event, dict) else None
+    if not isinstance(raw, list) or not raw or not all(
+            isinstance(r, dict) and r.get("messageId") and isinstance(r.get("body"), str) for r in raw):
+        raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
+    records = [SQSRecord(r) for r in raw]
     budgets: dict[str, SharedBudget] = {}
     width = 1
     for record in records:
