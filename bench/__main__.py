@@ -34,7 +34,7 @@ def benchmarks(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         "layer_size": layer_size.run,
         "report_scaling": lambda: report_scaling.run((100, 1000) if quick else report_scaling.SIZES),
         "pipeline": lambda: pipeline.run(quick=quick),
-        "llm_fanout": lambda: llm_fanout.run((4,) if quick else (1, 4, 8)),
+        "llm_fanout": lambda: llm_fanout.run(4, ("week",) if quick else tuple(llm_fanout.CASES)),
         "github_requests": github_requests.run,
         "render_week": render_week.run,
     }

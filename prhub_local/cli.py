@@ -36,7 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     result = runner.run_pipeline(
         repo=args.repo, since=args.since, until=args.until, tz=args.tz, source=args.source, scorer=args.scorer,
         lang=args.lang, out=args.out, state=None if args.endpoint_url else args.state,
-        endpoint_url=args.endpoint_url, config_text=config_text, workers=args.workers)
+        endpoint_url=args.endpoint_url, config_text=config_text, workers=args.workers, retry_model=args.retry_model)
     for key in result.report_keys or [result.report_key]:
         for name in ("report.md", "report.pdf", "report.json", "index.html"):
             print(result.site_dir / key / name)
@@ -127,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--tz", metavar="ZONE", help="IANA time zone of the dates (default: the repository's)")
     run.add_argument("--source", metavar="SPEC", help="github or jsonl:PATH (default: the repository's)")
     run.add_argument("--scorer", choices=("auto", "heuristic", "llm"), help="who scores the PRs (default: auto)")
+    run.add_argument("--retry-model", action="store_true",
+                     help="ask the model again for PRs the engine scored in its place in an earlier run")
     run.add_argument("--lang", choices=("zh", "en"), help="report language (default: the repository's, zh)")
     run.add_argument("--out", default="site", metavar="DIR", help="where the site is copied (default: ./site)")
     run.add_argument("--state", default=".prhub/state", metavar="DIR",

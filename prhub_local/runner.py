@@ -304,7 +304,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                  endpoint_url: str | None = None, prefix: str = "prhub", config_text: str | None = None,
                  workers: int = 4, invoke: Invoker | None = None, progress: Progress | None = None,
                  timeout: float = 900, root: Path | None = None, now: datetime | None = None,
-                 visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT) -> RunResult:
+                 visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT, retry_model: bool = False) -> RunResult:
     """Run reports through the real flow locally (channels told too) and copy the site to `out`.
 
     Without `repo`: with `config_text` every repository it watches, else the bundled sample (its week unless
@@ -327,6 +327,9 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                   for r in watchlist.repos]
     else:
         events = [plan_event(watchlist, repo, since, until, tz, source, scorer, lang, moment)]
+    if retry_model:  # ask the model again for PRs the engine scored in its place before
+        for each in events:
+            each["retry_model"] = True
     event = events[0]
     timings: dict[str, float] = {}
     started = time.monotonic()

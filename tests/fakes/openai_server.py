@@ -161,6 +161,37 @@ def malformed(request: dict[str, Any]) -> str:
     return "Sure! Here is my analysis: the PR looks great."
 
 
+def _deepseek(fmt: Any) -> tuple[int, dict[str, Any]] | None:
+    """DeepSeek: text and json_object only; json_schema is a 400 with this body (seen by its users' clients,
+    e.g. llm-exe#662, khoj#1336; DeepSeek's docs list text and json_object)."""
+    if (fmt or {}).get("type") == "json_schema":
+        return 400, {"error": {"message": "This response_format type is unavailable now",
+                               "type": "invalid_request_error", "param": None, "code": "invalid_request_error"}}
+    return None
+
+
+def _deepseek_422(fmt: Any) -> tuple[int, dict[str, Any]] | None:
+    """DeepSeek's older answer to json_schema: a 422 from its deserialiser (litellm#7580, deep-research#22)."""
+    if (fmt or {}).get("type") == "json_schema":
+        return 422, {"error": {"message": "Failed to deserialize the JSON body into the target type: "
+                                          "response_format: response_format.type `json_schema` is unavailable now "
+                                          "at line 1 column 1193", "type": "invalid_request_error"}}
+    return None
+
+
+def _no_format(fmt: Any) -> tuple[int, dict[str, Any]] | None:
+    """A server taking no response_format at all (older local servers). Not confirmed for a named product: the
+    body is our reading of a FastAPI-style validation error."""
+    if fmt is not None:
+        return 400, {"object": "error", "message": "response_format is not supported by this server",
+                     "type": "BadRequestError", "param": None, "code": 400}
+    return None
+
+
+PROVIDERS: dict[str, Callable[[Any], tuple[int, dict[str, Any]] | None]] = {
+    "openai": lambda fmt: None, "deepseek": _deepseek, "deepseek-422": _deepseek_422, "no-format": _no_format}
+
+
 def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
@@ -169,17 +200,22 @@ class FakeOpenAI(LoopbackServer):
     """POST /v1/chat/completions (and /chat/completions) on 127.0.0.1:<random port>, served from a thread."""
 
     def __init__(self, responder: Responder = rule_based, *, latency: float = 0.0, reject_schema: bool = False,
-                 reject_params: tuple[str, ...] = (), script: list[Any] | None = None) -> None:
+                 reject_params: tuple[str, ...] = (), script: list[Any] | None = None, provider: str = "openai",
+                 remaining_requests: Callable[[], int] | None = None) -> None:
         self.responder = responder
         self.latency = latency
         self.reject_schema = reject_schema
         self.reject_params = reject_params  # e.g. ("max_tokens", "temperature"), as reasoning models do
+        # How response_format is refused, as providers do (see PROVIDERS); "openai" takes json_schema.
+        self.provider = provider
+        self.remaining_requests = remaining_requests  # x-ratelimit-remaining-requests on each answer
         self.script: deque[Any] = deque(script or [])
         self.calls: list[dict[str, Any]] = []  # every request JSON, including failed ones
         self.answered = 0  # calls that got a 200 with content
         self.tokens_in = 0
         self.tokens_out = 0
         self.call_times: list[float] = []
+        self.spans: list[tuple[float, float, dict[str, Any]]] = []  # (received, answered, request) per 200 answer
         self._lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------------------
@@ -239,15 +275,19 @@ class FakeOpenAI(LoopbackServer):
         return sum(1 for c in self.calls if (c.get("response_format") or {}).get("type") == "json_schema")
 
     def _answer(self, request: dict[str, Any], authorization: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+        received = time.monotonic()
         with self._lock:
             self.calls.append(request)
-            self.call_times.append(time.monotonic())
+            self.call_times.append(received)
             item = self.script.popleft() if self.script else None
         if not authorization.startswith("Bearer ") or len(authorization) <= len("Bearer "):
             return 401, {"error": {"message": "missing API key", "type": "invalid_request_error"}}, {}
         if self.reject_schema and (request.get("response_format") or {}).get("type") == "json_schema":
             return 400, {"error": {"message": "response_format json_schema is not supported",
                                    "type": "invalid_request_error", "param": "response_format"}}, {}
+        refusal = PROVIDERS[self.provider](request.get("response_format"))
+        if refusal is not None:
+            return refusal[0], refusal[1], {}
         for param in self.reject_params:
             if param in request:
                 hint = " Use 'max_completion_tokens' instead." if param == "max_tokens" else ""
@@ -272,6 +312,7 @@ class FakeOpenAI(LoopbackServer):
             self.answered += 1
             self.tokens_in += prompt_tokens
             self.tokens_out += completion_tokens
+            self.spans.append((received, time.monotonic(), request))
         return 200, {
             "id": f"chatcmpl-fake-{len(self.calls)}",
             "object": "chat.completion",
@@ -281,4 +322,4 @@ class FakeOpenAI(LoopbackServer):
                          "message": {"role": "assistant", "content": content}}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
-        }, {}
+        }, ({"x-ratelimit-remaining-requests": str(self.remaining_requests())} if self.remaining_requests else {})

@@ -6,6 +6,7 @@ import base64
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import config, llm
+from prhub import llm
 from prhub.store import unpack
 
 from prhub_local import cli
@@ -88,8 +89,11 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     by = [p["scored_by"] for p in report["prs"]]
     assert 0 < by.count("llm") < 34 and report["scorer"]["heuristic_prs"] == by.count("heuristic")
     assert report["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "heuristic")
-    assert f"{by.count('heuristic')} PR(s) scored by the engine instead of the model: budget exhausted" in \
-        report["notes"]
+    [note] = [n for n in report["notes"] if "scored by the engine instead of the model: budget exhausted" in n]
+    # counted and named
+    assert note.startswith(f"{by.count('heuristic')} PR(s)")
+    assert sorted(int(n) for n in re.findall(r"#(\d+)", note)) == sorted(
+        p["number"] for p in report["prs"] if p["scored_by"] == "heuristic")
     # Workers check the shared budget before calling, so at most one call per worker (4) runs past it.
     assert report["scorer"]["tokens_in"] + report["scorer"]["tokens_out"] <= 6000 + 4 * 1500
 
@@ -125,8 +129,6 @@ def test_a_killed_llm_run_keeps_the_scores_it_paid_for(tmp_path: Path, monkeypat
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-for-tests")
         monkeypatch.setenv("PRHUB_LLM_MODEL", "fake-model")
-        monkeypatch.setattr(llm.ChatModel, "_quirks", {})
-        monkeypatch.setattr(config, "_ssm_provider", None)
         report = run(tmp_path)
         asked = {(data_block(c, "engine_features") or {}).get("number") for c in fake.calls} - {None}
     # THEN the scores the killed run journaled are not paid for again, and the report has all 34 PRs

@@ -114,9 +114,9 @@ def test_injected_instructions_do_not_buy_a_high_score() -> None:
         scored = scorer_for(gullible).score(pr, CONFIG, Budget(100_000))
         assert "ignore previous instructions" in gullible.calls[0]["messages"][1]["content"]  # it was sent, as data
     assert engine.importance < 5
-    assert scored.importance == round(engine.importance + llm.GUARD_POINTS, 1) < 10
-    assert scored.key is (scored.importance >= CONFIG.key_threshold)
-    assert any("capped" in r and "importance 10" in r for r in scored.reasons)
+    # The engine's judgement, not a capped model score: a cap at engine + 3 could still reach the key threshold.
+    assert (scored.importance, scored.insight, scored.key) == (engine.importance, engine.insight, engine.key)
+    assert any("prompt injection" in r for r in scored.reasons)
     assert any(r.kind == "prompt_injection" for r in scored.risks)
 
 
@@ -133,8 +133,10 @@ def test_budget_exhausted_means_no_call(fake: FakeOpenAI) -> None:
     assert fake.calls == [] and scored.scored_by == "heuristic" and "budget exhausted" in scored.note
     assert (scored.tokens_in, scored.tokens_out) == (0, 0)
     assert scored.reasons[-1].startswith(llm.FALLBACK + "budget exhausted")  # report.json keeps reasons
-    report = {"prs": [scored.pr_entry(), scored.pr_entry()]}
-    assert llm.fallback_notes(report) == ["2 PR(s) scored by the engine instead of the model: budget exhausted"]
+    other = scorer_for(fake).score(make_pr(3), CONFIG, Budget(50))
+    report = {"prs": [scored.pr_entry(), other.pr_entry()]}
+    assert llm.fallback_notes(report) == [
+        f"2 PR(s) scored by the engine instead of the model: budget exhausted (#3, #{scored.number})"]
 
 
 def test_token_counts_are_emitted_as_metrics_without_the_key(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
@@ -161,7 +163,8 @@ def test_shared_budget_runs_out_midway(fake: FakeOpenAI) -> None:
     budget.limit = 10_000_000
     one = scorer.score(make_pr(2), CONFIG, budget)
     per_pr = one.tokens_in + one.tokens_out
-    budget.limit = budget.spent + per_pr + 10  # room for one more answer, not two
+    # room for one more call (its prompt and the longest answer it may give are reserved first), not two
+    budget.limit = budget.spent + per_pr + llm.PR_ANSWER_TOKENS + 10
     results = [scorer.score(make_pr(n), CONFIG, budget) for n in (3, 4, 5)]
     assert [r.scored_by for r in results] == ["llm", "heuristic", "heuristic"]
     assert len(fake.calls) == 2

@@ -244,7 +244,7 @@ def test_each_invocation_gives_the_cached_source_its_own_deadline(stack: Stack) 
     assert 45 < source.seen[0] <= 50 and 5 < source.seen[1] <= 10
 
 
-def test_a_fallback_score_is_not_cached_so_the_next_delivery_asks_the_model_again(
+def test_a_fallback_is_cached_apart_reused_as_it_is_and_replaced_only_on_request(
         stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
     run_id = plan_sample(stack)
 
@@ -263,8 +263,17 @@ def test_a_fallback_score_is_not_cached_so_the_next_delivery_asks_the_model_agai
 
     scorer = FlakyModel()
     deps = Deps.from_env()
-    monkeypatch.setattr(deps.scorers, "scorer", lambda config: scorer)
-    outcomes = [score_record(SQSRecord(record_like(run_id, 1201, message_id=f"d{i}")), deps) for i in range(3)]
-    # The outage's fallback was stored for the run but not cached; the model's answer was, and is reused.
-    assert scorer.calls == 2
-    assert [o["cached"] for o in outcomes] == [False, False, True]
+    monkeypatch.setattr(deps.scorers, "scorer", lambda config, period=(): scorer)
+
+    def deliver(i: int) -> dict[str, Any]:
+        return score_record(SQSRecord(record_like(run_id, 1201, message_id=f"d{i}")), deps)
+
+    # The outage's fallback is kept under a key of its own: a re-run reuses it without asking the model ...
+    outcomes = [deliver(0), deliver(1)]
+    assert scorer.calls == 1 and [o["cached"] for o in outcomes] == [False, True]
+    # ... until a run asks for the model again (retry_model): then the model's answer replaces it, and is reused.
+    run = deps.runs[run_id]
+    deps.runs[run_id] = dataclasses.replace(run, config=dataclasses.replace(
+        run.config, llm=dataclasses.replace(run.config.llm, retry_model=True)))
+    outcomes = [deliver(2), deliver(3)]
+    assert scorer.calls == 2 and [o["cached"] for o in outcomes] == [False, True]

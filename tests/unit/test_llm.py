@@ -196,16 +196,36 @@ def test_unreadable_secret_auto_uses_engine_llm_fails() -> None:
 
 
 
-def test_a_break_only_the_model_saw_becomes_a_risk() -> None:
+def test_a_break_only_the_model_saw_is_shown_as_its_opinion_not_counted_as_a_break() -> None:
+    # GIVEN a PR the engine finds no break in, and a model claiming one, plus missing tests twice
     config = RepoConfig(repo="o/r", language="en")
     pr = make_pr(title="[trainer] feat: rename the config key", files=[FileChange("verl/trainer/main.py", additions=3)])
     engine = score_pull(pr, config)
-    answer, errors = llm.validate_pr_answer(json.dumps({**VALID, "breaking": True,
-                                                        "breaking_reason": "trainer.lr renamed"}), "en")
+    answer, errors = llm.validate_pr_answer(json.dumps({
+        **VALID, "breaking": True, "breaking_reason": "trainer.lr renamed",
+        "risks": [{"kind": "breaking", "detail": "API changed"}, {"kind": "breaking", "detail": "again"},
+                  {"kind": "security", "detail": "reads a token"}]}), "en")
     merged = llm.merge(engine, answer, config, injected=False)
     assert errors == [] and not engine.breaking
-    assert merged.breaking and merged.breaking_reason == "trainer.lr renamed"
-    assert merged.risks[0].kind == "breaking" and merged.risks[0].detail == "trainer.lr renamed"
+    # THEN the PR is not breaking: the claim is the model's opinion, with its reason, once
+    assert not merged.breaking and merged.breaking_reason == ""
+    kinds = [r.kind for r in merged.risks]
+    assert "breaking" not in kinds and kinds.count("model_concern") == 1 and len(kinds) == len(set(kinds))
+    concern = next(r for r in merged.risks if r.kind == "model_concern")
+    assert "trainer.lr renamed" in concern.detail and "opinion" in concern.detail
+    # AND a kind the engine cannot check stays a risk of its own
+    assert "security" in kinds
+
+
+def test_a_break_the_engine_found_keeps_its_evidence() -> None:
+    config = RepoConfig(repo="o/r", language="en")
+    pr = make_pr(title="[BREAKING] rename the config key", files=[FileChange("verl/trainer/main.py", additions=3)])
+    engine = score_pull(pr, config)
+    answer, _ = llm.validate_pr_answer(json.dumps({**VALID, "breaking": True, "breaking_reason": "model's words"}),
+                                       "en")
+    merged = llm.merge(engine, answer, config, injected=False)
+    assert engine.breaking and merged.breaking and merged.breaking_reason == engine.breaking_reason
+    assert [r.kind for r in merged.risks].count("breaking") == 1
 
 
 def test_long_descriptions_are_cut_by_tokens_in_any_script() -> None:

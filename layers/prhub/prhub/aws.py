@@ -38,6 +38,18 @@ def client(service: str) -> Any:
     return cache[service]
 
 
+def thread_clients() -> dict[str, Any]:
+    """This thread's clients, for helper threads working on its behalf (see adopt_clients)."""
+    clients: dict[str, Any] = _local.__dict__.setdefault("clients", {})
+    return clients
+
+
+def adopt_clients(clients: dict[str, Any]) -> None:
+    """Make this thread use another thread's clients (boto3 clients are thread-safe; only making them is not):
+    a batch's helper threads then talk to the same endpoint as the invocation, with its clients' hooks."""
+    _local.clients = clients
+
+
 def reset() -> None:
     """Forget cached clients (after the endpoint or credentials change, e.g. in tests)."""
     _local.__dict__.pop("clients", None)

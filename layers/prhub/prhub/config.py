@@ -43,7 +43,8 @@ class LlmConfig:
     max_tokens_per_pr: int = 6000  # prompt budget for one PR (diff hunks are cut to fit)
     max_tokens_per_run: int = 400_000  # past it the engine scores the rest
     timeout: float = 60.0  # seconds per model call
-    max_retries: int = 3  # the openai client's retries of 429 (honouring Retry-After), 5xx and timeouts
+    max_retries: int = 3  # retries of 429 (honouring Retry-After), 5xx and timeouts
+    retry_model: bool = False  # ask the model again for PRs the engine scored in its place in an earlier run
 
 
 @dataclass(frozen=True)

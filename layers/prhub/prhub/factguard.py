@@ -29,13 +29,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 ROUNDINGS = (ROUND_HALF_UP, ROUND_HALF_EVEN)
-CITE = re.compile(r"(?<![\w&/])#(\d{1,7})\b")
+# A PR citation: "#123" (escaped "\\#123" and full-width "＃123" too) or ".../pull/123". ("PR 9" is left to the
+# count checks: "关键 PR 9 个" counts PRs.)
+CITE = re.compile(r"(?:(?<![\w&/])[#＃]|\bpull/)(\d{1,7})\b", re.IGNORECASE)
+# Where a text is cut into sentences: after CJK end marks, after . ! ? ; followed by a space, at line ends.
+SENTENCE_BREAK = re.compile(r"(?<=[。！？；])|(?<=[.!?;])(?=\s)|(?<=\n)")
 DATE = re.compile(r"(?<![\w.])(\d{4}-\d{2}-\d{2})(?![\w.]*\d)")
 # A numeral standing alone: not part of an identifier (letters or digits glued on either side, or a
 # dotted version); optional thousands separators, decimals, and a % or x suffix.
@@ -129,6 +133,19 @@ class Facts:
         return any(v.quantize(quantum, rounding=mode) == number for v in self.numbers for mode in ROUNDINGS)
 
 
+    @classmethod
+    def for_text(cls, prs: set[int], text: str, extra_numbers: Collection[int] = ()) -> Facts:
+        """What a text about one PR may say: cite `prs` and quote the numerals, dates and ratios of `text`
+        (what the model read: the PR's title, description, file list, diff and the engine's figures)."""
+        facts = cls(prs=set(prs), week=set(prs))
+        facts._walk(text)
+        ints = {int(n) for n in facts.numbers if n == n.to_integral_value()} | set(extra_numbers)
+        facts.numbers |= {Decimal(n) for n in ints}
+        facts.pr_counts |= ints
+        facts.people_counts |= ints
+        return facts
+
+
 def check_prs(prs: list[Any], facts: Facts) -> list[str]:
     """Errors for PR numbers an item attaches that are not the week's."""
     bad = [p for p in prs if not isinstance(p, int) or isinstance(p, bool) or p not in facts.prs]
@@ -166,3 +183,30 @@ def check_text(text: str, facts: Facts) -> list[str]:
         elif not facts.known(number):
             errors.append(f"quotes {raw}, which is not a number of the data (do not compute numbers)")
     return errors
+
+
+def reason_of(error: str) -> str:
+    """The kind of a check_text error, for the report's guard counts: pr_number, date, count, ratio or number."""
+    if error.startswith("cites"):
+        return "pr_number"
+    if error.startswith("quotes the date"):
+        return "date"
+    if error.startswith("says"):
+        return "count"
+    if "ratio" in error:
+        return "ratio"
+    return "number"
+
+
+def clean_text(text: str, facts: Facts) -> tuple[str, list[str]]:
+    """`text` without every sentence that cites a PR, a date or a quantity the facts do not support, and the
+    reason (reason_of) for each sentence removed."""
+    kept: list[str] = []
+    removed: list[str] = []
+    for piece in SENTENCE_BREAK.split(text):
+        errors = check_text(piece, facts) if piece.strip() else []
+        if errors:
+            removed.append(reason_of(errors[0]))
+        else:
+            kept.append(piece)
+    return "".join(kept).strip(), removed

@@ -22,7 +22,10 @@ import math
 import os
 import re
 import threading
+import time
+import unicodedata
 from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -33,9 +36,10 @@ from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 from prhub import narrative
 from prhub.aws import LazyClient
 from prhub.config import RepoConfig
-from prhub.factguard import Facts, check_prs, check_text
+from prhub.factguard import CITE, Facts, check_prs, clean_text
 from prhub.models import PullRequest, Risk, ScoredPR
-from prhub.prompting import estimate_tokens, pr_prompt, prompt_version, render, repair_message
+from prhub.pricing import Prices
+from prhub.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, render, repair_message
 from prhub.report import Narration, Report
 from prhub.scorers import Endpoint, Scorers
 from prhub.scoring import Budget, HeuristicScorer, Scorer
@@ -67,11 +71,57 @@ SECTIONS = ("summary", "highlights", "key_changes", "trend_notes", "risk_notes",
 LIST_LIMITS = {"highlights": 7, "key_changes": 8, "trend_notes": 5, "risk_notes": 5, "relation_notes": 5,
                "suggestions": 5}
 CJK = re.compile(r"[\u3400-\u9fff]")
+# Text that addresses the model instead of describing the change. Matched on normalise()d text (NFKC, no
+# zero-width characters, one space), so full-width letters, "i\u200bgnore" or line breaks do not hide it.
+_EN_VERB = r"(?:ignore|disregard|forget|override|bypass|skip|drop|discard|overlook)"
+_EN_WHAT = (r"(?:instructions?|guidance|guidelines?|rules?|directions?|directives?|prompts?|context|constraints?|"
+            r"orders?|commands?|policy|policies|system\s+message)")
+_ZH_WHAT = r"(?:指令|指示|说明|提示词?|规则|要求|设定|约束|命令|规定)"
 INJECTION = re.compile(
-    r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier)\s+instructions|disregard\s+(?:all\s+)?"
-    r"(?:previous|prior|above)|(?:rate|score)\s+(?:this|it)(?:\s+PR)?\s+(?:as\s+|an?\s+)?10\b|you\s+are\s+now\s+"
-    r"|system\s+prompt|忽略(?:之前|以上|前面|先前)的?(?:所有)?(?:指令|指示|说明)|(?:打|评)\s*10\s*分",
+    # English: "ignore all prior guidance", "disregard the above", "forget your rules", "override the system prompt"
+    rf"\b{_EN_VERB}\s+(?:(?:all|any|every|the|your|these|those|its|of)\s+){{0,3}}"
+    rf"(?:previous|prior|above|earlier|preceding|former|original|initial|system|safety|scoring|reviewer'?s?)\s+"
+    rf"(?:\w+\s+)?{_EN_WHAT}"
+    rf"|\b{_EN_VERB}\s+(?:(?:all|any|every)\s+(?:of\s+)?)?(?:your|the\s+model'?s|the\s+ai'?s)\s+(?:\w+\s+)?{_EN_WHAT}"
+    rf"|\b{_EN_VERB}\s+(?:all|any|every)\s+{_EN_WHAT}\b(?!\s+(?:in|of|for|from)\b)"
+    rf"|\b(?:disregard|ignore|forget)\s+(?:(?:all|everything|anything|the)\s+)?(?:said\s+)?(?:above|before|previously)(?=\s*(?:[.,;:!]|$|and\b))"
+    r"|\b(?:new|updated|real|actual)\s+instructions?\s*:"
+    r"|\byou\s+are\s+(?:now|no\s+longer)\b|\bact\s+as\s+(?:an?\s+)?(?:different|new|unrestricted)\b"
+    r"|\b(?:dear|attention|note\s+to|message\s+to|hey|hello|hi)\s*,?\s+(?:an?\s+|the\s+)?(?:ai|llm|language\s+model|"
+    r"model|gpt|assistant|bot|automated\s+reviewer|ai\s+reviewer|reviewer\s+bot)\b"
+    r"|\b(?:reveal|print|show|repeat|leak|override)\s+(?:your|the)\s+system\s+prompt\b"
+    # asking for a score: "score this 10", "rate it as a 10/10", "give this PR maximum importance", "importance: 10"
+    r"|\b(?:rate|score|mark|grade|rank|give|assign)\s+(?:this|it|me|my|our|the)\s*(?:pr|pull\s+request|change|"
+    r"patch)?\s*(?:as|an?|at|with|to)?\s*(?:a\s+)?(?:10|ten|9|nine|max(?:imum)?|highest|top|critical|perfect|"
+    r"full\s+marks)\b(?!\s*(?:ms|s|seconds|%|x|times|gb|mb|minutes))"
+    r"|\b(?:importance|insight|score|priority)\s*(?:of|to|=|:|should\s+be|must\s+be|is)\s*(?:10|ten|max(?:imum)?)\b"
+    r"|\bmark\s+(?:this|it)\s+(?:as\s+)?(?:a\s+)?key\b"
+    # Chinese: 忽略/无视/忘记……指令, 打/给 10 分, 满分, 评为最高, 标记为关键
+    rf"|(?:忽略|无视|忽视|忘记|忘掉|不要理会|跳过|覆盖)(?:掉)?(?:你|您)?(?:之前|以上|上面|前面|先前|此前|所有|全部|一切|原有|原来|系统)?"
+    rf"(?:的)?(?:所有|全部|任何)?(?:的)?{_ZH_WHAT}"
+    r"|(?:打|评|给|给予|评为|评|定为)\s*(?:它|这个|本|该)?\s*(?:PR|pr)?\s*(?:10|十|满)\s*分|满分|(?:评为|设为|定为|给予)(?:最高|最重要)"
+    r"|(?:标记|标为|列为)(?:为)?(?:关键|重点)|你现在是|(?:致|给|亲爱的)(?:AI|人工智能|大模型|模型|评审模型|审阅模型)"
+    # Japanese, Korean, Spanish, French, German, Russian, Portuguese: "ignore the previous instructions"
+    r"|(?:以前|前|上記|これまで)の(?:すべての)?(?:指示|命令|指令)を?(?:無視|忘れ)|(?:指示|命令)を無視"
+    r"|(?:이전|위의|모든)\s*(?:지시|지침|명령)(?:을|를|사항을)?\s*(?:무시|잊)"
+    r"|\bignor(?:a|e|ez|ar)\s+(?:todas\s+|toutes\s+|tous\s+)?(?:las|les|os|as)\s+(?:\w+\s+)?(?:instrucciones|instructions|"
+    r"instruções|consignes)"
+    r"|\bignorier(?:e|en)?\s+(?:alle\s+)?(?:vorherigen\s+|bisherigen\s+)?(?:anweisungen|instruktionen|regeln)"
+    r"|(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие\s+)?(?:инструкции|указания|правила)",
     re.IGNORECASE)
+ZERO_WIDTH = re.compile(r"[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
+
+
+def normalise(text: str) -> str:
+    """Text as an injection check reads it: NFKC (full-width letters become ASCII), zero-width characters
+    and soft hyphens gone, every run of whitespace (line breaks included) one space."""
+    return re.sub(r"\s+", " ", ZERO_WIDTH.sub("", unicodedata.normalize("NFKC", text)))
+
+
+def injected(text: str) -> bool:
+    """Whether PR text tries to instruct the model (any language the patterns know)."""
+    return bool(INJECTION.search(normalise(text)))
+
 
 _ITEM = {"type": "object", "additionalProperties": False, "required": ["text", "prs"],
          "properties": {"text": {"type": "string"}, "prs": {"type": "array", "items": {"type": "integer"}}}}
@@ -122,51 +172,133 @@ class Completion:
     tokens_out: int
 
 
-class ChatModel:
-    """Chat completions asking for JSON: `json_schema` where the endpoint takes it, else `json_object`.
+class Gate:
+    """At most `limit` model calls in flight in this process; the provider's rate limit lowers it, and answers
+    without pressure raise it again one step at a time up to `ceiling`."""
 
-    OpenAI-compatible endpoints differ: some reject json_schema, reasoning models reject
-    `max_tokens` (they take `max_completion_tokens`) or any non-default temperature. A 400
-    naming such a parameter teaches this endpoint-and-model a quirk, remembered for the
-    process, and the call is made again without it. Retries (429 honouring Retry-After, 5xx,
-    timeouts, connection errors) are the openai client's own (config.llm.max_retries, timeout).
+    def __init__(self, ceiling: int = 64) -> None:
+        self.ceiling = self.limit = ceiling
+        self.active = 0
+        self._cond = threading.Condition()
+
+    def __enter__(self) -> Gate:
+        with self._cond:
+            while self.active >= self.limit:
+                self._cond.wait()
+            self.active += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self.active -= 1
+            self._cond.notify_all()
+
+    def shrink(self, to: int) -> None:
+        with self._cond:
+            self.limit = max(1, min(self.limit, to))
+
+    def grow(self) -> None:
+        with self._cond:
+            if self.limit < self.ceiling:
+                self.limit += 1
+                self._cond.notify_all()
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds a 429 asks to wait: `retry-after-ms` or `retry-after` (seconds), as OpenAI-compatible APIs send."""
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            value = float(headers.get(name)) / divisor
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if math.isfinite(value) and value >= 0:
+            return min(value, MAX_RETRY_AFTER)
+    return None
+
+
+MAX_RETRY_AFTER = 60.0  # a longer wait is the run's to take (the engine scores the PR), not one call's
+
+
+class ChatModel:
+    """Chat completions asking for JSON: `json_schema` where the endpoint takes it, else `json_object`, else none.
+
+    OpenAI-compatible endpoints differ: DeepSeek and older vLLM/Ollama reject json_schema, some servers any
+    response_format; reasoning models reject `max_tokens` (they take `max_completion_tokens`) or any non-default
+    temperature. A 400 naming such a parameter teaches this endpoint-and-model a quirk, remembered for the
+    process, and the call is made again without it.
+
+    Calls from a batch's threads pass one Gate. Retries are ours (config.llm.max_retries): a 429 waits its
+    Retry-After and halves the gate; 5xx, timeouts and connection errors back off exponentially; an answer's
+    `x-ratelimit-remaining-requests` below the calls in flight shrinks the gate to it.
     """
 
-    def __init__(self, endpoint: Endpoint, client: openai.OpenAI | None = None) -> None:
+    def __init__(self, endpoint: Endpoint, client: openai.OpenAI | None = None,
+                 sleep: Any = time.sleep) -> None:
         self.endpoint = endpoint
         self.client = client or _openai().OpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url,
-                                              timeout=endpoint.timeout, max_retries=endpoint.max_retries)
+                                              timeout=endpoint.timeout, max_retries=0)
         self.url = str(self.client.base_url)
-        # Quirks learnt from 400s: no_schema | max_completion_tokens | no_temperature (prhub.scorers keeps one
-        # ChatModel per endpoint and process, so they are learnt once).
+        # Quirks learnt from 400s: no_schema | no_format | max_completion_tokens | no_temperature (prhub.scorers
+        # keeps one ChatModel per endpoint and process, so they are learnt once).
         self.quirks: frozenset[str] = frozenset()
+        self.gate = Gate()
+        self.sleep = sleep
+        self.rate_limited = 0  # 429s seen (for tests and logs)
         self._lock = threading.Lock()
 
     @property
     def model(self) -> str:
         return self.endpoint.model
 
-    def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
-                 max_tokens: int) -> Completion:
-        """One answer; raises openai.APIError when the endpoint fails beyond the client's retries."""
-        while True:  # ends: each pass either returns, raises, or learns one of three quirks
-            quirks = self.quirks
-            # Plain dicts for messages and response_format: the SDK's TypedDicts describe the same JSON.
-            request: dict[str, Any] = {"model": self.model, "messages": messages}
-            request["max_completion_tokens" if "max_completion_tokens" in quirks else "max_tokens"] = max_tokens
-            if "no_temperature" not in quirks:
-                request["temperature"] = self.endpoint.temperature
+    def request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
+                max_tokens: int) -> dict[str, Any]:
+        """The request body, as this endpoint's quirks allow."""
+        quirks = self.quirks
+        # Plain dicts for messages and response_format: the SDK's TypedDicts describe the same JSON.
+        request: dict[str, Any] = {"model": self.model, "messages": messages}
+        request["max_completion_tokens" if "max_completion_tokens" in quirks else "max_tokens"] = max_tokens
+        if "no_temperature" not in quirks:
+            request["temperature"] = self.endpoint.temperature
+        if "no_format" not in quirks:
             request["response_format"] = {"type": "json_object"} if "no_schema" in quirks else {
                 "type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
-            try:
-                response = self.client.chat.completions.create(**request)
-            except _openai().BadRequestError as exc:
-                quirk = self._quirk(exc, quirks)
-                if quirk is None:
-                    raise
-                with self._lock:
-                    self.quirks = self.quirks | {quirk}
-                logger.info("endpoint rejected a parameter; adapting", extra={"endpoint": self.url, "quirk": quirk})
+        return request
+
+    def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
+                 max_tokens: int) -> Completion:
+        """One answer; raises openai.APIError when the endpoint fails beyond our retries."""
+        oa = _openai()
+        failures = 0
+        while True:  # ends: each pass returns, raises, learns one of four quirks, or counts a failure
+            quirks = self.quirks
+            wait = 0.0
+            with self.gate:
+                try:
+                    raw = self.client.chat.completions.with_raw_response.create(
+                        **self.request(messages, name, schema, max_tokens))
+                    response = raw.parse()
+                except (oa.BadRequestError, oa.UnprocessableEntityError) as exc:  # DeepSeek answers 422 too
+                    quirk = self._quirk(exc, quirks)
+                    if quirk is None:
+                        raise
+                    with self._lock:
+                        self.quirks = self.quirks | {quirk}
+                    logger.info("endpoint rejected a parameter; adapting",
+                                extra={"endpoint": self.url, "quirk": quirk})
+                    continue
+                except (oa.RateLimitError, oa.InternalServerError, oa.APIConnectionError) as exc:
+                    failures += 1
+                    if failures > self.endpoint.max_retries:
+                        raise
+                    if isinstance(exc, oa.RateLimitError):
+                        self.rate_limited += 1
+                        self.gate.shrink(max(1, self.gate.active // 2))
+                        wait = retry_after(exc.response.headers) or 0.0
+                    wait = wait or min(8.0, 0.5 * 2 ** (failures - 1))
+                else:
+                    self._pace(raw.headers)
+            if wait:
+                self.sleep(wait)
                 continue
             content = (response.choices[0].message.content or "") if response.choices else ""
             usage = response.usage
@@ -174,15 +306,28 @@ class ChatModel:
             tokens_out = usage.completion_tokens if usage else estimate_tokens(content)
             return Completion(content, int(tokens_in or 0), int(tokens_out or 0))
 
+    def _pace(self, headers: Any) -> None:
+        """Follow the provider's own count of requests left in its window (OpenAI, DeepSeek, DashScope send it)."""
+        try:
+            remaining = int(headers.get("x-ratelimit-remaining-requests"))
+        except (TypeError, ValueError):
+            self.gate.grow()
+            return
+        if remaining < self.gate.active:
+            self.gate.shrink(max(1, remaining))
+        else:
+            self.gate.grow()
+
     @staticmethod
-    def _quirk(exc: openai.BadRequestError, known: frozenset[str]) -> str | None:
+    def _quirk(exc: openai.APIStatusError, known: frozenset[str]) -> str | None:
         """The quirk a 400 reveals (by its `param`, else its message), if it is one not yet known."""
         body: Any = exc.body if isinstance(exc.body, dict) else {}
         error: Any = body.get("error", body)  # the SDK gives the error object, or the whole body
         error = error if isinstance(error, dict) else {}
-        text = f"{error.get('param') or ''} {error.get('message') or exc}".lower()
+        text = f"{error.get('param') or ''} {error.get('message') or error.get('detail') or exc}".lower()
+        format_words = ("response_format", "json_schema", "json_object", "schema", "format")
         for quirk, words in (("max_completion_tokens", ("max_tokens",)), ("no_temperature", ("temperature",)),
-                             ("no_schema", ("response_format", "json_schema", "schema"))):
+                             ("no_schema", format_words), ("no_format", format_words)):
             if quirk not in known and any(w in text for w in words):
                 return quirk
         return None
@@ -309,34 +454,95 @@ def guard(model: float, engine: float, label: str) -> tuple[float, str | None]:
                     f"capped at {capped:g}")
 
 
-def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected: bool) -> ScoredPR:
+# Risk kinds the engine checks from the data: the model's word alone does not make one (it becomes a
+# `model_concern`, the model's opinion with its reason).
+ENGINE_CHECKED = ("breaking", "missing_tests", "dependency_pin", "revert", "todo_left", "large_change",
+                  "title_convention")
+GUARD = "fact guard removed a sentence: "  # reason prefix, one per sentence; guard_counts adds them up
+INJECTION_RISK = {
+    "zh": "PR 文本试图向 AI 评审下达指令；已忽略，重要性与是否关键均采用引擎的判断",
+    "en": "the PR text addresses instructions to an AI reviewer; they were ignored, and its importance and key "
+          "flag are the engine's",
+}
+OPINION = {"zh": "模型认为（引擎未找到依据）：{kind}：{detail}", "en": "the model's opinion (no evidence the engine "
+           "found): {kind}: {detail}"}
+
+
+def guard_fields(answer: dict[str, Any], facts: Facts) -> tuple[dict[str, Any], list[str]]:
+    """Every text field of a per-PR answer without the sentences the facts do not support, and the reason of each
+    removal (summary, key points, breaking reason, risk details)."""
+    removed: list[str] = []
+
+    def clean(text: str) -> str:
+        kept, why = clean_text(text, facts)
+        removed.extend(why)
+        return kept
+
+    answer = dict(answer)
+    answer["summary"] = clean(answer["summary"])
+    answer["key_points"] = [k for k in (clean(p) for p in answer["key_points"]) if k]
+    answer["breaking_reason"] = clean(answer["breaking_reason"])
+    answer["risks"] = [Risk(r.kind, d) for r in answer["risks"] if (d := clean(r.detail))]
+    return answer, removed
+
+
+def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected: bool,
+          removed: Sequence[str] = ()) -> ScoredPR:
     """The model's judgement over the engine's facts. Line and file counts, references and the engine's
-    risks stay; modules declared by the author (title tags, module map) win over the model's guesses."""
-    reasons = list(engine.reasons)
-    importance, why = guard(answer["importance"], engine.importance, "importance")
-    if why:
-        reasons.append(why)
-    insight, why = guard(answer["insight"], engine.insight, "insight")
-    if why:
-        reasons.append(why)
+    risks stay; modules declared by the author (title tags, module map) win over the model's guesses.
+
+    A PR whose text tries to instruct the model keeps the engine's importance, insight and key flag. Risks
+    the engine checks (ENGINE_CHECKED) stand only on its evidence: the model's others are shown as its opinion
+    (`model_concern`), at most one per kind, so the week's risk counts count PRs the data supports."""
+    lang = config.language
+    reasons = list(engine.reasons) + [GUARD + why for why in removed]
+    if injected:
+        importance, insight, key = engine.importance, engine.insight, engine.key
+        reasons.append("prompt injection: the model's scores were discarded for the engine's")
+    else:
+        importance, why = guard(answer["importance"], engine.importance, "importance")
+        if why:
+            reasons.append(why)
+        insight, why = guard(answer["insight"], engine.insight, "insight")
+        if why:
+            reasons.append(why)
+        key = importance >= config.key_threshold
     risks = list(engine.risks)
     kinds = {r.kind for r in risks}
-    risks += [r for r in answer["risks"] if r.kind not in kinds][:3]
+    claims = [*([Risk("breaking", answer["breaking_reason"] or "")] if answer["breaking"] else []), *answer["risks"]]
+    concerns: list[str] = []
+    for r in claims:
+        if r.kind in kinds:
+            continue  # the engine has its own evidence for this kind
+        kinds.add(r.kind)
+        if r.kind in ENGINE_CHECKED:
+            if r.detail:
+                concerns.append(OPINION[lang if lang in OPINION else "en"].format(kind=r.kind, detail=r.detail))
+        elif len(risks) - len(engine.risks) < 3:
+            risks.append(r)
+    if concerns:
+        risks.append(Risk("model_concern", "; ".join(concerns)[:600]))
     if injected:
-        risks.append(Risk("prompt_injection", "the PR text addresses instructions to an AI reviewer; they were "
-                                              "ignored and the scores checked against the engine's"))
+        risks.append(Risk("prompt_injection", INJECTION_RISK[lang if lang in INJECTION_RISK else "en"]))
     modules = engine.modules if engine.modules and engine.modules != ["misc"] else (answer["modules"] or
                                                                                     engine.modules)
-    breaking = engine.breaking or answer["breaking"]
-    if breaking and "breaking" not in {r.kind for r in risks}:  # the model saw a break the engine did not
-        risks.insert(0, Risk("breaking", answer["breaking_reason"] or engine.breaking_reason))
     return replace(
-        engine, importance=importance, insight=insight, key=importance >= config.key_threshold,
-        modules=modules, type="revert" if engine.type == "revert" else answer["type"], breaking=breaking,
-        breaking_reason=(answer["breaking_reason"] or engine.breaking_reason) if breaking else "",
-        risks=risks, summary=answer["summary"], key_points=answer["key_points"][:3], reasons=reasons,
-        scored_by="llm",
+        engine, importance=importance, insight=insight, key=key,
+        modules=modules, type="revert" if engine.type == "revert" else answer["type"], breaking=engine.breaking,
+        breaking_reason=engine.breaking_reason if engine.breaking else "",
+        risks=risks, summary=answer["summary"] or engine.summary,
+        key_points=answer["key_points"][:3] or engine.key_points, reasons=reasons, scored_by="llm",
     )
+
+
+def guard_counts(prs: list[Any]) -> dict[str, int]:
+    """Sentences the fact guard removed from the PRs' model-written fields, by reason (from their reasons)."""
+    counts: Counter[str] = Counter()
+    for p in prs:
+        for reason in p.get("reasons") or []:
+            if reason.startswith(GUARD):
+                counts[reason[len(GUARD):]] += 1
+    return dict(sorted(counts.items()))
 
 
 FALLBACK = "scored by the engine: "  # reason prefix; model_narrative counts these into the report's notes
@@ -349,13 +555,15 @@ def fallback(engine: ScoredPR, note: str, tokens_in: int = 0, tokens_out: int = 
 
 
 def fallback_notes(report: Report) -> list[str]:
-    """One note per cause of PRs the engine scored in place of the model (budget, outage, invalid answers)."""
-    causes: Counter[str] = Counter()
+    """One note per cause of PRs the engine scored in place of the model (budget, outage, invalid answers),
+    naming them."""
+    causes: dict[str, list[int]] = {}
     for p in report.get("prs") or []:
         for reason in p.get("reasons") or []:
             if reason.startswith(FALLBACK):
-                causes[reason[len(FALLBACK):].split(":")[0].split(" (")[0]] += 1
-    return [f"{n} PR(s) scored by the engine instead of the model: {cause}" for cause, n in sorted(causes.items())]
+                causes.setdefault(reason[len(FALLBACK):].split(":")[0].split(" (")[0], []).append(int(p["number"]))
+    return [f"{len(prs)} PR(s) scored by the engine instead of the model: {cause} "
+            f"({', '.join(f'#{n}' for n in sorted(prs))})" for cause, prs in sorted(causes.items())]
 
 
 # -- the scorer -----------------------------------------------------------------------------------------------------
@@ -366,40 +574,59 @@ def pr_prompt_version(language: str) -> str:
 
 
 class LlmScorer:
-    """Scores a PR with the model, the engine's result as facts, guard and fallback."""
+    """Scores a PR with the model, the engine's result as facts, guards and fallback.
+
+    `period` is the run's PRs: the numbers, besides the PR itself and those its title or description cite,
+    that the model's text may name."""
 
     kind = "llm"
 
-    def __init__(self, chat: ChatModel, language: str, engine: HeuristicScorer | None = None) -> None:
+    def __init__(self, chat: ChatModel, language: str, engine: HeuristicScorer | None = None,
+                 period: Collection[int] = ()) -> None:
         self.chat = chat
         self.model: str | None = chat.model
         self.engine = engine or HeuristicScorer(language=language)
         self.prompt_version = pr_prompt_version(language)
+        self.period = frozenset(period)
+
+    def facts(self, pr: PullRequest, engine: ScoredPR, prompt: PrPrompt) -> Facts:
+        """What the model's text about `pr` may cite and quote: the PR, the period's PRs and the PRs its own text
+        cites; the numbers of what it read (the prompt carries the title, description, files, diffs, the engine's
+        figures) and the PR's counts."""
+        cited = {int(n) for n in CITE.findall(f"{pr.title}\n{pr.body}")}
+        allowed = {pr.number, *self.period, *engine.refs, *cited, *([engine.reverts] if engine.reverts else [])}
+        return Facts.for_text(allowed, "\n".join(m["content"] for m in prompt.messages if m["role"] == "user"),
+                              {pr.additions, pr.deletions, pr.changed_files, pr.additions + pr.deletions,
+                               pr.commits or 0, len(pr.reviews), 1})
 
     def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
         engine = self.engine.score(pr, config, budget)
         prompt = pr_prompt(pr, engine, config)
         messages = prompt.messages
-        injected = bool(INJECTION.search(f"{pr.title}\n{pr.body}"))
+        hostile = injected(f"{pr.title}\n{pr.body}")
         spent_in = spent_out = 0
         errors: list[str] = []
         for attempt in range(2):  # the answer, then at most one repair
-            if budget.remaining() <= estimate_tokens("".join(m["content"] for m in messages)):
+            reserved = estimate_tokens("".join(m["content"] for m in messages)) + PR_ANSWER_TOKENS
+            if not budget_allows(budget, reserved):
                 return fallback(engine, "budget exhausted: the run's model tokens are spent", spent_in, spent_out)
             try:
                 answer = self.chat.complete(messages, "prhub_pr", PR_SCHEMA, PR_ANSWER_TOKENS)
             except _openai().APIError as exc:
                 logger.warning("model call failed, engine scores the PR",
                                extra={"number": pr.number, "error": describe(exc)})
+                settle(budget, reserved, 0)
                 return fallback(engine, f"model unavailable ({describe(exc)})", spent_in, spent_out)
             spent_in += answer.tokens_in
             spent_out += answer.tokens_out
-            budget.spend(answer.tokens_in + answer.tokens_out)
+            settle(budget, reserved, answer.tokens_in + answer.tokens_out)
             record_tokens("pr", self.chat.model, answer.tokens_in, answer.tokens_out)
             parsed, errors = validate_pr_answer(answer.content, config.language)
             if not errors:
-                scored = merge(engine, parsed, config, injected)
+                parsed, removed = guard_fields(parsed, self.facts(pr, engine, prompt))
+                scored = merge(engine, parsed, config, hostile, removed)
                 scored.tokens_in, scored.tokens_out = spent_in, spent_out
+                scored.reasons.append(prompt.coverage(pr, config.language))
                 if prompt.left_out:
                     scored.note = f"diff left out for {len(prompt.left_out)} files to fit the token budget"
                 return scored
@@ -409,6 +636,22 @@ class LlmScorer:
         logger.info("model answer invalid after repair", extra={"number": pr.number, "errors": errors[:5]})
         return fallback(engine, "model answer invalid after one repair: " + "; ".join(errors[:3]), spent_in,
                         spent_out)
+
+
+def budget_allows(budget: Budget, tokens: int) -> bool:
+    """Whether a call estimated at `tokens` fits the run's budget. A budget that can reserve (the flow's, shared by
+    a batch's concurrent calls) holds them until settle(), so calls in flight never overspend it together."""
+    reserve = getattr(budget, "reserve", None)
+    return bool(reserve(tokens)) if reserve is not None else budget.remaining() > tokens
+
+
+def settle(budget: Budget, reserved: int, spent: int) -> None:
+    """The call's reservation replaced by what it really cost."""
+    release = getattr(budget, "settle", None)
+    if release is not None:
+        release(reserved, spent)
+    elif spent:
+        budget.spend(spent)
 
 
 def make_scorer(config: RepoConfig) -> Scorer:
@@ -448,10 +691,12 @@ def week_facts(report: Report) -> dict[str, Any]:
     return facts
 
 
-def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[str]]:
+def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]
+           ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     if not isinstance(value, list):
-        return [], [f"{name} must be a list"]
+        return [], [f"{name} must be a list"], []
     errors: list[str] = []
+    removed: list[str] = []
     items: list[dict[str, Any]] = []
     for i, item in enumerate(value[:LIST_LIMITS[name]]):
         where = f"{name}[{i}]"
@@ -462,56 +707,75 @@ def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]) -> tuple[
         if not isinstance(prs, list):
             errors.append(f"{where}.prs must be a list of PR numbers")
             continue
-        text = " ".join(item[k] for k in keys)
-        errors += [f"{where}: {e}" for e in check_text(text, facts) + check_prs(prs, facts)]
-        cited = [int(n) for n in re.findall(r"(?<![\w&/])#(\d{1,7})\b", text)]
-        numbers = list(dict.fromkeys([p for p in prs if isinstance(p, int)] + cited))
+        cleaned = {}
+        for k in keys:
+            cleaned[k], why = clean_text(item[k], facts)
+            removed += why
+        bad = check_prs(prs, facts)
+        removed += ["pr_number"] * len(bad)
+        if not all(cleaned.values()):  # nothing left that the data supports: the item goes
+            continue
+        text = " ".join(cleaned[k] for k in keys)
+        cited = [int(n) for n in CITE.findall(text)]
+        numbers = list(dict.fromkeys([p for p in prs if isinstance(p, int) and not isinstance(p, bool)
+                                      and p in facts.prs] + cited))
         if name == "highlights" and not numbers:
-            errors.append(f"{where} must cite the PRs it is about")
-        items.append({**{k: item[k].strip() for k in keys}, "prs": numbers})
-    return items, errors
+            removed.append("pr_number")
+            continue
+        items.append({**cleaned, "prs": numbers})
+    return items, errors, removed
 
 
-def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, list[str]]:
-    """A narrative section normalised, and every shape, language or fact error in it."""
+def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, list[str], list[str]]:
+    """A narrative section normalised and cleaned: every sentence (or item) citing a PR, date or number the data
+    does not support is removed (their reasons: the third value); the second lists shape and language errors,
+    which ask the model again."""
     if name == "summary":
         if not isinstance(value, str) or not value.strip():
-            return "", ["summary must be a non-empty string"]
-        errors = [f"summary: {e}" for e in check_text(value, facts)]
-        if lang == "zh" and not CJK.search(value):
+            return "", ["summary must be a non-empty string"], []
+        kept, removed = clean_text(value, facts)
+        errors = [] if kept else ["summary must say something the data supports"]
+        if lang == "zh" and kept and not CJK.search(kept):
             errors.append("summary must be written in Chinese (中文)")
-        return value.strip(), errors
+        return kept, errors, removed
     if name == "suggestions":
         if not isinstance(value, list) or not all(isinstance(s, str) and s.strip() for s in value):
-            return [], ["suggestions must be a list of non-empty strings"]
-        kept = [s.strip() for s in value[:LIST_LIMITS[name]]]
-        errors = [f"suggestions[{i}]: {e}" for i, s in enumerate(kept) for e in check_text(s, facts)]
-        if len(kept) < 3:
-            errors.append(f"suggestions must have 3 to 5 items, got {len(kept)}")
-        return kept, errors
+            return [], ["suggestions must be a list of non-empty strings"], []
+        gone: list[str] = []
+        suggestions: list[str] = []
+        for s in value[:LIST_LIMITS[name]]:
+            text, why = clean_text(s.strip(), facts)
+            gone += why
+            if text:
+                suggestions.append(text)
+        errors = [] if len(value) >= 3 else [f"suggestions must have 3 to 5 items, got {len(value)}"]
+        return suggestions, errors, gone
     keys = ("theme", "text") if name == "key_changes" else ("text",)
-    items, errors = _items(name, value, facts, keys)
+    items, errors, removed = _items(name, value, facts, keys)
     # Five highlights, or one per PR in a quieter week.
     if name == "highlights" and isinstance(value, list) and len(value) < min(5, len(facts.week)):
         errors.append(f"highlights must have 5 to 7 items (one per PR when fewer than 5), got {len(value)}")
-    return items, errors
+    return items, errors, removed
 
 
 def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None = None,
-                    cache: NarrativeCache | None = None) -> Narration:
-    """The narrative sections (SECTIONS), `scorer` with narrative_by per section and the run's tokens, and `notes`.
+                    cache: NarrativeCache | None = None, prices: Prices | None = None) -> Narration:
+    """The narrative sections (SECTIONS), `scorer` with narrative_by per section, the run's tokens and the fact
+    guard's counts, and `notes`.
 
-    A narrator for prhub.compose: `report` is the draft (analysis, title, notes). Each section
-    the model writes passes check_section (shape, language, fact guard); the failing ones are
-    asked for once more with the errors, then fall back to narrative.engine_narrative.
-    A narrative the model wrote in full is cached (the stack's prhub.cache) under the exact prompt, so
-    a re-run of an unchanged week costs no call and reports 0 narrative tokens.
+    A narrator for prhub.compose: `report` is the draft (analysis, title, notes). Each section the model
+    writes passes check_section: sentences the data does not support are removed, and a section whose shape
+    or language is wrong is asked for once more with the errors, then falls back to
+    narrative.engine_narrative. Whatever the guard kept is cached (the stack's prhub.cache) under the exact
+    prompt once the model has answered, so a re-run of an unchanged week makes no call and reports 0 narrative
+    tokens; an outage or a spent budget is not cached.
     """
     result: dict[str, Any] = dict(narrative.engine_narrative(report))
     by = dict.fromkeys(SECTIONS, "heuristic")
     info: dict[str, Any] = dict(report["scorer"])
     notes = list(report.get("notes") or []) + fallback_notes(report)
     tokens_in = tokens_out = 0
+    written: Counter[str] = Counter()  # sentences the guard removed from the narrative, by reason
     if not report.get("prs"):
         chat = None  # nothing to write about beyond what the engine says about an empty week
     if chat is not None:
@@ -525,12 +789,12 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
         stopped = ""  # why the model stopped writing before every section passed
         key = narrative_key(chat, report, messages)
         cached = cache.get(key) if cache else None
-        if cached is not None:
-            for name in SECTIONS:
-                value, problems = check_section(name, cached.get(name), facts, lang)
-                if not problems:
+        if isinstance(cached, dict) and isinstance(cached.get("sections"), dict):
+            for name, value in cached["sections"].items():
+                if name in SECTIONS:
                     result[name], by[name] = value, "llm"
-            pending = [name for name in SECTIONS if by[name] != "llm"]
+            written.update({str(k): int(v) for k, v in (cached.get("removed") or {}).items()})
+            pending = []
         for attempt in range(2 if pending else 0):
             if config.llm.max_tokens_per_run - used - tokens_in - tokens_out <= estimate_tokens(
                     "".join(m["content"] for m in messages)):
@@ -551,12 +815,13 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                 if data is None or name not in data:
                     failing.append(name)
                     continue
-                value, problems = check_section(name, data[name], facts, lang)
+                value, problems, removed = check_section(name, data[name], facts, lang)
                 if problems:
                     failing.append(name)
                     errors += problems
                 else:
                     result[name], by[name] = value, "llm"
+                    written.update(removed)
             pending = failing
             if not pending:
                 break
@@ -566,14 +831,49 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                             repair_message(lang, errors[:20], only=pending)]
                 logger.info("narrative sections failed the checks, asking once more",
                             extra={"sections": pending, "errors": errors[:10]})
-        if cache is not None and cached is None and not pending:
-            cache.put(key, {name: result[name] for name in SECTIONS})
+        if cache is not None and cached is None and not stopped:
+            cache.put(key, {"sections": {name: result[name] for name in SECTIONS if by[name] == "llm"},
+                            "removed": dict(written)})
         if pending:
             notes.append(f"narrative: the engine wrote {', '.join(pending)} because "
                          f"{stopped or 'the model text failed the checks twice'}")
         info["narrative_model"] = chat.model
+    in_prs = guard_counts(list(report.get("prs") or []))
+    total = Counter(in_prs) + written
     info.update({"narrative_by": by, "narrative_tokens_in": tokens_in, "narrative_tokens_out": tokens_out,
                  "tokens_in": int(info.get("tokens_in") or 0) + tokens_in,
-                 "tokens_out": int(info.get("tokens_out") or 0) + tokens_out})
+                 "tokens_out": int(info.get("tokens_out") or 0) + tokens_out,
+                 "guard": {"removed_sentences": sum(total.values()), "by_reason": dict(sorted(total.items())),
+                           "in_prs": sum(in_prs.values()), "in_narrative": sum(written.values())}})
+    record_guard(total)
+    model = info.get("narrative_model") or info.get("model")
+    if model:
+        table = prices or Prices()
+        rate = table.rate(model)
+        usd = table.cost(model, info["tokens_in"], info["tokens_out"])
+        info["cost"] = {"usd": usd, "prices_as_of": table.as_of, "usd_per_million_in": rate[0] if rate else None,
+                        "usd_per_million_out": rate[1] if rate else None}
+        if usd is not None:
+            record_cost(model, usd)
     return cast(Narration, {**result, "scorer": info, "notes": notes})
 
+
+def record_guard(removed: Counter[str]) -> None:
+    """The sentences the fact guard removed in a run, as the CloudWatch metric GuardRemovedSentences (one per
+    reason, and the total), where metrics are on (see record_tokens)."""
+    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
+    if not namespace or is_metrics_disabled():
+        return
+    for reason, value in [("all", sum(removed.values())), *sorted(removed.items())]:
+        with single_metric(name="GuardRemovedSentences", unit=MetricUnit.Count, value=value,
+                           namespace=namespace) as metric:
+            metric.add_dimension(name="reason", value=reason)
+
+
+def record_cost(model: str, usd: float) -> None:
+    """The run's model cost as the CloudWatch metric LlmCostUsd (see record_tokens)."""
+    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
+    if not namespace or is_metrics_disabled():
+        return
+    with single_metric(name="LlmCostUsd", unit=MetricUnit.Count, value=usd, namespace=namespace) as metric:
+        metric.add_dimension(name="model", value=model)

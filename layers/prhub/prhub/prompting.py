@@ -83,11 +83,37 @@ def truncate(text: str, tokens: int) -> str:
     return text + "\n[… description truncated]"
 
 
+COVERAGE = "model read: "  # reason prefix of what went into the prompt (report.json's per-PR reasons)
+
+
+def diff_lines(f: FileChange) -> int:
+    """Changed lines of a file's patch (+ and - lines, hunk headers not counted)."""
+    return sum(1 for line in (f.patch or "").splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---")))
+
+
 @dataclass
 class PrPrompt:
     messages: list[dict[str, str]]
     tokens: int  # estimated prompt tokens
     left_out: list[str] = field(default_factory=list)  # files whose diff did not fit
+    read: list[str] = field(default_factory=list)  # files whose diff the prompt carries
+    read_lines: int = 0  # their changed lines
+    left_out_lines: int = 0  # changed lines of the files left out
+
+    def coverage(self, pr: PullRequest, lang: str) -> str:
+        """What the judgement rests on, as a reason: the diffs read, those left out for the budget, and files
+        whose diff the source did not give (binary, too large, beyond the listing)."""
+        without = max(0, pr.changed_files - len(self.read) - len(self.left_out))
+        shown = ", ".join(self.left_out[:10]) + (" …" if len(self.left_out) > 10 else "")
+        if lang == "zh":
+            text = f"{COVERAGE}{len(self.read)} 个文件的 diff（{self.read_lines} 行）"
+            if self.left_out:
+                text += f"；因预算未读 {len(self.left_out)} 个文件（{self.left_out_lines} 行）：{shown}"
+            return text + (f"；{without} 个文件没有 diff" if without else "")
+        text = f"{COVERAGE}the diff of {len(self.read)} files ({self.read_lines} lines)"
+        if self.left_out:
+            text += f"; left out for the budget: {len(self.left_out)} files ({self.left_out_lines} lines): {shown}"
+        return text + (f"; {without} files without a diff" if without else "")
 
 
 def _diff_order(f: FileChange) -> tuple[int, int, str]:
@@ -144,7 +170,10 @@ def pr_prompt(pr: PullRequest, engine: ScoredPR, config: RepoConfig) -> PrPrompt
     user = render("pr_user", lang, hunks=[{"filename": f.filename, "patch": f.patch} for f in hunks],
                   left_out=left_out, **values)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    return PrPrompt(messages, estimate_tokens(system) + estimate_tokens(user), left_out)
+    by_name = {f.filename: f for f in pr.files}
+    return PrPrompt(messages, estimate_tokens(system) + estimate_tokens(user), left_out,
+                    read=[f.filename for f in hunks], read_lines=sum(diff_lines(f) for f in hunks),
+                    left_out_lines=sum(diff_lines(by_name[n]) for n in left_out))
 
 
 def repair_message(lang: str, errors: list[str], only: list[str] | None = None) -> dict[str, str]:

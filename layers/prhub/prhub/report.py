@@ -20,6 +20,22 @@ class Period(TypedDict):
     tz: str
 
 
+class Guard(TypedDict):
+    """Sentences the fact guard removed from the model's text in a run (prhub.factguard.reason_of's reasons)."""
+    removed_sentences: int
+    by_reason: dict[str, int]  # pr_number | count | number | ratio | date -> sentences
+    in_prs: int  # from the PRs' summaries, key points, breaking reasons and risk details
+    in_narrative: int
+
+
+class Cost(TypedDict):
+    """What the run's model tokens cost, from a price table (prhub.pricing)."""
+    usd: float | None  # None: the model is not in the table
+    prices_as_of: str  # the date the table's prices were read
+    usd_per_million_in: float | None
+    usd_per_million_out: float | None
+
+
 class Scorer(TypedDict):
     """Who wrote what: the per-PR scorer, and (added by the narrator) who wrote each narrative section."""
     kind: str  # llm | heuristic
@@ -33,6 +49,8 @@ class Scorer(TypedDict):
     narrative_by: NotRequired[dict[str, str]]  # section -> llm | heuristic
     narrative_tokens_in: NotRequired[int]
     narrative_tokens_out: NotRequired[int]
+    guard: NotRequired[Guard]
+    cost: NotRequired[Cost]
 
 
 class Reviewer(TypedDict):

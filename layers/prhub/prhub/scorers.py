@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -22,6 +22,7 @@ from aws_lambda_powertools import Logger
 
 from prhub.config import RepoConfig
 from prhub.errors import InputError
+from prhub.pricing import Prices
 from prhub.secrets import SecretError
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 logger = Logger(service="prhub", child=True)
 
 DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_CONCURRENCY = 10  # a whole ScoreQueue batch at once; the provider's rate limit shrinks it (ChatModel)
 SECRET_RETRY = 60.0  # seconds before an unreadable key secret is tried again
 
 
@@ -129,8 +131,8 @@ class Scorers:
                 self._chats[endpoint] = ChatModel(endpoint)
             return self._chats[endpoint]
 
-    def scorer(self, config: RepoConfig) -> Scorer:
-        """The model (see choose) or the engine."""
+    def scorer(self, config: RepoConfig, period: Collection[int] = ()) -> Scorer:
+        """The model (see choose) or the engine; `period` is the run's PR numbers (those the model may cite)."""
         from prhub.scoring import HeuristicScorer  # the engine's rules, loaded by the first PR scored
 
         endpoint = self.choose(config)
@@ -138,7 +140,24 @@ class Scorers:
             return HeuristicScorer(language=config.language)
         from prhub.llm import LlmScorer
 
-        return LlmScorer(self.chat(endpoint), config.language)
+        return LlmScorer(self.chat(endpoint), config.language, period=period)
+
+    def prices(self) -> Prices:
+        """The model price table: the defaults with PRHUB_LLM_PRICES over them (prhub.pricing)."""
+        return Prices.from_env(self.env)
+
+    def concurrency(self, config: RepoConfig) -> int:
+        """Model calls one invocation makes at once for `config`: PRHUB_LLM_CONCURRENCY (default
+        DEFAULT_CONCURRENCY, the ScoreQueue's batch size) when the model scores, 1 for the engine."""
+        try:
+            if self.choose(config) is None:
+                return 1
+        except InputError:
+            return 1
+        try:
+            return max(1, int(self.env.get("PRHUB_LLM_CONCURRENCY") or DEFAULT_CONCURRENCY))
+        except ValueError:
+            return DEFAULT_CONCURRENCY
 
     def narrator(self, config: RepoConfig) -> ChatModel | None:
         """The narrative's model for `config`, or None for the engine's text (heuristic, no key, unreadable key)."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,7 +17,7 @@ from prhub.period import Period, format_timestamp, parse_timestamp, zone
 
 logger = Logger(service="prhub", child=True)
 
-DIRECT_KEYS = {"repo", "since", "until", "tz", "lang", "source", "scorer"}
+DIRECT_KEYS = {"repo", "since", "until", "tz", "lang", "source", "scorer", "retry_model"}
 # What EventBridge (Scheduler) puts in an event; anything else without a repo is a malformed request.
 SCHEDULE_KEYS = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
 CLOCK_SKEW = timedelta(minutes=5)
@@ -73,6 +73,11 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
         config = watchlist().get(repo).with_overrides(
             tz=_text(event, "tz"), language=_text(event, "lang"), scorer=_text(event, "scorer"),
             source=_check_source(source) if source is not None else None)
+        retry = event.get("retry_model", False)
+        if not isinstance(retry, bool):
+            raise InputError(f"retry_model must be true or false, got {str(retry)[:20]!r}")
+        if retry:  # the model is asked again for PRs the engine scored in its place before
+            config = replace(config, llm=replace(config.llm, retry_model=True))
         period = Period.parse(since, until, config.tz)
         today = now.astimezone(zone(config.tz)).date()
         if period.since > today:

@@ -70,7 +70,8 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     chat = deps.scorers.narrator(run.config)
     report = compose.report(scored, unscored, run.period, run.config, run.history, format_timestamp(deps.clock()),
                             scorer_info(scored, model, prompt_version), run.notes,
-                            narrator=lambda draft: llm.model_narrative(draft, run.config, chat, deps.cache))
+                            narrator=lambda draft: llm.model_narrative(draft, run.config, chat, deps.cache,
+                                                                        deps.scorers.prices()))
     files = render_all(report)
     keys = site.publish_report(deps.bucket, report, files)
     keys += site.rebuild_indexes(deps.bucket, run.repo, deps.settings.site_url)

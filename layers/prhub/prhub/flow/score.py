@@ -6,20 +6,125 @@ model code (prhub.scorers loads the model's only when a run asks for it).
 from __future__ import annotations
 
 import json
+import threading
+import time
 import traceback
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from prhub import metrics
+from prhub import aws, metrics
 from prhub.errors import InputError, RetryLater
 from prhub.flow.deps import Deps
 from prhub.models import PullRef, ScoredPR
 from prhub.store import Run, RunBudget
 
+if TYPE_CHECKING:
+    from prhub.scoring import Budget
+
 logger = Logger(service="prhub", child=True)
 MAX_CACHED_RUNS = 64
+FALLBACK_KIND = "fallback"  # the cache key's kind for the engine's result standing in for the model's
+
+
+class SharedBudget:
+    """A run's token budget shared by one invocation's concurrent calls: a call reserves its estimate before it
+    is sent and settles for what it cost, so calls in flight together never overspend the run's budget.
+
+    The run's counter (other workers spend too) is read again when the last reading is older than REFRESH
+    seconds or the reservation comes near what it left; in between, this invocation's own spending is counted
+    here, so a batch of concurrent calls does not queue on one DynamoDB read each."""
+
+    REFRESH = 1.0
+
+    def __init__(self, budget: Budget, clock: Callable[[], float] = time.monotonic) -> None:
+        self.budget = budget
+        self.clock = clock
+        self.held = 0  # reserved by calls in flight
+        self.spent = 0  # settled since the last reading
+        self._left: int | None = None  # the run's remaining tokens at the last reading
+        self._read_at = 0.0
+        self._lock = threading.Lock()
+
+    def _remaining(self, tokens: int) -> int:
+        stale = self._left is None or self.clock() - self._read_at > self.REFRESH
+        if stale or (self._left or 0) - self.spent - self.held <= 4 * tokens:
+            self._left, self._read_at, self.spent = self.budget.remaining(), self.clock(), 0
+        return (self._left or 0) - self.spent - self.held
+
+    def remaining(self) -> int:
+        with self._lock:
+            return self._remaining(0)
+
+    def spend(self, tokens: int) -> None:
+        self.settle(0, tokens)
+
+    def reserve(self, tokens: int) -> bool:
+        with self._lock:
+            if self._remaining(tokens) <= tokens:
+                return False
+            self.held += tokens
+            return True
+
+    def settle(self, reserved: int, spent: int) -> None:
+        self.budget.spend(spent)
+        with self._lock:
+            self.held -= reserved
+            self.spent += spent
+
+
+def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
+    """An SQS batch scored with up to deps.scorers.concurrency PRs at once when its runs ask the model (the engine
+    alone stays sequential: one GitHub token's rate limit is shared by every worker). Answers Lambda's partial
+    batch response: the records that failed, for SQS to deliver again."""
+    raw = event.get("Records") if isinstance(event, dict) else None
+    if not isinstance(raw, list) or not raw or not all(
+            isinstance(r, dict) and r.get("messageId") and isinstance(r.get("body"), str) for r in raw):
+        raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
+    records = [SQSRecord(r) for r in raw]
+    budgets: dict[str, SharedBudget] = {}
+    width = 1
+    for record in records:
+        try:
+            run_id = str(json.loads(record.body)["run_id"])
+            run = _run_meta(run_id, deps)
+        except Exception:  # score_record reports it, record by record
+            continue
+        if run_id not in budgets:
+            budgets[run_id] = SharedBudget(RunBudget(deps.store, run_id, run.config.llm.max_tokens_per_run))
+            width = max(width, deps.scorers.concurrency(run.config))
+
+    clients = aws.thread_clients()
+
+    def one(record: SQSRecord) -> str | None:
+        aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
+        try:
+            run_id = str(json.loads(record.body).get("run_id"))
+        except (ValueError, AttributeError):
+            run_id = ""
+        try:
+            score_record(record, deps, budgets.get(run_id))
+        except Exception as exc:
+            logger.info("record failed", extra={"message_id": record.message_id, "error": f"{type(exc).__name__}"})
+            return record.message_id
+        return None
+
+    sequential = width <= 1 or len(records) <= 1
+    failed = [one(r) for r in records] if sequential else list(_pool(width).map(one, records))
+    return {"batchItemFailures": [{"itemIdentifier": m} for m in failed if m]}
+
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool(width: int) -> ThreadPoolExecutor:
+    """A pool kept per process and width: its threads keep their boto3 clients (prhub.aws) across invocations."""
+    if width not in _pools:
+        _pools[width] = ThreadPoolExecutor(max_workers=width, thread_name_prefix="score")
+    return _pools[width]
 
 
 def _run_meta(run_id: str, deps: Deps) -> Run:
@@ -47,7 +152,7 @@ def parse_score_body(body: str) -> tuple[str, int, PullRef]:
         raise InputError(f"malformed score message: {exc!r}") from exc
 
 
-def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
+def score_record(record: SQSRecord, deps: Deps, budget: Budget | None = None) -> dict[str, Any]:
     """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it, then ScoreDLQ): only
     a transient error raises. A message that can never succeed (malformed, no such run, a PR the source does
     not hold, a scorer that cannot work as configured) is acknowledged, its PR recorded as failed where it
@@ -58,7 +163,7 @@ def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
         return _drop(record, str(exc))
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
-        outcome = _score(run_id, number, ref, deps)
+        outcome = _score(run_id, number, ref, deps, budget)
     except RetryLater as exc:
         # Checked first: a rate limit is never a failure, whatever the receive count.
         return _defer(record, run_id, number, exc, deps)
@@ -108,7 +213,7 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
     return {"run_id": run_id, "number": number, "stored": False, "cached": False, "deferred": delay}
 
 
-def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]:
+def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | None = None) -> dict[str, Any]:
     run = _run_meta(run_id, deps)
     source = deps.sources(run.source)
     deadline = deps.deadline()
@@ -117,18 +222,22 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]
         # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
         source.deadline = deadline
     pr = source.get(run.repo, ref)
-    scorer = deps.scorers.scorer(run.config)
+    scorer = deps.scorers.scorer(run.config, period=run.refs)
     key = cache_key(run.repo, number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
+    # The engine's stand-in for the model (outage, budget spent, invalid answers) has a key of its own: under
+    # the model's it would stop a later run from asking the model; kept apart, a re-run reuses it as it is
+    # unless the run asks for the model again (llm.retry_model).
+    standin = cache_key(run.repo, number, pr.head_sha, FALLBACK_KIND, scorer.model, scorer.prompt_version)
     now = deps.now()
     hit = deps.cache.get(key)
+    if hit is None and scorer.kind != "heuristic" and not run.config.llm.retry_model:
+        hit = deps.cache.get(standin)
     scored = ScoredPR.from_dict(hit) if isinstance(hit, dict) else None
     cached = scored is not None
     if scored is None:
-        scored = scorer.score(pr, run.config, RunBudget(deps.store, run_id, run.config.llm.max_tokens_per_run))
-        if scored.scored_by == scorer.kind:
-            # The engine's fallback (model outage, run budget spent) is kept for this run only: caching it under
-            # the model's key would stop every later run from asking the model for this PR.
-            deps.cache.put(key, scored.to_dict())
+        scored = scorer.score(pr, run.config, budget or RunBudget(deps.store, run_id,
+                                                                  run.config.llm.max_tokens_per_run))
+        deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
     else:
         # A cache hit spends nothing in this run.
         scored.tokens_in = scored.tokens_out = 0

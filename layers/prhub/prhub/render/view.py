@@ -234,6 +234,9 @@ def scorer_text(report: Report) -> str:
         parts.append(f"({clean(scorer['prompt_version'])})")
     if scorer.get("tokens_in") or scorer.get("tokens_out"):
         parts.append(f"· tokens {num(scorer.get('tokens_in', 0))} in / {num(scorer.get('tokens_out', 0))} out")
+    cost = scorer.get("cost") or {}
+    if isinstance(cost.get("usd"), int | float):  # the model's cost, with the date of its price table
+        parts.append(f"· ≈ ${cost['usd']:.4f} (prices {clean(str(cost.get('prices_as_of', '')))})")
     return " ".join(parts)
 
 
