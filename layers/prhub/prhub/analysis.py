@@ -278,10 +278,8 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
     best = by_number[max(candidates, key=lambda n: (by_number[n].importance, -n))]
     lead = PR_SUFFIX.sub("", parse_title(best.title)[0] or best.title)
     head = (best.modules[0] if best.modules else "/".join(top_modules)) or "misc"
-    if language == "zh":
-        title = f"{head}：{_clip(gist.doing(lead, best.type), 60)}"
-    else:
-        title = f"{head}: {_clip(lead, 60)}"
+    zh = language == "zh"
+    title = f"{head}：{_clip(gist.doing(lead, best.type), 60)}" if zh else f"{head}: {_clip(lead, 60)}"
     why = []
     if any(r in members for n in members for r in by_number[n].refs):
         why.append(say(language, "cluster_refs"))

@@ -23,8 +23,7 @@ import re
 from typing import Any
 
 from prhub import gist
-from prhub.errors import InputError
-from prhub.period import Period
+from prhub.period import kind_of
 from prhub.report import Analysis, KeyChange, Narrative, Note, PrEntry
 from prhub.scoring import PR_SUFFIX, parse_title
 from prhub.wording import type_word
@@ -50,25 +49,16 @@ TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"
                "en": {"rising": "rising", "fading": "fading", "new": "new"}}
 # What a period of each kind is called: (this one, per one, the 4 before).
 PERIOD_WORDS = {
-    "zh": {"week": ("本周", "每周", "前 4 周"), "month": ("本月", "每月", "前 4 个月"), "year": ("本年", "每年", "前 4 年"),
-           "range": ("本期", "每段", "前 4 个同样长度的时段")},
+    "zh": {"week": ("本周", "每周", "前 4 周"), "month": ("本月", "每月", "前 4 个月"),
+           "year": ("本年", "每年", "前 4 年"), "range": ("本期", "每段", "前 4 个同样长度的时段")},
     "en": {"week": ("this week", "/week", "the previous 4"), "month": ("this month", "/month", "the previous 4 months"),
            "year": ("this year", "/year", "the previous 4 years"),
            "range": ("this period", " per period", "the previous 4 periods of the same length")},
 }
 
 
-def period_kind(report: Any) -> str:
-    """week | month | year | range, from the report's period (range when it has none)."""
-    period = report.get("period") or {}
-    try:
-        return Period.parse(period["since"], period["until"], period.get("tz", "UTC")).kind
-    except (KeyError, TypeError, InputError):
-        return "range"
-
-
 def _words(report: Any, zh: bool) -> tuple[str, str, str]:
-    return PERIOD_WORDS["zh" if zh else "en"][period_kind(report)]
+    return PERIOD_WORDS["zh" if zh else "en"][kind_of(report.get("period") or {})]
 
 
 def _refs(numbers: list[int], limit: int = 6) -> str:
@@ -171,10 +161,11 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
         if zh:
             more = ([f"，同一方向另有 {len(rest)} 个 PR（{_refs(rest, 3)}）", f"；相关的还有 {_refs(rest, 3)}",
                      f"，{len(rest)} 个相关 PR（{_refs(rest, 3)}）随之跟进"][i % 3]) if rest else ""
-            text = f"{flag}{area} 方向：#{lead['number']} {_line(lead, zh)}（重要度 {_fmt(lead['importance'])}）{more}。"
+            text = (f"{flag}{area} 方向：#{lead['number']} {_line(lead, zh)}"
+                    f"（重要度 {_fmt(lead['importance'])}）{more}。")
         else:
             more = f"; with {_refs(rest, 3)}" if rest else ""
-            text = (f"{flag}{cluster['title']} — #{lead['number']} {_line(lead, zh)} "
+            text = (f"{flag}{area} — #{lead['number']} {_line(lead, zh)} "
                     f"(importance {_fmt(lead['importance'])}){more}.")
         items.append({"text": text, "prs": [lead["number"], *rest]})
         told.update(p["number"] for p in members)
@@ -185,10 +176,11 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
             continue
         area = p["modules"][0] if p["modules"] else ""
         flag = _flags(p, report, zh)
+        score = _fmt(p["importance"])
         if zh:
-            text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}（重要度 {_fmt(p['importance'])}）。"
+            text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}（重要度 {score}）。"
         else:
-            text = f"{flag}{area + ': ' if area else ''}#{p['number']} {_line(p, zh)} (importance {_fmt(p['importance'])})."
+            text = f"{flag}{area + ': ' if area else ''}#{p['number']} {_line(p, zh)} (importance {score})."
         items.append({"text": text, "prs": [p["number"]]})
     return items
 
@@ -229,10 +221,11 @@ def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
         more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
         if zh:
             share = f"其中关键 {len(key)} 个" if key else "均非关键 PR"
-            told = sorted((by_number[n] for n in rest if n in by_number), key=lambda p: (-p["importance"], p["number"]))
-            said = "；".join(f"#{p['number']} {_why(p, zh)}" for p in told[:2])
-            listed = f"：{said}" + (f"；另有 {_refs([n for n in rest if n not in {p['number'] for p in told[:2]}])}"
-                                     if len(rest) > 2 else "") if said else f"：{_refs(rest)}"
+            told = sorted((by_number[n] for n in rest if n in by_number),
+                          key=lambda p: (-p["importance"], p["number"]))[:2]
+            untold = [n for n in rest if n not in {p["number"] for p in told}]
+            said = "；".join(f"#{p['number']} {_why(p, zh)}" for p in told)
+            listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
             text = f"{module['name']} 模块{'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
         else:
             share = f"{len(key)} of them key" if key else "none of them key"
@@ -372,12 +365,14 @@ def _summary(report: Analysis, zh: bool) -> str:
                  f"平均重要度 {s['avg_importance']:.1f}，平均洞察度 {s['avg_insight']:.1f}。")
         second = []
         if busiest:
-            second.append(f"改动最集中的模块是 {'、'.join(busiest)}" + (f"，关键 PR 归为 {themes} 个主题" if themes else ""))
+            second.append(f"改动最集中的模块是 {'、'.join(busiest)}"
+                          + (f"，关键 PR 归为 {themes} 个主题" if themes else ""))
         if lead:
             second.append("最值得先读的是 " + "，以及 ".join(
                 f"#{p['number']}（{p['modules'][0] + ' 模块，' if p['modules'] else ''}{_why(p, zh)}）" for p in lead))
+        settled = f"（其中 {back} 条已重新合入或修复）" if back else ""
         attention = [f"{breaking} 个破坏性变更" if breaking else "",
-                     (f"{reverts} 条回滚记录" + (f"（其中 {back} 条已重新合入或修复）" if back else "")) if reverts else ""]
+                     f"{reverts} 条回滚记录{settled}" if reverts else ""]
         if breaking or reverts:
             second.append("需要留意的有 " + "和 ".join(a for a in attention if a))
         return first + ("\n\n" + "；".join(second) + "。" if second else "")
