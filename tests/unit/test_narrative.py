@@ -67,7 +67,7 @@ def test_chinese_narrative():
     assert text["summary"].startswith("本周合并 4 个 PR")  # a Monday–Sunday week
     assert text["relation_notes"][0]["text"] == "#13 回滚了 #5，尚未重新合入"
     assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
-    assert "（重要度 " in text["highlights"][0]["text"]  # the header's word, not a synonym
+    assert "，重要度 " in text["highlights"][0]["text"]  # the header's word, not a synonym
     assert "平均重要度" in text["summary"] and "平均洞察度" in text["summary"]
     assert "近 2 周首次出现 1 位" in text["summary"]
 
@@ -129,5 +129,5 @@ def test_a_single_pr_trend_is_singular():
 
 def test_the_summary_names_the_lead_changes_in_chinese_without_their_titles():
     summary = narrative.engine_narrative(week_report("zh"))["summary"]
-    assert "最值得先读的是 #11（rollout 模块，破坏性变更、新功能），以及 #12（rollout 模块，修复卡死问题）" in summary
+    assert "最值得先读的是 rollout 模块的 #11（破坏性变更、新功能），以及 rollout 模块的 #12（修复卡死问题）" in summary
     assert "[BREAKING]" not in summary and "support the async" not in summary

@@ -100,6 +100,11 @@ def _why(p: PrEntry, zh: bool) -> str:
     return type_word("zh", p["type"]).strip() if zh else p["type"]
 
 
+def _unbracket(text: str) -> str:
+    """A phrase to put in brackets: its own bracketed part becomes a comma clause ("较大（147 行）" → "较大，147 行")."""
+    return text.replace("（", "，").replace("）", "")
+
+
 def _flags(p: PrEntry, report: Analysis, zh: bool) -> str:
     flags = []
     if p["breaking"]:
@@ -162,12 +167,12 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
             more = ([f"，同一方向另有 {len(rest)} 个 PR（{_refs(rest, 3)}）", f"；相关的还有 {_refs(rest, 3)}",
                      f"，{len(rest)} 个相关 PR（{_refs(rest, 3)}）随之跟进"][i % 3]) if rest else ""
             text = (f"{flag}{area} 方向：#{lead['number']} {_line(lead, zh)}"
-                    f"（重要度 {_fmt(lead['importance'])}）{more}。")
+                    f"，重要度 {_fmt(lead['importance'])}{more}。")
         else:
             more = f"; with {_refs(rest, 3)}" if rest else ""
             text = (f"{flag}{area} — #{lead['number']} {_line(lead, zh)} "
                     f"(importance {_fmt(lead['importance'])}){more}.")
-        items.append({"text": text, "prs": [lead["number"], *rest]})
+        items.append({"text": text, "prs": [lead["number"], *rest[:3]]})  # the ones the text names
         told.update(p["number"] for p in members)
     for p in report.get("prs", []):  # sorted by importance
         if len(items) >= HIGHLIGHTS:
@@ -178,7 +183,7 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
         flag = _flags(p, report, zh)
         score = _fmt(p["importance"])
         if zh:
-            text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}（重要度 {score}）。"
+            text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}，重要度 {score}。"
         else:
             text = f"{flag}{area + ': ' if area else ''}#{p['number']} {_line(p, zh)} (importance {score})."
         items.append({"text": text, "prs": [p["number"]]})
@@ -369,7 +374,8 @@ def _summary(report: Analysis, zh: bool) -> str:
                           + (f"，关键 PR 归为 {themes} 个主题" if themes else ""))
         if lead:
             second.append("最值得先读的是 " + "，以及 ".join(
-                f"#{p['number']}（{p['modules'][0] + ' 模块，' if p['modules'] else ''}{_why(p, zh)}）" for p in lead))
+                f"{p['modules'][0] + ' 模块的 ' if p['modules'] else ''}#{p['number']}（{_unbracket(_why(p, zh))}）"
+                for p in lead))
         settled = f"（其中 {back} 条已重新合入或修复）" if back else ""
         attention = [f"{breaking} 个破坏性变更" if breaking else "",
                      f"{reverts} 条回滚记录{settled}" if reverts else ""]
