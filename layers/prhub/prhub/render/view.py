@@ -174,7 +174,8 @@ def _key_prs(p: _Parts) -> Any:
     for pr in [pr for pr in p.report.get("prs", []) if pr.get("key")][:KEY_PR_ROWS]:
         points = _texts(pr.get("key_points"))[:KEY_POINTS]
         if isinstance(pr.get("reverted_by"), int):
-            points = [p.words["reverted_by"].format(n=num(pr["reverted_by"])), *points][:KEY_POINTS + 1]
+            mark = p.words["reverted_by"].format(n=num(pr["reverted_by"]))
+            points = [mark, *(points or _texts([pr.get("summary")]))][:KEY_POINTS + 1]
         rows.append({**p.ref(pr["number"]), "title": clean(pr.get("title")),
                      "modules": [clean(m) for m in pr.get("modules", [])], "importance": num(pr.get("importance")),
                      "insight": num(pr.get("insight")), "key_points": points,
