@@ -81,7 +81,11 @@ def _line(p: PrEntry, zh: bool) -> str:
     if not summary or summary == p["title"]:
         what = PR_SUFFIX.sub("", parse_title(p["title"])[0] or p["title"])
         summary = gist.doing(what, p["type"]) if zh else what
-    return _short(summary, 160).rstrip("。.")
+    summary = summary.rstrip("。.")
+    area = f"（{'、'.join(p['modules'][:2])}）"
+    if zh and p["modules"] and summary.endswith(area):
+        summary = summary[:-len(area)]  # the line's module tag: prose names the module already
+    return _short(summary, 160)
 
 
 def _why(p: PrEntry, zh: bool) -> str:
@@ -98,6 +102,20 @@ def _why(p: PrEntry, zh: bool) -> str:
     if picked:
         return "、".join(picked) if zh else ", ".join(picked)
     return type_word("zh", p["type"]).strip() if zh else p["type"]
+
+
+def _member(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False) -> str:
+    """A PR told after its theme's lead (or in its module's line): what it reverts, else why it weighs what it
+    does, else where and how big it is."""
+    undone = next((c["reverts"] for c in report.get("reverts", []) if c["pr"] == p["number"] and c["reverts"]), None)
+    if undone:
+        return f"#{p['number']} 回滚了 #{undone}" if zh else f"#{p['number']} reverts #{undone}"
+    why = _why(p, zh)
+    if why == (type_word("zh", p["type"]).strip() if zh else p["type"]):  # nothing but the type: where and how big
+        where = f"{p['modules'][0]}，" if p["modules"] and not in_module else ""
+        size = f"+{p['additions']}/−{p['deletions']}"
+        return f"#{p['number']} {why}（{where}{size} 行）" if zh else f"#{p['number']} {why} ({where}{size} lines)"
+    return f"#{p['number']} {why}"
 
 
 def _unbracket(text: str) -> str:
@@ -198,11 +216,12 @@ def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
     covered: set[int] = set()
     for i, (cluster, members) in enumerate(_themes(report)[:KEY_CHANGES]):
         lead = _lead(members)
-        others = sorted((p for p in members if p["number"] != lead["number"]),
+        chained = {c["pr"] for c in report.get("reverts", [])}  # told by the chain sentence below
+        others = sorted((p for p in members if p["number"] != lead["number"] and p["number"] not in chained),
                         key=lambda p: (-p["importance"], p["number"]))
         n = len(members)
         if zh:
-            said = "；".join(f"#{p['number']} {_why(p, zh)}" for p in others[:3])
+            said = "；".join(_member(p, report, zh) for p in others[:3])
             opening = [f"以 #{lead['number']} 为主：{_line(lead, zh)}。",
                        f"#{lead['number']} 是这组 {n} 个 PR 的核心，{_line(lead, zh)}。",
                        f"这一组共 {n} 个 PR，分量最重的是 #{lead['number']}：{_line(lead, zh)}。"][i % 3]
@@ -229,7 +248,7 @@ def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
             told = sorted((by_number[n] for n in rest if n in by_number),
                           key=lambda p: (-p["importance"], p["number"]))[:2]
             untold = [n for n in rest if n not in {p["number"] for p in told}]
-            said = "；".join(f"#{p['number']} {_why(p, zh)}" for p in told)
+            said = "；".join(_member(p, report, zh, in_module=True) for p in told)
             listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
             text = f"{module['name']} 模块{'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
         else:
@@ -267,6 +286,7 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         label = names.get(risk["kind"], risk["kind"])
         items = risk.get("items") or []
         example = f"{items[0]['detail']}" if items else risk["detail"]
+        example = re.split(r"；|; ", example)[0]  # the first of the example's clauses: the details section has all
         # The renderers list the PRs the text does not cite, so the text names only the example.
         first, count = risk["prs"][0], len(risk["prs"])
         if zh:
