@@ -119,7 +119,7 @@ def _member(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False) -> 
 
 
 def _unbracket(text: str) -> str:
-    """A phrase to put in brackets: its own bracketed part becomes a comma clause ("较大（147 行）" → "较大，147 行")."""
+    """A phrase to put in brackets: its bracketed part becomes a comma clause ("较大（147 行）" → "较大，147 行")."""
     return text.replace("（", "，").replace("）", "")
 
 
