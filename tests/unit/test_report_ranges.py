@@ -167,3 +167,27 @@ def test_any_other_range_is_a_report_for_its_dates():
     assert report["trends"]["weeks"][-2] == {"since": "2026-06-21", "until": "2026-06-30", "pr_count": 0}
     assert report["summary"].startswith("本期合并 10 个 PR")
     assert all("前 4 个同样长度的时段平均每段" in n["text"] for n in report["trend_notes"])
+
+
+def test_every_number_in_the_zh_month_narrative_is_in_its_data():
+    import re
+
+    from tests.golden.zh_month import build
+    report = build()
+    sections = {k: report[k] for k in ("summary", "highlights", "key_changes", "trend_notes", "risk_notes",
+                                       "relation_notes", "suggestions")}
+    data = {k: v for k, v in report.items() if k not in sections}
+    facts = set(re.findall(r"\d+(?:\.\d+)?", repr(data)))
+
+    def counts(value: object) -> None:  # a count quoted in prose is the length of a list in the data
+        if isinstance(value, dict):
+            for v in value.values():
+                counts(v)
+        elif isinstance(value, list):
+            facts.add(str(len(value)))
+            for v in value:
+                counts(v)
+    counts(data)
+    for number in re.findall(r"\d+(?:\.\d+)?", repr(sections)):
+        assert number in facts, number
+    assert report["title"] == "example-org/trainer 2026 年 7 月月报（07-01 至 07-31）"

@@ -7,14 +7,18 @@ Contract:
 `prs` are this period's scored PRs; `unscored` lists {number, title, url, reason}
 for PRs that could not be scored; `history` is every PR known from the stored
 history as dicts {number, title, author, merged_at, url, modules?} — it includes
-this period's PRs and at least the four previous weeks (listing only: modules
-then come from the title). Same input, same output: every list has a total order.
+this period's PRs and at least the 4 same-length periods before it
+(`Period.previous(4)`: the weeks before a week, the months before a month; listing
+only: modules then come from the title). Same input, same output: every list has a
+total order.
 
-What it computes: stats; module trends against the 4 previous weeks (a module
-with a baseline but no PR this week is listed with pr_count 0, fading); hot files
+What it computes: stats; module trends against those 4 periods (a module with a
+baseline but no PR this period is listed with pr_count 0, fading); hot files
 (changed by 2+ PRs, lock and generated files ignored, top 10); clusters of PRs
-working on the same thing; revert chains, found through `history` so they reach
-across weeks; risks, one entry per kind. The narrative slots stay empty: the
+working on the same thing, named after their lead PR; revert chains, found through
+`history` so they reach across weeks, with the PR that re-lands or re-fixes the
+change (the reverted PR's `prs[]` entry gets `reverted_by`); risks, one entry per
+kind. The narrative slots stay empty: the
 title, the run's notes and the narrative are prhub.compose's.
 """
 from __future__ import annotations
