@@ -1,4 +1,4 @@
-"""The week's narrative written by the engine, in the report's language (zh or en).
+"""The period's narrative written by the engine, in the report's language (zh or en).
 
 Contract: `engine_narrative(analysis) -> Narrative` (prhub.report) with
 
@@ -123,7 +123,7 @@ def _unbracket(text: str) -> str:
     return text.replace("（", "，").replace("）", "")
 
 
-def _flags(p: PrEntry, report: Analysis, zh: bool) -> str:
+def _flags(p: PrEntry, zh: bool) -> str:
     flags = []
     if p["breaking"]:
         flags.append("破坏性变更" if zh else "breaking")
@@ -179,7 +179,7 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
     for i, (cluster, members) in enumerate(themes[:HIGHLIGHTS]):
         lead = _lead(members)
         rest = [p["number"] for p in members if p["number"] != lead["number"]]
-        flag = _flags(lead, report, zh)
+        flag = _flags(lead, zh)
         area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
         if zh:
             more = ([f"，同一方向另有 {len(rest)} 个 PR（{_refs(rest, 3)}）", f"；相关的还有 {_refs(rest, 3)}",
@@ -198,7 +198,7 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
         if not p["key"] or p["number"] in told or p.get("reverted_by"):
             continue
         area = p["modules"][0] if p["modules"] else ""
-        flag = _flags(p, report, zh)
+        flag = _flags(p, zh)
         score = _fmt(p["importance"])
         if zh:
             text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}，重要度 {score}。"
