@@ -33,6 +33,7 @@ def build_week() -> dict[str, Any]:
     from prhub.models import PullRequest
     from prhub.period import Period
     from prhub.scoring import score_pull
+    from prhub.sources import History
 
     config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic")
     period = Period.parse(SINCE, UNTIL, TZ)
@@ -42,7 +43,7 @@ def build_week() -> dict[str, Any]:
     history = [{**pr.ref.to_dict()} for pr in rows if start <= pr.merged_at < period.end_utc]
     scored = [score_pull(pr, config) for pr in week]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
-    return compose.report(scored, [], period, config, history, "2026-05-11T00:00:00Z", scorer,
+    return compose.report(scored, [], period, config, History.of(history, period), "2026-05-11T00:00:00Z", scorer,
                           narrator=lambda draft: llm.model_narrative(draft, config))
 
 

@@ -54,13 +54,14 @@ def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
     from prhub.config import RepoConfig
     from prhub.period import Period
     from prhub.scoring import score_pull
+    from prhub.sources import History
 
     config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language="zh")
     period = Period.parse(since, until, TZ)
     scored = [score_pull(pr, config) for pr in rows if period.contains(pr.merged_at)]
     history = [pr.ref.to_dict() for pr in rows if pr.merged_at < period.end_utc]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
-    return dict(compose.report(scored, [], period, config, history, f"{until}T23:59:59Z", scorer,
+    return dict(compose.report(scored, [], period, config, History.of(history, period), f"{until}T23:59:59Z", scorer,
                                narrator=lambda draft: llm.model_narrative(draft, config)))
 
 

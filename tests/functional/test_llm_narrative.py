@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from prhub import compose, llm, narrative
+from prhub.cache import DynamoCache
 from prhub.config import LlmConfig, RepoConfig
 from prhub.models import FileChange, PullRequest
 from prhub.period import Period
 from prhub.prompting import render
 from prhub.scoring import score_pull
+from prhub.sources import History
 
 from tests.fakes.openai_server import FakeOpenAI, Fault, hallucinating, rule_based
 
@@ -36,7 +38,7 @@ def build(language: str = "en", scorer: str = "llm", **llm_settings: Any) -> tup
                          files=[FileChange(f"verl/m{i}.py", additions=30 * (i + 1), deletions=4 * i),
                                 FileChange("verl/shared.py", additions=1)])
         prs.append(score_pull(pr, config))
-    report = compose.draft(prs, [], PERIOD, config, [], "2026-05-11T00:00:00Z",
+    report = compose.draft(prs, [], PERIOD, config, History.of([], PERIOD), "2026-05-11T00:00:00Z",
                            {"kind": "llm", "model": "fake", "prompt_version": "p", "tokens_in": 1000,
                             "tokens_out": 200, "llm_prs": len(prs), "heuristic_prs": 0})
     return report, config
@@ -179,13 +181,14 @@ def test_engine_only_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_empty_week_needs_no_model(fake: FakeOpenAI) -> None:
     config = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language="en", scorer="llm")
-    report = compose.draft([], [], PERIOD, config, [], "2026-05-11T00:00:00Z", {"kind": "heuristic"})
+    report = compose.draft([], [], PERIOD, config, History.of([], PERIOD),
+                           "2026-05-11T00:00:00Z", {"kind": "heuristic"})
     out = llm.model_narrative(report, config, chat(fake))
     assert fake.calls == [] and out["summary"] == narrative.engine_narrative(report)["summary"]
 
 
 class MemoryDynamo:
-    """The two DynamoDB calls the narrative cache makes, in memory; `broken` answers like a missing table."""
+    """The two DynamoDB calls the stack's cache makes, in memory; `broken` answers like a missing table."""
 
     def __init__(self, broken: bool = False) -> None:
         self.items: dict[str, dict[str, Any]] = {}
@@ -208,7 +211,7 @@ class MemoryDynamo:
 def test_a_written_narrative_is_reused_until_it_expires(fake: FakeOpenAI) -> None:
     report, config = build()
     db = MemoryDynamo()
-    cache = llm.DynamoNarrativeCache("cache", db)
+    cache = DynamoCache(db, "cache")
     first = llm.model_narrative(report, config, chat(fake), cache)
     second = llm.model_narrative(report, config, chat(fake), cache)
     assert len(fake.calls) == 1 and len(db.items) == 1
@@ -222,8 +225,7 @@ def test_a_written_narrative_is_reused_until_it_expires(fake: FakeOpenAI) -> Non
 
 def test_a_broken_cache_does_not_break_the_report(fake: FakeOpenAI) -> None:
     report, config = build()
-    broken = llm.DynamoNarrativeCache("missing", MemoryDynamo(broken=True))
-    out = llm.model_narrative(report, config, chat(fake), broken)
+    out = llm.model_narrative(report, config, chat(fake), DynamoCache(MemoryDynamo(broken=True), "missing"))
     assert out["scorer"]["narrative_by"]["summary"] == "llm" and len(fake.calls) == 1
 
 
@@ -231,5 +233,5 @@ def test_a_narrative_with_engine_sections_is_not_cached(fake: FakeOpenAI) -> Non
     report, config = build()
     db = MemoryDynamo()
     fake.enqueue("not json", "still not json")
-    llm.model_narrative(report, config, chat(fake), llm.DynamoNarrativeCache("cache", db))
+    llm.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
     assert db.items == {}

@@ -12,6 +12,7 @@ from prhub import compose
 from prhub.config import RepoConfig
 from prhub.period import Period
 from prhub.scoring import score_pull
+from prhub.sources import History
 
 from tests.golden.cases import GOLDEN
 from tests.unit.engine_support import change, history_entry, make_pr
@@ -52,7 +53,7 @@ def build() -> dict[str, Any]:
     history += [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
     period = Period.parse("2026-07-01", "2026-07-31", "Asia/Shanghai")
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "golden"}
-    return dict(compose.report([score_pull(p, config) for p in prs], [], period, config, history,
+    return dict(compose.report([score_pull(p, config) for p in prs], [], period, config, History.of(history, period),
                                "2026-08-01T00:00:00Z", scorer))
 
 

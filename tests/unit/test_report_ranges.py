@@ -16,6 +16,7 @@ from prhub.models import ScoredPR
 from prhub.period import Period
 from prhub.render.markdown import render_markdown
 from prhub.render.view import KEY_PR_ROWS, NEWCOMERS_SHOWN, view
+from prhub.sources import History
 
 from tests.unit.engine_support import history_entry
 
@@ -37,7 +38,7 @@ def scored(number: int, title: str, merged_at: str, *, author: str = "alice", mo
 
 
 def full_report(prs: list[ScoredPR], period: Period, config: RepoConfig, history: list[dict]) -> dict:
-    return compose.report(prs, [], period, config, history, "2026-12-31T00:00:00Z", SCORER)
+    return compose.report(prs, [], period, config, History.of(history, period), "2026-12-31T00:00:00Z", SCORER)
 
 
 # -- reverts, re-lands and re-fixes --

@@ -235,7 +235,7 @@ def test_globals_environment() -> None:
     env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
     expected = {
         "RUNS_TABLE": {"Ref": "RunsTable"}, "RESULTS_TABLE": {"Ref": "ResultsTable"},
-        "CACHE_TABLE": {"Ref": "CacheTable"}, "HISTORY_TABLE": {"Ref": "HistoryTable"},
+        "CACHE_TABLE": {"Ref": "CacheTable"},
         "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"}, "SCORE_QUEUE_URL": {"Ref": "ScoreQueue"},
         "REPORT_QUEUE_URL": {"Ref": "ReportQueue"}, "SITE_BUCKET": {"Ref": "SiteBucket"},
         "DISTRIBUTION_ID": {"Ref": "SiteDistribution"}, "PRHUB_CONFIG_PARAMETER": {"Ref": "ConfigParameter"},
@@ -256,7 +256,7 @@ def test_settings_read_every_variable_the_template_sets() -> None:
     env = {k: "x" for k in load_template()["Globals"]["Function"]["Environment"]["Variables"]}
     env["MAX_RECEIVE_COUNT"] = "3"
     settings = Settings.from_env(env)
-    assert settings.runs_table == "x" and settings.llm_api_key_secret == "x" and settings.max_receive_count == 3
+    assert settings.runs_table == "x" and settings.config_parameter == "x" and settings.max_receive_count == 3
 
 
 def test_each_function_has_a_log_group_with_retention() -> None:
@@ -344,15 +344,15 @@ def test_weekly_schedule_fires_once_a_week_on_monday_0100_in_the_parameter_timez
 
 
 def test_plan_turns_the_weekly_input_into_last_weeks_run_for_every_watched_repo() -> None:
-    from prhub import flow
     from prhub.config import WatchList
+    from prhub.flow import plan
 
     template = load_template()
     text = template["Resources"]["PlanFunction"]["Properties"]["Events"]["Weekly"]["Properties"]["Input"]
     event = json.loads(text.replace("<aws.scheduler.scheduled-time>", "2026-06-21T17:00:00Z"))  # Mon 01:00 +08
     watchlist = WatchList.parse(template["Parameters"]["WatchedRepositories"]["Default"])
     later = datetime(2026, 6, 23, tzinfo=ZoneInfo("UTC"))  # a late retry still plans the scheduled week
-    requests = flow.parse_plan_event(event, lambda: watchlist, later)
+    requests = plan.parse_plan_event(event, lambda: watchlist, later)
     assert [r.config.repo for r in requests] == [c.repo for c in watchlist.repos]
     assert {(str(r.period.since), str(r.period.until)) for r in requests} == {("2026-06-15", "2026-06-21")}
 
@@ -705,7 +705,6 @@ def test_every_queue_refuses_plain_http() -> None:
         ("RunsTable", [("run_id", "S", "HASH")], "expires_at", True),
         ("ResultsTable", [("run_id", "S", "HASH"), ("number", "N", "RANGE")], "expires_at", True),
         ("CacheTable", [("key", "S", "HASH")], "expires_at", False),
-        ("HistoryTable", [("repo", "S", "HASH"), ("number", "N", "RANGE")], None, True),
         ("IdempotencyTable", [("id", "S", "HASH")], "expiration", False),
     ],
 )
@@ -720,11 +719,6 @@ def test_table(table: str, keys: list[tuple[str, str, str]], ttl: str | None, pi
     else:
         assert "TimeToLiveSpecification" not in t
     assert t.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled", False) is pitr
-
-
-def test_history_outlives_the_stack() -> None:
-    history = resources()["HistoryTable"]
-    assert history["DeletionPolicy"] == history["UpdateReplacePolicy"] == "Retain"
 
 
 # ------------------------------------------------------------------ bucket and CloudFront
@@ -980,8 +974,6 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:PutItem": {"RunsTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable"},  # an empty range claims its report at once
         "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags
-        "dynamodb:Query": {"HistoryTable"},
-        "dynamodb:BatchWriteItem": {"HistoryTable"},
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanDLQ"},  # PlanDLQ: the failure destination
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName"},
     },
@@ -990,7 +982,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "sqs:GetQueueAttributes": {"ScoreQueue"}, "sqs:ChangeMessageVisibility": {"ScoreQueue"},
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue"},  # a deferred PR; the report request
         "dynamodb:GetItem": {"RunsTable", "CacheTable"},
-        "dynamodb:UpdateItem": {"RunsTable", "HistoryTable"},  # the history is only ever updated
+        "dynamodb:UpdateItem": {"RunsTable"},
         "dynamodb:PutItem": {"ResultsTable", "CacheTable"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName", "LlmApiKeySecretName"},
     },
@@ -1001,7 +993,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
         "dynamodb:Scan": {"RunsTable"},  # the sweep
-        "dynamodb:Query": {"ResultsTable", "HistoryTable"},
+        "dynamodb:Query": {"ResultsTable"},
         "dynamodb:PutItem": {"IdempotencyTable", "CacheTable"},
         "dynamodb:DeleteItem": {"IdempotencyTable"},
         "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
@@ -1089,10 +1081,10 @@ def test_sample_events_parse(path: Path) -> None:
 
 @pytest.mark.parametrize("path", sorted((ROOT / "events").glob("plan*.json")), ids=lambda p: p.name)
 def test_plan_sample_events_are_accepted_with_the_templates_watch_list(path: Path) -> None:
-    from prhub import flow
     from prhub.config import WatchList
+    from prhub.flow import plan
 
     watchlist = WatchList.parse(load_template()["Parameters"]["WatchedRepositories"]["Default"])
-    requests = flow.parse_plan_event(json.loads(path.read_text()), lambda: watchlist,
+    requests = plan.parse_plan_event(json.loads(path.read_text()), lambda: watchlist,
                                      datetime(2026, 6, 22, 1, tzinfo=ZoneInfo("Asia/Shanghai")))
     assert requests and all(r.period.since <= r.period.until for r in requests)

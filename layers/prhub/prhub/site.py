@@ -1,10 +1,10 @@
 """The static site in the bucket: report files, repository and root indexes, Atom feeds.
 
-Contract:
-    publish_report(s3, bucket, report, files) -> list[str]   writes <owner>/<repo>/reports/<slug>/<file>; returns keys
-    rebuild_indexes(s3, bucket, repo, site_url='') -> list[str]  repo index.html, feed.xml, root index.html
-    invalidate(cloudfront, distribution_id, paths) -> None    no-op without a distribution
-    rewrite(path) -> str                                      CloudFront's /path/ -> /path/index.html
+Contract (`bucket` is a Bucket, e.g. prhub.aws.S3Bucket; `cdn` a Cdn, e.g. prhub.aws.CloudFrontCdn):
+    publish_report(bucket, report, files) -> list[str]   writes <owner>/<repo>/reports/<slug>/<file>; returns keys
+    rebuild_indexes(bucket, repo, site_url='') -> list[str]  repo index.html, feed.xml, root index.html
+    invalidate(cdn, paths) -> None                        drops CloudFront's copies (no-op without a distribution)
+    rewrite(path) -> str                                  CloudFront's /path/ -> /path/index.html
 
 Every object gets its Content-Type and a Cache-Control: report files change
 only when a period is re-run (and then CloudFront is invalidated), so browsers
@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 import posixpath
-import time
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from prhub.period import Period
 from prhub.render.common import clean, num, safe_url
@@ -31,13 +30,32 @@ def _render_page(template: str, **values: Any) -> str:
 
     return render_page(template, **values)
 
+class Bucket(Protocol):
+    """Where the site lives (the stack's SiteBucket)."""
+
+    def put(self, key: str, body: bytes, content_type: str, cache_control: str) -> None: ...
+
+    def get(self, key: str) -> bytes | None:
+        """The object's bytes, or None when there is no such key."""
+        ...
+
+    def folders(self, prefix: str) -> Iterator[str]:
+        """Every sub-"folder" directly under `prefix` (with its trailing "/")."""
+        ...
+
+
+class Cdn(Protocol):
+    def invalidate(self, paths: list[str]) -> None:
+        """Drop the cached copies of `paths` (already in CloudFront's form)."""
+        ...
+
+
 TYPES = {".html": "text/html; charset=utf-8", ".md": "text/markdown; charset=utf-8",
          ".pdf": "application/pdf", ".json": "application/json", ".xml": "application/atom+xml",
          ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png", ".txt": "text/plain"}
 REPORT_CACHE = "public, max-age=86400"
 INDEX_CACHE = "public, max-age=300, must-revalidate"
 FEED_ENTRIES = 50
-LIST_PAGE_SIZE = 1000  # S3's own maximum per ListObjectsV2 page
 MAX_INVALIDATION_PATHS = 100  # beyond this one wildcard is cheaper than listing every path
 
 
@@ -50,32 +68,21 @@ def report_prefix(report: Report) -> str:
     return f"{report['repo']}/reports/{Period.parse(since, until, tz).slug}/"
 
 
-def _put(s3: Any, bucket: str, key: str, body: bytes, cache_control: str) -> str:
-    s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type(key), CacheControl=cache_control)
+def _put(bucket: Bucket, key: str, body: bytes, cache_control: str) -> str:
+    bucket.put(key, body, content_type(key), cache_control)
     return key
 
 
-def publish_report(s3: Any, bucket: str, report: Report, files: dict[str, bytes]) -> list[str]:
+def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes]) -> list[str]:
     """Write the report's files under its period's prefix; report.json last, so listings never see half a report."""
     prefix = report_prefix(report)
     order = sorted(files, key=lambda name: name == "report.json")
-    return [_put(s3, bucket, prefix + name, files[name], REPORT_CACHE) for name in order]
+    return [_put(bucket, prefix + name, files[name], REPORT_CACHE) for name in order]
 
 
-def _prefixes(s3: Any, bucket: str, prefix: str) -> Iterator[str]:
-    """Sub-'folders' directly under `prefix`, every page of the listing."""
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix, Delimiter="/",
-                                                              PaginationConfig={"PageSize": LIST_PAGE_SIZE}):
-        for common in page.get("CommonPrefixes", []):
-            yield common["Prefix"]
-
-
-def _load(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
-    try:
-        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
-    except s3.exceptions.NoSuchKey:
-        return None
-    return json.loads(body)
+def _load(bucket: Bucket, key: str) -> dict[str, Any] | None:
+    body = bucket.get(key)
+    return None if body is None else json.loads(body)  # type: ignore[no-any-return]
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -100,12 +107,12 @@ def index_card(report: dict[str, Any], slug: str) -> dict[str, Any]:
     }
 
 
-def list_reports(s3: Any, bucket: str, repo: str) -> list[dict[str, Any]]:
+def list_reports(bucket: Bucket, repo: str) -> list[dict[str, Any]]:
     """Every published report of `repo`, newest period first."""
     entries = []
-    for prefix in _prefixes(s3, bucket, f"{repo}/reports/"):
+    for prefix in bucket.folders(f"{repo}/reports/"):
         slug = prefix.rstrip("/").rsplit("/", 1)[-1]
-        report = _load(s3, bucket, prefix + "report.json")
+        report = _load(bucket, prefix + "report.json")
         if report is not None:
             entries.append(index_card(report, slug))
     return sorted(entries, key=lambda e: (e["since"], e["until"]), reverse=True)
@@ -143,16 +150,16 @@ def render_root_index(repos: list[dict[str, Any]]) -> str:
     return _render_page("root.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos)
 
 
-def list_repositories(s3: Any, bucket: str) -> list[dict[str, Any]]:
+def list_repositories(bucket: Bucket) -> list[dict[str, Any]]:
     """Repositories with at least one report, each with its report count and latest report."""
     repos = []
-    for owner in _prefixes(s3, bucket, ""):
-        for repo_prefix in _prefixes(s3, bucket, owner):
-            slugs = sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in _prefixes(s3, bucket, repo_prefix + "reports/"))
+    for owner in bucket.folders(""):
+        for repo_prefix in bucket.folders(owner):
+            slugs = sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in bucket.folders(repo_prefix + "reports/"))
             if not slugs:
                 continue
             repo = repo_prefix.rstrip("/")
-            latest = _load(s3, bucket, f"{repo}/reports/{slugs[-1]}/report.json")
+            latest = _load(bucket, f"{repo}/reports/{slugs[-1]}/report.json")
             repos.append({"repo": clean(repo), "href": f"{repo}/", "count": len(slugs),
                           "latest": index_card(latest, slugs[-1]) if latest else None})
     def newest(r: dict[str, Any]) -> str:
@@ -161,14 +168,14 @@ def list_repositories(s3: Any, bucket: str) -> list[dict[str, Any]]:
     return sorted(repos, key=newest, reverse=True)
 
 
-def rebuild_indexes(s3: Any, bucket: str, repo: str, site_url: str = "") -> list[str]:
+def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "") -> list[str]:
     """Rewrite the repository's index.html and feed.xml and the root index.html from what the bucket holds."""
-    entries = list_reports(s3, bucket, repo)
+    entries = list_reports(bucket, repo)
     keys = [
-        _put(s3, bucket, f"{repo}/index.html", render_repo_index(repo, entries).encode(), INDEX_CACHE),
-        _put(s3, bucket, f"{repo}/feed.xml", render_feed(repo, entries, site_url).encode(), INDEX_CACHE),
+        _put(bucket, f"{repo}/index.html", render_repo_index(repo, entries).encode(), INDEX_CACHE),
+        _put(bucket, f"{repo}/feed.xml", render_feed(repo, entries, site_url).encode(), INDEX_CACHE),
     ]
-    keys.append(_put(s3, bucket, "index.html", render_root_index(list_repositories(s3, bucket)).encode(), INDEX_CACHE))
+    keys.append(_put(bucket, "index.html", render_root_index(list_repositories(bucket)).encode(), INDEX_CACHE))
     return keys
 
 
@@ -183,16 +190,10 @@ def invalidation_paths(paths: list[str]) -> list[str]:
     return out if len(out) <= MAX_INVALIDATION_PATHS else ["/*"]
 
 
-def invalidate(cloudfront: Any, distribution_id: str, paths: list[str]) -> None:
-    """Ask CloudFront to drop its copies of `paths`; nothing to do without a distribution (local runs)."""
-    if not distribution_id or not paths:
-        return
-    items = invalidation_paths(paths)
-    cloudfront.create_invalidation(
-        DistributionId=distribution_id,
-        InvalidationBatch={"Paths": {"Quantity": len(items), "Items": items},
-                           "CallerReference": f"prhub-{time.time_ns()}-{uuid.uuid4().hex[:8]}"},
-    )
+def invalidate(cdn: Cdn, paths: list[str]) -> None:
+    """Ask the CDN to drop its copies of `paths` (bucket keys or URL paths)."""
+    if paths:
+        cdn.invalidate(invalidation_paths(paths))
 
 
 def rewrite(path: str) -> str:

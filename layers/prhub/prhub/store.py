@@ -1,4 +1,4 @@
-"""DynamoDB adapters: runs, per-PR results, the score cache and the repository history.
+"""The run store on DynamoDB: runs (with what plan listed and the source's history) and per-PR results.
 
 One `Store` wraps a low-level DynamoDB client (handed in, so moto, LocalStack
 and AWS need no code change) and the table names from `Settings`. The
@@ -9,80 +9,36 @@ guarantees of the flow live here as conditional writes:
 - `claim_report` sets `report_requested` only if absent, so exactly one
   worker (or sweep) wins the right to ask for the report.
 
-Results and cache entries are gzip-compressed JSON in a Binary attribute: a
-3,000-file PR stays far below DynamoDB's 400 KB item limit.
+Results are packed (prhub.dynamo's codec), as the cache's entries are.
 """
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from decimal import Decimal
+from datetime import UTC, datetime
 from typing import Any
 
-from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from prhub.config import RepoConfig, Settings
+from prhub.dynamo import condition_failed, from_item, pack, to_item, unpack
 from prhub.errors import PrhubError
 from prhub.models import PullRef, ScoredPR
-from prhub.period import Period
+from prhub.period import Period, format_timestamp
+from prhub.sources import History
 
 RUN_TTL_DAYS = 90
-CACHE_TTL_DAYS = 90
 DAY = 86_400
-
-_ser = TypeSerializer()
-_de = TypeDeserializer()
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def to_item(values: dict[str, Any]) -> dict[str, Any]:
-    """Python values -> DynamoDB attribute values (floats are not allowed by DynamoDB: callers pass JSON text)."""
-    return {k: _ser.serialize(v) for k, v in values.items() if v is not None}
-
-
-def from_item(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: _plain(_de.deserialize(v)) for k, v in item.items()}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, Binary):
-        return bytes(value.value)  # type: ignore[attr-defined]  # the stubs omit .value
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, set):
-        return sorted(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def pack(data: Any) -> bytes:
-    return gzip.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), mtime=0)
-
-
-def unpack(blob: bytes) -> Any:
-    return json.loads(gzip.decompress(blob))
-
-
-def _numbers(value: Any) -> list[int]:
-    """PR numbers stored packed (bytes) or, in older items, as a list."""
-    return [int(n) for n in (unpack(value) if isinstance(value, bytes) else value)]
-
-
-def _condition_failed(exc: ClientError) -> bool:
-    code = exc.response.get("Error", {}).get("Code", "")
-    if code == "ConditionalCheckFailedException":
-        return True
-    if code == "TransactionCanceledException":
-        reasons = exc.response.get("CancellationReasons") or []
-        # moto may omit the reasons; the message names the condition in both cases.
-        return any(r.get("Code") == "ConditionalCheckFailed" for r in reasons) or (
-            "ConditionalCheckFailed" in str(exc))
-    return False
+def _refs(value: Any) -> list[PullRef]:
+    """The run's listing, packed: refs, or (older items) bare numbers, which keep only their number."""
+    out = []
+    for r in unpack(value) if isinstance(value, bytes) else value:
+        out.append(PullRef.from_dict(r) if isinstance(r, dict) else PullRef(int(r), "", "", EPOCH, ""))
+    return out
 
 
 @dataclass
@@ -95,7 +51,8 @@ class Run:
     config: RepoConfig
     source: str
     expected: int
-    refs: list[int]
+    listing: list[PullRef]  # what plan listed: the period's PRs
+    history: History  # the repository's record before the period, from the source
     status: str = "scoring"
     done: int = 0
     failed: int = 0
@@ -106,24 +63,43 @@ class Run:
     report_key: str | None = None
     reported_at: str | None = None
     notes: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def complete(self) -> bool:
-        return self.done + self.failed >= self.expected
+    def refs(self) -> list[int]:
+        return [r.number for r in self.listing]
 
     @classmethod
     def from_item(cls, data: dict[str, Any]) -> Run:
+        period = Period.from_dict(data["period"])
+        # A run planned before history came from the source knows none: "new" is then not judged.
+        history = (History.from_dict(unpack(data["history"])) if data.get("history")
+                   else History([], {}, format_timestamp(period.start_utc)))
         return cls(
-            run_id=data["run_id"], repo=data["repo"], period=Period.from_dict(data["period"]),
+            run_id=data["run_id"], repo=data["repo"], period=period,
             config=RepoConfig.from_dict(json.loads(data["config"])), source=data["source"],
-            expected=int(data["expected"]), refs=_numbers(data.get("refs", [])),
+            expected=int(data["expected"]), listing=_refs(data.get("refs", [])), history=history,
             status=data.get("status", "scoring"), done=int(data.get("done", 0)), failed=int(data.get("failed", 0)),
             tokens_used=int(data.get("tokens_used", 0)), created_at=data.get("created_at", ""),
             updated_at=int(data.get("updated_at", 0)), report_requested=data.get("report_requested"),
             report_key=data.get("report_key"), reported_at=data.get("reported_at"),
             notes=[str(n) for n in data.get("notes", [])],
         )
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a run's workers got."""
+
+    done: int
+    failed: int
+    expected: int
+    tokens_used: int = 0
+    report_requested: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Every PR has a result, scored or failed: the run can be reported."""
+        return self.done + self.failed >= self.expected
 
 
 @dataclass
@@ -144,15 +120,17 @@ class Store:
 
     # -- runs ---------------------------------------------------------------
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
-                   now: int, created_at: str, notes: list[str] | None = None) -> bool:
+                   now: int, created_at: str, notes: list[str] | None = None, history: History | None = None) -> bool:
         """Write the run item; False when a run with this id exists (a redelivered schedule).
 
-        `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped)."""
+        `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped);
+        `history` is the repository's record before the period, as the source gave it to the plan."""
         item = {
             "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
             "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source,
-            # Packed: a year's 2,000 numbers as a DynamoDB list make every read of the run slow (and big).
-            "expected": len(refs), "refs": pack([r.number for r in refs]), "status": "scoring",
+            # Packed: a year's 2,000 refs as a DynamoDB list make every read of the run slow (and big).
+            "expected": len(refs), "refs": pack([r.to_dict() for r in refs]),
+            "history": pack(history.to_dict()) if history is not None else None, "status": "scoring",
             "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
             "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
         }
@@ -160,7 +138,7 @@ class Store:
             self.db.put_item(TableName=self.settings.runs_table, Item=to_item(item),
                              ConditionExpression="attribute_not_exists(run_id)")
         except ClientError as exc:
-            if _condition_failed(exc):
+            if condition_failed(exc):
                 return False
             raise
         return True
@@ -170,16 +148,17 @@ class Store:
                                   ConsistentRead=consistent)
         return Run.from_item(from_item(answer["Item"])) if "Item" in answer else None
 
-    def progress(self, run_id: str) -> dict[str, int] | None:
-        """The run's counters only (a consistent read of a few attributes: done, failed, expected,
-        tokens_used, and report_requested when set)."""
+    def progress(self, run_id: str) -> Progress | None:
+        """The run's counters only (a consistent read of a few attributes)."""
         names = {"#d": "done", "#f": "failed", "#e": "expected", "#t": "tokens_used", "#r": "report_requested"}
         answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
                                   ConsistentRead=True, ProjectionExpression=", ".join(names),
                                   ExpressionAttributeNames=names)
         if "Item" not in answer:
             return None
-        return {k: int(v) for k, v in from_item(answer["Item"]).items()}
+        counts = {k: int(v) for k, v in from_item(answer["Item"]).items()}
+        return Progress(counts.get("done", 0), counts.get("failed", 0), counts.get("expected", 0),
+                        counts.get("tokens_used", 0), counts.get("report_requested"))
 
     def open_runs(self) -> Iterator[Run]:
         """Every run not yet reported (a scan: runs are few and expire)."""
@@ -203,7 +182,7 @@ class Store:
                 ConditionExpression="attribute_exists(run_id) AND attribute_not_exists(report_requested)",
                 ExpressionAttributeValues=to_item({":now": now}))
         except ClientError as exc:
-            if _condition_failed(exc):
+            if condition_failed(exc):
                 return False
             raise
         return True
@@ -237,7 +216,7 @@ class Store:
                 self._count_in_run(run_id, counter, now),
             ])
         except ClientError as exc:
-            if _condition_failed(exc):
+            if condition_failed(exc):
                 return False
             raise
         return True
@@ -266,62 +245,18 @@ class Store:
                                   bool(item.get("cached", False))))
         return out
 
-    # -- score cache --------------------------------------------------------
-    def cache_get(self, key: str, now: int) -> ScoredPR | None:
-        answer = self.db.get_item(TableName=self.settings.cache_table, Key=to_item({"key": key}))
-        item = from_item(answer["Item"]) if "Item" in answer else None
-        # TTL deletion is lazy (up to days late): an expired entry is a miss.
-        if not item or int(item.get("expires_at", 0)) <= now:
-            return None
-        return ScoredPR.from_dict(unpack(item["data"]))
-
-    def cache_put(self, key: str, scored: ScoredPR, now: int) -> None:
-        self.db.put_item(TableName=self.settings.cache_table, Item=to_item(
-            {"key": key, "data": pack(scored.to_dict()), "expires_at": now + CACHE_TTL_DAYS * DAY}))
-
-    # -- history ------------------------------------------------------------
-    def history(self, repo: str) -> list[dict[str, Any]]:
-        """Every PR of `repo` ever seen, by number."""
-        out: list[dict[str, Any]] = []
-        for page in self.db.get_paginator("query").paginate(
-                TableName=self.settings.history_table, KeyConditionExpression="repo = :r",
-                ExpressionAttributeValues=to_item({":r": repo})):
-            out.extend(from_item(item) for item in page.get("Items", []))
-        return out
-
-    def add_history(self, repo: str, refs: list[PullRef], known: set[int] | None = None) -> int:
-        """Put the refs not yet known (existing items may carry modules: never overwrite them)."""
-        if known is None:
-            known = {int(h["number"]) for h in self.history(repo)}
-        fresh = {r.number: r for r in refs if r.number not in known}
-        items = [{"PutRequest": {"Item": to_item({"repo": repo, **r.to_dict()})}} for r in fresh.values()]
-        for start in range(0, len(items), 25):
-            pending: dict[str, Any] = {self.settings.history_table: items[start:start + 25]}
-            while pending:
-                answer = self.db.batch_write_item(RequestItems=pending)
-                pending = answer.get("UnprocessedItems") or {}
-        return len(fresh)
-
-    def record_scored(self, repo: str, scored: ScoredPR) -> None:
-        self.db.update_item(
-            TableName=self.settings.history_table, Key=to_item({"repo": repo, "number": scored.number}),
-            UpdateExpression="SET title = :t, author = :a, merged_at = :m, #u = :u, modules = :mods",
-            ExpressionAttributeNames={"#u": "url"},
-            ExpressionAttributeValues=to_item({":t": scored.title, ":a": scored.author, ":m": scored.merged_at,
-                                               ":u": scored.url, ":mods": list(scored.modules)}))
-
 
 class RunBudget:
     """A run's shared model-token budget, backed by the run item's `tokens_used` counter."""
 
-    def __init__(self, store: Store, run_id: str, limit: int) -> None:
+    def __init__(self, store: Any, run_id: str, limit: int) -> None:
         self.store = store
         self.run_id = run_id
         self.limit = limit
 
     def remaining(self) -> int:
-        progress = self.store.progress(self.run_id) or {}
-        return max(0, self.limit - progress.get("tokens_used", 0))
+        progress = self.store.progress(self.run_id)
+        return max(0, self.limit - (progress.tokens_used if progress else 0))
 
     def spend(self, tokens: int) -> None:
         if tokens > 0:
