@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import coldstart, github_requests, layer_size, llm_fanout, pipeline, render_week, report_scaling
+from bench import coldstart, github_requests, layer_size, llm_fanout, pipeline, render_week, report_scaling, zh_share
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -37,6 +37,7 @@ def benchmarks(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         "llm_fanout": lambda: llm_fanout.run(4, ("week",) if quick else tuple(llm_fanout.CASES)),
         "github_requests": github_requests.run,
         "render_week": render_week.run,
+        "zh_share": zh_share.run,
     }
 
 

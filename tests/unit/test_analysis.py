@@ -108,7 +108,7 @@ def test_revert_chain_across_weeks_through_history():
                      merged_at="2026-06-17T03:00:00Z")
     result = report([reland], history)
     assert result["reverts"] == [{"pr": 60, "reverts": 50, "relanded_by": 70,
-                                  "title": "[rollout] feat: resume generation on abort"}]
+                                  "title": "[rollout] feat: resume generation on abort", "relanded_how": "reland"}]
 
 
 def test_revert_in_the_week_by_number_and_by_title():
@@ -123,7 +123,8 @@ def test_revert_in_the_week_by_number_and_by_title():
     pinned = history_entry(6390, "[ci] chore: pin torch-npu", "2026-06-12T03:00:00Z")
     result = report([original, revert, reland, untitled_revert], [pinned])
     assert result["reverts"] == [
-        {"pr": 6360, "reverts": 6350, "relanded_by": 6386, "title": "[fsdp] fix: emit outputs (#6293)"},
+        {"pr": 6360, "reverts": 6350, "relanded_by": 6386, "title": "[fsdp] fix: emit outputs (#6293)",
+         "relanded_how": "reland"},
         {"pr": 6400, "reverts": 6390, "relanded_by": None, "title": "[ci] chore: pin torch-npu"},
     ]
     cluster = next(c for c in result["clusters"] if 6360 in c["prs"])

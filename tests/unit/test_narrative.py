@@ -44,7 +44,9 @@ def test_english_narrative_quotes_the_reports_numbers():
     assert text["summary"].startswith(f"{stats['pr_count']} PRs were merged, {stats['key_pr_count']} of them key, "
                                       f"by {stats['authors']} authors (1 first seen in the last 2 weeks), "
                                       f"+{stats['additions']}/−{stats['deletions']} lines")
-    assert text["highlights"][0]["prs"] == [11] and text["highlights"][0]["text"].startswith("[breaking] #11 ")
+    # highlights by theme: the rollout cluster, told by its lead #11, names its follow-up #12
+    assert text["highlights"][0]["prs"] == [11, 12]
+    assert text["highlights"][0]["text"].startswith("[breaking] rollout — #11 ")
     assert all(h["prs"][0] in {p["number"] for p in report["prs"] if p["key"]} for h in text["highlights"])
     assert text["relation_notes"] == [{"text": "#13 reverts #5, not re-landed yet", "prs": [5, 13]}]
     assert text["key_changes"][0]["prs"] == [11, 12] and text["key_changes"][0]["theme"]
@@ -64,10 +66,10 @@ def test_every_number_in_the_narrative_is_in_the_report():
 
 def test_chinese_narrative():
     text = narrative.engine_narrative(week_report("zh"))
-    assert text["summary"].startswith("本期合并 4 个 PR")
+    assert text["summary"].startswith("本周合并 4 个 PR")  # a Monday–Sunday week
     assert text["relation_notes"][0]["text"] == "#13 回滚了 #5，尚未重新合入"
     assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
-    assert "（重要度 " in text["highlights"][0]["text"]  # the header's word, not a synonym
+    assert "，重要度 " in text["highlights"][0]["text"]  # the header's word, not a synonym
     assert "平均重要度" in text["summary"] and "平均洞察度" in text["summary"]
     assert "近 2 周首次出现 1 位" in text["summary"]
 
@@ -76,7 +78,7 @@ def test_an_empty_week_still_reads():
     config = CONFIG.with_overrides(language="en")
     report = analyse_period([], [], WEEK, config, History.of([], WEEK), "2026-06-22T00:00:00Z", {"kind": "heuristic"})
     text = narrative.engine_narrative(report)
-    assert text["summary"] == "No pull requests were merged in this period."
+    assert text["summary"] == "No pull requests were merged this week."
     assert text["highlights"] == [] and text["suggestions"] == []
 
 
@@ -102,7 +104,7 @@ def test_zero_counts_are_not_spelled_out():
     report["modules"] = [{"name": "doc", "pr_count": 2, "prs": [14, 15], "baseline": 0.0, "delta": 2.0,
                           "trend": "new"}]  # #14 is a docs fix, not key; #15 is not in the week's PRs
     texts = [k["text"] for k in narrative.engine_narrative(report)["key_changes"]]
-    assert texts == ["doc 模块本周 2 个 PR，均非关键 PR：#14, #15"]
+    assert texts == ["doc 模块本周 2 个 PR，均非关键 PR：#14 文档（+1/−1 行）；另有 #15。"]
 
 
 def test_key_changes_name_the_lead_change_without_its_title_tags():
@@ -112,10 +114,11 @@ def test_key_changes_name_the_lead_change_without_its_title_tags():
     assert "led by #11 “support the async rollout backend”" in text and "[BREAKING]" not in text
 
 
-def test_a_theme_named_after_its_lead_is_not_repeated_in_the_text():
-    report = week_report("zh")
-    report["clusters"][0]["title"] = "rollout: support the async rollout backend"
-    assert narrative.engine_narrative(report)["key_changes"][0]["text"] == "2 个相关 PR（#11, #12），以 #11 为主"
+def test_a_zh_theme_is_a_paragraph_told_by_its_lead_and_the_others_reasons():
+    text = narrative.engine_narrative(week_report("zh"))["key_changes"][0]["text"]
+    # the lead's one line (Chinese around the title's names), then what the other member brings, in Chinese
+    assert text.startswith("以 #11 为主：支持 async rollout backend，") and "同组的 #12 修复卡死问题" in text
+    assert "support the async rollout backend" not in text and "相关 PR（" not in text
 
 
 def test_a_single_pr_trend_is_singular():
@@ -126,6 +129,7 @@ def test_a_single_pr_trend_is_singular():
         "fsdp: 1 PR this week vs 3.5/week over the previous 4 (fading)")
 
 
-def test_the_summary_names_the_lead_changes_without_their_title_tags():
+def test_the_summary_names_the_lead_changes_in_chinese_without_their_titles():
     summary = narrative.engine_narrative(week_report("zh"))["summary"]
-    assert "最值得关注的是 #11 support the async rollout backend" in summary and "[BREAKING]" not in summary
+    assert "最值得先读的是 rollout 模块的 #11（破坏性变更、新功能），以及 rollout 模块的 #12（修复卡死问题）" in summary
+    assert "[BREAKING]" not in summary and "support the async" not in summary

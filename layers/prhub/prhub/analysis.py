@@ -7,14 +7,18 @@ Contract:
 `prs` are this period's scored PRs; `unscored` lists {number, title, url, reason}
 for PRs that could not be scored; `history` is every PR known from the stored
 history as dicts {number, title, author, merged_at, url, modules?} — it includes
-this period's PRs and at least the four previous weeks (listing only: modules
-then come from the title). Same input, same output: every list has a total order.
+this period's PRs and at least the 4 same-length periods before it
+(`Period.previous(4)`: the weeks before a week, the months before a month; listing
+only: modules then come from the title). Same input, same output: every list has a
+total order.
 
-What it computes: stats; module trends against the 4 previous weeks (a module
-with a baseline but no PR this week is listed with pr_count 0, fading); hot files
+What it computes: stats; module trends against those 4 periods (a module with a
+baseline but no PR this period is listed with pr_count 0, fading); hot files
 (changed by 2+ PRs, lock and generated files ignored, top 10); clusters of PRs
-working on the same thing; revert chains, found through `history` so they reach
-across weeks; risks, one entry per kind. The narrative slots stay empty: the
+working on the same thing, named after their lead PR; revert chains, found through
+`history` so they reach across weeks, with the PR that re-lands or re-fixes the
+change (the reverted PR's `prs[]` entry gets `reverted_by`); risks, one entry per
+kind. The narrative slots stay empty: the
 title, the run's notes and the narrative are prhub.compose's.
 """
 from __future__ import annotations
@@ -26,6 +30,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from prhub import gist
 from prhub.changes import is_generated
 from prhub.config import RepoConfig
 from prhub.models import ScoredPR
@@ -44,7 +49,7 @@ from prhub.report import (
     Unscored,
 )
 from prhub.risks import KINDS
-from prhub.scoring import REVERT_TITLE, modules_from_title, parse_title, reverted_ref
+from prhub.scoring import PR_SUFFIX, REVERT_TITLE, modules_from_title, parse_title, reverted_ref
 from prhub.sources import History
 from prhub.wording import joined, say
 
@@ -106,7 +111,12 @@ def _known(prs: list[ScoredPR], history: list[dict[str, Any]]) -> dict[int, dict
 
 
 def _revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> list[Revert]:
-    """Each revert touching this week (the revert, the reverted PR or its re-land merged in it)."""
+    """Each revert touching this period (the revert, the reverted PR or what re-lands it merged in it).
+
+    What brings the change back: a later PR of the same title (a re-land); else a later PR of the period that
+    refers to the revert or the reverted PR in its title or body, or changes again every file the reverted
+    change touched, in one of its modules (a re-fix, as #6265 re-fixes what #6258 reverted of #6226).
+    """
     week = {p.number for p in prs}
     ordered = sorted(known.values(), key=lambda e: (_when(e), e["number"]))
     by_title: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -131,13 +141,36 @@ def _revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> lis
             key = _norm_title(str(target["title"]))
         later = [e for e in by_title.get(key, []) if (_when(e), e["number"]) > (moment, entry["number"])
                  and not _is_revert(str(e["title"]))]
-        reland = later[0] if later else None
-        numbers = {entry["number"], target["number"] if target else None, reland["number"] if reland else None}
+        how = "reland" if later else ""
+        back = later[0]["number"] if later else None
+        if back is None:
+            back = _refix(entry["number"], target["number"] if target else None, moment, prs)
+            how = "refix" if back else ""
+        numbers = {entry["number"], target["number"] if target else None, back}
         if numbers & week:
-            chains.append({"pr": entry["number"], "reverts": target["number"] if target else entry.get("reverts"),
-                           "relanded_by": reland["number"] if reland else None,
-                           "title": str(target["title"]) if target else _norm_title(str(entry["title"]))})
+            chain: Revert = {"pr": entry["number"], "reverts": target["number"] if target else entry.get("reverts"),
+                             "relanded_by": back,
+                             "title": str(target["title"]) if target else _norm_title(str(entry["title"]))}
+            if how:
+                chain["relanded_how"] = how
+            chains.append(chain)
     return chains
+
+
+def _refix(revert: int, reverted: int | None, moment: datetime, prs: list[ScoredPR]) -> int | None:
+    """The first PR of the period merged after `revert` that fixes the reverted change again, or None."""
+    scored = {p.number: p for p in prs}
+    undone = {revert} | ({reverted} if reverted else set())
+    source = scored.get(reverted or 0) or scored.get(revert)  # a revert touches the files it reverts
+    files = {f for f in source.files if not is_generated(f)} if source else set()
+    modules = set(source.modules) if source else set()
+    after = sorted((p for p in prs if (_timestamp(p.merged_at), p.number) > (moment, revert)
+                    and p.number not in undone and not _is_revert(p.title)),
+                   key=lambda p: (_timestamp(p.merged_at), p.number))
+    named = next((p.number for p in after if undone & set(p.refs)), None)
+    if named is not None:
+        return named
+    return next((p.number for p in after if files and files <= set(p.files) and modules & set(p.modules)), None)
 
 
 def _terms(title: str) -> set[str]:
@@ -234,37 +267,30 @@ def _clip(text: str, limit: int) -> str:
 
 def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms: dict[int, set[str]],
                       term_users: Counter[str], language: str = "en") -> Cluster:
+    """The cluster named after its lead: the most important member that is not a revert, under its own module.
+
+    Named by what the lead does ("rollout: enable Async RL for trtllm rollout", in zh "rollout：启用 Async RL，
+    用于 trtllm rollout"), not by a list of shared title words, and under the lead's module, so a theme is
+    never headed by a module its lead PR does not touch.
+    """
     modules = Counter(m for n in members for m in by_number[n].modules)
-    shared_terms = Counter(t for n in members for t in terms[n] if t not in modules)
-    # Ties keep the wording of the most important member's title ("prefix caching", not "caching, prefix").
-    order: dict[str, int] = {}
-    for n in sorted(members, key=lambda n: (-by_number[n].importance, n)):
-        for word in re.findall(r"[\w.+-]+", parse_title(by_number[n].title)[0].lower()):
-            order.setdefault(word.strip(".-+"), len(order))
-    top_terms = [t for t, c in sorted(shared_terms.items(), key=lambda kv: (-kv[1], order.get(kv[0], 1 << 20), kv[0]))
-                 if c >= 2][:3]
+    shared_terms = [t for t, c in Counter(t for n in members for t in terms[n] if t not in modules).items() if c >= 2]
     ranked = sorted(modules.items(), key=lambda kv: (-kv[1], kv[0]))
     top_modules = [m for i, (m, c) in enumerate(ranked[:2]) if i == 0 or c >= 2]  # a second module if it recurs
     files = Counter(f for n in members for f in by_number[n].files)
     shared_files = sorted(f for f, c in files.items() if c >= 2)
-    head = "/".join(top_modules) or "misc"
-    best = by_number[max(members, key=lambda n: (by_number[n].importance, -n))]
-    lead = parse_title(best.title)[0] or best.title
-    lead_words = {w.strip(".-+") for w in re.findall(r"[\w.+-]+", lead.lower())}
-    if top_terms and not set(top_terms) <= lead_words:
-        title = f"{head}: {', '.join(top_terms)}"
-    elif top_terms:
-        title = f"{head}: {_clip(lead, 60)}"  # "rollout: support prefix caching" reads better than "prefix, caching"
-    else:
-        # Without shared title terms the lead PR names the theme: a shared file name ("test_engine.py") told a
-        # reader nothing, and the lead's own module keeps the head true to what it says.
-        title = f"{'/'.join(best.modules[:2]) or head}: {_clip(lead, 60)}"
+    candidates = [n for n in members if not _is_revert(by_number[n].title)] or members
+    best = by_number[max(candidates, key=lambda n: (by_number[n].importance, -n))]
+    lead = PR_SUFFIX.sub("", parse_title(best.title)[0] or best.title)
+    head = (best.modules[0] if best.modules else "/".join(top_modules)) or "misc"
+    zh = language == "zh"
+    title = f"{head}：{_clip(gist.doing(lead, best.type), 60)}" if zh else f"{head}: {_clip(lead, 60)}"
     why = []
     if any(r in members for n in members for r in by_number[n].refs):
         why.append(say(language, "cluster_refs"))
     if shared_files:
         why.append(say(language, "cluster_file" if len(shared_files) == 1 else "cluster_files", n=len(shared_files)))
-    if top_terms:
+    if shared_terms:
         why.append(say(language, "cluster_terms"))
     return {"title": title, "prs": sorted(members), "modules": top_modules,
             "reason": joined(language, why, "comma") or say(language, "cluster_related")}
@@ -272,7 +298,7 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
 
 def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[str, Any]],
                    history_known: bool) -> tuple[list[Module], list[TrendWeek]]:
-    weeks = period.previous_weeks(TREND_WEEKS)
+    weeks = period.previous(TREND_WEEKS)  # same-length periods: weeks before a week, months before a month
     bounds = [(w.start_utc, w.end_utc) for w in weeks]  # Period.contains recomputes them per call
     per_week: list[Counter[str]] = [Counter() for _ in weeks]
     totals = [0 for _ in weeks]
@@ -388,6 +414,11 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
     this_week = n + len(unscored)  # listing counts of earlier weeks include PRs that failed to score
     trend_weeks.append({"since": period.since.isoformat(), "until": period.until.isoformat(), "pr_count": this_week})
     reverts = _revert_chains(prs, known)
+    entries = [p.pr_entry() for p in prs]
+    reverted_by = {c["reverts"]: c["pr"] for c in reverts if c["reverts"]}
+    for entry in entries:
+        if entry["number"] in reverted_by:
+            entry["reverted_by"] = reverted_by[entry["number"]]  # marked wherever the PR is shown
     if unscored:
         notes.append(say(config.language, "unscored", n=len(unscored)))
     return {
@@ -398,7 +429,7 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "language": config.language,
         "scorer": scorer,
         "stats": stats,
-        "prs": [p.pr_entry() for p in prs],
+        "prs": entries,
         "modules": modules,
         "hot_files": [{"path": path, "pr_count": len(users), "prs": sorted(users)} for path, users in hot],
         "clusters": _clusters(prs, reverts, config.language),

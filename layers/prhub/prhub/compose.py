@@ -24,21 +24,32 @@ from prhub.report import Narration, Report, Scorer, Unscored
 from prhub.sources import History
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+               "November", "December"]
 
 Narrator = Callable[[Report], Narration]
 
 
 def title(repo: str, period: Period, lang: str) -> str:
-    """The report's title: the ISO week when the period is one, else its dates."""
-    week = period.iso_week
+    """The report's title by the period's kind: a week's report (周报), a month's (月报), a year's (年报), else a
+    report for its dates."""
+    week, kind = period.iso_week, period.kind
     s, u = period.since, period.until
     if lang == "zh":
         if week:
             return f"{repo} {week[0]} 年第 {week[1]} 周周报（{s:%m-%d} 至 {u:%m-%d}）"
-        return f"{repo} 周报（{s.isoformat()} 至 {u.isoformat()}）"
+        if kind == "month":
+            return f"{repo} {s.year} 年 {s.month} 月月报（{s:%m-%d} 至 {u:%m-%d}）"
+        if kind == "year":
+            return f"{repo} {s.year} 年年报（{s.isoformat()} 至 {u.isoformat()}）"
+        return f"{repo} 报告（{s.isoformat()} 至 {u.isoformat()}）"
     if week:
         end = f"{u.day}" if s.month == u.month else f"{MONTHS[u.month - 1]} {u.day}"
         return f"{repo} weekly report, {week[0]}-W{week[1]:02d}, {MONTHS[s.month - 1]} {s.day}–{end}"
+    if kind == "month":
+        return f"{repo} monthly report, {MONTH_NAMES[s.month - 1]} {s.year}"
+    if kind == "year":
+        return f"{repo} annual report, {s.year}"
     return f"{repo} report, {s.isoformat()} to {u.isoformat()}"
 
 

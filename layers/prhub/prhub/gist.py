@@ -180,18 +180,23 @@ def effect(body: str) -> str:
     return ""
 
 
+def doing(description: str, kind: str) -> str:
+    """What a PR does, in Chinese around the title's technical words ("启用 Async RL，用于 trtllm rollout")."""
+    verb, rest = _action(description, kind)
+    what = _object(rest) if rest else description
+    joiner = "" if verb.endswith("：") or what.startswith("对 ") else " "
+    return f"{verb}{joiner}{what}".strip()
+
+
 def zh_line(facts: Facts) -> str:
     """One Chinese sentence: what the PR does, then why it matters (or what it measured)."""
-    verb, rest = _action(facts.description, facts.kind)
-    what = _object(rest) if rest else facts.description
-    joiner = "" if verb.endswith("：") or what.startswith("对 ") else " "
-    doing = f"{verb}{joiner}{what}".strip()
+    action = doing(facts.description, facts.kind)
     alt = facts.number % 2
     measured = effect(facts.body)
     if facts.kind == "revert":
-        return f"{doing}，撤销此前的改动。"
+        return f"{action}，撤销此前的改动。"
     if facts.only in WHY_ONLY:
-        return f"{doing}（{WHY_ONLY[facts.only]}）。"
+        return f"{action}（{WHY_ONLY[facts.only]}）。"
     parts: list[str] = []
     if facts.fix_class:
         parts.append(WHY_FIX[facts.fix_class][alt])
@@ -208,7 +213,7 @@ def zh_line(facts: Facts) -> str:
         parts.append(measured)
     if not parts:
         area = "、".join(facts.modules[:2])
-        return f"{doing}（{area}）。" if area else f"{doing}。"
+        return f"{action}（{area}）。" if area else f"{action}。"
     if facts.fix_class and alt:  # lead with why for some fixes: "此前会悄然改变训练结果：修复 ..."
-        return f"{parts[0]}：{doing}" + (f"；{'，'.join(parts[1:])}" if parts[1:] else "") + "。"
-    return f"{doing}，{'，'.join(parts)}。"
+        return f"{parts[0]}：{action}" + (f"；{'，'.join(parts[1:])}" if parts[1:] else "") + "。"
+    return f"{action}，{'，'.join(parts)}。"

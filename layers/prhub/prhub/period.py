@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from prhub.errors import InputError
@@ -121,6 +122,14 @@ class Period:
     @classmethod
     def from_dict(cls, data: dict[str, str]) -> Period:
         return cls.parse(data["since"], data["until"], data["tz"])
+
+
+def kind_of(period: Any) -> str:
+    """The kind (week | month | year | range) of a report's `period` {since, until, tz}; range when unreadable."""
+    try:
+        return Period.parse(period["since"], period["until"], period.get("tz", "UTC")).kind
+    except (KeyError, TypeError, AttributeError, InputError):
+        return "range"
 
 
 def _month_end(day: date) -> date:

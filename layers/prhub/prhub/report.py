@@ -106,13 +106,14 @@ class PrEntry(TypedDict):
     changed_files: int
     scored_by: str
     reasons: list[str]
+    reverted_by: NotRequired[int]  # the revert that undid this PR (see reverts[])
 
 
 class Module(TypedDict):
     name: str
     pr_count: int
     prs: list[int]
-    baseline: float  # average PRs a week over the previous 4 weeks
+    baseline: float  # average PRs per period over the 4 same-length periods before (weeks before a week)
     delta: float
     trend: str  # rising | fading | steady | new
 
@@ -133,8 +134,9 @@ class Cluster(TypedDict):
 class Revert(TypedDict):
     pr: int  # the revert
     reverts: int | None
-    relanded_by: int | None
+    relanded_by: int | None  # the PR that brings the change back, however (relanded_how)
     title: str
+    relanded_how: NotRequired[str]  # reland (merged again, same title) | refix (fixed again, found by reference/files)
 
 
 class RiskItem(TypedDict):
@@ -156,7 +158,7 @@ class TrendWeek(TypedDict):
 
 
 class Trends(TypedDict):
-    weeks: list[TrendWeek]  # the 4 previous weeks, then this one
+    weeks: list[TrendWeek]  # the 4 same-length periods before (Period.previous), then this one
 
 
 class Unscored(TypedDict):

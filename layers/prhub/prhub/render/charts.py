@@ -9,6 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from prhub.period import kind_of
 from prhub.render.common import clean, num
 from prhub.render.labels import labels
 from prhub.report import Report
@@ -43,7 +44,7 @@ def importance_bins(report: Report) -> list[int]:
 
 def series(report: Report) -> list[Series]:
     """The charts the report has data for, in reading order."""
-    words = labels(report.get("language", "zh"))
+    words = labels(report.get("language", "zh"), kind_of(report.get("period") or {}))
     out = []
     modules = [m for m in report.get("modules", []) if isinstance(m.get("pr_count"), int | float)][:MAX_MODULES]
     if modules:

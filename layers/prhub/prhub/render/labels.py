@@ -44,6 +44,9 @@ LABELS: dict[str, dict[str, str]] = {
         "risk_kind": "类别",
         "detail": "说明",
         "key_prs": "关键 PR",
+        "key_prs_top": "关键 PR（按重要度前 {shown} 个，共 {n} 个，完整列表见 report.json）",
+        "reverted_by": "已被 #{n} 回滚",
+        "and_more": "等另 {n} 位",
         "pr": "PR",
         "title": "标题",
         "importance": "重要度",
@@ -122,6 +125,9 @@ LABELS: dict[str, dict[str, str]] = {
         "risk_kind": "Kind",
         "detail": "Detail",
         "key_prs": "Key PRs",
+        "key_prs_top": "Key PRs (top {shown} of {n} by importance; report.json lists all)",
+        "reverted_by": "Reverted by #{n}",
+        "and_more": "and {n} more",
         "pr": "PR",
         "title": "Title",
         "importance": "Importance",
@@ -204,9 +210,23 @@ def trend_label(trend: str, language: str) -> str:
     return TRENDS.get(language, TRENDS["en"]).get(trend, trend)
 
 
-def labels(language: str) -> dict[str, str]:
-    """The label table for `language`; unknown languages read English."""
-    return LABELS.get(language, LABELS["en"])
+# The words that name the period, for a report that is not a week's (prhub.period.Period.kind).
+PERIOD_LABELS: dict[str, dict[str, dict[str, str]]] = {
+    "zh": {"month": {"highlights": "本月亮点", "baseline": "前 4 个月均值", "chart_weeks": "近几个月 PR 数"},
+           "year": {"highlights": "本年亮点", "baseline": "前 4 年均值", "chart_weeks": "近几年 PR 数"},
+           "range": {"highlights": "本期亮点", "baseline": "前 4 个同长时段均值",
+                     "chart_weeks": "前几个同长时段 PR 数"}},
+    "en": {"month": {"baseline": "Previous 4 months avg", "chart_weeks": "PRs in recent months"},
+           "year": {"baseline": "Previous 4 years avg", "chart_weeks": "PRs in recent years"},
+           "range": {"baseline": "Previous 4 periods avg", "chart_weeks": "PRs in periods of the same length"}},
+}
+
+
+def labels(language: str, kind: str = "week") -> dict[str, str]:
+    """The label table for `language` (unknown languages read English), worded for a period of `kind`."""
+    table = LABELS.get(language, LABELS["en"])
+    overrides = PERIOD_LABELS.get(language, PERIOD_LABELS["en"]).get(kind)
+    return {**table, **overrides} if overrides else table
 
 
 def risk_label(kind: str, language: str) -> str:

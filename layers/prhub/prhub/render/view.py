@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from prhub.period import kind_of
 from prhub.render import charts
 from prhub.render.common import PR_REF, clean, num, safe_url, signed
 from prhub.render.labels import labels, risk_label, trend_label
@@ -20,6 +21,11 @@ from prhub.report import Report
 
 # Key points shown per PR in the key-PR table: a row of five long bullets buried the table (report.json keeps all).
 KEY_POINTS = 3
+# Rows of the key-PR table: a month or a year has hundreds of key PRs; the rest stay in report.json (prs[], the
+# `key` flags and counts as judged), and the heading says how many are shown.
+KEY_PR_ROWS = 15
+# New contributors named in the header; past this the header names these and says how many more.
+NEWCOMERS_SHOWN = 20
 
 
 @dataclass(frozen=True)
@@ -49,7 +55,7 @@ class _Parts:
     def __init__(self, report: Report, with_charts: bool) -> None:
         self.report = report
         self.lang = report.get("language", "zh")
-        self.words = labels(self.lang)
+        self.words = labels(self.lang, kind_of(report.get("period") or {}))
         self.with_charts = with_charts
         self.prs: dict[Any, Any] = {p["number"]: p for p in report.get("prs", [])
                                     if isinstance(p, dict) and "number" in p}
@@ -163,12 +169,27 @@ def _risks(p: _Parts) -> Any:
 
 
 def _key_prs(p: _Parts) -> Any:
-    return [{**p.ref(pr["number"]), "title": clean(pr.get("title")),
-             "modules": [clean(m) for m in pr.get("modules", [])], "importance": num(pr.get("importance")),
-             "insight": num(pr.get("insight")), "key_points": _texts(pr.get("key_points"))[:KEY_POINTS],
-             "summary": clean(pr.get("summary")), "author": clean(pr.get("author")),
-             "breaking": bool(pr.get("breaking"))}
-            for pr in p.report.get("prs", []) if pr.get("key")]
+    """The key PRs by importance, at most KEY_PR_ROWS; a reverted one says so first in its points."""
+    rows = []
+    for pr in [pr for pr in p.report.get("prs", []) if pr.get("key")][:KEY_PR_ROWS]:
+        points = _texts(pr.get("key_points"))[:KEY_POINTS]
+        if isinstance(pr.get("reverted_by"), int):
+            mark = p.words["reverted_by"].format(n=num(pr["reverted_by"]))
+            points = [mark, *(points or _texts([pr.get("summary")]))][:KEY_POINTS + 1]
+        rows.append({**p.ref(pr["number"]), "title": clean(pr.get("title")),
+                     "modules": [clean(m) for m in pr.get("modules", [])], "importance": num(pr.get("importance")),
+                     "insight": num(pr.get("insight")), "key_points": points,
+                     "summary": clean(pr.get("summary")), "author": clean(pr.get("author")),
+                     "breaking": bool(pr.get("breaking"))})
+    return rows
+
+
+def _key_prs_heading(p: _Parts) -> str:
+    """"Key PRs", or "Key PRs (top 15 of 969)" when the table shows only the first rows."""
+    count = sum(1 for pr in p.report.get("prs", []) if pr.get("key"))
+    if count <= KEY_PR_ROWS:
+        return p.words["key_prs"]
+    return p.words["key_prs_top"].format(shown=KEY_PR_ROWS, n=num(count))
 
 
 def _related(p: _Parts) -> Any:
@@ -218,7 +239,8 @@ def _sections(parts: _Parts) -> list[Section]:
     for sid, label, kind, build in SECTIONS:
         data = build(parts)
         if data:
-            out.append(Section(sid, parts.words[label], kind, data))
+            heading = _key_prs_heading(parts) if sid == "key-prs" else parts.words[label]
+            out.append(Section(sid, heading, kind, data))
     return out
 
 
@@ -257,14 +279,22 @@ def _bots_line(stats: Any, words: dict[str, str]) -> str:
     return words["bots_line"].format(n=num(bots["prs"]), logins=logins)
 
 
+def _newcomers(stats: Any, words: dict[str, str]) -> list[str]:
+    """The new contributors' logins; past NEWCOMERS_SHOWN, those and "and N more" (a year has hundreds)."""
+    names = [clean(a) for a in stats.get("new_contributors", [])]
+    if len(names) <= NEWCOMERS_SHOWN:
+        return names
+    return [*names[:NEWCOMERS_SHOWN], words["and_more"].format(n=num(len(names) - NEWCOMERS_SHOWN))]
+
+
 def view(report: Report, with_charts: bool = True) -> dict[str, Any]:
     """The header fields and the report's non-empty `sections` in reading order, as the renderings read them.
 
     `with_charts`: the rendering draws charts (Markdown does not, so a section of charts alone is left out).
     """
     lang = report.get("language", "zh")
-    words = labels(lang)
     parts = _Parts(report, with_charts)
+    words = parts.words
     stats: Any = report.get("stats") or {}
     period: Any = report.get("period") or {}
     return {
@@ -288,7 +318,7 @@ def view(report: Report, with_charts: bool = True) -> dict[str, Any]:
             "additions": num(stats.get("additions", 0)),
             "deletions": num(stats.get("deletions", 0)),
             "authors": num(stats.get("authors", 0)),
-            "new_contributors": [clean(a) for a in stats.get("new_contributors", [])],
+            "new_contributors": _newcomers(stats, words),
             "new_contributors_label": _newcomer_label(stats, words),
             "bots": _bots_line(stats, words),
         },

@@ -1,0 +1,88 @@
+"""How Chinese the zh report's prose is: CJK ideographs / (CJK ideographs + Latin letters), URLs removed.
+
+Prose is what the engine writes in sentences: summary, highlights, key changes, trend, risk and relation
+notes, suggestions. Tables (the key-PR table, clusters, modules) and PR titles are left out: a PR title
+quoted in a sentence is the author's English, so it is cut from the sentence before counting. The reports
+are built as the ReportFunction builds them without a model (engine scores, compose.report with
+llm.model_narrative), from the verl export in ../shared/data, with every earlier PR as history.
+Target (issue 12): at least 50 % for every range.
+
+    python -m bench.zh_share
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+TZ = "Asia/Shanghai"
+RANGES = [("2026-05-04", "2026-05-10"), ("2026-06-15", "2026-06-21"), ("2026-08-03", "2026-08-09"),
+          ("2026-07-01", "2026-07-31")]
+TARGET = 0.50
+CJK = re.compile(r"[\u4e00-\u9fff]")
+LATIN = re.compile(r"[A-Za-z]")
+URL = re.compile(r"https?://\S+")
+
+
+def prose(report: dict[str, Any]) -> list[str]:
+    """The engine's sentences of the report, PR titles cut out of them."""
+    texts = [report.get("summary") or ""]
+    for section in ("highlights", "key_changes", "trend_notes", "risk_notes", "relation_notes"):
+        texts += [item.get("text", "") for item in report.get(section) or []]
+    texts += list(report.get("suggestions") or [])
+    titles = sorted({p["title"] for p in report.get("prs", []) if len(p["title"]) > 8}, key=len, reverse=True)
+    out = []
+    for text in texts:
+        for title in titles:
+            if title in text:
+                text = text.replace(title, " ")
+        out.append(URL.sub(" ", text))
+    return out
+
+
+def share(texts: list[str]) -> float:
+    """CJK ideographs / (CJK ideographs + A–Z, a–z) over `texts`."""
+    cjk = sum(len(CJK.findall(t)) for t in texts)
+    latin = sum(len(LATIN.findall(t)) for t in texts)
+    return cjk / (cjk + latin) if cjk + latin else 0.0
+
+
+def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
+    from prhub import compose, llm
+    from prhub.config import RepoConfig
+    from prhub.period import Period
+    from prhub.scoring import score_pull
+    from prhub.sources import History
+
+    config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language="zh")
+    period = Period.parse(since, until, TZ)
+    scored = [score_pull(pr, config) for pr in rows if period.contains(pr.merged_at)]
+    history = [pr.ref.to_dict() for pr in rows if pr.merged_at < period.end_utc]
+    scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
+    return dict(compose.report(scored, [], period, config, History.of(history, period), f"{until}T23:59:59Z", scorer,
+                               narrator=lambda draft: llm.model_narrative(draft, config)))
+
+
+def run() -> dict[str, Any]:
+    if not DATA.is_file():
+        return {"rows": [["zh share", "skipped", f"{DATA} is missing"]], "skipped": True}
+    from prhub.models import PullRequest
+
+    rows = [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
+    figures: dict[str, Any] = {}
+    table = []
+    for since, until in RANGES:
+        report = build(rows, since, until)
+        value = share(prose(report))
+        figures[f"{since}..{until}"] = {"share": round(value, 3), "prs": len(report["prs"])}
+        table.append([f"zh share {since}..{until} ({len(report['prs'])} PRs)", f"{value:.1%}",
+                      "ok" if value >= TARGET else f"below {TARGET:.0%}"])
+    return {"rows": table, "figures": figures, "ok": all(f["share"] >= TARGET for f in figures.values())}
+
+
+if __name__ == "__main__":
+    result = run()
+    for row in result["rows"]:
+        print("  ".join(str(c) for c in row))

@@ -1,0 +1,194 @@
+"""Range-aware reports and revert chains: titles, comparisons and caps by period kind; reverts, re-lands, re-fixes.
+
+Long ranges are tested on the analysis directly with PRs built as scored (no scoring pass), so the suite stays
+fast; the revert chain of verl's 2026-05-04..10 is tested on the real export (skipped without it).
+"""
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from prhub import compose, narrative
+from prhub.config import RepoConfig
+from prhub.models import ScoredPR
+from prhub.period import Period
+from prhub.render.markdown import render_markdown
+from prhub.render.view import KEY_PR_ROWS, NEWCOMERS_SHOWN, view
+from prhub.sources import History
+
+from tests.unit.engine_support import history_entry
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+ZH = RepoConfig(repo="acme/trainer", tz="Asia/Shanghai", language="zh")
+EN = ZH.with_overrides(language="en")
+SCORER = {"kind": "heuristic", "model": None, "prompt_version": "t"}
+
+
+def scored(number: int, title: str, merged_at: str, *, author: str = "alice", modules: list[str] | None = None,
+           kind: str = "fix", importance: float = 6.0, files: list[str] | None = None, refs: list[int] | None = None,
+           reverts: int | None = None) -> ScoredPR:
+    return ScoredPR(number=number, title=title, url=f"https://github.com/acme/trainer/pull/{number}", author=author,
+                    merged_at=merged_at, modules=modules or ["rollout"], type=kind, breaking=False,
+                    importance=importance, insight=3.0, key=importance >= 5, summary="", key_points=[], risks=[],
+                    additions=10, deletions=2, changed_files=len(files or []), scored_by="heuristic",
+                    reasons=["修复类改动", "修复报错（crash）"], files=files or ["pkg/rollout/core.py"],
+                    refs=refs or [], reverts=reverts)
+
+
+def full_report(prs: list[ScoredPR], period: Period, config: RepoConfig, history: list[dict]) -> dict:
+    return compose.report(prs, [], period, config, History.of(history, period), "2026-12-31T00:00:00Z", SCORER)
+
+
+# -- reverts, re-lands and re-fixes --
+
+def test_a_later_pr_naming_the_revert_re_fixes_the_change():
+    week = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
+    prs = [scored(26, "[reward] fix: compute correct world size", "2026-05-06T09:00:00Z", modules=["reward"],
+                  files=["pkg/reward/model.py"]),
+           scored(58, 'Revert "[reward] fix: compute correct world size"', "2026-05-07T02:00:00Z", kind="revert",
+                  modules=["reward"], files=["pkg/reward/model.py"], reverts=26, refs=[26], importance=2.0),
+           scored(65, "[reward, cfg] fix: use the reward config correctly", "2026-05-08T09:00:00Z",
+                  modules=["reward", "cfg"], files=["pkg/reward/model.py", "pkg/config/reward.yaml"], refs=[58])]
+    report = full_report(prs, week, ZH, [])
+    assert report["reverts"] == [{"pr": 58, "reverts": 26, "relanded_by": 65,
+                                  "title": "[reward] fix: compute correct world size", "relanded_how": "refix"}]
+    assert next(p for p in report["prs"] if p["number"] == 26)["reverted_by"] == 58
+    assert "reverted_by" not in next(p for p in report["prs"] if p["number"] == 65)
+    assert "随后 #65 重新修复了这一问题" in report["relation_notes"][0]["text"]
+    assert not any("跟进被回滚" in s for s in report["suggestions"])  # nothing is still open
+    assert "1 条回滚记录（其中 1 条已重新合入或修复）" in report["summary"]
+    # the reverted PR is marked wherever it shows: its row in the key-PR table, and no highlight is led by it
+    row = next(r for s in view(report)["sections"] if s.id == "key-prs" for r in s.data if r["number"] == 26)
+    assert row["key_points"][0] == "已被 #58 回滚"
+    assert not any(h["text"].startswith(("#26", "reward 方向：#26")) for h in report["highlights"])
+
+
+def test_the_same_files_in_the_same_module_re_fix_a_revert_and_an_unrelated_pr_does_not():
+    week = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
+    revert = scored(58, 'Revert "[reward] fix: world size"', "2026-05-07T02:00:00Z", kind="revert",
+                    modules=["reward"], files=["pkg/reward/model.py"], reverts=26, importance=2.0)
+    elsewhere = scored(60, "[trainer] fix: log the loss", "2026-05-08T01:00:00Z", modules=["trainer"],
+                       files=["pkg/reward/model.py", "pkg/trainer/log.py"])  # same file, another module
+    again = scored(65, "[reward] fix: size the replicas", "2026-05-09T01:00:00Z", modules=["reward"],
+                   files=["pkg/reward/model.py", "tests/test_reward.py"])
+    history = [history_entry(26, "[reward] fix: world size", "2026-04-30T02:00:00Z")]
+    chain = full_report([revert, elsewhere, again], week, EN, history)["reverts"][0]
+    assert (chain["relanded_by"], chain["relanded_how"]) == (65, "refix")
+    open_chain = full_report([revert, elsewhere], week, EN, history)
+    assert open_chain["reverts"][0]["relanded_by"] is None and "relanded_how" not in open_chain["reverts"][0]
+    assert "Follow up the reverted changes not re-landed yet (#58)." in open_chain["suggestions"]
+
+
+@pytest.mark.skipif(not DATA.exists(), reason=f"{DATA} is not here")
+def test_verl_2026_05_04_revert_chain_6226_6258_6265_and_its_chinese():
+    from prhub.models import PullRequest
+
+    from bench import zh_share
+    rows = [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
+    report = zh_share.build(rows, "2026-05-04", "2026-05-10")
+    assert {"pr": 6258, "reverts": 6226, "relanded_by": 6265, "relanded_how": "refix",
+            "title": "[reward] fix: compute correct rollout world size"} in report["reverts"]
+    assert next(p for p in report["prs"] if p["number"] == 6226)["reverted_by"] == 6258
+    assert any("#6258 回滚了 #6226" in n["text"] and "#6265 重新修复" in n["text"] for n in report["relation_notes"])
+    assert not any("尚未重新合入" in n["text"] for n in report["relation_notes"])
+    assert not any("跟进被回滚" in s for s in report["suggestions"])
+    assert "已被 [\\#6258](<https://github.com/verl-project/verl/pull/6258>) 回滚" in render_markdown(report)
+    themes = [k["text"] for k in report["key_changes"]]
+    assert any("其中 #6226 被 #6258 回滚，随后由 #6265 重新修复。" in t for t in themes)
+    assert zh_share.share(zh_share.prose(report)) >= zh_share.TARGET
+    # highlights are themes, not the top five by rank: no two are led from the same cluster
+    leads = [h["prs"][0] for h in report["highlights"]]
+    clusters = [next((i for i, c in enumerate(report["clusters"]) if n in c["prs"]), -n) for n in leads]
+    assert len(set(clusters)) == len(clusters)
+
+
+# -- range-aware: titles, comparisons, caps --
+
+def month_prs() -> tuple[list[ScoredPR], list[dict]]:
+    """July: 12 rollout PRs; March–June: 2 rollout PRs a month (a month's baseline, not a week's)."""
+    prs = [scored(700 + i, f"[rollout] fix: case {i}", f"2026-07-{i + 1:02d}T03:00:00Z", author=f"dev{i % 3}",
+                  files=[f"pkg/rollout/m{i}.py"]) for i in range(12)]
+    history = [history_entry(600 + 10 * m + k, f"[rollout] fix: old {m}{k}", f"2026-{m:02d}-1{k}T03:00:00Z",
+                             author="dev0") for m in (3, 4, 5, 6) for k in (1, 2)]
+    return prs, history
+
+
+def test_a_month_is_a_monthly_report_compared_with_the_four_months_before():
+    prs, history = month_prs()
+    month = Period.parse("2026-07-01", "2026-07-31", "Asia/Shanghai")
+    report = full_report(prs, month, ZH, history)
+    assert report["title"] == "acme/trainer 2026 年 7 月月报（07-01 至 07-31）"
+    assert compose.title("acme/trainer", month, "en") == "acme/trainer monthly report, July 2026"
+    assert [(w["since"], w["until"]) for w in report["trends"]["weeks"]] == [
+        ("2026-03-01", "2026-03-31"), ("2026-04-01", "2026-04-30"), ("2026-05-01", "2026-05-31"),
+        ("2026-06-01", "2026-06-30"), ("2026-07-01", "2026-07-31")]
+    rollout = next(m for m in report["modules"] if m["name"] == "rollout")
+    assert (rollout["pr_count"], rollout["baseline"], rollout["trend"]) == (12, 2.0, "rising")
+    assert report["trend_notes"][0]["text"] == "rollout：本月 12 个 PR，前 4 个月平均每月 2 个（上升）"
+    assert report["summary"].startswith("本月合并 12 个 PR")
+    assert "周报" not in report["title"] and "本周" not in repr(report)
+    page = render_markdown(report)
+    assert "## 本月亮点" in page and "本周亮点" not in page and "前 4 个月均值" in page
+    en = narrative.engine_narrative(full_report(prs, month, EN, history))
+    assert en["trend_notes"][0]["text"] == "rollout: 12 PRs this month vs 2/month over the previous 4 months (rising)"
+
+
+def test_a_year_caps_the_key_pr_table_and_summarises_contributors():
+    year = Period.parse("2025-01-01", "2025-12-31", "Asia/Shanghai")
+    start = date(2025, 1, 1)
+    prs = [scored(1000 + i, f"[trainer] feat: piece {i}", f"{start + timedelta(days=i % 360)}T03:00:00Z",
+                  author=f"newcomer{i}", modules=[f"mod{i % 7}"], kind="feat", importance=5 + (i % 40) / 10,
+                  files=[f"pkg/m{i}.py"]) for i in range(300)]
+    history = [history_entry(10, "[trainer] feat: the first", "2024-06-01T03:00:00Z", author="founder")]
+    report = full_report(prs, year, ZH, history)
+    assert report["title"] == "acme/trainer 2025 年年报（2025-01-01 至 2025-12-31）"
+    assert compose.title("acme/trainer", year, "en") == "acme/trainer annual report, 2025"
+    assert report["trends"]["weeks"][0] == {"since": "2021-01-01", "until": "2021-12-31", "pr_count": 0}
+    # the judgement stays as judged: 300 key PRs, 300 newcomers; only the page shows fewer
+    assert report["stats"]["key_pr_count"] == 300 and sum(p["key"] for p in report["prs"]) == 300
+    assert len(report["stats"]["new_contributors"]) == 300
+    shown = view(report)
+    table = next(s for s in shown["sections"] if s.id == "key-prs")
+    assert len(table.data) == KEY_PR_ROWS
+    assert table.heading == "关键 PR（按重要度前 15 个，共 300 个，完整列表见 report.json）"
+    assert [r["number"] for r in table.data] == [p["number"] for p in report["prs"][:KEY_PR_ROWS]]
+    assert shown["stats"]["new_contributors"][-1] == f"等另 {300 - NEWCOMERS_SHOWN} 位"
+    assert len(shown["stats"]["new_contributors"]) == NEWCOMERS_SHOWN + 1
+    assert "本年合并 300 个 PR" in report["summary"] and "## 本年亮点" in render_markdown(report)
+
+
+def test_any_other_range_is_a_report_for_its_dates():
+    prs, history = month_prs()
+    days = Period.parse("2026-07-01", "2026-07-10", "Asia/Shanghai")
+    report = full_report([p for p in prs if p.merged_at < "2026-07-11"], days, ZH, history)
+    assert report["title"] == "acme/trainer 报告（2026-07-01 至 2026-07-10）"
+    assert compose.title("acme/trainer", days, "en") == "acme/trainer report, 2026-07-01 to 2026-07-10"
+    assert report["trends"]["weeks"][-2] == {"since": "2026-06-21", "until": "2026-06-30", "pr_count": 0}
+    assert report["summary"].startswith("本期合并 10 个 PR")
+    assert all("前 4 个同样长度的时段平均每段" in n["text"] for n in report["trend_notes"])
+
+
+def test_every_number_in_the_zh_month_narrative_is_in_its_data():
+    import re
+
+    from tests.golden.zh_month import build
+    report = build()
+    sections = {k: report[k] for k in ("summary", "highlights", "key_changes", "trend_notes", "risk_notes",
+                                       "relation_notes", "suggestions")}
+    data = {k: v for k, v in report.items() if k not in sections}
+    facts = set(re.findall(r"\d+(?:\.\d+)?", repr(data)))
+
+    def counts(value: object) -> None:  # a count quoted in prose is the length of a list in the data
+        if isinstance(value, dict):
+            for v in value.values():
+                counts(v)
+        elif isinstance(value, list):
+            facts.add(str(len(value)))
+            for v in value:
+                counts(v)
+    counts(data)
+    for number in re.findall(r"\d+(?:\.\d+)?", repr(sections)):
+        assert number in facts, number
+    assert report["title"] == "example-org/trainer 2026 年 7 月月报（07-01 至 07-31）"
