@@ -232,9 +232,10 @@ def test_every_section_kind_has_a_layout_in_each_rendering():
     from prhub.render.html import environment as html_env
     from prhub.render.markdown import environment as md_env
     from prhub.render.pdf import LAYOUTS
+    from prhub.render.pull import PULL_KINDS
     from prhub.render.view import SECTIONS
 
-    kinds = {kind for _, _, kind, _ in SECTIONS}
+    kinds = {kind for _, _, kind, _ in SECTIONS} | PULL_KINDS
     assert kinds == set(LAYOUTS)
     for env, name in ((md_env(), "sections.md.j2"), (html_env(), "sections.html.j2")):
         module = env.get_template(name).make_module({"L": {}, "links": {}})

@@ -64,15 +64,16 @@ class PullPage(TypedDict):
 
 
 def _module_of(path: str, modules: Sequence[str], module_map: Mapping[str, str]) -> str:
-    """The module a file belongs to: the longest module_map prefix, else its top directory if the PR has that module."""
+    """The module a file belongs to: the longest module_map prefix, else one of the PR's modules named by a folder
+    of its path, else its top folder."""
     best = max((p for p in module_map if path.startswith(p)), key=len, default="")
     if best:
         return module_map[best]
-    top = path.split("/", 1)[0] if "/" in path else ""
+    folders = path.split("/")[:-1]
     for module in modules:
-        if top and (module == top or path.startswith(module.replace(".", "/") + "/")):
+        if module in folders:
             return module
-    return top or "(root)"
+    return folders[0] if folders else "(root)"
 
 
 def group_files(files: Iterable[FileLine], modules: Sequence[str], module_map: Mapping[str, str]) -> list[FileGroup]:

@@ -13,6 +13,9 @@ Folders end with "/"; links between pages are relative, so a site copied anywher
 from __future__ import annotations
 
 import posixpath
+from typing import Any
+
+from prhub.period import Period
 
 LANGUAGES = ("zh", "en")
 LANGUAGE_NAMES = {"zh": "中文", "en": "English"}
@@ -31,6 +34,13 @@ def report_dir(repo: str, slug: str, lang: str, home: str) -> str:
     return f"{repo}/reports/{slug}/{lang_dir(lang, home)}"
 
 
+def report_folder(report: Any, home: str) -> str:
+    """The folder of a report (a report.json as a dict): by its period's slug and its language."""
+    period = report["period"]
+    slug = Period.parse(period["since"], period["until"], period["tz"]).slug
+    return report_dir(report["repo"], slug, report["language"], home)
+
+
 def pull_dir(repo: str, number: int, lang: str, home: str) -> str:
     return f"{repo}/pull/{number}/{lang_dir(lang, home)}"
 
@@ -46,3 +56,9 @@ def alternates(here_of: dict[str, str], lang: str) -> list[dict[str, str]]:
     here = here_of[lang]
     return [{"lang": other, "name": LANGUAGE_NAMES.get(other, other), "href": relative(here, folder)}
             for other, folder in sorted(here_of.items()) if other != lang]
+
+
+def nav(here: str, repo: str, lang: str, home: str) -> dict[str, str]:
+    """Relative links from the page in folder `here` to the site root, its repository's page and feed."""
+    repo_href = relative(here, repo_dir(repo, lang, home))
+    return {"root_href": relative(here, ""), "repo_href": repo_href, "feed_href": repo_href + "feed.xml"}
