@@ -21,8 +21,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from prhub import config, llm
-
 from prhub_local.runner import run_pipeline
 from prhub_local.template import default_root, load_template
 from tests.fakes.openai_server import FakeOpenAI, data_block
@@ -35,8 +33,6 @@ LATENCY = 0.3
 def one_run(workers: int, latency: float = LATENCY) -> dict[str, Any]:
     """One `prhub run --scorer llm` of the verl week with `workers` score workers; its figures."""
     saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PRHUB_LLM_MODEL")}
-    config._ssm_provider = None  # each run has its own embedded AWS and watch list
-    llm.ChatModel._quirks.clear()
     with FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp:
         os.environ.update({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-bench",
                            "PRHUB_LLM_MODEL": "fake-model"})

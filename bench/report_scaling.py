@@ -1,7 +1,7 @@
 """How the report function's time and memory grow with the number of PRs.
 
 For each size, a fresh interpreter does what ReportFunction does after loading the
-run's results (flow.build_report): compose.draft (the analysis, title and notes), the narrative
+run's results (flow.publish.publish_run): compose.draft (the analysis, title and notes), the narrative
 (llm.model_narrative, the engine's text without a model), then each rendering on its own
 (report.json, report.md, index.html, report.pdf). The scored PRs come from the
 synthetic generator scored by the engine, prepared once per size and cached under

@@ -45,6 +45,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     output is what `prhub run --source jsonl:FILE` reads: snapshot once, report offline.
     """
     import math
+    import os
 
     from prhub import github
     from prhub.config import check_repo
@@ -53,7 +54,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     period = Period.parse(args.since, args.until, args.tz)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")  # titles are often Chinese, whatever the locale
-    count = github.export(check_repo(args.repo), period, sys.stdout, github.GitHubSource(max_wait=math.inf))
+    source = github.GitHubSource.from_env(os.environ, max_wait=math.inf)
+    count = github.export(check_repo(args.repo), period, sys.stdout, source)
     print(f"prhub: exported {count} PRs of {args.repo} merged {period.since}..{period.until} ({period.tz})",
           file=sys.stderr)
     return 0

@@ -4,23 +4,28 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools import Logger
-from prhub import flow, metrics
+from prhub import metrics
 from prhub.errors import EventRefused, InputError, SourceError
+from prhub.flow.deps import Deps
+from prhub.flow.plan import is_scheduled, plan
 
 logger = Logger()
+_deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
 @logger.inject_lambda_context
 def handler(event: Any, context: Any) -> dict[str, Any]:
+    global _deps
+    _deps = _deps or Deps.from_env()
     try:
-        runs = flow.plan(event, flow.Deps.from_env(lambda_context=context))
+        runs = plan(event, _deps.invoked(context))
     except EventRefused as exc:
         # Retrying would meet the same clock: refuse, count it, write nothing (the real run is not blocked).
         logger.warning("schedule event refused", extra={"error": str(exc)})
         metrics.count("ScheduleEventsRefused")
         return {"ok": False, "error": str(exc)}
     except (InputError, SourceError) as exc:
-        if flow.is_scheduled(event):
+        if is_scheduled(event):
             # A scheduled (asynchronous) plan that answers is a success to Lambda: raise, so it is retried and
             # then lands in PlanDLQ, where the alarm sees it. A person's direct invoke gets the message instead.
             logger.error("scheduled plan failed", extra={"error": str(exc)})

@@ -7,22 +7,26 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub import flow
+from prhub.flow.deps import Deps
+from prhub.flow.publish import report_message
 
 logger = Logger()
 # A failed report raises (the batch is one message), so SQS retries it and then moves it to ReportDLQ
 # even where the event source mapping does not ask for ReportBatchItemFailures.
 processor = BatchProcessor(event_type=EventType.SQS)
+_deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
 @logger.inject_lambda_context
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    deps = flow.Deps.from_env(lambda_context=context)
+    global _deps
+    _deps = _deps or Deps.from_env()
+    deps = _deps.invoked(context)
     if isinstance(event, dict) and "Records" not in event:
         # The sweep schedule invokes the function directly.
-        return flow.report_message(event, deps)
+        return report_message(event, deps)
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:
-        return flow.report_message(record.json_body, deps)
+        return report_message(record.json_body, deps)
 
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -6,18 +6,22 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub import flow
+from prhub.flow.deps import Deps
+from prhub.flow.score import score_record
 
 logger = Logger()
 # A batch whose records all fail is answered with all of them listed, as SQS expects, not with an exception.
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+_deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
 @logger.inject_lambda_context
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    deps = flow.Deps.from_env(lambda_context=context)
+    global _deps
+    _deps = _deps or Deps.from_env()
+    deps = _deps.invoked(context)
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:  # Powertools passes it as `record=`
-        return flow.score_record(record, deps)
+        return score_record(record, deps)
 
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

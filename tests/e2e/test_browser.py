@@ -19,6 +19,7 @@ import boto3
 import pytest
 from moto import mock_aws
 from prhub import site
+from prhub.aws import S3Bucket
 from prhub.render import render_all
 
 from prhub_local import serve
@@ -46,8 +47,8 @@ def site_dir(tmp_path_factory):
         s3 = boto3.client("s3", region_name="us-east-1")
         s3.create_bucket(Bucket=BUCKET)
         for report in (load("zh-week"), hostile):
-            site.publish_report(s3, BUCKET, report, render_all(report))
-            site.rebuild_indexes(s3, BUCKET, report["repo"])
+            site.publish_report(S3Bucket(s3, BUCKET), report, render_all(report))
+            site.rebuild_indexes(S3Bucket(s3, BUCKET), report["repo"])
         for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
             for obj in page.get("Contents", []):
                 target = out / obj["Key"]

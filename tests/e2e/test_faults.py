@@ -25,7 +25,7 @@ from typing import Any
 
 import boto3
 import pytest
-from prhub import flow, site
+from prhub import site
 from prhub.config import RepoConfig, Settings
 from prhub.models import PullRef, ScoredPR
 from prhub.period import Period
@@ -64,8 +64,8 @@ def publishes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     original = site.publish_report
 
-    def counted(s3: Any, bucket: str, report: dict[str, Any], files: dict[str, bytes]) -> list[str]:
-        keys = original(s3, bucket, report, files)
+    def counted(bucket: site.Bucket, report: dict[str, Any], files: dict[str, bytes]) -> list[str]:
+        keys = original(bucket, report, files)
         calls.append(site.report_prefix(report))
         return keys
 
@@ -77,12 +77,6 @@ def publishes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 # then moved to the DLQ although it succeeds (the deployed queues wait 6x the function timeout).
 VISIBILITY_TIMEOUT = 4
 
-
-@pytest.fixture(autouse=True)
-def fresh_process_caches(monkeypatch: pytest.MonkeyPatch) -> None:
-    # flow keeps one Source per spec and run metadata per process, like a warm Lambda; each scenario is a new stack.
-    monkeypatch.setattr(flow, "_sources", {})
-    monkeypatch.setattr(flow, "_runs", {})
 
 
 def run(tmp_path: Path, export_path: Path | None, invoke: Invoker | None = None, *, source: str | None = None,
@@ -298,14 +292,15 @@ def crash_after_half(monkeypatch: pytest.MonkeyPatch, times: int) -> list[int]:
     crashes: list[int] = []
     working = site.publish_report
 
-    def half_then_crash(s3: Any, bucket: str, report: dict[str, Any], files: dict[str, bytes]) -> list[str]:
+    def half_then_crash(bucket: site.Bucket, report: dict[str, Any], files: dict[str, bytes]) -> list[str]:
         if len(crashes) < times:
             crashes.append(1)
             names = sorted(files)[: len(files) // 2]
             for name in names:
-                s3.put_object(Bucket=bucket, Key=site.report_prefix(report) + name, Body=files[name])
+                key = site.report_prefix(report) + name
+                bucket.put(key, files[name], site.content_type(key), site.REPORT_CACHE)
             raise RuntimeError("injected: report function crashed mid-publish")
-        return working(s3, bucket, report, files)
+        return working(bucket, report, files)
 
     monkeypatch.setattr(site, "publish_report", half_then_crash)
     return crashes
@@ -373,7 +368,7 @@ def test_store_races_have_exactly_one_winner(tmp_path: Path) -> None:
     with EmbeddedAws() as aws, patched_env(aws_env(aws.url, fake_credentials=True)):
         stack = create_stack(template, "race" + uuid.uuid4().hex[:8], "{}")
         with patched_env(stack.env):
-            settings = Settings.from_env()
+            settings = Settings.from_env(os.environ)
             per_thread = threading.local()
 
             def store() -> Store:
@@ -398,7 +393,8 @@ def test_store_races_have_exactly_one_winner(tmp_path: Path) -> None:
                 claims = list(pool.map(lambda _: store().claim_report("r", 2), range(16)))
             run_item = store().get_run("r")
             assert run_item is not None
-            assert sum(wins) == 60 and run_item.done == 60 and run_item.complete
+            progress = store().progress("r")
+            assert sum(wins) == 60 and run_item.done == 60 and progress is not None and progress.complete
             assert len(store().results("r")) == 60
             assert claims.count(True) == 1
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import flow
 
 from prhub_local.cli import main
 from tests.fakes import FakeGitHub
@@ -32,9 +31,6 @@ def run_report(source: str, work: Path) -> dict[str, Any]:
 
 
 def test_github_source_report_equals_jsonl_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The flow keeps one Source per spec and process; this run's "github" must point at this test's fake,
-    # and must not outlive the test for whoever runs next in this process.
-    monkeypatch.setattr(flow, "_sources", {})
     for name in ("GITHUB_TOKEN_SECRET", "CACHE_TABLE", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GITHUB_TOKEN", "s3cret")

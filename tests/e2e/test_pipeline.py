@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from prhub import aws
+from prhub.dynamo import from_item
 from prhub.errors import PrhubError
-from prhub.store import from_item
 
 from prhub_local import cli
 from prhub_local.runner import PipelineError, run_pipeline

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from prhub import aws
-from prhub.store import from_item
+from prhub.dynamo import from_item
 
 from prhub_local.runner import LambdaContext, load_handler, sqs_event
 from prhub_local.template import Stack, default_root

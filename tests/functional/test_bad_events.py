@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws, flow
+from prhub import aws
 
 from prhub_local.runner import sqs_event
 from prhub_local.template import Stack
@@ -23,12 +23,6 @@ from tests.functional.flow_support import deliver, depth, handler, invoke, items
 REPO = "acme/rocket"
 WEEK = {"since": "2026-06-01", "until": "2026-06-07"}
 
-
-@pytest.fixture(autouse=True)
-def fresh_sources(monkeypatch: pytest.MonkeyPatch) -> None:
-    # flow keeps one Source per spec for the process (a warm Lambda); each test brings its own server/file.
-    monkeypatch.setattr(flow, "_sources", {})
-    monkeypatch.setattr(flow, "_runs", {})
 
 
 def nothing_written(stack: Stack) -> None:

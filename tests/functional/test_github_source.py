@@ -284,12 +284,10 @@ def test_anonymous_access_works_and_says_so(caplog: pytest.LogCaptureFixture, mo
     assert "anonymous" in caplog.text
 
 
-def test_enterprise_base_url_and_env_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_enterprise_base_url_and_env_configuration() -> None:
     with FakeGitHub(week_pulls(3), REPO, prefix="/api/v3", token="env-token") as gh:
-        monkeypatch.setenv("GITHUB_API_URL", gh.url)
-        monkeypatch.setenv("GITHUB_TOKEN", "env-token")
-        monkeypatch.delenv("GITHUB_TOKEN_SECRET", raising=False)
-        source = GitHubSource()  # what open_source("github") builds
+        # what Deps.from_env builds for the "github" source (and `prhub export`) from the environment
+        source = GitHubSource.from_env({"GITHUB_API_URL": gh.url, "GITHUB_TOKEN": "env-token"})
         got = fetch_all(source)
         assert source.api_url == gh.url and gh.url.endswith("/api/v3")
     assert len(got) == 3

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 from prhub import compose, llm, narrative
+from prhub.cache import DynamoCache
 from prhub.config import LlmConfig, RepoConfig
 from prhub.models import FileChange, PullRequest
 from prhub.period import Period
@@ -185,7 +186,7 @@ def test_empty_week_needs_no_model(fake: FakeOpenAI) -> None:
 
 
 class MemoryDynamo:
-    """The two DynamoDB calls the narrative cache makes, in memory; `broken` answers like a missing table."""
+    """The two DynamoDB calls the stack's cache makes, in memory; `broken` answers like a missing table."""
 
     def __init__(self, broken: bool = False) -> None:
         self.items: dict[str, dict[str, Any]] = {}
@@ -208,7 +209,7 @@ class MemoryDynamo:
 def test_a_written_narrative_is_reused_until_it_expires(fake: FakeOpenAI) -> None:
     report, config = build()
     db = MemoryDynamo()
-    cache = llm.DynamoNarrativeCache("cache", db)
+    cache = DynamoCache(db, "cache")
     first = llm.model_narrative(report, config, chat(fake), cache)
     second = llm.model_narrative(report, config, chat(fake), cache)
     assert len(fake.calls) == 1 and len(db.items) == 1
@@ -222,8 +223,7 @@ def test_a_written_narrative_is_reused_until_it_expires(fake: FakeOpenAI) -> Non
 
 def test_a_broken_cache_does_not_break_the_report(fake: FakeOpenAI) -> None:
     report, config = build()
-    broken = llm.DynamoNarrativeCache("missing", MemoryDynamo(broken=True))
-    out = llm.model_narrative(report, config, chat(fake), broken)
+    out = llm.model_narrative(report, config, chat(fake), DynamoCache(MemoryDynamo(broken=True), "missing"))
     assert out["scorer"]["narrative_by"]["summary"] == "llm" and len(fake.calls) == 1
 
 
@@ -231,5 +231,5 @@ def test_a_narrative_with_engine_sections_is_not_cached(fake: FakeOpenAI) -> Non
     report, config = build()
     db = MemoryDynamo()
     fake.enqueue("not json", "still not json")
-    llm.model_narrative(report, config, chat(fake), llm.DynamoNarrativeCache("cache", db))
+    llm.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
     assert db.items == {}

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prhub import config, llm
+from prhub import llm
 
 from prhub_local import cli
 from tests.fakes.openai_server import FakeOpenAI, data_block, estimate_tokens, message_text
@@ -24,10 +24,6 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-for-tests")
         monkeypatch.setenv("PRHUB_LLM_MODEL", "fake-model")
-        monkeypatch.setattr(llm.ChatModel, "_quirks", {})
-        # config.load_watchlist keeps its SSM provider (and 5-minute cache) per process; each run here starts
-        # a new embedded AWS with its own watch list, so start without the previous run's.
-        monkeypatch.setattr(config, "_ssm_provider", None)
         yield server
 
 

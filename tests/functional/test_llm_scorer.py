@@ -39,11 +39,6 @@ def make_pr(number: int = 11, title: str = "[trainer] fix: wrong loss scale", bo
         files=[FileChange("verl/trainer/loss.py", additions=size, deletions=5, patch="@@ -1 +1 @@\n-x\n+y\n")])
 
 
-@pytest.fixture(autouse=True)
-def fresh_endpoint_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(llm.ChatModel, "_quirks", {})
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as server:

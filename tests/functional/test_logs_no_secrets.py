@@ -24,7 +24,6 @@ import pytest
 import requests
 from aws_lambda_powertools import Logger
 from botocore.client import BaseClient
-from prhub import secrets
 
 from prhub_local.runner import direct_invoke, run_pipeline
 from prhub_local.sample import SAMPLE_DIR
@@ -137,8 +136,6 @@ def run(moto_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             import os
 
             env.update(os.environ)
-            # Each Lambda execution environment fetches its own secrets; the local run shares one process.
-            secrets.reset()
             current.function = name
             try:
                 return direct_invoke(name, handler, event, context)

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import flow
 from prhub.errors import InputError
+from prhub.flow.deps import Deps
+from prhub.sources import SourceCache
 from prhub.store import Run
 
 from prhub_local.template import Stack
@@ -71,7 +72,7 @@ def test_schedule_event_reports_every_watched_repo_for_its_last_week(stack: Stac
 
     # The sample's week ended Sunday 2026-06-07 (Europe/Berlin); the schedule fires the next Monday.
     event = {**event, "time": "2026-06-08T01:00:00Z"}
-    with mock.patch("prhub.flow.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)):
+    with mock.patch("prhub.flow.deps.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)):
         answer = plan(stack, event)
         # A redelivered schedule event plans nothing twice.
         again = plan(stack, event)
@@ -131,35 +132,40 @@ def test_unreadable_source_is_a_clear_error_and_writes_nothing(stack: Stack, tmp
     assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
 
 
-def test_the_github_source_follows_a_changed_api_url_and_token(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A warm process whose environment changes (a test, a local runner pointed elsewhere) must not keep the
-    # first run's server and token.
-    monkeypatch.setattr(flow, "_sources", {})
-    monkeypatch.delenv("GITHUB_TOKEN_SECRET", raising=False)
-    monkeypatch.delenv("CACHE_TABLE", raising=False)
-    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9/a")
-    monkeypatch.setenv("GITHUB_TOKEN", "token-a")
-    first = flow.cached_source("github")
-    assert flow.cached_source("github") is first
-    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9/b")
-    second = flow.cached_source("github")
+STACK_NAMES = ("RUNS_TABLE", "RESULTS_TABLE", "CACHE_TABLE", "HISTORY_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
+               "REPORT_QUEUE_URL", "SITE_BUCKET")
+
+
+def deps_for(**env: str) -> Deps:
+    return Deps.from_env({**dict.fromkeys(STACK_NAMES, "x"), **env})
+
+
+def test_the_github_source_follows_a_changed_api_url_and_token() -> None:
+    # A process whose environment changes (a test, a local runner pointed elsewhere) builds new Deps, and they
+    # must not keep the first run's server and token; within one Deps the source is made once.
+    first_deps = deps_for(GITHUB_API_URL="http://127.0.0.1:9/a", GITHUB_TOKEN="token-a")
+    first = first_deps.sources("github")
+    assert first_deps.sources("github") is first
+    second = deps_for(GITHUB_API_URL="http://127.0.0.1:9/b", GITHUB_TOKEN="token-a").sources("github")
     assert getattr(second, "api_url") == "http://127.0.0.1:9/b"  # noqa: B009 - Source does not declare it
-    monkeypatch.setenv("GITHUB_TOKEN", "token-b")
-    third = flow.cached_source("github")
+    third_deps = deps_for(GITHUB_API_URL="http://127.0.0.1:9/b", GITHUB_TOKEN="token-b")
+    third = third_deps.sources("github")
     assert third is not second and getattr(third, "token") == "token-b"  # noqa: B009
-    assert all("token-b" not in part for key in flow._sources for part in key)  # the key holds no secret
+    sources = third_deps.sources
+    assert isinstance(sources, SourceCache)
+    assert all("token-b" not in part for key in sources.cached() for part in key)  # the key holds no secret
 
 
-def test_an_export_is_parsed_once_until_the_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(flow, "_sources", {})
+def test_an_export_is_parsed_once_until_the_file_changes(tmp_path: Path) -> None:
+    sources = deps_for().sources
     export = tmp_path / "prs.jsonl"
     export.write_text("")
     spec = f"jsonl:{export}"
-    first = flow.cached_source(spec)
-    assert flow.cached_source(spec) is first
+    first = sources(spec)
+    assert sources(spec) is first
     export.write_text("not json\n")
     os.utime(export, ns=(export.stat().st_atime_ns, export.stat().st_mtime_ns + 1_000_000_000))
-    second = flow.cached_source(spec)
+    second = sources(spec)
     assert second is not first and list(getattr(second, "skipped")) != []  # noqa: B009
 
 
@@ -179,11 +185,11 @@ def test_schedule_events_the_clock_contradicts_are_refused_and_do_not_block_the_
 
     event = {**load_event("plan-scheduled.json"), "time": time}
     now = datetime(2026, 6, 7, 21, 58, tzinfo=UTC) if "has not ended" in words else datetime(2026, 6, 8, 1, tzinfo=UTC)
-    with mock.patch("prhub.flow.utc_now", return_value=now):
+    with mock.patch("prhub.flow.deps.utc_now", return_value=now):
         answer = plan(stack, event)
     assert answer["ok"] is False and words in answer["error"]
     assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
-    with mock.patch("prhub.flow.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)):
+    with mock.patch("prhub.flow.deps.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)):
         real = plan(stack, {**event, "time": SCHEDULE_NOW})
     assert real["ok"] and real["runs"][0]["expected"] == 32 and not real["runs"][0].get("duplicate")
 
@@ -196,7 +202,7 @@ def test_a_scheduled_plan_that_fails_raises_so_lambda_retries_it(stack: Stack) -
 
     aws.client("ssm").put_parameter(Name=stack.env["PRHUB_CONFIG_PARAMETER"], Value="{not json", Type="String",
                                     Overwrite=True)
-    with mock.patch("prhub.flow.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)), \
+    with mock.patch("prhub.flow.deps.utc_now", return_value=datetime(2026, 6, 8, 1, tzinfo=UTC)), \
             pytest.raises(InputError):
         plan(stack, {**load_event("plan-scheduled.json"), "time": SCHEDULE_NOW})
     assert items(stack, "RunsTable") == []

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub import flow, llm
+from prhub.dynamo import unpack
 from prhub.errors import RetryLater
+from prhub.flow.deps import Deps
+from prhub.flow.score import score_record
 from prhub.models import FileChange, PullRef, PullRequest
 from prhub.scoring import HeuristicScorer
-from prhub.store import unpack
 
 from prhub_local.runner import LambdaContext, sqs_event
 from prhub_local.template import Stack
@@ -147,11 +148,11 @@ def test_a_rate_limit_on_the_last_receive_is_no_failure_and_the_pr_comes_back_la
             limited["n"] += 1
             raise RetryLater("rate limited", retry_after=2)
 
-    deps = dataclasses.replace(flow.Deps.from_env(), source_factory=lambda spec: RateLimited())
-    last = flow.Deps.from_env().settings.max_receive_count
+    deps = dataclasses.replace(Deps.from_env(), sources=lambda spec: RateLimited())
+    last = deps.settings.max_receive_count
     record = SQSRecord(record_like(run_id, 1299, receives=last, message_id="limited"))
     # WHEN it is scored: the record succeeds (SQS deletes it) instead of failing towards the DLQ
-    answer = flow.score_record(record, deps)
+    answer = score_record(record, deps)
     # THEN nothing counts as failed, and a fresh copy waits out the limit before anyone can receive it
     assert limited["n"] == 1 and answer["deferred"] >= 3
     run = run_item(stack, run_id)
@@ -180,9 +181,9 @@ def test_a_3000_file_pr_is_stored_compactly(stack: Stack) -> None:
         def get(self, repo: str, ref: PullRef) -> PullRequest:
             return big
 
-    deps = dataclasses.replace(flow.Deps.from_env(), source_factory=lambda spec: BigSource())
+    deps = dataclasses.replace(Deps.from_env(), sources=lambda spec: BigSource())
     record = SQSRecord(record_like(run_id, 1230))
-    assert flow.score_record(record, deps)["stored"] is True
+    assert score_record(record, deps)["stored"] is True
     [result] = items(stack, "ResultsTable")
     assert len(result["data"]) < 400_000 / 4  # comfortably inside DynamoDB's item limit
     assert len(unpack(result["data"])["files"]) == 3000
@@ -232,13 +233,13 @@ def test_each_invocation_gives_the_cached_source_its_own_deadline(stack: Stack) 
             self.seen.append(self.deadline())
             raise ConnectionError("the test stops here")
 
-    source = Timed()  # one per process, as flow.cached_source keeps it
+    source = Timed()  # one per process, as Deps.sources keeps it
+    warm = dataclasses.replace(Deps.from_env(), sources=lambda spec: source)
     for number, timeout_ms in ((1201, 60_000), (1202, 20_000)):
         context = LambdaContext("ScoreFunction", timeout_ms=timeout_ms)
-        deps = dataclasses.replace(flow.Deps.from_env(lambda_context=context), source_factory=lambda spec: source)
         with contextlib.suppress(ConnectionError):
-            flow.score_record(SQSRecord(record_like(run_id, number)), deps)
-    # The function's time left minus github.lambda_deadline's 10 s reserve, per invocation.
+            score_record(SQSRecord(record_like(run_id, number)), warm.invoked(context))
+    # The function's time left minus Deps.deadline's 10 s reserve, per invocation.
     assert 45 < source.seen[0] <= 50 and 5 < source.seen[1] <= 10
 
 
@@ -260,9 +261,9 @@ def test_a_fallback_score_is_not_cached_so_the_next_delivery_asks_the_model_agai
             return dataclasses.replace(scored, scored_by="heuristic" if self.calls == 1 else "llm")
 
     scorer = FlakyModel()
-    monkeypatch.setattr(llm, "make_scorer", lambda config: scorer)
-    deps = flow.Deps.from_env()
-    outcomes = [flow.score_record(SQSRecord(record_like(run_id, 1201, message_id=f"d{i}")), deps) for i in range(3)]
+    deps = Deps.from_env()
+    monkeypatch.setattr(deps.scorers, "scorer", lambda config: scorer)
+    outcomes = [score_record(SQSRecord(record_like(run_id, 1201, message_id=f"d{i}")), deps) for i in range(3)]
     # The outage's fallback was stored for the run but not cached; the model's answer was, and is reused.
     assert scorer.calls == 2
     assert [o["cached"] for o in outcomes] == [False, False, True]

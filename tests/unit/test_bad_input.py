@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from prhub.config import RepoConfig, WatchList, check_repo
+from prhub.dynamo import pack
 from prhub.errors import InputError, SourceError
 from prhub.models import PullRequest
 from prhub.period import MAX_DAYS, Period
 from prhub.scoring import score_pull
 from prhub.sources import JsonlSource, open_source
-from prhub.store import pack
 
 WEEK = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
 
@@ -288,7 +288,7 @@ def test_a_direct_range_that_has_not_begun_is_bad_input() -> None:
     from datetime import UTC, datetime
 
     from prhub.config import WatchList
-    from prhub.flow import parse_plan_event
+    from prhub.flow.plan import parse_plan_event
 
     now = datetime(2026, 5, 10, 17, 0, tzinfo=UTC)  # Monday 01:00 in Shanghai
     watch = WatchList.parse('{"repos": ["o/r"]}')

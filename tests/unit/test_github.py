@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 import requests
 from prhub.errors import RetryLater
-from prhub.github import GitHubSource, co_authors_from, lambda_deadline, parse_link, resolve_token
+from prhub.flow.deps import DEADLINE_RESERVE, Deps
+from prhub.github import GitHubSource, co_authors_from, options_from_env, parse_link
 
 
 def response(status: int, headers: dict[str, str], body: bytes = b"{}") -> requests.Response:
@@ -36,9 +37,9 @@ def test_co_authors_prefer_the_login_from_githubs_noreply_address() -> None:
 
 
 def test_token_order_argument_then_secret_then_env() -> None:
-    assert resolve_token("given", {"GITHUB_TOKEN": "env"}) == "given"
-    assert resolve_token(None, {"GITHUB_TOKEN": "env"}) == "env"
-    assert resolve_token(None, {"GITHUB_TOKEN": ""}) is None
+    assert GitHubSource.from_env({"GITHUB_TOKEN": "env"}, token="given").token == "given"
+    assert options_from_env({"GITHUB_TOKEN": "env"})["token"] == "env"
+    assert options_from_env({"GITHUB_TOKEN": ""})["token"] is None
 
 
 def test_api_url_defaults_to_github_and_drops_a_trailing_slash(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,7 +87,11 @@ class FakeContext:
 
 def test_lambda_deadline_follows_the_invocation_and_keeps_a_reserve() -> None:
     context = FakeContext(120_000)
-    client = source(deadline=lambda_deadline(context, reserve=10), sleep=lambda s: None)
+    names = ("RUNS_TABLE", "RESULTS_TABLE", "CACHE_TABLE", "HISTORY_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
+             "REPORT_QUEUE_URL", "SITE_BUCKET")
+    deadline = Deps.from_env(dict.fromkeys(names, "x")).invoked(context).deadline()
+    assert DEADLINE_RESERVE == 10
+    client = source(deadline=deadline, sleep=lambda s: None)
     client._wait(100, "rate limit")  # 110 s usable: fits
     context.millis = 60_000  # later in the same invocation
     with pytest.raises(RetryLater):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 
 import pytest
@@ -10,7 +11,9 @@ from prhub.config import LlmConfig, RepoConfig
 from prhub.errors import InputError
 from prhub.models import FileChange, PullRequest
 from prhub.prompting import choose_hunks, defuse, estimate_tokens, pr_prompt, prompt_version, truncate
+from prhub.scorers import Scorers
 from prhub.scoring import HeuristicScorer, score_pull
+from prhub.secrets import SecretError
 
 VALID = {"importance": 6, "insight": 4.5, "modules": ["Rollout"], "type": "feat", "breaking": False,
          "breaking_reason": "", "risks": [{"kind": "missing_tests", "detail": "no test"}],
@@ -157,40 +160,39 @@ def test_scorer_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     assert scorer.prompt_version == llm.make_scorer(RepoConfig(repo="o/r", scorer="llm", language="en")).prompt_version
     assert isinstance(llm.make_scorer(RepoConfig(repo="o/r", scorer="heuristic")), HeuristicScorer)
     configured = RepoConfig(repo="o/r", scorer="llm", llm=LlmConfig(model="deepseek-chat", base_url="http://h/v1"))
-    endpoint = llm.resolve(configured)
+    endpoint = Scorers(os.environ, None).endpoint(configured)
     assert endpoint and endpoint.model == "deepseek-chat" and endpoint.base_url == "http://h/v1"
     assert "sk-test" not in repr(endpoint)
 
 
-def test_key_from_a_named_secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    read: list[str] = []
+class FakeSecrets:
+    """Secrets Manager by name, in memory: a missing name fails as Secrets does."""
 
-    def fake_key(name: str, **kwargs: object) -> str:
-        read.append(name)
-        return "sk-from-secret"
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+        self.reads: list[str] = []
 
-    monkeypatch.setattr(llm.secrets, "llm_api_key", fake_key)
-    endpoint = llm.resolve(RepoConfig(repo="o/r", llm=LlmConfig(api_key_secret="prhub/key")))
-    assert endpoint and endpoint.api_key == "sk-from-secret" and read == ["prhub/key"]
+    def read(self, name: str) -> str:
+        self.reads.append(name)
+        if name not in self.values:
+            raise SecretError(f"secret {name!r} could not be read: ResourceNotFoundException")
+        return self.values[name]
 
 
-def test_unreadable_secret_auto_uses_engine_llm_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("LLM_API_KEY_SECRET", "prhub/missing-for-test")
-    calls: list[str] = []
+def test_key_from_a_named_secret() -> None:
+    reader = FakeSecrets({"prhub/key": "sk-from-secret"})
+    endpoint = Scorers({}, reader).endpoint(RepoConfig(repo="o/r", llm=LlmConfig(api_key_secret="prhub/key")))
+    assert endpoint and endpoint.api_key == "sk-from-secret" and reader.reads == ["prhub/key"]
 
-    def broken(name: str, **kwargs: object) -> str:
-        calls.append(name)
-        raise llm.SecretError(f"secret {name!r} could not be read: ResourceNotFoundException")
 
-    monkeypatch.setattr(llm.secrets, "llm_api_key", broken)
-    monkeypatch.setattr(llm, "_secret_failures", {})
-    assert isinstance(llm.make_scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
-    assert isinstance(llm.make_scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
-    assert calls == ["prhub/missing-for-test"]  # remembered, not fetched per PR
+def test_unreadable_secret_auto_uses_engine_llm_fails() -> None:
+    reader = FakeSecrets({})
+    scorers = Scorers({"LLM_API_KEY_SECRET": "prhub/missing-for-test"}, reader)
+    assert isinstance(scorers.scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
+    assert isinstance(scorers.scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
+    assert reader.reads == ["prhub/missing-for-test"]  # remembered, not fetched per PR
     with pytest.raises(InputError, match="could not be read"):
-        llm.make_scorer(RepoConfig(repo="o/r", scorer="llm"))
+        scorers.scorer(RepoConfig(repo="o/r", scorer="llm"))
 
 
 

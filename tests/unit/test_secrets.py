@@ -22,11 +22,8 @@ def moto_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     with mock_aws():
         aws.reset()
-        secrets.reset()
-        monkeypatch.setattr(config, "_ssm_provider", None)
         yield
         aws.reset()
-        secrets.reset()
 
 
 @pytest.fixture
@@ -75,14 +72,15 @@ def test_secret_is_cached_until_max_age(sm: object) -> None:
     assert secrets.llm_api_key(env=env, provider=uncached, max_age=0) == "sk-three"
 
 
-def test_default_provider_is_shared_so_its_cache_survives_calls(sm: object) -> None:
+def test_a_processs_provider_is_shared_so_its_cache_survives_calls(sm: object) -> None:
+    """Deps makes one Secrets per process: its provider (and cache) serves every invocation."""
     sm.create_secret(Name="s", SecretString="v1")  # type: ignore[attr-defined]
-    assert secrets.read_secret("s") == "v1"
+    reader = secrets.Secrets(aws.LazyClient("secretsmanager"))
+    assert reader.read("s") == "v1"
     sm.put_secret_value(SecretId="s", SecretString="v2")  # type: ignore[attr-defined]
-    assert secrets.read_secret("s") == "v1"
-    assert secrets.default_provider() is secrets.default_provider()
-    secrets.reset()
-    assert secrets.read_secret("s") == "v2"
+    assert reader.read("s") == "v1"
+    assert reader.provider is reader.provider
+    assert secrets.Secrets(aws.LazyClient("secretsmanager")).read("s") == "v2"  # a new process
 
 
 @pytest.mark.parametrize(
@@ -125,7 +123,7 @@ WATCHLIST = '{"defaults": {"tz": "Asia/Shanghai", "language": "en"}, "repos": [{
 
 def test_load_watchlist_reads_and_parses_the_parameter(moto_env: None) -> None:
     boto3.client("ssm").put_parameter(Name="prhub-watchlist", Value=WATCHLIST, Type="String")
-    wl = config.load_watchlist("prhub-watchlist")
+    wl = config.WatchListParameter("prhub-watchlist", aws.LazyClient("ssm"))()
     assert [r.repo for r in wl.repos] == ["acme/rocket", "acme/fuel"]
     assert {r.tz for r in wl.repos} == {"Asia/Shanghai"}
     assert wl.get("other/repo").language == "en"
@@ -134,23 +132,24 @@ def test_load_watchlist_reads_and_parses_the_parameter(moto_env: None) -> None:
 def test_load_watchlist_is_cached_for_a_few_minutes(moto_env: None) -> None:
     ssm = boto3.client("ssm")
     ssm.put_parameter(Name="wl", Value=WATCHLIST, Type="String")
-    provider = SSMProvider(boto3_client=ssm)
-    assert len(config.load_watchlist("wl", provider).repos) == 2
+    watchlist = config.WatchListParameter("wl", provider=SSMProvider(boto3_client=ssm))
+    assert len(watchlist().repos) == 2
     ssm.put_parameter(Name="wl", Value='{"repos": ["acme/only"]}', Type="String", Overwrite=True)
-    assert len(config.load_watchlist("wl", provider).repos) == 2  # cached
+    assert len(watchlist().repos) == 2  # cached
     assert config.WATCHLIST_MAX_AGE >= 60
-    fresh = SSMProvider(boto3_client=ssm)
-    assert [r.repo for r in config.load_watchlist("wl", fresh).repos] == ["acme/only"]
+    fresh = config.WatchListParameter("wl", ssm)
+    assert [r.repo for r in fresh().repos] == ["acme/only"]
 
 
 def test_load_watchlist_errors_are_input_errors(moto_env: None) -> None:
+    ssm = boto3.client("ssm")
     with pytest.raises(InputError, match="could not be read"):
-        config.load_watchlist("missing-parameter")
+        config.WatchListParameter("missing-parameter", ssm)()
     with pytest.raises(InputError, match="no watch list parameter"):
-        config.load_watchlist("")
-    boto3.client("ssm").put_parameter(Name="broken", Value="{not json", Type="String")
+        config.WatchListParameter("", ssm)()
+    ssm.put_parameter(Name="broken", Value="{not json", Type="String")
     with pytest.raises(InputError, match="not valid JSON"):
-        config.load_watchlist("broken")
+        config.WatchListParameter("broken", ssm)()
 
 
 def test_template_default_watchlist_parses() -> None:

@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 import boto3
 import pytest
 from moto import mock_aws
-from prhub import site
+from prhub import aws, site
+from prhub.aws import CloudFrontCdn, S3Bucket
 from prhub.render.html import render_html
 from prhub.render.markdown import render_markdown
 
@@ -48,7 +49,7 @@ def s3(monkeypatch):
 
 def test_publish_writes_every_file_with_its_content_type_and_a_long_cache(s3):
     report = load("zh-week")
-    keys = site.publish_report(s3, BUCKET, report, files_for(report))
+    keys = site.publish_report(S3Bucket(s3, BUCKET), report, files_for(report))
     prefix = "example-org/trainer/reports/2026-05-04-to-2026-05-10/"
     assert sorted(keys) == sorted(prefix + n for n in ("report.json", "report.md", "report.pdf", "index.html"))
     assert keys[-1].endswith("report.json")  # written last: a listing never finds half a report
@@ -64,8 +65,8 @@ def test_rebuild_lists_reports_newest_first_with_numbers_and_top_highlight(s3):
     base = load("zh-week")
     for report in (week(base, "2026-04-20", "2026-04-26", 8, "较早的一周"), base,
                    week(base, "2026-04-27", "2026-05-03", 11, "中间的 <b>一周</b>")):
-        site.publish_report(s3, BUCKET, report, files_for(report))
-    keys = site.rebuild_indexes(s3, BUCKET, base["repo"])
+        site.publish_report(S3Bucket(s3, BUCKET), report, files_for(report))
+    keys = site.rebuild_indexes(S3Bucket(s3, BUCKET), base["repo"])
     assert keys == ["example-org/trainer/index.html", "example-org/trainer/feed.xml", "index.html"]
     for key in keys:
         head = s3.head_object(Bucket=BUCKET, Key=key)
@@ -79,12 +80,12 @@ def test_rebuild_lists_reports_newest_first_with_numbers_and_top_highlight(s3):
 
 
 def test_listing_follows_every_page(s3, monkeypatch):
-    monkeypatch.setattr(site, "LIST_PAGE_SIZE", 2)
+    monkeypatch.setattr(aws, "LIST_PAGE_SIZE", 2)
     base = load("en-small")
     for day in range(1, 8):
         report = week(base, f"2026-03-0{day}", f"2026-03-0{day}", day, f"day {day}")
-        site.publish_report(s3, BUCKET, report, files_for(report))
-    entries = site.list_reports(s3, BUCKET, base["repo"])
+        site.publish_report(S3Bucket(s3, BUCKET), report, files_for(report))
+    entries = site.list_reports(S3Bucket(s3, BUCKET), base["repo"])
     assert [e["pr_count"] for e in entries] == ["7", "6", "5", "4", "3", "2", "1"]
 
 
@@ -92,8 +93,8 @@ def test_root_page_lists_every_repository_with_its_latest_report(s3):
     first, second = load("zh-week"), load("en-small")
     second["repo"] = "other-org/lib"
     for report in (first, second):
-        site.publish_report(s3, BUCKET, report, files_for(report))
-        site.rebuild_indexes(s3, BUCKET, report["repo"])
+        site.publish_report(S3Bucket(s3, BUCKET), report, files_for(report))
+        site.rebuild_indexes(S3Bucket(s3, BUCKET), report["repo"])
     root = s3.get_object(Bucket=BUCKET, Key="index.html")["Body"].read().decode()
     hrefs = parse_html(root).hrefs()
     assert "example-org/trainer/" in hrefs and "other-org/lib/" in hrefs
@@ -103,8 +104,8 @@ def test_root_page_lists_every_repository_with_its_latest_report(s3):
 def test_feed_is_atom_with_one_entry_per_report_and_absolute_links(s3):
     base = load("zh-week")
     for report in (base, week(base, "2026-04-27", "2026-05-03", 11, "x")):
-        site.publish_report(s3, BUCKET, report, files_for(report))
-    site.rebuild_indexes(s3, BUCKET, base["repo"], site_url="https://reports.example.com/")
+        site.publish_report(S3Bucket(s3, BUCKET), report, files_for(report))
+    site.rebuild_indexes(S3Bucket(s3, BUCKET), base["repo"], site_url="https://reports.example.com/")
     feed = ET.fromstring(s3.get_object(Bucket=BUCKET, Key="example-org/trainer/feed.xml")["Body"].read())
     assert feed.tag == f"{ATOM}feed"
     for required in ("id", "title", "updated"):
@@ -137,7 +138,8 @@ class FakeCloudFront:
 
 def test_invalidate_asks_for_the_paths_readers_request():
     cloudfront = FakeCloudFront()
-    site.invalidate(cloudfront, "E123", ["example-org/trainer/index.html", "/index.html", "a/reports/x/report.pdf"])
+    site.invalidate(CloudFrontCdn(cloudfront, "E123"),
+                    ["example-org/trainer/index.html", "/index.html", "a/reports/x/report.pdf"])
     (call,) = cloudfront.calls
     assert call["DistributionId"] == "E123"
     paths = call["InvalidationBatch"]["Paths"]
@@ -148,9 +150,9 @@ def test_invalidate_asks_for_the_paths_readers_request():
 
 def test_invalidate_without_a_distribution_does_nothing_and_many_paths_become_one_wildcard():
     cloudfront = FakeCloudFront()
-    site.invalidate(cloudfront, "", ["/index.html"])
+    site.invalidate(CloudFrontCdn(cloudfront, ""), ["/index.html"])
     assert cloudfront.calls == []
-    site.invalidate(cloudfront, "E1", [f"/r/{i}.json" for i in range(site.MAX_INVALIDATION_PATHS + 1)])
+    site.invalidate(CloudFrontCdn(cloudfront, "E1"), [f"/r/{i}.json" for i in range(site.MAX_INVALIDATION_PATHS + 1)])
     assert cloudfront.calls[0]["InvalidationBatch"]["Paths"]["Items"] == ["/*"]
 
 
@@ -165,7 +167,7 @@ def test_invalidate_against_moto_cloudfront():
                                      "MinTTL": 0, "ForwardedValues": {"QueryString": False,
                                                                       "Cookies": {"Forward": "none"}}}})
         dist_id = dist["Distribution"]["Id"]
-        site.invalidate(cloudfront, dist_id, ["x/index.html"])
+        site.invalidate(CloudFrontCdn(cloudfront, dist_id), ["x/index.html"])
         listed = cloudfront.list_invalidations(DistributionId=dist_id)["InvalidationList"]
         assert listed["Quantity"] == 1
 

@@ -256,7 +256,7 @@ def test_settings_read_every_variable_the_template_sets() -> None:
     env = {k: "x" for k in load_template()["Globals"]["Function"]["Environment"]["Variables"]}
     env["MAX_RECEIVE_COUNT"] = "3"
     settings = Settings.from_env(env)
-    assert settings.runs_table == "x" and settings.llm_api_key_secret == "x" and settings.max_receive_count == 3
+    assert settings.runs_table == "x" and settings.config_parameter == "x" and settings.max_receive_count == 3
 
 
 def test_each_function_has_a_log_group_with_retention() -> None:
@@ -344,15 +344,15 @@ def test_weekly_schedule_fires_once_a_week_on_monday_0100_in_the_parameter_timez
 
 
 def test_plan_turns_the_weekly_input_into_last_weeks_run_for_every_watched_repo() -> None:
-    from prhub import flow
     from prhub.config import WatchList
+    from prhub.flow import plan
 
     template = load_template()
     text = template["Resources"]["PlanFunction"]["Properties"]["Events"]["Weekly"]["Properties"]["Input"]
     event = json.loads(text.replace("<aws.scheduler.scheduled-time>", "2026-06-21T17:00:00Z"))  # Mon 01:00 +08
     watchlist = WatchList.parse(template["Parameters"]["WatchedRepositories"]["Default"])
     later = datetime(2026, 6, 23, tzinfo=ZoneInfo("UTC"))  # a late retry still plans the scheduled week
-    requests = flow.parse_plan_event(event, lambda: watchlist, later)
+    requests = plan.parse_plan_event(event, lambda: watchlist, later)
     assert [r.config.repo for r in requests] == [c.repo for c in watchlist.repos]
     assert {(str(r.period.since), str(r.period.until)) for r in requests} == {("2026-06-15", "2026-06-21")}
 
@@ -1089,10 +1089,10 @@ def test_sample_events_parse(path: Path) -> None:
 
 @pytest.mark.parametrize("path", sorted((ROOT / "events").glob("plan*.json")), ids=lambda p: p.name)
 def test_plan_sample_events_are_accepted_with_the_templates_watch_list(path: Path) -> None:
-    from prhub import flow
     from prhub.config import WatchList
+    from prhub.flow import plan
 
     watchlist = WatchList.parse(load_template()["Parameters"]["WatchedRepositories"]["Default"])
-    requests = flow.parse_plan_event(json.loads(path.read_text()), lambda: watchlist,
+    requests = plan.parse_plan_event(json.loads(path.read_text()), lambda: watchlist,
                                      datetime(2026, 6, 22, 1, tzinfo=ZoneInfo("Asia/Shanghai")))
     assert requests and all(r.period.since <= r.period.until for r in requests)

@@ -1,8 +1,16 @@
-"""boto3 clients made lazily and shared per thread; they honour AWS_ENDPOINT_URL,
-so moto, LocalStack and AWS need no code change."""
+"""boto3 clients made lazily and shared per thread, and the small adapters over S3 and CloudFront.
+
+Clients honour AWS_ENDPOINT_URL, so moto, LocalStack and AWS need no code change.
+Nothing here makes a client at import: `LazyClient` resolves one on each use, so a
+score worker never pays for the S3 or CloudFront client, and an adapter follows
+`reset()` (the local runner's next embedded AWS in the same process).
+"""
 from __future__ import annotations
 
 import threading
+import time
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import boto3
@@ -13,6 +21,7 @@ _local = threading.local()
 # Service models are the same for every session: parse their JSON once per process, not per client
 # (each new session otherwise re-reads ~0.5 s of JSON, which dominates local runs and tests).
 _loader = botocore.loaders.create_loader()
+LIST_PAGE_SIZE = 1000  # S3's own maximum per ListObjectsV2 page
 
 
 def _session() -> Any:  # Any: the stubs type client() per literal service name
@@ -29,14 +38,62 @@ def client(service: str) -> Any:
     return cache[service]
 
 
-def resource(service: str) -> Any:
-    cache = _local.__dict__.setdefault("resources", {})
-    if service not in cache:
-        cache[service] = _session().resource(service)
-    return cache[service]
-
-
 def reset() -> None:
     """Forget cached clients (after the endpoint or credentials change, e.g. in tests)."""
     _local.__dict__.pop("clients", None)
-    _local.__dict__.pop("resources", None)
+
+
+class LazyClient:
+    """Stands for this thread's client of `service`, made on first use."""
+
+    def __init__(self, service: str) -> None:
+        self.service = service
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(client(self.service), name)
+
+
+class S3Bucket:
+    """The site bucket: put, get and list "folders" (prhub.site.Bucket)."""
+
+    def __init__(self, s3: Any, name: str) -> None:
+        self.s3 = s3
+        self.name = name
+
+    def put(self, key: str, body: bytes, content_type: str, cache_control: str) -> None:
+        self.s3.put_object(Bucket=self.name, Key=key, Body=body, ContentType=content_type, CacheControl=cache_control)
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            return bytes(self.s3.get_object(Bucket=self.name, Key=key)["Body"].read())
+        except self.s3.exceptions.NoSuchKey:
+            return None
+
+    def folders(self, prefix: str) -> Iterator[str]:
+        """Sub-"folders" directly under `prefix`, every page of the listing."""
+        for page in self.s3.get_paginator("list_objects_v2").paginate(
+                Bucket=self.name, Prefix=prefix, Delimiter="/", PaginationConfig={"PageSize": LIST_PAGE_SIZE}):
+            for common in page.get("CommonPrefixes", []):
+                yield common["Prefix"]
+
+
+class CloudFrontCdn:
+    """Invalidations of the site's distribution; nothing to do without one (local runs)."""
+
+    def __init__(self, cloudfront: Any, distribution_id: str) -> None:
+        self.cloudfront = cloudfront
+        self.distribution_id = distribution_id
+
+    def invalidate(self, paths: list[str]) -> None:
+        if not self.distribution_id or not paths:
+            return
+        self.cloudfront.create_invalidation(
+            DistributionId=self.distribution_id,
+            InvalidationBatch={"Paths": {"Quantity": len(paths), "Items": paths},
+                               "CallerReference": f"prhub-{time.time_ns()}-{uuid.uuid4().hex[:8]}"})
+
+
+def read_s3_url(s3: Any, url: str) -> bytes:
+    """The object an s3://bucket/key URL names."""
+    bucket, _, key = url[len("s3://"):].partition("/")
+    return bytes(s3.get_object(Bucket=bucket, Key=key)["Body"].read())

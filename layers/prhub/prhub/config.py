@@ -12,8 +12,8 @@ Every key of RepoConfig may appear in `defaults` or per repository.
 from __future__ import annotations
 
 import json
-import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -35,7 +35,7 @@ def check_repo(repo: Any) -> str:
 @dataclass(frozen=True)
 class LlmConfig:
     base_url: str | None = None  # None: the openai package's OPENAI_BASE_URL / default
-    model: str | None = None  # None: env PRHUB_LLM_MODEL, else prhub.llm.DEFAULT_MODEL
+    model: str | None = None  # None: env PRHUB_LLM_MODEL, else prhub.scorers.DEFAULT_MODEL
     api_key_secret: str | None = None  # Secrets Manager name; locally OPENAI_API_KEY
     temperature: float = 0.2
     max_tokens_per_pr: int = 6000  # prompt budget for one PR (diff hunks are cut to fit)
@@ -153,13 +153,10 @@ class Settings:
     distribution_id: str = ""
     site_url: str = ""
     config_parameter: str = ""
-    github_token_secret: str = ""
-    llm_api_key_secret: str = ""
     max_receive_count: int = 3
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        env = dict(os.environ if env is None else env)
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
         try:
             return cls(
                 runs_table=env["RUNS_TABLE"],
@@ -173,8 +170,6 @@ class Settings:
                 distribution_id=env.get("DISTRIBUTION_ID", ""),
                 site_url=env.get("SITE_URL", ""),
                 config_parameter=env.get("PRHUB_CONFIG_PARAMETER", ""),
-                github_token_secret=env.get("GITHUB_TOKEN_SECRET", ""),
-                llm_api_key_secret=env.get("LLM_API_KEY_SECRET", ""),
                 max_receive_count=int(env.get("MAX_RECEIVE_COUNT", "3")),
             )
         except KeyError as exc:
@@ -184,35 +179,30 @@ class Settings:
 WATCHLIST_MAX_AGE = 300  # seconds: an edited watch list reaches warm Lambdas within minutes
 
 
-def load_watchlist(parameter_name: str, ssm_provider: Any = None) -> WatchList:
-    """The watch list stored in the SSM parameter `parameter_name` (PRHUB_CONFIG_PARAMETER).
+class WatchListParameter:
+    """The watch list stored in an SSM parameter (PRHUB_CONFIG_PARAMETER), read through Powertools parameters.
 
-    Read through Powertools parameters, whose cache outlives invocations of a warm
-    Lambda; `ssm_provider` (an SSMProvider) is made over prhub.aws's client when not given.
+    Made once per process: the provider's cache outlives invocations of a warm Lambda. `ssm` is a boto3
+    SSM client (prhub.aws.LazyClient in the stack), or `provider` an SSMProvider.
     """
-    from aws_lambda_powertools.utilities.parameters import SSMProvider
-    from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
 
-    from prhub import aws
+    def __init__(self, name: str, ssm: Any = None, provider: Any = None) -> None:
+        self.name = name
+        self._ssm = ssm
+        self._provider = provider
 
-    if not parameter_name:
-        raise InputError("no watch list parameter is configured (PRHUB_CONFIG_PARAMETER)")
-    global _ssm_provider, _ssm_client
-    if ssm_provider is None:
-        client = aws.client("ssm")
-        # A provider is bound to its client's endpoint: after aws.reset() (the local runner's next embedded
-        # AWS in the same process) the old one would call a server that is gone.
-        if _ssm_provider is None or _ssm_client is not client:
-            _ssm_provider, _ssm_client = SSMProvider(boto3_client=client), client
-        ssm_provider = _ssm_provider
-    try:
-        text = ssm_provider.get(parameter_name, max_age=WATCHLIST_MAX_AGE)
-    except GetParameterError as exc:
-        raise InputError(f"watch list parameter {parameter_name!r} could not be read: {exc}") from exc
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
-    return WatchList.parse(str(text))
+    def __call__(self) -> WatchList:
+        from aws_lambda_powertools.utilities.parameters import SSMProvider
+        from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
 
-
-_ssm_provider: Any = None
-_ssm_client: Any = None
+        if not self.name:
+            raise InputError("no watch list parameter is configured (PRHUB_CONFIG_PARAMETER)")
+        if self._provider is None:
+            self._provider = SSMProvider(boto3_client=self._ssm)
+        try:
+            text = self._provider.get(self.name, max_age=WATCHLIST_MAX_AGE)
+        except GetParameterError as exc:
+            raise InputError(f"watch list parameter {self.name!r} could not be read: {exc}") from exc
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        return WatchList.parse(str(text))

@@ -21,14 +21,12 @@ import contextlib
 import json
 import logging
 import math
-import os
 import random
 import re
 import threading
 import time
-import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import IO, Any, Protocol
@@ -36,7 +34,7 @@ from urllib.parse import urlencode
 
 import requests
 
-from prhub import aws, secrets
+from prhub import secrets
 from prhub.errors import RetryLater, SourceError
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, parse_timestamp, zone
@@ -97,49 +95,24 @@ class MemoryEtagCache:
         return len(self._items)
 
 
-class DynamoEtagCache:
-    """ETag cache in a DynamoDB table (the stack's CacheTable, a boto3 Table resource), shared by all workers.
+class CacheEtags:
+    """The ETag cache over the stack's one Cache (prhub.cache), shared by all workers and runs: entries
+    `etag#<url>` -> {etag, body, link}. A body too big for the cache is simply not kept (that request then
+    costs a full answer next time; nothing breaks)."""
 
-    Items are `{key: "etag#<url>", etag, body, link, expires_at}`; bodies are
-    zlib-compressed JSON. A body too big for a DynamoDB item is simply not cached
-    (that request then costs a full answer next time; nothing breaks).
-    """
+    PREFIX = "etag#"
 
-    MAX_BYTES = 350_000  # DynamoDB items are limited to 400 KB
-    TTL_SECONDS = 30 * 86400  # CacheTable's TTL attribute drops entries nobody asked for in a month
-
-    def __init__(self, table: Any, key_name: str = "key", prefix: str = "etag#",
-                 clock: Callable[[], float] = time.time) -> None:
-        self._table = table  # a Table resource, or a table name resolved per thread (resources are not thread-safe)
-        self.key_name = key_name
-        self.prefix = prefix
-        self.clock = clock
-
-    @property
-    def table(self) -> Any:
-        return aws.resource("dynamodb").Table(self._table) if isinstance(self._table, str) else self._table
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
 
     def get(self, key: str) -> CachedResponse | None:
-        try:
-            item = self.table.get_item(Key={self.key_name: self.prefix + key}).get("Item")
-        except Exception as exc:  # a cache that cannot answer costs a full request, not a failure
-            log.warning("etag cache read failed: %s", exc)
+        value = self.cache.get(self.PREFIX + key)
+        if not isinstance(value, dict) or "etag" not in value:
             return None
-        if not item:
-            return None
-        blob = item["body"]
-        raw = bytes(blob.value if hasattr(blob, "value") else blob)  # boto3 wraps bytes in Binary
-        return CachedResponse(str(item["etag"]), json.loads(zlib.decompress(raw)), str(item.get("link", "")))
+        return CachedResponse(str(value["etag"]), value.get("body"), str(value.get("link", "")))
 
     def put(self, key: str, value: CachedResponse) -> None:
-        blob = zlib.compress(json.dumps(value.body, separators=(",", ":")).encode("utf-8"))
-        if len(blob) > self.MAX_BYTES:
-            return
-        try:
-            self.table.put_item(Item={self.key_name: self.prefix + key, "etag": value.etag, "body": blob,
-                                      "link": value.link, "expires_at": int(self.clock()) + self.TTL_SECONDS})
-        except Exception as exc:  # see get()
-            log.warning("etag cache write failed: %s", exc)
+        self.cache.put(self.PREFIX + key, {"etag": value.etag, "body": value.body, "link": value.link})
 
 
 @dataclass
@@ -165,9 +138,11 @@ def parse_link(header: str) -> dict[str, str]:
     return links
 
 
-def resolve_token(token: str | None = None, env: dict[str, str] | None = None) -> str | None:
-    """The token argument, else the secret named by GITHUB_TOKEN_SECRET, else GITHUB_TOKEN, else None."""
-    return token or secrets.github_token(env=env)
+def options_from_env(env: Mapping[str, str], reader: secrets.Secrets | None = None) -> dict[str, Any]:
+    """GitHubSource's endpoint and token from the ecosystem's names: GITHUB_API_URL, and GITHUB_TOKEN or the
+    secret GITHUB_TOKEN_SECRET names (read through `reader`, else a one-off Secrets Manager client)."""
+    return {"api_url": env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+            "token": secrets.github_token(env=env, secrets=reader)}
 
 
 class GitHubSource:
@@ -179,8 +154,8 @@ class GitHubSource:
     export may). It is a public attribute so a long-lived source can follow each
     invocation's deadline.
 
-    The ETag cache defaults to the stack's CacheTable when CACHE_TABLE is set (all
-    workers and runs share it), else to memory.
+    The ETag cache defaults to memory; the flow hands in the stack's (CacheEtags).
+    `from_env` reads the endpoint and token as the CLI and the stack name them.
     """
 
     def __init__(
@@ -202,14 +177,11 @@ class GitHubSource:
         backoff_cap: float = 30.0,
         margin: float = 5.0,
     ) -> None:
-        self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
-        self.token = resolve_token(token)
+        self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
+        self.token = token or None
         if not self.token:
             log.warning("no GitHub token: anonymous access is limited to 60 requests an hour (set GITHUB_TOKEN)")
-        if etag_cache is None:
-            table = os.environ.get("CACHE_TABLE")
-            etag_cache = DynamoEtagCache(table) if table else MemoryEtagCache()
-        self.etag_cache: EtagCache = etag_cache
+        self.etag_cache: EtagCache = etag_cache if etag_cache is not None else MemoryEtagCache()
         self.deadline = deadline
         self.sleep = sleep
         self.clock = clock
@@ -226,6 +198,11 @@ class GitHubSource:
         self._session = session
         self._checked: set[str] = set()  # repositories known to exist: checked once per source, not per listing
         self._local = threading.local()  # one session per thread when none is given: Session is not thread-safe
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], reader: secrets.Secrets | None = None, **options: Any) -> GitHubSource:
+        """A source on GITHUB_API_URL with GITHUB_TOKEN (or the GITHUB_TOKEN_SECRET secret); see options_from_env."""
+        return cls(**{**options_from_env(env, reader), **options})
 
     # --- HTTP ---------------------------------------------------------------------------------
 
@@ -527,12 +504,6 @@ def _message(response: requests.Response) -> str:
     except ValueError:
         return response.reason or ""
     return str(body.get("message", "")) if isinstance(body, dict) else ""
-
-
-def lambda_deadline(context: Any, reserve: float = 10.0) -> Callable[[], float]:
-    """A `deadline` for GitHubSource from a Lambda context: the invocation's seconds left, minus `reserve`
-    for what the handler still has to do after the request (store the result, answer SQS)."""
-    return lambda: context.get_remaining_time_in_millis() / 1000 - reserve
 
 
 def export(repo: str, period: Period, out: IO[str], source: Any) -> int:

@@ -1,7 +1,7 @@
 """The LLM analyst: per-PR judgement and the week's narrative through any OpenAI-compatible endpoint.
 
-    make_scorer(config) -> Scorer        the model when configured (scorer llm, or auto with a key), else the engine
-    model_narrative(draft, config) -> Narration   the week's narrative; the engine's text wherever the model fails
+    LlmScorer(chat, language)            per-PR judgement by the model (prhub.scorers decides who scores)
+    model_narrative(draft, config, chat, cache) -> Narration   the narrative; the engine's text wherever the model fails
 
 The deterministic engine stays underneath: its result is the model's fact sheet,
 the yardstick of the injection guard and the answer whenever the model fails
@@ -9,10 +9,7 @@ the yardstick of the injection guard and the answer whenever the model fails
 spent). Numbers the report prints (lines, counts, averages) always come from the
 data; the narrative's are checked by prhub.factguard.
 
-Endpoint, key and model follow the openai package's names: config.llm.base_url
-else OPENAI_BASE_URL; OPENAI_API_KEY else the Secrets Manager secret named by
-config.llm.api_key_secret or LLM_API_KEY_SECRET; config.llm.model else
-PRHUB_LLM_MODEL else DEFAULT_MODEL.
+Which endpoint, key and model a run uses is prhub.scorers' business.
 
 Risk kind added here: `prompt_injection` (the PR text addresses instructions to
 an AI reviewer; they were ignored). Model-reported risks use the kinds in RISK_KINDS.
@@ -25,7 +22,6 @@ import math
 import os
 import re
 import threading
-import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -33,17 +29,17 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
-from botocore.exceptions import BotoCoreError, ClientError
 
-from prhub import narrative, secrets
+from prhub import narrative
+from prhub.aws import LazyClient
 from prhub.config import RepoConfig
-from prhub.errors import InputError
 from prhub.factguard import Facts, check_prs, check_text
 from prhub.models import PullRequest, Risk, ScoredPR
 from prhub.prompting import estimate_tokens, pr_prompt, prompt_version, render, repair_message
 from prhub.report import Narration, Report
+from prhub.scorers import Endpoint, Scorers
 from prhub.scoring import Budget, HeuristicScorer, Scorer
-from prhub.secrets import SecretError
+from prhub.secrets import Secrets
 
 if TYPE_CHECKING:
     import openai
@@ -58,13 +54,11 @@ def _openai() -> Any:
 
 logger = Logger(service="prhub", child=True)
 
-DEFAULT_MODEL = "gpt-4o-mini"
 # Bumped when how an answer becomes a ScoredPR changes (merge, guard): part of prompt_version, so of the cache key.
 ANALYST_VERSION = "2"
 PR_TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "build", "chore", "revert")
 RISK_KINDS = ("missing_tests", "breaking", "revert", "dependency_pin", "todo_left", "large_change",
               "title_convention", "doc_mismatch", "security", "performance", "compatibility", "other")
-SECRET_RETRY = 60.0  # seconds before an unreadable key secret is tried again
 GUARD_POINTS = 3.0  # how far the model's score may stray from the engine's before it is capped
 PR_ANSWER_TOKENS = 1000
 NARRATIVE_ANSWER_TOKENS = 3000
@@ -121,60 +115,6 @@ NARRATIVE_SCHEMA: dict[str, Any] = {
 
 # -- the endpoint ---------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Endpoint:
-    """Where and how to call the model. `repr` hides the key so it never reaches a log."""
-
-    base_url: str | None
-    model: str
-    api_key: str
-    temperature: float = 0.2
-    timeout: float = 60.0
-    max_retries: int = 3
-
-    def __repr__(self) -> str:
-        return f"Endpoint(base_url={self.base_url!r}, model={self.model!r})"
-
-
-# (AWS endpoint, secret name) -> (when, why) of a failed read: not tried again for every PR
-_secret_failures: dict[tuple[str, str], tuple[float, str]] = {}
-
-
-def api_key(config: RepoConfig, env: dict[str, str] | None = None) -> str | None:
-    """OPENAI_API_KEY, else the secret named by config.llm.api_key_secret or LLM_API_KEY_SECRET, else None.
-
-    The plain variable wins so a local run with a key works on a stack environment that names a secret;
-    an unreadable secret raises SecretError (remembered for SECRET_RETRY seconds, not fetched per PR)."""
-    env = dict(os.environ if env is None else env)
-    if env.get("OPENAI_API_KEY"):
-        return env["OPENAI_API_KEY"]
-    name = config.llm.api_key_secret or env.get("LLM_API_KEY_SECRET")
-    if not name:
-        return None
-    where = (env.get("AWS_ENDPOINT_URL", ""), name)  # another endpoint (stack) may well hold the secret
-    failed = _secret_failures.get(where)
-    if failed and time.monotonic() - failed[0] < SECRET_RETRY:
-        raise SecretError(failed[1])
-    try:
-        return secrets.llm_api_key(name, env=env)
-    except SecretError as exc:
-        _secret_failures[where] = (time.monotonic(), str(exc))
-        logger.warning("LLM API key secret unreadable", extra={"error": str(exc)})  # once per SECRET_RETRY
-        raise
-
-
-def resolve(config: RepoConfig, env: dict[str, str] | None = None) -> Endpoint | None:
-    """The model endpoint the configuration names, or None when no API key is configured."""
-    env = dict(os.environ if env is None else env)
-    key = api_key(config, env)
-    if not key:
-        return None
-    return Endpoint(base_url=config.llm.base_url or env.get("OPENAI_BASE_URL") or None,
-                    model=config.llm.model or env.get("PRHUB_LLM_MODEL") or DEFAULT_MODEL, api_key=key,
-                    temperature=config.llm.temperature, timeout=config.llm.timeout,
-                    max_retries=config.llm.max_retries)
-
-
 @dataclass
 class Completion:
     content: str
@@ -192,23 +132,19 @@ class ChatModel:
     timeouts, connection errors) are the openai client's own (config.llm.max_retries, timeout).
     """
 
-    # (endpoint URL, model) -> quirks learnt from 400s: no_schema | max_completion_tokens | no_temperature
-    _quirks: dict[tuple[str, str], frozenset[str]] = {}
-    _lock = threading.Lock()
-
     def __init__(self, endpoint: Endpoint, client: openai.OpenAI | None = None) -> None:
         self.endpoint = endpoint
         self.client = client or _openai().OpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url,
                                               timeout=endpoint.timeout, max_retries=endpoint.max_retries)
         self.url = str(self.client.base_url)
+        # Quirks learnt from 400s: no_schema | max_completion_tokens | no_temperature (prhub.scorers keeps one
+        # ChatModel per endpoint and process, so they are learnt once).
+        self.quirks: frozenset[str] = frozenset()
+        self._lock = threading.Lock()
 
     @property
     def model(self) -> str:
         return self.endpoint.model
-
-    @property
-    def quirks(self) -> frozenset[str]:
-        return self._quirks.get((self.url, self.model), frozenset())
 
     def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                  max_tokens: int) -> Completion:
@@ -229,7 +165,7 @@ class ChatModel:
                 if quirk is None:
                     raise
                 with self._lock:
-                    self._quirks[(self.url, self.model)] = self.quirks | {quirk}
+                    self.quirks = self.quirks | {quirk}
                 logger.info("endpoint rejected a parameter; adapting", extra={"endpoint": self.url, "quirk": quirk})
                 continue
             content = (response.choices[0].message.content or "") if response.choices else ""
@@ -250,18 +186,6 @@ class ChatModel:
             if quirk not in known and any(w in text for w in words):
                 return quirk
         return None
-
-
-_models: dict[Endpoint, ChatModel] = {}
-_models_lock = threading.Lock()
-
-
-def chat_model(endpoint: Endpoint) -> ChatModel:
-    """One client per endpoint and process (make_scorer runs per message; its HTTP pool is reused)."""
-    with _models_lock:
-        if endpoint not in _models:
-            _models[endpoint] = ChatModel(endpoint)
-        return _models[endpoint]
 
 
 def record_tokens(stage: str, model: str, tokens_in: int, tokens_out: int) -> None:
@@ -436,6 +360,11 @@ def fallback_notes(report: Report) -> list[str]:
 
 # -- the scorer -----------------------------------------------------------------------------------------------------
 
+def pr_prompt_version(language: str) -> str:
+    """The per-PR prompt version (part of the score cache key): templates, answer schema and guard."""
+    return prompt_version(language, json.dumps([ANALYST_VERSION, GUARD_POINTS, PR_SCHEMA], sort_keys=True))
+
+
 class LlmScorer:
     """Scores a PR with the model, the engine's result as facts, guard and fallback."""
 
@@ -445,8 +374,7 @@ class LlmScorer:
         self.chat = chat
         self.model: str | None = chat.model
         self.engine = engine or HeuristicScorer(language=language)
-        self.prompt_version = prompt_version(language, json.dumps([ANALYST_VERSION, GUARD_POINTS, PR_SCHEMA],
-                                                                  sort_keys=True))
+        self.prompt_version = pr_prompt_version(language)
 
     def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
         engine = self.engine.score(pr, config, budget)
@@ -484,21 +412,9 @@ class LlmScorer:
 
 
 def make_scorer(config: RepoConfig) -> Scorer:
-    """The model when config.scorer is llm (an API key is required) or auto with a key; the engine otherwise."""
-    if config.scorer == "heuristic":
-        return HeuristicScorer(language=config.language)
-    try:
-        endpoint = resolve(config)
-    except SecretError as exc:  # a named secret that cannot be read: loud for llm, the engine for auto
-        if config.scorer == "llm":
-            raise InputError(f"scorer llm needs an API key: {exc}") from exc
-        endpoint = None
-    if endpoint is None:
-        if config.scorer == "llm":
-            raise InputError("scorer llm needs an API key: set OPENAI_API_KEY, or name a secret in "
-                             "llm.api_key_secret / LLM_API_KEY_SECRET")
-        return HeuristicScorer(language=config.language)
-    return LlmScorer(chat_model(endpoint), config.language)
+    """The scorer `config` gets with this process's environment (the local runner's early check, tests);
+    the flow asks its Deps' Scorers instead."""
+    return Scorers(os.environ, Secrets(LazyClient("secretsmanager"))).scorer(config)
 
 
 # -- the week's narrative -------------------------------------------------------------------------------------------
@@ -507,48 +423,6 @@ class NarrativeCache(Protocol):
     def get(self, key: str) -> dict[str, Any] | None: ...
 
     def put(self, key: str, value: dict[str, Any]) -> None: ...
-
-
-class DynamoNarrativeCache:
-    """Narratives in the stack's CacheTable (key, data, expires_at) beside the per-PR scores, so re-running a
-    range whose facts did not change makes no model call at all."""
-
-    def __init__(self, table: str, dynamodb: Any = None, ttl_days: int = 90) -> None:
-        self.table, self.ttl = table, ttl_days * 86_400
-        self.db = dynamodb
-
-    def _client(self) -> Any:
-        if self.db is None:
-            from prhub.aws import client
-
-            self.db = client("dynamodb")
-        return self.db
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        try:
-            item = self._client().get_item(TableName=self.table, Key={"key": {"S": key}}).get("Item")
-        except (BotoCoreError, ClientError) as exc:  # a cache that cannot answer is a miss, not a failed report
-            logger.warning("narrative cache unreadable", extra={"error": str(exc)})
-            return None
-        # TTL deletion is lazy: an expired entry is a miss.
-        if not item or int(item.get("expires_at", {}).get("N", "0")) <= time.time():
-            return None
-        value = json.loads(item["data"]["S"])
-        return value if isinstance(value, dict) else None
-
-    def put(self, key: str, value: dict[str, Any]) -> None:
-        try:
-            self._client().put_item(TableName=self.table, Item={
-                "key": {"S": key}, "data": {"S": json.dumps(value, ensure_ascii=False)},
-                "expires_at": {"N": str(int(time.time()) + self.ttl)}})
-        except (BotoCoreError, ClientError) as exc:
-            logger.warning("narrative cache not written", extra={"error": str(exc)})
-
-
-def default_cache(env: dict[str, str] | None = None) -> NarrativeCache | None:
-    """The stack's CacheTable where CACHE_TABLE names it (Lambda, the local runner); none elsewhere."""
-    table = (os.environ if env is None else env).get("CACHE_TABLE")
-    return DynamoNarrativeCache(table) if table else None
 
 
 def narrative_key(chat: ChatModel, report: Report, messages: list[dict[str, str]]) -> str:
@@ -630,7 +504,7 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
     A narrator for prhub.compose: `report` is the draft (analysis, title, notes). Each section
     the model writes passes check_section (shape, language, fact guard); the failing ones are
     asked for once more with the errors, then fall back to narrative.engine_narrative.
-    A narrative the model wrote in full is cached (default_cache) under the exact prompt, so
+    A narrative the model wrote in full is cached (the stack's prhub.cache) under the exact prompt, so
     a re-run of an unchanged week costs no call and reports 0 narrative tokens.
     """
     result: dict[str, Any] = dict(narrative.engine_narrative(report))
@@ -640,12 +514,6 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
     tokens_in = tokens_out = 0
     if not report.get("prs"):
         chat = None  # nothing to write about beyond what the engine says about an empty week
-    elif chat is None and config.scorer != "heuristic":
-        try:
-            endpoint = resolve(config)
-        except SecretError:  # already logged; make_scorer decided on the engine for this run
-            endpoint = None
-        chat = chat_model(endpoint) if endpoint else None
     if chat is not None:
         lang = config.language
         facts = Facts.from_report(report)
@@ -655,7 +523,6 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
         used = int(info.get("tokens_in") or 0) + int(info.get("tokens_out") or 0)
         pending = list(SECTIONS)
         stopped = ""  # why the model stopped writing before every section passed
-        cache = cache if cache is not None else default_cache()
         key = narrative_key(chat, report, messages)
         cached = cache.get(key) if cache else None
         if cached is not None:

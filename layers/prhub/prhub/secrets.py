@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -32,30 +31,32 @@ LLM = ("LLM_API_KEY_SECRET", "OPENAI_API_KEY")
 # Keys looked for when a secret is stored as a JSON object (the console's key/value form).
 _JSON_KEYS = ("token", "api_key", "apiKey", "key", "value", "secret")
 
-_lock = threading.Lock()
-_provider: SecretsProvider | None = None
-
 
 class SecretError(PrhubError):
     """A named secret could not be read; the message names the secret, never a value."""
 
 
-def default_provider() -> SecretsProvider:
-    """The process-wide provider: its cache outlives invocations of a warm Lambda."""
-    global _provider
-    with _lock:
-        if _provider is None:
-            from aws_lambda_powertools.utilities.parameters import SecretsProvider
+class Secrets:
+    """Secrets Manager by name, through one Powertools SecretsProvider made on first use over `client`
+    (a boto3 client, prhub.aws.LazyClient in the stack): its cache outlives invocations of a warm Lambda."""
 
-            _provider = SecretsProvider(boto3_client=aws.client("secretsmanager"))
-        return _provider
+    def __init__(self, client: Any, max_age: int = DEFAULT_MAX_AGE) -> None:
+        self.client = client
+        self.max_age = max_age
+        self._provider: SecretsProvider | None = None
+        self._lock = threading.Lock()
 
+    @property
+    def provider(self) -> SecretsProvider:
+        with self._lock:
+            if self._provider is None:
+                from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
-def reset() -> None:
-    """Forget the provider and its cache (after the endpoint or credentials change)."""
-    global _provider
-    with _lock:
-        _provider = None
+                self._provider = SecretsProvider(boto3_client=self.client)
+            return self._provider
+
+    def read(self, name: str) -> str:
+        return read_secret(name, self.provider, self.max_age)
 
 
 class _RedactSecretBodies(logging.Filter):
@@ -79,11 +80,15 @@ def guard_wire_logs() -> None:
 
 
 def read_secret(name: str, provider: SecretsProvider | None = None, max_age: int = DEFAULT_MAX_AGE) -> str:
-    """The secret `name`'s value as text; a JSON object secret gives its token-like field."""
+    """The secret `name`'s value as text; a JSON object secret gives its token-like field.
+
+    Without a provider, one is made over this thread's client for this read only (no cache)."""
+    from aws_lambda_powertools.utilities.parameters import SecretsProvider
     from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
 
     guard_wire_logs()
-    provider = provider or default_provider()
+    if provider is None:
+        provider = SecretsProvider(boto3_client=aws.client("secretsmanager"))
     try:
         raw = provider.get(name, max_age=max_age)
     except GetParameterError as exc:
@@ -95,12 +100,13 @@ def read_secret(name: str, provider: SecretsProvider | None = None, max_age: int
     return value
 
 
-def resolve(
+def credential(
     kind: tuple[str, str],
     secret_name: str | None = None,
     *,
+    env: Mapping[str, str],
+    secrets: Secrets | None = None,
     provider: SecretsProvider | None = None,
-    env: Mapping[str, str] | None = None,
     max_age: int = DEFAULT_MAX_AGE,
 ) -> str | None:
     """A credential: the secret `secret_name` if given; else the plain env var (GITHUB_TOKEN /
@@ -111,24 +117,27 @@ def resolve(
     GITHUB or LLM. Returns None when nothing is set (anonymous GitHub, heuristic scoring); a named
     secret that cannot be read is an error, not None, so a broken deployment does not silently degrade.
     """
-    env = os.environ if env is None else env
     name_var, value_var = kind
+
+    def read(name: str) -> str:
+        return secrets.read(name) if secrets is not None else read_secret(name, provider, max_age)
+
     if secret_name:
-        return read_secret(secret_name, provider, max_age)
+        return read(secret_name)
     if env.get(value_var):
         return env[value_var]
     name = env.get(name_var, "")
-    return read_secret(name, provider, max_age) if name else None
+    return read(name) if name else None
 
 
 def github_token(secret_name: str | None = None, **kwargs: Any) -> str | None:
     """The GitHub token: GITHUB_TOKEN_SECRET names it in the stack; GITHUB_TOKEN locally."""
-    return resolve(GITHUB, secret_name, **kwargs)
+    return credential(GITHUB, secret_name, **kwargs)
 
 
 def llm_api_key(secret_name: str | None = None, **kwargs: Any) -> str | None:
     """The LLM API key: LLM_API_KEY_SECRET names it in the stack; OPENAI_API_KEY locally."""
-    return resolve(LLM, secret_name, **kwargs)
+    return credential(LLM, secret_name, **kwargs)
 
 
 def _extract(raw: object) -> str:

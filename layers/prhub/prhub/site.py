@@ -1,13 +1,13 @@
 """The static site in the bucket: report files, repository and root indexes, Atom feeds.
 
-Contract:
-    publish_report(s3, bucket, report, files, home) -> list[str]  writes <owner>/<repo>/reports/<slug>/[<lang>/]<file>
-    publish_pull(s3, bucket, page, files, home) -> list[str]      writes <owner>/<repo>/pull/<N>/[<lang>/]<file>
-    rebuild_indexes(s3, bucket, repo, site_url='', home=None) -> list[str]
-                                                   per language: the repo's dashboard index.html and feed.xml;
-                                                   the root index.html
-    invalidate(cloudfront, distribution_id, paths) -> None    no-op without a distribution
-    rewrite(path) -> str                                      CloudFront's /path/ -> /path/index.html
+Contract (`bucket` is a Bucket, e.g. prhub.aws.S3Bucket; `cdn` a Cdn, e.g. prhub.aws.CloudFrontCdn):
+    publish_report(bucket, report, files, home) -> list[str]  writes <owner>/<repo>/reports/<slug>/[<lang>/]<file>
+    publish_pull(bucket, page, files, home) -> list[str]      writes <owner>/<repo>/pull/<N>/[<lang>/]<file>
+    rebuild_indexes(bucket, repo, site_url='', home=None) -> list[str]
+                                               per language: the repo's dashboard index.html and feed.xml;
+                                               then the root index.html
+    invalidate(cdn, paths) -> None                        drops CloudFront's copies (no-op without a distribution)
+    rewrite(path) -> str                                  CloudFront's /path/ -> /path/index.html
 
 Every object gets its Content-Type and a Cache-Control: report files change
 only when a period is re-run (and then CloudFront is invalidated), so browsers
@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import json
 import posixpath
-import time
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from prhub import sitepaths
 from prhub.render.common import clean, num, safe_url
@@ -40,13 +39,32 @@ def _render_page(template: str, **values: Any) -> str:
 
     return render_page(template, **values)
 
+class Bucket(Protocol):
+    """Where the site lives (the stack's SiteBucket)."""
+
+    def put(self, key: str, body: bytes, content_type: str, cache_control: str) -> None: ...
+
+    def get(self, key: str) -> bytes | None:
+        """The object's bytes, or None when there is no such key."""
+        ...
+
+    def folders(self, prefix: str) -> Iterator[str]:
+        """Every sub-"folder" directly under `prefix` (with its trailing "/")."""
+        ...
+
+
+class Cdn(Protocol):
+    def invalidate(self, paths: list[str]) -> None:
+        """Drop the cached copies of `paths` (already in CloudFront's form)."""
+        ...
+
+
 TYPES = {".html": "text/html; charset=utf-8", ".md": "text/markdown; charset=utf-8",
          ".pdf": "application/pdf", ".json": "application/json", ".xml": "application/atom+xml",
          ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png", ".txt": "text/plain"}
 REPORT_CACHE = "public, max-age=86400"
 INDEX_CACHE = "public, max-age=300, must-revalidate"
 FEED_ENTRIES = 50
-LIST_PAGE_SIZE = 1000  # S3's own maximum per ListObjectsV2 page
 MAX_INVALIDATION_PATHS = 100  # beyond this one wildcard is cheaper than listing every path
 
 
@@ -59,72 +77,61 @@ def report_prefix(report: Report, home: str | None = None) -> str:
     return sitepaths.report_folder(report, home or report["language"])
 
 
-def _put(s3: Any, bucket: str, key: str, body: bytes, cache_control: str) -> str:
-    s3.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type(key), CacheControl=cache_control)
+def _put(bucket: Bucket, key: str, body: bytes, cache_control: str) -> str:
+    bucket.put(key, body, content_type(key), cache_control)
     return key
 
 
-def _write(s3: Any, bucket: str, prefix: str, files: dict[str, bytes]) -> list[str]:
+def _write(bucket: Bucket, prefix: str, files: dict[str, bytes]) -> list[str]:
     """The files under `prefix`, report.json last, so listings never see half a page."""
     order = sorted(files, key=lambda name: name == "report.json")
-    return [_put(s3, bucket, prefix + name, files[name], REPORT_CACHE) for name in order]
+    return [_put(bucket, prefix + name, files[name], REPORT_CACHE) for name in order]
 
 
-def _versions(s3: Any, bucket: str, folder: str) -> dict[str, dict[str, Any]]:
+def _versions(bucket: Bucket, folder: str) -> dict[str, dict[str, Any]]:
     """The language versions published in a report or PR folder: language -> report.json (root and <lang>/)."""
     out: dict[str, dict[str, Any]] = {}
     for sub in ["", *(f"{lang}/" for lang in sitepaths.LANGUAGES)]:
-        doc = _load(s3, bucket, folder + sub + "report.json")
+        doc = _load(bucket, folder + sub + "report.json")
         if doc is not None:
             out[str(doc.get("language") or "")] = doc
     return out
 
 
-def _relink(s3: Any, bucket: str, folder: str, home: str, render: Any) -> list[str]:
+def _relink(bucket: Bucket, folder: str, home: str, render: Any) -> list[str]:
     """Re-render the web page of every language version in `folder` with links to the others (when there are)."""
-    versions = _versions(s3, bucket, folder)
+    versions = _versions(bucket, folder)
     if len(versions) < 2:
         return []
     where = {lang: folder + sitepaths.lang_dir(lang, home) for lang in versions}
-    return [_put(s3, bucket, where[lang] + "index.html",
+    return [_put(bucket, where[lang] + "index.html",
                  render(doc, home, sitepaths.alternates(where, lang)).encode(), REPORT_CACHE)
             for lang, doc in sorted(versions.items())]
 
 
-def publish_report(s3: Any, bucket: str, report: Report, files: dict[str, bytes], home: str | None = None) -> list[str]:
+def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes], home: str | None = None) -> list[str]:
     """Write the report's files in its period's folder (its language's subfolder unless it is `home`)."""
     from prhub.render.html import render_html
 
     home = home or report["language"]
-    keys = _write(s3, bucket, report_prefix(report, home), files)
+    keys = _write(bucket, report_prefix(report, home), files)
     folder = sitepaths.report_folder({**report, "language": home}, home)
-    return keys + [k for k in _relink(s3, bucket, folder, home, render_html) if k not in keys]
+    return keys + [k for k in _relink(bucket, folder, home, render_html) if k not in keys]
 
 
-def publish_pull(s3: Any, bucket: str, page: dict[str, Any], files: dict[str, bytes], home: str) -> list[str]:
+def publish_pull(bucket: Bucket, page: dict[str, Any], files: dict[str, bytes], home: str) -> list[str]:
     """Write a PR page's files (prhub.pulls.PullPage) in pull/<N>/ (its language's subfolder unless it is `home`)."""
     from prhub.render.pull import render_pull_html
 
     number = page["pr"]["number"]
-    keys = _write(s3, bucket, sitepaths.pull_dir(page["repo"], number, page["language"], home), files)
+    keys = _write(bucket, sitepaths.pull_dir(page["repo"], number, page["language"], home), files)
     folder = sitepaths.pull_dir(page["repo"], number, home, home)
-    return keys + [k for k in _relink(s3, bucket, folder, home, render_pull_html) if k not in keys]
+    return keys + [k for k in _relink(bucket, folder, home, render_pull_html) if k not in keys]
 
 
-def _prefixes(s3: Any, bucket: str, prefix: str) -> Iterator[str]:
-    """Sub-'folders' directly under `prefix`, every page of the listing."""
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix, Delimiter="/",
-                                                              PaginationConfig={"PageSize": LIST_PAGE_SIZE}):
-        for common in page.get("CommonPrefixes", []):
-            yield common["Prefix"]
-
-
-def _load(s3: Any, bucket: str, key: str) -> dict[str, Any] | None:
-    try:
-        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
-    except s3.exceptions.NoSuchKey:
-        return None
-    return json.loads(body)
+def _load(bucket: Bucket, key: str) -> dict[str, Any] | None:
+    body = bucket.get(key)
+    return None if body is None else json.loads(body)  # type: ignore[no-any-return]
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -168,25 +175,21 @@ def index_card(report: dict[str, Any], slug: str, sub: str = "") -> dict[str, An
     }
 
 
-def published(s3: Any, bucket: str, repo: str) -> list[tuple[str, str, dict[str, Any]]]:
+def published(bucket: Bucket, repo: str) -> list[tuple[str, str, dict[str, Any]]]:
     """Every published report of `repo` in every language: (slug, language folder "" or "<lang>/", report.json)."""
     out = []
-    prefix = f"{repo}/reports/"
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix,
-                                                              PaginationConfig={"PageSize": LIST_PAGE_SIZE}):
-        for obj in page.get("Contents", []):
-            rest = obj["Key"][len(prefix):].split("/")
-            if rest[-1] != "report.json" or len(rest) not in (2, 3):
-                continue
-            report = _load(s3, bucket, obj["Key"])
+    for folder in bucket.folders(f"{repo}/reports/"):
+        slug = folder.rstrip("/").rsplit("/", 1)[-1]
+        for sub in ["", *(s[len(folder):] for s in bucket.folders(folder))]:
+            report = _load(bucket, folder + sub + "report.json")
             if report is not None:
-                out.append((rest[0], f"{rest[1]}/" if len(rest) == 3 else "", report))
+                out.append((slug, sub, report))
     return out
 
 
-def list_reports(s3: Any, bucket: str, repo: str, lang: str | None = None) -> list[dict[str, Any]]:
+def list_reports(bucket: Bucket, repo: str, lang: str | None = None) -> list[dict[str, Any]]:
     """The cards of `repo`'s published reports (in `lang` only, when given), newest period first."""
-    cards = [index_card(report, slug, sub) for slug, sub, report in published(s3, bucket, repo)]
+    cards = [index_card(report, slug, sub) for slug, sub, report in published(bucket, repo)]
     cards = [c for c in cards if lang is None or c["language"] == lang]
     return sorted(cards, key=lambda e: (e["since"], e["until"], e["sub"]), reverse=True)
 
@@ -232,16 +235,16 @@ def render_root_index(repos: list[dict[str, Any]]) -> str:
     return _render_page("root.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos)
 
 
-def list_repositories(s3: Any, bucket: str) -> list[dict[str, Any]]:
+def list_repositories(bucket: Bucket) -> list[dict[str, Any]]:
     """Repositories with at least one report, each with its report count and latest report (home language)."""
     repos = []
-    for owner in _prefixes(s3, bucket, ""):
-        for repo_prefix in _prefixes(s3, bucket, owner):
-            slugs = sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in _prefixes(s3, bucket, repo_prefix + "reports/"))
+    for owner in bucket.folders(""):
+        for repo_prefix in bucket.folders(owner):
+            slugs = sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in bucket.folders(repo_prefix + "reports/"))
             if not slugs:
                 continue
             repo = repo_prefix.rstrip("/")
-            latest = _load(s3, bucket, f"{repo}/reports/{slugs[-1]}/report.json")
+            latest = _load(bucket, f"{repo}/reports/{slugs[-1]}/report.json")
             repos.append({"repo": clean(repo), "href": f"{repo}/", "count": len(slugs),
                           "latest": index_card(latest, slugs[-1]) if latest else None})
     def newest(r: dict[str, Any]) -> str:
@@ -250,11 +253,11 @@ def list_repositories(s3: Any, bucket: str) -> list[dict[str, Any]]:
     return sorted(repos, key=newest, reverse=True)
 
 
-def rebuild_indexes(s3: Any, bucket: str, repo: str, site_url: str = "", home: str | None = None) -> list[str]:
+def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "", home: str | None = None) -> list[str]:
     """Rewrite the repository's dashboard and feed in each language it has reports in, and the root index.html."""
     from prhub import dashboard
 
-    reports = published(s3, bucket, repo)
+    reports = published(bucket, repo)
     home = home or next((r.get("language") for _, sub, r in reports if not sub), None) or "zh"
     cards = sorted((index_card(r, slug, sub) for slug, sub, r in reports),
                    key=lambda e: (e["since"], e["until"]), reverse=True)
@@ -266,10 +269,10 @@ def rebuild_indexes(s3: Any, bucket: str, repo: str, site_url: str = "", home: s
         board = dashboard.build(reports, lang)
         page = render_repo_index(repo, entries, lang, board, sitepaths.alternates(where, lang),
                                  depth=0 if lang == home else 1)
-        keys.append(_put(s3, bucket, where[lang] + "index.html", page.encode(), INDEX_CACHE))
-        keys.append(_put(s3, bucket, where[lang] + "feed.xml", render_feed(repo, entries, site_url, lang).encode(),
+        keys.append(_put(bucket, where[lang] + "index.html", page.encode(), INDEX_CACHE))
+        keys.append(_put(bucket, where[lang] + "feed.xml", render_feed(repo, entries, site_url, lang).encode(),
                          INDEX_CACHE))
-    keys.append(_put(s3, bucket, "index.html", render_root_index(list_repositories(s3, bucket)).encode(), INDEX_CACHE))
+    keys.append(_put(bucket, "index.html", render_root_index(list_repositories(bucket)).encode(), INDEX_CACHE))
     return keys
 
 
@@ -284,16 +287,10 @@ def invalidation_paths(paths: list[str]) -> list[str]:
     return out if len(out) <= MAX_INVALIDATION_PATHS else ["/*"]
 
 
-def invalidate(cloudfront: Any, distribution_id: str, paths: list[str]) -> None:
-    """Ask CloudFront to drop its copies of `paths`; nothing to do without a distribution (local runs)."""
-    if not distribution_id or not paths:
-        return
-    items = invalidation_paths(paths)
-    cloudfront.create_invalidation(
-        DistributionId=distribution_id,
-        InvalidationBatch={"Paths": {"Quantity": len(items), "Items": items},
-                           "CallerReference": f"prhub-{time.time_ns()}-{uuid.uuid4().hex[:8]}"},
-    )
+def invalidate(cdn: Cdn, paths: list[str]) -> None:
+    """Ask the CDN to drop its copies of `paths` (bucket keys or URL paths)."""
+    if paths:
+        cdn.invalidate(invalidation_paths(paths))
 
 
 def rewrite(path: str) -> str:

@@ -9,7 +9,9 @@ the score worker. `open_source(spec)` turns a run's source spec into a Source:
 from __future__ import annotations
 
 import json
+import os
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -159,14 +161,14 @@ class JsonlSource:
 
     @classmethod
     def from_path(cls, path: str, s3_client: Any = None, host: str = "github.com") -> JsonlSource:
+        """The export at a local path, or at s3://bucket/key read with `s3_client` (a boto3 S3 client)."""
         if path.startswith("s3://"):
-            bucket, _, key = path[5:].partition("/")
             if s3_client is None:
-                from prhub.aws import client
+                raise SourceError(f"cannot read {path}: no S3 client was given")
+            from prhub.aws import read_s3_url
 
-                s3_client = client("s3")
             try:
-                body = s3_client.get_object(Bucket=bucket, Key=key)["Body"].read()
+                body = read_s3_url(s3_client, path)
             except Exception as exc:  # botocore raises many shapes; the message is what matters
                 raise SourceError(f"cannot read {path}: {exc}") from exc
             return cls(body.decode("utf-8", errors="replace").splitlines(), path, host)
@@ -261,12 +263,49 @@ class JsonlSource:
         return out
 
 
-def open_source(spec: str, **github_options: Any) -> Source:
-    """Build the Source a run's spec names."""
+def open_source(spec: str, s3_client: Any = None, github: Callable[[], Source] | None = None) -> Source:
+    """Build the Source a run's spec names: an export (`s3_client` reads s3:// ones) or GitHub (`github` makes
+    it; by default an anonymous GitHubSource on api.github.com)."""
     if spec.startswith("jsonl:"):
-        return JsonlSource.from_path(spec[len("jsonl:"):])
+        return JsonlSource.from_path(spec[len("jsonl:"):], s3_client)
     if spec == "github":
+        if github is not None:
+            return github()
         from prhub.github import GitHubSource
 
-        return GitHubSource(**github_options)
+        return GitHubSource()
     raise InputError(f"unknown source {spec!r}: use github or jsonl:PATH")
+
+
+class SourceCache:
+    """One Source per spec and process: an export file is parsed once, not per message, and GitHub's client
+    (its ETags, sessions and rate-limit state) is reused. A rewritten export (a new mtime) is parsed again."""
+
+    MAX_SOURCES = 16  # a long-lived process whose specs keep changing must not grow without bound
+
+    def __init__(self, open_spec: Callable[[str], Source]) -> None:
+        self.open_spec = open_spec
+        self._sources: dict[tuple[str, str], Source] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(spec: str) -> tuple[str, str]:
+        if not spec.startswith("jsonl:"):
+            return (spec, "")
+        try:
+            return (spec, str(os.stat(spec[len("jsonl:"):]).st_mtime_ns))
+        except OSError:
+            return (spec, "missing")  # open_source raises the readable error
+
+    def __call__(self, spec: str) -> Source:
+        key = self.key(spec)
+        with self._lock:
+            if key not in self._sources:
+                if len(self._sources) >= self.MAX_SOURCES:
+                    self._sources.clear()
+                self._sources[key] = self.open_spec(spec)
+            return self._sources[key]
+
+    def cached(self) -> list[tuple[str, str]]:
+        """What the kept sources were made from."""
+        return list(self._sources)

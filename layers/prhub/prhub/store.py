@@ -1,4 +1,4 @@
-"""DynamoDB adapters: runs, per-PR results, the score cache and the repository history.
+"""The run store on DynamoDB: runs, per-PR results and the repository history.
 
 One `Store` wraps a low-level DynamoDB client (handed in, so moto, LocalStack
 and AWS need no code change) and the table names from `Settings`. The
@@ -9,80 +9,30 @@ guarantees of the flow live here as conditional writes:
 - `claim_report` sets `report_requested` only if absent, so exactly one
   worker (or sweep) wins the right to ask for the report.
 
-Results and cache entries are gzip-compressed JSON in a Binary attribute: a
-3,000-file PR stays far below DynamoDB's 400 KB item limit.
+Results are packed (prhub.dynamo's codec), as the cache's entries are.
 """
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
 from prhub.config import RepoConfig, Settings
+from prhub.dynamo import condition_failed, from_item, pack, to_item, unpack
 from prhub.errors import PrhubError
 from prhub.models import PullRef, ScoredPR
 from prhub.period import Period
 
 RUN_TTL_DAYS = 90
-CACHE_TTL_DAYS = 90
 DAY = 86_400
-
-_ser = TypeSerializer()
-_de = TypeDeserializer()
-
-
-def to_item(values: dict[str, Any]) -> dict[str, Any]:
-    """Python values -> DynamoDB attribute values (floats are not allowed by DynamoDB: callers pass JSON text)."""
-    return {k: _ser.serialize(v) for k, v in values.items() if v is not None}
-
-
-def from_item(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: _plain(_de.deserialize(v)) for k, v in item.items()}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, Binary):
-        return bytes(value.value)  # type: ignore[attr-defined]  # the stubs omit .value
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, set):
-        return sorted(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def pack(data: Any) -> bytes:
-    return gzip.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(), mtime=0)
-
-
-def unpack(blob: bytes) -> Any:
-    return json.loads(gzip.decompress(blob))
 
 
 def _numbers(value: Any) -> list[int]:
     """PR numbers stored packed (bytes) or, in older items, as a list."""
     return [int(n) for n in (unpack(value) if isinstance(value, bytes) else value)]
-
-
-def _condition_failed(exc: ClientError) -> bool:
-    code = exc.response.get("Error", {}).get("Code", "")
-    if code == "ConditionalCheckFailedException":
-        return True
-    if code == "TransactionCanceledException":
-        reasons = exc.response.get("CancellationReasons") or []
-        # moto may omit the reasons; the message names the condition in both cases.
-        return any(r.get("Code") == "ConditionalCheckFailed" for r in reasons) or (
-            "ConditionalCheckFailed" in str(exc))
-    return False
 
 
 @dataclass
@@ -106,11 +56,6 @@ class Run:
     report_key: str | None = None
     reported_at: str | None = None
     notes: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def complete(self) -> bool:
-        return self.done + self.failed >= self.expected
 
     @classmethod
     def from_item(cls, data: dict[str, Any]) -> Run:
@@ -124,6 +69,22 @@ class Run:
             report_key=data.get("report_key"), reported_at=data.get("reported_at"),
             notes=[str(n) for n in data.get("notes", [])],
         )
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a run's workers got."""
+
+    done: int
+    failed: int
+    expected: int
+    tokens_used: int = 0
+    report_requested: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Every PR has a result, scored or failed: the run can be reported."""
+        return self.done + self.failed >= self.expected
 
 
 @dataclass
@@ -160,7 +121,7 @@ class Store:
             self.db.put_item(TableName=self.settings.runs_table, Item=to_item(item),
                              ConditionExpression="attribute_not_exists(run_id)")
         except ClientError as exc:
-            if _condition_failed(exc):
+            if condition_failed(exc):
                 return False
             raise
         return True
@@ -170,16 +131,17 @@ class Store:
                                   ConsistentRead=consistent)
         return Run.from_item(from_item(answer["Item"])) if "Item" in answer else None
 
-    def progress(self, run_id: str) -> dict[str, int] | None:
-        """The run's counters only (a consistent read of a few attributes: done, failed, expected,
-        tokens_used, and report_requested when set)."""
+    def progress(self, run_id: str) -> Progress | None:
+        """The run's counters only (a consistent read of a few attributes)."""
         names = {"#d": "done", "#f": "failed", "#e": "expected", "#t": "tokens_used", "#r": "report_requested"}
         answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
                                   ConsistentRead=True, ProjectionExpression=", ".join(names),
                                   ExpressionAttributeNames=names)
         if "Item" not in answer:
             return None
-        return {k: int(v) for k, v in from_item(answer["Item"]).items()}
+        counts = {k: int(v) for k, v in from_item(answer["Item"]).items()}
+        return Progress(counts.get("done", 0), counts.get("failed", 0), counts.get("expected", 0),
+                        counts.get("tokens_used", 0), counts.get("report_requested"))
 
     def open_runs(self) -> Iterator[Run]:
         """Every run not yet reported (a scan: runs are few and expire)."""
@@ -203,7 +165,7 @@ class Store:
                 ConditionExpression="attribute_exists(run_id) AND attribute_not_exists(report_requested)",
                 ExpressionAttributeValues=to_item({":now": now}))
         except ClientError as exc:
-            if _condition_failed(exc):
+            if condition_failed(exc):
                 return False
             raise
         return True
@@ -237,7 +199,7 @@ class Store:
                 self._count_in_run(run_id, counter, now),
             ])
         except ClientError as exc:
-            if _condition_failed(exc):
+            if condition_failed(exc):
                 return False
             raise
         return True
@@ -265,19 +227,6 @@ class Store:
                 out.append(Result(int(item["number"]), item["status"], scored, item.get("reason", ""),
                                   bool(item.get("cached", False))))
         return out
-
-    # -- score cache --------------------------------------------------------
-    def cache_get(self, key: str, now: int) -> ScoredPR | None:
-        answer = self.db.get_item(TableName=self.settings.cache_table, Key=to_item({"key": key}))
-        item = from_item(answer["Item"]) if "Item" in answer else None
-        # TTL deletion is lazy (up to days late): an expired entry is a miss.
-        if not item or int(item.get("expires_at", 0)) <= now:
-            return None
-        return ScoredPR.from_dict(unpack(item["data"]))
-
-    def cache_put(self, key: str, scored: ScoredPR, now: int) -> None:
-        self.db.put_item(TableName=self.settings.cache_table, Item=to_item(
-            {"key": key, "data": pack(scored.to_dict()), "expires_at": now + CACHE_TTL_DAYS * DAY}))
 
     # -- history ------------------------------------------------------------
     def history(self, repo: str) -> list[dict[str, Any]]:
@@ -314,14 +263,14 @@ class Store:
 class RunBudget:
     """A run's shared model-token budget, backed by the run item's `tokens_used` counter."""
 
-    def __init__(self, store: Store, run_id: str, limit: int) -> None:
+    def __init__(self, store: Any, run_id: str, limit: int) -> None:
         self.store = store
         self.run_id = run_id
         self.limit = limit
 
     def remaining(self) -> int:
-        progress = self.store.progress(self.run_id) or {}
-        return max(0, self.limit - progress.get("tokens_used", 0))
+        progress = self.store.progress(self.run_id)
+        return max(0, self.limit - (progress.tokens_used if progress else 0))
 
     def spend(self, tokens: int) -> None:
         if tokens > 0:

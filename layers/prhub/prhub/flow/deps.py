@@ -1,0 +1,143 @@
+"""Everything a flow service touches, built once per process from the environment and handed in.
+
+`Deps.from_env` is the one place that reads the environment: table and queue
+names, GitHub's and the model's endpoints and credentials. Every edge is an
+adapter with a small interface (RunStore, MessageQueue, prhub.cache.Cache,
+prhub.site.Bucket and Cdn, the watch list, sources, scorers), so tests hand in
+in-memory stand-ins (tests/fakes/memory.py) and the services never know.
+boto3 clients are made on first use (prhub.aws.LazyClient), never here.
+
+A Deps also holds what a warm Lambda keeps between invocations: the parsed
+sources, run metadata, model clients and the providers' caches. Handlers build
+one per process and give each invocation its context with `invoked`.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from prhub import aws
+from prhub.cache import Cache, DynamoCache
+from prhub.config import RepoConfig, Settings, WatchList, WatchListParameter
+from prhub.models import PullRef, ScoredPR
+from prhub.period import Period
+from prhub.queue import Queue
+from prhub.scorers import Scorers
+from prhub.secrets import Secrets
+from prhub.sources import Source, SourceCache, open_source
+from prhub.store import Progress, Result, Run, Store
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
+
+    from prhub.site import Bucket, Cdn
+
+DEADLINE_RESERVE = 10.0  # seconds an invocation keeps for storing its result and answering SQS
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class RunStore(Protocol):
+    """Runs, results and history (prhub.store.Store). Conditional writes carry the flow's guarantees:
+    put_result/put_failure return False for a duplicate and change nothing; claim_report is won once."""
+
+    def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
+                   now: int, created_at: str, notes: list[str] | None = None) -> bool: ...
+
+    def get_run(self, run_id: str, consistent: bool = True) -> Run | None: ...
+
+    def progress(self, run_id: str) -> Progress | None: ...
+
+    def open_runs(self) -> Iterator[Run]: ...
+
+    def claim_report(self, run_id: str, now: int) -> bool: ...
+
+    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int) -> None: ...
+
+    def spend_tokens(self, run_id: str, tokens: int) -> None: ...
+
+    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False) -> bool: ...
+
+    def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool: ...
+
+    def results(self, run_id: str) -> list[Result]: ...
+
+    def history(self, repo: str) -> list[dict[str, Any]]: ...
+
+    def add_history(self, repo: str, refs: list[PullRef], known: set[int] | None = None) -> int: ...
+
+    def record_scored(self, repo: str, scored: ScoredPR) -> None: ...
+
+
+class MessageQueue(Protocol):
+    """SQS (prhub.queue.Queue)."""
+
+    def send(self, queue_url: str, body: dict[str, Any], delay: float = 0) -> None: ...
+
+    def send_batch(self, queue_url: str, bodies: list[dict[str, Any]]) -> int: ...
+
+    def hold(self, queue_url: str, receipt_handle: str, seconds: float) -> None: ...
+
+
+@dataclass
+class Deps:
+    """The adapters and per-process caches of the flow."""
+
+    settings: Settings
+    store: RunStore
+    queue: MessageQueue
+    cache: Cache
+    bucket: Bucket
+    cdn: Cdn
+    watchlist: Callable[[], WatchList]
+    sources: Callable[[str], Source]
+    scorers: Scorers
+    idempotency: Callable[[], BasePersistenceLayer]  # the report's Powertools persistence, made per report
+    clock: Callable[[], datetime] = field(default=lambda: utc_now())  # looked up per call, so a test can set it
+    lambda_context: Any = None  # this invocation's: lets Powertools idempotency and sources see the time left
+    runs: dict[str, Run] = field(default_factory=dict)  # run metadata by id: a batch holds many PRs of one run
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Deps:
+        """The stack's adapters, from the environment template.yaml sets (or the local runner does)."""
+        env = dict(os.environ if env is None else env)
+        settings = Settings.from_env(env)
+        dynamodb: Any = aws.LazyClient("dynamodb")  # Any: Powertools wants its stubs' client type
+        s3 = aws.LazyClient("s3")
+        secrets = Secrets(aws.LazyClient("secretsmanager"))
+        cache = DynamoCache(dynamodb, settings.cache_table)
+
+        def github() -> Source:
+            from prhub.github import CacheEtags, GitHubSource
+
+            return GitHubSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
+
+        def idempotency() -> BasePersistenceLayer:
+            from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+            return DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
+
+        return cls(settings, Store(dynamodb, settings), Queue(aws.LazyClient("sqs")), cache,
+                   aws.S3Bucket(s3, settings.site_bucket),
+                   aws.CloudFrontCdn(aws.LazyClient("cloudfront"), settings.distribution_id),
+                   WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")),
+                   SourceCache(lambda spec: open_source(spec, s3, github)), Scorers(env, secrets), idempotency)
+
+    def invoked(self, context: Any) -> Deps:
+        """The same adapters and caches, for one invocation with its Lambda context."""
+        return replace(self, lambda_context=context)
+
+    def now(self) -> int:
+        return int(self.clock().timestamp())
+
+    def deadline(self) -> Callable[[], float] | None:
+        """Seconds this invocation has left, minus DEADLINE_RESERVE; None outside Lambda."""
+        context = self.lambda_context
+        if context is None:
+            return None
+        return lambda: context.get_remaining_time_in_millis() / 1000 - DEADLINE_RESERVE

@@ -1,0 +1,162 @@
+"""The plan service (PlanFunction): validate the event, list merged PRs, write the run, one message per PR."""
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from prhub.config import RepoConfig, WatchList, check_repo
+from prhub.errors import EventRefused, InputError, SourceError
+from prhub.flow.deps import Deps
+from prhub.models import PullRef
+from prhub.period import Period, format_timestamp, parse_timestamp, zone
+
+logger = Logger(service="prhub", child=True)
+
+DIRECT_KEYS = {"repo", "since", "until", "tz", "lang", "source", "scorer"}
+# What EventBridge (Scheduler) puts in an event; anything else without a repo is a malformed request.
+SCHEDULE_KEYS = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
+TREND_WEEKS = 4
+CLOCK_SKEW = timedelta(minutes=5)
+MAX_EVENT_AGE = timedelta(days=14)
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    config: RepoConfig
+    period: Period
+    run_id: str
+
+
+def _text(event: dict[str, Any], key: str) -> str | None:
+    value = event.get(key)
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"{key} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _check_source(spec: str) -> str:
+    if spec != "github" and not (spec.startswith("jsonl:") and len(spec) > len("jsonl:")):
+        raise InputError(f"unknown source {spec!r}: use github or jsonl:PATH")
+    return spec
+
+
+def is_direct(event: Any) -> bool:
+    """A custom range asked for by a person ({"repo", "since", "until"}), not the weekly schedule."""
+    return isinstance(event, dict) and bool(DIRECT_KEYS & set(event) - {"source"} or "repo" in event)
+
+
+def is_scheduled(event: Any) -> bool:
+    """The weekly schedule's event (EventBridge Scheduler sends {"time": ...}; the EventBridge shape has more)."""
+    return isinstance(event, dict) and not is_direct(event) and set(event) <= SCHEDULE_KEYS
+
+
+def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: datetime) -> list[PlanRequest]:
+    """Validate a plan event into run requests; raises InputError before anything is written."""
+    if not isinstance(event, dict):
+        raise InputError('event must be a JSON object: {"repo": "owner/name", "since": "YYYY-MM-DD", '
+                          '"until": "YYYY-MM-DD"} or a schedule event')
+    stamp = f"{now:%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
+    if is_direct(event):
+        unknown = set(event) - DIRECT_KEYS
+        if unknown:
+            raise InputError(f"unknown event keys: {', '.join(sorted(unknown))} "
+                             f"(allowed: {', '.join(sorted(DIRECT_KEYS))})")
+        repo = check_repo(event.get("repo"))
+        since, until = _text(event, "since"), _text(event, "until")
+        if not since or not until:
+            raise InputError("since and until are required, as dates YYYY-MM-DD (both inclusive)")
+        source = _text(event, "source")
+        config = watchlist().get(repo).with_overrides(
+            tz=_text(event, "tz"), language=_text(event, "lang"), scorer=_text(event, "scorer"),
+            source=_check_source(source) if source is not None else None)
+        period = Period.parse(since, until, config.tz)
+        today = now.astimezone(zone(config.tz)).date()
+        if period.since > today:
+            raise InputError(f"the range {period.since} to {period.until} has not begun (today is {today} in "
+                             f"{config.tz}): nothing can have been merged in it")
+        return [PlanRequest(config, period, f"{repo}/{period.since}_{period.until}/{stamp}")]
+    unknown = set(event) - SCHEDULE_KEYS
+    if unknown:
+        raise InputError(f"unknown event keys: {', '.join(sorted(unknown))}; a custom range needs "
+                         '{"repo": "owner/name", "since": "YYYY-MM-DD", "until": "YYYY-MM-DD"}')
+    moment = _schedule_time(event, now)
+    # One weekly run per repository and week: a redelivered or retried schedule event names the same
+    # run, and the conditional put skips it (Scheduler delivers at least once).
+    out = []
+    for config in watchlist().repos:
+        period = Period.last_complete_week(moment, config.tz)
+        if period.end_utc > now:
+            raise EventRefused(f"schedule event time {format_timestamp(moment)} names the week {period.since} to "
+                               f"{period.until}, which has not ended in {config.tz}")
+        out.append(PlanRequest(config, period, f"{config.repo}/{period.since}_{period.until}/weekly"))
+    return out
+
+
+def _schedule_time(event: dict[str, Any], now: datetime) -> datetime:
+    """The event's time, checked against the clock: not in the future (beyond CLOCK_SKEW), not older than
+    MAX_EVENT_AGE (room for Lambda's async retries and a DLQ redrive). A refused event writes nothing, so it
+    cannot take the run id of the real run that comes later."""
+    if "time" not in event:
+        return now
+    try:
+        moment = parse_timestamp(str(event["time"]))
+    except ValueError:
+        raise EventRefused(f"schedule event time is not a timestamp: {str(event['time'])[:100]!r}") from None
+    if moment > now + CLOCK_SKEW:
+        raise EventRefused(f"schedule event time {format_timestamp(moment)} is in the future "
+                           f"(now {format_timestamp(now)})")
+    if moment < now - MAX_EVENT_AGE:
+        raise EventRefused(f"schedule event time {format_timestamp(moment)} is more than "
+                           f"{MAX_EVENT_AGE.days} days old (now {format_timestamp(now)})")
+    return moment
+
+
+def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
+    """Plan one run per requested repository; returns what was planned."""
+    requests = parse_plan_event(event, deps.watchlist, deps.clock())
+    planned = []
+    for req in requests:
+        try:
+            planned.append(_plan_one(req, deps))
+        except (SourceError, InputError) as exc:  # InputError: an export that does not cover this repo or week
+            if len(requests) == 1:
+                raise
+            # One unreachable repository must not stop the others' weekly reports.
+            logger.error("cannot list repository", extra={"repo": req.config.repo, "error": str(exc)})
+            planned.append({"run_id": req.run_id, "repo": req.config.repo, "error": str(exc)})
+    return planned
+
+
+def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
+    config, period = req.config, req.period
+    source = deps.sources(_check_source(config.source))
+    notes = source.notes(config.repo, period, config.language)  # first: it refuses what the source cannot serve
+    refs = source.list_merged(config.repo, period)
+    history = deps.store.history(config.repo)
+    known = {int(h["number"]) for h in history}
+    seen = [parse_timestamp(h["merged_at"]) for h in history if h.get("merged_at")]
+    # Trends need the weeks before; list (cheaply) those the history has never seen.
+    earlier: list[PullRef] = []
+    for week in period.previous_weeks(TREND_WEEKS):
+        if not any(week.contains(moment) for moment in seen):
+            earlier.extend(source.list_merged(config.repo, week))
+    now = deps.clock()
+    summary = {"run_id": req.run_id, "repo": config.repo, "period": period.to_dict(), "expected": len(refs)}
+    if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
+                                 format_timestamp(now), notes=notes):
+        logger.info("run already planned", extra={"run_id": req.run_id})
+        return {**summary, "duplicate": True}
+    deps.store.add_history(config.repo, refs + earlier, known)
+    if refs:
+        deps.queue.send_batch(deps.settings.score_queue_url,
+                              [{"run_id": req.run_id, "number": r.number, "ref": r.to_dict()} for r in refs])
+    elif deps.store.claim_report(req.run_id, int(now.timestamp())):
+        # Nothing to score: the report (which says so) is requested right away.
+        deps.queue.send(deps.settings.report_queue_url, {"run_id": req.run_id})
+    logger.info("run planned", extra=summary)
+    return summary

@@ -1,0 +1,129 @@
+"""The score service (ScoreFunction): one SQS record -> the PR scored (cached), stored once, completion checked.
+
+Light on purpose: it imports no analysis, rendering, template, idempotency or
+model code (prhub.scorers loads the model's only when a run asks for it).
+"""
+from __future__ import annotations
+
+import json
+import traceback
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from prhub.errors import InputError, RetryLater
+from prhub.flow.deps import Deps
+from prhub.models import PullRef, ScoredPR
+from prhub.store import Run, RunBudget
+
+logger = Logger(service="prhub", child=True)
+MAX_CACHED_RUNS = 64
+
+
+def _run_meta(run_id: str, deps: Deps) -> Run:
+    """The run's fixed part (config, source, repo); kept per process since a batch holds many PRs of one run."""
+    run = deps.runs.get(run_id)
+    if run is None:
+        run = deps.store.get_run(run_id, consistent=True)
+        if run is None:
+            raise InputError(f"run {run_id} does not exist (expired or never planned)")
+        if len(deps.runs) >= MAX_CACHED_RUNS:
+            deps.runs.clear()
+        deps.runs[run_id] = run
+    return run
+
+
+def cache_key(repo: str, number: int, head_sha: str, kind: str, model: str | None, prompt_version: str) -> str:
+    return f"{repo}#{number}#{head_sha}#{kind}#{model or ''}#{prompt_version}"
+
+
+def parse_score_body(body: str) -> tuple[str, int, PullRef]:
+    try:
+        data = json.loads(body)
+        return str(data["run_id"]), int(data["number"]), PullRef.from_dict(data["ref"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"malformed score message: {exc!r}") from exc
+
+
+def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
+    """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it)."""
+    run_id, number, ref = parse_score_body(record.body)
+    receives = int(record.attributes.approximate_receive_count or 1)
+    try:
+        outcome = _score(run_id, number, ref, deps)
+    except RetryLater as exc:
+        # Checked first: a rate limit is never a failure, whatever the receive count.
+        return _defer(record, run_id, number, exc, deps)
+    except Exception as exc:
+        # An InputError (no such run, a scorer that cannot work as configured) will not heal by retrying.
+        if receives >= deps.settings.max_receive_count or isinstance(exc, InputError):
+            # Count it as failed now so the run completes; SQS still moves the message to ScoreDLQ.
+            reason = f"{type(exc).__name__}: {exc}"
+            if deps.store.put_failure(run_id, number, reason, deps.now()):
+                logger.warning("PR failed for good", extra={"run_id": run_id, "number": number, "reason": reason})
+            _complete(run_id, deps)
+        else:
+            logger.warning("scoring failed, SQS will retry", extra={
+                "run_id": run_id, "number": number, "error": str(exc), "trace": traceback.format_exc(limit=3)})
+        raise
+    _complete(run_id, deps)
+    return outcome
+
+
+def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: Deps) -> dict[str, Any]:
+    """Send a fresh copy of the message that becomes visible after the wait, and let this one succeed.
+
+    Holding the message instead (ChangeMessageVisibility) would keep its receive count growing, so a PR rate
+    limited on its last receives would go to ScoreDLQ, lost to the run. A fresh copy starts at one receive;
+    a wait past SQS's 900 s delay ceiling just comes back, meets the limit again and is sent again.
+    """
+    url = deps.settings.score_queue_url
+    delay = exc.retry_after + 1
+    try:
+        deps.queue.send(url, json.loads(record.body), delay=delay)
+    except Exception:
+        # Could not send the copy: hold this one (its receive count grows, but nothing is lost now) and fail it.
+        deps.queue.hold(url, record.receipt_handle, delay)
+        raise exc from None
+    logger.info("rate limited, message sent again for later",
+                extra={"run_id": run_id, "number": number, "delay": delay, "reason": str(exc)})
+    return {"run_id": run_id, "number": number, "stored": False, "cached": False, "deferred": delay}
+
+
+def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]:
+    run = _run_meta(run_id, deps)
+    source = deps.sources(run.source)
+    deadline = deps.deadline()
+    if deadline is not None and hasattr(source, "deadline"):
+        # The source outlives the invocation (cached per process): give it this invocation's time left, so a
+        # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
+        source.deadline = deadline
+    pr = source.get(run.repo, ref)
+    scorer = deps.scorers.scorer(run.config)
+    key = cache_key(run.repo, number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
+    now = deps.now()
+    hit = deps.cache.get(key)
+    scored = ScoredPR.from_dict(hit) if isinstance(hit, dict) else None
+    cached = scored is not None
+    if scored is None:
+        scored = scorer.score(pr, run.config, RunBudget(deps.store, run_id, run.config.llm.max_tokens_per_run))
+        if scored.scored_by == scorer.kind:
+            # The engine's fallback (model outage, run budget spent) is kept for this run only: caching it under
+            # the model's key would stop every later run from asking the model for this PR.
+            deps.cache.put(key, scored.to_dict())
+    else:
+        # A cache hit spends nothing in this run.
+        scored.tokens_in = scored.tokens_out = 0
+    stored = deps.store.put_result(run_id, scored, now, cached=cached)
+    deps.store.record_scored(run.repo, scored)
+    return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
+
+
+def _complete(run_id: str, deps: Deps) -> None:
+    """The worker whose result completes the run asks for the report, exactly once."""
+    progress = deps.store.progress(run_id)
+    if (progress and progress.complete and progress.report_requested is None
+            and deps.store.claim_report(run_id, deps.now())):
+        deps.queue.send(deps.settings.report_queue_url, {"run_id": run_id})
+        logger.info("run complete, report requested", extra={"run_id": run_id})

@@ -1,0 +1,294 @@
+"""In-memory stand-ins for the flow's adapters, with the semantics the DynamoDB, SQS, S3 and CloudFront ones have.
+
+`memory_deps(...)` builds a prhub.flow.deps.Deps on them, so a flow test runs plan -> score -> report without moto.
+They keep the guarantees that matter to the flow: a duplicate put_result/put_failure returns False and changes
+nothing; claim_report is won once; report_requested and the counters are what a consistent read returns. Every
+method takes one lock, as DynamoDB's conditional writes are atomic per item (transactions per item set).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from aws_lambda_powertools.utilities.idempotency.exceptions import (
+    IdempotencyItemAlreadyExistsError,
+    IdempotencyItemNotFoundError,
+)
+from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
+from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
+from prhub.config import RepoConfig, Settings, WatchList
+from prhub.flow.deps import Deps
+from prhub.models import PullRef, ScoredPR
+from prhub.period import Period
+from prhub.scorers import Scorers
+from prhub.sources import Source, SourceCache, open_source
+from prhub.store import Progress, Result, Run
+
+SETTINGS = Settings(runs_table="runs", results_table="results", cache_table="cache", history_table="history",
+                    idempotency_table="idempotency", score_queue_url="memory://score",
+                    report_queue_url="memory://report", site_bucket="site")
+
+
+class MemoryStore:
+    """prhub.store.Store's interface on dicts."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, Run] = {}
+        self.result_items: dict[tuple[str, int], Result] = {}
+        self.history_items: dict[str, dict[int, dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
+                   now: int, created_at: str, notes: list[str] | None = None) -> bool:
+        with self._lock:
+            if run_id in self.runs:
+                return False
+            self.runs[run_id] = Run(run_id, config.repo, period, config, source, len(refs), [r.number for r in refs],
+                                    created_at=created_at, updated_at=now, notes=list(notes or []))
+            return True
+
+    def get_run(self, run_id: str, consistent: bool = True) -> Run | None:
+        with self._lock:
+            run = self.runs.get(run_id)
+            return copy.deepcopy(run) if run else None
+
+    def progress(self, run_id: str) -> Progress | None:
+        with self._lock:
+            run = self.runs.get(run_id)
+            if run is None:
+                return None
+            return Progress(run.done, run.failed, run.expected, run.tokens_used, run.report_requested)
+
+    def open_runs(self) -> Iterator[Run]:
+        with self._lock:
+            runs = [copy.deepcopy(r) for r in self.runs.values() if r.status != "reported"]
+        yield from runs
+
+    def claim_report(self, run_id: str, now: int) -> bool:
+        with self._lock:
+            run = self.runs.get(run_id)
+            if run is None or run.report_requested is not None:
+                return False
+            run.report_requested = now
+            return True
+
+    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int) -> None:
+        with self._lock:
+            run = self.runs[run_id]
+            run.status, run.report_key, run.reported_at, run.updated_at = "reported", report_key, reported_at, now
+
+    def spend_tokens(self, run_id: str, tokens: int) -> None:
+        with self._lock:
+            self.runs[run_id].tokens_used += tokens
+
+    def _put_once(self, run_id: str, result: Result, now: int) -> bool:
+        with self._lock:
+            run = self.runs.get(run_id)
+            if run is None or (run_id, result.number) in self.result_items:
+                return False  # the transaction's conditions: the run exists, the result does not
+            self.result_items[(run_id, result.number)] = result
+            if result.status == "scored":
+                run.done += 1
+            else:
+                run.failed += 1
+            run.updated_at = now
+            return True
+
+    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False) -> bool:
+        # Stored as the DynamoDB store packs it (JSON), so a result that would not survive the trip fails here too.
+        stored = ScoredPR.from_dict(json.loads(json.dumps(scored.to_dict())))
+        return self._put_once(run_id, Result(scored.number, "scored", stored, cached=cached), now)
+
+    def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool:
+        return self._put_once(run_id, Result(number, "failed", None, reason[:1000]), now)
+
+    def results(self, run_id: str) -> list[Result]:
+        with self._lock:
+            return [copy.deepcopy(r) for (rid, _), r in sorted(self.result_items.items()) if rid == run_id]
+
+    def history(self, repo: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(h) for _, h in sorted(self.history_items.get(repo, {}).items())]
+
+    def add_history(self, repo: str, refs: list[PullRef], known: set[int] | None = None) -> int:
+        with self._lock:
+            items = self.history_items.setdefault(repo, {})
+            fresh = {r.number: r for r in refs if r.number not in items}
+            for number, ref in fresh.items():
+                items[number] = {"repo": repo, **ref.to_dict()}
+            return len(fresh)
+
+    def record_scored(self, repo: str, scored: ScoredPR) -> None:
+        with self._lock:
+            item = self.history_items.setdefault(repo, {}).setdefault(scored.number, {"repo": repo,
+                                                                                    "number": scored.number})
+            item.update(title=scored.title, author=scored.author, merged_at=scored.merged_at, url=scored.url,
+                        modules=list(scored.modules))
+
+
+@dataclass
+class Message:
+    body: dict[str, Any]
+    visible_at: float
+    receives: int = 0
+    id: str = ""
+
+
+class MemoryQueue:
+    """prhub.queue.Queue's interface: messages by queue URL, with delays and holds."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.messages: dict[str, list[Message]] = {}
+        self.held: list[tuple[str, str, float]] = []
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def send(self, queue_url: str, body: dict[str, Any], delay: float = 0) -> None:
+        with self._lock:
+            self._count += 1
+            # JSON round trip: what SQS carries is text
+            self.messages.setdefault(queue_url, []).append(
+                Message(json.loads(json.dumps(body)), self.clock() + delay, id=f"m{self._count}"))
+
+    def send_batch(self, queue_url: str, bodies: list[dict[str, Any]]) -> int:
+        for body in bodies:
+            self.send(queue_url, body)
+        return len(bodies)
+
+    def hold(self, queue_url: str, receipt_handle: str, seconds: float) -> None:
+        with self._lock:
+            self.held.append((queue_url, receipt_handle, seconds))
+
+    def take(self, queue_url: str) -> list[Message]:
+        """Every visible message of the queue, removed (received and deleted), each counted as one receive."""
+        with self._lock:
+            now = self.clock()
+            pending = self.messages.get(queue_url, [])
+            taken = [m for m in pending if m.visible_at <= now]
+            self.messages[queue_url] = [m for m in pending if m.visible_at > now]
+        for m in taken:
+            m.receives += 1
+        return taken
+
+    def depth(self, queue_url: str) -> int:
+        with self._lock:
+            return len(self.messages.get(queue_url, []))
+
+
+class MemoryCache:
+    """prhub.cache.Cache on a dict; values go through JSON, as the DynamoDB cache's codec does."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, str] = {}
+
+    def get(self, key: str) -> Any | None:
+        text = self.items.get(key)
+        return None if text is None else json.loads(text)
+
+    def put(self, key: str, value: Any) -> None:
+        self.items[key] = json.dumps(value, ensure_ascii=False)
+
+
+@dataclass
+class MemoryBucket:
+    """prhub.site.Bucket: objects by key, every put counted."""
+
+    objects: dict[str, tuple[bytes, str, str]] = field(default_factory=dict)
+    puts: list[str] = field(default_factory=list)
+
+    def put(self, key: str, body: bytes, content_type: str, cache_control: str) -> None:
+        self.objects[key] = (bytes(body), content_type, cache_control)
+        self.puts.append(key)
+
+    def get(self, key: str) -> bytes | None:
+        found = self.objects.get(key)
+        return found[0] if found else None
+
+    def folders(self, prefix: str) -> Iterator[str]:
+        """S3's ListObjectsV2 with a "/" delimiter: the distinct next path segments, in key order."""
+        seen: list[str] = []
+        for key in sorted(self.objects):
+            if key.startswith(prefix) and "/" in key[len(prefix):]:
+                folder = prefix + key[len(prefix):].split("/", 1)[0] + "/"
+                if folder not in seen:
+                    seen.append(folder)
+        yield from seen
+
+
+@dataclass
+class MemoryCdn:
+    """prhub.site.Cdn: the invalidations asked for."""
+
+    invalidations: list[list[str]] = field(default_factory=list)
+
+    def invalidate(self, paths: list[str]) -> None:
+        self.invalidations.append(list(paths))
+
+
+class MemoryIdempotency(BasePersistenceLayer):
+    """Powertools idempotency records in a dict, with the DynamoDB layer's put condition: a record can be
+    written when absent, expired, or in progress past its in-progress expiry."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: dict[str, DataRecord] = {}
+        self._lock = threading.Lock()
+
+    def _get_record(self, idempotency_key: str) -> DataRecord:
+        with self._lock:
+            if idempotency_key not in self.records:
+                raise IdempotencyItemNotFoundError
+            return self.records[idempotency_key]
+
+    def _put_record(self, data_record: DataRecord) -> None:
+        with self._lock:
+            old = self.records.get(data_record.idempotency_key)
+            now = datetime.now(UTC).timestamp()
+            stale = old is not None and (
+                (old.expiry_timestamp or 0) < now
+                or (old.status == STATUS_CONSTANTS["INPROGRESS"] and old.in_progress_expiry_timestamp is not None
+                    and old.in_progress_expiry_timestamp < now * 1000))
+            if old is not None and not stale:
+                raise IdempotencyItemAlreadyExistsError(old_data_record=old)
+            self.records[data_record.idempotency_key] = data_record
+
+    def _update_record(self, data_record: DataRecord) -> None:
+        with self._lock:
+            self.records[data_record.idempotency_key] = data_record
+
+    def _delete_record(self, data_record: DataRecord) -> None:
+        with self._lock:
+            self.records.pop(data_record.idempotency_key, None)
+
+
+@dataclass
+class MemoryStack:
+    """The in-memory adapters of one stack, and the Deps that hands them to the services."""
+
+    deps: Deps
+    store: MemoryStore
+    queue: MemoryQueue
+    cache: MemoryCache
+    bucket: MemoryBucket
+    cdn: MemoryCdn
+    idempotency: MemoryIdempotency
+
+
+def memory_stack(watchlist: WatchList, sources: Callable[[str], Source] | None = None,
+                 clock: Callable[[], datetime] | None = None) -> MemoryStack:
+    """Deps on in-memory adapters: the engine scores (no model configured), exports are read from disk."""
+    store, queue, cache, bucket, cdn = MemoryStore(), MemoryQueue(), MemoryCache(), MemoryBucket(), MemoryCdn()
+    idempotency = MemoryIdempotency()
+    deps = Deps(SETTINGS, store, queue, cache, bucket, cdn, watchlist=lambda: watchlist,
+                sources=sources or SourceCache(open_source), scorers=Scorers({}, None),
+                idempotency=lambda: idempotency)
+    if clock is not None:
+        deps = replace(deps, clock=clock)
+    return MemoryStack(deps, store, queue, cache, bucket, cdn, idempotency)
