@@ -8,11 +8,11 @@ call directly. It
    parameter from template.yaml's own Properties, and the functions'
    environment from its Globals, so the local run cannot drift from the stack;
 3. restores the state directory (tables, bucket, queue messages);
-4. invokes PlanFunction, then lets N worker threads poll ScoreQueue and one
-   thread ReportQueue, calling the handlers with Lambda's SQS event shape,
+4. invokes PlanFunction, then lets N worker threads poll ScoreQueue, one
+   thread ReportQueue and one PagesQueue, calling the handlers with Lambda's SQS event shape,
    deleting only the records not listed in `batchItemFailures` and handing the
    failed ones back after a short retry delay (see Poller);
-5. finishes when every run is reported and the queues are drained, invoking
+5. finishes when every run is reported and the queues are drained (PR pages included), invoking
    the sweep when the queues are empty but a run is stuck;
 6. saves the state and copies the bucket to the output directory.
 
@@ -241,6 +241,7 @@ class Runner:
                      f"to {r['period']['until']} ({r['period']['tz']})")
         pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
         pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
+        pollers.append(Poller(self, "PagesFunction", "PagesQueue", 1))  # the PR pages of each published report
         for p in pollers:
             p.start()
         try:
@@ -266,7 +267,7 @@ class Runner:
                 self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
                 last = progress
             reported = all(r is not None and r.status == "reported" for r in runs)
-            drained = self.idle() and self.queue_empty("ScoreQueue", sqs) and self.queue_empty("ReportQueue", sqs)
+            drained = self.idle() and all(self.queue_empty(q, sqs) for q in ("ScoreQueue", "ReportQueue", "PagesQueue"))
             if reported and drained:
                 return
             if drained and not reported:

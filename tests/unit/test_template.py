@@ -30,7 +30,7 @@ from cfnlint.decode import cfn_yaml
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 SAMCONFIG = ROOT / "samconfig.toml"
-FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction")
+FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction", "PagesFunction")
 
 
 @cache
@@ -237,7 +237,8 @@ def test_globals_environment() -> None:
         "RUNS_TABLE": {"Ref": "RunsTable"}, "RESULTS_TABLE": {"Ref": "ResultsTable"},
         "CACHE_TABLE": {"Ref": "CacheTable"}, "HISTORY_TABLE": {"Ref": "HistoryTable"},
         "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"}, "SCORE_QUEUE_URL": {"Ref": "ScoreQueue"},
-        "REPORT_QUEUE_URL": {"Ref": "ReportQueue"}, "SITE_BUCKET": {"Ref": "SiteBucket"},
+        "REPORT_QUEUE_URL": {"Ref": "ReportQueue"}, "PAGES_QUEUE_URL": {"Ref": "PagesQueue"},
+        "SITE_BUCKET": {"Ref": "SiteBucket"},
         "DISTRIBUTION_ID": {"Ref": "SiteDistribution"}, "PRHUB_CONFIG_PARAMETER": {"Ref": "ConfigParameter"},
         "GITHUB_TOKEN_SECRET": {"Ref": "GitHubTokenSecretName"}, "LLM_API_KEY_SECRET": {"Ref": "LlmApiKeySecretName"},
         "POWERTOOLS_SERVICE_NAME": "prhub", "POWERTOOLS_METRICS_NAMESPACE": "Prhub",
@@ -436,7 +437,7 @@ def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> No
     assert props(dlq)["MessageRetentionPeriod"] >= q.get("MessageRetentionPeriod", 345600)
 
 
-DLQS = ("ScoreDLQ", "ReportDLQ", "PlanDLQ", "SweepDLQ")
+DLQS = ("ScoreDLQ", "ReportDLQ", "PagesDLQ", "PlanDLQ", "SweepDLQ")
 TOPIC = {"Fn::If": ["HasAlarmEmail", [{"Ref": "AlarmTopic"}], {"Ref": "AWS::NoValue"}]}
 
 
@@ -447,7 +448,7 @@ def _alarms_on(dimension: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_every_queue_that_keeps_failures_is_a_dead_letter_queue_with_an_alarm() -> None:
     queues = set(resources("AWS::SQS::Queue"))
-    assert queues - {"ScoreQueue", "ReportQueue"} == set(DLQS)
+    assert queues - {"ScoreQueue", "ReportQueue", "PagesQueue"} == set(DLQS)
 
 
 @pytest.mark.parametrize("dlq", DLQS)
@@ -470,7 +471,7 @@ def test_every_function_error_raises_an_alarm(function: str) -> None:
 
 def test_every_alarm_tells_the_topic() -> None:
     alarms = resources("AWS::CloudWatch::Alarm")
-    assert len(alarms) == 9
+    assert len(alarms) == 11
     for name, alarm in alarms.items():
         assert alarm["Properties"]["AlarmActions"] == TOPIC, name
         assert alarm["Properties"]["AlarmDescription"], name
@@ -943,7 +944,7 @@ def test_samconfig_environments() -> None:
 def test_each_function_has_its_own_role_assumed_only_by_lambda() -> None:
     out = expanded()["Resources"]
     roles = [out[f]["Properties"]["Role"]["Fn::GetAtt"][0] for f in FUNCTIONS]
-    assert len(set(roles)) == 3
+    assert len(set(roles)) == len(FUNCTIONS)
     for role in roles:
         [statement] = out[role]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
         assert statement["Principal"] == {"Service": ["lambda.amazonaws.com"]}
@@ -997,7 +998,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
     "ReportFunction": {
         "sqs:ReceiveMessage": {"ReportQueue"}, "sqs:DeleteMessage": {"ReportQueue"},
         "sqs:GetQueueAttributes": {"ReportQueue"},
-        "sqs:SendMessage": {"SweepDLQ"},  # the sweep's failure destination; the report itself sends nothing
+        "sqs:SendMessage": {"SweepDLQ", "PagesQueue"},  # the sweep's failure destination; the PR pages' batches
         "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
         "dynamodb:Scan": {"RunsTable"},  # the sweep
@@ -1007,6 +1008,13 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
         "cloudfront:CreateInvalidation": {"SiteDistribution"},
         "secretsmanager:GetSecretValue": {"LlmApiKeySecretName"},
+    },
+    "PagesFunction": {
+        "sqs:ReceiveMessage": {"PagesQueue"}, "sqs:DeleteMessage": {"PagesQueue"},
+        "sqs:GetQueueAttributes": {"PagesQueue"},
+        "ssm:GetParameter": {"ConfigParameter"},  # the module map, to group a PR's files
+        "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
+        "cloudfront:CreateInvalidation": {"SiteDistribution"},
     },
 }
 

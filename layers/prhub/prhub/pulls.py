@@ -60,7 +60,7 @@ class PullPage(TypedDict):
     reverts: list[Revert]  # the revert chains it is part of
     neighbours: Neighbours
     mentions: list[Mention]  # every published report listing it, the scoring one included
-    links: dict[str, str]  # PR number (as text, JSON keys) -> URL of the PRs named on the page
+    links: dict[str, str]  # PR number (as text, JSON keys) -> GitHub URL of the PRs named on the page (they have pages)
 
 
 def _module_of(path: str, modules: Sequence[str], module_map: Mapping[str, str]) -> str:
@@ -119,8 +119,10 @@ def mentioned_in(number: int, reports: Iterable[tuple[str, Mapping[str, Any]]]) 
 
 def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] = (), note: str = "",
               mentions: Sequence[Mention] = (), neighbours: Neighbours | None = None,
-              module_map: Mapping[str, str] | None = None) -> PullPage:
-    """The page of PR `number` as `report` (published at reports/<slug>/) scored it; KeyError when it does not list it."""
+              module_map: Mapping[str, str] | None = None, urls: Mapping[int, str] | None = None) -> PullPage:
+    """The page of PR `number` as `report` (published at reports/<slug>/) scored it; KeyError when it does not list it.
+
+    `urls`: GitHub URLs of PRs of other periods (the neighbours), beside those `report` lists."""
     by_number = {p["number"]: p for p in report["prs"]}
     pr = by_number[number]
     cluster = next((c for c in report.get("clusters", []) if number in c["prs"]), None)
@@ -129,7 +131,8 @@ def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] 
     here: Mention = {"slug": slug, "title": report["title"], "language": report["language"]}
     named = {n for r in reverts for n in (r["pr"], r["reverts"], r["relanded_by"]) if n is not None}
     named |= set(cluster["prs"] if cluster else []) | set(near["earlier"]) | set(near["later"])
-    links = {str(n): by_number[n]["url"] for n in sorted(named) if n in by_number and by_number[n].get("url")}
+    known = {**(urls or {}), **{n: p["url"] for n, p in by_number.items()}}
+    links = {str(n): known[n] for n in sorted(named) if known.get(n)}
     return {
         "schema": SCHEMA, "repo": report["repo"], "language": report["language"], "report": here,
         "scorer": report["scorer"], "pr": pr, "note": note,

@@ -134,6 +134,32 @@ def _load(bucket: Bucket, key: str) -> dict[str, Any] | None:
     return None if body is None else json.loads(body)  # type: ignore[no-any-return]
 
 
+def publish_pull_facts(bucket: Bucket, report: Report, facts: dict[int, dict[str, Any]]) -> str:
+    """The per-PR facts PR pages need and report.json does not carry (files, note), in the period's root folder.
+
+    Language-independent, so every language's run writes the same file; PR pages read every period's one for
+    the PRs that touched the same files before and after.
+    """
+    folder = sitepaths.report_folder(report, report["language"])  # the root: same home as its own language
+    key = folder + "pulls.json"
+    body = json.dumps({"prs": {str(n): f for n, f in sorted(facts.items())}}, ensure_ascii=False).encode()
+    return _put(bucket, key, body, REPORT_CACHE)
+
+
+def pull_facts(bucket: Bucket, repo: str) -> dict[str, dict[int, dict[str, Any]]]:
+    """Every period's pulls.json: slug -> PR number -> {files, merged_at, note}."""
+    out: dict[str, dict[int, dict[str, Any]]] = {}
+    for folder in bucket.folders(f"{repo}/reports/"):
+        doc = _load(bucket, folder + "pulls.json")
+        if doc is not None:
+            out[folder.rstrip("/").rsplit("/", 1)[-1]] = {int(n): f for n, f in (doc.get("prs") or {}).items()}
+    return out
+
+
+def load_report(bucket: Bucket, repo: str, slug: str, lang: str, home: str) -> dict[str, Any] | None:
+    return _load(bucket, sitepaths.report_dir(repo, slug, lang, home) + "report.json")
+
+
 def _shorten(text: str, limit: int) -> str:
     """A teaser for list pages and feeds; the report page keeps the whole text."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -2,7 +2,8 @@
 
     report_message(body, deps)   {"run_id"} -> report_once; {"sweep": true, "older_than_minutes": N} -> sweep
     report_once(run_id, deps)    under Powertools idempotency: publish_run once, later calls get its answer
-    publish_run(run_id, deps)    analyse, narrate, render, publish to the bucket, invalidate, mark reported
+    publish_run(run_id, deps)    analyse, narrate, render, publish to the bucket, invalidate, queue the PR pages
+                                 (prhub.flow.pages), mark reported
 
 The analysis, narrative, rendering and idempotency code is imported by the first report, not by the handler:
 the sweep runs every 15 minutes and, with no stuck run, needs none of it (a cold start for nothing otherwise).
@@ -47,6 +48,7 @@ def report_once(run_id: str, deps: Deps) -> dict[str, Any]:
 def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     """The run's report, built from its results and history, rendered and published; the run marked reported."""
     from prhub import compose, llm, site
+    from prhub.flow import pages
     from prhub.render import render_all
 
     run = deps.store.get_run(run_id, consistent=True)
@@ -73,11 +75,14 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     report = compose.report(scored, unscored, run.period, run.config, earlier, format_timestamp(deps.clock()),
                             scorer_info(scored, model, prompt_version), run.notes,
                             narrator=lambda draft: llm.model_narrative(draft, run.config, chat, deps.cache))
-    files = render_all(report)
-    keys = site.publish_report(deps.bucket, report, files)
-    keys += site.rebuild_indexes(deps.bucket, run.repo, deps.settings.site_url)
+    # The configured language sits at the root of the site's folders; a --lang run goes beside it.
+    home = deps.watchlist().get(run.repo).language
+    files = render_all(report, home)
+    keys = site.publish_report(deps.bucket, report, files, home)
+    keys += site.rebuild_indexes(deps.bucket, run.repo, deps.settings.site_url, home)
     site.invalidate(deps.cdn, ["/" + k for k in keys])
-    prefix = site.report_prefix(report)
+    pages.fan_out(report, home, scored, deps)
+    prefix = site.report_prefix(report, home)
     deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now())
     logger.info("report published", extra={"run_id": run_id, "key": prefix})
     return {"run_id": run_id, "repo": run.repo, "report_key": prefix, "pr_count": report["stats"]["pr_count"],
