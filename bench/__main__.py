@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import coldstart, github_requests, layer_size, llm_fanout, pipeline, render_week, report_scaling
+from bench import coldstart, github_requests, layer_size, llm_fanout, pipeline, pull_pages, render_week, report_scaling
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -37,6 +37,7 @@ def benchmarks(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         "llm_fanout": lambda: llm_fanout.run((4,) if quick else (1, 4, 8)),
         "github_requests": github_requests.run,
         "render_week": render_week.run,
+        "pull_pages": lambda: pull_pages.run((100, 1000) if quick else pull_pages.SIZES),
     }
 
 

@@ -72,7 +72,8 @@ def test_every_pr_has_a_page_in_both_languages_and_the_batches_are_bounded(both)
     assert sum(a["pages"] for a in answers) == len(zh["prs"]) == sum(a["pages"] for a in en_answers)
     for pr in zh["prs"]:
         folder = f"{REPO}/pull/{pr['number']}/"
-        zh_pull, en_pull = json.loads(text(stack, folder + "report.json")), json.loads(text(stack, folder + "en/report.json"))
+        zh_pull = json.loads(text(stack, folder + "report.json"))
+        en_pull = json.loads(text(stack, folder + "en/report.json"))
         assert (zh_pull["language"], en_pull["language"]) == ("zh", "en")
         assert zh_pull["pr"]["importance"] == pr["importance"] and zh_pull["pr"]["title"] == pr["title"]
         assert stack.bucket.get(folder + "report.pdf")[:5] == b"%PDF-"

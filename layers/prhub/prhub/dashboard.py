@@ -88,10 +88,10 @@ def _window(n: int, weeks: list[date], covered: set[date], prs: dict[int, tuple[
             in_week[week].append({**pr, "_revert": number in reverts})
     have = [w for w in weeks if w in covered]
     label = [f"{w:%m-%d}" for w in weeks]
-    merged = [len(in_week[w]) for w in weeks]
-    breaking = [sum(1 for p in in_week[w] if p.get("breaking")) for w in weeks]
-    revert_n = [sum(1 for p in in_week[w] if p["_revert"]) for w in weeks]
-    key = [sum(1 for p in in_week[w] if p.get("key")) for w in weeks]
+    merged: list[float] = [len(in_week[w]) for w in weeks]
+    breaking: list[float] = [sum(1 for p in in_week[w] if p.get("breaking")) for w in weeks]
+    revert_n: list[float] = [sum(1 for p in in_week[w] if p["_revert"]) for w in weeks]
+    key: list[float] = [sum(1 for p in in_week[w] if p.get("key")) for w in weeks]
     imps = [[float(p["importance"]) for p in in_week[w] if isinstance(p.get("importance"), int | float)] for w in weeks]
     avg = [round(sum(v) / len(v), 1) if v else 0.0 for v in imps]
     modules: Counter[str] = Counter(clean(m) for w in weeks for p in in_week[w] for m in set(p.get("modules") or []))

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from prhub import sitepaths
+from prhub.pulls import PullPage
 from prhub.render.common import clean, num, safe_url
 from prhub.render.labels import labels
 from prhub.report import Report
@@ -119,7 +120,7 @@ def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes], home
     return keys + [k for k in _relink(bucket, folder, home, render_html) if k not in keys]
 
 
-def publish_pull(bucket: Bucket, page: dict[str, Any], files: dict[str, bytes], home: str) -> list[str]:
+def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: str) -> list[str]:
     """Write a PR page's files (prhub.pulls.PullPage) in pull/<N>/ (its language's subfolder unless it is `home`)."""
     from prhub.render.pull import render_pull_html
 
@@ -245,7 +246,10 @@ def render_feed(repo: str, entries: list[dict[str, Any]], site_url: str = "", la
     base = (safe_url(site_url) or "").rstrip("/")
     sub = entries[0]["sub"] if entries else ""
     home = f"{base}/{repo}/{sub}" if base else ""
-    items = [{**e, "id": uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{repo}:{e['slug']}{'/' + e['sub'] if e['sub'] else ''}").urn,
+    def entry_id(e: dict[str, Any]) -> str:
+        return uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{repo}:{e['slug']}" + (f"/{e['sub']}" if e["sub"] else "")).urn
+
+    items = [{**e, "id": entry_id(e),
               "updated": _atom_time(e["generated_at"] or f"{e['until']}T00:00:00Z"),
               "link": f"{base}/{e['folder']}" if base else e["href"]}
              for e in entries[:FEED_ENTRIES]]

@@ -23,7 +23,7 @@ from prhub.report import Report
 
 logger = Logger(service="prhub", child=True)
 
-PAGES_PER_MESSAGE = 25  # pages per invocation: ~5 s of rendering, far inside PagesFunction's timeout
+PAGES_PER_MESSAGE = 10  # pages per invocation: the PDF dominates (0.5-3 s a page), so at worst ~30 s of 120
 
 
 def _slug(report: Report) -> str:

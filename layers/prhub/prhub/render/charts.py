@@ -160,7 +160,7 @@ class Columns:
     key: str
     title: str
     labels: list[str]  # one per column (week)
-    series: list[tuple[str, str, list[int | float]]]  # (name, colour, a value per column)
+    series: list[tuple[str, str, list[float]]]  # (name, colour, a value per column)
 
     @property
     def peak(self) -> float:
@@ -190,8 +190,8 @@ def columns_svg(c: Columns) -> str:
         for j, (_, color, values) in enumerate(c.series):
             h = plot_h * float(values[i]) / c.peak
             if h > 0:
-                parts.append(f'<rect x="{x0 + j * bar:.1f}" y="{height - bottom - h:.1f}" width="{max(bar - 0.5, 0.8):.1f}" '
-                             f'height="{h:.1f}" fill="{color}"/>')
+                parts.append(f'<rect x="{x0 + j * bar:.1f}" y="{height - bottom - h:.1f}" '
+                             f'width="{max(bar - 0.5, 0.8):.1f}" height="{h:.1f}" fill="{color}"/>')
         if i % every == 0:
             parts.append(f'<text x="{x0 + slot * 0.4:.1f}" y="{height - 6}" text-anchor="middle">{esc(label)}</text>')
     parts.append("</svg>")

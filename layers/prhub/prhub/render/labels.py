@@ -109,7 +109,8 @@ LABELS: dict[str, dict[str, str]] = {
         "newcomers": "新贡献者（首次合并日期）",
         "first_merged": "首次合并",
         "hot_files_quarter": "本季度热点文件",
-        "dashboard_source": "以下图表均由本仓库已发布的报告（report.json）汇总而来：{covered} 周中有 {have} 周有报告，没有报告的周不计。",
+        "dashboard_source": ("以下图表均由本仓库已发布的报告（report.json）汇总而来："
+                             "{covered} 周中有 {have} 周有报告，没有报告的周不计。"),
         "no_data": "无数据",
     },
     "en": {
@@ -219,7 +220,8 @@ LABELS: dict[str, dict[str, str]] = {
         "newcomers": "New contributors (first merged PR)",
         "first_merged": "First merged",
         "hot_files_quarter": "Hot files of the quarter",
-        "dashboard_source": "Every chart below is summed from this repository's published reports (report.json): {have} of {covered} weeks have one; weeks without a report are not counted.",
+        "dashboard_source": ("Every chart below is summed from this repository's published reports (report.json): "
+                             "{have} of {covered} weeks have one; weeks without a report are not counted."),
         "no_data": "no data",
     },
 }

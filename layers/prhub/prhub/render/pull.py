@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from prhub import sitepaths
-from prhub.pulls import PullPage
+from prhub.pulls import Mention, PullPage
 from prhub.render import charts
 from prhub.render.common import clean, num, safe_url
 from prhub.render.labels import labels, risk_label
@@ -40,9 +40,9 @@ class _Refs:
                                                                    self.home))
         return {"number": number, "label": f"#{number}", "url": url, "title": ""}
 
-    def report(self, mention: dict[str, Any]) -> dict[str, Any]:
-        folder = sitepaths.report_dir(self.page["repo"], mention["slug"], mention.get("language") or self.page["language"],
-                                      self.home)
+    def report(self, mention: Mention) -> dict[str, Any]:
+        lang = mention.get("language") or self.page["language"]
+        folder = sitepaths.report_dir(self.page["repo"], mention["slug"], lang, self.home)
         return {"label": clean(mention["title"]), "url": sitepaths.relative(self.here, folder) if self.web else None,
                 "title": ""}
 

@@ -1,0 +1,104 @@
+"""Publishing with per-PR pages, for 100, 1,000 and 10,000 PRs: the longest invocation and the critical path.
+
+    python -m bench.pull_pages [--sizes 100,1000,10000] [--sample 2]
+
+For each size, on the synthetic weeks of bench.report_scaling (engine-scored) and in-memory adapters
+(tests/fakes/memory.py: no network, so the figures are compute, not S3 latency):
+
+- the report invocation: compose the report, render its four files, publish them, fan out (pulls.json and the
+  PagesQueue messages of PAGES_PER_MESSAGE PRs each);
+- a PagesFunction invocation: `--sample` of those messages are handed to pages_message and timed; the others
+  are not rendered, and the critical path extrapolates from the slowest sample (said in the notes);
+- the critical path: report invocation + ceil(messages / CONCURRENCY) waves of the slowest sampled batch.
+
+Every invocation is checked against its function's timeout in template.yaml (ReportFunction 600 s,
+PagesFunction 120 s).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import time
+from datetime import date
+from typing import Any
+
+from bench import report_scaling, synthetic
+
+SIZES = (100, 1000, 10_000)
+CONCURRENCY = 4  # PagesQueueMapping's MaximumConcurrency in template.yaml
+TIMEOUTS = {"ReportFunction": 600.0, "PagesFunction": 120.0}
+
+
+def measure(n: int, sample: int) -> dict[str, Any]:
+    from prhub import compose, llm, site
+    from prhub.config import RepoConfig, WatchList
+    from prhub.flow import pages
+    from prhub.models import ScoredPR
+    from prhub.period import Period
+    from prhub.render import render_all
+
+    from tests.fakes.memory import memory_stack
+
+    data = json.loads(gzip.decompress(report_scaling.prepare(n).read_bytes()))
+    scored = [ScoredPR.from_dict(d) for d in data["scored"]]
+    config = RepoConfig(synthetic.REPO, tz=report_scaling.TZ, scorer="heuristic")
+    until = date.fromordinal(report_scaling.SINCE.toordinal() + report_scaling.DAYS - 1)
+    period = Period.parse(report_scaling.SINCE.isoformat(), until.isoformat(), report_scaling.TZ)
+    stack = memory_stack(WatchList.parse(json.dumps({"repos": [{"repo": synthetic.REPO, "language": "zh"}]})))
+    scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
+
+    started = time.perf_counter()
+    report = compose.report(scored, [], period, config, data["history"], "2026-02-02T00:00:00Z", scorer,  # type: ignore[arg-type]
+                            narrator=lambda draft: llm.model_narrative(draft, config))
+    site.publish_report(stack.bucket, report, render_all(report, "zh"), "zh")
+    site.rebuild_indexes(stack.bucket, synthetic.REPO, "", "zh")
+    fan_started = time.perf_counter()
+    messages = pages.fan_out(report, "zh", scored, stack.deps)
+    fan_out = time.perf_counter() - fan_started
+    report_invocation = time.perf_counter() - started
+
+    queued = stack.queue.take("memory://pages")
+    batches = []
+    for message in queued[:sample]:
+        t = time.perf_counter()
+        answer = pages.pages_message(message.body, stack.deps)
+        batches.append({"seconds": time.perf_counter() - t, "pages": answer["pages"]})
+    slowest = max(b["seconds"] for b in batches)
+    waves = math.ceil(messages / CONCURRENCY)
+    longest = max(report_invocation, slowest)
+    return {"n": n, "messages": messages, "report_invocation_s": round(report_invocation, 2),
+            "fan_out_s": round(fan_out, 3), "sampled_batches": batches, "slowest_batch_s": round(slowest, 2),
+            "per_page_s": round(slowest / max(1, max(b["pages"] for b in batches)), 3),
+            "critical_path_s": round(report_invocation + waves * slowest, 1), "longest_invocation_s": round(longest, 2),
+            "sampled": min(sample, len(queued)), "within_timeouts": report_invocation < TIMEOUTS["ReportFunction"]
+            and slowest < TIMEOUTS["PagesFunction"]}
+
+
+def run(sizes: tuple[int, ...] = SIZES, sample: int = 2) -> dict[str, Any]:
+    results = [measure(n, sample) for n in sizes]
+    rows = []
+    for r in results:
+        rows.append([f"PR pages, {r['n']:,} PRs",
+                     f"longest {r['longest_invocation_s']} s, critical path {r['critical_path_s']} s",
+                     f"{r['messages']} PagesQueue messages of ≤10 pages at concurrency {CONCURRENCY}; report "
+                     f"invocation {r['report_invocation_s']} s (fan-out {r['fan_out_s']} s); slowest of "
+                     f"{r['sampled']} sampled batches {r['slowest_batch_s']} s ({r['per_page_s']} s a page), the "
+                     f"other batches extrapolated from it; "
+                     + ("every invocation under its timeout" if r["within_timeouts"] else "A TIMEOUT IS EXCEEDED")])
+    return {"rows": rows, "sizes": results, "concurrency": CONCURRENCY, "timeouts": TIMEOUTS}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
+    parser.add_argument("--sample", type=int, default=2)
+    args = parser.parse_args()
+    out = run(tuple(int(s) for s in args.sizes.split(",")), args.sample)
+    for row in out["rows"]:
+        print(" | ".join(row))
+
+
+if __name__ == "__main__":
+    main()
