@@ -178,7 +178,7 @@ def columns_svg(c: Columns) -> str:
     n = max(1, len(c.labels))
     slot = (width - left - 6) / n
     plot_h = height - bottom - top
-    every = 1 if n <= 13 else max(1, round(n / 6))
+    every = 1 if n <= 6 else max(1, round(n / 6))  # about six labels: a 390 px screen fits no more
     k = max(1, len(c.series))
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{esc(c.title)}" '
              f'xmlns="http://www.w3.org/2000/svg">', f"<title>{esc(c.title)}</title>",

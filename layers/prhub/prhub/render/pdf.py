@@ -422,7 +422,7 @@ def _files(pdf: ReportPDF, d: dict[str, Any]) -> None:
     L = pdf.words
     _charts(pdf, d["charts"])
     for g in d["groups"]:
-        pdf.heading(f"{g['module']} (+{g['additions']} / -{g['deletions']})", 1)
+        pdf.heading(g["module"] + (f" ({g['lines']})" if g["lines"] else ""), 1)
         pdf.wrapped_table([L["file"], L["lines"]], [[[Run(pdf.fit(f["path"]))], [Run(f["lines"])]] for f in g["files"]],
                           [7, 2], "LR")
 

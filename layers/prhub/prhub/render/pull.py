@@ -90,7 +90,10 @@ def pull_view(page: PullPage, home: str | None = None, web: bool = True, with_ch
         facts.insert(4, (L["breaking"], clean(pr.get("breaking_reason")) or L["yes"]))
     if clean(page.get("note")):
         facts.append((L["scored_note"], clean(page["note"])))
-    files = [{"module": clean(g["module"]), "additions": num(g["additions"]), "deletions": num(g["deletions"]),
+    # Line counts when the scorer recorded them per file; a page never prints "+0 / -0" for unknown.
+    files = [{"module": clean(g["module"]),
+              "lines": f"+{num(g['additions'])} / -{num(g['deletions'])}" if any("additions" in f for f in g["files"])
+              else "",
               "files": [{"path": clean(f["path"]),
                          "lines": f"+{num(f['additions'])} / -{num(f['deletions'])}" if "additions" in f else ""}
                         for f in g["files"]]}
