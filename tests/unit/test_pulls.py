@@ -81,8 +81,8 @@ def test_teasers_are_in_the_reports_language_or_left_out():
     assert not in_language("[破坏性变更] #6804 …（重要度 9）：This PR extends ContinuousTokenBuilder to …", "zh")
     assert not in_language("rollout 改动最多", "en") and in_language("Rollout changed most", "en")
     report = copy.deepcopy(load("zh-week"))
-    report["highlights"] = [{"text": "[破坏性变更] #6804（重要度 9）：This PR extends ContinuousTokenBuilder", "prs": []},
-                            {"text": "rollout 模块配置统一，旧配置被移除", "prs": []}]
+    mixed = "[破坏性变更] #6804（重要度 9）：This PR extends ContinuousTokenBuilder"
+    report["highlights"] = [{"text": mixed, "prs": []}, {"text": "rollout 模块配置统一，旧配置被移除", "prs": []}]
     assert index_card(report, SLUG)["highlight"] == "rollout 模块配置统一，旧配置被移除"
 
 
