@@ -141,3 +141,23 @@ def test_a_later_report_updates_the_earlier_pages_it_adds_relations_to(both):
     page = json.loads(text(stack, f"{REPO}/pull/{earlier}/report.json"))
     assert later_number in page["neighbours"]["later"]
     assert f'href="../{later_number}/"' in text(stack, f"{REPO}/pull/{earlier}/index.html")
+
+
+class Context:
+    """A Lambda context with `seconds` left."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int(self.seconds * 1000)
+
+
+def test_an_invocation_near_its_deadline_queues_the_pages_it_did_not_render(both):
+    stack, (zh, _, _), _ = both
+    numbers = [p["number"] for p in zh["prs"]][:3]
+    body = {"repo": REPO, "slug": "2026-05-04-to-2026-05-10", "lang": "zh", "home": "zh", "numbers": numbers}
+    answer = pages.pages_message(body, stack.deps.invoked(Context(pages.PAGE_SECONDS_MAX)))  # room for one page
+    assert (answer["pages"], answer["requeued"]) == (1, 2)
+    [rest] = stack.queue.take("memory://pages")
+    assert rest.body == {**body, "numbers": numbers[1:]}

@@ -1011,7 +1011,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
     },
     "PagesFunction": {
         "sqs:ReceiveMessage": {"PagesQueue"}, "sqs:DeleteMessage": {"PagesQueue"},
-        "sqs:GetQueueAttributes": {"PagesQueue"},
+        "sqs:GetQueueAttributes": {"PagesQueue"}, "sqs:SendMessage": {"PagesQueue"},  # the rest, near the deadline
         "ssm:GetParameter": {"ConfigParameter"},  # the module map, to group a PR's files
         "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
         "cloudfront:CreateInvalidation": {"SiteDistribution"},

@@ -7,7 +7,8 @@
 
 The report worker only queues; a PagesFunction invocation renders a bounded number of
 pages (each about 0.2 s with its PDF), so no invocation nears its timeout however large
-the week, and the score worker never loads a renderer. A message is idempotent: it
+the week, and the score worker never loads a renderer. Should pages run slow, an invocation near its deadline queues
+the pages it has not rendered as a new message instead of running past its timeout. A message is idempotent: it
 re-renders the same pages from what the bucket holds.
 """
 from __future__ import annotations
@@ -23,7 +24,8 @@ from prhub.report import Report
 
 logger = Logger(service="prhub", child=True)
 
-PAGES_PER_MESSAGE = 10  # pages per invocation: the PDF dominates (0.5-3 s a page), so at worst ~30 s of 120
+PAGES_PER_MESSAGE = 10  # pages per invocation: the PDF dominates (0.5-5 s a page), so ~50 s at worst of 120
+PAGE_SECONDS_MAX = 15.0  # room kept for one more page; with less left the rest goes back on the queue
 
 
 def _slug(report: Report) -> str:
@@ -82,9 +84,15 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
     mine = facts.get(slug, {})
     config = deps.watchlist().get(repo)
     listed = {p["number"] for p in report["prs"]}
+    todo = [n for n in numbers if n in listed]
+    left = deps.deadline()
     keys: list[str] = []
     done = 0
-    for number in (n for n in numbers if n in listed):
+    for i, number in enumerate(todo):
+        if left is not None and done and left() < PAGE_SECONDS_MAX:
+            # A slow invocation (a loaded host, huge file lists) hands its remaining pages to the next one.
+            deps.queue.send(deps.settings.pages_queue_url, {**body, "numbers": todo[i:]})
+            break
         # Periods are named by their dates, in no language: a mention reads the same on every page.
         mentions: list[pulls.Mention] = [{"slug": s, "title": s.replace("-to-", " – "), "language": lang}
                                          for s in sorted(s for s, prs in facts.items() if number in prs) or [slug]]
@@ -96,4 +104,4 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
         done += 1
     site.invalidate(deps.cdn, ["/" + k for k in keys])
     logger.info("pull pages published", extra={"repo": repo, "slug": slug, "lang": lang, "pages": done})
-    return {"repo": repo, "slug": slug, "lang": lang, "pages": done}
+    return {"repo": repo, "slug": slug, "lang": lang, "pages": done, "requeued": len(todo) - done}
