@@ -30,6 +30,7 @@ from prhub.config import RepoConfig
 from prhub.models import PullRequest, ScoredPR
 from prhub.period import Period
 from prhub.scoring import ENGINE_VERSION, score_pull
+from prhub.sources import History
 
 from bench.panel import PANEL, Week
 
@@ -67,7 +68,7 @@ def run(prs: list[PullRequest], config: RepoConfig) -> tuple[list[tuple[Period, 
         members = [scored[p.number] for p in prs if start <= p.merged_at < end]
         if not members:
             continue
-        report = analyse_period(members, [], week, config, history, "2026-01-01T00:00:00Z",
+        report = analyse_period(members, [], week, config, History.of(history, week), "2026-01-01T00:00:00Z",
                               {"kind": "heuristic", "model": None, "prompt_version": ENGINE_VERSION})
         reports.append((week, report))
     return reports, scoring_time, time.perf_counter() - started

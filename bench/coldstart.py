@@ -36,7 +36,7 @@ FORBIDDEN = {"score": NOT_FOR_WORKERS, "plan": NOT_FOR_WORKERS, "report": NOT_FO
 LAMBDA_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing", "POWERTOOLS_SERVICE_NAME": "prhub", "RUNS_TABLE": "runs",
-    "RESULTS_TABLE": "results", "CACHE_TABLE": "cache", "HISTORY_TABLE": "history", "IDEMPOTENCY_TABLE": "idem",
+    "RESULTS_TABLE": "results", "CACHE_TABLE": "cache", "IDEMPOTENCY_TABLE": "idem",
     "SCORE_QUEUE_URL": "http://127.0.0.1:1/q/score", "REPORT_QUEUE_URL": "http://127.0.0.1:1/q/report",
     "PAGES_QUEUE_URL": "http://127.0.0.1:1/q/pages",
     "SITE_BUCKET": "site",

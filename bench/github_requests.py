@@ -1,19 +1,30 @@
-"""GitHub requests per PR for a verl week: first run, and a re-run with the ETag cache (304s are free).
+"""GitHub requests per PR, REST and GraphQL: a verl week and a 3-month range, first run and re-run.
 
     python -m bench.github_requests
 
-Runs GitHubSource (list + details of every PR) against the fake GitHub on
-127.0.0.1 fed ../shared/data/verl-project-verl/pulls.jsonl, and counts what the
-fake answered. `run()` returns the figures (and "rows" for the bench table).
+Runs each source against the fake GitHub on 127.0.0.1 fed
+../shared/data/verl-project-verl/pulls.jsonl the way one run uses it: the planner lists the
+range and, like flow._plan_one, each of the TREND_WEEKS weeks before it that the history has not
+seen yet (history lookups); then every PR's details are loaded, as the score workers do. The re-run
+keeps the state of the first (ETag cache / payload store, history), as a second run of the same
+range in the deployed stack would.
+
+Requests are HTTP requests the fake answered (GraphQL and REST, 304s included, faults none).
+Points are what the fake's GraphQL charged (`rateLimit.cost`). `run()` returns the figures and
+"rows" for the bench table.
 """
 from __future__ import annotations
 
 import time
-from datetime import date
+from collections.abc import Callable
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from prhub.flow.plan import TREND_WEEKS
 from prhub.github import GitHubSource, MemoryEtagCache
+from prhub.github_graphql import GraphQLSource
+from prhub.models import PullRequest
 from prhub.period import Period
 from prhub.sources import JsonlSource
 
@@ -21,61 +32,98 @@ from tests.fakes import FakeGitHub
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
 REPO = "verl-project/verl"
-WEEKS = (("2026-05-04", "2026-05-10"), ("2026-08-10", "2026-08-16"))
+RANGES = (("week", "2026-05-04", "2026-05-10"), ("3 months", "2026-05-04", "2026-08-02"))
 TZ = "Asia/Shanghai"
+SOURCES: dict[str, Callable[..., GitHubSource]] = {"rest": GitHubSource, "graphql": GraphQLSource}
 
 
-def _pass(gh: FakeGitHub, cache: MemoryEtagCache, period: Period) -> dict[str, Any]:
+def _pass(gh: FakeGitHub, source: GitHubSource, period: Period, seen: list[datetime]) -> dict[str, Any]:
+    """One run: plan (listing + history lookups), then every PR's details; counted by the fake."""
     gh.reset_counts()
-    source = GitHubSource(token="bench", api_url=gh.url, etag_cache=cache)
     started = time.perf_counter()
     refs = source.list_merged(REPO, period)
-    for ref in refs:
-        source.get(REPO, ref)
+    lookups = 0
+    for week in period.previous_weeks(TREND_WEEKS):
+        if not any(week.contains(moment) for moment in seen):
+            lookups += 1
+            seen.extend(ref.merged_at for ref in source.list_merged(REPO, week))
+    seen.extend(ref.merged_at for ref in refs)
+    pulls = [source.get(REPO, ref) for ref in refs]
     seconds = time.perf_counter() - started
-    counted = gh.total
-    not_modified = gh.counts["not_modified"]
-    return {"prs": len(refs), "requests": counted + not_modified, "counted": counted, "not_modified": not_modified,
-            "by_kind": {k: v for k, v in sorted(gh.counts.items()) if k != "not_modified"},
-            "per_pr": round((counted + not_modified) / max(1, len(refs)), 2),
-            "counted_per_pr": round(counted / max(1, len(refs)), 2), "seconds": round(seconds, 3)}
+    prs = max(1, len(refs))
+    faults = sum(n for kind, n in gh.counts.items() if kind.startswith("fault_"))
+    requests = sum(gh.counts.values()) - faults
+    diffs = gh.counts["diff"]
+    return {"prs": len(refs), "requests": requests, "not_modified": gh.counts["not_modified"],
+            "history_lookups": lookups, "by_kind": dict(sorted(gh.counts.items())),
+            "per_pr": round(requests / prs, 3), "without_diffs_per_pr": round((requests - diffs) / prs, 3),
+            "diffs_per_pr": round(diffs / prs, 3), "points": gh.points_spent,
+            "points_per_pr": round(gh.points_spent / prs, 3), "seconds": round(seconds, 3), "pulls": pulls}
 
 
-def measure(since: str, until: str, data: Path = DATA) -> dict[str, Any]:
-    """One week: the first run and a re-run sharing the ETag cache."""
-    jsonl = JsonlSource.from_path(str(data))
+def measure(kind: str, since: str, until: str, pulls: list[PullRequest]) -> dict[str, Any]:
+    """The first run and a re-run with the same state, for one source kind and range."""
     period = Period.parse(since, until, TZ)
-    # The whole export, so the search has to pick the week out of it as GitHub would.
-    everything = Period(date(2000, 1, 1), period.until, "UTC")  # past MAX_DAYS on purpose: built, not parsed
-    pulls = [jsonl.get(REPO, ref) for ref in jsonl.list_merged(REPO, everything)]
     cache = MemoryEtagCache()
+    seen: list[datetime] = []
     with FakeGitHub(pulls, REPO) as gh:
-        first = _pass(gh, cache, period)
-        rerun = _pass(gh, cache, period)
-    return {"week": f"{since}..{until} {TZ}", "first": first, "rerun": rerun}
+        make = SOURCES[kind]
+        first = _pass(gh, make(token="bench", api_url=gh.url, etag_cache=cache), period, seen)
+        rerun = _pass(gh, make(token="bench", api_url=gh.url, etag_cache=cache), period, seen)
+    return {"source": kind, "range": f"{since}..{until} {TZ}", "first": first, "rerun": rerun}
+
+
+def same_as_export(result: dict[str, Any], jsonl: JsonlSource, since: str, until: str) -> bool:
+    """Whether the run loaded the same PRs, files and line counts as the export has for the range."""
+    want = [jsonl.get(REPO, ref) for ref in jsonl.list_merged(REPO, Period.parse(since, until, TZ))]
+
+    def facts(prs: list[PullRequest]) -> list[tuple[Any, ...]]:
+        return [(p.number, p.additions, p.deletions, p.changed_files,
+                 [(f.filename, f.status, f.additions, f.deletions) for f in p.files]) for p in prs]
+
+    return facts(result["first"]["pulls"]) == facts(want) == facts(result["rerun"]["pulls"])
 
 
 def run() -> dict[str, Any]:
     if not DATA.exists():
         return {"skipped": f"no data at {DATA}", "rows": [["github requests/PR", "n/a", f"no data at {DATA}"]]}
-    weeks = [measure(since, until) for since, until in WEEKS]
-    rows = []
-    for week in weeks:
-        first, rerun = week["first"], week["rerun"]
-        rows.append([f"github requests/PR {week['week'][:10]} first", f"{first['per_pr']:.2f}",
-                     f"{first['requests']} requests for {first['prs']} PRs, all counted against the limit "
-                     f"({', '.join(f'{k} {v}' for k, v in first['by_kind'].items())}); {first['seconds']:.2f} s"])
-        rows.append([f"github requests/PR {week['week'][:10]} re-run", f"{rerun['counted_per_pr']:.2f}",
-                     f"counted per PR with the ETag cache: {rerun['counted']} counted, {rerun['not_modified']} "
-                     f"304s ({rerun['per_pr']:.2f} sent per PR); {rerun['seconds']:.2f} s"])
-    return {"weeks": weeks, "rows": rows}
+    jsonl = JsonlSource.from_path(str(DATA))
+    # The whole export, so the search has to pick the range out of it as GitHub would.
+    everything = Period(date(2000, 1, 1), date(2100, 1, 1), "UTC")  # past MAX_DAYS on purpose: built, not parsed
+    pulls = [jsonl.get(REPO, ref) for ref in jsonl.list_merged(REPO, everything)]
+    results, rows = [], []
+    for name, since, until in RANGES:
+        for kind in SOURCES:
+            result = measure(kind, since, until, pulls)
+            result["same_as_export"] = same_as_export(result, jsonl, since, until)
+            first, rerun = result["first"], result["rerun"]
+            label = f"github {kind} {name} ({first['prs']} PRs)"
+            rows.append([f"{label} first: requests/PR", f"{first['per_pr']:.2f}",
+                         f"{first['requests']} requests ({', '.join(f'{k} {v}' for k, v in first['by_kind'].items())}"
+                         f"), {first['history_lookups']} history lookups; {first['without_diffs_per_pr']:.2f}/PR "
+                         f"without diffs; same PRs, files and lines as the export: {result['same_as_export']}; "
+                         f"{first['seconds']:.2f} s"])
+            rows.append([f"{label} first: diffs/PR", f"{first['diffs_per_pr']:.2f}",
+                         "REST requests with Accept: application/vnd.github.diff"])
+            if kind == "graphql":
+                rows.append([f"{label} first: points/PR", f"{first['points_per_pr']:.3f}",
+                             f"{first['points']} GraphQL points (rateLimit.cost) in all"])
+            rows.append([f"{label} re-run: requests/PR", f"{rerun['per_pr']:.2f}",
+                         f"{rerun['requests']} requests, {rerun['not_modified']} of them 304s "
+                         f"({', '.join(f'{k} {v}' for k, v in rerun['by_kind'].items())}); "
+                         f"{rerun['points']} points; {rerun['seconds']:.2f} s"])
+            for run_ in (first, rerun):
+                del run_["pulls"]  # the figures go to results.json, the PRs do not
+            results.append(result)
+    return {"ranges": results, "rows": rows}
 
 
 def main() -> None:
     result = run()
-    print(f"{'measure':<40} {'value':>6}  notes")
+    width = max(len(r[0]) for r in result["rows"])
+    print(f"{'measure':<{width}} {'value':>6}  notes")
     for name, value, note in result["rows"]:
-        print(f"{name:<40} {value:>6}  {note}")
+        print(f"{name:<{width}} {value:>6}  {note}")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ def measure(n: int, sample: int) -> dict[str, Any]:
     from prhub.flow import pages
     from prhub.period import Period
     from prhub.render import render_all
+    from prhub.sources import History
 
     from tests.fakes.memory import memory_stack
 
@@ -64,7 +65,8 @@ def measure(n: int, sample: int) -> dict[str, Any]:
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
 
     started = time.perf_counter()
-    report = compose.report(scored, [], period, config, history, "2026-02-02T00:00:00Z", scorer,  # type: ignore[arg-type]
+    report = compose.report(scored, [], period, config, History.of(history, period), "2026-02-02T00:00:00Z",
+                            scorer,  # type: ignore[arg-type]
                             narrator=lambda draft: llm.model_narrative(draft, config))
     site.publish_report(stack.bucket, report, render_all(report, "zh"), "zh")
     site.rebuild_indexes(stack.bucket, synthetic.REPO, "", "zh")

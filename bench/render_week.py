@@ -38,6 +38,7 @@ def scored_week(lang: str = "zh") -> tuple[dict[str, Any], list[Any]]:
     from prhub.models import PullRequest
     from prhub.period import Period
     from prhub.scoring import score_pull
+    from prhub.sources import History
 
     config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language=lang)
     period = Period.parse(SINCE, UNTIL, TZ)
@@ -47,7 +48,7 @@ def scored_week(lang: str = "zh") -> tuple[dict[str, Any], list[Any]]:
     history = [{**pr.ref.to_dict()} for pr in rows if start <= pr.merged_at < period.end_utc]
     scored = [score_pull(pr, config) for pr in week]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
-    report = compose.report(scored, [], period, config, history, "2026-05-11T00:00:00Z", scorer,
+    report = compose.report(scored, [], period, config, History.of(history, period), "2026-05-11T00:00:00Z", scorer,
                             narrator=lambda draft: llm.model_narrative(draft, config))
     return report, scored
 

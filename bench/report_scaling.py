@@ -85,6 +85,7 @@ def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     from prhub.render.html import render_html
     from prhub.render.markdown import render_markdown
     from prhub.render.pdf import render_pdf
+    from prhub.sources import History
 
     data = json.loads(gzip.decompress(path.read_bytes()))
     scored = [ScoredPR.from_dict(d) for d in data["scored"]]
@@ -95,7 +96,8 @@ def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     state: dict[str, Any] = {}
 
     def build() -> None:
-        state["draft"] = compose.draft(scored, [], period, config, history, "2026-02-02T00:00:00Z", scorer)
+        state["draft"] = compose.draft(scored, [], period, config, History.of(history, period),
+                                       "2026-02-02T00:00:00Z", scorer)
 
     def narrate() -> None:
         state["report"] = {**state["draft"], **llm.model_narrative(state["draft"], config)}

@@ -9,13 +9,18 @@ first, and the event's records are pointed at it (the runner says which).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from prhub.errors import InputError
+from prhub.flow.plan import is_scheduled
+from prhub.period import format_timestamp, parse_timestamp
 
 from prhub_local.runner import (
     LambdaContext,
@@ -95,10 +100,29 @@ def invoke_function(function: str, event: Any, *, state: str | Path | None = ".p
             event = _with_known_runs(root, template, stack, event, say)
         handler = load_handler(root, template, function)
         try:
-            done.append(Invocation(function, event, handler(event, LambdaContext(function))))
+            with _replayed_at(function, event, say):
+                done.append(Invocation(function, event, handler(event, LambdaContext(function))))
         except Exception as exc:  # the invocation's error, not the harness's: reported, the state still saved
             done.append(Invocation(function, event, {"errorType": type(exc).__name__, "errorMessage": str(exc)}, exc))
     return done[0]
+
+
+@contextlib.contextmanager
+def _replayed_at(function: str, event: Any, say: Progress) -> Iterator[None]:
+    """A recorded schedule event is replayed at the time it says it fired: the plan checks an event's time
+    against the clock (a stale one is refused), and a sample recorded months ago is still worth replaying."""
+    moment = None
+    if function == "PlanFunction" and is_scheduled(event) and isinstance(event.get("time"), str):
+        try:
+            moment = parse_timestamp(event["time"])
+        except ValueError:
+            moment = None  # the handler refuses it with its own message
+    if moment is None:
+        yield
+        return
+    say(f"replaying the schedule event at its own time, {format_timestamp(moment)}")
+    with mock.patch("prhub.flow.deps.utc_now", return_value=moment):
+        yield
 
 
 def _run_ids(event: Any) -> list[str]:

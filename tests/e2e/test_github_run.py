@@ -38,16 +38,21 @@ def test_github_source_report_equals_jsonl_report(tmp_path: Path, monkeypatch: p
 
     with FakeGitHub.from_export(DATA, REPO, token="s3cret") as gh:
         monkeypatch.setenv("GITHUB_API_URL", gh.url)  # the fake refuses any token but "s3cret"
-        # Faults the workers must ride out (real sleeps here, so short ones).
-        gh.inject("403-retry-after", path="/search/", retry_after=1)
-        gh.inject("502", path="/files", times=3)
+        # Faults the planner (GraphQL) and the workers (diffs) must ride out (real sleeps here, so short ones).
+        gh.inject("403-retry-after", path="/graphql", retry_after=1)
+        gh.inject("secondary", path="/graphql", retry_after=1)
+        gh.inject("timeout", path="/graphql")
+        gh.inject("partial", path="/graphql")
+        gh.inject("cut-connection", path="/graphql")
+        gh.inject("exhausted", path="/graphql", reset_in=2)
+        gh.inject("502", path=r"/pulls/\d+$", times=3)
         gh.inject("cut", path=r"/pulls/\d+$", times=2)
-        gh.inject("cut-connection", path="/git/commits/")
-        gh.inject("429", path="/reviews", times=2, retry_after=1)
-        gh.inject("exhausted", path=r"/pulls/\d+$", reset_in=2)
+        gh.inject("429", path=r"/pulls/\d+$", times=2, retry_after=1)
         online = run_report("github", tmp_path / "github")
         assert sum(f.times for f in gh.faults) == 0, "every injected fault was served"
-        assert gh.counts["pull"] >= len(online["prs"]) and gh.counts["files"] >= len(online["prs"])
+        assert gh.counts["graphql"] >= 1 and gh.counts["diff"] >= len(online["prs"]) // 2
+        assert gh.counts["pull"] == gh.counts["files"] == gh.counts["reviews"] == 0, "no REST detail requests"
+        assert gh.counts["graphql"] <= 8, "listing pages only: the workers found the planner's payloads"
         assert gh.counts["fault_401"] == 0
 
     def facts(report: dict[str, Any]) -> list[tuple]:

@@ -7,6 +7,27 @@ with Link pagination, X-RateLimit-* headers (a real budget, spent by every non-3
 answer), ETags and 304s. Faults are queued per test (`inject`) and matched by path
 pattern; every answer is counted by kind, 304s separately.
 
+The pull endpoint also speaks the diff media type (`Accept: application/vnd.github.diff`):
+the PR's whole `git diff`, or 406 `too_large` past 300 files or 20,000 changed lines as
+GitHub answers. The export holds no diff text for most files: such a file appears with its
+git headers and no hunk (the fake's stand-in, so the engine sees the same "no patch" it
+sees in the export); a file with a `patch` gets it as its hunks.
+
+POST /graphql (and /api/graphql when the REST API is under /api/v3, as on GitHub
+Enterprise Server) answers GitHub's GraphQL request shape, {query, variables}, through
+tests/fakes/graphql_lite.py: a small parser for the queries prhub sends (aliases, variables,
+inline fragments), GitHub's connection bounds, node limit and point cost, and a points
+budget of its own (`rateLimit { cost remaining resetAt }`, x-ratelimit-* headers with
+resource `graphql`; when spent, 200 with a `RATE_LIMITED` error). Served: `rateLimit`,
+`repository(owner, name) { nameWithOwner pullRequest(number) }` and `search(type: ISSUE,
+query, first, after)` with the REST search's qualifiers and its 1,000-result cap; pull
+requests with number, title, body, url, merged, mergedAt, baseRefName, headRefOid,
+additions, deletions, changedFiles, author { login __typename }, mergeCommit { oid message },
+labels, commits { totalCount }, reviews, files (at most 3,000, like REST; not confirmed for
+GraphQL). GraphQL faults: "secondary" (200 with a secondary-limit error and Retry-After),
+"partial" (one search node null, an error at its path), "timeout" (200, data null, GitHub's
+"Something went wrong ... timeout" error); the HTTP faults apply to /graphql as well.
+
     with FakeGitHub(pulls, repo="o/r") as gh:
         gh.inject("502", path="/files", times=2)
         source = GitHubSource(api_url=gh.url, ...)
@@ -31,9 +52,13 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from prhub.models import PullRequest
 from prhub.period import format_timestamp, parse_timestamp
 
+from tests.fakes import graphql_lite as gql
 from tests.fakes.loopback import LoopbackServer
 
-FAULTS = ("401", "404", "403-retry-after", "429", "502", "slow", "cut", "cut-connection", "exhausted", "incomplete")
+FAULTS = ("401", "404", "403-retry-after", "429", "502", "slow", "cut", "cut-connection", "exhausted", "incomplete",
+          "secondary", "partial", "timeout")
+DIFF_MEDIA_TYPE = "application/vnd.github.diff"
+CONNECTIONS = frozenset({"search", "files", "labels", "reviews", "commits"})
 
 
 @dataclass
@@ -65,6 +90,10 @@ class FakeGitHub(LoopbackServer):
         prefix: str = "",
         search_merged_at: bool = True,
         clock: Callable[[], float] = time.time,
+        points_limit: int = 5000,
+        graphql: bool = True,
+        diff_max_files: int = 300,
+        diff_max_lines: int = 20_000,
     ) -> None:
         self.repo = repo
         self.prefix = prefix.rstrip("/")  # GitHub Enterprise serves the API under /api/v3
@@ -77,6 +106,13 @@ class FakeGitHub(LoopbackServer):
         self.reset_at = clock() + 3600
         self.search_cap = search_cap
         self.faults: list[Fault] = []
+        self.graphql = graphql  # False: a server without GraphQL (404), for the REST fallback
+        self.points_limit = points_limit
+        self.points_remaining = points_limit
+        self.points_reset_at = clock() + 3600
+        self.points_spent = 0  # GraphQL points charged, over the fake's life (reset_counts clears it)
+        self.diff_max_files = diff_max_files
+        self.diff_max_lines = diff_max_lines
         self.counts: Counter[str] = Counter()  # answered requests per kind; 304s under "not_modified"
         self.log: list[tuple[str, int]] = []  # (request path with query, status) of every answer
         self._lock = threading.Lock()
@@ -126,6 +162,25 @@ class FakeGitHub(LoopbackServer):
         with self._lock:
             self.counts.clear()
             self.log.clear()
+            self.points_spent = 0
+
+    def spend_points(self, cost: int) -> tuple[int, float]:
+        """Charge a query's cost to the GraphQL budget; (remaining after it, reset epoch); -1 means refused."""
+        with self._lock:
+            now = self.clock()
+            if now >= self.points_reset_at:
+                self.points_remaining = self.points_limit
+                self.points_reset_at = now + 3600
+            if self.points_remaining < cost:
+                return -1, self.points_reset_at
+            self.points_remaining -= cost
+            self.points_spent += cost
+            return self.points_remaining, self.points_reset_at
+
+    def exhaust_points(self, reset_in: float) -> None:
+        with self._lock:
+            self.points_remaining = 0
+            self.points_reset_at = self.clock() + reset_in
 
     def spend(self) -> tuple[int, float]:
         """Take one request from the budget; (remaining after it, reset epoch). Remaining -1 means refused."""
@@ -244,6 +299,109 @@ class FakeGitHub(LoopbackServer):
         return sorted(hits, key=lambda pr: pr.number)
 
 
+    # --- the diff media type ------------------------------------------------------------------
+
+    def diff_too_large(self, pr: PullRequest) -> str | None:
+        """GitHub's 406 message when it will not render `pr`'s diff, else None."""
+        if pr.changed_files > self.diff_max_files:
+            return f"Sorry, the diff exceeded the maximum number of files ({self.diff_max_files}). Consider using " \
+                   "'List pull requests files' API or locally cloning the repository instead."
+        if pr.additions + pr.deletions > self.diff_max_lines:
+            return f"Sorry, the diff exceeded the maximum number of lines ({self.diff_max_lines})"
+        return None
+
+    def diff_text(self, pr: PullRequest) -> str:
+        """The PR's `git diff` (see the module docstring for files without diff text)."""
+        parts = []
+        for f in pr.files:
+            old = f.previous_filename or f.filename
+            lines = [f"diff --git a/{old} b/{f.filename}"]
+            if f.status == "added":
+                lines.append("new file mode 100644")
+            elif f.status == "removed":
+                lines.append("deleted file mode 100644")
+            elif f.status == "renamed" and f.previous_filename:
+                lines += ["similarity index 90%", f"rename from {old}", f"rename to {f.filename}"]
+            mode = "" if f.status in ("added", "removed") else " 100644"
+            lines.append(f"index {_sha7(old, f.status == 'added')}..{_sha7(f.filename, f.status == 'removed')}{mode}")
+            a_side = "/dev/null" if f.status == "added" else f"a/{old}"
+            b_side = "/dev/null" if f.status == "removed" else f"b/{f.filename}"
+            if f.binary:
+                lines.append(f"Binary files {a_side} and {b_side} differ")
+            elif f.patch is not None:
+                lines += [f"--- {a_side}", f"+++ {b_side}", f.patch.rstrip("\n")]
+            parts.append("\n".join(lines))
+        return "\n".join(parts) + "\n" if parts else ""
+
+    # --- GraphQL ------------------------------------------------------------------------------
+
+    def graphql_path(self) -> str:
+        """Where GraphQL is served: /graphql, or /api/graphql beside GitHub Enterprise's /api/v3."""
+        return self.prefix[: -len("/v3")] + "/graphql" if self.prefix.endswith("/api/v3") else "/graphql"
+
+    def actor(self, login: str) -> gql.Obj | None:
+        if login in ("", "ghost"):
+            return None  # a deleted account: GitHub answers null
+        if login.endswith("[bot]"):
+            return gql.Obj("Bot", login=login[: -len("[bot]")])
+        return gql.Obj("User", login=login)
+
+    def pull_node(self, base: str, pr: PullRequest) -> gql.Obj:
+        change = {"added": "ADDED", "removed": "DELETED", "renamed": "RENAMED", "modified": "MODIFIED",
+                  "copied": "COPIED", "changed": "CHANGED"}
+        files = [gql.Obj("PullRequestChangedFile", path=f.filename, additions=f.additions, deletions=f.deletions,
+                         changeType=change.get(f.status, "MODIFIED"), viewerViewedState="UNVIEWED")
+                 for f in pr.files]
+        reviews = [gql.Obj("PullRequestReview", state=r.state, author=self.actor(r.reviewer)) for r in pr.reviews]
+        commits = [gql.Obj("PullRequestCommit", commit=gql.Obj("Commit", oid=pr.head_sha))
+                   for _ in range(pr.commits if pr.commits is not None else 1)]
+        labels = [gql.Obj("Label", name=name) for name in pr.labels]
+        merged = format_timestamp(pr.merged_at)
+        return gql.Obj(
+            "PullRequest", number=pr.number, title=pr.title, body=pr.body, url=pr.url, merged=True,
+            mergedAt=merged, createdAt=merged, state="MERGED", baseRefName=pr.base_ref, headRefName=f"pr-{pr.number}",
+            headRefOid=pr.head_sha, additions=pr.additions, deletions=pr.deletions, changedFiles=pr.changed_files,
+            author=self.actor(pr.author),
+            mergeCommit=gql.Obj("Commit", oid=pr.head_sha, message=self.commit_body(base, pr)["message"]),
+            labels=lambda a: gql.connection("Label", labels, a),
+            commits=lambda a: gql.connection("PullRequestCommit", commits, a),
+            reviews=lambda a: gql.connection("PullRequestReview", reviews, a),
+            files=lambda a: gql.connection("PullRequestChangedFile", files, a, cap=3000),  # as REST's /files
+        )
+
+    def graphql_root(self, base: str, cost: int, remaining: int, reset: float, nodes: int) -> gql.Obj:
+        def repository(args: dict[str, Any]) -> gql.Obj:
+            name = f"{args.get('owner')}/{args.get('name')}"
+            if name.lower() != self.repo.lower():
+                raise gql.GraphQLError(f"Could not resolve to a Repository with the name '{name}'.", "NOT_FOUND")
+
+            def pull_request(a: dict[str, Any]) -> gql.Obj:
+                pr = self.pulls.get(int(a.get("number") or 0))
+                if pr is None:
+                    raise gql.GraphQLError(f"Could not resolve to a PullRequest with the number of {a.get('number')}.",
+                                           "NOT_FOUND")
+                return self.pull_node(base, pr)
+
+            return gql.Obj("Repository", nameWithOwner=self.repo, pullRequest=pull_request)
+
+        def search(args: dict[str, Any]) -> gql.Obj:
+            if args.get("type") != "ISSUE":
+                raise gql.GraphQLError("the fake GitHub searches issues and pull requests only")
+            hits = self.search(str(args.get("query") or ""))
+            if isinstance(hits, str):
+                raise gql.GraphQLError(hits, "INVALID")
+            found = gql.connection("SearchResultItem", [self.pull_node(base, pr) for pr in hits], args,
+                                   cap=self.search_cap)
+            found.fields.update(issueCount=len(hits), codeCount=0, repositoryCount=0, userCount=0, wikiCount=0,
+                                discussionCount=0)
+            return found
+
+        reset_at = datetime.fromtimestamp(math.ceil(reset), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        rate = gql.Obj("RateLimit", cost=cost, limit=self.points_limit, remaining=remaining,
+                       used=self.points_limit - remaining, resetAt=reset_at, nodeCount=nodes)
+        return gql.Obj("Query", rateLimit=rate, repository=repository, search=search)
+
+
 def _parse_moment(value: str, end: bool) -> datetime:
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         day = datetime.fromisoformat(value).replace(tzinfo=UTC)
@@ -303,7 +461,19 @@ class _Handler(BaseHTTPRequestHandler):
         if fault and fault.kind == "incomplete" and isinstance(body, dict) and "items" in body:
             # GitHub's search timed out: a 200 that says so, with only part of the page.
             body = {**body, "incomplete_results": True, "items": body["items"][: len(body["items"]) // 2]}
-        payload = json.dumps(body).encode()
+        if kind == "pull" and status == 200 and DIFF_MEDIA_TYPE in (self.headers.get("Accept") or ""):
+            kind = "diff"
+            pr = fake.pulls[int(path.rsplit("/", 1)[1])]
+            too_large = fake.diff_too_large(pr)
+            if too_large:
+                status, body = 406, {"message": too_large, "errors": [
+                    {"resource": "PullRequest", "field": "diff", "code": "too_large"}],
+                    "documentation_url": "https://docs.github.com/rest/pulls/pulls#list-pull-requests-files",
+                    "status": "406"}
+            else:
+                body = fake.diff_text(pr)
+        text = isinstance(body, str)
+        payload = body.encode() if text else json.dumps(body).encode()
         etag = f'W/"{hashlib.sha1(payload).hexdigest()}"'
         if status == 200 and self.headers.get("If-None-Match") == etag:
             fake.count("not_modified", self.path, 304)
@@ -316,11 +486,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(403, json.dumps(message).encode(), self._rate_headers(0, reset))
             return
         fake.count(kind, self.path, status)
-        headers = {**self._rate_headers(remaining, reset), "Content-Type": "application/json; charset=utf-8"}
+        content_type = f"{DIFF_MEDIA_TYPE}; charset=utf-8" if text else "application/json; charset=utf-8"
+        headers = {**self._rate_headers(remaining, reset), "Content-Type": content_type}
         if status == 200:
             headers["ETag"] = etag
         if link:
             headers["Link"] = link
+        self._deliver(status, payload, headers, fault)
+
+    def _deliver(self, status: int, payload: bytes, headers: dict[str, str], fault: Fault | None) -> None:
+        """Send the answer, or cut it as the fault says."""
         if fault and fault.kind == "cut":
             self._send(status, payload[: len(payload) // 2], headers)
         elif fault and fault.kind == "cut-connection":
@@ -334,6 +509,79 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         else:
             self._send(status, payload, headers)
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        """GraphQL: {query, variables} in, {data, errors} out, priced and charged to the points budget."""
+        fake = self.server_fake
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        json_type = {"Content-Type": "application/json; charset=utf-8"}
+        if urlsplit(self.path).path != fake.graphql_path() or not fake.graphql:
+            fake.count("not_found", self.path, 404)
+            self._send(404, b'{"message": "Not Found"}', json_type)
+            return
+        fault = fake.take_fault(self.path)
+        if fault and fault.kind == "slow":
+            time.sleep(fault.delay)
+            fault = None
+        auth = self.headers.get("Authorization")
+        if auth is None or (fake.token and auth not in (f"Bearer {fake.token}", f"token {fake.token}")):
+            fault = fault or Fault("401", re.compile("."))  # GraphQL needs a token, always
+        if fault and fault.kind == "exhausted":
+            fake.exhaust_points(fault.reset_in)
+        if fault and fault.kind in ("401", "404", "403-retry-after", "429", "502"):
+            self._fault(fault, "graphql", self.path)
+            return
+        if fault and fault.kind in ("secondary", "timeout"):
+            fake.count(f"fault_{fault.kind}", self.path, 200)
+            headers = {**json_type, **self._points_headers(max(fake.points_remaining, 0), fake.points_reset_at)}
+            if fault.kind == "secondary":
+                headers["Retry-After"] = str(fault.retry_after)
+                message = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+            else:
+                message = ("Something went wrong while executing your query. This may be the result of a timeout, "
+                           "or it could be a GitHub bug. Please include `F4KE:0000:0000` when reporting this issue.")
+            self._send(200, json.dumps({"data": None, "errors": [{"message": message}]}).encode(), headers)
+            return
+        try:
+            request = json.loads(raw)
+            if not isinstance(request, dict) or not isinstance(request.get("query"), str):
+                raise gql.GraphQLError("A query attribute must be specified and must be a string.")
+            variables = request.get("variables") or {}
+            declared, selections = gql.parse(request["query"])
+            missing = [name for name in declared if name not in variables]
+            cost, nodes = gql.price(selections, variables, CONNECTIONS)
+        except (ValueError, gql.GraphQLError) as exc:
+            error = exc.to_json() if isinstance(exc, gql.GraphQLError) else {"message": "Problems parsing JSON"}
+            fake.count("graphql_invalid", self.path, 200)
+            self._send(200, json.dumps({"errors": [error]}).encode(),
+                       {**json_type, **self._points_headers(fake.points_remaining, fake.points_reset_at)})
+            return
+        remaining, reset = fake.spend_points(cost)
+        if remaining < 0:
+            fake.count("rate_limited", self.path, 200)
+            body = {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]}
+            self._send(200, json.dumps(body).encode(), {**json_type, **self._points_headers(0, reset)})
+            return
+        base = f"http://{self.headers.get('Host')}"
+        data, errors = gql.execute(fake.graphql_root(base, cost, remaining, reset, nodes), selections,
+                                   {name: None for name in missing} | variables)
+        if fault and fault.kind == "partial":
+            nodes_list = (data.get("search") or {}).get("nodes") if isinstance(data.get("search"), dict) else None
+            if nodes_list:
+                nodes_list[0] = None  # GitHub could not load this one result; it says so in errors
+                errors.append({"type": "SERVICE_UNAVAILABLE", "path": ["search", "nodes", 0],
+                               "message": "Something went wrong while loading this item."})
+        fake.count("graphql", self.path, 200)
+        answer: dict[str, Any] = {"data": data}
+        if errors:
+            answer["errors"] = errors
+        self._deliver(200, json.dumps(answer).encode(), {**json_type, **self._points_headers(remaining, reset)}, fault)
+
+    def _points_headers(self, remaining: int, reset: float) -> dict[str, str]:
+        fake = self.server_fake
+        return {"X-RateLimit-Limit": str(fake.points_limit), "X-RateLimit-Remaining": str(remaining),
+                "X-RateLimit-Reset": str(math.ceil(reset)), "X-RateLimit-Used": str(fake.points_limit - remaining),
+                "X-RateLimit-Resource": "graphql"}
 
     def _route(self, path: str, query: dict[str, list[str]], base: str) -> tuple[int, Any, str]:
         fake = self.server_fake
@@ -410,6 +658,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if payload:
             self.wfile.write(payload)
+
+
+def _sha7(path: str, missing: bool) -> str:
+    return "0000000" if missing else hashlib.sha1(path.encode()).hexdigest()[:7]
 
 
 def _kind(path: str) -> str:

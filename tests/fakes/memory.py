@@ -25,12 +25,12 @@ from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import S
 from prhub.config import RepoConfig, Settings, WatchList
 from prhub.flow.deps import Deps
 from prhub.models import PullRef, ScoredPR
-from prhub.period import Period
+from prhub.period import Period, format_timestamp
 from prhub.scorers import Scorers
-from prhub.sources import Source, SourceCache, open_source
+from prhub.sources import History, Source, SourceCache, open_source
 from prhub.store import Progress, Result, Run
 
-SETTINGS = Settings(runs_table="runs", results_table="results", cache_table="cache", history_table="history",
+SETTINGS = Settings(runs_table="runs", results_table="results", cache_table="cache",
                     idempotency_table="idempotency", score_queue_url="memory://score",
                     report_queue_url="memory://report", site_bucket="site", pages_queue_url="memory://pages")
 
@@ -41,15 +41,15 @@ class MemoryStore:
     def __init__(self) -> None:
         self.runs: dict[str, Run] = {}
         self.result_items: dict[tuple[str, int], Result] = {}
-        self.history_items: dict[str, dict[int, dict[str, Any]]] = {}
         self._lock = threading.Lock()
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
-                   now: int, created_at: str, notes: list[str] | None = None) -> bool:
+                   now: int, created_at: str, notes: list[str] | None = None, history: History | None = None) -> bool:
         with self._lock:
             if run_id in self.runs:
                 return False
-            self.runs[run_id] = Run(run_id, config.repo, period, config, source, len(refs), [r.number for r in refs],
+            self.runs[run_id] = Run(run_id, config.repo, period, config, source, len(refs), list(refs),
+                                    history or History([], {}, format_timestamp(period.start_utc)),
                                     created_at=created_at, updated_at=now, notes=list(notes or []))
             return True
 
@@ -111,25 +111,6 @@ class MemoryStore:
     def results(self, run_id: str) -> list[Result]:
         with self._lock:
             return [copy.deepcopy(r) for (rid, _), r in sorted(self.result_items.items()) if rid == run_id]
-
-    def history(self, repo: str) -> list[dict[str, Any]]:
-        with self._lock:
-            return [dict(h) for _, h in sorted(self.history_items.get(repo, {}).items())]
-
-    def add_history(self, repo: str, refs: list[PullRef], known: set[int] | None = None) -> int:
-        with self._lock:
-            items = self.history_items.setdefault(repo, {})
-            fresh = {r.number: r for r in refs if r.number not in items}
-            for number, ref in fresh.items():
-                items[number] = {"repo": repo, **ref.to_dict()}
-            return len(fresh)
-
-    def record_scored(self, repo: str, scored: ScoredPR) -> None:
-        with self._lock:
-            item = self.history_items.setdefault(repo, {}).setdefault(scored.number, {"repo": repo,
-                                                                                    "number": scored.number})
-            item.update(title=scored.title, author=scored.author, merged_at=scored.merged_at, url=scored.url,
-                        modules=list(scored.modules))
 
 
 @dataclass

@@ -64,7 +64,7 @@ def test_bodies_too_big_for_an_item_are_skipped_not_failed(table: Any, caplog: p
 def test_the_stack_cache_table_is_the_github_sources_cache(table: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    names = ("RUNS_TABLE", "RESULTS_TABLE", "HISTORY_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
+    names = ("RUNS_TABLE", "RESULTS_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
              "REPORT_QUEUE_URL", "SITE_BUCKET")
     aws.reset()
     try:
@@ -76,7 +76,9 @@ def test_the_stack_cache_table_is_the_github_sources_cache(table: Any, monkeypat
     finally:
         aws.reset()
     keys = [item["key"] for item in table.scan()["Items"]]
-    assert keys and all(key.startswith("etag#" + url) for key in keys)
+    # The GraphQL source keeps its payloads and diffs there too, REST its ETags: all under the ETag cache's prefix
+    assert keys and all(key.startswith(("etag#" + url, "etag#graphql:")) for key in keys)
+    assert any(key.startswith("etag#graphql:pr:") for key in keys)
 
 
 def test_a_new_worker_reuses_the_shared_cache_and_pays_only_304s(table: Any) -> None:

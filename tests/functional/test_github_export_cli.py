@@ -70,7 +70,7 @@ def test_console_script_exports_a_verl_week_as_the_original_rows(tmp_path: Path)
     jsonl = JsonlSource.from_path(str(DATA))
     period = Period.parse("2026-08-10", "2026-08-16", "Asia/Shanghai")
     refs = jsonl.list_merged("verl-project/verl", period)
-    with FakeGitHub([jsonl.get("", r) for r in refs], "verl-project/verl") as gh:
+    with FakeGitHub([jsonl.get("verl-project/verl", r) for r in refs], "verl-project/verl") as gh:
         env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN_SECRET", "CACHE_TABLE")}
         env.update(GITHUB_API_URL=gh.url, GITHUB_TOKEN="t")
         done = subprocess.run(
@@ -79,7 +79,7 @@ def test_console_script_exports_a_verl_week_as_the_original_rows(tmp_path: Path)
             capture_output=True, text=True, encoding="utf-8", env=env, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
-    originals = [jsonl.get("", r).to_export() for r in refs]
+    originals = [jsonl.get("verl-project/verl", r).to_export() for r in refs]
     for row in rows:
         row.pop("commits")  # the API knows the commit count; the original export does not
     assert rows == originals

@@ -15,6 +15,7 @@ from prhub.models import FileChange, PullRequest
 from prhub.period import Period
 from prhub.prompting import render
 from prhub.scoring import score_pull
+from prhub.sources import History
 
 from tests.fakes.openai_server import FakeOpenAI, Fault, hallucinating, rule_based
 
@@ -37,7 +38,7 @@ def build(language: str = "en", scorer: str = "llm", **llm_settings: Any) -> tup
                          files=[FileChange(f"verl/m{i}.py", additions=30 * (i + 1), deletions=4 * i),
                                 FileChange("verl/shared.py", additions=1)])
         prs.append(score_pull(pr, config))
-    report = compose.draft(prs, [], PERIOD, config, [], "2026-05-11T00:00:00Z",
+    report = compose.draft(prs, [], PERIOD, config, History.of([], PERIOD), "2026-05-11T00:00:00Z",
                            {"kind": "llm", "model": "fake", "prompt_version": "p", "tokens_in": 1000,
                             "tokens_out": 200, "llm_prs": len(prs), "heuristic_prs": 0})
     return report, config
@@ -180,7 +181,8 @@ def test_engine_only_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_empty_week_needs_no_model(fake: FakeOpenAI) -> None:
     config = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language="en", scorer="llm")
-    report = compose.draft([], [], PERIOD, config, [], "2026-05-11T00:00:00Z", {"kind": "heuristic"})
+    report = compose.draft([], [], PERIOD, config, History.of([], PERIOD),
+                           "2026-05-11T00:00:00Z", {"kind": "heuristic"})
     out = llm.model_narrative(report, config, chat(fake))
     assert fake.calls == [] and out["summary"] == narrative.engine_narrative(report)["summary"]
 

@@ -163,7 +163,7 @@ def run(moto_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                 result = run_pipeline(source="github", scorer="llm", lang="en", out=tmp_path_factory.mktemp("site"),
                                       state=None, endpoint_url=moto_endpoint, workers=2, invoke=invoke,
                                       timeout=300)
-                assert gh.counts["pull"] > 0 and gh.counts.get("fault_401", 0) == 0, "the token came from the secret"
+                assert gh.counts["graphql"] > 0 and gh.counts.get("fault_401", 0) == 0, "the token came from the secret"
                 assert model.answered > 0, "the model key came from the secret"
         finally:
             for lg, level in saved:

@@ -43,10 +43,12 @@ def test_custom_range_event_lists_the_week_and_sends_one_message_per_pr(stack: S
     assert len(set(refs)) == 21
     assert {b["run_id"] for b in bodies} == {run["run_id"]}
     assert all(b["ref"]["number"] == b["number"] for b in bodies)
-    # AND the history holds the week plus the four weeks before it (the trend baseline)
-    history = items(stack, "HistoryTable")
-    assert set(refs) <= {h["number"] for h in history}
-    assert min(h["merged_at"] for h in history) < "2026-05-25"
+    # AND the run carries the repository's record before the week, from the source: the four weeks before it
+    # (the trend baseline, tagged with modules) and the first merge of each of the week's authors who had one
+    history = Run.from_item(item).history
+    assert history.earlier and all(e["number"] not in refs and e["merged_at"] < "2026-06-15" for e in history.earlier)
+    assert min(e["merged_at"] for e in history.earlier) >= "2026-05-17" and all(e["modules"] for e in history.earlier)
+    assert history.first_merged and history.reach.startswith("2024-10-31")
 
 
 def test_each_custom_range_call_is_a_new_run(stack: Stack) -> None:
@@ -121,7 +123,7 @@ def test_bad_input_is_refused_clearly_and_writes_nothing(stack: Stack, event: An
     answer = plan(stack, event)
     assert answer["ok"] is False
     assert message in answer["error"]
-    for table in ("RunsTable", "ResultsTable", "HistoryTable"):
+    for table in ("RunsTable", "ResultsTable"):
         assert items(stack, table) == [], table
     assert depth(stack, "ScoreQueue") == 0 and depth(stack, "ReportQueue") == 0
 
@@ -132,7 +134,7 @@ def test_unreadable_source_is_a_clear_error_and_writes_nothing(stack: Stack, tmp
     assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
 
 
-STACK_NAMES = ("RUNS_TABLE", "RESULTS_TABLE", "CACHE_TABLE", "HISTORY_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
+STACK_NAMES = ("RUNS_TABLE", "RESULTS_TABLE", "CACHE_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
                "REPORT_QUEUE_URL", "SITE_BUCKET")
 
 

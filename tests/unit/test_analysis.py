@@ -7,6 +7,7 @@ import random
 from prhub.analysis import analyse_period
 from prhub.period import Period
 from prhub.scoring import score_pull
+from prhub.sources import History
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
@@ -20,7 +21,8 @@ FIELDS = {"schema", "repo", "period", "generated_at", "language", "scorer", "sta
 def report(prs, history=(), unscored=()):
     scored = [score_pull(p, CONFIG) for p in prs]
     listing = [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
-    return analyse_period(scored, list(unscored), WEEK, CONFIG, [*history, *listing], "2026-06-22T01:00:00Z", SCORER)
+    return analyse_period(scored, list(unscored), WEEK, CONFIG, History.of([*history, *listing], WEEK),
+                          "2026-06-22T01:00:00Z", SCORER)
 
 
 def week_prs():

@@ -7,6 +7,7 @@ from prhub import compose, llm, narrative
 from prhub.period import Period
 from prhub.report import Analysis, Narrative, Report
 from prhub.scoring import score_pull
+from prhub.sources import History
 
 from tests.golden.cases import load
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
@@ -26,18 +27,18 @@ def week() -> tuple[list, list]:
 
 def test_the_report_has_the_title_the_run_notes_and_the_engines_narrative():
     scored, history = week()
-    report = compose.report(scored, [], WEEK, CONFIG, history, "2026-06-22T01:00:00Z", SCORER,
+    report = compose.report(scored, [], WEEK, CONFIG, History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER,
                             run_notes=["export line skipped: {bad"])
     assert report["title"] == "acme/trainer weekly report, 2026-W25, Jun 15–21"
     assert report["notes"][-1] == "export line skipped: {bad" and len(report["notes"]) >= 2  # after the analysis's
-    draft = compose.draft(scored, [], WEEK, CONFIG, history, "2026-06-22T01:00:00Z", SCORER)
+    draft = compose.draft(scored, [], WEEK, CONFIG, History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
     assert {k: report[k] for k in Narrative.__annotations__} == narrative.engine_narrative(draft)
     assert report["scorer"] == SCORER
 
 
 def test_keys_are_in_report_json_order():
     scored, history = week()
-    report = compose.report(scored, [], WEEK, CONFIG, history, "2026-06-22T01:00:00Z", SCORER)
+    report = compose.report(scored, [], WEEK, CONFIG, History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
     assert list(report) == list(Report.__annotations__) == [*Analysis.__annotations__, "title", "trend_notes",
                                                              "risk_notes", "relation_notes"]
     assert set(report) == set(load("en-small"))  # the golden files hold the same fields
@@ -54,7 +55,8 @@ def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_d
         return {**written, "summary": "Two PRs.", "scorer": {**draft["scorer"], "narrative_by": {"summary": "llm"}},
                 "notes": [*draft["notes"], "narrative: a note"]}
 
-    report = compose.report(scored, [], WEEK, CONFIG, history, "2026-06-22T01:00:00Z", SCORER, narrator=narrator)
+    report = compose.report(scored, [], WEEK, CONFIG, History.of(history, WEEK),
+                            "2026-06-22T01:00:00Z", SCORER, narrator=narrator)
     assert seen == [report["title"]]
     assert report["summary"] == "Two PRs." and report["scorer"]["narrative_by"] == {"summary": "llm"}
     assert report["notes"][-1] == "narrative: a note"

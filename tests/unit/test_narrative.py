@@ -7,6 +7,7 @@ from prhub import compose, narrative
 from prhub.analysis import analyse_period
 from prhub.period import Period
 from prhub.scoring import score_pull
+from prhub.sources import History
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
@@ -30,7 +31,8 @@ def week_report(language: str) -> dict:
                history_entry(6, "[trainer] fix: x", "2026-06-02T03:00:00Z", "bob")]
     history += [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
     config = CONFIG.with_overrides(language=language)
-    return analyse_period([score_pull(p, config) for p in prs], [], WEEK, config, history, "2026-06-22T00:00:00Z",
+    return analyse_period([score_pull(p, config) for p in prs], [], WEEK, config, History.of(history, WEEK),
+                          "2026-06-22T00:00:00Z",
                         {"kind": "heuristic", "model": None, "prompt_version": "t"})
 
 
@@ -72,7 +74,7 @@ def test_chinese_narrative():
 
 def test_an_empty_week_still_reads():
     config = CONFIG.with_overrides(language="en")
-    report = analyse_period([], [], WEEK, config, [], "2026-06-22T00:00:00Z", {"kind": "heuristic"})
+    report = analyse_period([], [], WEEK, config, History.of([], WEEK), "2026-06-22T00:00:00Z", {"kind": "heuristic"})
     text = narrative.engine_narrative(report)
     assert text["summary"] == "No pull requests were merged in this period."
     assert text["highlights"] == [] and text["suggestions"] == []

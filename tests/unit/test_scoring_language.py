@@ -9,6 +9,7 @@ from prhub.analysis import analyse_period
 from prhub.config import RepoConfig
 from prhub.period import Period
 from prhub.scoring import ENGINE_VERSION, HeuristicScorer, score_pull
+from prhub.sources import History
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
@@ -46,7 +47,7 @@ def risky_prs() -> list:
 def engine_sentences(config: RepoConfig) -> list[str]:
     scored = [score_pull(p, config) for p in risky_prs()]
     report = analyse_period(scored, [{"number": 9, "title": "x", "error": "boom"}], WEEK, config,
-                          [history_entry(90, "[worker] fix: x", "2026-05-20T00:00:00Z", "carol")],
+                          History.of([history_entry(90, "[worker] fix: x", "2026-05-20T00:00:00Z", "carol")], WEEK),
                           "2026-06-22T01:00:00Z", SCORER)
     texts = [r for p in scored for r in p.reasons] + [p.breaking_reason for p in scored if p.breaking]
     texts += [r.detail for p in scored for r in p.risks]

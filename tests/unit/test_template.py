@@ -235,7 +235,7 @@ def test_globals_environment() -> None:
     env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
     expected = {
         "RUNS_TABLE": {"Ref": "RunsTable"}, "RESULTS_TABLE": {"Ref": "ResultsTable"},
-        "CACHE_TABLE": {"Ref": "CacheTable"}, "HISTORY_TABLE": {"Ref": "HistoryTable"},
+        "CACHE_TABLE": {"Ref": "CacheTable"},
         "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"}, "SCORE_QUEUE_URL": {"Ref": "ScoreQueue"},
         "REPORT_QUEUE_URL": {"Ref": "ReportQueue"}, "PAGES_QUEUE_URL": {"Ref": "PagesQueue"},
         "SITE_BUCKET": {"Ref": "SiteBucket"},
@@ -706,7 +706,6 @@ def test_every_queue_refuses_plain_http() -> None:
         ("RunsTable", [("run_id", "S", "HASH")], "expires_at", True),
         ("ResultsTable", [("run_id", "S", "HASH"), ("number", "N", "RANGE")], "expires_at", True),
         ("CacheTable", [("key", "S", "HASH")], "expires_at", False),
-        ("HistoryTable", [("repo", "S", "HASH"), ("number", "N", "RANGE")], None, True),
         ("IdempotencyTable", [("id", "S", "HASH")], "expiration", False),
     ],
 )
@@ -721,11 +720,6 @@ def test_table(table: str, keys: list[tuple[str, str, str]], ttl: str | None, pi
     else:
         assert "TimeToLiveSpecification" not in t
     assert t.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled", False) is pitr
-
-
-def test_history_outlives_the_stack() -> None:
-    history = resources()["HistoryTable"]
-    assert history["DeletionPolicy"] == history["UpdateReplacePolicy"] == "Retain"
 
 
 # ------------------------------------------------------------------ bucket and CloudFront
@@ -981,8 +975,6 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:PutItem": {"RunsTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable"},  # an empty range claims its report at once
         "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags
-        "dynamodb:Query": {"HistoryTable"},
-        "dynamodb:BatchWriteItem": {"HistoryTable"},
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanDLQ"},  # PlanDLQ: the failure destination
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName"},
     },
@@ -991,7 +983,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "sqs:GetQueueAttributes": {"ScoreQueue"}, "sqs:ChangeMessageVisibility": {"ScoreQueue"},
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue"},  # a deferred PR; the report request
         "dynamodb:GetItem": {"RunsTable", "CacheTable"},
-        "dynamodb:UpdateItem": {"RunsTable", "HistoryTable"},  # the history is only ever updated
+        "dynamodb:UpdateItem": {"RunsTable"},
         "dynamodb:PutItem": {"ResultsTable", "CacheTable"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName", "LlmApiKeySecretName"},
     },
@@ -1002,7 +994,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
         "dynamodb:Scan": {"RunsTable"},  # the sweep
-        "dynamodb:Query": {"ResultsTable", "HistoryTable"},
+        "dynamodb:Query": {"ResultsTable"},
         "dynamodb:PutItem": {"IdempotencyTable", "CacheTable"},
         "dynamodb:DeleteItem": {"IdempotencyTable"},
         "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},

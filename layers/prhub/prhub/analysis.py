@@ -45,6 +45,7 @@ from prhub.report import (
 )
 from prhub.risks import KINDS
 from prhub.scoring import REVERT_TITLE, modules_from_title, parse_title, reverted_ref
+from prhub.sources import History
 from prhub.wording import joined, say
 
 TREND_WEEKS = 4
@@ -329,30 +330,30 @@ def _risks(prs: list[ScoredPR], language: str = "en") -> list[RiskGroup]:
 
 
 def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
-                   history: list[dict[str, Any]], generated_at: str, scorer: Scorer) -> Analysis:
-    """The analysis of one period; deterministic for the same arguments."""
+                   history: History, generated_at: str, scorer: Scorer) -> Analysis:
+    """The analysis of one period; deterministic for the same arguments. `history` is the repository's own
+    record before the period, from its source (never what earlier runs stored)."""
     prs = sorted(prs, key=lambda p: (-p.importance, p.number))
     n = len(prs)
-    known = _known(prs, history)
+    known = _known(prs, history.earlier)
     start = period.start_utc
-    earlier = [e for e in known.values() if _when(e) < start]
-    history_known = bool(earlier)
+    reach = _timestamp(history.reach) if history.reach else None  # None: the source sees the whole repository
+    history_known = reach is None or reach < start
     notes: list[str] = []
     if not history_known:
         notes.append(say(config.language, "no_history"))
     history_since = ""
     window_weeks = 0
-    if history_known:
-        since = min(_when(e) for e in earlier).astimezone(zone(period.tz))
-        history_since = f"{since:%Y-%m-%d}"
-        if (start - since).days < HISTORY_FOR_NEWCOMERS_DAYS:
-            # A fresh state knows only the listed trend weeks: "first-time" then means "first in that window".
-            window_weeks = math.ceil((start - since).days / 7) or 1
+    if reach is not None and history_known:
+        history_since = f"{reach.astimezone(zone(period.tz)):%Y-%m-%d}"
+        if (start - reach).days < HISTORY_FOR_NEWCOMERS_DAYS:
+            # The record starts shortly before the period: "first-time" then means "first since it starts".
+            window_weeks = math.ceil((start - reach).days / 7) or 1
             notes.append(say(config.language, "short_history", since=history_since))
-    seen_authors = {str(e.get("author", "")).lower() for e in earlier}
     first_seen: dict[str, int] = {}
     for p in sorted(prs, key=lambda p: (p.merged_at, p.number)):
-        if history_known and p.author.lower() not in seen_authors:
+        # New: no merged PR in the repository before the period, as its source says.
+        if history_known and p.author.lower() not in history.first_merged:
             first_seen.setdefault(p.author, p.number)
     reviews = Counter(r for p in prs for r in p.reviewers)
     stats: Stats = {

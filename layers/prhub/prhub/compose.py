@@ -15,13 +15,13 @@ model write wherever it is configured and falls back to the engine per section.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from prhub import analysis, narrative
 from prhub.config import RepoConfig
 from prhub.models import ScoredPR
 from prhub.period import Period
 from prhub.report import Narration, Report, Scorer, Unscored
+from prhub.sources import History
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -48,7 +48,7 @@ def engine_narration(draft: Report) -> Narration:
 
 
 def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
-          history: list[dict[str, Any]], generated_at: str, scorer: Scorer, run_notes: Sequence[str] = ()) -> Report:
+          history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = ()) -> Report:
     """The report before its narrative: the analysis, the title and every note; deterministic."""
     facts = analysis.analyse_period(prs, unscored, period, config, history, generated_at, scorer)
     # report.json's key order: the analysis's keys, then the title and the narrative's three note sections.
@@ -57,7 +57,7 @@ def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config:
 
 
 def report(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
-           history: list[dict[str, Any]], generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
+           history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
            narrator: Narrator = engine_narration) -> Report:
     """The report of one period: its draft with the narrator's narrative, scorer and notes."""
     base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes)

@@ -145,7 +145,6 @@ class Settings:
     runs_table: str
     results_table: str
     cache_table: str
-    history_table: str
     idempotency_table: str
     score_queue_url: str
     report_queue_url: str
@@ -163,7 +162,6 @@ class Settings:
                 runs_table=env["RUNS_TABLE"],
                 results_table=env["RESULTS_TABLE"],
                 cache_table=env["CACHE_TABLE"],
-                history_table=env["HISTORY_TABLE"],
                 idempotency_table=env["IDEMPOTENCY_TABLE"],
                 score_queue_url=env["SCORE_QUEUE_URL"],
                 report_queue_url=env["REPORT_QUEUE_URL"],

@@ -152,6 +152,11 @@ def _modules(pr: PullRequest, config: RepoConfig, scope: str | None) -> list[str
     return ["misc"]
 
 
+def modules_for(pr: PullRequest, config: RepoConfig) -> list[str]:
+    """The modules the engine tags a PR with (title tag, labels, path map, scope, top folder)."""
+    return _modules(pr, config, parse_title(pr.title)[2])
+
+
 def reverted_ref(description: str, body: str = "") -> tuple[int | None, str]:
     """(number, title) of the PR a revert undoes, as far as its text says.
 

@@ -4,7 +4,8 @@ Listing is cheap and done once by the plan step; details are loaded per PR by
 the score worker. `open_source(spec)` turns a run's source spec into a Source:
 
     jsonl:PATH          the export format, PATH local or s3://bucket/key
-    github              the GitHub REST API (prhub.github)
+    github              GitHub's GraphQL API (prhub.github_graphql), the REST API (prhub.github)
+                        where GraphQL cannot serve: no token, or a server without it
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any, Protocol
 
 from prhub.errors import InputError, SourceError
 from prhub.models import PullRef, PullRequest, RecordError
-from prhub.period import Period, format_timestamp, zone
+from prhub.period import Period, format_timestamp, parse_timestamp, zone
 
 
 class Source(Protocol):
@@ -94,6 +95,20 @@ class History:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> History:
         return cls(list(data.get("earlier", [])), dict(data.get("first_merged", {})), str(data.get("reach", "")))
+
+    @classmethod
+    def of(cls, entries: Iterable[dict[str, Any]], period: Period) -> History:
+        """The history a record of entries (number, title, author, merged_at, ...) gives for `period`, as a
+        source that holds exactly those PRs would answer: every author's first merge, its reach its first PR."""
+        start, window = period.start_utc, period.previous(COMPARISONS)[0].start_utc
+        before = sorted((e for e in entries if parse_timestamp(str(e["merged_at"])) < start),
+                        key=lambda e: (str(e["merged_at"]), int(e["number"])))
+        first: dict[str, str] = {}
+        for e in before:
+            first.setdefault(str(e.get("author", "")).lower(), str(e["merged_at"]))
+        # A record with nothing before the period reaches only back to its start: "new" cannot be judged.
+        return cls([e for e in before if parse_timestamp(str(e["merged_at"])) >= window], first,
+                   str(before[0]["merged_at"]) if before else format_timestamp(start))
 
 
 def history_entry(pr: PullRef | PullRequest, modules: list[str]) -> dict[str, Any]:
@@ -211,7 +226,7 @@ class JsonlSource:
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         pr = self._of_repo(repo).get(ref.number)
         if pr is None:
-            raise SourceError(f"PR #{ref.number} of {repo} is not in {self.origin}")
+            raise InputError(f"PR #{ref.number} of {repo} is not in {self.origin}")  # asking again will not help
         return pr
 
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
@@ -265,15 +280,15 @@ class JsonlSource:
 
 def open_source(spec: str, s3_client: Any = None, github: Callable[[], Source] | None = None) -> Source:
     """Build the Source a run's spec names: an export (`s3_client` reads s3:// ones) or GitHub (`github` makes
-    it; by default an anonymous GitHubSource on api.github.com)."""
+    it; by default an anonymous source on api.github.com, which REST serves: GraphQL needs a token)."""
     if spec.startswith("jsonl:"):
         return JsonlSource.from_path(spec[len("jsonl:"):], s3_client)
     if spec == "github":
         if github is not None:
             return github()
-        from prhub.github import GitHubSource
+        from prhub.github_graphql import GraphQLSource
 
-        return GitHubSource()
+        return GraphQLSource()
     raise InputError(f"unknown source {spec!r}: use github or jsonl:PATH")
 
 

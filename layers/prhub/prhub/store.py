@@ -1,4 +1,4 @@
-"""The run store on DynamoDB: runs, per-PR results and the repository history.
+"""The run store on DynamoDB: runs (with what plan listed and the source's history) and per-PR results.
 
 One `Store` wraps a low-level DynamoDB client (handed in, so moto, LocalStack
 and AWS need no code change) and the table names from `Settings`. The
@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -24,15 +25,20 @@ from prhub.config import RepoConfig, Settings
 from prhub.dynamo import condition_failed, from_item, pack, to_item, unpack
 from prhub.errors import PrhubError
 from prhub.models import PullRef, ScoredPR
-from prhub.period import Period
+from prhub.period import Period, format_timestamp
+from prhub.sources import History
 
 RUN_TTL_DAYS = 90
 DAY = 86_400
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _numbers(value: Any) -> list[int]:
-    """PR numbers stored packed (bytes) or, in older items, as a list."""
-    return [int(n) for n in (unpack(value) if isinstance(value, bytes) else value)]
+def _refs(value: Any) -> list[PullRef]:
+    """The run's listing, packed: refs, or (older items) bare numbers, which keep only their number."""
+    out = []
+    for r in unpack(value) if isinstance(value, bytes) else value:
+        out.append(PullRef.from_dict(r) if isinstance(r, dict) else PullRef(int(r), "", "", EPOCH, ""))
+    return out
 
 
 @dataclass
@@ -45,7 +51,8 @@ class Run:
     config: RepoConfig
     source: str
     expected: int
-    refs: list[int]
+    listing: list[PullRef]  # what plan listed: the period's PRs
+    history: History  # the repository's record before the period, from the source
     status: str = "scoring"
     done: int = 0
     failed: int = 0
@@ -57,12 +64,20 @@ class Run:
     reported_at: str | None = None
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def refs(self) -> list[int]:
+        return [r.number for r in self.listing]
+
     @classmethod
     def from_item(cls, data: dict[str, Any]) -> Run:
+        period = Period.from_dict(data["period"])
+        # A run planned before history came from the source knows none: "new" is then not judged.
+        history = (History.from_dict(unpack(data["history"])) if data.get("history")
+                   else History([], {}, format_timestamp(period.start_utc)))
         return cls(
-            run_id=data["run_id"], repo=data["repo"], period=Period.from_dict(data["period"]),
+            run_id=data["run_id"], repo=data["repo"], period=period,
             config=RepoConfig.from_dict(json.loads(data["config"])), source=data["source"],
-            expected=int(data["expected"]), refs=_numbers(data.get("refs", [])),
+            expected=int(data["expected"]), listing=_refs(data.get("refs", [])), history=history,
             status=data.get("status", "scoring"), done=int(data.get("done", 0)), failed=int(data.get("failed", 0)),
             tokens_used=int(data.get("tokens_used", 0)), created_at=data.get("created_at", ""),
             updated_at=int(data.get("updated_at", 0)), report_requested=data.get("report_requested"),
@@ -105,15 +120,17 @@ class Store:
 
     # -- runs ---------------------------------------------------------------
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
-                   now: int, created_at: str, notes: list[str] | None = None) -> bool:
+                   now: int, created_at: str, notes: list[str] | None = None, history: History | None = None) -> bool:
         """Write the run item; False when a run with this id exists (a redelivered schedule).
 
-        `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped)."""
+        `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped);
+        `history` is the repository's record before the period, as the source gave it to the plan."""
         item = {
             "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
             "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source,
-            # Packed: a year's 2,000 numbers as a DynamoDB list make every read of the run slow (and big).
-            "expected": len(refs), "refs": pack([r.number for r in refs]), "status": "scoring",
+            # Packed: a year's 2,000 refs as a DynamoDB list make every read of the run slow (and big).
+            "expected": len(refs), "refs": pack([r.to_dict() for r in refs]),
+            "history": pack(history.to_dict()) if history is not None else None, "status": "scoring",
             "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
             "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
         }
@@ -227,37 +244,6 @@ class Store:
                 out.append(Result(int(item["number"]), item["status"], scored, item.get("reason", ""),
                                   bool(item.get("cached", False))))
         return out
-
-    # -- history ------------------------------------------------------------
-    def history(self, repo: str) -> list[dict[str, Any]]:
-        """Every PR of `repo` ever seen, by number."""
-        out: list[dict[str, Any]] = []
-        for page in self.db.get_paginator("query").paginate(
-                TableName=self.settings.history_table, KeyConditionExpression="repo = :r",
-                ExpressionAttributeValues=to_item({":r": repo})):
-            out.extend(from_item(item) for item in page.get("Items", []))
-        return out
-
-    def add_history(self, repo: str, refs: list[PullRef], known: set[int] | None = None) -> int:
-        """Put the refs not yet known (existing items may carry modules: never overwrite them)."""
-        if known is None:
-            known = {int(h["number"]) for h in self.history(repo)}
-        fresh = {r.number: r for r in refs if r.number not in known}
-        items = [{"PutRequest": {"Item": to_item({"repo": repo, **r.to_dict()})}} for r in fresh.values()]
-        for start in range(0, len(items), 25):
-            pending: dict[str, Any] = {self.settings.history_table: items[start:start + 25]}
-            while pending:
-                answer = self.db.batch_write_item(RequestItems=pending)
-                pending = answer.get("UnprocessedItems") or {}
-        return len(fresh)
-
-    def record_scored(self, repo: str, scored: ScoredPR) -> None:
-        self.db.update_item(
-            TableName=self.settings.history_table, Key=to_item({"repo": repo, "number": scored.number}),
-            UpdateExpression="SET title = :t, author = :a, merged_at = :m, #u = :u, modules = :mods",
-            ExpressionAttributeNames={"#u": "url"},
-            ExpressionAttributeValues=to_item({":t": scored.title, ":a": scored.author, ":m": scored.merged_at,
-                                               ":u": scored.url, ":mods": list(scored.modules)}))
 
 
 class RunBudget:

@@ -27,7 +27,7 @@ from prhub.period import Period
 from prhub.queue import Queue
 from prhub.scorers import Scorers
 from prhub.secrets import Secrets
-from prhub.sources import Source, SourceCache, open_source
+from prhub.sources import History, Source, SourceCache, open_source
 from prhub.store import Progress, Result, Run, Store
 
 if TYPE_CHECKING:
@@ -43,11 +43,12 @@ def utc_now() -> datetime:
 
 
 class RunStore(Protocol):
-    """Runs, results and history (prhub.store.Store). Conditional writes carry the flow's guarantees:
+    """Runs and results (prhub.store.Store). Conditional writes carry the flow's guarantees:
     put_result/put_failure return False for a duplicate and change nothing; claim_report is won once."""
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
-                   now: int, created_at: str, notes: list[str] | None = None) -> bool: ...
+                   now: int, created_at: str, notes: list[str] | None = None,
+                   history: History | None = None) -> bool: ...
 
     def get_run(self, run_id: str, consistent: bool = True) -> Run | None: ...
 
@@ -66,12 +67,6 @@ class RunStore(Protocol):
     def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool: ...
 
     def results(self, run_id: str) -> list[Result]: ...
-
-    def history(self, repo: str) -> list[dict[str, Any]]: ...
-
-    def add_history(self, repo: str, refs: list[PullRef], known: set[int] | None = None) -> int: ...
-
-    def record_scored(self, repo: str, scored: ScoredPR) -> None: ...
 
 
 class MessageQueue(Protocol):
@@ -113,9 +108,11 @@ class Deps:
         cache = DynamoCache(dynamodb, settings.cache_table)
 
         def github() -> Source:
-            from prhub.github import CacheEtags, GitHubSource
+            from prhub.github import CacheEtags
+            from prhub.github_graphql import GraphQLSource
 
-            return GitHubSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
+            # GraphQL lists a page of PRs with their files in one request; it hands over to REST where it cannot.
+            return GraphQLSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
 
         def idempotency() -> BasePersistenceLayer:
             from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer

@@ -12,7 +12,7 @@ from aws_lambda_powertools import Logger
 from prhub.config import RepoConfig, WatchList, check_repo
 from prhub.errors import EventRefused, InputError, SourceError
 from prhub.flow.deps import Deps
-from prhub.models import PullRef
+from prhub.models import PullRequest
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
 
 logger = Logger(service="prhub", child=True)
@@ -20,7 +20,6 @@ logger = Logger(service="prhub", child=True)
 DIRECT_KEYS = {"repo", "since", "until", "tz", "lang", "source", "scorer"}
 # What EventBridge (Scheduler) puts in an event; anything else without a repo is a malformed request.
 SCHEDULE_KEYS = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
-TREND_WEEKS = 4
 CLOCK_SKEW = timedelta(minutes=5)
 MAX_EVENT_AGE = timedelta(days=14)
 
@@ -137,21 +136,15 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     source = deps.sources(_check_source(config.source))
     notes = source.notes(config.repo, period, config.language)  # first: it refuses what the source cannot serve
     refs = source.list_merged(config.repo, period)
-    history = deps.store.history(config.repo)
-    known = {int(h["number"]) for h in history}
-    seen = [parse_timestamp(h["merged_at"]) for h in history if h.get("merged_at")]
-    # Trends need the weeks before; list (cheaply) those the history has never seen.
-    earlier: list[PullRef] = []
-    for week in period.previous_weeks(TREND_WEEKS):
-        if not any(week.contains(moment) for moment in seen):
-            earlier.extend(source.list_merged(config.repo, week))
+    # Trends, first-time contributors and revert chains come from the repository's own record, never from
+    # whatever runs a state holds: the same command gives the same report.
+    history = source.history(config.repo, period, {r.author for r in refs}, lambda pr: _modules_for(pr, config))
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, "period": period.to_dict(), "expected": len(refs)}
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
-                                 format_timestamp(now), notes=notes):
+                                 format_timestamp(now), notes=notes, history=history):
         logger.info("run already planned", extra={"run_id": req.run_id})
         return {**summary, "duplicate": True}
-    deps.store.add_history(config.repo, refs + earlier, known)
     if refs:
         deps.queue.send_batch(deps.settings.score_queue_url,
                               [{"run_id": req.run_id, "number": r.number, "ref": r.to_dict()} for r in refs])
@@ -160,3 +153,10 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
         deps.queue.send(deps.settings.report_queue_url, {"run_id": req.run_id})
     logger.info("run planned", extra=summary)
     return summary
+
+
+def _modules_for(pr: PullRequest, config: RepoConfig) -> list[str]:
+    """An earlier PR's modules as the engine tags them, so trends compare like with like."""
+    from prhub.scoring import modules_for  # the engine's rules load only when a source hands over full PRs
+
+    return modules_for(pr, config)

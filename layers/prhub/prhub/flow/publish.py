@@ -46,7 +46,8 @@ def report_once(run_id: str, deps: Deps) -> dict[str, Any]:
 
 
 def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
-    """The run's report, built from its results and history, rendered and published; the run marked reported."""
+    """The run's report, built from its results and the history plan took from the source, rendered and
+    published; the run marked reported."""
     from prhub import compose, llm, site
     from prhub.flow import pages
     from prhub.render import render_all
@@ -61,18 +62,14 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     scored = [r.scored for r in results if r.status == "scored" and r.scored is not None]
     reasons = {r.number: r.reason for r in results if r.status == "failed"}
     done = {p.number for p in scored}
-    history = deps.store.history(run.repo)
-    by_number = {int(h["number"]): h for h in history}
-    mine = set(run.refs)
     unscored: list[Unscored] = [
-        {"number": n, "title": by_number.get(n, {}).get("title", ""), "url": by_number.get(n, {}).get("url", ""),
-         "reason": reasons.get(n, "no result: its worker never finished")}
-        for n in sorted(mine - done)
+        {"number": r.number, "title": r.title, "url": r.url,
+         "reason": reasons.get(r.number, "no result: its worker never finished")}
+        for r in sorted(run.listing, key=lambda r: r.number) if r.number not in done
     ]
-    earlier = [h for h in history if int(h["number"]) not in mine]
     model, prompt_version = deps.scorers.describe(run.config)
     chat = deps.scorers.narrator(run.config)
-    report = compose.report(scored, unscored, run.period, run.config, earlier, format_timestamp(deps.clock()),
+    report = compose.report(scored, unscored, run.period, run.config, run.history, format_timestamp(deps.clock()),
                             scorer_info(scored, model, prompt_version), run.notes,
                             narrator=lambda draft: llm.model_narrative(draft, run.config, chat, deps.cache))
     # The configured language sits at the root of the site's folders; a --lang run goes beside it.

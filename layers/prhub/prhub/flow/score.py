@@ -12,6 +12,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from prhub import metrics
 from prhub.errors import InputError, RetryLater
 from prhub.flow.deps import Deps
 from prhub.models import PullRef, ScoredPR
@@ -47,8 +48,14 @@ def parse_score_body(body: str) -> tuple[str, int, PullRef]:
 
 
 def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
-    """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it)."""
-    run_id, number, ref = parse_score_body(record.body)
+    """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it, then ScoreDLQ): only
+    a transient error raises. A message that can never succeed (malformed, no such run, a PR the source does
+    not hold, a scorer that cannot work as configured) is acknowledged, its PR recorded as failed where it
+    belongs to a run, logged and counted: retrying it would only fill the DLQ."""
+    try:
+        run_id, number, ref = parse_score_body(record.body)
+    except InputError as exc:
+        return _drop(record, str(exc))
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
         outcome = _score(run_id, number, ref, deps)
@@ -56,19 +63,29 @@ def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
         # Checked first: a rate limit is never a failure, whatever the receive count.
         return _defer(record, run_id, number, exc, deps)
     except Exception as exc:
-        # An InputError (no such run, a scorer that cannot work as configured) will not heal by retrying.
-        if receives >= deps.settings.max_receive_count or isinstance(exc, InputError):
-            # Count it as failed now so the run completes; SQS still moves the message to ScoreDLQ.
+        permanent = isinstance(exc, InputError)
+        if receives >= deps.settings.max_receive_count or permanent:
+            # Count it as failed now so the run completes (a transient one's message still goes to ScoreDLQ).
             reason = f"{type(exc).__name__}: {exc}"
             if deps.store.put_failure(run_id, number, reason, deps.now()):
                 logger.warning("PR failed for good", extra={"run_id": run_id, "number": number, "reason": reason})
             _complete(run_id, deps)
+            if permanent:
+                return _drop(record, reason, run_id, number)
         else:
             logger.warning("scoring failed, SQS will retry", extra={
                 "run_id": run_id, "number": number, "error": str(exc), "trace": traceback.format_exc(limit=3)})
         raise
     _complete(run_id, deps)
     return outcome
+
+
+def _drop(record: SQSRecord, reason: str, run_id: str = "", number: int = 0) -> dict[str, Any]:
+    """Acknowledge a message that can never succeed: logged and counted (the DLQ alarm will not see it)."""
+    logger.error("score message dropped: it can never succeed",
+                 extra={"message_id": record.message_id, "run_id": run_id, "number": number, "reason": reason[:500]})
+    metrics.count("ScoreMessagesDropped")
+    return {"run_id": run_id, "number": number, "stored": False, "cached": False, "dropped": reason[:500]}
 
 
 def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: Deps) -> dict[str, Any]:
@@ -116,7 +133,6 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps) -> dict[str, Any]
         # A cache hit spends nothing in this run.
         scored.tokens_in = scored.tokens_out = 0
     stored = deps.store.put_result(run_id, scored, now, cached=cached)
-    deps.store.record_scored(run.repo, scored)
     return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
 
 
