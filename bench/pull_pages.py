@@ -103,7 +103,8 @@ def measure(n: int, sample: int) -> dict[str, Any]:
     return {"n": n, "messages": messages, "report_invocation_s": round(report_invocation, 2),
             "fan_out_s": round(fan_out, 3), "sampled_batches": batches, "slowest_batch_s": round(slowest, 2),
             "per_page_s": round(per_page, 3),
-            "critical_path_s": round(report_invocation + waves * per_page, 1), "longest_invocation_s": round(longest, 2),
+            "critical_path_s": round(report_invocation + waves * per_page, 1),
+            "longest_invocation_s": round(longest, 2),
             "sampled": min(sample, len(queued)), "within_timeouts": report_invocation < TIMEOUTS["ReportFunction"]
             and slowest < TIMEOUTS["PagesFunction"]}
 
