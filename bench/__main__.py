@@ -23,7 +23,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import coldstart, github_requests, layer_size, llm_fanout, pipeline, render_week, report_scaling, zh_share
+from bench import (
+    coldstart,
+    github_requests,
+    layer_size,
+    llm_fanout,
+    pipeline,
+    pull_pages,
+    render_week,
+    report_scaling,
+    zh_share,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -38,6 +48,7 @@ def benchmarks(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         "github_requests": github_requests.run,
         "render_week": render_week.run,
         "zh_share": zh_share.run,
+        "pull_pages": lambda: pull_pages.run((100, 1000) if quick else pull_pages.SIZES),
     }
 
 

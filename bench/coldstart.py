@@ -38,6 +38,7 @@ LAMBDA_ENV = {
     "AWS_SECRET_ACCESS_KEY": "testing", "POWERTOOLS_SERVICE_NAME": "prhub", "RUNS_TABLE": "runs",
     "RESULTS_TABLE": "results", "CACHE_TABLE": "cache", "IDEMPOTENCY_TABLE": "idem",
     "SCORE_QUEUE_URL": "http://127.0.0.1:1/q/score", "REPORT_QUEUE_URL": "http://127.0.0.1:1/q/report",
+    "PAGES_QUEUE_URL": "http://127.0.0.1:1/q/pages",
     "SITE_BUCKET": "site",
 }
 

@@ -26,8 +26,13 @@ SINCE, UNTIL, TZ = "2026-05-04", "2026-05-10", "Asia/Shanghai"
 REPEAT = 3
 
 
-def build_week() -> dict[str, Any]:
+def build_week(lang: str = "zh") -> dict[str, Any]:
     """verl's week as report.json (engine scoring, no model)."""
+    return scored_week(lang)[0]
+
+
+def scored_week(lang: str = "zh") -> tuple[dict[str, Any], list[Any]]:
+    """verl's week as report.json in `lang`, and its ScoredPRs (what the PR pages read besides the report)."""
     from prhub import compose, llm
     from prhub.config import RepoConfig
     from prhub.models import PullRequest
@@ -35,7 +40,7 @@ def build_week() -> dict[str, Any]:
     from prhub.scoring import score_pull
     from prhub.sources import History
 
-    config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic")
+    config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language=lang)
     period = Period.parse(SINCE, UNTIL, TZ)
     start = period.start_utc - timedelta(days=28)
     rows = [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
@@ -43,8 +48,9 @@ def build_week() -> dict[str, Any]:
     history = [{**pr.ref.to_dict()} for pr in rows if start <= pr.merged_at < period.end_utc]
     scored = [score_pull(pr, config) for pr in week]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
-    return compose.report(scored, [], period, config, History.of(history, period), "2026-05-11T00:00:00Z", scorer,
-                          narrator=lambda draft: llm.model_narrative(draft, config))
+    report = compose.report(scored, [], period, config, History.of(history, period), "2026-05-11T00:00:00Z", scorer,
+                            narrator=lambda draft: llm.model_narrative(draft, config))
+    return report, scored
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:

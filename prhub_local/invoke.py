@@ -33,7 +33,7 @@ from prhub_local.runner import (
 from prhub_local.sample import local_watchlist
 from prhub_local.template import Stack, default_root, load_template
 
-FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction")
+FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction", "PagesFunction")
 
 
 @dataclass

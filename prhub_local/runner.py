@@ -8,11 +8,11 @@ call directly. It
    parameter from template.yaml's own Properties, and the functions'
    environment from its Globals, so the local run cannot drift from the stack;
 3. restores the state directory (tables, bucket, queue messages);
-4. invokes PlanFunction, then lets N worker threads poll ScoreQueue and one
-   thread ReportQueue, calling the handlers with Lambda's SQS event shape,
+4. invokes PlanFunction, then lets N worker threads poll ScoreQueue, one
+   thread ReportQueue and one PagesQueue, calling the handlers with Lambda's SQS event shape,
    deleting only the records not listed in `batchItemFailures` and handing the
    failed ones back after a short retry delay (see Poller);
-5. finishes when every run is reported and the queues are drained, invoking
+5. finishes when every run is reported and the queues are drained (PR pages included), invoking
    the sweep when the queues are empty but a run is stuck;
 6. saves the state and copies the bucket to the output directory.
 
@@ -129,7 +129,7 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
     } for m in messages]}
 
 
-FLOW_QUEUES = ("ScoreQueue", "ReportQueue", "DeliveryQueue")  # a run is done when all three are drained
+FLOW_QUEUES = ("ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")  # a run is done when all are drained
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
 IDLE_POLL = 0.2  # s between short polls of an empty queue
@@ -248,6 +248,7 @@ class Runner:
         pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
         pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
         pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue", 5))  # chat and e-mail, after publishing
+        pollers.append(Poller(self, "PagesFunction", "PagesQueue", 1))  # the PR pages of each published report
         for p in pollers:
             p.start()
         try:

@@ -57,6 +57,105 @@ def site_dir(tmp_path_factory):
     return out
 
 
+VERL = "/verl-project/verl/"
+VERL_WEEK = VERL + "reports/2026-05-04-to-2026-05-10/"
+
+
+@pytest.fixture(scope="module")
+def verl_site(site_dir):
+    """The real verl week published in zh, then in en, with the pages of its first key PRs from the pages service."""
+    from dataclasses import replace
+
+    from prhub.config import WatchList
+    from prhub.flow import pages
+
+    from bench.render_week import DATA, scored_week
+    from tests.fakes.memory import memory_stack
+
+    if not DATA.is_file():
+        pytest.skip(f"{DATA} is absent (real data lives outside the repo)")
+    keys: list[int] = []
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket=BUCKET)
+        bucket = S3Bucket(s3, BUCKET)
+        stack = memory_stack(WatchList.parse('{"repos": [{"repo": "verl-project/verl", "language": "zh"}]}'))
+        deps = replace(stack.deps, bucket=bucket)
+        for lang in ("zh", "en"):
+            report, scored = scored_week(lang)
+            site.publish_report(bucket, report, render_all(report, "zh"), "zh")
+            site.rebuild_indexes(bucket, report["repo"], "", "zh")
+            pages.fan_out(report, "zh", scored, deps)
+            keys = [p["number"] for p in report["prs"] if p["key"]][:4]
+            body = stack.queue.take("memory://pages")[0].body
+            pages.pages_message({**body, "numbers": keys}, deps)  # the pages the test opens; the rest cost time
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix="verl-project/"):
+            for obj in page.get("Contents", []):  # the site's root page stays the two-repository one
+                target = site_dir / obj["Key"]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(s3.get_object(Bucket=BUCKET, Key=obj["Key"])["Body"].read())
+    return keys
+
+
+def fits_a_phone(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def height(page) -> int:
+    return page.evaluate("document.documentElement.scrollHeight")
+
+
+def test_week_to_pr_page_and_back_then_the_other_language(page, base_url, verl_site):
+    ARTIFACTS.mkdir(exist_ok=True)
+    number = verl_site[0]
+    page.goto(base_url + VERL_WEEK)
+    desktop = height(page)
+    page.screenshot(path=str(ARTIFACTS / "verl-week-desktop.png"), full_page=True)
+    page.set_viewport_size(PHONE)
+    assert fits_a_phone(page)
+    assert height(page) <= 2 * desktop, (height(page), desktop)  # the key-PR table reads as cards
+    page.screenshot(path=str(ARTIFACTS / "verl-week-phone.png"), full_page=True)
+    page.locator(f"#key-prs a[href='../../pull/{number}/']").first.click()
+    page.wait_for_load_state()
+    assert page.url == f"{base_url}{VERL}pull/{number}/"
+    assert page.locator("h1").inner_text().startswith(f"#{number} ")
+    assert fits_a_phone(page)
+    page.screenshot(path=str(ARTIFACTS / "pull-phone.png"), full_page=True)
+    page.click("header.site a.back")
+    page.wait_for_load_state()
+    assert page.url == base_url + VERL_WEEK
+    page.click("header.site a.lang")
+    page.wait_for_load_state()
+    assert page.url == base_url + VERL_WEEK + "en/"
+    assert "weekly report" in page.locator("h1").inner_text()
+    page.locator(f"#key-prs a[href='../../../pull/{number}/en/']").first.click()
+    page.wait_for_load_state()
+    assert page.url == f"{base_url}{VERL}pull/{number}/en/" and fits_a_phone(page)
+    page.click("header.site a.lang")
+    page.wait_for_load_state()
+    assert page.url == f"{base_url}{VERL}pull/{number}/"
+    assert page.errors == []
+
+
+def test_the_dashboard_draws_its_charts_and_fits_a_phone(page, base_url, verl_site):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(base_url + VERL)
+    assert page.locator("svg.chart").count() >= 8 and page.evaluate("document.scripts.length") == 0
+    assert page.locator("#weeks-12 .source").inner_text().startswith("以下图表均由本仓库已发布的报告")
+    page.screenshot(path=str(ARTIFACTS / "dashboard-desktop.png"), full_page=True)
+    page.set_viewport_size(PHONE)
+    assert fits_a_phone(page)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-phone.png"), full_page=True)
+    page.click("header.site a.lang")
+    page.wait_for_load_state()
+    assert page.url == base_url + VERL + "en/" and fits_a_phone(page)
+    assert page.locator("#reports h3 a").first.inner_text().startswith("verl-project/verl weekly report")
+    page.locator("#reports h3 a").first.click()
+    page.wait_for_load_state()
+    assert page.url == base_url + VERL_WEEK + "en/"
+    assert page.errors == []
+
+
 @pytest.fixture(scope="module")
 def base_url(site_dir):
     with running(serve.make_server(site_dir, "127.0.0.1", 0)) as url:

@@ -65,9 +65,10 @@ def publishes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     original = site.publish_report
 
-    def counted(bucket: site.Bucket, report: dict[str, Any], files: dict[str, bytes]) -> list[str]:
-        keys = original(bucket, report, files)
-        calls.append(site.report_prefix(report))
+    def counted(bucket: site.Bucket, report: dict[str, Any], files: dict[str, bytes],
+                home: str | None = None) -> list[str]:
+        keys = original(bucket, report, files, home)
+        calls.append(site.report_prefix(report, home))
         return keys
 
     monkeypatch.setattr(site, "publish_report", counted)
@@ -293,15 +294,16 @@ def crash_after_half(monkeypatch: pytest.MonkeyPatch, times: int) -> list[int]:
     crashes: list[int] = []
     working = site.publish_report
 
-    def half_then_crash(bucket: site.Bucket, report: dict[str, Any], files: dict[str, bytes]) -> list[str]:
+    def half_then_crash(bucket: site.Bucket, report: dict[str, Any], files: dict[str, bytes],
+                        home: str | None = None) -> list[str]:
         if len(crashes) < times:
             crashes.append(1)
             names = sorted(files)[: len(files) // 2]
             for name in names:
-                key = site.report_prefix(report) + name
+                key = site.report_prefix(report, home) + name
                 bucket.put(key, files[name], site.content_type(key), site.REPORT_CACHE)
             raise RuntimeError("injected: report function crashed mid-publish")
-        return working(bucket, report, files)
+        return working(bucket, report, files, home)
 
     monkeypatch.setattr(site, "publish_report", half_then_crash)
     return crashes

@@ -103,9 +103,19 @@ def test_prhub_run_prints_the_four_paths(aws_endpoint: str, tmp_path: Path, caps
     captured = capsys.readouterr()
     assert code == 0, captured.err
     printed = captured.out.split()
-    assert printed == [str(out / SAMPLE_KEY / n) for n in ("report.md", "report.pdf", "report.json", "index.html")]
+    # The sample's configured language is zh: an English run sits beside it, in en/.
+    assert printed == [str(out / SAMPLE_KEY / "en" / n) for n in ("report.md", "report.pdf", "report.json",
+                                                                  "index.html")]
     assert all(Path(p).exists() for p in printed)
     assert json.loads(Path(printed[2]).read_text(encoding="utf-8"))["language"] == "en"
+    # The fan-out published a page per PR in English, linked from the week page.
+    report = json.loads(Path(printed[2]).read_text(encoding="utf-8"))
+    for pr in report["prs"]:
+        page = out / "acme/rocket/pull" / str(pr["number"]) / "en"
+        assert json.loads((page / "report.json").read_text(encoding="utf-8"))["pr"]["number"] == pr["number"]
+        assert (page / "report.pdf").read_bytes()[:5] == b"%PDF-"
+    week = Path(printed[3]).read_text(encoding="utf-8")
+    assert f'href="../../../pull/{report["prs"][0]["number"]}/en/"' in week
     assert "report written" in captured.err
 
 

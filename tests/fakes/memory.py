@@ -32,7 +32,7 @@ from prhub.store import Progress, Result, Run
 
 SETTINGS = Settings(runs_table="runs", results_table="results", cache_table="cache",
                     idempotency_table="idempotency", score_queue_url="memory://score",
-                    report_queue_url="memory://report", site_bucket="site")
+                    report_queue_url="memory://report", site_bucket="site", pages_queue_url="memory://pages")
 
 
 class MemoryStore:

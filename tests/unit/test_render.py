@@ -44,6 +44,7 @@ def test_empty_sections_are_left_out_not_printed_empty():
 
 @pytest.mark.parametrize("case", ["zh-week", "en-small"])
 def test_every_pr_number_links_to_its_url_from_the_data(case):
+    """Markdown links to GitHub (it travels without the site); the web page to the PR's own page beside it."""
     report = load(case)
     text = render_markdown(report)
     page = render_html(report)
@@ -51,7 +52,16 @@ def test_every_pr_number_links_to_its_url_from_the_data(case):
         if pr.get("key") is False and not any(pr["number"] in h["prs"] for h in report["highlights"]):
             continue
         assert f"[\\#{pr['number']}](<{pr['url']}>)" in text
-        assert f'href="{pr["url"]}"' in page
+        scored = pr in report["prs"]
+        assert (f'href="../../pull/{pr["number"]}/"' if scored else f'href="{pr["url"]}"') in page
+
+
+def test_a_report_in_another_language_links_to_the_pr_pages_in_that_language_and_its_navigation_goes_one_up():
+    report = load("en-small")
+    page = render_html(report, home="zh")
+    number = report["prs"][0]["number"]
+    assert f'href="../../../pull/{number}/en/"' in page
+    assert 'href="../../../../../"' in page and 'href="../../../en/feed.xml"' in page
 
 
 def test_a_pr_number_without_a_url_in_the_data_is_plain_text():
@@ -202,7 +212,7 @@ def test_pr_numbers_in_narrative_text_link_only_when_the_data_has_the_pr():
     assert "\\&\\#4101;" in text and "x\\#4110" in text
     summary = render_html(report).split('id="summary"', 1)[1].split("</section>", 1)[0]
     hrefs = parse_html(summary).hrefs()
-    assert hrefs == ["https://github.com/example-org/trainer/pull/4107"]
+    assert hrefs == ["../../pull/4107/"]  # the PR's page on the site
     assert "&amp;#4101;" in summary
 
 
@@ -222,9 +232,10 @@ def test_every_section_kind_has_a_layout_in_each_rendering():
     from prhub.render.html import environment as html_env
     from prhub.render.markdown import environment as md_env
     from prhub.render.pdf import LAYOUTS
+    from prhub.render.pull import PULL_KINDS
     from prhub.render.view import SECTIONS
 
-    kinds = {kind for _, _, kind, _ in SECTIONS}
+    kinds = {kind for _, _, kind, _ in SECTIONS} | PULL_KINDS
     assert kinds == set(LAYOUTS)
     for env, name in ((md_env(), "sections.md.j2"), (html_env(), "sections.html.j2")):
         module = env.get_template(name).make_module({"L": {}, "links": {}})

@@ -26,7 +26,9 @@ def files(report):
 
 
 def _data_urls(report):
-    return {safe_url(p.get("url")) for p in report["prs"] + report["unscored"]} - {None}
+    """The PRs' URLs from the data, and the site's own pages of the scored PRs (their numbers are ints)."""
+    return ({safe_url(p.get("url")) for p in report["prs"] + report["unscored"]} - {None}) \
+        | {f"../../pull/{p['number']}/" for p in report["prs"]}
 
 
 def _assert_safe_tags(tags, allowed_hrefs):

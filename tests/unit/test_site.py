@@ -63,8 +63,8 @@ def test_publish_writes_every_file_with_its_content_type_and_a_long_cache(s3):
 
 def test_rebuild_lists_reports_newest_first_with_numbers_and_top_highlight(s3):
     base = load("zh-week")
-    for report in (week(base, "2026-04-20", "2026-04-26", 8, "older week"), base,
-                   week(base, "2026-04-27", "2026-05-03", 11, "middle <b>week</b>")):
+    for report in (week(base, "2026-04-20", "2026-04-26", 8, "较早的一周"), base,
+                   week(base, "2026-04-27", "2026-05-03", 11, "中间的 <b>一周</b>")):
         site.publish_report(S3Bucket(s3, BUCKET), report, files_for(report))
     keys = site.rebuild_indexes(S3Bucket(s3, BUCKET), base["repo"])
     assert keys == ["example-org/trainer/index.html", "example-org/trainer/feed.xml", "index.html"]
@@ -76,7 +76,7 @@ def test_rebuild_lists_reports_newest_first_with_numbers_and_top_highlight(s3):
     links = [h for h in parse_html(page).hrefs() if h.startswith("reports/")]
     assert links == ["reports/2026-05-04-to-2026-05-10/", "reports/2026-04-27-to-2026-05-03/",
                      "reports/2026-04-20-to-2026-04-26/"]
-    assert "异步 rollout 配置统一" in page and "middle &lt;b&gt;week&lt;/b&gt;" in page and "合并 PR 11" in page
+    assert "异步 rollout 配置统一" in page and "中间的 &lt;b&gt;一周&lt;/b&gt;" in page and "合并 PR 11" in page
 
 
 def test_listing_follows_every_page(s3, monkeypatch):

@@ -30,7 +30,7 @@ from cfnlint.decode import cfn_yaml
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 SAMCONFIG = ROOT / "samconfig.toml"
-FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction", "DeliveryFunction")
+FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction", "PagesFunction", "DeliveryFunction")
 
 
 @cache
@@ -237,7 +237,8 @@ def test_globals_environment() -> None:
         "RUNS_TABLE": {"Ref": "RunsTable"}, "RESULTS_TABLE": {"Ref": "ResultsTable"},
         "CACHE_TABLE": {"Ref": "CacheTable"},
         "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"}, "SCORE_QUEUE_URL": {"Ref": "ScoreQueue"},
-        "REPORT_QUEUE_URL": {"Ref": "ReportQueue"}, "SITE_BUCKET": {"Ref": "SiteBucket"},
+        "REPORT_QUEUE_URL": {"Ref": "ReportQueue"}, "PAGES_QUEUE_URL": {"Ref": "PagesQueue"},
+        "SITE_BUCKET": {"Ref": "SiteBucket"},
         "DISTRIBUTION_ID": {"Ref": "SiteDistribution"}, "PRHUB_CONFIG_PARAMETER": {"Ref": "ConfigParameter"},
         "GITHUB_TOKEN_SECRET": {"Ref": "GitHubTokenSecretName"}, "LLM_API_KEY_SECRET": {"Ref": "LlmApiKeySecretName"},
         "POWERTOOLS_SERVICE_NAME": "prhub", "POWERTOOLS_METRICS_NAMESPACE": "Prhub",
@@ -446,7 +447,7 @@ def test_a_delivery_claim_outlives_its_worker_and_ends_before_the_message_comes_
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]  # one channel fails alone
 
 
-DLQS = ("ScoreDLQ", "ReportDLQ", "PlanDLQ", "SweepDLQ", "DeliveryDLQ")
+DLQS = ("ScoreDLQ", "ReportDLQ", "PagesDLQ", "PlanDLQ", "SweepDLQ", "DeliveryDLQ")
 TOPIC = {"Fn::If": ["HasAlarmEmail", [{"Ref": "AlarmTopic"}], {"Ref": "AWS::NoValue"}]}
 
 
@@ -457,7 +458,7 @@ def _alarms_on(dimension: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_every_queue_that_keeps_failures_is_a_dead_letter_queue_with_an_alarm() -> None:
     queues = set(resources("AWS::SQS::Queue"))
-    assert queues - {"ScoreQueue", "ReportQueue", "DeliveryQueue"} == set(DLQS)
+    assert queues - {"ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue"} == set(DLQS)
 
 
 @pytest.mark.parametrize("dlq", DLQS)
@@ -1003,7 +1004,8 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
     "ReportFunction": {
         "sqs:ReceiveMessage": {"ReportQueue"}, "sqs:DeleteMessage": {"ReportQueue"},
         "sqs:GetQueueAttributes": {"ReportQueue"},
-        "sqs:SendMessage": {"SweepDLQ", "DeliveryQueue"},  # the sweep's failure destination; one per channel
+        # the sweep's failure destination; the PR pages' batches; one message per channel
+        "sqs:SendMessage": {"SweepDLQ", "PagesQueue", "DeliveryQueue"},
         "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
         "dynamodb:Scan": {"RunsTable"},  # the sweep
@@ -1013,6 +1015,13 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
         "cloudfront:CreateInvalidation": {"SiteDistribution"},
         "secretsmanager:GetSecretValue": {"LlmApiKeySecretName"},
+    },
+    "PagesFunction": {
+        "sqs:ReceiveMessage": {"PagesQueue"}, "sqs:DeleteMessage": {"PagesQueue"},
+        "sqs:GetQueueAttributes": {"PagesQueue"}, "sqs:SendMessage": {"PagesQueue"},  # the rest, near the deadline
+        "ssm:GetParameter": {"ConfigParameter"},  # the module map, to group a PR's files
+        "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
+        "cloudfront:CreateInvalidation": {"SiteDistribution"},
     },
     "DeliveryFunction": {
         "sqs:ReceiveMessage": {"DeliveryQueue"}, "sqs:DeleteMessage": {"DeliveryQueue"},

@@ -169,6 +169,7 @@ class Settings:
     score_queue_url: str
     report_queue_url: str
     site_bucket: str
+    pages_queue_url: str = ""  # PagesQueue: the PR pages of a published report
     distribution_id: str = ""
     site_url: str = ""
     config_parameter: str = ""
@@ -187,6 +188,7 @@ class Settings:
                 score_queue_url=env["SCORE_QUEUE_URL"],
                 report_queue_url=env["REPORT_QUEUE_URL"],
                 site_bucket=env["SITE_BUCKET"],
+                pages_queue_url=env["PAGES_QUEUE_URL"],
                 distribution_id=env.get("DISTRIBUTION_ID", ""),
                 site_url=env.get("SITE_URL", ""),
                 config_parameter=env.get("PRHUB_CONFIG_PARAMETER", ""),

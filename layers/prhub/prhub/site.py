@@ -1,14 +1,23 @@
 """The static site in the bucket: report files, repository and root indexes, Atom feeds.
 
 Contract (`bucket` is a Bucket, e.g. prhub.aws.S3Bucket; `cdn` a Cdn, e.g. prhub.aws.CloudFrontCdn):
-    publish_report(bucket, report, files) -> list[str]   writes <owner>/<repo>/reports/<slug>/<file>; returns keys
-    rebuild_indexes(bucket, repo, site_url='') -> list[str]  repo index.html, feed.xml, root index.html
+    publish_report(bucket, report, files, home) -> list[str]  writes <owner>/<repo>/reports/<slug>/[<lang>/]<file>
+    publish_pull(bucket, page, files, home) -> list[str]      writes <owner>/<repo>/pull/<N>/[<lang>/]<file>
+    rebuild_indexes(bucket, repo, site_url='', home=None) -> list[str]
+                                               per language: the repo's dashboard index.html and feed.xml;
+                                               then the root index.html
     invalidate(cdn, paths) -> None                        drops CloudFront's copies (no-op without a distribution)
     rewrite(path) -> str                                  CloudFront's /path/ -> /path/index.html
 
 Every object gets its Content-Type and a Cache-Control: report files change
 only when a period is re-run (and then CloudFront is invalidated), so browsers
 keep them a day; indexes and feeds change every week, so they stay fresh.
+
+Where pages live is prhub.sitepaths: the repository's configured language (`home`)
+at a folder's root, each other language in a subfolder named by its code. Writing
+one language never touches another's files; when a folder gains a second language,
+the web pages of every language there are re-rendered from their report.json to
+link to each other. Index cards and feeds are per language, never mixed.
 """
 from __future__ import annotations
 
@@ -18,7 +27,8 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from prhub.period import Period
+from prhub import sitepaths
+from prhub.pulls import PullPage
 from prhub.render.common import clean, num, safe_url
 from prhub.render.labels import labels
 from prhub.report import Report
@@ -63,9 +73,9 @@ def content_type(key: str) -> str:
     return TYPES.get(posixpath.splitext(key)[1].lower(), "application/octet-stream")
 
 
-def report_prefix(report: Report) -> str:
-    since, until, tz = report["period"]["since"], report["period"]["until"], report["period"]["tz"]
-    return f"{report['repo']}/reports/{Period.parse(since, until, tz).slug}/"
+def report_prefix(report: Report, home: str | None = None) -> str:
+    """The report's folder; `home` (the repository's configured language) defaults to the report's own."""
+    return sitepaths.report_folder(report, home or report["language"])
 
 
 def _put(bucket: Bucket, key: str, body: bytes, cache_control: str) -> str:
@@ -73,11 +83,51 @@ def _put(bucket: Bucket, key: str, body: bytes, cache_control: str) -> str:
     return key
 
 
-def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes]) -> list[str]:
-    """Write the report's files under its period's prefix; report.json last, so listings never see half a report."""
-    prefix = report_prefix(report)
+def _write(bucket: Bucket, prefix: str, files: dict[str, bytes]) -> list[str]:
+    """The files under `prefix`, report.json last, so listings never see half a page."""
     order = sorted(files, key=lambda name: name == "report.json")
     return [_put(bucket, prefix + name, files[name], REPORT_CACHE) for name in order]
+
+
+def _versions(bucket: Bucket, folder: str) -> dict[str, dict[str, Any]]:
+    """The language versions published in a report or PR folder: language -> report.json (root and <lang>/)."""
+    out: dict[str, dict[str, Any]] = {}
+    for sub in ["", *(f"{lang}/" for lang in sitepaths.LANGUAGES)]:
+        doc = _load(bucket, folder + sub + "report.json")
+        if doc is not None:
+            out[str(doc.get("language") or "")] = doc
+    return out
+
+
+def _relink(bucket: Bucket, folder: str, home: str, render: Any) -> list[str]:
+    """Re-render the web page of every language version in `folder` with links to the others (when there are)."""
+    versions = _versions(bucket, folder)
+    if len(versions) < 2:
+        return []
+    where = {lang: folder + sitepaths.lang_dir(lang, home) for lang in versions}
+    return [_put(bucket, where[lang] + "index.html",
+                 render(doc, home, sitepaths.alternates(where, lang)).encode(), REPORT_CACHE)
+            for lang, doc in sorted(versions.items())]
+
+
+def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes], home: str | None = None) -> list[str]:
+    """Write the report's files in its period's folder (its language's subfolder unless it is `home`)."""
+    from prhub.render.html import render_html
+
+    home = home or report["language"]
+    keys = _write(bucket, report_prefix(report, home), files)
+    folder = sitepaths.report_folder({**report, "language": home}, home)
+    return keys + [k for k in _relink(bucket, folder, home, render_html) if k not in keys]
+
+
+def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: str) -> list[str]:
+    """Write a PR page's files (prhub.pulls.PullPage) in pull/<N>/ (its language's subfolder unless it is `home`)."""
+    from prhub.render.pull import render_pull_html
+
+    number = page["pr"]["number"]
+    keys = _write(bucket, sitepaths.pull_dir(page["repo"], number, page["language"], home), files)
+    folder = sitepaths.pull_dir(page["repo"], number, home, home)
+    return keys + [k for k in _relink(bucket, folder, home, render_pull_html) if k not in keys]
 
 
 def _load(bucket: Bucket, key: str) -> dict[str, Any] | None:
@@ -85,21 +135,66 @@ def _load(bucket: Bucket, key: str) -> dict[str, Any] | None:
     return None if body is None else json.loads(body)  # type: ignore[no-any-return]
 
 
+def publish_pull_facts(bucket: Bucket, report: Report, facts: dict[int, dict[str, Any]]) -> str:
+    """The per-PR facts PR pages need and report.json does not carry (files, note), in the period's root folder.
+
+    Language-independent, so every language's run writes the same file; PR pages read every period's one for
+    the PRs that touched the same files before and after.
+    """
+    folder = sitepaths.report_folder(report, report["language"])  # the root: same home as its own language
+    key = folder + "pulls.json"
+    body = json.dumps({"prs": {str(n): f for n, f in sorted(facts.items())}}, ensure_ascii=False).encode()
+    return _put(bucket, key, body, REPORT_CACHE)
+
+
+def pull_facts(bucket: Bucket, repo: str) -> dict[str, dict[int, dict[str, Any]]]:
+    """Every period's pulls.json: slug -> PR number -> {files, merged_at, note}."""
+    out: dict[str, dict[int, dict[str, Any]]] = {}
+    for folder in bucket.folders(f"{repo}/reports/"):
+        doc = _load(bucket, folder + "pulls.json")
+        if doc is not None:
+            out[folder.rstrip("/").rsplit("/", 1)[-1]] = {int(n): f for n, f in (doc.get("prs") or {}).items()}
+    return out
+
+
+def load_report(bucket: Bucket, repo: str, slug: str, lang: str, home: str) -> dict[str, Any] | None:
+    return _load(bucket, sitepaths.report_dir(repo, slug, lang, home) + "report.json")
+
+
 def _shorten(text: str, limit: int) -> str:
     """A teaser for list pages and feeds; the report page keeps the whole text."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def index_card(report: dict[str, Any], slug: str) -> dict[str, Any]:
-    """One line of a repository page / one feed entry, from a report.json."""
+def _cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
+
+
+def in_language(text: str, lang: str) -> bool:
+    """Whether a teaser reads in `lang`: no CJK in English; in Chinese, no more Latin letters than Chinese characters
+    (a highlight that quotes a PR's English body reads as English, and the card would mix the two)."""
+    cjk = sum(1 for ch in text if _cjk(ch))
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    return cjk == 0 if lang == "en" else cjk > 0 and latin <= cjk
+
+
+def index_card(report: dict[str, Any], slug: str, sub: str = "") -> dict[str, Any]:
+    """One line of a repository page / one feed entry, from a report.json; `sub` is its language folder ("" or "en/").
+
+    The teasers are the first highlight and summary paragraph written in the report's language; a card whose
+    narrative quotes PR text in another language shows the numbers alone rather than mix the two.
+    """
+    lang = str(report.get("language") or "zh")
     stats = report.get("stats") or {}
-    highlights = [clean(h.get("text")) for h in report.get("highlights", []) if clean(h.get("text"))]
-    summary = [clean(p) for p in str(report.get("summary") or "").split("\n\n") if clean(p)]
+    highlights = [t for h in report.get("highlights", []) if (t := clean(h.get("text"))) and in_language(t, lang)]
+    summary = [t for p in str(report.get("summary") or "").split("\n\n") if (t := clean(p)) and in_language(t, lang)]
     period = report.get("period") or {}
     return {
-        "slug": slug, "href": f"reports/{slug}/", "title": clean(report.get("title")) or slug,
+        "slug": slug, "href": f"../reports/{slug}/{sub}" if sub else f"reports/{slug}/",
+        "folder": f"{clean(report.get('repo'))}/reports/{slug}/{sub}", "sub": sub,
+        "title": clean(report.get("title")) or slug,
         "since": clean(period.get("since")), "until": clean(period.get("until")),
-        "generated_at": clean(report.get("generated_at")), "language": report.get("language", "zh"),
+        "generated_at": clean(report.get("generated_at")), "language": lang,
         "pr_count": num(stats.get("pr_count", 0)), "key_pr_count": num(stats.get("key_pr_count", 0)),
         "avg_importance": num(stats.get("avg_importance", 0.0)), "avg_insight": num(stats.get("avg_insight", 0.0)),
         "highlight": _shorten(highlights[0], 240) if highlights else "",
@@ -107,42 +202,62 @@ def index_card(report: dict[str, Any], slug: str) -> dict[str, Any]:
     }
 
 
-def list_reports(bucket: Bucket, repo: str) -> list[dict[str, Any]]:
-    """Every published report of `repo`, newest period first."""
-    entries = []
-    for prefix in bucket.folders(f"{repo}/reports/"):
-        slug = prefix.rstrip("/").rsplit("/", 1)[-1]
-        report = _load(bucket, prefix + "report.json")
-        if report is not None:
-            entries.append(index_card(report, slug))
-    return sorted(entries, key=lambda e: (e["since"], e["until"]), reverse=True)
+def published(bucket: Bucket, repo: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every published report of `repo` in every language: (slug, language folder "" or "<lang>/", report.json)."""
+    out = []
+    for folder in bucket.folders(f"{repo}/reports/"):
+        slug = folder.rstrip("/").rsplit("/", 1)[-1]
+        for sub in ["", *(s[len(folder):] for s in bucket.folders(folder))]:
+            report = _load(bucket, folder + sub + "report.json")
+            if report is not None:
+                out.append((slug, sub, report))
+    return out
+
+
+def list_reports(bucket: Bucket, repo: str, lang: str | None = None) -> list[dict[str, Any]]:
+    """The cards of `repo`'s published reports (in `lang` only, when given), newest period first."""
+    cards = [index_card(report, slug, sub) for slug, sub, report in published(bucket, repo)]
+    cards = [c for c in cards if lang is None or c["language"] == lang]
+    return sorted(cards, key=lambda e: (e["since"], e["until"], e["sub"]), reverse=True)
 
 
 def _language(entries: list[dict[str, Any]]) -> str:
     return entries[0]["language"] if entries else "zh"
 
 
-def render_repo_index(repo: str, entries: list[dict[str, Any]]) -> str:
-    lang = _language(entries)
+def render_repo_index(repo: str, entries: list[dict[str, Any]], lang: str | None = None,
+                      dashboard: dict[str, Any] | None = None, alternates: list[dict[str, str]] | None = None,
+                      depth: int = 0) -> str:
+    """The repository's page: its dashboard (when given) and its reports, in one language."""
+    lang = lang or _language(entries)
+    up = "../" * depth
     return _render_page("repo.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en",
-                       repo=clean(repo), repo_url=safe_url(f"https://github.com/{repo}"), reports=entries)
+                        repo=clean(repo), repo_url=safe_url(f"https://github.com/{repo}"), reports=entries,
+                        dashboard=dashboard, alternates=alternates or [], root_href=up + "../../")
 
 
 def _atom_time(value: str) -> str:
     return value if value.endswith("Z") or "+" in value[10:] else value + "Z"
 
 
-def render_feed(repo: str, entries: list[dict[str, Any]], site_url: str = "") -> str:
-    """An Atom feed of the repository's reports (links absolute when the site URL is known)."""
+def render_feed(repo: str, entries: list[dict[str, Any]], site_url: str = "", lang: str | None = None) -> str:
+    """An Atom feed of the repository's reports in one language (links absolute when the site URL is known)."""
+    lang = lang or _language(entries)
     base = (safe_url(site_url) or "").rstrip("/")
-    root = f"{base}/{repo}/" if base else ""
-    items = [{**e, "id": uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{repo}:{e['slug']}").urn,
-              "updated": _atom_time(e["generated_at"] or f"{e['until']}T00:00:00Z"), "link": root + e["href"]}
+    sub = entries[0]["sub"] if entries else ""
+    home = f"{base}/{repo}/{sub}" if base else ""
+    def entry_id(e: dict[str, Any]) -> str:
+        return uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{repo}:{e['slug']}" + (f"/{e['sub']}" if e["sub"] else "")).urn
+
+    items = [{**e, "id": entry_id(e),
+              "updated": _atom_time(e["generated_at"] or f"{e['until']}T00:00:00Z"),
+              "link": f"{base}/{e['folder']}" if base else e["href"]}
              for e in entries[:FEED_ENTRIES]]
     updated = max((i["updated"] for i in items), default="1970-01-01T00:00:00Z")
-    return _render_page("feed.xml.j2", L=labels(_language(entries)), repo=clean(repo), entries=items,
-                       feed_id=uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{repo}").urn, updated=updated,
-                       self_link=f"{root}feed.xml" if root else "feed.xml", home=root or "./")
+    feed_key = f"prhub:{repo}" + (f":{sub.rstrip('/')}" if sub else "")
+    return _render_page("feed.xml.j2", L=labels(lang), repo=clean(repo), entries=items,
+                        feed_id=uuid.uuid5(uuid.NAMESPACE_URL, feed_key).urn, updated=updated,
+                        self_link=f"{home}feed.xml" if home else "feed.xml", home=home or "./")
 
 
 def render_root_index(repos: list[dict[str, Any]]) -> str:
@@ -151,7 +266,7 @@ def render_root_index(repos: list[dict[str, Any]]) -> str:
 
 
 def list_repositories(bucket: Bucket) -> list[dict[str, Any]]:
-    """Repositories with at least one report, each with its report count and latest report."""
+    """Repositories with at least one report, each with its report count and latest report (home language)."""
     repos = []
     for owner in bucket.folders(""):
         for repo_prefix in bucket.folders(owner):
@@ -168,13 +283,25 @@ def list_repositories(bucket: Bucket) -> list[dict[str, Any]]:
     return sorted(repos, key=newest, reverse=True)
 
 
-def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "") -> list[str]:
-    """Rewrite the repository's index.html and feed.xml and the root index.html from what the bucket holds."""
-    entries = list_reports(bucket, repo)
-    keys = [
-        _put(bucket, f"{repo}/index.html", render_repo_index(repo, entries).encode(), INDEX_CACHE),
-        _put(bucket, f"{repo}/feed.xml", render_feed(repo, entries, site_url).encode(), INDEX_CACHE),
-    ]
+def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "", home: str | None = None) -> list[str]:
+    """Rewrite the repository's dashboard and feed in each language it has reports in, and the root index.html."""
+    from prhub import dashboard
+
+    reports = published(bucket, repo)
+    home = home or next((r.get("language") for _, sub, r in reports if not sub), None) or "zh"
+    cards = sorted((index_card(r, slug, sub) for slug, sub, r in reports),
+                   key=lambda e: (e["since"], e["until"]), reverse=True)
+    languages = sorted({c["language"] for c in cards} | {home})
+    where = {lang: sitepaths.repo_dir(repo, lang, home) for lang in languages}
+    keys = []
+    for lang in languages:
+        entries = [c for c in cards if c["language"] == lang]
+        board = dashboard.build(reports, lang)
+        page = render_repo_index(repo, entries, lang, board, sitepaths.alternates(where, lang),
+                                 depth=0 if lang == home else 1)
+        keys.append(_put(bucket, where[lang] + "index.html", page.encode(), INDEX_CACHE))
+        keys.append(_put(bucket, where[lang] + "feed.xml", render_feed(repo, entries, site_url, lang).encode(),
+                         INDEX_CACHE))
     keys.append(_put(bucket, "index.html", render_root_index(list_repositories(bucket)).encode(), INDEX_CACHE))
     return keys
 

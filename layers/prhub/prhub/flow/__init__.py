@@ -5,4 +5,6 @@
     flow.score     score_record(record, deps): load, score (cached), store once, completion check
     flow.publish   report_message(body, deps): the idempotent report (analyse, narrate, render, publish) and
                    the sweep that finishes stuck runs
+    flow.pages     fan_out(report, home, scored, deps) and pages_message(body, deps): the PR pages of a
+                   published report, a bounded batch per PagesQueue message
 """

@@ -2,7 +2,8 @@
 
     report_message(body, deps)   {"run_id"} -> report_once; {"sweep": true, "older_than_minutes": N} -> sweep
     report_once(run_id, deps)    under Powertools idempotency: publish_run once, later calls get its answer
-    publish_run(run_id, deps)    analyse, narrate, render, publish to the bucket, invalidate, mark reported
+    publish_run(run_id, deps)    analyse, narrate, render, publish to the bucket, invalidate, queue the PR pages
+                                 (prhub.flow.pages), mark reported
 
 The analysis, narrative, rendering and idempotency code is imported by the first report, not by the handler:
 the sweep runs every 15 minutes and, with no stuck run, needs none of it (a cold start for nothing otherwise).
@@ -48,6 +49,7 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published; the run marked reported."""
     from prhub import compose, llm, site
+    from prhub.flow import pages
     from prhub.flow.deliver import request_deliveries
     from prhub.render import render_all
 
@@ -72,11 +74,14 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
                             scorer_info(scored, model, prompt_version), run.notes,
                             narrator=lambda draft: llm.model_narrative(draft, run.config, chat, deps.cache,
                                                                         deps.scorers.prices()))
-    files = render_all(report)
-    keys = site.publish_report(deps.bucket, report, files)
-    keys += site.rebuild_indexes(deps.bucket, run.repo, deps.settings.site_url)
+    # The configured language sits at the root of the site's folders; a --lang run goes beside it.
+    home = deps.watchlist().get(run.repo).language
+    files = render_all(report, home)
+    keys = site.publish_report(deps.bucket, report, files, home)
+    keys += site.rebuild_indexes(deps.bucket, run.repo, deps.settings.site_url, home)
     site.invalidate(deps.cdn, ["/" + k for k in keys])
-    prefix = site.report_prefix(report)
+    pages.fan_out(report, home, scored, deps)
+    prefix = site.report_prefix(report, home)
     deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now())
     # Delivery runs in its own function: a slow or broken channel never delays or fails the report. A retried
     # report asks again; the delivery ledger keeps each (report, channel) to one message.

@@ -153,3 +153,47 @@ def draw(pdf: Any, s: Series, x: float, y: float, w: float, h: float, text: Any)
             pdf.cell(slot * 0.7 + 4, 4, num(value), align="C")
         pdf.set_xy(bx - 2, base + 0.5)
         pdf.cell(slot * 0.7 + 4, 4, text(label), align="C")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Weekly columns for the dashboard: one or more named series side by side per week."""
+    key: str
+    title: str
+    labels: list[str]  # one per column (week)
+    series: list[tuple[str, str, list[float]]]  # (name, colour, a value per column)
+
+    @property
+    def peak(self) -> float:
+        return max([float(v) for _, _, values in self.series for v in values] + [1.0])
+
+
+def columns_svg(c: Columns) -> str:
+    """Inline SVG of weekly columns, sized by viewBox so it fits a 390 px phone; labels escaped here.
+
+    A week label is drawn under every column when there are few, else about six across; the values are in
+    the figure's table (its text alternative), so the drawing needs no number on every bar.
+    """
+    esc = html.escape
+    width, height, left, bottom, top = 400, 170, 6, 22, 14
+    n = max(1, len(c.labels))
+    slot = (width - left - 6) / n
+    plot_h = height - bottom - top
+    every = 1 if n <= 6 else max(1, round(n / 6))  # about six labels: a 390 px screen fits no more
+    k = max(1, len(c.series))
+    parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{esc(c.title)}" '
+             f'xmlns="http://www.w3.org/2000/svg">', f"<title>{esc(c.title)}</title>",
+             f'<line x1="{left}" y1="{height - bottom}" x2="{width - 6}" y2="{height - bottom}" stroke="#999"/>',
+             f'<text x="{width - 6}" y="10" text-anchor="end">max {esc(num(c.peak))}</text>']
+    for i, label in enumerate(c.labels):
+        x0 = left + i * slot + slot * 0.1
+        bar = slot * 0.8 / k
+        for j, (_, color, values) in enumerate(c.series):
+            h = plot_h * float(values[i]) / c.peak
+            if h > 0:
+                parts.append(f'<rect x="{x0 + j * bar:.1f}" y="{height - bottom - h:.1f}" '
+                             f'width="{max(bar - 0.5, 0.8):.1f}" height="{h:.1f}" fill="{color}"/>')
+        if i % every == 0:
+            parts.append(f'<text x="{x0 + slot * 0.4:.1f}" y="{height - 6}" text-anchor="middle">{esc(label)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -12,6 +12,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from prhub import sitepaths
 from prhub.render import charts
 from prhub.render.common import segments
 from prhub.render.view import view
@@ -43,12 +44,17 @@ def svg(series: charts.Series) -> Markup:
     return Markup(charts.svg(series))
 
 
+def columns(chart: charts.Columns) -> Markup:
+    """Weekly columns as inline SVG (charts.columns_svg escapes its labels)."""
+    return Markup(charts.columns_svg(chart))
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("prhub", "templates"),
                              autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(pr_link=pr_link, pr_links=pr_links, html_text=html_text, svg=svg)
+    env.filters.update(pr_link=pr_link, pr_links=pr_links, html_text=html_text, svg=svg, columns=columns)
     return env
 
 
@@ -57,6 +63,14 @@ def render_page(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
-def render_html(report: Report) -> str:
-    """The report page: same sections as report.md, inline SVG charts, no JavaScript."""
-    return render_page("report.html.j2", **view(report))
+def render_html(report: Report, home: str | None = None, alternates: list[dict[str, str]] | None = None) -> str:
+    """The report page: same sections as report.md, inline SVG charts, no JavaScript.
+
+    Its PR numbers link to the PR pages in the same language; `alternates` are the links to the other languages.
+    """
+    home = home or report["language"]
+    here = sitepaths.report_folder(report, home)
+    pulls = sitepaths.relative(here, f"{report['repo']}/pull/")
+    links = (pulls, sitepaths.lang_dir(report["language"], home))
+    return render_page("report.html.j2", **view(report, pull_links=links),
+                       alternates=alternates or [], **sitepaths.nav(here, report["repo"], report["language"], home))

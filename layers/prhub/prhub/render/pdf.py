@@ -419,10 +419,30 @@ def _unscored(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
                        for u in items], [1.3, 6, 4])
 
 
+def _files(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    """A PR's files by module, with its chart of lines per module when it has several."""
+    L = pdf.words
+    _charts(pdf, d["charts"])
+    for g in d["groups"]:
+        pdf.heading(g["module"] + (f" ({g['lines']})" if g["lines"] else ""), 1)
+        pdf.wrapped_table([L["file"], L["lines"]], [[[Run(pdf.fit(f["path"]))], [Run(f["lines"])]] for f in g["files"]],
+                          [7, 2], "LR")
+
+
+def _links(pdf: ReportPDF, rows: list[dict[str, Any]]) -> None:
+    for r in rows:
+        runs = [Run(pdf.fit(r["label"]) + ": ")] if r["label"] else []
+        for i, link in enumerate(r["links"]):
+            runs += ([Run(", ")] if i else []) + [Run(pdf.fit(link["label"]), link.get("url"))]
+        if r.get("note"):
+            runs.append(Run(" — " + pdf.fit(r["note"])))
+        pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
+
+
 LAYOUTS: dict[str, Callable[[ReportPDF, Any], None]] = {
     "notes": _bullets, "risk_brief": _risk_brief, "paragraphs": _paragraphs, "key_changes": _key_changes,
     "trends": _trends, "risks": _risks, "key_prs": _key_prs, "related": _related, "numbered": _numbered,
-    "unscored": _unscored,
+    "unscored": _unscored, "files": _files, "link_rows": _links,
 }
 # Kinds that open with a subheading: their heading keeps room for it, so it never ends a page alone.
 OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
@@ -438,6 +458,28 @@ def render_pdf(report: Report) -> bytes:
     _cover(pdf, v)
     for section in v["sections"]:
         pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
+        LAYOUTS[section.kind](pdf, section.data)
+    return bytes(pdf.output())
+
+
+def render_sections(title: str, words: dict[str, str], links: dict[int, str], byline: Sequence[str],
+                    sections: Sequence[Any]) -> bytes:
+    """A page other than a week (a PR's) through the same layouts: its title, byline lines, then its sections."""
+    pdf = ReportPDF(title, words, links)
+    pdf.set_title(pdf.fit(title))
+    pdf.set_author("Prhub")
+    pdf.add_page()
+    pdf.set_font("cjk", size=16)
+    pdf.start_section(pdf.fit(title), level=0)
+    for line in wrap([Run(pdf.fit(title))], pdf.epw, pdf.measure):
+        pdf.draw_line(line, MARGIN, 8)
+        pdf.ln(8)
+    pdf.ln(1)
+    for text in byline:
+        pdf.paragraph([Run(pdf.fit(text))], size=SMALL, after=0.3)
+    pdf.ln(2)
+    for section in sections:
+        pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING | {"files"} else 0)
         LAYOUTS[section.kind](pdf, section.data)
     return bytes(pdf.output())
 

@@ -52,19 +52,28 @@ def _texts(items: Any) -> list[str]:
 class _Parts:
     """What the section builders share: the report, its words and its PRs by number."""
 
-    def __init__(self, report: Report, with_charts: bool) -> None:
+    def __init__(self, report: Report, with_charts: bool, pull_links: tuple[str, str] | None = None) -> None:
         self.report = report
+        self.pull_links = pull_links
         self.lang = report.get("language", "zh")
         self.words = labels(self.lang, kind_of(report.get("period") or {}))
         self.with_charts = with_charts
         self.prs: dict[Any, Any] = {p["number"]: p for p in report.get("prs", [])
                                     if isinstance(p, dict) and "number" in p}
+        self.paged = set(self.prs) if pull_links else set()  # scored PRs have a page of their own
         for item in report.get("unscored", []):
             self.prs.setdefault(item.get("number"), item)
 
+    def url(self, number: Any) -> str | None:
+        """The PR's own page on the site when it has one, else its GitHub URL (http(s) only)."""
+        if self.pull_links and number in self.paged and isinstance(number, int) and not isinstance(number, bool):
+            return f"{self.pull_links[0]}{number}/{self.pull_links[1]}"
+        pr = self.prs.get(number) if isinstance(number, int) else None
+        return safe_url(pr.get("url")) if pr else None
+
     def ref(self, number: Any) -> dict[str, Any]:
         pr = self.prs.get(number) if isinstance(number, int) else None
-        return {"number": number, "label": f"#{num(number)}", "url": safe_url(pr.get("url")) if pr else None,
+        return {"number": number, "label": f"#{num(number)}", "url": self.url(number),
                 "title": clean(pr.get("title")) if pr else ""}
 
     def refs(self, numbers: Any) -> list[dict[str, Any]]:
@@ -287,19 +296,21 @@ def _newcomers(stats: Any, words: dict[str, str]) -> list[str]:
     return [*names[:NEWCOMERS_SHOWN], words["and_more"].format(n=num(len(names) - NEWCOMERS_SHOWN))]
 
 
-def view(report: Report, with_charts: bool = True) -> dict[str, Any]:
+def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] | None = None) -> dict[str, Any]:
     """The header fields and the report's non-empty `sections` in reading order, as the renderings read them.
 
     `with_charts`: the rendering draws charts (Markdown does not, so a section of charts alone is left out).
+    `pull_links`: (path to the pull/ folder, language folder) when PR numbers link to the site's PR pages
+    (the web page); without it they link to GitHub (Markdown, PDF, which travel without the site).
     """
     lang = report.get("language", "zh")
-    parts = _Parts(report, with_charts)
+    parts = _Parts(report, with_charts, pull_links)
     words = parts.words
     stats: Any = report.get("stats") or {}
     period: Any = report.get("period") or {}
     return {
         "L": words,
-        "links": {n: url for n, pr in parts.prs.items() if isinstance(n, int) and (url := safe_url(pr.get("url")))},
+        "links": {n: url for n in parts.prs if isinstance(n, int) and (url := parts.url(n))},
         "lang": lang,
         "html_lang": "zh-CN" if lang == "zh" else "en",
         "title": clean(report.get("title")),

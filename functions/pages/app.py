@@ -1,0 +1,27 @@
+"""PagesFunction: an SQS message {repo, slug, lang, home, numbers} -> those PRs' pages rendered and published."""
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from prhub.flow.deps import Deps
+from prhub.flow.pages import pages_message
+
+logger = Logger()
+# A failed batch is listed in batchItemFailures, so SQS retries it and then moves it to PagesDLQ.
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+_deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
+
+
+@logger.inject_lambda_context
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    global _deps
+    _deps = _deps or Deps.from_env()
+    deps = _deps.invoked(context)
+
+    def record_handler(record: SQSRecord) -> dict[str, Any]:
+        return pages_message(record.json_body, deps)
+
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

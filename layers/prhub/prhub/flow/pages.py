@@ -1,0 +1,107 @@
+"""The PR-page service (PagesFunction): each published report's PR pages, rendered by a fan-out of their own.
+
+    fan_out(report, home, scored, deps) -> int    after a report is published: its pulls.json, then PagesQueue
+                                                  messages of at most PAGES_PER_MESSAGE PR numbers each, plus the
+                                                  earlier periods' PRs it adds relations to; returns the count
+    pages_message(body, deps) -> dict             one message: render and publish those PRs' pages
+
+The report worker only queues; a PagesFunction invocation renders a bounded number of
+pages (each about 0.2 s with its PDF), so no invocation nears its timeout however large
+the week, and the score worker never loads a renderer. Should pages run slow, an invocation near its deadline queues
+the pages it has not rendered as a new message instead of running past its timeout. A message is idempotent: it
+re-renders the same pages from what the bucket holds.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from prhub.flow.deps import Deps
+from prhub.models import ScoredPR
+from prhub.report import Report
+
+logger = Logger(service="prhub", child=True)
+
+PAGES_PER_MESSAGE = 10  # pages per invocation: the PDF dominates (0.5-5 s a page), so ~50 s at worst of 120
+PAGE_SECONDS_MAX = 15.0  # room kept for one more page; with less left the rest goes back on the queue
+
+
+def _slug(report: Report) -> str:
+    from prhub.period import Period
+
+    p = report["period"]
+    return Period.parse(p["since"], p["until"], p["tz"]).slug
+
+
+def _chunks(numbers: list[int], size: int) -> Iterable[list[int]]:
+    for start in range(0, len(numbers), size):
+        yield numbers[start:start + size]
+
+
+def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps) -> int:
+    """Write the period's pulls.json and queue its PR pages, and the earlier pages its PRs add relations to."""
+    from prhub import site
+    from prhub.sitepaths import LANGUAGES
+
+    slug = _slug(report)
+    facts = {p.number: {"files": list(p.files), "merged_at": p.merged_at, "url": p.url, "note": p.note}
+             for p in scored}
+    site.publish_pull_facts(deps.bucket, report, facts)
+    repo, lang = report["repo"], report["language"]
+    mine = {p["number"] for p in report["prs"]}
+    bodies = [{"repo": repo, "slug": slug, "lang": lang, "home": home, "numbers": chunk}
+              for chunk in _chunks(sorted(mine), PAGES_PER_MESSAGE)]
+    # PRs of other periods on the same files gain a "later" (or "earlier") link: their pages are re-rendered.
+    paths = {f for p in scored for f in p.files}
+    for other, prs in sorted(site.pull_facts(deps.bucket, repo).items()):
+        if other == slug:
+            continue
+        touched = sorted(n for n, f in prs.items() if n not in mine and paths & set(f.get("files") or []))
+        for chunk in _chunks(touched, PAGES_PER_MESSAGE):
+            bodies += [{"repo": repo, "slug": other, "lang": language, "home": home, "numbers": chunk}
+                       for language in LANGUAGES]  # the worker skips a language the period was not published in
+    if bodies:
+        deps.queue.send_batch(deps.settings.pages_queue_url, bodies)
+    return len(bodies)
+
+
+def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
+    """Render and publish the pages of body["numbers"] from the period body["slug"] in body["lang"]."""
+    from prhub import pulls, site
+    from prhub.render.pull import render_pull_all
+
+    repo, slug, lang, home = str(body["repo"]), str(body["slug"]), str(body["lang"]), str(body["home"])
+    numbers = [int(n) for n in body["numbers"]][:PAGES_PER_MESSAGE]
+    report: Any = site.load_report(deps.bucket, repo, slug, lang, home)
+    if report is None:  # that period was never published in this language
+        return {"repo": repo, "slug": slug, "lang": lang, "pages": 0}
+    facts = site.pull_facts(deps.bucket, repo)
+    files_by_pr = {n: f.get("files") or [] for prs in facts.values() for n, f in prs.items()}
+    merged_at = {n: str(f.get("merged_at") or "") for prs in facts.values() for n, f in prs.items()}
+    urls = {n: str(f.get("url") or "") for prs in facts.values() for n, f in prs.items()}
+    mine = facts.get(slug, {})
+    config = deps.watchlist().get(repo)
+    listed = {p["number"] for p in report["prs"]}
+    todo = [n for n in numbers if n in listed]
+    left = deps.deadline()
+    keys: list[str] = []
+    done = 0
+    for i, number in enumerate(todo):
+        if left is not None and done and left() < PAGE_SECONDS_MAX:
+            # A slow invocation (a loaded host, huge file lists) hands its remaining pages to the next one.
+            deps.queue.send(deps.settings.pages_queue_url, {**body, "numbers": todo[i:]})
+            break
+        # Periods are named by their dates, in no language: a mention reads the same on every page.
+        mentions: list[pulls.Mention] = [{"slug": s, "title": s.replace("-to-", " – "), "language": lang}
+                                         for s in sorted(s for s, prs in facts.items() if number in prs) or [slug]]
+        page = pulls.pull_page(report, slug, number, files=[{"path": f} for f in files_by_pr.get(number, [])],
+                               note=str(mine.get(number, {}).get("note") or ""), mentions=mentions,
+                               neighbours=pulls.file_neighbours(number, files_by_pr, merged_at),
+                               module_map=config.module_map, urls=urls)
+        keys += site.publish_pull(deps.bucket, page, render_pull_all(page, home), home)
+        done += 1
+    site.invalidate(deps.cdn, ["/" + k for k in keys])
+    logger.info("pull pages published", extra={"repo": repo, "slug": slug, "lang": lang, "pages": done})
+    return {"repo": repo, "slug": slug, "lang": lang, "pages": done, "requeued": len(todo) - done}

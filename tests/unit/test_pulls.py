@@ -1,0 +1,119 @@
+"""PR pages (prhub.pulls, prhub.render.pull), site paths by language, teasers in one language, the dashboard."""
+from __future__ import annotations
+
+import copy
+
+from prhub import dashboard, pulls, sitepaths
+from prhub.render import charts
+from prhub.render.pull import pull_view, render_pull_html, render_pull_markdown
+from prhub.site import in_language, index_card
+
+from tests.golden.cases import load
+from tests.unit.render_support import parse_html
+
+SLUG = "2026-05-04-to-2026-05-10"
+
+
+def test_folders_put_the_home_language_at_the_root_and_others_beside_it():
+    assert sitepaths.report_dir("o/r", SLUG, "zh", "zh") == f"o/r/reports/{SLUG}/"
+    assert sitepaths.report_dir("o/r", SLUG, "en", "zh") == f"o/r/reports/{SLUG}/en/"
+    assert sitepaths.pull_dir("o/r", 7, "en", "en") == "o/r/pull/7/"
+    assert sitepaths.relative(f"o/r/reports/{SLUG}/en/", "o/r/pull/7/en/") == "../../../pull/7/en/"
+    assert sitepaths.relative("o/r/pull/7/", "o/r/pull/7/en/") == "en/"
+    assert sitepaths.alternates({"zh": "o/r/pull/7/", "en": "o/r/pull/7/en/"}, "en") == [
+        {"lang": "zh", "name": "中文", "href": "../"}]
+
+
+def test_file_neighbours_split_by_merge_time_nearest_first():
+    files = {1: ["a.py"], 2: ["a.py", "b.py"], 3: ["b.py"], 4: ["c.py"], 5: ["a.py"]}
+    merged = {1: "2026-01-01", 2: "2026-01-05", 3: "2026-01-09", 4: "2026-01-02", 5: "2026-01-07"}
+    assert pulls.file_neighbours(2, files, merged) == {"earlier": [1], "later": [5, 3]}
+    assert pulls.file_neighbours(4, files, merged) == {"earlier": [], "later": []}
+
+
+def test_files_are_grouped_by_module_map_then_by_a_module_named_in_the_path():
+    groups = pulls.group_files([{"path": "verl/workers/rollout/a.py", "additions": 30, "deletions": 5},
+                                {"path": "docs/x.md", "additions": 1, "deletions": 0},
+                                {"path": "verl/trainer/ppo.py", "additions": 2, "deletions": 2}],
+                               ["rollout"], {"verl/trainer/": "trainer"})
+    assert [(g["module"], g["additions"], g["deletions"]) for g in groups] == [
+        ("rollout", 30, 5), ("trainer", 2, 2), ("docs", 1, 0)]
+
+
+def test_a_pr_page_holds_its_cluster_revert_chain_and_links_its_neighbours():
+    report = load("zh-week")
+    revert = report["reverts"][0]["pr"]
+    page = pulls.pull_page(report, SLUG, revert, neighbours={"earlier": [4101], "later": [77]},
+                           urls={77: "https://github.com/example-org/trainer/pull/77"})
+    assert page["reverts"] == report["reverts"][:1]
+    assert page["mentions"] == [{"slug": SLUG, "title": report["title"], "language": "zh"}]
+    assert set(page["links"]) >= {"4101", "77"}
+    html = render_pull_html(page, "zh")
+    hrefs = parse_html(html).hrefs()
+    assert "../4101/" in hrefs and "../77/" in hrefs and f"../../reports/{SLUG}/" in hrefs
+    assert "<script" not in html
+    md = render_pull_markdown(page)
+    assert "(<https://github.com/example-org/trainer/pull/77>)" in md  # Markdown travels: GitHub links
+
+
+def test_a_pr_page_escapes_untrusted_text():
+    report = copy.deepcopy(load("zh-week"))
+    number = report["prs"][0]["number"]
+    report["prs"][0]["title"] = '<img src=x onerror="alert(1)">'
+    report["prs"][0]["key_points"] = ["[x](javascript:alert(1))"]
+    page = pulls.pull_page(report, SLUG, number, files=[{"path": "<script>.py"}])
+    html = render_pull_html(page, "zh")
+    assert "<img" not in html and "<script>" not in html.split("</style>", 1)[1]
+    assert "javascript:" not in "".join(parse_html(html).hrefs())
+    assert "\\[x\\]\\(javascript\\:alert\\(1\\)\\)" in render_pull_markdown(page)
+
+
+def test_a_model_note_and_the_breaking_reason_are_shown():
+    report = load("zh-week")
+    pr = next(p for p in report["prs"] if p["breaking"])
+    v = pull_view(pulls.pull_page(report, SLUG, pr["number"], note="模型未给出风险"))
+    facts = dict(v["facts"])
+    assert facts["破坏性"] == pr["breaking_reason"] and facts["模型未给出 / 被替换的部分"] == "模型未给出风险"
+
+
+def test_teasers_are_in_the_reports_language_or_left_out():
+    assert in_language("rollout 模块本周改动最多，共 5 个 PR", "zh")
+    assert not in_language("[破坏性变更] #6804 …（重要度 9）：This PR extends ContinuousTokenBuilder to …", "zh")
+    assert not in_language("rollout 改动最多", "en") and in_language("Rollout changed most", "en")
+    report = copy.deepcopy(load("zh-week"))
+    mixed = "[破坏性变更] #6804（重要度 9）：This PR extends ContinuousTokenBuilder"
+    report["highlights"] = [{"text": mixed, "prs": []}, {"text": "rollout 模块配置统一，旧配置被移除", "prs": []}]
+    assert index_card(report, SLUG)["highlight"] == "rollout 模块配置统一，旧配置被移除"
+
+
+def _week(report, since, until, numbers, breaking=()):
+    out = copy.deepcopy(report)
+    out["period"] = {**out["period"], "since": since, "until": until}
+    base = out["prs"][0]
+    out["prs"] = [{**base, "number": n, "merged_at": f"{since}T04:00:00Z", "breaking": n in breaking,
+                   "author": f"a{n % 3}", "modules": ["rollout"]} for n in numbers]
+    out["reverts"] = []
+    return out
+
+
+def test_the_dashboard_counts_each_pr_once_in_its_week_and_shows_weeks_without_a_report_as_no_data():
+    base = load("zh-week")
+    reports = [(SLUG, "", _week(base, "2026-05-04", "2026-05-10", [1, 2, 3], breaking=[2])),
+               ("2026-04-20-to-2026-04-26", "", _week(base, "2026-04-20", "2026-04-26", [4])),
+               (SLUG, "en/", {**_week(base, "2026-05-04", "2026-05-10", [1, 2, 3]), "language": "en"})]
+    board = dashboard.build(reports, "zh")
+    assert board is not None
+    twelve = board["windows"][0]
+    rows = {r["week"]: r for r in twelve["rows"]}
+    assert rows["2026-05-04"]["merged"] == 3 and rows["2026-05-04"]["breaking"] == 1
+    assert rows["2026-04-20"]["merged"] == 1 and not rows["2026-04-27"]["covered"]
+    assert twelve["have"] == 2 and "12 周中有 2 周有报告" in twelve["note"]
+    assert twelve["module_rows"] == [{"name": "rollout", "count": 4, "share": "100.0 %"}]
+    assert board["most_active"][0]["count"] == 2
+    assert dashboard.build([], "zh") is None
+
+
+def test_dashboard_columns_escape_their_labels_and_fit_a_viewbox():
+    chart = charts.Columns("x", "<b>t</b>", ["<i>", "b"], [("n", "#000", [1, 2])])
+    svg = charts.columns_svg(chart)
+    assert "<b>" not in svg and "&lt;b&gt;" in svg and 'viewBox="0 0 400 170"' in svg
