@@ -65,7 +65,7 @@ def test_the_stack_cache_table_is_the_github_sources_cache(table: Any, monkeypat
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     names = ("RUNS_TABLE", "RESULTS_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
-             "REPORT_QUEUE_URL", "SITE_BUCKET")
+             "REPORT_QUEUE_URL", "SITE_BUCKET", "PAGES_QUEUE_URL")
     aws.reset()
     try:
         with FakeGitHub(week_pulls(2), REPO) as gh:

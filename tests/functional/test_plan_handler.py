@@ -135,7 +135,7 @@ def test_unreadable_source_is_a_clear_error_and_writes_nothing(stack: Stack, tmp
 
 
 STACK_NAMES = ("RUNS_TABLE", "RESULTS_TABLE", "CACHE_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
-               "REPORT_QUEUE_URL", "SITE_BUCKET")
+               "REPORT_QUEUE_URL", "SITE_BUCKET", "PAGES_QUEUE_URL")
 
 
 def deps_for(**env: str) -> Deps:

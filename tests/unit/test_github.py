@@ -88,7 +88,7 @@ class FakeContext:
 def test_lambda_deadline_follows_the_invocation_and_keeps_a_reserve() -> None:
     context = FakeContext(120_000)
     names = ("RUNS_TABLE", "RESULTS_TABLE", "CACHE_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
-             "REPORT_QUEUE_URL", "SITE_BUCKET")
+             "REPORT_QUEUE_URL", "SITE_BUCKET", "PAGES_QUEUE_URL")
     deadline = Deps.from_env(dict.fromkeys(names, "x")).invoked(context).deadline()
     assert DEADLINE_RESERVE == 10
     client = source(deadline=deadline, sleep=lambda s: None)

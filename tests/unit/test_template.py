@@ -481,7 +481,7 @@ def test_every_function_error_raises_an_alarm(function: str) -> None:
 
 def test_every_alarm_tells_the_topic() -> None:
     alarms = resources("AWS::CloudWatch::Alarm")
-    assert len(alarms) == 11
+    assert len(alarms) == 13
     for name, alarm in alarms.items():
         assert alarm["Properties"]["AlarmActions"] == TOPIC, name
         assert alarm["Properties"]["AlarmDescription"], name
