@@ -214,7 +214,7 @@ def test_records_of_another_repository_are_not_served_for_this_one() -> None:
     other = row(3, html_url="https://github.com/x/y/pull/3")
     source = JsonlSource([line(row(1)), line(other)], "x.jsonl")
     assert [r.number for r in source.list_merged("o/r", WEEK)] == [1]
-    with pytest.raises(InputError, match="#3 of o/r is not in"):
+    with pytest.raises(SourceError, match="#3 of o/r is not in"):
         source.get("o/r", source.list_merged("x/y", WEEK)[0])
 
 

@@ -1015,6 +1015,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
         "cloudfront:CreateInvalidation": {"SiteDistribution"},
         "secretsmanager:GetSecretValue": {"LlmApiKeySecretName"},
+        "ssm:GetParameter": {"ConfigParameter"},  # the repository's configured language (site folders)
     },
     "PagesFunction": {
         "sqs:ReceiveMessage": {"PagesQueue"}, "sqs:DeleteMessage": {"PagesQueue"},

@@ -226,7 +226,7 @@ class JsonlSource:
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         pr = self._of_repo(repo).get(ref.number)
         if pr is None:
-            raise InputError(f"PR #{ref.number} of {repo} is not in {self.origin}")  # asking again will not help
+            raise SourceError(f"PR #{ref.number} of {repo} is not in {self.origin}")
         return pr
 
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:

@@ -154,8 +154,8 @@ def parse_score_body(body: str) -> tuple[str, int, PullRef]:
 
 def score_record(record: SQSRecord, deps: Deps, budget: Budget | None = None) -> dict[str, Any]:
     """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it, then ScoreDLQ): only
-    a transient error raises. A message that can never succeed (malformed, no such run, a PR the source does
-    not hold, a scorer that cannot work as configured) is acknowledged, its PR recorded as failed where it
+    a transient error raises. A message that can never succeed (malformed, no such run, a scorer that cannot
+    work as configured) is acknowledged, its PR recorded as failed where it
     belongs to a run, logged and counted: retrying it would only fill the DLQ."""
     try:
         run_id, number, ref = parse_score_body(record.body)
