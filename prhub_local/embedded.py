@@ -28,18 +28,25 @@ def free_port() -> int:
 class EmbeddedAws:
     """moto in server mode on 127.0.0.1 (a free port), patched for concurrent workers."""
 
-    def __init__(self) -> None:
+    def __init__(self, fresh: bool = False) -> None:
         from moto.server import ThreadedMotoServer
 
         apply_patches()  # fails with the moto version and the missing symbol if moto changed
         self.port = free_port()
         self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self.url = f"http://127.0.0.1:{self.port}"
+        self.fresh = fresh
 
     def __enter__(self) -> EmbeddedAws:
         # One access-log line per AWS call would drown the progress lines.
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         self.server.start()
+        if self.fresh:
+            # moto keeps its backends per process: a second embedded AWS in one process (a library caller, a
+            # test) would otherwise see the first one's tables. moto's server API empties them.
+            import requests
+
+            requests.post(f"{self.url}/moto-api/reset", timeout=10).raise_for_status()
         return self
 
     def __exit__(self, *exc: object) -> None:

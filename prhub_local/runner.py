@@ -381,7 +381,7 @@ def _aws(endpoint_url: str | None) -> Iterator[str]:
     if endpoint_url:
         yield endpoint_url
         return
-    with EmbeddedAws() as server:
+    with EmbeddedAws(fresh=True) as server:
         yield server.url
 
 

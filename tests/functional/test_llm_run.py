@@ -42,7 +42,9 @@ def run(tmp_path: Path, *extra: str) -> dict:
     code = cli.main(["run", *WEEK, "--source", f"jsonl:{DATA}", "--scorer", "llm", "--out", str(out),
                      "--state", str(tmp_path / "state"), "--workers", "4", *extra])
     assert code == 0
-    [path] = out.glob("verl-project/verl/reports/*/report.json")
+    # the repository's language at the folder's root, another (--lang) in its own subfolder
+    reports = out / "verl-project" / "verl" / "reports"
+    [path] = [*reports.glob("*/report.json"), *reports.glob("*/en/report.json")]
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -238,5 +238,5 @@ def test_every_aws_call_is_allowed_by_the_functions_role(run: RunRecord) -> None
     assert not denied, "\n".join(sorted(set(denied)))
     # Not vacuous: each function did real work through AWS.
     assert {"sqs:SendMessage", "dynamodb:PutItem", "secretsmanager:GetSecretValue"} <= seen["PlanFunction"]
-    assert {"dynamodb:UpdateItem", "secretsmanager:GetSecretValue"} <= seen["ScoreFunction"]
+    assert {"dynamodb:GetItem", "secretsmanager:GetSecretValue"} <= seen["ScoreFunction"]  # the run; the key
     assert {"s3:PutObject", "dynamodb:Query"} <= seen["ReportFunction"]

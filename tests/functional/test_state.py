@@ -138,7 +138,10 @@ def test_a_second_run_on_a_held_state_exits_3_naming_the_holder(tmp_path: Path,
         holder.kill()
         holder.wait()
     # WHEN the holder is gone (killed: the kernel drops its lock), the same command runs
-    assert cli.main(["run", "--state", str(state), "--out", str(out)]) == 0
+    # (in a process of its own: moto's backends are per process, and this one has served other tests' stacks)
+    done = subprocess.run([sys.executable, "-m", "prhub_local.cli", "run", "--state", str(state), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
     assert (generation(state) / "tables" / "CacheTable.jsonl").read_text().count("\n") == 32
 
 
