@@ -129,7 +129,9 @@ def check(result: RunResult, state: Path, publishes: list[str], expected: set[in
     assert publishes == [result.report_key]
     slugs = list((result.site_dir / REPO / "reports").iterdir())
     assert [s.name for s in slugs] == [f"{WEEK['since']}-to-{WEEK['until']}"]
-    assert sorted(p.name for p in slugs[0].iterdir()) == ["index.html", "report.json", "report.md", "report.pdf"]
+    # the four files, and pulls.json: what the PR pages read of this period
+    assert sorted(p.name for p in slugs[0].iterdir()) == ["index.html", "pulls.json", "report.json", "report.md",
+                                                         "report.pdf"]
     # the dead-letter queues hold exactly what cannot be processed; the work queues are drained
     assert sorted(int(m["number"]) for m in queue(state, "ScoreDLQ")) == sorted(dead)
     assert queue(state, "ReportDLQ") == []
