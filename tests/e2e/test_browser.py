@@ -295,7 +295,8 @@ def test_a_real_prhub_run_site_served_by_prhub_serve(page, prhub_run_site):
     assert repo_links.count() >= 1
     repo_links.first.click()
     page.wait_for_load_state()
-    page.locator("main h2 a").first.click()
+    # the repository page is its dashboard now: its reports list links each report's folder
+    page.locator("main a[href*='reports/']").first.click()
     page.wait_for_load_state()
     assert "/reports/" in page.url
     h1 = page.locator("h1").inner_text()
