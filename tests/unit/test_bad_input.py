@@ -245,7 +245,7 @@ def test_a_range_outside_the_export_is_bad_input_and_a_partial_one_is_noted() ->
 
 
 def test_notes_name_file_line_and_problem_in_the_report_language_never_the_value() -> None:
-    secret = "AKIAIOSFODNN7EXAMPLE"
+    secret = "AKIA" + "X" * 16  # shaped like an AWS access key id, built here so no key-like text is tracked
     lines = [line(row(1)), line({**row(2), "number": secret}), line(row(3, merged_at=secret)),
              line(row(4, files=[{"filename": "a.py", "additions": secret}])), secret, line([secret])]
     source = JsonlSource(lines, "x.jsonl")

@@ -83,13 +83,16 @@ def test_the_same_files_in_the_same_module_re_fix_a_revert_and_an_unrelated_pr_d
 
 @pytest.mark.skipif(not DATA.exists(), reason=f"{DATA} is not here")
 def test_verl_2026_05_04_revert_chain_6226_6258_6265_and_its_chinese():
+    # the reverted PR's title as the export has it (read at run time, never copied into the project)
+    reverted_title = next(json.loads(line)["title"] for line in DATA.open(encoding="utf-8")
+                          if json.loads(line)["number"] == 6226)
     from prhub.models import PullRequest
 
     from bench import zh_share
     rows = [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
     report = zh_share.build(rows, "2026-05-04", "2026-05-10")
     assert {"pr": 6258, "reverts": 6226, "relanded_by": 6265, "relanded_how": "refix",
-            "title": "[reward] fix: compute correct rollout world size"} in report["reverts"]
+            "title": reverted_title} in report["reverts"]
     assert next(p for p in report["prs"] if p["number"] == 6226)["reverted_by"] == 6258
     assert any("#6258 回滚了 #6226" in n["text"] and "#6265 重新修复" in n["text"] for n in report["relation_notes"])
     assert not any("尚未重新合入" in n["text"] for n in report["relation_notes"])
