@@ -26,7 +26,7 @@ def run_report(source: str, work: Path) -> dict[str, Any]:
                  "--source", source, "--scorer", "heuristic", "--lang", "en", "--out", str(work / "site"),
                  "--state", str(work / "state")])
     assert code == 0
-    report = work / "site" / REPO / "reports" / "2026-05-04-to-2026-05-10" / "report.json"
+    report = work / "site" / REPO / "reports" / "2026-05-04-to-2026-05-10" / "en" / "report.json"  # zh is home
     return json.loads(report.read_text("utf-8"))
 
 

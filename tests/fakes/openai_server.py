@@ -156,6 +156,16 @@ def hallucinating(inner: Responder = rule_based, number: int = 99999) -> Respond
     return respond
 
 
+def down_for(numbers: set[int], inner: Responder = rule_based) -> Responder:
+    """A model that fails (500) every call about the PRs in `numbers`, whatever order the calls come in."""
+
+    def respond(request: dict[str, Any]) -> Any:
+        features = data_block(request, "engine_features") or {}
+        return Fault.server_error() if features.get("number") in numbers else inner(request)
+
+    return respond
+
+
 def malformed(request: dict[str, Any]) -> str:
     """A model that answers prose instead of JSON."""
     return "Sure! Here is my analysis: the PR looks great."
