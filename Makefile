@@ -12,13 +12,20 @@ $(STAMP): pyproject.toml layers/prhub/requirements.txt
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# The PDF font cut to its common characters (scripts/cut_font.py): PDFs, one per PR page, get much cheaper.
+FONT_CUT := $(VENV)/share/prhub/NotoSansSC-Common.otf
+
+$(FONT_CUT): scripts/cut_font.py | $(STAMP)
+	@scripts/system-deps.sh fonts
+	$(BIN)/python scripts/cut_font.py "$$($(BIN)/python -c 'from prhub.render.pdf import font_location; print("%s#%d" % font_location())')" $@
+
+setup: $(STAMP) $(FONT_CUT)
 	@scripts/system-deps.sh fonts
 
 run: setup
 	$(BIN)/prhub run
 
-test: $(STAMP)
+test: $(STAMP) $(FONT_CUT)
 	@scripts/system-deps.sh test
 	$(BIN)/pytest -q -n 2
 

@@ -7,9 +7,11 @@ outside CJK/Latin) are dropped rather than drawn as boxes.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -29,6 +31,9 @@ from prhub.report import Report
 FONT_ENV = "PRHUB_CJK_FONT"
 PACKAGED_FONT = Path(__file__).resolve().parent.parent / "fonts" / "NotoSansSC-Regular.otf"
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
+# That font cut to the common characters (scripts/cut_font.py; `make setup` writes it into the
+# virtualenv): a PDF whose text it covers is several times cheaper to write with it.
+COMMON_FONT = Path(sys.prefix) / "share" / "prhub" / "NotoSansSC-Common.otf"
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
 NO_LINE_END = set("（《「『【〔〈“‘([{")
@@ -51,6 +56,30 @@ def font_location() -> tuple[str, int]:
             return path, int(face or 0)
     raise PrhubError(f"no CJK font for the PDF: tried {', '.join(candidates)}; install fonts-noto-cjk "
                      f"(scripts/system-deps.sh) or set {FONT_ENV}=/path/to/font.otf[#face]")
+
+
+def font_for(text: set[int]) -> tuple[str, int]:
+    """The cut font when it has every character of `text` the whole font has, else the whole font."""
+    path, face = font_location()
+    if os.environ.get(FONT_ENV, "").strip() or not COMMON_FONT.is_file():
+        return path, face
+    needed = text & _charset(path, face)
+    return (str(COMMON_FONT), 0) if needed <= _charset(str(COMMON_FONT), 0) else (path, face)
+
+
+def codepoints(value: Any) -> Iterator[int]:
+    """Every character of every string in a view (dicts, lists, sections), to choose the font by."""
+    if isinstance(value, str):
+        yield from map(ord, value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from codepoints(key)
+            yield from codepoints(item)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            yield from codepoints(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        yield from codepoints([getattr(value, f.name) for f in dataclasses.fields(value)])
 
 
 @dataclass
@@ -115,11 +144,12 @@ def _charset(path: str, face: int) -> frozenset[int]:
 class ReportPDF(FPDF):
     """A4 portrait with the report's title in the header and page numbers in the footer."""
 
-    def __init__(self, running_title: str, words: dict[str, str], pr_urls: dict[int, str]) -> None:
+    def __init__(self, running_title: str, words: dict[str, str], pr_urls: dict[int, str], text: Any) -> None:
+        """`text`: everything the PDF will hold (a view), which decides the font."""
         super().__init__(orientation="P", unit="mm", format="A4")
         self.running_title = running_title
         self.words = words  # the report language's labels
-        path, face = font_location()
+        path, face = font_for(set(codepoints([running_title, words, text])))
         self.add_font("cjk", fname=path, collection_font_number=face)
         self.glyphs = _charset(path, face)
         # Subsetting would recompute every kept glyph's bounds for the CFF FontBBox (a third of the render
@@ -451,7 +481,7 @@ OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
 def render_pdf(report: Report) -> bytes:
     """The report as an A4 PDF with the same sections and numbers as report.md."""
     v = view(report)
-    pdf = ReportPDF(v["title"], v["L"], v["links"])
+    pdf = ReportPDF(v["title"], v["L"], v["links"], v)
     pdf.set_title(pdf.fit(v["title"]))
     pdf.set_author("Prhub")
     pdf.add_page()
@@ -465,7 +495,7 @@ def render_pdf(report: Report) -> bytes:
 def render_sections(title: str, words: dict[str, str], links: dict[int, str], byline: Sequence[str],
                     sections: Sequence[Any]) -> bytes:
     """A page other than a week (a PR's) through the same layouts: its title, byline lines, then its sections."""
-    pdf = ReportPDF(title, words, links)
+    pdf = ReportPDF(title, words, links, [byline, sections])
     pdf.set_title(pdf.fit(title))
     pdf.set_author("Prhub")
     pdf.add_page()

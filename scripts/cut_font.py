@@ -1,0 +1,57 @@
+"""Cuts the PDF's CJK font down to the characters nearly every report uses: `python cut_font.py FONT[#face] OUT`.
+
+fpdf2 parses and subsets the whole font for every PDF it writes, and a CJK font has 30,000-65,000 glyphs:
+about a second per PDF, paid once per PR page. The cut keeps ASCII, Latin, general and CJK punctuation,
+full-width forms and the 7,445 characters of GB 2312 (every common Simplified Chinese character), about a
+tenth of the glyphs, which makes a PDF several times cheaper. render/pdf.py uses the cut only for a PDF
+whose text it covers, else the whole font, so no character is lost.
+Run at setup (the Makefile writes the cut into the virtualenv), never in a Lambda: the cut itself takes
+tens of seconds. The layer does not ship a cut yet, so Lambda writes every PDF with the whole font.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from fontTools import subset
+from fontTools.ttLib import TTFont
+
+BLOCKS = [(0x20, 0x7F), (0xA0, 0x250), (0x2000, 0x2070), (0x2190, 0x2200), (0x2460, 0x2500), (0x25A0, 0x2600),
+          (0x3000, 0x3040), (0xFF00, 0xFFF0)]  # Latin, punctuation, arrows, circled digits, shapes, CJK/full-width
+
+
+def common_codepoints() -> set[int]:
+    """The blocks above and every character GB 2312 encodes."""
+    points = {cp for lo, hi in BLOCKS for cp in range(lo, hi)}
+    for cp in range(0x80, 0x10000):
+        try:
+            chr(cp).encode("gb2312")
+        except UnicodeEncodeError:
+            continue
+        points.add(cp)
+    return points
+
+
+def cut(source: str, face: int, out: Path) -> int:
+    """Writes the cut of `source` (face `face` of a collection) to `out` atomically; returns its glyph count."""
+    font = TTFont(source, fontNumber=face, lazy=True, recalcTimestamp=False)
+    have = font.getBestCmap()
+    options = subset.Options(notdef_outline=True, recommended_glyphs=True, name_IDs=["*"], name_languages=["*"])
+    options.drop_tables += ["GSUB", "GPOS", "GDEF", "vhea", "vmtx", "VORG"]  # fpdf2 lays out horizontally, alone
+    cutter = subset.Subsetter(options)
+    cutter.populate(unicodes=[cp for cp in common_codepoints() if cp in have])
+    cutter.subset(font)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    part = out.with_name(f".{out.name}.{os.getpid()}")
+    font.save(str(part))
+    os.replace(part, out)  # a reader sees the old cut or the new one, never half of one
+    return len(font.getGlyphOrder())
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python cut_font.py FONT[#face] OUT")
+    path, _, number = sys.argv[1].partition("#")
+    glyphs = cut(path, int(number or 0), Path(sys.argv[2]))
+    print(f"cut {path} to {glyphs} glyphs: {sys.argv[2]} ({Path(sys.argv[2]).stat().st_size // 1024} KiB)")
