@@ -37,7 +37,9 @@ def cut(source: str, face: int, out: Path) -> int:
     """Writes the cut of `source` (face `face` of a collection) to `out` atomically; returns its glyph count."""
     font = TTFont(source, fontNumber=face, lazy=True, recalcTimestamp=False)
     have = font.getBestCmap()
-    options = subset.Options(notdef_outline=True, recommended_glyphs=True, name_IDs=["*"], name_languages=["*"])
+    # Desubroutinized: fpdf2 would otherwise prune the subroutines of every subset it makes, half its work.
+    options = subset.Options(notdef_outline=True, recommended_glyphs=True, name_IDs=["*"], name_languages=["*"],
+                             desubroutinize=True)
     options.drop_tables += ["GSUB", "GPOS", "GDEF", "vhea", "vmtx", "VORG"]  # fpdf2 lays out horizontally, alone
     cutter = subset.Subsetter(options)
     cutter.populate(unicodes=[cp for cp in common_codepoints() if cp in have])
