@@ -96,7 +96,8 @@ def test_run_ids_name_the_slice_and_parse_back() -> None:
 def test_site_folders_of_a_slice() -> None:
     report = {"repo": "o/mono", "slice": {"name": "web", "paths": ["web/**"]}}
     assert sitepaths.base(report) == "o/mono/slices/web" and sitepaths.base({"repo": "o/mono"}) == "o/mono"
-    assert sitepaths.display("o/mono/slices/web") == "o/mono (web)" and sitepaths.repo_of("o/mono/slices/web") == "o/mono"
+    assert sitepaths.display("o/mono/slices/web") == "o/mono (web)"
+    assert sitepaths.repo_of("o/mono/slices/web") == "o/mono"
     assert sitepaths.pull_dir(sitepaths.base(report), 7, "en", "en") == "o/mono/slices/web/pull/7/"
     assert sitepaths.nav("o/mono/slices/web/reports/x/", "o/mono/slices/web", "en", "en") == {
         "root_href": "../../../../../../", "repo_href": "../../", "feed_href": "../../feed.xml"}
