@@ -181,10 +181,9 @@ class WatchList:
             for r in doc.get("repos", [])
         )
         seen: set[str] = set()
-        for cfg in repos:
-            if cfg.report_id.lower() in seen:  # two entries would share run ids and a site folder
-                what = f"slice {cfg.slice!r} of {cfg.repo}" if cfg.slice else f"{cfg.repo} (without a name)"
-                raise InputError(f"the watch list names {what} twice")
+        for cfg in (c for c in repos if c.slice):  # two slices of one name would share run ids and a site folder
+            if cfg.report_id.lower() in seen:
+                raise InputError(f"the watch list names slice {cfg.slice!r} of {cfg.repo} twice")
             seen.add(cfg.report_id.lower())
         return cls(repos, defaults)
 
