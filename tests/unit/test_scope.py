@@ -3,6 +3,7 @@ a history narrowed as the listing is (paths and excluded authors), whatever the 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -42,6 +43,7 @@ WEEK = Period.parse("2026-06-15", "2026-06-21", "UTC")
     ("src/[!a-c]*/x.py", "src/delta/x.py", True),
     ("src/[!a-c]*/x.py", "src/beta/x.py", False),
     ("a.b/c", "aXb/c", False),  # "." is a dot, not any character
+    ("**/**/**/x.py", "a/b/x.py", True),
 ])
 def test_glob_semantics(pattern: str, path: str, hit: bool) -> None:
     assert scope.matches(path, [pattern]) is hit
@@ -51,6 +53,12 @@ def test_glob_semantics(pattern: str, path: str, hit: bool) -> None:
 def test_bad_patterns_are_refused(bad: Any) -> None:
     with pytest.raises(InputError, match="paths"):
         scope.check_patterns(bad)
+
+
+def test_repeated_double_stars_stay_fast() -> None:
+    started = time.perf_counter()
+    assert not scope.matches("a/" * 60 + "y.py", ["**/" * 90 + "x.py"])
+    assert time.perf_counter() - started < 0.5
 
 
 def test_a_renamed_file_touches_its_old_path_too() -> None:

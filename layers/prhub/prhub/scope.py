@@ -54,7 +54,8 @@ def check_patterns(value: Any) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1024)
 def _regex(pattern: str) -> re.Pattern[str]:
-    body = pattern.lstrip("/").rstrip("/")
+    # "**/**/" means what "**/" does; collapsed, so no pattern backtracks over a path once per repetition.
+    body = re.sub(r"(?:\*\*/)+", "**/", pattern.lstrip("/").rstrip("/"))
     out, i = [], 0
     while i < len(body):
         if body.startswith("**/", i):
