@@ -21,6 +21,7 @@ from unittest import mock
 from prhub.errors import InputError
 from prhub.flow.plan import is_scheduled
 from prhub.period import format_timestamp, parse_timestamp
+from prhub.store import parse_run_id
 
 from prhub_local.runner import (
     LambdaContext,
@@ -145,11 +146,10 @@ def _with_known_runs(root: Path, template: dict[str, Any], stack: Stack, event: 
     for run_id in _run_ids(event):
         if store.get_run(run_id) is not None:
             continue
-        parts = run_id.split("/")
-        if len(parts) != 4 or parts[2].count("_") != 1:
+        name = parse_run_id(run_id)
+        if name is None:
             raise InputError(f"run {run_id} is not in the state, and its id names no repository and period to plan")
-        repo, (since, until) = f"{parts[0]}/{parts[1]}", parts[2].split("_")
-        period_prefix = "/".join(parts[:3]) + "/"
+        period_prefix = name.period_prefix
         open_runs = sorted((r for r in store.open_runs() if r.run_id.startswith(period_prefix)),
                            key=lambda r: r.created_at)
         if open_runs:
@@ -157,7 +157,8 @@ def _with_known_runs(root: Path, template: dict[str, Any], stack: Stack, event: 
             say(f"run {run_id} is not in the state: using {replaced[run_id]}, the open run of that period")
             continue
         plan = load_handler(root, template, "PlanFunction")
-        answer = plan({"repo": repo, "since": since, "until": until}, LambdaContext("PlanFunction"))
+        answer = plan({"repo": name.repo, "since": name.since, "until": name.until,
+                       **({"slice": name.slice} if name.slice else {})}, LambdaContext("PlanFunction"))
         if not answer.get("ok"):
             raise InputError(f"run {run_id} is not in the state and could not be planned: {answer.get('error')}")
         [planned] = answer["runs"]

@@ -324,7 +324,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
         # --config without --repo: exactly the file's watched repositories, each for the period.
         if not watchlist.repos:
             raise InputError("the --config file watches no repository: add some to \"repos\" or give --repo")
-        events = [plan_event(watchlist, r.repo, since, until, tz, source, scorer, lang, moment)
+        events = [{**plan_event(watchlist, r.repo, since, until, tz, source, scorer, lang, moment),
+                   **({"slice": r.slice} if r.slice else {})}  # a monorepo's slice: its own report
                   for r in watchlist.repos]
     else:
         events = [plan_event(watchlist, repo, since, until, tz, source, scorer, lang, moment)]

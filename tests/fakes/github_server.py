@@ -43,6 +43,7 @@ import math
 import re
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -98,8 +99,12 @@ class FakeGitHub(LoopbackServer):
         graphql: bool = True,
         diff_max_files: int = 300,
         diff_max_lines: int = 20_000,
+        bots: Iterable[str] = (),
     ) -> None:
         self.repo = repo
+        # Accounts GitHub types as bots though their login has no "[bot]" (GitHub Copilot's "Copilot"): REST says
+        # so with `"type": "Bot"`, GraphQL with `__typename: Bot`. Logins ending in "[bot]" are bots too.
+        self.bots = set(bots)
         self.prefix = prefix.rstrip("/")  # GitHub Enterprise serves the API under /api/v3
         self.search_merged_at = search_merged_at  # older GitHub versions lack pull_request.merged_at in search
         self.pulls = {pr.number: pr for pr in pulls}
@@ -219,6 +224,12 @@ class FakeGitHub(LoopbackServer):
     def api(self, base: str, path: str) -> str:
         return f"{base}{self.prefix}{path}"
 
+    def user(self, login: str) -> dict[str, Any]:
+        """A REST simple-user object: GitHub Apps' bot accounts keep "[bot]" in their login, and every user
+        object says its `type` ("User", "Bot" or "Organization")."""
+        bot = login.endswith("[bot]") or login in self.bots
+        return {"login": login, "id": zlib.crc32(login.encode()), "type": "Bot" if bot else "User"}
+
     def repo_body(self, base: str) -> dict[str, Any]:
         owner, name = self.repo.split("/")
         return {"id": 1, "name": name, "full_name": self.repo, "private": False, "owner": {"login": owner},
@@ -232,7 +243,7 @@ class FakeGitHub(LoopbackServer):
             pull_request["merged_at"] = merged
         return {
             "url": self.api(base, f"/repos/{self.repo}/issues/{pr.number}"),
-            "html_url": pr.url, "number": pr.number, "title": pr.title, "user": {"login": pr.author},
+            "html_url": pr.url, "number": pr.number, "title": pr.title, "user": self.user(pr.author),
             "labels": [{"name": name} for name in pr.labels], "state": "closed",
             "created_at": merged, "closed_at": merged, "body": pr.body, "pull_request": pull_request,
         }
@@ -242,7 +253,7 @@ class FakeGitHub(LoopbackServer):
         return {
             "url": self.api(base, f"/repos/{self.repo}/pulls/{pr.number}"), "id": pr.number,
             "number": pr.number, "state": "closed", "locked": False, "title": pr.title,
-            "user": {"login": pr.author}, "body": pr.body or None,
+            "user": self.user(pr.author), "body": pr.body or None,
             "labels": [{"name": name} for name in pr.labels],
             "created_at": merged, "updated_at": merged, "closed_at": merged, "merged_at": merged,
             "merge_commit_sha": pr.head_sha, "head": {"ref": f"pr-{pr.number}", "sha": pr.head_sha},
@@ -277,7 +288,7 @@ class FakeGitHub(LoopbackServer):
                 "message": message, "author": {"name": pr.author, "date": format_timestamp(pr.merged_at)}}
 
     def review_bodies(self, pr: PullRequest) -> list[dict[str, Any]]:
-        return [{"id": i + 1, "user": {"login": r.reviewer}, "state": r.state, "body": "",
+        return [{"id": i + 1, "user": self.user(r.reviewer), "state": r.state, "body": "",
                  "submitted_at": format_timestamp(pr.merged_at)} for i, r in enumerate(pr.reviews)]
 
     def search(self, query: str) -> list[PullRequest] | str:
@@ -352,8 +363,8 @@ class FakeGitHub(LoopbackServer):
     def actor(self, login: str) -> gql.Obj | None:
         if login in ("", "ghost"):
             return None  # a deleted account: GitHub answers null
-        if login.endswith("[bot]"):
-            return gql.Obj("Bot", login=login[: -len("[bot]")])
+        if login.endswith("[bot]") or login in self.bots:
+            return gql.Obj("Bot", login=login.removesuffix("[bot]"))
         return gql.Obj("User", login=login)
 
     def pull_node(self, base: str, pr: PullRequest) -> gql.Obj:

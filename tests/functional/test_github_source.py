@@ -334,3 +334,26 @@ def test_the_repository_is_checked_once_per_source() -> None:
         for period in [WEEK, *WEEK.previous_weeks(4)]:
             source.list_merged(REPO, period)
         assert gh.counts["repo"] == 1 and gh.counts["search"] == 5
+
+
+def test_an_account_typed_bot_is_a_bot_in_rest_and_graphql_alike() -> None:
+    # GIVEN PRs by GitHub Copilot (REST: {"login": "Copilot", "type": "Bot"}) and by an App (its login has "[bot]"),
+    # one reviewed by Copilot
+    from prhub.github_graphql import GraphQLSource
+
+    pulls = week_pulls(4)
+    pulls[0].author, pulls[1].author = "Copilot", "dependabot[bot]"
+    pulls[2].reviews = [Review("Copilot", "COMMENTED")]
+    with FakeGitHub(pulls, REPO, bots=["Copilot"]) as gh:
+        rest = fetch_all(source_for(gh))
+        clock = FakeClock()
+        graphql = GraphQLSource(token="t0ken", api_url=gh.url, sleep=clock.sleep, clock=clock, timeout=2.0,
+                                etag_cache=MemoryEtagCache(), max_wait=math.inf)
+        over_graphql = [graphql.get(REPO, ref) for ref in graphql.list_merged(REPO, WEEK)]
+    # THEN both APIs spell the bot accounts with "[bot]", so the report counts them apart from people
+    for got in (rest, over_graphql):
+        by_number = {p.number: p for p in got}
+        assert by_number[pulls[0].number].author == "Copilot[bot]"
+        assert by_number[pulls[1].number].author == "dependabot[bot]"
+        assert [r.reviewer for r in by_number[pulls[2].number].reviews] == ["Copilot[bot]"]
+        assert by_number[pulls[3].number].author == pulls[3].author  # a person's login is as GitHub gives it

@@ -77,3 +77,23 @@ def test_excluded_authors_are_never_planned_and_the_run_says_so() -> None:
     assert run is not None and planned["expected"] == 30  # the sample's 32 PRs but #1207 and #1221
     assert not {1207, 1221} & set(run.refs)
     assert "2 PR(s) left out by configuration (authors: Renovate-Acme)." in run.notes
+
+
+def test_review_bots_are_not_among_the_reviewers() -> None:
+    pr = make_pr("[trainer] fix: y", [change("pkg/trainer/y.py")], number=5, author="alice",
+                 reviews=[("copilot-pull-request-reviewer[bot]", "COMMENTED"), ("bob", "APPROVED"),
+                          ("coderabbitai", "COMMENTED")])
+    config = replace(CONFIG, bots=("coderabbitai",))
+    report = analyse_period([score_pull(pr, config)], [], WEEK, config, History.of([], WEEK), "2026-06-22T01:00:00Z",
+                            SCORER)
+    assert report["stats"]["reviewers"] == [{"login": "bob", "reviews": 1}]
+
+
+def test_the_dashboard_leaves_bots_out_of_its_contributors() -> None:
+    from prhub import dashboard
+
+    report = week(CONFIG)
+    board = dashboard.build([("2026-06-15-to-2026-06-21", "", report)], "en")  # type: ignore[list-item]
+    assert board is not None
+    assert sorted(a["name"] for a in board["most_active"]) == ["Frank", "alice"]  # not dependabot[bot], renovate-bot
+    assert [n["name"] for n in board["newcomers"]] == ["Frank"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from prhub import compose, llm, narrative
 from prhub.period import Period
@@ -39,10 +40,18 @@ def test_the_report_has_the_title_the_run_notes_and_the_engines_narrative():
 def test_keys_are_in_report_json_order():
     scored, history = week()
     report = compose.report(scored, [], WEEK, CONFIG, History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
-    assert list(report) == list(Report.__annotations__) == [*Analysis.__annotations__, "title", "trend_notes",
-                                                             "risk_notes", "relation_notes"]
+    assert list(Report.__annotations__) == [*Analysis.__annotations__, "title", "trend_notes", "risk_notes",
+                                            "relation_notes"]
+    # `slice` is only in a report narrowed to paths; every other key is always there, in this order.
+    assert list(report) == [k for k in Report.__annotations__ if k != "slice"]
     assert set(report) == set(load("en-small"))  # the golden files hold the same fields
     assert json.loads(json.dumps(report)) == report  # report.json is its plain serialisation
+    sliced = compose.report(scored, [], WEEK, replace(CONFIG, paths=("pkg/trainer/**",), slice="trainer"),
+                            History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
+    assert list(sliced) == list(Report.__annotations__)
+    assert sliced["slice"] == {"name": "trainer", "paths": ["pkg/trainer/**"]}
+    assert sliced["title"] == "acme/trainer (trainer) weekly report, 2026-W25, Jun 15–21"
+    assert sliced["notes"][-1] == "This report covers only the PRs touching pkg/trainer/**."
 
 
 def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_draft():
@@ -60,7 +69,7 @@ def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_d
     assert seen == [report["title"]]
     assert report["summary"] == "Two PRs." and report["scorer"]["narrative_by"] == {"summary": "llm"}
     assert report["notes"][-1] == "narrative: a note"
-    assert list(report) == list(Report.__annotations__)
+    assert list(report) == [k for k in Report.__annotations__ if k != "slice"]
 
 
 def test_the_model_narrator_writes_the_sections_the_report_types():

@@ -382,7 +382,7 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         # New: no merged PR in the repository before the period, as its source says.
         if history_known and p.author.lower() not in history.first_merged and not config.is_bot(p.author):
             first_seen.setdefault(p.author, p.number)
-    reviews = Counter(r for p in prs for r in p.reviewers)
+    reviews = Counter(r for p in prs for r in p.reviewers if not config.is_bot(r))  # review bots are not people
     stats: Stats = {
         "pr_count": n,
         "key_pr_count": sum(p.key for p in prs),
@@ -421,9 +421,12 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
             entry["reverted_by"] = reverted_by[entry["number"]]  # marked wherever the PR is shown
     if unscored:
         notes.append(say(config.language, "unscored", n=len(unscored)))
+    # With `paths` (a slice, or a repository narrowed to paths) the report says what it covers, after its repo.
+    narrowed: dict[str, Any] = {"slice": {"name": config.slice, "paths": list(config.paths)}} if config.paths else {}
     return {
         "schema": SCHEMA,
         "repo": config.repo,
+        **narrowed,  # type: ignore[typeddict-item]
         "period": {"since": period.since.isoformat(), "until": period.until.isoformat(), "tz": period.tz},
         "generated_at": generated_at,
         "language": config.language,

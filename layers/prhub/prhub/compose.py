@@ -32,7 +32,7 @@ Narrator = Callable[[Report], Narration]
 
 def title(repo: str, period: Period, lang: str) -> str:
     """The report's title by the period's kind: a week's report (周报), a month's (月报), a year's (年报), else a
-    report for its dates."""
+    report for its dates. `repo` as RepoConfig.display_name names it: a slice by its name too."""
     week, kind = period.iso_week, period.kind
     s, u = period.since, period.until
     if lang == "zh":
@@ -53,6 +53,16 @@ def title(repo: str, period: Period, lang: str) -> str:
     return f"{repo} report, {s.isoformat()} to {u.isoformat()}"
 
 
+def paths_note(config: RepoConfig) -> list[str]:
+    """What a report narrowed to `paths` says it covers (its notes reach every rendering)."""
+    if not config.paths:
+        return []
+    globs = ", ".join(config.paths)
+    if config.language == "zh":
+        return [f"本报告只包含改动了以下路径的 PR：{globs}。"]
+    return [f"This report covers only the PRs touching {globs}."]
+
+
 def engine_narration(draft: Report) -> Narration:
     """The engine's narrative; the scorer and notes stay as they are."""
     return {**narrative.engine_narrative(draft), "scorer": draft["scorer"], "notes": draft["notes"]}
@@ -63,7 +73,8 @@ def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config:
     """The report before its narrative: the analysis, the title and every note; deterministic."""
     facts = analysis.analyse_period(prs, unscored, period, config, history, generated_at, scorer)
     # report.json's key order: the analysis's keys, then the title and the narrative's three note sections.
-    return {**facts, "notes": [*facts["notes"], *run_notes], "title": title(config.repo, period, config.language),
+    notes = [*facts["notes"], *run_notes, *paths_note(config)]
+    return {**facts, "notes": notes, "title": title(config.display_name, period, config.language),
             "trend_notes": [], "risk_notes": [], "relation_notes": []}
 
 

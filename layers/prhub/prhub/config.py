@@ -7,7 +7,8 @@ changes what is watched without a deploy:
     {"defaults": {"tz": "Asia/Shanghai", "language": "zh"},
      "repos": [{"repo": "verl-project/verl", "module_map": {"verl/workers/rollout/": "rollout"}}]}
 
-Every key of RepoConfig may appear in `defaults` or per repository.
+Every key of RepoConfig may appear in `defaults` or per repository. A repository may be listed again with
+`"name"` and `"paths"`: a slice of a monorepo, reported on its own (prhub.scope).
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from prhub.notify.channels import Channel, parse_channels
 from prhub.period import zone
 
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
+# A slice's name is one folder of the site (<owner>/<repo>/slices/<name>/) and part of its run ids.
+SLICE_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 LANGUAGES = ("zh", "en")
 # Accounts that are bots though their login has no "[bot]" suffix (GitHub Apps have it: dependabot[bot]).
 DEFAULT_BOTS = ("dependabot", "renovate", "renovate-bot", "pre-commit-ci", "github-actions", "mergify", "codecov")
@@ -63,9 +66,16 @@ class RepoConfig:
     notify: tuple[Channel, ...] = ()  # channels told when a report is published (prhub.notify.channels)
     bots: tuple[str, ...] = DEFAULT_BOTS  # logins counted apart (with any login ending in "[bot]")
     exclude_authors: tuple[str, ...] = ()  # logins whose PRs are left out of the report entirely
+    paths: tuple[str, ...] = ()  # glob patterns (prhub.scope): only PRs touching one of them are reported
+    slice: str = ""  # the watch list's "name": a slice of the repository, its own report (needs paths)
 
     def __post_init__(self) -> None:
         check_repo(self.repo)
+        if self.slice and not SLICE_PATTERN.fullmatch(self.slice):
+            raise InputError(f"name must be lower-case letters, digits, - and _ (a folder of the site), "
+                             f"got {self.slice!r:.100}")
+        if self.slice and not self.paths:
+            raise InputError(f"slice {self.slice!r} of {self.repo} needs paths: the globs its PRs touch")
         zone(self.tz)
         if self.language not in LANGUAGES:
             raise InputError(f"language must be one of {LANGUAGES}, got {self.language!r:.100}")
@@ -79,6 +89,17 @@ class RepoConfig:
 
     def excludes(self, login: str) -> bool:
         return login.lower() in {a.lower() for a in self.exclude_authors}
+
+    @property
+    def report_id(self) -> str:
+        """The report's identity: "owner/repo", or "owner/repo/slices/<name>" for a slice. It starts the run ids
+        and is the report's folder on the site (prhub.sitepaths), so slices never share either."""
+        return f"{self.repo}/slices/{self.slice}" if self.slice else self.repo
+
+    @property
+    def display_name(self) -> str:
+        """How titles, pages and feeds name the report: the repository, with the slice's name."""
+        return f"{self.repo} ({self.slice})" if self.slice else self.repo
 
     @property
     def owner(self) -> str:
@@ -97,15 +118,20 @@ class RepoConfig:
         data["llm"] = {f.name: getattr(self.llm, f.name) for f in fields(self.llm)}
         data["notify"] = [c.to_dict() for c in self.notify]
         data["bots"], data["exclude_authors"] = list(self.bots), list(self.exclude_authors)
+        data["paths"] = list(self.paths)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RepoConfig:
+        values = dict(data)
+        if "name" in values:  # the watch list's word for a slice (a dataclass field cannot shadow .name)
+            if "slice" in values:
+                raise InputError("give a slice's name once, as name")
+            values["slice"] = values.pop("name")
         known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
+        unknown = set(values) - known
         if unknown:
             raise InputError(f"unknown repository settings: {', '.join(sorted(unknown))}")
-        values = dict(data)
         if "llm" in values:
             llm_known = {f.name for f in fields(LlmConfig)}
             bad = set(values["llm"]) - llm_known
@@ -120,6 +146,12 @@ class RepoConfig:
                 if not isinstance(logins, list | tuple) or not all(isinstance(v, str) and v for v in logins):
                     raise InputError(f"{key} must be a list of GitHub logins")
                 values[key] = tuple(logins)
+        if "paths" in values:
+            from prhub.scope import check_patterns
+
+            values["paths"] = check_patterns(values["paths"]) if values["paths"] != [] else ()  # [] : to_dict's
+        if not isinstance(values.get("slice", ""), str):
+            raise InputError("name must be a string")
         if "notify" in values:
             values["notify"] = parse_channels(values["notify"])
         try:
@@ -148,13 +180,21 @@ class WatchList:
             RepoConfig.from_dict({**defaults, **(r if isinstance(r, dict) else {"repo": r})})
             for r in doc.get("repos", [])
         )
+        seen: set[str] = set()
+        for cfg in (c for c in repos if c.slice):  # two slices of one name would share run ids and a site folder
+            if cfg.report_id.lower() in seen:
+                raise InputError(f"the watch list names slice {cfg.slice!r} of {cfg.repo} twice")
+            seen.add(cfg.report_id.lower())
         return cls(repos, defaults)
 
-    def get(self, repo: str) -> RepoConfig:
-        """The repository's settings; an unlisted repo gets the defaults (custom ranges on demand)."""
+    def get(self, repo: str, slice: str = "") -> RepoConfig:
+        """The settings of the repository (or of its slice named `slice`); an unlisted repo gets the defaults
+        (custom ranges on demand); an unlisted slice is bad input (its paths are only in the watch list)."""
         for cfg in self.repos:
-            if cfg.repo.lower() == repo.lower():
+            if cfg.repo.lower() == repo.lower() and cfg.slice == slice:
                 return cfg
+        if slice:
+            raise InputError(f"the watch list has no slice {slice!r} of {check_repo(repo)}")
         return RepoConfig.from_dict({**self.defaults, "repo": check_repo(repo)})
 
 

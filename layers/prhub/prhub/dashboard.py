@@ -132,14 +132,21 @@ def _hot_files(docs: list[dict[str, Any]], quarter: set[date]) -> list[dict[str,
 
 def _contributors(docs: list[dict[str, Any]], prs: dict[int, tuple[date, dict[str, Any]]],
                   window: set[str]) -> dict[str, Any]:
+    # Bots are counted apart in each report (stats.bots), never among the people: as each report judged them.
+    bots = {clean(b).lower() for doc in docs for b in ((doc.get("stats") or {}).get("bots") or {}).get("logins", [])}
+
+    def person(login: str) -> bool:
+        return bool(login) and login.lower() not in bots and not login.lower().endswith("[bot]")
+
     in_window = [(day, pr) for day, pr in prs.values() if _monday(day).isoformat() in window]
-    active = Counter(clean(pr.get("author")) for _, pr in in_window if clean(pr.get("author")))
+    active = Counter(clean(pr.get("author")) for _, pr in in_window if person(clean(pr.get("author"))))
     first: dict[str, date] = {}
     for day, pr in prs.values():
         author = clean(pr.get("author"))
         if author and (author not in first or day < first[author]):
             first[author] = day
-    newcomers = {clean(a) for doc in docs for a in (doc.get("stats") or {}).get("new_contributors", [])}
+    newcomers = {clean(a) for doc in docs for a in (doc.get("stats") or {}).get("new_contributors", [])
+                 if person(clean(a))}
     return {
         "most_active": [{"name": a, "count": c} for a, c in active.most_common(TOP_AUTHORS)],
         "newcomers": sorted(({"name": a, "first": first[a].isoformat()} for a in newcomers if a in first),

@@ -473,6 +473,11 @@ class GitHubSource:
         )
 
 
+    def touched(self, repo: str, ref: PullRef) -> list[str]:
+        """The PR's files from /files alone (a page per 100 files, revalidated by ETag), not its whole detail."""
+        rows = self.pages(f"repos/{repo}/pulls/{ref.number}/files", {"per_page": PER_PAGE})
+        return [str(name) for f in rows for name in (f.get("filename"), f.get("previous_filename")) if name]
+
     def _co_authors(self, repo: str, sha: str) -> list[str]:
         """Co-authors named by the merge commit's trailers (a squash merge collects them there)."""
         try:
@@ -494,8 +499,13 @@ def co_authors_from(message: str) -> list[str]:
 
 
 def _login(user: Any) -> str:
-    # A deleted account shows up as null; GitHub's own name for it is "ghost".
-    return str(user.get("login") or "ghost") if isinstance(user, dict) else "ghost"
+    """A user object's login. A deleted account shows up as null; GitHub's own name for it is "ghost". An
+    account of `"type": "Bot"` is spelled with the "[bot]" suffix (GitHub Apps' logins carry it already), so
+    the report counts it apart from people, as GraphQL's `__typename: Bot` is."""
+    if not isinstance(user, dict):
+        return "ghost"
+    login = str(user.get("login") or "ghost")
+    return f"{login}[bot]" if user.get("type") == "Bot" and not login.endswith("[bot]") else login
 
 
 def _message(response: requests.Response) -> str:

@@ -535,6 +535,16 @@ class GraphQLSource(GitHubSource):
         pr = self._kept.get((repo, number))
         return pr.to_export() if pr else None
 
+    def touched(self, repo: str, ref: PullRef) -> list[str]:
+        """From the listing's own nodes (files up to FILES_CAP); no diff is fetched."""
+        if not self.graphql:
+            return super().touched(repo, ref)
+        pr = self._kept.get((repo, ref.number))
+        if pr is None:
+            stored = self.payloads.get(self._payload_key(repo, ref.number))
+            pr = PullRequest.from_export(stored.body) if stored else self._load_one(repo, ref.number)
+        return [name for f in pr.files for name in (f.filename, f.previous_filename) if name]
+
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         if not self.graphql:
             return super().get(repo, ref)

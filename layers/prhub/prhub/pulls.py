@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NotRequired, TypedDict
 
-from prhub.report import Cluster, PrEntry, Report, Revert, Scorer
+from prhub.report import Cluster, PrEntry, Report, Revert, Scorer, Slice
 
 SCHEMA = "prhub.pull/1"
 MAX_NEIGHBOURS = 10  # per direction: the nearest in time, so the list stays a list
@@ -50,6 +50,7 @@ class Neighbours(TypedDict):
 class PullPage(TypedDict):
     schema: str
     repo: str
+    slice: NotRequired[Slice]  # the slice of the report that scored it: the page lives in its folder
     language: str
     report: Mention  # the report that scored it
     scorer: Scorer  # that report's scorer (kind, model, prompt version)
@@ -133,8 +134,10 @@ def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] 
     named |= set(cluster["prs"] if cluster else []) | set(near["earlier"]) | set(near["later"])
     known = {**(urls or {}), **{n: p["url"] for n, p in by_number.items()}}
     links = {str(n): known[n] for n in sorted(named) if known.get(n)}
+    narrowed: dict[str, Any] = {"slice": report["slice"]} if "slice" in report else {}
     return {
-        "schema": SCHEMA, "repo": report["repo"], "language": report["language"], "report": here,
+        "schema": SCHEMA, "repo": report["repo"], **narrowed,  # type: ignore[typeddict-item]
+        "language": report["language"], "report": here,
         "scorer": report["scorer"], "pr": pr, "note": note,
         "files": group_files(files, pr["modules"], module_map or {}),
         "cluster": cluster, "reverts": reverts, "neighbours": near,

@@ -197,10 +197,17 @@ class Narration(Narrative):
     notes: list[str]
 
 
+class Slice(TypedDict):
+    """What a report narrowed to paths covers (prhub.scope); `name` "" when it is the repository's own report."""
+    name: str
+    paths: list[str]
+
+
 class Analysis(TypedDict):
     """What prhub.analysis.analyse_period computes; the narrative slots stay empty (they keep their place)."""
     schema: str
     repo: str
+    slice: NotRequired[Slice]  # only with `paths`: after repo
     period: Period
     generated_at: str
     language: str  # zh | en

@@ -13,7 +13,10 @@ Every object gets its Content-Type and a Cache-Control: report files change
 only when a period is re-run (and then CloudFront is invalidated), so browsers
 keep them a day; indexes and feeds change every week, so they stay fresh.
 
-Where pages live is prhub.sitepaths: the repository's configured language (`home`)
+Where pages live is prhub.sitepaths. Wherever a function here takes `repo`, it is the
+base folder of a report (sitepaths.base): "<owner>/<repo>", or "<owner>/<repo>/slices/<name>"
+for a monorepo's slice, whose pages, reports, PR pages and feeds are laid out the same.
+The repository's configured language (`home`)
 at a folder's root, each other language in a subfolder named by its code. Writing
 one language never touches another's files; when a folder gains a second language,
 the web pages of every language there are re-rendered from their report.json to
@@ -125,8 +128,8 @@ def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: 
     from prhub.render.pull import render_pull_html
 
     number = page["pr"]["number"]
-    keys = _write(bucket, sitepaths.pull_dir(page["repo"], number, page["language"], home), files)
-    folder = sitepaths.pull_dir(page["repo"], number, home, home)
+    keys = _write(bucket, sitepaths.pull_dir(sitepaths.base(page), number, page["language"], home), files)
+    folder = sitepaths.pull_dir(sitepaths.base(page), number, home, home)
     return keys + [k for k in _relink(bucket, folder, home, render_pull_html) if k not in keys]
 
 
@@ -191,7 +194,7 @@ def index_card(report: dict[str, Any], slug: str, sub: str = "") -> dict[str, An
     period = report.get("period") or {}
     return {
         "slug": slug, "href": f"../reports/{slug}/{sub}" if sub else f"reports/{slug}/",
-        "folder": f"{clean(report.get('repo'))}/reports/{slug}/{sub}", "sub": sub,
+        "folder": f"{clean(sitepaths.base(report))}/reports/{slug}/{sub}", "sub": sub,
         "title": clean(report.get("title")) or slug,
         "since": clean(period.get("since")), "until": clean(period.get("until")),
         "generated_at": clean(report.get("generated_at")), "language": lang,
@@ -228,12 +231,14 @@ def _language(entries: list[dict[str, Any]]) -> str:
 def render_repo_index(repo: str, entries: list[dict[str, Any]], lang: str | None = None,
                       dashboard: dict[str, Any] | None = None, alternates: list[dict[str, str]] | None = None,
                       depth: int = 0) -> str:
-    """The repository's page: its dashboard (when given) and its reports, in one language."""
+    """The repository's (or slice's) page: its dashboard (when given) and its reports, in one language; `depth`
+    is 1 for a language subfolder."""
     lang = lang or _language(entries)
-    up = "../" * depth
+    up = "../" * (depth + repo.count("/") + 1)  # a slice's page sits two folders deeper than its repository's
     return _render_page("repo.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en",
-                        repo=clean(repo), repo_url=safe_url(f"https://github.com/{repo}"), reports=entries,
-                        dashboard=dashboard, alternates=alternates or [], root_href=up + "../../")
+                        repo=clean(sitepaths.display(repo)),
+                        repo_url=safe_url(f"https://github.com/{sitepaths.repo_of(repo)}"), reports=entries,
+                        dashboard=dashboard, alternates=alternates or [], root_href=up)
 
 
 def _atom_time(value: str) -> str:
@@ -255,7 +260,7 @@ def render_feed(repo: str, entries: list[dict[str, Any]], site_url: str = "", la
              for e in entries[:FEED_ENTRIES]]
     updated = max((i["updated"] for i in items), default="1970-01-01T00:00:00Z")
     feed_key = f"prhub:{repo}" + (f":{sub.rstrip('/')}" if sub else "")
-    return _render_page("feed.xml.j2", L=labels(lang), repo=clean(repo), entries=items,
+    return _render_page("feed.xml.j2", L=labels(lang), repo=clean(sitepaths.display(repo)), entries=items,
                         feed_id=uuid.uuid5(uuid.NAMESPACE_URL, feed_key).urn, updated=updated,
                         self_link=f"{home}feed.xml" if home else "feed.xml", home=home or "./")
 
@@ -266,17 +271,19 @@ def render_root_index(repos: list[dict[str, Any]]) -> str:
 
 
 def list_repositories(bucket: Bucket) -> list[dict[str, Any]]:
-    """Repositories with at least one report, each with its report count and latest report (home language)."""
+    """Repositories, and slices of them, with at least one report, each with its report count and latest report
+    (home language)."""
     repos = []
     for owner in bucket.folders(""):
         for repo_prefix in bucket.folders(owner):
-            slugs = sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in bucket.folders(repo_prefix + "reports/"))
-            if not slugs:
-                continue
-            repo = repo_prefix.rstrip("/")
-            latest = _load(bucket, f"{repo}/reports/{slugs[-1]}/report.json")
-            repos.append({"repo": clean(repo), "href": f"{repo}/", "count": len(slugs),
-                          "latest": index_card(latest, slugs[-1]) if latest else None})
+            for prefix in [repo_prefix, *bucket.folders(f"{repo_prefix}{sitepaths.SLICES}/")]:
+                slugs = sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in bucket.folders(prefix + "reports/"))
+                if not slugs:
+                    continue
+                repo = prefix.rstrip("/")
+                latest = _load(bucket, f"{repo}/reports/{slugs[-1]}/report.json")
+                repos.append({"repo": clean(sitepaths.display(repo)), "href": f"{repo}/", "count": len(slugs),
+                              "latest": index_card(latest, slugs[-1]) if latest else None})
     def newest(r: dict[str, Any]) -> str:
         return str(r["latest"]["since"]) if r["latest"] else ""
 

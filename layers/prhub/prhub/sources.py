@@ -33,6 +33,11 @@ class Source(Protocol):
         """The PR's details (files, body, reviews); raises SourceError or RetryLater."""
         ...
 
+    def touched(self, repo: str, ref: PullRef) -> list[str]:
+        """The paths a PR touches (a renamed file's old name too), as cheaply as the source can say:
+        what a slice (prhub.scope) filters on."""
+        ...
+
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         """Lines the report should carry about what the source could not read, in `lang`; raises InputError
         when the source cannot serve `repo` over `period` at all."""
@@ -228,6 +233,9 @@ class JsonlSource:
         if pr is None:
             raise SourceError(f"PR #{ref.number} of {repo} is not in {self.origin}")
         return pr
+
+    def touched(self, repo: str, ref: PullRef) -> list[str]:
+        return [name for f in self.get(repo, ref).files for name in (f.filename, f.previous_filename) if name]
 
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
         """The export holds the repository's whole record: the comparison periods' PRs (modules by `tag`) and

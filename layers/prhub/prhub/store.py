@@ -33,6 +33,46 @@ DAY = 86_400
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+def run_id(config: RepoConfig, period: Period, stamp: str) -> str:
+    """A run's id: the report's identity (its repository, or the slice of it: RepoConfig.report_id), the period
+    and `stamp` ("weekly" for the schedule's one run a week, a time and random part for a run on demand).
+    Two slices of one repository, or a slice and its repository, never share a run or its deduplication."""
+    return f"{config.report_id}/{period.since}_{period.until}/{stamp}"
+
+
+@dataclass(frozen=True)
+class RunName:
+    """What a run id names (parse_run_id)."""
+
+    repo: str
+    slice: str
+    since: str
+    until: str
+    stamp: str
+
+    @property
+    def period_prefix(self) -> str:
+        """The ids of every run of the same report and period start with this."""
+        base = f"{self.repo}/slices/{self.slice}" if self.slice else self.repo
+        return f"{base}/{self.since}_{self.until}/"
+
+
+def parse_run_id(value: str) -> RunName | None:
+    """The repository, slice, period and stamp a run id names; None when it is not shaped as run_id makes them."""
+    parts = value.split("/")
+    if len(parts) == 6 and parts[2] == "slices":
+        parts = [parts[0], parts[1], parts[3], parts[4], parts[5]]
+    elif len(parts) == 4:
+        parts = [parts[0], parts[1], "", parts[2], parts[3]]
+    else:
+        return None
+    owner, name, slice_name, period, stamp = parts
+    if period.count("_") != 1 or not (owner and name and stamp):
+        return None
+    since, until = period.split("_")
+    return RunName(f"{owner}/{name}", slice_name, since, until, stamp)
+
+
 def _refs(value: Any) -> list[PullRef]:
     """The run's listing, packed: refs, or (older items) bare numbers, which keep only their number."""
     out = []

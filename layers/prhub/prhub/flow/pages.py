@@ -42,7 +42,7 @@ def _chunks(numbers: list[int], size: int) -> Iterable[list[int]]:
 
 def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps) -> int:
     """Write the period's pulls.json and queue its PR pages, and the earlier pages its PRs add relations to."""
-    from prhub import site
+    from prhub import site, sitepaths
     from prhub.sitepaths import LANGUAGES
 
     slug = _slug(report)
@@ -50,17 +50,18 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps) -> in
              for p in scored}
     site.publish_pull_facts(deps.bucket, report, facts)
     repo, lang = report["repo"], report["language"]
+    where = {"slice": name} if (name := sitepaths.slice_name(report)) else {}  # a slice's own pages
     mine = {p["number"] for p in report["prs"]}
-    bodies = [{"repo": repo, "slug": slug, "lang": lang, "home": home, "numbers": chunk}
+    bodies = [{"repo": repo, **where, "slug": slug, "lang": lang, "home": home, "numbers": chunk}
               for chunk in _chunks(sorted(mine), PAGES_PER_MESSAGE)]
     # PRs of other periods on the same files gain a "later" (or "earlier") link: their pages are re-rendered.
     paths = {f for p in scored for f in p.files}
-    for other, prs in sorted(site.pull_facts(deps.bucket, repo).items()):
+    for other, prs in sorted(site.pull_facts(deps.bucket, sitepaths.base(report)).items()):
         if other == slug:
             continue
         touched = sorted(n for n, f in prs.items() if n not in mine and paths & set(f.get("files") or []))
         for chunk in _chunks(touched, PAGES_PER_MESSAGE):
-            bodies += [{"repo": repo, "slug": other, "lang": language, "home": home, "numbers": chunk}
+            bodies += [{"repo": repo, **where, "slug": other, "lang": language, "home": home, "numbers": chunk}
                        for language in LANGUAGES]  # the worker skips a language the period was not published in
     if bodies:
         deps.queue.send_batch(deps.settings.pages_queue_url, bodies)
@@ -69,20 +70,22 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps) -> in
 
 def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
     """Render and publish the pages of body["numbers"] from the period body["slug"] in body["lang"]."""
-    from prhub import pulls, site
+    from prhub import pulls, site, sitepaths
     from prhub.render.pull import render_pull_all
 
     repo, slug, lang, home = str(body["repo"]), str(body["slug"]), str(body["lang"]), str(body["home"])
+    part = str(body.get("slice") or "")  # a slice's pages live in its own folder
+    base = sitepaths.folder(repo, part)
     numbers = [int(n) for n in body["numbers"]][:PAGES_PER_MESSAGE]
-    report: Any = site.load_report(deps.bucket, repo, slug, lang, home)
+    report: Any = site.load_report(deps.bucket, base, slug, lang, home)
     if report is None:  # that period was never published in this language
         return {"repo": repo, "slug": slug, "lang": lang, "pages": 0}
-    facts = site.pull_facts(deps.bucket, repo)
+    facts = site.pull_facts(deps.bucket, base)
     files_by_pr = {n: f.get("files") or [] for prs in facts.values() for n, f in prs.items()}
     merged_at = {n: str(f.get("merged_at") or "") for prs in facts.values() for n, f in prs.items()}
     urls = {n: str(f.get("url") or "") for prs in facts.values() for n, f in prs.items()}
     mine = facts.get(slug, {})
-    config = deps.watchlist().get(repo)
+    config = deps.watchlist().get(repo, part)
     listed = {p["number"] for p in report["prs"]}
     todo = [n for n in numbers if n in listed]
     left = deps.deadline()

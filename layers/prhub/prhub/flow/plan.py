@@ -9,15 +9,17 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from prhub import scope
 from prhub.config import RepoConfig, WatchList, check_repo
 from prhub.errors import EventRefused, InputError, SourceError
 from prhub.flow.deps import Deps
 from prhub.models import PullRequest
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
+from prhub.store import run_id
 
 logger = Logger(service="prhub", child=True)
 
-DIRECT_KEYS = {"repo", "since", "until", "tz", "lang", "source", "scorer", "retry_model"}
+DIRECT_KEYS = {"repo", "slice", "since", "until", "tz", "lang", "source", "scorer", "retry_model"}
 # What EventBridge (Scheduler) puts in an event; anything else without a repo is a malformed request.
 SCHEDULE_KEYS = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
 CLOCK_SKEW = timedelta(minutes=5)
@@ -70,7 +72,7 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
         if not since or not until:
             raise InputError("since and until are required, as dates YYYY-MM-DD (both inclusive)")
         source = _text(event, "source")
-        config = watchlist().get(repo).with_overrides(
+        config = watchlist().get(repo, _text(event, "slice") or "").with_overrides(
             tz=_text(event, "tz"), language=_text(event, "lang"), scorer=_text(event, "scorer"),
             source=_check_source(source) if source is not None else None)
         retry = event.get("retry_model", False)
@@ -83,7 +85,7 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
         if period.since > today:
             raise InputError(f"the range {period.since} to {period.until} has not begun (today is {today} in "
                              f"{config.tz}): nothing can have been merged in it")
-        return [PlanRequest(config, period, f"{repo}/{period.since}_{period.until}/{stamp}")]
+        return [PlanRequest(config, period, run_id(config, period, stamp))]
     unknown = set(event) - SCHEDULE_KEYS
     if unknown:
         raise InputError(f"unknown event keys: {', '.join(sorted(unknown))}; a custom range needs "
@@ -97,7 +99,7 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
         if period.end_utc > now:
             raise EventRefused(f"schedule event time {format_timestamp(moment)} names the week {period.since} to "
                                f"{period.until}, which has not ended in {config.tz}")
-        out.append(PlanRequest(config, period, f"{config.repo}/{period.since}_{period.until}/weekly"))
+        out.append(PlanRequest(config, period, run_id(config, period, "weekly")))
     return out
 
 
@@ -151,11 +153,13 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     refs = [r for r in listed if not config.excludes(r.author)]  # exclude_authors: left out entirely
     if len(refs) < len(listed):
         notes = [*notes, excluded_note(config, len(listed) - len(refs))]
+    refs = scope.covered(source, config, refs)  # paths: only the PRs touching them
     # Trends, first-time contributors and revert chains come from the repository's own record, never from
-    # whatever runs a state holds: the same command gives the same report.
-    history = source.history(config.repo, period, {r.author for r in refs}, lambda pr: _modules_for(pr, config))
+    # whatever runs a state holds: the same command gives the same report. It is narrowed as the listing is.
+    history = scope.history(source, config, period, {r.author for r in refs}, lambda pr: _modules_for(pr, config))
     now = deps.clock()
-    summary = {"run_id": req.run_id, "repo": config.repo, "period": period.to_dict(), "expected": len(refs)}
+    summary = {"run_id": req.run_id, "repo": config.repo, **({"slice": config.slice} if config.slice else {}),
+               "period": period.to_dict(), "expected": len(refs)}
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
                                  format_timestamp(now), notes=notes, history=history):
         logger.info("run already planned", extra={"run_id": req.run_id})

@@ -48,7 +48,7 @@ def report_once(run_id: str, deps: Deps) -> dict[str, Any]:
 def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published; the run marked reported."""
-    from prhub import compose, llm, site
+    from prhub import compose, llm, site, sitepaths
     from prhub.flow import pages
     from prhub.flow.deliver import request_deliveries
     from prhub.render import render_all
@@ -75,10 +75,10 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
                             narrator=lambda draft: llm.model_narrative(draft, run.config, chat, deps.cache,
                                                                         deps.scorers.prices()))
     # The configured language sits at the root of the site's folders; a --lang run goes beside it.
-    home = deps.watchlist().get(run.repo).language
+    home = deps.watchlist().get(run.repo, run.config.slice).language
     files = render_all(report, home)
     keys = site.publish_report(deps.bucket, report, files, home)
-    keys += site.rebuild_indexes(deps.bucket, run.repo, deps.settings.site_url, home)
+    keys += site.rebuild_indexes(deps.bucket, sitepaths.base(report), deps.settings.site_url, home)  # or the slice's
     site.invalidate(deps.cdn, ["/" + k for k in keys])
     pages.fan_out(report, home, scored, deps)
     prefix = site.report_prefix(report, home)

@@ -70,7 +70,7 @@ def render_html(report: Report, home: str | None = None, alternates: list[dict[s
     """
     home = home or report["language"]
     here = sitepaths.report_folder(report, home)
-    pulls = sitepaths.relative(here, f"{report['repo']}/pull/")
+    pulls = sitepaths.relative(here, f"{sitepaths.base(report)}/pull/")
     links = (pulls, sitepaths.lang_dir(report["language"], home))
-    return render_page("report.html.j2", **view(report, pull_links=links),
-                       alternates=alternates or [], **sitepaths.nav(here, report["repo"], report["language"], home))
+    return render_page("report.html.j2", **view(report, pull_links=links), alternates=alternates or [],
+                       **sitepaths.nav(here, sitepaths.base(report), report["language"], home))

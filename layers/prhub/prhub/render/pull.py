@@ -23,7 +23,7 @@ PULL_KINDS = {"paragraphs", "notes", "risks", "files", "link_rows"}
 
 
 def _folder(page: PullPage, home: str) -> str:
-    return sitepaths.pull_dir(page["repo"], page["pr"]["number"], page["language"], home)
+    return sitepaths.pull_dir(sitepaths.base(page), page["pr"]["number"], page["language"], home)
 
 
 class _Refs:
@@ -36,13 +36,13 @@ class _Refs:
     def pr(self, number: int) -> dict[str, Any]:
         url = safe_url(self.page["links"].get(str(number)))
         if self.web and url:  # the PR is in a published report: it has a page of its own
-            url = sitepaths.relative(self.here, sitepaths.pull_dir(self.page["repo"], number, self.page["language"],
-                                                                   self.home))
+            url = sitepaths.relative(self.here, sitepaths.pull_dir(sitepaths.base(self.page), number,
+                                                                   self.page["language"], self.home))
         return {"number": number, "label": f"#{number}", "url": url, "title": ""}
 
     def report(self, mention: Mention) -> dict[str, Any]:
         lang = mention.get("language") or self.page["language"]
-        folder = sitepaths.report_dir(self.page["repo"], mention["slug"], lang, self.home)
+        folder = sitepaths.report_dir(sitepaths.base(self.page), mention["slug"], lang, self.home)
         return {"label": clean(mention["title"]), "url": sitepaths.relative(self.here, folder) if self.web else None,
                 "title": ""}
 
@@ -119,10 +119,10 @@ def pull_view(page: PullPage, home: str | None = None, web: bool = True, with_ch
     return {
         "L": L, "lang": lang, "html_lang": "zh-CN" if lang == "zh" else "en",
         "links": {int(n): u for n, u in ((k, refs.pr(int(k))["url"]) for k in page["links"]) if u},
-        "title": f"#{number} {clean(pr['title'])}", "repo": clean(page["repo"]),
+        "title": f"#{number} {clean(pr['title'])}", "repo": clean(sitepaths.display(sitepaths.base(page))),
         "github": safe_url(pr.get("url")), "facts": facts, "report": report,
         "sections": [s for s in sections if s.data],
-        **sitepaths.nav(here, page["repo"], lang, home),
+        **sitepaths.nav(here, sitepaths.base(page), lang, home),
     }
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from prhub import sitepaths
 from prhub.period import kind_of
 from prhub.render import charts
 from prhub.render.common import PR_REF, clean, num, safe_url, signed
@@ -314,7 +315,9 @@ def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] |
         "lang": lang,
         "html_lang": "zh-CN" if lang == "zh" else "en",
         "title": clean(report.get("title")),
-        "repo": clean(report.get("repo")),
+        # A slice is named by its name too, as its title and its pages are (prhub.sitepaths.display).
+        "repo": clean(f"{report.get('repo')} ({name})" if (name := sitepaths.slice_name(report))
+                      else report.get("repo")),
         "repo_url": safe_url(f"https://github.com/{report.get('repo', '')}"),
         "since": clean(period.get("since")),
         "until": clean(period.get("until")),
