@@ -12,12 +12,12 @@ $(STAMP): pyproject.toml layers/prhub/requirements.txt
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-# The PDF font cut to its common characters (scripts/cut_font.py): PDFs, one per PR page, get much cheaper.
+# The PDF font cut to its common characters (layers/prhub/cut_font.py): PDFs, one per PR page, get much cheaper.
 FONT_CUT := $(VENV)/share/prhub/NotoSansSC-Common.otf
 
-$(FONT_CUT): scripts/cut_font.py | $(STAMP)
+$(FONT_CUT): layers/prhub/cut_font.py | $(STAMP)
 	@scripts/system-deps.sh fonts
-	$(BIN)/python scripts/cut_font.py "$$($(BIN)/python -c 'from prhub.render.pdf import font_location; print("%s#%d" % font_location())')" $@
+	$(BIN)/python layers/prhub/cut_font.py "$$($(BIN)/python -c 'from prhub.render.pdf import font_location; print("%s#%d" % font_location())')" $@
 
 setup: $(STAMP) $(FONT_CUT)
 	@scripts/system-deps.sh fonts
@@ -27,7 +27,9 @@ run: setup
 
 test: $(STAMP) $(FONT_CUT)
 	@scripts/system-deps.sh test
-	$(BIN)/pytest -q -n 2
+	@# Four workers on two cores: the pipeline tests spend much of their time waiting (local queues, fake
+	@# servers' Retry-After), so two more workers keep both cores busy.
+	$(BIN)/pytest -q -n 4
 
 lint: $(STAMP)
 	$(BIN)/ruff check layers/prhub prhub_local functions tests bench

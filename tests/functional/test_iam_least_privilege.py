@@ -23,12 +23,15 @@ from tests.unit.test_template import FUNCTIONS, can, grants
 
 pytestmark = pytest.mark.slow
 
+# The handlers' own tests, and two local pipeline runs (every function through its queues, the DLQ and the
+# sweep): the other pipeline tests make the same calls again, only slower.
 RECORDED_TESTS = [
     "tests/functional/test_plan_handler.py",
     "tests/functional/test_score_handler.py",
     "tests/functional/test_report_handler.py",
     "tests/functional/test_logs_no_secrets.py",  # the secrets read by name, the model scorer
-    "tests/e2e/test_pipeline.py",
+    "tests/e2e/test_pipeline.py::test_sample_run_then_a_second_run_from_the_saved_state_hits_the_cache",
+    "tests/e2e/test_pipeline.py::test_a_pr_that_always_fails_lands_in_the_dlq_and_a_lost_one_is_swept",
     "tests/functional/test_delivery_handler.py",  # the channels' secrets by name under the prefix
 ]
 
@@ -53,6 +56,10 @@ UNRECORDED: dict[Grant, str] = {
         "a channel's long throttling wait: test_delivery_handler drives it through flow.deliver, not the handler",
     ("DeliveryFunction", "ses:SendEmail", "NotifyEmailIdentity"):
         "e-mail is sent through prhub.notify.email on moto's SES (test_notify_channels), not through the handler",
+    ("PagesFunction", "sqs:SendMessage", "PagesQueue"):
+        "only an invocation near its deadline hands its remaining pages on (test_pull_pages, not the handler)",
+    ("PlanFunction", "dynamodb:GetItem", "CacheTable"):
+        "the REST fallback's ETag cache: the handler tests list through GraphQL (test_github_source covers it)",
     ("ReportFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
     ("ReportFunction", "dynamodb:GetItem", "IdempotencyTable"):

@@ -64,7 +64,8 @@ def check_package(site: Path) -> None:
     expected = {p.relative_to(source) for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     shipped = {p.relative_to(site / "prhub") for p in (site / "prhub").rglob("*") if p.is_file()}
     assert {Path("templates/report.html.j2"), Path("prompts/pr_system.zh.j2"), Path("render/pdf.py")} <= expected
-    assert shipped - expected == {Path("fonts/NotoSansSC-Regular.otf"), Path("fonts/OFL.txt")}
+    assert shipped - expected == {Path("fonts/NotoSansSC-Regular.otf"), Path("fonts/NotoSansSC-Common.otf"),
+                                  Path("fonts/OFL.txt")}
     assert expected <= shipped
     assert all((site / "prhub" / rel).read_bytes() == (source / rel).read_bytes() for rel in expected)
 
@@ -90,7 +91,7 @@ def check_dependencies(site: Path) -> None:
 def check_font(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import prhub
     from fontTools.ttLib import TTFont
-    from prhub.render.pdf import PACKAGED_FONT
+    from prhub.render.pdf import COMMON_FONTS, PACKAGED_FONT
 
     font = site / "prhub" / "fonts" / "NotoSansSC-Regular.otf"
     # Where the layer's own render/pdf.py looks, i.e. /opt/python/prhub/fonts/ on Lambda.
@@ -100,6 +101,12 @@ def check_font(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         cmap = ttfont.getBestCmap()
     assert all(ord(c) in cmap for c in "这是本周合并的拉取请求：风险、测试与后续建议")
     assert "SIL OPEN FONT LICENSE Version 1.1" in (font.parent / "OFL.txt").read_text()
+
+    cut = font.with_name("NotoSansSC-Common.otf")  # the cut beside it (cut_font.py), as render/pdf.py finds it
+    assert cut.relative_to(site / "prhub") == COMMON_FONTS[0].relative_to(Path(prhub.__file__).resolve().parent)
+    with TTFont(cut, lazy=True) as ttfont:
+        kept = set(ttfont.getBestCmap())
+    assert all(ord(c) in kept for c in "这是本周合并的拉取请求：风险、测试与后续建议") and len(kept) < len(cmap) / 2
 
     monkeypatch.setenv("PRHUB_CJK_FONT", str(font))
     pdf = render_pdf_strict(load("zh-week"))  # strict: a glyph the font lacks is an error

@@ -31,9 +31,11 @@ from prhub.report import Report
 FONT_ENV = "PRHUB_CJK_FONT"
 PACKAGED_FONT = Path(__file__).resolve().parent.parent / "fonts" / "NotoSansSC-Regular.otf"
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
-# That font cut to the common characters (scripts/cut_font.py; `make setup` writes it into the
-# virtualenv): a PDF whose text it covers is several times cheaper to write with it.
-COMMON_FONT = Path(sys.prefix) / "share" / "prhub" / "NotoSansSC-Common.otf"
+# The font cut to its common characters (layers/prhub/cut_font.py): a PDF whose text the cut covers is
+# several times cheaper to write with it. The layer ships it beside its font; `make setup` writes one
+# into the virtualenv, cut from the font found there.
+COMMON_FONTS = (PACKAGED_FONT.with_name("NotoSansSC-Common.otf"),
+                Path(sys.prefix) / "share" / "prhub" / "NotoSansSC-Common.otf")
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
 NO_LINE_END = set("（《「『【〔〈“‘([{")
@@ -61,10 +63,11 @@ def font_location() -> tuple[str, int]:
 def font_for(text: set[int]) -> tuple[str, int]:
     """The cut font when it has every character of `text` the whole font has, else the whole font."""
     path, face = font_location()
-    if os.environ.get(FONT_ENV, "").strip() or not COMMON_FONT.is_file():
+    common = next((str(c) for c in COMMON_FONTS if c.is_file()), None)
+    if os.environ.get(FONT_ENV, "").strip() or common is None:
         return path, face
     needed = text & _charset(path, face)
-    return (str(COMMON_FONT), 0) if needed <= _charset(str(COMMON_FONT), 0) else (path, face)
+    return (common, 0) if needed <= _charset(common, 0) else (path, face)
 
 
 def codepoints(value: Any) -> Iterator[int]:

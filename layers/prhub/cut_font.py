@@ -5,8 +5,9 @@ about a second per PDF, paid once per PR page. The cut keeps ASCII, Latin, gener
 full-width forms and the 7,445 characters of GB 2312 (every common Simplified Chinese character), about a
 tenth of the glyphs, which makes a PDF several times cheaper. render/pdf.py uses the cut only for a PDF
 whose text it covers, else the whole font, so no character is lost.
-Run at setup (the Makefile writes the cut into the virtualenv), never in a Lambda: the cut itself takes
-tens of seconds. The layer does not ship a cut yet, so Lambda writes every PDF with the whole font.
+Run at build time (the layer's Makefile, beside the layer's font; the project's Makefile, into the
+virtualenv), never in a Lambda: the cut itself takes tens of seconds. Standalone (fontTools only), as
+the layer build runs it before the layer's packages exist.
 """
 from __future__ import annotations
 
