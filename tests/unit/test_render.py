@@ -195,6 +195,30 @@ def test_font_location_reads_a_face_from_the_environment(monkeypatch):
     assert font_location() == (path, 2)
 
 
+def test_pdfs_share_one_parse_of_the_font_and_each_embeds_only_its_own_glyphs(tmp_path):
+    from prhub.errors import PrhubError
+    from prhub.render.labels import labels
+    from prhub.render.pdf import _parsed_font, font_location, render_sections
+
+    try:
+        font_location()
+    except PrhubError as exc:
+        pytest.skip(str(exc))
+
+    def pdf(title: str) -> bytes:  # without the creation date, the one thing that differs between two renders
+        body = render_sections(title, labels("zh"), {}, ["仓库 o/r"], [])
+        return re.sub(rb"/CreationDate \([^)]*\)|/ID \[[^\]]*\]|<xmp:CreateDate>[^<]*</xmp:CreateDate>", b"", body)
+
+    first = pdf("甲乙丙 alpha")
+    hits = _parsed_font.cache_info().hits
+    other = pdf("丁戊己 omega")
+    again = pdf("甲乙丙 alpha")
+    assert _parsed_font.cache_info().hits == hits + 2 and _parsed_font.cache_info().currsize == 1
+    assert again == first  # the other document's glyphs did not leak into this one's subset
+    text = pdf_text(other, tmp_path)
+    assert "丁戊己 omega" in text and "甲" not in text
+
+
 def test_risk_detail_shows_per_pr_items_when_given_else_the_detail():
     report = load("zh-week")
     with_items = render_markdown(report)
