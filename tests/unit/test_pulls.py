@@ -147,6 +147,32 @@ def test_the_dashboard_charts_the_weeks_the_runs_sources_listed_not_only_the_rep
     assert board["most_active"][0] == {"name": "old", "count": 2}
 
 
+def test_file_lines_pair_each_path_with_its_counts_or_leave_them_out():
+    facts = {"files": ["a.py", "b/c.py"], "lines": [[3, 1], [0, 7]]}
+    assert pulls.file_lines(facts) == [{"path": "a.py", "additions": 3, "deletions": 1},
+                                       {"path": "b/c.py", "additions": 0, "deletions": 7}]
+    # a result stored before line counts were kept: its paths alone, never "+0 / -0"
+    assert pulls.file_lines({"files": ["a.py"]}) == [{"path": "a.py"}]
+    assert pulls.file_lines({"files": ["a.py", "b.py"], "lines": [[1, 1]]}) == [{"path": "a.py"}, {"path": "b.py"}]
+
+
+def test_the_record_covers_the_comparison_weeks_from_the_first_merge_the_source_sees():
+    from prhub.flow.pages import record
+    from prhub.sources import History
+
+    report = _week(load("zh-week"), "2026-05-04", "2026-05-10", [1])
+    entry = {"number": 9, "title": "[BREAKING] feat: x", "author": "a", "merged_at": "2026-04-20T01:00:00Z",
+             "url": "u", "modules": ["m"]}
+    whole = record(report, History([entry], {}, ""))
+    assert whole["covers"]["since"] == "2026-04-06" and whole["covers"]["until"] == "2026-05-10"
+    assert whole["earlier"] == [{"number": 9, "merged_at": "2026-04-20T01:00:00Z", "author": "a", "modules": ["m"],
+                                 "breaking": True, "revert": False}]
+    # the source reaches back only to 04-15 (in the report's zone): the days before are not known
+    assert record(report, History([entry], {}, "2026-04-14T17:00:00Z"))["covers"]["since"] == "2026-04-15"
+    assert record(report, None) == {"earlier": [], "covers": {"since": "2026-05-04", "until": "2026-05-10",
+                                                              "tz": report["period"]["tz"]}}
+
+
 def test_a_title_declares_breaking_or_a_revert():
     assert dashboard.title_flags("[BREAKING][fsdp] feat: new sharding") == {"breaking": True, "revert": False}
     assert dashboard.title_flags("feat(api)!: drop v1") == {"breaking": True, "revert": False}
