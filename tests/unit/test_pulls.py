@@ -134,6 +134,12 @@ def test_the_dashboard_charts_the_weeks_the_runs_sources_listed_not_only_the_rep
     assert (rows["2026-04-13"]["merged"], rows["2026-04-13"]["breaking"], rows["2026-04-13"]["reverts"]) == (2, 1, 1)
     assert rows["2026-04-20"]["merged"] == 1 and rows["2026-04-27"]["covered"] and rows["2026-04-27"]["merged"] == 0
     assert rows["2026-04-06"]["covered"] and not rows["2026-03-30"]["covered"]  # the record starts on 04-06
+    # a week known in part draws nothing: its PRs are a part of the week, not the week
+    partial = dashboard.build([(SLUG, "", week)], "zh", {SLUG: {**records[SLUG], "covers": {
+        **records[SLUG]["covers"], "since": "2026-04-15"}}})
+    assert partial is not None
+    merged_part = next(c for c in partial["windows"][0]["charts"] if c.key == "merged-12")
+    assert merged_part.series[0][2][-4:] == [0, 1, 0, 2] and merged_part.known[-4:] == [False, True, True, True]
     assert twelve["have"] == 5 and twelve["reported"] == 1
     # key PRs and importance only for the reported week, said so in the row
     assert rows["2026-04-13"]["key"] == "–" and rows["2026-05-04"]["key"] != "–"

@@ -130,9 +130,10 @@ def _window(n: int, weeks: list[date], known: set[date], reported: set[date], re
             in_week[week].append({**pr, "_scored": number in scored})
     label = [f"{w:%m-%d}" for w in weeks]
     have = [w in known for w in weeks]
-    merged: list[float] = [len(in_week[w]) for w in weeks]
-    breaking: list[float] = [sum(1 for p in in_week[w] if p.get("breaking")) for w in weeks]
-    revert_n: list[float] = [sum(1 for p in in_week[w] if p.get("revert")) for w in weeks]
+    # A week known only in part (a record starting mid-week) draws nothing: a part would read as the whole.
+    merged: list[float] = [len(in_week[w]) if w in known else 0 for w in weeks]
+    breaking: list[float] = [sum(1 for p in in_week[w] if p.get("breaking")) if w in known else 0 for w in weeks]
+    revert_n: list[float] = [sum(1 for p in in_week[w] if p.get("revert")) if w in known else 0 for w in weeks]
     # Key PRs and importance only a scorer knows: the weeks with a published report.
     key: list[float] = [sum(1 for p in in_week[w] if p["_scored"] and p.get("key")) for w in weeks]
     imps = [[float(p["importance"]) for p in in_week[w]
