@@ -35,22 +35,35 @@ def scored_week(lang: str = "zh") -> tuple[dict[str, Any], list[Any]]:
     """verl's week as report.json in `lang`, and its ScoredPRs (what the PR pages read besides the report)."""
     from prhub import compose, llm
     from prhub.config import RepoConfig
-    from prhub.models import PullRequest
     from prhub.period import Period
     from prhub.scoring import score_pull
-    from prhub.sources import History
 
     config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language=lang)
     period = Period.parse(SINCE, UNTIL, TZ)
-    start = period.start_utc - timedelta(days=28)
-    rows = [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
+    rows = _rows()
     week = [pr for pr in rows if period.contains(pr.merged_at)]
-    history = [{**pr.ref.to_dict()} for pr in rows if start <= pr.merged_at < period.end_utc]
     scored = [score_pull(pr, config) for pr in week]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
-    report = compose.report(scored, [], period, config, History.of(history, period), "2026-05-11T00:00:00Z", scorer,
+    report = compose.report(scored, [], period, config, week_history(rows), "2026-05-11T00:00:00Z", scorer,
                             narrator=lambda draft: llm.model_narrative(draft, config))
     return report, scored
+
+
+def _rows() -> list[Any]:
+    from prhub.models import PullRequest
+
+    return [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
+
+
+def week_history(rows: list[Any] | None = None) -> Any:
+    """The History the week's run holds: the export's four weeks before it, as History.of reads them."""
+    from prhub.period import Period
+    from prhub.sources import History
+
+    period = Period.parse(SINCE, UNTIL, TZ)
+    start = period.start_utc - timedelta(days=28)
+    entries = [{**pr.ref.to_dict()} for pr in rows or _rows() if start <= pr.merged_at < period.end_utc]
+    return History.of(entries, period)
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:

@@ -1,7 +1,8 @@
 """A real verl week published in zh, then in en, with its PR pages rendered by the pages fan-out (in-memory stack).
 
-The report service's publishing steps (site.publish_report, rebuild_indexes, pages.fan_out) run as publish_run
-calls them, and every queued PagesQueue message is handed to pages_message, as PagesFunction would receive it.
+The report service's publishing steps (site.publish_report, pages.fan_out with the run's history,
+rebuild_indexes) run as publish_run calls them, and every queued PagesQueue message is handed to
+pages_message, as PagesFunction would receive it.
 """
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import pytest
 from prhub import site
 from prhub.config import WatchList
 from prhub.flow import pages
+from prhub.period import Period, parse_timestamp
 from prhub.render import render_all
 
-from bench.render_week import DATA, scored_week
+from bench.render_week import DATA, scored_week, week_history
 from tests.fakes.memory import memory_stack
 
 pytestmark = pytest.mark.skipif(not DATA.is_file(), reason=f"{DATA} is absent (real data lives outside the repo)")
@@ -30,8 +32,8 @@ def publish(stack, lang):
     report, scored = scored_week(lang)
     home = stack.deps.watchlist().get(REPO).language
     site.publish_report(stack.bucket, report, render_all(report, home), home)
+    queued = pages.fan_out(report, home, scored, stack.deps, week_history())
     site.rebuild_indexes(stack.bucket, REPO, "", home)
-    queued = pages.fan_out(report, home, scored, stack.deps)
     answers = [pages.pages_message(m.body, stack.deps) for m in stack.queue.take("memory://pages")]
     return report, queued, answers
 
@@ -98,6 +100,28 @@ def test_a_pr_page_shows_its_files_by_module_its_relations_and_links_back(both):
     assert f'href="../../pull/{number}/"' in week
 
 
+def test_a_pr_page_gives_each_file_and_module_its_line_counts_from_the_export(both):
+    from prhub.models import PullRequest
+    from prhub.render.common import num
+
+    stack, (zh, _, _), _ = both
+    rows = {r["number"]: r for r in map(json.loads, DATA.read_text(encoding="utf-8").splitlines())}
+    biggest = max(zh["prs"], key=lambda p: p["changed_files"])  # several files, likely several modules
+    export = {f.filename: f for f in PullRequest.from_export(rows[biggest["number"]]).files}
+    folder = f"{REPO}/pull/{biggest['number']}/"
+    page = json.loads(text(stack, folder + "report.json"))
+    listed = [f for g in page["files"] for f in g["files"]]
+    assert {f["path"] for f in listed} == set(export)
+    assert all((f["additions"], f["deletions"]) == (export[f["path"]].additions, export[f["path"]].deletions)
+               for f in listed)
+    for g in page["files"]:  # a module's count is the sum of its files'
+        assert (g["additions"], g["deletions"]) == (sum(f["additions"] for f in g["files"]),
+                                                    sum(f["deletions"] for f in g["files"]))
+    top = page["files"][0]["files"][0]
+    lines = f"+{num(top['additions'])} / -{num(top['deletions'])}"
+    assert lines in text(stack, folder + "index.html") and lines in text(stack, folder + "report.md")
+
+
 def test_index_and_feed_stay_single_language(both):
     stack, _, _ = both
     zh_index, en_index = text(stack, f"{REPO}/index.html"), text(stack, f"{REPO}/en/index.html")
@@ -115,8 +139,18 @@ def test_the_dashboard_charts_the_published_weeks_as_inline_svg_with_a_text_alte
     stack, (zh, _, _), _ = both
     page = text(stack, f"{REPO}/index.html")
     assert page.count("<svg") >= 6 and "<script" not in page
-    assert "12 周中有 1 周有报告" in page  # the charts say where they come from
-    assert f'<td class="num" data-label="合并 PR">{zh["stats"]["pr_count"]}</td>' in page
+    # the charts say where they come from: the run's history, the four weeks before the reported one as far as its
+    # source reaches (its first merge is on Tuesday 04-07: that week is not known in full)
+    assert "12 周中已知 4 周" in page and "有已发布报告的 1 周" in page
+    row = '<td class="lead">{}</td><td class="num" data-label="合并 PR">{}</td>'
+    assert row.format("2026-05-04", zh["stats"]["pr_count"]) in page
+    for monday, sunday in (("2026-04-13", "2026-04-19"), ("2026-04-27", "2026-05-03")):  # as the export counts them
+        period = Period.parse(monday, sunday, "Asia/Shanghai")
+        merged = sum(1 for r in map(json.loads, DATA.read_text(encoding="utf-8").splitlines())
+                     if period.contains(parse_timestamp(r["merged_at"])))
+        assert merged and row.format(monday, merged) in page
+    assert '<td class="lead">2026-04-06</td><td colspan="5">无数据</td>' in page  # a part of a week: no data
+    assert page.count('class="nodata"') >= 8  # the 12-week charts hatch the weeks without data
 
 
 def test_a_later_report_updates_the_earlier_pages_it_adds_relations_to(both):

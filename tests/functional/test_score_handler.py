@@ -187,7 +187,8 @@ def test_a_3000_file_pr_is_stored_compactly(stack: Stack) -> None:
     assert score_record(record, deps)["stored"] is True
     [result] = items(stack, "ResultsTable")
     assert len(result["data"]) < 400_000 / 4  # comfortably inside DynamoDB's item limit
-    assert len(unpack(result["data"])["files"]) == 3000
+    stored = unpack(result["data"])
+    assert len(stored["files"]) == 3000 and stored["file_lines"] == [[3, 1]] * 3000  # line counts for the PR page
 
 
 def test_a_record_for_an_unknown_run_fails_without_creating_a_ghost_run(stack: Stack) -> None:

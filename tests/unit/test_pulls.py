@@ -107,10 +107,83 @@ def test_the_dashboard_counts_each_pr_once_in_its_week_and_shows_weeks_without_a
     rows = {r["week"]: r for r in twelve["rows"]}
     assert rows["2026-05-04"]["merged"] == 3 and rows["2026-05-04"]["breaking"] == 1
     assert rows["2026-04-20"]["merged"] == 1 and not rows["2026-04-27"]["covered"]
-    assert twelve["have"] == 2 and "12 周中有 2 周有报告" in twelve["note"]
+    assert twelve["have"] == twelve["reported"] == 2
+    assert "12 周中已知 2 周" in twelve["note"] and "有已发布报告的 2 周" in twelve["note"]
     assert twelve["module_rows"] == [{"name": "rollout", "count": 4, "share": "100.0 %"}]
     assert board["most_active"][0]["count"] == 2
     assert dashboard.build([], "zh") is None
+
+
+def test_the_dashboard_charts_the_weeks_the_runs_sources_listed_not_only_the_reported_ones():
+    # GIVEN one reported week and its pulls.json: the comparison weeks before it, as the run's source listed them
+    base = load("zh-week")
+    week = _week(base, "2026-05-04", "2026-05-10", [10, 11], breaking=[11])
+    earlier = [{"number": 5, "merged_at": "2026-04-14T03:00:00Z", "author": "old", "modules": ["trainer"],
+                **dashboard.title_flags("[BREAKING][trainer] feat: drop the v1 config")},
+               {"number": 6, "merged_at": "2026-04-15T03:00:00Z", "author": "old", "modules": ["trainer"],
+                **dashboard.title_flags('Revert "[trainer] feat: drop the v1 config"')},
+               {"number": 7, "merged_at": "2026-04-22T03:00:00Z", "author": "new", "modules": []}]
+    records = {SLUG: {"prs": {}, "earlier": earlier,
+                      "covers": {"since": "2026-04-06", "until": "2026-05-10", "tz": "Asia/Shanghai"}}}
+    # WHEN the dashboard is built from both
+    board = dashboard.build([(SLUG, "", week)], "zh", records)
+    assert board is not None
+    twelve = board["windows"][0]
+    rows = {r["week"]: r for r in twelve["rows"]}
+    # THEN the listed weeks are known, counted from the history, breaking and reverts judged by their titles
+    assert (rows["2026-04-13"]["merged"], rows["2026-04-13"]["breaking"], rows["2026-04-13"]["reverts"]) == (2, 1, 1)
+    assert rows["2026-04-20"]["merged"] == 1 and rows["2026-04-27"]["covered"] and rows["2026-04-27"]["merged"] == 0
+    assert rows["2026-04-06"]["covered"] and not rows["2026-03-30"]["covered"]  # the record starts on 04-06
+    # a week known in part draws nothing: its PRs are a part of the week, not the week
+    partial = dashboard.build([(SLUG, "", week)], "zh", {SLUG: {**records[SLUG], "covers": {
+        **records[SLUG]["covers"], "since": "2026-04-15"}}})
+    assert partial is not None
+    merged_part = next(c for c in partial["windows"][0]["charts"] if c.key == "merged-12")
+    assert merged_part.series[0][2][-4:] == [0, 1, 0, 2] and merged_part.known[-4:] == [False, True, True, True]
+    assert twelve["have"] == 5 and twelve["reported"] == 1
+    # key PRs and importance only for the reported week, said so in the row
+    assert rows["2026-04-13"]["key"] == "–" and rows["2026-05-04"]["key"] != "–"
+    assert {m["name"] for m in twelve["module_rows"]} == {"rollout", "trainer"}
+    merged = next(c for c in twelve["charts"] if c.key == "merged-12")
+    assert merged.known is not None and merged.known.count(True) == 5
+    svg = charts.columns_svg(merged)
+    assert svg.count('class="nodata"') == 7 and 'id="nodata-merged-12"' in svg
+    key = next(c for c in twelve["charts"] if c.key == "key-12")
+    assert key.known is not None and key.known.count(True) == 1
+    assert board["most_active"][0] == {"name": "old", "count": 2}
+
+
+def test_file_lines_pair_each_path_with_its_counts_or_leave_them_out():
+    facts = {"files": ["a.py", "b/c.py"], "lines": [[3, 1], [0, 7]]}
+    assert pulls.file_lines(facts) == [{"path": "a.py", "additions": 3, "deletions": 1},
+                                       {"path": "b/c.py", "additions": 0, "deletions": 7}]
+    # a result stored before line counts were kept: its paths alone, never "+0 / -0"
+    assert pulls.file_lines({"files": ["a.py"]}) == [{"path": "a.py"}]
+    assert pulls.file_lines({"files": ["a.py", "b.py"], "lines": [[1, 1]]}) == [{"path": "a.py"}, {"path": "b.py"}]
+
+
+def test_the_record_covers_the_comparison_weeks_from_the_first_merge_the_source_sees():
+    from prhub.flow.pages import record
+    from prhub.sources import History
+
+    report = _week(load("zh-week"), "2026-05-04", "2026-05-10", [1])
+    entry = {"number": 9, "title": "[BREAKING] feat: x", "author": "a", "merged_at": "2026-04-20T01:00:00Z",
+             "url": "u", "modules": ["m"]}
+    whole = record(report, History([entry], {}, ""))
+    assert whole["covers"]["since"] == "2026-04-06" and whole["covers"]["until"] == "2026-05-10"
+    assert whole["earlier"] == [{"number": 9, "merged_at": "2026-04-20T01:00:00Z", "author": "a", "modules": ["m"],
+                                 "breaking": True, "revert": False}]
+    # the source reaches back only to 04-15 (in the report's zone): the days before are not known
+    assert record(report, History([entry], {}, "2026-04-14T17:00:00Z"))["covers"]["since"] == "2026-04-15"
+    assert record(report, None) == {"earlier": [], "covers": {"since": "2026-05-04", "until": "2026-05-10",
+                                                              "tz": report["period"]["tz"]}}
+
+
+def test_a_title_declares_breaking_or_a_revert():
+    assert dashboard.title_flags("[BREAKING][fsdp] feat: new sharding") == {"breaking": True, "revert": False}
+    assert dashboard.title_flags("feat(api)!: drop v1") == {"breaking": True, "revert": False}
+    assert dashboard.title_flags('Revert "[fsdp] fix: x"') == {"breaking": False, "revert": True}
+    assert dashboard.title_flags("[fsdp] fix: breaking the loop early") == {"breaking": False, "revert": False}
 
 
 def test_dashboard_columns_escape_their_labels_and_fit_a_viewbox():

@@ -222,6 +222,28 @@ def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
     assert "龘 修复 rollout #12" in pdf_text(rare, tmp_path)
     assert "修复 rollout #12" in pdf_text(common, tmp_path)
     assert len(common) < len(rare)
+def test_pdfs_share_one_parse_of_the_font_and_each_embeds_only_its_own_glyphs(tmp_path):
+    from prhub.errors import PrhubError
+    from prhub.render.labels import labels
+    from prhub.render.pdf import _parsed_font, font_location, render_sections
+
+    try:
+        font_location()
+    except PrhubError as exc:
+        pytest.skip(str(exc))
+
+    def pdf(title: str) -> bytes:  # without the creation date, the one thing that differs between two renders
+        body = render_sections(title, labels("zh"), {}, ["仓库 o/r"], [])
+        return re.sub(rb"/CreationDate \([^)]*\)|/ID \[[^\]]*\]|<xmp:CreateDate>[^<]*</xmp:CreateDate>", b"", body)
+
+    first = pdf("甲乙丙 alpha")
+    hits, misses = _parsed_font.cache_info().hits, _parsed_font.cache_info().misses
+    other = pdf("丁戊己 omega")
+    again = pdf("甲乙丙 alpha")
+    assert _parsed_font.cache_info().hits == hits + 2 and _parsed_font.cache_info().misses == misses
+    assert again == first  # the other document's glyphs did not leak into this one's subset
+    text = pdf_text(other, tmp_path)
+    assert "丁戊己 omega" in text and "甲" not in text
 
 
 def test_risk_detail_shows_per_pr_items_when_given_else_the_detail():

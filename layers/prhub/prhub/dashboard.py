@@ -1,14 +1,25 @@
-"""A repository's dashboard: its weeks summed from the reports published for it (their report.json files).
+"""A repository's dashboard: its weeks from the repository's record, its published reports for what only they know.
 
-Contract: build(reports, lang) -> dict, where `reports` is site.published's list of
-(slug, language folder, report.json). Each period counts once (its version in
-`lang` when there is one); each PR once, in the ISO week of its merge in the
-report's time zone. Weeks without a published report have no data and are shown
-as such, never as zero: the page says how many weeks of each window have one.
+Contract: build(reports, lang, records=None) -> dict | None, where `reports` is site.published's list of
+(slug, language folder, report.json) and `records` site.pull_records' slug -> pulls.json.
+
+Two sources, and the page says which chart reads which:
+
+- the repository's history (merged PRs per week, module shares, breaking changes and reverts, contributors):
+  every PR the runs have seen from their source, each run's period and the comparison periods before it that
+  its source listed (pulls.json `earlier`, `covers`), plus the reported PRs. A week counts as known when every
+  day of it lies in a span some run's source covered completely; other weeks are shown as "no data", never
+  as zero. PRs known only from a history listing are judged by their title: breaking when it declares it
+  (`[BREAKING]`, `feat!:`), a revert when it is one;
+- the published reports (key PRs, average importance): only for the weeks a report covers, labelled so.
+
+Each period's report counts once (its version in `lang` when there is one); each PR once, in the ISO week of
+its merge in its record's time zone.
 """
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -35,6 +46,15 @@ def _merge_day(merged_at: str, tz: str) -> date | None:
         return None
 
 
+def _days(since: str, until: str) -> set[date]:
+    """The days from since to until, both inclusive (ISO dates); none when either is not a date."""
+    try:
+        first, last = date.fromisoformat(since), date.fromisoformat(until)
+    except (TypeError, ValueError):
+        return set()
+    return {first + timedelta(days=d) for d in range((last - first).days + 1)}
+
+
 def _one_per_period(reports: list[tuple[str, str, dict[str, Any]]], lang: str) -> list[dict[str, Any]]:
     chosen: dict[str, dict[str, Any]] = {}
     for slug, _, report in sorted(reports, key=lambda r: r[1]):
@@ -43,73 +63,101 @@ def _one_per_period(reports: list[tuple[str, str, dict[str, Any]]], lang: str) -
     return [chosen[s] for s in sorted(chosen)]
 
 
-def _weeks_covered(report: dict[str, Any]) -> set[date]:
-    period = report.get("period") or {}
-    try:
-        since, until = date.fromisoformat(period["since"]), date.fromisoformat(period["until"])
-    except (KeyError, ValueError):
-        return set()
-    return {_monday(since + timedelta(days=d)) for d in range((until - since).days + 1)}
+def _full_weeks(days: set[date]) -> set[date]:
+    """The Mondays of the weeks every day of which is in `days`."""
+    return {m for m in {_monday(d) for d in days} if all(m + timedelta(days=i) in days for i in range(7))}
 
 
-def build(reports: list[tuple[str, str, dict[str, Any]]], lang: str) -> dict[str, Any] | None:
+class _Record:
+    """The repository's history as the runs' sources gave it: one entry per PR, the days known in full."""
+
+    def __init__(self) -> None:
+        self.prs: dict[int, tuple[date, dict[str, Any]]] = {}  # number -> (merge day, entry)
+        self.days: set[date] = set()
+
+    def add(self, entries: Iterable[Mapping[str, Any]], tz: str, override: bool) -> None:
+        for e in entries:
+            number, day = e.get("number"), _merge_day(str(e.get("merged_at") or ""), tz)
+            if isinstance(number, int) and day is not None and (override or number not in self.prs):
+                self.prs[number] = (day, dict(e))
+
+
+def _record(docs: list[dict[str, Any]], records: Mapping[str, Mapping[str, Any]]) -> _Record:
+    rec = _Record()
+    for _, doc in sorted(records.items()):
+        tz = str((doc.get("covers") or {}).get("tz") or "UTC")
+        rec.add(doc.get("earlier") or [], tz, override=False)
+        rec.add(({**e, "number": int(n)} for n, e in (doc.get("prs") or {}).items() if "author" in e), tz, True)
+        covers = doc.get("covers") or {}
+        rec.days |= _days(str(covers.get("since")), str(covers.get("until")))
+    for doc in docs:  # the reported PRs are authoritative: the scorer judged them, not their title
+        period = doc.get("period") or {}
+        reverts = {r["pr"] for r in doc.get("reverts", []) if isinstance(r.get("pr"), int)}
+        rec.add(({**p, "revert": p.get("number") in reverts} for p in doc.get("prs", [])),
+                str(period.get("tz") or "UTC"), override=True)
+        rec.days |= _days(str(period.get("since")), str(period.get("until")))
+    return rec
+
+
+def build(reports: list[tuple[str, str, dict[str, Any]]], lang: str,
+          records: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any] | None:
     """The dashboard's charts, hot files and contributors in `lang`; None without a report."""
     docs = _one_per_period(reports, lang)
     if not docs:
         return None
     L = labels(lang)
-    covered: set[date] = set()
-    prs: dict[int, tuple[date, dict[str, Any]]] = {}
-    reverts: set[int] = set()
-    for doc in docs:
-        covered |= _weeks_covered(doc)
-        tz = (doc.get("period") or {}).get("tz", "UTC")
-        reverts |= {r["pr"] for r in doc.get("reverts", []) if isinstance(r.get("pr"), int)}
-        for pr in doc.get("prs", []):
-            day = _merge_day(str(pr.get("merged_at") or ""), tz)
-            if day is not None and isinstance(pr.get("number"), int):
-                prs.setdefault(pr["number"], (day, pr))
-    last = max(covered)
+    rec = _record(docs, records or {})
+    reported = _full_weeks(set().union(*(_days(str((d.get("period") or {}).get("since")),
+                                                str((d.get("period") or {}).get("until"))) for d in docs)))
+    known = _full_weeks(rec.days) | reported
+    scored = {n for d in docs for p in d.get("prs", []) if isinstance(n := p.get("number"), int)}
+    last = max(known | {_monday(max(rec.days))} if rec.days else known)
     windows = []
     for n in WINDOWS:
         weeks = [last - timedelta(weeks=n - 1 - i) for i in range(n)]
-        windows.append(_window(n, weeks, covered, prs, reverts, L))
+        windows.append(_window(n, weeks, known, reported, rec, scored, L))
     quarter = {last - timedelta(weeks=i) for i in range(QUARTER)}
-    return {"windows": windows,
-            "hot_files": _hot_files(docs, quarter), **_contributors(docs, prs, set(windows[-1]["week_set"]))}
+    return {"windows": windows, "hot_files": _hot_files(docs, quarter),
+            **_contributors(docs, rec, set(windows[-1]["week_set"]))}
 
 
-def _window(n: int, weeks: list[date], covered: set[date], prs: dict[int, tuple[date, dict[str, Any]]],
-            reverts: set[int], L: dict[str, str]) -> dict[str, Any]:
+def _window(n: int, weeks: list[date], known: set[date], reported: set[date], rec: _Record, scored: set[int],
+            L: dict[str, str]) -> dict[str, Any]:
     in_week: dict[date, list[dict[str, Any]]] = {w: [] for w in weeks}
-    for number, (day, pr) in prs.items():
+    for number, (day, pr) in rec.prs.items():
         week = _monday(day)
         if week in in_week:
-            in_week[week].append({**pr, "_revert": number in reverts})
-    have = [w for w in weeks if w in covered]
+            in_week[week].append({**pr, "_scored": number in scored})
     label = [f"{w:%m-%d}" for w in weeks]
-    merged: list[float] = [len(in_week[w]) for w in weeks]
-    breaking: list[float] = [sum(1 for p in in_week[w] if p.get("breaking")) for w in weeks]
-    revert_n: list[float] = [sum(1 for p in in_week[w] if p["_revert"]) for w in weeks]
-    key: list[float] = [sum(1 for p in in_week[w] if p.get("key")) for w in weeks]
-    imps = [[float(p["importance"]) for p in in_week[w] if isinstance(p.get("importance"), int | float)] for w in weeks]
+    have = [w in known for w in weeks]
+    # A week known only in part (a record starting mid-week) draws nothing: a part would read as the whole.
+    merged: list[float] = [len(in_week[w]) if w in known else 0 for w in weeks]
+    breaking: list[float] = [sum(1 for p in in_week[w] if p.get("breaking")) if w in known else 0 for w in weeks]
+    revert_n: list[float] = [sum(1 for p in in_week[w] if p.get("revert")) if w in known else 0 for w in weeks]
+    # Key PRs and importance only a scorer knows: the weeks with a published report.
+    key: list[float] = [sum(1 for p in in_week[w] if p["_scored"] and p.get("key")) for w in weeks]
+    imps = [[float(p["importance"]) for p in in_week[w]
+             if p["_scored"] and isinstance(p.get("importance"), int | float)] for w in weeks]
     avg = [round(sum(v) / len(v), 1) if v else 0.0 for v in imps]
-    modules: Counter[str] = Counter(clean(m) for w in weeks for p in in_week[w] for m in set(p.get("modules") or []))
-    total = sum(merged)
+    modules: Counter[str] = Counter(clean(m) for w in weeks if w in known for p in in_week[w]
+                                    for m in set(p.get("modules") or []))
+    total = sum(modules.values())
     shares = modules.most_common(TOP_MODULES)
-    rows = [{"week": f"{w:%Y-%m-%d}", "covered": w in covered, "merged": merged[i], "breaking": breaking[i],
-             "reverts": revert_n[i], "key": key[i], "avg_importance": num(avg[i]) if imps[i] else ""}
+    in_reports = [w in reported for w in weeks]
+    rows = [{"week": f"{w:%Y-%m-%d}", "covered": have[i], "reported": in_reports[i], "merged": merged[i],
+             "breaking": breaking[i], "reverts": revert_n[i], "key": key[i] if in_reports[i] else "–",
+             "avg_importance": (num(avg[i]) if imps[i] else "") if in_reports[i] else "–"}
             for i, w in enumerate(weeks)]
-    title = L[f"weeks_{n}"]
     return {
-        "n": n, "title": title, "have": len(have), "week_set": [w.isoformat() for w in weeks],
-        "note": L["dashboard_source"].format(have=len(have), covered=n),
+        "n": n, "title": L[f"weeks_{n}"], "have": sum(have), "reported": sum(in_reports),
+        "week_set": [w.isoformat() for w in weeks],
+        "note": L["dashboard_source"].format(have=sum(have), reported=sum(in_reports), covered=n),
         "charts": [
-            charts.Columns(f"merged-{n}", L["chart_merged"], label, [(L["pr_count"], MERGED, merged)]),
+            charts.Columns(f"merged-{n}", L["chart_merged"], label, [(L["pr_count"], MERGED, merged)], have),
             charts.Columns(f"breaking-{n}", L["chart_breaking_reverts"], label,
-                           [(L["breaking_changes"], BREAKING, breaking), (L["reverts"], REVERT, revert_n)]),
+                           [(L["breaking_changes"], BREAKING, breaking), (L["reverts"], REVERT, revert_n)], have),
             charts.Columns(f"key-{n}", L["chart_key_importance"], label,
-                           [(L["key_pr_count"], KEY, key), (L["avg_importance"], MERGED, avg)]),
+                           [(L["key_pr_count"], KEY, key), (L["avg_importance"], MERGED, avg)], in_reports),
         ],
         "modules": charts.Series(f"modules-{n}", L["chart_module_share"], [m for m, _ in shares],
                                  [round(100 * c / total, 1) if total else 0.0 for _, c in shares], True)
@@ -122,7 +170,8 @@ def _window(n: int, weeks: list[date], covered: set[date], prs: dict[int, tuple[
 def _hot_files(docs: list[dict[str, Any]], quarter: set[date]) -> list[dict[str, Any]]:
     users: dict[str, set[int]] = {}
     for doc in docs:
-        if not _weeks_covered(doc) & quarter:
+        period = doc.get("period") or {}
+        if not {_monday(d) for d in _days(str(period.get("since")), str(period.get("until")))} & quarter:
             continue
         for f in doc.get("hot_files", []):
             users.setdefault(clean(f.get("path")), set()).update(n for n in f.get("prs", []) if isinstance(n, int))
@@ -130,21 +179,21 @@ def _hot_files(docs: list[dict[str, Any]], quarter: set[date]) -> list[dict[str,
     return [{"path": path, "pr_count": len(prs), "prs": sorted(prs)} for path, prs in top]
 
 
-def _contributors(docs: list[dict[str, Any]], prs: dict[int, tuple[date, dict[str, Any]]],
-                  window: set[str]) -> dict[str, Any]:
+def _contributors(docs: list[dict[str, Any]], rec: _Record, window: set[str]) -> dict[str, Any]:
     # Bots are counted apart in each report (stats.bots), never among the people: as each report judged them.
     bots = {clean(b).lower() for doc in docs for b in ((doc.get("stats") or {}).get("bots") or {}).get("logins", [])}
 
     def person(login: str) -> bool:
         return bool(login) and login.lower() not in bots and not login.lower().endswith("[bot]")
 
-    in_window = [(day, pr) for day, pr in prs.values() if _monday(day).isoformat() in window]
+    in_window = [(day, pr) for day, pr in rec.prs.values() if _monday(day).isoformat() in window]
     active = Counter(clean(pr.get("author")) for _, pr in in_window if person(clean(pr.get("author"))))
     first: dict[str, date] = {}
-    for day, pr in prs.values():
+    for day, pr in rec.prs.values():
         author = clean(pr.get("author"))
         if author and (author not in first or day < first[author]):
             first[author] = day
+    # "New" is the reports' judgement, against the source's whole record (History.first_merged).
     newcomers = {clean(a) for doc in docs for a in (doc.get("stats") or {}).get("new_contributors", [])
                  if person(clean(a))}
     return {
@@ -152,3 +201,13 @@ def _contributors(docs: list[dict[str, Any]], prs: dict[int, tuple[date, dict[st
         "newcomers": sorted(({"name": a, "first": first[a].isoformat()} for a in newcomers if a in first),
                             key=lambda r: (r["first"], r["name"]), reverse=True),
     }
+
+
+def title_flags(title: str) -> dict[str, bool]:
+    """What a history listing's title says of a PR the engine did not score: breaking when the title declares it
+    (a `[BREAKING]` tag, a conventional `!`), a revert when it is one."""
+    from prhub.scoring import REVERT_TITLE, parse_title
+
+    description, _, _, bang = parse_title(title)
+    tagged = "[breaking]" in title.lower().replace(" ", "")
+    return {"breaking": bang or tagged, "revert": bool(REVERT_TITLE.match(description))}

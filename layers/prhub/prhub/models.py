@@ -236,6 +236,9 @@ class ScoredPR:
     breaking_reason: str = ""
     reasons: list[str] = field(default_factory=list)  # why the importance is what it is
     files: list[str] = field(default_factory=list)  # changed paths, for hot files and clusters
+    # [additions, deletions] of each of `files`, in its order, for the PR page (two small ints a file keep the
+    # stored result near its paths' size; [] for results stored before the page showed them)
+    file_lines: list[list[int]] = field(default_factory=list)
     refs: list[int] = field(default_factory=list)  # PR numbers the title/body mention
     reverts: int | None = None  # the PR number this one reverts, when known
     reviewers: list[str] = field(default_factory=list)

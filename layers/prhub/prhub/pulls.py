@@ -3,6 +3,7 @@
 Contract:
 
     pull_page(report, number, files=(), note="", mentions=(), neighbours=None) -> PullPage
+    file_lines(facts) -> list[FileLine]                             a PR's files, from its pulls.json entry
     file_neighbours(number, files_by_pr, merged_at) -> Neighbours   earlier and later PRs on the same files
     mentioned_in(number, reports) -> list[Mention]                  the period reports that list the PR
 
@@ -92,6 +93,16 @@ def group_files(files: Iterable[FileLine], modules: Sequence[str], module_map: M
         for module, items in groups.items()
     ]
     return sorted(out, key=lambda g: (-(g["additions"] + g["deletions"]), -len(g["files"]), g["module"]))
+
+
+def file_lines(facts: Mapping[str, Any]) -> list[FileLine]:
+    """A PR's files from its pulls.json entry ({files: [path], lines: [[additions, deletions]]}), with their line
+    counts when the entry has one pair per path (results stored before line counts were kept have none)."""
+    paths = [str(p) for p in facts.get("files") or []]
+    lines = facts.get("lines") or []
+    if len(lines) != len(paths):
+        return [{"path": p} for p in paths]
+    return [{"path": p, "additions": int(a), "deletions": int(d)} for p, (a, d) in zip(paths, lines, strict=True)]
 
 
 def file_neighbours(number: int, files_by_pr: Mapping[int, Iterable[str]], merged_at: Mapping[int, str]) -> Neighbours:

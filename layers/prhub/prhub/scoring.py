@@ -462,6 +462,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
         summary=summary, key_points=points, risks=risks,
         additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files, scored_by="heuristic",
         breaking_reason=breaking_reason if breaking else "", reasons=reasons, files=[f.filename for f in pr.files],
+        file_lines=[[f.additions, f.deletions] for f in pr.files],
         refs=refs, reverts=reverts, reviewers=reviewers, co_authors=list(pr.co_authors),
     )
 

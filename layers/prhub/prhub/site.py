@@ -138,26 +138,35 @@ def _load(bucket: Bucket, key: str) -> dict[str, Any] | None:
     return None if body is None else json.loads(body)  # type: ignore[no-any-return]
 
 
-def publish_pull_facts(bucket: Bucket, report: Report, facts: dict[int, dict[str, Any]]) -> str:
-    """The per-PR facts PR pages need and report.json does not carry (files, note), in the period's root folder.
+def publish_pull_facts(bucket: Bucket, report: Report, facts: dict[int, dict[str, Any]],
+                       record: dict[str, Any] | None = None) -> str:
+    """The per-PR facts PR pages need and report.json does not carry (files with their line counts, note), and the
+    dashboard's record (prhub.flow.pages.record: `earlier`, `covers`), in the period's root folder.
 
     Language-independent, so every language's run writes the same file; PR pages read every period's one for
-    the PRs that touched the same files before and after.
+    the PRs that touched the same files before and after, the dashboard for the repository's weeks.
     """
     folder = sitepaths.report_folder(report, report["language"])  # the root: same home as its own language
     key = folder + "pulls.json"
-    body = json.dumps({"prs": {str(n): f for n, f in sorted(facts.items())}}, ensure_ascii=False).encode()
+    body = json.dumps({"prs": {str(n): f for n, f in sorted(facts.items())}, **(record or {})},
+                      ensure_ascii=False).encode()
     return _put(bucket, key, body, REPORT_CACHE)
 
 
-def pull_facts(bucket: Bucket, repo: str) -> dict[str, dict[int, dict[str, Any]]]:
-    """Every period's pulls.json: slug -> PR number -> {files, merged_at, note}."""
-    out: dict[str, dict[int, dict[str, Any]]] = {}
+def pull_records(bucket: Bucket, repo: str) -> dict[str, dict[str, Any]]:
+    """Every period's pulls.json as written: slug -> {prs, earlier, covers}."""
+    out: dict[str, dict[str, Any]] = {}
     for folder in bucket.folders(f"{repo}/reports/"):
         doc = _load(bucket, folder + "pulls.json")
         if doc is not None:
-            out[folder.rstrip("/").rsplit("/", 1)[-1]] = {int(n): f for n, f in (doc.get("prs") or {}).items()}
+            out[folder.rstrip("/").rsplit("/", 1)[-1]] = doc
     return out
+
+
+def pull_facts(bucket: Bucket, repo: str) -> dict[str, dict[int, dict[str, Any]]]:
+    """Every period's PR facts: slug -> PR number -> {files, lines, merged_at, note, ...}."""
+    return {slug: {int(n): f for n, f in (doc.get("prs") or {}).items()}
+            for slug, doc in pull_records(bucket, repo).items()}
 
 
 def load_report(bucket: Bucket, repo: str, slug: str, lang: str, home: str) -> dict[str, Any] | None:
@@ -295,6 +304,7 @@ def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "", home: str | N
     from prhub import dashboard
 
     reports = published(bucket, repo)
+    records = pull_records(bucket, repo)
     home = home or next((r.get("language") for _, sub, r in reports if not sub), None) or "zh"
     cards = sorted((index_card(r, slug, sub) for slug, sub, r in reports),
                    key=lambda e: (e["since"], e["until"]), reverse=True)
@@ -303,7 +313,7 @@ def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "", home: str | N
     keys = []
     for lang in languages:
         entries = [c for c in cards if c["language"] == lang]
-        board = dashboard.build(reports, lang)
+        board = dashboard.build(reports, lang, records)
         page = render_repo_index(repo, entries, lang, board, sitepaths.alternates(where, lang),
                                  depth=0 if lang == home else 1)
         keys.append(_put(bucket, where[lang] + "index.html", page.encode(), INDEX_CACHE))

@@ -1,6 +1,8 @@
 """The PR-page service (PagesFunction): each published report's PR pages, rendered by a fan-out of their own.
 
-    fan_out(report, home, scored, deps) -> int    after a report is published: its pulls.json, then PagesQueue
+    fan_out(report, home, scored, deps, history=None) -> int
+                                                  after a report is published: its pulls.json (the PR pages' facts
+                                                  and the dashboard's record of the repository), then PagesQueue
                                                   messages of at most PAGES_PER_MESSAGE PR numbers each, plus the
                                                   earlier periods' PRs it adds relations to; returns the count
     pages_message(body, deps) -> dict             one message: render and publish those PRs' pages
@@ -21,6 +23,7 @@ from aws_lambda_powertools import Logger
 from prhub.flow.deps import Deps
 from prhub.models import ScoredPR
 from prhub.report import Report
+from prhub.sources import History
 
 logger = Logger(service="prhub", child=True)
 
@@ -28,11 +31,36 @@ PAGES_PER_MESSAGE = 10  # pages per invocation: the PDF dominates (0.5-5 s a pag
 PAGE_SECONDS_MAX = 15.0  # room kept for one more page; with less left the rest goes back on the queue
 
 
-def _slug(report: Report) -> str:
+def _period(report: Report) -> Any:
     from prhub.period import Period
 
     p = report["period"]
-    return Period.parse(p["since"], p["until"], p["tz"]).slug
+    return Period.parse(p["since"], p["until"], p["tz"])
+
+
+def _slug(report: Report) -> str:
+    return str(_period(report).slug)
+
+
+def record(report: Report, history: History | None) -> dict[str, Any]:
+    """The dashboard's share of pulls.json: the comparison periods' PRs the run's source listed (`earlier`, judged by
+    their titles) and the days the record is complete for (`covers`: the period, and the comparison periods when
+    the run had them, from the first day the source can see)."""
+    from prhub.dashboard import title_flags
+    from prhub.period import parse_timestamp, zone
+    from prhub.sources import COMPARISONS
+
+    period = _period(report)
+    since = period.since
+    if history is not None:
+        since = period.previous(COMPARISONS)[0].since
+        if history.reach:  # the source sees nothing before its first merge: those days are not known
+            since = max(since, parse_timestamp(history.reach).astimezone(zone(period.tz)).date())
+    earlier = [{"number": int(e["number"]), "merged_at": str(e["merged_at"]), "author": str(e.get("author") or ""),
+                "modules": list(e.get("modules") or []), **title_flags(str(e.get("title") or ""))}
+               for e in (history.earlier if history is not None else [])]
+    return {"earlier": earlier, "covers": {"since": since.isoformat(), "until": period.until.isoformat(),
+                                           "tz": period.tz}}
 
 
 def _chunks(numbers: list[int], size: int) -> Iterable[list[int]]:
@@ -40,15 +68,19 @@ def _chunks(numbers: list[int], size: int) -> Iterable[list[int]]:
         yield numbers[start:start + size]
 
 
-def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps) -> int:
-    """Write the period's pulls.json and queue its PR pages, and the earlier pages its PRs add relations to."""
+def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, history: History | None = None) -> int:
+    """Write the period's pulls.json and queue its PR pages, and the earlier pages its PRs add relations to.
+
+    `history` is the run's (what its source listed before the period), for the dashboard's record."""
     from prhub import site, sitepaths
     from prhub.sitepaths import LANGUAGES
 
     slug = _slug(report)
-    facts = {p.number: {"files": list(p.files), "merged_at": p.merged_at, "url": p.url, "note": p.note}
+    facts = {p.number: {"files": list(p.files), "lines": list(p.file_lines), "merged_at": p.merged_at,
+                        "url": p.url, "note": p.note, "author": p.author, "modules": list(p.modules),
+                        "breaking": p.breaking, "revert": p.type == "revert" or p.reverts is not None}
              for p in scored}
-    site.publish_pull_facts(deps.bucket, report, facts)
+    site.publish_pull_facts(deps.bucket, report, facts, record(report, history))
     repo, lang = report["repo"], report["language"]
     where = {"slice": name} if (name := sitepaths.slice_name(report)) else {}  # a slice's own pages
     mine = {p["number"] for p in report["prs"]}
@@ -99,7 +131,7 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
         # Periods are named by their dates, in no language: a mention reads the same on every page.
         mentions: list[pulls.Mention] = [{"slug": s, "title": s.replace("-to-", " – "), "language": lang}
                                          for s in sorted(s for s, prs in facts.items() if number in prs) or [slug]]
-        page = pulls.pull_page(report, slug, number, files=[{"path": f} for f in files_by_pr.get(number, [])],
+        page = pulls.pull_page(report, slug, number, files=pulls.file_lines(mine.get(number, {})),
                                note=str(mine.get(number, {}).get("note") or ""), mentions=mentions,
                                neighbours=pulls.file_neighbours(number, files_by_pr, merged_at),
                                module_map=config.module_map, urls=urls)

@@ -78,9 +78,10 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     home = deps.watchlist().get(run.repo, run.config.slice).language
     files = render_all(report, home)
     keys = site.publish_report(deps.bucket, report, files, home)
+    # Before the indexes: the dashboard reads the pulls.json the fan-out writes (the run's history with it).
+    pages.fan_out(report, home, scored, deps, run.history)
     keys += site.rebuild_indexes(deps.bucket, sitepaths.base(report), deps.settings.site_url, home)  # or the slice's
     site.invalidate(deps.cdn, ["/" + k for k in keys])
-    pages.fan_out(report, home, scored, deps)
     prefix = site.report_prefix(report, home)
     deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now())
     # Delivery runs in its own function: a slow or broken channel never delays or fails the report. A retried

@@ -162,6 +162,7 @@ class Columns:
     title: str
     labels: list[str]  # one per column (week)
     series: list[tuple[str, str, list[float]]]  # (name, colour, a value per column)
+    known: list[bool] | None = None  # per column: False draws "no data" (a hatched slot), never a zero
 
     @property
     def peak(self) -> float:
@@ -185,9 +186,16 @@ def columns_svg(c: Columns) -> str:
              f'xmlns="http://www.w3.org/2000/svg">', f"<title>{esc(c.title)}</title>",
              f'<line x1="{left}" y1="{height - bottom}" x2="{width - 6}" y2="{height - bottom}" stroke="#999"/>',
              f'<text x="{width - 6}" y="10" text-anchor="end">max {esc(num(c.peak))}</text>']
+    hatch = esc(f"nodata-{c.key}")  # one id per chart: a page holds several
+    if c.known is not None and not all(c.known):
+        parts.insert(2, f'<defs><pattern id="{hatch}" width="4" height="4" patternUnits="userSpaceOnUse">'
+                        '<path d="M0 4L4 0" stroke="#c8ccd2" stroke-width="1"/></pattern></defs>')
     for i, label in enumerate(c.labels):
         x0 = left + i * slot + slot * 0.1
         bar = slot * 0.8 / k
+        if c.known is not None and not c.known[i]:
+            parts.append(f'<rect class="nodata" x="{x0:.1f}" y="{top}" width="{slot * 0.8:.1f}" height="{plot_h}" '
+                         f'fill="url(#{hatch})"/>')
         for j, (_, color, values) in enumerate(c.series):
             h = plot_h * float(values[i]) / c.peak
             if h > 0:

@@ -114,8 +114,9 @@ LABELS: dict[str, dict[str, str]] = {
         "newcomers": "新贡献者（首次合并日期）",
         "first_merged": "首次合并",
         "hot_files_quarter": "本季度热点文件",
-        "dashboard_source": ("以下图表均由本仓库已发布的报告（report.json）汇总而来："
-                             "{covered} 周中有 {have} 周有报告，没有报告的周不计。"),
+        "dashboard_source": ("合并 PR、模块占比、破坏性变更与回滚来自仓库的历史记录（各次运行从数据源读到的 PR）："
+                             "{covered} 周中已知 {have} 周；关键 PR 与平均重要度只来自有已发布报告的 {reported} 周。"
+                             "没有数据的周以斜线标出，不计为零。"),
         "no_data": "无数据",
     },
     "en": {
@@ -230,8 +231,10 @@ LABELS: dict[str, dict[str, str]] = {
         "newcomers": "New contributors (first merged PR)",
         "first_merged": "First merged",
         "hot_files_quarter": "Hot files of the quarter",
-        "dashboard_source": ("Every chart below is summed from this repository's published reports (report.json): "
-                             "{have} of {covered} weeks have one; weeks without a report are not counted."),
+        "dashboard_source": ("Merged PRs, module shares, breaking changes and reverts come from the repository's "
+                             "history (the PRs the runs read from their source): {have} of {covered} weeks are known. "
+                             "Key PRs and average importance come from the {reported} weeks with a published report. "
+                             "Weeks without data are hatched, never counted as zero."),
         "no_data": "no data",
     },
 }

@@ -7,6 +7,7 @@ outside CJK/Latin) are dropped rather than drawn as boxes.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import re
@@ -68,6 +69,15 @@ def font_for(text: set[int]) -> tuple[str, int]:
         return path, face
     needed = text & _charset(path, face)
     return (common, 0) if needed <= _charset(common, 0) else (path, face)
+
+
+@cache
+def _charset(path: str, face: int) -> frozenset[int]:
+    """The characters a font has, from its cmap alone (far cheaper than fpdf2's parse of the whole font)."""
+    from fontTools.ttLib import TTFont
+
+    with TTFont(path, fontNumber=face, lazy=True) as font:
+        return frozenset(font.getBestCmap())
 
 
 def codepoints(value: Any) -> Iterator[int]:
@@ -137,11 +147,42 @@ def wrap(runs: Sequence[Run], width: float, measure: Callable[[str], float]) -> 
 
 
 @cache
-def _charset(path: str, face: int) -> frozenset[int]:
-    from fontTools.ttLib import TTFont
+def _parsed_font(path: str, face: int) -> TTFFont:
+    """The CJK font as fpdf2's add_font parses it (cmap, widths, glyph ids, descriptor), once per process.
 
-    with TTFont(path, fontNumber=face, lazy=True) as font:
-        return frozenset(font.getBestCmap())
+    add_font spent about 40 % of a PR page's PDF re-reading the same cmap and metrics for every document; what
+    it derives is read-only while a document is laid out. Only the fontTools TTFont and the subset map are per
+    document: fpdf2 subsets the TTFont in place when it writes the PDF."""
+    probe = FPDF()
+    probe.add_font("cjk", fname=path, collection_font_number=face)
+    font = cast(TTFFont, probe.fonts["cjk"])
+    font.ttfont.close()  # never subset: every document opens its own
+    return font
+
+
+def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
+    """Register the CJK font in `pdf` as add_font("cjk") would, from the shared parse (what fpdf2's own
+    TTFFont.__deepcopy__ shares: cmap, descriptor; widths and glyph ids are only read)."""
+    from fontTools import ttLib
+    from fpdf.fonts import SubsetMap
+
+    parsed = _parsed_font(path, face)
+    if parsed.color_font is not None:  # a colour font's glyph objects belong to its document: parse it anew
+        pdf.add_font("cjk", fname=path, collection_font_number=face)
+        return cast(TTFFont, pdf.fonts["cjk"])
+    font = copy.copy(parsed)
+    font.i = len(pdf.fonts) + 1
+    font.ttfont = ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True)
+    # Subsetting would recompute every kept glyph's bounds for the CFF FontBBox (a third of the render
+    # time); the full font's box is a valid, if loose, box for its subset.
+    font.ttfont.recalcBBoxes = False
+    font.missing_glyphs = []
+    font.biggest_size_pt = 0
+    font.subset = SubsetMap(font)
+    pdf.fonts["cjk"] = font
+    if font.is_cff and font.is_cid_keyed:
+        pdf._set_min_pdf_version("1.6")  # as add_font does: CID-keyed CFF needs PDF 1.6
+    return font
 
 
 class ReportPDF(FPDF):
@@ -152,13 +193,8 @@ class ReportPDF(FPDF):
         super().__init__(orientation="P", unit="mm", format="A4")
         self.running_title = running_title
         self.words = words  # the report language's labels
-        path, face = font_for(set(codepoints([running_title, words, text])))
-        self.add_font("cjk", fname=path, collection_font_number=face)
-        self.glyphs = _charset(path, face)
-        # Subsetting would recompute every kept glyph's bounds for the CFF FontBBox (a third of the render
-        # time); the full font's box is a valid, if loose, box for its subset.
-        self.cjk = cast(TTFFont, self.fonts["cjk"])
-        self.cjk.ttfont.recalcBBoxes = False
+        self.cjk = _add_cjk(self, *font_for(set(codepoints([running_title, words, text]))))
+        self.glyphs = self.cjk.cmap.keys()  # the characters the font can draw
         self.set_margins(MARGIN, 18, MARGIN)
         self.c_margin = 0  # text starts exactly where wrap() measured it
         self.set_auto_page_break(True, margin=16)
