@@ -49,7 +49,7 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published; the run marked reported."""
     from prhub import compose, llm, site
-    from prhub.flow import pages
+    from prhub.flow import digest, pages
     from prhub.flow.deliver import request_deliveries
     from prhub.render import render_all
 
@@ -88,7 +88,8 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     deliveries = request_deliveries(run.config, prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
     logger.info("report published", extra={"run_id": run_id, "key": prefix, "deliveries": deliveries})
     return {"run_id": run_id, "repo": run.repo, "report_key": prefix, "pr_count": report["stats"]["pr_count"],
-            "unscored": [u["number"] for u in unscored], "deliveries": deliveries}
+            "unscored": [u["number"] for u in unscored], "deliveries": deliveries,
+            "digest": digest.after_report(run, deps)}  # the period's digest, if this was the last report out
 
 
 def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) -> Scorer:
@@ -128,4 +129,6 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
         except Exception as exc:  # one broken run must not keep the others stuck
             logger.error("sweep could not report run", extra={"run_id": run.run_id, "error": str(exc)})
             failed.append(run.run_id)
-    return {"swept": reported, "failed": failed}
+    from prhub.flow import digest
+
+    return {"swept": reported, "failed": failed, "digest": digest.sweep(deps)}  # past its deadline, it goes out
