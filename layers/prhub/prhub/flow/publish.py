@@ -87,9 +87,11 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     # report asks again; the delivery ledger keeps each (report, channel) to one message.
     deliveries = request_deliveries(run.config, prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
     logger.info("report published", extra={"run_id": run_id, "key": prefix, "deliveries": deliveries})
-    return {"run_id": run_id, "repo": run.repo, "report_key": prefix, "pr_count": report["stats"]["pr_count"],
-            "unscored": [u["number"] for u in unscored], "deliveries": deliveries,
-            "digest": digest.after_report(run, deps)}  # the period's digest, if this was the last report out
+    answer = {"run_id": run_id, "repo": run.repo, "report_key": prefix, "pr_count": report["stats"]["pr_count"],
+              "unscored": [u["number"] for u in unscored], "deliveries": deliveries}
+    if (published := digest.after_report(run, deps)) is not None:  # this was the period's last report out
+        answer["digest"] = published
+    return answer
 
 
 def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) -> Scorer:
@@ -131,4 +133,7 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
             failed.append(run.run_id)
     from prhub.flow import digest
 
-    return {"swept": reported, "failed": failed, "digest": digest.sweep(deps)}  # past its deadline, it goes out
+    answer: dict[str, Any] = {"swept": reported, "failed": failed}
+    if (published := digest.sweep(deps)) is not None:  # past its deadline, the period's digest goes out
+        answer["digest"] = published
+    return answer
