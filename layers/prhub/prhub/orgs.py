@@ -64,8 +64,8 @@ class OrgRepos:
             return list(kept["repos"])  # type: ignore[index]
         try:
             items = self.github().pages(f"orgs/{org}/repos", {"type": "public", "per_page": 100})
-        except SourceError as exc:
-            if isinstance(kept, dict):
+        except Exception as exc:  # GitHub, or the token's secret (a function that may not read it): the last
+            if isinstance(kept, dict):  # listing serves, as the plan refreshed it for this week
                 log.warning("listing %s's repositories failed (%s): using the listing of %s", org, exc,
                             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(float(kept.get("at", 0)))))
                 return list(kept["repos"])
