@@ -61,3 +61,13 @@ def test_expand_adds_the_org_repositories_minus_exclude_and_keeps_listed_setting
     assert len(names) == len(set(n.lower() for n in names))  # listed once
     assert set(names) == {n for n in PUBLIC if not n.startswith("acme/lib-00")}
     assert {c.language for c in expanded.repos[1:]} == {"en"} and expanded.repos[1].tz == "Asia/Shanghai"
+
+
+def test_a_local_config_run_watches_the_org_repositories_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prhub_local.runner import watched_locally
+
+    watchlist = WatchList.parse(json.dumps({"org": ORG, "exclude": ["lib-*"], "repos": ["other/tool"]}))
+    with FakeGitHub([], org_repos={ORG: REPOS}) as gh:
+        monkeypatch.setenv("GITHUB_API_URL", gh.url)
+        monkeypatch.setenv("GITHUB_TOKEN", "t")
+        assert [c.repo for c in watched_locally(watchlist).repos] == ["other/tool", "acme/upstream-fork"]
