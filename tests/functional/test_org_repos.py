@@ -71,3 +71,21 @@ def test_a_local_config_run_watches_the_org_repositories_too(monkeypatch: pytest
         monkeypatch.setenv("GITHUB_API_URL", gh.url)
         monkeypatch.setenv("GITHUB_TOKEN", "t")
         assert [c.repo for c in watched_locally(watchlist).repos] == ["other/tool", "acme/upstream-fork"]
+
+
+def test_the_weekly_schedule_plans_the_org_repositories_too() -> None:
+    from datetime import UTC, datetime
+
+    from prhub.flow.plan import plan
+
+    from tests.fakes.memory import memory_stack
+
+    watchlist = WatchList.parse(json.dumps({"org": ORG, "exclude": ["lib-*"], "repos": ["acme/lib-007"]}))
+    now = datetime(2026, 6, 8, 1, 0, tzinfo=UTC)
+    with FakeGitHub([], repo="acme/lib-007", org_repos={ORG: REPOS}) as gh:
+        made = memory_stack(watchlist, sources=lambda spec: source(gh), clock=lambda: now)
+        planned = plan({"time": "2026-06-08T01:00:00Z"}, made.deps)
+    # the listed repository (planned: nothing merged) and the org's one that exclude leaves (not on the fake)
+    assert [p["repo"] for p in planned] == ["acme/lib-007", "acme/upstream-fork"]
+    assert planned[0]["expected"] == 0 and "error" in planned[1]
+    assert made.cache.get("org#acme")["repos"][0] == "acme/lib-000"  # the listing, kept for the reports
