@@ -110,3 +110,29 @@ def test_no_digest_without_one_configured_nor_for_a_repository_it_does_not_watch
     plain = replace(made.deps, watchlist=lambda: WatchList.parse('{"repos": ["acme/rocket"]}'))
     assert digest.after_report(alone, plain) is None and digest.sweep(plain) is None
     assert not digest_puts(made)
+
+
+def test_two_reports_finishing_together_publish_one_digest() -> None:
+    import threading
+
+    made = stack()
+    rocket, booster = publish_report(made, "acme/rocket"), publish_report(made, "acme/booster")
+    writing, release = threading.Event(), threading.Event()
+    put = made.bucket.put
+
+    def slow_put(key: str, body: bytes, content_type: str, cache_control: str) -> None:
+        if key.startswith("_digest/") and not writing.is_set():
+            writing.set()
+            release.wait(10)  # the first worker is mid-publication
+        put(key, body, content_type, cache_control)
+
+    made.bucket.put = slow_put  # type: ignore[method-assign]
+    first: list[Any] = []
+    worker = threading.Thread(target=lambda: first.append(digest.after_report(rocket, made.deps)))
+    worker.start()
+    assert writing.wait(10)
+    assert digest.after_report(booster, made.deps) == {"digest_key": KEY, "in_progress": True}
+    release.set()
+    worker.join(10)
+    assert first[0]["digest_key"] == KEY and first[0]["deliveries"] == 1
+    assert len(digest_puts(made)) == 1 and made.queue.depth(DELIVERY) == 1
