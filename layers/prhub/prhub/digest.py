@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prhub.period import Period
 from prhub.render.common import clean, num, safe_url
+
+if TYPE_CHECKING:
+    from prhub.notify.message import Message
 
 SCHEMA = "prhub.digest/1"
 ROOT = "_digest/"  # GitHub logins cannot start with "_": the folder never meets an owner
@@ -142,7 +145,7 @@ def summary(digest: Mapping[str, Any]) -> str:
     return text + (f" No report by the deadline: {', '.join(digest['missing'])}." if digest["missing"] else "")
 
 
-def digest_message(digest: Mapping[str, Any], site_url: str) -> Any:
+def digest_message(digest: Mapping[str, Any], site_url: str) -> Message:
     """The channels' message (prhub.notify.message.Message) for a digest: its counts, top PRs and links."""
     from prhub.notify.message import (
         HIGHLIGHT_CHARS,

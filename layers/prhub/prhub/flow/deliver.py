@@ -234,7 +234,7 @@ def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
     if job.report_key.startswith(DIGEST_ROOT):  # the organisation digest (prhub.digest): its own message
         from prhub.digest import digest_message
 
-        return digest_message(report, site_url or "")  # type: ignore[no-any-return]
+        return digest_message(report, site_url or "")
     base, _, rest = job.report_key.partition("/reports/")
     since, _, until = rest.strip("/").partition("-to-")
     links = Links.for_report(site_url or "", base, since, until,

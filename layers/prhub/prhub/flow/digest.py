@@ -39,14 +39,15 @@ def watched(deps: Deps) -> WatchList:
 
 def after_report(run: Run, deps: Deps) -> dict[str, Any] | None:
     """The period's digest, when the watch list asks for one and this report was the last one missing."""
-    if deps.watchlist().digest is None:
+    config = deps.watchlist().digest
+    if config is None:
         return None
     try:
         watchlist = watched(deps)
         if run.repo.lower() not in {c.repo.lower() for c in watchlist.repos}:
             return None
-        return publish_when_ready(Period.parse(run.period.since.isoformat(), run.period.until.isoformat(),
-                                               watchlist.digest.tz), deps, watchlist, deadline_passed=False)  # type: ignore[union-attr]
+        period = Period.parse(run.period.since.isoformat(), run.period.until.isoformat(), config.tz)
+        return publish_when_ready(period, deps, watchlist, deadline_passed=False)
     except Exception as exc:  # the report is out; the sweep tries the digest again
         logger.error("digest failed after a report", extra={"run_id": run.run_id, "error": repr(exc)})
         metrics.count("DigestFailures")
