@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from prhub.config import WatchList
@@ -20,6 +22,7 @@ from prhub.store import Run
 from prhub_local.runner import LambdaContext
 from tests.fakes.memory import SETTINGS, MemoryStack, memory_stack
 from tests.golden.cases import load
+from tests.unit.render_support import pdf_text
 
 WEEK = Period.parse("2026-06-01", "2026-06-07", "UTC")
 KEY = "_digest/2026-06-01-to-2026-06-07/"
@@ -50,7 +53,7 @@ def digest_puts(made: MemoryStack) -> list[str]:
     return [k for k in made.bucket.puts if k == KEY + "report.json"]
 
 
-def test_the_last_report_out_publishes_the_digest_once_and_asks_its_channel_once() -> None:
+def test_the_last_report_out_publishes_the_digest_once_and_asks_its_channel_once(tmp_path: Path) -> None:
     made = stack()
     rocket = publish_report(made, "acme/rocket")
     assert digest.after_report(rocket, made.deps) is None  # booster's report is not out: it waits
@@ -62,6 +65,11 @@ def test_the_last_report_out_publishes_the_digest_once_and_asks_its_channel_once
     assert {KEY + f for f in ("index.html", "report.md", "report.pdf", "report.json")} <= set(made.bucket.objects)
     doc = json.loads(made.bucket.get(KEY + "report.json") or b"")
     assert [r["repo"] for r in doc["repos"]] == ["acme/booster", "acme/rocket"] and doc["complete"]
+    # The PDF shows report.json's numbers, as the page and Markdown do (tests/unit/test_digest.py).
+    pdf = re.sub(r"\s+", "", pdf_text(made.bucket.get(KEY + "report.pdf") or b"", tmp_path))
+    for row in doc["repos"]:
+        assert re.sub(r"\s+", "", f"{row['pr_count']} PRs · {row['key_pr_count']} key") in pdf
+    assert doc["title"].replace(" ", "") in pdf
     feed = (made.bucket.get("_digest/feed.xml") or b"").decode()
     assert "https://reports.example/_digest/2026-06-01-to-2026-06-07/" in feed and doc["title"] in feed
     root = (made.bucket.get("index.html") or b"").decode()
