@@ -41,8 +41,10 @@ from types import ModuleType
 from typing import Any
 
 from prhub.config import Settings, WatchList
+from prhub.digest import folder as digest_folder
 from prhub.errors import InputError, PrhubError
 from prhub.flow.deliver import LITERAL_ENV
+from prhub.orgs import OrgRepos, expand
 from prhub.period import Period
 from prhub.store import Store
 
@@ -322,6 +324,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     moment = now or datetime.now(UTC)
     if repo is None and config_text is not None:
         # --config without --repo: exactly the file's watched repositories, each for the period.
+        watchlist = watched_locally(watchlist)
         if not watchlist.repos:
             raise InputError("the --config file watches no repository: add some to \"repos\" or give --repo")
         events = [{**plan_event(watchlist, r.repo, since, until, tz, source, scorer, lang, moment),
@@ -374,6 +377,9 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     report = json.loads(paths["report.json"].read_text(encoding="utf-8"))
     for k in keys:
         say(f"report written: {site_dir / k}")
+    digest = site_dir / digest_folder(Period.parse(str(event["since"]), str(event["until"]), "UTC"))
+    if watchlist.digest is not None and (digest / "report.json").exists():
+        say(f"digest written: {digest}")
     return RunResult(run_id, report, key, paths, site_dir, timings, planned, keys)
 
 
@@ -446,6 +452,15 @@ def function_env(stack: Stack) -> AbstractContextManager[None]:
                         # stdout belongs to the paths `prhub run` prints, not to EMF metric lines
                         "POWERTOOLS_METRICS_DISABLED": "true",
                         LITERAL_ENV: "1"})  # an operator tries a channel locally with a literal url (warned)
+
+
+def watched_locally(watchlist: WatchList) -> WatchList:
+    """The watch list with its `org`'s repositories, listed on GitHub (GITHUB_API_URL, GITHUB_TOKEN)."""
+    if watchlist.org is None:
+        return watchlist
+    from prhub.github import GitHubSource
+
+    return expand(watchlist, OrgRepos(lambda: GitHubSource.from_env(os.environ)))
 
 
 def run_store(stack: Stack) -> Store:

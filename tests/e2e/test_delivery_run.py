@@ -1,4 +1,5 @@
-"""`prhub run --config FILE`: exactly the file's repositories, each reported, each channel told once.
+"""`prhub run --config FILE`: exactly the file's repositories, each reported, each channel told once, then the
+organisation digest of both, told to its own channel once.
 
 Two watched repositories (the sample and a copy of it under another name), each subscribed to a channel
 by literal URL (the local runner accepts that, with a warning), through the real handlers on moto.
@@ -49,6 +50,8 @@ def two_repos(tmp_path: Path, chat: FakeChat) -> tuple[dict[str, Any], dict[str,
 def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_once(
         aws_endpoint: str, tmp_path: Path, chat: FakeChat, caplog: pytest.LogCaptureFixture) -> None:
     config, hooks = two_repos(tmp_path, chat)
+    digest_hook = chat.hook("slack")
+    config["digest"] = {"title": "Acme", "notify": [{"channel": "slack", "url": digest_hook.url}]}
     prefix = "d" + uuid.uuid4().hex[:10]
     out = tmp_path / "site"
     with caplog.at_level(logging.WARNING, logger="prhub.notify.channels"):
@@ -65,12 +68,22 @@ def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_on
     assert json.loads(hooks["acme/booster"].accepted[0].body)["repo"] == "acme/booster"
     assert any("literal url/secret" in r.getMessage() for r in caplog.records)
     assert all(h.url not in r.getMessage() for r in caplog.records for h in hooks.values())
+    # The digest of both repositories: its page and feed, linked from the root page, and one message.
+    digest_dir = out / "_digest" / "2026-06-01-to-2026-06-07"
+    assert {p.name for p in digest_dir.iterdir()} >= {"index.html", "report.md", "report.pdf", "report.json"}
+    digest = json.loads((digest_dir / "report.json").read_text(encoding="utf-8"))
+    assert [r["repo"] for r in digest["repos"]] == ["acme/booster", "acme/rocket"] and digest["missing"] == []
+    assert digest["stats"]["pr_count"] == 64
+    assert digest["title"] in (out / "_digest" / "feed.xml").read_text(encoding="utf-8")
+    assert 'href="_digest/2026-06-01-to-2026-06-07/"' in (out / "index.html").read_text(encoding="utf-8")
+    [told] = digest_hook.accepted
+    assert digest["title"] in json.dumps(told.json, ensure_ascii=False)
 
     # WHEN the same range is run again on the same stack: reports again, but no channel hears twice.
     again = run_pipeline(config_text=json.dumps(config), **WEEK, endpoint_url=aws_endpoint, prefix=prefix,
                          state=None, out=out, progress=quiet)
     assert sorted(again.report_keys) == sorted(result.report_keys) and again.run_id != result.run_id
-    assert [len(h.accepted) for h in hooks.values()] == [1, 1]
+    assert [len(h.accepted) for h in hooks.values()] == [1, 1] and len(digest_hook.accepted) == 1
 
 
 def test_prhub_run_with_config_prints_every_report(aws_endpoint: str, tmp_path: Path, chat: FakeChat,

@@ -3,6 +3,9 @@
 Serves GET /repos/O/N, /search/issues (repo:, is:pr, is:merged, author:, merged:A..B or <=X; capped at
 1,000 results like GitHub, 422 beyond), /repos/O/N/pulls/N and its /files and /reviews,
 /repos/O/N/git/commits/SHA (the squash commit, with Co-authored-by trailers),
+and /orgs/O/repos (an organisation's repositories, `org_repos`: `type` all|public|private|forks|sources|member,
+`sort` created|updated|pushed|full_name with `direction` (asc for full_name, else desc by default), `per_page` up
+to 100, 30 by default; an unknown organisation 404s; GitHub lists archived repositories too, flagged `archived`),
 with Link pagination, X-RateLimit-* headers (a real budget, spent by every non-304
 answer), ETags and 304s. Faults are queued per test (`inject`) and matched by path
 pattern (GraphQL ones also by a pattern of the query text); every answer is counted
@@ -100,11 +103,13 @@ class FakeGitHub(LoopbackServer):
         diff_max_files: int = 300,
         diff_max_lines: int = 20_000,
         bots: Iterable[str] = (),
+        org_repos: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
         self.repo = repo
         # Accounts GitHub types as bots though their login has no "[bot]" (GitHub Copilot's "Copilot"): REST says
         # so with `"type": "Bot"`, GraphQL with `__typename: Bot`. Logins ending in "[bot]" are bots too.
         self.bots = set(bots)
+        self.org_repos = org_repos or {}  # org login -> its repositories as GitHub lists them (see org_repo)
         self.prefix = prefix.rstrip("/")  # GitHub Enterprise serves the API under /api/v3
         self.search_merged_at = search_merged_at  # older GitHub versions lack pull_request.merged_at in search
         self.pulls = {pr.number: pr for pr in pulls}
@@ -235,6 +240,20 @@ class FakeGitHub(LoopbackServer):
         return {"id": 1, "name": name, "full_name": self.repo, "private": False, "owner": {"login": owner},
                 "html_url": f"https://github.com/{self.repo}", "url": self.api(base, f"/repos/{self.repo}"),
                 "default_branch": "main"}
+
+    def org_listing(self, org: str, query: dict[str, list[str]]) -> list[dict[str, Any]] | None:
+        """GET /orgs/{org}/repos before paging: filtered by `type`, ordered by `sort` and `direction`."""
+        repos = next((r for login, r in self.org_repos.items() if login.lower() == org.lower()), None)
+        if repos is None:
+            return None
+        kind = query.get("type", ["all"])[0]
+        keep = {"all": lambda r: True, "member": lambda r: True, "public": lambda r: not r["private"],
+                "private": lambda r: r["private"], "forks": lambda r: r["fork"], "sources": lambda r: not r["fork"]}
+        chosen = [r for r in repos if keep.get(kind, keep["all"])(r)]
+        sort = query.get("sort", ["created"])[0]
+        direction = query.get("direction", ["asc" if sort == "full_name" else "desc"])[0]
+        field = {"full_name": "full_name", "updated": "updated_at", "pushed": "pushed_at"}.get(sort, "created_at")
+        return sorted(chosen, key=lambda r: str(r[field]).lower(), reverse=direction == "desc")
 
     def search_item(self, base: str, pr: PullRequest) -> dict[str, Any]:
         merged = format_timestamp(pr.merged_at)
@@ -621,6 +640,13 @@ class _Handler(BaseHTTPRequestHandler):
             items = [fake.search_item(base, pr) for pr in visible[(page - 1) * per_page: page * per_page]]
             body = {"total_count": len(hits), "incomplete_results": False, "items": items}
             return 200, body, self._link(base, path, query, page, per_page, len(visible))
+        org = re.fullmatch(r"/orgs/([^/]+)/repos", path)
+        if org:
+            listing = fake.org_listing(org.group(1), query)
+            if listing is None:
+                return not_found
+            chunk = listing[(page - 1) * per_page: page * per_page]
+            return 200, chunk, self._link(base, path, query, page, per_page, len(listing))
         match = re.fullmatch(r"/repos/([^/]+/[^/]+)(?:/pulls/(\d+)(/files|/reviews)?)?", path)
         commit = re.fullmatch(r"/repos/([^/]+/[^/]+)/git/commits/(\w+)", path)
         if commit and commit.group(1).lower() == fake.repo.lower():
@@ -687,9 +713,24 @@ def _sha7(path: str, missing: bool) -> str:
     return "0000000" if missing else hashlib.sha1(path.encode()).hexdigest()[:7]
 
 
+def org_repo(full_name: str, n: int, *, archived: bool = False, private: bool = False, fork: bool = False,
+             disabled: bool = False) -> dict[str, Any]:
+    """One repository as GitHub's list endpoints show it (the fields prhub reads and a few beside them);
+    the n-th is created (and pushed) n days after 2020-01-01."""
+    owner, name = full_name.split("/")
+    when = format_timestamp(datetime(2020, 1, 1, tzinfo=UTC) + timedelta(days=n))
+    return {"id": 1000 + n, "node_id": f"R_{n}", "name": name, "full_name": full_name, "private": private,
+            "owner": {"login": owner, "type": "Organization"}, "html_url": f"https://github.com/{full_name}",
+            "fork": fork, "archived": archived, "disabled": disabled,
+            "visibility": "private" if private else "public", "created_at": when, "updated_at": when,
+            "pushed_at": when, "default_branch": "main"}
+
+
 def _kind(path: str) -> str:
     if path.startswith("/search/"):
         return "search"
+    if path.startswith("/orgs/"):
+        return "org_repos"
     if "/git/commits/" in path:
         return "commit"
     if path.endswith("/files"):

@@ -5,13 +5,18 @@ parameter named by PRHUB_CONFIG_PARAMETER), read at run time, so the operator
 changes what is watched without a deploy:
 
     {"defaults": {"tz": "Asia/Shanghai", "language": "zh"},
-     "repos": [{"repo": "verl-project/verl", "module_map": {"verl/workers/rollout/": "rollout"}}]}
+     "repos": [{"repo": "verl-project/verl", "module_map": {"verl/workers/rollout/": "rollout"}}],
+     "org": "verl-project", "exclude": ["*.github.io"],
+     "digest": {"title": "verl weekly", "notify": [...], "deadline_hours": 3}}
 
 Every key of RepoConfig may appear in `defaults` or per repository. A repository may be listed again with
-`"name"` and `"paths"`: a slice of a monorepo, reported on its own (prhub.scope).
+`"name"` and `"paths"`: a slice of a monorepo, reported on its own (prhub.scope). `org` adds the organisation's public,
+non-archived repositories (prhub.orgs; `exclude` holds fnmatch patterns of names to leave out); `digest`
+makes one digest of every watched repository per period (DigestConfig, prhub.flow.digest).
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from collections.abc import Mapping
@@ -160,12 +165,73 @@ class RepoConfig:
             raise InputError(f"bad repository settings: {exc}") from exc
 
 
+DIGEST_KEYS = ("title", "notify", "deadline_hours", "language", "tz")
+ORG_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
+
+
+@dataclass(frozen=True)
+class DigestConfig:
+    """`"digest"` of the watch list: one digest of every watched repository per period.
+
+    It goes out once every watched repository's report for the period is out, or `deadline_hours` after the
+    weekly period ends (the Monday 01:00 schedule plus two hours by default), naming the missing ones.
+    """
+
+    title: str = ""  # "" -> "Organisation digest" / "组织周报" (prhub.digest)
+    notify: tuple[Channel, ...] = ()
+    deadline_hours: float = 3.0
+    language: str = "zh"  # default: the watch list's defaults
+    tz: str = "UTC"  # the weekly period's time zone; default: the watch list's defaults
+
+    @classmethod
+    def from_dict(cls, data: Any, defaults: Mapping[str, Any]) -> DigestConfig:
+        if not isinstance(data, dict):
+            raise InputError('digest must be an object like {"title": "...", "notify": [...]}')
+        unknown = sorted(set(data) - set(DIGEST_KEYS))
+        if unknown:
+            raise InputError(f"unknown digest settings: {', '.join(unknown)} (known: {', '.join(DIGEST_KEYS)})")
+        title = data.get("title", "")
+        if not isinstance(title, str) or len(title) > 200:
+            raise InputError("digest.title must be a string of at most 200 characters")
+        hours = data.get("deadline_hours", cls.deadline_hours)
+        if isinstance(hours, bool) or not isinstance(hours, int | float) or not 0 <= hours <= 7 * 24:
+            raise InputError(f"digest.deadline_hours must be a number of hours from 0 to 168, got {hours!r:.40}")
+        language = data.get("language", defaults.get("language", "zh"))
+        if language not in LANGUAGES:
+            raise InputError(f"digest.language must be one of {LANGUAGES}, got {language!r:.100}")
+        tz = data.get("tz", defaults.get("tz", "UTC"))
+        zone(tz)
+        return cls(title.strip(), parse_channels(data.get("notify"), "digest.notify"), float(hours), language, tz)
+
+
+def parse_org(doc: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
+    """`org` (an organisation's login) and `exclude` (fnmatch patterns of repository names) of the watch list."""
+    org, exclude = doc.get("org"), doc.get("exclude", [])
+    if org is not None and (not isinstance(org, str) or not ORG_PATTERN.fullmatch(org)):
+        raise InputError(f"org must be a GitHub organisation name, got {org!r:.100}")
+    if not isinstance(exclude, list) or not all(isinstance(p, str) and p.strip() for p in exclude):
+        raise InputError('exclude must be a list of name patterns, e.g. ["*-archive", "owner/website"]')
+    if exclude and org is None:
+        raise InputError("exclude applies to the repositories of org: give org too")
+    return org, tuple(p.strip() for p in exclude)
+
+
+def excluded(repo: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `exclude` leaves `repo` out: a pattern matches "owner/name" or the bare name, case-insensitively."""
+    full = repo.lower()
+    name = full.split("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(full, p.lower()) or fnmatch.fnmatchcase(name, p.lower()) for p in patterns)
+
+
 @dataclass(frozen=True)
 class WatchList:
-    """All configured repositories."""
+    """All configured repositories (those of `org` join them through prhub.orgs.expand)."""
 
     repos: tuple[RepoConfig, ...]
     defaults: dict[str, Any] = field(default_factory=dict)
+    org: str | None = None
+    exclude: tuple[str, ...] = ()
+    digest: DigestConfig | None = None
 
     @classmethod
     def parse(cls, text: str) -> WatchList:
@@ -185,7 +251,16 @@ class WatchList:
             if cfg.report_id.lower() in seen:
                 raise InputError(f"the watch list names slice {cfg.slice!r} of {cfg.repo} twice")
             seen.add(cfg.report_id.lower())
-        return cls(repos, defaults)
+        org, exclude = parse_org(doc)
+        digest = DigestConfig.from_dict(doc["digest"], defaults) if doc.get("digest") is not None else None
+        return cls(repos, defaults, org, exclude, digest)
+
+    def with_repos(self, names: list[str]) -> WatchList:
+        """The list with `names` added (the defaults' settings) unless listed already; listed settings win."""
+        listed = {c.repo.lower() for c in self.repos}
+        extra = tuple(RepoConfig.from_dict({**self.defaults, "repo": check_repo(n)})
+                      for n in names if n.lower() not in listed)
+        return replace(self, repos=self.repos + extra)
 
     def get(self, repo: str, slice: str = "") -> RepoConfig:
         """The settings of the repository (or of its slice named `slice`); an unlisted repo gets the defaults

@@ -6,6 +6,8 @@ Contract (`bucket` is a Bucket, e.g. prhub.aws.S3Bucket; `cdn` a Cdn, e.g. prhub
     rebuild_indexes(bucket, repo, site_url='', home=None) -> list[str]
                                                per language: the repo's dashboard index.html and feed.xml;
                                                then the root index.html
+    publish_digest(bucket, digest, files, site_url) -> list[str]
+                                               writes _digest/<slug>/<file>, _digest/feed.xml, the root index.html
     invalidate(cdn, paths) -> None                        drops CloudFront's copies (no-op without a distribution)
     rewrite(path) -> str                                  CloudFront's /path/ -> /path/index.html
 
@@ -31,6 +33,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from prhub import sitepaths
+from prhub.digest import ROOT
 from prhub.pulls import PullPage
 from prhub.render.common import clean, num, safe_url
 from prhub.render.labels import labels
@@ -274,9 +277,62 @@ def render_feed(repo: str, entries: list[dict[str, Any]], site_url: str = "", la
                         self_link=f"{home}feed.xml" if home else "feed.xml", home=home or "./")
 
 
-def render_root_index(repos: list[dict[str, Any]]) -> str:
-    lang = repos[0]["latest"]["language"] if repos and repos[0].get("latest") else "zh"
-    return _render_page("root.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos)
+def render_root_index(repos: list[dict[str, Any]], digest: dict[str, Any] | None = None) -> str:
+    """The site's root page: every repository, and the latest organisation digest when there is one."""
+    lang = repos[0]["latest"]["language"] if repos and repos[0].get("latest") else digest["language"] if digest \
+        else "zh"
+    return _render_page("root.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos,
+                        digest=digest)
+
+
+def list_digests(bucket: Bucket) -> list[dict[str, Any]]:
+    """The cards of the published digests (_digest/<slug>/report.json), newest period first."""
+    cards = []
+    for folder in bucket.folders(ROOT):
+        doc = _load(bucket, folder + "report.json")
+        if doc is None:
+            continue
+        slug = folder.rstrip("/").rsplit("/", 1)[-1]
+        stats, period = doc.get("stats") or {}, doc.get("period") or {}
+        cards.append({"slug": slug, "href": f"{ROOT}{slug}/", "folder": f"{ROOT}{slug}/",
+                      "title": clean(doc.get("title")) or slug, "name": clean(doc.get("name")),
+                      "since": clean(period.get("since")), "until": clean(period.get("until")),
+                      "generated_at": clean(doc.get("generated_at")), "language": clean(doc.get("language")) or "zh",
+                      "pr_count": num(stats.get("pr_count", 0)), "key_pr_count": num(stats.get("key_pr_count", 0)),
+                      "avg_importance": num(stats.get("avg_importance", 0.0)),
+                      "repo_count": num(stats.get("repo_count", 0)), "reported": num(stats.get("reported", 0)),
+                      "highlight": "", "summary": _shorten(clean(doc.get("summary")), 600)})
+    return sorted(cards, key=lambda c: (c["since"], c["until"]), reverse=True)
+
+
+def render_digest_feed(cards: list[dict[str, Any]], site_url: str = "") -> str:
+    """_digest/feed.xml: an Atom feed of the digests (links absolute when the site URL is known)."""
+    base = (safe_url(site_url) or "").rstrip("/")
+    lang = cards[0]["language"] if cards else "zh"
+    items = [{**c, "id": uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{ROOT}{c['slug']}").urn,
+              "updated": _atom_time(c["generated_at"] or f"{c['until']}T00:00:00Z"),
+              "link": f"{base}/{c['folder']}" if base else f"{c['slug']}/"} for c in cards[:FEED_ENTRIES]]
+    updated = max((i["updated"] for i in items), default="1970-01-01T00:00:00Z")
+    home = f"{base}/{ROOT}" if base else ""
+    name = cards[0]["name"] if cards else ""
+    return _render_page("feed.xml.j2", L=labels(lang), repo=name or ROOT.rstrip("/"), entries=items,
+                        feed_id=uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{ROOT}").urn, updated=updated,
+                        self_link=f"{home}feed.xml" if home else "feed.xml", home=home or "./")
+
+
+def _root_index(bucket: Bucket) -> bytes:
+    digests = list_digests(bucket)
+    return render_root_index(list_repositories(bucket), digests[0] if digests else None).encode()
+
+
+def publish_digest(bucket: Bucket, digest: dict[str, Any], files: dict[str, bytes], site_url: str = "") -> list[str]:
+    """Write the digest's files in _digest/<slug>/, then the digests' feed and the root page that links it."""
+    period = digest["period"]
+    keys = _write(bucket, f"{ROOT}{period['since']}-to-{period['until']}/", files)
+    keys.append(_put(bucket, f"{ROOT}feed.xml", render_digest_feed(list_digests(bucket), site_url).encode(),
+                     INDEX_CACHE))
+    keys.append(_put(bucket, "index.html", _root_index(bucket), INDEX_CACHE))
+    return keys
 
 
 def list_repositories(bucket: Bucket) -> list[dict[str, Any]]:
@@ -284,6 +340,8 @@ def list_repositories(bucket: Bucket) -> list[dict[str, Any]]:
     (home language)."""
     repos = []
     for owner in bucket.folders(""):
+        if owner == ROOT:
+            continue
         for repo_prefix in bucket.folders(owner):
             for prefix in [repo_prefix, *bucket.folders(f"{repo_prefix}{sitepaths.SLICES}/")]:
                 slugs = sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in bucket.folders(prefix + "reports/"))
@@ -319,7 +377,7 @@ def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "", home: str | N
         keys.append(_put(bucket, where[lang] + "index.html", page.encode(), INDEX_CACHE))
         keys.append(_put(bucket, where[lang] + "feed.xml", render_feed(repo, entries, site_url, lang).encode(),
                          INDEX_CACHE))
-    keys.append(_put(bucket, "index.html", render_root_index(list_repositories(bucket)).encode(), INDEX_CACHE))
+    keys.append(_put(bucket, "index.html", _root_index(bucket), INDEX_CACHE))
     return keys
 
 

@@ -30,6 +30,7 @@ from aws_lambda_powertools import Logger
 
 from prhub import aws, metrics
 from prhub.config import RepoConfig, Settings
+from prhub.digest import ROOT as DIGEST_ROOT
 from prhub.errors import InputError, PrhubError
 from prhub.notify.channels import Channel, parse_channel, resolve
 from prhub.notify.ledger import Claim, Ledger
@@ -70,13 +71,19 @@ def delivery_id(report_key: str, cid: str, n: int) -> str:
 def request_deliveries(config: RepoConfig, report_key: str, run_id: str, queue: MessageQueue,
                        queue_url: str) -> int:
     """One DeliveryQueue message per channel of `config` for the report at `report_key`; returns how many."""
-    if not config.notify:
+    return request_channels(config.notify, config.language, report_key, run_id, queue, queue_url)
+
+
+def request_channels(channels: tuple[Channel, ...], language: str, report_key: str, run_id: str,
+                     queue: MessageQueue, queue_url: str) -> int:
+    """One DeliveryQueue message per channel for the report (or digest) at `report_key`; returns how many."""
+    if not channels:
         return 0
     if not queue_url:
         logger.warning("channels configured but no delivery queue (DELIVERY_QUEUE_URL)", extra={"run_id": run_id})
         return 0
-    bodies = [{"run_id": run_id, "report_key": report_key, "language": config.language, "channel": c.to_dict()}
-              for c in config.notify]
+    bodies = [{"run_id": run_id, "report_key": report_key, "language": language, "channel": c.to_dict()}
+              for c in channels]
     return queue.send_batch(queue_url, bodies)
 
 
@@ -224,6 +231,10 @@ def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
     if body is None:
         raise InputError(f"no report.json under {job.report_key}")
     report = json.loads(body)
+    if job.report_key.startswith(DIGEST_ROOT):  # the organisation digest (prhub.digest): its own message
+        from prhub.digest import digest_message
+
+        return digest_message(report, site_url or "")
     base, _, rest = job.report_key.partition("/reports/")
     since, _, until = rest.strip("/").partition("-to-")
     links = Links.for_report(site_url or "", base, since, until,

@@ -9,7 +9,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from prhub import scope
+from prhub import orgs, scope
 from prhub.config import RepoConfig, WatchList, check_repo
 from prhub.errors import EventRefused, InputError, SourceError
 from prhub.flow.deps import Deps
@@ -131,7 +131,11 @@ def excluded_note(config: RepoConfig, n: int) -> str:
 
 def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
     """Plan one run per requested repository; returns what was planned."""
-    requests = parse_plan_event(event, deps.watchlist, deps.clock())
+    # The schedule reports every watched repository, the `org`'s too (listed on GitHub, cached); a custom
+    # range names its repository, whose settings need no listing.
+    watchlist = (lambda: orgs.watched(deps.watchlist(), deps.sources, deps.cache)) if is_scheduled(event) \
+        else deps.watchlist
+    requests = parse_plan_event(event, watchlist, deps.clock())
     planned = []
     for req in requests:
         try:

@@ -49,7 +49,7 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published; the run marked reported."""
     from prhub import compose, llm, site, sitepaths
-    from prhub.flow import pages
+    from prhub.flow import digest, pages
     from prhub.flow.deliver import request_deliveries
     from prhub.render import render_all
 
@@ -88,8 +88,11 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     # report asks again; the delivery ledger keeps each (report, channel) to one message.
     deliveries = request_deliveries(run.config, prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
     logger.info("report published", extra={"run_id": run_id, "key": prefix, "deliveries": deliveries})
-    return {"run_id": run_id, "repo": run.repo, "report_key": prefix, "pr_count": report["stats"]["pr_count"],
-            "unscored": [u["number"] for u in unscored], "deliveries": deliveries}
+    answer = {"run_id": run_id, "repo": run.repo, "report_key": prefix, "pr_count": report["stats"]["pr_count"],
+              "unscored": [u["number"] for u in unscored], "deliveries": deliveries}
+    if (published := digest.after_report(run, deps)) is not None:  # this was the period's last report out
+        answer["digest"] = published
+    return answer
 
 
 def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) -> Scorer:
@@ -129,4 +132,9 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
         except Exception as exc:  # one broken run must not keep the others stuck
             logger.error("sweep could not report run", extra={"run_id": run.run_id, "error": str(exc)})
             failed.append(run.run_id)
-    return {"swept": reported, "failed": failed}
+    from prhub.flow import digest
+
+    answer: dict[str, Any] = {"swept": reported, "failed": failed}
+    if (published := digest.sweep(deps)) is not None:  # past its deadline, the period's digest goes out
+        answer["digest"] = published
+    return answer

@@ -1,0 +1,127 @@
+"""The organisation digest (prhub.digest): its numbers are the reports' own, and every rendering shows them."""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+import pytest
+from prhub.config import WatchList
+from prhub.digest import build, digest_message, folder
+from prhub.errors import InputError
+from prhub.notify import slack
+from prhub.notify.channels import Target
+from prhub.period import Period
+from prhub.render.digest import render_digest_html, render_digest_markdown
+
+from tests.golden.cases import hostile_report, load
+from tests.unit.render_support import parse_html
+
+PERIOD = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
+
+
+def report(repo: str, base: str = "zh-week") -> dict[str, Any]:
+    doc = copy.deepcopy(load(base))
+    doc["repo"] = repo
+    for pr in doc["prs"]:
+        pr["url"] = f"https://github.com/{repo}/pull/{pr['number']}"
+    return doc
+
+
+def inputs() -> dict[str, tuple[str, dict[str, Any]] | None]:
+    rocket, booster = report("acme/rocket"), report("acme/booster", "en-small")
+    booster["prs"][0]["importance"] = 9.9  # the top PR across repositories comes from the smaller one
+    return {"acme/rocket": ("acme/rocket/reports/2026-05-04-to-2026-05-10/", rocket),
+            "acme/booster": ("acme/booster/reports/2026-05-04-to-2026-05-10/", booster), "acme/late": None}
+
+
+def test_the_digest_counts_what_the_reports_hold_and_names_the_missing() -> None:
+    given = inputs()
+    digest = build("", PERIOD, "en", "2026-05-11T03:00:00Z", given)
+    reports = [r for _, r in filter(None, given.values())]
+    prs = [p for r in reports for p in r["prs"]]
+    assert digest["schema"] == "prhub.digest/1" and digest["missing"] == ["acme/late"] and not digest["complete"]
+    assert digest["stats"] == {
+        "repo_count": 3, "reported": 2, "pr_count": sum(r["stats"]["pr_count"] for r in reports),
+        "key_pr_count": sum(r["stats"]["key_pr_count"] for r in reports),
+        "breaking_count": sum(1 for p in prs if p["breaking"]),
+        "risk_count": sum(len(k["prs"]) for r in reports for k in r["risks"]),
+        "avg_importance": digest["stats"]["avg_importance"]}
+    assert [r["repo"] for r in digest["repos"]] == ["acme/booster", "acme/rocket"]
+    top = digest["top_prs"]
+    assert len(top) == sum(1 for p in prs if p["key"]) and top[0]["repo"] == "acme/booster"
+    assert [p["importance"] for p in top] == sorted((p["importance"] for p in top), reverse=True)
+    assert [(b["repo"], b["number"]) for b in digest["breaking"]] == [("acme/rocket", 4101)]
+    shared = {(t["kind"], t["name"]) for t in digest["themes"]}
+    assert ("module", "trainer") in shared and ("module", "ci") in shared  # in both repositories
+    assert ("module", "rollout") not in shared  # in one only
+    assert digest["title"] == "Organisation digest weekly report, 2026-W19, May 4–10"
+    assert "acme/late" in digest["summary"] and str(digest["stats"]["pr_count"]) in digest["summary"]
+    assert folder(PERIOD) == "_digest/2026-05-04-to-2026-05-10/"
+
+
+def test_the_web_page_and_markdown_show_the_numbers_and_escape_pr_text() -> None:
+    given = inputs()
+    given["acme/evil"] = ("acme/evil/reports/2026-05-04-to-2026-05-10/", hostile_report())
+    digest = build("Acme weekly", PERIOD, "zh", "2026-05-11T03:00:00Z", given)
+    html, md = render_digest_html(digest), render_digest_markdown(digest, "https://reports.example")
+    for row in digest["repos"]:
+        counts = f"合并 {row['pr_count']} · 关键 {row['key_pr_count']} · 破坏性 {row['breaking_count']} · " \
+                 f"风险 {row['risk_count']}"
+        assert counts in html and counts in md
+    assert "acme/late" in html and "acme/late" in md
+    tags = parse_html(html)
+    assert not {"script", "img", "iframe"} & {t for t, _ in tags.tags}
+    assert not [a for _, attrs in tags.tags for a in attrs if a.lower().startswith("on")]
+    hrefs = [str(attrs["href"]) for t, attrs in tags.tags if "href" in attrs and t == "a"]
+    assert hrefs and all(h.startswith(("https://", "../", "report.", "feed.xml")) for h in hrefs), hrefs
+    assert "<script>alert(1)</script>" in "".join(tags.text)  # shown as text, not run
+    assert not re.search(r"\]\((?!<?https?://)", md)  # no link Markdown did not write itself
+    # The web page links reports and PRs inside the site, relatively; Markdown links PRs to GitHub.
+    assert 'href="../../acme/rocket/reports/2026-05-04-to-2026-05-10/"' in html
+    assert 'href="../../acme/rocket/pull/4101/"' in html
+    assert "https://github.com/acme/rocket/pull/4101" in md
+    assert "https://reports.example/acme/rocket/reports/2026-05-04-to-2026-05-10/" in md
+
+
+def test_the_digest_message_carries_its_counts_and_links_and_fits_slack() -> None:
+    digest = build("", PERIOD, "en", "2026-05-11T03:00:00Z", inputs())
+    message = digest_message(digest, "https://reports.example/")
+    s = digest["stats"]
+    assert (message.counts.prs, message.counts.key_prs, message.counts.breaking, message.counts.risks) == (
+        s["pr_count"], s["key_pr_count"], s["breaking_count"], s["risk_count"])
+    assert message.page == "https://reports.example/_digest/2026-05-04-to-2026-05-10/"
+    assert message.highlights[0].text.startswith("acme/booster: ")
+    assert message.highlights[0].prs[0].page == "https://reports.example/acme/booster/pull/4107/"
+    request = slack.build(message, Target("slack", "slack", "https://hooks.slack.example/x"), 0.0, "id")
+    body = json.loads(request.body)
+    assert digest["title"] in json.dumps(body, ensure_ascii=False) and len(body["blocks"]) <= 50
+
+
+def test_the_watch_list_reads_digest_and_org() -> None:
+    watchlist = WatchList.parse(json.dumps({
+        "defaults": {"language": "en", "tz": "Asia/Shanghai"}, "org": "acme", "exclude": ["*-archive"],
+        "digest": {"title": "Acme weekly", "deadline_hours": 2.5,
+                   "notify": [{"channel": "slack", "url_secret": "prhub/notify/acme"}]}}))
+    assert watchlist.org == "acme" and watchlist.exclude == ("*-archive",)
+    digest = watchlist.digest
+    assert digest is not None and (digest.title, digest.deadline_hours, digest.language, digest.tz) == (
+        "Acme weekly", 2.5, "en", "Asia/Shanghai")
+    assert digest.notify[0].url_secret == "prhub/notify/acme"
+    assert WatchList.parse('{"repos": []}').digest is None
+
+
+@pytest.mark.parametrize(("doc", "message"), [
+    ({"digest": {"titel": "x"}}, "unknown digest settings: titel"),
+    ({"digest": {"deadline_hours": -1}}, "deadline_hours"),
+    ({"digest": {"deadline_hours": True}}, "deadline_hours"),
+    ({"digest": {"notify": [{"channel": "pager"}]}}, r"digest.notify\[0\].channel"),
+    ({"digest": []}, "digest must be an object"),
+    ({"org": "not/an-org"}, "org must be"),
+    ({"exclude": ["x"]}, "give org too"),
+    ({"org": "acme", "exclude": "x"}, "exclude must be a list"),
+])
+def test_a_bad_digest_or_org_setting_is_refused_with_its_name(doc: dict[str, Any], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        WatchList.parse(json.dumps(doc))
