@@ -98,9 +98,16 @@ def load_handler(root: Path, template: dict[str, Any], logical: str) -> Callable
 
 
 class _Stderr:
-    """Whatever sys.stderr is at the moment of writing (it may be swapped after the handler is set up)."""
+    """Whatever sys.stderr is at the moment of writing (it may be swapped after the handler is set up), unless
+    the writing thread holds its lines back (held_logs)."""
+
+    held = threading.local()
 
     def write(self, text: str) -> int:
+        lines: list[str] | None = getattr(self.held, "lines", None)
+        if lines is not None:
+            lines.append(text)
+            return len(text)
         return sys.stderr.write(text)
 
     def flush(self) -> None:
@@ -112,6 +119,25 @@ def _quiet_logs() -> None:
     for handler in logging.getLogger(os.environ.get("POWERTOOLS_SERVICE_NAME", "prhub")).handlers:
         if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout:
             handler.setStream(_Stderr())  # type: ignore[arg-type]
+
+
+class HeldLogs:
+    """The handlers' log lines this thread writes meanwhile, held: written out at the end unless dropped.
+
+    A refused plan is one line for the person who asked (`prhub: ...`, exit 2); the JSON record the handler
+    logs about the refusal is for CloudWatch, and would only bury that line."""
+
+    def __enter__(self) -> HeldLogs:
+        self.lines: list[str] = []
+        _Stderr.held.lines = self.lines
+        return self
+
+    def drop(self) -> None:
+        self.lines.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        _Stderr.held.lines = None
+        sys.stderr.write("".join(self.lines))
 
 
 def direct_invoke(name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
@@ -237,12 +263,16 @@ class Runner:
         plan = load_handler(self.root, self.stack.template, "PlanFunction")
         runs = []
         for event in events:
-            answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
-            if not answer.get("ok"):
-                raise InputError(answer.get("error", "plan failed"))
+            with HeldLogs() as logs:
+                answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
+                if not answer.get("ok"):
+                    logs.drop()
+                    raise InputError(answer.get("error", "plan failed"))
             runs += [r for r in answer["runs"] if "error" not in r]
         total = sum(r["expected"] for r in runs)
         for r in runs:
+            for warning in r.get("warnings", []):
+                self.say(f"warning: {warning}")
             self.say(f"listed {r['expected']} PRs merged into {r['repo']} from {r['period']['since']} "
                      f"to {r['period']['until']} ({r['period']['tz']})")
         pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]

@@ -351,6 +351,10 @@ class GitHubSource:
         """GitHub answers or fails (an unknown repository is a SourceError at listing): nothing to note."""
         return []
 
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        """Nothing to warn about either."""
+        return []
+
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
         """The comparison periods' PRs from the same search listing (modules from their titles: a listing has no
         files), and per author one search for a merge before the period (`total_count` says whether any)."""

@@ -156,6 +156,9 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     history = source.history(config.repo, period, {r.author for r in refs}, lambda pr: _modules_for(pr, config))
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, "period": period.to_dict(), "expected": len(refs)}
+    warnings = source.warnings(config.repo, period)  # for the person who asked (the CLI prints them on stderr)
+    if warnings:
+        summary["warnings"] = warnings
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
                                  format_timestamp(now), notes=notes, history=history):
         logger.info("run already planned", extra={"run_id": req.run_id})
