@@ -155,7 +155,8 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
     } for m in messages]}
 
 
-FLOW_QUEUES = ("ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")  # a run is done when all are drained
+# a run is done when all are drained (PlanQueue: a listing that outlasted its invocation)
+FLOW_QUEUES = ("PlanQueue", "ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
 IDLE_POLL = 0.2  # s between short polls of an empty queue
@@ -269,27 +270,30 @@ class Runner:
                     logs.drop()
                     raise InputError(answer.get("error", "plan failed"))
             runs += [r for r in answer["runs"] if "error" not in r]
-        total = sum(r["expected"] for r in runs)
         for r in runs:
             for warning in r.get("warnings", []):
                 self.say(f"warning: {warning}")
-            self.say(f"listed {r['expected']} PRs merged into {r['repo']} from {r['period']['since']} "
-                     f"to {r['period']['until']} ({r['period']['tz']})")
+            span = f"{r['repo']} from {r['period']['since']} to {r['period']['until']} ({r['period']['tz']})"
+            if r.get("continued"):
+                self.say(f"listed {r['listed']} PRs merged into {span} so far: the listing goes on")
+            else:
+                self.say(f"listed {r['expected']} PRs merged into {span}")
         pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
+        pollers.append(Poller(self, "PlanFunction", "PlanQueue", 1))  # continuations of long listings
         pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
         pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue", 5))  # chat and e-mail, after publishing
         pollers.append(Poller(self, "PagesFunction", "PagesQueue", 1))  # the PR pages of each published report
         for p in pollers:
             p.start()
         try:
-            self._wait([r["run_id"] for r in runs], total, pollers, timeout)
+            self._wait([r["run_id"] for r in runs], pollers, timeout)
         finally:
             self.stopping.set()
             for p in pollers:
                 p.join(timeout=10)
         return runs
 
-    def _wait(self, run_ids: list[str], total: int, pollers: list[Poller], timeout: float) -> None:
+    def _wait(self, run_ids: list[str], pollers: list[Poller], timeout: float) -> None:
         store, sqs = run_store(self.stack), client("sqs")
         deadline = time.monotonic() + timeout
         last, stuck_since, swept = -1, None, 0
@@ -297,7 +301,8 @@ class Runner:
             for p in pollers:
                 if p.error is not None:
                     raise PipelineError(f"{p.name} died: {p.error!r}") from p.error
-            runs = [store.get_run(r) for r in run_ids]
+            runs = [store.get_run(r) for r in run_ids]  # None: its listing goes on
+            total = sum(r.expected for r in runs if r is not None)
             progress = sum(r.done + r.failed for r in runs if r is not None)
             if progress != last:
                 failed = sum(r.failed for r in runs if r is not None)

@@ -39,8 +39,13 @@ UNRECORDED: dict[Grant, str] = {
     ("ReportFunction", "sqs:SendMessage", "SweepDLQ"): "Lambda sends a failed sweep invocation there",
     **{("ScoreFunction", action, "ScoreQueue"): ESM
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
+    **{("PlanFunction", action, "PlanQueue"): ESM
+       for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
     **{("ReportFunction", action, "ReportQueue"): ESM
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
+    ("PlanFunction", "sqs:SendMessage", "PlanQueue"):
+        "a listing's continuation: test_plan_handler drives it through flow.plan with pages of 5 PRs (the "
+        "handler's source lists 100 a page)",
     ("ScoreFunction", "sqs:SendMessage", "ScoreQueue"):
         "a rate-limited PR sent again: test_score_handler drives it through flow.score_record, not the handler",
     ("ScoreFunction", "sqs:ChangeMessageVisibility", "ScoreQueue"):

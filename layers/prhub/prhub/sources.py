@@ -24,9 +24,25 @@ from prhub.models import PullRef, PullRequest, RecordError
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
 
 
+@dataclass(frozen=True)
+class ListPage:
+    """One page of a listing: its PRs, and where to go on (None once the listing is complete).
+
+    `resume` is plain JSON, so a planner running out of time can put it on a queue and let the next
+    invocation carry on with `list_pages(repo, period, resume)` (flow/plan.py).
+    """
+
+    refs: list[PullRef]
+    resume: dict[str, Any] | None
+
+
 class Source(Protocol):
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         """Every PR merged into `repo` within `period`, each once, sorted by merge time then number."""
+        ...
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        """The same listing a page at a time, from the start or from a page's `resume`."""
         ...
 
     def get(self, repo: str, ref: PullRef) -> PullRequest:
@@ -228,6 +244,10 @@ class JsonlSource:
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         refs = [pr.ref for pr in self._of_repo(repo).values() if period.contains(pr.merged_at)]
         return sorted(refs, key=lambda r: (r.merged_at, r.number))
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        """An export is read whole: its listing is one page."""
+        yield ListPage(self.list_merged(repo, period), None)
 
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         pr = self._of_repo(repo).get(ref.number)
