@@ -995,8 +995,11 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "ssm:GetParameter": {"ConfigParameter"},
         "dynamodb:PutItem": {"RunsTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable"},  # an empty range claims its report at once
-        "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags
-        "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanDLQ"},  # PlanDLQ: the failure destination
+        "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags; a listing's kept parts
+        # PlanDLQ: the failure destination; PlanQueue: a listing's continuation
+        "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanQueue", "PlanDLQ"},
+        "sqs:ReceiveMessage": {"PlanQueue"}, "sqs:DeleteMessage": {"PlanQueue"},
+        "sqs:GetQueueAttributes": {"PlanQueue"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName"},
     },
     "ScoreFunction": {

@@ -309,7 +309,7 @@ class GraphQLSource(GitHubSource):
             except GraphQLUnavailable as exc:
                 log.warning("%s: using the REST API instead", exc)
                 self.graphql = False
-        yield from super().list_pages(repo, period)
+        yield ListPage(super().list_merged(repo, period), None)
 
     def _search_pages(self, repo: str, period: Period, resume: dict[str, Any] | None) -> Iterator[ListPage]:
         """Search pages, sliced below the search cap; every PR they yield is kept for get()."""
