@@ -9,7 +9,8 @@ call directly. It
    environment from its Globals, so the local run cannot drift from the stack;
 3. restores the state directory (tables, bucket, queue messages);
 4. invokes PlanFunction, then lets N worker threads poll ScoreQueue, one
-   thread ReportQueue and one PagesQueue, calling the handlers with Lambda's SQS event shape,
+   thread each PlanQueue (a long listing's continuation), ReportQueue, DeliveryQueue and PagesQueue,
+   calling the handlers with Lambda's SQS event shape,
    deleting only the records not listed in `batchItemFailures` and handing the
    failed ones back after a short retry delay (see Poller);
 5. finishes when every run is reported and the queues are drained (PR pages included), invoking
@@ -99,7 +100,7 @@ def load_handler(root: Path, template: dict[str, Any], logical: str) -> Callable
 
 class _Stderr:
     """Whatever sys.stderr is at the moment of writing (it may be swapped after the handler is set up), unless
-    the writing thread holds its lines back (held_logs)."""
+    the writing thread holds its lines back (HeldLogs)."""
 
     held = threading.local()
 
