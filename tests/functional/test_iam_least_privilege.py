@@ -43,6 +43,9 @@ UNRECORDED: dict[Grant, str] = {
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
     **{("ReportFunction", action, "ReportQueue"): ESM
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
+    ("PlanFunction", "dynamodb:GetItem", "CacheTable"):
+        "REST's ETags (the recorded runs list through GraphQL) and a continued listing's kept parts "
+        "(test_plan_handler drives the continuation through flow.plan)",
     ("PlanFunction", "sqs:SendMessage", "PlanQueue"):
         "a listing's continuation: test_plan_handler drives it through flow.plan with pages of 5 PRs (the "
         "handler's source lists 100 a page)",
