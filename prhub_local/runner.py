@@ -9,7 +9,8 @@ call directly. It
    environment from its Globals, so the local run cannot drift from the stack;
 3. restores the state directory (tables, bucket, queue messages);
 4. invokes PlanFunction, then lets N worker threads poll ScoreQueue, one
-   thread ReportQueue and one PagesQueue, calling the handlers with Lambda's SQS event shape,
+   thread each PlanQueue (a long listing's continuation), ReportQueue, DeliveryQueue and PagesQueue,
+   calling the handlers with Lambda's SQS event shape,
    deleting only the records not listed in `batchItemFailures` and handing the
    failed ones back after a short retry delay (see Poller);
 5. finishes when every run is reported and the queues are drained (PR pages included), invoking
@@ -100,9 +101,16 @@ def load_handler(root: Path, template: dict[str, Any], logical: str) -> Callable
 
 
 class _Stderr:
-    """Whatever sys.stderr is at the moment of writing (it may be swapped after the handler is set up)."""
+    """Whatever sys.stderr is at the moment of writing (it may be swapped after the handler is set up), unless
+    the writing thread holds its lines back (HeldLogs)."""
+
+    held = threading.local()
 
     def write(self, text: str) -> int:
+        lines: list[str] | None = getattr(self.held, "lines", None)
+        if lines is not None:
+            lines.append(text)
+            return len(text)
         return sys.stderr.write(text)
 
     def flush(self) -> None:
@@ -114,6 +122,25 @@ def _quiet_logs() -> None:
     for handler in logging.getLogger(os.environ.get("POWERTOOLS_SERVICE_NAME", "prhub")).handlers:
         if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout:
             handler.setStream(_Stderr())  # type: ignore[arg-type]
+
+
+class HeldLogs:
+    """The handlers' log lines this thread writes meanwhile, held: written out at the end unless dropped.
+
+    A refused plan is one line for the person who asked (`prhub: ...`, exit 2); the JSON record the handler
+    logs about the refusal is for CloudWatch, and would only bury that line."""
+
+    def __enter__(self) -> HeldLogs:
+        self.lines: list[str] = []
+        _Stderr.held.lines = self.lines
+        return self
+
+    def drop(self) -> None:
+        self.lines.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        _Stderr.held.lines = None
+        sys.stderr.write("".join(self.lines))
 
 
 def direct_invoke(name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
@@ -131,7 +158,8 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
     } for m in messages]}
 
 
-FLOW_QUEUES = ("ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")  # a run is done when all are drained
+# a run is done when all are drained (PlanQueue: a listing that outlasted its invocation)
+FLOW_QUEUES = ("PlanQueue", "ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
 IDLE_POLL = 0.2  # s between short polls of an empty queue
@@ -239,29 +267,36 @@ class Runner:
         plan = load_handler(self.root, self.stack.template, "PlanFunction")
         runs = []
         for event in events:
-            answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
-            if not answer.get("ok"):
-                raise InputError(answer.get("error", "plan failed"))
+            with HeldLogs() as logs:
+                answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
+                if not answer.get("ok"):
+                    logs.drop()
+                    raise InputError(answer.get("error", "plan failed"))
             runs += [r for r in answer["runs"] if "error" not in r]
-        total = sum(r["expected"] for r in runs)
         for r in runs:
-            self.say(f"listed {r['expected']} PRs merged into {r['repo']} from {r['period']['since']} "
-                     f"to {r['period']['until']} ({r['period']['tz']})")
+            for warning in r.get("warnings", []):
+                self.say(f"warning: {warning}")
+            span = f"{r['repo']} from {r['period']['since']} to {r['period']['until']} ({r['period']['tz']})"
+            if r.get("continued"):
+                self.say(f"listed {r['listed']} PRs merged into {span} so far: the listing goes on")
+            else:
+                self.say(f"listed {r['expected']} PRs merged into {span}")
         pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
+        pollers.append(Poller(self, "PlanFunction", "PlanQueue", 1))  # continuations of long listings
         pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
         pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue", 5))  # chat and e-mail, after publishing
         pollers.append(Poller(self, "PagesFunction", "PagesQueue", 1))  # the PR pages of each published report
         for p in pollers:
             p.start()
         try:
-            self._wait([r["run_id"] for r in runs], total, pollers, timeout)
+            self._wait([r["run_id"] for r in runs], pollers, timeout)
         finally:
             self.stopping.set()
             for p in pollers:
                 p.join(timeout=10)
         return runs
 
-    def _wait(self, run_ids: list[str], total: int, pollers: list[Poller], timeout: float) -> None:
+    def _wait(self, run_ids: list[str], pollers: list[Poller], timeout: float) -> None:
         store, sqs = run_store(self.stack), client("sqs")
         deadline = time.monotonic() + timeout
         last, stuck_since, swept = -1, None, 0
@@ -269,7 +304,8 @@ class Runner:
             for p in pollers:
                 if p.error is not None:
                     raise PipelineError(f"{p.name} died: {p.error!r}") from p.error
-            runs = [store.get_run(r) for r in run_ids]
+            runs = [store.get_run(r) for r in run_ids]  # None: its listing goes on
+            total = sum(r.expected for r in runs if r is not None)
             progress = sum(r.done + r.failed for r in runs if r is not None)
             if progress != last:
                 failed = sum(r.failed for r in runs if r is not None)

@@ -7,7 +7,7 @@ from aws_lambda_powertools import Logger
 from prhub import metrics
 from prhub.errors import EventRefused, InputError, SourceError
 from prhub.flow.deps import Deps
-from prhub.flow.plan import is_scheduled, plan
+from prhub.flow.plan import continue_listing, is_scheduled, plan
 
 logger = Logger()
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
@@ -17,6 +17,8 @@ _deps: Deps | None = None  # built on the first invocation, kept while the envir
 def handler(event: Any, context: Any) -> dict[str, Any]:
     global _deps
     _deps = _deps or Deps.from_env()
+    if isinstance(event, dict) and "Records" in event:  # PlanQueue: a listing that outlasted an invocation
+        return continue_listing(event, _deps.invoked(context))
     try:
         runs = plan(event, _deps.invoked(context))
     except EventRefused as exc:

@@ -89,13 +89,29 @@ def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_on
 def test_prhub_run_with_config_prints_every_report(aws_endpoint: str, tmp_path: Path, chat: FakeChat,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     config, hooks = two_repos(tmp_path, chat)
+    # acme/booster's export ends before the week does, and has two lines it cannot read (one holding a secret)
+    booster = Path(config["repos"][1]["source"].removeprefix("jsonl:"))
+    rows = [line for line in booster.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["merged_at"] < "2026-06-05"]
+    secret = "sk-" + uuid.uuid4().hex
+    booster.write_text("\n".join([*rows, f'{{"number": 1, "title": "{secret}', json.dumps({"title": secret})])
+                       + "\n", encoding="utf-8")
+    last = max(json.loads(line)["merged_at"] for line in rows)[:10]
     path = tmp_path / "watch.json"
     path.write_text(json.dumps(config), encoding="utf-8")
     out = tmp_path / "site"
     code = cli.main(["run", "--config", str(path), "--since", WEEK["since"], "--until", WEEK["until"],
                      "--endpoint-url", aws_endpoint, "--out", str(out)])
     assert code == 0
-    printed = capsys.readouterr().out.split()
+    captured = capsys.readouterr()
+    printed = captured.out.split()
     assert len(printed) == 8 and all(Path(p).exists() for p in printed)
+    # stderr counts the skipped lines and names each by file:line and kind of problem, never by its value,
+    # and warns that the range is only partly covered, naming the export's first and last merge dates
+    assert f"warning: {booster}: 2 line(s) skipped" in captured.err
+    assert f"warning: export line skipped: {booster}:{len(rows) + 1}: not valid JSON" in captured.err
+    assert f"warning: export line skipped: {booster}:{len(rows) + 2}: missing field" in captured.err
+    assert secret not in captured.err
+    assert f"warning: the export {booster} covers merges from 2026-05-26 to {last} only" in captured.err
     assert {Path(p).relative_to(out).parts[1] for p in printed} == {"rocket", "booster"}
     assert [len(h.accepted) for h in hooks.values()] == [1, 1]

@@ -17,6 +17,14 @@ pytestmark = pytest.mark.slow
 REPO, TZ = "verl-project/verl", "Asia/Shanghai"
 
 
+def one_line(err: str) -> str:
+    """The single line a user error prints: no JSON log record of the handler behind it."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("prhub: ") and "{" not in lines[0]
+    return lines[0]
+
+
 def week(aws_endpoint: str, export: Path, since: str, until: str, state: Path, out: Path) -> dict[str, Any]:
     result = run_pipeline(repo=REPO, since=since, until=until, tz=TZ, source=f"jsonl:{export}", scorer="heuristic",
                           endpoint_url=aws_endpoint, prefix="h" + uuid.uuid4().hex[:10], state=state, out=out,
@@ -56,7 +64,7 @@ def test_a_malformed_export_exits_2_and_writes_nothing(tmp_path: Path, content: 
     code = cli.main(["run", "--repo", "acme/rocket", "--since", "2026-06-01", "--until", "2026-06-07",
                      "--source", f"jsonl:{export}", "--state", str(state), "--out", str(out)])
     err = capsys.readouterr().err
-    assert code == 2 and words in err
+    assert code == 2 and words in one_line(err)
     assert not state.exists() and not out.exists()
 
 
@@ -65,7 +73,7 @@ def test_an_export_of_another_repository_exits_2_naming_what_it_holds(verl_expor
     state, out = tmp_path / "state", tmp_path / "site"
     code = cli.main(["run", "--repo", "foo/bar", "--since", "2026-05-04", "--until", "2026-05-10",
                      "--tz", TZ, "--source", f"jsonl:{verl_export}", "--state", str(state), "--out", str(out)])
-    assert code == 2 and "holds no PR of foo/bar: its PRs are of verl-project/verl" in capsys.readouterr().err
+    assert code == 2 and "holds no PR of foo/bar: its PRs are of verl-project/verl" in one_line(capsys.readouterr().err)
     assert not state.exists() and not out.exists()
 
 
@@ -74,5 +82,6 @@ def test_a_range_the_export_does_not_reach_exits_2(verl_export: Path, tmp_path: 
     code = cli.main(["run", "--repo", REPO, "--since", "2026-10-05", "--until", "2026-10-11", "--tz", TZ,
                      "--source", f"jsonl:{verl_export}", "--state", str(tmp_path / "state"),
                      "--out", str(tmp_path / "site")])
-    assert code == 2 and "covers merges from 2024-10-31 to 2026-08-22" in capsys.readouterr().err
+    assert code == 2 and "covers merges from 2024-10-31 to 2026-08-22" in one_line(capsys.readouterr().err)
     assert not (tmp_path / "state").exists()
+

@@ -42,8 +42,16 @@ UNRECORDED: dict[Grant, str] = {
     ("ReportFunction", "sqs:SendMessage", "SweepDLQ"): "Lambda sends a failed sweep invocation there",
     **{("ScoreFunction", action, "ScoreQueue"): ESM
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
+    **{("PlanFunction", action, "PlanQueue"): ESM
+       for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
     **{("ReportFunction", action, "ReportQueue"): ESM
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
+    ("PlanFunction", "dynamodb:GetItem", "CacheTable"):
+        "REST's ETags (the recorded runs list through GraphQL) and a continued listing's kept parts "
+        "(test_plan_handler drives the continuation through flow.plan)",
+    ("PlanFunction", "sqs:SendMessage", "PlanQueue"):
+        "a listing's continuation: test_plan_handler drives it through flow.plan with pages of 5 PRs (the "
+        "handler's source lists 100 a page)",
     ("ScoreFunction", "sqs:SendMessage", "ScoreQueue"):
         "a rate-limited PR sent again: test_score_handler drives it through flow.score_record, not the handler",
     ("ScoreFunction", "sqs:ChangeMessageVisibility", "ScoreQueue"):

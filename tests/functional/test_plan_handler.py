@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prhub import aws
 from prhub.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.sources import SourceCache
@@ -211,3 +212,63 @@ def test_a_scheduled_plan_that_fails_raises_so_lambda_retries_it(stack: Stack) -
     # A person's direct invoke still gets the message as an answer.
     answer = plan(stack, {**SAMPLE})
     assert answer["ok"] is False and "not valid JSON" in answer["error"]
+
+
+
+def test_a_listing_longer_than_one_invocation_is_continued_and_holds_every_pr_once(stack: Stack) -> None:
+    import dataclasses
+    import math
+
+    from prhub.flow.plan import continue_listing
+    from prhub.flow.plan import plan as plan_service
+    from prhub.github_graphql import GraphQLSource
+
+    from prhub_local.runner import LambdaContext, sqs_event
+    from tests.fakes import FakeGitHub
+    from tests.functional.test_github_graphql import week
+    from tests.functional.test_github_source import REPO, WEEK, expected
+
+    # GIVEN a week of 12 merged PRs on GitHub, listed 5 a page, and a plan with no time to spare: each
+    # invocation lists one page, then hands the rest on to PlanQueue
+    pulls = week(12)
+    with FakeGitHub(pulls, REPO) as gh:
+        source = GraphQLSource(token="t0ken", api_url=gh.url, page_size=5, max_wait=math.inf)
+        deps = dataclasses.replace(Deps.from_env(), sources=lambda spec: source).invoked(
+            LambdaContext("PlanFunction", timeout_ms=1))
+        event = {"repo": REPO, "since": str(WEEK.since), "until": str(WEEK.until), "tz": WEEK.tz,
+                 "source": "github", "scorer": "heuristic"}
+        # WHEN it is planned, and each continuation delivered (the first one twice: SQS delivers at least once)
+        [first] = plan_service(event, deps)
+        assert first["continued"] is True and first["listed"] == 5
+        assert items(stack, "RunsTable") == []  # no run (nor any score message) until the listing is complete
+        delivered = 0
+        while depth(stack, "PlanQueue"):
+            messages = receive_all(stack, "PlanQueue", 1)
+            batch = sqs_event(messages, stack.queue_arns["PlanQueue"])
+            for _ in range(2 if delivered == 0 else 1):
+                assert continue_listing(batch, deps)["batchItemFailures"] == []
+            delivered += 1
+            for m in messages:
+                aws.client("sqs").delete_message(QueueUrl=stack.queues["PlanQueue"], ReceiptHandle=m["ReceiptHandle"])
+    # THEN the run exists once, expecting exactly the week's PRs, and every PR has one score message
+    want = sorted(p.number for p in expected(pulls))
+    [item] = items(stack, "RunsTable")
+    run = Run.from_item(item)
+    assert run.run_id == first["run_id"] and run.expected == len(want) == 12
+    assert sorted(run.refs) == want
+    sqs, bodies = aws.client("sqs"), []
+    while got := sqs.receive_message(QueueUrl=stack.queues["ScoreQueue"], MaxNumberOfMessages=10,
+                                     VisibilityTimeout=60).get("Messages", []):
+        bodies += [json.loads(m["Body"]) for m in got]
+    assert sorted(b["number"] for b in bodies) == want  # the redelivered continuation planned nothing twice
+    assert delivered >= 2
+
+
+def test_a_continuation_that_can_never_succeed_is_acknowledged_and_writes_nothing(stack: Stack) -> None:
+    from prhub_local.runner import sqs_event
+
+    messages = [{"MessageId": "m1", "ReceiptHandle": "r1", "Body": json.dumps({"continue": {"run_id": 7}})},
+                {"MessageId": "m2", "ReceiptHandle": "r2", "Body": "not json"}]
+    answer = plan(stack, sqs_event(messages, stack.queue_arns["PlanQueue"]))
+    assert answer == {"batchItemFailures": []}  # asking again cannot help: not retried towards PlanDLQ
+    assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0

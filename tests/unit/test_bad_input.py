@@ -259,6 +259,19 @@ def test_notes_name_file_line_and_problem_in_the_report_language_never_the_value
     assert any("field merged_at has the wrong shape" in n for n in source.notes("o/r", WEEK))
 
 
+def test_warnings_count_and_name_every_skipped_line_where_the_notes_stop_at_their_cap() -> None:
+    from prhub.sources import MAX_NOTES
+
+    lines = [line(row(1)), *(["{broken"] * (MAX_NOTES + 5))]
+    source = JsonlSource(lines, "x.jsonl")
+    warnings = source.warnings("o/r", WEEK)
+    assert warnings[0] == f"x.jsonl: {MAX_NOTES + 5} line(s) skipped"
+    assert [w for w in warnings if w.startswith("export line")] == [
+        f"export line skipped: x.jsonl:{n}: not valid JSON" for n in range(2, MAX_NOTES + 7)]
+    assert source.notes("o/r", WEEK)[-1] == "export lines with problems: 5 more"
+    assert not [w for w in JsonlSource([line(row(1))], "x.jsonl").warnings("o/r", WEEK) if "line" in w]
+
+
 def test_a_pull_url_off_site_or_of_another_number_skips_the_line_and_a_missing_one_is_made() -> None:
     lines = [line(row(1, html_url="https://evil.example/o/r/pull/1")),
              line(row(2, html_url="https://github.com/o/r/pull/99")),

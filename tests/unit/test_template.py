@@ -239,7 +239,7 @@ def test_globals_environment() -> None:
         "CACHE_TABLE": {"Ref": "CacheTable"},
         "IDEMPOTENCY_TABLE": {"Ref": "IdempotencyTable"}, "SCORE_QUEUE_URL": {"Ref": "ScoreQueue"},
         "REPORT_QUEUE_URL": {"Ref": "ReportQueue"}, "PAGES_QUEUE_URL": {"Ref": "PagesQueue"},
-        "SITE_BUCKET": {"Ref": "SiteBucket"},
+        "PLAN_QUEUE_URL": {"Ref": "PlanQueue"}, "SITE_BUCKET": {"Ref": "SiteBucket"},
         "DISTRIBUTION_ID": {"Ref": "SiteDistribution"}, "PRHUB_CONFIG_PARAMETER": {"Ref": "ConfigParameter"},
         "GITHUB_TOKEN_SECRET": {"Ref": "GitHubTokenSecretName"}, "LLM_API_KEY_SECRET": {"Ref": "LlmApiKeySecretName"},
         "POWERTOOLS_SERVICE_NAME": "prhub", "POWERTOOLS_METRICS_NAMESPACE": "Prhub",
@@ -408,7 +408,13 @@ def test_report_queue_trigger() -> None:
     assert function_setting("ReportFunction", "MemorySize") == 1024
 
 
-@pytest.mark.parametrize("queue", ["ScoreQueue", "ReportQueue"])
+def test_plan_queue_trigger() -> None:
+    """A listing's continuation: one per invocation, which it takes most of."""
+    mapping = _mapping("PlanQueue")
+    assert mapping["FunctionName"] == {"Ref": "PlanFunction"} and mapping["BatchSize"] == 1
+
+
+@pytest.mark.parametrize("queue", ["ScoreQueue", "ReportQueue", "PlanQueue"])
 def test_partial_batch_answers_are_honoured(queue: str) -> None:
     """A handler that answers failures as batchItemFailures (Powertools' process_partial_response) needs
     ReportBatchItemFailures on its trigger, else Lambda takes the answer for success and deletes the messages."""
@@ -428,6 +434,7 @@ def test_no_function_uses_a_sam_sqs_event() -> None:
 
 
 @pytest.mark.parametrize(("queue", "dlq", "function"), [("ScoreQueue", "ScoreDLQ", "ScoreFunction"),
+                                                        ("PlanQueue", "PlanDLQ", "PlanFunction"),
                                                         ("ReportQueue", "ReportDLQ", "ReportFunction"),
                                                         ("DeliveryQueue", "DeliveryDLQ", "DeliveryFunction")])
 def test_queue_redrive_and_visibility(queue: str, dlq: str, function: str) -> None:
@@ -459,7 +466,7 @@ def _alarms_on(dimension: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_every_queue_that_keeps_failures_is_a_dead_letter_queue_with_an_alarm() -> None:
     queues = set(resources("AWS::SQS::Queue"))
-    assert queues - {"ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue"} == set(DLQS)
+    assert queues - {"ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue", "PlanQueue"} == set(DLQS)
 
 
 @pytest.mark.parametrize("dlq", DLQS)
@@ -989,8 +996,11 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "ssm:GetParameter": {"ConfigParameter"},
         "dynamodb:PutItem": {"RunsTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable"},  # an empty range claims its report at once
-        "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags
-        "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanDLQ"},  # PlanDLQ: the failure destination
+        "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags; a listing's kept parts
+        # PlanDLQ: the failure destination; PlanQueue: a listing's continuation
+        "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanQueue", "PlanDLQ"},
+        "sqs:ReceiveMessage": {"PlanQueue"}, "sqs:DeleteMessage": {"PlanQueue"},
+        "sqs:GetQueueAttributes": {"PlanQueue"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName"},
     },
     "ScoreFunction": {

@@ -285,6 +285,7 @@ class Settings:
     report_queue_url: str
     site_bucket: str
     pages_queue_url: str = ""  # PagesQueue: the PR pages of a published report
+    plan_queue_url: str = ""  # PlanQueue: a listing's continuation
     distribution_id: str = ""
     site_url: str = ""
     config_parameter: str = ""
@@ -304,6 +305,7 @@ class Settings:
                 report_queue_url=env["REPORT_QUEUE_URL"],
                 site_bucket=env["SITE_BUCKET"],
                 pages_queue_url=env["PAGES_QUEUE_URL"],
+                plan_queue_url=env.get("PLAN_QUEUE_URL", ""),
                 distribution_id=env.get("DISTRIBUTION_ID", ""),
                 site_url=env.get("SITE_URL", ""),
                 config_parameter=env.get("PRHUB_CONFIG_PARAMETER", ""),

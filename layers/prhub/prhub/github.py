@@ -26,7 +26,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import IO, Any, Protocol
@@ -38,7 +38,7 @@ from prhub import secrets
 from prhub.errors import RetryLater, SourceError
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, parse_timestamp, zone
-from prhub.sources import COMPARISONS, History, Tagger, history_entry
+from prhub.sources import COMPARISONS, History, ListPage, Tagger, history_entry
 
 log = logging.getLogger(__name__)
 
@@ -349,6 +349,14 @@ class GitHubSource:
 
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         """GitHub answers or fails (an unknown repository is a SourceError at listing): nothing to note."""
+        return []
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        """REST's listing, as one page (its search pages are not resumable)."""
+        yield ListPage(self.list_merged(repo, period), None)
+
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        """Nothing to warn about either."""
         return []
 
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:

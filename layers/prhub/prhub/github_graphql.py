@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -52,7 +51,7 @@ from prhub.github import (
 )
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
-from prhub.sources import COMPARISONS, History, Tagger, history_entry
+from prhub.sources import COMPARISONS, History, ListPage, Tagger, history_entry
 
 log = logging.getLogger(__name__)
 
@@ -121,18 +120,6 @@ class QueryTimeout(SourceError):
 
 class PartialAnswer(SourceError):
     """The answer carried `errors` beside its data: some of it is missing."""
-
-
-@dataclass(frozen=True)
-class ListPage:
-    """One search page of a listing: its PRs, and where to go on (None once the listing is complete).
-
-    `resume` is plain JSON, so a planner running out of time can put it on a queue and let the next
-    invocation carry on with `list_pages(repo, period, resume)`.
-    """
-
-    refs: list[PullRef]
-    resume: dict[str, Any] | None
 
 
 def graphql_endpoint(api_url: str) -> str:
@@ -309,18 +296,23 @@ class GraphQLSource(GitHubSource):
     # --- listing ------------------------------------------------------------------------------
 
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
-        if not self.graphql:
-            return super().list_merged(repo, period)
-        try:
-            refs = [ref for page in self.list_pages(repo, period) for ref in page.refs]
-        except GraphQLUnavailable as exc:
-            log.warning("%s: using the REST API instead", exc)
-            self.graphql = False
-            return super().list_merged(repo, period)
+        refs = [ref for page in self.list_pages(repo, period) for ref in page.refs]
         return sorted({r.number: r for r in refs}.values(), key=lambda r: (r.merged_at, r.number))
 
     def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
-        """The listing one search page at a time (see ListPage); every PR it yields is kept for get()."""
+        """The listing one search page at a time (see ListPage), or REST's where GraphQL cannot serve: one page
+        of the whole range (a PR GraphQL listed before it gave up is listed again; the planner keeps one)."""
+        if self.graphql:
+            try:
+                yield from self._search_pages(repo, period, resume)
+                return
+            except GraphQLUnavailable as exc:
+                log.warning("%s: using the REST API instead", exc)
+                self.graphql = False
+        yield ListPage(super().list_merged(repo, period), None)
+
+    def _search_pages(self, repo: str, period: Period, resume: dict[str, Any] | None) -> Iterator[ListPage]:
+        """Search pages, sliced below the search cap; every PR they yield is kept for get()."""
         end = period.end_utc - timedelta(seconds=1)  # search ranges are inclusive at both ends
         state = resume or {"slices": [[format_timestamp(period.start_utc), format_timestamp(end)]], "after": None}
         slices: list[list[str]] = [list(s) for s in state["slices"]]

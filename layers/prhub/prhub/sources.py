@@ -24,9 +24,25 @@ from prhub.models import PullRef, PullRequest, RecordError
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
 
 
+@dataclass(frozen=True)
+class ListPage:
+    """One page of a listing: its PRs, and where to go on (None once the listing is complete).
+
+    `resume` is plain JSON, so a planner running out of time can put it on a queue and let the next
+    invocation carry on with `list_pages(repo, period, resume)` (flow/plan.py).
+    """
+
+    refs: list[PullRef]
+    resume: dict[str, Any] | None
+
+
 class Source(Protocol):
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         """Every PR merged into `repo` within `period`, each once, sorted by merge time then number."""
+        ...
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        """The same listing a page at a time, from the start or from a page's `resume`."""
         ...
 
     def get(self, repo: str, ref: PullRef) -> PullRequest:
@@ -41,6 +57,11 @@ class Source(Protocol):
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         """Lines the report should carry about what the source could not read, in `lang`; raises InputError
         when the source cannot serve `repo` over `period` at all."""
+        ...
+
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        """What the operator must hear at once (stderr, the plan's answer), in English: every line the source
+        skipped or cut, a range it only partly covers."""
         ...
 
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
@@ -60,7 +81,8 @@ PROBLEMS = {
     "url": ("html_url is not this PR's GitHub page", "html_url 不是该 PR 在 GitHub 上的页面"),
     "capped": ("{field} cut to GitHub's limit", "{field} 超出 GitHub 的上限，已截断"),
 }
-MAX_NOTES = 20
+MAX_NOTES = 20  # a report names the first lines with problems and counts the rest
+MAX_WARNINGS = 1000  # the plan's answer names each one up to this (it must stay a small answer)
 PULL_URL = re.compile(r"^https://([^/\s]+)/([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)/pull/(\d+)/?$")
 
 
@@ -228,6 +250,10 @@ class JsonlSource:
         refs = [pr.ref for pr in self._of_repo(repo).values() if period.contains(pr.merged_at)]
         return sorted(refs, key=lambda r: (r.merged_at, r.number))
 
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        """An export is read whole: its listing is one page."""
+        yield ListPage(self.list_merged(repo, period), None)
+
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         pr = self._of_repo(repo).get(ref.number)
         if pr is None:
@@ -256,9 +282,18 @@ class JsonlSource:
                        format_timestamp(reach))
 
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
-        """What the report should say about this export: the lines it skipped or cut (file, line and kind of
-        problem, capped at MAX_NOTES) and a range only partly covered. A range the export does not reach at
+        """What the report should say about this export: a range only partly covered and the lines it skipped
+        or cut (file, line and kind of problem, capped at MAX_NOTES). A range the export does not reach at
         all, or a repository it does not hold, is bad input (InputError)."""
+        return self._remarks(repo, period, lang, MAX_NOTES)
+
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        """The notes in English, naming each line with a problem (up to MAX_WARNINGS), after their count."""
+        out = self._remarks(repo, period, "en", MAX_WARNINGS)
+        skipped = sum(p.skipped for p in self.problems)
+        return [f"{self.origin}: {skipped} line(s) skipped", *out] if skipped else out
+
+    def _remarks(self, repo: str, period: Period, lang: str, limit: int) -> list[str]:
         zh = lang == "zh"
         out = []
         first, last = self.coverage(repo)
@@ -272,7 +307,7 @@ class JsonlSource:
                        f"本报告范围超出部分没有数据" if zh else
                        f"the export {self.origin} covers merges from {first:%Y-%m-%d} to {last:%Y-%m-%d} only; "
                        f"the rest of the range has no data")
-        for p in self.problems[:MAX_NOTES]:
+        for p in self.problems[:limit]:
             what = p.describe(lang)
             if p.skipped:
                 out.append(f"导出文件第 {p.line} 行已跳过（{self.origin}:{p.line}）：{what}" if zh else
@@ -280,8 +315,8 @@ class JsonlSource:
             else:
                 out.append(f"导出文件第 {p.line} 行（{self.origin}:{p.line}）：{what}" if zh else
                            f"export line {self.origin}:{p.line}: {what}")
-        if len(self.problems) > MAX_NOTES:
-            more = len(self.problems) - MAX_NOTES
+        if len(self.problems) > limit:
+            more = len(self.problems) - limit
             out.append(f"另有 {more} 行导出数据有问题" if zh else f"export lines with problems: {more} more")
         return out
 

@@ -1,6 +1,14 @@
-"""The plan service (PlanFunction): validate the event, list merged PRs, write the run, one message per PR."""
+"""The plan service (PlanFunction): validate the event, list merged PRs, write the run, one message per PR.
+
+A listing longer than one invocation can fetch is continued: when the time left falls below CONTINUE_WITHIN,
+the plan keeps the PRs listed so far in the cache table (in chunks, under the run's id) and sends the rest as a
+continuation to PlanQueue (`continue_listing`). The run is written only once its listing is complete, so its
+`expected` is the whole listing, each PR once (docs/github.md, "Paging a range longer than one plan
+invocation").
+"""
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -11,11 +19,12 @@ from aws_lambda_powertools import Logger
 
 from prhub import orgs, scope
 from prhub.config import RepoConfig, WatchList, check_repo
-from prhub.errors import EventRefused, InputError, SourceError
+from prhub.errors import EventRefused, InputError, RetryLater, SourceError
 from prhub.flow.deps import Deps
-from prhub.models import PullRequest
+from prhub.models import PullRef, PullRequest
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.store import run_id
+from prhub.sources import Source
 
 logger = Logger(service="prhub", child=True)
 
@@ -24,6 +33,10 @@ DIRECT_KEYS = {"repo", "slice", "since", "until", "tz", "lang", "source", "score
 SCHEDULE_KEYS = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
 CLOCK_SKEW = timedelta(minutes=5)
 MAX_EVENT_AGE = timedelta(days=14)
+# Seconds an invocation keeps, past its listing, for the history (a few dozen GitHub queries for a year) and the
+# fan-out (a year's 2,000 messages in tens): with less left, the listing goes on in a continuation.
+CONTINUE_WITHIN = 90.0
+CHUNK = 1000  # refs per cache item of a listing in progress (about 40 KB packed, far below an item's limit)
 
 
 @dataclass(frozen=True)
@@ -149,11 +162,106 @@ def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
     return planned
 
 
-def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Continuation:
+    """Where a listing stopped: its request, the source's resume token, how many chunks of refs are kept and
+    the notes the first invocation made. Plain JSON on PlanQueue."""
+
+    request: PlanRequest
+    resume: dict[str, Any] | None
+    chunks: int
+    notes: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        req = self.request
+        return {"continue": {"run_id": req.run_id, "config": req.config.to_dict(), "period": req.period.to_dict()},
+                "resume": self.resume, "chunks": self.chunks, "notes": self.notes}
+
+    @classmethod
+    def from_dict(cls, body: Any) -> Continuation:
+        """The message's continuation; InputError for a body that is not one (it can never succeed)."""
+        try:
+            req = body["continue"]
+            resume, chunks = body["resume"], int(body["chunks"])
+            if not isinstance(req["run_id"], str) or (resume is not None and not isinstance(resume, dict)):
+                raise TypeError("run_id or resume")
+            return cls(PlanRequest(RepoConfig.from_dict(req["config"]), Period.from_dict(req["period"]),
+                                   req["run_id"]), resume, chunks, [str(n) for n in body.get("notes") or []])
+        except (KeyError, TypeError, ValueError, InputError) as exc:
+            raise InputError(f"not a plan continuation: {type(exc).__name__}: {str(exc)[:200]}") from None
+
+
+def _chunk_key(run_id: str, index: int) -> str:
+    return f"listing#{run_id}#{index}"
+
+
+def continue_listing(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
+    """PlanQueue's records (BatchSize 1): each carries a listing on from where the last invocation stopped.
+    A body that can never succeed is acknowledged and logged; any other failure is retried, then PlanDLQ."""
+    failures = []
+    for record in event.get("Records") or []:
+        try:
+            _plan_one(Continuation.from_dict(json.loads(record["body"])), deps)
+        except (InputError, json.JSONDecodeError) as exc:
+            logger.error("plan continuation refused", extra={"error": str(exc)})
+        except Exception:
+            logger.exception("plan continuation failed", extra={"message_id": record.get("messageId")})
+            failures.append({"itemIdentifier": record.get("messageId", "")})
+    return {"batchItemFailures": failures}
+
+
+def _listing(source: Source, job: Continuation, deps: Deps) -> list[PullRef] | dict[str, Any]:
+    """The complete listing (the chunks earlier invocations kept, then the pages left), each PR once; or, when
+    the time runs short first (at least one page is always listed), the continuation sent in its place."""
+    left = deps.deadline() if deps.settings.plan_queue_url else None  # no PlanQueue: list it all here
+    if left is not None and hasattr(source, "deadline"):
+        source.deadline = left  # a rate-limit wait that would outlast this invocation raises RetryLater instead
+    refs: list[PullRef] = []
+    resume, delay = job.resume, 0.0
+    try:
+        for page in source.list_pages(job.request.config.repo, job.request.period, job.resume):
+            refs += page.refs
+            resume = page.resume
+            if resume is not None and left is not None and left() < CONTINUE_WITHIN:
+                break
+    except RetryLater as exc:  # GitHub's budget is spent: carry on once it is reset
+        if left is None:
+            raise
+        delay = exc.retry_after
+    if resume is None and not delay:
+        kept = []
+        for index in range(job.chunks):
+            chunk = deps.cache.get(_chunk_key(job.request.run_id, index))
+            if chunk is None:
+                raise SourceError(f"the listing of run {job.request.run_id} lost its part {index}")
+            kept += [PullRef.from_dict(r) for r in chunk]
+        # A page listed twice (a redelivered continuation, GitHub's results shifting) counts once.
+        unique = {r.number: r for r in [*kept, *refs]}
+        return sorted(unique.values(), key=lambda r: (r.merged_at, r.number))
+    chunks = job.chunks
+    for start in range(0, len(refs), CHUNK):
+        deps.cache.put(_chunk_key(job.request.run_id, chunks), [r.to_dict() for r in refs[start:start + CHUNK]])
+        chunks += 1
+    after = Continuation(job.request, resume, chunks, job.notes)
+    deps.queue.send(deps.settings.plan_queue_url, after.to_dict(), delay=delay)
+    req = job.request
+    summary = {"run_id": req.run_id, "repo": req.config.repo, "period": req.period.to_dict(), "continued": True,
+               "listed": len(refs), "chunks": chunks}
+    logger.info("listing continued", extra=summary)
+    return summary
+
+
+def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
+    req = asked if isinstance(asked, PlanRequest) else asked.request
     config, period = req.config, req.period
     source = deps.sources(_check_source(config.source))
-    notes = source.notes(config.repo, period, config.language)  # first: it refuses what the source cannot serve
-    listed = source.list_merged(config.repo, period)
+    # A new request's notes come first: they refuse what the source cannot serve.
+    job = asked if isinstance(asked, Continuation) else Continuation(
+        req, None, 0, source.notes(config.repo, period, config.language))
+    listed = _listing(source, job, deps)
+    if isinstance(listed, dict):
+        return listed
+    notes = job.notes
     refs = [r for r in listed if not config.excludes(r.author)]  # exclude_authors: left out entirely
     if len(refs) < len(listed):
         notes = [*notes, excluded_note(config, len(listed) - len(refs))]
@@ -164,6 +272,9 @@ def _plan_one(req: PlanRequest, deps: Deps) -> dict[str, Any]:
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, **({"slice": config.slice} if config.slice else {}),
                "period": period.to_dict(), "expected": len(refs)}
+    warnings = source.warnings(config.repo, period)  # for the person who asked (the CLI prints them on stderr)
+    if warnings:
+        summary["warnings"] = warnings
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
                                  format_timestamp(now), notes=notes, history=history):
         logger.info("run already planned", extra={"run_id": req.run_id})
