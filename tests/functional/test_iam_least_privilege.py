@@ -66,8 +66,8 @@ UNRECORDED: dict[Grant, str] = {
         "e-mail is sent through prhub.notify.email on moto's SES (test_notify_channels), not through the handler",
     ("PagesFunction", "sqs:SendMessage", "PagesQueue"):
         "only an invocation near its deadline hands its remaining pages on (test_pull_pages, not the handler)",
-    ("PlanFunction", "dynamodb:GetItem", "CacheTable"):
-        "the REST fallback's ETag cache: the handler tests list through GraphQL (test_github_source covers it)",
+    ("PagesFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
+        "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
     ("ReportFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
     ("ReportFunction", "dynamodb:GetItem", "IdempotencyTable"):

@@ -23,8 +23,8 @@ from prhub.errors import EventRefused, InputError, RetryLater, SourceError
 from prhub.flow.deps import Deps
 from prhub.models import PullRef, PullRequest
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
-from prhub.store import run_id
 from prhub.sources import Source
+from prhub.store import run_id
 
 logger = Logger(service="prhub", child=True)
 
