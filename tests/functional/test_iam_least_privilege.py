@@ -58,6 +58,8 @@ UNRECORDED: dict[Grant, str] = {
         "held back only when that send fails (tests/unit)",
     ("ScoreFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName"):
         "the local run is one process: the score workers reuse the GitHub source the plan built",
+    **{("PagesFunction", action, "PagesQueue"): ESM
+       for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
     **{("DeliveryFunction", action, "DeliveryQueue"): ESM
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
     ("DeliveryFunction", "sqs:SendMessage", "DeliveryQueue"):
