@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from prhub import compose, llm, narrative
 from prhub.period import Period
-from prhub.report import Analysis, Narrative, Report
+from prhub.report import Analysis, Changes, Narrative, Report
 from prhub.scoring import score_pull
 from prhub.sources import History
 
@@ -14,6 +15,7 @@ from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
 WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
 SCORER = {"kind": "heuristic", "model": None, "prompt_version": "engine-test"}
+FIRST = [k for k in Report.__annotations__ if k not in ("revision", "changes")]  # a first publication's keys
 
 
 def week() -> tuple[list, list]:
@@ -39,10 +41,24 @@ def test_the_report_has_the_title_the_run_notes_and_the_engines_narrative():
 def test_keys_are_in_report_json_order():
     scored, history = week()
     report = compose.report(scored, [], WEEK, CONFIG, History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
-    assert list(report) == list(Report.__annotations__) == [*Analysis.__annotations__, "title", "trend_notes",
-                                                             "risk_notes", "relation_notes"]
+    assert list(report) == FIRST == [*Analysis.__annotations__, "title", "trend_notes", "risk_notes",
+                                     "relation_notes"]
     assert set(report) == set(load("en-small"))  # the golden files hold the same fields
     assert json.loads(json.dumps(report)) == report  # report.json is its plain serialisation
+
+
+def test_a_revision_says_which_and_what_changed_in_report_json_and_a_note():
+    scored, history = week()
+    changes: Changes = {"since": "2026-06-22T01:00:00Z", "scored": [2], "failed": []}
+    for lang, said in (("en", "revision 2: made again with the results of 1 PR(s) that arrived after the revision "
+                              "published 2026-06-22T01:00:00Z (#2)"),
+                       ("zh", "第 2 版：2026-06-22T01:00:00Z 发布上一版之后又收到 1 个 PR 的结果（#2），据此重新生成")):
+        config = replace(CONFIG, language=lang)
+        report = compose.report(scored, [], WEEK, config, History.of(history, WEEK), "2026-06-22T03:00:00Z",
+                                SCORER, revision=2, changes=changes)
+        assert list(report) == list(Report.__annotations__)  # the two revision keys last
+        assert (report["revision"], report["changes"]) == (2, changes)
+        assert report["notes"][-1] == said
 
 
 def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_draft():
@@ -60,7 +76,7 @@ def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_d
     assert seen == [report["title"]]
     assert report["summary"] == "Two PRs." and report["scorer"]["narrative_by"] == {"summary": "llm"}
     assert report["notes"][-1] == "narrative: a note"
-    assert list(report) == list(Report.__annotations__)
+    assert list(report) == FIRST
 
 
 def test_the_model_narrator_writes_the_sections_the_report_types():

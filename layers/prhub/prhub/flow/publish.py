@@ -6,8 +6,6 @@
                                  once, later calls get its answer
     publish_run(run_id, deps, revision=1)   analyse, narrate, render, publish to the bucket, invalidate, queue the
                                  PR pages (prhub.flow.pages), mark the revision published
-    request_revision(run_id, progress, deps)  a result stored after the latest publication claims the next
-                                 revision (prhub.store.Store.claim_revision) and queues it, once
 
 A revision is the same report at the same URL, made again from every result the run has by then: report.json
 says which revision it is and what changed (`revision`, `changes`), its notes say so in every format, and the
@@ -26,12 +24,13 @@ from aws_lambda_powertools import Logger
 
 from prhub.errors import InputError
 from prhub.flow.deps import Deps
+from prhub.flow.revision import request_revision
 from prhub.models import ScoredPR
 from prhub.period import format_timestamp
 
 if TYPE_CHECKING:
     from prhub.report import Changes, Scorer, Unscored
-    from prhub.store import Progress, Run
+    from prhub.store import Run
 
 logger = Logger(service="prhub", child=True)
 
@@ -127,20 +126,6 @@ def changes(run: Run, scored: set[int], failed: dict[int, str]) -> Changes:
     now."""
     return {"since": run.reported_at or "", "scored": sorted(n for n in run.published_pending if n in scored),
             "failed": sorted(n for n in run.published_pending if n in failed)}
-
-
-def request_revision(run_id: str, progress: Progress, deps: Deps) -> bool:
-    """Ask for the report's next revision when a result arrived after its latest publication; exactly one caller
-    wins each revision (the store's claim). A result stored while a revision is pending is picked up by that
-    revision's publisher, which asks again after marking it (publish_run)."""
-    if not progress.late:
-        return False
-    revision = progress.revision + 1
-    if not deps.store.claim_revision(run_id, revision, deps.now()):
-        return False
-    deps.queue.send(deps.settings.report_queue_url, {"run_id": run_id, "revision": revision})
-    logger.info("late results, report revision requested", extra={"run_id": run_id, "revision": revision})
-    return True
 
 
 def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) -> Scorer:

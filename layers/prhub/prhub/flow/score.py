@@ -5,7 +5,7 @@ model code (prhub.scorers loads the model's only when a run asks for it).
 
 A PR handed back for later (a rate limit; too little of the invocation left for a model call) is sent again with
 a delay and recorded on its run as waiting, so the sweep does not take the run for dead. A result stored after
-the run's report was published asks for the report's next revision (prhub.flow.publish.request_revision).
+the run's report was published asks for the report's next revision (prhub.flow.revision).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub import aws, metrics
 from prhub.errors import InputError, RetryLater
 from prhub.flow.deps import Deps
-from prhub.flow.publish import request_revision
+from prhub.flow.revision import request_revision
 from prhub.models import PullRef, PullRequest, ScoredPR
 from prhub.store import Run, RunBudget
 
