@@ -53,6 +53,9 @@ UNRECORDED: dict[Grant, str] = {
         "a channel's long throttling wait: test_delivery_handler drives it through flow.deliver, not the handler",
     ("DeliveryFunction", "ses:SendEmail", "NotifyEmailIdentity"):
         "e-mail is sent through prhub.notify.email on moto's SES (test_notify_channels), not through the handler",
+    ("ReportFunction", "sqs:SendMessage", "ReportQueue"):
+        "the next revision, asked for by a publisher only when results arrive while it publishes: "
+        "tests/functional/test_late_results.py stages that on the in-memory adapters",
     ("ReportFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
     ("ReportFunction", "dynamodb:GetItem", "IdempotencyTable"):

@@ -223,7 +223,8 @@ def test_a_run_waiting_past_the_wait_limit_is_reported_and_its_late_prs_revise_i
     stack.store.runs[run_id].created_at = format_timestamp(datetime.now(UTC) - timedelta(seconds=WAIT_LIMIT + 1))
     # WHEN the sweep runs: the report comes out without it
     assert report_message({"sweep": True, "older_than_minutes": 0}, reporter)["swept"] == [run_id]
-    assert [u["number"] for u in report_json(stack)["unscored"]] == [stuck.body["number"]]
+    [unscored] = report_json(stack)["unscored"]
+    assert unscored["number"] == stuck.body["number"] and "handed back for later" in unscored["reason"]
 
 
 class Model:

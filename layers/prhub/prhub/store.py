@@ -95,7 +95,8 @@ class Run:
             report_key=data.get("report_key"), reported_at=data.get("reported_at"),
             notes=[str(n) for n in data.get("notes", [])], waiting_until=int(data.get("waiting_until", 0)),
             revision=_revision(data), revision_requested=int(data.get("revision_requested", 0)),
-            published_pending=[int(n) for n in data.get("published_pending") or []],
+            published_pending=[int(n) for n in unpack(data["published_pending"])] if data.get("published_pending")
+            else [],
         )
 
 
@@ -238,7 +239,8 @@ class Store:
     def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
                       results: int = 0, pending: list[int] | None = None) -> bool:
         """Record revision `revision` as published, with the results it included and the PRs it had none for;
-        False (nothing changed) when this or a newer revision is already recorded."""
+        False (nothing changed) when this or a newer revision is already recorded. `pending` is packed: a sweep
+        of a year's run may leave thousands."""
         try:
             self.db.update_item(
                 TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
@@ -248,7 +250,7 @@ class Store:
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues=to_item({":s": "reported", ":k": report_key, ":t": reported_at,
                                                    ":now": now, ":v": revision, ":n": results,
-                                                   ":p": sorted(pending or [])}))
+                                                   ":p": pack(sorted(pending or []))}))
         except ClientError as exc:
             if condition_failed(exc):
                 return False

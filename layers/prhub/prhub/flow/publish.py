@@ -17,7 +17,7 @@ the sweep runs every 15 minutes and, with no stuck run, needs none of it (a cold
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
@@ -82,9 +82,11 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     scored = [r.scored for r in results if r.status == "scored" and r.scored is not None]
     reasons = {r.number: r.reason for r in results if r.status == "failed"}
     done = {p.number for p in scored}
+    missing = ("no result yet: PRs of this run were handed back for later (a rate limit) until "
+               f"{format_timestamp(datetime.fromtimestamp(run.waiting_until, UTC))}; a late result makes a new "
+               "revision" if run.waiting_until > deps.now() else "no result: its worker never finished")
     unscored: list[Unscored] = [
-        {"number": r.number, "title": r.title, "url": r.url,
-         "reason": reasons.get(r.number, "no result: its worker never finished")}
+        {"number": r.number, "title": r.title, "url": r.url, "reason": reasons.get(r.number, missing)}
         for r in sorted(run.listing, key=lambda r: r.number) if r.number not in done
     ]
     pending = [u["number"] for u in unscored if u["number"] not in reasons]
