@@ -209,7 +209,7 @@ def test_a_revision_whose_message_was_lost_is_published_by_the_sweep() -> None:
     assert report_message({"sweep": True, "older_than_minutes": 0}, reporter)["swept"] == []
 
 
-def test_a_run_waiting_past_the_wait_limit_is_reported_and_its_late_prs_revise_it() -> None:
+def test_a_run_waiting_past_the_wait_limit_is_reported_naming_the_waiting_pr() -> None:
     # GIVEN a run planned WAIT_LIMIT ago, its last PR handed back again and again by a limit that never resets
     stack = sample_stack()
     run_id, messages = planned(stack)
