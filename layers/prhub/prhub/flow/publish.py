@@ -155,7 +155,7 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
 
     A run whose PRs were handed back for later (rate limits) is waiting, not stuck: its last progress counts
     from when they come back. Once the run is WAIT_LIMIT old it is reported anyway; the PRs scored after that
-    make a new revision."""
+    make a new revision. The answer lists the runs it left waiting under `waiting`, when there are any."""
     try:
         minutes = float(older_than_minutes)
     except (TypeError, ValueError):
@@ -187,8 +187,9 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
         except Exception as exc:  # one broken run must not keep the others stuck
             logger.error("sweep could not report run", extra={"run_id": run.run_id, "error": str(exc)})
             failed.append(run.run_id)
-    if waiting:
-        logger.info("runs waiting on PRs handed back for later", extra={"runs": waiting})
+    if not waiting:
+        return {"swept": reported, "failed": failed}
+    logger.info("runs waiting on PRs handed back for later", extra={"runs": waiting})
     return {"swept": reported, "failed": failed, "waiting": waiting}
 
 
