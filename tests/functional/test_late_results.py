@@ -10,23 +10,24 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub import aws
-from prhub.config import WatchList
+from prhub.config import RepoConfig, WatchList
 from prhub.errors import RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.plan import plan
 from prhub.flow.publish import WAIT_LIMIT, report_message
 from prhub.flow.score import MAX_HANDBACKS, score_record
 from prhub.models import PullRef, PullRequest
-from prhub.period import format_timestamp
+from prhub.period import Period, format_timestamp
 from prhub.scoring import HeuristicScorer
 
-from prhub_local.runner import LambdaContext, sqs_event
+from prhub_local.runner import LambdaContext, run_store, sqs_event
 from prhub_local.sample import sample_settings
 from prhub_local.template import Stack
 from tests.fakes.memory import SETTINGS, MemoryStack, Message, memory_stack
@@ -113,6 +114,30 @@ def test_a_rate_limited_pr_keeps_its_run_alive_and_scored_after_the_sweep_makes_
     published = {k: v["ETag"] for k, v in objects(stack).items()}
     assert invoke(report, sqs_event([ask], stack.queue_arns["ReportQueue"]))["batchItemFailures"] == []
     assert {k: v["ETag"] for k, v in objects(stack).items()} == published
+
+
+def test_the_stores_revision_claims_have_one_winner_in_order_on_dynamodb(stack: Stack) -> None:
+    store = run_store(stack)
+    now = int(datetime.now(UTC).timestamp())
+    period = Period.parse("2026-06-01", "2026-06-07", "UTC")
+    assert store.create_run("r", RepoConfig(repo="acme/rocket"), period, "jsonl:x", [], now, "2026-06-08T00:00:00Z")
+    assert not store.claim_revision("r", 2, now)  # nothing published yet
+    assert store.claim_report("r", now) and store.mark_reported("r", PREFIX, "t1", now, 1, 30, [7, 9])
+    assert store.get_run("r").published_pending == [7, 9]  # type: ignore[union-attr]
+    # Sixteen workers with a late result each try for revision 2: one wins; revision 3 waits for 2's publication.
+    with ThreadPoolExecutor(8) as pool:
+        claims = list(pool.map(lambda _: run_store(stack).claim_revision("r", 2, now), range(16)))
+    assert claims.count(True) == 1 and not store.claim_revision("r", 3, now)
+    progress = store.progress("r")
+    assert progress is not None and (progress.revision, progress.revision_requested) == (1, 2)
+    assert [r.run_id for r in store.open_runs()] == ["r"]  # a claimed revision not yet published: the sweep's
+    assert store.mark_reported("r", PREFIX, "t2", now, 2, 31, [9])
+    assert not store.mark_reported("r", PREFIX, "t2", now, 2, 31, [9])  # the same revision twice: refused
+    assert list(store.open_runs()) == [] and store.claim_revision("r", 3, now)
+    # A wait only ever moves later.
+    store.defer("r", now + 60)
+    store.defer("r", now + 5)
+    assert store.get_run("r").waiting_until == now + 60  # type: ignore[union-attr]
 
 
 # -- on the in-memory adapters ---------------------------------------------------------------------------------
