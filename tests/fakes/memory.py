@@ -41,6 +41,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self.runs: dict[str, Run] = {}
         self.result_items: dict[tuple[str, int], Result] = {}
+        self.published: dict[str, int] = {}  # run id -> results its latest publication included
         self._lock = threading.Lock()
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
@@ -63,12 +64,29 @@ class MemoryStore:
             run = self.runs.get(run_id)
             if run is None:
                 return None
-            return Progress(run.done, run.failed, run.expected, run.tokens_used, run.report_requested)
+            return Progress(run.done, run.failed, run.expected, run.tokens_used, run.report_requested,
+                            run.revision, run.revision_requested, self.published.get(run_id, 0))
 
     def open_runs(self) -> Iterator[Run]:
         with self._lock:
-            runs = [copy.deepcopy(r) for r in self.runs.values() if r.status != "reported"]
+            runs = [copy.deepcopy(r) for r in self.runs.values()
+                    if r.status != "reported" or r.revision_requested > r.revision]
         yield from runs
+
+    def claim_revision(self, run_id: str, revision: int, now: int) -> bool:
+        with self._lock:
+            run = self.runs.get(run_id)
+            if (run is None or run.status != "reported" or run.revision != revision - 1
+                    or run.revision_requested >= revision):
+                return False
+            run.revision_requested = revision
+            return True
+
+    def defer(self, run_id: str, until: int) -> None:
+        with self._lock:
+            run = self.runs.get(run_id)
+            if run is not None:
+                run.waiting_until = max(run.waiting_until, until)
 
     def claim_report(self, run_id: str, now: int) -> bool:
         with self._lock:
@@ -78,10 +96,16 @@ class MemoryStore:
             run.report_requested = now
             return True
 
-    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int) -> None:
+    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
+                      results: int = 0, pending: list[int] | None = None) -> bool:
         with self._lock:
             run = self.runs[run_id]
+            if run.revision >= revision:
+                return False
             run.status, run.report_key, run.reported_at, run.updated_at = "reported", report_key, reported_at, now
+            run.revision, run.published_pending = revision, sorted(pending or [])
+            self.published[run_id] = results
+            return True
 
     def spend_tokens(self, run_id: str, tokens: int) -> None:
         with self._lock:

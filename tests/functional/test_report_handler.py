@@ -89,7 +89,7 @@ def test_every_message_delivered_twice_gives_the_same_report(stack: Stack) -> No
     assert twice == once
 
 
-def test_sweep_finishes_a_stuck_run_and_a_late_worker_does_not_report_again(stack: Stack) -> None:
+def test_sweep_finishes_a_stuck_run_and_a_late_worker_asks_for_a_revision_once(stack: Stack) -> None:
     # GIVEN a run whose last 3 PRs never came back (their worker died holding them)
     run_id, kept = plan_and_score(stack, keep=3)
     assert run_item(stack, run_id)["done"] == SAMPLE_PRS - 3
@@ -109,10 +109,14 @@ def test_sweep_finishes_a_stuck_run_and_a_late_worker_does_not_report_again(stac
     assert all(u["reason"] and u["title"] for u in published["unscored"])
     assert published["stats"]["pr_count"] == SAMPLE_PRS - 3
     assert run_item(stack, run_id)["status"] == "reported"
-    # AND a late worker finishing one of them stores its result but asks for no second report
+    # AND a late worker finishing one of them asks for the report's second revision, not a second first one
     assert deliver(handler(stack, "ScoreFunction"), stack, "ScoreQueue", kept[:1]) == set()
-    assert depth(stack, "ReportQueue") == 0
-    assert invoke(report, {"sweep": True, "older_than_minutes": 0})["swept"] == []
+    [ask] = receive_all(stack, "ReportQueue", 1)
+    assert json.loads(ask["Body"]) == {"run_id": run_id, "revision": 2}
+    # AND the same result delivered again asks for nothing more
+    assert invoke(handler(stack, "ScoreFunction"), sqs_event(kept[:1], stack.queue_arns["ScoreQueue"])) == {
+        "batchItemFailures": []}
+    assert depth(stack, "ReportQueue") == 1  # the revision's message, still in flight
 
 
 def test_the_feed_links_are_absolute_under_the_site_url(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from prhub import compose, llm, narrative
 from prhub.period import Period
-from prhub.report import Analysis, Narrative, Report
+from prhub.report import Analysis, Changes, Narrative, Report
 from prhub.scoring import score_pull
 from prhub.sources import History
 
@@ -15,6 +15,7 @@ from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
 WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
 SCORER = {"kind": "heuristic", "model": None, "prompt_version": "engine-test"}
+FIRST = [k for k in Report.__annotations__ if k not in ("revision", "changes", "slice")]  # a first, whole-repo report
 
 
 def week() -> tuple[list, list]:
@@ -41,17 +42,32 @@ def test_keys_are_in_report_json_order():
     scored, history = week()
     report = compose.report(scored, [], WEEK, CONFIG, History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
     assert list(Report.__annotations__) == [*Analysis.__annotations__, "title", "trend_notes", "risk_notes",
-                                            "relation_notes"]
-    # `slice` is only in a report narrowed to paths; every other key is always there, in this order.
-    assert list(report) == [k for k in Report.__annotations__ if k != "slice"]
+                                            "relation_notes", "revision", "changes"]
+    # `slice` is only in a report narrowed to paths, `revision` and `changes` only in a revision; every other
+    # key is always there, in this order.
+    assert list(report) == FIRST
     assert set(report) == set(load("en-small"))  # the golden files hold the same fields
     assert json.loads(json.dumps(report)) == report  # report.json is its plain serialisation
     sliced = compose.report(scored, [], WEEK, replace(CONFIG, paths=("pkg/trainer/**",), slice="trainer"),
                             History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
-    assert list(sliced) == list(Report.__annotations__)
+    assert list(sliced) == [k for k in Report.__annotations__ if k not in ("revision", "changes")]
     assert sliced["slice"] == {"name": "trainer", "paths": ["pkg/trainer/**"]}
     assert sliced["title"] == "acme/trainer (trainer) weekly report, 2026-W25, Jun 15–21"
     assert sliced["notes"][-1] == "This report covers only the PRs touching pkg/trainer/**."
+
+
+def test_a_revision_says_which_and_what_changed_in_report_json_and_a_note():
+    scored, history = week()
+    changes: Changes = {"since": "2026-06-22T01:00:00Z", "scored": [2], "failed": []}
+    for lang, said in (("en", "revision 2: made again with the results of 1 PR(s) that arrived after the revision "
+                              "published 2026-06-22T01:00:00Z (#2)"),
+                       ("zh", "第 2 版：2026-06-22T01:00:00Z 发布上一版之后又收到 1 个 PR 的结果（#2），据此重新生成")):
+        config = replace(CONFIG, language=lang)
+        report = compose.report(scored, [], WEEK, config, History.of(history, WEEK), "2026-06-22T03:00:00Z",
+                                SCORER, revision=2, changes=changes)
+        assert list(report) == [k for k in Report.__annotations__ if k != "slice"]  # the two revision keys last
+        assert (report["revision"], report["changes"]) == (2, changes)
+        assert report["notes"][-1] == said
 
 
 def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_draft():
@@ -69,7 +85,7 @@ def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_d
     assert seen == [report["title"]]
     assert report["summary"] == "Two PRs." and report["scorer"]["narrative_by"] == {"summary": "llm"}
     assert report["notes"][-1] == "narrative: a note"
-    assert list(report) == [k for k in Report.__annotations__ if k != "slice"]
+    assert list(report) == FIRST
 
 
 def test_the_model_narrator_writes_the_sections_the_report_types():

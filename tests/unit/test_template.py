@@ -1016,7 +1016,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "sqs:ReceiveMessage": {"ReportQueue"}, "sqs:DeleteMessage": {"ReportQueue"},
         "sqs:GetQueueAttributes": {"ReportQueue"},
         # the sweep's failure destination; the PR pages' batches; one message per channel
-        "sqs:SendMessage": {"SweepDLQ", "PagesQueue", "DeliveryQueue"},
+        "sqs:SendMessage": {"SweepDLQ", "PagesQueue", "DeliveryQueue", "ReportQueue"},  # ReportQueue: revisions
         "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
         "dynamodb:Scan": {"RunsTable"},  # the sweep

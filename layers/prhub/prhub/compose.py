@@ -2,8 +2,8 @@
 
 Contract:
 
-    report(prs, unscored, period, config, history, generated_at, scorer, run_notes=(), narrator=engine_narration)
-        -> Report (prhub.report)
+    report(prs, unscored, period, config, history, generated_at, scorer, run_notes=(), narrator=engine_narration,
+           revision=1, changes=None) -> Report (prhub.report)
     draft(...same, without narrator) -> Report   what the narrator reads: the narrative sections still empty
 
 prhub.analysis.analyse_period computes the period's facts; the title and the
@@ -20,8 +20,9 @@ from prhub import analysis, narrative
 from prhub.config import RepoConfig
 from prhub.models import ScoredPR
 from prhub.period import Period
-from prhub.report import Narration, Report, Scorer, Unscored
+from prhub.report import Changes, Narration, Report, Scorer, Unscored
 from prhub.sources import History
+from prhub.wording import joined, say
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -68,19 +69,33 @@ def engine_narration(draft: Report) -> Narration:
     return {**narrative.engine_narrative(draft), "scorer": draft["scorer"], "notes": draft["notes"]}
 
 
+def revision_note(language: str, revision: int, changes: Changes) -> str:
+    """The note a revision carries (in every format, as every note), from its `changes`."""
+    late = sorted({*changes["scored"], *changes["failed"]})
+    return say(language, "revision", revision=revision, since=changes["since"] or "?", n=len(late),
+               prs=joined(language, [f"#{n}" for n in late], "comma") or "-")
+
+
 def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
-          history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = ()) -> Report:
-    """The report before its narrative: the analysis, the title and every note; deterministic."""
+          history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
+          revision: int = 1, changes: Changes | None = None) -> Report:
+    """The report before its narrative: the analysis, the title and every note; deterministic. A revision after
+    the first (`revision` > 1, with what changed) says so in report.json and in a note."""
     facts = analysis.analyse_period(prs, unscored, period, config, history, generated_at, scorer)
-    # report.json's key order: the analysis's keys, then the title and the narrative's three note sections.
     notes = [*facts["notes"], *run_notes, *paths_note(config)]
-    return {**facts, "notes": notes, "title": title(config.display_name, period, config.language),
-            "trend_notes": [], "risk_notes": [], "relation_notes": []}
+    if revision > 1 and changes is not None:
+        notes.append(revision_note(config.language, revision, changes))
+    # report.json's key order: the analysis's keys, then the title and the narrative's three note sections.
+    out: Report = {**facts, "notes": notes, "title": title(config.display_name, period, config.language),
+                   "trend_notes": [], "risk_notes": [], "relation_notes": []}
+    if revision > 1 and changes is not None:
+        out["revision"], out["changes"] = revision, changes
+    return out
 
 
 def report(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
            history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
-           narrator: Narrator = engine_narration) -> Report:
+           narrator: Narrator = engine_narration, revision: int = 1, changes: Changes | None = None) -> Report:
     """The report of one period: its draft with the narrator's narrative, scorer and notes."""
-    base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes)
+    base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes, revision, changes)
     return {**base, **narrator(base)}

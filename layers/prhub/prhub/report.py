@@ -228,9 +228,19 @@ class Analysis(TypedDict):
     notes: list[str]
 
 
+class Changes(TypedDict):
+    """What a revision changed: the PRs that had no result when the revision before it was published."""
+    since: str  # when the revision before was published
+    scored: list[int]  # scored since (now among prs[])
+    failed: list[int]  # recorded as failed since (still among unscored[], with the reason)
+
+
 class Report(Analysis):
-    """report.json: the analysis, its title, and the narrative (the rest of its sections)."""
+    """report.json: the analysis, its title, and the narrative (the rest of its sections); a revision (a report
+    made again at the same URL because results arrived after it was published) says which and what changed."""
     title: str
     trend_notes: list[Note]
     risk_notes: list[Note]
     relation_notes: list[Note]
+    revision: NotRequired[int]  # 2, 3, ...: absent in the first publication (revision 1)
+    changes: NotRequired[Changes]  # with revision

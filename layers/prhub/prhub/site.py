@@ -12,8 +12,11 @@ Contract (`bucket` is a Bucket, e.g. prhub.aws.S3Bucket; `cdn` a Cdn, e.g. prhub
     rewrite(path) -> str                                  CloudFront's /path/ -> /path/index.html
 
 Every object gets its Content-Type and a Cache-Control: report files change
-only when a period is re-run (and then CloudFront is invalidated), so browsers
-keep them a day; indexes and feeds change every week, so they stay fresh.
+only when a period is re-run or a late result makes a revision (and then
+CloudFront is invalidated), so browsers keep them a day; indexes and feeds
+change every week, so they stay fresh. A revision keeps its report's URL and
+feed entry id; its card and entry name the revision, and the entry's `updated`
+is the revision's time, so feed readers show it as updated.
 
 Where pages live is prhub.sitepaths. Wherever a function here takes `repo`, it is the
 base folder of a report (sitepaths.base): "<owner>/<repo>", or "<owner>/<repo>/slices/<name>"
@@ -212,9 +215,16 @@ def index_card(report: dict[str, Any], slug: str, sub: str = "") -> dict[str, An
         "generated_at": clean(report.get("generated_at")), "language": lang,
         "pr_count": num(stats.get("pr_count", 0)), "key_pr_count": num(stats.get("key_pr_count", 0)),
         "avg_importance": num(stats.get("avg_importance", 0.0)), "avg_insight": num(stats.get("avg_insight", 0.0)),
+        "revision": _revision(report),
         "highlight": _shorten(highlights[0], 240) if highlights else "",
         "summary": _shorten(summary[0], 600) if summary else "",
     }
+
+
+def _revision(report: dict[str, Any]) -> int:
+    """The report's revision (1 when report.json names none: its first publication)."""
+    value = report.get("revision", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else 1
 
 
 def published(bucket: Bucket, repo: str) -> list[tuple[str, str, dict[str, Any]]]:

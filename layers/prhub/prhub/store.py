@@ -7,7 +7,14 @@ guarantees of the flow live here as conditional writes:
 - a result is stored and counted in ONE transaction whose Put carries
   `attribute_not_exists(number)`, so a redelivered message changes nothing;
 - `claim_report` sets `report_requested` only if absent, so exactly one
-  worker (or sweep) wins the right to ask for the report.
+  worker (or sweep) wins the right to ask for the report;
+- `claim_revision` sets `revision_requested` to the next revision only while
+  that revision is unclaimed and the one before it is published, so a result
+  that arrives after a publication asks for exactly one new revision;
+- `mark_reported` records a revision only over an older one.
+
+A PR handed back for later (a rate limit, too little time left) moves
+`waiting_until` forward (`defer`): the sweep tells such a run from a dead one.
 
 Results are packed (prhub.dynamo's codec), as the cache's entries are.
 """
@@ -101,8 +108,12 @@ class Run:
     updated_at: int = 0  # epoch seconds of the last progress, for the sweep
     report_requested: int | None = None
     report_key: str | None = None
-    reported_at: str | None = None
+    reported_at: str | None = None  # when the latest revision was published
     notes: list[str] = field(default_factory=list)
+    waiting_until: int = 0  # epoch seconds when the last PR handed back for later comes back
+    revision: int = 0  # the published revision (0: not yet published)
+    revision_requested: int = 0  # the newest revision claimed (a late result asked for it)
+    published_pending: list[int] = field(default_factory=list)  # PRs without a result at the latest publication
 
     @property
     def refs(self) -> list[int]:
@@ -122,8 +133,16 @@ class Run:
             tokens_used=int(data.get("tokens_used", 0)), created_at=data.get("created_at", ""),
             updated_at=int(data.get("updated_at", 0)), report_requested=data.get("report_requested"),
             report_key=data.get("report_key"), reported_at=data.get("reported_at"),
-            notes=[str(n) for n in data.get("notes", [])],
+            notes=[str(n) for n in data.get("notes", [])], waiting_until=int(data.get("waiting_until", 0)),
+            revision=_revision(data), revision_requested=int(data.get("revision_requested", 0)),
+            published_pending=[int(n) for n in unpack(data["published_pending"])] if data.get("published_pending")
+            else [],
         )
+
+
+def _revision(data: dict[str, Any]) -> int:
+    """The published revision; a run reported before revisions were counted published its first."""
+    return int(data.get("revision", 1 if data.get("status") == "reported" else 0))
 
 
 @dataclass(frozen=True)
@@ -135,11 +154,20 @@ class Progress:
     expected: int
     tokens_used: int = 0
     report_requested: int | None = None
+    revision: int = 0  # published
+    revision_requested: int = 0
+    published_results: int = 0  # results (scored or failed) the latest publication included
 
     @property
     def complete(self) -> bool:
         """Every PR has a result, scored or failed: the run can be reported."""
         return self.done + self.failed >= self.expected
+
+    @property
+    def late(self) -> bool:
+        """A result arrived after the latest publication, and no revision is claimed for it yet."""
+        return (self.revision >= 1 and self.done + self.failed > self.published_results
+                and self.revision_requested <= self.revision)
 
 
 @dataclass
@@ -190,20 +218,24 @@ class Store:
 
     def progress(self, run_id: str) -> Progress | None:
         """The run's counters only (a consistent read of a few attributes)."""
-        names = {"#d": "done", "#f": "failed", "#e": "expected", "#t": "tokens_used", "#r": "report_requested"}
+        names = {"#d": "done", "#f": "failed", "#e": "expected", "#t": "tokens_used", "#r": "report_requested",
+                 "#s": "status", "#v": "revision", "#q": "revision_requested", "#p": "published_results"}
         answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
                                   ConsistentRead=True, ProjectionExpression=", ".join(names),
                                   ExpressionAttributeNames=names)
         if "Item" not in answer:
             return None
-        counts = {k: int(v) for k, v in from_item(answer["Item"]).items()}
+        data = from_item(answer["Item"])
+        counts = {k: int(v) for k, v in data.items() if k != "status"}
         return Progress(counts.get("done", 0), counts.get("failed", 0), counts.get("expected", 0),
-                        counts.get("tokens_used", 0), counts.get("report_requested"))
+                        counts.get("tokens_used", 0), counts.get("report_requested"), _revision(data),
+                        counts.get("revision_requested", 0), counts.get("published_results", 0))
 
     def open_runs(self) -> Iterator[Run]:
-        """Every run not yet reported (a scan: runs are few and expire)."""
+        """Every run not yet reported, and every reported run with a revision claimed but not yet published
+        (a scan: runs are few and expire)."""
         for page in self.db.get_paginator("scan").paginate(
-                TableName=self.settings.runs_table, FilterExpression="#s <> :r",
+                TableName=self.settings.runs_table, FilterExpression="#s <> :r OR revision_requested > revision",
                 ExpressionAttributeNames={"#s": "status"}, ExpressionAttributeValues=to_item({":r": "reported"})):
             for item in page.get("Items", []):
                 try:
@@ -227,12 +259,56 @@ class Store:
             raise
         return True
 
-    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int) -> None:
-        self.db.update_item(
-            TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
-            UpdateExpression="SET #s = :s, report_key = :k, reported_at = :t, updated_at = :now",
-            ExpressionAttributeNames={"#s": "status"},
-            ExpressionAttributeValues=to_item({":s": "reported", ":k": report_key, ":t": reported_at, ":now": now}))
+    def claim_revision(self, run_id: str, revision: int, now: int) -> bool:
+        """Exactly one caller wins revision N: only while revision N-1 is the published one and N is unclaimed."""
+        published = "revision = :prev" if revision > 2 else "(revision = :prev OR attribute_not_exists(revision))"
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="SET revision_requested = :n",
+                ConditionExpression=f"#s = :reported AND {published} "
+                                    "AND (attribute_not_exists(revision_requested) OR revision_requested < :n)",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=to_item({":n": revision, ":prev": revision - 1, ":reported": "reported"}))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
+                      results: int = 0, pending: list[int] | None = None) -> bool:
+        """Record revision `revision` as published, with the results it included and the PRs it had none for;
+        False (nothing changed) when this or a newer revision is already recorded. `pending` is packed: a sweep
+        of a year's run may leave thousands."""
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="SET #s = :s, report_key = :k, reported_at = :t, updated_at = :now, revision = :v, "
+                                 "published_results = :n, published_pending = :p",
+                ConditionExpression="attribute_not_exists(revision) OR revision < :v",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=to_item({":s": "reported", ":k": report_key, ":t": reported_at,
+                                                   ":now": now, ":v": revision, ":n": results,
+                                                   ":p": pack(sorted(pending or []))}))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def defer(self, run_id: str, until: int) -> None:
+        """A PR of the run comes back at `until` (epoch seconds): the run waits at least that long, not dead."""
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="SET waiting_until = :u",
+                ConditionExpression="attribute_exists(run_id) AND "
+                                    "(attribute_not_exists(waiting_until) OR waiting_until < :u)",
+                ExpressionAttributeValues=to_item({":u": until}))
+        except ClientError as exc:
+            if not condition_failed(exc):  # a later wait is already recorded (or the run expired)
+                raise
 
     def spend_tokens(self, run_id: str, tokens: int) -> None:
         self.db.update_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),

@@ -94,6 +94,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "no_history": "no history before this period: trends and first-time contributors are not computed",
         "short_history": "first-time contributors are judged against the history since {since} only",
         "unscored": "{n} PR(s) could not be scored and are left out of the statistics",
+        "revision": "revision {revision}: made again with the results of {n} PR(s) that arrived after the "
+                    "revision published {since} ({prs})",
     },
     "zh": {
         "deletes_imported": "删除了被其他代码导入的 {file}（{line}）",
@@ -177,6 +179,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "no_history": "本期之前没有历史数据：未计算趋势和新贡献者",
         "short_history": "新贡献者仅对照 {since} 以来的历史判断",
         "unscored": "{n} 个 PR 评分失败，未计入统计",
+        "revision": "第 {revision} 版：{since} 发布上一版之后又收到 {n} 个 PR 的结果（{prs}），据此重新生成",
     },
 }
 

@@ -44,7 +44,8 @@ def utc_now() -> datetime:
 
 class RunStore(Protocol):
     """Runs and results (prhub.store.Store). Conditional writes carry the flow's guarantees:
-    put_result/put_failure return False for a duplicate and change nothing; claim_report is won once."""
+    put_result/put_failure return False for a duplicate and change nothing; claim_report and each
+    claim_revision are won once."""
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
                    now: int, created_at: str, notes: list[str] | None = None,
@@ -58,7 +59,12 @@ class RunStore(Protocol):
 
     def claim_report(self, run_id: str, now: int) -> bool: ...
 
-    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int) -> None: ...
+    def claim_revision(self, run_id: str, revision: int, now: int) -> bool: ...
+
+    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
+                      results: int = 0, pending: list[int] | None = None) -> bool: ...
+
+    def defer(self, run_id: str, until: int) -> None: ...
 
     def spend_tokens(self, run_id: str, tokens: int) -> None: ...
 

@@ -1,9 +1,15 @@
-"""The report service (ReportFunction): one idempotent report per run, and the sweep that finishes stuck runs.
+"""The report service (ReportFunction): one publication per run and revision, and the sweep that finishes stuck runs.
 
-    report_message(body, deps)   {"run_id"} -> report_once; {"sweep": true, "older_than_minutes": N} -> sweep
-    report_once(run_id, deps)    under Powertools idempotency: publish_run once, later calls get its answer
-    publish_run(run_id, deps)    analyse, narrate, render, publish to the bucket, invalidate, queue the PR pages
-                                 (prhub.flow.pages), mark reported
+    report_message(body, deps)   {"run_id"[, "revision"]} -> report_once; {"sweep": true, "older_than_minutes": N}
+                                 -> sweep
+    report_once(run_id, deps, revision=1)   under Powertools idempotency keyed by (run, revision): publish_run
+                                 once, later calls get its answer
+    publish_run(run_id, deps, revision=1)   analyse, narrate, render, publish to the bucket, invalidate, queue the
+                                 PR pages (prhub.flow.pages), mark the revision published
+
+A revision is the same report at the same URL, made again from every result the run has by then: report.json
+says which revision it is and what changed (`revision`, `changes`), its notes say so in every format, and the
+repository's index and feed are rebuilt. The first publication is revision 1 (no `revision` key in report.json).
 
 The analysis, narrative, rendering and idempotency code is imported by the first report, not by the handler:
 the sweep runs every 15 minutes and, with no stuck run, needs none of it (a cold start for nothing otherwise).
@@ -11,43 +17,52 @@ the sweep runs every 15 minutes and, with no stuck run, needs none of it (a cold
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
 from prhub.errors import InputError
 from prhub.flow.deps import Deps
+from prhub.flow.revision import request_revision
 from prhub.models import ScoredPR
 from prhub.period import format_timestamp
 
 if TYPE_CHECKING:
-    from prhub.report import Scorer, Unscored
+    from prhub.report import Changes, Scorer, Unscored
+    from prhub.store import Run
 
 logger = Logger(service="prhub", child=True)
 
 REPORT_IDEMPOTENCY_SECONDS = 7 * 86_400
 
 
-def report_once(run_id: str, deps: Deps) -> dict[str, Any]:
-    """Build and publish the run's report; a second call (redelivery, sweep) returns the first answer."""
+def report_once(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
+    """Build and publish the run's report (revision `revision`); a second call (redelivery, sweep) returns the
+    first answer."""
     if not isinstance(run_id, str) or not run_id:
         raise InputError("report message needs a run_id")
+    if isinstance(revision, bool) or not isinstance(revision, int) or revision < 1:
+        raise InputError(f"revision must be a whole number >= 1, got {str(revision)[:50]!r}")
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 
     config = IdempotencyConfig(expires_after_seconds=REPORT_IDEMPOTENCY_SECONDS)
     if deps.lambda_context is not None:
         config.register_lambda_context(deps.lambda_context)
 
-    @idempotent_function(data_keyword_argument="run_id", persistence_store=deps.idempotency(), config=config)
-    def report(run_id: str) -> dict[str, Any]:
-        return publish_run(run_id, deps)
+    # Revision 1 keeps the key it has always had (the run id), so a redelivery across a deploy is still known.
+    key = run_id if revision == 1 else f"{run_id}#revision-{revision}"
 
-    return report(run_id=run_id)
+    @idempotent_function(data_keyword_argument="key", persistence_store=deps.idempotency(), config=config)
+    def report(key: str) -> dict[str, Any]:
+        return publish_run(run_id, deps, revision)
+
+    return report(key=key)
 
 
-def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
+def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
-    published; the run marked reported."""
+    published as revision `revision`; the revision marked published."""
     from prhub import compose, llm, site, sitepaths
     from prhub.flow import digest, pages
     from prhub.flow.deliver import request_deliveries
@@ -56,24 +71,32 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     run = deps.store.get_run(run_id, consistent=True)
     if run is None:
         raise InputError(f"run {run_id} does not exist (expired or never planned)")
-    if run.status == "reported":
+    if run.revision >= revision:
         # Past the idempotency window the run item still says it is done.
-        return {"run_id": run_id, "repo": run.repo, "report_key": run.report_key, "repeat": True}
+        return {"run_id": run_id, "repo": run.repo, "report_key": run.report_key, "revision": run.revision,
+                "repeat": True}
+    if revision != run.revision + 1:
+        raise InputError(f"run {run_id}: revision {revision} asked for, but revision {run.revision} is the "
+                         "published one (revisions are claimed one after another)")
     results = deps.store.results(run_id)
     scored = [r.scored for r in results if r.status == "scored" and r.scored is not None]
     reasons = {r.number: r.reason for r in results if r.status == "failed"}
     done = {p.number for p in scored}
+    missing = ("no result yet: PRs of this run were handed back for later (a rate limit) until "
+               f"{format_timestamp(datetime.fromtimestamp(run.waiting_until, UTC))}; a late result makes a new "
+               "revision" if run.waiting_until > deps.now() else "no result: its worker never finished")
     unscored: list[Unscored] = [
-        {"number": r.number, "title": r.title, "url": r.url,
-         "reason": reasons.get(r.number, "no result: its worker never finished")}
+        {"number": r.number, "title": r.title, "url": r.url, "reason": reasons.get(r.number, missing)}
         for r in sorted(run.listing, key=lambda r: r.number) if r.number not in done
     ]
+    pending = [u["number"] for u in unscored if u["number"] not in reasons]
     model, prompt_version = deps.scorers.describe(run.config)
     chat = deps.scorers.narrator(run.config)
     report = compose.report(scored, unscored, run.period, run.config, run.history, format_timestamp(deps.clock()),
                             scorer_info(scored, model, prompt_version), run.notes,
                             narrator=lambda draft: llm.model_narrative(draft, run.config, chat, deps.cache,
-                                                                        deps.scorers.prices()))
+                                                                        deps.scorers.prices()),
+                            revision=revision, changes=changes(run, done, reasons) if revision > 1 else None)
     # The configured language sits at the root of the site's folders; a --lang run goes beside it.
     home = deps.watchlist().get(run.repo, run.config.slice).language
     files = render_all(report, home)
@@ -83,16 +106,33 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     keys += site.rebuild_indexes(deps.bucket, sitepaths.base(report), deps.settings.site_url, home)  # or the slice's
     site.invalidate(deps.cdn, ["/" + k for k in keys])
     prefix = site.report_prefix(report, home)
-    deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now())
+    if not deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now(), revision,
+                                    len(results), pending):
+        logger.warning("revision already recorded as published", extra={"run_id": run_id, "revision": revision})
+    # Results stored while this revision was being made, whose workers saw it still pending: the next one.
+    progress = deps.store.progress(run_id)
+    if progress is not None:
+        request_revision(run_id, progress, deps)
     # Delivery runs in its own function: a slow or broken channel never delays or fails the report. A retried
-    # report asks again; the delivery ledger keeps each (report, channel) to one message.
+    # report asks again; the delivery ledger keeps each (report, channel) to one message (a revision reaches
+    # the channels with "updates": true as an update).
     deliveries = request_deliveries(run.config, prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
-    logger.info("report published", extra={"run_id": run_id, "key": prefix, "deliveries": deliveries})
-    answer = {"run_id": run_id, "repo": run.repo, "report_key": prefix, "pr_count": report["stats"]["pr_count"],
-              "unscored": [u["number"] for u in unscored], "deliveries": deliveries}
-    if (published := digest.after_report(run, deps)) is not None:  # this was the period's last report out
+    logger.info("report published", extra={"run_id": run_id, "key": prefix, "revision": revision,
+                                           "deliveries": deliveries})
+    answer = {"run_id": run_id, "repo": run.repo, "report_key": prefix, "revision": revision,
+              "pr_count": report["stats"]["pr_count"], "unscored": [u["number"] for u in unscored],
+              "deliveries": deliveries}
+    # The period's digest, when this was its last report out (a revision leaves a published digest as it is).
+    if revision == 1 and (published := digest.after_report(run, deps)) is not None:
         answer["digest"] = published
     return answer
+
+
+def changes(run: Run, scored: set[int], failed: dict[int, str]) -> Changes:
+    """What a revision changes: the PRs without a result when the revision before was published that have one
+    now."""
+    return {"since": run.reported_at or "", "scored": sorted(n for n in run.published_pending if n in scored),
+            "failed": sorted(n for n in run.published_pending if n in failed)}
 
 
 def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) -> Scorer:
@@ -105,14 +145,22 @@ def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) 
 
 
 def report_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    """A ReportQueue message: {"run_id"} or {"sweep": true, "older_than_minutes": N}."""
+    """A ReportQueue message: {"run_id"[, "revision"]} or {"sweep": true, "older_than_minutes": N}."""
     if body.get("sweep"):
         return sweep(body.get("older_than_minutes", 30), deps)
-    return report_once(body.get("run_id"), deps)  # type: ignore[arg-type]
+    return report_once(body.get("run_id"), deps, body.get("revision", 1))  # type: ignore[arg-type]
+
+
+WAIT_LIMIT = 6 * 3600  # seconds after planning from which a run's waiting PRs no longer hold its report back
 
 
 def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
-    """Report every unreported run whose last progress is older than N minutes, missing PRs as unscored."""
+    """Report every unreported run whose last progress is older than N minutes, missing PRs as unscored; publish
+    every revision claimed but not published N minutes after it was claimed (its message lost or failed).
+
+    A run whose PRs were handed back for later (rate limits) is waiting, not stuck: its last progress counts
+    from when they come back. Once the run is WAIT_LIMIT old it is reported anyway; the PRs scored after that
+    make a new revision. The answer lists the runs it left waiting under `waiting`, when there are any."""
     try:
         minutes = float(older_than_minutes)
     except (TypeError, ValueError):
@@ -120,21 +168,43 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
     if not math.isfinite(minutes) or minutes < 0 or isinstance(older_than_minutes, bool):
         # nan compares false with everything: "older than nan minutes" would sweep a run planned a second ago.
         raise InputError(f"older_than_minutes must be a number of minutes >= 0, got {str(older_than_minutes)[:50]!r}")
-    cutoff = deps.now() - minutes * 60
-    reported, failed = [], []
+    now = deps.now()
+    cutoff = now - minutes * 60
+    reported, waiting, failed = [], [], []
     for run in deps.store.open_runs():
-        if run.updated_at > cutoff:
-            continue
-        # Claim first so a late worker finishing this run does not ask for a second report.
-        deps.store.claim_report(run.run_id, deps.now())
+        if run.status == "reported":  # a revision claimed and not published
+            if run.updated_at > cutoff:
+                continue
+            if run.revision_requested <= run.revision:
+                continue
+            revision = run.revision_requested
+        else:
+            if run.updated_at > cutoff:
+                continue
+            if run.waiting_until > cutoff and now - _planned_at(run, now) < WAIT_LIMIT:
+                waiting.append(run.run_id)
+                continue
+            # Claim first so a late worker finishing this run does not ask for a second report.
+            deps.store.claim_report(run.run_id, now)
+            revision = 1
         try:
-            reported.append(report_once(run.run_id, deps)["run_id"])
+            reported.append(report_once(run.run_id, deps, revision)["run_id"])
         except Exception as exc:  # one broken run must not keep the others stuck
             logger.error("sweep could not report run", extra={"run_id": run.run_id, "error": str(exc)})
             failed.append(run.run_id)
     from prhub.flow import digest
 
     answer: dict[str, Any] = {"swept": reported, "failed": failed}
+    if waiting:
+        logger.info("runs waiting on PRs handed back for later", extra={"runs": waiting})
+        answer["waiting"] = waiting
     if (published := digest.sweep(deps)) is not None:  # past its deadline, the period's digest goes out
         answer["digest"] = published
     return answer
+
+
+def _planned_at(run: Run, default: int) -> int:
+    try:
+        return int(datetime.fromisoformat(run.created_at.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        return default

@@ -2,10 +2,15 @@
 
 Light on purpose: it imports no analysis, rendering, template, idempotency or
 model code (prhub.scorers loads the model's only when a run asks for it).
+
+A PR handed back for later (a rate limit; too little of the invocation left for a model call) is sent again with
+a delay and recorded on its run as waiting, so the sweep does not take the run for dead. A result stored after
+the run's report was published asks for the report's next revision (prhub.flow.revision).
 """
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 import traceback
@@ -19,15 +24,25 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub import aws, metrics
 from prhub.errors import InputError, RetryLater
 from prhub.flow.deps import Deps
-from prhub.models import PullRef, ScoredPR
+from prhub.flow.revision import request_revision
+from prhub.models import PullRef, PullRequest, ScoredPR
 from prhub.store import Run, RunBudget
 
 if TYPE_CHECKING:
+    from prhub.config import RepoConfig
     from prhub.scoring import Budget
 
 logger = Logger(service="prhub", child=True)
 MAX_CACHED_RUNS = 64
 FALLBACK_KIND = "fallback"  # the cache key's kind for the engine's result standing in for the model's
+MAX_HANDBACKS = 3  # a PR handed back this often for want of time is scored by the engine (a timeout set too short)
+
+
+class NoTimeForModel(RetryLater):
+    """Less of the invocation is left than one model call may take (its timeout): the PR goes back to the queue."""
+
+    def __init__(self, left: float, timeout: float) -> None:
+        super().__init__(f"{left:.0f} s left, a model call may take {timeout:.0f} s", retry_after=0)
 
 
 class SharedBudget:
@@ -163,7 +178,7 @@ def score_record(record: SQSRecord, deps: Deps, budget: Budget | None = None) ->
         return _drop(record, str(exc))
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
-        outcome = _score(run_id, number, ref, deps, budget)
+        outcome = _score(run_id, number, ref, deps, budget, _handbacks(json.loads(record.body)))
     except RetryLater as exc:
         # Checked first: a rate limit is never a failure, whatever the receive count.
         return _defer(record, run_id, number, exc, deps)
@@ -172,16 +187,17 @@ def score_record(record: SQSRecord, deps: Deps, budget: Budget | None = None) ->
         if receives >= deps.settings.max_receive_count or permanent:
             # Count it as failed now so the run completes (a transient one's message still goes to ScoreDLQ).
             reason = f"{type(exc).__name__}: {exc}"
-            if deps.store.put_failure(run_id, number, reason, deps.now()):
+            stored = deps.store.put_failure(run_id, number, reason, deps.now())
+            if stored:
                 logger.warning("PR failed for good", extra={"run_id": run_id, "number": number, "reason": reason})
-            _complete(run_id, deps)
+            _complete(run_id, deps, stored)
             if permanent:
                 return _drop(record, reason, run_id, number)
         else:
             logger.warning("scoring failed, SQS will retry", extra={
                 "run_id": run_id, "number": number, "error": str(exc), "trace": traceback.format_exc(limit=3)})
         raise
-    _complete(run_id, deps)
+    _complete(run_id, deps, bool(outcome["stored"]))
     return outcome
 
 
@@ -202,18 +218,40 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
     """
     url = deps.settings.score_queue_url
     delay = exc.retry_after + 1
+    body = json.loads(record.body)
+    if isinstance(exc, NoTimeForModel):
+        body["handed_back"] = _handbacks(body) + 1
     try:
-        deps.queue.send(url, json.loads(record.body), delay=delay)
+        deps.queue.send(url, body, delay=delay)
     except Exception:
         # Could not send the copy: hold this one (its receive count grows, but nothing is lost now) and fail it.
         deps.queue.hold(url, record.receipt_handle, delay)
+        _waiting(run_id, delay, deps)
         raise exc from None
-    logger.info("rate limited, message sent again for later",
+    _waiting(run_id, delay, deps)
+    logger.info("handed back, message sent again for later",
                 extra={"run_id": run_id, "number": number, "delay": delay, "reason": str(exc)})
     return {"run_id": run_id, "number": number, "stored": False, "cached": False, "deferred": delay}
 
 
-def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | None = None) -> dict[str, Any]:
+def _waiting(run_id: str, delay: float, deps: Deps) -> None:
+    """The run waits for this PR (the sweep leaves it alone until then). Best effort: the message is already
+    queued again, and were the run swept meanwhile, its late result makes a new revision of the report."""
+    try:
+        deps.store.defer(run_id, deps.now() + math.ceil(delay))
+    except Exception as exc:
+        logger.warning("could not record the wait on the run", extra={"run_id": run_id, "error": str(exc)})
+
+
+def _handbacks(body: Any) -> int:
+    try:
+        return max(0, int(body.get("handed_back", 0)))
+    except (AttributeError, TypeError, ValueError):
+        return 0
+
+
+def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | None = None,
+           handbacks: int = 0) -> dict[str, Any]:
     run = _run_meta(run_id, deps)
     source = deps.sources(run.source)
     deadline = deps.deadline()
@@ -235,8 +273,16 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | 
     scored = ScoredPR.from_dict(hit) if isinstance(hit, dict) else None
     cached = scored is not None
     if scored is None:
-        scored = scorer.score(pr, run.config, budget or RunBudget(deps.store, run_id,
-                                                                  run.config.llm.max_tokens_per_run))
+        budget = budget or RunBudget(deps.store, run_id, run.config.llm.max_tokens_per_run)
+        left = deadline() if deadline is not None and scorer.kind == "llm" else math.inf
+        if left >= run.config.llm.timeout:
+            scored = scorer.score(pr, run.config, budget)
+        elif handbacks < MAX_HANDBACKS:
+            # A model call started now could run past the function's timeout (Lambda kills it mid-call, the
+            # whole batch comes back): hand the PR to a fresh invocation instead.
+            raise NoTimeForModel(left, run.config.llm.timeout)
+        else:
+            scored = _engine_instead(pr, run.config, budget, handbacks)
         deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
     else:
         # A cache hit spends nothing in this run.
@@ -245,10 +291,25 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | 
     return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
 
 
-def _complete(run_id: str, deps: Deps) -> None:
-    """The worker whose result completes the run asks for the report, exactly once."""
+def _engine_instead(pr: PullRequest, config: RepoConfig, budget: Budget, handbacks: int) -> ScoredPR:
+    """The engine's result in the model's place for a PR that never found time for a model call."""
+    from prhub.llm import fallback
+    from prhub.scoring import HeuristicScorer
+
+    engine = HeuristicScorer(language=config.language).score(pr, config, budget)
+    return fallback(engine, f"no time for a model call (handed back {handbacks} times, llm.timeout "
+                            f"{config.llm.timeout:.0f} s)")
+
+
+def _complete(run_id: str, deps: Deps, stored: bool) -> None:
+    """The worker whose result completes the run asks for the report, exactly once; a result stored after the
+    report was published asks for its next revision, exactly once."""
     progress = deps.store.progress(run_id)
-    if (progress and progress.complete and progress.report_requested is None
-            and deps.store.claim_report(run_id, deps.now())):
+    if progress is None:
+        return
+    if progress.revision >= 1:
+        if stored:
+            request_revision(run_id, progress, deps)
+    elif progress.complete and progress.report_requested is None and deps.store.claim_report(run_id, deps.now()):
         deps.queue.send(deps.settings.report_queue_url, {"run_id": run_id})
         logger.info("run complete, report requested", extra={"run_id": run_id})
