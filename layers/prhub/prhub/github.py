@@ -34,7 +34,7 @@ from urllib.parse import urlencode
 
 import requests
 
-from prhub import secrets
+from prhub import metrics, secrets
 from prhub.errors import RetryLater, SourceError
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, parse_timestamp, zone
@@ -260,6 +260,7 @@ class GitHubSource:
         while True:
             problem = ""
             self.stats["requests"] += 1
+            metrics.count("GitHubRequests")
             try:
                 response = self.session.get(url, headers=headers, timeout=self.timeout)
             except RETRYABLE_EXCEPTIONS as exc:
@@ -286,6 +287,7 @@ class GitHubSource:
                     if wait is None:
                         raise SourceError(f"GitHub refused {url} ({status}): {_message(response)}")
                     limited += 1
+                    metrics.count("RateLimitWaits")
                     if limited > self.max_tries:
                         raise RetryLater(f"GitHub keeps rate-limiting {url}", retry_after=wait + self.margin)
                     self._wait(wait, "rate limit")

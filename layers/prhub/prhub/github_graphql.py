@@ -35,6 +35,7 @@ from typing import Any
 
 import requests
 
+from prhub import metrics
 from prhub.changes import is_generated
 from prhub.diffs import FileDiff, hunks_complete, split_diff
 from prhub.errors import RetryLater, SourceError
@@ -191,6 +192,7 @@ class GraphQLSource(GitHubSource):
             problem = ""
             self.stats["requests"] += 1
             self.stats["graphql" if body is not None else "rest"] += 1
+            metrics.count("GitHubRequests")
             try:
                 response = self.session.request(method, url, headers=headers, json=body, timeout=self.timeout)
             except RETRYABLE_EXCEPTIONS as exc:
@@ -207,6 +209,7 @@ class GraphQLSource(GitHubSource):
                     wait = self._graphql_limit(response)
                 if wait is not None:
                     limited += 1
+                    metrics.count("RateLimitWaits")
                     if limited > self.max_tries:
                         raise RetryLater(f"GitHub keeps rate-limiting {url}", retry_after=wait + self.margin)
                     self._wait(wait, "rate limit")
@@ -230,6 +233,7 @@ class GraphQLSource(GitHubSource):
         wait = points.reset - self.clock()
         if wait > 0:
             self.points = None  # after the wait the budget is full again; the next answer says so
+            metrics.count("RateLimitWaits")
             self._wait(wait, "GraphQL points budget")
 
     def _note_points(self, response: requests.Response) -> None:

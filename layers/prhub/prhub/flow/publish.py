@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
+from prhub import metrics
 from prhub.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.models import ScoredPR
@@ -45,6 +46,7 @@ def report_once(run_id: str, deps: Deps) -> dict[str, Any]:
     return report(run_id=run_id)
 
 
+@metrics.timed("ReportSeconds")
 def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published; the run marked reported."""
@@ -83,6 +85,8 @@ def publish_run(run_id: str, deps: Deps) -> dict[str, Any]:
     pages.fan_out(report, home, scored, deps)
     prefix = site.report_prefix(report, home)
     deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now())
+    metrics.count("RunsReported")
+    metrics.count("PrsUnscored", len(unscored))
     # Delivery runs in its own function: a slow or broken channel never delays or fails the report. A retried
     # report asks again; the delivery ledger keeps each (report, channel) to one message.
     deliveries = request_deliveries(run.config, prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
@@ -128,4 +132,5 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
         except Exception as exc:  # one broken run must not keep the others stuck
             logger.error("sweep could not report run", extra={"run_id": run.run_id, "error": str(exc)})
             failed.append(run.run_id)
+            metrics.count("SweepFailures")
     return {"swept": reported, "failed": failed}

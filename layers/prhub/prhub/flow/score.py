@@ -208,6 +208,7 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
         # Could not send the copy: hold this one (its receive count grows, but nothing is lost now) and fail it.
         deps.queue.hold(url, record.receipt_handle, delay)
         raise exc from None
+    metrics.count("PrsDeferred")
     logger.info("rate limited, message sent again for later",
                 extra={"run_id": run_id, "number": number, "delay": delay, "reason": str(exc)})
     return {"run_id": run_id, "number": number, "stored": False, "cached": False, "deferred": delay}
@@ -242,6 +243,7 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | 
         # A cache hit spends nothing in this run.
         scored.tokens_in = scored.tokens_out = 0
     stored = deps.store.put_result(run_id, scored, now, cached=cached)
+    metrics.count("PrsScored", int(stored))  # 0 for a duplicate delivery: counted once
     return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
 
 
