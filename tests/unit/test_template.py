@@ -106,7 +106,9 @@ def as_list(value: Any) -> list[Any]:
 
 
 def role_statements(role: dict[str, Any]) -> list[dict[str, Any]]:
-    return [s for p in role["Properties"].get("Policies", []) for s in as_list(p["PolicyDocument"]["Statement"])]
+    """The role's statements where every condition holds (a policy under Fn::If counts: its widest grant)."""
+    policies = [p["Fn::If"][1] if "Fn::If" in p else p for p in role["Properties"].get("Policies", [])]
+    return [s for p in policies for s in as_list(p["PolicyDocument"]["Statement"])]
 
 
 def function_role(function: str) -> dict[str, Any]:
@@ -481,7 +483,7 @@ def test_every_function_error_raises_an_alarm(function: str) -> None:
 
 def test_every_alarm_tells_the_topic() -> None:
     alarms = resources("AWS::CloudWatch::Alarm")
-    assert len(alarms) == 13
+    assert len(alarms) == 15
     for name, alarm in alarms.items():
         assert alarm["Properties"]["AlarmActions"] == TOPIC, name
         assert alarm["Properties"]["AlarmDescription"], name
@@ -526,7 +528,8 @@ def test_runs_planned_but_not_reported_by_the_end_of_the_day_raise_an_alarm() ->
 METRICS_NAMESPACE = {"Fn::FindInMap": ["Metrics", "Emf", "Namespace"]}
 SERVICE_DIMENSION = {"Name": "service", "Value": {"Fn::FindInMap": ["Metrics", "Emf", "Service"]}}
 OPERATOR_METRICS = ["RunsPlanned", "RunsReported", "PrsScored", "PrsDeferred", "PrsUnscored", "GitHubRequests",
-                    "RateLimitWaits", "ModelCalls", "ModelFallbacks", "ReportSeconds", "Deliveries", "SweepFailures"]
+                    "RateLimitWaits", "ModelCalls", "ModelFallbacks", "ReportSeconds", "Deliveries", "SweepFailures",
+                    "ScheduleEventsRefused", "ScoreMessagesDropped"]
 
 
 def metric_catalogue() -> dict[str, Any]:
@@ -991,6 +994,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanDLQ"},  # PlanDLQ: the failure destination
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName"},
+        "s3:GetObject": {"ExportBucket"},  # a jsonl:s3:// source, where ExportBucket is set
     },
     "ScoreFunction": {
         "sqs:ReceiveMessage": {"ScoreQueue"}, "sqs:DeleteMessage": {"ScoreQueue"},
@@ -1000,6 +1004,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:UpdateItem": {"RunsTable"},
         "dynamodb:PutItem": {"ResultsTable", "CacheTable"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName", "LlmApiKeySecretName"},
+        "s3:GetObject": {"ExportBucket"},  # the run's jsonl:s3:// source, where ExportBucket is set
     },
     "ReportFunction": {
         "sqs:ReceiveMessage": {"ReportQueue"}, "sqs:DeleteMessage": {"ReportQueue"},

@@ -34,7 +34,7 @@ from urllib.parse import urlencode
 
 import requests
 
-from prhub import metrics, secrets
+from prhub import metrics, secrets, tracing
 from prhub.errors import RetryLater, SourceError
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, parse_timestamp, zone
@@ -353,6 +353,7 @@ class GitHubSource:
         """GitHub answers or fails (an unknown repository is a SourceError at listing): nothing to note."""
         return []
 
+    @tracing.traced("github history")
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
         """The comparison periods' PRs from the same search listing (modules from their titles: a listing has no
         files), and per author one search for a merge before the period (`total_count` says whether any)."""
@@ -371,6 +372,7 @@ class GitHubSource:
                 first[login] = str((items[0].get("pull_request") or {}).get("merged_at") or "")
         return History(earlier, first)
 
+    @tracing.traced("github list_merged")
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         self.check_repo(repo)
         found: dict[int, dict[str, Any]] = {}
@@ -431,6 +433,7 @@ class GitHubSource:
         log.warning("GitHub search stayed incomplete for %s; some PRs may be missing", url)
         return body, link
 
+    @tracing.traced("github get")
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         pull, _ = self.get_json(self.url(f"repos/{repo}/pulls/{ref.number}"))
         if not isinstance(pull, dict):

@@ -35,7 +35,7 @@ from typing import Any
 
 import requests
 
-from prhub import metrics
+from prhub import metrics, tracing
 from prhub.changes import is_generated
 from prhub.diffs import FileDiff, hunks_complete, split_diff
 from prhub.errors import RetryLater, SourceError
@@ -312,6 +312,7 @@ class GraphQLSource(GitHubSource):
 
     # --- listing ------------------------------------------------------------------------------
 
+    @tracing.traced("github list_merged")
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         if not self.graphql:
             return super().list_merged(repo, period)
@@ -443,6 +444,7 @@ class GraphQLSource(GitHubSource):
 
     # --- history ------------------------------------------------------------------------------
 
+    @tracing.traced("github history")
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
         """The comparison periods' PRs from one listing over their whole span (modules by `tag` from titles,
         labels and paths), and the authors' first merges FIRSTS_PER_QUERY to a query: per login one search
@@ -539,6 +541,7 @@ class GraphQLSource(GitHubSource):
         pr = self._kept.get((repo, number))
         return pr.to_export() if pr else None
 
+    @tracing.traced("github get")
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         if not self.graphql:
             return super().get(repo, ref)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from aws_lambda_powertools import Logger
 
-from prhub import metrics, narrative
+from prhub import metrics, narrative, tracing
 from prhub.aws import LazyClient
 from prhub.config import RepoConfig
 from prhub.factguard import CITE, Facts, check_prs, clean_text
@@ -262,6 +262,7 @@ class ChatModel:
                 "type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
         return request
 
+    @tracing.traced("model complete")
     def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                  max_tokens: int) -> Completion:
         """One answer; raises openai.APIError when the endpoint fails beyond our retries."""
