@@ -213,7 +213,8 @@ def test_sam_builds_the_layer_with_its_own_makefile_for_the_functions_runtime_an
 
 
 def test_make_build_is_only_sam_build_so_both_build_the_same() -> None:
-    dry_run = subprocess.run(["make", "-n", "--no-print-directory", "build"], cwd=ROOT, capture_output=True, text=True, check=True, timeout=30)
+    dry_run = subprocess.run(["make", "-n", "--no-print-directory", "build"], cwd=ROOT, capture_output=True,
+                             text=True, check=True, timeout=30)
     assert dry_run.stdout.splitlines() == ["sam build"]
 
 
