@@ -1131,3 +1131,25 @@ def test_plan_sample_events_are_accepted_with_the_templates_watch_list(path: Pat
     requests = plan.parse_plan_event(json.loads(path.read_text()), lambda: watchlist,
                                      datetime(2026, 6, 22, 1, tzinfo=ZoneInfo("Asia/Shanghai")))
     assert requests and all(r.period.since <= r.period.until for r in requests)
+
+
+# ------------------------------------------------------------------ export sources (jsonl:s3://)
+
+
+@pytest.mark.parametrize("configured", [False, True], ids=["no-bucket", "bucket"])
+def test_only_the_export_bucket_is_readable_and_only_when_it_is_set(configured: bool) -> None:
+    param = load_template()["Parameters"]["ExportBucket"]
+    assert param["Default"] == "" and re.fullmatch(param["AllowedPattern"], "")
+    env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["EXPORT_BUCKET"] == {"Ref": "ExportBucket"} and env["LOCAL_EXPORTS"] == "false"
+    rendered = render(HasExportBucket=configured)
+    for function in FUNCTIONS:
+        statements = [s for p in rendered["Resources"][function]["Properties"]["Policies"]
+                      for s in as_list(p["Statement"])]
+        reads = [s for s in statements if refs(s["Resource"]) == {"ExportBucket"}]
+        if not configured or function not in ("PlanFunction", "ScoreFunction"):
+            assert reads == [], function
+            continue
+        [read] = reads
+        assert read["Action"] == "s3:GetObject"  # objects only: no listing, no writing
+        assert read["Resource"] == {"Fn::Sub": "arn:${AWS::Partition}:s3:::${ExportBucket}/*"}
