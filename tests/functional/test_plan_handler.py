@@ -160,7 +160,7 @@ def test_the_github_source_follows_a_changed_api_url_and_token() -> None:
 
 
 def test_an_export_is_parsed_once_until_the_file_changes(tmp_path: Path) -> None:
-    sources = deps_for().sources
+    sources = deps_for(LOCAL_EXPORTS="true").sources
     export = tmp_path / "prs.jsonl"
     export.write_text("")
     spec = f"jsonl:{export}"
@@ -272,3 +272,67 @@ def test_a_continuation_that_can_never_succeed_is_acknowledged_and_writes_nothin
     answer = plan(stack, sqs_event(messages, stack.queue_arns["PlanQueue"]))
     assert answer == {"batchItemFailures": []}  # asking again cannot help: not retried towards PlanDLQ
     assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
+def stack_env(name: str) -> str:
+    """A variable as template.yaml sets it for the functions (the test stack's is the local runner's)."""
+    from tests.unit.test_template import load_template
+
+    value = load_template()["Globals"]["Function"]["Environment"]["Variables"][name]
+    assert isinstance(value, str), value
+    return value
+
+
+@pytest.mark.parametrize(("source", "words"), [
+    ("jsonl:/etc/passwd", "names a local path, which is not read here"),
+    ("jsonl:prhub_local/sample/acme-rocket.jsonl", "names a local path"),
+    ("jsonl:s3://someone-elses-bucket/prs.jsonl", "is not in the export bucket"),
+])
+def test_an_export_outside_the_export_bucket_is_refused_in_the_stack(
+        stack: Stack, monkeypatch: pytest.MonkeyPatch, source: str, words: str) -> None:
+    # GIVEN the functions' environment exactly as the template sets it: no local paths, and an export bucket
+    monkeypatch.setenv("LOCAL_EXPORTS", stack_env("LOCAL_EXPORTS"))
+    monkeypatch.setenv("EXPORT_BUCKET", f"{stack.prefix}-exports")
+    # WHEN a direct invoke names a source outside that bucket
+    answer = plan(stack, {**SAMPLE, "source": source})
+    # THEN it is refused with a clear error, and nothing is written, queued or published
+    assert answer["ok"] is False and words in answer["error"], answer
+    assert f"jsonl:s3://{stack.prefix}-exports/KEY" in answer["error"]
+    assert "root:" not in answer["error"]  # the file was never read
+    assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0 and depth(stack, "ReportQueue") == 0
+    from tests.functional.flow_support import objects
+
+    assert objects(stack) == {}
+
+
+def test_with_no_export_bucket_no_jsonl_source_is_allowed_in_the_stack(
+        stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCAL_EXPORTS", stack_env("LOCAL_EXPORTS"))
+    monkeypatch.setenv("EXPORT_BUCKET", "")  # the parameter's default
+    for source in ("jsonl:/etc/passwd", "jsonl:s3://any-bucket/prs.jsonl"):
+        answer = plan(stack, {**SAMPLE, "source": source})
+        assert answer["ok"] is False and "no export bucket is configured" in answer["error"], answer
+    assert items(stack, "RunsTable") == []
+
+
+def test_an_export_in_the_export_bucket_is_read_by_plan_and_score(
+        stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prhub import aws
+
+    from tests.functional.flow_support import deliver
+
+    # GIVEN the sample export in the stack's export bucket, and the template's own LOCAL_EXPORTS
+    bucket = f"{stack.prefix}-exports"
+    s3 = aws.client("s3")
+    s3.create_bucket(Bucket=bucket)
+    sample = Path(__file__).resolve().parents[2] / "prhub_local" / "sample" / "acme-rocket.jsonl"
+    s3.put_object(Bucket=bucket, Key="acme/rocket.jsonl", Body=sample.read_bytes())
+    monkeypatch.setenv("LOCAL_EXPORTS", stack_env("LOCAL_EXPORTS"))
+    monkeypatch.setenv("EXPORT_BUCKET", bucket)
+    # WHEN plan lists the week from it, and a score worker (another environment) scores a batch of its PRs
+    answer = plan(stack, {**SAMPLE, "source": f"jsonl:s3://{bucket}/acme/rocket.jsonl"})
+    assert answer["ok"], answer
+    run_id = answer["runs"][0]["run_id"]
+    messages = receive_all(stack, "ScoreQueue", 32)
+    failed = deliver(handler(stack, "ScoreFunction"), stack, "ScoreQueue", messages[:5], "ScoreFunction")
+    # THEN the week's 32 PRs are planned and the worker read their details from the same object
+    assert answer["runs"][0]["expected"] == 32 and failed == set()
+    assert run_item(stack, run_id)["done"] == 5

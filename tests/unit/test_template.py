@@ -106,7 +106,9 @@ def as_list(value: Any) -> list[Any]:
 
 
 def role_statements(role: dict[str, Any]) -> list[dict[str, Any]]:
-    return [s for p in role["Properties"].get("Policies", []) for s in as_list(p["PolicyDocument"]["Statement"])]
+    """The role's statements where every condition holds (a policy under Fn::If counts: its widest grant)."""
+    policies = [p["Fn::If"][1] if "Fn::If" in p else p for p in role["Properties"].get("Policies", [])]
+    return [s for p in policies for s in as_list(p["PolicyDocument"]["Statement"])]
 
 
 def function_role(function: str) -> dict[str, Any]:
@@ -489,7 +491,7 @@ def test_every_function_error_raises_an_alarm(function: str) -> None:
 
 def test_every_alarm_tells_the_topic() -> None:
     alarms = resources("AWS::CloudWatch::Alarm")
-    assert len(alarms) == 13
+    assert len(alarms) == 15
     for name, alarm in alarms.items():
         assert alarm["Properties"]["AlarmActions"] == TOPIC, name
         assert alarm["Properties"]["AlarmDescription"], name
@@ -534,7 +536,8 @@ def test_runs_planned_but_not_reported_by_the_end_of_the_day_raise_an_alarm() ->
 METRICS_NAMESPACE = {"Fn::FindInMap": ["Metrics", "Emf", "Namespace"]}
 SERVICE_DIMENSION = {"Name": "service", "Value": {"Fn::FindInMap": ["Metrics", "Emf", "Service"]}}
 OPERATOR_METRICS = ["RunsPlanned", "RunsReported", "PrsScored", "PrsDeferred", "PrsUnscored", "GitHubRequests",
-                    "RateLimitWaits", "ModelCalls", "ModelFallbacks", "ReportSeconds", "Deliveries", "SweepFailures"]
+                    "RateLimitWaits", "ModelCalls", "ModelFallbacks", "ReportSeconds", "Deliveries", "SweepFailures",
+                    "ScheduleEventsRefused", "ScoreMessagesDropped"]
 
 
 def metric_catalogue() -> dict[str, Any]:
@@ -1002,6 +1005,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "sqs:ReceiveMessage": {"PlanQueue"}, "sqs:DeleteMessage": {"PlanQueue"},
         "sqs:GetQueueAttributes": {"PlanQueue"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName"},
+        "s3:GetObject": {"ExportBucket"},  # a jsonl:s3:// source, where ExportBucket is set
     },
     "ScoreFunction": {
         "sqs:ReceiveMessage": {"ScoreQueue"}, "sqs:DeleteMessage": {"ScoreQueue"},
@@ -1011,6 +1015,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:UpdateItem": {"RunsTable"},
         "dynamodb:PutItem": {"ResultsTable", "CacheTable"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName", "LlmApiKeySecretName"},
+        "s3:GetObject": {"ExportBucket"},  # the run's jsonl:s3:// source, where ExportBucket is set
     },
     "ReportFunction": {
         "sqs:ReceiveMessage": {"ReportQueue"}, "sqs:DeleteMessage": {"ReportQueue"},
@@ -1136,3 +1141,25 @@ def test_plan_sample_events_are_accepted_with_the_templates_watch_list(path: Pat
     requests = plan.parse_plan_event(json.loads(path.read_text()), lambda: watchlist,
                                      datetime(2026, 6, 22, 1, tzinfo=ZoneInfo("Asia/Shanghai")))
     assert requests and all(r.period.since <= r.period.until for r in requests)
+
+
+# ------------------------------------------------------------------ export sources (jsonl:s3://)
+
+
+@pytest.mark.parametrize("configured", [False, True], ids=["no-bucket", "bucket"])
+def test_only_the_export_bucket_is_readable_and_only_when_it_is_set(configured: bool) -> None:
+    param = load_template()["Parameters"]["ExportBucket"]
+    assert param["Default"] == "" and re.fullmatch(param["AllowedPattern"], "")
+    env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["EXPORT_BUCKET"] == {"Ref": "ExportBucket"} and env["LOCAL_EXPORTS"] == "false"
+    rendered = render(HasExportBucket=configured)
+    for function in FUNCTIONS:
+        statements = [s for p in rendered["Resources"][function]["Properties"]["Policies"]
+                      for s in as_list(p["Statement"])]
+        reads = [s for s in statements if refs(s["Resource"]) == {"ExportBucket"}]
+        if not configured or function not in ("PlanFunction", "ScoreFunction"):
+            assert reads == [], function
+            continue
+        [read] = reads
+        assert read["Action"] == "s3:GetObject"  # objects only: no listing, no writing
+        assert read["Resource"] == {"Fn::Sub": "arn:${AWS::Partition}:s3:::${ExportBucket}/*"}

@@ -292,6 +292,8 @@ class Settings:
     max_receive_count: int = 3
     delivery_queue_url: str = ""  # DeliveryQueue: one message per (report, channel)
     deliveries_table: str = ""  # DeliveriesTable: the delivery ledger and log (prhub.notify.ledger)
+    export_bucket: str = ""  # ExportBucket: the one bucket a jsonl:s3:// source may name ("" = none)
+    local_exports: bool = False  # a jsonl: source may name a path on this machine (the CLI; never the stack)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -312,6 +314,8 @@ class Settings:
                 max_receive_count=int(env.get("MAX_RECEIVE_COUNT", "3")),
                 delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
                 deliveries_table=env.get("DELIVERIES_TABLE", ""),
+                export_bucket=env.get("EXPORT_BUCKET", ""),
+                local_exports=env.get("LOCAL_EXPORTS", "false").lower() == "true",
             )
         except KeyError as exc:
             raise InputError(f"environment variable {exc.args[0]} is not set (template.yaml sets it)") from exc

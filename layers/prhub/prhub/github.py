@@ -34,7 +34,7 @@ from urllib.parse import urlencode
 
 import requests
 
-from prhub import secrets
+from prhub import metrics, secrets, tracing
 from prhub.errors import RetryLater, SourceError
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, parse_timestamp, zone
@@ -260,6 +260,7 @@ class GitHubSource:
         while True:
             problem = ""
             self.stats["requests"] += 1
+            metrics.count("GitHubRequests")
             try:
                 response = self.session.get(url, headers=headers, timeout=self.timeout)
             except RETRYABLE_EXCEPTIONS as exc:
@@ -286,6 +287,7 @@ class GitHubSource:
                     if wait is None:
                         raise SourceError(f"GitHub refused {url} ({status}): {_message(response)}")
                     limited += 1
+                    metrics.count("RateLimitWaits")
                     if limited > self.max_tries:
                         raise RetryLater(f"GitHub keeps rate-limiting {url}", retry_after=wait + self.margin)
                     self._wait(wait, "rate limit")
@@ -359,6 +361,7 @@ class GitHubSource:
         """Nothing to warn about either."""
         return []
 
+    @tracing.traced("github history")
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
         """The comparison periods' PRs from the same search listing (modules from their titles: a listing has no
         files), and per author one search for a merge before the period (`total_count` says whether any)."""
@@ -377,6 +380,7 @@ class GitHubSource:
                 first[login] = str((items[0].get("pull_request") or {}).get("merged_at") or "")
         return History(earlier, first)
 
+    @tracing.traced("github list_merged")
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         self.check_repo(repo)
         found: dict[int, dict[str, Any]] = {}
@@ -437,6 +441,7 @@ class GitHubSource:
         log.warning("GitHub search stayed incomplete for %s; some PRs may be missing", url)
         return body, link
 
+    @tracing.traced("github get")
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         pull, _ = self.get_json(self.url(f"repos/{repo}/pulls/{ref.number}"))
         if not isinstance(pull, dict):

@@ -34,6 +34,7 @@ from typing import Any
 
 import requests
 
+from prhub import metrics, tracing
 from prhub.changes import is_generated
 from prhub.diffs import FileDiff, hunks_complete, split_diff
 from prhub.errors import RetryLater, SourceError
@@ -178,6 +179,7 @@ class GraphQLSource(GitHubSource):
             problem = ""
             self.stats["requests"] += 1
             self.stats["graphql" if body is not None else "rest"] += 1
+            metrics.count("GitHubRequests")
             try:
                 response = self.session.request(method, url, headers=headers, json=body, timeout=self.timeout)
             except RETRYABLE_EXCEPTIONS as exc:
@@ -194,6 +196,7 @@ class GraphQLSource(GitHubSource):
                     wait = self._graphql_limit(response)
                 if wait is not None:
                     limited += 1
+                    metrics.count("RateLimitWaits")
                     if limited > self.max_tries:
                         raise RetryLater(f"GitHub keeps rate-limiting {url}", retry_after=wait + self.margin)
                     self._wait(wait, "rate limit")
@@ -217,6 +220,7 @@ class GraphQLSource(GitHubSource):
         wait = points.reset - self.clock()
         if wait > 0:
             self.points = None  # after the wait the budget is full again; the next answer says so
+            metrics.count("RateLimitWaits")
             self._wait(wait, "GraphQL points budget")
 
     def _note_points(self, response: requests.Response) -> None:
@@ -295,6 +299,7 @@ class GraphQLSource(GitHubSource):
 
     # --- listing ------------------------------------------------------------------------------
 
+    @tracing.traced("github list_merged")
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         refs = [ref for page in self.list_pages(repo, period) for ref in page.refs]
         return sorted({r.number: r for r in refs}.values(), key=lambda r: (r.merged_at, r.number))
@@ -431,6 +436,7 @@ class GraphQLSource(GitHubSource):
 
     # --- history ------------------------------------------------------------------------------
 
+    @tracing.traced("github history")
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
         """The comparison periods' PRs from one listing over their whole span (modules by `tag` from titles,
         labels and paths), and the authors' first merges FIRSTS_PER_QUERY to a query: per login one search
@@ -537,6 +543,7 @@ class GraphQLSource(GitHubSource):
             pr = PullRequest.from_export(stored.body) if stored else self._load_one(repo, ref.number)
         return [name for f in pr.files for name in (f.filename, f.previous_filename) if name]
 
+    @tracing.traced("github get")
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         if not self.graphql:
             return super().get(repo, ref)

@@ -30,10 +30,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.metrics import MetricUnit, single_metric
-from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
-from prhub import narrative
+from prhub import metrics, narrative, tracing
 from prhub.aws import LazyClient
 from prhub.config import RepoConfig
 from prhub.factguard import CITE, Facts, check_prs, clean_text
@@ -264,6 +262,7 @@ class ChatModel:
                 "type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
         return request
 
+    @tracing.traced("model complete")
     def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                  max_tokens: int) -> Completion:
         """One answer; raises openai.APIError when the endpoint fails beyond our retries."""
@@ -274,6 +273,7 @@ class ChatModel:
             wait = 0.0
             with self.gate:
                 try:
+                    metrics.count("ModelCalls")
                     raw = self.client.chat.completions.with_raw_response.create(
                         **self.request(messages, name, schema, max_tokens))
                     response = raw.parse()
@@ -334,16 +334,9 @@ class ChatModel:
 
 
 def record_tokens(stage: str, model: str, tokens_in: int, tokens_out: int) -> None:
-    """Token counts as CloudWatch metrics (EMF on stdout) where the stack names a namespace and Powertools'
-    POWERTOOLS_METRICS_DISABLED / POWERTOOLS_DEV do not turn metrics off; never the key."""
-    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
-    # single_metric prints even when POWERTOOLS_METRICS_DISABLED is set; honour Powertools' switch here.
-    if not namespace or is_metrics_disabled():
-        return
-    for name, value in (("LlmTokensIn", tokens_in), ("LlmTokensOut", tokens_out)):
-        with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace=namespace) as metric:
-            metric.add_dimension(name="stage", value=stage)
-            metric.add_dimension(name="model", value=model)
+    """Token counts as CloudWatch metrics by stage and model (prhub.metrics); never the key."""
+    metrics.count("LlmTokensIn", tokens_in, stage=stage, model=model)
+    metrics.count("LlmTokensOut", tokens_out, stage=stage, model=model)
 
 
 def describe(exc: Exception) -> str:
@@ -550,6 +543,7 @@ FALLBACK = "scored by the engine: "  # reason prefix; model_narrative counts the
 
 def fallback(engine: ScoredPR, note: str, tokens_in: int = 0, tokens_out: int = 0) -> ScoredPR:
     """The engine's result standing in for the model's, saying why (in reasons, which report.json keeps)."""
+    metrics.count("ModelFallbacks")
     return replace(engine, scored_by="heuristic", note=note, reasons=[*engine.reasons, FALLBACK + note],
                    tokens_in=tokens_in, tokens_out=tokens_out)
 
@@ -835,6 +829,7 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
             cache.put(key, {"sections": {name: result[name] for name in SECTIONS if by[name] == "llm"},
                             "removed": dict(written)})
         if pending:
+            metrics.count("ModelFallbacks")
             notes.append(f"narrative: the engine wrote {', '.join(pending)} because "
                          f"{stopped or 'the model text failed the checks twice'}")
         info["narrative_model"] = chat.model
@@ -860,20 +855,11 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
 
 def record_guard(removed: Counter[str]) -> None:
     """The sentences the fact guard removed in a run, as the CloudWatch metric GuardRemovedSentences (one per
-    reason, and the total), where metrics are on (see record_tokens)."""
-    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
-    if not namespace or is_metrics_disabled():
-        return
+    reason, and the total; prhub.metrics)."""
     for reason, value in [("all", sum(removed.values())), *sorted(removed.items())]:
-        with single_metric(name="GuardRemovedSentences", unit=MetricUnit.Count, value=value,
-                           namespace=namespace) as metric:
-            metric.add_dimension(name="reason", value=reason)
+        metrics.count("GuardRemovedSentences", value, reason=reason)
 
 
 def record_cost(model: str, usd: float) -> None:
-    """The run's model cost as the CloudWatch metric LlmCostUsd (see record_tokens)."""
-    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
-    if not namespace or is_metrics_disabled():
-        return
-    with single_metric(name="LlmCostUsd", unit=MetricUnit.Count, value=usd, namespace=namespace) as metric:
-        metric.add_dimension(name="model", value=model)
+    """The run's model cost as the CloudWatch metric LlmCostUsd (prhub.metrics)."""
+    metrics.count("LlmCostUsd", usd, model=model)

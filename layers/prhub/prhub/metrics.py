@@ -1,23 +1,53 @@
 """Operator metrics as CloudWatch embedded metric format (EMF) lines on stdout, one helper for every count.
 
 Emitted only where the stack names a namespace (POWERTOOLS_METRICS_NAMESPACE) and Powertools' own switches
-(POWERTOOLS_METRICS_DISABLED, POWERTOOLS_DEV) leave metrics on: a local run prints no metric JSON.
+(POWERTOOLS_METRICS_DISABLED, POWERTOOLS_DEV) leave metrics on: a local run prints no metric JSON. Powertools
+adds the `service` dimension (POWERTOOLS_SERVICE_NAME) to each; the names are template.yaml's Mappings.Metrics.
 """
 from __future__ import annotations
 
+import functools
 import os
+import threading
+import time
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
+# Powertools prints each metric with print(), which writes the line and its newline separately: the score
+# worker's threads would interleave them, and CloudWatch drops a line that is not one JSON document.
+_print_lock = threading.Lock()
 
 
 def count(name: str, value: float = 1, unit: str = "Count", **dimensions: str) -> None:
-    """One metric data point, with the given dimensions (`unit` a CloudWatch unit name)."""
+    """One metric data point, with the given dimensions besides `service` (`unit` a CloudWatch unit name)."""
+    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
+    if not namespace:
+        return
     # Imported on first use: the score worker's cold start must not pay for Powertools' metrics module.
     from aws_lambda_powertools.metrics import MetricUnit, single_metric
     from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
-    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
     # single_metric prints even when POWERTOOLS_METRICS_DISABLED is set; honour Powertools' switch here.
-    if not namespace or is_metrics_disabled():
+    if is_metrics_disabled():
         return
-    with single_metric(name=name, unit=MetricUnit(unit), value=value, namespace=namespace) as metric:
+    with _print_lock, single_metric(name=name, unit=MetricUnit(unit), value=value, namespace=namespace) as metric:
         for key, dim in dimensions.items():
             metric.add_dimension(name=key, value=dim)
+
+
+def timed(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorator: the duration in seconds of each call that returns, as the metric `name`."""
+
+    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(fn)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            started = time.monotonic()
+            result = fn(*args, **kwargs)
+            count(name, round(time.monotonic() - started, 3), "Seconds")
+            return result
+
+        return call
+
+    return wrap

@@ -321,6 +321,24 @@ class JsonlSource:
         return out
 
 
+def check_location(spec: str, bucket: str, local: bool) -> str:
+    """`spec` when it may be read here: `github`, a `jsonl:s3://` URL in `bucket`, or a `jsonl:` path on this
+    machine where `local` allows it (the CLI and the local runner; never the stack, where a path would read the
+    function's own files). Raises InputError saying what is allowed."""
+    if not spec.startswith("jsonl:"):
+        return spec
+    path = spec[len("jsonl:"):]
+    allowed = (f"a jsonl: source must be an s3:// URL in the export bucket (jsonl:s3://{bucket}/KEY)" if bucket
+               else "no jsonl: source is allowed: no export bucket is configured (the stack's ExportBucket)")
+    if path.startswith("s3://"):
+        if bucket and path[len("s3://"):].split("/", 1)[0] == bucket:
+            return spec
+        raise InputError(f"source {spec[:200]!r} is not in the export bucket: {allowed}")
+    if local:
+        return spec
+    raise InputError(f"source {spec[:200]!r} names a local path, which is not read here: {allowed}")
+
+
 def open_source(spec: str, s3_client: Any = None, github: Callable[[], Source] | None = None) -> Source:
     """Build the Source a run's spec names: an export (`s3_client` reads s3:// ones) or GitHub (`github` makes
     it; by default an anonymous source on api.github.com, which REST serves: GraphQL needs a token)."""

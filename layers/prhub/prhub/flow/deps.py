@@ -27,7 +27,7 @@ from prhub.period import Period
 from prhub.queue import Queue
 from prhub.scorers import Scorers
 from prhub.secrets import Secrets
-from prhub.sources import History, Source, SourceCache, open_source
+from prhub.sources import History, Source, SourceCache, check_location, open_source
 from prhub.store import Progress, Result, Run, Store
 
 if TYPE_CHECKING:
@@ -135,12 +135,16 @@ class Deps:
 
             return DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
 
+        def source(spec: str) -> Source:
+            # Where an export may be read from: the stack's bucket only, local paths only where a setting says so.
+            check_location(spec, settings.export_bucket, settings.local_exports)
+            return LOCAL_EXPORTS(spec) if _local_export(spec) else open_source(spec, s3, github)
+
         return cls(settings, Store(dynamodb, settings), Queue(aws.LazyClient("sqs")), cache,
                    aws.S3Bucket(s3, settings.site_bucket),
                    aws.CloudFrontCdn(aws.LazyClient("cloudfront"), settings.distribution_id),
                    WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")),
-                   SourceCache(lambda spec: LOCAL_EXPORTS(spec) if _local_export(spec) else
-                               open_source(spec, s3, github)), Scorers(env, secrets), idempotency)
+                   SourceCache(source), Scorers(env, secrets), idempotency)
 
     def invoked(self, context: Any) -> Deps:
         """The same adapters and caches, for one invocation with its Lambda context."""

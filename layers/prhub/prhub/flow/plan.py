@@ -17,7 +17,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from prhub import orgs, scope
+from prhub import metrics, orgs, scope
 from prhub.config import RepoConfig, WatchList, check_repo
 from prhub.errors import EventRefused, InputError, RetryLater, SourceError
 from prhub.flow.deps import Deps
@@ -279,6 +279,7 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
                                  format_timestamp(now), notes=notes, history=history):
         logger.info("run already planned", extra={"run_id": req.run_id})
         return {**summary, "duplicate": True}
+    metrics.count("RunsPlanned")
     if refs:
         deps.queue.send_batch(deps.settings.score_queue_url,
                               [{"run_id": req.run_id, "number": r.number, "ref": r.to_dict()} for r in refs])

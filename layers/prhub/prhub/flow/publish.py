@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
+from prhub import metrics
 from prhub.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
@@ -60,6 +61,7 @@ def report_once(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     return report(key=key)
 
 
+@metrics.timed("ReportSeconds")
 def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published as revision `revision`; the revision marked published."""
@@ -109,6 +111,9 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     if not deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now(), revision,
                                     len(results), pending):
         logger.warning("revision already recorded as published", extra={"run_id": run_id, "revision": revision})
+    elif revision == 1:  # a run counts as reported once (ReportsMissingAlarm compares it with RunsPlanned)
+        metrics.count("RunsReported")
+        metrics.count("PrsUnscored", len(unscored))
     # Results stored while this revision was being made, whose workers saw it still pending: the next one.
     progress = deps.store.progress(run_id)
     if progress is not None:
@@ -192,6 +197,7 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
         except Exception as exc:  # one broken run must not keep the others stuck
             logger.error("sweep could not report run", extra={"run_id": run.run_id, "error": str(exc)})
             failed.append(run.run_id)
+            metrics.count("SweepFailures")
     from prhub.flow import digest
 
     answer: dict[str, Any] = {"swept": reported, "failed": failed}

@@ -229,6 +229,7 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
         _waiting(run_id, delay, deps)
         raise exc from None
     _waiting(run_id, delay, deps)
+    metrics.count("PrsDeferred")
     logger.info("handed back, message sent again for later",
                 extra={"run_id": run_id, "number": number, "delay": delay, "reason": str(exc)})
     return {"run_id": run_id, "number": number, "stored": False, "cached": False, "deferred": delay}
@@ -288,6 +289,7 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | 
         # A cache hit spends nothing in this run.
         scored.tokens_in = scored.tokens_out = 0
     stored = deps.store.put_result(run_id, scored, now, cached=cached)
+    metrics.count("PrsScored", int(stored))  # 0 for a duplicate delivery: counted once
     return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
 
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from prhub import metrics
 from prhub.notify.channels import Target
 from prhub.notify.message import Message, TooLarge
 
@@ -253,12 +253,5 @@ METRICS = {"delivered": "NotifyDelivered", "throttled": "NotifyThrottled", "tran
 
 
 def record(outcome: Outcome) -> None:
-    """The outcome as a CloudWatch metric (EMF on stdout) by channel, where the stack names a namespace."""
-    from aws_lambda_powertools.metrics import MetricUnit, single_metric
-    from aws_lambda_powertools.metrics.functions import is_metrics_disabled
-
-    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE")
-    if not namespace or is_metrics_disabled():
-        return
-    with single_metric(name=METRICS[outcome.kind], unit=MetricUnit.Count, value=1, namespace=namespace) as metric:
-        metric.add_dimension(name="channel", value=outcome.channel)
+    """The outcome as a CloudWatch metric by channel (prhub.metrics)."""
+    metrics.count(METRICS[outcome.kind], channel=outcome.channel)

@@ -1,0 +1,200 @@
+"""The metrics the code emits are exactly template.yaml's catalogue (Mappings.Metrics.Emf), as the alarms read them.
+
+The flows run with the stack's metrics environment (POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_SERVICE_NAME), on
+the in-memory adapters with the real GitHub client against the fake GitHub, the model client against the fake
+OpenAI server and the chat client against the fake chat platforms; the EMF lines they print are read back.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+import requests
+from moto import mock_aws
+from prhub.config import WatchList
+from prhub.errors import InputError
+from prhub.flow.deliver import Delivery, DeliveryDeps, DeliveryFailed, deliver_one
+from prhub.flow.deps import Deps
+from prhub.flow.plan import plan
+from prhub.flow.publish import report_message
+from prhub.flow.score import score_record
+from prhub.github import GitHubSource, MemoryEtagCache
+from prhub.notify.ledger import Ledger
+from prhub.scorers import Scorers
+
+from prhub_local.runner import LambdaContext
+from prhub_local.sample import sample_settings
+from tests.fakes import FakeGitHub
+from tests.fakes.chat_servers import FakeChat, Fault
+from tests.fakes.memory import SETTINGS, MemoryStack, memory_stack
+from tests.fakes.openai_server import FakeOpenAI, down_for
+from tests.functional.test_flow_in_memory import record
+from tests.functional.test_github_source import REPO, WEEK, FakeClock, week_pulls
+from tests.unit.test_template import load_template, metric_catalogue
+
+ROOT = Path(__file__).resolve().parents[2]
+DAY = {"repo": "acme/rocket", "since": "2026-06-02", "until": "2026-06-03"}  # a few of the sample's PRs
+DELIVERY_QUEUE = "memory://delivery"
+
+
+@pytest.fixture
+def stack_metrics(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Metrics on, as template.yaml sets them for the functions."""
+    env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
+    for name in ("POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_SERVICE_NAME"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    monkeypatch.delenv("POWERTOOLS_DEV", raising=False)
+
+
+@pytest.fixture
+def chat() -> Iterator[FakeChat]:
+    with FakeChat() as fake:
+        yield fake
+
+
+@pytest.fixture
+def ledger() -> Iterator[Ledger]:
+    """The delivery ledger on moto's DynamoDB, its table as template.yaml declares it."""
+    props = load_template()["Resources"]["DeliveriesTable"]["Properties"]
+    with mock_aws():
+        ddb = boto3.client("dynamodb", region_name="us-east-1")
+        ddb.create_table(TableName="deliveries", BillingMode="PAY_PER_REQUEST", KeySchema=props["KeySchema"],
+                         AttributeDefinitions=props["AttributeDefinitions"])
+        yield Ledger(ddb, "deliveries")
+
+
+def plan_handler(deps: Deps) -> Callable[[Any, Any], Any]:
+    """PlanFunction's handler in a fresh module (an execution environment) that already holds `deps`."""
+    spec = importlib.util.spec_from_file_location(f"plan_app_{uuid.uuid4().hex[:8]}", ROOT / "functions/plan/app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module._deps = deps
+    return module.handler  # type: ignore[no-any-return]
+
+
+def unreadable_watchlist() -> WatchList:
+    raise InputError("watch list parameter 'prhub-watchlist' could not be read: throttled")
+
+
+def emitted(out: str) -> list[dict[str, Any]]:
+    """Each EMF document printed: {"namespace", "names", "dimensions", "values", "units"}."""
+    docs = []
+    for line in out.splitlines():
+        if not line.startswith('{"_aws"'):
+            continue
+        doc = json.loads(line)  # one whole JSON document per line, or CloudWatch drops it
+        [directive] = doc["_aws"]["CloudWatchMetrics"]
+        [dimensions] = directive["Dimensions"]
+        names = [m["Name"] for m in directive["Metrics"]]
+        docs.append({"namespace": directive["Namespace"], "names": names,
+                     "dimensions": {d: doc[d] for d in dimensions}, "values": {n: doc[n] for n in names},
+                     "units": {m["Name"]: m["Unit"] for m in directive["Metrics"]}})
+    return docs
+
+
+def model_run(fake: FakeOpenAI, chat: FakeChat) -> MemoryStack:
+    """The sample's repository scored by a model (priced, so the run has a cost) and told on four channels."""
+    hooks = {kind: chat.hook("slack") for kind in ("delivered", "throttled", "transient", "permanent")}
+    hooks["throttled"].always = Fault(429, "rate_limited", {"Retry-After": "2000"})
+    hooks["transient"].always = Fault(500, "internal error")
+    hooks["permanent"].always = Fault(404, "no_service")
+    config = {**sample_settings()["config"], "scorer": "llm", "llm": {"model": "gpt-4o-mini", "max_retries": 0},
+              "notify": [{"channel": "slack", "url": hook.url} for hook in hooks.values()]}
+    stack = memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"}, "repos": [config]})))
+    stack.deps = replace(stack.deps, settings=replace(SETTINGS, delivery_queue_url=DELIVERY_QUEUE),
+                         scorers=Scorers({"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.base_url}, None))
+    return stack
+
+
+def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_no_other(
+        stack_metrics: None, ledger: Ledger, chat: FakeChat, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    catalogue = metric_catalogue()
+    # The PDF is most of a report's cost and none of what is counted here (tests/unit/test_render* check it).
+    monkeypatch.setattr("prhub.render.pdf.render_pdf", lambda report: b"%PDF-1.4\n% stand-in\n")
+    capsys.readouterr()
+
+    # A model run: planned, scored (one PR's model call fails, the engine stands in; one PR never finishes),
+    # reported by the sweep with that PR unscored, its channels told: delivered, throttled, failing, revoked.
+    with FakeOpenAI() as fake:
+        run = model_run(fake, chat)
+        [planned] = plan(DAY, run.deps)
+        messages = run.queue.take(SETTINGS.score_queue_url)
+        assert planned["expected"] == len(messages) >= 3
+        first = messages[0].body["number"]
+        fake.responder = down_for({first})
+        outcomes = [score_record(record(m), run.deps) for m in messages[:-1]]
+        assert all(o["stored"] for o in outcomes)
+        swept = report_message({"sweep": True, "older_than_minutes": 0}, run.deps)
+        assert swept == {"swept": [planned["run_id"]], "failed": []}
+    dropped = score_record(record(replace(messages[0], body={"not": "a score message"})), run.deps)
+    assert "dropped" in dropped
+    deliveries = DeliveryDeps(replace(SETTINGS, delivery_queue_url=DELIVERY_QUEUE), ledger, run.bucket, run.queue,
+                              read_secret=lambda name: "", http=requests.Session(), allow_literal=True,
+                              sleep=lambda seconds: None)
+    jobs = [Delivery.parse(json.dumps(m.body)) for m in run.queue.take(DELIVERY_QUEUE)]
+    assert len(jobs) == 4
+    for job in jobs:
+        with contextlib.suppress(DeliveryFailed):  # the failing channel: SQS would deliver its message again
+            deliver_one(job, deliveries)
+
+    # A sweep that cannot report a stuck run (the watch list it needs is unreadable).
+    stuck = memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"},
+                                                     "repos": [sample_settings()["config"]]})))
+    plan(DAY, stuck.deps)
+    stuck.deps = replace(stuck.deps, watchlist=unreadable_watchlist)
+    assert len(report_message({"sweep": True, "older_than_minutes": 0}, stuck.deps)["failed"]) == 1
+
+    # GitHub: a week listed, then a PR whose details meet a spent rate limit that resets past the worker's time.
+    clock = FakeClock()
+    with FakeGitHub(week_pulls(3), REPO, clock=clock) as gh:
+        source = GitHubSource(token="t0ken", api_url=gh.url, sleep=clock.sleep, clock=clock, timeout=2.0,
+                              etag_cache=MemoryEtagCache(), max_wait=60)
+        limited = memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"},
+                                                           "repos": [{"repo": REPO, "tz": WEEK.tz}]})),
+                               sources=lambda spec: source)
+        plan({"repo": REPO, "since": str(WEEK.since), "until": str(WEEK.until), "source": "github"}, limited.deps)
+        gh.inject("exhausted", path="/pulls/", reset_in=900)
+        [message, *_] = limited.queue.take(SETTINGS.score_queue_url)
+        assert "deferred" in score_record(record(message), limited.deps)
+
+    # A schedule event the clock contradicts (AWS's own sample event), refused by the handler.
+    refused = plan_handler(stuck.deps)({"time": "1970-01-01T00:00:00Z"}, LambdaContext("PlanFunction"))
+    assert refused["ok"] is False and "more than 14 days old" in refused["error"]
+
+    docs = emitted(capsys.readouterr().out)
+    names = [name for doc in docs for name in doc["names"]]
+    # Every catalogued name is emitted, and nothing else; each in the stack's namespace.
+    assert set(names) == set(catalogue["Names"]) | set(catalogue["Detail"])
+    assert {doc["namespace"] for doc in docs} == {catalogue["Namespace"]}
+    for doc in docs:
+        [name] = doc["names"]  # one metric per line, each with its own dimensions
+        if name in catalogue["Names"]:
+            # Exactly what the alarms and the dashboard ask for: the one dimension `service`.
+            assert doc["dimensions"] == {"service": catalogue["Service"]}, doc
+        else:
+            assert doc["dimensions"]["service"] == catalogue["Service"] and len(doc["dimensions"]) > 1, doc
+
+    def total(name: str) -> float:
+        values = [d["values"][name] for d in docs if name in d["values"]]
+        return sum(sum(v) if isinstance(v, list) else v for v in values)
+
+    # The counts say what happened.
+    assert total("RunsPlanned") == 3 and total("RunsReported") == 1 and total("SweepFailures") == 1
+    assert total("PrsScored") == len(messages) - 1 and total("PrsUnscored") == 1 and total("PrsDeferred") == 1
+    assert total("ModelFallbacks") == 1 and total("ModelCalls") >= len(messages)  # the PRs' and the narrative's
+    assert total("RateLimitWaits") == 1 and total("GitHubRequests") >= 2
+    assert total("Deliveries") == 1 and total("NotifyDelivered") == 1 and total("NotifyPermanentFailure") == 1
+    assert total("ScheduleEventsRefused") == 1 and total("ScoreMessagesDropped") == 1
+    [seconds] = [d for d in docs if "ReportSeconds" in d["names"]]
+    assert seconds["units"]["ReportSeconds"] == "Seconds" and total("ReportSeconds") > 0
