@@ -21,7 +21,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub import digest as domain
-from prhub import metrics, orgs, sitepaths
+from prhub import orgs, sitepaths
 from prhub.config import WatchList
 from prhub.flow.deps import Deps
 from prhub.period import Period, format_timestamp
@@ -50,7 +50,6 @@ def after_report(run: Run, deps: Deps) -> dict[str, Any] | None:
         return publish_when_ready(period, deps, watchlist, deadline_passed=False)
     except Exception as exc:  # the report is out; the sweep tries the digest again
         logger.error("digest failed after a report", extra={"run_id": run.run_id, "error": repr(exc)})
-        metrics.count("DigestFailures")
         return {"error": str(exc)}
 
 
@@ -67,7 +66,6 @@ def sweep(deps: Deps) -> dict[str, Any] | None:
         return publish_when_ready(period, deps, watched(deps), deadline_passed=True)
     except Exception as exc:  # the next sweep tries again
         logger.error("digest failed in the sweep", extra={"period": period.slug, "error": repr(exc)})
-        metrics.count("DigestFailures")
         return {"period": period.slug, "error": str(exc)}
 
 
@@ -134,6 +132,5 @@ def publish_digest(period: Period, deps: Deps, watchlist: WatchList) -> dict[str
     key = domain.folder(period)
     deliveries = request_channels(config.notify, config.language, key, f"digest:{period.slug}", deps.queue,
                                   deps.settings.delivery_queue_url)
-    metrics.count("Digests")
     logger.info("digest published", extra={"key": key, "missing": digest["missing"], "deliveries": deliveries})
     return {"digest_key": key, "repos": len(reports), "missing": digest["missing"], "deliveries": deliveries}
