@@ -80,7 +80,7 @@ def test_a_rate_limited_pr_keeps_its_run_alive_and_scored_after_the_sweep_makes_
     assert not any(k.startswith(PREFIX) for k in objects(stack))
     # WHEN the wait is long over and the PR's copy still has not come back (a backlog), the sweep reports the run
     later = Deps.from_env()
-    later.clock = lambda: datetime.now(UTC) + timedelta(minutes=31)
+    later.clock = lambda: datetime.now(UTC) + timedelta(minutes=32)  # past the wait and the sweep age
     swept = report_message({"sweep": True, "older_than_minutes": 30}, later.invoked(LambdaContext("ReportFunction")))
     assert swept["swept"] == [run_id]
     first = json.loads(s3_text(stack, PREFIX + "report.json"))

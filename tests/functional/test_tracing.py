@@ -81,7 +81,7 @@ def test_a_traced_plan_sends_its_handler_github_and_aws_calls_as_subsegments(sta
     [handler] = [s for s in sent if s["name"] == "## handler"]
     assert handler["annotations"] == {"ColdStart": True, "Service": "prhub"}
     # The named work, GitHub's requests under it (requests patched), and each AWS service the plan calls.
-    assert {"## github list_merged", "## github history"} <= set(everything)
+    assert {"## plan listing", "## github history"} <= set(everything)
     assert "127.0.0.1" in everything  # the GitHub requests, named by host
     assert {"ssm", "dynamodb", "sqs"} <= set(everything), everything  # the SDK names them by endpoint prefix
     assert len(items(stack, "RunsTable")) == 1

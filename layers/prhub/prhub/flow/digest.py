@@ -55,18 +55,18 @@ def after_report(run: Run, deps: Deps) -> dict[str, Any] | None:
 
 def sweep(deps: Deps) -> dict[str, Any] | None:
     """Past the last weekly period's deadline: its digest, naming the repositories without a report."""
-    config = deps.watchlist().digest
-    if config is None:
-        return None
-    now = deps.clock()
-    period = Period.last_complete_week(now, config.tz)
-    if now < period.end_utc + timedelta(hours=config.deadline_hours):
-        return {"period": period.slug, "waiting": True}
     try:
+        config = deps.watchlist().digest
+        if config is None:
+            return None
+        now = deps.clock()
+        period = Period.last_complete_week(now, config.tz)
+        if now < period.end_utc + timedelta(hours=config.deadline_hours):
+            return {"period": period.slug, "waiting": True}
         return publish_when_ready(period, deps, watched(deps), deadline_passed=True)
-    except Exception as exc:  # the next sweep tries again
-        logger.error("digest failed in the sweep", extra={"period": period.slug, "error": repr(exc)})
-        return {"period": period.slug, "error": str(exc)}
+    except Exception as exc:  # the next sweep tries again; the sweep's runs are reported all the same
+        logger.error("digest failed in the sweep", extra={"error": repr(exc)})
+        return {"error": str(exc)}
 
 
 def load_reports(deps: Deps, watchlist: WatchList, period: Period) -> dict[str, tuple[str, dict[str, Any]] | None]:

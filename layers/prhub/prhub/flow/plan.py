@@ -17,7 +17,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from prhub import metrics, orgs, scope
+from prhub import metrics, orgs, scope, tracing
 from prhub.config import RepoConfig, WatchList, check_repo
 from prhub.errors import EventRefused, InputError, RetryLater, SourceError
 from prhub.flow.deps import Deps
@@ -210,6 +210,7 @@ def continue_listing(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
     return {"batchItemFailures": failures}
 
 
+@tracing.traced("plan listing")  # the source's listing pages (GitHub's requests are subsegments of it)
 def _listing(source: Source, job: Continuation, deps: Deps) -> list[PullRef] | dict[str, Any]:
     """The complete listing (the chunks earlier invocations kept, then the pages left), each PR once; or, when
     the time runs short first (at least one page is always listed), the continuation sent in its place."""
