@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,7 +15,7 @@ from prhub.errors import InputError
 from prhub.flow import plan
 from prhub.models import PullRef, PullRequest
 from prhub.period import Period
-from prhub.sources import History, Tagger
+from prhub.sources import History, ListPage, Tagger
 from prhub.store import parse_run_id, run_id
 
 from tests.fakes.memory import memory_stack
@@ -121,6 +121,12 @@ class RestLikeSource:
 
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         return [p.ref for p in self.prs]
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        yield ListPage(self.list_merged(repo, period), None)  # REST lists in one page
+
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        return []
 
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         return next(p for p in self.prs + self.earlier if p.number == ref.number)
