@@ -45,15 +45,15 @@ def full_report(prs: list[ScoredPR], period: Period, config: RepoConfig, history
 
 def test_a_later_pr_naming_the_revert_re_fixes_the_change():
     week = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
-    prs = [scored(26, "[reward] fix: compute correct world size", "2026-05-06T09:00:00Z", modules=["reward"],
+    prs = [scored(26, "[reward] fix: normalise the reward scale", "2026-05-05T11:00:00Z", modules=["reward"],
                   files=["pkg/reward/model.py"]),
-           scored(58, 'Revert "[reward] fix: compute correct world size"', "2026-05-07T02:00:00Z", kind="revert",
+           scored(58, 'Revert "[reward] fix: normalise the reward scale"', "2026-05-06T15:00:00Z", kind="revert",
                   modules=["reward"], files=["pkg/reward/model.py"], reverts=26, refs=[26], importance=2.0),
-           scored(65, "[reward, cfg] fix: use the reward config correctly", "2026-05-08T09:00:00Z",
+           scored(65, "[reward, cfg] fix: read the scale from the config", "2026-05-08T09:00:00Z",
                   modules=["reward", "cfg"], files=["pkg/reward/model.py", "pkg/config/reward.yaml"], refs=[58])]
     report = full_report(prs, week, ZH, [])
     assert report["reverts"] == [{"pr": 58, "reverts": 26, "relanded_by": 65,
-                                  "title": "[reward] fix: compute correct world size", "relanded_how": "refix"}]
+                                  "title": "[reward] fix: normalise the reward scale", "relanded_how": "refix"}]
     assert next(p for p in report["prs"] if p["number"] == 26)["reverted_by"] == 58
     assert "reverted_by" not in next(p for p in report["prs"] if p["number"] == 65)
     assert "随后 #65 重新修复了这一问题" in report["relation_notes"][0]["text"]
@@ -67,13 +67,13 @@ def test_a_later_pr_naming_the_revert_re_fixes_the_change():
 
 def test_the_same_files_in_the_same_module_re_fix_a_revert_and_an_unrelated_pr_does_not():
     week = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
-    revert = scored(58, 'Revert "[reward] fix: world size"', "2026-05-07T02:00:00Z", kind="revert",
+    revert = scored(58, 'Revert "[reward] fix: reward scale"', "2026-05-06T15:00:00Z", kind="revert",
                     modules=["reward"], files=["pkg/reward/model.py"], reverts=26, importance=2.0)
     elsewhere = scored(60, "[trainer] fix: log the loss", "2026-05-08T01:00:00Z", modules=["trainer"],
                        files=["pkg/reward/model.py", "pkg/trainer/log.py"])  # same file, another module
     again = scored(65, "[reward] fix: size the replicas", "2026-05-09T01:00:00Z", modules=["reward"],
                    files=["pkg/reward/model.py", "tests/test_reward.py"])
-    history = [history_entry(26, "[reward] fix: world size", "2026-04-30T02:00:00Z")]
+    history = [history_entry(26, "[reward] fix: reward scale", "2026-04-30T02:00:00Z")]
     chain = full_report([revert, elsewhere, again], week, EN, history)["reverts"][0]
     assert (chain["relanded_by"], chain["relanded_how"]) == (65, "refix")
     open_chain = full_report([revert, elsewhere], week, EN, history)
