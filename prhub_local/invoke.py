@@ -163,8 +163,11 @@ def _with_known_runs(root: Path, template: dict[str, Any], stack: Stack, event: 
             raise InputError(f"run {run_id} is not in the state and could not be planned: {answer.get('error')}")
         [planned] = answer["runs"]
         replaced[run_id] = planned["run_id"]
-        say(f"run {run_id} is not in the state: planned {planned['run_id']} first ({planned['expected']} PRs "
-            "queued for ScoreFunction; `prhub run` drives the whole flow)")
+        # A long listing goes on through PlanQueue: it has listed some PRs so far, none queued yet.
+        queued = (f"{planned['listed']} PRs listed so far, the listing goes on through PlanQueue"
+                  if planned.get("continued") else f"{planned['expected']} PRs queued for ScoreFunction")
+        say(f"run {run_id} is not in the state: planned {planned['run_id']} first ({queued}; "
+            "`prhub run` drives the whole flow)")
     if not replaced:
         return event
     event = json.loads(json.dumps(event))
