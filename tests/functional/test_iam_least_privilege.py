@@ -70,6 +70,9 @@ UNRECORDED: dict[Grant, str] = {
         "only an invocation near its deadline hands its remaining pages on (test_pull_pages, not the handler)",
     ("PagesFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
+    ("ReportFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName"):
+        "the digest lists a watched organisation's repositories when its cached listing is stale: the recorded "
+        "runs watch no organisation (test_org_repos drives the listing on the fake GitHub)",
     ("ReportFunction", "sqs:SendMessage", "ReportQueue"):
         "the next revision, asked for by a publisher only when results arrive while it publishes: "
         "tests/functional/test_late_results.py stages that on the in-memory adapters",

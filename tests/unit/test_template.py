@@ -1030,7 +1030,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:DeleteItem": {"IdempotencyTable"},
         "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
         "cloudfront:CreateInvalidation": {"SiteDistribution"},
-        "secretsmanager:GetSecretValue": {"LlmApiKeySecretName"},
+        "secretsmanager:GetSecretValue": {"LlmApiKeySecretName", "GitHubTokenSecretName"},
         "ssm:GetParameter": {"ConfigParameter"},  # the repository's configured language (site folders)
     },
     "PagesFunction": {
@@ -1089,7 +1089,7 @@ def test_secret_grants_match_the_named_secret_and_nothing_longer() -> None:
                     assert re.fullmatch(r"arn:\$\{AWS::Partition\}:secretsmanager:\$\{AWS::Region\}:"
                                         r"\$\{AWS::AccountId\}:secret:\$\{(GitHubTokenSecretName|LlmApiKeySecretName)"
                                         r"\}-\?{6}", resource["Fn::Sub"]), resource
-    assert found == 5
+    assert found == 6
 
 
 def test_secret_arn_pattern_matches_the_secret_and_not_its_namesakes() -> None:
