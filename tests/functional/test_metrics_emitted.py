@@ -153,6 +153,7 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
                                                      "repos": [sample_settings()["config"]]})))
     plan(DAY, stuck.deps)
     stuck.deps = replace(stuck.deps, watchlist=unreadable_watchlist)
+    # (nor the period's digest, which it tries after the runs: DigestFailures)
     assert len(report_message({"sweep": True, "older_than_minutes": 0}, stuck.deps)["failed"]) == 1
 
     # GitHub: a week listed, then a PR whose details meet a spent rate limit that resets past the worker's time.
@@ -195,6 +196,6 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
     assert total("ModelFallbacks") == 1 and total("ModelCalls") >= len(messages)  # the PRs' and the narrative's
     assert total("RateLimitWaits") == 1 and total("GitHubRequests") >= 2
     assert total("Deliveries") == 1 and total("NotifyDelivered") == 1 and total("NotifyPermanentFailure") == 1
-    assert total("ScheduleEventsRefused") == 1 and total("ScoreMessagesDropped") == 1
+    assert total("ScheduleEventsRefused") == 1 and total("ScoreMessagesDropped") == 1 and total("DigestFailures") == 1
     [seconds] = [d for d in docs if "ReportSeconds" in d["names"]]
     assert seconds["units"]["ReportSeconds"] == "Seconds" and total("ReportSeconds") > 0

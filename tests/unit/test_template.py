@@ -537,7 +537,7 @@ METRICS_NAMESPACE = {"Fn::FindInMap": ["Metrics", "Emf", "Namespace"]}
 SERVICE_DIMENSION = {"Name": "service", "Value": {"Fn::FindInMap": ["Metrics", "Emf", "Service"]}}
 OPERATOR_METRICS = ["RunsPlanned", "RunsReported", "PrsScored", "PrsDeferred", "PrsUnscored", "GitHubRequests",
                     "RateLimitWaits", "ModelCalls", "ModelFallbacks", "ReportSeconds", "Deliveries", "SweepFailures",
-                    "ScheduleEventsRefused", "ScoreMessagesDropped"]
+                    "ScheduleEventsRefused", "ScoreMessagesDropped", "DigestFailures"]
 
 
 def metric_catalogue() -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub import digest as domain
-from prhub import orgs, sitepaths
+from prhub import metrics, orgs, sitepaths
 from prhub.config import WatchList
 from prhub.flow.deps import Deps
 from prhub.period import Period, format_timestamp
@@ -50,6 +50,7 @@ def after_report(run: Run, deps: Deps) -> dict[str, Any] | None:
         return publish_when_ready(period, deps, watchlist, deadline_passed=False)
     except Exception as exc:  # the report is out; the sweep tries the digest again
         logger.error("digest failed after a report", extra={"run_id": run.run_id, "error": repr(exc)})
+        metrics.count("DigestFailures")
         return {"error": str(exc)}
 
 
@@ -66,6 +67,7 @@ def sweep(deps: Deps) -> dict[str, Any] | None:
         return publish_when_ready(period, deps, watched(deps), deadline_passed=True)
     except Exception as exc:  # the next sweep tries again; the sweep's runs are reported all the same
         logger.error("digest failed in the sweep", extra={"error": repr(exc)})
+        metrics.count("DigestFailures")
         return {"error": str(exc)}
 
 
