@@ -73,6 +73,21 @@ RATES = {"feishu": (100, 5), "dingtalk": (20, None), "wecom": (20, None)}  # (a 
 DING_PENALTY = 600.0
 
 
+
+class VirtualClock:
+    """Virtual time shared by a client (clock, sleep) and the fake platforms (signature windows, rates)."""
+
+    def __init__(self, start: float | None = None) -> None:
+        self.now = time.time() if start is None else start
+        self.sleeps: list[float] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
 @dataclass(frozen=True)
 class Fault:
     """An answer given instead of the platform's checks."""

@@ -21,33 +21,19 @@ from prhub.flow.deliver import Delivery, DeliveryDeps, DeliveryFailed, channel_i
 from prhub_local.runner import sqs_event
 from prhub_local.sample import sample_settings
 from prhub_local.template import Stack
-from tests.fakes.chat_servers import FakeChat, Fault, Hook
+from tests.fakes.chat_servers import FakeChat, Fault, Hook, VirtualClock
 from tests.functional.flow_support import delete, deliver, depth, handler, invoke, receive_all
 from tests.functional.test_report_handler import PREFIX, plan_and_score
 
 CHANNELS = ("slack", "feishu", "webhook")
 
 
-class Clock:
-    """Virtual time for the client's retries (clock, sleep) and the fakes' rate windows, from now."""
-
-    def __init__(self) -> None:
-        import time
-
-        self.now = time.time()
-        self.sleeps: list[float] = []
-
-    def time(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
+Clock = VirtualClock
 
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock()  # from now: the deliveries' ledger keeps real timestamps
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from prhub.notify.delivery import Outcome, deliver
 from prhub.notify.email import EmailFailure, SesEmail
 from prhub.notify.message import Links, Message, build_message
 
-from tests.fakes.chat_servers import FakeChat, Fault, Hook
+from tests.fakes.chat_servers import FakeChat, Fault, Hook, VirtualClock
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 SITE = "https://reports.example.org"
@@ -31,24 +31,12 @@ SIGNED = ("feishu", "dingtalk", "webhook")
 SENDER = "reports@example.org"
 
 
-class Clock:
-    """Virtual time shared by the client (clock, sleep) and the fake platforms (signature windows, rates)."""
-
-    def __init__(self) -> None:
-        self.now = 1_780_000_000.0
-        self.sleeps: list[float] = []
-
-    def time(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
+Clock = VirtualClock
 
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1_780_000_000.0)
 
 
 @pytest.fixture
