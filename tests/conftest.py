@@ -11,17 +11,22 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prhub import aws
+from prhub.period import Period
+from prhub.sources import JsonlSource
 
 from prhub_local.embedded import EmbeddedAws, aws_env
 from prhub_local.sample import sample_settings
 from prhub_local.template import Stack, create_stack, load_template
+from tests.fakes import FakeGitHub
 
 ROOT = Path(__file__).resolve().parents[1]
+VERL = "verl-project/verl"
 VERL_EXPORT = ROOT.parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
 EVENTS = ROOT / "events"
 TEST_VISIBILITY_TIMEOUT = 1  # seconds: redeliveries within a test, with SQS's real semantics
@@ -78,3 +83,21 @@ def verl_export() -> Path:
     if not VERL_EXPORT.exists():
         pytest.skip(f"shared data not present: {VERL_EXPORT}")
     return VERL_EXPORT
+
+
+@pytest.fixture(scope="module")
+def verl_jsonl() -> JsonlSource:
+    """verl's export as the jsonl source reads it."""
+    if not VERL_EXPORT.exists():
+        pytest.skip(f"shared data not present: {VERL_EXPORT}")
+    return JsonlSource.from_path(str(VERL_EXPORT))
+
+
+@pytest.fixture(scope="module")
+def verl_github(verl_jsonl: JsonlSource) -> Iterator[FakeGitHub]:
+    """The fake GitHub (REST and GraphQL) serving every PR of verl's export; faults a test injects it serves."""
+    everything = Period(date(2000, 1, 1), date(2100, 1, 1), "UTC")  # past MAX_DAYS on purpose: the whole file
+    pulls = [verl_jsonl.get(VERL, ref) for ref in verl_jsonl.list_merged(VERL, everything)]
+    assert len(pulls) == len(VERL_EXPORT.read_text(encoding="utf-8").splitlines())
+    with FakeGitHub(pulls, VERL) as gh:
+        yield gh

@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from datetime import date
-from pathlib import Path
 
 import pytest
 from prhub.config import RepoConfig
@@ -14,25 +11,10 @@ from prhub.period import Period
 from prhub.scoring import score_pull
 from prhub.sources import JsonlSource
 
+from tests.conftest import VERL as REPO
 from tests.fakes import FakeGitHub
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
-REPO = "verl-project/verl"
 WEEKS = [("2026-05-04", "2026-05-10"), ("2026-08-10", "2026-08-16")]
-
-pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"real data not present at {DATA}")
-
-
-@pytest.fixture(scope="module")
-def jsonl() -> JsonlSource:
-    return JsonlSource.from_path(str(DATA))
-
-
-@pytest.fixture(scope="module")
-def fake(jsonl: JsonlSource) -> Iterator[FakeGitHub]:
-    everything = Period(date(2000, 1, 1), date(2100, 1, 1), "UTC")  # past MAX_DAYS on purpose: the whole file
-    with FakeGitHub([jsonl.get(REPO, ref) for ref in jsonl.list_merged(REPO, everything)], REPO) as gh:
-        yield gh
 
 
 def source(fake: FakeGitHub, **options: object) -> GraphQLSource:
@@ -47,38 +29,38 @@ def file_facts(pr: object) -> list[tuple]:
 
 @pytest.mark.parametrize(("since", "until"), WEEKS)
 def test_graphql_source_gives_the_same_prs_files_line_counts_and_scores_as_the_export(
-        jsonl: JsonlSource, fake: FakeGitHub, since: str, until: str) -> None:
+        verl_jsonl: JsonlSource, verl_github: FakeGitHub, since: str, until: str) -> None:
     period = Period.parse(since, until, "Asia/Shanghai")
     config = RepoConfig(REPO, tz="Asia/Shanghai")
-    github = source(fake)
-    fake.reset_counts()
+    github = source(verl_github)
+    verl_github.reset_counts()
 
     refs = github.list_merged(REPO, period)
-    want = jsonl.list_merged(REPO, period)
+    want = verl_jsonl.list_merged(REPO, period)
     assert len(want) > 20
     assert refs == want  # number, title, author, merge time, url; same order
     for ref in refs:
-        mine, theirs = github.get(REPO, ref), jsonl.get(REPO, ref)
+        mine, theirs = github.get(REPO, ref), verl_jsonl.get(REPO, ref)
         assert file_facts(mine) == file_facts(theirs), ref.number
         assert (mine.additions, mine.deletions, mine.changed_files, mine.body, mine.co_authors, mine.head_sha) == (
             theirs.additions, theirs.deletions, theirs.changed_files, theirs.body, theirs.co_authors, theirs.head_sha)
         assert score_pull(mine, config) == score_pull(theirs, config), ref.number
     # The targets for a verl week (the listing of this week alone; bench.github_requests adds history).
-    assert fake.counts["graphql"] <= 3 and fake.counts["diff"] <= len(refs)
-    assert sum(fake.counts.values()) <= 1.3 * len(refs)
+    assert verl_github.counts["graphql"] <= 3 and verl_github.counts["diff"] <= len(refs)
+    assert sum(verl_github.counts.values()) <= 1.3 * len(refs)
 
 
 def test_verl_week_with_every_graphql_fault_still_lists_and_loads_every_pr_once(
-        jsonl: JsonlSource, fake: FakeGitHub) -> None:
+        verl_jsonl: JsonlSource, verl_github: FakeGitHub) -> None:
     period = Period.parse(*WEEKS[0], "Asia/Shanghai")
     for kind in ("secondary", "429", "403-retry-after", "502", "timeout", "partial", "cut", "cut-connection",
                  "exhausted"):
-        fake.inject(kind, path="/graphql", retry_after=1, reset_in=1)
+        verl_github.inject(kind, path="/graphql", retry_after=1, reset_in=1)
     for kind in ("502", "cut", "cut-connection", "429"):
-        fake.inject(kind, path=r"/pulls/\d+$", times=3, retry_after=1)
-    github = source(fake, sleep=time.sleep, backoff_base=0.05)  # real sleeps: the fake's budget resets in 1 s
+        verl_github.inject(kind, path=r"/pulls/\d+$", times=3, retry_after=1)
+    github = source(verl_github, sleep=time.sleep, backoff_base=0.05)  # real sleeps: the fake's budget resets in 1 s
     loaded = [github.get(REPO, ref) for ref in github.list_merged(REPO, period)]
-    assert sum(f.times for f in fake.faults) == 0, "every injected fault was served"
-    want = [jsonl.get(REPO, ref) for ref in jsonl.list_merged(REPO, period)]
+    assert sum(f.times for f in verl_github.faults) == 0, "every injected fault was served"
+    want = [verl_jsonl.get(REPO, ref) for ref in verl_jsonl.list_merged(REPO, period)]
     assert [p.number for p in loaded] == [p.number for p in want]
     assert [file_facts(p) for p in loaded] == [file_facts(p) for p in want]

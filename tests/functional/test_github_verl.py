@@ -1,10 +1,6 @@
 """Acceptance on real data: the GitHub source (against the fake fed verl's export) equals the jsonl source."""
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import date
-from pathlib import Path
-
 import pytest
 from prhub.config import RepoConfig
 from prhub.github import GitHubSource
@@ -12,27 +8,10 @@ from prhub.period import Period
 from prhub.scoring import score_pull
 from prhub.sources import JsonlSource
 
+from tests.conftest import VERL as REPO
 from tests.fakes import FakeGitHub
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
-REPO = "verl-project/verl"
 WEEKS = [("2026-05-04", "2026-05-10"), ("2026-08-10", "2026-08-16")]
-
-pytestmark = pytest.mark.skipif(not DATA.exists(), reason=f"real data not present at {DATA}")
-
-
-@pytest.fixture(scope="module")
-def jsonl() -> JsonlSource:
-    return JsonlSource.from_path(str(DATA))
-
-
-@pytest.fixture(scope="module")
-def fake(jsonl: JsonlSource) -> Iterator[FakeGitHub]:
-    everything = Period(date(2000, 1, 1), date(2100, 1, 1), "UTC")  # past MAX_DAYS on purpose: the whole file
-    pulls = [jsonl.get(REPO, ref) for ref in jsonl.list_merged(REPO, everything)]
-    assert len(pulls) == len(Path(DATA).read_text(encoding="utf-8").splitlines())
-    with FakeGitHub(pulls, REPO) as gh:
-        yield gh
 
 
 def file_facts(pr: object) -> list[tuple]:
@@ -41,29 +20,30 @@ def file_facts(pr: object) -> list[tuple]:
 
 @pytest.mark.parametrize(("since", "until"), WEEKS)
 def test_github_source_lists_the_same_prs_files_and_scores_as_jsonl(
-        jsonl: JsonlSource, fake: FakeGitHub, since: str, until: str) -> None:
+        verl_jsonl: JsonlSource, verl_github: FakeGitHub, since: str, until: str) -> None:
     period = Period.parse(since, until, "Asia/Shanghai")
     config = RepoConfig(REPO, tz="Asia/Shanghai")
-    github = GitHubSource(token="t", api_url=fake.url, sleep=lambda s: None)
+    github = GitHubSource(token="t", api_url=verl_github.url, sleep=lambda s: None)
 
     refs = github.list_merged(REPO, period)
-    want = jsonl.list_merged(REPO, period)
+    want = verl_jsonl.list_merged(REPO, period)
     assert len(want) > 20
     assert refs == want  # number, title, author, merge time, url; same order
 
     for ref in refs:
-        mine, theirs = github.get(REPO, ref), jsonl.get(REPO, ref)
+        mine, theirs = github.get(REPO, ref), verl_jsonl.get(REPO, ref)
         assert file_facts(mine) == file_facts(theirs), ref.number
         assert (mine.additions, mine.deletions, mine.changed_files, mine.body) == (
             theirs.additions, theirs.deletions, theirs.changed_files, theirs.body)
         assert score_pull(mine, config) == score_pull(theirs, config), ref.number
 
 
-def test_verl_week_with_faults_still_lists_every_pr_once(jsonl: JsonlSource, fake: FakeGitHub) -> None:
+def test_verl_week_with_faults_still_lists_every_pr_once(verl_jsonl: JsonlSource, verl_github: FakeGitHub) -> None:
     period = Period.parse(*WEEKS[0], "Asia/Shanghai")
     for kind, path in [("502", "/files"), ("cut", r"/pulls/\d+$"), ("429", "/reviews"), ("403-retry-after", "/search")]:
-        fake.inject(kind, path=path, times=3, **({"retry_after": 1} if kind in ("429", "403-retry-after") else {}))
-    github = GitHubSource(token="t", api_url=fake.url, sleep=lambda s: None)
+        waits = {"retry_after": 1} if kind in ("429", "403-retry-after") else {}
+        verl_github.inject(kind, path=path, times=3, **waits)
+    github = GitHubSource(token="t", api_url=verl_github.url, sleep=lambda s: None)
     numbers = [github.get(REPO, ref).number for ref in github.list_merged(REPO, period)]
-    assert sum(f.times for f in fake.faults) == 0
-    assert numbers == [ref.number for ref in jsonl.list_merged(REPO, period)]
+    assert sum(f.times for f in verl_github.faults) == 0
+    assert numbers == [ref.number for ref in verl_jsonl.list_merged(REPO, period)]
