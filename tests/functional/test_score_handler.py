@@ -12,16 +12,20 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from prhub.config import RepoConfig
 from prhub.dynamo import unpack
 from prhub.errors import RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.score import score_record
 from prhub.models import FileChange, PullRef, PullRequest
+from prhub.period import Period
 from prhub.scoring import HeuristicScorer
+from prhub.store import RunBudget
 
 from prhub_local.runner import LambdaContext, sqs_event
 from prhub_local.template import Stack
 from tests.conftest import load_event
+from tests.fakes.memory import MemoryStore
 from tests.functional.flow_support import (
     depth,
     handler,
@@ -278,3 +282,68 @@ def test_a_fallback_is_cached_apart_reused_as_it_is_and_replaced_only_on_request
         run.config, llm=dataclasses.replace(run.config.llm, retry_model=True)))
     outcomes = [deliver(2), deliver(3)]
     assert scorer.calls == 2 and [o["cached"] for o in outcomes] == [False, True]
+
+
+def reserve_and_settle(budget_of: Any, run_id: str, limit: int, read_used: Any, workers: int) -> None:
+    """Workers, each with its own RunBudget on the run, ask for reservations of 300..1,100 tokens at once until
+    one is refused; then each settles its calls for less or more than they held."""
+    steps = [threading.Barrier(workers + 1) for _ in range(3)]  # start, all reserved (checked here), settle
+    granted: list[list[int]] = [[] for _ in range(workers)]
+    real: list[list[int]] = [[] for _ in range(workers)]
+
+    def worker(i: int) -> None:
+        budget = budget_of(run_id, limit)
+        steps[0].wait()
+        for n in range(100):
+            size = 300 + (i * 97 + n * 131) % 800
+            if not budget.reserve(size):
+                break
+            granted[i].append(size)
+        steps[1].wait()
+        steps[2].wait()
+        for k, size in enumerate(granted[i]):  # an estimate is high, or low
+            real[i].append(size - 250 if k % 3 else size + 40)
+            budget.settle(size, real[i][-1])
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
+    for t in threads:
+        t.start()
+    steps[0].wait()
+    steps[1].wait()
+    held = sum(map(sum, granted))
+    # THEN the workers' reservations together never pass the limit, and they use it: what is left is less than
+    # the largest request (a refusal was for want of room, not a fault)
+    assert held <= limit and limit - held < 1100 and read_used() == held
+    assert not budget_of(run_id, limit).reserve(limit - held + 1)
+    # WHEN each call settles for what it really cost, concurrently
+    steps[2].wait()
+    for t in threads:
+        t.join()
+    # THEN the run's counter is the sum of what the calls really spent
+    assert read_used() == sum(map(sum, real))
+
+
+def test_workers_reserving_together_never_overspend_the_runs_token_budget(stack: Stack) -> None:
+    # GIVEN a run on DynamoDB (moto), and a token budget of 4,000 (each call to moto takes about 30 ms)
+    store = Deps.from_env().store
+    run_id = "acme/rocket/2026-06-01_2026-06-07/budget"
+    store.create_run(run_id, RepoConfig(repo="acme/rocket"), Period.parse("2026-06-01", "2026-06-07", "UTC"),
+                     "github", [], 0, "")
+    reserve_and_settle(lambda rid, limit: RunBudget(store, rid, limit), run_id, 4_000,
+                       lambda: int(run_item(stack, run_id)["tokens_used"]), workers=4)
+
+
+def test_the_memory_store_reserves_as_dynamodb_does() -> None:
+    # The flow tests' stand-in keeps the same guarantee.
+    store = MemoryStore()
+    config = RepoConfig(repo="acme/rocket")
+    store.create_run("r", config, Period.parse("2026-06-01", "2026-06-07", "UTC"), "github", [], 0, "")
+    reserve_and_settle(lambda rid, limit: RunBudget(store, rid, limit), "r", 8_000,
+                       lambda: store.runs["r"].tokens_used, workers=8)
+
+
+def test_reserving_for_an_unknown_run_is_refused_and_makes_no_ghost_run(stack: Stack) -> None:
+    budget = RunBudget(Deps.from_env().store, "acme/rocket/2026-06-01_2026-06-07/gone", 10_000)
+    assert budget.reserve(100) is False
+    budget.settle(0, 50)  # a call that was in flight when the run expired
+    assert items(stack, "RunsTable") == []
