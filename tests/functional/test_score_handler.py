@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from prhub import llm
 from prhub.config import RepoConfig
 from prhub.dynamo import unpack
 from prhub.errors import RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.score import score_record
-from prhub.models import FileChange, PullRef, PullRequest
+from prhub.models import FileChange, PullRef, PullRequest, ScoredPR
 from prhub.period import Period
 from prhub.scoring import HeuristicScorer
 from prhub.store import RunBudget
@@ -26,6 +27,7 @@ from prhub_local.runner import LambdaContext, sqs_event
 from prhub_local.template import Stack
 from tests.conftest import load_event
 from tests.fakes.memory import MemoryStore
+from tests.fakes.openai_server import FakeOpenAI
 from tests.functional.flow_support import (
     depth,
     handler,
@@ -347,3 +349,56 @@ def test_reserving_for_an_unknown_run_is_refused_and_makes_no_ghost_run(stack: S
     assert budget.reserve(100) is False
     budget.settle(0, 50)  # a call that was in flight when the run expired
     assert items(stack, "RunsTable") == []
+
+
+def money_run(stack: Stack, monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI, model: str,
+              usd: float) -> tuple[str, Deps]:
+    """A planned run whose PRs the model scores (the fake at `model`, priced $1 / $4 per million tokens in and
+    out when it is fake-model) under a money budget of `usd`."""
+    monkeypatch.setenv("PRHUB_LLM_PRICES", json.dumps({"fake-model": [1.0, 4.0]}))
+    run_id = plan_sample(stack)
+    deps = Deps.from_env()
+    chat = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model=model, api_key="sk-test", timeout=5,
+                                      max_retries=0))
+    monkeypatch.setattr(deps.scorers, "scorer", lambda config, period=(): llm.LlmScorer(chat, "en", period=period))
+    run = deps.store.get_run(run_id)
+    assert run is not None
+    deps.runs[run_id] = dataclasses.replace(run, config=dataclasses.replace(
+        run.config, llm=dataclasses.replace(run.config.llm, max_cost_per_run_usd=usd)))
+    return run_id, deps
+
+
+def stored_prs(stack: Stack) -> dict[int, ScoredPR]:
+    return {int(i["number"]): ScoredPR.from_dict(unpack(i["data"])) for i in items(stack, "ResultsTable")}
+
+
+def test_a_money_budget_stops_the_model_and_the_engine_scores_the_rest(stack: Stack,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a run allowed $0.0084 of a model priced at most $4 per million tokens: 2,100 tokens, room for one
+    # PR's call (its prompt, about 900 tokens, and the longest answer, 1,000, are reserved first) though the token
+    # budget allows 400,000
+    with FakeOpenAI() as fake:
+        run_id, deps = money_run(stack, monkeypatch, fake, "fake-model", 0.0084)
+        for number in (1201, 1202):
+            assert score_record(SQSRecord(record_like(run_id, number, message_id=f"m{number}")), deps)["stored"]
+    prs = stored_prs(stack)
+    # THEN the model scored the first; the money budget stopped it for the second, which the engine scored
+    assert len(fake.calls) == 1 and prs[1201].scored_by == "llm"
+    assert prs[1202].scored_by == "heuristic" and (prs[1202].tokens_in, prs[1202].tokens_out) == (0, 0)
+    assert prs[1202].reasons[-1] == (
+        llm.FALLBACK + "budget exhausted: the run's money budget is spent (llm.max_cost_per_run_usd $0.0084: "
+        "2,100 tokens at fake-model's $4 per million, prices of configured)")
+    # and the run's counter holds what the model really charged, within the ceiling
+    used = int(run_item(stack, run_id)["tokens_used"])
+    assert used == prs[1201].tokens_in + prs[1201].tokens_out == fake.tokens_in + fake.tokens_out <= 2100
+
+
+def test_a_money_budget_for_a_model_without_a_price_never_calls_it(stack: Stack,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI() as fake:
+        run_id, deps = money_run(stack, monkeypatch, fake, "unpriced-model", 5.0)
+        score_record(SQSRecord(record_like(run_id, 1201)), deps)
+    [pr] = stored_prs(stack).values()
+    assert fake.calls == [] and pr.scored_by == "heuristic"
+    assert "budget exhausted: llm.max_cost_per_run_usd is set but model unpriced-model has no price" in pr.reasons[-1]
+    assert "PRHUB_LLM_PRICES" in pr.reasons[-1]
