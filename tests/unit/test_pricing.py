@@ -1,12 +1,27 @@
 """The money budget: llm.max_cost_per_run_usd validated, and turned into the run's token ceiling."""
 from __future__ import annotations
 
+import dataclasses
+from datetime import UTC, datetime
+
 import pytest
+from prhub import compose, llm
 from prhub.config import LlmConfig, RepoConfig
 from prhub.errors import InputError
-from prhub.pricing import Prices, token_limit
+from prhub.models import FileChange, PullRequest
+from prhub.period import Period
+from prhub.pricing import Prices, priced, token_limit
+from prhub.scoring import score_pull
+from prhub.sources import History
 
 PRICES = Prices({"cheap": (0.5, 2.0), "local": (0.0, 0.0)}, "2026-11-30")
+
+
+def make_pr(number: int) -> PullRequest:
+    return PullRequest(number=number, title=f"[trainer] fix: scale {number}", body="Fixes it.", author="bob",
+                       merged_at=datetime(2026, 5, 5, tzinfo=UTC), url=f"https://github.com/acme/rocket/pull/{number}",
+                       additions=40, deletions=5, changed_files=1,
+                       files=[FileChange("verl/trainer/loss.py", additions=40, deletions=5)])
 
 
 def test_no_money_budget_leaves_the_token_budget() -> None:
@@ -39,3 +54,30 @@ def test_a_bad_money_budget_is_refused_naming_the_setting(bad: object) -> None:
 def test_a_money_budget_survives_the_run_items_round_trip() -> None:
     config = RepoConfig.from_dict({"repo": "acme/rocket", "llm": {"max_cost_per_run_usd": 2}})
     assert RepoConfig.from_dict(config.to_dict()).llm.max_cost_per_run_usd == 2
+
+
+def test_each_pr_that_spent_model_tokens_is_priced_by_the_runs_table() -> None:
+    # GIVEN a week of two PRs: one the model scored (1,000 in, 200 out), one the engine did (no tokens)
+    config = RepoConfig(repo="acme/rocket", language="en", scorer="llm")
+    period = Period.parse("2026-05-04", "2026-05-10", "UTC")
+    paid, free = (score_pull(make_pr(n), config) for n in (7, 8))
+    paid = dataclasses.replace(paid, scored_by="llm", tokens_in=1000, tokens_out=200)
+    prices = Prices({"cheap": (0.5, 2.0)}, "2026-11-30")
+    # WHEN the report is put together by the model's narrator (no narrative call: no chat model)
+    report = compose.report([paid, free], [], period, config, History.of([], period), "2026-05-11T00:00:00Z",
+                            {"kind": "llm", "model": "cheap", "prompt_version": "p", "tokens_in": 1000,
+                             "tokens_out": 200, "llm_prs": 1, "heuristic_prs": 1},
+                            narrator=lambda draft: llm.model_narrative(draft, config, None, None, prices))
+    by_number = {p["number"]: p for p in report["prs"]}
+    # THEN the model's PR carries its tokens and their cost; the engine's carries none
+    assert {k: by_number[7].get(k) for k in ("tokens_in", "tokens_out", "cost_usd")} == {
+        "tokens_in": 1000, "tokens_out": 200, "cost_usd": 0.0009}
+    assert not {"tokens_in", "tokens_out", "cost_usd"} & set(by_number[8])
+    # and the run's cost is the same table's price of the run's tokens
+    assert report["scorer"]["cost"]["usd"] == 0.0009 and report["scorer"]["cost"]["prices_as_of"] == "2026-11-30"
+
+
+def test_a_pr_of_an_unpriced_model_says_so_and_is_not_guessed() -> None:
+    prs = [{"number": 1, "tokens_in": 10, "tokens_out": 5}, {"number": 2}]
+    assert priced(prs, Prices(), "mystery-model") == [
+        {"number": 1, "tokens_in": 10, "tokens_out": 5, "cost_usd": None}, {"number": 2}]

@@ -36,7 +36,7 @@ from prhub.aws import LazyClient
 from prhub.config import RepoConfig
 from prhub.factguard import CITE, Facts, check_prs, clean_text
 from prhub.models import PullRequest, Risk, ScoredPR
-from prhub.pricing import Prices, token_limit
+from prhub.pricing import Prices, priced, token_limit
 from prhub.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, render, repair_message
 from prhub.report import Narration, Report
 from prhub.scorers import Endpoint, Scorers
@@ -855,6 +855,8 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                         "usd_per_million_out": rate[1] if rate else None}
         if usd is not None:
             record_cost(model, usd)
+        return cast(Narration, {**result, "scorer": info, "notes": notes,
+                                "prs": priced(list(report.get("prs") or []), table, model)})
     return cast(Narration, {**result, "scorer": info, "notes": notes})
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from prhub.config import LlmConfig
+    from prhub.report import PrEntry
 
 PRICES_AS_OF = "2025-06-01"
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -68,6 +69,13 @@ class Prices:
         if rate is None:
             return None
         return round((tokens_in * rate[0] + tokens_out * rate[1]) / 1_000_000, 6)
+
+
+def priced(prs: list[PrEntry], prices: Prices, model: str) -> list[PrEntry]:
+    """The report's PRs, each that spent model tokens with what they cost (`cost_usd`; None when the model is not
+    in the table), priced by the same table as the run's total."""
+    return [{**p, "cost_usd": prices.cost(model, p.get("tokens_in", 0), p.get("tokens_out", 0))}
+            if "tokens_in" in p else p for p in prs]
 
 
 def token_limit(llm: LlmConfig, prices: Prices, model: str | None) -> tuple[int, str]:
