@@ -6,13 +6,18 @@ from datetime import UTC, datetime
 
 import pytest
 from prhub import compose, llm
-from prhub.config import LlmConfig, RepoConfig
+from prhub.config import LlmConfig, RepoConfig, WatchList
 from prhub.errors import InputError
+from prhub.flow.score import run_budget
 from prhub.models import FileChange, PullRequest
 from prhub.period import Period
 from prhub.pricing import Prices, priced, token_limit
+from prhub.scorers import Scorers
 from prhub.scoring import score_pull
 from prhub.sources import History
+from prhub.store import RunBudget
+
+from tests.fakes.memory import memory_stack
 
 PRICES = Prices({"cheap": (0.5, 2.0), "local": (0.0, 0.0)}, "2026-11-30")
 
@@ -81,3 +86,20 @@ def test_a_pr_of_an_unpriced_model_says_so_and_is_not_guessed() -> None:
     prs = [{"number": 1, "tokens_in": 10, "tokens_out": 5}, {"number": 2}]
     assert priced(prs, Prices(), "mystery-model") == [
         {"number": 1, "tokens_in": 10, "tokens_out": 5, "cost_usd": None}, {"number": 2}]
+
+
+def test_a_malformed_price_table_stops_only_the_runs_with_a_money_budget() -> None:
+    stack = memory_stack(WatchList(()))
+    deps = dataclasses.replace(stack.deps, scorers=Scorers({"PRHUB_LLM_PRICES": "{not json"}, None))
+    period = Period.parse("2026-05-04", "2026-05-10", "UTC")
+
+    def budget(**llm_settings: object) -> RunBudget:
+        config = RepoConfig(repo="acme/rocket", llm=LlmConfig(**llm_settings))  # type: ignore[arg-type]
+        stack.store.create_run("r", config, period, "github", [], 0, "")
+        return run_budget(stack.store.runs["r"], deps, "gpt-4o-mini")
+
+    assert budget().limit == 400_000  # no money budget: the table is not read
+    stack.store.runs.clear()
+    stopped = budget(max_cost_per_run_usd=1.0)
+    assert stopped.limit == 0 and not stopped.reserve(1)
+    assert stopped.exhausted.startswith("llm.max_cost_per_run_usd cannot be kept: PRHUB_LLM_PRICES must be")
