@@ -107,9 +107,18 @@ class MemoryStore:
             self.published[run_id] = results
             return True
 
+    def reserve_tokens(self, run_id: str, tokens: int, limit: int) -> bool:
+        with self._lock:  # the store's conditional ADD: tokens_used <= limit - tokens, on an existing run
+            run = self.runs.get(run_id)
+            if run is None or tokens > limit or run.tokens_used > limit - tokens:
+                return False
+            run.tokens_used += tokens
+            return True
+
     def spend_tokens(self, run_id: str, tokens: int) -> None:
         with self._lock:
-            self.runs[run_id].tokens_used += tokens
+            if run_id in self.runs:
+                self.runs[run_id].tokens_used += tokens
 
     def _put_once(self, run_id: str, result: Result, now: int) -> bool:
         with self._lock:

@@ -12,16 +12,22 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from prhub import llm
+from prhub.config import RepoConfig
 from prhub.dynamo import unpack
 from prhub.errors import RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.score import score_record
-from prhub.models import FileChange, PullRef, PullRequest
+from prhub.models import FileChange, PullRef, PullRequest, ScoredPR
+from prhub.period import Period
 from prhub.scoring import HeuristicScorer
+from prhub.store import RunBudget
 
 from prhub_local.runner import LambdaContext, sqs_event
 from prhub_local.template import Stack
 from tests.conftest import load_event
+from tests.fakes.memory import MemoryStore
+from tests.fakes.openai_server import FakeOpenAI
 from tests.functional.flow_support import (
     depth,
     handler,
@@ -278,3 +284,121 @@ def test_a_fallback_is_cached_apart_reused_as_it_is_and_replaced_only_on_request
         run.config, llm=dataclasses.replace(run.config.llm, retry_model=True)))
     outcomes = [deliver(2), deliver(3)]
     assert scorer.calls == 2 and [o["cached"] for o in outcomes] == [False, True]
+
+
+def reserve_and_settle(budget_of: Any, run_id: str, limit: int, read_used: Any, workers: int) -> None:
+    """Workers, each with its own RunBudget on the run, ask for reservations of 300..1,100 tokens at once until
+    one is refused; then each settles its calls for less or more than they held."""
+    steps = [threading.Barrier(workers + 1) for _ in range(3)]  # start, all reserved (checked here), settle
+    granted: list[list[int]] = [[] for _ in range(workers)]
+    real: list[list[int]] = [[] for _ in range(workers)]
+
+    def worker(i: int) -> None:
+        budget = budget_of(run_id, limit)
+        steps[0].wait()
+        for n in range(100):
+            size = 300 + (i * 97 + n * 131) % 800
+            if not budget.reserve(size):
+                break
+            granted[i].append(size)
+        steps[1].wait()
+        steps[2].wait()
+        for k, size in enumerate(granted[i]):  # an estimate is high, or low
+            real[i].append(size - 250 if k % 3 else size + 40)
+            budget.settle(size, real[i][-1])
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
+    for t in threads:
+        t.start()
+    steps[0].wait()
+    steps[1].wait()
+    held = sum(map(sum, granted))
+    # THEN the workers' reservations together never pass the limit, and they use it: what is left is less than
+    # the largest request (a refusal was for want of room, not a fault)
+    assert held <= limit and limit - held < 1100 and read_used() == held
+    assert not budget_of(run_id, limit).reserve(limit - held + 1)
+    # WHEN each call settles for what it really cost, concurrently
+    steps[2].wait()
+    for t in threads:
+        t.join()
+    # THEN the run's counter is the sum of what the calls really spent
+    assert read_used() == sum(map(sum, real))
+
+
+def test_workers_reserving_together_never_overspend_the_runs_token_budget(stack: Stack) -> None:
+    # GIVEN a run on DynamoDB (moto), and a token budget of 4,000 (each call to moto takes about 30 ms)
+    store = Deps.from_env().store
+    run_id = "acme/rocket/2026-06-01_2026-06-07/budget"
+    store.create_run(run_id, RepoConfig(repo="acme/rocket"), Period.parse("2026-06-01", "2026-06-07", "UTC"),
+                     "github", [], 0, "")
+    reserve_and_settle(lambda rid, limit: RunBudget(store, rid, limit), run_id, 4_000,
+                       lambda: int(run_item(stack, run_id)["tokens_used"]), workers=4)
+
+
+def test_the_memory_store_reserves_as_dynamodb_does() -> None:
+    # The flow tests' stand-in keeps the same guarantee.
+    store = MemoryStore()
+    config = RepoConfig(repo="acme/rocket")
+    store.create_run("r", config, Period.parse("2026-06-01", "2026-06-07", "UTC"), "github", [], 0, "")
+    reserve_and_settle(lambda rid, limit: RunBudget(store, rid, limit), "r", 8_000,
+                       lambda: store.runs["r"].tokens_used, workers=8)
+
+
+def test_reserving_for_an_unknown_run_is_refused_and_makes_no_ghost_run(stack: Stack) -> None:
+    budget = RunBudget(Deps.from_env().store, "acme/rocket/2026-06-01_2026-06-07/gone", 10_000)
+    assert budget.reserve(100) is False
+    budget.settle(0, 50)  # a call that was in flight when the run expired
+    assert items(stack, "RunsTable") == []
+
+
+def money_run(stack: Stack, monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI, model: str,
+              usd: float) -> tuple[str, Deps]:
+    """A planned run whose PRs the model scores (the fake at `model`, priced $1 / $4 per million tokens in and
+    out when it is fake-model) under a money budget of `usd`."""
+    monkeypatch.setenv("PRHUB_LLM_PRICES", json.dumps({"fake-model": [1.0, 4.0]}))
+    run_id = plan_sample(stack)
+    deps = Deps.from_env()
+    chat = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model=model, api_key="sk-test", timeout=5,
+                                      max_retries=0))
+    monkeypatch.setattr(deps.scorers, "scorer", lambda config, period=(): llm.LlmScorer(chat, "en", period=period))
+    run = deps.store.get_run(run_id)
+    assert run is not None
+    deps.runs[run_id] = dataclasses.replace(run, config=dataclasses.replace(
+        run.config, llm=dataclasses.replace(run.config.llm, max_cost_per_run_usd=usd)))
+    return run_id, deps
+
+
+def stored_prs(stack: Stack) -> dict[int, ScoredPR]:
+    return {int(i["number"]): ScoredPR.from_dict(unpack(i["data"])) for i in items(stack, "ResultsTable")}
+
+
+def test_a_money_budget_stops_the_model_and_the_engine_scores_the_rest(stack: Stack,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a run allowed $0.0084 of a model priced at most $4 per million tokens: 2,100 tokens, room for one
+    # PR's call (its prompt, about 900 tokens, and the longest answer, 1,000, are reserved first) though the token
+    # budget allows 400,000
+    with FakeOpenAI() as fake:
+        run_id, deps = money_run(stack, monkeypatch, fake, "fake-model", 0.0084)
+        for number in (1201, 1202):
+            assert score_record(SQSRecord(record_like(run_id, number, message_id=f"m{number}")), deps)["stored"]
+    prs = stored_prs(stack)
+    # THEN the model scored the first; the money budget stopped it for the second, which the engine scored
+    assert len(fake.calls) == 1 and prs[1201].scored_by == "llm"
+    assert prs[1202].scored_by == "heuristic" and (prs[1202].tokens_in, prs[1202].tokens_out) == (0, 0)
+    assert prs[1202].reasons[-1] == (
+        llm.FALLBACK + "budget exhausted: the run's money budget is spent (llm.max_cost_per_run_usd $0.0084: "
+        "2,100 tokens at fake-model's $4 per million, prices of configured)")
+    # and the run's counter holds what the model really charged, within the ceiling
+    used = int(run_item(stack, run_id)["tokens_used"])
+    assert used == prs[1201].tokens_in + prs[1201].tokens_out == fake.tokens_in + fake.tokens_out <= 2100
+
+
+def test_a_money_budget_for_a_model_without_a_price_never_calls_it(stack: Stack,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI() as fake:
+        run_id, deps = money_run(stack, monkeypatch, fake, "unpriced-model", 5.0)
+        score_record(SQSRecord(record_like(run_id, 1201)), deps)
+    [pr] = stored_prs(stack).values()
+    assert fake.calls == [] and pr.scored_by == "heuristic"
+    assert "budget exhausted: llm.max_cost_per_run_usd is set but model unpriced-model has no price" in pr.reasons[-1]
+    assert "PRHUB_LLM_PRICES" in pr.reasons[-1]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 from prhub import dashboard, pulls, sitepaths
 from prhub.render import charts
@@ -190,3 +191,26 @@ def test_dashboard_columns_escape_their_labels_and_fit_a_viewbox():
     chart = charts.Columns("x", "<b>t</b>", ["<i>", "b"], [("n", "#000", [1, 2])])
     svg = charts.columns_svg(chart)
     assert "<b>" not in svg and "&lt;b&gt;" in svg and 'viewBox="0 0 400 170"' in svg
+
+
+def test_a_pr_page_shows_what_its_model_calls_cost_alike_in_every_format():
+    # GIVEN a model-scored week whose first PR spent 868 + 61 tokens this run, priced in report.json
+    report = copy.deepcopy(load("en-small"))
+    paid, other = report["prs"][0], report["prs"][1]
+    paid.update(tokens_in=868, tokens_out=61, cost_usd=0.000136)
+    report["scorer"]["cost"] = {"usd": 0.0013, "prices_as_of": "2025-06-01", "usd_per_million_in": 0.15,
+                                "usd_per_million_out": 0.6}
+    page = pulls.pull_page(report, SLUG, paid["number"])
+    # THEN report.json carries the PR's figures, and Markdown, HTML and the PDF print the same line (the PDF's
+    # byline is the view's facts, as Markdown's and HTML's are; not rendered here: a PDF takes seconds)
+    data = json.loads(json.dumps(page))
+    assert (data["pr"]["tokens_in"], data["pr"]["tokens_out"], data["pr"]["cost_usd"]) == (868, 61, 0.000136)
+    line = "868 in / 61 out tokens · ≈ $0.000136 (prices 2025-06-01)"
+    assert dict(pull_view(page, web=False)["facts"])["Model usage"] == line
+    html, md = render_pull_html(page, "en"), render_pull_markdown(page)
+    assert line in html
+    assert "| Model usage | 868 in / 61 out tokens · ≈ $0.000136 \\(prices 2025-06-01\\) |" in md
+    # and the scorer line does not pass the run's totals off as the PR's
+    assert "5120" not in html + md and "$0.0013" not in html + md
+    # a PR that spent no model tokens has no such line
+    assert "Model usage" not in dict(pull_view(pulls.pull_page(report, SLUG, other["number"]))["facts"])

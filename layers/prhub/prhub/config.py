@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -50,9 +51,17 @@ class LlmConfig:
     temperature: float = 0.2
     max_tokens_per_pr: int = 6000  # prompt budget for one PR (diff hunks are cut to fit)
     max_tokens_per_run: int = 400_000  # past it the engine scores the rest
+    max_cost_per_run_usd: float | None = None  # a money budget too: the smaller one stops (prhub.pricing.token_limit)
     timeout: float = 60.0  # seconds per model call
     max_retries: int = 3  # retries of 429 (honouring Retry-After), 5xx and timeouts
     retry_model: bool = False  # ask the model again for PRs the engine scored in its place in an earlier run
+
+    def __post_init__(self) -> None:
+        usd = self.max_cost_per_run_usd
+        if usd is not None and (isinstance(usd, bool) or not isinstance(usd, int | float)
+                                or not math.isfinite(usd) or usd <= 0):
+            raise InputError(f"llm.max_cost_per_run_usd must be a positive number of US dollars (or absent for "
+                             f"no money budget), got {usd!r:.40}")
 
 
 @dataclass(frozen=True)

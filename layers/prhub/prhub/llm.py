@@ -36,7 +36,7 @@ from prhub.aws import LazyClient
 from prhub.config import RepoConfig
 from prhub.factguard import CITE, Facts, check_prs, clean_text
 from prhub.models import PullRequest, Risk, ScoredPR
-from prhub.pricing import Prices
+from prhub.pricing import Prices, priced, token_limit
 from prhub.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, render, repair_message
 from prhub.report import Narration, Report
 from prhub.scorers import Endpoint, Scorers
@@ -603,7 +603,7 @@ class LlmScorer:
         for attempt in range(2):  # the answer, then at most one repair
             reserved = estimate_tokens("".join(m["content"] for m in messages)) + PR_ANSWER_TOKENS
             if not budget_allows(budget, reserved):
-                return fallback(engine, "budget exhausted: the run's model tokens are spent", spent_in, spent_out)
+                return fallback(engine, f"budget exhausted: {exhausted(budget)}", spent_in, spent_out)
             try:
                 answer = self.chat.complete(messages, "prhub_pr", PR_SCHEMA, PR_ANSWER_TOKENS)
             except _openai().APIError as exc:
@@ -637,6 +637,11 @@ def budget_allows(budget: Budget, tokens: int) -> bool:
     a batch's concurrent calls) holds them until settle(), so calls in flight never overspend it together."""
     reserve = getattr(budget, "reserve", None)
     return bool(reserve(tokens)) if reserve is not None else budget.remaining() > tokens
+
+
+def exhausted(budget: Budget) -> str:
+    """Why the budget stops the model: the flow's RunBudget names the limit reached (tokens or money)."""
+    return str(getattr(budget, "exhausted", "the run's token budget is spent"))
 
 
 def settle(budget: Budget, reserved: int, spent: int) -> None:
@@ -779,6 +784,7 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                     {"role": "user", "content": render("narrative_user", lang, title=report["title"],
                                                        facts=week_facts(report))}]
         used = int(info.get("tokens_in") or 0) + int(info.get("tokens_out") or 0)
+        limit, why = token_limit(config.llm, prices or Prices(), chat.model)  # the token or the money budget
         pending = list(SECTIONS)
         stopped = ""  # why the model stopped writing before every section passed
         key = narrative_key(chat, report, messages)
@@ -790,9 +796,8 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
             written.update({str(k): int(v) for k, v in (cached.get("removed") or {}).items()})
             pending = []
         for attempt in range(2 if pending else 0):
-            if config.llm.max_tokens_per_run - used - tokens_in - tokens_out <= estimate_tokens(
-                    "".join(m["content"] for m in messages)):
-                stopped = "the run's model token budget is spent"
+            if limit - used - tokens_in - tokens_out <= estimate_tokens("".join(m["content"] for m in messages)):
+                stopped = why
                 break
             try:
                 answer = chat.complete(messages, "prhub_narrative", NARRATIVE_SCHEMA, NARRATIVE_ANSWER_TOKENS)
@@ -850,6 +855,8 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                         "usd_per_million_out": rate[1] if rate else None}
         if usd is not None:
             record_cost(model, usd)
+        return cast(Narration, {**result, "scorer": info, "notes": notes,
+                                "prs": priced(list(report.get("prs") or []), table, model)})
     return cast(Narration, {**result, "scorer": info, "notes": notes})
 
 

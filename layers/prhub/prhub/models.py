@@ -258,8 +258,8 @@ class ScoredPR:
         return cls(**{k: v for k, v in values.items() if k in known})
 
     def pr_entry(self) -> PrEntry:
-        """This PR as report.json's `prs[]` lists it."""
-        return {
+        """This PR as report.json's `prs[]` lists it (with the model tokens it spent in this run, when any)."""
+        entry: PrEntry = {
             "number": self.number, "title": self.title, "url": self.url, "author": self.author,
             "merged_at": self.merged_at, "modules": self.modules, "type": self.type,
             "breaking": self.breaking, "breaking_reason": self.breaking_reason,
@@ -269,3 +269,6 @@ class ScoredPR:
             "deletions": self.deletions, "changed_files": self.changed_files,
             "scored_by": self.scored_by, "reasons": self.reasons,
         }
+        if self.tokens_in or self.tokens_out:
+            entry["tokens_in"], entry["tokens_out"] = self.tokens_in, self.tokens_out
+        return entry

@@ -107,6 +107,11 @@ class PrEntry(TypedDict):
     scored_by: str
     reasons: list[str]
     reverted_by: NotRequired[int]  # the revert that undid this PR (see reverts[])
+    # Model tokens this run spent on the PR (a fallback's too), and their cost at the report's price table; absent
+    # when it spent none (the engine's, or a cache hit). cost_usd is None when the model is not in the table.
+    tokens_in: NotRequired[int]
+    tokens_out: NotRequired[int]
+    cost_usd: NotRequired[float | None]
 
 
 class Module(TypedDict):
@@ -192,9 +197,11 @@ class Narrative(TypedDict):
 
 
 class Narration(Narrative):
-    """A narrator's answer: the narrative, and the report's scorer and notes as they read after writing it."""
+    """A narrator's answer: the narrative, and the report's scorer and notes as they read after writing it (and
+    its PRs, priced, when the model's narrator accounts for the run's cost)."""
     scorer: Scorer
     notes: list[str]
+    prs: NotRequired[list[PrEntry]]
 
 
 class Slice(TypedDict):

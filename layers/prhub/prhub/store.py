@@ -310,9 +310,35 @@ class Store:
             if not condition_failed(exc):  # a later wait is already recorded (or the run expired)
                 raise
 
+    def reserve_tokens(self, run_id: str, tokens: int, limit: int) -> bool:
+        """ADD `tokens` to the run's tokens_used only while the sum stays within `limit`; False (nothing added)
+        when it would not. One conditional update, so workers reserving together never pass the limit between
+        them. DynamoDB conditions have no arithmetic: the ceiling the counter may have is limit - tokens."""
+        ceiling = limit - tokens
+        if ceiling < 0:
+            return False
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="ADD tokens_used :n",
+                ConditionExpression="attribute_exists(run_id) AND "
+                                    "(attribute_not_exists(tokens_used) OR tokens_used <= :ceiling)",
+                ExpressionAttributeValues=to_item({":n": tokens, ":ceiling": ceiling}))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
     def spend_tokens(self, run_id: str, tokens: int) -> None:
-        self.db.update_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
-                            UpdateExpression="ADD tokens_used :n", ExpressionAttributeValues=to_item({":n": tokens}))
+        """ADD `tokens` (negative: a reservation handed back) to the run's tokens_used, unconditionally."""
+        try:
+            self.db.update_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                                UpdateExpression="ADD tokens_used :n", ConditionExpression="attribute_exists(run_id)",
+                                ExpressionAttributeValues=to_item({":n": tokens}))
+        except ClientError as exc:
+            if not condition_failed(exc):  # an expired run: nothing to count against (and no ghost item)
+                raise
 
     # -- results ------------------------------------------------------------
     def _count_in_run(self, run_id: str, counter: str, now: int) -> dict[str, Any]:
@@ -363,17 +389,31 @@ class Store:
 
 
 class RunBudget:
-    """A run's shared model-token budget, backed by the run item's `tokens_used` counter."""
+    """A run's model-token budget, shared by every worker through the run item's `tokens_used` counter.
 
-    def __init__(self, store: Any, run_id: str, limit: int) -> None:
+    A call reserves its estimate before it is sent (one conditional ADD: workers reserving at once never pass the
+    limit together) and settles for what it really cost (the difference ADDed), so tokens_used ends as the run's
+    real spending. `limit` is the smaller of the token and the money budget (prhub.pricing.token_limit);
+    `exhausted` says which stops the model, for the PRs the engine then scores."""
+
+    def __init__(self, store: Any, run_id: str, limit: int, exhausted: str = "") -> None:
         self.store = store
         self.run_id = run_id
         self.limit = limit
+        self.exhausted = exhausted or "the run's token budget is spent"
 
     def remaining(self) -> int:
         progress = self.store.progress(self.run_id)
         return max(0, self.limit - (progress.tokens_used if progress else 0))
 
+    def reserve(self, tokens: int) -> bool:
+        """Hold `tokens` of the budget for a call about to be sent; False when they do not fit."""
+        return bool(self.store.reserve_tokens(self.run_id, int(tokens), self.limit))
+
+    def settle(self, reserved: int, spent: int) -> None:
+        """Replace a reservation by what the call cost."""
+        if spent != reserved:
+            self.store.spend_tokens(self.run_id, int(spent) - int(reserved))
+
     def spend(self, tokens: int) -> None:
-        if tokens > 0:
-            self.store.spend_tokens(self.run_id, int(tokens))
+        self.settle(0, tokens)

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-import time
 import traceback
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +23,7 @@ from prhub.errors import InputError, RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
 from prhub.models import PullRef, PullRequest, ScoredPR
+from prhub.pricing import Prices, token_limit
 from prhub.store import Run, RunBudget
 
 if TYPE_CHECKING:
@@ -45,52 +43,6 @@ class NoTimeForModel(RetryLater):
         super().__init__(f"{left:.0f} s left, a model call may take {timeout:.0f} s", retry_after=0)
 
 
-class SharedBudget:
-    """A run's token budget shared by one invocation's concurrent calls: a call reserves its estimate before it
-    is sent and settles for what it cost, so calls in flight together never overspend the run's budget.
-
-    The run's counter (other workers spend too) is read again when the last reading is older than REFRESH
-    seconds or the reservation comes near what it left; in between, this invocation's own spending is counted
-    here, so a batch of concurrent calls does not queue on one DynamoDB read each."""
-
-    REFRESH = 1.0
-
-    def __init__(self, budget: Budget, clock: Callable[[], float] = time.monotonic) -> None:
-        self.budget = budget
-        self.clock = clock
-        self.held = 0  # reserved by calls in flight
-        self.spent = 0  # settled since the last reading
-        self._left: int | None = None  # the run's remaining tokens at the last reading
-        self._read_at = 0.0
-        self._lock = threading.Lock()
-
-    def _remaining(self, tokens: int) -> int:
-        stale = self._left is None or self.clock() - self._read_at > self.REFRESH
-        if stale or (self._left or 0) - self.spent - self.held <= 4 * tokens:
-            self._left, self._read_at, self.spent = self.budget.remaining(), self.clock(), 0
-        return (self._left or 0) - self.spent - self.held
-
-    def remaining(self) -> int:
-        with self._lock:
-            return self._remaining(0)
-
-    def spend(self, tokens: int) -> None:
-        self.settle(0, tokens)
-
-    def reserve(self, tokens: int) -> bool:
-        with self._lock:
-            if self._remaining(tokens) <= tokens:
-                return False
-            self.held += tokens
-            return True
-
-    def settle(self, reserved: int, spent: int) -> None:
-        self.budget.spend(spent)
-        with self._lock:
-            self.held -= reserved
-            self.spent += spent
-
-
 def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
     """An SQS batch scored with up to deps.scorers.concurrency PRs at once when its runs ask the model (the engine
     alone stays sequential: one GitHub token's rate limit is shared by every worker). Answers Lambda's partial
@@ -100,28 +52,20 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
             isinstance(r, dict) and r.get("messageId") and isinstance(r.get("body"), str) for r in raw):
         raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
     records = [SQSRecord(r) for r in raw]
-    budgets: dict[str, SharedBudget] = {}
     width = 1
     for record in records:
         try:
-            run_id = str(json.loads(record.body)["run_id"])
-            run = _run_meta(run_id, deps)
+            run = _run_meta(str(json.loads(record.body)["run_id"]), deps)
         except Exception:  # score_record reports it, record by record
             continue
-        if run_id not in budgets:
-            budgets[run_id] = SharedBudget(RunBudget(deps.store, run_id, run.config.llm.max_tokens_per_run))
-            width = max(width, deps.scorers.concurrency(run.config))
+        width = max(width, deps.scorers.concurrency(run.config))
 
     clients = aws.thread_clients()
 
     def one(record: SQSRecord) -> str | None:
         aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
         try:
-            run_id = str(json.loads(record.body).get("run_id"))
-        except (ValueError, AttributeError):
-            run_id = ""
-        try:
-            score_record(record, deps, budgets.get(run_id))
+            score_record(record, deps)
         except Exception as exc:
             logger.info("record failed", extra={"message_id": record.message_id, "error": f"{type(exc).__name__}"})
             return record.message_id
@@ -167,7 +111,7 @@ def parse_score_body(body: str) -> tuple[str, int, PullRef]:
         raise InputError(f"malformed score message: {exc!r}") from exc
 
 
-def score_record(record: SQSRecord, deps: Deps, budget: Budget | None = None) -> dict[str, Any]:
+def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
     """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it, then ScoreDLQ): only
     a transient error raises. A message that can never succeed (malformed, no such run, a scorer that cannot
     work as configured) is acknowledged, its PR recorded as failed where it
@@ -178,7 +122,7 @@ def score_record(record: SQSRecord, deps: Deps, budget: Budget | None = None) ->
         return _drop(record, str(exc))
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
-        outcome = _score(run_id, number, ref, deps, budget, _handbacks(json.loads(record.body)))
+        outcome = _score(run_id, number, ref, deps, _handbacks(json.loads(record.body)))
     except RetryLater as exc:
         # Checked first: a rate limit is never a failure, whatever the receive count.
         return _defer(record, run_id, number, exc, deps)
@@ -251,8 +195,7 @@ def _handbacks(body: Any) -> int:
         return 0
 
 
-def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | None = None,
-           handbacks: int = 0) -> dict[str, Any]:
+def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 0) -> dict[str, Any]:
     run = _run_meta(run_id, deps)
     source = deps.sources(run.source)
     deadline = deps.deadline()
@@ -274,7 +217,7 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | 
     scored = ScoredPR.from_dict(hit) if isinstance(hit, dict) else None
     cached = scored is not None
     if scored is None:
-        budget = budget or RunBudget(deps.store, run_id, run.config.llm.max_tokens_per_run)
+        budget = run_budget(run, deps, scorer.model)
         left = deadline() if deadline is not None and scorer.kind == "llm" else math.inf
         if left >= run.config.llm.timeout:
             scored = scorer.score(pr, run.config, budget)
@@ -291,6 +234,18 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, budget: Budget | 
     stored = deps.store.put_result(run_id, scored, now, cached=cached)
     metrics.count("PrsScored", int(stored))  # 0 for a duplicate delivery: counted once
     return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
+
+
+def run_budget(run: Run, deps: Deps, model: str | None) -> RunBudget:
+    """The run's model budget, shared by every worker through the run item: the smaller of its token and money
+    budgets at `model`'s price (prhub.pricing.token_limit). The price table is read only for a money budget, so
+    a malformed PRHUB_LLM_PRICES never stops a run that has none; one that has cannot be kept: the engine scores."""
+    try:
+        prices = deps.scorers.prices() if model and run.config.llm.max_cost_per_run_usd is not None else Prices()
+    except ValueError as exc:
+        return RunBudget(deps.store, run.run_id, 0, f"llm.max_cost_per_run_usd cannot be kept: {exc}")
+    limit, exhausted = token_limit(run.config.llm, prices, model)
+    return RunBudget(deps.store, run.run_id, limit, exhausted)
 
 
 def _engine_instead(pr: PullRequest, config: RepoConfig, budget: Budget, handbacks: int) -> ScoredPR:

@@ -67,6 +67,11 @@ def num(value: Any) -> str:
     return clean(value)
 
 
+def usd(value: float) -> str:
+    """A model cost in US dollars: 4 decimals, 6 below a cent (one PR's cost is often a few hundredths of one)."""
+    return f"${value:.4f}" if value >= 0.01 or value == 0 else f"${value:.6f}"
+
+
 def signed(value: Any) -> str:
     """A change with its sign (+2, -1.5, 0)."""
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:

@@ -14,7 +14,7 @@ from typing import Any
 from prhub import sitepaths
 from prhub.pulls import Mention, PullPage
 from prhub.render import charts
-from prhub.render.common import clean, num, safe_url
+from prhub.render.common import clean, num, safe_url, usd
 from prhub.render.labels import labels, risk_label
 from prhub.render.view import Section, scorer_text
 
@@ -71,6 +71,21 @@ def _files_chart(page: PullPage, L: dict[str, str]) -> list[charts.Series]:
                           [g["additions"] + g["deletions"] for g in groups], True)]
 
 
+def model_usage(page: PullPage) -> str:
+    """"868 in / 61 out tokens · ≈ $0.000136 (prices 2025-06-01)": what scoring the PR spent in its run, priced as
+    report.json prices it; "" when it spent no model tokens."""
+    pr = page["pr"]
+    if "tokens_in" not in pr and "tokens_out" not in pr:
+        return ""
+    text = f"{num(pr.get('tokens_in', 0))} in / {num(pr.get('tokens_out', 0))} out tokens"
+    cost = pr.get("cost_usd")
+    if isinstance(cost, int | float) and not isinstance(cost, bool):
+        table = page["scorer"].get("cost")
+        as_of = clean(table["prices_as_of"]) if table else ""
+        text += f" · ≈ {usd(cost)}" + (f" (prices {as_of})" if as_of else "")
+    return text
+
+
 def pull_view(page: PullPage, home: str | None = None, web: bool = True, with_charts: bool = True) -> dict[str, Any]:
     """The header fields and the non-empty sections of a PR page, as every rendering reads them."""
     home = home or page["language"]
@@ -78,7 +93,9 @@ def pull_view(page: PullPage, home: str | None = None, web: bool = True, with_ch
     L = labels(lang)
     pr = page["pr"]
     refs = _Refs(page, home, web)
-    scorer = scorer_text({"scorer": page["scorer"], "language": lang})  # type: ignore[typeddict-item]
+    # The scorer without the run's totals: the page shows what this PR's model calls used (model_usage).
+    kind = {k: v for k, v in page["scorer"].items() if k not in ("tokens_in", "tokens_out", "cost")}
+    scorer = scorer_text({"scorer": kind, "language": lang})  # type: ignore[typeddict-item]
     if pr.get("scored_by") and pr.get("scored_by") != page["scorer"].get("kind"):
         scorer = L.get(f"scorer_{pr['scored_by']}", clean(pr["scored_by"]))
     facts = [(L["author"], clean(pr["author"])), (L["merged_at"], clean(pr["merged_at"])),
@@ -90,6 +107,8 @@ def pull_view(page: PullPage, home: str | None = None, web: bool = True, with_ch
         facts.insert(4, (L["breaking"], clean(pr.get("breaking_reason")) or L["yes"]))
     if clean(page.get("note")):
         facts.append((L["scored_note"], clean(page["note"])))
+    if usage := model_usage(page):
+        facts.append((L["model_usage"], usage))
     # Line counts when the scorer recorded them per file; a page never prints "+0 / -0" for unknown.
     files = [{"module": clean(g["module"]),
               "lines": f"+{num(g['additions'])} / -{num(g['deletions'])}" if any("additions" in f for f in g["files"])

@@ -16,7 +16,7 @@ from typing import Any
 from prhub import sitepaths
 from prhub.period import kind_of
 from prhub.render import charts
-from prhub.render.common import PR_REF, clean, num, safe_url, signed
+from prhub.render.common import PR_REF, clean, num, safe_url, signed, usd
 from prhub.render.labels import labels, risk_label, trend_label
 from prhub.report import Report
 
@@ -268,7 +268,7 @@ def scorer_text(report: Report) -> str:
         parts.append(f"· tokens {num(scorer.get('tokens_in', 0))} in / {num(scorer.get('tokens_out', 0))} out")
     cost = scorer.get("cost") or {}
     if isinstance(cost.get("usd"), int | float):  # the model's cost, with the date of its price table
-        parts.append(f"· ≈ ${cost['usd']:.4f} (prices {clean(str(cost.get('prices_as_of', '')))})")
+        parts.append(f"· ≈ {usd(cost['usd'])} (prices {clean(str(cost.get('prices_as_of', '')))})")
     return " ".join(parts)
 
 
