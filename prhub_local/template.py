@@ -76,8 +76,10 @@ class Stack:
     def function_env(self) -> dict[str, str]:
         """The functions' environment for a local run. Secrets are referenced by name and are not part of
         the stack, so the names are left out: the ecosystem's GITHUB_TOKEN / OPENAI_API_KEY stand in. A local
-        run reads export files on this machine (the stack may not) and sends no traces."""
-        return {**{k: v for k, v in self.env.items() if not k.endswith("_SECRET")},
+        run reads export files on this machine (the stack may not) and sends no traces. The price table the
+        template leaves empty is the shell's PRHUB_LLM_PRICES, if any."""
+        return {**{k: v for k, v in self.env.items()
+                   if not k.endswith("_SECRET") and not (k.startswith("PRHUB_LLM_PRICES") and not v)},
                 "LOCAL_EXPORTS": "true", "POWERTOOLS_TRACE_DISABLED": "true"}
 
     def physical(self, logical: str) -> str | None:

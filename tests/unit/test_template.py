@@ -263,6 +263,17 @@ def test_settings_read_every_variable_the_template_sets() -> None:
     assert settings.runs_table == "x" and settings.config_parameter == "x" and settings.max_receive_count == 3
 
 
+def test_the_price_table_is_a_parameter_and_a_local_run_keeps_the_shells(stack: Any) -> None:
+    env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert env["PRHUB_LLM_PRICES"] == {"Ref": "LlmPrices"} and env["PRHUB_LLM_PRICES_AS_OF"] == {"Ref": "LlmPricesAsOf"}
+    assert load_template()["Parameters"]["LlmPrices"]["Default"] == ""
+    # The local stack resolves parameters to their defaults; the empty price table is left out, so the
+    # PRHUB_LLM_PRICES set in the shell is the table a local run uses.
+    assert stack.env["PRHUB_LLM_PRICES"] == "" and stack.env["NOTIFY_SENDER"] == ""
+    local = stack.function_env()
+    assert "PRHUB_LLM_PRICES" not in local and "PRHUB_LLM_PRICES_AS_OF" not in local and "NOTIFY_SENDER" in local
+
+
 def test_each_function_has_a_log_group_with_retention() -> None:
     groups = resources("AWS::Logs::LogGroup").values()
     named = {next(iter(refs(g["Properties"]["LogGroupName"]))) for g in groups}
