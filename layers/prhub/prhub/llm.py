@@ -37,7 +37,8 @@ from prhub.config import RepoConfig
 from prhub.factguard import CITE, Facts, check_prs, clean_text
 from prhub.models import PullRequest, Risk, ScoredPR
 from prhub.pricing import Prices
-from prhub.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, render, repair_message
+from prhub.prompting import (PrPrompt, estimate_tokens, narrative_messages, pr_prompt, prompt_version,
+                             repair_message)
 from prhub.report import Narration, Report
 from prhub.scorers import Endpoint, Scorers
 from prhub.scoring import Budget, HeuristicScorer, Scorer
@@ -775,9 +776,7 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
     if chat is not None:
         lang = config.language
         facts = Facts.from_report(report)
-        messages = [{"role": "system", "content": render("narrative_system", lang, repo=config.repo)},
-                    {"role": "user", "content": render("narrative_user", lang, title=report["title"],
-                                                       facts=week_facts(report))}]
+        messages = narrative_messages(config.repo, lang, report["title"], week_facts(report))
         used = int(info.get("tokens_in") or 0) + int(info.get("tokens_out") or 0)
         pending = list(SECTIONS)
         stopped = ""  # why the model stopped writing before every section passed
