@@ -16,7 +16,10 @@ week's PRs and quote only its computed counts. `obey_injection` wraps a responde
 into a model that follows instructions planted in the PR text (to prove the guard);
 `reject_schema=True` makes the server refuse `response_format: json_schema` with a
 400, as some OpenAI-compatible endpoints do; `reject_params=("max_tokens", "temperature")`
-refuses those parameters as OpenAI's reasoning models do.
+refuses those parameters as OpenAI's reasoning models do; `provider=` refuses
+response_format and max tokens as a named provider does (PROVIDERS: DeepSeek, Qwen on
+DashScope, Ollama, vLLM), and Fault.dashscope_throttled / Fault.ollama_busy are their
+rate-limit answers.
 """
 from __future__ import annotations
 
@@ -47,6 +50,25 @@ class Fault:
     @classmethod
     def rate_limited(cls, retry_after: float = 1) -> Fault:
         return cls(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}}, retry_after)
+
+    @classmethod
+    def dashscope_throttled(cls, quota: bool = False) -> Fault:
+        """DashScope's 429s: the request-rate limit (Throttling.RateQuota's message, Model Studio's error codes)
+        or, with `quota`, the per-minute token limit in OpenAI's billing words (oh-my-pi#8476: a throttle that
+        clears within the minute, not a spent account). No Retry-After: its docs name none (not confirmed
+        either way); the compatible mode's `code`/`type` values for the rate limit are our guess."""
+        if quota:
+            return cls(429, dashscope_error("You exceeded your current quota, please check your plan and billing "
+                                            "details.", "insufficient_quota", "insufficient_quota"))
+        return cls(429, dashscope_error("Requests rate limit exceeded, please try again later.", "limit_requests",
+                                        "limit_requests"))
+
+    @classmethod
+    def ollama_busy(cls) -> Fault:
+        """Ollama past OLLAMA_MAX_QUEUE: its scheduler's ErrMaxQueue as a 503, in its OpenAI error shape
+        (openai.NewError gives 503 the type api_error; not confirmed on the wire). It has no 429 locally."""
+        return cls(503, {"error": {"message": "server busy, please try again.  maximum pending requests exceeded",
+                                   "type": "api_error", "param": None, "code": None}})
 
     @classmethod
     def server_error(cls) -> Fault:
@@ -94,10 +116,13 @@ def _narrative_answer(request: dict[str, Any]) -> dict[str, Any]:
     zh = "中文" in message_text(request, "system")
     top = numbers[:5] or []
     cite = ", ".join(f"#{n}" for n in top[:2])
+    # The period's word as the prompt names it ("报告时段（本月）", "The period (this month)").
+    named = re.search(r"报告时段（(.+?)）|The period \((.+?)\)", message_text(request, "user"))
+    now = next((g for g in named.groups() if g), "") if named else ("本周" if zh else "this week")
     if zh:
-        summary = f"本周合并 {stats.get('pr_count', 0)} 个 PR，其中关键 PR {stats.get('key_pr_count', 0)} 个。"
+        summary = f"{now}合并 {stats.get('pr_count', 0)} 个 PR，其中关键 PR {stats.get('key_pr_count', 0)} 个。"
     else:
-        summary = f"{stats.get('pr_count', 0)} PRs were merged this week, {stats.get('key_pr_count', 0)} of them key."
+        summary = f"{stats.get('pr_count', 0)} PRs were merged {now}, {stats.get('key_pr_count', 0)} of them key."
     return {
         "summary": summary,
         "highlights": [{"text": f"Highlight #{n}", "prs": [n]} for n in top],
@@ -171,35 +196,116 @@ def malformed(request: dict[str, Any]) -> str:
     return "Sure! Here is my analysis: the PR looks great."
 
 
-def _deepseek(fmt: Any) -> tuple[int, dict[str, Any]] | None:
+Refusal = tuple[int, dict[str, Any]] | None
+
+
+def _format(request: dict[str, Any]) -> str | None:
+    return (request.get("response_format") or {}).get("type")
+
+
+def _deepseek(request: dict[str, Any]) -> Refusal:
     """DeepSeek: text and json_object only; json_schema is a 400 with this body (seen by its users' clients,
     e.g. llm-exe#662, khoj#1336; DeepSeek's docs list text and json_object)."""
-    if (fmt or {}).get("type") == "json_schema":
+    if _format(request) == "json_schema":
         return 400, {"error": {"message": "This response_format type is unavailable now",
                                "type": "invalid_request_error", "param": None, "code": "invalid_request_error"}}
     return None
 
 
-def _deepseek_422(fmt: Any) -> tuple[int, dict[str, Any]] | None:
+def _deepseek_422(request: dict[str, Any]) -> Refusal:
     """DeepSeek's older answer to json_schema: a 422 from its deserialiser (litellm#7580, deep-research#22)."""
-    if (fmt or {}).get("type") == "json_schema":
+    if _format(request) == "json_schema":
         return 422, {"error": {"message": "Failed to deserialize the JSON body into the target type: "
                                           "response_format: response_format.type `json_schema` is unavailable now "
                                           "at line 1 column 1193", "type": "invalid_request_error"}}
     return None
 
 
-def _no_format(fmt: Any) -> tuple[int, dict[str, Any]] | None:
+def _no_format(request: dict[str, Any]) -> Refusal:
     """A server taking no response_format at all (older local servers). Not confirmed for a named product: the
     body is our reading of a FastAPI-style validation error."""
-    if fmt is not None:
+    if request.get("response_format") is not None:
         return 400, {"object": "error", "message": "response_format is not supported by this server",
                      "type": "BadRequestError", "param": None, "code": 400}
     return None
 
 
-PROVIDERS: dict[str, Callable[[Any], tuple[int, dict[str, Any]] | None]] = {
-    "openai": lambda fmt: None, "deepseek": _deepseek, "deepseek-422": _deepseek_422, "no-format": _no_format}
+# Qwen on DashScope's OpenAI-compatible mode (https://dashscope.aliyuncs.com/compatible-mode/v1). Model Studio's
+# "structured output" page: json_object works with most Qwen models but the system or user messages must contain
+# the word JSON (case-insensitive); json_schema only with some qwen-plus models.
+DASHSCOPE_SCHEMA_MODELS = ("qwen-plus",)
+
+
+def dashscope_error(message: str, code: str = "invalid_parameter_error",
+                    kind: str = "invalid_request_error") -> dict[str, Any]:
+    """DashScope's compatible-mode error envelope, as its users' logs show it (agno#5317, handy-multi-agent#9)."""
+    return {"error": {"code": code, "param": None, "message": message, "type": kind},
+            "id": "chatcmpl-07df985b-fake", "request_id": "07df985b-fake"}
+
+
+def _dashscope(request: dict[str, Any]) -> Refusal:
+    """The json word rule's message is documented and seen verbatim in users' logs; the wording of json_schema's
+    refusal by a model outside the qwen-plus family is NOT confirmed (our guess, in DashScope's envelope)."""
+    fmt = _format(request)
+    if fmt == "json_schema" and not str(request.get("model", "")).startswith(DASHSCOPE_SCHEMA_MODELS):
+        return 400, dashscope_error("<400> InternalError.Algo.InvalidParameter: The value of response_format.type "
+                                    "'json_schema' is not supported by this model.")
+    said = message_text({"messages": [m for m in request.get("messages", []) if m.get("role") in ("system", "user")]})
+    if fmt == "json_object" and "json" not in said.lower():
+        return 400, dashscope_error("<400> InternalError.Algo.InvalidParameter: 'messages' must contain the word "
+                                    "'json' in some form, to use 'response_format' of type 'json_object'.")
+    return None
+
+
+def _dashscope_thinking(request: dict[str, Any]) -> Refusal:
+    """A Qwen3 model in thinking mode takes no structured output ("Models with thinking mode do not support
+    structured output", Model Studio; the message is from presenton#184, its envelope here is not confirmed)."""
+    if request.get("response_format") is not None:
+        return 400, dashscope_error("<400> InternalError.Algo.InvalidParameter: Json mode response is not "
+                                    "supported when enable_thinking is true")
+    return None
+
+
+def _ollama(request: dict[str, Any]) -> Refusal:
+    """Ollama >= 0.5 (/v1/chat/completions; openai/openai.go): json_object becomes its `format: "json"`,
+    json_schema its schema as `format`; max_tokens becomes num_predict, while max_completion_tokens is not a field
+    of its request (silently ignored). It refuses neither."""
+    return None
+
+
+def _ollama_old(request: dict[str, Any]) -> Refusal:
+    """Ollama before 0.5: json_schema is not a type it knows and is ignored without an error, so the model
+    answers unconstrained (ollama#10001 and fabrice-ai#118 show the symptom); the fake's responder decides what
+    that answer looks like."""
+    return None
+
+
+VLLM_CONTEXT = 4096  # the fake vLLM's --max-model-len
+
+
+def _vllm(request: dict[str, Any]) -> Refusal:
+    """vLLM's OpenAI server: json_schema and json_object by guided decoding, max_tokens and max_completion_tokens
+    alike. A prompt plus answer budget beyond the model's window is a 400 in this body (vLLM >= 0.8 wording, as
+    its users' logs quote it; older releases said "However, you requested N tokens (P in the messages, C in the
+    completion)"). The fake counts prompt tokens by its own estimate, as the real one by its tokenizer."""
+    prompt = estimate_tokens(message_text(request))
+    asked = request.get("max_completion_tokens") or request.get("max_tokens") or 0
+    if prompt >= VLLM_CONTEXT:
+        message = (f"This model's maximum context length is {VLLM_CONTEXT} tokens. However, your request has "
+                   f"{prompt} input tokens. Please reduce the length of the input messages. None")
+    elif prompt + asked > VLLM_CONTEXT:
+        message = (f"'max_tokens' or 'max_completion_tokens' is too large: {asked}. This model's maximum context "
+                   f"length is {VLLM_CONTEXT} tokens and your request has {prompt} input tokens "
+                   f"({asked} > {VLLM_CONTEXT} - {prompt}). None")
+    else:
+        return None
+    return 400, {"error": {"message": message, "type": "BadRequestError", "param": None, "code": 400}}
+
+
+PROVIDERS: dict[str, Callable[[dict[str, Any]], Refusal]] = {
+    "openai": lambda request: None, "deepseek": _deepseek, "deepseek-422": _deepseek_422, "no-format": _no_format,
+    "dashscope": _dashscope, "dashscope-thinking": _dashscope_thinking, "ollama": _ollama,
+    "ollama-0.4": _ollama_old, "vllm": _vllm}
 
 
 def estimate_tokens(text: str) -> int:
@@ -295,7 +401,7 @@ class FakeOpenAI(LoopbackServer):
         if self.reject_schema and (request.get("response_format") or {}).get("type") == "json_schema":
             return 400, {"error": {"message": "response_format json_schema is not supported",
                                    "type": "invalid_request_error", "param": "response_format"}}, {}
-        refusal = PROVIDERS[self.provider](request.get("response_format"))
+        refusal = PROVIDERS[self.provider](request)
         if refusal is not None:
             return refusal[0], refusal[1], {}
         for param in self.reject_params:

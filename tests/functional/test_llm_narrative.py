@@ -13,7 +13,7 @@ from prhub.cache import DynamoCache
 from prhub.config import LlmConfig, RepoConfig
 from prhub.models import FileChange, PullRequest
 from prhub.period import Period
-from prhub.prompting import render
+from prhub.prompting import narrative_messages
 from prhub.scoring import score_pull
 from prhub.sources import History
 
@@ -57,9 +57,8 @@ def chat(fake: FakeOpenAI, max_retries: int = 2) -> llm.ChatModel:
 
 def narrative_request(report: dict[str, Any], language: str = "en") -> dict[str, Any]:
     """What the fake's rule-based model would answer for this report (a valid narrative)."""
-    user = render("narrative_user", language, title=report["title"], facts=llm.week_facts(report))
-    system = render("narrative_system", language, repo=report["repo"])
-    return rule_based({"messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]})
+    return rule_based({"messages": narrative_messages(report["repo"], language, report["title"],
+                                                      llm.week_facts(report))})
 
 
 def test_model_writes_every_section_and_the_tokens_are_counted(fake: FakeOpenAI) -> None:

@@ -13,14 +13,19 @@ from prhub.models import FileChange, PullRequest
 from prhub.pricing import PRICES_AS_OF, Prices
 from prhub.scoring import score_pull
 
-from tests.fakes.openai_server import FakeOpenAI, Fault, rule_based
+from tests.fakes.openai_server import VLLM_CONTEXT, FakeOpenAI, Fault, rule_based
 
 CONFIG = RepoConfig(repo="acme/rocket", language="en")
 MESSAGES = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "{}"}]
 
 
-def chat(fake: FakeOpenAI, max_retries: int = 2) -> llm.ChatModel:
-    return llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="m", api_key="k", max_retries=max_retries))
+def chat(fake: FakeOpenAI, max_retries: int = 2, model: str = "m", sleep: Any = None) -> llm.ChatModel:
+    endpoint = llm.Endpoint(base_url=fake.base_url, model=model, api_key="k", max_retries=max_retries)
+    return llm.ChatModel(endpoint, sleep=sleep) if sleep else llm.ChatModel(endpoint)
+
+
+def formats(fake: FakeOpenAI) -> list[str | None]:
+    return [(c.get("response_format") or {}).get("type") for c in fake.calls]
 
 
 def make_pr(number: int = 11, title: str = "[doc] chore: fix typo", body: str = "Fixes a typo.") -> PullRequest:
@@ -47,6 +52,105 @@ def test_a_server_without_response_format_gets_none_and_the_answer_is_still_pars
     assert llm.parse_json(content) == ({"ok": True}, [])
     assert [("response_format" in c) for c in fake.calls] == [True, True, False]
     assert model.quirks == {"no_schema", "no_format"}
+
+
+@pytest.mark.parametrize(("model", "expected"), [("qwen-max", ["json_schema", "json_object", "json_object"]),
+                                               ("qwen-plus-latest", ["json_schema", "json_schema"])])
+def test_qwen_on_dashscope_gets_json_schema_only_where_its_model_takes_it(model: str, expected: list[str]) -> None:
+    with FakeOpenAI(lambda r: {"ok": True}, provider="dashscope") as fake:
+        qwen = chat(fake, model=model)
+        assert json.loads(qwen.complete(MESSAGES, "x", {}, 10).content) == {"ok": True}
+        qwen.complete(MESSAGES, "x", {}, 10)
+    assert formats(fake) == expected
+    assert qwen.quirks == ({"no_schema"} if len(expected) == 3 else set())
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_qwen_json_object_mode_accepts_our_real_prompts_in_both_languages(language: str) -> None:
+    config = RepoConfig(repo="acme/rocket", language=language)
+    pr = make_pr(body="修正一个拼写错误。" if language == "zh" else "Fixes a typo.")
+    with FakeOpenAI(provider="dashscope") as fake:
+        scored = llm.LlmScorer(chat(fake, model="qwen-max"), language).score(pr, config, _Budget())
+    assert formats(fake) == ["json_schema", "json_object"] and scored.scored_by == "llm"
+
+
+def test_dashscopes_json_word_refusal_is_about_the_prompt_and_teaches_no_quirk() -> None:
+    import openai
+
+    with FakeOpenAI(lambda r: {"ok": True}, provider="dashscope") as fake:
+        qwen = chat(fake, model="qwen-max")
+        with pytest.raises(openai.BadRequestError, match="must contain the word 'json'"):
+            qwen.complete([{"role": "user", "content": "Answer briefly."}], "x", {}, 10)
+    assert formats(fake) == ["json_schema", "json_object"] and qwen.quirks == {"no_schema"}
+
+
+def test_qwen_in_thinking_mode_takes_no_response_format_and_is_asked_without_one() -> None:
+    with FakeOpenAI(lambda r: "```json\n{\"ok\": true}\n```", provider="dashscope-thinking") as fake:
+        qwen = chat(fake, model="qwen3-235b-a22b-thinking-2507")
+        first = qwen.complete(MESSAGES, "x", {}, 10).content
+        qwen.complete(MESSAGES, "x", {}, 10)
+    assert llm.parse_json(first) == ({"ok": True}, [])
+    assert formats(fake) == ["json_schema", "json_object", None, None]
+    assert qwen.quirks == {"no_schema", "no_format"}
+
+
+@pytest.mark.parametrize("quota", [False, True])
+def test_dashscopes_429_without_retry_after_backs_off_and_shrinks_the_gate(quota: bool) -> None:
+    # Its per-minute token throttle speaks of "quota" in OpenAI's billing words, yet clears within the minute:
+    # it is waited out like any 429, not taken for a spent account.
+    slept: list[float] = []
+    with FakeOpenAI(lambda r: {"ok": True}, provider="dashscope") as fake:
+        fake.enqueue(Fault.dashscope_throttled(quota=quota))
+        qwen = chat(fake, model="qwen-plus", sleep=slept.append)
+        ceiling = qwen.gate.limit
+        assert json.loads(qwen.complete(MESSAGES, "x", {}, 10).content) == {"ok": True}
+    assert slept == [0.5] and qwen.rate_limited == 1 and qwen.gate.limit < ceiling
+
+
+def test_ollama_takes_json_schema_and_max_tokens_and_its_busy_503_is_retried() -> None:
+    slept: list[float] = []
+    with FakeOpenAI(lambda r: {"ok": True}, provider="ollama") as fake:
+        fake.enqueue(Fault.ollama_busy())
+        local = chat(fake, model="qwen3:8b", sleep=slept.append)
+        assert json.loads(local.complete(MESSAGES, "x", {}, 10).content) == {"ok": True}
+    # max_completion_tokens is no field of Ollama's request: sent instead of max_tokens, no answer limit applies.
+    assert formats(fake) == ["json_schema", "json_schema"] and all(c["max_tokens"] == 10 for c in fake.calls)
+    assert local.quirks == frozenset() and slept == [0.5] and local.rate_limited == 0
+
+
+def test_an_ollama_before_0_5_ignores_json_schema_and_its_fenced_answer_is_still_read() -> None:
+    with FakeOpenAI(lambda r: "Here is the JSON:\n```json\n{\"ok\": true}\n```", provider="ollama-0.4") as fake:
+        local = chat(fake, model="llama3.1")
+        contents = [local.complete(MESSAGES, "x", {}, 10).content for _ in range(2)]
+    assert [llm.parse_json(c)[0] for c in contents] == [{"ok": True}] * 2
+    assert formats(fake) == ["json_schema", "json_schema"] and local.quirks == frozenset()
+
+
+def test_a_vllm_context_window_cuts_that_calls_answer_budget_and_teaches_no_quirk() -> None:
+    import openai
+
+    long = [MESSAGES[0], {"role": "user", "content": "x" * 4 * 3000}]  # about 3000 prompt tokens of 4096
+    with FakeOpenAI(lambda r: {"ok": True}, provider="vllm") as fake:
+        local = chat(fake, model="Qwen/Qwen2.5-7B-Instruct")
+        assert json.loads(local.complete(long, "x", {}, 3000).content) == {"ok": True}
+        local.complete(MESSAGES, "x", {}, 3000)  # a short prompt still asks for all it wants
+        with pytest.raises(openai.BadRequestError, match="input tokens"):  # no room at all: the call fails
+            local.complete([{"role": "user", "content": "x" * 4 * VLLM_CONTEXT}], "x", {}, 3000)
+    asked = [c["max_tokens"] for c in fake.calls]
+    assert asked[0] == 3000 and 256 <= asked[1] < 3000 and asked[2:] == [3000, 3000]
+    assert formats(fake) == ["json_schema"] * 4 and local.quirks == frozenset()
+
+
+@pytest.mark.parametrize(("message", "room"), [
+    ("'max_tokens' or 'max_completion_tokens' is too large: 8000. This model's maximum context length is 4096 "
+     "tokens and your request has 2778 input tokens (8000 > 4096 - 2778). None", 4096 - 2778),
+    ("This model's maximum context length is 4096 tokens. However, you requested 5060 tokens (4036 in the "
+     "messages, 1024 in the completion). Please reduce the length of the messages or completion.", 60),
+    ("This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens. "
+     "Please reduce the length of the messages.", 128000 - 204308),
+    ("Unsupported parameter: 'max_tokens' is not supported with this model.", None)])
+def test_the_room_a_context_length_refusal_leaves(message: str, room: int | None) -> None:
+    assert llm.context_room(message.lower()) == room
 
 
 def test_a_429_waits_its_retry_after_and_shrinks_the_gate() -> None:

@@ -37,7 +37,14 @@ from prhub.config import RepoConfig
 from prhub.factguard import CITE, Facts, check_prs, clean_text
 from prhub.models import PullRequest, Risk, ScoredPR
 from prhub.pricing import Prices, priced, token_limit
-from prhub.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, render, repair_message
+from prhub.prompting import (
+    PrPrompt,
+    estimate_tokens,
+    narrative_messages,
+    pr_prompt,
+    prompt_version,
+    repair_message,
+)
 from prhub.report import Narration, Report
 from prhub.scorers import Endpoint, Scorers
 from prhub.scoring import Budget, HeuristicScorer, Scorer
@@ -220,14 +227,18 @@ MAX_RETRY_AFTER = 60.0  # a longer wait is the run's to take (the engine scores 
 class ChatModel:
     """Chat completions asking for JSON: `json_schema` where the endpoint takes it, else `json_object`, else none.
 
-    OpenAI-compatible endpoints differ: DeepSeek and older vLLM/Ollama reject json_schema, some servers any
+    OpenAI-compatible endpoints differ: DeepSeek (400 or 422) and Qwen on DashScope outside qwen-plus reject
+    json_schema, Qwen in thinking mode ("Json mode response is not supported") and some servers any
     response_format; reasoning models reject `max_tokens` (they take `max_completion_tokens`) or any non-default
     temperature. A 400 naming such a parameter teaches this endpoint-and-model a quirk, remembered for the
-    process, and the call is made again without it.
+    process, and the call is made again without it. Ollama (>= 0.5) and vLLM take json_schema; an Ollama before
+    0.5 ignores it silently, and parse_json reads the unconstrained answer. A vLLM whose context window cannot
+    hold the prompt plus `max_tokens` says how much fits: that call asks for no more (see context_room).
 
     Calls from a batch's threads pass one Gate. Retries are ours (config.llm.max_retries): a 429 waits its
-    Retry-After and halves the gate; 5xx, timeouts and connection errors back off exponentially; an answer's
-    `x-ratelimit-remaining-requests` below the calls in flight shrinks the gate to it.
+    Retry-After (DashScope sends none: then the 5xx backoff) and halves the gate; 5xx (Ollama's 503 "server
+    busy"), timeouts and connection errors back off exponentially; an answer's `x-ratelimit-remaining-requests`
+    below the calls in flight shrinks the gate to it.
     """
 
     def __init__(self, endpoint: Endpoint, client: openai.OpenAI | None = None,
@@ -268,7 +279,7 @@ class ChatModel:
         """One answer; raises openai.APIError when the endpoint fails beyond our retries."""
         oa = _openai()
         failures = 0
-        while True:  # ends: each pass returns, raises, learns one of four quirks, or counts a failure
+        while True:  # ends: each pass returns, raises, learns one of 4 quirks, lowers max_tokens or counts a failure
             quirks = self.quirks
             wait = 0.0
             with self.gate:
@@ -278,6 +289,14 @@ class ChatModel:
                         **self.request(messages, name, schema, max_tokens))
                     response = raw.parse()
                 except (oa.BadRequestError, oa.UnprocessableEntityError) as exc:  # DeepSeek answers 422 too
+                    room = context_room(error_text(exc))
+                    if room is not None:  # this prompt leaves less room than asked: ask for what fits, once
+                        if not MIN_ANSWER_TOKENS <= room < max_tokens:
+                            raise
+                        logger.info("answer budget cut to the model's context window",
+                                    extra={"endpoint": self.url, "max_tokens": room})
+                        max_tokens = room
+                        continue
                     quirk = self._quirk(exc, quirks)
                     if quirk is None:
                         raise
@@ -320,17 +339,46 @@ class ChatModel:
 
     @staticmethod
     def _quirk(exc: openai.APIStatusError, known: frozenset[str]) -> str | None:
-        """The quirk a 400 reveals (by its `param`, else its message), if it is one not yet known."""
-        body: Any = exc.body if isinstance(exc.body, dict) else {}
-        error: Any = body.get("error", body)  # the SDK gives the error object, or the whole body
-        error = error if isinstance(error, dict) else {}
-        text = f"{error.get('param') or ''} {error.get('message') or error.get('detail') or exc}".lower()
-        format_words = ("response_format", "json_schema", "json_object", "schema", "format")
+        """The quirk a 400 reveals (by its `param`, else its message), if it is one not yet known.
+
+        DashScope's "'messages' must contain the word 'json'" names response_format too, but it is about our
+        prompt, not the endpoint: it is no quirk (our prompts all say JSON; tests hold them to it)."""
+        text = error_text(exc)
+        if "must contain the word" in text:
+            return None
+        format_words = ("response_format", "json_schema", "json_object", "json mode", "schema", "format")
         for quirk, words in (("max_completion_tokens", ("max_tokens",)), ("no_temperature", ("temperature",)),
                              ("no_schema", format_words), ("no_format", format_words)):
             if quirk not in known and any(w in text for w in words):
                 return quirk
         return None
+
+
+def error_text(exc: openai.APIStatusError) -> str:
+    """A refusal's `param` and message, lower-case: the SDK gives the error object, or the whole body (vLLM's
+    older `{"object": "error", "message": ...}`, FastAPI's `detail`)."""
+    body: Any = exc.body if isinstance(exc.body, dict) else {}
+    error: Any = body.get("error", body)
+    error = error if isinstance(error, dict) else {}
+    return f"{error.get('param') or ''} {error.get('message') or error.get('detail') or exc}".lower()
+
+
+MIN_ANSWER_TOKENS = 256  # less room than this in the context window: no useful JSON answer fits, the call fails
+_WINDOW = re.compile(r"maximum context length is (\d+)")
+_PROMPT = re.compile(r"request has (\d+) input tokens|\((\d+) in the messages|messages resulted in (\d+) tokens")
+
+
+def context_room(text: str) -> int | None:
+    """Answer tokens that fit beside the prompt, from a context-length refusal (vLLM: "'max_tokens' or
+    'max_completion_tokens' is too large: 3000. This model's maximum context length is 4096 tokens and your
+    request has 2778 input tokens"; older vLLM and OpenAI: "... However, you requested 5060 tokens (4036 in the
+    messages, 1024 in the completion)"); None when `text` is no such refusal. Not a quirk: it depends on the
+    prompt, and its mention of max_tokens must not teach max_completion_tokens."""
+    window, prompt = _WINDOW.search(text), _PROMPT.search(text)
+    if window is None:
+        return None
+    used = next((int(g) for g in prompt.groups() if g), None) if prompt else None
+    return int(window.group(1)) - used if used is not None else 0
 
 
 def record_tokens(stage: str, model: str, tokens_in: int, tokens_out: int) -> None:
@@ -780,9 +828,7 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
     if chat is not None:
         lang = config.language
         facts = Facts.from_report(report)
-        messages = [{"role": "system", "content": render("narrative_system", lang, repo=config.repo)},
-                    {"role": "user", "content": render("narrative_user", lang, title=report["title"],
-                                                       facts=week_facts(report))}]
+        messages = narrative_messages(config.repo, lang, report["title"], week_facts(report))
         used = int(info.get("tokens_in") or 0) + int(info.get("tokens_out") or 0)
         limit, why = token_limit(config.llm, prices or Prices(), chat.model)  # the token or the money budget
         pending = list(SECTIONS)

@@ -15,7 +15,8 @@ per section. Every number quoted comes from the analysis; PR titles and summarie
 are quoted as data (renderers escape them). In a zh report the sentences are Chinese
 around the technical names: a PR is told by its one-line summary (prhub.gist for an
 English PR), not by its English title, and the sentence shapes vary between items.
-The period's kind (prhub.period.Period.kind) sets the words: 本周 / 本月 / 本年 / 本期.
+The period's kind (prhub.period.Period.kind) sets the words: 本周 / 本月 / 本年 / 本期
+(prhub.wording.period_words, which the model's narrative prompt uses too).
 """
 from __future__ import annotations
 
@@ -23,10 +24,9 @@ import re
 from typing import Any
 
 from prhub import gist
-from prhub.period import kind_of
 from prhub.report import Analysis, KeyChange, Narrative, Note, PrEntry
 from prhub.scoring import PR_SUFFIX, parse_title
-from prhub.wording import type_word
+from prhub.wording import period_words, type_word
 
 HIGHLIGHTS = 5
 TRIGGER = re.compile(r"（[^（）\u4e00-\u9fff]*[A-Za-z][^（）\u4e00-\u9fff]*）| \([A-Za-z][^()]*\)")  # "（silently）"
@@ -47,18 +47,10 @@ RISK_TEXT = {
 }
 TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
                "en": {"rising": "rising", "fading": "fading", "new": "new"}}
-# What a period of each kind is called: (this one, per one, the 4 before).
-PERIOD_WORDS = {
-    "zh": {"week": ("本周", "每周", "前 4 周"), "month": ("本月", "每月", "前 4 个月"),
-           "year": ("本年", "每年", "前 4 年"), "range": ("本期", "每段", "前 4 个同样长度的时段")},
-    "en": {"week": ("this week", "/week", "the previous 4"), "month": ("this month", "/month", "the previous 4 months"),
-           "year": ("this year", "/year", "the previous 4 years"),
-           "range": ("this period", " per period", "the previous 4 periods of the same length")},
-}
 
 
 def _words(report: Any, zh: bool) -> tuple[str, str, str]:
-    return PERIOD_WORDS["zh" if zh else "en"][kind_of(report.get("period") or {})]
+    return period_words("zh" if zh else "en", report.get("period"))
 
 
 def _refs(numbers: list[int], limit: int = 6) -> str:

@@ -19,6 +19,7 @@ from prhub.config import RepoConfig
 from prhub.models import FileChange, PullRequest, ScoredPR
 from prhub.scoring import ENGINE_VERSION
 from prhub.textparse import strip_template
+from prhub.wording import period_words
 
 if TYPE_CHECKING:
     import jinja2
@@ -174,6 +175,14 @@ def pr_prompt(pr: PullRequest, engine: ScoredPR, config: RepoConfig) -> PrPrompt
     return PrPrompt(messages, estimate_tokens(system) + estimate_tokens(user), left_out,
                     read=[f.filename for f in hunks], read_lines=sum(diff_lines(f) for f in hunks),
                     left_out_lines=sum(diff_lines(by_name[n]) for n in left_out))
+
+
+def narrative_messages(repo: str, lang: str, title: str, facts: dict[str, Any]) -> list[dict[str, str]]:
+    """The narrative's system and user messages for the period in facts["period"], which they name as the
+    report does (本周 / 本月 / 本期, this week / this month / this period): a month is never "this week"."""
+    now = period_words(lang, facts.get("period"))[0]
+    return [{"role": "system", "content": render("narrative_system", lang, repo=repo, now=now)},
+            {"role": "user", "content": render("narrative_user", lang, title=title, facts=facts, now=now)}]
 
 
 def repair_message(lang: str, errors: list[str], only: list[str] | None = None) -> dict[str, str]:

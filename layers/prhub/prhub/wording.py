@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from prhub.period import kind_of
+
 PHRASES: dict[str, dict[str, str]] = {
     "en": {
         # breaking changes inferred from the diff (changes.breaking_reasons)
@@ -187,6 +189,15 @@ PHRASES: dict[str, dict[str, str]] = {
 TYPE_WORDS = {"zh": {"feat": "新功能", "fix": "修复", "perf": "性能", "refactor": "重构", "docs": "文档",
                      "test": "测试", "ci": "CI ", "chore": "杂项", "revert": "回滚"}}
 
+# What a period of each kind (prhub.period.Period.kind) is called: (this one, per one, the 4 before).
+PERIOD_WORDS = {
+    "zh": {"week": ("本周", "每周", "前 4 周"), "month": ("本月", "每月", "前 4 个月"),
+           "year": ("本年", "每年", "前 4 年"), "range": ("本期", "每段", "前 4 个同样长度的时段")},
+    "en": {"week": ("this week", "/week", "the previous 4"), "month": ("this month", "/month", "the previous 4 months"),
+           "year": ("this year", "/year", "the previous 4 years"),
+           "range": ("this period", " per period", "the previous 4 periods of the same length")},
+}
+
 # Separators between phrases: Chinese prose uses full-width punctuation.
 SEPARATORS = {"en": {"list": "; ", "comma": ", "}, "zh": {"list": "；", "comma": "、"}}
 
@@ -204,3 +215,9 @@ def type_word(language: str, kind: str) -> str:
 def joined(language: str, parts: list[str], kind: str = "list") -> str:
     """Phrases joined the way the language punctuates a list."""
     return SEPARATORS.get(language, SEPARATORS["en"])[kind].join(parts)
+
+
+def period_words(language: str, period: Any) -> tuple[str, str, str]:
+    """How `language` names a report's `period` ({since, until, tz}) by its kind: this one ("本月", "this
+    month"), per one ("每月", "/month") and the 4 before; a custom range is "本期" / "this period"."""
+    return PERIOD_WORDS.get(language, PERIOD_WORDS["en"])[kind_of(period or {})]
