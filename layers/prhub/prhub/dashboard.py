@@ -203,6 +203,34 @@ def _contributors(docs: list[dict[str, Any]], rec: _Record, window: set[str]) ->
     }
 
 
+def unlisted(records: Iterable[Mapping[str, Any]], own: Mapping[str, Any], reach: date | None = None
+             ) -> tuple[date, date] | None:
+    """The days (first, last) a run whose record covers `own` ({since, until}) should list so that the 52-week
+    window (ending on the last day a record covers) is known: the days no record covers, from `reach` (the first
+    day the source sees) on, as one span that meets `own`, so the run's record stays one span. None when no day
+    is missing."""
+    covered = _days(str(own.get("since")), str(own.get("until")))
+    since, until = min(covered, default=None), max(covered, default=None)
+    if since is None or until is None:
+        return None
+    for doc in records:
+        covers = doc.get("covers") or {}
+        covered |= _days(str(covers.get("since")), str(covers.get("until")))
+    last = max(covered)
+    start = max(_monday(last) - timedelta(weeks=max(WINDOWS) - 1), reach or date.min)
+    missing = [day for day in (start + timedelta(days=d) for d in range((last - start).days + 1))
+               if day not in covered]
+    if not missing:
+        return None
+    first, final = missing[0], missing[-1]
+    # Covered days between a gap and the run's own span are listed again: one listing, one span.
+    if final < since:
+        return first, since - timedelta(days=1)
+    if first > until:
+        return until + timedelta(days=1), final
+    return first, final
+
+
 def title_flags(title: str) -> dict[str, bool]:
     """What a history listing's title says of a PR the engine did not score: breaking when the title declares it
     (a `[BREAKING]` tag, a conventional `!`), a revert when it is one."""
