@@ -1,13 +1,16 @@
 """A repository's dashboard: its weeks from the repository's record, its published reports for what only they know.
 
 Contract: build(reports, lang, records=None) -> dict | None, where `reports` is site.published's list of
-(slug, language folder, report.json) and `records` site.pull_records' slug -> pulls.json.
+(slug, language folder, report.json) and `records` site.pull_records' slug -> pulls.json;
+unlisted(records, own, reach=None) -> (first, last) | None: the days a run lists so that the 52 weeks are known
+(prhub.flow.pages.year lists them from the run's source when it writes the period's pulls.json).
 
 Two sources, and the page says which chart reads which:
 
 - the repository's history (merged PRs per week, module shares, breaking changes and reverts, contributors):
   every PR the runs have seen from their source, each run's period and the comparison periods before it that
-  its source listed (pulls.json `earlier`, `covers`), plus the reported PRs. A week counts as known when every
+  its source listed (pulls.json `earlier`, `covers`; the first run also lists the weeks of the year no record
+  covered), plus the reported PRs. A week counts as known when every
   day of it lies in a span some run's source covered completely; other weeks are shown as "no data", never
   as zero. PRs known only from a history listing are judged by their title: breaking when it declares it
   (`[BREAKING]`, `feat!:`), a revert when it is one;
