@@ -75,6 +75,9 @@ UNRECORDED: dict[Grant, str] = {
         "tests/functional/test_late_results.py stages that on the in-memory adapters",
     ("ReportFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
+    ("ReportFunction", "s3:GetObject", "ExportBucket"):
+        "a jsonl:s3:// run's export, read for the dashboard's weeks no run listed: the recorded runs read a "
+        "local export or GitHub (test_plan_handler reads one from the bucket, through the plan only)",
     ("ReportFunction", "dynamodb:GetItem", "IdempotencyTable"):
         "Powertools idempotency reads the record when a failed condition does not return it",
     ("ReportFunction", "dynamodb:DeleteItem", "IdempotencyTable"):

@@ -23,7 +23,6 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub.config import RepoConfig
-from prhub.errors import InputError, RetryLater, SourceError
 from prhub.flow.deps import Deps
 from prhub.models import ScoredPR
 from prhub.report import Report
@@ -120,9 +119,10 @@ def year(report: Report, config: RepoConfig, doc: dict[str, Any], stored: Mappin
         if left is not None and hasattr(source, "deadline"):
             source.deadline = lambda: left() - LISTING_RESERVE  # a rate-limit wait past that: RetryLater
         found = scope.record(source, config, days, lambda pr: modules_for(pr, config))
-    except (SourceError, RetryLater, InputError) as exc:
+    except Exception as exc:  # SourceError, RetryLater, a secret or bucket it cannot read: none fails the report
         logger.warning("the dashboard's weeks could not be listed", extra={
-            "repo": config.repo, "since": days.since.isoformat(), "until": days.until.isoformat(), "error": str(exc)})
+            "repo": config.repo, "since": days.since.isoformat(), "until": days.until.isoformat(),
+            "error": f"{type(exc).__name__}: {exc}"[:500]})
         return doc
     since = max(days.since, _reach(found, tz) or date.min)
     logger.info("dashboard weeks listed", extra={"repo": config.repo, "since": since.isoformat(),
