@@ -52,7 +52,13 @@ def test_github_source_report_equals_jsonl_report(tmp_path: Path, monkeypatch: p
         assert sum(f.times for f in gh.faults) == 0, "every injected fault was served"
         assert gh.counts["graphql"] >= 1 and gh.counts["diff"] >= len(online["prs"]) // 2
         assert gh.counts["pull"] == gh.counts["files"] == gh.counts["reviews"] == 0, "no REST detail requests"
-        assert gh.counts["graphql"] <= 8, "listing pages only: the workers found the planner's payloads"
+        # The dashboard's year (verl's 2025-05-12..2026-04-05, over the search cap) is listed by the report step.
+        year = sum(1 for line in DATA.read_text("utf-8").splitlines()
+                   if "2025-05-11T16:00:00Z" <= json.loads(line)["merged_at"] < "2026-04-05T16:00:00Z")
+        assert year > 1000
+        assert gh.counts["graphql"] <= 8 + 1 + -(-year // 100) + 3, \
+            "listing pages only (the year's: one asks its size, then ≤ 1,000 per slice): the workers found the " \
+            "planner's payloads"
         assert gh.counts["fault_401"] == 0
 
     def facts(report: dict[str, Any]) -> list[tuple]:
@@ -65,3 +71,9 @@ def test_github_source_report_equals_jsonl_report(tmp_path: Path, monkeypatch: p
     assert (offline["stats"]["history_since"], online["stats"]["history_since"]) == ("2024-10-31", "")
     assert {**online["stats"], "history_since": ""} == {**offline["stats"], "history_since": ""}
     assert online["hot_files"] == offline["hot_files"]
+    # Both runs recorded the same year of the repository for the dashboard: the same days, the same PRs.
+    records = [json.loads((tmp_path / run / "site" / REPO / "reports" / "2026-05-04-to-2026-05-10" / "pulls.json")
+                          .read_text("utf-8")) for run in ("jsonl", "github")]
+    assert records[0]["covers"] == records[1]["covers"] == {"since": "2025-05-12", "until": "2026-05-10",
+                                                            "tz": "Asia/Shanghai"}
+    assert [e["number"] for e in records[0]["earlier"]] == [e["number"] for e in records[1]["earlier"]]

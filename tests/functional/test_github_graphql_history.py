@@ -13,7 +13,7 @@ from prhub.github import LOGIN
 from prhub.github_graphql import FIRSTS_PER_QUERY, GraphQLSource
 from prhub.models import PullRequest
 from prhub.period import Period
-from prhub.scoring import modules_for
+from prhub.scoring import modules_for, modules_from_title
 from prhub.sources import COMPARISONS, History, JsonlSource
 
 from tests.conftest import VERL_EXPORT
@@ -151,3 +151,37 @@ def test_verl_history_from_graphql_is_the_exports(verl: tuple[JsonlSource, list[
     else:  # past the search cap: one probe, then slices of at most 80% of the cap, paged by 100
         slices = math.ceil(len(want.earlier) / 800)
         assert len(want.earlier) > 1000 and requests <= 1 + math.ceil(len(want.earlier) / 100) + slices + firsts
+
+
+@pytest.mark.parametrize(("graphql", "since"), [(True, "2026-03-09"), (False, "2025-05-12")])
+def test_the_dashboards_weeks_from_github_are_the_exports(verl: tuple[JsonlSource, list[PullRequest]],
+                                                          graphql: bool, since: str) -> None:
+    # What the report step lists for the dashboard (Source.record): GraphQL's listing is the history's (its
+    # slicing past the search cap is tested above), so four weeks; REST's search over 47 weeks, past the cap.
+    jsonl, pulls = verl
+    span = Period.parse(since, "2026-04-05", "Asia/Shanghai")
+    config = RepoConfig(VERL, tz="Asia/Shanghai")
+
+    def engine(pr: PullRequest) -> list[str]:
+        return modules_for(pr, config)
+
+    with FakeGitHub(pulls, VERL, graphql=graphql) as gh:
+        got = GraphQLSource(token="t", api_url=gh.url, sleep=lambda s: None).record(VERL, span, engine)
+        requests = dict(gh.counts)
+    want = jsonl.record(VERL, span, engine)
+    assert (got.reach, want.reach) == ("", "2024-10-31T08:35:35Z") and got.first_merged == {}
+    assert [(e["number"], e["title"], e["author"], e["merged_at"]) for e in got.earlier] == [
+        (e["number"], e["title"], e["author"], e["merged_at"]) for e in want.earlier]
+    pages = math.ceil(len(want.earlier) / 100)
+    if graphql:  # modules as the engine tags them, but for a PR past the 100 paths the listing reads
+        wide = {p.number for p in pulls if len(p.files) > 100}
+        assert [e for e in got.earlier if e["number"] not in wide] == [e for e in want.earlier
+                                                                       if e["number"] not in wide]
+        assert requests == {"graphql": pages}
+    else:  # no files in REST's search: the modules its titles tag (as the engine does, when they tag any)
+        assert len(want.earlier) > 1000
+        tagged = [bool(modules_from_title(e["title"])) for e in want.earlier]
+        assert sum(tagged) > 0.9 * len(tagged)  # verl's titles carry their modules
+        assert [g["modules"] for g, t in zip(got.earlier, tagged, strict=True) if t] == [
+            w["modules"] for w, t in zip(want.earlier, tagged, strict=True) if t]
+        assert requests.get("graphql", 0) == 0 and requests["search"] <= 2 * pages + 4  # split while past the cap

@@ -71,13 +71,17 @@ UNRECORDED: dict[Grant, str] = {
     ("PagesFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
     ("ReportFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName"):
-        "the digest lists a watched organisation's repositories when its cached listing is stale: the recorded "
-        "runs watch no organisation (test_org_repos drives the listing on the fake GitHub)",
+        "the dashboard's weeks no run listed, and a watched organisation's repositories for the digest when their "
+        "cached listing is stale: the recorded runs list from an export and watch no organisation "
+        "(test_dashboard_year and test_org_repos drive those listings on the in-memory adapters and the fake GitHub)",
     ("ReportFunction", "sqs:SendMessage", "ReportQueue"):
         "the next revision, asked for by a publisher only when results arrive while it publishes: "
         "tests/functional/test_late_results.py stages that on the in-memory adapters",
     ("ReportFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
+    ("ReportFunction", "s3:GetObject", "ExportBucket"):
+        "a jsonl:s3:// run's export, read for the dashboard's weeks no run listed: the recorded runs read a "
+        "local export or GitHub (test_plan_handler reads one from the bucket, through the plan only)",
     ("ReportFunction", "dynamodb:GetItem", "IdempotencyTable"):
         "Powertools idempotency reads the record when a failed condition does not return it",
     ("ReportFunction", "dynamodb:DeleteItem", "IdempotencyTable"):

@@ -214,3 +214,43 @@ def test_a_pr_page_shows_what_its_model_calls_cost_alike_in_every_format():
     assert "5120" not in html + md and "$0.0013" not in html + md
     # a PR that spent no model tokens has no such line
     assert "Model usage" not in dict(pull_view(pulls.pull_page(report, SLUG, other["number"]))["facts"])
+def test_the_days_a_run_lists_are_the_years_uncovered_days_beside_its_own():
+    from datetime import date
+
+    own = {"since": "2026-04-06", "until": "2026-05-10"}
+    # a first run: the 52 weeks before its own record, from the window's Monday to the day before its own
+    assert dashboard.unlisted([], own) == (date(2025, 5, 12), date(2026, 4, 5))
+    # the source sees nothing before 2025-11-03: those days are never asked for
+    assert dashboard.unlisted([], own, date(2025, 11, 3)) == (date(2025, 11, 3), date(2026, 4, 5))
+    assert dashboard.unlisted([], own, date(2026, 4, 6)) is None
+    # the next week's run: the first run's record covers the whole window, nothing to list
+    year = {"covers": {"since": "2025-05-12", "until": "2026-05-10", "tz": "Asia/Shanghai"}}
+    assert dashboard.unlisted([year], {"since": "2026-04-13", "until": "2026-05-17"}) is None
+    # a run after weeks without one: only the gap, up to its own record
+    assert dashboard.unlisted([year], {"since": "2026-06-08", "until": "2026-07-12"}) == (
+        date(2026, 5, 11), date(2026, 6, 7))
+    # an older week run after a newer one whose record is short: one span through its own, to the gap after it
+    short = {"covers": {"since": "2026-06-08", "until": "2026-07-12"}}
+    assert dashboard.unlisted([short], {"since": "2026-04-06", "until": "2026-05-10"}) == (
+        date(2025, 7, 14), date(2026, 6, 7))
+    assert dashboard.unlisted([], {"since": "x", "until": "y"}) is None
+
+
+def test_records_of_one_period_merge_each_pr_once_and_their_days_when_they_meet():
+    from prhub.flow.pages import merged
+
+    def entry(number, merged_at, author="a"):
+        return {"number": number, "merged_at": merged_at, "author": author, "modules": [], "breaking": False,
+                "revert": False}
+
+    own = {"earlier": [entry(2, "2026-04-20T00:00:00Z", "new")],
+           "covers": {"since": "2026-04-06", "until": "2026-05-10", "tz": "UTC"}}
+    listed = {"earlier": [entry(1, "2025-06-01T00:00:00Z"), entry(2, "2026-04-20T00:00:00Z", "old")],
+              "covers": {"since": "2025-05-12", "until": "2026-04-05", "tz": "UTC"}}
+    both = merged(own, listed)
+    assert both["covers"] == {"since": "2025-05-12", "until": "2026-05-10", "tz": "UTC"}
+    assert [(e["number"], e["author"]) for e in both["earlier"]] == [(1, "a"), (2, "new")]
+    # spans a day apart do not meet: the day between is not claimed
+    apart = merged(own, {**listed, "covers": {**listed["covers"], "until": "2026-04-04"}})
+    assert apart["covers"] == own["covers"]
+    assert merged(own, None) is own

@@ -1039,8 +1039,11 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:Query": {"ResultsTable"},
         "dynamodb:PutItem": {"IdempotencyTable", "CacheTable"},
         "dynamodb:DeleteItem": {"IdempotencyTable"},
-        "s3:ListBucket": {"SiteBucket"}, "s3:GetObject": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
+        "s3:ListBucket": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},
+        # ExportBucket: the dashboard's weeks no run listed, from a jsonl:s3:// run's export (flow.pages.year)
+        "s3:GetObject": {"SiteBucket", "ExportBucket"},
         "cloudfront:CreateInvalidation": {"SiteDistribution"},
+        # the narrative's model; GitHub, for the dashboard's weeks no run listed
         "secretsmanager:GetSecretValue": {"LlmApiKeySecretName", "GitHubTokenSecretName"},
         "ssm:GetParameter": {"ConfigParameter"},  # the repository's configured language (site folders)
     },
@@ -1079,6 +1082,8 @@ def test_s3_grants_name_the_bucket_for_listing_and_its_objects_for_reading_and_w
         actions = set(as_list(statement["Action"]))
         if "s3:ListBucket" in actions:
             assert actions == {"s3:ListBucket"} and statement["Resource"] == {"Fn::GetAtt": ["SiteBucket", "Arn"]}
+        elif refs(statement["Resource"]) == {"ExportBucket"}:  # a run's export: read only
+            assert actions == {"s3:GetObject"}
         elif any(a.startswith("s3:") for a in actions):
             assert actions == {"s3:GetObject", "s3:PutObject"}
             assert statement["Resource"] == {"Fn::Sub": "${SiteBucket.Arn}/*"}
@@ -1100,7 +1105,7 @@ def test_secret_grants_match_the_named_secret_and_nothing_longer() -> None:
                     assert re.fullmatch(r"arn:\$\{AWS::Partition\}:secretsmanager:\$\{AWS::Region\}:"
                                         r"\$\{AWS::AccountId\}:secret:\$\{(GitHubTokenSecretName|LlmApiKeySecretName)"
                                         r"\}-\?{6}", resource["Fn::Sub"]), resource
-    assert found == 6
+    assert found == 6  # plan: GitHub; score: GitHub, model; report: model, GitHub; delivery: the prefix
 
 
 def test_secret_arn_pattern_matches_the_secret_and_not_its_namesakes() -> None:
@@ -1168,7 +1173,7 @@ def test_only_the_export_bucket_is_readable_and_only_when_it_is_set(configured: 
         statements = [s for p in rendered["Resources"][function]["Properties"]["Policies"]
                       for s in as_list(p["Statement"])]
         reads = [s for s in statements if refs(s["Resource"]) == {"ExportBucket"}]
-        if not configured or function not in ("PlanFunction", "ScoreFunction"):
+        if not configured or function not in ("PlanFunction", "ScoreFunction", "ReportFunction"):
             assert reads == [], function
             continue
         [read] = reads

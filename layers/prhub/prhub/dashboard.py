@@ -1,13 +1,16 @@
 """A repository's dashboard: its weeks from the repository's record, its published reports for what only they know.
 
 Contract: build(reports, lang, records=None) -> dict | None, where `reports` is site.published's list of
-(slug, language folder, report.json) and `records` site.pull_records' slug -> pulls.json.
+(slug, language folder, report.json) and `records` site.pull_records' slug -> pulls.json;
+unlisted(records, own, reach=None) -> (first, last) | None: the days a run lists so that the 52 weeks are known
+(prhub.flow.pages.year lists them from the run's source when it writes the period's pulls.json).
 
 Two sources, and the page says which chart reads which:
 
 - the repository's history (merged PRs per week, module shares, breaking changes and reverts, contributors):
   every PR the runs have seen from their source, each run's period and the comparison periods before it that
-  its source listed (pulls.json `earlier`, `covers`), plus the reported PRs. A week counts as known when every
+  its source listed (pulls.json `earlier`, `covers`; the first run also lists the weeks of the year no record
+  covered), plus the reported PRs. A week counts as known when every
   day of it lies in a span some run's source covered completely; other weeks are shown as "no data", never
   as zero. PRs known only from a history listing are judged by their title: breaking when it declares it
   (`[BREAKING]`, `feat!:`), a revert when it is one;
@@ -201,6 +204,34 @@ def _contributors(docs: list[dict[str, Any]], rec: _Record, window: set[str]) ->
         "newcomers": sorted(({"name": a, "first": first[a].isoformat()} for a in newcomers if a in first),
                             key=lambda r: (r["first"], r["name"]), reverse=True),
     }
+
+
+def unlisted(records: Iterable[Mapping[str, Any]], own: Mapping[str, Any], reach: date | None = None
+             ) -> tuple[date, date] | None:
+    """The days (first, last) a run whose record covers `own` ({since, until}) should list so that the 52-week
+    window (ending on the last day a record covers) is known: the days no record covers, from `reach` (the first
+    day the source sees) on, as one span that meets `own`, so the run's record stays one span. None when no day
+    is missing."""
+    covered = _days(str(own.get("since")), str(own.get("until")))
+    since, until = min(covered, default=None), max(covered, default=None)
+    if since is None or until is None:
+        return None
+    for doc in records:
+        covers = doc.get("covers") or {}
+        covered |= _days(str(covers.get("since")), str(covers.get("until")))
+    last = max(covered)
+    start = max(_monday(last) - timedelta(weeks=max(WINDOWS) - 1), reach or date.min)
+    missing = [day for day in (start + timedelta(days=d) for d in range((last - start).days + 1))
+               if day not in covered]
+    if not missing:
+        return None
+    first, final = missing[0], missing[-1]
+    # Covered days between a gap and the run's own span are listed again: one listing, one span.
+    if final < since:
+        return first, since - timedelta(days=1)
+    if first > until:
+        return until + timedelta(days=1), final
+    return first, final
 
 
 def title_flags(title: str) -> dict[str, bool]:

@@ -52,7 +52,7 @@ from prhub.github import (
 )
 from prhub.models import FileChange, PullRef, PullRequest, Review
 from prhub.period import Period, format_timestamp, parse_timestamp, zone
-from prhub.sources import COMPARISONS, History, ListPage, Tagger, history_entry
+from prhub.sources import History, ListPage, Tagger, comparison_span, history_entry
 
 log = logging.getLogger(__name__)
 
@@ -447,7 +447,7 @@ class GraphQLSource(GitHubSource):
         if not self.graphql:
             return super().history(repo, period, authors, tag)
         try:
-            earlier = self._earlier(repo, period, tag)
+            earlier = self._listed(repo, comparison_span(period), tag)
             first = self._first_merges(repo, period, authors)
         except GraphQLUnavailable as exc:
             log.warning("%s: using the REST API instead", exc)
@@ -455,9 +455,21 @@ class GraphQLSource(GitHubSource):
             return super().history(repo, period, authors, tag)
         return History(earlier, first)
 
-    def _earlier(self, repo: str, period: Period, tag: Tagger) -> list[dict[str, Any]]:
-        start, stop = period.previous(COMPARISONS)[0].start_utc, period.start_utc - timedelta(seconds=1)
-        tz = zone(period.tz)
+    @tracing.traced("github record")
+    def record(self, repo: str, span: Period, tag: Tagger) -> History:
+        """The span's PRs in the history's light listing (titles, labels, paths), sliced at the search cap."""
+        if not self.graphql:
+            return super().record(repo, span, tag)
+        try:
+            return History(self._listed(repo, span, tag), {})
+        except GraphQLUnavailable as exc:
+            log.warning("%s: using the REST API instead", exc)
+            self.graphql = False
+            return super().record(repo, span, tag)
+
+    def _listed(self, repo: str, span: Period, tag: Tagger) -> list[dict[str, Any]]:
+        start, stop = span.start_utc, span.end_utc - timedelta(seconds=1)  # search ranges are inclusive
+        tz = zone(span.tz)
         slices = [(start, stop)]
         found: dict[int, PullRequest] = {}
         while slices:

@@ -25,7 +25,7 @@ path, and someone who merged elsewhere in the monorepo is not a first-time contr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -112,13 +112,22 @@ def covered(source: Source, config: RepoConfig, refs: list[PullRef]) -> list[Pul
 def history(source: Source, config: RepoConfig, period: Period, authors: Iterable[str], tag: Tagger) -> History:
     """The source's history of the repository before `period`, narrowed as the report is: no PR by an excluded
     author, and with `paths` only PRs touching them (paths seen as the source tags each PR, or asked for)."""
+    return _narrowed(source, config, lambda tagging: source.history(config.repo, period, authors, tagging), tag)
+
+
+def record(source: Source, config: RepoConfig, span: Period, tag: Tagger) -> History:
+    """The source's PRs merged within `span` (Source.record), narrowed as the history is."""
+    return _narrowed(source, config, lambda tagging: source.record(config.repo, span, tagging), tag)
+
+
+def _narrowed(source: Source, config: RepoConfig, listing: Callable[[Tagger], History], tag: Tagger) -> History:
     seen: dict[int, list[str]] = {}
 
     def tagging(pr: PullRequest) -> list[str]:
         seen[pr.number] = pull_paths(pr)
         return tag(pr)
 
-    found = source.history(config.repo, period, authors, tagging if config.paths else tag)
+    found = listing(tagging if config.paths else tag)
 
     def kept(entry: dict[str, Any]) -> bool:
         if config.excludes(str(entry.get("author", ""))):
@@ -130,4 +139,3 @@ def history(source: Source, config: RepoConfig, period: Period, authors: Iterabl
         return touches(paths, config.paths)
 
     return History([e for e in found.earlier if kept(e)], found.first_merged, found.reach)
-

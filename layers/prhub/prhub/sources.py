@@ -16,7 +16,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from prhub.errors import InputError, SourceError
@@ -66,6 +66,11 @@ class Source(Protocol):
 
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
         """The repository's record before `period`: the comparison periods' PRs and the authors' first merges."""
+        ...
+
+    def record(self, repo: str, span: Period, tag: Tagger) -> History:
+        """The PRs merged within `span` as history entries (in `earlier`, modules by `tag` from what the listing
+        carries) and the source's `reach`; no first merges. What the dashboard's weeks no run listed read."""
         ...
 
 
@@ -136,6 +141,11 @@ class History:
         # A record with nothing before the period reaches only back to its start: "new" cannot be judged.
         return cls([e for e in before if parse_timestamp(str(e["merged_at"])) >= window], first,
                    str(before[0]["merged_at"]) if before else format_timestamp(start))
+
+
+def comparison_span(period: Period) -> Period:
+    """The days of the COMPARISONS periods before `period`, as one span."""
+    return Period(period.previous(COMPARISONS)[0].since, period.since - timedelta(days=1), period.tz)
 
 
 def history_entry(pr: PullRef | PullRequest, modules: list[str]) -> dict[str, Any]:
@@ -266,20 +276,23 @@ class JsonlSource:
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
         """The export holds the repository's whole record: the comparison periods' PRs (modules by `tag`) and
         every author's first merge. Its reach is its first merge (an export may start after the repository)."""
-        prs = self._of_repo(repo).values()
-        start = period.previous(COMPARISONS)[0].start_utc
-        earlier = sorted((pr for pr in prs if start <= pr.merged_at < period.start_utc),
-                         key=lambda pr: (pr.merged_at, pr.number))
+        found = self.record(repo, comparison_span(period), tag)
         wanted = {a.lower() for a in authors}
         first: dict[str, datetime] = {}
-        for pr in prs:
+        for pr in self._of_repo(repo).values():
             login = pr.author.lower()
             if login in wanted and pr.merged_at < min(period.start_utc, first.get(login, period.start_utc)):
                 first[login] = pr.merged_at
+        return History(found.earlier, {login: format_timestamp(moment) for login, moment in sorted(first.items())},
+                       found.reach)
+
+    def record(self, repo: str, span: Period, tag: Tagger) -> History:
+        """The export's PRs merged within `span`, with their files for `tag`; its reach is its first merge."""
+        start, end = span.start_utc, span.end_utc
+        within = sorted((pr for pr in self._of_repo(repo).values() if start <= pr.merged_at < end),
+                        key=lambda pr: (pr.merged_at, pr.number))
         reach, _ = self.coverage(repo)
-        return History([history_entry(pr, tag(pr)) for pr in earlier],
-                       {login: format_timestamp(moment) for login, moment in sorted(first.items())},
-                       format_timestamp(reach))
+        return History([history_entry(pr, tag(pr)) for pr in within], {}, format_timestamp(reach))
 
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         """What the report should say about this export: a range only partly covered and the lines it skipped

@@ -1,8 +1,9 @@
 """The PR-page service (PagesFunction): each published report's PR pages, rendered by a fan-out of their own.
 
-    fan_out(report, home, scored, deps, history=None) -> int
+    fan_out(report, home, scored, deps, history=None, config=None) -> int
                                                   after a report is published: its pulls.json (the PR pages' facts
-                                                  and the dashboard's record of the repository), then PagesQueue
+                                                  and the dashboard's record of the repository, completed to its
+                                                  52 weeks from config's source), then PagesQueue
                                                   messages of at most PAGES_PER_MESSAGE PR numbers each, plus the
                                                   earlier periods' PRs it adds relations to; returns the count
     pages_message(body, deps) -> dict             one message: render and publish those PRs' pages
@@ -15,11 +16,13 @@ re-renders the same pages from what the bucket holds.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import date, timedelta
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from prhub.config import RepoConfig
 from prhub.flow.deps import Deps
 from prhub.models import ScoredPR
 from prhub.report import Report
@@ -46,21 +49,88 @@ def record(report: Report, history: History | None) -> dict[str, Any]:
     """The dashboard's share of pulls.json: the comparison periods' PRs the run's source listed (`earlier`, judged by
     their titles) and the days the record is complete for (`covers`: the period, and the comparison periods when
     the run had them, from the first day the source can see)."""
-    from prhub.dashboard import title_flags
-    from prhub.period import parse_timestamp, zone
     from prhub.sources import COMPARISONS
 
     period = _period(report)
     since = period.since
     if history is not None:
-        since = period.previous(COMPARISONS)[0].since
-        if history.reach:  # the source sees nothing before its first merge: those days are not known
-            since = max(since, parse_timestamp(history.reach).astimezone(zone(period.tz)).date())
-    earlier = [{"number": int(e["number"]), "merged_at": str(e["merged_at"]), "author": str(e.get("author") or ""),
-                "modules": list(e.get("modules") or []), **title_flags(str(e.get("title") or ""))}
-               for e in (history.earlier if history is not None else [])]
-    return {"earlier": earlier, "covers": {"since": since.isoformat(), "until": period.until.isoformat(),
-                                           "tz": period.tz}}
+        since = max(period.previous(COMPARISONS)[0].since, _reach(history, period.tz) or date.min)
+    return {"earlier": _entries(history.earlier if history is not None else []),
+            "covers": {"since": since.isoformat(), "until": period.until.isoformat(), "tz": period.tz}}
+
+
+def _reach(history: History, tz: str) -> date | None:
+    """The first day the source sees (None: the whole repository)."""
+    from prhub.period import parse_timestamp, zone
+
+    return parse_timestamp(history.reach).astimezone(zone(tz)).date() if history.reach else None
+
+
+def _entries(listed: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """History entries as the record keeps them: breaking and revert judged by their titles."""
+    from prhub.dashboard import title_flags
+
+    return [{"number": int(e["number"]), "merged_at": str(e["merged_at"]), "author": str(e.get("author") or ""),
+             "modules": list(e.get("modules") or []), **title_flags(str(e.get("title") or ""))} for e in listed]
+
+
+def merged(doc: dict[str, Any], other: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`doc`'s record with `other`'s: each PR once (doc's entry first), and the days of both when their spans meet
+    (a span apart would claim the days between). Other keys of `doc` are kept."""
+    if not other:
+        return doc
+    mine, theirs = doc.get("covers") or {}, other.get("covers") or {}
+    covers = dict(mine)
+    try:
+        a, b = (date.fromisoformat(mine["since"]), date.fromisoformat(mine["until"]))
+        c, d = (date.fromisoformat(theirs["since"]), date.fromisoformat(theirs["until"]))
+    except (KeyError, TypeError, ValueError):
+        pass
+    else:
+        if c <= b + timedelta(days=1) and a <= d + timedelta(days=1):
+            covers.update(since=min(a, c).isoformat(), until=max(b, d).isoformat())
+    entries = {int(e["number"]): e for e in [*(other.get("earlier") or []), *(doc.get("earlier") or [])]}
+    return {**doc, "earlier": sorted(entries.values(), key=lambda e: (str(e["merged_at"]), int(e["number"]))),
+            "covers": covers}
+
+
+LISTING_RESERVE = 60.0  # seconds kept past the year's listing for the indexes, the invalidation and the answer
+
+
+def year(report: Report, config: RepoConfig, doc: dict[str, Any], stored: Mapping[str, Mapping[str, Any]],
+         history: History | None, deps: Deps) -> dict[str, Any]:
+    """`doc` (the period's record) with the days of the dashboard's 52 weeks no stored record covers, listed once
+    from the run's source (as its history is, narrowed as the report is); `doc` as it is when nothing is missing,
+    or when the source fails (warned: those weeks stay "no data", as before)."""
+    from prhub import dashboard, scope
+    from prhub.period import Period
+    from prhub.scoring import modules_for
+
+    slug = _slug(report)
+    tz = doc["covers"]["tz"]
+    reach = _reach(history, tz) if history is not None else None
+    span = dashboard.unlisted([d for s, d in stored.items() if s != slug], doc["covers"], reach)
+    if span is None:
+        return doc
+    days = Period(span[0], span[1], tz)
+    try:
+        source = deps.sources(config.source)
+        left = deps.deadline()
+        if left is not None and hasattr(source, "deadline"):
+            source.deadline = lambda: left() - LISTING_RESERVE  # a rate-limit wait past that: RetryLater
+        found = scope.record(source, config, days, lambda pr: modules_for(pr, config))
+    except Exception as exc:  # SourceError, RetryLater, a secret or bucket it cannot read: none fails the report
+        logger.warning("the dashboard's weeks could not be listed", extra={
+            "repo": config.repo, "since": days.since.isoformat(), "until": days.until.isoformat(),
+            "error": f"{type(exc).__name__}: {exc}"[:500]})
+        return doc
+    since = max(days.since, _reach(found, tz) or date.min)
+    logger.info("dashboard weeks listed", extra={"repo": config.repo, "since": since.isoformat(),
+                                                 "until": days.until.isoformat(), "prs": len(found.earlier)})
+    if since > days.until:  # the source sees nothing of the span
+        return doc
+    return merged(doc, {"earlier": _entries(found.earlier),
+                        "covers": {"since": since.isoformat(), "until": days.until.isoformat(), "tz": tz}})
 
 
 def _chunks(numbers: list[int], size: int) -> Iterable[list[int]]:
@@ -68,10 +138,13 @@ def _chunks(numbers: list[int], size: int) -> Iterable[list[int]]:
         yield numbers[start:start + size]
 
 
-def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, history: History | None = None) -> int:
+def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, history: History | None = None,
+            config: RepoConfig | None = None) -> int:
     """Write the period's pulls.json and queue its PR pages, and the earlier pages its PRs add relations to.
 
-    `history` is the run's (what its source listed before the period), for the dashboard's record."""
+    `history` is the run's (what its source listed before the period), for the dashboard's record; with the run's
+    `config`, the weeks of the dashboard's year no record covers are listed from its source (`year`). What an
+    earlier run of the period recorded (another language, a revision before) is kept."""
     from prhub import site, sitepaths
     from prhub.sitepaths import LANGUAGES
 
@@ -80,7 +153,11 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
                         "url": p.url, "note": p.note, "author": p.author, "modules": list(p.modules),
                         "breaking": p.breaking, "revert": p.type == "revert" or p.reverts is not None}
              for p in scored}
-    site.publish_pull_facts(deps.bucket, report, facts, record(report, history))
+    stored = site.pull_records(deps.bucket, sitepaths.base(report))
+    doc = merged(record(report, history), stored.get(slug))
+    if config is not None:
+        doc = year(report, config, doc, stored, history, deps)
+    site.publish_pull_facts(deps.bucket, report, facts, doc)
     repo, lang = report["repo"], report["language"]
     where = {"slice": name} if (name := sitepaths.slice_name(report)) else {}  # a slice's own pages
     mine = {p["number"] for p in report["prs"]}
@@ -88,9 +165,10 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
               for chunk in _chunks(sorted(mine), PAGES_PER_MESSAGE)]
     # PRs of other periods on the same files gain a "later" (or "earlier") link: their pages are re-rendered.
     paths = {f for p in scored for f in p.files}
-    for other, prs in sorted(site.pull_facts(deps.bucket, sitepaths.base(report)).items()):
+    for other, stored_doc in sorted(stored.items()):
         if other == slug:
             continue
+        prs = {int(n): f for n, f in (stored_doc.get("prs") or {}).items()}
         touched = sorted(n for n, f in prs.items() if n not in mine and paths & set(f.get("files") or []))
         for chunk in _chunks(touched, PAGES_PER_MESSAGE):
             bodies += [{"repo": repo, **where, "slug": other, "lang": language, "home": home, "numbers": chunk}

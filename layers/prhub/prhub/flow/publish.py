@@ -4,8 +4,9 @@
                                  -> sweep
     report_once(run_id, deps, revision=1)   under Powertools idempotency keyed by (run, revision): publish_run
                                  once, later calls get its answer
-    publish_run(run_id, deps, revision=1)   analyse, narrate, render, publish to the bucket, invalidate, queue the
-                                 PR pages (prhub.flow.pages), mark the revision published
+    publish_run(run_id, deps, revision=1)   analyse, narrate, render, publish to the bucket, record the repository's
+                                 year for the dashboard and queue the PR pages (prhub.flow.pages), invalidate, mark
+                                 the revision published
 
 A revision is the same report at the same URL, made again from every result the run has by then: report.json
 says which revision it is and what changed (`revision`, `changes`), its notes say so in every format, and the
@@ -103,8 +104,9 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     home = deps.watchlist().get(run.repo, run.config.slice).language
     files = render_all(report, home)
     keys = site.publish_report(deps.bucket, report, files, home)
-    # Before the indexes: the dashboard reads the pulls.json the fan-out writes (the run's history with it).
-    pages.fan_out(report, home, scored, deps, run.history)
+    # Before the indexes: the dashboard reads the pulls.json the fan-out writes (the run's history with it, and the
+    # weeks of the dashboard's year no earlier run recorded, listed now from the run's source).
+    pages.fan_out(report, home, scored, deps, run.history, run.config)
     keys += site.rebuild_indexes(deps.bucket, sitepaths.base(report), deps.settings.site_url, home)  # or the slice's
     site.invalidate(deps.cdn, ["/" + k for k in keys])
     prefix = site.report_prefix(report, home)
