@@ -23,6 +23,7 @@ from prhub_local.runner import run_pipeline
 from prhub_local.sample import sample_settings
 from tests.fakes.chat_servers import FakeChat, Hook
 
+pytestmark = pytest.mark.slow
 WEEK = {"since": "2026-06-01", "until": "2026-06-07"}
 
 
