@@ -28,8 +28,9 @@ run: setup
 test: $(STAMP) $(FONT_CUT)
 	@scripts/system-deps.sh test
 	@# Four workers on two cores: the pipeline tests spend much of their time waiting (local queues, fake
-	@# servers' Retry-After), so two more workers keep both cores busy. The slowest 25 are listed to keep watch.
-	$(BIN)/pytest -q -n 4 --durations=25
+	@# servers' Retry-After), so two more workers keep both cores busy. Whole files to a worker, files with a slow
+	@# test first (tests/conftest.py): module-scoped runs are set up once. The slowest 25 are listed to keep watch.
+	$(BIN)/pytest -q -n 4 --dist loadfile --no-loadscope-reorder --durations=25
 
 lint: $(STAMP)
 	$(BIN)/ruff check layers/prhub prhub_local functions tests bench

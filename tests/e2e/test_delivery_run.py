@@ -3,6 +3,8 @@ organisation digest of both, told to its own channel once.
 
 Two watched repositories (the sample and a copy of it under another name), each subscribed to a channel
 by literal URL (the local runner accepts that, with a warning), through the real handlers on moto.
+Both exports keep every fourth PR of the sample's week (and the PRs before it): delivery and the digest are the
+same for 8 PRs as for 32, and each run renders a quarter of the PR pages.
 """
 from __future__ import annotations
 
@@ -14,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prhub.period import Period, parse_timestamp
 
 from prhub_local import cli
 from prhub_local.runner import run_pipeline
-from prhub_local.sample import SAMPLE_DIR, sample_settings
+from prhub_local.sample import sample_settings
 from tests.fakes.chat_servers import FakeChat, Hook
 
+pytestmark = pytest.mark.slow
 WEEK = {"since": "2026-06-01", "until": "2026-06-07"}
 
 
@@ -33,23 +37,37 @@ def chat() -> Iterator[FakeChat]:
         yield fake
 
 
-def two_repos(tmp_path: Path, chat: FakeChat) -> tuple[dict[str, Any], dict[str, Hook]]:
-    """A watch list of acme/rocket and acme/booster (the sample's PRs under another name), one hook each."""
-    booster = tmp_path / "acme-booster.jsonl"
-    booster.write_text((SAMPLE_DIR / "acme-rocket.jsonl").read_text(encoding="utf-8").replace(
-        "acme/rocket", "acme/booster"), encoding="utf-8")
+def thinned(tmp_path: Path, repo: str) -> tuple[Path, int]:
+    """The sample's export under `repo`'s name with every fourth PR of its week, and how many that keeps."""
+    sample = sample_settings()
+    period = Period.parse(WEEK["since"], WEEK["until"], sample["config"]["tz"])
+    export = Path(sample["config"]["source"].removeprefix("jsonl:"))
+    rows = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+    week = [r for r in rows if period.contains(parse_timestamp(r["merged_at"]))]
+    kept = [r for r in rows if r not in week] + week[::4]
+    path = tmp_path / f"{repo.replace('/', '-')}.jsonl"
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept)
+    path.write_text(text.replace(sample["config"]["repo"], repo), encoding="utf-8")
+    return path, len(week[::4])
+
+
+def two_repos(tmp_path: Path, chat: FakeChat) -> tuple[dict[str, Any], dict[str, Hook], int]:
+    """A watch list of acme/rocket and acme/booster (the same thinned sample under two names), one hook each,
+    and the PRs each reports."""
+    (rocket, count), (booster, _) = thinned(tmp_path, "acme/rocket"), thinned(tmp_path, "acme/booster")
     sample = sample_settings()["config"]
     hooks = {"acme/rocket": chat.hook("slack"), "acme/booster": chat.hook("webhook", secret="shared-secret")}
     config = {"defaults": {"language": "en"}, "repos": [
-        {**sample, "notify": [{"channel": "slack", "url": hooks["acme/rocket"].url}]},
+        {**sample, "source": f"jsonl:{rocket}", "notify": [{"channel": "slack", "url": hooks["acme/rocket"].url}]},
         {**sample, "repo": "acme/booster", "source": f"jsonl:{booster}",
          "notify": [{"channel": "webhook", "url": hooks["acme/booster"].url, "secret": "shared-secret"}]}]}
-    return config, hooks
+    return config, hooks, count
 
 
 def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_once(
         aws_endpoint: str, tmp_path: Path, chat: FakeChat, caplog: pytest.LogCaptureFixture) -> None:
-    config, hooks = two_repos(tmp_path, chat)
+    config, hooks, count = two_repos(tmp_path, chat)
+    assert count == 8
     digest_hook = chat.hook("slack")
     config["digest"] = {"title": "Acme", "notify": [{"channel": "slack", "url": digest_hook.url}]}
     prefix = "d" + uuid.uuid4().hex[:10]
@@ -61,7 +79,7 @@ def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_on
                                           "acme/rocket/reports/2026-06-01-to-2026-06-07/"]
     assert {p["repo"] for p in result.planned} == {"acme/rocket", "acme/booster"}  # and nothing else
     for key in result.report_keys:
-        assert json.loads((out / key / "report.json").read_text(encoding="utf-8"))["stats"]["pr_count"] == 32
+        assert json.loads((out / key / "report.json").read_text(encoding="utf-8"))["stats"]["pr_count"] == count
     assert [len(h.accepted) for h in hooks.values()] == [1, 1]
     slack = json.dumps(hooks["acme/rocket"].accepted[0].json)
     assert "acme/rocket" in slack and "acme/booster" not in slack
@@ -73,7 +91,7 @@ def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_on
     assert {p.name for p in digest_dir.iterdir()} >= {"index.html", "report.md", "report.pdf", "report.json"}
     digest = json.loads((digest_dir / "report.json").read_text(encoding="utf-8"))
     assert [r["repo"] for r in digest["repos"]] == ["acme/booster", "acme/rocket"] and digest["missing"] == []
-    assert digest["stats"]["pr_count"] == 64
+    assert digest["stats"]["pr_count"] == 2 * count
     assert digest["title"] in (out / "_digest" / "feed.xml").read_text(encoding="utf-8")
     assert 'href="_digest/2026-06-01-to-2026-06-07/"' in (out / "index.html").read_text(encoding="utf-8")
     [told] = digest_hook.accepted
@@ -88,7 +106,7 @@ def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_on
 
 def test_prhub_run_with_config_prints_every_report(aws_endpoint: str, tmp_path: Path, chat: FakeChat,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    config, hooks = two_repos(tmp_path, chat)
+    config, hooks, _ = two_repos(tmp_path, chat)
     # acme/booster's export ends before the week does, and has two lines it cannot read (one holding a secret)
     booster = Path(config["repos"][1]["source"].removeprefix("jsonl:"))
     rows = [line for line in booster.read_text(encoding="utf-8").splitlines()

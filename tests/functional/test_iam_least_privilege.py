@@ -1,6 +1,6 @@
 """Each function's role allows the AWS calls its code makes, and nothing it does not make.
 
-The handler tests and the local pipeline run again in a subprocess with tests.aws_calls recording every
+A local pipeline run and a few handler tests run again in a subprocess with tests.aws_calls recording every
 call made under a handler, as (function, IAM action, resource). Then, against the roles in the expanded
 template (tests.unit.test_template):
 
@@ -23,16 +23,17 @@ from tests.unit.test_template import FUNCTIONS, can, grants
 
 pytestmark = pytest.mark.slow
 
-# The handlers' own tests, and two local pipeline runs (every function through its queues, the DLQ and the
-# sweep): the other pipeline tests make the same calls again, only slower.
+# Tests that between them make every call a handler makes: one local pipeline run set up as deployed (GitHub
+# and the model through the secrets; every function through its queues), and the handler tests of the paths
+# that run does not take. The other handler tests and the pipeline tests make the same calls again, only slower
+# (a whole file's calls: `PRHUB_RECORD_AWS_CALLS=calls.json pytest -p tests.aws_calls -n 0 FILE`); a test
+# added for a new call belongs here.
 RECORDED_TESTS = [
-    "tests/functional/test_plan_handler.py",
-    "tests/functional/test_score_handler.py",
-    "tests/functional/test_report_handler.py",
-    "tests/functional/test_logs_no_secrets.py",  # the secrets read by name, the model scorer
-    "tests/e2e/test_pipeline.py::test_sample_run_then_a_second_run_from_the_saved_state_hits_the_cache",
-    "tests/e2e/test_pipeline.py::test_a_pr_that_always_fails_lands_in_the_dlq_and_a_lost_one_is_swept",
-    "tests/functional/test_delivery_handler.py",  # the channels' secrets by name under the prefix
+    "tests/functional/test_logs_no_secrets.py::test_the_run_used_both_secrets_and_the_model",
+    "tests/functional/test_plan_handler.py::test_an_export_in_the_export_bucket_is_read_by_plan_and_score",
+    "tests/functional/test_plan_handler.py::test_empty_range_goes_straight_to_the_report",
+    "tests/functional/test_report_handler.py::test_sweep_finishes_a_stuck_run_and_a_late_worker_asks_for_a_revision_once",
+    "tests/functional/test_delivery_handler.py::test_a_failing_channel_is_a_batch_item_failure_of_its_own",
 ]
 
 Grant = tuple[str, str, str]  # function, action, logical resource

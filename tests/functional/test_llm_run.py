@@ -24,6 +24,9 @@ from tests.fakes.openai_server import FakeOpenAI, Fault, data_block, estimate_to
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
 WEEK = ["--repo", "verl-project/verl", "--since", "2026-05-04", "--until", "2026-05-10", "--tz", "Asia/Shanghai"]
+# 12 PRs: room for what the budget, a killed run and a busy state show, without a week's PR pages to render each time
+DAY = ["--repo", "verl-project/verl", "--since", "2026-05-06", "--until", "2026-05-06", "--tz", "Asia/Shanghai"]
+DAY_PRS = 12
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not DATA.exists(), reason=f"{DATA} is absent")]
 
@@ -37,9 +40,9 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
         yield server
 
 
-def run(tmp_path: Path, *extra: str) -> dict:
+def run(tmp_path: Path, *extra: str, period: list[str] = WEEK) -> dict:
     out = tmp_path / "site"
-    code = cli.main(["run", *WEEK, "--source", f"jsonl:{DATA}", "--scorer", "llm", "--out", str(out),
+    code = cli.main(["run", *period, "--source", f"jsonl:{DATA}", "--scorer", "llm", "--out", str(out),
                      "--state", str(tmp_path / "state"), "--workers", "4", *extra])
     assert code == 0
     # the repository's language at the folder's root, another (--lang) in its own subfolder
@@ -87,9 +90,10 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     # Room for a handful of PRs: the engine scores the rest and the report counts them.
     config.write_text(json.dumps({"repos": [{"repo": "verl-project/verl", "tz": "Asia/Shanghai",
                                              "llm": {"max_tokens_per_run": 6000}}]}))
-    report = run(tmp_path, "--config", str(config), "--lang", "en")
+    report = run(tmp_path, "--config", str(config), "--lang", "en", period=DAY)
     by = [p["scored_by"] for p in report["prs"]]
-    assert 0 < by.count("llm") < 34 and report["scorer"]["heuristic_prs"] == by.count("heuristic")
+    assert len(by) == DAY_PRS and 0 < by.count("llm") < DAY_PRS
+    assert report["scorer"]["heuristic_prs"] == by.count("heuristic")
     assert report["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "heuristic")
     [note] = [n for n in report["notes"] if "scored by the engine instead of the model: budget exhausted" in n]
     # counted and named
@@ -112,7 +116,7 @@ def test_a_killed_llm_run_keeps_the_scores_it_paid_for(tmp_path: Path, monkeypat
         env = {**os.environ, "OPENAI_BASE_URL": slow.base_url, "OPENAI_API_KEY": "sk-fake-for-tests",
                "PRHUB_LLM_MODEL": "fake-model"}
         # GIVEN an LLM run in its own process, one worker, a model that answers ten PRs and then hangs
-        proc = subprocess.Popen([sys.executable, "-m", "prhub_local.cli", "run", *WEEK, "--source", f"jsonl:{DATA}",
+        proc = subprocess.Popen([sys.executable, "-m", "prhub_local.cli", "run", *DAY, "--source", f"jsonl:{DATA}",
                                  "--scorer", "llm", "--out", str(tmp_path / "site"), "--state", str(state),
                                  "--workers", "1"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -132,11 +136,11 @@ def test_a_killed_llm_run_keeps_the_scores_it_paid_for(tmp_path: Path, monkeypat
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-for-tests")
         monkeypatch.setenv("PRHUB_LLM_MODEL", "fake-model")
-        report = run(tmp_path)
+        report = run(tmp_path, period=DAY)
         asked = {(data_block(c, "engine_features") or {}).get("number") for c in fake.calls} - {None}
-    # THEN the scores the killed run journaled are not paid for again, and the report has all 34 PRs
+    # THEN the scores the killed run journaled are not paid for again, and the report has all the day's PRs
     numbers = {p["number"] for p in report["prs"]}
-    assert len(numbers) == 34 and asked == numbers - kept
+    assert len(numbers) == DAY_PRS and asked == numbers - kept
     assert all(p["scored_by"] == "llm" for p in report["prs"])
 
 
@@ -161,7 +165,7 @@ def test_two_runs_on_one_state_one_runs_and_the_other_exits_3_naming_it(tmp_path
                "PRHUB_LLM_MODEL": "fake-model"}
 
         def prhub_run(out: str) -> subprocess.Popen[str]:
-            return subprocess.Popen([sys.executable, "-m", "prhub_local.cli", "run", *WEEK, "--source",
+            return subprocess.Popen([sys.executable, "-m", "prhub_local.cli", "run", *DAY, "--source",
                                      f"jsonl:{DATA}", "--scorer", "llm", "--out", str(tmp_path / out),
                                      "--state", str(state), "--workers", "1"], env=env, text=True,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -185,4 +189,4 @@ def test_two_runs_on_one_state_one_runs_and_the_other_exits_3_naming_it(tmp_path
     assert out1.splitlines()[0].endswith("report.md") and len(out1.splitlines()) == 4
     gen = generation(state)
     assert len((gen / "tables" / "RunsTable.jsonl").read_text().splitlines()) == 1
-    assert len((gen / "tables" / "CacheTable.jsonl").read_text().splitlines()) >= 34
+    assert len((gen / "tables" / "CacheTable.jsonl").read_text().splitlines()) >= DAY_PRS
