@@ -71,10 +71,6 @@ UNRECORDED: dict[Grant, str] = {
         "only an invocation near its deadline hands its remaining pages on (test_pull_pages, not the handler)",
     ("PagesFunction", "cloudfront:CreateInvalidation", "SiteDistribution"):
         "there is no distribution locally (DISTRIBUTION_ID is empty), so nothing is invalidated",
-    ("ReportFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName"):
-        "the dashboard's weeks no run listed, and a watched organisation's repositories for the digest when their "
-        "cached listing is stale: the recorded runs list from an export and watch no organisation "
-        "(test_dashboard_year and test_org_repos drive those listings on the in-memory adapters and the fake GitHub)",
     ("ReportFunction", "sqs:SendMessage", "ReportQueue"):
         "the next revision, asked for by a publisher only when results arrive while it publishes: "
         "tests/functional/test_late_results.py stages that on the in-memory adapters",
