@@ -162,7 +162,7 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
 FLOW_QUEUES = ("PlanQueue", "ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
-IDLE_POLL = 0.2  # s between short polls of an empty queue
+IDLE_POLL = 0.2  # s between short polls of an empty queue (a long poll would hold moto's SQS lock, moto_patches)
 
 
 class Poller(threading.Thread):
@@ -175,9 +175,9 @@ class Poller(threading.Thread):
     which the function shares, for those calls.
     """
 
-    def __init__(self, runner: Runner, logical: str, queue: str, batch: int) -> None:
+    def __init__(self, runner: Runner, logical: str, queue: str) -> None:
         super().__init__(daemon=True, name=f"{logical}-poller")
-        self.runner, self.logical, self.batch = runner, logical, batch
+        self.runner, self.logical, self.batch = runner, logical, batch_size(runner.stack.template, queue)
         self.url, self.arn = runner.stack.queues[queue], runner.stack.queue_arns[queue]
         self.handler = load_handler(runner.root, runner.stack.template, logical)
         self.error: BaseException | None = None
@@ -224,6 +224,17 @@ class Poller(threading.Thread):
             sqs.change_message_visibility_batch(QueueUrl=self.url, Entries=[
                 {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": self.runner.retry_delay}
                 for i, m in enumerate(retry[start:start + 10])])
+
+
+def batch_size(template: dict[str, Any], queue: str) -> int:
+    """BatchSize of the event source mapping that reads `queue` (template.yaml's, so the local run batches as the
+    stack does)."""
+    for resource in template["Resources"].values():
+        props = resource.get("Properties") or {}
+        if resource["Type"] == "AWS::Lambda::EventSourceMapping" and \
+                props.get("EventSourceArn") == {"Fn::GetAtt": [queue, "Arn"]}:
+            return int(props.get("BatchSize", 10))  # Lambda's default for a standard queue
+    raise PipelineError(f"template.yaml maps no function to {queue}")
 
 
 @dataclass
@@ -281,11 +292,11 @@ class Runner:
                 self.say(f"listed {r['listed']} PRs merged into {span} so far: the listing goes on")
             else:
                 self.say(f"listed {r['expected']} PRs merged into {span}")
-        pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
-        pollers.append(Poller(self, "PlanFunction", "PlanQueue", 1))  # continuations of long listings
-        pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
-        pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue", 5))  # chat and e-mail, after publishing
-        pollers.append(Poller(self, "PagesFunction", "PagesQueue", 1))  # the PR pages of each published report
+        pollers = [Poller(self, "ScoreFunction", "ScoreQueue") for _ in range(max(1, self.workers))]
+        pollers.append(Poller(self, "PlanFunction", "PlanQueue"))  # continuations of long listings
+        pollers.append(Poller(self, "ReportFunction", "ReportQueue"))
+        pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue"))  # chat and e-mail, after publishing
+        pollers.append(Poller(self, "PagesFunction", "PagesQueue"))  # the PR pages of each published report
         for p in pollers:
             p.start()
         try:
@@ -304,14 +315,16 @@ class Runner:
             for p in pollers:
                 if p.error is not None:
                     raise PipelineError(f"{p.name} died: {p.error!r}") from p.error
-            runs = [store.get_run(r) for r in run_ids]  # None: its listing goes on
+            # The counters only: the whole run item (its listing and history) is large, and reading it five
+            # times a second would take CPU from the workers (moto and they share this process).
+            runs = [store.progress(r) for r in run_ids]  # None: its listing goes on
             total = sum(r.expected for r in runs if r is not None)
             progress = sum(r.done + r.failed for r in runs if r is not None)
             if progress != last:
                 failed = sum(r.failed for r in runs if r is not None)
                 self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
                 last = progress
-            reported = all(r is not None and r.status == "reported" for r in runs)
+            reported = all(r is not None and r.revision >= 1 for r in runs)  # published at least once
             drained = self.idle() and all(self.queue_empty(q, sqs) for q in FLOW_QUEUES)
             if reported and drained:
                 return
@@ -334,7 +347,7 @@ class Runner:
                 stuck_since = None
             if time.monotonic() > deadline:
                 raise PipelineError(f"the run did not finish within {timeout:.0f} s")
-            time.sleep(0.2)
+            time.sleep(0.2 if self.idle() else 0.4)  # while a handler works the run cannot be done
 
 
 def run_pipeline(*, repo: str | None = None, since: str | None = None, until: str | None = None,
