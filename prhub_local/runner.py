@@ -162,7 +162,8 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
 FLOW_QUEUES = ("PlanQueue", "ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
-IDLE_POLL = 0.2  # s between short polls of an empty queue (a long poll would hold moto's SQS lock, moto_patches)
+IDLE_POLL = 1.0  # s at most between short polls of an empty queue; an invocation's end polls again at once
+#                (a long poll would hold moto's SQS lock: moto_patches)
 
 
 class Poller(threading.Thread):
@@ -192,11 +193,12 @@ class Poller(threading.Thread):
             sqs = client("sqs")  # this thread's client: the function's code gets the same one
             sqs.meta.events.register("provide-client-params.sqs.ChangeMessageVisibility", self._note_hold)
             while not self.runner.stopping.is_set():
+                seen = self.runner.activity()
                 got = sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=self.batch, WaitTimeSeconds=0,
                                           VisibilityTimeout=PROCESSING_VISIBILITY,
                                           AttributeNames=["All"]).get("Messages", [])
                 if not got:
-                    self.runner.stopping.wait(IDLE_POLL)
+                    self.runner.wait_for_activity(seen, IDLE_POLL)
                     continue
                 self.runner.busy(+1)
                 try:
@@ -258,11 +260,31 @@ class Runner:
         self.retry_delay = retry_delay
         self.stopping = threading.Event()
         self._busy = 0
-        self._lock = threading.Lock()
+        self._ended = 0  # invocations ended so far
+        self._lock = threading.Condition()
 
     def busy(self, delta: int) -> None:
         with self._lock:
             self._busy += delta
+            if delta < 0:  # an invocation ended: whatever it sent can be taken now
+                self._ended += 1
+                self._lock.notify_all()
+
+    def activity(self) -> int:
+        with self._lock:
+            return self._ended
+
+    def wait_for_activity(self, seen: int, timeout: float) -> None:
+        """Until an invocation ends after `seen` was read (messages are sent by invocations), the run stops, or
+        `timeout` passes (a delayed message or a retry comes due on its own). Idle pollers then cost a request a
+        second, not five: they share the process and moto's SQS lock with the workers."""
+        with self._lock:
+            self._lock.wait_for(lambda: self._ended != seen or self.stopping.is_set(), timeout)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        with self._lock:
+            self._lock.notify_all()
 
     def idle(self) -> bool:
         with self._lock:
@@ -302,7 +324,7 @@ class Runner:
         try:
             self._wait([r["run_id"] for r in runs], pollers, timeout)
         finally:
-            self.stopping.set()
+            self.stop()
             for p in pollers:
                 p.join(timeout=10)
         return runs
@@ -312,11 +334,12 @@ class Runner:
         deadline = time.monotonic() + timeout
         last, stuck_since, swept = -1, None, 0
         while True:
+            seen = self.activity()
             for p in pollers:
                 if p.error is not None:
                     raise PipelineError(f"{p.name} died: {p.error!r}") from p.error
-            # The counters only: the whole run item (its listing and history) is large, and reading it five
-            # times a second would take CPU from the workers (moto and they share this process).
+            # The counters only: the whole run item (its listing and history) is large, and reading it often
+            # would take CPU from the workers (moto and they share this process).
             runs = [store.progress(r) for r in run_ids]  # None: its listing goes on
             total = sum(r.expected for r in runs if r is not None)
             progress = sum(r.done + r.failed for r in runs if r is not None)
@@ -347,7 +370,7 @@ class Runner:
                 stuck_since = None
             if time.monotonic() > deadline:
                 raise PipelineError(f"the run did not finish within {timeout:.0f} s")
-            time.sleep(0.2 if self.idle() else 0.4)  # while a handler works the run cannot be done
+            self.wait_for_activity(seen, 0.5)  # only an invocation changes a run; the sweep's clock needs a tick
 
 
 def run_pipeline(*, repo: str | None = None, since: str | None = None, until: str | None = None,
