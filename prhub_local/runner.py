@@ -162,8 +162,8 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
 FLOW_QUEUES = ("PlanQueue", "ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
-IDLE_POLL = 1.0  # s at most between short polls of an empty queue; an invocation's end polls again at once
-#                (a long poll would hold moto's SQS lock: moto_patches)
+IDLE_POLL = 0.5  # s at most between short polls of an empty queue (a retry or a delayed message comes due on its
+#                own); an invocation's end polls again at once. A long poll would hold moto's SQS lock (moto_patches).
 
 
 class Poller(threading.Thread):
@@ -173,7 +173,8 @@ class Poller(threading.Thread):
     delivered twice meanwhile (that would burn receives of healthy messages towards the DLQ). Records the
     invocation failed come back after the short local retry delay, except those the function itself
     held back with ChangeMessageVisibility (RetryLater): the poller watches its thread's SQS client,
-    which the function shares, for those calls.
+    which the function shares, for those calls. An idle poller polls again as soon as any invocation ends
+    (what it sent is there to take), else every IDLE_POLL seconds.
     """
 
     def __init__(self, runner: Runner, logical: str, queue: str) -> None:
@@ -233,8 +234,8 @@ def batch_size(template: dict[str, Any], queue: str) -> int:
     stack does)."""
     for resource in template["Resources"].values():
         props = resource.get("Properties") or {}
-        if resource["Type"] == "AWS::Lambda::EventSourceMapping" and \
-                props.get("EventSourceArn") == {"Fn::GetAtt": [queue, "Arn"]}:
+        arn = (props.get("EventSourceArn") or {}).get("Fn::GetAtt")
+        if resource["Type"] == "AWS::Lambda::EventSourceMapping" and arn in ([queue, "Arn"], f"{queue}.Arn"):
             return int(props.get("BatchSize", 10))  # Lambda's default for a standard queue
     raise PipelineError(f"template.yaml maps no function to {queue}")
 
@@ -276,8 +277,8 @@ class Runner:
 
     def wait_for_activity(self, seen: int, timeout: float) -> None:
         """Until an invocation ends after `seen` was read (messages are sent by invocations), the run stops, or
-        `timeout` passes (a delayed message or a retry comes due on its own). Idle pollers then cost a request a
-        second, not five: they share the process and moto's SQS lock with the workers."""
+        `timeout` passes (a delayed message or a retry comes due on its own). Idle pollers then cost two requests a
+        second, not five each: they share the process and moto's SQS lock with the workers."""
         with self._lock:
             self._lock.wait_for(lambda: self._ended != seen or self.stopping.is_set(), timeout)
 
