@@ -8,7 +8,9 @@ moto, N score workers, each scoring its SQS batch with up to PRHUB_LLM_CONCURREN
 the fake OpenAI server. Printed per case: the model time on the critical path (first PR call received to last
 PR answer sent, plus the narrative call's own duration; the queue hop between scoring and the report is
 excluded), the ideal ceil(PRs / C) x latency + one narrative latency with C = workers x calls per invocation,
-and their ratio (target <= 1.2). `run()` returns the figures ("rows" for the bench table).
+and their ratio (target <= 1.2). Calls per invocation are what the run really allows: PRHUB_LLM_CONCURRENCY
+(default prhub.scorers.DEFAULT_CONCURRENCY), at most the ScoreQueue batch template.yaml sets. `run()` returns the
+figures ("rows" for the bench table).
 """
 from __future__ import annotations
 
@@ -21,9 +23,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from prhub.scorers import DEFAULT_CONCURRENCY
+from prhub.config import WatchList
+from prhub.scorers import Scorers
 
-from prhub_local.runner import run_pipeline
+from prhub_local.runner import batch_size, run_pipeline
+from prhub_local.template import default_root, load_template
 from tests.fakes.openai_server import FakeOpenAI, data_block
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
@@ -34,12 +38,13 @@ TARGET = 1.2
 
 def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, Any]:
     """One `prhub run --scorer llm` of the range with `workers` score workers; its figures."""
-    per_call = DEFAULT_CONCURRENCY
     saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PRHUB_LLM_MODEL")}
     with FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp:
         os.environ.update({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-bench",
                            "PRHUB_LLM_MODEL": "fake-model"})
         try:
+            per_call = calls_per_invocation()
+            load_before = os.getloadavg()[0]
             started = time.monotonic()
             result = run_pipeline(repo=REPO, since=since, until=until, tz=TZ, source=f"jsonl:{DATA}",
                                   scorer="llm", lang="zh", out=Path(tmp) / "site", state=Path(tmp) / "state",
@@ -48,6 +53,7 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
                                   # so no run finds an earlier run's cached scores.
                                   prefix=f"fanout{workers}-{secrets.token_hex(3)}")
             total = time.monotonic() - started
+            load = (load_before, os.getloadavg()[0])
         finally:
             for key, value in saved.items():
                 if value is None:
@@ -73,10 +79,21 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
         "scoring_phase_s": round(scoring, 2), "narrative_s": round(narrating, 2),
         "model_critical_s": round(scoring + narrating, 2), "sequential_s": round((prs + 1) * latency, 2),
         "ideal_s": round(ideal, 2), "ratio": round((scoring + narrating) / ideal, 3),
+        # the 1-minute load average before and after: the workers, moto and the fake model share one process,
+        # so on a busy host the CPU each PR needs, not the model, sets the pace
+        "load_1min": [round(v, 1) for v in load],
         "scored_by_llm": result.report["scorer"].get("llm_prs"),
         "tokens_in": result.report["scorer"].get("tokens_in"),
         "tokens_out": result.report["scorer"].get("tokens_out"),
     }
+
+
+def calls_per_invocation() -> int:
+    """Model calls one score invocation makes at once, as the score service decides it (prhub.scorers), at most
+    the batch of PRs it is handed (template.yaml's ScoreQueue mapping). Read with the run's environment set."""
+    config = WatchList.parse("{}").get(REPO).with_overrides(scorer="llm")
+    return min(Scorers(os.environ, None).concurrency(config),
+               batch_size(load_template(default_root() / "template.yaml"), "ScoreQueue"))
 
 
 def run(workers: int = 4, cases: tuple[str, ...] = tuple(CASES)) -> dict[str, Any]:
@@ -101,13 +118,13 @@ def main(argv: list[str] | None = None) -> int:
         print(figures["skipped"])
         return 0
     header = ("PRs", "latency s", "C", "PR calls", "dup calls", "scoring s", "narrative s", "model s", "ideal s",
-              "ratio", "pipeline s")
+              "ratio", "pipeline s", "load")
     print(" | ".join(header))
     for r in figures["runs"]:
         print(" | ".join(str(v) for v in (r["prs"], r["latency_s"], r["concurrency"], r["pr_calls"],
                                           r["duplicate_pr_calls"], r["scoring_phase_s"], r["narrative_s"],
                                           r["model_critical_s"], r["ideal_s"], f"{r['ratio']:.2f}",
-                                          r["pipeline_s"])))
+                                          r["pipeline_s"], "-".join(f"{v:g}" for v in r["load_1min"]))))
     worst = max(r["ratio"] for r in figures["runs"])
     print(f"worst ratio {worst:.2f} (target <= {TARGET})")
     return 0

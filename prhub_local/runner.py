@@ -162,7 +162,8 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
 FLOW_QUEUES = ("PlanQueue", "ScoreQueue", "ReportQueue", "PagesQueue", "DeliveryQueue")
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
-IDLE_POLL = 0.2  # s between short polls of an empty queue
+IDLE_POLL = 0.5  # s at most between short polls of an empty queue (a retry or a delayed message comes due on its
+#                own); an invocation's end polls again at once. A long poll would hold moto's SQS lock (moto_patches).
 
 
 class Poller(threading.Thread):
@@ -172,12 +173,13 @@ class Poller(threading.Thread):
     delivered twice meanwhile (that would burn receives of healthy messages towards the DLQ). Records the
     invocation failed come back after the short local retry delay, except those the function itself
     held back with ChangeMessageVisibility (RetryLater): the poller watches its thread's SQS client,
-    which the function shares, for those calls.
+    which the function shares, for those calls. An idle poller polls again as soon as any invocation ends
+    (what it sent is there to take), else every IDLE_POLL seconds.
     """
 
-    def __init__(self, runner: Runner, logical: str, queue: str, batch: int) -> None:
+    def __init__(self, runner: Runner, logical: str, queue: str) -> None:
         super().__init__(daemon=True, name=f"{logical}-poller")
-        self.runner, self.logical, self.batch = runner, logical, batch
+        self.runner, self.logical, self.batch = runner, logical, batch_size(runner.stack.template, queue)
         self.url, self.arn = runner.stack.queues[queue], runner.stack.queue_arns[queue]
         self.handler = load_handler(runner.root, runner.stack.template, logical)
         self.error: BaseException | None = None
@@ -192,11 +194,12 @@ class Poller(threading.Thread):
             sqs = client("sqs")  # this thread's client: the function's code gets the same one
             sqs.meta.events.register("provide-client-params.sqs.ChangeMessageVisibility", self._note_hold)
             while not self.runner.stopping.is_set():
+                seen = self.runner.activity()
                 got = sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=self.batch, WaitTimeSeconds=0,
                                           VisibilityTimeout=PROCESSING_VISIBILITY,
                                           AttributeNames=["All"]).get("Messages", [])
                 if not got:
-                    self.runner.stopping.wait(IDLE_POLL)
+                    self.runner.wait_for_activity(seen, IDLE_POLL)
                     continue
                 self.runner.busy(+1)
                 try:
@@ -226,6 +229,17 @@ class Poller(threading.Thread):
                 for i, m in enumerate(retry[start:start + 10])])
 
 
+def batch_size(template: dict[str, Any], queue: str) -> int:
+    """BatchSize of the event source mapping that reads `queue` (template.yaml's, so the local run batches as the
+    stack does)."""
+    for resource in template["Resources"].values():
+        props = resource.get("Properties") or {}
+        arn = (props.get("EventSourceArn") or {}).get("Fn::GetAtt")
+        if resource["Type"] == "AWS::Lambda::EventSourceMapping" and arn in ([queue, "Arn"], f"{queue}.Arn"):
+            return int(props.get("BatchSize", 10))  # Lambda's default for a standard queue
+    raise PipelineError(f"template.yaml maps no function to {queue}")
+
+
 @dataclass
 class RunResult:
     run_id: str
@@ -247,11 +261,31 @@ class Runner:
         self.retry_delay = retry_delay
         self.stopping = threading.Event()
         self._busy = 0
-        self._lock = threading.Lock()
+        self._ended = 0  # invocations ended so far
+        self._lock = threading.Condition()
 
     def busy(self, delta: int) -> None:
         with self._lock:
             self._busy += delta
+            if delta < 0:  # an invocation ended: whatever it sent can be taken now
+                self._ended += 1
+                self._lock.notify_all()
+
+    def activity(self) -> int:
+        with self._lock:
+            return self._ended
+
+    def wait_for_activity(self, seen: int, timeout: float) -> None:
+        """Until an invocation ends after `seen` was read (messages are sent by invocations), the run stops, or
+        `timeout` passes (a delayed message or a retry comes due on its own). Idle pollers then cost two requests a
+        second, not five each: they share the process and moto's SQS lock with the workers."""
+        with self._lock:
+            self._lock.wait_for(lambda: self._ended != seen or self.stopping.is_set(), timeout)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        with self._lock:
+            self._lock.notify_all()
 
     def idle(self) -> bool:
         with self._lock:
@@ -281,17 +315,17 @@ class Runner:
                 self.say(f"listed {r['listed']} PRs merged into {span} so far: the listing goes on")
             else:
                 self.say(f"listed {r['expected']} PRs merged into {span}")
-        pollers = [Poller(self, "ScoreFunction", "ScoreQueue", 10) for _ in range(max(1, self.workers))]
-        pollers.append(Poller(self, "PlanFunction", "PlanQueue", 1))  # continuations of long listings
-        pollers.append(Poller(self, "ReportFunction", "ReportQueue", 1))
-        pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue", 5))  # chat and e-mail, after publishing
-        pollers.append(Poller(self, "PagesFunction", "PagesQueue", 1))  # the PR pages of each published report
+        pollers = [Poller(self, "ScoreFunction", "ScoreQueue") for _ in range(max(1, self.workers))]
+        pollers.append(Poller(self, "PlanFunction", "PlanQueue"))  # continuations of long listings
+        pollers.append(Poller(self, "ReportFunction", "ReportQueue"))
+        pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue"))  # chat and e-mail, after publishing
+        pollers.append(Poller(self, "PagesFunction", "PagesQueue"))  # the PR pages of each published report
         for p in pollers:
             p.start()
         try:
             self._wait([r["run_id"] for r in runs], pollers, timeout)
         finally:
-            self.stopping.set()
+            self.stop()
             for p in pollers:
                 p.join(timeout=10)
         return runs
@@ -301,17 +335,20 @@ class Runner:
         deadline = time.monotonic() + timeout
         last, stuck_since, swept = -1, None, 0
         while True:
+            seen = self.activity()
             for p in pollers:
                 if p.error is not None:
                     raise PipelineError(f"{p.name} died: {p.error!r}") from p.error
-            runs = [store.get_run(r) for r in run_ids]  # None: its listing goes on
+            # The counters only: the whole run item (its listing and history) is large, and reading it often
+            # would take CPU from the workers (moto and they share this process).
+            runs = [store.progress(r) for r in run_ids]  # None: its listing goes on
             total = sum(r.expected for r in runs if r is not None)
             progress = sum(r.done + r.failed for r in runs if r is not None)
             if progress != last:
                 failed = sum(r.failed for r in runs if r is not None)
                 self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
                 last = progress
-            reported = all(r is not None and r.status == "reported" for r in runs)
+            reported = all(r is not None and r.revision >= 1 for r in runs)  # published at least once
             drained = self.idle() and all(self.queue_empty(q, sqs) for q in FLOW_QUEUES)
             if reported and drained:
                 return
@@ -334,7 +371,7 @@ class Runner:
                 stuck_since = None
             if time.monotonic() > deadline:
                 raise PipelineError(f"the run did not finish within {timeout:.0f} s")
-            time.sleep(0.2)
+            self.wait_for_activity(seen, 0.5)  # only an invocation changes a run; the sweep's clock needs a tick
 
 
 def run_pipeline(*, repo: str | None = None, since: str | None = None, until: str | None = None,

@@ -10,6 +10,9 @@ from typing import Any, Self
 
 class QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default listen backlog is 5: a burst of concurrent clients (a batch's model calls) overflows
+    # it, and each dropped SYN costs the client a 1 s retransmission, which no real endpoint would cost.
+    request_queue_size = 128
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that timed out (a "slow" fault) hangs up before the answer: expected, not news.

@@ -245,3 +245,17 @@ def test_cache_key_parts_follow_model_and_prompts(fake: FakeOpenAI) -> None:
     zh = llm.LlmScorer(scorer.chat, "zh")
     assert (scorer.kind, scorer.model) == ("llm", "fake-model") and other.model == "other"
     assert scorer.prompt_version == other.prompt_version != zh.prompt_version
+
+
+def test_one_openai_client_per_endpoint_and_process(fake: FakeOpenAI) -> None:
+    # GIVEN models built apart (each worker's Deps builds its own), two on the same endpoint and key
+    first = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="fake-model", api_key="sk-test"))
+    second = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="other-model", api_key="sk-test"))
+    other_key = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="fake-model", api_key="sk-other"))
+    # THEN the two share one client (its SSL context and connection pool are made once), the other key has its own
+    assert first.client is second.client
+    assert other_key.client is not first.client
+    # AND each still sends its own model and key through it
+    for chat in (first, second, other_key):
+        chat.complete([{"role": "user", "content": "hi"}], "prhub_pr", llm.PR_SCHEMA, 50)
+    assert [c["model"] for c in fake.calls] == ["fake-model", "other-model", "fake-model"]

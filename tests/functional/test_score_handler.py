@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub import llm
+from prhub import aws, llm
 from prhub.config import RepoConfig
 from prhub.dynamo import unpack
 from prhub.errors import RetryLater
@@ -139,6 +139,57 @@ def test_concurrent_workers_complete_the_run_and_exactly_one_report_is_requested
     assert depth(stack, "ReportQueue") == 1
     [message] = receive_all(stack, "ReportQueue", 1)
     assert json.loads(message["Body"]) == {"run_id": run_id}
+
+
+def test_two_workers_batches_are_with_the_model_at_the_same_time(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the sample planned for the model, which answers each call in 0.5 s, 3 calls at once per invocation
+    with FakeOpenAI(latency=0.5) as fake:
+        for key, value in (("OPENAI_BASE_URL", fake.base_url), ("OPENAI_API_KEY", "sk-test"),
+                           ("PRHUB_LLM_MODEL", "fake-model"), ("PRHUB_LLM_CONCURRENCY", "3")):
+            monkeypatch.setenv(key, value)
+        answer = invoke(handler(stack, "PlanFunction"), {**SAMPLE, "scorer": "llm"})
+        assert answer["ok"], answer
+        messages = receive_all(stack, "ScoreQueue", SAMPLE_PRS)
+        arn = stack.queue_arns["ScoreQueue"]
+        # WHEN two execution environments (threads of one process, as the local runner's) each score a batch of 3
+        work = [(handler(stack, "ScoreFunction"), messages[i * 3:(i + 1) * 3]) for i in range(2)]
+        start = threading.Barrier(2)
+        failures: list[Any] = []
+
+        def worker(fn: Any, batch: list[dict[str, Any]]) -> None:
+            start.wait()
+            failures.extend(invoke(fn, sqs_event(batch, arn))["batchItemFailures"])
+
+        threads = [threading.Thread(target=worker, args=w) for w in work]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        spans = [(received, answered) for received, answered, _ in fake.spans]
+    # THEN neither waited for the other's calls: more than one invocation's calls were in flight at once
+    assert failures == [] and len(spans) == 6
+    in_flight = max(sum(1 for a, b in spans if a <= moment < b) for moment, _ in spans)
+    assert in_flight > 3
+
+
+def test_a_batch_reads_its_runs_progress_once(stack: Stack) -> None:
+    # GIVEN a batch of 10 PRs of one run
+    run_id = plan_sample(stack)
+    messages = receive_all(stack, "ScoreQueue", SAMPLE_PRS)[:10]
+    reads: list[dict[str, Any]] = []
+
+    def note(params: dict[str, Any], **_: Any) -> None:
+        if "ProjectionExpression" in params:  # Store.progress: the counters only
+            reads.append(params)
+
+    # (the invocation's thread's client, which the batch's threads share)
+    aws.client("dynamodb").meta.events.register("provide-client-params.dynamodb.GetItem", note)
+    # WHEN one invocation scores it
+    answer = invoke(handler(stack, "ScoreFunction"), sqs_event(messages, stack.queue_arns["ScoreQueue"]))
+    # THEN all 10 are stored and counted, and the run's completion was read once, not once per PR
+    assert answer["batchItemFailures"] == []
+    assert run_item(stack, run_id)["done"] == 10
+    assert len(reads) == 1
 
 
 def test_a_rate_limit_on_the_last_receive_is_no_failure_and_the_pr_comes_back_later(stack: Stack) -> None:

@@ -1179,3 +1179,16 @@ def test_only_the_export_bucket_is_readable_and_only_when_it_is_set(configured: 
         [read] = reads
         assert read["Action"] == "s3:GetObject"  # objects only: no listing, no writing
         assert read["Resource"] == {"Fn::Sub": "arn:${AWS::Partition}:s3:::${ExportBucket}/*"}
+
+
+def test_the_local_pollers_take_the_batches_the_event_source_mappings_give() -> None:
+    from prhub_local.runner import PipelineError, batch_size
+    from prhub_local.template import load_template as local_template
+
+    template = local_template(TEMPLATE)
+    mappings = {m["Properties"]["EventSourceArn"]["Fn::GetAtt"][0]: m["Properties"]["BatchSize"]
+                for m in resources("AWS::Lambda::EventSourceMapping").values()}
+    assert mappings["ScoreQueue"] == 10  # a whole batch is scored at once (PRHUB_LLM_CONCURRENCY's default)
+    assert {queue: batch_size(template, queue) for queue in mappings} == mappings
+    with pytest.raises(PipelineError, match="ScoreDLQ"):
+        batch_size(template, "ScoreDLQ")  # nothing consumes a dead-letter queue

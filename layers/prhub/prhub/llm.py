@@ -224,6 +224,25 @@ def retry_after(headers: Any) -> float | None:
 MAX_RETRY_AFTER = 60.0  # a longer wait is the run's to take (the engine scores the PR), not one call's
 
 
+_clients: dict[tuple[str | None, str, float], openai.OpenAI] = {}
+_clients_lock = threading.Lock()
+MAX_CLIENTS = 8  # distinct endpoints kept per process (a stack has one or two)
+
+
+def shared_client(endpoint: Endpoint) -> openai.OpenAI:
+    """The process's openai client for the endpoint's URL, key and timeout, made once: making one builds an SSL
+    context from the CA bundle (about 0.2 s of CPU), which every worker and invocation would otherwise pay again.
+    A batch's threads already share one (httpx's pool locks its connections); retries are ours (max_retries=0)."""
+    key = (endpoint.base_url, endpoint.api_key, endpoint.timeout)
+    with _clients_lock:
+        if key not in _clients:
+            if len(_clients) >= MAX_CLIENTS:
+                _clients.pop(next(iter(_clients)))  # the oldest; whoever holds it keeps using it
+            _clients[key] = _openai().OpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url,
+                                             timeout=endpoint.timeout, max_retries=0)
+        return _clients[key]
+
+
 class ChatModel:
     """Chat completions asking for JSON: `json_schema` where the endpoint takes it, else `json_object`, else none.
 
@@ -244,8 +263,7 @@ class ChatModel:
     def __init__(self, endpoint: Endpoint, client: openai.OpenAI | None = None,
                  sleep: Any = time.sleep) -> None:
         self.endpoint = endpoint
-        self.client = client or _openai().OpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url,
-                                              timeout=endpoint.timeout, max_retries=0)
+        self.client = client or shared_client(endpoint)
         self.url = str(self.client.base_url)
         # Quirks learnt from 400s: no_schema | no_format | max_completion_tokens | no_temperature (prhub.scorers
         # keeps one ChatModel per endpoint and process, so they are learnt once).

@@ -61,29 +61,30 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
         width = max(width, deps.scorers.concurrency(run.config))
 
     clients = aws.thread_clients()
+    scored: list[tuple[str, bool]] = []  # (run, stored) of each record scored: its run is checked once, below
 
     def one(record: SQSRecord) -> str | None:
         aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
         try:
-            score_record(record, deps)
+            score_record(record, deps, scored)
         except Exception as exc:
             logger.info("record failed", extra={"message_id": record.message_id, "error": f"{type(exc).__name__}"})
             return record.message_id
         return None
 
-    sequential = width <= 1 or len(records) <= 1
-    failed = [one(r) for r in records] if sequential else list(_pool(width).map(one, records))
+    if width <= 1 or len(records) <= 1:
+        failed = [one(r) for r in records]
+    else:
+        # A pool of this invocation's own: one shared by the process would queue concurrent invocations (the
+        # local runner's workers are threads of one process) behind one another's calls.
+        with ThreadPoolExecutor(max_workers=min(width, len(records)), thread_name_prefix="score") as pool:
+            failed = list(pool.map(one, records))
+    # Completion read once per run and batch, not per record: the batch whose results complete the run still sees
+    # it complete (a consistent read after its writes), and claim_report lets one caller win. Should this fail,
+    # the batch comes back; its records are duplicates then, and the check runs again.
+    for run_id in dict.fromkeys(run for run, _ in scored):
+        _complete(run_id, deps, any(stored for run, stored in scored if run == run_id))
     return {"batchItemFailures": [{"itemIdentifier": m} for m in failed if m]}
-
-
-_pools: dict[int, ThreadPoolExecutor] = {}
-
-
-def _pool(width: int) -> ThreadPoolExecutor:
-    """A pool kept per process and width: its threads keep their boto3 clients (prhub.aws) across invocations."""
-    if width not in _pools:
-        _pools[width] = ThreadPoolExecutor(max_workers=width, thread_name_prefix="score")
-    return _pools[width]
 
 
 def _run_meta(run_id: str, deps: Deps) -> Run:
@@ -111,11 +112,14 @@ def parse_score_body(body: str) -> tuple[str, int, PullRef]:
         raise InputError(f"malformed score message: {exc!r}") from exc
 
 
-def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
+def score_record(record: SQSRecord, deps: Deps, scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
     """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it, then ScoreDLQ): only
     a transient error raises. A message that can never succeed (malformed, no such run, a scorer that cannot
     work as configured) is acknowledged, its PR recorded as failed where it
-    belongs to a run, logged and counted: retrying it would only fill the DLQ."""
+    belongs to a run, logged and counted: retrying it would only fill the DLQ.
+
+    A scored PR's run is checked for completion here, or, given `scored`, noted there (run, stored) for the
+    caller to check once for its whole batch."""
     try:
         run_id, number, ref = parse_score_body(record.body)
     except InputError as exc:
@@ -141,7 +145,10 @@ def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
             logger.warning("scoring failed, SQS will retry", extra={
                 "run_id": run_id, "number": number, "error": str(exc), "trace": traceback.format_exc(limit=3)})
         raise
-    _complete(run_id, deps, bool(outcome["stored"]))
+    if scored is None:
+        _complete(run_id, deps, bool(outcome["stored"]))
+    else:
+        scored.append((run_id, bool(outcome["stored"])))
     return outcome
 
 
