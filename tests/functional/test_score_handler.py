@@ -60,6 +60,24 @@ def record_like(run_id: str, number: int, ref_number: int | None = None, receive
     return record
 
 
+
+def at_once(work: list[tuple[Any, list[list[dict[str, Any]]]]], arn: str) -> list[Any]:
+    """Each (handler, batches) on a thread of its own, all started together; the batch item failures."""
+    start = threading.Barrier(len(work))
+    failures: list[Any] = []
+
+    def worker(fn: Any, batches: list[list[dict[str, Any]]]) -> None:
+        start.wait()
+        for batch in batches:
+            failures.extend(invoke(fn, sqs_event(batch, arn))["batchItemFailures"])
+
+    threads = [threading.Thread(target=worker, args=w) for w in work]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return failures
+
 def test_one_bad_record_does_not_fail_its_batch_mates(stack: Stack) -> None:
     run_id = plan_sample(stack)
     messages = receive_all(stack, "ScoreQueue", 10)[:10]
@@ -120,20 +138,7 @@ def test_concurrent_workers_complete_the_run_and_exactly_one_report_is_requested
     arn = stack.queue_arns["ScoreQueue"]
     # Each worker is its own execution environment (own module copy); each also redelivers a neighbour's batch.
     work = [(handler(stack, "ScoreFunction"), [batches[i], batches[(i + 1) % 4]]) for i in range(4)]
-    start = threading.Barrier(4)
-    failures: list[Any] = []
-
-    def worker(fn: Any, mine: list[list[dict[str, Any]]]) -> None:
-        start.wait()
-        for batch in mine:
-            failures.extend(invoke(fn, sqs_event(batch, arn))["batchItemFailures"])
-
-    threads = [threading.Thread(target=worker, args=w) for w in work]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failures == []
+    assert at_once(work, arn) == []
     run = run_item(stack, run_id)
     assert (run["done"], run["failed"]) == (SAMPLE_PRS, 0)
     assert depth(stack, "ReportQueue") == 1
@@ -152,19 +157,7 @@ def test_two_workers_batches_are_with_the_model_at_the_same_time(stack: Stack, m
         messages = receive_all(stack, "ScoreQueue", SAMPLE_PRS)
         arn = stack.queue_arns["ScoreQueue"]
         # WHEN two execution environments (threads of one process, as the local runner's) each score a batch of 3
-        work = [(handler(stack, "ScoreFunction"), messages[i * 3:(i + 1) * 3]) for i in range(2)]
-        start = threading.Barrier(2)
-        failures: list[Any] = []
-
-        def worker(fn: Any, batch: list[dict[str, Any]]) -> None:
-            start.wait()
-            failures.extend(invoke(fn, sqs_event(batch, arn))["batchItemFailures"])
-
-        threads = [threading.Thread(target=worker, args=w) for w in work]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        failures = at_once([(handler(stack, "ScoreFunction"), [messages[i * 3:(i + 1) * 3]]) for i in range(2)], arn)
         spans = [(received, answered) for received, answered, _ in fake.spans]
     # THEN neither waited for the other's calls: more than one invocation's calls were in flight at once
     assert failures == [] and len(spans) == 6
