@@ -18,16 +18,21 @@ CONFIG = RepoConfig(repo="verl-project/verl", language="en", scorer="llm")
 
 
 class Budget:
-    """The run's token budget, in memory."""
+    """The run's token budget, in memory: a reservation is held until settled, as RunBudget's."""
+
+    exhausted = "the run's token budget is spent"
 
     def __init__(self, limit: int) -> None:
         self.limit, self.spent = limit, 0
 
-    def remaining(self) -> int:
-        return max(0, self.limit - self.spent)
-
-    def spend(self, tokens: int) -> None:
+    def reserve(self, tokens: int) -> bool:
+        if self.spent + tokens > self.limit:
+            return False
         self.spent += tokens
+        return True
+
+    def settle(self, reserved: int, spent: int) -> None:
+        self.spent += spent - reserved
 
 
 def make_pr(number: int = 11, title: str = "[trainer] fix: wrong loss scale", body: str = "Fixes the scale.",

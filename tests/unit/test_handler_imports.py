@@ -29,8 +29,9 @@ from prhub.period import Period
 from prhub.sources import JsonlSource
 
 class Budget:
-    def remaining(self): return 1000
-    def spend(self, tokens): pass
+    exhausted = ""
+    def reserve(self, tokens): return True
+    def settle(self, reserved, spent): pass
 
 deps = Deps.from_env()
 config = RepoConfig("acme/rocket", language="en")

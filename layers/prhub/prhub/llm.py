@@ -668,18 +668,18 @@ class LlmScorer:
         errors: list[str] = []
         for attempt in range(2):  # the answer, then at most one repair
             reserved = estimate_tokens("".join(m["content"] for m in messages)) + PR_ANSWER_TOKENS
-            if not budget_allows(budget, reserved):
-                return fallback(engine, f"budget exhausted: {exhausted(budget)}", spent_in, spent_out)
+            if not budget.reserve(reserved):
+                return fallback(engine, f"budget exhausted: {budget.exhausted}", spent_in, spent_out)
             try:
                 answer = self.chat.complete(messages, "prhub_pr", PR_SCHEMA, PR_ANSWER_TOKENS)
             except _openai().APIError as exc:
                 logger.warning("model call failed, engine scores the PR",
                                extra={"number": pr.number, "error": describe(exc)})
-                settle(budget, reserved, 0)
+                budget.settle(reserved, 0)
                 return fallback(engine, f"model unavailable ({describe(exc)})", spent_in, spent_out)
             spent_in += answer.tokens_in
             spent_out += answer.tokens_out
-            settle(budget, reserved, answer.tokens_in + answer.tokens_out)
+            budget.settle(reserved, answer.tokens_in + answer.tokens_out)
             record_tokens("pr", self.chat.model, answer.tokens_in, answer.tokens_out)
             parsed, errors = validate_pr_answer(answer.content, config.language)
             if not errors:
@@ -696,27 +696,6 @@ class LlmScorer:
         logger.info("model answer invalid after repair", extra={"number": pr.number, "errors": errors[:5]})
         return fallback(engine, "model answer invalid after one repair: " + "; ".join(errors[:3]), spent_in,
                         spent_out)
-
-
-def budget_allows(budget: Budget, tokens: int) -> bool:
-    """Whether a call estimated at `tokens` fits the run's budget. A budget that can reserve (the flow's, shared by
-    a batch's concurrent calls) holds them until settle(), so calls in flight never overspend it together."""
-    reserve = getattr(budget, "reserve", None)
-    return bool(reserve(tokens)) if reserve is not None else budget.remaining() > tokens
-
-
-def exhausted(budget: Budget) -> str:
-    """Why the budget stops the model: the flow's RunBudget names the limit reached (tokens or money)."""
-    return str(getattr(budget, "exhausted", "the run's token budget is spent"))
-
-
-def settle(budget: Budget, reserved: int, spent: int) -> None:
-    """The call's reservation replaced by what it really cost."""
-    release = getattr(budget, "settle", None)
-    if release is not None:
-        release(reserved, spent)
-    elif spent:
-        budget.spend(spent)
 
 
 def make_scorer(config: RepoConfig) -> Scorer:

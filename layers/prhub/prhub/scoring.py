@@ -468,11 +468,15 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
 
 
 class Budget(Protocol):
-    """A run's shared model-token budget (the flow backs it with the run's DynamoDB item)."""
+    """A run's model-token budget (the flow's RunBudget backs it with the run's DynamoDB item, shared by every
+    worker). A call reserves its estimate before it is sent and settles for what it cost, so calls in flight never
+    overspend it together; `exhausted` says which limit stops the model."""
 
-    def remaining(self) -> int: ...
+    exhausted: str
 
-    def spend(self, tokens: int) -> None: ...
+    def reserve(self, tokens: int) -> bool: ...
+
+    def settle(self, reserved: int, spent: int) -> None: ...
 
 
 class Scorer(Protocol):

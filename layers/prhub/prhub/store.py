@@ -402,10 +402,6 @@ class RunBudget:
         self.limit = limit
         self.exhausted = exhausted or "the run's token budget is spent"
 
-    def remaining(self) -> int:
-        progress = self.store.progress(self.run_id)
-        return max(0, self.limit - (progress.tokens_used if progress else 0))
-
     def reserve(self, tokens: int) -> bool:
         """Hold `tokens` of the budget for a call about to be sent; False when they do not fit."""
         return bool(self.store.reserve_tokens(self.run_id, int(tokens), self.limit))
@@ -414,6 +410,3 @@ class RunBudget:
         """Replace a reservation by what the call cost."""
         if spent != reserved:
             self.store.spend_tokens(self.run_id, int(spent) - int(reserved))
-
-    def spend(self, tokens: int) -> None:
-        self.settle(0, tokens)
