@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import threading
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -86,9 +87,11 @@ class Recorder:
         self.unattributed = 0
         self._files: dict[str, str | None] = {}  # code file -> function (realpath once per file)
         self._lock = threading.Lock()
+        self._started: weakref.WeakKeyDictionary[threading.Thread, str] = weakref.WeakKeyDictionary()
 
     def function(self) -> str | None:
-        """The function whose handler module is on this thread's stack, if any."""
+        """The function whose handler module is on this thread's stack, or that started this thread (a batch's
+        pool works for its invocation), if any."""
         frame: Any = sys._getframe(1)
         while frame is not None:
             name = frame.f_code.co_filename
@@ -97,7 +100,7 @@ class Recorder:
             if self._files[name]:
                 return self._files[name]
             frame = frame.f_back
-        return None
+        return self._started.get(threading.current_thread())
 
     def on_call(self, params: dict[str, Any], model: Any, **_: Any) -> None:
         function = self.function()
@@ -121,6 +124,15 @@ class Recorder:
             return client
 
         mp.setattr(botocore.session.Session, "create_client", create_client)
+        start = threading.Thread.start
+
+        def started_by(thread: threading.Thread) -> None:
+            function = recorder.function()
+            if function is not None:
+                recorder._started[thread] = function
+            start(thread)
+
+        mp.setattr(threading.Thread, "start", started_by)
 
     def dump(self, path: Path) -> None:
         calls = [{"function": f, "action": a, "resource": r, "operation": o, "count": n}

@@ -11,7 +11,7 @@ import copy
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -133,10 +133,13 @@ class MemoryStore:
             run.updated_at = now
             return True
 
-    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False) -> bool:
+    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False, tokens: int = 0) -> bool:
         # Stored as the DynamoDB store packs it (JSON), so a result that would not survive the trip fails here too.
         stored = ScoredPR.from_dict(json.loads(json.dumps(scored.to_dict())))
-        return self._put_once(run_id, Result(scored.number, "scored", stored, cached=cached), now)
+        if not self._put_once(run_id, Result(scored.number, "scored", stored, cached=cached), now):
+            return False
+        self.spend_tokens(run_id, tokens)  # in the same transaction in the DynamoDB store
+        return True
 
     def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool:
         return self._put_once(run_id, Result(number, "failed", None, reason[:1000]), now)
@@ -205,6 +208,9 @@ class MemoryCache:
     def get(self, key: str) -> Any | None:
         text = self.items.get(key)
         return None if text is None else json.loads(text)
+
+    def first(self, keys: Sequence[str]) -> Any | None:
+        return next((v for v in map(self.get, keys) if v is not None), None)
 
     def put(self, key: str, value: Any) -> None:
         self.items[key] = json.dumps(value, ensure_ascii=False)

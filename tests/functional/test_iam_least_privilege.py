@@ -57,8 +57,6 @@ UNRECORDED: dict[Grant, str] = {
         "a rate-limited PR sent again: test_score_handler drives it through flow.score_record, not the handler",
     ("ScoreFunction", "sqs:ChangeMessageVisibility", "ScoreQueue"):
         "held back only when that send fails (tests/unit)",
-    ("ScoreFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName"):
-        "the local run is one process: the score workers reuse the GitHub source the plan built",
     **{("PagesFunction", action, "PagesQueue"): ESM
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
     **{("DeliveryFunction", action, "DeliveryQueue"): ESM

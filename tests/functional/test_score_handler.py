@@ -333,7 +333,8 @@ def test_a_fallback_is_cached_apart_reused_as_it_is_and_replaced_only_on_request
 def reserve_and_settle(budget_of: Any, run_id: str, limit: int, read_used: Any, workers: int) -> None:
     """Workers, each with its own RunBudget on the run, ask for reservations of 300..1,100 tokens at once until
     one is refused; then each settles its calls for less or more than they held."""
-    steps = [threading.Barrier(workers + 1) for _ in range(3)]  # start, all reserved (checked here), settle
+    # start, all reserved (checked here), settle, all settled (checked here), flush
+    steps = [threading.Barrier(workers + 1) for _ in range(5)]
     granted: list[list[int]] = [[] for _ in range(workers)]
     real: list[list[int]] = [[] for _ in range(workers)]
 
@@ -350,6 +351,9 @@ def reserve_and_settle(budget_of: Any, run_id: str, limit: int, read_used: Any, 
         for k, size in enumerate(granted[i]):  # an estimate is high, or low
             real[i].append(size - 250 if k % 3 else size + 40)
             budget.settle(size, real[i][-1])
+        steps[3].wait()
+        steps[4].wait()
+        budget.flush()  # what the flow does when no result is stored with the settlement
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(workers)]
     for t in threads:
@@ -363,6 +367,10 @@ def reserve_and_settle(budget_of: Any, run_id: str, limit: int, read_used: Any, 
     assert not budget_of(run_id, limit).reserve(limit - held + 1)
     # WHEN each call settles for what it really cost, concurrently
     steps[2].wait()
+    # THEN until it is written (with the PR's result, or flushed) the counter holds the reservations
+    steps[3].wait()
+    assert read_used() == held
+    steps[4].wait()
     for t in threads:
         t.join()
     # THEN the run's counter is the sum of what the calls really spent
@@ -392,7 +400,60 @@ def test_reserving_for_an_unknown_run_is_refused_and_makes_no_ghost_run(stack: S
     budget = RunBudget(Deps.from_env().store, "acme/rocket/2026-06-01_2026-06-07/gone", 10_000)
     assert budget.reserve(100) is False
     budget.settle(0, 50)  # a call that was in flight when the run expired
+    budget.flush()
     assert items(stack, "RunsTable") == []
+
+
+def test_a_pr_s_settlement_is_written_with_its_result_and_a_duplicate_leaves_it_to_flush(stack: Stack) -> None:
+    store = Deps.from_env().store
+    run_id = "acme/rocket/2026-06-01_2026-06-07/settle"
+    store.create_run(run_id, RepoConfig(repo="acme/rocket"), Period.parse("2026-06-01", "2026-06-07", "UTC"),
+                     "github", [], 0, "")
+    pr = PullRequest(number=7, title="fix: typo", body="", author="a", merged_at=datetime(2026, 6, 2, tzinfo=UTC),
+                     url="https://example.invalid/7", head_sha="a" * 40, additions=1, deletions=1, changed_files=1,
+                     files=[FileChange("README.md", "modified", 1, 1)])
+    scored = HeuristicScorer().score(pr, RepoConfig(repo="acme/rocket"), RunBudget(store, run_id, 0))
+
+    def used() -> tuple[int, int]:
+        item = run_item(stack, run_id)
+        return int(item.get("tokens_used", 0)), int(item.get("done", 0))
+
+    # GIVEN a call that reserved 1,000 tokens and cost 700
+    budget = RunBudget(store, run_id, 10_000)
+    assert budget.reserve(1_000)
+    budget.settle(1_000, 700)
+    assert used() == (1_000, 0)  # THEN nothing is written yet: the counter holds the reservation
+    # WHEN the PR's result is stored with the settlement: one transaction counts both
+    assert store.put_result(run_id, scored, 1, tokens=budget.unsettled)
+    budget.take()
+    assert used() == (700, 1)
+    # WHEN a duplicate delivery's result comes with its own settlement: nothing is stored, counted or spent...
+    again = RunBudget(store, run_id, 10_000)
+    assert again.reserve(500)
+    again.settle(500, 450)
+    assert not store.put_result(run_id, scored, 2, tokens=again.unsettled)
+    assert used() == (1_200, 1)
+    again.flush()  # ... until the settlement is written on its own
+    assert used() == (1_150, 1)
+    again.flush()  # once
+    assert used() == (1_150, 1)
+
+
+def test_the_cache_reads_a_pr_s_keys_at_once_the_first_that_has_a_live_value_wins(stack: Stack) -> None:
+    from prhub.cache import DynamoCache
+
+    now = [1_000.0]
+    cache = DynamoCache(aws.client("dynamodb"), Deps.from_env().settings.cache_table, clock=lambda: now[0])
+    assert cache.first(["model", "standin"]) is None
+    cache.put("standin", {"by": "engine"})
+    assert cache.first(["model", "standin"]) == {"by": "engine"}
+    now[0] -= 10  # the model's entry is written earlier, so it expires first
+    cache.put("model", {"by": "llm"})
+    now[0] += 10
+    assert cache.first(["model", "standin"]) == {"by": "llm"}
+    assert cache.first(["standin", "model", "standin"]) == {"by": "engine"}
+    now[0] += 90 * 86_400 - 5  # the model's entry has expired, the stand-in has not
+    assert cache.first(["model", "standin"]) == {"by": "engine"}
 
 
 def money_run(stack: Stack, monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI, model: str,

@@ -1023,6 +1023,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "sqs:GetQueueAttributes": {"ScoreQueue"}, "sqs:ChangeMessageVisibility": {"ScoreQueue"},
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue"},  # a deferred PR; the report request
         "dynamodb:GetItem": {"RunsTable", "CacheTable"},
+        "dynamodb:BatchGetItem": {"CacheTable"},  # a PR's model result and its stand-in, in one read
         "dynamodb:UpdateItem": {"RunsTable"},
         "dynamodb:PutItem": {"ResultsTable", "CacheTable"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName", "LlmApiKeySecretName"},

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -23,11 +23,17 @@ log = logging.getLogger(__name__)
 
 TTL_SECONDS = 90 * 86_400  # CacheTable's TTL attribute drops entries nobody wrote again in three months
 MAX_BYTES = 350_000  # DynamoDB items are limited to 400 KB
+BATCH_TRIES = 3  # BatchGetItem rounds for keys left unprocessed; still unprocessed then, they are misses
+READ_ERRORS = (BotoCoreError, ClientError, KeyError, ValueError, OSError, EOFError, zlib.error)
 
 
 class Cache(Protocol):
     def get(self, key: str) -> Any | None:
         """The JSON value kept under `key`, or None (absent, expired, unreadable)."""
+        ...
+
+    def first(self, keys: Sequence[str]) -> Any | None:
+        """The value of the first of `keys` that has one, or None; one read for all of them."""
         ...
 
     def put(self, key: str, value: Any) -> None:
@@ -45,14 +51,38 @@ class DynamoCache:
 
     def get(self, key: str) -> Any | None:
         try:
-            item = self.db.get_item(TableName=self.table, Key={"key": {"S": key}}).get("Item")
-            # TTL deletion is lazy (up to days late): an expired entry is a miss.
-            if not item or int(item.get("expires_at", {}).get("N", "0")) <= self.clock():
-                return None
-            return unpack(item["data"]["B"])
-        except (BotoCoreError, ClientError, KeyError, ValueError, OSError, EOFError, zlib.error) as exc:
+            return self._value(self.db.get_item(TableName=self.table, Key={"key": {"S": key}}).get("Item"))
+        except READ_ERRORS as exc:
             log.warning("cache read failed for %s: %s", key[:80], exc)
             return None
+
+    def first(self, keys: Sequence[str]) -> Any | None:
+        wanted = list(dict.fromkeys(keys))
+        if len(wanted) <= 1:
+            return self.get(wanted[0]) if wanted else None
+        found: dict[str, Any] = {}
+        try:
+            request: dict[str, Any] = {self.table: {"Keys": [{"key": {"S": k}} for k in wanted]}}
+            for _ in range(BATCH_TRIES):  # keys DynamoDB left unprocessed (throttling) are asked again
+                answer = self.db.batch_get_item(RequestItems=request)
+                for item in answer.get("Responses", {}).get(self.table, []):
+                    found[item["key"]["S"]] = item
+                request = answer.get("UnprocessedKeys") or {}
+                if not request:
+                    break
+            for key in wanted:  # an unreadable or expired first key gives way to the next
+                value = self._value(found.get(key))
+                if value is not None:
+                    return value
+        except READ_ERRORS as exc:
+            log.warning("cache read failed for %s: %s", wanted[0][:80], exc)
+        return None
+
+    def _value(self, item: dict[str, Any] | None) -> Any | None:
+        # TTL deletion is lazy (up to days late): an expired entry is a miss.
+        if not item or int(item.get("expires_at", {}).get("N", "0")) <= self.clock():
+            return None
+        return unpack(item["data"]["B"])
 
     def put(self, key: str, value: Any) -> None:
         blob = pack(value)

@@ -341,21 +341,23 @@ class Store:
                 raise
 
     # -- results ------------------------------------------------------------
-    def _count_in_run(self, run_id: str, counter: str, now: int) -> dict[str, Any]:
+    def _count_in_run(self, run_id: str, counter: str, now: int, tokens: int = 0) -> dict[str, Any]:
+        # `tokens`: what the PR's model calls cost beyond (or below) their reservations, settled with the result.
+        spent = ", tokens_used :t" if tokens else ""
         return {"Update": {
             "TableName": self.settings.runs_table, "Key": to_item({"run_id": run_id}),
-            "UpdateExpression": f"ADD {counter} :one SET updated_at = :now",
+            "UpdateExpression": f"ADD {counter} :one{spent} SET updated_at = :now",
             # ADD would create a ghost run item for an unknown (expired) run id.
             "ConditionExpression": "attribute_exists(run_id)",
-            "ExpressionAttributeValues": to_item({":one": 1, ":now": now})}}
+            "ExpressionAttributeValues": to_item({":one": 1, ":now": now, **({":t": tokens} if tokens else {})})}}
 
-    def _put_once(self, item: dict[str, Any], run_id: str, counter: str, now: int) -> bool:
+    def _put_once(self, item: dict[str, Any], run_id: str, counter: str, now: int, tokens: int = 0) -> bool:
         try:
             self.db.transact_write_items(TransactItems=[
                 {"Put": {"TableName": self.settings.results_table, "Item": to_item(item),
                          "ConditionExpression": "attribute_not_exists(#n)",
                          "ExpressionAttributeNames": {"#n": "number"}}},
-                self._count_in_run(run_id, counter, now),
+                self._count_in_run(run_id, counter, now, tokens),
             ])
         except ClientError as exc:
             if condition_failed(exc):
@@ -363,11 +365,12 @@ class Store:
             raise
         return True
 
-    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False) -> bool:
-        """Store the result and ADD done 1 atomically; False (and nothing changed) for a duplicate."""
+    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False, tokens: int = 0) -> bool:
+        """Store the result and ADD done 1 (and `tokens` to tokens_used: RunBudget's unsettled difference)
+        atomically; False (and nothing changed) for a duplicate."""
         item = {"run_id": run_id, "number": scored.number, "status": "scored", "data": pack(scored.to_dict()),
                 "scored_by": scored.scored_by, "cached": cached, "expires_at": now + RUN_TTL_DAYS * DAY}
-        return self._put_once(item, run_id, "done", now)
+        return self._put_once(item, run_id, "done", now, tokens)
 
     def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool:
         """Record a PR that cannot be scored and ADD failed 1 atomically; False for a duplicate."""
@@ -401,12 +404,24 @@ class RunBudget:
         self.run_id = run_id
         self.limit = limit
         self.exhausted = exhausted or "the run's token budget is spent"
+        self.unsettled = 0  # what the calls cost minus what they reserved, not yet written
 
     def reserve(self, tokens: int) -> bool:
         """Hold `tokens` of the budget for a call about to be sent; False when they do not fit."""
         return bool(self.store.reserve_tokens(self.run_id, int(tokens), self.limit))
 
     def settle(self, reserved: int, spent: int) -> None:
-        """Replace a reservation by what the call cost."""
-        if spent != reserved:
-            self.store.spend_tokens(self.run_id, int(spent) - int(reserved))
+        """Replace a reservation by what the call cost: kept here until the PR's result is stored with it
+        (Store.put_result's `tokens`, one write for both) or flush() writes it. Meanwhile the counter holds the
+        reservation, so workers reserving meanwhile see no more room than there is."""
+        self.unsettled += int(spent) - int(reserved)
+
+    def take(self) -> int:
+        """The unsettled difference, handed to whoever writes it (and forgotten here)."""
+        tokens, self.unsettled = self.unsettled, 0
+        return tokens
+
+    def flush(self) -> None:
+        """Write the unsettled difference on its own (no result is stored with it)."""
+        if tokens := self.take():
+            self.store.spend_tokens(self.run_id, tokens)

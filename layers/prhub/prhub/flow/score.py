@@ -218,27 +218,32 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 
     # unless the run asks for the model again (llm.retry_model).
     standin = cache_key(run.repo, number, pr.head_sha, FALLBACK_KIND, scorer.model, scorer.prompt_version)
     now = deps.now()
-    hit = deps.cache.get(key)
-    if hit is None and scorer.kind != "heuristic" and not run.config.llm.retry_model:
-        hit = deps.cache.get(standin)
+    asks_model = scorer.kind != "heuristic" and not run.config.llm.retry_model
+    hit = deps.cache.first([key, standin] if asks_model else [key])  # the model's own result first
     scored = ScoredPR.from_dict(hit) if isinstance(hit, dict) else None
     cached = scored is not None
-    if scored is None:
-        budget = run_budget(run, deps, scorer.model)
-        left = deadline() if deadline is not None and scorer.kind == "llm" else math.inf
-        if left >= run.config.llm.timeout:
-            scored = scorer.score(pr, run.config, budget)
-        elif handbacks < MAX_HANDBACKS:
-            # A model call started now could run past the function's timeout (Lambda kills it mid-call, the
-            # whole batch comes back): hand the PR to a fresh invocation instead.
-            raise NoTimeForModel(left, run.config.llm.timeout)
+    budget = run_budget(run, deps, scorer.model)
+    try:
+        if scored is None:
+            left = deadline() if deadline is not None and scorer.kind == "llm" else math.inf
+            if left >= run.config.llm.timeout:
+                scored = scorer.score(pr, run.config, budget)
+            elif handbacks < MAX_HANDBACKS:
+                # A model call started now could run past the function's timeout (Lambda kills it mid-call, the
+                # whole batch comes back): hand the PR to a fresh invocation instead.
+                raise NoTimeForModel(left, run.config.llm.timeout)
+            else:
+                scored = _engine_instead(pr, run.config, budget, handbacks)
+            deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
         else:
-            scored = _engine_instead(pr, run.config, budget, handbacks)
-        deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
-    else:
-        # A cache hit spends nothing in this run.
-        scored.tokens_in = scored.tokens_out = 0
-    stored = deps.store.put_result(run_id, scored, now, cached=cached)
+            # A cache hit spends nothing in this run.
+            scored.tokens_in = scored.tokens_out = 0
+        # The calls' settlement goes with the result: one write. A duplicate stores nothing, so it goes alone.
+        stored = deps.store.put_result(run_id, scored, now, cached=cached, tokens=budget.unsettled)
+        if stored:
+            budget.take()
+    finally:
+        budget.flush()  # what the write above did not take: a duplicate, or a failure on the way
     metrics.count("PrsScored", int(stored))  # 0 for a duplicate delivery: counted once
     return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
 
