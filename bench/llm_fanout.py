@@ -8,17 +8,20 @@ moto, N score workers, each scoring its SQS batch with up to PRHUB_LLM_CONCURREN
 the fake OpenAI server. Printed per case: the model time on the critical path (first PR call received to last
 PR answer sent, plus the narrative call's own duration; the queue hop between scoring and the report is
 excluded), the ideal ceil(PRs / C) x latency + one narrative latency with C = workers x calls per invocation,
-and their ratio (target <= 1.2). Calls per invocation are what the run really allows: PRHUB_LLM_CONCURRENCY
-(default prhub.scorers.DEFAULT_CONCURRENCY), at most the ScoreQueue batch template.yaml sets. `run()` returns the
-figures ("rows" for the bench table).
+and their ratio (target <= 1.2); beside them the process's CPU time over the scoring (workers, moto and the fake
+share this process: a CPU time near the scoring time says the CPU, not the model, set the pace). Calls per
+invocation are what the run really allows: PRHUB_LLM_CONCURRENCY (default prhub.scorers.DEFAULT_CONCURRENCY), at
+most the ScoreQueue batch template.yaml sets. `run()` returns the figures ("rows" for the bench table).
 """
 from __future__ import annotations
 
 import argparse
+import bisect
 import math
 import os
 import secrets
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +48,7 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
         try:
             per_call = calls_per_invocation()
             load_before = os.getloadavg()[0]
+            cpu = CpuClock().start()
             started = time.monotonic()
             result = run_pipeline(repo=REPO, since=since, until=until, tz=TZ, source=f"jsonl:{DATA}",
                                   scorer="llm", lang="zh", out=Path(tmp) / "site", state=Path(tmp) / "state",
@@ -55,6 +59,7 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
             total = time.monotonic() - started
             load = (load_before, os.getloadavg()[0])
         finally:
+            cpu.stop()
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
@@ -66,6 +71,8 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
     prs = result.report["stats"]["pr_count"]
     concurrency = workers * per_call
     scoring = (max(b for _, b, _ in pr_spans) - min(a for a, _, _ in pr_spans)) if pr_spans else 0.0
+    # The process's CPU from the first PR call to the last answer: near the scoring time, the CPU sets the pace
+    scoring_cpu = (cpu.at(max(b for _, b, _ in pr_spans)) - cpu.at(min(a for a, _, _ in pr_spans))) if pr_spans else 0.0
     narrating = sum(b - a for a, b in narrative_spans)
     ideal = math.ceil(prs / concurrency) * latency + latency
     numbers = [n for _, _, n in pr_spans]
@@ -77,6 +84,7 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
         "latency_s": latency, "run_total_s": round(total, 2),
         "pipeline_s": round(result.timings.get("pipeline_s", total), 2),
         "scoring_phase_s": round(scoring, 2), "narrative_s": round(narrating, 2),
+        "scoring_cpu_s": round(scoring_cpu, 2), "cpu_ms_per_pr": round(scoring_cpu / max(1, prs) * 1000, 1),
         "model_critical_s": round(scoring + narrating, 2), "sequential_s": round((prs + 1) * latency, 2),
         "ideal_s": round(ideal, 2), "ratio": round((scoring + narrating) / ideal, 3),
         # the 1-minute load average before and after: the workers, moto and the fake model share one process,
@@ -86,6 +94,33 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
         "tokens_in": result.report["scorer"].get("tokens_in"),
         "tokens_out": result.report["scorer"].get("tokens_out"),
     }
+
+
+class CpuClock:
+    """The process's CPU time (every thread's), sampled every 20 ms from a thread of its own."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True, name="cpu-clock")
+
+    def start(self) -> CpuClock:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while True:
+            self.samples.append((time.monotonic(), time.process_time()))
+            if self._done.wait(0.02):
+                return
+
+    def at(self, moment: float) -> float:
+        """CPU seconds used by `moment` (the last sample at or before it)."""
+        return self.samples[max(0, bisect.bisect_right(self.samples, (moment, math.inf)) - 1)][1]
 
 
 def calls_per_invocation() -> int:
@@ -104,7 +139,8 @@ def run(workers: int = 4, cases: tuple[str, ...] = tuple(CASES)) -> dict[str, An
     rows = [[f"llm fan-out, {r['prs']} PRs at {r['latency_s']:g} s", f"{r['model_critical_s']:.2f} s",
              f"ratio {r['ratio']:.2f} to the ideal {r['ideal_s']:.1f} s (C = {r['workers']} workers x "
              f"{r['calls_per_invocation']} calls = {r['concurrency']}); sequential {r['sequential_s']:.0f} s; "
-             f"pipeline {r['pipeline_s']:.1f} s; {r['tokens_in']} tokens in, {r['tokens_out']} out"] for r in runs]
+             f"pipeline {r['pipeline_s']:.1f} s; CPU {r['scoring_cpu_s']:.1f} s over the scoring "
+             f"({r['cpu_ms_per_pr']:.0f} ms a PR); {r['tokens_in']} tokens in, {r['tokens_out']} out"] for r in runs]
     return {"runs": runs, "rows": rows}
 
 
@@ -117,12 +153,13 @@ def main(argv: list[str] | None = None) -> int:
     if "skipped" in figures:
         print(figures["skipped"])
         return 0
-    header = ("PRs", "latency s", "C", "PR calls", "dup calls", "scoring s", "narrative s", "model s", "ideal s",
-              "ratio", "pipeline s", "load")
+    header = ("PRs", "latency s", "C", "PR calls", "dup calls", "scoring s", "CPU s", "CPU ms/PR", "narrative s",
+              "model s", "ideal s", "ratio", "pipeline s", "load")
     print(" | ".join(header))
     for r in figures["runs"]:
         print(" | ".join(str(v) for v in (r["prs"], r["latency_s"], r["concurrency"], r["pr_calls"],
-                                          r["duplicate_pr_calls"], r["scoring_phase_s"], r["narrative_s"],
+                                          r["duplicate_pr_calls"], r["scoring_phase_s"], r["scoring_cpu_s"],
+                                          r["cpu_ms_per_pr"], r["narrative_s"],
                                           r["model_critical_s"], r["ideal_s"], f"{r['ratio']:.2f}",
                                           r["pipeline_s"], "-".join(f"{v:g}" for v in r["load_1min"]))))
     worst = max(r["ratio"] for r in figures["runs"])
