@@ -7,6 +7,7 @@ import json
 from prhub import dashboard, pulls, sitepaths
 from prhub.render import charts
 from prhub.render.pull import pull_view, render_pull_html, render_pull_markdown
+from prhub.render.view import scorer_text
 from prhub.site import in_language, index_card
 
 from tests.golden.cases import load
@@ -214,6 +215,12 @@ def test_a_pr_page_shows_what_its_model_calls_cost_alike_in_every_format():
     assert "5120" not in html + md and "$0.0013" not in html + md
     # a PR that spent no model tokens has no such line
     assert "Model usage" not in dict(pull_view(pulls.pull_page(report, SLUG, other["number"]))["facts"])
+    # a Chinese page says it in Chinese, as does the report's scorer line
+    report["language"] = "zh"
+    zh = dict(pull_view(pulls.pull_page(report, SLUG, paid["number"]), web=False)["facts"])
+    assert zh["模型用量"] == "输入 868 / 输出 61 tokens · ≈ $0.000136 (价格表 2025-06-01)"
+    report["scorer"].update(tokens_in=5120, tokens_out=640)
+    assert scorer_text(report).endswith("· tokens 输入 5120 / 输出 640 · ≈ $0.001300 (价格表 2025-06-01)")
 def test_the_days_a_run_lists_are_the_years_uncovered_days_beside_its_own():
     from datetime import date
 

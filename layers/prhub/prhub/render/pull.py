@@ -74,15 +74,15 @@ def _files_chart(page: PullPage, L: dict[str, str]) -> list[charts.Series]:
 def model_usage(page: PullPage) -> str:
     """"868 in / 61 out tokens · ≈ $0.000136 (prices 2025-06-01)": what scoring the PR spent in its run, priced as
     report.json prices it; "" when it spent no model tokens."""
-    pr = page["pr"]
+    pr, words = page["pr"], labels(page["language"])
     if "tokens_in" not in pr and "tokens_out" not in pr:
         return ""
-    text = f"{num(pr.get('tokens_in', 0))} in / {num(pr.get('tokens_out', 0))} out tokens"
+    text = words["pr_tokens"].format(tokens_in=num(pr.get("tokens_in", 0)), tokens_out=num(pr.get("tokens_out", 0)))
     cost = pr.get("cost_usd")
     if isinstance(cost, int | float) and not isinstance(cost, bool):
         table = page["scorer"].get("cost")
         as_of = clean(table["prices_as_of"]) if table else ""
-        text += f" · ≈ {usd(cost)}" + (f" (prices {as_of})" if as_of else "")
+        text += f" · ≈ {usd(cost)}" + (f" ({words['prices_as_of'].format(date=as_of)})" if as_of else "")
     return text
 
 

@@ -265,10 +265,12 @@ def scorer_text(report: Report) -> str:
     if scorer.get("prompt_version"):
         parts.append(f"({clean(scorer['prompt_version'])})")
     if scorer.get("tokens_in") or scorer.get("tokens_out"):
-        parts.append(f"· tokens {num(scorer.get('tokens_in', 0))} in / {num(scorer.get('tokens_out', 0))} out")
+        parts.append(words["run_tokens"].format(tokens_in=num(scorer.get("tokens_in", 0)),
+                                                tokens_out=num(scorer.get("tokens_out", 0))))
     cost = scorer.get("cost") or {}
     if isinstance(cost.get("usd"), int | float):  # the model's cost, with the date of its price table
-        parts.append(f"· ≈ {usd(cost['usd'])} (prices {clean(str(cost.get('prices_as_of', '')))})")
+        as_of = words["prices_as_of"].format(date=clean(str(cost.get("prices_as_of", ""))))
+        parts.append(f"· ≈ {usd(cost['usd'])} ({as_of})")
     return " ".join(parts)
 
 
