@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -103,3 +104,28 @@ def test_a_malformed_price_table_stops_only_the_runs_with_a_money_budget() -> No
     stopped = budget(max_cost_per_run_usd=1.0)
     assert stopped.limit == 0 and not stopped.reserve(1)
     assert stopped.exhausted.startswith("llm.max_cost_per_run_usd cannot be kept: PRHUB_LLM_PRICES must be")
+
+
+def test_a_money_budget_that_cannot_be_kept_is_said_when_the_run_is_planned() -> None:
+    from prhub.flow.plan import plan
+
+    from prhub_local.sample import sample_settings
+
+    def warnings(env: dict[str, str], **llm_settings: object) -> list[str]:
+        repo = {**sample_settings()["config"], "scorer": "llm", "llm": llm_settings}
+        stack = memory_stack(WatchList.parse(json.dumps({"repos": [repo]})))
+        deps = dataclasses.replace(stack.deps, scorers=Scorers(env, None))  # no key: planning reads none
+        [run] = plan({"repo": repo["repo"], "since": "2026-06-01", "until": "2026-06-07"}, deps)
+        assert run["expected"] > 0  # planned all the same: the engine scores
+        return list(run.get("warnings", []))
+
+    # a model with no price: named, with what to do
+    [said] = warnings({"PRHUB_LLM_MODEL": "mystery-model"}, max_cost_per_run_usd=1.0)
+    assert said.startswith("the model will not be called, the engine scores every PR: llm.max_cost_per_run_usd")
+    assert "mystery-model has no price" in said and "PRHUB_LLM_PRICES" in said
+    # an unreadable price table
+    [said] = warnings({"PRHUB_LLM_PRICES": "{not json"}, max_cost_per_run_usd=1.0)
+    assert "cannot be kept: PRHUB_LLM_PRICES must be" in said
+    # nothing to say: a priced model, no money budget, or the engine by choice
+    assert warnings({"PRHUB_LLM_MODEL": "gpt-4o-mini"}, max_cost_per_run_usd=1.0) == []
+    assert warnings({"PRHUB_LLM_MODEL": "mystery-model"}) == []

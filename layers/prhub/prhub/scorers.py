@@ -102,9 +102,26 @@ class Scorers:
         if not key:
             return None
         return Endpoint(base_url=config.llm.base_url or self.env.get("OPENAI_BASE_URL") or None,
-                        model=config.llm.model or self.env.get("PRHUB_LLM_MODEL") or DEFAULT_MODEL, api_key=key,
+                        model=self.model_name(config), api_key=key,
                         temperature=config.llm.temperature, timeout=config.llm.timeout,
                         max_retries=config.llm.max_retries)
+
+    def model_name(self, config: RepoConfig) -> str:
+        """The model `config` asks for, whether or not a key is at hand (no secret is read)."""
+        return config.llm.model or self.env.get("PRHUB_LLM_MODEL") or DEFAULT_MODEL
+
+    def budget_warning(self, config: RepoConfig) -> str | None:
+        """Why a run's money budget cannot be kept (a model with no price, an unreadable price table), said when
+        the run is planned; the score workers then leave the model alone and say so on every PR."""
+        if config.scorer == "heuristic" or config.llm.max_cost_per_run_usd is None:
+            return None
+        from prhub.pricing import token_limit
+
+        try:
+            limit, why = token_limit(config.llm, self.prices(), self.model_name(config))
+        except ValueError as exc:
+            why, limit = f"llm.max_cost_per_run_usd cannot be kept: {exc}", 0
+        return f"the model will not be called, the engine scores every PR: {why}" if limit == 0 else None
 
     def choose(self, config: RepoConfig) -> Endpoint | None:
         """The model's endpoint when config.scorer is llm (a key is required) or auto with a readable key;

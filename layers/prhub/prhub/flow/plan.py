@@ -274,6 +274,8 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     summary = {"run_id": req.run_id, "repo": config.repo, **({"slice": config.slice} if config.slice else {}),
                "period": period.to_dict(), "expected": len(refs)}
     warnings = source.warnings(config.repo, period)  # for the person who asked (the CLI prints them on stderr)
+    if budget := deps.scorers.budget_warning(config):
+        warnings = [*warnings, budget]
     if warnings:
         summary["warnings"] = warnings
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
