@@ -294,3 +294,33 @@ def test_too_little_time_for_a_model_call_hands_the_pr_back(model: tuple[MemoryS
     [result] = [r for r in stack.store.results(run_id) if r.number == second.body["number"]]
     assert result.scored is not None and result.scored.scored_by == "heuristic"
     assert any(r.startswith("scored by the engine: no time for a model call") for r in result.scored.reasons)
+
+
+def test_a_lasting_rate_limit_hands_the_pr_back_then_the_engine_scores_it(model: tuple[MemoryStack, Model],
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from prhub.llm import ModelBusy
+
+    stack, scorer = model
+    run_id, [first, *_] = planned(stack)
+
+    def busy(pr: PullRequest, config: Any, budget: Any) -> Any:
+        scorer.calls += 1
+        raise ModelBusy("model rate limited (RateLimitError 429: slow down)", retry_after=20)
+
+    monkeypatch.setattr(scorer, "score", busy)
+    # WHEN the model is still rate limited past a call's retries: the PR goes back to the queue for the wait it
+    # asked, its hand-backs counted, and its run waits for it; nothing is stored, the engine does not stand in
+    message = first
+    for n in range(1, MAX_HANDBACKS + 1):
+        answer = score_record(record(message), stack.deps)
+        assert answer["deferred"] == 21 and stack.store.results(run_id) == []
+        [message] = stack.queue.messages.pop(SCORE)  # sent again, visible after the wait
+        assert message.body == {**first.body, "handed_back": n} and message.visible_at - stack.queue.clock() > 20
+        assert stack.store.runs[run_id].waiting_until >= stack.deps.now() + 20
+    # WHEN it was handed back MAX_HANDBACKS times: the engine scores it, saying why
+    assert score_record(record(message), stack.deps)["stored"] is True and scorer.calls == MAX_HANDBACKS + 1
+    [result] = stack.store.results(run_id)
+    assert result.scored is not None and result.scored.scored_by == "heuristic"
+    assert any(r.startswith("scored by the engine: model rate limited (RateLimitError 429: slow down) (handed "
+                            f"back {MAX_HANDBACKS} times)") for r in result.scored.reasons)
+

@@ -213,6 +213,25 @@ def test_429_with_retry_after_is_honoured(fake: FakeOpenAI) -> None:
     assert time.monotonic() - started < 5
 
 
+def test_a_rate_limit_past_the_retries_hands_the_pr_back_with_the_providers_wait(fake: FakeOpenAI) -> None:
+    # GIVEN a model still rate limiting after the call's retries (the last 429 asks for 7 s)
+    fake.enqueue(Fault.rate_limited(retry_after=0), Fault.rate_limited(retry_after=7))
+    budget = Budget(100_000)
+    scorer = scorer_for(fake, max_retries=1)
+    scorer.chat.sleep = lambda seconds: None
+    # WHEN it scores a PR: no engine result passes for the model's; the PR is handed back for the wait asked
+    with pytest.raises(llm.ModelBusy) as busy:
+        scorer.score(make_pr(), CONFIG, budget)
+    assert busy.value.retry_after == 7 and "RateLimitError 429" in str(busy.value) and len(fake.calls) == 2
+    assert budget.spent == 0  # its reservation handed back
+    # a 429 that names no wait (DashScope's) is taken up again after BUSY_WAIT
+    fake.enqueue(Fault(429, {"error": {"message": "Requests rate limit exceeded", "type": "limit_requests"}}),
+                 Fault(429, {"error": {"message": "Requests rate limit exceeded", "type": "limit_requests"}}))
+    with pytest.raises(llm.ModelBusy) as busy:
+        scorer.score(make_pr(), CONFIG, budget)
+    assert busy.value.retry_after == llm.BUSY_WAIT
+
+
 def test_5xx_is_retried(fake: FakeOpenAI) -> None:
     fake.enqueue(Fault.server_error(), Fault.server_error())
     scored = scorer_for(fake, max_retries=2).score(make_pr(), CONFIG, Budget(100_000))

@@ -28,3 +28,10 @@ class RetryLater(PrhubError):
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class HandBack(RetryLater):
+    """The PR's model call cannot be made now (the model's rate limit outlasted our retries, too little of the
+    invocation is left): its message goes back to the queue, counted, so that after a few hand-backs the engine
+    scores it instead of the PR circling for ever."""
+

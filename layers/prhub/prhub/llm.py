@@ -34,6 +34,7 @@ from aws_lambda_powertools import Logger
 from prhub import metrics, narrative, tracing
 from prhub.aws import LazyClient
 from prhub.config import RepoConfig
+from prhub.errors import HandBack
 from prhub.factguard import CITE, Facts, check_prs, clean_text
 from prhub.models import PullRequest, Risk, ScoredPR
 from prhub.pricing import Prices, priced, token_limit
@@ -221,7 +222,12 @@ def retry_after(headers: Any) -> float | None:
     return None
 
 
-MAX_RETRY_AFTER = 60.0  # a longer wait is the run's to take (the engine scores the PR), not one call's
+MAX_RETRY_AFTER = 60.0  # a longer wait is the queue's to take (ModelBusy), not one call's
+BUSY_WAIT = 30.0  # s a PR waits in the queue after a 429 that named no wait (DashScope names none)
+
+
+class ModelBusy(HandBack):
+    """The model's rate limit outlasted the call's retries: the PR goes back to the queue for later."""
 
 
 _clients: dict[tuple[str | None, str, float], openai.OpenAI] = {}
@@ -672,6 +678,12 @@ class LlmScorer:
                 return fallback(engine, f"budget exhausted: {budget.exhausted}", spent_in, spent_out)
             try:
                 answer = self.chat.complete(messages, "prhub_pr", PR_SCHEMA, PR_ANSWER_TOKENS)
+            except _openai().RateLimitError as exc:
+                # Still limited after our retries: not an outage to paper over with the engine, but a wait the
+                # queue takes better than this invocation (score.py hands the PR back, then the engine).
+                budget.settle(reserved, 0)
+                raise ModelBusy(f"model rate limited ({describe(exc)})",
+                                retry_after(exc.response.headers) or BUSY_WAIT) from exc
             except _openai().APIError as exc:
                 logger.warning("model call failed, engine scores the PR",
                                extra={"number": pr.number, "error": describe(exc)})

@@ -19,7 +19,7 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from prhub import aws, metrics
-from prhub.errors import InputError, RetryLater
+from prhub.errors import HandBack, InputError, RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
 from prhub.models import PullRef, PullRequest, ScoredPR
@@ -33,14 +33,15 @@ if TYPE_CHECKING:
 logger = Logger(service="prhub", child=True)
 MAX_CACHED_RUNS = 64
 FALLBACK_KIND = "fallback"  # the cache key's kind for the engine's result standing in for the model's
-MAX_HANDBACKS = 3  # a PR handed back this often for want of time is scored by the engine (a timeout set too short)
+MAX_HANDBACKS = 3  # a PR handed back this often (no time for a call, a lasting rate limit) is scored by the engine
 
 
-class NoTimeForModel(RetryLater):
+class NoTimeForModel(HandBack):
     """Less of the invocation is left than one model call may take (its timeout): the PR goes back to the queue."""
 
     def __init__(self, left: float, timeout: float) -> None:
-        super().__init__(f"{left:.0f} s left, a model call may take {timeout:.0f} s", retry_after=0)
+        super().__init__(f"no time for a model call ({left:.0f} s left, llm.timeout {timeout:.0f} s)",
+                         retry_after=0)
 
 
 def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
@@ -170,7 +171,7 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
     url = deps.settings.score_queue_url
     delay = exc.retry_after + 1
     body = json.loads(record.body)
-    if isinstance(exc, NoTimeForModel):
+    if isinstance(exc, HandBack):
         body["handed_back"] = _handbacks(body) + 1
     try:
         deps.queue.send(url, body, delay=delay)
@@ -225,15 +226,17 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 
     budget = run_budget(run, deps, scorer.model)
     try:
         if scored is None:
-            left = deadline() if deadline is not None and scorer.kind == "llm" else math.inf
-            if left >= run.config.llm.timeout:
+            try:
+                left = deadline() if deadline is not None and scorer.kind == "llm" else math.inf
+                if left < run.config.llm.timeout:
+                    # A model call started now could run past the function's timeout (Lambda kills it mid-call,
+                    # the whole batch comes back): hand the PR to a fresh invocation instead.
+                    raise NoTimeForModel(left, run.config.llm.timeout)
                 scored = scorer.score(pr, run.config, budget)
-            elif handbacks < MAX_HANDBACKS:
-                # A model call started now could run past the function's timeout (Lambda kills it mid-call, the
-                # whole batch comes back): hand the PR to a fresh invocation instead.
-                raise NoTimeForModel(left, run.config.llm.timeout)
-            else:
-                scored = _engine_instead(pr, run.config, budget, handbacks)
+            except HandBack as exc:
+                if handbacks < MAX_HANDBACKS:
+                    raise
+                scored = _engine_instead(pr, run.config, budget, f"{exc} (handed back {handbacks} times)")
             deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
         else:
             # A cache hit spends nothing in this run.
@@ -260,14 +263,13 @@ def run_budget(run: Run, deps: Deps, model: str | None) -> RunBudget:
     return RunBudget(deps.store, run.run_id, limit, exhausted)
 
 
-def _engine_instead(pr: PullRequest, config: RepoConfig, budget: Budget, handbacks: int) -> ScoredPR:
-    """The engine's result in the model's place for a PR that never found time for a model call."""
+def _engine_instead(pr: PullRequest, config: RepoConfig, budget: Budget, reason: str) -> ScoredPR:
+    """The engine's result in the model's place for a PR handed back too often (no time, a lasting rate limit)."""
     from prhub.llm import fallback
     from prhub.scoring import HeuristicScorer
 
     engine = HeuristicScorer(language=config.language).score(pr, config, budget)
-    return fallback(engine, f"no time for a model call (handed back {handbacks} times, llm.timeout "
-                            f"{config.llm.timeout:.0f} s)")
+    return fallback(engine, reason)
 
 
 def _complete(run_id: str, deps: Deps, stored: bool) -> None:
