@@ -254,10 +254,11 @@ class KillAfterStore(Injector):
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         original = Store.put_result
 
-        def put_result(store: Store, run_id: str, scored: ScoredPR, now: int, cached: bool = False) -> bool:
+        def put_result(store: Store, run_id: str, scored: ScoredPR, now: int, cached: bool = False,
+                       tokens: int = 0) -> bool:
             if getattr(self.dead, "yes", False):
                 raise Killed("this worker is dead")
-            stored = original(store, run_id, scored, now, cached)
+            stored = original(store, run_id, scored, now, cached, tokens)
             with self.lock:
                 victim = scored.number in self.victims
                 self.victims.discard(scored.number)
