@@ -210,8 +210,9 @@ def test_runner_keeps_slow_batches_hidden_and_honours_the_functions_own_hold(aws
     assert {n: len(t) for n, t in deliveries.items() if len(t) != 1} == {1203: 2, 1204: 2}
     held, retried = deliveries[1203], deliveries[1204]
     assert held[1] - held[0] >= 8 - 0.2  # hidden for the 8 s the function asked, not the 1 s retry delay
-    # back after its batch (1.5 s), the retry delay and at most one more batch of a busy poller
-    assert retried[1] - retried[0] < 8 - 1
+    # back after its batch (1.5 s), the retry delay and at most one more batch of a busy poller: sooner than the
+    # held one (compared with it, not with a fixed bound, so a loaded host slowing every batch fails nothing)
+    assert retried[1] - retried[0] < held[1] - held[0]
 
 
 def test_a_report_that_keeps_failing_ends_the_run_with_an_error_and_the_scores_kept(
