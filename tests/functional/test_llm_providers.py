@@ -126,19 +126,24 @@ def test_an_ollama_before_0_5_ignores_json_schema_and_its_fenced_answer_is_still
     assert formats(fake) == ["json_schema", "json_schema"] and local.quirks == frozenset()
 
 
-def test_a_vllm_context_window_cuts_that_calls_answer_budget_and_teaches_no_quirk() -> None:
+def test_a_vllm_context_window_cuts_the_answer_budget_is_remembered_and_teaches_no_quirk() -> None:
     import openai
 
     long = [MESSAGES[0], {"role": "user", "content": "x" * 4 * 3000}]  # about 3000 prompt tokens of 4096
+    longer = [MESSAGES[0], {"role": "user", "content": "y" * 4 * 3300}]
     with FakeOpenAI(lambda r: {"ok": True}, provider="vllm") as fake:
         local = chat(fake, model="Qwen/Qwen2.5-7B-Instruct")
         assert json.loads(local.complete(long, "x", {}, 3000).content) == {"ok": True}
         local.complete(MESSAGES, "x", {}, 3000)  # a short prompt still asks for all it wants
+        # the window is known now: a longer prompt asks for what fits beside it at once, no refusal first
+        assert json.loads(local.complete(longer, "x", {}, 3000).content) == {"ok": True}
         with pytest.raises(openai.BadRequestError, match="input tokens"):  # no room at all: the call fails
             local.complete([{"role": "user", "content": "x" * 4 * VLLM_CONTEXT}], "x", {}, 3000)
     asked = [c["max_tokens"] for c in fake.calls]
-    assert asked[0] == 3000 and 256 <= asked[1] < 3000 and asked[2:] == [3000, 3000]
-    assert formats(fake) == ["json_schema"] * 4 and local.quirks == frozenset()
+    assert asked[0] == 3000 and 256 <= asked[1] < 3000 and asked[2] == 3000
+    assert 256 <= asked[3] < asked[1] and asked[4:] == [256]  # the longer prompt's one call; the hopeless one's
+    assert local.window == VLLM_CONTEXT and local.tokens_per_estimate >= 1
+    assert formats(fake) == ["json_schema"] * 5 and local.quirks == frozenset()
 
 
 @pytest.mark.parametrize(("message", "room"), [

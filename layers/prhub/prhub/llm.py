@@ -258,7 +258,8 @@ class ChatModel:
     temperature. A 400 naming such a parameter teaches this endpoint-and-model a quirk, remembered for the
     process, and the call is made again without it. Ollama (>= 0.5) and vLLM take json_schema; an Ollama before
     0.5 ignores it silently, and parse_json reads the unconstrained answer. A vLLM whose context window cannot
-    hold the prompt plus `max_tokens` says how much fits: that call asks for no more (see context_room).
+    hold the prompt plus `max_tokens` says how much fits: that call asks for no more (see context_room), and
+    the window is remembered, so later calls ask for what fits beside their prompt at once.
 
     Calls from a batch's threads pass one Gate. Retries are ours (config.llm.max_retries): a 429 waits its
     Retry-After (DashScope sends none: then the 5xx backoff) and halves the gate; 5xx (Ollama's 503 "server
@@ -277,6 +278,10 @@ class ChatModel:
         self.gate = Gate()
         self.sleep = sleep
         self.rate_limited = 0  # 429s seen (for tests and logs)
+        # The model's context window once a refusal named it, and the most its tokenizer counted per token of our
+        # estimate: a later long prompt asks for what fits at once, instead of a refusal each time.
+        self.window: int | None = None
+        self.tokens_per_estimate = 1.0
         self._lock = threading.Lock()
 
     @property
@@ -303,6 +308,7 @@ class ChatModel:
         """One answer; raises openai.APIError when the endpoint fails beyond our retries."""
         oa = _openai()
         failures = 0
+        max_tokens = self._fit(messages, max_tokens)
         while True:  # ends: each pass returns, raises, learns one of 4 quirks, lowers max_tokens or counts a failure
             quirks = self.quirks
             wait = 0.0
@@ -315,6 +321,7 @@ class ChatModel:
                 except (oa.BadRequestError, oa.UnprocessableEntityError) as exc:  # DeepSeek answers 422 too
                     room = context_room(error_text(exc))
                     if room is not None:  # this prompt leaves less room than asked: ask for what fits, once
+                        self._learn_window(error_text(exc), messages)
                         if not MIN_ANSWER_TOKENS <= room < max_tokens:
                             raise
                         logger.info("answer budget cut to the model's context window",
@@ -348,6 +355,22 @@ class ChatModel:
             tokens_in = usage.prompt_tokens if usage else estimate_tokens(json.dumps(messages, ensure_ascii=False))
             tokens_out = usage.completion_tokens if usage else estimate_tokens(content)
             return Completion(content, int(tokens_in or 0), int(tokens_out or 0))
+
+    def _fit(self, messages: list[dict[str, str]], max_tokens: int) -> int:
+        """`max_tokens`, or less where a known context window leaves less beside this prompt (at least
+        MIN_ANSWER_TOKENS: a prompt that leaves no room is refused, as before)."""
+        if self.window is None:
+            return max_tokens
+        prompt = math.ceil(estimate_tokens(_text(messages)) * self.tokens_per_estimate)
+        return max(MIN_ANSWER_TOKENS, min(max_tokens, self.window - prompt))
+
+    def _learn_window(self, refusal: str, messages: list[dict[str, str]]) -> None:
+        window, prompt = context_limits(refusal)
+        with self._lock:
+            self.window = window
+            if prompt:
+                self.tokens_per_estimate = max(self.tokens_per_estimate,
+                                               prompt / max(1, estimate_tokens(_text(messages))))
 
     def _pace(self, headers: Any) -> None:
         """Follow the provider's own count of requests left in its window (OpenAI, DeepSeek, DashScope send it)."""
@@ -398,11 +421,21 @@ def context_room(text: str) -> int | None:
     request has 2778 input tokens"; older vLLM and OpenAI: "... However, you requested 5060 tokens (4036 in the
     messages, 1024 in the completion)"); None when `text` is no such refusal. Not a quirk: it depends on the
     prompt, and its mention of max_tokens must not teach max_completion_tokens."""
-    window, prompt = _WINDOW.search(text), _PROMPT.search(text)
+    window, prompt = context_limits(text)
     if window is None:
         return None
+    return window - prompt if prompt is not None else 0
+
+
+def context_limits(text: str) -> tuple[int | None, int | None]:
+    """(the model's context window, the prompt's tokens as it counted them) that a context-length refusal names."""
+    window, prompt = _WINDOW.search(text), _PROMPT.search(text)
     used = next((int(g) for g in prompt.groups() if g), None) if prompt else None
-    return int(window.group(1)) - used if used is not None else 0
+    return (int(window.group(1)) if window else None), used
+
+
+def _text(messages: list[dict[str, str]]) -> str:
+    return "".join(m["content"] for m in messages)
 
 
 def record_tokens(stage: str, model: str, tokens_in: int, tokens_out: int) -> None:
@@ -673,7 +706,7 @@ class LlmScorer:
         spent_in = spent_out = 0
         errors: list[str] = []
         for attempt in range(2):  # the answer, then at most one repair
-            reserved = estimate_tokens("".join(m["content"] for m in messages)) + PR_ANSWER_TOKENS
+            reserved = estimate_tokens(_text(messages)) + PR_ANSWER_TOKENS
             if not budget.reserve(reserved):
                 return fallback(engine, f"budget exhausted: {budget.exhausted}", spent_in, spent_out)
             try:
