@@ -232,6 +232,18 @@ def test_a_rate_limit_past_the_retries_hands_the_pr_back_with_the_providers_wait
     assert busy.value.retry_after == llm.BUSY_WAIT
 
 
+def test_a_spent_account_is_not_waited_for_the_engine_scores_at_once(fake: FakeOpenAI) -> None:
+    # OpenAI's billing 429 (error.code names it; its type may still say insufficient_quota): no wait clears it
+    spent = Fault(429, {"error": {"message": "You exceeded your current quota, please check your plan and billing "
+                                             "details.", "type": "insufficient_quota", "param": None,
+                                  "code": "credit_balance_exhausted"}})
+    fake.enqueue(spent, spent)
+    budget = Budget(100_000)
+    scored = scorer_for(fake, max_retries=2).score(make_pr(), CONFIG, budget)
+    assert scored.scored_by == "heuristic" and len(fake.calls) == 1  # not retried, not handed back
+    assert "model unavailable (RateLimitError 429 credit_balance_exhausted)" in scored.note and budget.spent == 0
+
+
 def test_5xx_is_retried(fake: FakeOpenAI) -> None:
     fake.enqueue(Fault.server_error(), Fault.server_error())
     scored = scorer_for(fake, max_retries=2).score(make_pr(), CONFIG, Budget(100_000))

@@ -367,9 +367,11 @@ def reserve_and_settle(budget_of: Any, run_id: str, limit: int, read_used: Any, 
     assert not budget_of(run_id, limit).reserve(limit - held + 1)
     # WHEN each call settles for what it really cost, concurrently
     steps[2].wait()
-    # THEN until it is written (with the PR's result, or flushed) the counter holds the reservations
+    # THEN a call that cost more is counted at once; the rest of a reservation is held until it is handed back
+    # (with the PR's result, or flushed): the counter never holds less than was spent
     steps[3].wait()
-    assert read_used() == held
+    overruns = sum(max(0, r - g) for gs, rs in zip(granted, real, strict=True) for g, r in zip(gs, rs, strict=True))
+    assert overruns > 0 and read_used() == held + overruns
     steps[4].wait()
     for t in threads:
         t.join()
@@ -427,16 +429,23 @@ def test_a_pr_s_settlement_is_written_with_its_result_and_a_duplicate_leaves_it_
     assert store.put_result(run_id, scored, 1, tokens=budget.unsettled)
     budget.take()
     assert used() == (700, 1)
+    # WHEN a call costs more than it reserved: the overrun is counted at once, for the next reservation to see
+    over = RunBudget(store, run_id, 10_000)
+    assert over.reserve(300)
+    over.settle(300, 450)
+    assert used() == (1_150, 1) and over.unsettled == 0
+    over.flush()
+    assert used() == (1_150, 1)
     # WHEN a duplicate delivery's result comes with its own settlement: nothing is stored, counted or spent...
     again = RunBudget(store, run_id, 10_000)
     assert again.reserve(500)
     again.settle(500, 450)
     assert not store.put_result(run_id, scored, 2, tokens=again.unsettled)
-    assert used() == (1_200, 1)
+    assert used() == (1_650, 1)
     again.flush()  # ... until the settlement is written on its own
-    assert used() == (1_150, 1)
+    assert used() == (1_600, 1)
     again.flush()  # once
-    assert used() == (1_150, 1)
+    assert used() == (1_600, 1)
 
 
 def test_the_cache_reads_a_pr_s_keys_at_once_the_first_that_has_a_live_value_wins(stack: Stack) -> None:
@@ -453,6 +462,10 @@ def test_the_cache_reads_a_pr_s_keys_at_once_the_first_that_has_a_live_value_win
     assert cache.first(["model", "standin"]) == {"by": "llm"}
     assert cache.first(["standin", "model", "standin"]) == {"by": "engine"}
     now[0] += 90 * 86_400 - 5  # the model's entry has expired, the stand-in has not
+    assert cache.first(["model", "standin"]) == {"by": "engine"}
+    # an unreadable entry gives way to the next, as an absent one does
+    aws.client("dynamodb").put_item(TableName=cache.table, Item={
+        "key": {"S": "model"}, "data": {"B": b"not gzip"}, "expires_at": {"N": str(int(now[0]) + 3600)}})
     assert cache.first(["model", "standin"]) == {"by": "engine"}
 
 

@@ -70,12 +70,16 @@ class DynamoCache:
                 request = answer.get("UnprocessedKeys") or {}
                 if not request:
                     break
-            for key in wanted:  # an unreadable or expired first key gives way to the next
-                value = self._value(found.get(key))
-                if value is not None:
-                    return value
-        except READ_ERRORS as exc:
+        except READ_ERRORS as exc:  # what was read before stays usable
             log.warning("cache read failed for %s: %s", wanted[0][:80], exc)
+        for key in wanted:  # an unreadable or expired first key gives way to the next
+            try:
+                value = self._value(found.get(key))
+            except READ_ERRORS as exc:
+                log.warning("cache read failed for %s: %s", key[:80], exc)
+                continue
+            if value is not None:
+                return value
         return None
 
     def _value(self, item: dict[str, Any] | None) -> Any | None:

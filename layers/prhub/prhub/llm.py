@@ -337,6 +337,8 @@ class ChatModel:
                                 extra={"endpoint": self.url, "quirk": quirk})
                     continue
                 except (oa.RateLimitError, oa.InternalServerError, oa.APIConnectionError) as exc:
+                    if billing_refusal(exc):
+                        raise
                     failures += 1
                     if failures > self.endpoint.max_retries:
                         raise
@@ -446,7 +448,19 @@ def record_tokens(stage: str, model: str, tokens_in: int, tokens_out: int) -> No
 
 def describe(exc: Exception) -> str:
     status = getattr(exc, "status_code", None)
-    return f"{type(exc).__name__}{f' {status}' if status else ''}"
+    billing = f" {getattr(exc, 'code', '')}" if billing_refusal(exc) else ""
+    return f"{type(exc).__name__}{f' {status}' if status else ''}{billing}"
+
+
+# OpenAI's 429s for a spent account or a spending limit (error.code; error.type may still be insufficient_quota):
+# no wait clears them, so they are not retried. A bare insufficient_quota is not among them: DashScope's
+# per-minute token throttle says it too, and clears within the minute (tests/fakes/openai_server.py).
+BILLING_CODES = frozenset({"credit_balance_exhausted", "organization_spend_limit_exceeded",
+                           "project_spend_limit_exceeded", "organization_usage_limit_exceeded"})
+
+
+def billing_refusal(exc: Exception) -> bool:
+    return str(getattr(exc, "code", "") or "") in BILLING_CODES
 
 
 # -- answers --------------------------------------------------------------------------------------------------------
@@ -711,16 +725,15 @@ class LlmScorer:
                 return fallback(engine, f"budget exhausted: {budget.exhausted}", spent_in, spent_out)
             try:
                 answer = self.chat.complete(messages, "prhub_pr", PR_SCHEMA, PR_ANSWER_TOKENS)
-            except _openai().RateLimitError as exc:
-                # Still limited after our retries: not an outage to paper over with the engine, but a wait the
-                # queue takes better than this invocation (score.py hands the PR back, then the engine).
-                budget.settle(reserved, 0)
-                raise ModelBusy(f"model rate limited ({describe(exc)})",
-                                retry_after(exc.response.headers) or BUSY_WAIT) from exc
             except _openai().APIError as exc:
+                budget.settle(reserved, 0)
+                if isinstance(exc, _openai().RateLimitError) and not billing_refusal(exc):
+                    # Still limited after our retries: not an outage to paper over with the engine, but a wait
+                    # the queue takes better than this invocation (score.py hands the PR back, then the engine).
+                    raise ModelBusy(f"model rate limited ({describe(exc)})",
+                                    retry_after(exc.response.headers) or BUSY_WAIT) from exc
                 logger.warning("model call failed, engine scores the PR",
                                extra={"number": pr.number, "error": describe(exc)})
-                budget.settle(reserved, 0)
                 return fallback(engine, f"model unavailable ({describe(exc)})", spent_in, spent_out)
             spent_in += answer.tokens_in
             spent_out += answer.tokens_out

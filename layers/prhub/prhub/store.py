@@ -404,17 +404,22 @@ class RunBudget:
         self.run_id = run_id
         self.limit = limit
         self.exhausted = exhausted or "the run's token budget is spent"
-        self.unsettled = 0  # what the calls cost minus what they reserved, not yet written
+        self.unsettled = 0  # reserved beyond what the calls cost (<= 0), not yet handed back
 
     def reserve(self, tokens: int) -> bool:
         """Hold `tokens` of the budget for a call about to be sent; False when they do not fit."""
         return bool(self.store.reserve_tokens(self.run_id, int(tokens), self.limit))
 
     def settle(self, reserved: int, spent: int) -> None:
-        """Replace a reservation by what the call cost: kept here until the PR's result is stored with it
-        (Store.put_result's `tokens`, one write for both) or flush() writes it. Meanwhile the counter holds the
-        reservation, so workers reserving meanwhile see no more room than there is."""
-        self.unsettled += int(spent) - int(reserved)
+        """Replace a reservation by what the call cost. A call that cost more is counted at once (the next
+        reservation, this PR's repair or another worker's, must see it); one that cost less, the usual case, hands
+        its rest back with the PR's result (Store.put_result's `tokens`, one write for both) or flush(). Meanwhile
+        the counter holds more than was spent, never less: no worker sees room that is not there."""
+        difference = int(spent) - int(reserved)
+        if difference > 0:
+            self.store.spend_tokens(self.run_id, difference)
+        else:
+            self.unsettled += difference
 
     def take(self) -> int:
         """The unsettled difference, handed to whoever writes it (and forgotten here)."""
