@@ -8,12 +8,14 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prhub import aws
+from prhub.cache import DynamoCache
 from prhub.errors import PrhubError
 
 from prhub_local import cli
@@ -177,8 +179,13 @@ def test_a_journal_left_by_a_killed_run_is_restored_on_top_of_its_generation(new
         restore_state(stack, held)
         journal = Journal(stack, held, every=3600)
         journal.start()
-        aws.client("dynamodb").put_item(TableName=stack.tables["CacheTable"], Item={"key": {"S": "more"}})
+        cache = DynamoCache(aws.client("dynamodb"), stack.tables["CacheTable"])  # as the flow writes the cache
+        cache.put("more", {"paid": True})
         assert journal.flush() == 1 and journal.flush() == 0
+        # an item written long ago (restored, or kept as it was) is not new: passes ask only for recent writes
+        aws.client("dynamodb").put_item(TableName=stack.tables["CacheTable"], Item={
+            "key": {"S": "old"}, "data": {"B": b"x"}, "expires_at": {"N": str(int(time.time()) + 3600)}})
+        assert journal.flush() == 0
         journal.stop()
     keys = {json.loads(i)["key"]["S"] for i in restored(new_stack, state)[0]["tables"]["CacheTable"]}
     assert keys == {"k0", "k1", "k2", "paid", "more"}
