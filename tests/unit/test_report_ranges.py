@@ -1,11 +1,13 @@
 """Range-aware reports and revert chains: titles, comparisons and caps by period kind; reverts, re-lands, re-fixes.
 
 Long ranges are tested on the analysis directly with PRs built as scored (no scoring pass), so the suite stays
-fast; the revert chain of verl's 2026-05-04..10 is tested on the real export (skipped without it).
+fast; the revert chain of verl's 2026-05-04..10 is tested on the real export, the chain read from its rows at
+run time (skipped without it).
 """
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -81,25 +83,39 @@ def test_the_same_files_in_the_same_module_re_fix_a_revert_and_an_unrelated_pr_d
     assert "Follow up the reverted changes not re-landed yet (#58)." in open_chain["suggestions"]
 
 
+def export_chain(rows: list[dict], since: str, until: str) -> tuple[int, int, int, str]:
+    """(revert, reverted, re-fix, reverted title) read from the export's own text, not by the code under test:
+    the range's one `Revert "..."` PR, the PR its body says it reverts ("Reverts owner/repo#N"), and the later PR
+    of the range that cites the revert."""
+    inside = [r for r in rows if since <= r["merged_at"] < until]
+    [revert] = [r for r in inside if r["title"].startswith('Revert "')]
+    reverted = int(re.search(r"Reverts [\w.-]+/[\w.-]+#(\d+)", revert["body"]).group(1))
+    [refix] = [r for r in inside if r["number"] != revert["number"] and r["merged_at"] > revert["merged_at"]
+               and f"#{revert['number']}" in f"{r['title']} {r['body']}"]
+    title = next(r["title"] for r in rows if r["number"] == reverted)
+    return revert["number"], reverted, refix["number"], title
+
+
 @pytest.mark.skipif(not DATA.exists(), reason=f"{DATA} is not here")
-def test_verl_2026_05_04_revert_chain_6226_6258_6265_and_its_chinese():
-    # the reverted PR's title as the export has it (read at run time, never copied into the project)
-    reverted_title = next(json.loads(line)["title"] for line in DATA.open(encoding="utf-8")
-                          if json.loads(line)["number"] == 6226)
+def test_verl_2026_05_04_revert_chain_and_its_chinese():
+    # the chain as the export's own rows tell it (read at run time, never copied into the project)
+    raw = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
+    revert, reverted, refix, reverted_title = export_chain(raw, "2026-05-03T16:00:00Z", "2026-05-10T16:00:00Z")
     from prhub.models import PullRequest
 
     from bench import zh_share
-    rows = [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
-    report = zh_share.build(rows, "2026-05-04", "2026-05-10")
-    assert {"pr": 6258, "reverts": 6226, "relanded_by": 6265, "relanded_how": "refix",
+    report = zh_share.build([PullRequest.from_export(r) for r in raw], "2026-05-04", "2026-05-10")
+    assert {"pr": revert, "reverts": reverted, "relanded_by": refix, "relanded_how": "refix",
             "title": reverted_title} in report["reverts"]
-    assert next(p for p in report["prs"] if p["number"] == 6226)["reverted_by"] == 6258
-    assert any("#6258 回滚了 #6226" in n["text"] and "#6265 重新修复" in n["text"] for n in report["relation_notes"])
+    assert next(p for p in report["prs"] if p["number"] == reverted)["reverted_by"] == revert
+    assert any(f"#{revert} 回滚了 #{reverted}" in n["text"] and f"#{refix} 重新修复" in n["text"]
+               for n in report["relation_notes"])
     assert not any("尚未重新合入" in n["text"] for n in report["relation_notes"])
     assert not any("跟进被回滚" in s for s in report["suggestions"])
-    assert "已被 [\\#6258](<https://github.com/verl-project/verl/pull/6258>) 回滚" in render_markdown(report)
+    assert (f"已被 [\\#{revert}](<https://github.com/verl-project/verl/pull/{revert}>) 回滚"
+            in render_markdown(report))
     themes = [k["text"] for k in report["key_changes"]]
-    assert any("其中 #6226 被 #6258 回滚，随后由 #6265 重新修复。" in t for t in themes)
+    assert any(f"其中 #{reverted} 被 #{revert} 回滚，随后由 #{refix} 重新修复。" in t for t in themes)
     assert zh_share.share(zh_share.prose(report)) >= zh_share.TARGET
     # highlights are themes, not the top five by rank: no two are led from the same cluster
     leads = [h["prs"][0] for h in report["highlights"]]
@@ -174,8 +190,6 @@ def test_any_other_range_is_a_report_for_its_dates():
 
 
 def test_every_number_in_the_zh_month_narrative_is_in_its_data():
-    import re
-
     from tests.golden.zh_month import build
     report = build()
     sections = {k: report[k] for k in ("summary", "highlights", "key_changes", "trend_notes", "risk_notes",
