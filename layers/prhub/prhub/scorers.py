@@ -22,7 +22,7 @@ from aws_lambda_powertools import Logger
 
 from prhub.config import RepoConfig
 from prhub.errors import InputError
-from prhub.pricing import Prices
+from prhub.pricing import Prices, token_limit
 from prhub.secrets import SecretError
 
 if TYPE_CHECKING:
@@ -110,17 +110,22 @@ class Scorers:
         """The model `config` asks for, whether or not a key is at hand (no secret is read)."""
         return config.llm.model or self.env.get("PRHUB_LLM_MODEL") or DEFAULT_MODEL
 
+    def token_budget(self, config: RepoConfig, model: str | None) -> tuple[int, str]:
+        """The run's token limit at `model`'s price and what the engine's stand-ins say once it is reached
+        (prhub.pricing.token_limit). The price table is read only for a money budget, so a malformed
+        PRHUB_LLM_PRICES never stops a run that has none; one that has cannot be kept: the limit is 0."""
+        try:
+            prices = self.prices() if model and config.llm.max_cost_per_run_usd is not None else Prices()
+        except ValueError as exc:
+            return 0, f"llm.max_cost_per_run_usd cannot be kept: {exc}"
+        return token_limit(config.llm, prices, model)
+
     def budget_warning(self, config: RepoConfig) -> str | None:
         """Why a run's money budget cannot be kept (a model with no price, an unreadable price table), said when
         the run is planned; the score workers then leave the model alone and say so on every PR."""
         if config.scorer == "heuristic" or config.llm.max_cost_per_run_usd is None:
             return None
-        from prhub.pricing import token_limit
-
-        try:
-            limit, why = token_limit(config.llm, self.prices(), self.model_name(config))
-        except ValueError as exc:
-            why, limit = f"llm.max_cost_per_run_usd cannot be kept: {exc}", 0
+        limit, why = self.token_budget(config, self.model_name(config))
         return f"the model will not be called, the engine scores every PR: {why}" if limit == 0 else None
 
     def choose(self, config: RepoConfig) -> Endpoint | None:

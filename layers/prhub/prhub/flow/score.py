@@ -23,7 +23,6 @@ from prhub.errors import HandBack, InputError, RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
 from prhub.models import PullRef, PullRequest, ScoredPR
-from prhub.pricing import Prices, token_limit
 from prhub.store import Run, RunBudget
 
 if TYPE_CHECKING:
@@ -253,13 +252,8 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 
 
 def run_budget(run: Run, deps: Deps, model: str | None) -> RunBudget:
     """The run's model budget, shared by every worker through the run item: the smaller of its token and money
-    budgets at `model`'s price (prhub.pricing.token_limit). The price table is read only for a money budget, so
-    a malformed PRHUB_LLM_PRICES never stops a run that has none; one that has cannot be kept: the engine scores."""
-    try:
-        prices = deps.scorers.prices() if model and run.config.llm.max_cost_per_run_usd is not None else Prices()
-    except ValueError as exc:
-        return RunBudget(deps.store, run.run_id, 0, f"llm.max_cost_per_run_usd cannot be kept: {exc}")
-    limit, exhausted = token_limit(run.config.llm, prices, model)
+    budgets at `model`'s price (Scorers.token_budget)."""
+    limit, exhausted = deps.scorers.token_budget(run.config, model)
     return RunBudget(deps.store, run.run_id, limit, exhausted)
 
 
