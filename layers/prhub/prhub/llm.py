@@ -897,7 +897,7 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
             written.update({str(k): int(v) for k, v in (cached.get("removed") or {}).items()})
             pending = []
         for attempt in range(2 if pending else 0):
-            if limit - used - tokens_in - tokens_out <= estimate_tokens("".join(m["content"] for m in messages)):
+            if limit - used - tokens_in - tokens_out <= estimate_tokens(_text(messages)):
                 stopped = why
                 break
             try:
