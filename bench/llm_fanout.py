@@ -11,18 +11,23 @@ excluded), the ideal ceil(PRs / C) x latency + one narrative latency with C = wo
 and their ratio (target <= 1.2); beside them the process's CPU time over the scoring (workers, moto and the fake
 share this process: a CPU time near the scoring time says the CPU, not the model, set the pace). Calls per
 invocation are what the run really allows: PRHUB_LLM_CONCURRENCY (default prhub.scorers.DEFAULT_CONCURRENCY), at
-most the ScoreQueue batch template.yaml sets. `run()` returns the figures ("rows" for the bench table).
+most the ScoreQueue batch template.yaml sets. Then each case's floor: the same calls alone (floor_run), the
+least ratio this host's CPU allows. `run()` returns the figures ("rows" for the bench table).
 """
 from __future__ import annotations
 
 import argparse
 import bisect
+import json
 import math
 import os
 import secrets
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,30 +46,22 @@ TARGET = 1.2
 
 def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, Any]:
     """One `prhub run --scorer llm` of the range with `workers` score workers; its figures."""
-    saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PRHUB_LLM_MODEL")}
-    with FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp:
-        os.environ.update({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-bench",
-                           "PRHUB_LLM_MODEL": "fake-model"})
+    with FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp, model_env(fake):
+        per_call = calls_per_invocation()
+        load_before = os.getloadavg()[0]
+        cpu = CpuClock().start()
+        started = time.monotonic()
         try:
-            per_call = calls_per_invocation()
-            load_before = os.getloadavg()[0]
-            cpu = CpuClock().start()
-            started = time.monotonic()
             result = run_pipeline(repo=REPO, since=since, until=until, tz=TZ, source=f"jsonl:{DATA}",
                                   scorer="llm", lang="zh", out=Path(tmp) / "site", state=Path(tmp) / "state",
                                   workers=workers, progress=lambda message: None,
                                   # moto keeps its state per process: a fresh prefix is a fresh stack,
                                   # so no run finds an earlier run's cached scores.
                                   prefix=f"fanout{workers}-{secrets.token_hex(3)}")
-            total = time.monotonic() - started
-            load = (load_before, os.getloadavg()[0])
         finally:
             cpu.stop()
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+        total = time.monotonic() - started
+        load = (load_before, os.getloadavg()[0])
         pr_spans = [(a, b, data_block(r, "engine_features")["number"]) for a, b, r in fake.spans
                     if data_block(r, "engine_features") is not None]
         narrative_spans = [(a, b) for a, b, r in fake.spans if data_block(r, "week_facts") is not None]
@@ -94,6 +91,71 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
         "tokens_in": result.report["scorer"].get("tokens_in"),
         "tokens_out": result.report["scorer"].get("tokens_out"),
     }
+
+
+@contextmanager
+def model_env(fake: FakeOpenAI) -> Iterator[None]:
+    """The environment naming the fake as the run's model, restored afterwards."""
+    saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PRHUB_LLM_MODEL")}
+    os.environ.update({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-bench", "PRHUB_LLM_MODEL": "fake-model"})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str, Any]:
+    """The same PRs' model calls alone: each of `workers` threads sends its batches' real prompts through its own
+    ChatModel, calls_per_invocation at once, one batch after another, with no AWS, queue, engine or guard in the
+    way (all prepared before the clock starts). Its ratio is the least this host's CPU leaves the pipeline: the
+    openai SDK's and the fake's own work per call, sharing one process, already cost that."""
+    from prhub import llm
+    from prhub.models import PullRequest
+    from prhub.period import Period
+    from prhub.prompting import pr_prompt
+    from prhub.scorers import Endpoint
+    from prhub.scoring import score_pull
+
+    config = WatchList.parse("{}").get(REPO).with_overrides(scorer="llm")
+    period = Period.parse(since, until, TZ)
+    prs = [pr for pr in (PullRequest.from_export(json.loads(line))
+                         for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip())
+           if period.contains(pr.merged_at)]
+    prompts = [pr_prompt(pr, score_pull(pr, config), config).messages for pr in prs]
+    with FakeOpenAI(latency=latency) as fake, model_env(fake):
+        per_call = calls_per_invocation()
+        chats = [llm.ChatModel(Endpoint(fake.base_url, "fake-model", "sk-bench")) for _ in range(workers)]
+        batches = [prompts[i:i + per_call] for i in range(0, len(prompts), per_call)]
+        lock = threading.Lock()
+        ready = threading.Barrier(workers)
+
+        def worker(chat: llm.ChatModel) -> None:
+            ready.wait()  # the workers' first batches arrive together, as the plan's messages do
+            with ThreadPoolExecutor(max_workers=per_call) as pool:
+                while True:
+                    with lock:
+                        if not batches:
+                            return
+                        batch = batches.pop(0)
+                    list(pool.map(lambda m: chat.complete(m, "prhub_pr", llm.PR_SCHEMA, llm.PR_ANSWER_TOKENS),
+                                  batch))
+
+        threads = [threading.Thread(target=worker, args=(chat,)) for chat in chats]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        spans = list(fake.spans)
+    scoring = max(b for _, b, _ in spans) - min(a for a, _, _ in spans)
+    concurrency = workers * per_call
+    ideal = math.ceil(len(prs) / concurrency) * latency + latency
+    # the narrative's own duration: the fake's latency (its CPU is the one call's, as above)
+    return {"prs": len(prs), "latency_s": latency, "concurrency": concurrency, "scoring_s": round(scoring, 2),
+            "ideal_s": round(ideal, 2), "ratio": round((scoring + latency) / ideal, 3)}
 
 
 class CpuClock:
@@ -132,16 +194,19 @@ def calls_per_invocation() -> int:
 
 
 def run(workers: int = 4, cases: tuple[str, ...] = tuple(CASES)) -> dict[str, Any]:
-    """Figures for each case, plus bench-table rows."""
+    """Figures for each case and its floor (floor_run), plus bench-table rows."""
     if not DATA.exists():
         return {"skipped": f"{DATA} is absent", "rows": [["llm fan-out", "skipped", f"{DATA} is absent"]]}
     runs = [one_run(workers, *CASES[c]) for c in cases]
+    floors = [floor_run(workers, *CASES[c]) for c in cases]
     rows = [[f"llm fan-out, {r['prs']} PRs at {r['latency_s']:g} s", f"{r['model_critical_s']:.2f} s",
              f"ratio {r['ratio']:.2f} to the ideal {r['ideal_s']:.1f} s (C = {r['workers']} workers x "
-             f"{r['calls_per_invocation']} calls = {r['concurrency']}); sequential {r['sequential_s']:.0f} s; "
+             f"{r['calls_per_invocation']} calls = {r['concurrency']}); the calls alone {f['ratio']:.2f}; "
+             f"sequential {r['sequential_s']:.0f} s; "
              f"pipeline {r['pipeline_s']:.1f} s; CPU {r['scoring_cpu_s']:.1f} s over the scoring "
-             f"({r['cpu_ms_per_pr']:.0f} ms a PR); {r['tokens_in']} tokens in, {r['tokens_out']} out"] for r in runs]
-    return {"runs": runs, "rows": rows}
+             f"({r['cpu_ms_per_pr']:.0f} ms a PR); {r['tokens_in']} tokens in, {r['tokens_out']} out"]
+            for r, f in zip(runs, floors, strict=True)]
+    return {"runs": runs, "floors": floors, "rows": rows}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,6 +227,10 @@ def main(argv: list[str] | None = None) -> int:
                                           r["cpu_ms_per_pr"], r["narrative_s"],
                                           r["model_critical_s"], r["ideal_s"], f"{r['ratio']:.2f}",
                                           r["pipeline_s"], "-".join(f"{v:g}" for v in r["load_1min"]))))
+    print("\nthe model calls alone, no pipeline (floor_run: the least ratio this host allows)")
+    print(" | ".join(("PRs", "latency s", "C", "scoring s", "ideal s", "ratio")))
+    for f in figures["floors"]:
+        print(" | ".join(str(f[k]) for k in ("prs", "latency_s", "concurrency", "scoring_s", "ideal_s", "ratio")))
     worst = max(r["ratio"] for r in figures["runs"])
     print(f"worst ratio {worst:.2f} (target <= {TARGET})")
     return 0
