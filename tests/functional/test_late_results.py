@@ -296,6 +296,42 @@ def test_too_little_time_for_a_model_call_hands_the_pr_back(model: tuple[MemoryS
     assert any(r.startswith("scored by the engine: no time for a model call") for r in result.scored.reasons)
 
 
+def test_tokens_spent_before_a_hand_back_reach_the_prs_result(model: tuple[MemoryStack, Model],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from prhub.llm import ModelBusy
+
+    stack, scorer = model
+    run_id, [first, second, *_] = planned(stack)
+    answered = scorer.score
+
+    def busy_once(pr: PullRequest, config: Any, budget: Any) -> Any:
+        if pr.number == first.body["number"] and scorer.calls == 0:
+            scorer.calls += 1  # an answer (120 in, 30 out), then its repair rate limited past the retries
+            raise ModelBusy("model rate limited (RateLimitError 429: slow down)", retry_after=5, spent=(120, 30))
+        scored = answered(pr, config, budget)
+        scored.tokens_in, scored.tokens_out = 50, 10  # the later call's own cost
+        return scored
+
+    monkeypatch.setattr(scorer, "score", busy_once)
+    # WHEN the PR is handed back after a paid call: its message carries what was spent
+    assert score_record(record(first), stack.deps)["deferred"] == 6
+    [back] = stack.queue.messages.pop(SCORE)
+    assert back.body == {**first.body, "handed_back": 1, "spent": [120, 30]}
+    # WHEN the model scores it later: the PR's tokens are both calls', as the run's counter has them
+    assert score_record(record(back), stack.deps)["stored"] is True
+    [result] = stack.store.results(run_id)
+    assert result.scored is not None and result.scored.scored_by == "llm"
+    assert (result.scored.tokens_in, result.scored.tokens_out) == (50 + 120, 10 + 30)
+    # a PR handed back MAX_HANDBACKS times with tokens spent: the engine's result carries them too
+    second.body.update(handed_back=MAX_HANDBACKS, spent=[7, 3])
+    monkeypatch.setattr(scorer, "score", lambda pr, config, budget: (_ for _ in ()).throw(
+        ModelBusy("model rate limited", retry_after=5)))
+    assert score_record(record(second), stack.deps)["stored"] is True
+    [engine] = [r for r in stack.store.results(run_id) if r.number == second.body["number"]]
+    assert engine.scored is not None and engine.scored.scored_by == "heuristic"
+    assert (engine.scored.tokens_in, engine.scored.tokens_out) == (7, 3)
+
+
 def test_a_lasting_rate_limit_hands_the_pr_back_then_the_engine_scores_it(model: tuple[MemoryStack, Model],
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     from prhub.llm import ModelBusy

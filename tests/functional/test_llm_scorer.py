@@ -232,6 +232,20 @@ def test_a_rate_limit_past_the_retries_hands_the_pr_back_with_the_providers_wait
     assert busy.value.retry_after == llm.BUSY_WAIT
 
 
+def test_a_repair_rate_limited_past_its_retries_hands_back_what_the_first_call_cost(fake: FakeOpenAI) -> None:
+    # GIVEN a model whose first answer is invalid and whose repair call is then rate limited past its retries
+    fake.enqueue("{not json", Fault.rate_limited(retry_after=0), Fault.rate_limited(retry_after=3))
+    budget = Budget(100_000)
+    scorer = scorer_for(fake, max_retries=1)
+    scorer.chat.sleep = lambda seconds: None
+    # WHEN it scores the PR: it is handed back, carrying what the answered call cost (the run paid for it)
+    with pytest.raises(llm.ModelBusy) as busy:
+        scorer.score(make_pr(), CONFIG, budget)
+    assert len(fake.calls) == 3 and fake.tokens_in > 0
+    assert busy.value.spent == (fake.tokens_in, fake.tokens_out)
+    assert budget.spent == fake.tokens_in + fake.tokens_out  # the refused repair's reservation handed back
+
+
 def test_a_spent_account_is_not_waited_for_the_engine_scores_at_once(fake: FakeOpenAI) -> None:
     # OpenAI's billing 429 (error.code names it; its type may still say insufficient_quota): no wait clears it
     spent = Fault(429, {"error": {"message": "You exceeded your current quota, please check your plan and billing "

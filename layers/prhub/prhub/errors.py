@@ -33,5 +33,12 @@ class RetryLater(PrhubError):
 class HandBack(RetryLater):
     """The PR's model call cannot be made now (the model's rate limit outlasted our retries, too little of the
     invocation is left): its message goes back to the queue, counted, so that after a few hand-backs the engine
-    scores it instead of the PR circling for ever."""
+    scores it instead of the PR circling for ever.
+
+    `spent` is what the PR's calls cost before the hand-back (tokens in, out: an answer whose repair was then rate
+    limited): the run paid them, so they travel with the message to the PR's result."""
+
+    def __init__(self, message: str, retry_after: float, spent: tuple[int, int] = (0, 0)) -> None:
+        super().__init__(message, retry_after)
+        self.spent = spent
 

@@ -731,7 +731,7 @@ class LlmScorer:
                     # Still limited after our retries: not an outage to paper over with the engine, but a wait
                     # the queue takes better than this invocation (score.py hands the PR back, then the engine).
                     raise ModelBusy(f"model rate limited ({describe(exc)})",
-                                    retry_after(exc.response.headers) or BUSY_WAIT) from exc
+                                    retry_after(exc.response.headers) or BUSY_WAIT, (spent_in, spent_out)) from exc
                 logger.warning("model call failed, engine scores the PR",
                                extra={"number": pr.number, "error": describe(exc)})
                 return fallback(engine, f"model unavailable ({describe(exc)})", spent_in, spent_out)

@@ -126,7 +126,8 @@ def score_record(record: SQSRecord, deps: Deps, scored: list[tuple[str, bool]] |
         return _drop(record, str(exc))
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
-        outcome = _score(run_id, number, ref, deps, _handbacks(json.loads(record.body)))
+        body = json.loads(record.body)
+        outcome = _score(run_id, number, ref, deps, _handbacks(body), _spent(body))
     except RetryLater as exc:
         # Checked first: a rate limit is never a failure, whatever the receive count.
         return _defer(record, run_id, number, exc, deps)
@@ -172,6 +173,8 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
     body = json.loads(record.body)
     if isinstance(exc, HandBack):
         body["handed_back"] = _handbacks(body) + 1
+        if any(exc.spent):  # what its calls cost so far: the run paid it, the PR's result will say so
+            body["spent"] = [int(a) + int(b) for a, b in zip(_spent(body), exc.spent, strict=True)]
     try:
         deps.queue.send(url, body, delay=delay)
     except Exception:
@@ -202,7 +205,17 @@ def _handbacks(body: Any) -> int:
         return 0
 
 
-def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 0) -> dict[str, Any]:
+def _spent(body: Any) -> tuple[int, int]:
+    """Tokens (in, out) the PR's calls cost before it was handed back, carried in its message."""
+    try:
+        tokens_in, tokens_out = body.get("spent", (0, 0))
+        return max(0, int(tokens_in)), max(0, int(tokens_out))
+    except (AttributeError, TypeError, ValueError):
+        return 0, 0
+
+
+def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 0,
+           spent: tuple[int, int] = (0, 0)) -> dict[str, Any]:
     run = _run_meta(run_id, deps)
     source = deps.sources(run.source)
     deadline = deps.deadline()
@@ -240,6 +253,9 @@ def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 
         else:
             # A cache hit spends nothing in this run.
             scored.tokens_in = scored.tokens_out = 0
+        # Calls made before a hand-back were paid by this run too: the PR's tokens sum to the run's spending.
+        scored.tokens_in += spent[0]
+        scored.tokens_out += spent[1]
         # The calls' settlement goes with the result: one write. A duplicate stores nothing, so it goes alone.
         stored = deps.store.put_result(run_id, scored, now, cached=cached, tokens=budget.unsettled)
         if stored:
