@@ -85,7 +85,7 @@ class PrRisk(TypedDict):
 
 
 class PrEntry(TypedDict):
-    """One scored PR (ScoredPR.report_entry)."""
+    """One scored PR (ScoredPR.pr_entry)."""
     number: int
     title: str
     url: str
