@@ -20,6 +20,7 @@ import argparse
 import bisect
 import json
 import math
+import multiprocessing
 import os
 import secrets
 import tempfile
@@ -46,7 +47,7 @@ TARGET = 1.2
 
 def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, Any]:
     """One `prhub run --scorer llm` of the range with `workers` score workers; its figures."""
-    with FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp, model_env(fake):
+    with FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp, model_env(fake.base_url):
         per_call = calls_per_invocation()
         load_before = os.getloadavg()[0]
         cpu = CpuClock().start()
@@ -93,11 +94,19 @@ def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, A
     }
 
 
+def _fake_elsewhere(latency: float, urls: Any, done: Any, answered: Any) -> None:
+    """floor_run's fake model, in a process of its own: its URL out, then its calls' spans once `done` is set."""
+    with FakeOpenAI(latency=latency) as fake:
+        urls.put(fake.base_url)
+        done.wait()
+        answered.put([(a, b) for a, b, _ in fake.spans])
+
+
 @contextmanager
-def model_env(fake: FakeOpenAI) -> Iterator[None]:
-    """The environment naming the fake as the run's model, restored afterwards."""
+def model_env(base_url: str) -> Iterator[None]:
+    """The environment naming the fake at `base_url` as the run's model, restored afterwards."""
     saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PRHUB_LLM_MODEL")}
-    os.environ.update({"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-bench", "PRHUB_LLM_MODEL": "fake-model"})
+    os.environ.update({"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench", "PRHUB_LLM_MODEL": "fake-model"})
     try:
         yield
     finally:
@@ -111,8 +120,8 @@ def model_env(fake: FakeOpenAI) -> Iterator[None]:
 def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str, Any]:
     """The same PRs' model calls alone: each of `workers` threads sends its batches' real prompts through its own
     ChatModel, calls_per_invocation at once, one batch after another, with no AWS, queue, engine or guard in the
-    way (all prepared before the clock starts). Its ratio is the least this host's CPU leaves the pipeline: the
-    openai SDK's and the fake's own work per call, sharing one process, already cost that."""
+    way (all prepared before the clock starts), the fake in a process of its own as a provider is. Its ratio is the
+    least this host's CPU leaves the pipeline: the client's own work per call (the openai SDK's) already costs that."""
     from prhub import llm
     from prhub.models import PullRequest
     from prhub.period import Period
@@ -126,9 +135,18 @@ def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str,
                          for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip())
            if period.contains(pr.merged_at)]
     prompts = [pr_prompt(pr, score_pull(pr, config), config).messages for pr in prs]
-    with FakeOpenAI(latency=latency) as fake, model_env(fake):
+    spawn = multiprocessing.get_context("spawn")  # not a fork of this process's threads
+    urls, answered, done = spawn.Queue(), spawn.Queue(), spawn.Event()
+    server = spawn.Process(target=_fake_elsewhere, args=(latency, urls, done, answered), daemon=True)
+    server.start()
+    try:
+        base_url = urls.get(timeout=120)
+    except BaseException:
+        server.kill()
+        raise
+    with model_env(base_url):
         per_call = calls_per_invocation()
-        chats = [llm.ChatModel(Endpoint(fake.base_url, "fake-model", "sk-bench")) for _ in range(workers)]
+        chats = [llm.ChatModel(Endpoint(base_url, "fake-model", "sk-bench")) for _ in range(workers)]
         batches = [prompts[i:i + per_call] for i in range(0, len(prompts), per_call)]
         lock = threading.Lock()
         ready = threading.Barrier(workers)
@@ -149,8 +167,10 @@ def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str,
             t.start()
         for t in threads:
             t.join()
-        spans = list(fake.spans)
-    scoring = max(b for _, b, _ in spans) - min(a for a, _, _ in spans)
+    done.set()
+    spans = answered.get(timeout=120)
+    server.join(timeout=10)
+    scoring = max(b for _, b in spans) - min(a for a, _ in spans)
     concurrency = workers * per_call
     ideal = math.ceil(len(prs) / concurrency) * latency + latency
     # the narrative's own duration: the fake's latency (its CPU is the one call's, as above)
