@@ -26,15 +26,14 @@ import secrets
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from prhub.config import WatchList
 from prhub.scorers import Scorers
 
+from prhub_local.embedded import patched_env
 from prhub_local.runner import batch_size, run_pipeline
 from prhub_local.template import default_root, load_template
 from tests.fakes.openai_server import FakeOpenAI, data_block
@@ -47,7 +46,8 @@ TARGET = 1.2
 
 def one_run(workers: int, since: str, until: str, latency: float) -> dict[str, Any]:
     """One `prhub run --scorer llm` of the range with `workers` score workers; its figures."""
-    with FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp, model_env(fake.base_url):
+    with (FakeOpenAI(latency=latency) as fake, tempfile.TemporaryDirectory() as tmp,
+          patched_env(model_env(fake.base_url))):
         per_call = calls_per_invocation()
         load_before = os.getloadavg()[0]
         cpu = CpuClock().start()
@@ -102,19 +102,9 @@ def _fake_elsewhere(latency: float, urls: Any, done: Any, answered: Any) -> None
         answered.put([(a, b) for a, b, _ in fake.spans])
 
 
-@contextmanager
-def model_env(base_url: str) -> Iterator[None]:
-    """The environment naming the fake at `base_url` as the run's model, restored afterwards."""
-    saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PRHUB_LLM_MODEL")}
-    os.environ.update({"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench", "PRHUB_LLM_MODEL": "fake-model"})
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+def model_env(base_url: str) -> dict[str, str]:
+    """The environment naming the fake at `base_url` as the run's model (for patched_env)."""
+    return {"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench", "PRHUB_LLM_MODEL": "fake-model"}
 
 
 def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str, Any]:
@@ -141,35 +131,33 @@ def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str,
     server.start()
     try:
         base_url = urls.get(timeout=120)
-    except BaseException:
-        server.kill()
-        raise
-    with model_env(base_url):
-        per_call = calls_per_invocation()
-        chats = [llm.ChatModel(Endpoint(base_url, "fake-model", "sk-bench")) for _ in range(workers)]
-        batches = [prompts[i:i + per_call] for i in range(0, len(prompts), per_call)]
-        lock = threading.Lock()
-        ready = threading.Barrier(workers)
+        with patched_env(model_env(base_url)):
+            per_call = calls_per_invocation()
+            chats = [llm.ChatModel(Endpoint(base_url, "fake-model", "sk-bench")) for _ in range(workers)]
+            batches = [prompts[i:i + per_call] for i in range(0, len(prompts), per_call)]
+            lock = threading.Lock()
+            ready = threading.Barrier(workers)
 
-        def worker(chat: llm.ChatModel) -> None:
-            ready.wait()  # the workers' first batches arrive together, as the plan's messages do
-            with ThreadPoolExecutor(max_workers=per_call) as pool:
-                while True:
-                    with lock:
-                        if not batches:
-                            return
-                        batch = batches.pop(0)
-                    list(pool.map(lambda m: chat.complete(m, "prhub_pr", llm.PR_SCHEMA, llm.PR_ANSWER_TOKENS),
-                                  batch))
+            def worker(chat: llm.ChatModel) -> None:
+                ready.wait()  # the workers' first batches arrive together, as the plan's messages do
+                with ThreadPoolExecutor(max_workers=per_call) as pool:
+                    while True:
+                        with lock:
+                            if not batches:
+                                return
+                            batch = batches.pop(0)
+                        list(pool.map(lambda m: chat.complete(m, "prhub_pr", llm.PR_SCHEMA, llm.PR_ANSWER_TOKENS),
+                                      batch))
 
-        threads = [threading.Thread(target=worker, args=(chat,)) for chat in chats]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    done.set()
-    spans = answered.get(timeout=120)
-    server.join(timeout=10)
+            with ThreadPoolExecutor(max_workers=workers) as each:
+                list(each.map(worker, chats))  # a failed call fails the floor, not a silent thread
+        done.set()
+        spans = answered.get(timeout=120)
+    finally:
+        done.set()
+        server.join(timeout=10)
+        if server.is_alive():
+            server.kill()
     scoring = max(b for _, b in spans) - min(a for a, _ in spans)
     concurrency = workers * per_call
     ideal = math.ceil(len(prs) / concurrency) * latency + latency

@@ -174,7 +174,8 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
     if isinstance(exc, HandBack):
         body["handed_back"] = _handbacks(body) + 1
         if any(exc.spent):  # what its calls cost so far: the run paid it, the PR's result will say so
-            body["spent"] = [int(a) + int(b) for a, b in zip(_spent(body), exc.spent, strict=True)]
+            (before_in, before_out), (now_in, now_out) = _spent(body), exc.spent
+            body["spent"] = [before_in + now_in, before_out + now_out]
     try:
         deps.queue.send(url, body, delay=delay)
     except Exception:
