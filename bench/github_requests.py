@@ -24,11 +24,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from prhub.github import GitHubSource, MemoryEtagCache
-from prhub.github_graphql import GraphQLSource
-from prhub.models import PullRequest
-from prhub.period import Period
-from prhub.sources import JsonlSource
+from prhub.sources.github import GitHubSource, MemoryEtagCache
+from prhub.sources.graphql import GraphQLSource
+from prhub.core.models import PullRequest
+from prhub.core.period import Period
+from prhub.sources.source import JsonlSource
 
 from tests.fakes import FakeGitHub
 

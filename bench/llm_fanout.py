@@ -10,7 +10,7 @@ PR answer sent, plus the narrative call's own duration; the queue hop between sc
 excluded), the ideal ceil(PRs / C) x latency + one narrative latency with C = workers x calls per invocation,
 and their ratio (target <= 1.2); beside them the process's CPU time over the scoring (workers, moto and the fake
 share this process: a CPU time near the scoring time says the CPU, not the model, set the pace). Calls per
-invocation are what the run really allows: PRHUB_LLM_CONCURRENCY (default prhub.scorers.DEFAULT_CONCURRENCY), at
+invocation are what the run really allows: PRHUB_LLM_CONCURRENCY (default prhub.model.scorers.DEFAULT_CONCURRENCY), at
 most the ScoreQueue batch template.yaml sets. Then each case's floor: the same calls alone (floor_run), the
 least ratio this host's CPU allows. `run()` returns the figures ("rows" for the bench table).
 """
@@ -30,8 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from prhub.config import WatchList
-from prhub.scorers import Scorers
+from prhub.core.config import WatchList
+from prhub.model.scorers import Scorers
 
 from prhub_local.embedded import patched_env
 from prhub_local.runner import batch_size, run_pipeline
@@ -112,12 +112,12 @@ def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str,
     ChatModel, calls_per_invocation at once, one batch after another, with no AWS, queue, engine or guard in the
     way (all prepared before the clock starts), the fake in a process of its own as a provider is. Its ratio is the
     least this host's CPU leaves the pipeline: the client's own work per call (the openai SDK's) already costs that."""
-    from prhub import llm
-    from prhub.models import PullRequest
-    from prhub.period import Period
-    from prhub.prompting import pr_prompt
-    from prhub.scorers import Endpoint
-    from prhub.scoring import score_pull
+    from prhub.model import llm
+    from prhub.core.models import PullRequest
+    from prhub.core.period import Period
+    from prhub.model.prompting import pr_prompt
+    from prhub.model.scorers import Endpoint
+    from prhub.engine.scoring import score_pull
 
     config = WatchList.parse("{}").get(REPO).with_overrides(scorer="llm")
     period = Period.parse(since, until, TZ)
@@ -194,7 +194,7 @@ class CpuClock:
 
 
 def calls_per_invocation() -> int:
-    """Model calls one score invocation makes at once, as the score service decides it (prhub.scorers), at most
+    """Model calls one score invocation makes at once, as the score service decides it (prhub.model.scorers), at most
     the batch of PRs it is handed (template.yaml's ScoreQueue mapping). Read with the run's environment set."""
     config = WatchList.parse("{}").get(REPO).with_overrides(scorer="llm")
     return min(Scorers(os.environ, None).concurrency(config),

@@ -50,7 +50,7 @@ def _inputs(n: int) -> tuple[list[Any], list[dict[str, Any]]]:
     """n scored PRs and their history. Past SCORED_MAX the 1,000 scored PRs are repeated under new numbers
     (same files, so the file relations are denser than in a real week): scoring 10,000 PRs would take the
     whole of `make bench`'s budget, and the pages' cost does not depend on how the PRs were scored."""
-    from prhub.models import ScoredPR
+    from prhub.core.models import ScoredPR
 
     base = min(n, SCORED_MAX)
     data = json.loads(gzip.decompress(report_scaling.prepare(base).read_bytes()))
@@ -60,12 +60,14 @@ def _inputs(n: int) -> tuple[list[Any], list[dict[str, Any]]]:
 
 
 def measure(n: int, sample: int) -> dict[str, Any]:
-    from prhub import compose, llm, site
-    from prhub.config import RepoConfig, WatchList
+    from prhub.report import compose
+    from prhub.model import llm
+    from prhub.site import publish as site
+    from prhub.core.config import RepoConfig, WatchList
     from prhub.flow import pages
-    from prhub.period import Period
-    from prhub.render import render_all
-    from prhub.sources import History
+    from prhub.core.period import Period
+    from prhub.site.render import render_all
+    from prhub.sources.source import History
 
     from tests.fakes.memory import memory_stack
 

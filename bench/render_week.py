@@ -33,10 +33,11 @@ def build_week(lang: str = "zh") -> dict[str, Any]:
 
 def scored_week(lang: str = "zh") -> tuple[dict[str, Any], list[Any]]:
     """verl's week as report.json in `lang`, and its ScoredPRs (what the PR pages read besides the report)."""
-    from prhub import compose, llm
-    from prhub.config import RepoConfig
-    from prhub.period import Period
-    from prhub.scoring import score_pull
+    from prhub.report import compose
+    from prhub.model import llm
+    from prhub.core.config import RepoConfig
+    from prhub.core.period import Period
+    from prhub.engine.scoring import score_pull
 
     config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language=lang)
     period = Period.parse(SINCE, UNTIL, TZ)
@@ -50,15 +51,15 @@ def scored_week(lang: str = "zh") -> tuple[dict[str, Any], list[Any]]:
 
 
 def _rows() -> list[Any]:
-    from prhub.models import PullRequest
+    from prhub.core.models import PullRequest
 
     return [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
 
 
 def week_history(rows: list[Any] | None = None) -> Any:
     """The History the week's run holds: the export's four weeks before it, as History.of reads them."""
-    from prhub.period import Period
-    from prhub.sources import History
+    from prhub.core.period import Period
+    from prhub.sources.source import History
 
     period = Period.parse(SINCE, UNTIL, TZ)
     start = period.start_utc - timedelta(days=28)
@@ -75,9 +76,9 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
 def run() -> dict[str, Any]:
     if not DATA.is_file():
         return {"rows": [["render week", "skipped", f"{DATA} is missing"]], "skipped": True}
-    from prhub.render.html import render_html
-    from prhub.render.markdown import render_markdown
-    from prhub.render.pdf import render_pdf
+    from prhub.site.render.html import render_html
+    from prhub.site.render.markdown import render_markdown
+    from prhub.site.render.pdf import render_pdf
 
     report = build_week()
     renderers = {"report.md": lambda: render_markdown(report).encode(),

@@ -44,9 +44,9 @@ FLAG_EXPONENT = 1.3
 
 def prepare(n: int, seed: int = 11) -> Path:
     """Scored PRs (engine) and the history before them, as the report function loads them; cached."""
-    from prhub.config import RepoConfig
-    from prhub.models import PullRequest
-    from prhub.scoring import ENGINE_VERSION, score_pull
+    from prhub.core.config import RepoConfig
+    from prhub.core.models import PullRequest
+    from prhub.engine.scoring import ENGINE_VERSION, score_pull
 
     # Keyed by what produced it: a changed engine or generator must not reuse stale scores.
     path = CACHE / f"report-input-{n}-{seed}-{ENGINE_VERSION}-g{synthetic.VERSION}.json.gz"
@@ -78,14 +78,15 @@ def _rss_mb() -> float:
 
 def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     """The report function's steps after loading results, as callables sharing one report."""
-    from prhub import compose, llm
-    from prhub.config import RepoConfig
-    from prhub.models import ScoredPR
-    from prhub.period import Period
-    from prhub.render.html import render_html
-    from prhub.render.markdown import render_markdown
-    from prhub.render.pdf import render_pdf
-    from prhub.sources import History
+    from prhub.report import compose
+    from prhub.model import llm
+    from prhub.core.config import RepoConfig
+    from prhub.core.models import ScoredPR
+    from prhub.core.period import Period
+    from prhub.site.render.html import render_html
+    from prhub.site.render.markdown import render_markdown
+    from prhub.site.render.pdf import render_pdf
+    from prhub.sources.source import History
 
     data = json.loads(gzip.decompress(path.read_bytes()))
     scored = [ScoredPR.from_dict(d) for d in data["scored"]]

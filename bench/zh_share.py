@@ -50,11 +50,12 @@ def share(texts: list[str]) -> float:
 
 
 def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
-    from prhub import compose, llm
-    from prhub.config import RepoConfig
-    from prhub.period import Period
-    from prhub.scoring import score_pull
-    from prhub.sources import History
+    from prhub.report import compose
+    from prhub.model import llm
+    from prhub.core.config import RepoConfig
+    from prhub.core.period import Period
+    from prhub.engine.scoring import score_pull
+    from prhub.sources.source import History
 
     config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language="zh")
     period = Period.parse(since, until, TZ)
@@ -68,7 +69,7 @@ def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
 def run() -> dict[str, Any]:
     if not DATA.is_file():
         return {"rows": [["zh share", "skipped", f"{DATA} is missing"]], "skipped": True}
-    from prhub.models import PullRequest
+    from prhub.core.models import PullRequest
 
     rows = [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
     figures: dict[str, Any] = {}

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from prhub.errors import InputError, PrhubError, SourceError
+from prhub.core.errors import InputError, PrhubError, SourceError
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -52,9 +52,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     import math
     import os
 
-    from prhub import github
-    from prhub.config import check_repo
-    from prhub.period import Period
+    from prhub.sources import github
+    from prhub.core.config import check_repo
+    from prhub.core.period import Period
 
     period = Period.parse(args.since, args.until, args.tz)
     if hasattr(sys.stdout, "reconfigure"):

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from prhub import aws
+from prhub.cloud import aws
 
 from prhub_local.moto_patches import apply_patches
 
@@ -82,5 +82,5 @@ def patched_env(values: dict[str, str]) -> Iterator[None]:
 
 
 def client(service: str) -> Any:
-    """This thread's boto3 client (prhub.aws keeps one per thread and service, reset by patched_env)."""
+    """This thread's boto3 client (prhub.cloud.aws keeps one per thread and service, reset by patched_env)."""
     return aws.client(service)

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from prhub.errors import InputError
+from prhub.core.errors import InputError
 from prhub.flow.plan import is_scheduled
-from prhub.period import format_timestamp, parse_timestamp
-from prhub.store import parse_run_id
+from prhub.core.period import format_timestamp, parse_timestamp
+from prhub.cloud.store import parse_run_id
 
 from prhub_local.runner import (
     LambdaContext,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from importlib import metadata
 from typing import Any
 
-from prhub.errors import PrhubError
+from prhub.core.errors import PrhubError
 
 # (module, dotted attribute) that a patch replaces or calls; moto>=5.2,<5.3 has them all (pyproject.toml).
 PATCHED_SYMBOLS: tuple[tuple[str, str], ...] = (

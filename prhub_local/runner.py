@@ -41,13 +41,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from prhub.config import Settings, WatchList
-from prhub.digest import folder as digest_folder
-from prhub.errors import InputError, PrhubError
+from prhub.core.config import Settings, WatchList
+from prhub.report.digest import folder as digest_folder
+from prhub.core.errors import InputError, PrhubError
 from prhub.flow.deliver import LITERAL_ENV
-from prhub.orgs import OrgRepos, expand
-from prhub.period import Period
-from prhub.store import Store
+from prhub.sources.orgs import OrgRepos, expand
+from prhub.core.period import Period
+from prhub.cloud.store import Store
 
 from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env
 from prhub_local.sample import local_watchlist, sample_settings
@@ -415,7 +415,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     def check_scorer() -> None:
         if scorer == "llm":
             # Every worker would fail the same way: say it now (inside the endpoint's env: a secret may be named).
-            from prhub import llm
+            from prhub.model import llm
 
             llm.make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"))
 
@@ -531,7 +531,7 @@ def watched_locally(watchlist: WatchList) -> WatchList:
     """The watch list with its `org`'s repositories, listed on GitHub (GITHUB_API_URL, GITHUB_TOKEN)."""
     if watchlist.org is None:
         return watchlist
-    from prhub.github import GitHubSource
+    from prhub.sources.github import GitHubSource
 
     return expand(watchlist, OrgRepos(lambda: GitHubSource.from_env(os.environ)))
 

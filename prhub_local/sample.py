@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from prhub.config import WatchList
+from prhub.core.config import WatchList
 
 SAMPLE_DIR = Path(__file__).parent / "sample"
 

@@ -1,7 +1,7 @@
 """`prhub serve`: a site directory on localhost, as CloudFront serves the bucket.
 
 The same `/path/ -> /path/index.html` rewrite as the stack's CloudFront
-Function (prhub.site.rewrite), the site's content types, `nosniff`, and never
+Function (prhub.site.publish.rewrite), the site's content types, `nosniff`, and never
 a directory listing. A malformed path (bad percent-encoding, not UTF-8, a
 control character such as %00) is answered 400 and a `..` segment 404, never
 with a traceback.
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from prhub.site import TYPES, rewrite
+from prhub.site.publish import TYPES, rewrite
 
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

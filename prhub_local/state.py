@@ -35,9 +35,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from prhub.cache import TTL_SECONDS
-from prhub.errors import InputError, PrhubError
-from prhub.site import TYPES
+from prhub.cloud.cache import TTL_SECONDS
+from prhub.core.errors import InputError, PrhubError
+from prhub.site.publish import TYPES
 
 from prhub_local.embedded import client
 from prhub_local.template import Stack
@@ -375,7 +375,7 @@ class Journal(threading.Thread):
 
     Each pass asks those tables (not the site) for the items written since the previous pass began, and
     appends, fsynced, those it has not seen, so a killed run keeps its paid scores. Written since: every cache
-    item expires TTL_SECONDS after its write (prhub.cache), so a filter on expires_at finds them; a whole scan
+    item expires TTL_SECONDS after its write (prhub.cloud.cache), so a filter on expires_at finds them; a whole scan
     of a state's thousands of entries every pass cost more CPU than the run's workers had (2.5 s a pass for
     3,000 entries on moto, against 0.4 s filtered). Its header names the generation it builds on: restored
     only on top of that one."""

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws
-from prhub.period import Period
-from prhub.sources import JsonlSource
+from prhub.cloud import aws
+from prhub.core.period import Period
+from prhub.sources.source import JsonlSource
 
 from prhub_local.embedded import EmbeddedAws, aws_env
 from prhub_local.sample import sample_settings
@@ -56,7 +56,7 @@ def moto_server() -> Iterator[str]:
 
 @pytest.fixture
 def aws_endpoint(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """boto3 (and prhub.aws) talk to the session's moto server for this test."""
+    """boto3 (and prhub.cloud.aws) talk to the session's moto server for this test."""
     for key, value in aws_env(moto_server, fake_credentials=True).items():
         monkeypatch.setenv(key, value)
     aws.reset()

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools import Logger
-from prhub import metrics, tracing
-from prhub.errors import EventRefused, InputError, SourceError
+from prhub.cloud import metrics, tracing
+from prhub.core.errors import EventRefused, InputError, SourceError
 from prhub.flow.deps import Deps
 from prhub.flow.plan import continue_listing, is_scheduled, plan
 
@@ -13,7 +13,7 @@ logger = Logger()
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
-@tracing.handler  # Powertools Tracer, made on the first invocation (prhub.tracing: not at import)
+@tracing.handler  # Powertools Tracer, made on the first invocation (prhub.cloud.tracing: not at import)
 @logger.inject_lambda_context
 def handler(event: Any, context: Any) -> dict[str, Any]:
     global _deps

@@ -7,7 +7,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub import tracing
+from prhub.cloud import tracing
 from prhub.flow.deps import Deps
 from prhub.flow.publish import report_message
 
@@ -18,7 +18,7 @@ processor = BatchProcessor(event_type=EventType.SQS)
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
-@tracing.handler  # Powertools Tracer, made on the first invocation (prhub.tracing: not at import)
+@tracing.handler  # Powertools Tracer, made on the first invocation (prhub.cloud.tracing: not at import)
 @logger.inject_lambda_context
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     global _deps

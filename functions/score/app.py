@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools import Logger
-from prhub import tracing
+from prhub.cloud import tracing
 from prhub.flow.deps import Deps
 from prhub.flow.score import score_batch
 
@@ -12,7 +12,7 @@ logger = Logger()
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
-@tracing.handler  # Powertools Tracer, made on the first invocation (prhub.tracing: not at import)
+@tracing.handler  # Powertools Tracer, made on the first invocation (prhub.cloud.tracing: not at import)
 @logger.inject_lambda_context
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """The batch's PRs scored (concurrently when they ask the model); the failed ones listed for SQS."""

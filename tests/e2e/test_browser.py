@@ -18,9 +18,9 @@ from pathlib import Path
 import boto3
 import pytest
 from moto import mock_aws
-from prhub import site
-from prhub.aws import S3Bucket
-from prhub.render import render_all
+from prhub.site import publish as site
+from prhub.cloud.aws import S3Bucket
+from prhub.site.render import render_all
 
 from prhub_local import serve
 from tests.fakes.loopback import running
@@ -66,7 +66,7 @@ def verl_site(site_dir):
     """The real verl week published in zh, then in en, with the pages of its first key PRs from the pages service."""
     from dataclasses import replace
 
-    from prhub.config import WatchList
+    from prhub.core.config import WatchList
     from prhub.flow import pages
 
     from bench.render_week import DATA, scored_week, week_history

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub.period import Period, parse_timestamp
+from prhub.core.period import Period, parse_timestamp
 
 from prhub_local import cli
 from prhub_local.runner import run_pipeline
@@ -72,7 +72,7 @@ def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_on
     config["digest"] = {"title": "Acme", "notify": [{"channel": "slack", "url": digest_hook.url}]}
     prefix = "d" + uuid.uuid4().hex[:10]
     out = tmp_path / "site"
-    with caplog.at_level(logging.WARNING, logger="prhub.notify.channels"):
+    with caplog.at_level(logging.WARNING, logger="prhub.core.channels"):
         result = run_pipeline(config_text=json.dumps(config), **WEEK, endpoint_url=aws_endpoint, prefix=prefix,
                               state=None, out=out, progress=quiet)
     assert sorted(result.report_keys) == ["acme/booster/reports/2026-06-01-to-2026-06-07/",

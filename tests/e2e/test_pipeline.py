@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws
-from prhub.dynamo import from_item
-from prhub.errors import PrhubError
+from prhub.cloud import aws
+from prhub.cloud.dynamo import from_item
+from prhub.core.errors import PrhubError
 
 from prhub_local import cli
 from prhub_local.runner import PipelineError, run_pipeline

@@ -56,8 +56,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from prhub.models import PullRequest
-from prhub.period import format_timestamp, parse_timestamp
+from prhub.core.models import PullRequest
+from prhub.core.period import format_timestamp, parse_timestamp
 
 from tests.fakes import graphql_lite as gql
 from tests.fakes.loopback import LoopbackServer

@@ -22,13 +22,13 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
-from prhub.config import RepoConfig, Settings, WatchList
+from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.flow.deps import Deps
-from prhub.models import PullRef, ScoredPR
-from prhub.period import Period, format_timestamp
-from prhub.scorers import Scorers
-from prhub.sources import History, Source, SourceCache, open_source
-from prhub.store import Progress, Result, Run
+from prhub.core.models import PullRef, ScoredPR
+from prhub.core.period import Period, format_timestamp
+from prhub.model.scorers import Scorers
+from prhub.sources.source import History, Source, SourceCache, open_source
+from prhub.cloud.store import Progress, Result, Run
 
 SETTINGS = Settings(runs_table="runs", results_table="results", cache_table="cache",
                     idempotency_table="idempotency", score_queue_url="memory://score",
@@ -36,7 +36,7 @@ SETTINGS = Settings(runs_table="runs", results_table="results", cache_table="cac
 
 
 class MemoryStore:
-    """prhub.store.Store's interface on dicts."""
+    """prhub.cloud.store.Store's interface on dicts."""
 
     def __init__(self) -> None:
         self.runs: dict[str, Run] = {}
@@ -158,7 +158,7 @@ class Message:
 
 
 class MemoryQueue:
-    """prhub.queue.Queue's interface: messages by queue URL, with delays and holds."""
+    """prhub.cloud.queue.Queue's interface: messages by queue URL, with delays and holds."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
@@ -200,7 +200,7 @@ class MemoryQueue:
 
 
 class MemoryCache:
-    """prhub.cache.Cache on a dict; values go through JSON, as the DynamoDB cache's codec does."""
+    """prhub.cloud.cache.Cache on a dict; values go through JSON, as the DynamoDB cache's codec does."""
 
     def __init__(self) -> None:
         self.items: dict[str, str] = {}
@@ -218,7 +218,7 @@ class MemoryCache:
 
 @dataclass
 class MemoryBucket:
-    """prhub.site.Bucket: objects by key, every put counted."""
+    """prhub.site.publish.Bucket: objects by key, every put counted."""
 
     objects: dict[str, tuple[bytes, str, str]] = field(default_factory=dict)
     puts: list[str] = field(default_factory=list)
@@ -244,7 +244,7 @@ class MemoryBucket:
 
 @dataclass
 class MemoryCdn:
-    """prhub.site.Cdn: the invalidations asked for."""
+    """prhub.site.publish.Cdn: the invalidations asked for."""
 
     invalidations: list[list[str]] = field(default_factory=list)
 

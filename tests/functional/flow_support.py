@@ -5,8 +5,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from prhub import aws
-from prhub.dynamo import from_item
+from prhub.cloud import aws
+from prhub.cloud.dynamo import from_item
 
 from prhub_local.runner import LambdaContext, load_handler, sqs_event
 from prhub_local.template import Stack, default_root

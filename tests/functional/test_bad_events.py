@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws
+from prhub.cloud import aws
 
 from prhub_local.runner import sqs_event
 from prhub_local.template import Stack

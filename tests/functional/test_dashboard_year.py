@@ -13,13 +13,16 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from prhub import compose, dashboard, llm, scope, site
-from prhub.config import RepoConfig, WatchList
-from prhub.errors import SourceError
+from prhub.report import compose
+from prhub.site import dashboard, publish as site
+from prhub.model import llm
+from prhub.sources import scope
+from prhub.core.config import RepoConfig, WatchList
+from prhub.core.errors import SourceError
 from prhub.flow import pages
-from prhub.period import Period, zone
-from prhub.scoring import modules_for, score_pull
-from prhub.sources import JsonlSource
+from prhub.core.period import Period, zone
+from prhub.engine.scoring import modules_for, score_pull
+from prhub.sources.source import JsonlSource
 
 from bench.render_week import DATA
 from tests.fakes.memory import MemoryStack, memory_stack

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from prhub import aws
+from prhub.cloud import aws
 from prhub.flow.deliver import Delivery, DeliveryDeps, DeliveryFailed, channel_id, deliver_one, delivery_id
 
 from prhub_local.runner import sqs_event

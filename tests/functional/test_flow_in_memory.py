@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub.config import WatchList
+from prhub.core.config import WatchList
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record

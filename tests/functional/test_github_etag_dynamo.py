@@ -11,10 +11,10 @@ import boto3
 import pytest
 import yaml
 from moto import mock_aws
-from prhub import aws, cache
-from prhub.cache import DynamoCache
+from prhub.cloud import aws, cache
+from prhub.cloud.cache import DynamoCache
 from prhub.flow.deps import Deps
-from prhub.github import CachedResponse, CacheEtags, GitHubSource
+from prhub.sources.github import CachedResponse, CacheEtags, GitHubSource
 
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_source import REPO, WEEK, fetch_all, make_pull, week_pulls

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from prhub.period import Period
-from prhub.sources import JsonlSource
+from prhub.core.period import Period
+from prhub.sources.source import JsonlSource
 
 from prhub_local.cli import main
 from tests.fakes import FakeGitHub

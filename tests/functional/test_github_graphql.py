@@ -10,12 +10,12 @@ import boto3
 import pytest
 import yaml
 from moto import mock_aws
-from prhub.cache import DynamoCache
-from prhub.errors import RetryLater, SourceError
-from prhub.github import CacheEtags, GitHubSource, MemoryEtagCache
-from prhub.github_graphql import GraphQLSource, needs_diff
-from prhub.models import FileChange, PullRequest, Review
-from prhub.period import Period
+from prhub.cloud.cache import DynamoCache
+from prhub.core.errors import RetryLater, SourceError
+from prhub.sources.github import CacheEtags, GitHubSource, MemoryEtagCache
+from prhub.sources.graphql import GraphQLSource, needs_diff
+from prhub.core.models import FileChange, PullRequest, Review
+from prhub.core.period import Period
 
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_etag_dynamo import TEMPLATE, _CfnLoader

@@ -7,14 +7,14 @@ import math
 from datetime import date, timedelta
 
 import pytest
-from prhub.config import RepoConfig
-from prhub.errors import SourceError
-from prhub.github import LOGIN
-from prhub.github_graphql import FIRSTS_PER_QUERY, GraphQLSource
-from prhub.models import PullRequest
-from prhub.period import Period
-from prhub.scoring import modules_for, modules_from_title
-from prhub.sources import COMPARISONS, History, JsonlSource
+from prhub.core.config import RepoConfig
+from prhub.core.errors import SourceError
+from prhub.sources.github import LOGIN
+from prhub.sources.graphql import FIRSTS_PER_QUERY, GraphQLSource
+from prhub.core.models import PullRequest
+from prhub.core.period import Period
+from prhub.engine.scoring import modules_for, modules_from_title
+from prhub.sources.source import COMPARISONS, History, JsonlSource
 
 from tests.conftest import VERL_EXPORT
 from tests.fakes import FakeGitHub

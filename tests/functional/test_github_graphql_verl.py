@@ -4,12 +4,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from prhub.config import RepoConfig
-from prhub.github import MemoryEtagCache
-from prhub.github_graphql import GraphQLSource
-from prhub.period import Period
-from prhub.scoring import score_pull
-from prhub.sources import JsonlSource
+from prhub.core.config import RepoConfig
+from prhub.sources.github import MemoryEtagCache
+from prhub.sources.graphql import GraphQLSource
+from prhub.core.period import Period
+from prhub.engine.scoring import score_pull
+from prhub.sources.source import JsonlSource
 
 from tests.conftest import VERL as REPO
 from tests.fakes import FakeGitHub

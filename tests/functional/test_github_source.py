@@ -7,11 +7,11 @@ import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from prhub.errors import RetryLater, SourceError
-from prhub.github import GitHubSource, MemoryEtagCache, export
-from prhub.models import FileChange, PullRequest, Review
-from prhub.period import Period
-from prhub.sources import JsonlSource
+from prhub.core.errors import RetryLater, SourceError
+from prhub.sources.github import GitHubSource, MemoryEtagCache, export
+from prhub.core.models import FileChange, PullRequest, Review
+from prhub.core.period import Period
+from prhub.sources.source import JsonlSource
 
 from tests.fakes import FakeGitHub
 
@@ -277,7 +277,7 @@ def test_the_real_rate_limit_of_the_fake_is_waited_out() -> None:
 def test_anonymous_access_works_and_says_so(caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     monkeypatch.delenv("GITHUB_TOKEN_SECRET", raising=False)
-    with caplog.at_level(logging.WARNING, logger="prhub.github"), FakeGitHub(week_pulls(3), REPO) as gh:
+    with caplog.at_level(logging.WARNING, logger="prhub.sources.github"), FakeGitHub(week_pulls(3), REPO) as gh:
         source = source_for(gh, token=None)
         got = fetch_all(source)
     assert source.token is None and len(got) == 3
@@ -339,7 +339,7 @@ def test_the_repository_is_checked_once_per_source() -> None:
 def test_an_account_typed_bot_is_a_bot_in_rest_and_graphql_alike() -> None:
     # GIVEN PRs by GitHub Copilot (REST: {"login": "Copilot", "type": "Bot"}) and by an App (its login has "[bot]"),
     # one reviewed by Copilot
-    from prhub.github_graphql import GraphQLSource
+    from prhub.sources.graphql import GraphQLSource
 
     pulls = week_pulls(4)
     pulls[0].author, pulls[1].author = "Copilot", "dependabot[bot]"

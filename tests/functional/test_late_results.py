@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub import aws
-from prhub.config import RepoConfig, WatchList
-from prhub.errors import RetryLater
+from prhub.cloud import aws
+from prhub.core.config import RepoConfig, WatchList
+from prhub.core.errors import RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.plan import plan
 from prhub.flow.publish import WAIT_LIMIT, report_message
 from prhub.flow.score import MAX_HANDBACKS, score_record
-from prhub.models import PullRef, PullRequest
-from prhub.period import Period, format_timestamp
-from prhub.scoring import HeuristicScorer
+from prhub.core.models import PullRef, PullRequest
+from prhub.core.period import Period, format_timestamp
+from prhub.engine.scoring import HeuristicScorer
 
 from prhub_local.runner import LambdaContext, run_store, sqs_event
 from prhub_local.sample import sample_settings
@@ -298,7 +298,7 @@ def test_too_little_time_for_a_model_call_hands_the_pr_back(model: tuple[MemoryS
 
 def test_tokens_spent_before_a_hand_back_reach_the_prs_result(model: tuple[MemoryStack, Model],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from prhub.llm import ModelBusy
+    from prhub.model.llm import ModelBusy
 
     stack, scorer = model
     run_id, [first, second, *_] = planned(stack)
@@ -334,7 +334,7 @@ def test_tokens_spent_before_a_hand_back_reach_the_prs_result(model: tuple[Memor
 
 def test_a_lasting_rate_limit_hands_the_pr_back_then_the_engine_scores_it(model: tuple[MemoryStack, Model],
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from prhub.llm import ModelBusy
+    from prhub.model.llm import ModelBusy
 
     stack, scorer = model
     run_id, [first, *_] = planned(stack)

@@ -63,7 +63,7 @@ def check_package(site: Path) -> None:
     source = LAYER / "prhub"
     expected = {p.relative_to(source) for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     shipped = {p.relative_to(site / "prhub") for p in (site / "prhub").rglob("*") if p.is_file()}
-    assert {Path("templates/report.html.j2"), Path("prompts/pr_system.zh.j2"), Path("render/pdf.py")} <= expected
+    assert {Path("site/templates/report.html.j2"), Path("model/prompts/pr_system.zh.j2"), Path("site/render/pdf.py")} <= expected
     assert shipped - expected == {Path("fonts/NotoSansSC-Regular.otf"), Path("fonts/NotoSansSC-Common.otf"),
                                   Path("fonts/OFL.txt")}
     assert expected <= shipped
@@ -91,7 +91,7 @@ def check_dependencies(site: Path) -> None:
 def check_font(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import prhub
     from fontTools.ttLib import TTFont
-    from prhub.render.pdf import COMMON_FONTS, PACKAGED_FONT
+    from prhub.site.render.pdf import COMMON_FONTS, PACKAGED_FONT
 
     font = site / "prhub" / "fonts" / "NotoSansSC-Regular.otf"
     # Where the layer's own render/pdf.py looks, i.e. /opt/python/prhub/fonts/ on Lambda.

@@ -8,14 +8,16 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from prhub import compose, llm, narrative
-from prhub.cache import DynamoCache
-from prhub.config import LlmConfig, RepoConfig
-from prhub.models import FileChange, PullRequest
-from prhub.period import Period
-from prhub.prompting import narrative_messages
-from prhub.scoring import score_pull
-from prhub.sources import History
+from prhub.report import compose
+from prhub.model import llm
+from prhub.engine import narrative
+from prhub.cloud.cache import DynamoCache
+from prhub.core.config import LlmConfig, RepoConfig
+from prhub.core.models import FileChange, PullRequest
+from prhub.core.period import Period
+from prhub.model.prompting import narrative_messages
+from prhub.engine.scoring import score_pull
+from prhub.sources.source import History
 
 from tests.fakes.openai_server import FakeOpenAI, Fault, hallucinating, rule_based
 

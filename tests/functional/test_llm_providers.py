@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from prhub import llm
-from prhub.config import RepoConfig
-from prhub.models import FileChange, PullRequest
-from prhub.pricing import PRICES_AS_OF, Prices
-from prhub.scoring import score_pull
+from prhub.model import llm
+from prhub.core.config import RepoConfig
+from prhub.core.models import FileChange, PullRequest
+from prhub.model.pricing import PRICES_AS_OF, Prices
+from prhub.engine.scoring import score_pull
 
 from tests.fakes.openai_server import VLLM_CONTEXT, FakeOpenAI, Fault, rule_based
 

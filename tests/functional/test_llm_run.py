@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import llm
-from prhub.store import unpack
+from prhub.model import llm
+from prhub.cloud.store import unpack
 
 from prhub_local import cli
 from prhub_local.state import JOURNAL, generation

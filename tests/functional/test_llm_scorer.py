@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from prhub import llm
-from prhub.config import RepoConfig
-from prhub.models import FileChange, PullRequest
-from prhub.scoring import score_pull
+from prhub.model import llm
+from prhub.core.config import RepoConfig
+from prhub.core.models import FileChange, PullRequest
+from prhub.engine.scoring import score_pull
 
 from tests.fakes.openai_server import FakeOpenAI, Fault, malformed, obey_injection, out_of_range
 

@@ -19,16 +19,16 @@ import boto3
 import pytest
 import requests
 from moto import mock_aws
-from prhub.config import WatchList
-from prhub.errors import InputError
+from prhub.core.config import WatchList
+from prhub.core.errors import InputError
 from prhub.flow.deliver import Delivery, DeliveryDeps, DeliveryFailed, deliver_one
 from prhub.flow.deps import Deps
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
-from prhub.github import GitHubSource, MemoryEtagCache
+from prhub.sources.github import GitHubSource, MemoryEtagCache
 from prhub.notify.ledger import Ledger
-from prhub.scorers import Scorers
+from prhub.model.scorers import Scorers
 
 from prhub_local.runner import LambdaContext
 from prhub_local.sample import sample_settings
@@ -121,7 +121,7 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
         monkeypatch: pytest.MonkeyPatch) -> None:
     catalogue = metric_catalogue()
     # The PDF is most of a report's cost and none of what is counted here (tests/unit/test_render* check it).
-    monkeypatch.setattr("prhub.render.pdf.render_pdf", lambda report: b"%PDF-1.4\n% stand-in\n")
+    monkeypatch.setattr("prhub.site.render.pdf.render_pdf", lambda report: b"%PDF-1.4\n% stand-in\n")
     capsys.readouterr()
 
     # A model run: planned, scored (one PR's model call fails, the engine stands in; one PR never finishes),

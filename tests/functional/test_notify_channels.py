@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 import requests
-from prhub import aws
-from prhub.notify.channels import Channel, Target, parse_channel, resolve
+from prhub.cloud import aws
+from prhub.core.channels import Channel, Target, parse_channel, resolve
 from prhub.notify.delivery import Outcome, deliver
 from prhub.notify.email import EmailFailure, SesEmail
 from prhub.notify.message import Links, Message, build_message

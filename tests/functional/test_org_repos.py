@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from prhub.config import WatchList
-from prhub.errors import SourceError
-from prhub.github import GitHubSource
-from prhub.orgs import MAX_AGE, OrgRepos, expand
+from prhub.core.config import WatchList
+from prhub.core.errors import SourceError
+from prhub.sources.github import GitHubSource
+from prhub.sources.orgs import MAX_AGE, OrgRepos, expand
 
 from tests.fakes.github_server import FakeGitHub, org_repo
 from tests.fakes.memory import MemoryCache

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws
-from prhub.errors import InputError
+from prhub.cloud import aws
+from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
-from prhub.sources import SourceCache
-from prhub.store import Run
+from prhub.sources.source import SourceCache
+from prhub.cloud.store import Run
 
 from prhub_local.template import Stack
 from tests.conftest import load_event
@@ -201,7 +201,7 @@ def test_a_scheduled_plan_that_fails_raises_so_lambda_retries_it(stack: Stack) -
     from datetime import UTC, datetime
     from unittest import mock
 
-    from prhub import aws
+    from prhub.cloud import aws
 
     aws.client("ssm").put_parameter(Name=stack.env["PRHUB_CONFIG_PARAMETER"], Value="{not json", Type="String",
                                     Overwrite=True)
@@ -221,7 +221,7 @@ def test_a_listing_longer_than_one_invocation_is_continued_and_holds_every_pr_on
 
     from prhub.flow.plan import continue_listing
     from prhub.flow.plan import plan as plan_service
-    from prhub.github_graphql import GraphQLSource
+    from prhub.sources.graphql import GraphQLSource
 
     from prhub_local.runner import LambdaContext, sqs_event
     from tests.fakes import FakeGitHub
@@ -315,7 +315,7 @@ def test_with_no_export_bucket_no_jsonl_source_is_allowed_in_the_stack(
 
 def test_an_export_in_the_export_bucket_is_read_by_plan_and_score(
         stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    from prhub import aws
+    from prhub.cloud import aws
 
     from tests.functional.flow_support import deliver
 

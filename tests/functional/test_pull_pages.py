@@ -11,11 +11,11 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from prhub import site
-from prhub.config import WatchList
+from prhub.site import publish as site
+from prhub.core.config import WatchList
 from prhub.flow import pages
-from prhub.period import Period, parse_timestamp
-from prhub.render import render_all
+from prhub.core.period import Period, parse_timestamp
+from prhub.site.render import render_all
 
 from bench.render_week import DATA, scored_week, week_history
 from tests.fakes.memory import memory_stack
@@ -101,8 +101,8 @@ def test_a_pr_page_shows_its_files_by_module_its_relations_and_links_back(both):
 
 
 def test_a_pr_page_gives_each_file_and_module_its_line_counts_from_the_export(both):
-    from prhub.models import PullRequest
-    from prhub.render.common import num
+    from prhub.core.models import PullRequest
+    from prhub.site.render.common import num
 
     stack, (zh, _, _), _ = both
     rows = {r["number"]: r for r in map(json.loads, DATA.read_text(encoding="utf-8").splitlines())}

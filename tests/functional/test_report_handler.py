@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from prhub import aws
+from prhub.cloud import aws
 
 from prhub_local.runner import sqs_event
 from prhub_local.template import Stack

@@ -12,16 +12,17 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-from prhub import aws, llm
-from prhub.config import RepoConfig
-from prhub.dynamo import unpack
-from prhub.errors import RetryLater
+from prhub.cloud import aws
+from prhub.model import llm
+from prhub.core.config import RepoConfig
+from prhub.cloud.dynamo import unpack
+from prhub.core.errors import RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.score import score_record
-from prhub.models import FileChange, PullRef, PullRequest, ScoredPR
-from prhub.period import Period
-from prhub.scoring import HeuristicScorer
-from prhub.store import RunBudget
+from prhub.core.models import FileChange, PullRef, PullRequest, ScoredPR
+from prhub.core.period import Period
+from prhub.engine.scoring import HeuristicScorer
+from prhub.cloud.store import RunBudget
 
 from prhub_local.runner import LambdaContext, sqs_event
 from prhub_local.template import Stack
@@ -449,7 +450,7 @@ def test_a_pr_s_settlement_is_written_with_its_result_and_a_duplicate_leaves_it_
 
 
 def test_the_cache_reads_a_pr_s_keys_at_once_the_first_that_has_a_live_value_wins(stack: Stack) -> None:
-    from prhub.cache import DynamoCache
+    from prhub.cloud.cache import DynamoCache
 
     now = [1_000.0]
     cache = DynamoCache(aws.client("dynamodb"), Deps.from_env().settings.cache_table, clock=lambda: now[0])

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws
+from prhub.cloud import aws
 
 from bench import synthetic
 from prhub_local.runner import sqs_event
@@ -36,7 +36,7 @@ def in_week(row: dict[str, Any], week: int) -> bool:
     return first <= day <= first + timedelta(days=6)
 
 
-# The slices' paths, read independently of prhub.scope: the rollout folder, and Markdown anywhere under docs/.
+# The slices' paths, read independently of prhub.sources.scope: the rollout folder, and Markdown anywhere under docs/.
 def rollout(row: dict[str, Any]) -> bool:
     return any(f["filename"].startswith("src/example/rollout/") for f in row["files"])
 

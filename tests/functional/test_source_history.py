@@ -6,9 +6,9 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from prhub.models import PullRequest
-from prhub.period import Period, format_timestamp
-from prhub.sources import JsonlSource
+from prhub.core.models import PullRequest
+from prhub.core.period import Period, format_timestamp
+from prhub.sources.source import JsonlSource
 
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_source import REPO, WEEK, make_pull, source_for

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import aws
-from prhub.cache import DynamoCache
-from prhub.errors import PrhubError
+from prhub.cloud import aws
+from prhub.cloud.cache import DynamoCache
+from prhub.core.errors import PrhubError
 
 from prhub_local import cli
 from prhub_local.state import CURRENT, JOURNAL, LOCK, Journal, generation, locked, restore_state, save_state

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub import tracing
+from prhub.cloud import tracing
 
 from prhub_local.template import Stack
 from tests.fakes import FakeGitHub

@@ -4,8 +4,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from prhub.config import RepoConfig
-from prhub.models import FileChange, PullRequest, Review
+from prhub.core.config import RepoConfig
+from prhub.core.models import FileChange, PullRequest, Review
 
 CONFIG = RepoConfig(repo="acme/trainer", tz="Asia/Shanghai", language="en")  # engine phrases asserted in English
 VERL_TEMPLATE = """### What does this PR do?

@@ -55,9 +55,9 @@ def pdf_text(pdf: bytes, tmp_path: Any) -> str:
 
 def render_all_strict(report: dict[str, Any]) -> dict[str, bytes]:
     """render_all with every warning (fpdf2 warns about glyphs a font lacks) turned into an error."""
-    from prhub.errors import PrhubError
-    from prhub.render import render_all
-    from prhub.render.pdf import font_location
+    from prhub.core.errors import PrhubError
+    from prhub.site.render import render_all
+    from prhub.site.render.pdf import font_location
 
     try:
         font_location()

@@ -8,7 +8,7 @@ import statistics
 from pathlib import Path
 
 import pytest
-from prhub.config import RepoConfig
+from prhub.core.config import RepoConfig
 
 from bench.calibrate import load, run
 

@@ -11,13 +11,13 @@ import time
 from typing import Any
 
 import pytest
-from prhub.config import RepoConfig, WatchList, check_repo
-from prhub.dynamo import pack
-from prhub.errors import InputError, SourceError
-from prhub.models import PullRequest
-from prhub.period import MAX_DAYS, Period
-from prhub.scoring import score_pull
-from prhub.sources import JsonlSource, open_source
+from prhub.core.config import RepoConfig, WatchList, check_repo
+from prhub.cloud.dynamo import pack
+from prhub.core.errors import InputError, SourceError
+from prhub.core.models import PullRequest
+from prhub.core.period import MAX_DAYS, Period
+from prhub.engine.scoring import score_pull
+from prhub.sources.source import JsonlSource, open_source
 
 WEEK = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
 
@@ -260,7 +260,7 @@ def test_notes_name_file_line_and_problem_in_the_report_language_never_the_value
 
 
 def test_warnings_count_and_name_every_skipped_line_where_the_notes_stop_at_their_cap() -> None:
-    from prhub.sources import MAX_NOTES
+    from prhub.sources.source import MAX_NOTES
 
     lines = [line(row(1)), *(["{broken"] * (MAX_NOTES + 5))]
     source = JsonlSource(lines, "x.jsonl")
@@ -300,7 +300,7 @@ def test_fields_are_capped_as_github_caps_them_and_the_cut_is_noted() -> None:
 def test_a_direct_range_that_has_not_begun_is_bad_input() -> None:
     from datetime import UTC, datetime
 
-    from prhub.config import WatchList
+    from prhub.core.config import WatchList
     from prhub.flow.plan import parse_plan_event
 
     now = datetime(2026, 5, 10, 17, 0, tzinfo=UTC)  # Monday 01:00 in Shanghai

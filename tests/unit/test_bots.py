@@ -7,13 +7,13 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from prhub.analysis import analyse_period
-from prhub.config import RepoConfig, WatchList
-from prhub.errors import InputError
+from prhub.engine.analysis import analyse_period
+from prhub.core.config import RepoConfig, WatchList
+from prhub.core.errors import InputError
 from prhub.flow import plan
-from prhub.render import render_all
-from prhub.scoring import score_pull
-from prhub.sources import History
+from prhub.site.render import render_all
+from prhub.engine.scoring import score_pull
+from prhub.sources.source import History
 
 from prhub_local.sample import sample_settings
 from tests.fakes.memory import memory_stack
@@ -90,7 +90,7 @@ def test_review_bots_are_not_among_the_reviewers() -> None:
 
 
 def test_the_dashboard_leaves_bots_out_of_its_contributors() -> None:
-    from prhub import dashboard
+    from prhub.site import dashboard
 
     report = week(CONFIG)
     board = dashboard.build([("2026-06-15-to-2026-06-21", "", report)], "en")  # type: ignore[list-item]

@@ -4,11 +4,15 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from prhub import compose, llm, narrative
-from prhub.period import Period
-from prhub.report import Analysis, Changes, Narrative, Report
-from prhub.scoring import score_pull
-from prhub.sources import History
+from prhub.report import compose
+
+from prhub.model import llm
+
+from prhub.engine import narrative
+from prhub.core.period import Period
+from prhub.core.report import Analysis, Changes, Narrative, Report
+from prhub.engine.scoring import score_pull
+from prhub.sources.source import History
 
 from tests.golden.cases import load
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr

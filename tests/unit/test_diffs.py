@@ -1,7 +1,7 @@
 """diffs.split_diff: a PR's whole `git diff` into the per-file rows REST's /files gives."""
 from __future__ import annotations
 
-from prhub.diffs import FileDiff, hunks_complete, split_diff, unquote
+from prhub.sources.diffs import FileDiff, hunks_complete, split_diff, unquote
 
 DIFF = """diff --git a/pkg/core.py b/pkg/core.py
 index 83db48f..bf269f4 100644

@@ -1,4 +1,4 @@
-"""The organisation digest (prhub.digest): its numbers are the reports' own, and every rendering shows them."""
+"""The organisation digest (prhub.report.digest): its numbers are the reports' own, and every rendering shows them."""
 from __future__ import annotations
 
 import copy
@@ -7,13 +7,13 @@ import re
 from typing import Any
 
 import pytest
-from prhub.config import WatchList
-from prhub.digest import build, digest_message, folder
-from prhub.errors import InputError
+from prhub.core.config import WatchList
+from prhub.report.digest import build, digest_message, folder
+from prhub.core.errors import InputError
 from prhub.notify import slack
-from prhub.notify.channels import Target
-from prhub.period import Period
-from prhub.render.digest import render_digest_html, render_digest_markdown
+from prhub.core.channels import Target
+from prhub.core.period import Period
+from prhub.site.render.digest import render_digest_html, render_digest_markdown
 
 from tests.golden.cases import hostile_report, load
 from tests.unit.render_support import parse_html
@@ -41,7 +41,7 @@ def test_the_digest_counts_what_the_reports_hold_and_names_the_missing() -> None
     digest = build("", PERIOD, "en", "2026-05-11T03:00:00Z", given)
     reports = [r for _, r in filter(None, given.values())]
     prs = [p for r in reports for p in r["prs"]]
-    assert digest["schema"] == "prhub.digest/1" and digest["missing"] == ["acme/late"] and not digest["complete"]
+    assert digest["schema"] == "prhub.report.digest/1" and digest["missing"] == ["acme/late"] and not digest["complete"]
     assert digest["stats"] == {
         "repo_count": 3, "reported": 2, "pr_count": sum(r["stats"]["pr_count"] for r in reports),
         "key_pr_count": sum(r["stats"]["key_pr_count"] for r in reports),

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 import requests
-from prhub.errors import RetryLater
+from prhub.core.errors import RetryLater
 from prhub.flow.deps import DEADLINE_RESERVE, Deps
-from prhub.github import GitHubSource, co_authors_from, options_from_env, parse_link
+from prhub.sources.github import GitHubSource, co_authors_from, options_from_env, parse_link
 
 
 def response(status: int, headers: dict[str, str], body: bytes = b"{}") -> requests.Response:

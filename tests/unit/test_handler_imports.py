@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SCORE_ONE = """
 import json, sys
 import app
-from prhub.config import RepoConfig
+from prhub.core.config import RepoConfig
 from prhub.flow.deps import Deps
-from prhub.period import Period
-from prhub.sources import JsonlSource
+from prhub.core.period import Period
+from prhub.sources.source import JsonlSource
 
 class Budget:
     exhausted = ""
@@ -60,9 +60,9 @@ def banned(modules: set[str]) -> list[str]:
 def test_the_handlers_import_no_report_model_or_idempotency_code(function: str, service: str) -> None:
     modules = loaded(function, "import json, sys, app; print(json.dumps(sorted(sys.modules)))")
     assert "prhub.flow.deps" in modules and f"prhub.flow.{service}" in modules
-    assert banned(modules) == [] and "prhub.scoring" not in modules
-    # The X-Ray SDK builds a botocore client as it loads: the tracer comes with the first invocation (prhub.tracing).
-    assert "prhub.tracing" in modules and not any(m.startswith("aws_xray_sdk") for m in modules)
+    assert banned(modules) == [] and "prhub.engine.scoring" not in modules
+    # The X-Ray SDK builds a botocore client as it loads: the tracer comes with the first invocation (prhub.cloud.tracing).
+    assert "prhub.cloud.tracing" in modules and not any(m.startswith("aws_xray_sdk") for m in modules)
     others = {"prhub.flow.plan", "prhub.flow.score", "prhub.flow.publish"} - {f"prhub.flow.{service}"}
     assert others.isdisjoint(modules)
 
@@ -70,4 +70,4 @@ def test_the_handlers_import_no_report_model_or_idempotency_code(function: str, 
 def test_the_engine_scores_a_pr_without_loading_them_either() -> None:
     sample = ROOT / "prhub_local" / "sample" / "acme-rocket.jsonl"
     modules = loaded("score", SCORE_ONE, str(sample))
-    assert "prhub.scoring" in modules and banned(modules) == []
+    assert "prhub.engine.scoring" in modules and banned(modules) == []

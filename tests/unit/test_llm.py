@@ -6,14 +6,14 @@ import os
 from datetime import UTC, datetime
 
 import pytest
-from prhub import llm
-from prhub.config import LlmConfig, RepoConfig
-from prhub.errors import InputError
-from prhub.models import FileChange, PullRequest
-from prhub.prompting import choose_hunks, defuse, estimate_tokens, pr_prompt, prompt_version, truncate
-from prhub.scorers import Scorers
-from prhub.scoring import HeuristicScorer, score_pull
-from prhub.secrets import SecretError
+from prhub.model import llm
+from prhub.core.config import LlmConfig, RepoConfig
+from prhub.core.errors import InputError
+from prhub.core.models import FileChange, PullRequest
+from prhub.model.prompting import choose_hunks, defuse, estimate_tokens, pr_prompt, prompt_version, truncate
+from prhub.model.scorers import Scorers
+from prhub.engine.scoring import HeuristicScorer, score_pull
+from prhub.cloud.secrets import SecretError
 
 VALID = {"importance": 6, "insight": 4.5, "modules": ["Rollout"], "type": "feat", "breaking": False,
          "breaking_reason": "", "risks": [{"kind": "missing_tests", "detail": "no test"}],

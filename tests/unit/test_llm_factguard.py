@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from prhub.factguard import Facts, check_prs, check_text
+from prhub.model.factguard import Facts, check_prs, check_text
 
 REPORT = {
     "period": {"since": "2026-05-04", "until": "2026-05-10", "tz": "Asia/Shanghai"},

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import re
 
-from prhub import compose, narrative
-from prhub.analysis import analyse_period
-from prhub.period import Period
-from prhub.scoring import score_pull
-from prhub.sources import History
+from prhub.report import compose
+
+from prhub.engine import narrative
+from prhub.engine.analysis import analyse_period
+from prhub.core.period import Period
+from prhub.engine.scoring import score_pull
+from prhub.sources.source import History
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 

@@ -7,11 +7,11 @@ import re
 from typing import Any
 
 import pytest
-from prhub import config
-from prhub.config import RepoConfig, WatchList
-from prhub.errors import InputError
-from prhub.notify import channels
-from prhub.notify.channels import Channel, parse_channels, resolve
+from prhub.core import config
+from prhub.core.config import RepoConfig, WatchList
+from prhub.core.errors import InputError
+from prhub.core import channels
+from prhub.core.channels import Channel, parse_channels, resolve
 
 
 def watchlist(defaults: dict[str, Any], *repos: Any) -> WatchList:

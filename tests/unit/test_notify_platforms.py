@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from prhub.notify import dingtalk, email, feishu, markup, slack, teams, webhook, wecom
-from prhub.notify.channels import Target
+from prhub.core.channels import Target
 from prhub.notify.delivery import backoff, retry_after
 from prhub.notify.email import EmailFailure
 from prhub.notify.message import Links, Message, build_message

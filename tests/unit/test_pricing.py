@@ -6,17 +6,18 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from prhub import compose, llm
-from prhub.config import LlmConfig, RepoConfig, WatchList
-from prhub.errors import InputError
+from prhub.report import compose
+from prhub.model import llm
+from prhub.core.config import LlmConfig, RepoConfig, WatchList
+from prhub.core.errors import InputError
 from prhub.flow.score import run_budget
-from prhub.models import FileChange, PullRequest
-from prhub.period import Period
-from prhub.pricing import Prices, priced, token_limit
-from prhub.scorers import Scorers
-from prhub.scoring import score_pull
-from prhub.sources import History
-from prhub.store import RunBudget
+from prhub.core.models import FileChange, PullRequest
+from prhub.core.period import Period
+from prhub.model.pricing import Prices, priced, token_limit
+from prhub.model.scorers import Scorers
+from prhub.engine.scoring import score_pull
+from prhub.sources.source import History
+from prhub.cloud.store import RunBudget
 
 from tests.fakes.memory import memory_stack
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from prhub.registry import Registry
-from prhub.scoring import HeuristicScorer, score_pull
+from prhub.sources.registry import Registry
+from prhub.engine.scoring import HeuristicScorer, score_pull
 
 from tests.fakes.registry_server import FakeRegistry
 from tests.unit.engine_support import CONFIG, change, make_pr

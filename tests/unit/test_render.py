@@ -6,11 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
-from prhub.render.common import clean, num, safe_url
-from prhub.render.html import render_html
-from prhub.render.markdown import md, render_markdown
-from prhub.render.pdf import NO_LINE_START, Run, wrap
-from prhub.render.view import view
+from prhub.site.render.common import clean, num, safe_url
+from prhub.site.render.html import render_html
+from prhub.site.render.markdown import md, render_markdown
+from prhub.site.render.pdf import NO_LINE_START, Run, wrap
+from prhub.site.render.view import view
 
 from tests.golden.cases import load
 from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict
@@ -177,8 +177,8 @@ def test_pdf_of_an_english_report_has_no_chinese_labels(tmp_path, rendered):
 
 
 def test_missing_font_is_a_clear_error(monkeypatch, tmp_path):
-    from prhub.errors import PrhubError
-    from prhub.render.pdf import font_location
+    from prhub.core.errors import PrhubError
+    from prhub.site.render.pdf import font_location
 
     monkeypatch.setenv("PRHUB_CJK_FONT", str(tmp_path / "none.otf"))
     with pytest.raises(PrhubError, match="PRHUB_CJK_FONT"):
@@ -186,7 +186,7 @@ def test_missing_font_is_a_clear_error(monkeypatch, tmp_path):
 
 
 def test_font_location_reads_a_face_from_the_environment(monkeypatch):
-    from prhub.render.pdf import DEBIAN_FONT, font_location
+    from prhub.site.render.pdf import DEBIAN_FONT, font_location
 
     path = DEBIAN_FONT.partition("#")[0]
     monkeypatch.setenv("PRHUB_CJK_FONT", f"{path}#2")
@@ -197,7 +197,7 @@ def test_font_location_reads_a_face_from_the_environment(monkeypatch):
 
 def test_the_font_cut_keeps_every_label_character():
     from cut_font import common_codepoints
-    from prhub.render.labels import labels
+    from prhub.site.render.labels import labels
 
     kept = common_codepoints()
     words = {ch for lang in ("zh", "en") for kind in ("week", "pull") for w in labels(lang, kind).values()
@@ -207,8 +207,8 @@ def test_the_font_cut_keeps_every_label_character():
 
 
 def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
-    from prhub.render.labels import labels
-    from prhub.render.pdf import COMMON_FONTS, codepoints, font_for, font_location, render_sections
+    from prhub.site.render.labels import labels
+    from prhub.site.render.pdf import COMMON_FONTS, codepoints, font_for, font_location, render_sections
 
     cut = next((str(c) for c in COMMON_FONTS if c.is_file()), None)
     if cut is None:
@@ -223,9 +223,9 @@ def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
     assert "修复 rollout #12" in pdf_text(common, tmp_path)
     assert len(common) < len(rare)
 def test_pdfs_share_one_parse_of_the_font_and_each_embeds_only_its_own_glyphs(tmp_path):
-    from prhub.errors import PrhubError
-    from prhub.render.labels import labels
-    from prhub.render.pdf import _parsed_font, font_location, render_sections
+    from prhub.core.errors import PrhubError
+    from prhub.site.render.labels import labels
+    from prhub.site.render.pdf import _parsed_font, font_location, render_sections
 
     try:
         font_location()
@@ -280,11 +280,11 @@ def test_an_empty_week_renders_a_short_report_everywhere(tmp_path):
 
 
 def test_every_section_kind_has_a_layout_in_each_rendering():
-    from prhub.render.html import environment as html_env
-    from prhub.render.markdown import environment as md_env
-    from prhub.render.pdf import LAYOUTS
-    from prhub.render.pull import PULL_KINDS
-    from prhub.render.view import SECTIONS
+    from prhub.site.render.html import environment as html_env
+    from prhub.site.render.markdown import environment as md_env
+    from prhub.site.render.pdf import LAYOUTS
+    from prhub.site.render.pull import PULL_KINDS
+    from prhub.site.render.view import SECTIONS
 
     kinds = {kind for _, _, kind, _ in SECTIONS} | PULL_KINDS
     assert kinds == set(LAYOUTS)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from prhub.render.html import render_html
-from prhub.render.markdown import render_markdown
+from prhub.site.render.html import render_html
+from prhub.site.render.markdown import render_markdown
 
 from tests.golden.cases import CASES, GOLDEN, load
 

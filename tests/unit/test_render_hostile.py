@@ -5,9 +5,9 @@ import json
 import re
 
 import pytest
-from prhub.render.common import safe_url
-from prhub.render.html import render_html
-from prhub.render.markdown import render_markdown
+from prhub.site.render.common import safe_url
+from prhub.site.render.html import render_html
+from prhub.site.render.markdown import render_markdown
 
 from tests.golden.cases import HOSTILE, hostile_report
 from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict

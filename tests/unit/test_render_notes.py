@@ -6,8 +6,8 @@ import copy
 import re
 
 import pytest
-from prhub.render.labels import risk_label
-from prhub.render.view import view
+from prhub.site.render.labels import risk_label
+from prhub.site.render.view import view
 
 from tests.golden.cases import load
 from tests.unit.render_support import pdf_text, render_all_strict

@@ -12,13 +12,14 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from prhub import compose, narrative
-from prhub.config import RepoConfig
-from prhub.models import ScoredPR
-from prhub.period import Period
-from prhub.render.markdown import render_markdown
-from prhub.render.view import KEY_PR_ROWS, NEWCOMERS_SHOWN, view
-from prhub.sources import History
+from prhub.report import compose
+from prhub.engine import narrative
+from prhub.core.config import RepoConfig
+from prhub.core.models import ScoredPR
+from prhub.core.period import Period
+from prhub.site.render.markdown import render_markdown
+from prhub.site.render.view import KEY_PR_ROWS, NEWCOMERS_SHOWN, view
+from prhub.sources.source import History
 
 from tests.unit.engine_support import history_entry
 
@@ -101,7 +102,7 @@ def test_verl_2026_05_04_revert_chain_and_its_chinese():
     # the chain as the export's own rows tell it (read at run time, never copied into the project)
     raw = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
     revert, reverted, refix, reverted_title = export_chain(raw, "2026-05-03T16:00:00Z", "2026-05-10T16:00:00Z")
-    from prhub.models import PullRequest
+    from prhub.core.models import PullRequest
 
     from bench import zh_share
     report = zh_share.build([PullRequest.from_export(r) for r in raw], "2026-05-04", "2026-05-10")

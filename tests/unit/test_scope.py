@@ -1,4 +1,4 @@
-"""What a report covers (prhub.scope): the glob semantics of `paths`, slices in the watch list, their run ids, and
+"""What a report covers (prhub.sources.scope): the glob semantics of `paths`, slices in the watch list, their run ids, and
 a history narrowed as the listing is (paths and excluded authors), whatever the source can tell of a PR's files."""
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from prhub import scope, sitepaths
-from prhub.config import RepoConfig, WatchList
-from prhub.errors import InputError
+from prhub.sources import scope
+from prhub.site import paths as sitepaths
+from prhub.core.config import RepoConfig, WatchList
+from prhub.core.errors import InputError
 from prhub.flow import plan
-from prhub.models import PullRef, PullRequest
-from prhub.period import Period
-from prhub.sources import History, ListPage, Tagger
-from prhub.store import parse_run_id, run_id
+from prhub.core.models import PullRef, PullRequest
+from prhub.core.period import Period
+from prhub.sources.source import History, ListPage, Tagger
+from prhub.cloud.store import parse_run_id, run_id
 
 from tests.fakes.memory import memory_stack
 from tests.unit.engine_support import change, make_pr

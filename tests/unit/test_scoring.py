@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from prhub.scoring import ENGINE_VERSION, HeuristicScorer, modules_from_title, parse_title, score_pull
+from prhub.engine.scoring import ENGINE_VERSION, HeuristicScorer, modules_from_title, parse_title, score_pull
 
 from tests.unit.engine_support import CONFIG, VERL_TEMPLATE, change, make_pr
 

@@ -1,8 +1,8 @@
-"""The zh one-line per PR (prhub.gist): what it does and why it matters, technical names kept as written."""
+"""The zh one-line per PR (prhub.engine.gist): what it does and why it matters, technical names kept as written."""
 from __future__ import annotations
 
-from prhub import gist
-from prhub.scoring import score_pull
+from prhub.engine import gist
+from prhub.engine.scoring import score_pull
 
 from tests.unit.engine_support import CONFIG, change, make_pr
 

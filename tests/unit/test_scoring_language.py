@@ -4,12 +4,12 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from prhub import llm
-from prhub.analysis import analyse_period
-from prhub.config import RepoConfig
-from prhub.period import Period
-from prhub.scoring import ENGINE_VERSION, HeuristicScorer, score_pull
-from prhub.sources import History
+from prhub.model import llm
+from prhub.engine.analysis import analyse_period
+from prhub.core.config import RepoConfig
+from prhub.core.period import Period
+from prhub.engine.scoring import ENGINE_VERSION, HeuristicScorer, score_pull
+from prhub.sources.source import History
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 

@@ -9,9 +9,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from prhub.changes import file_kind
-from prhub.config import RepoConfig
-from prhub.scoring import score_pull
+from prhub.engine.changes import file_kind
+from prhub.core.config import RepoConfig
+from prhub.engine.scoring import score_pull
 
 from bench.calibrate import banned_points, load, panel_figures, size_only
 from bench.panel import PANEL

@@ -5,10 +5,10 @@ import json
 from pathlib import Path
 
 import pytest
-from prhub.changes import file_kind, pins_in
-from prhub.config import RepoConfig
-from prhub.models import PullRequest
-from prhub.scoring import score_pull
+from prhub.engine.changes import file_kind, pins_in
+from prhub.core.config import RepoConfig
+from prhub.core.models import PullRequest
+from prhub.engine.scoring import score_pull
 
 from tests.unit.engine_support import CONFIG, change, make_pr
 

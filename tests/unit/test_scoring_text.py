@@ -1,7 +1,7 @@
 """Descriptions: template stripping, sections, summary, key points, references, language."""
 from __future__ import annotations
 
-from prhub import textparse
+from prhub.engine import textparse
 
 from tests.unit.engine_support import VERL_TEMPLATE
 

@@ -8,8 +8,9 @@ import boto3
 import pytest
 from aws_lambda_powertools.utilities.parameters import SecretsProvider, SSMProvider
 from moto import mock_aws
-from prhub import aws, config, secrets
-from prhub.errors import InputError
+from prhub.cloud import aws, secrets
+from prhub.core import config
+from prhub.core.errors import InputError
 
 TOKEN = "ghp_" + "FAKEfakeFAKEfakeFAKEfakeFAKEfake0001"  # split: a fake, not a leaked token
 
@@ -180,5 +181,5 @@ def test_botocore_debug_wire_log_never_shows_a_secret_value(sm: object) -> None:
     finally:
         wire.removeHandler(keep)
         wire.setLevel(level)
-    assert any("redacted by prhub.secrets" in m for m in seen), "the body was logged and blanked"
+    assert any("redacted by prhub.cloud.secrets" in m for m in seen), "the body was logged and blanked"
     assert not any(TOKEN in m for m in seen)

@@ -9,10 +9,11 @@ import xml.etree.ElementTree as ET
 import boto3
 import pytest
 from moto import mock_aws
-from prhub import aws, site
-from prhub.aws import CloudFrontCdn, S3Bucket
-from prhub.render.html import render_html
-from prhub.render.markdown import render_markdown
+from prhub.cloud import aws
+from prhub.site import publish as site
+from prhub.cloud.aws import CloudFrontCdn, S3Bucket
+from prhub.site.render.html import render_html
+from prhub.site.render.markdown import render_markdown
 
 from tests.golden.cases import load
 from tests.unit.render_support import parse_html

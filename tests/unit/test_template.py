@@ -255,7 +255,7 @@ def test_globals_environment() -> None:
 
 
 def test_settings_read_every_variable_the_template_sets() -> None:
-    from prhub.config import Settings
+    from prhub.core.config import Settings
 
     env = {k: "x" for k in load_template()["Globals"]["Function"]["Environment"]["Variables"]}
     env["MAX_RECEIVE_COUNT"] = "3"
@@ -359,7 +359,7 @@ def test_weekly_schedule_fires_once_a_week_on_monday_0100_in_the_parameter_timez
 
 
 def test_plan_turns_the_weekly_input_into_last_weeks_run_for_every_watched_repo() -> None:
-    from prhub.config import WatchList
+    from prhub.core.config import WatchList
     from prhub.flow import plan
 
     template = load_template()
@@ -874,7 +874,7 @@ def test_cloudfront_function_maps_directories_to_index_html(tmp_path: Path) -> N
     assert [r["uri"] for r in requests] == list(cases.values())
     assert all(r["method"] == "GET" for r in requests)  # the request is passed on, not answered
     # `prhub serve` applies the same rule locally: the two must not drift apart.
-    from prhub.site import rewrite
+    from prhub.site.publish import rewrite
 
     assert [rewrite(u) for u in cases] == [r["uri"] for r in requests]
 
@@ -1151,7 +1151,7 @@ def test_sample_events_parse(path: Path) -> None:
 
 @pytest.mark.parametrize("path", sorted((ROOT / "events").glob("plan*.json")), ids=lambda p: p.name)
 def test_plan_sample_events_are_accepted_with_the_templates_watch_list(path: Path) -> None:
-    from prhub.config import WatchList
+    from prhub.core.config import WatchList
     from prhub.flow import plan
 
     watchlist = WatchList.parse(load_template()["Parameters"]["WatchedRepositories"]["Default"])

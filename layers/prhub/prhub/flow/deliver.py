@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
-from prhub import aws, metrics
-from prhub.config import RepoConfig, Settings
-from prhub.digest import ROOT as DIGEST_ROOT
-from prhub.errors import InputError, PrhubError
-from prhub.notify.channels import Channel, parse_channel, resolve
+from prhub.cloud import aws, metrics
+from prhub.core.config import RepoConfig, Settings
+from prhub.report.digest import ROOT as DIGEST_ROOT
+from prhub.core.errors import InputError, PrhubError
+from prhub.core.channels import Channel, parse_channel, resolve
 from prhub.notify.ledger import Claim, Ledger
-from prhub.period import format_timestamp
+from prhub.core.period import format_timestamp
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from prhub.notify.delivery import Http, Outcome
     from prhub.notify.email import EmailClient
     from prhub.notify.message import Message
-    from prhub.site import Bucket
+    from prhub.site.publish import Bucket
 
 logger = Logger(service="prhub", child=True)
 
@@ -109,8 +109,8 @@ class DeliveryDeps:
         import requests
 
         from prhub.notify.email import SesEmail
-        from prhub.queue import Queue
-        from prhub.secrets import Secrets
+        from prhub.cloud.queue import Queue
+        from prhub.cloud.secrets import Secrets
 
         env = dict(os.environ if env is None else env)
         settings = Settings.from_env(env)
@@ -231,8 +231,8 @@ def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
     if body is None:
         raise InputError(f"no report.json under {job.report_key}")
     report = json.loads(body)
-    if job.report_key.startswith(DIGEST_ROOT):  # the organisation digest (prhub.digest): its own message
-        from prhub.digest import digest_message
+    if job.report_key.startswith(DIGEST_ROOT):  # the organisation digest (prhub.report.digest): its own message
+        from prhub.report.digest import digest_message
 
         return digest_message(report, site_url or "")
     base, _, rest = job.report_key.partition("/reports/")

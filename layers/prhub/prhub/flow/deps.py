@@ -2,10 +2,10 @@
 
 `Deps.from_env` is the one place that reads the environment: table and queue
 names, GitHub's and the model's endpoints and credentials. Every edge is an
-adapter with a small interface (RunStore, MessageQueue, prhub.cache.Cache,
-prhub.site.Bucket and Cdn, the watch list, sources, scorers), so tests hand in
+adapter with a small interface (RunStore, MessageQueue, prhub.cloud.cache.Cache,
+prhub.site.publish.Bucket and Cdn, the watch list, sources, scorers), so tests hand in
 in-memory stand-ins (tests/fakes/memory.py) and the services never know.
-boto3 clients are made on first use (prhub.aws.LazyClient), never here.
+boto3 clients are made on first use (prhub.cloud.aws.LazyClient), never here.
 
 A Deps also holds what a warm Lambda keeps between invocations: the parsed
 sources, run metadata, model clients and the providers' caches. Handlers build
@@ -19,21 +19,21 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from prhub import aws
-from prhub.cache import Cache, DynamoCache
-from prhub.config import RepoConfig, Settings, WatchList, WatchListParameter
-from prhub.models import PullRef, ScoredPR
-from prhub.period import Period
-from prhub.queue import Queue
-from prhub.scorers import Scorers
-from prhub.secrets import Secrets
-from prhub.sources import History, Source, SourceCache, check_location, open_source
-from prhub.store import Progress, Result, Run, Store
+from prhub.cloud import aws
+from prhub.cloud.cache import Cache, DynamoCache
+from prhub.core.config import RepoConfig, Settings, WatchList, WatchListParameter
+from prhub.core.models import PullRef, ScoredPR
+from prhub.core.period import Period
+from prhub.cloud.queue import Queue
+from prhub.model.scorers import Scorers
+from prhub.cloud.secrets import Secrets
+from prhub.sources.source import History, Source, SourceCache, check_location, open_source
+from prhub.cloud.store import Progress, Result, Run, Store
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
-    from prhub.site import Bucket, Cdn
+    from prhub.site.publish import Bucket, Cdn
 
 DEADLINE_RESERVE = 10.0  # seconds an invocation keeps for storing its result and answering SQS
 
@@ -43,7 +43,7 @@ def utc_now() -> datetime:
 
 
 class RunStore(Protocol):
-    """Runs and results (prhub.store.Store). Conditional writes carry the flow's guarantees:
+    """Runs and results (prhub.cloud.store.Store). Conditional writes carry the flow's guarantees:
     put_result/put_failure return False for a duplicate and change nothing; claim_report and each
     claim_revision are won once."""
 
@@ -79,7 +79,7 @@ class RunStore(Protocol):
 
 
 class MessageQueue(Protocol):
-    """SQS (prhub.queue.Queue)."""
+    """SQS (prhub.cloud.queue.Queue)."""
 
     def send(self, queue_url: str, body: dict[str, Any], delay: float = 0) -> None: ...
 
@@ -127,8 +127,8 @@ class Deps:
         cache = DynamoCache(dynamodb, settings.cache_table)
 
         def github() -> Source:
-            from prhub.github import CacheEtags
-            from prhub.github_graphql import GraphQLSource
+            from prhub.sources.github import CacheEtags
+            from prhub.sources.graphql import GraphQLSource
 
             # GraphQL lists a page of PRs with their files in one request; it hands over to REST where it cannot.
             return GraphQLSource.from_env(env, secrets, etag_cache=CacheEtags(cache))

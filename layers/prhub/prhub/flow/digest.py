@@ -6,7 +6,7 @@
                               plus `deadline_hours`), the digest goes out naming the repositories still missing
     publish_once(period, deps, watchlist)   under Powertools idempotency: one publication per period
 
-The watched repositories are the watch list's with its `org` expanded (prhub.orgs). Exactly one publication
+The watched repositories are the watch list's with its `org` expanded (prhub.sources.orgs). Exactly one publication
 per period however reports and sweeps interleave: each report is written before its service checks the others,
 so the last one to finish sees them all, and the publication is an idempotent function keyed by the period
 (the first caller publishes; a concurrent one is told it is in progress; later ones get the first answer).
@@ -20,12 +20,14 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from prhub import digest as domain
-from prhub import metrics, orgs, sitepaths
-from prhub.config import WatchList
+from prhub.report import digest as domain
+from prhub.cloud import metrics
+from prhub.sources import orgs
+from prhub.site import paths as sitepaths
+from prhub.core.config import WatchList
 from prhub.flow.deps import Deps
-from prhub.period import Period, format_timestamp
-from prhub.store import Run
+from prhub.core.period import Period, format_timestamp
+from prhub.cloud.store import Run
 
 logger = Logger(service="prhub", child=True)
 
@@ -120,9 +122,9 @@ def publish_once(period: Period, deps: Deps, watchlist: WatchList) -> dict[str, 
 
 def publish_digest(period: Period, deps: Deps, watchlist: WatchList) -> dict[str, Any]:
     """Build the digest from the reports as they are now, publish it, and queue its channels' messages."""
-    from prhub import site
+    from prhub.site import publish as site
     from prhub.flow.deliver import request_channels
-    from prhub.render.digest import render_digest_all
+    from prhub.site.render.digest import render_digest_all
 
     config = watchlist.digest
     assert config is not None  # publish_when_ready's callers checked

@@ -22,11 +22,11 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from prhub.config import RepoConfig
+from prhub.core.config import RepoConfig
 from prhub.flow.deps import Deps
-from prhub.models import ScoredPR
-from prhub.report import Report
-from prhub.sources import History
+from prhub.core.models import ScoredPR
+from prhub.core.report import Report
+from prhub.sources.source import History
 
 logger = Logger(service="prhub", child=True)
 
@@ -35,7 +35,7 @@ PAGE_SECONDS_MAX = 15.0  # room kept for one more page; with less left the rest 
 
 
 def _period(report: Report) -> Any:
-    from prhub.period import Period
+    from prhub.core.period import Period
 
     p = report["period"]
     return Period.parse(p["since"], p["until"], p["tz"])
@@ -49,7 +49,7 @@ def record(report: Report, history: History | None) -> dict[str, Any]:
     """The dashboard's share of pulls.json: the comparison periods' PRs the run's source listed (`earlier`, judged by
     their titles) and the days the record is complete for (`covers`: the period, and the comparison periods when
     the run had them, from the first day the source can see)."""
-    from prhub.sources import COMPARISONS
+    from prhub.sources.source import COMPARISONS
 
     period = _period(report)
     since = period.since
@@ -61,14 +61,14 @@ def record(report: Report, history: History | None) -> dict[str, Any]:
 
 def _reach(history: History, tz: str) -> date | None:
     """The first day the source sees (None: the whole repository)."""
-    from prhub.period import parse_timestamp, zone
+    from prhub.core.period import parse_timestamp, zone
 
     return parse_timestamp(history.reach).astimezone(zone(tz)).date() if history.reach else None
 
 
 def _entries(listed: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """History entries as the record keeps them: breaking and revert judged by their titles."""
-    from prhub.dashboard import title_flags
+    from prhub.site.dashboard import title_flags
 
     return [{"number": int(e["number"]), "merged_at": str(e["merged_at"]), "author": str(e.get("author") or ""),
              "modules": list(e.get("modules") or []), **title_flags(str(e.get("title") or ""))} for e in listed]
@@ -102,9 +102,10 @@ def year(report: Report, config: RepoConfig, doc: dict[str, Any], stored: Mappin
     """`doc` (the period's record) with the days of the dashboard's 52 weeks no stored record covers, listed once
     from the run's source (as its history is, narrowed as the report is); `doc` as it is when nothing is missing,
     or when the source fails (warned: those weeks stay "no data", as before)."""
-    from prhub import dashboard, scope
-    from prhub.period import Period
-    from prhub.scoring import modules_for
+    from prhub.site import dashboard
+    from prhub.sources import scope
+    from prhub.core.period import Period
+    from prhub.engine.scoring import modules_for
 
     slug = _slug(report)
     tz = doc["covers"]["tz"]
@@ -145,8 +146,8 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
     `history` is the run's (what its source listed before the period), for the dashboard's record; with the run's
     `config`, the weeks of the dashboard's year no record covers are listed from its source (`year`). What an
     earlier run of the period recorded (another language, a revision before) is kept."""
-    from prhub import site, sitepaths
-    from prhub.sitepaths import LANGUAGES
+    from prhub.site import publish as site, paths as sitepaths
+    from prhub.site.paths import LANGUAGES
 
     slug = _slug(report)
     facts = {p.number: {"files": list(p.files), "lines": list(p.file_lines), "merged_at": p.merged_at,
@@ -180,8 +181,8 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
 
 def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
     """Render and publish the pages of body["numbers"] from the period body["slug"] in body["lang"]."""
-    from prhub import pulls, site, sitepaths
-    from prhub.render.pull import render_pull_all
+    from prhub.site import pulls, publish as site, paths as sitepaths
+    from prhub.site.render.pull import render_pull_all
 
     repo, slug, lang, home = str(body["repo"]), str(body["slug"]), str(body["lang"]), str(body["home"])
     part = str(body.get("slice") or "")  # a slice's pages live in its own folder

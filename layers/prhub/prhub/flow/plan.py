@@ -17,14 +17,16 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from prhub import metrics, orgs, scope, tracing
-from prhub.config import RepoConfig, WatchList, check_repo
-from prhub.errors import EventRefused, InputError, RetryLater, SourceError
+from prhub.cloud import metrics, tracing
+
+from prhub.sources import orgs, scope
+from prhub.core.config import RepoConfig, WatchList, check_repo
+from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError
 from prhub.flow.deps import Deps
-from prhub.models import PullRef, PullRequest
-from prhub.period import Period, format_timestamp, parse_timestamp, zone
-from prhub.sources import Source
-from prhub.store import run_id
+from prhub.core.models import PullRef, PullRequest
+from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
+from prhub.sources.source import Source
+from prhub.cloud.store import run_id
 
 logger = Logger(service="prhub", child=True)
 
@@ -295,6 +297,6 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
 
 def _modules_for(pr: PullRequest, config: RepoConfig) -> list[str]:
     """An earlier PR's modules as the engine tags them, so trends compare like with like."""
-    from prhub.scoring import modules_for  # the engine's rules load only when a source hands over full PRs
+    from prhub.engine.scoring import modules_for  # the engine's rules load only when a source hands over full PRs
 
     return modules_for(pr, config)

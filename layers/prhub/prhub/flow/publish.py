@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
-from prhub import metrics
-from prhub.errors import InputError
+from prhub.cloud import metrics
+from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
-from prhub.models import ScoredPR
-from prhub.period import format_timestamp
+from prhub.core.models import ScoredPR
+from prhub.core.period import format_timestamp
 
 if TYPE_CHECKING:
-    from prhub.report import Changes, Scorer, Unscored
-    from prhub.store import Run
+    from prhub.core.report import Changes, Scorer, Unscored
+    from prhub.cloud.store import Run
 
 logger = Logger(service="prhub", child=True)
 
@@ -66,10 +66,12 @@ def report_once(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
 def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published as revision `revision`; the revision marked published."""
-    from prhub import compose, llm, site, sitepaths
+    from prhub.report import compose
+    from prhub.model import llm
+    from prhub.site import publish as site, paths as sitepaths
     from prhub.flow import digest, pages
     from prhub.flow.deliver import request_deliveries
-    from prhub.render import render_all
+    from prhub.site.render import render_all
 
     run = deps.store.get_run(run_id, consistent=True)
     if run is None:

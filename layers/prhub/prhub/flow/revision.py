@@ -2,7 +2,7 @@
 
     request_revision(run_id, progress, deps)   the score worker that stored a late result, and the report service
                                                after marking a revision, call it; the store's claim
-                                               (prhub.store.Store.claim_revision) lets one caller win revision N,
+                                               (prhub.cloud.store.Store.claim_revision) lets one caller win revision N,
                                                which then queues {"run_id", "revision": N} for ReportFunction
 
 Apart from both services, so the score worker imports none of the report's code.
@@ -15,7 +15,7 @@ from aws_lambda_powertools import Logger
 
 if TYPE_CHECKING:
     from prhub.flow.deps import Deps
-    from prhub.store import Progress
+    from prhub.cloud.store import Progress
 
 logger = Logger(service="prhub", child=True)
 

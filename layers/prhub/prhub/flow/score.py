@@ -1,7 +1,7 @@
 """The score service (ScoreFunction): one SQS record -> the PR scored (cached), stored once, completion checked.
 
 Light on purpose: it imports no analysis, rendering, template, idempotency or
-model code (prhub.scorers loads the model's only when a run asks for it).
+model code (prhub.model.scorers loads the model's only when a run asks for it).
 
 A PR handed back for later (a rate limit; too little of the invocation left for a model call) is sent again with
 a delay and recorded on its run as waiting, so the sweep does not take the run for dead. A result stored after
@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from prhub import aws, metrics
-from prhub.errors import HandBack, InputError, RetryLater
+from prhub.cloud import aws, metrics
+from prhub.core.errors import HandBack, InputError, RetryLater
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
-from prhub.models import PullRef, PullRequest, ScoredPR
-from prhub.store import Run, RunBudget
+from prhub.core.models import PullRef, PullRequest, ScoredPR
+from prhub.cloud.store import Run, RunBudget
 
 if TYPE_CHECKING:
-    from prhub.config import RepoConfig
-    from prhub.scoring import Budget
+    from prhub.core.config import RepoConfig
+    from prhub.engine.scoring import Budget
 
 logger = Logger(service="prhub", child=True)
 MAX_CACHED_RUNS = 64
@@ -276,8 +276,8 @@ def run_budget(run: Run, deps: Deps, model: str | None) -> RunBudget:
 
 def _engine_instead(pr: PullRequest, config: RepoConfig, budget: Budget, reason: str) -> ScoredPR:
     """The engine's result in the model's place for a PR handed back too often (no time, a lasting rate limit)."""
-    from prhub.llm import fallback
-    from prhub.scoring import HeuristicScorer
+    from prhub.model.llm import fallback
+    from prhub.engine.scoring import HeuristicScorer
 
     engine = HeuristicScorer(language=config.language).score(pr, config, budget)
     return fallback(engine, reason)

@@ -9,5 +9,5 @@
 
 One module per platform (slack, feishu, dingtalk, wecom, teams, webhook, email); each knows its own
 payload, size limits, signing and documented error answers. Nothing here imports boto3 or requests at
-import time, so prhub.config can parse the `notify` setting cheaply.
+import time, so prhub.core.config can parse the `notify` setting cheaply.
 """

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from prhub import metrics
-from prhub.notify.channels import Target
+from prhub.cloud import metrics
+from prhub.core.channels import Target
 from prhub.notify.message import Message, TooLarge
 
 if TYPE_CHECKING:
@@ -253,5 +253,5 @@ METRICS = {"delivered": "NotifyDelivered", "throttled": "NotifyThrottled", "tran
 
 
 def record(outcome: Outcome) -> None:
-    """The outcome as a CloudWatch metric by channel (prhub.metrics)."""
+    """The outcome as a CloudWatch metric by channel (prhub.cloud.metrics)."""
     metrics.count(METRICS[outcome.kind], channel=outcome.channel)

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from prhub.notify import markup
-from prhub.notify.channels import Target
+from prhub.core.channels import Target
 from prhub.notify.delivery import Request, Verdict, code_verdict
 from prhub.notify.message import Message, fit
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from prhub.notify import markup
-from prhub.notify.channels import Target
+from prhub.core.channels import Target
 from prhub.notify.delivery import Verdict
 from prhub.notify.message import Message
 
@@ -45,7 +45,7 @@ class EmailClient(Protocol):
 
 
 class SesEmail:
-    """EmailClient over a boto3 SES client (`prhub.aws.client("ses")` in the stack)."""
+    """EmailClient over a boto3 SES client (`prhub.cloud.aws.client("ses")` in the stack)."""
 
     def __init__(self, client: Any) -> None:
         self.client = client

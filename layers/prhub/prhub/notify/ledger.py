@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from botocore.exceptions import ClientError
 
-from prhub.dynamo import from_item, to_item
+from prhub.cloud.dynamo import from_item, to_item
 
 # Longer than DeliveryFunction's timeout (120 s), so a live claim is never taken over; shorter than
 # DeliveryQueue's visibility timeout (720 s), so the redelivery after a crashed worker finds it expired.
@@ -39,7 +39,7 @@ class Claim:
 
 
 class Ledger:
-    """DeliveriesTable over a boto3 DynamoDB client (prhub.aws.LazyClient in the stack)."""
+    """DeliveriesTable over a boto3 DynamoDB client (prhub.cloud.aws.LazyClient in the stack)."""
 
     def __init__(self, dynamodb: Any, table: str) -> None:
         self.ddb = dynamodb

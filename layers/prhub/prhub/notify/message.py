@@ -1,6 +1,6 @@
 """The platform-neutral message a channel gets when a report is published.
 
-`build_message(report, links)` reads report.json (schema prhub.report/1) and the site's URLs and keeps
+`build_message(report, links)` reads report.json (schema prhub.core.report/1) and the site's URLs and keeps
 what a reader needs at a glance: the title, a one-line summary, 3-5 highlights with their PRs, the
 counts (PRs, key PRs, breaking changes, risks) and links to the page, the PDF and the highlighted PRs'
 pages. The text is cleaned (controls, bidi overrides) but not escaped: each platform escapes it for its
@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from prhub.render.common import clean, safe_url
+from prhub.site.render.common import clean, safe_url
 
 MAX_HIGHLIGHTS = 5
 MAX_PRS = 5  # PR links per highlight: a theme citing thirty PRs keeps its first five (the page has all)

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from prhub.notify import markup
-from prhub.notify.channels import Target
+from prhub.core.channels import Target
 from prhub.notify.delivery import Request, Verdict, http_verdict
 from prhub.notify.message import Message
 

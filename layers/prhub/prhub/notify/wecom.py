@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from prhub.notify import markup
-from prhub.notify.channels import Target
+from prhub.core.channels import Target
 from prhub.notify.delivery import Request, Verdict, code_verdict
 from prhub.notify.message import Message, fit
 

@@ -1,0 +1,111 @@
+"""boto3 clients made lazily and shared per thread, and the small adapters over S3 and CloudFront.
+
+Clients honour AWS_ENDPOINT_URL, so moto, LocalStack and AWS need no code change.
+Nothing here makes a client at import: `LazyClient` resolves one on each use, so a
+score worker never pays for the S3 or CloudFront client, and an adapter follows
+`reset()` (the local runner's next embedded AWS in the same process).
+"""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import botocore.loaders
+import botocore.session
+
+_local = threading.local()
+# Service models are the same for every session: parse their JSON once per process, not per client
+# (each new session otherwise re-reads ~0.5 s of JSON, which dominates local runs and tests).
+_loader = botocore.loaders.create_loader()
+LIST_PAGE_SIZE = 1000  # S3's own maximum per ListObjectsV2 page
+
+
+def _session() -> Any:  # Any: the stubs type client() per literal service name
+    core = botocore.session.get_session()
+    core.register_component("data_loader", _loader)
+    return boto3.session.Session(botocore_session=core)
+
+
+def client(service: str) -> Any:
+    """A boto3 client for `service`, one per thread (boto3 sessions are not thread-safe)."""
+    cache = _local.__dict__.setdefault("clients", {})
+    if service not in cache:
+        cache[service] = _session().client(service)
+    return cache[service]
+
+
+def thread_clients() -> dict[str, Any]:
+    """This thread's clients, for helper threads working on its behalf (see adopt_clients)."""
+    clients: dict[str, Any] = _local.__dict__.setdefault("clients", {})
+    return clients
+
+
+def adopt_clients(clients: dict[str, Any]) -> None:
+    """Make this thread use another thread's clients (boto3 clients are thread-safe; only making them is not):
+    a batch's helper threads then talk to the same endpoint as the invocation, with its clients' hooks."""
+    _local.clients = clients
+
+
+def reset() -> None:
+    """Forget cached clients (after the endpoint or credentials change, e.g. in tests)."""
+    _local.__dict__.pop("clients", None)
+
+
+class LazyClient:
+    """Stands for this thread's client of `service`, made on first use."""
+
+    def __init__(self, service: str) -> None:
+        self.service = service
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(client(self.service), name)
+
+
+class S3Bucket:
+    """The site bucket: put, get and list "folders" (prhub.site.publish.Bucket)."""
+
+    def __init__(self, s3: Any, name: str) -> None:
+        self.s3 = s3
+        self.name = name
+
+    def put(self, key: str, body: bytes, content_type: str, cache_control: str) -> None:
+        self.s3.put_object(Bucket=self.name, Key=key, Body=body, ContentType=content_type, CacheControl=cache_control)
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            return bytes(self.s3.get_object(Bucket=self.name, Key=key)["Body"].read())
+        except self.s3.exceptions.NoSuchKey:
+            return None
+
+    def folders(self, prefix: str) -> Iterator[str]:
+        """Sub-"folders" directly under `prefix`, every page of the listing."""
+        for page in self.s3.get_paginator("list_objects_v2").paginate(
+                Bucket=self.name, Prefix=prefix, Delimiter="/", PaginationConfig={"PageSize": LIST_PAGE_SIZE}):
+            for common in page.get("CommonPrefixes", []):
+                yield common["Prefix"]
+
+
+class CloudFrontCdn:
+    """Invalidations of the site's distribution; nothing to do without one (local runs)."""
+
+    def __init__(self, cloudfront: Any, distribution_id: str) -> None:
+        self.cloudfront = cloudfront
+        self.distribution_id = distribution_id
+
+    def invalidate(self, paths: list[str]) -> None:
+        if not self.distribution_id or not paths:
+            return
+        self.cloudfront.create_invalidation(
+            DistributionId=self.distribution_id,
+            InvalidationBatch={"Paths": {"Quantity": len(paths), "Items": paths},
+                               "CallerReference": f"prhub-{time.time_ns()}-{uuid.uuid4().hex[:8]}"})
+
+
+def read_s3_url(s3: Any, url: str) -> bytes:
+    """The object an s3://bucket/key URL names."""
+    bucket, _, key = url[len("s3://"):].partition("/")
+    return bytes(s3.get_object(Bucket=bucket, Key=key)["Body"].read())

@@ -1,0 +1,432 @@
+"""The run store on DynamoDB: runs (with what plan listed and the source's history) and per-PR results.
+
+One `Store` wraps a low-level DynamoDB client (handed in, so moto, LocalStack
+and AWS need no code change) and the table names from `Settings`. The
+guarantees of the flow live here as conditional writes:
+
+- a result is stored and counted in ONE transaction whose Put carries
+  `attribute_not_exists(number)`, so a redelivered message changes nothing;
+- `claim_report` sets `report_requested` only if absent, so exactly one
+  worker (or sweep) wins the right to ask for the report;
+- `claim_revision` sets `revision_requested` to the next revision only while
+  that revision is unclaimed and the one before it is published, so a result
+  that arrives after a publication asks for exactly one new revision;
+- `mark_reported` records a revision only over an older one.
+
+A PR handed back for later (a rate limit, too little time left) moves
+`waiting_until` forward (`defer`): the sweep tells such a run from a dead one.
+
+Results are packed (prhub.cloud.dynamo's codec), as the cache's entries are.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from prhub.core.config import RepoConfig, Settings
+from prhub.cloud.dynamo import condition_failed, from_item, pack, to_item, unpack
+from prhub.core.errors import PrhubError
+from prhub.core.models import PullRef, ScoredPR
+from prhub.core.period import Period, format_timestamp
+from prhub.sources.source import History
+
+RUN_TTL_DAYS = 90
+DAY = 86_400
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def run_id(config: RepoConfig, period: Period, stamp: str) -> str:
+    """A run's id: the report's identity (its repository, or the slice of it: RepoConfig.report_id), the period
+    and `stamp` ("weekly" for the schedule's one run a week, a time and random part for a run on demand).
+    Two slices of one repository, or a slice and its repository, never share a run or its deduplication."""
+    return f"{config.report_id}/{period.since}_{period.until}/{stamp}"
+
+
+@dataclass(frozen=True)
+class RunName:
+    """What a run id names (parse_run_id)."""
+
+    repo: str
+    slice: str
+    since: str
+    until: str
+    stamp: str
+
+    @property
+    def period_prefix(self) -> str:
+        """The ids of every run of the same report and period start with this."""
+        base = f"{self.repo}/slices/{self.slice}" if self.slice else self.repo
+        return f"{base}/{self.since}_{self.until}/"
+
+
+def parse_run_id(value: str) -> RunName | None:
+    """The repository, slice, period and stamp a run id names; None when it is not shaped as run_id makes them."""
+    parts = value.split("/")
+    if len(parts) == 6 and parts[2] == "slices":
+        parts = [parts[0], parts[1], parts[3], parts[4], parts[5]]
+    elif len(parts) == 4:
+        parts = [parts[0], parts[1], "", parts[2], parts[3]]
+    else:
+        return None
+    owner, name, slice_name, period, stamp = parts
+    if period.count("_") != 1 or not (owner and name and stamp):
+        return None
+    since, until = period.split("_")
+    return RunName(f"{owner}/{name}", slice_name, since, until, stamp)
+
+
+def _refs(value: Any) -> list[PullRef]:
+    """The run's listing, packed: refs, or (older items) bare numbers, which keep only their number."""
+    out = []
+    for r in unpack(value) if isinstance(value, bytes) else value:
+        out.append(PullRef.from_dict(r) if isinstance(r, dict) else PullRef(int(r), "", "", EPOCH, ""))
+    return out
+
+
+@dataclass
+class Run:
+    """The run item: what plan decided and how far the workers got."""
+
+    run_id: str
+    repo: str
+    period: Period
+    config: RepoConfig
+    source: str
+    expected: int
+    listing: list[PullRef]  # what plan listed: the period's PRs
+    history: History  # the repository's record before the period, from the source
+    status: str = "scoring"
+    done: int = 0
+    failed: int = 0
+    tokens_used: int = 0
+    created_at: str = ""
+    updated_at: int = 0  # epoch seconds of the last progress, for the sweep
+    report_requested: int | None = None
+    report_key: str | None = None
+    reported_at: str | None = None  # when the latest revision was published
+    notes: list[str] = field(default_factory=list)
+    waiting_until: int = 0  # epoch seconds when the last PR handed back for later comes back
+    revision: int = 0  # the published revision (0: not yet published)
+    revision_requested: int = 0  # the newest revision claimed (a late result asked for it)
+    published_pending: list[int] = field(default_factory=list)  # PRs without a result at the latest publication
+
+    @property
+    def refs(self) -> list[int]:
+        return [r.number for r in self.listing]
+
+    @classmethod
+    def from_item(cls, data: dict[str, Any]) -> Run:
+        period = Period.from_dict(data["period"])
+        # A run planned before history came from the source knows none: "new" is then not judged.
+        history = (History.from_dict(unpack(data["history"])) if data.get("history")
+                   else History([], {}, format_timestamp(period.start_utc)))
+        return cls(
+            run_id=data["run_id"], repo=data["repo"], period=period,
+            config=RepoConfig.from_dict(json.loads(data["config"])), source=data["source"],
+            expected=int(data["expected"]), listing=_refs(data.get("refs", [])), history=history,
+            status=data.get("status", "scoring"), done=int(data.get("done", 0)), failed=int(data.get("failed", 0)),
+            tokens_used=int(data.get("tokens_used", 0)), created_at=data.get("created_at", ""),
+            updated_at=int(data.get("updated_at", 0)), report_requested=data.get("report_requested"),
+            report_key=data.get("report_key"), reported_at=data.get("reported_at"),
+            notes=[str(n) for n in data.get("notes", [])], waiting_until=int(data.get("waiting_until", 0)),
+            revision=_revision(data), revision_requested=int(data.get("revision_requested", 0)),
+            published_pending=[int(n) for n in unpack(data["published_pending"])] if data.get("published_pending")
+            else [],
+        )
+
+
+def _revision(data: dict[str, Any]) -> int:
+    """The published revision; a run reported before revisions were counted published its first."""
+    return int(data.get("revision", 1 if data.get("status") == "reported" else 0))
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a run's workers got."""
+
+    done: int
+    failed: int
+    expected: int
+    tokens_used: int = 0
+    report_requested: int | None = None
+    revision: int = 0  # published
+    revision_requested: int = 0
+    published_results: int = 0  # results (scored or failed) the latest publication included
+
+    @property
+    def complete(self) -> bool:
+        """Every PR has a result, scored or failed: the run can be reported."""
+        return self.done + self.failed >= self.expected
+
+    @property
+    def late(self) -> bool:
+        """A result arrived after the latest publication, and no revision is claimed for it yet."""
+        return (self.revision >= 1 and self.done + self.failed > self.published_results
+                and self.revision_requested <= self.revision)
+
+
+@dataclass
+class Result:
+    number: int
+    status: str  # scored | failed
+    scored: ScoredPR | None
+    reason: str = ""
+    cached: bool = False
+
+
+class Store:
+    """The four tables of the flow behind one small interface."""
+
+    def __init__(self, dynamodb: Any, settings: Settings) -> None:
+        self.db = dynamodb
+        self.settings = settings
+
+    # -- runs ---------------------------------------------------------------
+    def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
+                   now: int, created_at: str, notes: list[str] | None = None, history: History | None = None) -> bool:
+        """Write the run item; False when a run with this id exists (a redelivered schedule).
+
+        `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped);
+        `history` is the repository's record before the period, as the source gave it to the plan."""
+        item = {
+            "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
+            "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source,
+            # Packed: a year's 2,000 refs as a DynamoDB list make every read of the run slow (and big).
+            "expected": len(refs), "refs": pack([r.to_dict() for r in refs]),
+            "history": pack(history.to_dict()) if history is not None else None, "status": "scoring",
+            "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
+            "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
+        }
+        try:
+            self.db.put_item(TableName=self.settings.runs_table, Item=to_item(item),
+                             ConditionExpression="attribute_not_exists(run_id)")
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def get_run(self, run_id: str, consistent: bool = True) -> Run | None:
+        answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                                  ConsistentRead=consistent)
+        return Run.from_item(from_item(answer["Item"])) if "Item" in answer else None
+
+    def progress(self, run_id: str) -> Progress | None:
+        """The run's counters only (a consistent read of a few attributes)."""
+        names = {"#d": "done", "#f": "failed", "#e": "expected", "#t": "tokens_used", "#r": "report_requested",
+                 "#s": "status", "#v": "revision", "#q": "revision_requested", "#p": "published_results"}
+        answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                                  ConsistentRead=True, ProjectionExpression=", ".join(names),
+                                  ExpressionAttributeNames=names)
+        if "Item" not in answer:
+            return None
+        data = from_item(answer["Item"])
+        counts = {k: int(v) for k, v in data.items() if k != "status"}
+        return Progress(counts.get("done", 0), counts.get("failed", 0), counts.get("expected", 0),
+                        counts.get("tokens_used", 0), counts.get("report_requested"), _revision(data),
+                        counts.get("revision_requested", 0), counts.get("published_results", 0))
+
+    def open_runs(self) -> Iterator[Run]:
+        """Every run not yet reported, and every reported run with a revision claimed but not yet published
+        (a scan: runs are few and expire)."""
+        for page in self.db.get_paginator("scan").paginate(
+                TableName=self.settings.runs_table, FilterExpression="#s <> :r OR revision_requested > revision",
+                ExpressionAttributeNames={"#s": "status"}, ExpressionAttributeValues=to_item({":r": "reported"})):
+            for item in page.get("Items", []):
+                try:
+                    yield Run.from_item(from_item(item))
+                except (KeyError, ValueError, TypeError, PrhubError):
+                    # A run item the code cannot read (an older layout, a hand edit) must not stop the sweep
+                    # from finishing the others; it expires with its TTL.
+                    continue
+
+    def claim_report(self, run_id: str, now: int) -> bool:
+        """Exactly one caller wins: SET report_requested only if absent."""
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="SET report_requested = :now",
+                ConditionExpression="attribute_exists(run_id) AND attribute_not_exists(report_requested)",
+                ExpressionAttributeValues=to_item({":now": now}))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def claim_revision(self, run_id: str, revision: int, now: int) -> bool:
+        """Exactly one caller wins revision N: only while revision N-1 is the published one and N is unclaimed."""
+        published = "revision = :prev" if revision > 2 else "(revision = :prev OR attribute_not_exists(revision))"
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="SET revision_requested = :n",
+                ConditionExpression=f"#s = :reported AND {published} "
+                                    "AND (attribute_not_exists(revision_requested) OR revision_requested < :n)",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=to_item({":n": revision, ":prev": revision - 1, ":reported": "reported"}))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
+                      results: int = 0, pending: list[int] | None = None) -> bool:
+        """Record revision `revision` as published, with the results it included and the PRs it had none for;
+        False (nothing changed) when this or a newer revision is already recorded. `pending` is packed: a sweep
+        of a year's run may leave thousands."""
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="SET #s = :s, report_key = :k, reported_at = :t, updated_at = :now, revision = :v, "
+                                 "published_results = :n, published_pending = :p",
+                ConditionExpression="attribute_not_exists(revision) OR revision < :v",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=to_item({":s": "reported", ":k": report_key, ":t": reported_at,
+                                                   ":now": now, ":v": revision, ":n": results,
+                                                   ":p": pack(sorted(pending or []))}))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def defer(self, run_id: str, until: int) -> None:
+        """A PR of the run comes back at `until` (epoch seconds): the run waits at least that long, not dead."""
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="SET waiting_until = :u",
+                ConditionExpression="attribute_exists(run_id) AND "
+                                    "(attribute_not_exists(waiting_until) OR waiting_until < :u)",
+                ExpressionAttributeValues=to_item({":u": until}))
+        except ClientError as exc:
+            if not condition_failed(exc):  # a later wait is already recorded (or the run expired)
+                raise
+
+    def reserve_tokens(self, run_id: str, tokens: int, limit: int) -> bool:
+        """ADD `tokens` to the run's tokens_used only while the sum stays within `limit`; False (nothing added)
+        when it would not. One conditional update, so workers reserving together never pass the limit between
+        them. DynamoDB conditions have no arithmetic: the ceiling the counter may have is limit - tokens."""
+        ceiling = limit - tokens
+        if ceiling < 0:
+            return False
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                UpdateExpression="ADD tokens_used :n",
+                ConditionExpression="attribute_exists(run_id) AND "
+                                    "(attribute_not_exists(tokens_used) OR tokens_used <= :ceiling)",
+                ExpressionAttributeValues=to_item({":n": tokens, ":ceiling": ceiling}))
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def spend_tokens(self, run_id: str, tokens: int) -> None:
+        """ADD `tokens` (negative: a reservation handed back) to the run's tokens_used, unconditionally."""
+        try:
+            self.db.update_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                                UpdateExpression="ADD tokens_used :n", ConditionExpression="attribute_exists(run_id)",
+                                ExpressionAttributeValues=to_item({":n": tokens}))
+        except ClientError as exc:
+            if not condition_failed(exc):  # an expired run: nothing to count against (and no ghost item)
+                raise
+
+    # -- results ------------------------------------------------------------
+    def _count_in_run(self, run_id: str, counter: str, now: int, tokens: int = 0) -> dict[str, Any]:
+        # `tokens`: what the PR's model calls cost beyond (or below) their reservations, settled with the result.
+        spent = ", tokens_used :t" if tokens else ""
+        return {"Update": {
+            "TableName": self.settings.runs_table, "Key": to_item({"run_id": run_id}),
+            "UpdateExpression": f"ADD {counter} :one{spent} SET updated_at = :now",
+            # ADD would create a ghost run item for an unknown (expired) run id.
+            "ConditionExpression": "attribute_exists(run_id)",
+            "ExpressionAttributeValues": to_item({":one": 1, ":now": now, **({":t": tokens} if tokens else {})})}}
+
+    def _put_once(self, item: dict[str, Any], run_id: str, counter: str, now: int, tokens: int = 0) -> bool:
+        try:
+            self.db.transact_write_items(TransactItems=[
+                {"Put": {"TableName": self.settings.results_table, "Item": to_item(item),
+                         "ConditionExpression": "attribute_not_exists(#n)",
+                         "ExpressionAttributeNames": {"#n": "number"}}},
+                self._count_in_run(run_id, counter, now, tokens),
+            ])
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False, tokens: int = 0) -> bool:
+        """Store the result and ADD done 1 (and `tokens` to tokens_used: RunBudget's unsettled difference)
+        atomically; False (and nothing changed) for a duplicate."""
+        item = {"run_id": run_id, "number": scored.number, "status": "scored", "data": pack(scored.to_dict()),
+                "scored_by": scored.scored_by, "cached": cached, "expires_at": now + RUN_TTL_DAYS * DAY}
+        return self._put_once(item, run_id, "done", now, tokens)
+
+    def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool:
+        """Record a PR that cannot be scored and ADD failed 1 atomically; False for a duplicate."""
+        item = {"run_id": run_id, "number": number, "status": "failed", "reason": reason[:1000],
+                "expires_at": now + RUN_TTL_DAYS * DAY}
+        return self._put_once(item, run_id, "failed", now)
+
+    def results(self, run_id: str) -> list[Result]:
+        out = []
+        for page in self.db.get_paginator("query").paginate(
+                TableName=self.settings.results_table, KeyConditionExpression="run_id = :r",
+                ExpressionAttributeValues=to_item({":r": run_id}), ConsistentRead=True):
+            for raw in page.get("Items", []):
+                item = from_item(raw)
+                scored = ScoredPR.from_dict(unpack(item["data"])) if item.get("data") else None
+                out.append(Result(int(item["number"]), item["status"], scored, item.get("reason", ""),
+                                  bool(item.get("cached", False))))
+        return out
+
+
+class RunBudget:
+    """A run's model-token budget, shared by every worker through the run item's `tokens_used` counter.
+
+    A call reserves its estimate before it is sent (one conditional ADD: workers reserving at once never pass the
+    limit together) and settles for what it really cost (the difference ADDed), so tokens_used ends as the run's
+    real spending. `limit` is the smaller of the token and the money budget (prhub.model.pricing.token_limit);
+    `exhausted` says which stops the model, for the PRs the engine then scores."""
+
+    def __init__(self, store: Any, run_id: str, limit: int, exhausted: str = "") -> None:
+        self.store = store
+        self.run_id = run_id
+        self.limit = limit
+        self.exhausted = exhausted or "the run's token budget is spent"
+        self.unsettled = 0  # reserved beyond what the calls cost (<= 0), not yet handed back
+
+    def reserve(self, tokens: int) -> bool:
+        """Hold `tokens` of the budget for a call about to be sent; False when they do not fit."""
+        return bool(self.store.reserve_tokens(self.run_id, int(tokens), self.limit))
+
+    def settle(self, reserved: int, spent: int) -> None:
+        """Replace a reservation by what the call cost. A call that cost more is counted at once (the next
+        reservation, this PR's repair or another worker's, must see it); one that cost less, the usual case, hands
+        its rest back with the PR's result (Store.put_result's `tokens`, one write for both) or flush(). Meanwhile
+        the counter holds more than was spent, never less: no worker sees room that is not there."""
+        difference = int(spent) - int(reserved)
+        if difference > 0:
+            self.store.spend_tokens(self.run_id, difference)
+        else:
+            self.unsettled += difference
+
+    def take(self) -> int:
+        """The unsettled difference, handed to whoever writes it (and forgotten here)."""
+        tokens, self.unsettled = self.unsettled, 0
+        return tokens
+
+    def flush(self) -> None:
+        """Write the unsettled difference on its own (no result is stored with it)."""
+        if tokens := self.take():
+            self.store.spend_tokens(self.run_id, tokens)

@@ -1,0 +1,362 @@
+"""Configuration: the stack's settings (environment) and each watched repository's settings.
+
+The deployed stack keeps the repositories in one JSON document (an SSM
+parameter named by PRHUB_CONFIG_PARAMETER), read at run time, so the operator
+changes what is watched without a deploy:
+
+    {"defaults": {"tz": "Asia/Shanghai", "language": "zh"},
+     "repos": [{"repo": "verl-project/verl", "module_map": {"verl/workers/rollout/": "rollout"}}],
+     "org": "verl-project", "exclude": ["*.github.io"],
+     "digest": {"title": "verl weekly", "notify": [...], "deadline_hours": 3}}
+
+Every key of RepoConfig may appear in `defaults` or per repository. A repository may be listed again with
+`"name"` and `"paths"`: a slice of a monorepo, reported on its own (prhub.sources.scope). `org` adds the organisation's public,
+non-archived repositories (prhub.sources.orgs; `exclude` holds fnmatch patterns of names to leave out); `digest`
+makes one digest of every watched repository per period (DigestConfig, prhub.flow.digest).
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from prhub.core.errors import InputError
+from prhub.core.channels import Channel, parse_channels
+from prhub.core.period import zone
+
+REPO_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
+# A slice's name is one folder of the site (<owner>/<repo>/slices/<name>/) and part of its run ids.
+SLICE_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
+LANGUAGES = ("zh", "en")
+# Accounts that are bots though their login has no "[bot]" suffix (GitHub Apps have it: dependabot[bot]).
+DEFAULT_BOTS = ("dependabot", "renovate", "renovate-bot", "pre-commit-ci", "github-actions", "mergify", "codecov")
+
+
+def check_repo(repo: Any) -> str:
+    if not isinstance(repo, str) or not REPO_PATTERN.fullmatch(repo) or repo.endswith((".", "/")):
+        # :.100 keeps a huge input out of the message (and the logs)
+        raise InputError(f"repo must look like owner/name, got {repo!r:.100}")
+    return repo
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    base_url: str | None = None  # None: the openai package's OPENAI_BASE_URL / default
+    model: str | None = None  # None: env PRHUB_LLM_MODEL, else prhub.model.scorers.DEFAULT_MODEL
+    api_key_secret: str | None = None  # Secrets Manager name; locally OPENAI_API_KEY
+    temperature: float = 0.2
+    max_tokens_per_pr: int = 6000  # prompt budget for one PR (diff hunks are cut to fit)
+    max_tokens_per_run: int = 400_000  # past it the engine scores the rest
+    max_cost_per_run_usd: float | None = None  # a money budget too: the smaller one stops (prhub.model.pricing.token_limit)
+    timeout: float = 60.0  # seconds per model call
+    max_retries: int = 3  # retries of 429 (honouring Retry-After), 5xx and timeouts
+    retry_model: bool = False  # ask the model again for PRs the engine scored in its place in an earlier run
+
+    def __post_init__(self) -> None:
+        usd = self.max_cost_per_run_usd
+        if usd is not None and (isinstance(usd, bool) or not isinstance(usd, int | float)
+                                or not math.isfinite(usd) or usd <= 0):
+            raise InputError(f"llm.max_cost_per_run_usd must be a positive number of US dollars (or absent for "
+                             f"no money budget), got {usd!r:.40}")
+
+
+@dataclass(frozen=True)
+class RepoConfig:
+    repo: str
+    tz: str = "UTC"
+    language: str = "zh"
+    source: str = "github"  # github | jsonl:PATH (local path or s3://bucket/key)
+    scorer: str = "auto"  # auto | heuristic | llm
+    key_threshold: float = 4.0  # engine scale: about half of a typical verl week (docs/calibration.md)
+    module_map: dict[str, str] = field(default_factory=dict)  # path prefix -> module
+    test_paths: tuple[str, ...] = ("tests/", "test/", "test_", "_test.py", "conftest.py")
+    large_change_lines: int = 1000
+    check_registry: bool = False  # look pinned versions up on PyPI / npm
+    llm: LlmConfig = field(default_factory=LlmConfig)
+    notify: tuple[Channel, ...] = ()  # channels told when a report is published (prhub.core.channels)
+    bots: tuple[str, ...] = DEFAULT_BOTS  # logins counted apart (with any login ending in "[bot]")
+    exclude_authors: tuple[str, ...] = ()  # logins whose PRs are left out of the report entirely
+    paths: tuple[str, ...] = ()  # glob patterns (prhub.sources.scope): only PRs touching one of them are reported
+    slice: str = ""  # the watch list's "name": a slice of the repository, its own report (needs paths)
+
+    def __post_init__(self) -> None:
+        check_repo(self.repo)
+        if self.slice and not SLICE_PATTERN.fullmatch(self.slice):
+            raise InputError(f"name must be lower-case letters, digits, - and _ (a folder of the site), "
+                             f"got {self.slice!r:.100}")
+        if self.slice and not self.paths:
+            raise InputError(f"slice {self.slice!r} of {self.repo} needs paths: the globs its PRs touch")
+        zone(self.tz)
+        if self.language not in LANGUAGES:
+            raise InputError(f"language must be one of {LANGUAGES}, got {self.language!r:.100}")
+        if self.scorer not in ("auto", "heuristic", "llm"):
+            raise InputError(f"scorer must be auto, heuristic or llm, got {self.scorer!r:.100}")
+
+    def is_bot(self, login: str) -> bool:
+        """A bot account: GitHub's "[bot]" suffix, or a login in `bots` (case-insensitive, with or without it)."""
+        name = login.lower()
+        return name.endswith("[bot]") or name.removesuffix("[bot]") in {b.lower() for b in self.bots}
+
+    def excludes(self, login: str) -> bool:
+        return login.lower() in {a.lower() for a in self.exclude_authors}
+
+    @property
+    def report_id(self) -> str:
+        """The report's identity: "owner/repo", or "owner/repo/slices/<name>" for a slice. It starts the run ids
+        and is the report's folder on the site (prhub.site.paths), so slices never share either."""
+        return f"{self.repo}/slices/{self.slice}" if self.slice else self.repo
+
+    @property
+    def display_name(self) -> str:
+        """How titles, pages and feeds name the report: the repository, with the slice's name."""
+        return f"{self.repo} ({self.slice})" if self.slice else self.repo
+
+    @property
+    def owner(self) -> str:
+        return self.repo.split("/")[0]
+
+    @property
+    def name(self) -> str:
+        return self.repo.split("/")[1]
+
+    def with_overrides(self, **changes: Any) -> RepoConfig:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["test_paths"] = list(self.test_paths)
+        data["llm"] = {f.name: getattr(self.llm, f.name) for f in fields(self.llm)}
+        data["notify"] = [c.to_dict() for c in self.notify]
+        data["bots"], data["exclude_authors"] = list(self.bots), list(self.exclude_authors)
+        data["paths"] = list(self.paths)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RepoConfig:
+        values = dict(data)
+        if "name" in values:  # the watch list's word for a slice (a dataclass field cannot shadow .name)
+            if "slice" in values:
+                raise InputError("give a slice's name once, as name")
+            values["slice"] = values.pop("name")
+        known = {f.name for f in fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise InputError(f"unknown repository settings: {', '.join(sorted(unknown))}")
+        if "llm" in values:
+            llm_known = {f.name for f in fields(LlmConfig)}
+            bad = set(values["llm"]) - llm_known
+            if bad:
+                raise InputError(f"unknown llm settings: {', '.join(sorted(bad))}")
+            values["llm"] = LlmConfig(**values["llm"])
+        if "test_paths" in values:
+            values["test_paths"] = tuple(values["test_paths"])
+        for key in ("bots", "exclude_authors"):
+            if key in values:
+                logins = values[key]
+                if not isinstance(logins, list | tuple) or not all(isinstance(v, str) and v for v in logins):
+                    raise InputError(f"{key} must be a list of GitHub logins")
+                values[key] = tuple(logins)
+        if "paths" in values:
+            from prhub.sources.scope import check_patterns
+
+            values["paths"] = check_patterns(values["paths"]) if values["paths"] != [] else ()  # [] : to_dict's
+        if not isinstance(values.get("slice", ""), str):
+            raise InputError("name must be a string")
+        if "notify" in values:
+            values["notify"] = parse_channels(values["notify"])
+        try:
+            return cls(**values)
+        except TypeError as exc:
+            raise InputError(f"bad repository settings: {exc}") from exc
+
+
+DIGEST_KEYS = ("title", "notify", "deadline_hours", "language", "tz")
+ORG_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
+
+
+@dataclass(frozen=True)
+class DigestConfig:
+    """`"digest"` of the watch list: one digest of every watched repository per period.
+
+    It goes out once every watched repository's report for the period is out, or `deadline_hours` after the
+    weekly period ends (the Monday 01:00 schedule plus two hours by default), naming the missing ones.
+    """
+
+    title: str = ""  # "" -> "Organisation digest" / "组织周报" (prhub.report.digest)
+    notify: tuple[Channel, ...] = ()
+    deadline_hours: float = 3.0
+    language: str = "zh"  # default: the watch list's defaults
+    tz: str = "UTC"  # the weekly period's time zone; default: the watch list's defaults
+
+    @classmethod
+    def from_dict(cls, data: Any, defaults: Mapping[str, Any]) -> DigestConfig:
+        if not isinstance(data, dict):
+            raise InputError('digest must be an object like {"title": "...", "notify": [...]}')
+        unknown = sorted(set(data) - set(DIGEST_KEYS))
+        if unknown:
+            raise InputError(f"unknown digest settings: {', '.join(unknown)} (known: {', '.join(DIGEST_KEYS)})")
+        title = data.get("title", "")
+        if not isinstance(title, str) or len(title) > 200:
+            raise InputError("digest.title must be a string of at most 200 characters")
+        hours = data.get("deadline_hours", cls.deadline_hours)
+        if isinstance(hours, bool) or not isinstance(hours, int | float) or not 0 <= hours <= 7 * 24:
+            raise InputError(f"digest.deadline_hours must be a number of hours from 0 to 168, got {hours!r:.40}")
+        language = data.get("language", defaults.get("language", "zh"))
+        if language not in LANGUAGES:
+            raise InputError(f"digest.language must be one of {LANGUAGES}, got {language!r:.100}")
+        tz = data.get("tz", defaults.get("tz", "UTC"))
+        zone(tz)
+        return cls(title.strip(), parse_channels(data.get("notify"), "digest.notify"), float(hours), language, tz)
+
+
+def parse_org(doc: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
+    """`org` (an organisation's login) and `exclude` (fnmatch patterns of repository names) of the watch list."""
+    org, exclude = doc.get("org"), doc.get("exclude", [])
+    if org is not None and (not isinstance(org, str) or not ORG_PATTERN.fullmatch(org)):
+        raise InputError(f"org must be a GitHub organisation name, got {org!r:.100}")
+    if not isinstance(exclude, list) or not all(isinstance(p, str) and p.strip() for p in exclude):
+        raise InputError('exclude must be a list of name patterns, e.g. ["*-archive", "owner/website"]')
+    if exclude and org is None:
+        raise InputError("exclude applies to the repositories of org: give org too")
+    return org, tuple(p.strip() for p in exclude)
+
+
+def excluded(repo: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `exclude` leaves `repo` out: a pattern matches "owner/name" or the bare name, case-insensitively."""
+    full = repo.lower()
+    name = full.split("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(full, p.lower()) or fnmatch.fnmatchcase(name, p.lower()) for p in patterns)
+
+
+@dataclass(frozen=True)
+class WatchList:
+    """All configured repositories (those of `org` join them through prhub.sources.orgs.expand)."""
+
+    repos: tuple[RepoConfig, ...]
+    defaults: dict[str, Any] = field(default_factory=dict)
+    org: str | None = None
+    exclude: tuple[str, ...] = ()
+    digest: DigestConfig | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> WatchList:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"repository configuration is not valid JSON: {exc}") from exc
+        if not isinstance(doc, dict) or not isinstance(doc.get("repos", []), list):
+            raise InputError('repository configuration must be {"defaults": {...}, "repos": [...]}')
+        defaults = doc.get("defaults") or {}
+        repos = tuple(
+            RepoConfig.from_dict({**defaults, **(r if isinstance(r, dict) else {"repo": r})})
+            for r in doc.get("repos", [])
+        )
+        seen: set[str] = set()
+        for cfg in (c for c in repos if c.slice):  # two slices of one name would share run ids and a site folder
+            if cfg.report_id.lower() in seen:
+                raise InputError(f"the watch list names slice {cfg.slice!r} of {cfg.repo} twice")
+            seen.add(cfg.report_id.lower())
+        org, exclude = parse_org(doc)
+        digest = DigestConfig.from_dict(doc["digest"], defaults) if doc.get("digest") is not None else None
+        return cls(repos, defaults, org, exclude, digest)
+
+    def with_repos(self, names: list[str]) -> WatchList:
+        """The list with `names` added (the defaults' settings) unless listed already; listed settings win."""
+        listed = {c.repo.lower() for c in self.repos}
+        extra = tuple(RepoConfig.from_dict({**self.defaults, "repo": check_repo(n)})
+                      for n in names if n.lower() not in listed)
+        return replace(self, repos=self.repos + extra)
+
+    def get(self, repo: str, slice: str = "") -> RepoConfig:
+        """The settings of the repository (or of its slice named `slice`); an unlisted repo gets the defaults
+        (custom ranges on demand); an unlisted slice is bad input (its paths are only in the watch list)."""
+        for cfg in self.repos:
+            if cfg.repo.lower() == repo.lower() and cfg.slice == slice:
+                return cfg
+        if slice:
+            raise InputError(f"the watch list has no slice {slice!r} of {check_repo(repo)}")
+        return RepoConfig.from_dict({**self.defaults, "repo": check_repo(repo)})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Names of the stack's resources, set by template.yaml (or the local runner) as environment."""
+
+    runs_table: str
+    results_table: str
+    cache_table: str
+    idempotency_table: str
+    score_queue_url: str
+    report_queue_url: str
+    site_bucket: str
+    pages_queue_url: str = ""  # PagesQueue: the PR pages of a published report
+    plan_queue_url: str = ""  # PlanQueue: a listing's continuation
+    distribution_id: str = ""
+    site_url: str = ""
+    config_parameter: str = ""
+    max_receive_count: int = 3
+    delivery_queue_url: str = ""  # DeliveryQueue: one message per (report, channel)
+    deliveries_table: str = ""  # DeliveriesTable: the delivery ledger and log (prhub.notify.ledger)
+    export_bucket: str = ""  # ExportBucket: the one bucket a jsonl:s3:// source may name ("" = none)
+    local_exports: bool = False  # a jsonl: source may name a path on this machine (the CLI; never the stack)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        try:
+            return cls(
+                runs_table=env["RUNS_TABLE"],
+                results_table=env["RESULTS_TABLE"],
+                cache_table=env["CACHE_TABLE"],
+                idempotency_table=env["IDEMPOTENCY_TABLE"],
+                score_queue_url=env["SCORE_QUEUE_URL"],
+                report_queue_url=env["REPORT_QUEUE_URL"],
+                site_bucket=env["SITE_BUCKET"],
+                pages_queue_url=env["PAGES_QUEUE_URL"],
+                plan_queue_url=env.get("PLAN_QUEUE_URL", ""),
+                distribution_id=env.get("DISTRIBUTION_ID", ""),
+                site_url=env.get("SITE_URL", ""),
+                config_parameter=env.get("PRHUB_CONFIG_PARAMETER", ""),
+                max_receive_count=int(env.get("MAX_RECEIVE_COUNT", "3")),
+                delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
+                deliveries_table=env.get("DELIVERIES_TABLE", ""),
+                export_bucket=env.get("EXPORT_BUCKET", ""),
+                local_exports=env.get("LOCAL_EXPORTS", "false").lower() == "true",
+            )
+        except KeyError as exc:
+            raise InputError(f"environment variable {exc.args[0]} is not set (template.yaml sets it)") from exc
+
+
+WATCHLIST_MAX_AGE = 300  # seconds: an edited watch list reaches warm Lambdas within minutes
+
+
+class WatchListParameter:
+    """The watch list stored in an SSM parameter (PRHUB_CONFIG_PARAMETER), read through Powertools parameters.
+
+    Made once per process: the provider's cache outlives invocations of a warm Lambda. `ssm` is a boto3
+    SSM client (prhub.cloud.aws.LazyClient in the stack), or `provider` an SSMProvider.
+    """
+
+    def __init__(self, name: str, ssm: Any = None, provider: Any = None) -> None:
+        self.name = name
+        self._ssm = ssm
+        self._provider = provider
+
+    def __call__(self) -> WatchList:
+        from aws_lambda_powertools.utilities.parameters import SSMProvider
+        from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
+
+        if not self.name:
+            raise InputError("no watch list parameter is configured (PRHUB_CONFIG_PARAMETER)")
+        if self._provider is None:
+            self._provider = SSMProvider(boto3_client=self._ssm)
+        try:
+            text = self._provider.get(self.name, max_age=WATCHLIST_MAX_AGE)
+        except GetParameterError as exc:
+            raise InputError(f"watch list parameter {self.name!r} could not be read: {exc}") from exc
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        return WatchList.parse(str(text))

@@ -1,0 +1,274 @@
+"""The data that flows through Prhub: pull requests in, scored pull requests out.
+
+`PullRequest.from_export` / `to_export` speak the export format (one merged PR
+per JSONL line, a subset of GitHub's REST pull object with `files` embedded).
+`ScoredPR` is one entry of report.json's `prs[]` plus the facts the week's
+analysis needs (file paths, references, reasons); `to_dict`/`from_dict` are
+how it is stored in DynamoDB and cached.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from prhub.core.errors import SourceError
+from prhub.core.period import format_timestamp, parse_timestamp
+from prhub.core.report import PrEntry
+
+
+@dataclass(frozen=True)
+class FileChange:
+    filename: str
+    status: str = "modified"  # added | removed | modified | renamed
+    additions: int = 0
+    deletions: int = 0
+    previous_filename: str | None = None
+    binary: bool = False
+    patch: str | None = None  # unified diff hunk text where GitHub gives it
+
+    @property
+    def changes(self) -> int:
+        return self.additions + self.deletions
+
+
+@dataclass(frozen=True)
+class Review:
+    reviewer: str
+    state: str  # APPROVED | CHANGES_REQUESTED | COMMENTED | DISMISSED
+
+
+# GitHub's own caps: a title of 256 characters, a body of 65,536, 3,000 listed files. An export may hold
+# anything; past these a value is cut (and the PR's `capped` says so) so one line cannot blow up a report.
+MAX_TITLE = 256
+MAX_BODY = 65_536
+MAX_FILES = 3000
+
+
+class RecordError(SourceError):
+    """An export line that cannot be read: `kind` is missing | shape, `field` the field's name."""
+
+    def __init__(self, kind: str, field_name: str) -> None:
+        super().__init__(f"missing field {field_name}" if kind == "missing"
+                         else f"field {field_name} has the wrong shape")
+        self.kind = kind
+        self.field = field_name
+
+
+class _Fields:
+    """Reads an export row field by field, so an error names the field (and never quotes its value)."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.row = row
+
+    def get(self, name: str, convert: Any, required: bool = False) -> Any:
+        if name not in self.row and required:
+            raise RecordError("missing", name)
+        try:
+            return convert(self.row.get(name))
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError):  # AttributeError: "user": "alice"
+            raise RecordError("shape", name) from None
+
+
+def _file_change(f: Any) -> FileChange:
+    return FileChange(
+        filename=str(f["filename"]),
+        status=str(f.get("status", "modified")),
+        additions=int(f.get("additions") or 0),
+        deletions=int(f.get("deletions") or 0),
+        previous_filename=f.get("previous_filename"),
+        binary=bool(f.get("binary", False)),
+        patch=f.get("patch"),
+    )
+
+
+@dataclass(frozen=True)
+class PullRef:
+    """What a listing gives cheaply: enough to plan a run and to compute trends."""
+
+    number: int
+    title: str
+    author: str
+    merged_at: datetime
+    url: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "title": self.title, "author": self.author,
+                "merged_at": format_timestamp(self.merged_at), "url": self.url}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PullRef:
+        return cls(int(data["number"]), str(data["title"]), str(data["author"]),
+                   parse_timestamp(str(data["merged_at"])), str(data["url"]))
+
+
+@dataclass
+class PullRequest:
+    """A merged PR with its details, as the score worker sees it."""
+
+    number: int
+    title: str
+    body: str
+    author: str
+    merged_at: datetime
+    url: str
+    labels: list[str] = field(default_factory=list)
+    co_authors: list[str] = field(default_factory=list)
+    base_ref: str = "main"
+    head_sha: str = ""  # cache key part; the merge commit for exports
+    additions: int = 0
+    deletions: int = 0
+    changed_files: int = 0
+    files: list[FileChange] = field(default_factory=list)
+    files_truncated: bool = False  # GitHub lists at most 3,000 files of a PR
+    reviews: list[Review] = field(default_factory=list)
+    commits: int | None = None
+    capped: list[str] = field(default_factory=list)  # fields cut to GitHub's caps on reading an export
+
+    @property
+    def ref(self) -> PullRef:
+        return PullRef(self.number, self.title, self.author, self.merged_at, self.url)
+
+    @classmethod
+    def from_export(cls, row: dict[str, Any]) -> PullRequest:
+        """Parse one export line; raises SourceError naming the field that is wrong, never its value (the
+        message reaches the public report's notes, and a malformed line may hold anything, a secret included).
+
+        Fields are capped as GitHub caps them (title, body, files); `capped` names what was cut."""
+        fields = _Fields(row)
+        files = fields.get("files", lambda v: [_file_change(f) for f in v or []])
+        title = fields.get("title", lambda v: str(v or ""))
+        body = fields.get("body", lambda v: str(v or ""))
+        capped = [name for name, value, cap in (("title", title, MAX_TITLE), ("body", body, MAX_BODY),
+                                                ("files", files, MAX_FILES)) if len(value) > cap]
+        return cls(
+            number=fields.get("number", int, required=True),
+            title=title[:MAX_TITLE],
+            body=body[:MAX_BODY],
+            author=fields.get("user", lambda v: str((v or {}).get("login") or "unknown")),
+            merged_at=fields.get("merged_at", lambda v: parse_timestamp(str(v)), required=True),
+            url=fields.get("html_url", lambda v: str(v or "")),
+            labels=fields.get("labels", lambda v: [str(lb["name"]) if isinstance(lb, dict) else str(lb)
+                                                   for lb in v or []]),
+            co_authors=fields.get("co_authors", lambda v: [str(c) for c in v or []]),
+            base_ref=fields.get("base", lambda v: str((v or {}).get("ref") or "main")),
+            head_sha=fields.get("head", lambda v: str((v or {}).get("sha") or "")) or fields.get(
+                "merge_commit_sha", lambda v: str(v or "")),
+            additions=fields.get("additions", lambda v: int(v or sum(f.additions for f in files))),
+            deletions=fields.get("deletions", lambda v: int(v or sum(f.deletions for f in files))),
+            changed_files=fields.get("changed_files", lambda v: int(v or len(files))),
+            files=files[:MAX_FILES],
+            files_truncated=fields.get("files_truncated", bool) or len(files) > MAX_FILES,
+            reviews=fields.get("reviews", lambda v: [Review(str(r["reviewer"]), str(r["state"])) for r in v or []]),
+            commits=fields.get("commits", lambda v: None if v is None else int(v)),
+            capped=capped,
+        )
+
+    def to_export(self) -> dict[str, Any]:
+        """The export format (../shared/data/README.md), plus optional detail fields when known."""
+        row: dict[str, Any] = {
+            "number": self.number,
+            "title": self.title,
+            "body": self.body,
+            "state": "closed",
+            "merged": True,
+            "merged_at": format_timestamp(self.merged_at),
+            "user": {"login": self.author},
+            "co_authors": list(self.co_authors),
+            "labels": list(self.labels),
+            "base": {"ref": self.base_ref},
+            "merge_commit_sha": self.head_sha,
+            "html_url": self.url,
+            "additions": self.additions,
+            "deletions": self.deletions,
+            "changed_files": self.changed_files,
+            "files": [_file_row(f) for f in self.files],
+        }
+        if self.files_truncated:
+            row["files_truncated"] = True
+        if self.reviews:
+            row["reviews"] = [{"reviewer": r.reviewer, "state": r.state} for r in self.reviews]
+        if self.commits is not None:
+            row["commits"] = self.commits
+        return row
+
+
+def _file_row(f: FileChange) -> dict[str, Any]:
+    row: dict[str, Any] = {"filename": f.filename, "status": f.status, "additions": f.additions,
+                           "deletions": f.deletions, "changes": f.changes}
+    if f.previous_filename:
+        row["previous_filename"] = f.previous_filename
+    if f.binary:
+        row["binary"] = True
+    if f.patch is not None:
+        row["patch"] = f.patch
+    return row
+
+
+@dataclass(frozen=True)
+class Risk:
+    kind: str  # missing_tests | breaking | revert | dependency_pin | todo_left | large_change | ...
+    detail: str
+
+
+@dataclass
+class ScoredPR:
+    """One PR's judgement: report.json `prs[]` plus the facts the week's analysis needs."""
+
+    number: int
+    title: str
+    url: str
+    author: str
+    merged_at: str
+    modules: list[str]
+    type: str
+    breaking: bool
+    importance: float
+    insight: float
+    key: bool
+    summary: str
+    key_points: list[str]
+    risks: list[Risk]
+    additions: int
+    deletions: int
+    changed_files: int
+    scored_by: str  # heuristic | llm
+    breaking_reason: str = ""
+    reasons: list[str] = field(default_factory=list)  # why the importance is what it is
+    files: list[str] = field(default_factory=list)  # changed paths, for hot files and clusters
+    # [additions, deletions] of each of `files`, in its order, for the PR page (two small ints a file keep the
+    # stored result near its paths' size; [] for results stored before the page showed them)
+    file_lines: list[list[int]] = field(default_factory=list)
+    refs: list[int] = field(default_factory=list)  # PR numbers the title/body mention
+    reverts: int | None = None  # the PR number this one reverts, when known
+    reviewers: list[str] = field(default_factory=list)
+    co_authors: list[str] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    note: str = ""  # e.g. why the model's answer was replaced
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScoredPR:
+        values = dict(data)
+        values["risks"] = [Risk(**r) for r in values.get("risks", [])]
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+    def pr_entry(self) -> PrEntry:
+        """This PR as report.json's `prs[]` lists it (with the model tokens it spent in this run, when any)."""
+        entry: PrEntry = {
+            "number": self.number, "title": self.title, "url": self.url, "author": self.author,
+            "merged_at": self.merged_at, "modules": self.modules, "type": self.type,
+            "breaking": self.breaking, "breaking_reason": self.breaking_reason,
+            "importance": self.importance, "insight": self.insight, "key": self.key,
+            "summary": self.summary, "key_points": self.key_points,
+            "risks": [{"kind": r.kind, "detail": r.detail} for r in self.risks], "additions": self.additions,
+            "deletions": self.deletions, "changed_files": self.changed_files,
+            "scored_by": self.scored_by, "reasons": self.reasons,
+        }
+        if self.tokens_in or self.tokens_out:
+            entry["tokens_in"], entry["tokens_out"] = self.tokens_in, self.tokens_out
+        return entry

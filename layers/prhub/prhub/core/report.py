@@ -1,0 +1,253 @@
+"""report.json (schema prhub.core.report/1) as types: the report and its parts, with the keys in file order.
+
+A report is built once, by prhub.report.compose.report: prhub.engine.analysis computes the
+`Analysis` of the period, compose sets the title and the run's notes, and a
+narrator (the engine's, or the model's through prhub.model.llm) writes the
+`Narrative`. Renderers and the site read it and never add to it. The key order
+of each TypedDict is the order report.json has always had, so the file stays
+byte-identical; docs/reports.md describes every field.
+"""
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+SCHEMA = "prhub.core.report/1"
+
+
+class Period(TypedDict):
+    since: str  # YYYY-MM-DD, inclusive, in tz
+    until: str
+    tz: str
+
+
+class Guard(TypedDict):
+    """Sentences the fact guard removed from the model's text in a run (prhub.model.factguard.reason_of's reasons)."""
+    removed_sentences: int
+    by_reason: dict[str, int]  # pr_number | count | number | ratio | date -> sentences
+    in_prs: int  # from the PRs' summaries, key points, breaking reasons and risk details
+    in_narrative: int
+
+
+class Cost(TypedDict):
+    """What the run's model tokens cost, from a price table (prhub.model.pricing)."""
+    usd: float | None  # None: the model is not in the table
+    prices_as_of: str  # the date the table's prices were read
+    usd_per_million_in: float | None
+    usd_per_million_out: float | None
+
+
+class Scorer(TypedDict):
+    """Who wrote what: the per-PR scorer, and (added by the narrator) who wrote each narrative section."""
+    kind: str  # llm | heuristic
+    model: str | None
+    prompt_version: str
+    tokens_in: NotRequired[int]
+    tokens_out: NotRequired[int]
+    llm_prs: NotRequired[int]
+    heuristic_prs: NotRequired[int]
+    narrative_model: NotRequired[str]
+    narrative_by: NotRequired[dict[str, str]]  # section -> llm | heuristic
+    narrative_tokens_in: NotRequired[int]
+    narrative_tokens_out: NotRequired[int]
+    guard: NotRequired[Guard]
+    cost: NotRequired[Cost]
+
+
+class Reviewer(TypedDict):
+    login: str
+    reviews: int
+
+
+class BotStats(TypedDict):
+    prs: int
+    logins: list[str]
+
+
+class Stats(TypedDict):
+    pr_count: int
+    key_pr_count: int
+    avg_importance: float
+    avg_insight: float
+    additions: int
+    deletions: int
+    authors: int
+    new_contributors: list[str]  # logins first seen this period
+    history_since: str  # how far back "new" was judged ("" without history)
+    new_contributors_window: int  # weeks the history covers when it is shorter than the newcomer horizon, else 0
+    types: dict[str, int]
+    reviewers: NotRequired[list[Reviewer]]  # only when reviews are known
+    bots: NotRequired[BotStats]  # only when bots merged PRs: their accounts are not among `authors`
+
+
+class PrRisk(TypedDict):
+    kind: str
+    detail: str
+
+
+class PrEntry(TypedDict):
+    """One scored PR (ScoredPR.pr_entry)."""
+    number: int
+    title: str
+    url: str
+    author: str
+    merged_at: str
+    modules: list[str]
+    type: str
+    breaking: bool
+    breaking_reason: str
+    importance: float
+    insight: float
+    key: bool
+    summary: str
+    key_points: list[str]
+    risks: list[PrRisk]
+    additions: int
+    deletions: int
+    changed_files: int
+    scored_by: str
+    reasons: list[str]
+    reverted_by: NotRequired[int]  # the revert that undid this PR (see reverts[])
+    # Model tokens this run spent on the PR (a fallback's too), and their cost at the report's price table; absent
+    # when it spent none (the engine's, or a cache hit). cost_usd is None when the model is not in the table.
+    tokens_in: NotRequired[int]
+    tokens_out: NotRequired[int]
+    cost_usd: NotRequired[float | None]
+
+
+class Module(TypedDict):
+    name: str
+    pr_count: int
+    prs: list[int]
+    baseline: float  # average PRs per period over the 4 same-length periods before (weeks before a week)
+    delta: float
+    trend: str  # rising | fading | steady | new
+
+
+class HotFile(TypedDict):
+    path: str
+    pr_count: int
+    prs: list[int]
+
+
+class Cluster(TypedDict):
+    title: str
+    prs: list[int]
+    modules: list[str]
+    reason: str
+
+
+class Revert(TypedDict):
+    pr: int  # the revert
+    reverts: int | None
+    relanded_by: int | None  # the PR that brings the change back, however (relanded_how)
+    title: str
+    relanded_how: NotRequired[str]  # reland (merged again, same title) | refix (fixed again, found by reference/files)
+
+
+class RiskItem(TypedDict):
+    pr: int
+    detail: str
+
+
+class RiskGroup(TypedDict):
+    kind: str
+    prs: list[int]
+    detail: str
+    items: list[RiskItem]
+
+
+class TrendWeek(TypedDict):
+    since: str
+    until: str
+    pr_count: int
+
+
+class Trends(TypedDict):
+    weeks: list[TrendWeek]  # the 4 same-length periods before (Period.previous), then this one
+
+
+class Unscored(TypedDict):
+    number: int
+    title: str
+    url: str
+    reason: str
+
+
+class Note(TypedDict):
+    """A narrative observation and the PRs it is about."""
+    text: str
+    prs: list[int]
+
+
+class KeyChange(TypedDict):
+    theme: str
+    text: str
+    prs: list[int]
+
+
+class Narrative(TypedDict):
+    """The sections a narrator writes (prhub.engine.narrative.engine_narrative, prhub.model.llm.model_narrative)."""
+    summary: str  # paragraphs separated by a blank line
+    highlights: list[Note]
+    key_changes: list[KeyChange]
+    trend_notes: list[Note]
+    risk_notes: list[Note]
+    relation_notes: list[Note]
+    suggestions: list[str]
+
+
+class Narration(Narrative):
+    """A narrator's answer: the narrative, and the report's scorer and notes as they read after writing it (and
+    its PRs, priced, when the model's narrator accounts for the run's cost)."""
+    scorer: Scorer
+    notes: list[str]
+    prs: NotRequired[list[PrEntry]]
+
+
+class Slice(TypedDict):
+    """What a report narrowed to paths covers (prhub.sources.scope); `name` "" when it is the repository's own report."""
+    name: str
+    paths: list[str]
+
+
+class Analysis(TypedDict):
+    """What prhub.engine.analysis.analyse_period computes; the narrative slots stay empty (they keep their place)."""
+    schema: str
+    repo: str
+    slice: NotRequired[Slice]  # only with `paths`: after repo
+    period: Period
+    generated_at: str
+    language: str  # zh | en
+    scorer: Scorer
+    stats: Stats
+    prs: list[PrEntry]  # by importance (desc), then number
+    modules: list[Module]
+    hot_files: list[HotFile]
+    clusters: list[Cluster]
+    reverts: list[Revert]
+    risks: list[RiskGroup]  # one per kind, in prhub.engine.risks.KINDS order
+    highlights: list[Note]
+    key_changes: list[KeyChange]
+    trends: Trends
+    summary: str
+    suggestions: list[str]
+    unscored: list[Unscored]
+    notes: list[str]
+
+
+class Changes(TypedDict):
+    """What a revision changed: the PRs that had no result when the revision before it was published."""
+    since: str  # when the revision before was published
+    scored: list[int]  # scored since (now among prs[])
+    failed: list[int]  # recorded as failed since (still among unscored[], with the reason)
+
+
+class Report(Analysis):
+    """report.json: the analysis, its title, and the narrative (the rest of its sections); a revision (a report
+    made again at the same URL because results arrived after it was published) says which and what changed."""
+    title: str
+    trend_notes: list[Note]
+    risk_notes: list[Note]
+    relation_notes: list[Note]
+    revision: NotRequired[int]  # 2, 3, ...: absent in the first publication (revision 1)
+    changes: NotRequired[Changes]  # with revision

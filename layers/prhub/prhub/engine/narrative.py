@@ -1,0 +1,427 @@
+"""The period's narrative written by the engine, in the report's language (zh or en).
+
+Contract: `engine_narrative(analysis) -> Narrative` (prhub.core.report) with
+
+    summary              str (paragraphs separated by a blank line)
+    highlights           [{text, prs}]        the period's themes (clusters with a key PR), then lone key PRs
+    key_changes          [{theme, text, prs}] a paragraph per related-PR cluster, then the busiest modules
+    trend_notes          [{text, prs}]        modules rising, fading or new against the 4 same-length periods before
+    risk_notes           [{text, prs}]        one per risk kind
+    relation_notes       [{text, prs}]        revert chains, with what re-landed or re-fixed the change
+    suggestions          [str]                what the maintainers could do next
+
+The same sections the LLM writes (prhub.model.llm.SECTIONS), so the model falls back
+per section. Every number quoted comes from the analysis; PR titles and summaries
+are quoted as data (renderers escape them). In a zh report the sentences are Chinese
+around the technical names: a PR is told by its one-line summary (prhub.engine.gist for an
+English PR), not by its English title, and the sentence shapes vary between items.
+The period's kind (prhub.core.period.Period.kind) sets the words: 本周 / 本月 / 本年 / 本期
+(prhub.engine.wording.period_words, which the model's narrative prompt uses too).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from prhub.engine import gist
+from prhub.core.report import Analysis, KeyChange, Narrative, Note, PrEntry
+from prhub.engine.scoring import PR_SUFFIX, parse_title
+from prhub.engine.wording import period_words, type_word
+
+HIGHLIGHTS = 5
+TRIGGER = re.compile(r"（[^（）\u4e00-\u9fff]*[A-Za-z][^（）\u4e00-\u9fff]*）| \([A-Za-z][^()]*\)")  # "（silently）"
+KEY_CHANGES = 6
+
+RISK_TEXT = {
+    "zh": {
+        "breaking": "破坏性变更", "revert": "回滚", "dependency_pin": "依赖版本变更", "todo_left": "新增 TODO/FIXME",
+        "large_change": "超大改动", "missing_tests": "改了源码但没有改测试", "title_convention": "标题规范问题",
+        "doc_mismatch": "文档与代码不符",
+    },
+    "en": {
+        "breaking": "breaking changes", "revert": "reverts", "dependency_pin": "dependency pins",
+        "todo_left": "new TODO/FIXME markers", "large_change": "very large changes",
+        "missing_tests": "source changes without test changes", "title_convention": "title convention problems",
+        "doc_mismatch": "docs out of step with code",
+    },
+}
+TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
+               "en": {"rising": "rising", "fading": "fading", "new": "new"}}
+
+
+def _words(report: Any, zh: bool) -> tuple[str, str, str]:
+    return period_words("zh" if zh else "en", report.get("period"))
+
+
+def _refs(numbers: list[int], limit: int = 6) -> str:
+    shown = ", ".join(f"#{n}" for n in numbers[:limit])
+    return shown + (" …" if len(numbers) > limit else "")
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def _line(p: PrEntry, zh: bool) -> str:
+    """What a PR does and why, as one sentence without its final stop: its summary, else its title's action."""
+    summary = str(p.get("summary") or "")
+    if not summary or summary == p["title"]:
+        what = PR_SUFFIX.sub("", parse_title(p["title"])[0] or p["title"])
+        summary = gist.doing(what, p["type"]) if zh else what
+    summary = summary.rstrip("。.")
+    area = f"（{'、'.join(p['modules'][:2])}）"
+    if zh and p["modules"] and summary.endswith(area):
+        summary = summary[:-len(area)]  # the line's module tag: prose names the module already
+    return _short(summary, 160)
+
+
+def _why(p: PrEntry, zh: bool) -> str:
+    """Why a PR weighs what it does, in the report's words: its first importance reasons, without the change
+    type, the insight line or the trigger word in brackets ("修复悄然改变结果的问题"); the type when none."""
+    picked = []
+    for reason in p.get("reasons") or []:
+        if reason.endswith("类改动") or reason.endswith(" change") or reason.startswith(("洞察", "insight")) \
+                or "：" in reason or ": " in reason or reason.startswith(("点明新增对象", "names what it adds")):
+            continue
+        picked.append(TRIGGER.sub("", reason))
+        if len(picked) == 2:
+            break
+    if picked:
+        return "、".join(picked) if zh else ", ".join(picked)
+    return type_word("zh", p["type"]).strip() if zh else p["type"]
+
+
+def _member(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False) -> str:
+    """A PR told after its theme's lead (or in its module's line): what it reverts, else why it weighs what it
+    does, else where and how big it is."""
+    undone = next((c["reverts"] for c in report.get("reverts", []) if c["pr"] == p["number"] and c["reverts"]), None)
+    if undone:
+        return f"#{p['number']} 回滚了 #{undone}" if zh else f"#{p['number']} reverts #{undone}"
+    why = _why(p, zh)
+    if why == (type_word("zh", p["type"]).strip() if zh else p["type"]):  # nothing but the type: where and how big
+        where = f"{p['modules'][0]}，" if p["modules"] and not in_module else ""
+        size = f"+{p['additions']}/−{p['deletions']}"
+        return f"#{p['number']} {why}（{where}{size} 行）" if zh else f"#{p['number']} {why} ({where}{size} lines)"
+    return f"#{p['number']} {why}"
+
+
+def _unbracket(text: str) -> str:
+    """A phrase to put in brackets: its bracketed part becomes a comma clause ("较大（147 行）" → "较大，147 行")."""
+    return text.replace("（", "，").replace("）", "")
+
+
+def _flags(p: PrEntry, zh: bool) -> str:
+    flags = []
+    if p["breaking"]:
+        flags.append("破坏性变更" if zh else "breaking")
+    if p["type"] == "revert":
+        flags.append("回滚" if zh else "revert")
+    if p.get("reverted_by"):
+        flags.append(f"已被 #{p['reverted_by']} 回滚" if zh else f"reverted by #{p['reverted_by']}")
+    return f"[{'/'.join(flags)}] " if flags else ""
+
+
+def _lead(members: list[PrEntry]) -> PrEntry:
+    """The member a theme is told by: the most important one that is neither a revert nor reverted."""
+    standing = [p for p in members if p["type"] != "revert" and not p.get("reverted_by")] or members
+    return max(standing, key=lambda p: (p["importance"], -p["number"]))
+
+
+def _themes(report: Analysis) -> list[tuple[dict[str, Any], list[PrEntry]]]:
+    """The clusters with their member PRs, the one with the most important key PR first."""
+    by_number = {p["number"]: p for p in report.get("prs", [])}
+    themes = []
+    for cluster in report.get("clusters", []):
+        members = [by_number[n] for n in cluster["prs"] if n in by_number]
+        if members:
+            themes.append((dict(cluster), members))
+    return themes
+
+
+def _chain_sentence(numbers: set[int], report: Analysis, zh: bool) -> str:
+    """The revert chains among `numbers`, told in one sentence each."""
+    out = []
+    for c in report.get("reverts", []):
+        if c["pr"] not in numbers and c["reverts"] not in numbers:
+            continue
+        target = f"#{c['reverts']}" if c["reverts"] else ("此前的改动" if zh else "an earlier change")
+        back = c.get("relanded_by")
+        if zh:
+            tail = (f"，随后由 #{back} 重新修复" if c.get("relanded_how") == "refix" else
+                    f"，随后由 #{back} 重新合入" if back else "，目前尚未重新合入")
+            out.append(f"其中 {target} 被 #{c['pr']} 回滚{tail}。")
+        else:
+            tail = (f", then fixed again by #{back}" if c.get("relanded_how") == "refix" else
+                    f", then re-landed by #{back}" if back else ", not re-landed yet")
+            out.append(f"{target} was reverted by #{c['pr']}{tail}.")
+    return ("" if zh else " ").join(out)
+
+
+def _highlights(report: Analysis, zh: bool) -> list[Note]:
+    """The period's themes first (a cluster with a key PR, told by its lead), then key PRs of no theme."""
+    items: list[Note] = []
+    told: set[int] = set()
+    themes = [(c, m) for c, m in _themes(report) if any(p["key"] for p in m)]
+    themes.sort(key=lambda t: (-_lead(t[1])["importance"], _lead(t[1])["number"]))
+    for i, (cluster, members) in enumerate(themes[:HIGHLIGHTS]):
+        lead = _lead(members)
+        rest = [p["number"] for p in members if p["number"] != lead["number"]]
+        flag = _flags(lead, zh)
+        area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
+        if zh:
+            more = ([f"，同一方向另有 {len(rest)} 个 PR（{_refs(rest, 3)}）", f"；相关的还有 {_refs(rest, 3)}",
+                     f"，{len(rest)} 个相关 PR（{_refs(rest, 3)}）随之跟进"][i % 3]) if rest else ""
+            text = (f"{flag}{area} 方向：#{lead['number']} {_line(lead, zh)}"
+                    f"，重要度 {_fmt(lead['importance'])}{more}。")
+        else:
+            more = f"; with {_refs(rest, 3)}" if rest else ""
+            text = (f"{flag}{area} — #{lead['number']} {_line(lead, zh)} "
+                    f"(importance {_fmt(lead['importance'])}){more}.")
+        items.append({"text": text, "prs": [lead["number"], *rest[:3]]})  # the ones the text names
+        told.update(p["number"] for p in members)
+    for p in report.get("prs", []):  # sorted by importance
+        if len(items) >= HIGHLIGHTS:
+            break
+        if not p["key"] or p["number"] in told or p.get("reverted_by"):
+            continue
+        area = p["modules"][0] if p["modules"] else ""
+        flag = _flags(p, zh)
+        score = _fmt(p["importance"])
+        if zh:
+            text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}，重要度 {score}。"
+        else:
+            text = f"{flag}{area + ': ' if area else ''}#{p['number']} {_line(p, zh)} (importance {score})."
+        items.append({"text": text, "prs": [p["number"]]})
+    return items
+
+
+def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
+    """A paragraph per theme (what its lead does, what the others add, its revert chains), then busy modules."""
+    by_number = {p["number"]: p for p in report.get("prs", [])}
+    now = _words(report, zh)[0]
+    changes: list[KeyChange] = []
+    covered: set[int] = set()
+    for i, (cluster, members) in enumerate(_themes(report)[:KEY_CHANGES]):
+        lead = _lead(members)
+        chained = {c["pr"] for c in report.get("reverts", [])}  # told by the chain sentence below
+        others = sorted((p for p in members if p["number"] != lead["number"] and p["number"] not in chained),
+                        key=lambda p: (-p["importance"], p["number"]))
+        n = len(members)
+        if zh:
+            said = "；".join(_member(p, report, zh) for p in others[:3])
+            opening = [f"以 #{lead['number']} 为主：{_line(lead, zh)}。",
+                       f"#{lead['number']} 是这组 {n} 个 PR 的核心，{_line(lead, zh)}。",
+                       f"这一组共 {n} 个 PR，分量最重的是 #{lead['number']}：{_line(lead, zh)}。"][i % 3]
+            follow = ["同组的 ", "此外，", "与之相关的还有："][i % 3]
+            text = opening + (f"{follow}{said}{'等' if len(others) > 3 else ''}。" if said else "")
+        else:
+            what = _short(PR_SUFFIX.sub("", parse_title(lead["title"])[0] or lead["title"]), 70)
+            what = "" if what.rstrip("…") in cluster["title"] else f" “{what}”"
+            text = f"{n} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']}{what}"
+        chain = _chain_sentence({p["number"] for p in members}, report, zh)
+        text += chain if zh else (f". {chain.strip()}" if chain else "")
+        changes.append({"theme": cluster["title"], "text": text, "prs": list(cluster["prs"])})
+        covered.update(cluster["prs"])
+    for module in report.get("modules", []):
+        if len(changes) >= KEY_CHANGES:
+            break
+        rest = [n for n in module["prs"] if n not in covered]
+        if module["pr_count"] < 2 or len(rest) < 2:
+            continue
+        key = [n for n in rest if n in by_number and by_number[n]["key"]]
+        more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
+        if zh:
+            share = f"其中关键 {len(key)} 个" if key else "均非关键 PR"
+            told = sorted((by_number[n] for n in rest if n in by_number),
+                          key=lambda p: (-p["importance"], p["number"]))[:2]
+            untold = [n for n in rest if n not in {p["number"] for p in told}]
+            said = "；".join(_member(p, report, zh, in_module=True) for p in told)
+            listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
+            text = f"{module['name']} 模块{'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
+        else:
+            share = f"{len(key)} of them key" if key else "none of them key"
+            text = f"{len(rest)} {'more ' if more else ''}PRs in {module['name']}, {share}: {_refs(rest)}"
+        changes.append({"theme": module["name"], "text": text, "prs": rest})
+        covered.update(rest)
+    return changes
+
+
+def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
+    notes: list[Note] = []
+    words = TREND_WORDS["zh" if zh else "en"]
+    now, per, before = _words(report, zh)
+    for module in report.get("modules", []):
+        trend = module.get("trend")
+        if trend not in ("rising", "fading", "new"):
+            continue
+        if trend == "new" and module["pr_count"] < 2:
+            continue  # one PR in a module unseen for a month is not a trend
+        base = _fmt(module.get("baseline", 0))
+        if zh:
+            text = f"{module['name']}：{now} {module['pr_count']} 个 PR，{before}平均{per} {base} 个（{words[trend]}）"
+        else:
+            count = f"{module['pr_count']} PR{'s' if module['pr_count'] != 1 else ''}"
+            text = f"{module['name']}: {count} {now} vs {base}{per} over {before} ({words[trend]})"
+        notes.append({"text": text, "prs": list(module["prs"])})
+    return notes[:5]
+
+
+def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
+    names = RISK_TEXT["zh" if zh else "en"]
+    notes: list[Note] = []
+    for risk in report.get("risks", []):
+        label = names.get(risk["kind"], risk["kind"])
+        items = risk.get("items") or []
+        example = f"{items[0]['detail']}" if items else risk["detail"]
+        example = re.split(r"；|; ", example)[0]  # the first of the example's clauses: the details section has all
+        # The renderers list the PRs the text does not cite, so the text names only the example.
+        first, count = risk["prs"][0], len(risk["prs"])
+        if zh:
+            text = (f"{label}：#{first}，{_short(example, 120)}" if count == 1 else
+                    f"{label}：{count} 个 PR，例如 #{first}：{_short(example, 120)}")
+        else:
+            text = (f"{label}: #{first}, {_short(example, 120)}" if count == 1 else
+                    f"{label}: {count} PRs, e.g. #{first}: {_short(example, 120)}")
+        notes.append({"text": text, "prs": list(risk["prs"])})
+    return notes
+
+
+def _relation_notes(report: Analysis, zh: bool) -> list[Note]:
+    by_number = {p["number"]: p for p in report.get("prs", [])}
+    notes: list[Note] = []
+    for chain in report.get("reverts", []):
+        prs = [n for n in (chain["reverts"], chain["pr"], chain["relanded_by"]) if n]
+        target = f"#{chain['reverts']}" if chain["reverts"] else f"“{_short(chain['title'], 60)}”"
+        reverted = by_number.get(chain["reverts"] or 0)
+        what = f"（{_line(reverted, zh)}）" if zh and reverted else ""
+        back, refix = chain["relanded_by"], chain.get("relanded_how") == "refix"
+        if zh:
+            text = f"#{chain['pr']} 回滚了 {target}{what}"
+            text += (f"，随后 #{back} 重新修复了这一问题" if refix else f"，随后由 #{back} 重新合入" if back else
+                     "，尚未重新合入")
+        else:
+            text = f"#{chain['pr']} reverts {target}"
+            text += (f", fixed again by #{back}" if refix else f", re-landed by #{back}" if back else
+                     ", not re-landed yet")
+        notes.append({"text": text, "prs": prs})
+    return notes
+
+
+def _suggestions(report: Analysis, zh: bool) -> list[str]:
+    risks = {r["kind"]: r["prs"] for r in report.get("risks", [])}
+    key = {p["number"] for p in report.get("prs", []) if p["key"]}
+    out: list[str] = []
+    if risks.get("breaking"):
+        out.append(f"升级前请阅读破坏性变更 {_refs(risks['breaking'])}，并在发布说明中写明迁移方式。" if zh else
+                   f"Read the breaking changes {_refs(risks['breaking'])} before upgrading and note the migration "
+                   "in the release notes.")
+    open_reverts = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed ones are done
+    if open_reverts:
+        out.append(f"跟进被回滚且尚未重新合入的改动（{_refs(open_reverts)}）。" if zh else
+                   f"Follow up the reverted changes not re-landed yet ({_refs(open_reverts)}).")
+    untested_key = [n for n in risks.get("missing_tests", []) if n in key]
+    if untested_key:
+        out.append(f"为没有测试的关键 PR 补充测试：{_refs(untested_key)}。" if zh else
+                   f"Add tests for key PRs merged without any: {_refs(untested_key)}.")
+    if risks.get("dependency_pin"):
+        out.append(f"核对依赖版本变更（{_refs(risks['dependency_pin'])}）与部署镜像是否一致。" if zh else
+                   f"Check the dependency changes ({_refs(risks['dependency_pin'])}) against the deployed images.")
+    if risks.get("todo_left"):
+        out.append(f"为新增的 TODO/FIXME 建立 issue 跟踪（{_refs(risks['todo_left'])}）。" if zh else
+                   f"Track the new TODO/FIXME markers in issues ({_refs(risks['todo_left'])}).")
+    if risks.get("doc_mismatch"):
+        out.append(f"为改动了接口或配置却未更新文档的 PR 补充文档：{_refs(risks['doc_mismatch'])}。" if zh else
+                   f"Document the API/config changes merged without docs: {_refs(risks['doc_mismatch'])}.")
+    if risks.get("title_convention"):
+        out.append(f"提醒作者按规范书写标题标签（{_refs(risks['title_convention'])}）。" if zh else
+                   f"Remind authors of the title convention ({_refs(risks['title_convention'])}).")
+    rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
+    if rising:
+        out.append(f"关注活跃度较{_words(report, zh)[2]}上升的模块：{'、'.join(rising[:3])}。" if zh else
+                   f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
+    newcomers = report["stats"].get("new_contributors") or []
+    window = report["stats"].get("new_contributors_window") or 0
+    if newcomers and window:
+        out.append(f"欢迎近 {window} 周首次出现的 {len(newcomers)} 位贡献者。" if zh else
+                   f"Welcome the {len(newcomers)} contributor{'s' if len(newcomers) != 1 else ''} first seen in the "
+                   f"last {window} weeks.")
+    elif newcomers:
+        out.append(f"欢迎 {len(newcomers)} 位首次贡献者。" if zh else
+                   f"Welcome the {len(newcomers)} first-time contributor{'s' if len(newcomers) != 1 else ''}.")
+    return out[:5]
+
+
+def _what(pr: PrEntry) -> str:
+    """A PR's title without its tags and type prefix, for prose that names it."""
+    return _short(parse_title(pr["title"])[0] or pr["title"], 60)
+
+
+def _summary(report: Analysis, zh: bool) -> str:
+    s = report["stats"]
+    n, key = s["pr_count"], s["key_pr_count"]
+    now = _words(report, zh)[0]
+    if n == 0:
+        return f"{now}没有合并的 PR。" if zh else f"No pull requests were merged {now}."
+    lead = [p for p in report.get("prs", []) if p["key"] and not p.get("reverted_by")][:2]
+    busiest = [m["name"] for m in report.get("modules", []) if m["pr_count"]][:3]
+    breaking = sum(1 for p in report.get("prs", []) if p["breaking"])
+    chains = report.get("reverts", [])
+    reverts, back = len(chains), sum(1 for c in chains if c["relanded_by"])
+    themes = len([c for c, m in _themes(report) if any(p["key"] for p in m)])
+    window = s.get("new_contributors_window") or 0  # the history reaches back only this many weeks
+    if zh:
+        newcomers = (f"近 {window} 周首次出现 {len(s['new_contributors'])} 位" if window else
+                     f"新贡献者 {len(s['new_contributors'])} 位")
+        first = (f"{now}合并 {n} 个 PR，其中关键 PR {key} 个，来自 {s['authors']} 位作者"
+                 f"（{newcomers}），共 +{s['additions']}/−{s['deletions']} 行；"
+                 f"平均重要度 {s['avg_importance']:.1f}，平均洞察度 {s['avg_insight']:.1f}。")
+        second = []
+        if busiest:
+            second.append(f"改动最集中的模块是 {'、'.join(busiest)}"
+                          + (f"，关键 PR 归为 {themes} 个主题" if themes else ""))
+        if lead:
+            second.append("最值得先读的是 " + "，以及 ".join(
+                f"{p['modules'][0] + ' 模块的 ' if p['modules'] else ''}#{p['number']}（{_unbracket(_why(p, zh))}）"
+                for p in lead))
+        settled = f"（其中 {back} 条已重新合入或修复）" if back else ""
+        attention = [f"{breaking} 个破坏性变更" if breaking else "",
+                     f"{reverts} 条回滚记录{settled}" if reverts else ""]
+        if breaking or reverts:
+            second.append("需要留意的有 " + "和 ".join(a for a in attention if a))
+        return first + ("\n\n" + "；".join(second) + "。" if second else "")
+    merged = f"{n} PRs were merged" if n != 1 else "1 PR was merged"
+    newcomers = (f"{len(s['new_contributors'])} first seen in the last {window} weeks" if window else
+                 f"{len(s['new_contributors'])} first-time")
+    first = (f"{merged}, {key} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
+             f"({newcomers}), +{s['additions']}/−{s['deletions']} lines; "
+             f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
+    second = []
+    if busiest:
+        second.append(f"The busiest modules were {', '.join(busiest)}")
+    if lead:
+        second.append("the changes to read first are " + " and ".join(f"#{p['number']} {_what(p)}" for p in lead))
+    attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
+                 f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
+    if breaking or reverts:
+        second.append(" and ".join(a for a in attention if a) + (" need" if breaking + reverts > 1 else " needs")
+                      + " attention")
+    return first + ("\n\n" + "; ".join(second) + "." if second else "")
+
+
+def engine_narrative(report: Analysis) -> Narrative:
+    """The engine's narrative sections for the analysed period (see the module docstring)."""
+    zh = report.get("language", "zh") == "zh"
+    return {
+        "summary": _summary(report, zh),
+        "highlights": _highlights(report, zh),
+        "key_changes": _key_changes(report, zh),
+        "trend_notes": _trend_notes(report, zh),
+        "risk_notes": _risk_notes(report, zh),
+        "relation_notes": _relation_notes(report, zh),
+        "suggestions": _suggestions(report, zh),
+    }

@@ -1,0 +1,158 @@
+"""Per-PR risks, each with a detail a reviewer can act on.
+
+Kinds (report.json `risks[].kind`):
+  breaking          API/behaviour break, tagged or inferred (detail = why)
+  revert            the PR reverts an earlier one
+  dependency_pin    a dependency file changes and the diff, title or description names the versions it sets
+                    (with the registry check, also an exact version that does not exist)
+  todo_left         TODO/FIXME/XXX markers added (from diff text)
+  large_change      more changed lines than config.large_change_lines
+  missing_tests     source code changed, no test file changed
+  title_convention  the title's module tag disagrees with the paths, or a breaking change lacks [BREAKING]
+  doc_mismatch      a breaking change, or new CLI options / config keys, with no documentation file changed
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prhub.engine import textparse
+from prhub.engine.changes import Pin, file_kind, is_lock, options_added, pins_in, todos_added, versions_named
+from prhub.core.config import RepoConfig
+from prhub.core.models import FileChange, PullRequest, Risk
+from prhub.sources.registry import Registry
+from prhub.engine.wording import joined, say
+
+KINDS = ("breaking", "revert", "dependency_pin", "todo_left", "title_convention", "doc_mismatch", "large_change",
+         "missing_tests")
+
+# Module tags whose files are recognisable by path in any repository.
+TAG_PATHS: dict[str, tuple[str, ...]] = {
+    "doc": ("docs/", "doc/", ".md", ".rst", "readme"), "docs": ("docs/", "doc/", ".md", ".rst", "readme"),
+    "ci": (".github/", "ci/", ".pre-commit", "tests/", "docker", ".buildkite/", ".gitlab-ci"),
+    "test": ("tests/", "test"), "tests": ("tests/", "test"),
+    "docker": ("docker", "requirements", "setup.py", "pyproject.toml"),
+    "example": ("examples/", "example/", "scripts/"), "examples": ("examples/", "example/", "scripts/"),
+    "recipe": ("recipe",),
+}
+
+
+def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | None:
+    source = [f for f in files if file_kind(f.filename, config.test_paths) == "source"]
+    tests = [f for f in files if file_kind(f.filename, config.test_paths) == "test"]
+    if not source or tests:
+        return None
+    lines = sum(f.changes for f in source)
+    one = len(source) == 1
+    biggest = max(source, key=lambda f: (f.changes, f.filename)).filename  # what a reviewer would test first
+    return Risk("missing_tests", say(config.language, "missing_tests_one" if one else "missing_tests", n=len(source),
+                                     lines=lines, file=biggest))
+
+
+def dependency_pin(pr: PullRequest, config: RepoConfig, registry: Registry | None) -> Risk | None:
+    """The versions a change to dependency files sets, read from the diff, then the title, then the description.
+
+    A dependency file changed without a version anyone can read is no risk line of its own: there is nothing to
+    check or act on. With `check_registry`, exact PyPI/npm versions are looked up and a missing one is named.
+    """
+    deps = [f for f in pr.files if file_kind(f.filename, config.test_paths) == "deps" and not is_lock(f.filename)
+            and f.status != "removed"]
+    if not deps:
+        return None
+    pins: dict[str, Pin] = {}
+    found = [p for f in deps if f.patch is not None for p in pins_in(f)]
+    found += versions_named(pr.title, "title")
+    found += versions_named(textparse.plain(textparse.strip_template(pr.body))[:4000], "description")
+    for pin in found:  # the diff's reading of a package wins over the prose's, a version over a bare name
+        known = pins.get(pin.name.lower())
+        if known is None or (not known.spec and pin.spec):
+            pins[pin.name.lower()] = pin
+    named = [p for p in pins.values() if p.spec] or list(pins.values())
+    if not named:
+        return None
+    missing: list[str] = []
+    if config.check_registry and registry is not None:
+        for pin in named:
+            version = pin.exact_version
+            if not version or pin.ecosystem not in ("pypi", "npm"):
+                continue
+            if registry.exists(pin.ecosystem, pin.name, version) is False:
+                where = "PyPI" if pin.ecosystem == "pypi" else "npm"
+                missing.append(say(config.language, "pin_missing", pin=pin, where=where))
+    shown = ", ".join([str(p) for p in named][:6]) + (" …" if len(named) > 6 else "")
+    detail = say(config.language, "pins", shown=shown)
+    if missing:
+        detail = joined(config.language, missing) + (f"（{detail}）" if config.language == "zh" else f" ({detail})")
+    return Risk("dependency_pin", detail)
+
+
+def todo_left(files: Sequence[FileChange], language: str = "en") -> Risk | None:
+    found = todos_added(files)
+    if not found:
+        return None
+    first_file, first_line = found[0]
+    return Risk("todo_left", say(language, "todo_one" if len(found) == 1 else "todo", n=len(found), file=first_file,
+                                 line=first_line))
+
+
+def large_change(pr: PullRequest, config: RepoConfig) -> Risk | None:
+    size = pr.additions + pr.deletions
+    if size < config.large_change_lines:
+        return None
+    return Risk("large_change", say(config.language, "large_one" if pr.changed_files == 1 else "large", size=size,
+                                    additions=pr.additions, deletions=pr.deletions, n=pr.changed_files,
+                                    threshold=config.large_change_lines))
+
+
+def tag_mismatch(tags: Sequence[str], files: Sequence[FileChange], config: RepoConfig) -> str:
+    """Why the title's module tags disagree with the touched paths, or '' when they agree or cannot be judged."""
+    paths = [f.filename.lower() for f in files]
+    if not tags or not paths:
+        return ""
+    mapped = {m.lower() for p, m in config.module_map.items() for path in paths if path.startswith(p.lower())}
+    known_in_map = {m.lower() for m in config.module_map.values()}
+    for tag in tags:
+        if tag in mapped or any(tag in path for path in paths):
+            return ""
+        hints = TAG_PATHS.get(tag)
+        if hints is None and tag not in known_in_map:
+            return ""  # a tag we cannot locate by path (e.g. "algo") may well be right: no judgement
+        if hints and any(h in path for h in hints for path in paths):
+            return ""
+    return say(config.language, "tag_mismatch", tags=", ".join(tags),
+               paths=", ".join(sorted({p.split("/")[0] for p in paths})[:4]))
+
+
+def doc_mismatch(files: Sequence[FileChange], config: RepoConfig, breaking: bool, breaking_reason: str) -> Risk | None:
+    """What users must learn about (a break, new options) when no documentation changed with it."""
+    if any(file_kind(f.filename, config.test_paths) == "docs" for f in files):
+        return None
+    if breaking:
+        return Risk("doc_mismatch", say(config.language, "doc_breaking", why=breaking_reason))
+    added = options_added(files, config.test_paths)
+    if added:
+        shown = ", ".join(added[:4]) + (" …" if len(added) > 4 else "")
+        return Risk("doc_mismatch", say(config.language, "doc_added", shown=shown))
+    return None
+
+
+def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking: bool, breaking_reason: str,
+           tagged_breaking: bool, revert_of: str, registry: Registry | None = None) -> list[Risk]:
+    """Every risk of one PR, in KINDS order."""
+    found: list[Risk] = []
+    if breaking:
+        found.append(Risk("breaking", breaking_reason))
+    if revert_of:
+        found.append(Risk("revert", say(config.language, "reverts", what=revert_of)))
+    for risk in (dependency_pin(pr, config, registry), todo_left(pr.files, config.language)):
+        if risk:
+            found.append(risk)
+    convention = tag_mismatch(tags, pr.files, config)
+    if breaking and not tagged_breaking:
+        convention = joined(config.language, [c for c in (convention, say(config.language, "untagged_breaking")) if c])
+    if convention:
+        found.append(Risk("title_convention", convention))
+    for risk in (None if revert_of else doc_mismatch(pr.files, config, breaking, breaking_reason),
+                 large_change(pr, config), None if revert_of else missing_tests(pr.files, config)):
+        if risk:
+            found.append(risk)
+    return found

@@ -1,0 +1,223 @@
+"""The engine's sentences (per-PR reasons, breaking reasons, risk details, week notes) in zh and en.
+
+The engine writes prose into report.json that the renderers show as is, so it follows the report's language
+(RepoConfig.language). Placeholders take untrusted text (titles, file names) unchanged: escaping is the renderers'.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from prhub.core.period import kind_of
+
+PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        # breaking changes inferred from the diff (changes.breaking_reasons)
+        "deletes_imported": "deletes {file}, which other code imported ({line})",
+        "removes_module": "removes public module {file}",
+        "moves_module": "moves public module {old} to {new}",
+        "removes_config_file": "removes config file {file}",
+        "removes_cli_option": "removes CLI option {options} from {file}",
+        "renames_api": "renames public API in {file}: {pairs}",
+        "removes_def": "removes public {kind} {name} from {file}",
+        "removes_config_key": "removes config key {keys} from {file}",
+        "changes_default_of": "changes the default of {name} in {file} from {old} to {new}",
+        "changes_default": "changes a default: {title}",
+        "tagged_breaking": "tagged [BREAKING] in the title",
+        "declared_breaking": "declared breaking in the title",
+        "body_breaking": "BREAKING CHANGE stated in the description",
+        # importance reasons (scoring)
+        "type_change": "{kind} change",
+        "breaking": "breaking change",
+        "breaking_inferred": "breaking: {why}",
+        "fix_silent": "fixes a result silently changed ({word})",
+        "fix_stuck": "fixes a hang ({word})",
+        "fix_silent_body": "the description shows results silently changed ({word})",
+        "fix_stuck_body": "the description shows a hang ({word})",
+        "fix_crash": "fixes a failure ({word})",
+        "fix_numerics": "fixes what training computes ({word})",
+        "fix_outside": "fix ({word}) outside the library code",
+        "new_capability": "new capability",
+        "new_object": "names what it adds ({what})",
+        "default_change": "changes a default users get without asking",
+        "new_code": "new code ({lines} lines in new files)",
+        "spread": "spans {n} packages",
+        "measured_body": "the description gives measured numbers",
+        "with_tests": "comes with tests",
+        "cap_nothing": "no file changed",
+        "cap_housekeeping": "housekeeping ({word})",
+        "cap_revert": "a revert undoes, it adds nothing",
+        "insight": "insight {score}: {parts}",
+        "ins_words": "{n} words of the author's own",
+        "ins_root_cause": "explains the root cause",
+        "ins_motivation": "says why",
+        "ins_design": "a design section",
+        "ins_measured": "measured results",
+        "ins_figure": "a figure",
+        "ins_tradeoff": "weighs trade-offs",
+        "ins_tested": "test evidence",
+        "ins_title": "only the title says what and why",
+        "ins_nothing": "the description adds nothing to the title",
+        "new_surface": "new API/config/backend surface",
+        "touches_surface": "touches an API surface",
+        "perf_measured": "performance gain with measured numbers",
+        "perf_unmeasured": "performance change (no numbers given)",
+        "large_removal": "large removal/migration (−{lines} lines)",
+        "sizeable": "sizeable code change ({lines} lines)",
+        "cap_typo": "typo/wording fix",
+        "cap_docs": "documentation only",
+        "cap_tests": "tests only",
+        "cap_ci": "CI only",
+        "cap_support": "only docs, tests and CI",
+        "cap_examples": "examples/recipes only",
+        "cap_bump": "version bump",
+        "cap_tagged": "tagged {tags} only",
+        "reverts": "reverts {what}",
+        "earlier_change": "an earlier change",
+        # risk details (risks)
+        "missing_tests_one": "changes {file} ({lines} lines) but no test file",
+        "missing_tests": "changes {n} source files ({lines} lines, most in {file}) but no test file",
+        "pin_missing": "{pin} does not exist on {where}",
+        "pins": "sets versions: {shown}",
+        "todo_one": "adds 1 TODO/FIXME marker, e.g. {file}: {line}",
+        "todo": "adds {n} TODO/FIXME markers, e.g. {file}: {line}",
+        "large_one": "{size} changed lines (+{additions}/−{deletions}) in 1 file; threshold {threshold}",
+        "large": "{size} changed lines (+{additions}/−{deletions}) in {n} files; threshold {threshold}",
+        "tag_mismatch": "tagged [{tags}] but touches only {paths}",
+        "untagged_breaking": "breaking change without [BREAKING] in the title",
+        "doc_breaking": "breaking change ({why}) but no documentation file changed",
+        "doc_added": "adds {shown} but no documentation file changed",
+        # the week (analysis)
+        "and_more": "and {n} more",
+        "cluster_refs": "cross-references",
+        "cluster_file": "1 shared file",
+        "cluster_files": "{n} shared files",
+        "cluster_terms": "common title terms",
+        "cluster_related": "related",
+        "no_history": "no history before this period: trends and first-time contributors are not computed",
+        "short_history": "first-time contributors are judged against the history since {since} only",
+        "unscored": "{n} PR(s) could not be scored and are left out of the statistics",
+        "revision": "revision {revision}: made again with the results of {n} PR(s) that arrived after the "
+                    "revision published {since} ({prs})",
+    },
+    "zh": {
+        "deletes_imported": "删除了被其他代码导入的 {file}（{line}）",
+        "removes_module": "删除公共模块 {file}",
+        "moves_module": "将公共模块 {old} 移到 {new}",
+        "removes_config_file": "删除配置文件 {file}",
+        "removes_cli_option": "从 {file} 删除命令行参数 {options}",
+        "renames_api": "重命名 {file} 中的公共接口：{pairs}",
+        "removes_def": "从 {file} 删除公共{kind} {name}",
+        "removes_config_key": "从 {file} 删除配置项 {keys}",
+        "changes_default_of": "将 {file} 中 {name} 的默认值从 {old} 改为 {new}",
+        "changes_default": "修改了默认行为：{title}",
+        "tagged_breaking": "标题标注了 [BREAKING]",
+        "declared_breaking": "标题声明为破坏性变更",
+        "body_breaking": "描述中写明了 BREAKING CHANGE",
+        "type_change": "{kind}类改动",
+        "breaking": "破坏性变更",
+        "breaking_inferred": "破坏性变更：{why}",
+        "fix_silent": "修复悄然改变结果的问题（{word}）",
+        "fix_stuck": "修复卡死问题（{word}）",
+        "fix_silent_body": "描述表明结果曾被悄然改变（{word}）",
+        "fix_stuck_body": "描述表明曾出现卡死（{word}）",
+        "fix_crash": "修复报错（{word}）",
+        "fix_numerics": "修复训练计算的内容（{word}）",
+        "fix_outside": "库代码以外的修复（{word}）",
+        "new_capability": "新功能",
+        "new_object": "点明新增对象（{what}）",
+        "default_change": "修改了用户默认得到的行为",
+        "new_code": "新增代码（新文件 {lines} 行）",
+        "spread": "涉及 {n} 个包",
+        "measured_body": "描述给出了实测数据",
+        "with_tests": "附带测试",
+        "cap_nothing": "没有改动文件",
+        "cap_housekeeping": "日常维护（{word}）",
+        "cap_revert": "回滚只撤销改动，不新增功能",
+        "insight": "洞察 {score}：{parts}",
+        "ins_words": "作者自述 {n} 词",
+        "ins_root_cause": "分析了根因",
+        "ins_motivation": "说明了动机",
+        "ins_design": "有设计说明",
+        "ins_measured": "有实测结果",
+        "ins_figure": "附图",
+        "ins_tradeoff": "权衡了利弊",
+        "ins_tested": "有测试证据",
+        "ins_title": "只有标题说明了做什么、为什么",
+        "ins_nothing": "描述没有超出标题的内容",
+        "new_surface": "新增接口、配置或后端",
+        "touches_surface": "涉及接口",
+        "perf_measured": "性能提升，附实测数据",
+        "perf_unmeasured": "性能改动（未给出数据）",
+        "large_removal": "大规模删除或迁移（−{lines} 行）",
+        "sizeable": "代码改动较大（{lines} 行）",
+        "cap_typo": "错别字或措辞修正",
+        "cap_docs": "仅改文档",
+        "cap_tests": "仅改测试",
+        "cap_ci": "仅改 CI",
+        "cap_support": "只改文档、测试和 CI",
+        "cap_examples": "仅改示例或配方",
+        "cap_bump": "版本升级",
+        "cap_tagged": "仅标注 {tags}",
+        "reverts": "回滚 {what}",
+        "earlier_change": "此前的改动",
+        "missing_tests_one": "改动了 {file}（{lines} 行），没有相应测试",
+        "missing_tests": "改动 {n} 个源文件共 {lines} 行（主要是 {file}），没有相应测试",
+        "pin_missing": "{pin} 在 {where} 上不存在",
+        "pins": "依赖版本：{shown}",
+        "todo_one": "新增 1 处 TODO/FIXME，例如 {file}：{line}",
+        "todo": "新增 {n} 处 TODO/FIXME，例如 {file}：{line}",
+        "large_one": "改动 {size} 行（+{additions}/−{deletions}），涉及 1 个文件；阈值 {threshold}",
+        "large": "改动 {size} 行（+{additions}/−{deletions}），涉及 {n} 个文件；阈值 {threshold}",
+        "tag_mismatch": "标注为 [{tags}]，但只改动了 {paths}",
+        "untagged_breaking": "破坏性变更，但标题没有标注 [BREAKING]",
+        "doc_breaking": "破坏性变更（{why}），但没有改文档",
+        "doc_added": "新增 {shown}，但没有改文档",
+        "and_more": "另有 {n} 个",
+        "cluster_refs": "互相引用",
+        "cluster_file": "共享 1 个文件",
+        "cluster_files": "共享 {n} 个文件",
+        "cluster_terms": "标题用词相近",
+        "cluster_related": "相关",
+        "no_history": "本期之前没有历史数据：未计算趋势和新贡献者",
+        "short_history": "新贡献者仅对照 {since} 以来的历史判断",
+        "unscored": "{n} 个 PR 评分失败，未计入统计",
+        "revision": "第 {revision} 版：{since} 发布上一版之后又收到 {n} 个 PR 的结果（{prs}），据此重新生成",
+    },
+}
+
+# Change types as Chinese prose names them ("fix 类改动" mixes languages).
+TYPE_WORDS = {"zh": {"feat": "新功能", "fix": "修复", "perf": "性能", "refactor": "重构", "docs": "文档",
+                     "test": "测试", "ci": "CI ", "chore": "杂项", "revert": "回滚"}}
+
+# What a period of each kind (prhub.core.period.Period.kind) is called: (this one, per one, the 4 before).
+PERIOD_WORDS = {
+    "zh": {"week": ("本周", "每周", "前 4 周"), "month": ("本月", "每月", "前 4 个月"),
+           "year": ("本年", "每年", "前 4 年"), "range": ("本期", "每段", "前 4 个同样长度的时段")},
+    "en": {"week": ("this week", "/week", "the previous 4"), "month": ("this month", "/month", "the previous 4 months"),
+           "year": ("this year", "/year", "the previous 4 years"),
+           "range": ("this period", " per period", "the previous 4 periods of the same length")},
+}
+
+# Separators between phrases: Chinese prose uses full-width punctuation.
+SEPARATORS = {"en": {"list": "; ", "comma": ", "}, "zh": {"list": "；", "comma": "、"}}
+
+
+def say(language: str, key: str, **values: Any) -> str:
+    """The sentence `key` in `language` (en for anything else), with `values` filled in."""
+    return PHRASES.get(language, PHRASES["en"])[key].format(**values)
+
+
+def type_word(language: str, kind: str) -> str:
+    """A change type (feat, fix, ...) as the language says it in a sentence."""
+    return TYPE_WORDS.get(language, {}).get(kind, kind)
+
+
+def joined(language: str, parts: list[str], kind: str = "list") -> str:
+    """Phrases joined the way the language punctuates a list."""
+    return SEPARATORS.get(language, SEPARATORS["en"])[kind].join(parts)
+
+
+def period_words(language: str, period: Any) -> tuple[str, str, str]:
+    """How `language` names a report's `period` ({since, until, tz}) by its kind: this one ("本月", "this
+    month"), per one ("每月", "/month") and the 4 before; a custom range is "本期" / "this period"."""
+    return PERIOD_WORDS.get(language, PERIOD_WORDS["en"])[kind_of(period or {})]

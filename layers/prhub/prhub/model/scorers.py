@@ -1,0 +1,204 @@
+"""Which scorer a run gets: the engine, or the model at an OpenAI-compatible endpoint.
+
+Endpoint, key and model follow the openai package's names: config.llm.base_url
+else OPENAI_BASE_URL; OPENAI_API_KEY else the Secrets Manager secret named by
+config.llm.api_key_secret or LLM_API_KEY_SECRET; config.llm.model else
+PRHUB_LLM_MODEL else DEFAULT_MODEL.
+
+Light on purpose: importing it loads neither the engine's rules (prhub.engine.scoring,
+on the first PR scored) nor the model's code (prhub.model.llm, openai, Jinja2: only
+when a run asks for the model), so the plan function and a cold score worker
+do not pay for them.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from aws_lambda_powertools import Logger
+
+from prhub.core.config import RepoConfig
+from prhub.core.errors import InputError
+from prhub.model.pricing import Prices, token_limit
+from prhub.cloud.secrets import SecretError
+
+if TYPE_CHECKING:
+    from prhub.model.llm import ChatModel
+    from prhub.engine.scoring import Scorer
+
+logger = Logger(service="prhub", child=True)
+
+DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_CONCURRENCY = 10  # a whole ScoreQueue batch at once; the provider's rate limit shrinks it (ChatModel)
+SECRET_RETRY = 60.0  # seconds before an unreadable key secret is tried again
+
+
+class SecretReader(Protocol):
+    def read(self, name: str) -> str:
+        """The secret's value; raises SecretError (naming the secret, never a value)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to call the model. `repr` hides the key so it never reaches a log."""
+
+    base_url: str | None
+    model: str
+    api_key: str
+    temperature: float = 0.2
+    timeout: float = 60.0
+    max_retries: int = 3
+
+    def __repr__(self) -> str:
+        return f"Endpoint(base_url={self.base_url!r}, model={self.model!r})"
+
+
+class Scorers:
+    """The scorer for each run, from the environment given once (Deps) and the run's config.
+
+    Per process it keeps one ChatModel per endpoint (its HTTP pool and learnt quirks are reused across
+    messages) and remembers a key secret that could not be read for SECRET_RETRY seconds, so a broken
+    secret is not fetched again for every PR.
+    """
+
+    def __init__(self, env: Mapping[str, str], secrets: SecretReader | None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.env = dict(env)
+        self.secrets = secrets
+        self.clock = clock
+        self._chats: dict[Endpoint, ChatModel] = {}
+        self._failures: dict[str, tuple[float, str]] = {}  # secret name -> (when, why)
+        self._lock = threading.Lock()
+
+    def api_key(self, config: RepoConfig) -> str | None:
+        """OPENAI_API_KEY, else the secret named by config.llm.api_key_secret or LLM_API_KEY_SECRET, else None.
+
+        The plain variable wins so a local run with a key works on a stack environment that names a secret;
+        an unreadable secret raises SecretError (remembered for SECRET_RETRY seconds)."""
+        if self.env.get("OPENAI_API_KEY"):
+            return self.env["OPENAI_API_KEY"]
+        name = config.llm.api_key_secret or self.env.get("LLM_API_KEY_SECRET")
+        if not name:
+            return None
+        failed = self._failures.get(name)
+        if failed and self.clock() - failed[0] < SECRET_RETRY:
+            raise SecretError(failed[1])
+        if self.secrets is None:
+            raise SecretError(f"secret {name!r} could not be read: no Secrets Manager client")
+        try:
+            return self.secrets.read(name)
+        except SecretError as exc:
+            self._failures[name] = (self.clock(), str(exc))
+            logger.warning("LLM API key secret unreadable", extra={"error": str(exc)})  # once per SECRET_RETRY
+            raise
+
+    def endpoint(self, config: RepoConfig) -> Endpoint | None:
+        """The model endpoint the configuration names, or None when no API key is configured."""
+        key = self.api_key(config)
+        if not key:
+            return None
+        return Endpoint(base_url=config.llm.base_url or self.env.get("OPENAI_BASE_URL") or None,
+                        model=self.model_name(config), api_key=key,
+                        temperature=config.llm.temperature, timeout=config.llm.timeout,
+                        max_retries=config.llm.max_retries)
+
+    def model_name(self, config: RepoConfig) -> str:
+        """The model `config` asks for, whether or not a key is at hand (no secret is read)."""
+        return config.llm.model or self.env.get("PRHUB_LLM_MODEL") or DEFAULT_MODEL
+
+    def token_budget(self, config: RepoConfig, model: str | None) -> tuple[int, str]:
+        """The run's token limit at `model`'s price and what the engine's stand-ins say once it is reached
+        (prhub.model.pricing.token_limit). The price table is read only for a money budget, so a malformed
+        PRHUB_LLM_PRICES never stops a run that has none; one that has cannot be kept: the limit is 0."""
+        try:
+            prices = self.prices() if model and config.llm.max_cost_per_run_usd is not None else Prices()
+        except ValueError as exc:
+            return 0, f"llm.max_cost_per_run_usd cannot be kept: {exc}"
+        return token_limit(config.llm, prices, model)
+
+    def budget_warning(self, config: RepoConfig) -> str | None:
+        """Why a run's money budget cannot be kept (a model with no price, an unreadable price table), said when
+        the run is planned; the score workers then leave the model alone and say so on every PR."""
+        if config.scorer == "heuristic" or config.llm.max_cost_per_run_usd is None:
+            return None
+        limit, why = self.token_budget(config, self.model_name(config))
+        return f"the model will not be called, the engine scores every PR: {why}" if limit == 0 else None
+
+    def choose(self, config: RepoConfig) -> Endpoint | None:
+        """The model's endpoint when config.scorer is llm (a key is required) or auto with a readable key;
+        None for the engine. Builds no client."""
+        if config.scorer == "heuristic":
+            return None
+        try:
+            endpoint = self.endpoint(config)
+        except SecretError as exc:  # a named secret that cannot be read: loud for llm, the engine for auto
+            if config.scorer == "llm":
+                raise InputError(f"scorer llm needs an API key: {exc}") from exc
+            return None
+        if endpoint is None and config.scorer == "llm":
+            raise InputError("scorer llm needs an API key: set OPENAI_API_KEY, or name a secret in "
+                             "llm.api_key_secret / LLM_API_KEY_SECRET")
+        return endpoint
+
+    def chat(self, endpoint: Endpoint) -> ChatModel:
+        """One client per endpoint and process."""
+        from prhub.model.llm import ChatModel
+
+        with self._lock:
+            if endpoint not in self._chats:
+                self._chats[endpoint] = ChatModel(endpoint)
+            return self._chats[endpoint]
+
+    def scorer(self, config: RepoConfig, period: Collection[int] = ()) -> Scorer:
+        """The model (see choose) or the engine; `period` is the run's PR numbers (those the model may cite)."""
+        from prhub.engine.scoring import HeuristicScorer  # the engine's rules, loaded by the first PR scored
+
+        endpoint = self.choose(config)
+        if endpoint is None:
+            return HeuristicScorer(language=config.language)
+        from prhub.model.llm import LlmScorer
+
+        return LlmScorer(self.chat(endpoint), config.language, period=period)
+
+    def prices(self) -> Prices:
+        """The model price table: the defaults with PRHUB_LLM_PRICES over them (prhub.model.pricing)."""
+        return Prices.from_env(self.env)
+
+    def concurrency(self, config: RepoConfig) -> int:
+        """Model calls one invocation makes at once for `config`: PRHUB_LLM_CONCURRENCY (default
+        DEFAULT_CONCURRENCY, the ScoreQueue's batch size) when the model scores, 1 for the engine."""
+        try:
+            if self.choose(config) is None:
+                return 1
+        except InputError:
+            return 1
+        try:
+            return max(1, int(self.env.get("PRHUB_LLM_CONCURRENCY") or DEFAULT_CONCURRENCY))
+        except ValueError:
+            return DEFAULT_CONCURRENCY
+
+    def narrator(self, config: RepoConfig) -> ChatModel | None:
+        """The narrative's model for `config`, or None for the engine's text (heuristic, no key, unreadable key)."""
+        if config.scorer == "heuristic":
+            return None
+        try:
+            endpoint = self.endpoint(config)
+        except SecretError:  # already logged; the scorer choice decided on the engine for this run
+            return None
+        return self.chat(endpoint) if endpoint else None
+
+    def describe(self, config: RepoConfig) -> tuple[str | None, str]:
+        """(model, prompt version) of the scorer `config` gets, without building it (no client, no prompt)."""
+        from prhub.engine.scoring import HeuristicScorer
+
+        endpoint = self.choose(config)
+        if endpoint is None:
+            return None, HeuristicScorer(language=config.language).prompt_version
+        from prhub.model.llm import pr_prompt_version
+
+        return endpoint.model, pr_prompt_version(config.language)
+

@@ -1,0 +1,101 @@
+"""The one place a report is put together: analysis, title, the run's notes, narrative.
+
+Contract:
+
+    report(prs, unscored, period, config, history, generated_at, scorer, run_notes=(), narrator=engine_narration,
+           revision=1, changes=None) -> Report (prhub.core.report)
+    draft(...same, without narrator) -> Report   what the narrator reads: the narrative sections still empty
+
+prhub.engine.analysis.analyse_period computes the period's facts; the title and the
+run's notes (what only planning knew, such as export lines it skipped) are set here;
+then the narrator reads that draft and writes the narrative. The default is the
+engine's; the ReportFunction hands in prhub.model.llm.model_narrative, which lets the
+model write wherever it is configured and falls back to the engine per section.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from prhub.engine import analysis, narrative
+from prhub.core.config import RepoConfig
+from prhub.core.models import ScoredPR
+from prhub.core.period import Period
+from prhub.core.report import Changes, Narration, Report, Scorer, Unscored
+from prhub.sources.source import History
+from prhub.engine.wording import joined, say
+
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+               "November", "December"]
+
+Narrator = Callable[[Report], Narration]
+
+
+def title(repo: str, period: Period, lang: str) -> str:
+    """The report's title by the period's kind: a week's report (周报), a month's (月报), a year's (年报), else a
+    report for its dates. `repo` as RepoConfig.display_name names it: a slice by its name too."""
+    week, kind = period.iso_week, period.kind
+    s, u = period.since, period.until
+    if lang == "zh":
+        if week:
+            return f"{repo} {week[0]} 年第 {week[1]} 周周报（{s:%m-%d} 至 {u:%m-%d}）"
+        if kind == "month":
+            return f"{repo} {s.year} 年 {s.month} 月月报（{s:%m-%d} 至 {u:%m-%d}）"
+        if kind == "year":
+            return f"{repo} {s.year} 年年报（{s.isoformat()} 至 {u.isoformat()}）"
+        return f"{repo} 报告（{s.isoformat()} 至 {u.isoformat()}）"
+    if week:
+        end = f"{u.day}" if s.month == u.month else f"{MONTHS[u.month - 1]} {u.day}"
+        return f"{repo} weekly report, {week[0]}-W{week[1]:02d}, {MONTHS[s.month - 1]} {s.day}–{end}"
+    if kind == "month":
+        return f"{repo} monthly report, {MONTH_NAMES[s.month - 1]} {s.year}"
+    if kind == "year":
+        return f"{repo} annual report, {s.year}"
+    return f"{repo} report, {s.isoformat()} to {u.isoformat()}"
+
+
+def paths_note(config: RepoConfig) -> list[str]:
+    """What a report narrowed to `paths` says it covers (its notes reach every rendering)."""
+    if not config.paths:
+        return []
+    globs = ", ".join(config.paths)
+    if config.language == "zh":
+        return [f"本报告只包含改动了以下路径的 PR：{globs}。"]
+    return [f"This report covers only the PRs touching {globs}."]
+
+
+def engine_narration(draft: Report) -> Narration:
+    """The engine's narrative; the scorer and notes stay as they are."""
+    return {**narrative.engine_narrative(draft), "scorer": draft["scorer"], "notes": draft["notes"]}
+
+
+def revision_note(language: str, revision: int, changes: Changes) -> str:
+    """The note a revision carries (in every format, as every note), from its `changes`."""
+    late = sorted({*changes["scored"], *changes["failed"]})
+    return say(language, "revision", revision=revision, since=changes["since"] or "?", n=len(late),
+               prs=joined(language, [f"#{n}" for n in late], "comma") or "-")
+
+
+def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
+          history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
+          revision: int = 1, changes: Changes | None = None) -> Report:
+    """The report before its narrative: the analysis, the title and every note; deterministic. A revision after
+    the first (`revision` > 1, with what changed) says so in report.json and in a note."""
+    facts = analysis.analyse_period(prs, unscored, period, config, history, generated_at, scorer)
+    notes = [*facts["notes"], *run_notes, *paths_note(config)]
+    if revision > 1 and changes is not None:
+        notes.append(revision_note(config.language, revision, changes))
+    # report.json's key order: the analysis's keys, then the title and the narrative's three note sections.
+    out: Report = {**facts, "notes": notes, "title": title(config.display_name, period, config.language),
+                   "trend_notes": [], "risk_notes": [], "relation_notes": []}
+    if revision > 1 and changes is not None:
+        out["revision"], out["changes"] = revision, changes
+    return out
+
+
+def report(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
+           history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
+           narrator: Narrator = engine_narration, revision: int = 1, changes: Changes | None = None) -> Report:
+    """The report of one period: its draft with the narrator's narrative, scorer and notes."""
+    base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes, revision, changes)
+    return {**base, **narrator(base)}

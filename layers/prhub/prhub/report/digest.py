@@ -1,0 +1,174 @@
+"""The organisation digest (report.json schema prhub.report.digest/1): every watched repository's report of one period.
+
+    digest = build(name, period, language, generated_at, reports, site_url)   # reports: repo -> report.json | None
+    message = digest_message(digest, site_url)                               # for the channels (prhub.notify)
+
+Data in, data out: the flow (prhub.flow.digest) loads the reports and publishes what this returns. Every number
+is counted here from the reports' own report.json, so the digest's Markdown, HTML, PDF and messages agree with
+each other and with the repositories' reports:
+
+    schema, title, name, language, period{since, until, tz}, generated_at, complete,
+    stats{repo_count, reported, pr_count, key_pr_count, breaking_count, risk_count, avg_importance},
+    repos[]{repo, title, path, language, pr_count, key_pr_count, breaking_count, risk_count, avg_importance, summary},
+    missing[] (watched repositories without a report for the period),
+    top_prs[]{repo, number, title, url, page, importance, insight, type, modules[], breaking, summary},
+    themes[]{kind: module|type, name, repos[], pr_count}, breaking[]{repo, number, title, url, page, detail},
+    summary
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from prhub.core.period import Period
+from prhub.site.render.common import clean, num, safe_url
+
+if TYPE_CHECKING:
+    from prhub.notify.message import Message
+
+SCHEMA = "prhub.report.digest/1"
+ROOT = "_digest/"  # GitHub logins cannot start with "_": the folder never meets an owner
+TOP_PRS = 10
+THEMES = 8
+SUMMARY_CHARS = 300
+NAMES = {"zh": "组织汇总", "en": "Organisation digest"}
+
+
+def folder(period: Period) -> str:
+    """The digest's folder on the site: _digest/<since>-to-<until>/."""
+    return f"{ROOT}{period.slug}/"
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _prs(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [p for p in report.get("prs") or [] if isinstance(p, dict) and isinstance(p.get("number"), int)]
+
+
+def risk_count(report: Mapping[str, Any]) -> int:
+    """Flagged PRs over every risk kind, as the report's channels count them (prhub.notify.message)."""
+    return sum(len(r.get("prs") or []) for r in report.get("risks") or [] if isinstance(r, dict))
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _breaking_detail(pr: Mapping[str, Any]) -> str:
+    for risk in pr.get("risks") or []:
+        if isinstance(risk, dict) and risk.get("kind") == "breaking" and clean(risk.get("detail")):
+            return clean(risk["detail"])
+    return clean(pr.get("breaking_reason")) or clean(pr.get("summary"))
+
+
+def build(name: str, period: Period, language: str, generated_at: str,
+          reports: Mapping[str, tuple[str, Mapping[str, Any]] | None]) -> dict[str, Any]:
+    """The digest of `reports` (repo -> (its report's site folder, report.json), or None when it has none)."""
+    from prhub.report.compose import title as period_title
+
+    name = clean(name) or NAMES.get(language, NAMES["en"])
+    repos, missing, top, breaking = [], [], [], []
+    modules: dict[str, dict[str, Any]] = defaultdict(lambda: {"repos": set(), "pr_count": 0, "name": ""})
+    types: dict[str, dict[str, Any]] = defaultdict(lambda: {"repos": set(), "pr_count": 0, "name": ""})
+    for repo in sorted(reports, key=str.lower):
+        found = reports[repo]
+        if found is None:
+            missing.append(repo)
+            continue
+        path, report = found
+        prs, stats = _prs(report), report.get("stats") or {}
+        first = clean(str(report.get("summary") or "").split("\n\n")[0])
+        repos.append({"repo": repo, "title": clean(report.get("title")) or repo, "path": path,
+                      "language": clean(report.get("language")),
+                      "pr_count": _int(stats.get("pr_count")) or len(prs),
+                      "key_pr_count": _int(stats.get("key_pr_count")),
+                      "breaking_count": sum(1 for p in prs if p.get("breaking")),
+                      "risk_count": risk_count(report), "avg_importance": stats.get("avg_importance", 0.0),
+                      "summary": _shorten(first, SUMMARY_CHARS)})
+        for pr in prs:
+            entry = {"repo": repo, "number": pr["number"], "title": clean(pr.get("title")),
+                     "url": safe_url(pr.get("url")), "page": f"{repo}/pull/{pr['number']}/"}
+            if pr.get("key"):
+                top.append({**entry, "importance": pr.get("importance", 0), "insight": pr.get("insight", 0),
+                            "type": clean(pr.get("type")), "modules": [clean(m) for m in pr.get("modules") or []],
+                            "breaking": bool(pr.get("breaking")), "summary": clean(pr.get("summary"))})
+            if pr.get("breaking"):
+                breaking.append({**entry, "detail": _breaking_detail(pr)})
+            if clean(pr.get("type")):
+                t = types[clean(pr["type"]).lower()]
+                t["name"], t["pr_count"] = clean(pr["type"]), t["pr_count"] + 1
+                t["repos"].add(repo)
+        for module in report.get("modules") or []:
+            if isinstance(module, dict) and clean(module.get("name")):
+                m = modules[clean(module["name"]).lower()]
+                m["name"] = m["name"] or clean(module["name"])
+                m["pr_count"] += _int(module.get("pr_count"))
+                m["repos"].add(repo)
+    top.sort(key=lambda p: (-float(p["importance"] or 0), -float(p["insight"] or 0), p["repo"].lower(), p["number"]))
+    themes = [{"kind": kind, "name": t["name"], "repos": sorted(t["repos"], key=str.lower), "pr_count": t["pr_count"]}
+              for kind, found_themes in (("module", modules), ("type", types)) for t in found_themes.values()
+              if len(t["repos"]) >= 2]
+    themes.sort(key=lambda t: (t["kind"] != "module", -len(t["repos"]), -t["pr_count"], t["name"].lower()))
+    stats = {"repo_count": len(reports), "reported": len(repos), "pr_count": sum(r["pr_count"] for r in repos),
+             "key_pr_count": sum(r["key_pr_count"] for r in repos),
+             "breaking_count": sum(r["breaking_count"] for r in repos),
+             "risk_count": sum(r["risk_count"] for r in repos)}
+    # The mean over every PR of the period, so a busy repository weighs as much as its PRs.
+    weighted = sum(float(r["avg_importance"] or 0) * r["pr_count"] for r in repos)
+    stats["avg_importance"] = round(weighted / stats["pr_count"], 1) if stats["pr_count"] else 0.0
+    digest = {"schema": SCHEMA, "title": period_title(name, period, language), "name": name, "language": language,
+              "period": {"since": period.since.isoformat(), "until": period.until.isoformat(), "tz": period.tz},
+              "generated_at": generated_at, "complete": not missing, "stats": stats, "repos": repos,
+              "missing": missing, "top_prs": top[:TOP_PRS],
+              "themes": [t for t in themes if t["kind"] == "module"][:THEMES]
+              + [t for t in themes if t["kind"] == "type"][:THEMES],
+              "breaking": sorted(breaking, key=lambda b: (b["repo"].lower(), b["number"]))}
+    digest["summary"] = summary(digest)
+    return digest
+
+
+def summary(digest: Mapping[str, Any]) -> str:
+    """One sentence of the digest's counts, in its language."""
+    s = digest["stats"]
+    values = {k: num(v) for k, v in s.items()}
+    if digest["language"] == "zh":
+        text = (f"{values['reported']}/{values['repo_count']} 个仓库的报告：合并 {values['pr_count']} 个 PR，"
+                f"关键 PR {values['key_pr_count']} 个，破坏性变更 {values['breaking_count']} 个，"
+                f"风险标记 {values['risk_count']} 个。")
+        return text + (f"截止时仍无报告：{'、'.join(digest['missing'])}。" if digest["missing"] else "")
+    text = (f"Reports of {values['reported']} of {values['repo_count']} repositories: {values['pr_count']} PRs "
+            f"merged, {values['key_pr_count']} key PRs, {values['breaking_count']} breaking changes, "
+            f"{values['risk_count']} risk flags.")
+    return text + (f" No report by the deadline: {', '.join(digest['missing'])}." if digest["missing"] else "")
+
+
+def digest_message(digest: Mapping[str, Any], site_url: str) -> Message:
+    """The channels' message (prhub.notify.message.Message) for a digest: its counts, top PRs and links."""
+    from prhub.notify.message import (
+        HIGHLIGHT_CHARS,
+        MAX_HIGHLIGHTS,
+        SUMMARY_CHARS,
+        Counts,
+        Highlight,
+        Message,
+        PrRef,
+        shorten,
+    )
+
+    base = site_url.rstrip("/") + "/" if site_url else ""
+    since, until = digest["period"]["since"], digest["period"]["until"]
+    page = safe_url(f"{base}{ROOT}{since}-to-{until}/") if base else None
+    highlights = tuple(
+        Highlight(shorten(f"{p['repo']}: {p['summary'] or p['title']}", HIGHLIGHT_CHARS),
+                  (PrRef(p["number"], shorten(p["title"], 200), safe_url(p["url"]),
+                         safe_url(base + p["page"]) if base else None),))
+        for p in digest["top_prs"][:MAX_HIGHLIGHTS])
+    s = digest["stats"]
+    return Message(lang=digest["language"], repo=clean(digest["name"]), title=clean(digest["title"]),
+                   summary=shorten(clean(digest["summary"]), SUMMARY_CHARS), highlights=highlights,
+                   counts=Counts(prs=s["pr_count"], key_prs=s["key_pr_count"], breaking=s["breaking_count"],
+                                 risks=s["risk_count"]),
+                   page=page, pdf=page + "report.pdf" if page else None, since=since, until=until)

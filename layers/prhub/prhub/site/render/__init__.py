@@ -1,0 +1,36 @@
+"""Renderings of a report (prhub.core.report.Report, report.json's schema prhub.core.report/1).
+
+Contract: `render_all(report, home) -> dict[file name, bytes]` with report.json,
+report.md, report.pdf and index.html. Every number printed comes from `report`,
+formatted by common.num; the three human renderings walk the same ordered
+sections of view.view(report), so they show the same sections with the same numbers.
+
+    common    text cleaning, http(s)-only links, "#N" references, number formatting
+    view      the report's header and its sections in reading order (the one place the order is written)
+    pull      a PR's page (prhub.site.pulls.PullPage) as the same four files, through the same layouts
+    labels    zh/en words around the data
+    charts    the chart series, drawn as SVG (HTML) and as shapes (PDF)
+    markdown  report.md (Jinja2, md-escape filter for untrusted text)
+    html      index.html and the site's pages (Jinja2 autoescape, no script)
+    pdf       report.pdf (fpdf2, CJK font, kinsoku wrap, bookmarks, charts)
+    fonts     puts the CJK font into the Lambda layer build (docs/pdf-fonts.md)
+"""
+from __future__ import annotations
+
+import json
+
+from prhub.core.report import Report
+
+
+def render_all(report: Report, home: str | None = None) -> dict[str, bytes]:
+    """The four files of a report; `home` is the repository's configured language (the page's links depend on it)."""
+    from prhub.site.render.html import render_html
+    from prhub.site.render.markdown import render_markdown
+    from prhub.site.render.pdf import render_pdf
+
+    return {
+        "report.json": json.dumps(report, ensure_ascii=False, indent=2).encode(),
+        "report.md": render_markdown(report).encode(),
+        "report.pdf": render_pdf(report),
+        "index.html": render_html(report, home).encode(),
+    }

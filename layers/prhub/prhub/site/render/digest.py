@@ -1,0 +1,123 @@
+"""The organisation digest (prhub.report.digest, schema prhub.report.digest/1) as index.html, report.md, report.pdf, report.json.
+
+The same machinery as a week and a PR page: a header, then ordered `Section`s that each renderer lays out by
+kind (sections.*.j2 macros, pdf.LAYOUTS). Links: on the web page repositories go to their reports and PRs to
+their pages on the site (relative, so a copied site still works); Markdown and PDF, which travel without the
+site, link PRs to GitHub and reports to the site only when its URL is known.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from prhub.report import digest as domain
+from prhub.site import paths as sitepaths
+from prhub.site.render.common import clean, num, safe_url
+from prhub.site.render.labels import labels
+from prhub.site.render.view import Section
+
+WORDS = {
+    "zh": {"repos": "各仓库", "top_prs": "跨仓库的重要 PR", "themes": "共同主题", "breaking": "破坏性变更",
+           "missing": "截止时仍无报告", "summary": "概览", "no_report": "截止时无报告", "in": "见于",
+           "module": "模块", "type": "类型", "feed": "汇总订阅", "name": "组织汇总",
+           "counts": "合并 {pr} · 关键 {key} · 破坏性 {breaking} · 风险 {risks}", "prs_in": "{n} 个 PR"},
+    "en": {"repos": "Repositories", "top_prs": "Most important PRs across repositories", "themes": "Shared themes",
+           "breaking": "Breaking changes", "missing": "No report by the deadline", "summary": "Overview",
+           "no_report": "no report by the deadline", "in": "in", "module": "module", "type": "type",
+           "feed": "Digest feed", "name": "Organisation digest",
+           "counts": "{pr} PRs · {key} key · {breaking} breaking · {risks} risks", "prs_in": "{n} PRs"},
+}
+
+
+def words(lang: str) -> dict[str, str]:
+    return {**labels(lang), **{f"digest_{k}": v for k, v in WORDS.get(lang, WORDS["en"]).items()}}
+
+
+def _here(digest: dict[str, Any]) -> str:
+    return f"{domain.ROOT}{digest['period']['since']}-to-{digest['period']['until']}/"
+
+
+def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") -> dict[str, Any]:
+    """The header and the non-empty sections of a digest, as every rendering reads them."""
+    lang = digest["language"]
+    L = words(lang)
+    here = _here(digest)
+    base = (safe_url(site_url) or "").rstrip("/")
+
+    def site_link(path: str) -> str | None:
+        if web:
+            return sitepaths.relative(here, path)
+        return safe_url(f"{base}/{path}") if base else None
+
+    def pr(p: dict[str, Any]) -> dict[str, Any]:
+        url = site_link(p["page"]) if web else safe_url(p["url"])
+        return {"number": p["number"], "label": f"#{num(p['number'])}", "url": url or safe_url(p["url"]),
+                "title": clean(p["title"])}
+
+    counts = [{"label": clean(r["repo"]),
+               "links": [{"label": clean(r["title"]), "url": site_link(r["path"])}],
+               "note": L["digest_counts"].format(pr=num(r["pr_count"]), key=num(r["key_pr_count"]),
+                                                 breaking=num(r["breaking_count"]), risks=num(r["risk_count"]))}
+              for r in digest["repos"]]
+    counts += [{"label": "", "links": [{"label": clean(m), "url": None}], "note": L["digest_no_report"]}
+               for m in digest["missing"]]
+    top = [{**pr(p), "title": f"{clean(p['repo'])} · {clean(p['title'])}", "modules": p["modules"],
+            "importance": num(p["importance"]), "key_points": [], "summary": clean(p["summary"])}
+           for p in digest["top_prs"]]
+    themes = [{"text": f"{L['digest_' + t['kind']]} {clean(t['name'])}: "
+                       f"{L['digest_prs_in'].format(n=num(t['pr_count']))} {L['digest_in']} "
+                       + ", ".join(clean(r) for r in t["repos"]), "prs": []}
+              for t in digest["themes"]]
+    by_repo: dict[str, list[dict[str, Any]]] = {}
+    for b in digest["breaking"]:
+        by_repo.setdefault(clean(b["repo"]), []).append({"pr": pr(b), "detail": clean(b["detail"])})
+    breaking = [{"kind": "breaking", "label": repo, "detail": "", "prs": [], "items": items}
+                for repo, items in by_repo.items()]
+    sections = [
+        Section("summary", L["digest_summary"], "paragraphs", [clean(digest["summary"])]),
+        Section("repos", L["digest_repos"], "link_rows", counts),
+        Section("top-prs", L["digest_top_prs"], "key_prs", top),
+        Section("themes", L["digest_themes"], "notes", themes),
+        Section("breaking", L["digest_breaking"], "risks", breaking),
+        Section("missing", L["digest_missing"], "notes", [{"text": clean(m), "prs": []} for m in digest["missing"]]),
+    ]
+    return {"L": L, "lang": lang, "html_lang": "zh-CN" if lang == "zh" else "en", "links": {},
+            "title": clean(digest["title"]), "name": clean(digest["name"]),
+            "since": clean(digest["period"]["since"]), "until": clean(digest["period"]["until"]),
+            "tz": clean(digest["period"]["tz"]), "generated_at": clean(digest["generated_at"]),
+            "sections": [s for s in sections if s.data],
+            "root_href": sitepaths.relative(here, ""), "feed_href": sitepaths.relative(here, domain.ROOT) + "feed.xml"}
+
+
+def render_digest_html(digest: dict[str, Any]) -> str:
+    from prhub.site.render.html import render_page
+
+    return render_page("digest.html.j2", **digest_view(digest))
+
+
+def render_digest_markdown(digest: dict[str, Any], site_url: str = "") -> str:
+    from prhub.site.render.markdown import environment
+
+    text = environment().get_template("digest.md.j2").render(**digest_view(digest, web=False, site_url=site_url))
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def render_digest_pdf(digest: dict[str, Any], site_url: str = "") -> bytes:
+    from prhub.site.render.pdf import render_sections
+
+    v = digest_view(digest, web=False, site_url=site_url)
+    L = v["L"]
+    byline = [f"{L['period']} {v['since']} {L['to']} {v['until']} ({v['tz']})",
+              f"{L['generated_at']} {v['generated_at']}"]
+    return render_sections(v["title"], L, v["links"], byline, v["sections"])
+
+
+def render_digest_all(digest: dict[str, Any], site_url: str = "") -> dict[str, bytes]:
+    """The four files of a digest; report.json is the digest itself (schema prhub.report.digest/1)."""
+    return {
+        "report.json": json.dumps(digest, ensure_ascii=False, indent=2).encode(),
+        "report.md": render_digest_markdown(digest, site_url).encode(),
+        "report.pdf": render_digest_pdf(digest, site_url),
+        "index.html": render_digest_html(digest).encode(),
+    }

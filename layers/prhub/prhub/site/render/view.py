@@ -1,0 +1,342 @@
+"""The report as every rendering reads it: the header, then one ordered list of sections.
+
+`view(report)` cleans the text, checks the links and formats the numbers once, so
+report.md, index.html and report.pdf show the same sections, in the same order,
+with the same numbers. Each renderer walks `sections` and lays each one out by its
+`kind`; SECTIONS below is the only place the order is written. Adding a section is
+one row there (and a layout per renderer when it brings a new kind).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from prhub.site import paths as sitepaths
+from prhub.core.period import kind_of
+from prhub.site.render import charts
+from prhub.site.render.common import PR_REF, clean, num, safe_url, signed, usd
+from prhub.site.render.labels import labels, risk_label, trend_label
+from prhub.core.report import Report
+
+# Key points shown per PR in the key-PR table: a row of five long bullets buried the table (report.json keeps all).
+KEY_POINTS = 3
+# Rows of the key-PR table: a month or a year has hundreds of key PRs; the rest stay in report.json (prs[], the
+# `key` flags and counts as judged), and the heading says how many are shown.
+KEY_PR_ROWS = 15
+# New contributors named in the header; past this the header names these and says how many more.
+NEWCOMERS_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str  # the page's anchor (<section id>)
+    heading: str  # in the report's language
+    kind: str  # how it is laid out: notes, risk_brief, paragraphs, key_changes, trends, risks, key_prs, related, ...
+    data: Any  # what that kind lays out (see the builders below)
+
+
+def _cited(text: str) -> set[int]:
+    return {int(m.group(1)) for m in PR_REF.finditer(text)}
+
+
+def _texts(items: Any) -> list[str]:
+    out = []
+    for item in items or []:
+        text = item.get("text") if isinstance(item, dict) else item
+        if clean(text):
+            out.append(clean(text))
+    return out
+
+
+class _Parts:
+    """What the section builders share: the report, its words and its PRs by number."""
+
+    def __init__(self, report: Report, with_charts: bool, pull_links: tuple[str, str] | None = None) -> None:
+        self.report = report
+        self.pull_links = pull_links
+        self.lang = report.get("language", "zh")
+        self.words = labels(self.lang, kind_of(report.get("period") or {}))
+        self.with_charts = with_charts
+        self.prs: dict[Any, Any] = {p["number"]: p for p in report.get("prs", [])
+                                    if isinstance(p, dict) and "number" in p}
+        self.paged = set(self.prs) if pull_links else set()  # scored PRs have a page of their own
+        for item in report.get("unscored", []):
+            self.prs.setdefault(item.get("number"), item)
+
+    def url(self, number: Any) -> str | None:
+        """The PR's own page on the site when it has one, else its GitHub URL (http(s) only)."""
+        if self.pull_links and number in self.paged and isinstance(number, int) and not isinstance(number, bool):
+            return f"{self.pull_links[0]}{number}/{self.pull_links[1]}"
+        pr = self.prs.get(number) if isinstance(number, int) else None
+        return safe_url(pr.get("url")) if pr else None
+
+    def ref(self, number: Any) -> dict[str, Any]:
+        pr = self.prs.get(number) if isinstance(number, int) else None
+        return {"number": number, "label": f"#{num(number)}", "url": self.url(number),
+                "title": clean(pr.get("title")) if pr else ""}
+
+    def refs(self, numbers: Any) -> list[dict[str, Any]]:
+        return [self.ref(n) for n in (numbers or [])]
+
+    def notes(self, items: Any) -> list[dict[str, Any]]:
+        """Items {text, prs} (or plain strings); `prs` keeps only the PRs the text does not already cite as "#N"."""
+        out: list[dict[str, Any]] = []
+        for item in items or []:
+            text = clean(item.get("text") if isinstance(item, dict) else item)
+            if not text:
+                continue
+            numbers = item.get("prs") if isinstance(item, dict) else []
+            cited = _cited(text)
+            out.append({"text": text, "prs": self.refs([n for n in numbers or [] if n not in cited])})
+        return out
+
+    @cached_property
+    def risks(self) -> list[dict[str, Any]]:
+        return [
+            {"kind": clean(r.get("kind")), "label": risk_label(clean(r.get("kind")), self.lang),
+             "detail": clean(r.get("detail")), "prs": self.refs(r.get("prs")),
+             "items": [{"pr": self.ref(i.get("pr")), "detail": clean(i.get("detail"))}
+                       for i in r.get("items") or [] if isinstance(i, dict)]}
+            for r in self.report.get("risks", [])
+        ]
+
+
+# -- the sections: each builder returns what its kind lays out, or nothing when the report has none of it --
+
+def _highlights(p: _Parts) -> Any:
+    return p.notes(p.report.get("highlights"))
+
+
+def _risk_brief(p: _Parts) -> Any:
+    """The narrative's risk observations, then the kinds no observation mentions, so the brief misses none."""
+    notes = p.notes(p.report.get("risk_notes"))
+    if not notes and not p.risks:
+        return None
+    noted = {n for note in notes for n in _cited(note["text"]) | {r["number"] for r in note["prs"]}}
+    unnoted = [r for r in p.risks if not {ref["number"] for ref in r["prs"]} <= noted or not r["prs"]]
+    return {"notes": notes, "unnoted": unnoted}
+
+
+def _summary(p: _Parts) -> Any:
+    return [clean(para) for para in str(p.report.get("summary") or "").split("\n\n") if clean(para)]
+
+
+def _key_changes(p: _Parts) -> Any:
+    return [{"theme": clean(k.get("theme")), "text": clean(k.get("text")),
+             "prs": p.refs([n for n in k.get("prs") or [] if n not in _cited(clean(k.get("text")))])}
+            for k in p.report.get("key_changes", [])]
+
+
+def _reviewers(stats: Any) -> list[dict[str, Any]]:
+    raw = stats.get("reviewers") or []
+    if isinstance(raw, dict):
+        return [{"name": clean(k), "count": v} for k, v in raw.items()]
+    rows = []
+    for item in raw:
+        if isinstance(item, dict):
+            name = item.get("login") or item.get("name") or item.get("reviewer")
+            rows.append({"name": clean(name), "count": item.get("count", item.get("reviews", item.get("prs")))})
+        else:
+            rows.append({"name": clean(item), "count": None})
+    return rows
+
+
+def _types(stats: Any) -> list[dict[str, Any]]:
+    raw = stats.get("types") or {}
+    if isinstance(raw, dict):
+        return [{"name": clean(k), "count": v} for k, v in raw.items()]
+    return [{"name": clean(t.get("type") or t.get("name")), "count": t.get("count")}
+            for t in raw if isinstance(t, dict)]
+
+
+def _trends(p: _Parts) -> Any:
+    """Trend notes, charts (where the rendering draws them), modules, hot files, reviewers and PR types."""
+    stats = p.report.get("stats") or {}
+    modules = [
+        {"name": clean(m.get("name")), "pr_count": num(m.get("pr_count")),
+         "baseline": num(m["baseline"]) if m.get("baseline") is not None else "",
+         "delta": signed(m["delta"]) if m.get("delta") is not None else "",
+         "trend": trend_label(clean(m.get("trend")), p.lang), "prs": p.refs(m.get("prs"))}
+        for m in p.report.get("modules", [])
+    ]
+    parts = {
+        "notes": p.notes(p.report.get("trend_notes")),
+        "charts": charts.series(p.report) if p.with_charts else [],
+        "modules": modules,
+        "has_module_trend": any(m["baseline"] or m["delta"] or m["trend"] for m in modules),
+        "hot_files": [{"path": clean(f.get("path")), "pr_count": num(f.get("pr_count")), "prs": p.refs(f.get("prs"))}
+                      for f in p.report.get("hot_files", [])],
+        "reviewers": _reviewers(stats),
+        "types": _types(stats),
+    }
+    return parts if any(v for k, v in parts.items() if k != "has_module_trend") else None
+
+
+def _risks(p: _Parts) -> Any:
+    return p.risks
+
+
+def _key_prs(p: _Parts) -> Any:
+    """The key PRs by importance, at most KEY_PR_ROWS; a reverted one says so first in its points."""
+    rows = []
+    for pr in [pr for pr in p.report.get("prs", []) if pr.get("key")][:KEY_PR_ROWS]:
+        points = _texts(pr.get("key_points"))[:KEY_POINTS]
+        if isinstance(pr.get("reverted_by"), int):
+            mark = p.words["reverted_by"].format(n=num(pr["reverted_by"]))
+            points = [mark, *(points or _texts([pr.get("summary")]))][:KEY_POINTS + 1]
+        rows.append({**p.ref(pr["number"]), "title": clean(pr.get("title")),
+                     "modules": [clean(m) for m in pr.get("modules", [])], "importance": num(pr.get("importance")),
+                     "insight": num(pr.get("insight")), "key_points": points,
+                     "summary": clean(pr.get("summary")), "author": clean(pr.get("author")),
+                     "breaking": bool(pr.get("breaking"))})
+    return rows
+
+
+def _key_prs_heading(p: _Parts) -> str:
+    """"Key PRs", or "Key PRs (top 15 of 969)" when the table shows only the first rows."""
+    count = sum(1 for pr in p.report.get("prs", []) if pr.get("key"))
+    if count <= KEY_PR_ROWS:
+        return p.words["key_prs"]
+    return p.words["key_prs_top"].format(shown=KEY_PR_ROWS, n=num(count))
+
+
+def _related(p: _Parts) -> Any:
+    """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
+    parts = {
+        "clusters": [{"title": clean(c.get("title")), "reason": clean(c.get("reason")), "prs": p.refs(c.get("prs"))}
+                     for c in p.report.get("clusters", [])],
+        "relation_notes": p.notes(p.report.get("relation_notes")),
+        "reverts": [{"pr": p.ref(r.get("pr")), "reverts": p.ref(r.get("reverts")),
+                     "relanded_by": p.ref(r["relanded_by"]) if r.get("relanded_by") is not None else None}
+                    for r in p.report.get("reverts", [])],
+    }
+    return parts if any(parts.values()) else None
+
+
+def _suggestions(p: _Parts) -> Any:
+    return _texts(p.report.get("suggestions"))
+
+
+def _unscored(p: _Parts) -> Any:
+    return [{**p.ref(u.get("number")), "title": clean(u.get("title")), "reason": clean(u.get("reason"))}
+            for u in p.report.get("unscored", [])]
+
+
+def _run_notes(p: _Parts) -> Any:
+    return p.notes(p.report.get("notes"))
+
+
+# (id, heading label, kind, builder) in reading order.
+SECTIONS: list[tuple[str, str, str, Callable[[_Parts], Any]]] = [
+    ("highlights", "highlights", "notes", _highlights),
+    ("risks-brief", "risks_brief", "risk_brief", _risk_brief),
+    ("summary", "summary", "paragraphs", _summary),
+    ("key-changes", "key_changes", "key_changes", _key_changes),
+    ("trends", "trends", "trends", _trends),
+    ("risks", "risks", "risks", _risks),
+    ("key-prs", "key_prs", "key_prs", _key_prs),
+    ("related", "related", "related", _related),
+    ("suggestions", "suggestions", "numbered", _suggestions),
+    ("unscored", "unscored", "unscored", _unscored),
+    ("notes", "notes", "notes", _run_notes),
+]
+
+
+def _sections(parts: _Parts) -> list[Section]:
+    out = []
+    for sid, label, kind, build in SECTIONS:
+        data = build(parts)
+        if data:
+            heading = _key_prs_heading(parts) if sid == "key-prs" else parts.words[label]
+            out.append(Section(sid, heading, kind, data))
+    return out
+
+
+def scorer_text(report: Report) -> str:
+    """How the report was generated, e.g. "大模型 gpt-4o-mini (prompt v3)"."""
+    scorer: Any = report.get("scorer") or {}
+    words = labels(report.get("language", "zh"))
+    kind = scorer.get("kind") or "heuristic"
+    parts = [words.get(f"scorer_{kind}", clean(kind))]
+    if scorer.get("model"):
+        parts.append(clean(scorer["model"]))
+    if scorer.get("prompt_version"):
+        parts.append(f"({clean(scorer['prompt_version'])})")
+    if scorer.get("tokens_in") or scorer.get("tokens_out"):
+        parts.append(words["run_tokens"].format(tokens_in=num(scorer.get("tokens_in", 0)),
+                                                tokens_out=num(scorer.get("tokens_out", 0))))
+    cost = scorer.get("cost") or {}
+    if isinstance(cost.get("usd"), int | float):  # the model's cost, with the date of its price table
+        as_of = words["prices_as_of"].format(date=clean(str(cost.get("prices_as_of", ""))))
+        parts.append(f"· ≈ {usd(cost['usd'])} ({as_of})")
+    return " ".join(parts)
+
+
+def _newcomer_label(stats: Any, words: dict[str, str]) -> str:
+    """"New contributors", or "first seen in the last N weeks" when the history reached back only N weeks."""
+    window = stats.get("new_contributors_window")
+    if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        return words["new_contributors_window"].format(n=window)
+    return words["new_contributors"]
+
+
+def _bots_line(stats: Any, words: dict[str, str]) -> str:
+    """"Bots: 3 PRs (dependabot[bot], renovate[bot])", or "" when no bot merged anything."""
+    bots = stats.get("bots") or {}
+    if not isinstance(bots, dict) or not bots.get("prs"):
+        return ""
+    logins = ", ".join(clean(b) for b in bots.get("logins") or [])
+    return words["bots_line"].format(n=num(bots["prs"]), logins=logins)
+
+
+def _newcomers(stats: Any, words: dict[str, str]) -> list[str]:
+    """The new contributors' logins; past NEWCOMERS_SHOWN, those and "and N more" (a year has hundreds)."""
+    names = [clean(a) for a in stats.get("new_contributors", [])]
+    if len(names) <= NEWCOMERS_SHOWN:
+        return names
+    return [*names[:NEWCOMERS_SHOWN], words["and_more"].format(n=num(len(names) - NEWCOMERS_SHOWN))]
+
+
+def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The header fields and the report's non-empty `sections` in reading order, as the renderings read them.
+
+    `with_charts`: the rendering draws charts (Markdown does not, so a section of charts alone is left out).
+    `pull_links`: (path to the pull/ folder, language folder) when PR numbers link to the site's PR pages
+    (the web page); without it they link to GitHub (Markdown, PDF, which travel without the site).
+    """
+    lang = report.get("language", "zh")
+    parts = _Parts(report, with_charts, pull_links)
+    words = parts.words
+    stats: Any = report.get("stats") or {}
+    period: Any = report.get("period") or {}
+    return {
+        "L": words,
+        "links": {n: url for n in parts.prs if isinstance(n, int) and (url := parts.url(n))},
+        "lang": lang,
+        "html_lang": "zh-CN" if lang == "zh" else "en",
+        "title": clean(report.get("title")),
+        # A slice is named by its name too, as its title and its pages are (prhub.site.paths.display).
+        "repo": clean(f"{report.get('repo')} ({name})" if (name := sitepaths.slice_name(report))
+                      else report.get("repo")),
+        "repo_url": safe_url(f"https://github.com/{report.get('repo', '')}"),
+        "since": clean(period.get("since")),
+        "until": clean(period.get("until")),
+        "tz": clean(period.get("tz")),
+        "generated_at": clean(report.get("generated_at")),
+        "scorer": scorer_text(report),
+        "stats": {
+            "pr_count": num(stats.get("pr_count", 0)),
+            "key_pr_count": num(stats.get("key_pr_count", 0)),
+            "avg_importance": num(stats.get("avg_importance", 0.0)),
+            "avg_insight": num(stats.get("avg_insight", 0.0)),
+            "additions": num(stats.get("additions", 0)),
+            "deletions": num(stats.get("deletions", 0)),
+            "authors": num(stats.get("authors", 0)),
+            "new_contributors": _newcomers(stats, words),
+            "new_contributors_label": _newcomer_label(stats, words),
+            "bots": _bots_line(stats, words),
+        },
+        "sections": _sections(parts),
+    }

@@ -1,0 +1,655 @@
+"""GitHub's GraphQL API as a Source: a page of up to 100 merged PRs, with their files, labels,
+reviews and merge commit, in one request; diff text from REST only where the engine reads it.
+
+How it spends GitHub's budgets (docs/github.md has the design):
+
+- listing: `search(type: ISSUE, query: "repo:O/N is:pr is:merged merged:A..B")`, sliced so no
+  search passes GitHub's 1,000-result cap; files and reviews beyond a PR's first page are
+  fetched for those PRs only, several PRs per request (aliases);
+- details: `list_merged` keeps what it loaded (in memory, and in the payload store that all
+  workers share), so `get` usually needs only the PR's diff: one REST request with
+  `Accept: application/vnd.github.diff`, or `/files` when GitHub answers 406 (over 300
+  files or 20,000 lines). The diff's part (hunks, old paths) is stored under the PR's head
+  commit, so a re-run of the same range sends no detail request at all;
+- history: the comparison periods' PRs in one light listing over their span (titles, labels, paths),
+  and the authors' first merges 25 aliased `search(first: 1)` a query (see `history`);
+- limits: `first` stays within 1..100 and the query far under the 500,000-node limit; the
+  points budget (`rateLimit { cost remaining resetAt }`) is checked before each query and
+  waited for, or handed back as RetryLater when the wait outlasts the caller's deadline;
+  `RATE_LIMITED` errors, secondary limits (200/403/429, Retry-After), 5xx, timeouts
+  (GitHub answers 502 for a query that ran too long: the page size is halved), cut-off and
+  reset responses, and answers with partial data and `errors` are retried, bounded, and
+  never drop a PR silently: a listing either has every PR or raises.
+
+Without a token (GraphQL needs one) or on a server without GraphQL (404), the REST source
+this class extends does the work.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import requests
+
+from prhub.cloud import metrics, tracing
+from prhub.engine.changes import is_generated
+from prhub.sources.diffs import FileDiff, hunks_complete, split_diff
+from prhub.core.errors import RetryLater, SourceError
+from prhub.sources.github import (
+    FILES_CAP,
+    LOGIN,
+    RETRYABLE_EXCEPTIONS,
+    SEARCH_CAP,
+    CachedResponse,
+    EtagCache,
+    GitHubSource,
+    RateLimit,
+    _message,
+    co_authors_from,
+)
+from prhub.core.models import FileChange, PullRef, PullRequest, Review
+from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
+from prhub.sources.source import History, ListPage, Tagger, comparison_span, history_entry
+
+log = logging.getLogger(__name__)
+
+PAGE = 100  # GitHub's maximum for `first`
+MIN_PAGE = 10  # below this a timing-out search page is a GitHub problem, not a page-size one
+MORE_PER_REQUEST = 10  # PRs whose further files/reviews pages one follow-up query asks for
+DIFF_MEDIA_TYPE = "application/vnd.github.diff"
+DIFF_MAX_FILES = 300  # beyond these GitHub answers the diff media type with 406 "too_large"
+DIFF_MAX_LINES = 20_000
+STATUS = {"ADDED": "added", "DELETED": "removed", "MODIFIED": "modified", "RENAMED": "renamed",
+          "COPIED": "copied", "CHANGED": "changed"}  # PatchStatus -> the REST names
+MAX_KEPT = 20_000  # listed PRs kept in memory for get(); a long-lived worker must not grow without bound
+
+ACTOR = "login __typename"
+FILES = "totalCount pageInfo { hasNextPage endCursor } nodes { path additions deletions changeType }"
+REVIEWS = f"totalCount pageInfo {{ hasNextPage endCursor }} nodes {{ state author {{ {ACTOR} }} }}"
+PULL = f"""number title body url mergedAt baseRefName headRefOid additions deletions changedFiles
+      author {{ {ACTOR} }}
+      mergeCommit {{ oid message }}
+      labels(first: 100) {{ nodes {{ name }} }}
+      commits(first: 1) {{ totalCount }}
+      reviews(first: 100) {{ {REVIEWS} }}
+      files(first: 100) {{ {FILES} }}"""
+RATE = "rateLimit { cost remaining resetAt limit }"
+SEARCH_QUERY = f"""query($owner: String!, $name: String!, $q: String!, $first: Int!, $after: String) {{
+  {RATE}
+  repository(owner: $owner, name: $name) {{ nameWithOwner }}
+  search(type: ISSUE, query: $q, first: $first, after: $after) {{
+    issueCount
+    pageInfo {{ hasNextPage endCursor }}
+    nodes {{ ... on PullRequest {{ {PULL} }} }}
+  }}
+}}"""
+ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
+  {RATE}
+  repository(owner: $owner, name: $name) {{ pullRequest(number: $number) {{ {PULL} }} }}
+}}"""
+
+
+# History: the comparison periods' PRs with what `tag` reads for modules (title, labels, paths), no bodies,
+# reviews or line counts; and each author's first merge, FIRSTS_PER_QUERY searches (aliases) in one query.
+EARLIER_QUERY = f"""query($q: String!, $first: Int!, $after: String) {{
+  {RATE}
+  search(type: ISSUE, query: $q, first: $first, after: $after) {{
+    issueCount
+    pageInfo {{ hasNextPage endCursor }}
+    nodes {{ ... on PullRequest {{ number title url mergedAt author {{ {ACTOR} }}
+      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }} }} }}
+  }}
+}}"""
+# Each alias is one search connection of first 1: 25 cost 1 point and ask for 25 nodes, far within the
+# 500,000-node limit. GitHub documents no alias limit; its secondary limits count a query (not its aliases) as
+# one GraphQL point of 2,000 a minute. Whether each aliased search also draws on the search API's own 30 a
+# minute is not documented: 25 stays below it even if it does.
+FIRSTS_PER_QUERY = 25
+FIRST_FIELDS = "issueCount nodes { ... on PullRequest { number mergedAt } }"
+
+
+class GraphQLUnavailable(SourceError):
+    """This server or token cannot use GraphQL: the REST source takes over."""
+
+
+class QueryTimeout(SourceError):
+    """GitHub gave up on the query (502/504, or a timeout error): a smaller page may pass."""
+
+
+class PartialAnswer(SourceError):
+    """The answer carried `errors` beside its data: some of it is missing."""
+
+
+def graphql_endpoint(api_url: str) -> str:
+    """GitHub's GraphQL endpoint for a REST base URL: `/graphql` beside api.github.com's REST API,
+    `/api/graphql` on GitHub Enterprise Server, whose REST API is at `/api/v3`."""
+    base = api_url.rstrip("/")
+    return base[: -len("/v3")] + "/graphql" if base.endswith("/api/v3") else base + "/graphql"
+
+
+def needs_diff(pr: PullRequest) -> bool:
+    """Whether the engine reads this PR's diff text: TODOs, version pins, API breaks and prompts read added
+    and removed lines of any file but generated ones, and a rename's old path is only in the diff."""
+    return any(f.status in ("renamed", "copied") or (f.changes > 0 and not is_generated(f.filename))
+               for f in pr.files)
+
+
+def _actor(actor: Any) -> str:
+    """A login as REST spells it: bots carry `[bot]` there, and a deleted account is "ghost"."""
+    if not isinstance(actor, dict) or not actor.get("login"):
+        return "ghost"
+    login = str(actor["login"])
+    return f"{login}[bot]" if actor.get("__typename") == "Bot" and not login.endswith("[bot]") else login
+
+
+class GraphQLSource(GitHubSource):
+    """GitHubSource with listing and details through GraphQL (same interface, same `deadline`).
+
+    `payloads` is where listed PRs and their diffs' parts are kept for the workers (default: the ETag cache,
+    which is the stack's CacheTable when CACHE_TABLE is set, so every worker sees what the planner listed).
+    """
+
+    def __init__(self, *args: Any, graphql_url: str | None = None, payloads: EtagCache | None = None,
+                 page_size: int = PAGE, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self.graphql_url = graphql_url or graphql_endpoint(self.api_url)
+        self.payloads: EtagCache = payloads if payloads is not None else self.etag_cache
+        self.page_size = max(1, min(PAGE, page_size))
+        self.points: RateLimit | None = None  # the GraphQL budget, separate from REST's `rate`
+        self.graphql = bool(self.token)  # GraphQL needs authentication; without a token REST serves
+        self._kept: dict[tuple[str, int], PullRequest] = {}
+        self._last_cost = 1  # what the last query cost: the least the next one needs left in the budget
+
+    # --- HTTP ---------------------------------------------------------------------------------
+
+    def _send(self, method: str, url: str, *, accept: str | None = None,
+              body: dict[str, Any] | None = None) -> requests.Response:
+        """One request with GitHub's limits honoured: returns a 2xx/4xx answer for the caller to read;
+        rate limits are waited for (or raise RetryLater), 5xx and network faults retried with backoff."""
+        headers = self._headers()
+        if accept:
+            headers["Accept"] = accept
+        faults = limited = 0
+        while True:
+            if body is not None:  # REST requests draw on another budget (`rate`, checked by its answers)
+                self._spend_check()
+            problem = ""
+            self.stats["requests"] += 1
+            self.stats["graphql" if body is not None else "rest"] += 1
+            metrics.count("GitHubRequests")
+            try:
+                response = self.session.request(method, url, headers=headers, json=body, timeout=self.timeout)
+            except RETRYABLE_EXCEPTIONS as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            else:
+                status = response.status_code
+                self.stats[f"http_{status}"] += 1
+                if body is None:
+                    self._note_rate(response)
+                else:
+                    self._note_points(response)
+                wait = self._limit_wait(response) if status in (403, 429) else None
+                if status == 200 and body is not None:
+                    wait = self._graphql_limit(response)
+                if wait is not None:
+                    limited += 1
+                    metrics.count("RateLimitWaits")
+                    if limited > self.max_tries:
+                        raise RetryLater(f"GitHub keeps rate-limiting {url}", retry_after=wait + self.margin)
+                    self._wait(wait, "rate limit")
+                    continue
+                if status < 500:
+                    return response
+                if status in (502, 504) and body is not None:
+                    raise QueryTimeout(f"GitHub gave up on the query ({status})")
+                problem = f"HTTP {status}"
+            faults += 1
+            self.stats["retries"] += 1
+            if faults >= self.max_tries:
+                raise SourceError(f"GitHub failed {faults} times for {url}; last: {problem}")
+            self._wait(self._backoff(faults - 1), f"fault ({problem})")
+
+    def _spend_check(self) -> None:
+        """Before a query: wait for the points budget's reset when what is left would not pay for it."""
+        points = self.points
+        if points is None or points.remaining >= self._last_cost:
+            return
+        wait = points.reset - self.clock()
+        if wait > 0:
+            self.points = None  # after the wait the budget is full again; the next answer says so
+            metrics.count("RateLimitWaits")
+            self._wait(wait, "GraphQL points budget")
+
+    def _note_points(self, response: requests.Response) -> None:
+        headers = response.headers
+        if "X-RateLimit-Remaining" in headers:
+            with contextlib.suppress(ValueError):  # a malformed header must not fail the request
+                self.points = RateLimit(int(headers.get("X-RateLimit-Limit", 0)),
+                                        int(headers["X-RateLimit-Remaining"]),
+                                        float(headers.get("X-RateLimit-Reset", 0)))
+
+    def _graphql_limit(self, response: requests.Response) -> float | None:
+        """Seconds to wait when a 200 answer is a rate-limit error (GitHub answers the primary limit,
+        and sometimes a secondary one, with 200 and `errors`), else None."""
+        if b"rate limit" not in response.content.lower() and b"RATE_LIMITED" not in response.content:
+            return None  # the common case, without parsing a large page twice
+        try:
+            errors = response.json().get("errors") or []
+        except (ValueError, AttributeError):
+            return None
+        limited = [e for e in errors if isinstance(e, dict) and (
+            e.get("type") == "RATE_LIMITED" or "rate limit" in str(e.get("message", "")).lower())]
+        if not limited:
+            return None
+        self.stats["rate_limited"] += 1
+        return self._limit_wait(response) or 60.0
+
+    def query(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """Run one GraphQL query; its `data`. Raises PartialAnswer when `errors` came with the data,
+        QueryTimeout when GitHub gave up, GraphQLUnavailable when there is no GraphQL to ask."""
+        response = self._send("POST", self.graphql_url, body={"query": query, "variables": variables})
+        status = response.status_code
+        if status == 401:
+            raise SourceError(f"GitHub rejected the token (401 {_message(response)}): "
+                              "check GITHUB_TOKEN or the token secret")
+        if status in (403, 404, 410):
+            raise GraphQLUnavailable(f"no GraphQL at {self.graphql_url} ({status} {_message(response)})")
+        if status != 200:
+            raise SourceError(f"GitHub answered the query with {status}: {_message(response)}")
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise PartialAnswer("GitHub's answer to the query was cut off or is not JSON")
+        rate = (answer.get("data") or {}).get("rateLimit") if isinstance(answer.get("data"), dict) else None
+        if isinstance(rate, dict) and "remaining" in rate:
+            self.points = RateLimit(int(rate.get("limit") or 0), int(rate["remaining"]),
+                                    parse_timestamp(str(rate["resetAt"])).timestamp())
+            self.stats["points"] += int(rate.get("cost") or 0)
+            self._last_cost = max(1, int(rate.get("cost") or 1))
+        errors = [e for e in answer.get("errors") or [] if isinstance(e, dict)]
+        if any(e.get("type") == "NOT_FOUND" and (e.get("path") or [None])[0] == "repository" for e in errors):
+            raise SourceError(f"repository {variables.get('owner')}/{variables.get('name')} not found at "
+                              f"{self.api_url} (or the token cannot see it)")
+        if errors and any("timeout" in str(e.get("message", "")).lower() for e in errors):
+            raise QueryTimeout(f"GitHub timed out on the query: {errors[0].get('message')}")
+        if "data" not in answer:  # refused before it ran (a malformed or too large query): asking again won't help
+            raise SourceError(f"GitHub refused the query: {'; '.join(str(e.get('message')) for e in errors[:3])}")
+        data = answer.get("data")
+        if errors or not isinstance(data, dict):
+            self.stats["partial"] += 1
+            raise PartialAnswer(f"GraphQL errors: {'; '.join(str(e.get('message')) for e in errors[:3])}")
+        return data
+
+    def _query_retrying(self, query: str, variables: dict[str, Any], *, shrinkable: bool = False) -> dict[str, Any]:
+        """`query`, asked again (with backoff) while GitHub leaves parts of the answer out or gives up on it.
+        A `shrinkable` query's timeout goes to the caller instead, which can ask for a smaller page."""
+        for attempt in range(self.max_tries):
+            try:
+                return self.query(query, variables)
+            except (PartialAnswer, QueryTimeout) as exc:
+                if attempt + 1 == self.max_tries or (shrinkable and isinstance(exc, QueryTimeout)):
+                    raise
+                self._wait(self._backoff(attempt), f"GraphQL answer ({exc})")
+        raise AssertionError("unreachable")
+
+    # --- listing ------------------------------------------------------------------------------
+
+    @tracing.traced("github list_merged")
+    def list_merged(self, repo: str, period: Period) -> list[PullRef]:
+        refs = [ref for page in self.list_pages(repo, period) for ref in page.refs]
+        return sorted({r.number: r for r in refs}.values(), key=lambda r: (r.merged_at, r.number))
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        """The listing one search page at a time (see ListPage), or REST's where GraphQL cannot serve: one page
+        of the whole range (a PR GraphQL listed before it gave up is listed again; the planner keeps one)."""
+        if self.graphql:
+            try:
+                yield from self._search_pages(repo, period, resume)
+                return
+            except GraphQLUnavailable as exc:
+                log.warning("%s: using the REST API instead", exc)
+                self.graphql = False
+        yield ListPage(super().list_merged(repo, period), None)
+
+    def _search_pages(self, repo: str, period: Period, resume: dict[str, Any] | None) -> Iterator[ListPage]:
+        """Search pages, sliced below the search cap; every PR they yield is kept for get()."""
+        end = period.end_utc - timedelta(seconds=1)  # search ranges are inclusive at both ends
+        state = resume or {"slices": [[format_timestamp(period.start_utc), format_timestamp(end)]], "after": None}
+        slices: list[list[str]] = [list(s) for s in state["slices"]]
+        after: str | None = state.get("after")
+        while slices:
+            start, stop = (parse_timestamp(s) for s in slices[0])
+            search = self._search_graphql(repo, period, start, stop, after)
+            total = int(search.get("issueCount") or 0)
+            if after is None and total > SEARCH_CAP and stop > start:
+                parts = -(-total // (SEARCH_CAP * 4 // 5))  # aim at 80% of the cap: merges are not uniform
+                log.info("search %s..%s has %d results: %d slices", start, stop, total, parts)
+                slices[:1] = _split(start, stop, parts)
+                continue
+            if after is None and total > SEARCH_CAP:
+                log.warning("%d PRs merged within one second at %s: only %d can be listed", total, start, SEARCH_CAP)
+            refs = self._keep(repo, period, [n for n in search.get("nodes") or [] if isinstance(n, dict)])
+            info = search.get("pageInfo") or {}
+            if info.get("hasNextPage") and info.get("endCursor"):
+                after = str(info["endCursor"])
+            else:
+                slices.pop(0)
+                after = None
+            yield ListPage(refs, {"slices": slices, "after": after} if slices else None)
+
+    def _search_graphql(self, repo: str, period: Period, start: datetime, stop: datetime,
+                     after: str | None) -> dict[str, Any]:
+        tz = zone(period.tz)
+        merged = f"{start.astimezone(tz).isoformat()}..{stop.astimezone(tz).isoformat()}"
+        owner, name = repo.split("/", 1)
+        while True:
+            variables = {"owner": owner, "name": name, "first": self.page_size, "after": after,
+                         "q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"}
+            try:
+                data = self._query_retrying(SEARCH_QUERY, variables, shrinkable=self.page_size > MIN_PAGE)
+            except QueryTimeout:
+                if self.page_size <= MIN_PAGE:
+                    raise
+                self.page_size = max(MIN_PAGE, self.page_size // 2)  # kept: the next pages are as heavy
+                self.stats["page_shrinks"] += 1
+                log.warning("GitHub timed out on a search page: asking %d PRs a page", self.page_size)
+                continue
+            search = data.get("search")
+            if not isinstance(search, dict):
+                raise SourceError(f"GitHub's search for {repo} answered no results object")
+            return search
+
+    def _keep(self, repo: str, period: Period, nodes: list[dict[str, Any]]) -> list[PullRef]:
+        """Finish the nodes (further files and reviews pages), keep them for get(), return their refs."""
+        nodes = [n for n in nodes if n.get("mergedAt") and period.contains(parse_timestamp(str(n["mergedAt"])))]
+        self._more_pages(repo, nodes)
+        if len(self._kept) > MAX_KEPT:
+            self._kept.clear()
+        refs = []
+        for node in nodes:
+            pr = self._pull(node)
+            self._kept[(repo, pr.number)] = pr
+            self.payloads.put(self._payload_key(repo, pr.number), CachedResponse(pr.head_sha, pr.to_export()))
+            refs.append(pr.ref)
+        return refs
+
+    def _more_pages(self, repo: str, nodes: list[dict[str, Any]]) -> None:
+        """Fetch files and reviews beyond each node's first page (only for PRs that have more), in place."""
+        owner, name = repo.split("/", 1)
+
+        def pending(node: dict[str, Any], field: str) -> bool:
+            conn = node.get(field) or {}
+            cap = FILES_CAP if field == "files" else None
+            have = len(conn.get("nodes") or [])
+            return bool((conn.get("pageInfo") or {}).get("hasNextPage")) and (cap is None or have < cap)
+
+        while True:
+            todo = [(node, field) for node in nodes for field in ("files", "reviews") if pending(node, field)]
+            if not todo:
+                return
+            batch = todo[:MORE_PER_REQUEST]
+            parts, params, variables = [], [], {"owner": owner, "name": name}
+            for i, (node, field) in enumerate(batch):
+                params.append(f"$a{i}: String")
+                variables[f"a{i}"] = node[field]["pageInfo"]["endCursor"]
+                body = FILES if field == "files" else REVIEWS
+                parts.append(f"p{i}: pullRequest(number: {int(node['number'])}) {{ {field}(first: 100, after: $a{i}) "
+                             f"{{ {body} }} }}")
+            query = (f"query($owner: String!, $name: String!, {', '.join(params)}) {{ {RATE} "
+                     f"repository(owner: $owner, name: $name) {{ {' '.join(parts)} }} }}")
+            data = self._query_retrying(query, variables)
+            repository = data.get("repository") or {}
+            for i, (node, field) in enumerate(batch):
+                more = (repository.get(f"p{i}") or {}).get(field)
+                if not isinstance(more, dict):
+                    raise SourceError(f"GitHub answered no {field} page for PR #{node['number']} of {repo}")
+                node[field]["nodes"] = [*(node[field].get("nodes") or []), *(more.get("nodes") or [])]
+                node[field]["pageInfo"] = more.get("pageInfo") or {}
+
+    def _pull(self, node: dict[str, Any]) -> PullRequest:
+        files = [FileChange(filename=str(f["path"]), status=STATUS.get(str(f.get("changeType")), "modified"),
+                            additions=int(f.get("additions") or 0), deletions=int(f.get("deletions") or 0))
+                 for f in (node.get("files") or {}).get("nodes") or [] if isinstance(f, dict)][:FILES_CAP]
+        commit = node.get("mergeCommit") or {}
+        changed = int(node.get("changedFiles") or len(files))
+        reviews = (node.get("reviews") or {}).get("nodes") or []
+        return PullRequest(
+            number=int(node["number"]), title=str(node.get("title") or ""), body=str(node.get("body") or ""),
+            author=_actor(node.get("author")), merged_at=parse_timestamp(str(node["mergedAt"])),
+            url=str(node.get("url") or ""),
+            labels=[str(lb["name"]) for lb in (node.get("labels") or {}).get("nodes") or [] if isinstance(lb, dict)],
+            co_authors=co_authors_from(str(commit.get("message") or "")) if self.co_authors else [],
+            base_ref=str(node.get("baseRefName") or "main"),
+            head_sha=str(node.get("headRefOid") or commit.get("oid") or ""),
+            additions=int(node.get("additions") or 0), deletions=int(node.get("deletions") or 0),
+            changed_files=changed, files=files, files_truncated=changed > len(files),
+            # Pending reviews are drafts nobody else sees yet.
+            reviews=[Review(_actor(r.get("author")), str(r.get("state"))) for r in reviews
+                     if isinstance(r, dict) and r.get("state") != "PENDING"],
+            commits=(node.get("commits") or {}).get("totalCount"),
+        )
+
+    # --- history ------------------------------------------------------------------------------
+
+    @tracing.traced("github history")
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The comparison periods' PRs from one listing over their whole span (modules by `tag` from titles,
+        labels and paths), and the authors' first merges FIRSTS_PER_QUERY to a query: per login one search
+        `author:L merged:<=T sort:created-asc` with `first: 1`, whose `issueCount` says whether they merged
+        before and whose node (their oldest PR) gives the date. GitHub's search cannot sort by merge time:
+        the date is the merge of their first-opened PR, which may not be their first merge.
+        A display name (an export's or a co-author trailer's) cannot be searched: recorded as not new."""
+        if not self.graphql:
+            return super().history(repo, period, authors, tag)
+        try:
+            earlier = self._listed(repo, comparison_span(period), tag)
+            first = self._first_merges(repo, period, authors)
+        except GraphQLUnavailable as exc:
+            log.warning("%s: using the REST API instead", exc)
+            self.graphql = False
+            return super().history(repo, period, authors, tag)
+        return History(earlier, first)
+
+    @tracing.traced("github record")
+    def record(self, repo: str, span: Period, tag: Tagger) -> History:
+        """The span's PRs in the history's light listing (titles, labels, paths), sliced at the search cap."""
+        if not self.graphql:
+            return super().record(repo, span, tag)
+        try:
+            return History(self._listed(repo, span, tag), {})
+        except GraphQLUnavailable as exc:
+            log.warning("%s: using the REST API instead", exc)
+            self.graphql = False
+            return super().record(repo, span, tag)
+
+    def _listed(self, repo: str, span: Period, tag: Tagger) -> list[dict[str, Any]]:
+        start, stop = span.start_utc, span.end_utc - timedelta(seconds=1)  # search ranges are inclusive
+        tz = zone(span.tz)
+        slices = [(start, stop)]
+        found: dict[int, PullRequest] = {}
+        while slices:
+            low, high = slices.pop(0)
+            merged = f"{low.astimezone(tz).isoformat()}..{high.astimezone(tz).isoformat()}"
+            variables: dict[str, Any] = {"q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc",
+                                         "first": PAGE, "after": None}
+            while True:
+                search = self._query_retrying(EARLIER_QUERY, variables).get("search")
+                if not isinstance(search, dict):
+                    raise SourceError(f"GitHub's search for {repo} answered no results object")
+                total = int(search.get("issueCount") or 0)
+                if variables["after"] is None and total > SEARCH_CAP and high > low:
+                    slices[:0] = [(parse_timestamp(a), parse_timestamp(b))
+                                  for a, b in _split(low, high, -(-total // (SEARCH_CAP * 4 // 5)))]
+                    break
+                for node in search.get("nodes") or []:
+                    if isinstance(node, dict) and node.get("mergedAt"):
+                        pr = self._history_pull(node)
+                        if start <= pr.merged_at <= stop:
+                            found[pr.number] = pr
+                info = search.get("pageInfo") or {}
+                if not (info.get("hasNextPage") and info.get("endCursor")):
+                    break
+                variables = {**variables, "after": str(info["endCursor"])}
+        prs = sorted(found.values(), key=lambda pr: (pr.merged_at, pr.number))
+        return [history_entry(pr, tag(pr)) for pr in prs]
+
+    @staticmethod
+    def _history_pull(node: dict[str, Any]) -> PullRequest:
+        """What `tag` reads of a history node; files past the first 100 do not change a PR's modules much."""
+        return PullRequest(
+            number=int(node["number"]), title=str(node.get("title") or ""), body="", author=_actor(node.get("author")),
+            merged_at=parse_timestamp(str(node["mergedAt"])), url=str(node.get("url") or ""),
+            labels=[str(lb["name"]) for lb in (node.get("labels") or {}).get("nodes") or [] if isinstance(lb, dict)],
+            files=[FileChange(str(f["path"]), "modified", 0, 0)
+                   for f in (node.get("files") or {}).get("nodes") or [] if isinstance(f, dict)])
+
+    def _first_merges(self, repo: str, period: Period, authors: Iterable[str]) -> dict[str, str]:
+        before = format_timestamp(period.start_utc - timedelta(seconds=1))
+        wanted = sorted({a.lower() for a in authors})
+        first = {name: "" for name in wanted if not LOGIN.match(name)}  # display names: never called new
+        logins = [name for name in wanted if LOGIN.match(name)]
+        for at in range(0, len(logins), FIRSTS_PER_QUERY):
+            batch = logins[at: at + FIRSTS_PER_QUERY]
+            variables = {f"q{i}": f"repo:{repo} is:pr is:merged author:{login} merged:<={before} sort:created-asc"
+                         for i, login in enumerate(batch)}
+            params = ", ".join(f"${name}: String!" for name in variables)
+            fields = " ".join(f"a{i}: search(type: ISSUE, query: $q{i}, first: 1) {{ {FIRST_FIELDS} }}"
+                              for i in range(len(batch)))
+            data = self._query_retrying(f"query({params}) {{ {RATE} {fields} }}", variables)
+            for i, login in enumerate(batch):
+                search = data.get(f"a{i}")
+                if not isinstance(search, dict):
+                    raise SourceError(f"GitHub answered no first-merge search for {login} in {repo}")
+                if int(search.get("issueCount") or 0):
+                    nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
+                    first[login] = str(nodes[0].get("mergedAt") or "") if nodes else ""
+        return dict(sorted(first.items()))
+
+    # --- details ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _payload_key(repo: str, number: int) -> str:
+        return f"graphql:pr:{repo}#{number}"
+
+    @staticmethod
+    def _diff_key(repo: str, number: int, head_sha: str) -> str:
+        return f"graphql:diff:{repo}#{number}@{head_sha}"
+
+    def payload(self, repo: str, number: int) -> dict[str, Any] | None:
+        """A listed PR in the export format (everything but diff text): what a score message can carry."""
+        pr = self._kept.get((repo, number))
+        return pr.to_export() if pr else None
+
+    def touched(self, repo: str, ref: PullRef) -> list[str]:
+        """From the listing's own nodes (files up to FILES_CAP); no diff is fetched."""
+        if not self.graphql:
+            return super().touched(repo, ref)
+        pr = self._kept.get((repo, ref.number))
+        if pr is None:
+            stored = self.payloads.get(self._payload_key(repo, ref.number))
+            pr = PullRequest.from_export(stored.body) if stored else self._load_one(repo, ref.number)
+        return [name for f in pr.files for name in (f.filename, f.previous_filename) if name]
+
+    @tracing.traced("github get")
+    def get(self, repo: str, ref: PullRef) -> PullRequest:
+        if not self.graphql:
+            return super().get(repo, ref)
+        pr = self._kept.get((repo, ref.number))
+        if pr is None:
+            stored = self.payloads.get(self._payload_key(repo, ref.number))
+            pr = PullRequest.from_export(stored.body) if stored else None
+        if pr is None:
+            try:
+                pr = self._load_one(repo, ref.number)
+            except GraphQLUnavailable as exc:
+                log.warning("%s: using the REST API instead", exc)
+                self.graphql = False
+                return super().get(repo, ref)
+        if not needs_diff(pr):
+            return pr
+        # A merged PR's diff at its head commit never changes: kept without revalidation. Only the diff's part
+        # is kept (hunks, old paths): titles, labels and reviews come fresh from each listing.
+        key = self._diff_key(repo, pr.number, pr.head_sha)
+        kept = self.payloads.get(key) if pr.head_sha else None
+        if kept is not None:
+            rows = {path: (patch, previous, bool(binary)) for path, (patch, previous, binary) in kept.body.items()}
+        else:
+            rows = self._diff_rows(repo, pr)
+            if pr.head_sha:
+                self.payloads.put(key, CachedResponse(pr.head_sha, {path: list(row) for path, row in rows.items()}))
+        files = []
+        for f in pr.files:
+            patch, previous, binary = rows.get(f.filename, (None, None, False))
+            files.append(FileChange(f.filename, f.status, f.additions, f.deletions,
+                                    previous or f.previous_filename, binary or f.binary, patch))
+        return PullRequest(**{**pr.__dict__, "files": files})
+
+    def _load_one(self, repo: str, number: int) -> PullRequest:
+        """A PR the listing did not leave here (another process listed it, its payload expired)."""
+        owner, name = repo.split("/", 1)
+        data = self._query_retrying(ONE_QUERY, {"owner": owner, "name": name, "number": number})
+        node = (data.get("repository") or {}).get("pullRequest")
+        if not isinstance(node, dict):
+            raise SourceError(f"PR #{number} of {repo} not found")
+        if not node.get("mergedAt"):
+            raise SourceError(f"PR #{number} of {repo} is not merged")
+        self._more_pages(repo, [node])
+        return self._pull(node)
+
+    def _diff_rows(self, repo: str, pr: PullRequest) -> dict[str, tuple[str | None, str | None, bool]]:
+        """path -> (hunks, old path, binary) from the PR's diff, or from /files when the diff is too large for
+        GitHub to render."""
+        if pr.changed_files <= DIFF_MAX_FILES and pr.additions + pr.deletions <= DIFF_MAX_LINES:
+            diff = self._diff(repo, pr)
+            if diff is not None:
+                return {d.path: (d.patch, d.previous_path, d.binary) for d in diff}
+        self.stats["files_fallback"] += 1
+        return {str(row["filename"]): (row.get("patch"), row.get("previous_filename"), False)
+                for row in self.pages(f"repos/{repo}/pulls/{pr.number}/files", {"per_page": 100})}
+
+    def _diff(self, repo: str, pr: PullRequest) -> list[FileDiff] | None:
+        """The PR's whole diff by file, or None when GitHub will not render it (406 too_large).
+
+        A diff that lacks a listed file or ends inside a hunk was cut off in transit: asked again."""
+        url = self.url(f"repos/{repo}/pulls/{pr.number}")
+        listed = {f.filename for f in pr.files}
+        for attempt in range(self.max_tries):
+            response = self._send("GET", url, accept=DIFF_MEDIA_TYPE)
+            self.stats["diffs"] += 1
+            if response.status_code == 406:
+                log.info("diff of #%d too large for GitHub (%s): reading /files", pr.number, _message(response))
+                return None
+            if response.status_code == 404:
+                raise SourceError(f"PR #{pr.number} of {repo} not found")
+            if response.status_code != 200:
+                raise SourceError(f"GitHub answered {response.status_code} for the diff of #{pr.number}: "
+                                  f"{_message(response)}")
+            files = split_diff(response.content.decode("utf-8", errors="replace"))
+            # A cut answer ends early: the files after the cut are missing, the last one may end mid-hunk.
+            if listed <= {d.path for d in files} and (not files or hunks_complete(files[-1].patch)):
+                return files
+            self.stats["cut_diffs"] += 1
+            if attempt + 1 < self.max_tries:
+                self._wait(self._backoff(attempt), "diff cut off")
+        log.warning("the diff of #%d kept arriving incomplete: reading /files", pr.number)
+        return None
+
+
+def _split(start: datetime, stop: datetime, parts: int) -> list[list[str]]:
+    """[start, stop] (whole seconds, inclusive) in `parts` adjacent, non-overlapping slices."""
+    seconds = int((stop - start).total_seconds())
+    parts = max(2, min(parts, seconds + 1))
+    bounds = [start + timedelta(seconds=seconds * k // parts) for k in range(parts + 1)]
+    slices = []
+    for k in range(parts):
+        low = bounds[k] if k == 0 else bounds[k] + timedelta(seconds=1)
+        high = bounds[k + 1]
+        if low <= high:
+            slices.append([format_timestamp(low), format_timestamp(high)])
+    return slices
+

@@ -1,0 +1,400 @@
+"""Where merged PRs come from, behind one interface.
+
+Listing is cheap and done once by the plan step; details are loaded per PR by
+the score worker. `open_source(spec)` turns a run's source spec into a Source:
+
+    jsonl:PATH          the export format, PATH local or s3://bucket/key
+    github              GitHub's GraphQL API (prhub.sources.graphql), the REST API (prhub.sources.github)
+                        where GraphQL cannot serve: no token, or a server without it
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from prhub.core.errors import InputError, SourceError
+from prhub.core.models import PullRef, PullRequest, RecordError
+from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """One page of a listing: its PRs, and where to go on (None once the listing is complete).
+
+    `resume` is plain JSON, so a planner running out of time can put it on a queue and let the next
+    invocation carry on with `list_pages(repo, period, resume)` (flow/plan.py).
+    """
+
+    refs: list[PullRef]
+    resume: dict[str, Any] | None
+
+
+class Source(Protocol):
+    def list_merged(self, repo: str, period: Period) -> list[PullRef]:
+        """Every PR merged into `repo` within `period`, each once, sorted by merge time then number."""
+        ...
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        """The same listing a page at a time, from the start or from a page's `resume`."""
+        ...
+
+    def get(self, repo: str, ref: PullRef) -> PullRequest:
+        """The PR's details (files, body, reviews); raises SourceError or RetryLater."""
+        ...
+
+    def touched(self, repo: str, ref: PullRef) -> list[str]:
+        """The paths a PR touches (a renamed file's old name too), as cheaply as the source can say:
+        what a slice (prhub.sources.scope) filters on."""
+        ...
+
+    def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
+        """Lines the report should carry about what the source could not read, in `lang`; raises InputError
+        when the source cannot serve `repo` over `period` at all."""
+        ...
+
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        """What the operator must hear at once (stderr, the plan's answer), in English: every line the source
+        skipped or cut, a range it only partly covers."""
+        ...
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The repository's record before `period`: the comparison periods' PRs and the authors' first merges."""
+        ...
+
+    def record(self, repo: str, span: Period, tag: Tagger) -> History:
+        """The PRs merged within `span` as history entries (in `earlier`, modules by `tag` from what the listing
+        carries) and the source's `reach`; no first merges. What the dashboard's weeks no run listed read."""
+        ...
+
+
+# What can be wrong with an export line, in the report's language. Never the line's value: a malformed line
+# may hold anything (a secret pasted by mistake), and notes are published.
+PROBLEMS = {
+    "json": ("not valid JSON", "不是有效的 JSON"),
+    "nested": ("nested too deeply to read", "嵌套过深，无法读取"),
+    "object": ("not a JSON object", "不是 JSON 对象"),
+    "missing": ("missing field {field}", "缺少字段 {field}"),
+    "shape": ("field {field} has the wrong shape", "字段 {field} 的格式不对"),
+    "duplicate": ("duplicate of PR #{number}, ignored", "与 PR #{number} 重复，已忽略"),
+    "url": ("html_url is not this PR's GitHub page", "html_url 不是该 PR 在 GitHub 上的页面"),
+    "capped": ("{field} cut to GitHub's limit", "{field} 超出 GitHub 的上限，已截断"),
+}
+MAX_NOTES = 20  # a report names the first lines with problems and counts the rest
+MAX_WARNINGS = 1000  # the plan's answer names each one up to this (it must stay a small answer)
+PULL_URL = re.compile(r"^https://([^/\s]+)/([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)/pull/(\d+)/?$")
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    line: int
+    kind: str  # a key of PROBLEMS
+    field: str = ""
+    number: int = 0
+    skipped: bool = True  # False: the PR was kept (a field was capped)
+
+    def describe(self, lang: str = "en") -> str:
+        return PROBLEMS[self.kind][1 if lang == "zh" else 0].format(field=self.field, number=self.number)
+
+
+COMPARISONS = 4  # a report compares with the four periods of the same length before it
+Tagger = Callable[[PullRequest], list[str]]
+
+
+@dataclass
+class History:
+    """The repository's own record before a period, as its source knows it: never what earlier runs stored,
+    so the same command gives the same report whatever the state holds.
+
+    `earlier` has the PRs merged in the comparison periods (trends, revert chains across periods), as
+    history entries (number, title, author, merged_at, url, modules); `first_merged` maps each author of the
+    period who had merged before it (lower-case login) to their first merge; an author absent from it is
+    new. `reach` is the earliest merge the source can see ("" when it sees the whole repository)."""
+
+    earlier: list[dict[str, Any]]
+    first_merged: dict[str, str]
+    reach: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"earlier": self.earlier, "first_merged": self.first_merged, "reach": self.reach}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> History:
+        return cls(list(data.get("earlier", [])), dict(data.get("first_merged", {})), str(data.get("reach", "")))
+
+    @classmethod
+    def of(cls, entries: Iterable[dict[str, Any]], period: Period) -> History:
+        """The history a record of entries (number, title, author, merged_at, ...) gives for `period`, as a
+        source that holds exactly those PRs would answer: every author's first merge, its reach its first PR."""
+        start, window = period.start_utc, period.previous(COMPARISONS)[0].start_utc
+        before = sorted((e for e in entries if parse_timestamp(str(e["merged_at"])) < start),
+                        key=lambda e: (str(e["merged_at"]), int(e["number"])))
+        first: dict[str, str] = {}
+        for e in before:
+            first.setdefault(str(e.get("author", "")).lower(), str(e["merged_at"]))
+        # A record with nothing before the period reaches only back to its start: "new" cannot be judged.
+        return cls([e for e in before if parse_timestamp(str(e["merged_at"])) >= window], first,
+                   str(before[0]["merged_at"]) if before else format_timestamp(start))
+
+
+def comparison_span(period: Period) -> Period:
+    """The days of the COMPARISONS periods before `period`, as one span."""
+    return Period(period.previous(COMPARISONS)[0].since, period.since - timedelta(days=1), period.tz)
+
+
+def history_entry(pr: PullRef | PullRequest, modules: list[str]) -> dict[str, Any]:
+    ref = pr.ref if isinstance(pr, PullRequest) else pr
+    return {**ref.to_dict(), "modules": modules}
+
+
+class JsonlSource:
+    """PRs from an export file. Lines it cannot read are skipped and remembered in `problems`.
+
+    Each record's `html_url` names its repository (on `host`): `list_merged` serves only the requested
+    repository's PRs, and refuses a repository the export does not hold or a range outside what it covers."""
+
+    def __init__(self, lines: Iterable[str], origin: str = "export", host: str = "github.com") -> None:
+        self.origin = origin
+        self.host = host.lower()
+        self.problems: list[LineProblem] = []
+        self._by_number: dict[int, tuple[str, PullRequest]] = {}  # number -> (repo from html_url or "", PR)
+        self._repos: dict[str, dict[int, PullRequest]] = {}  # lower-case repo -> its PRs, made on first use
+        for lineno, pr in self._parse(lines):
+            if pr.number in self._by_number:
+                self.problems.append(LineProblem(lineno, "duplicate", number=pr.number))
+                continue
+            repo = self._repo_of(pr)
+            if repo is None:
+                self.problems.append(LineProblem(lineno, "url"))
+                continue
+            self.problems.extend(LineProblem(lineno, "capped", field=name, skipped=False) for name in pr.capped)
+            self._by_number[pr.number] = (repo, pr)
+
+    @property
+    def skipped(self) -> list[str]:
+        """`origin:line: problem` for every line skipped."""
+        return [f"{self.origin}:{p.line}: {p.describe()}" for p in self.problems if p.skipped]
+
+    def _parse(self, lines: Iterable[str]) -> Iterator[tuple[int, PullRequest]]:
+        for lineno, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row: Any = json.loads(line)
+            except json.JSONDecodeError:
+                self.problems.append(LineProblem(lineno, "json"))
+                continue
+            except RecursionError:  # "[[[[..." lines
+                self.problems.append(LineProblem(lineno, "nested"))
+                continue
+            if not isinstance(row, dict):
+                self.problems.append(LineProblem(lineno, "object"))
+                continue
+            try:
+                yield lineno, PullRequest.from_export(row)
+            except RecordError as exc:
+                self.problems.append(LineProblem(lineno, exc.kind, field=exc.field))
+
+    def _repo_of(self, pr: PullRequest) -> str | None:
+        """The repository the PR's page names, "" when the record has no url, None when it is not a PR page
+        on this host (a link that would lead a reader off-site)."""
+        if not pr.url:
+            return ""
+        match = PULL_URL.match(pr.url)
+        if not match or match.group(1).lower() != self.host or int(match.group(3)) != pr.number:
+            return None
+        return match.group(2)
+
+    @classmethod
+    def from_path(cls, path: str, s3_client: Any = None, host: str = "github.com") -> JsonlSource:
+        """The export at a local path, or at s3://bucket/key read with `s3_client` (a boto3 S3 client)."""
+        if path.startswith("s3://"):
+            if s3_client is None:
+                raise SourceError(f"cannot read {path}: no S3 client was given")
+            from prhub.cloud.aws import read_s3_url
+
+            try:
+                body = read_s3_url(s3_client, path)
+            except Exception as exc:  # botocore raises many shapes; the message is what matters
+                raise SourceError(f"cannot read {path}: {exc}") from exc
+            return cls(body.decode("utf-8", errors="replace").splitlines(), path, host)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                return cls(handle, path, host)
+        except OSError as exc:
+            raise SourceError(f"cannot read export file {path}: {exc.strerror}") from exc
+
+    def _of_repo(self, repo: str) -> dict[int, PullRequest]:
+        """The repository's PRs by number (a record without url gets its page's url); InputError when the
+        export holds none (the wrong file, or nothing readable)."""
+        wanted = repo.lower()
+        if wanted in self._repos:
+            return self._repos[wanted]
+        prs = {number: replace(pr, url=f"https://{self.host}/{repo}/pull/{number}") if not owner else pr
+               for number, (owner, pr) in self._by_number.items() if owner.lower() in ("", wanted)}
+        if prs:
+            self._repos[wanted] = prs
+            return prs
+        if self._by_number:
+            others = Counter(owner for owner, _ in self._by_number.values())
+            named = ", ".join(name for name, _ in others.most_common(3))
+            raise InputError(f"{self.origin} holds no PR of {repo}: its PRs are of {named}")
+        skipped = [p for p in self.problems if p.skipped]
+        if skipped:
+            raise InputError(f"{self.origin} holds no readable PR: {len(skipped)} line(s) skipped, the first "
+                             f"(line {skipped[0].line}) {skipped[0].describe()}")
+        raise InputError(f"{self.origin} holds no PR (the file is empty)")
+
+    def coverage(self, repo: str) -> tuple[datetime, datetime]:
+        """First and last merge time of the repository's PRs in the export."""
+        moments = [pr.merged_at for pr in self._of_repo(repo).values()]
+        return min(moments), max(moments)
+
+    def list_merged(self, repo: str, period: Period) -> list[PullRef]:
+        refs = [pr.ref for pr in self._of_repo(repo).values() if period.contains(pr.merged_at)]
+        return sorted(refs, key=lambda r: (r.merged_at, r.number))
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        """An export is read whole: its listing is one page."""
+        yield ListPage(self.list_merged(repo, period), None)
+
+    def get(self, repo: str, ref: PullRef) -> PullRequest:
+        pr = self._of_repo(repo).get(ref.number)
+        if pr is None:
+            raise SourceError(f"PR #{ref.number} of {repo} is not in {self.origin}")
+        return pr
+
+    def touched(self, repo: str, ref: PullRef) -> list[str]:
+        return [name for f in self.get(repo, ref).files for name in (f.filename, f.previous_filename) if name]
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        """The export holds the repository's whole record: the comparison periods' PRs (modules by `tag`) and
+        every author's first merge. Its reach is its first merge (an export may start after the repository)."""
+        found = self.record(repo, comparison_span(period), tag)
+        wanted = {a.lower() for a in authors}
+        first: dict[str, datetime] = {}
+        for pr in self._of_repo(repo).values():
+            login = pr.author.lower()
+            if login in wanted and pr.merged_at < min(period.start_utc, first.get(login, period.start_utc)):
+                first[login] = pr.merged_at
+        return History(found.earlier, {login: format_timestamp(moment) for login, moment in sorted(first.items())},
+                       found.reach)
+
+    def record(self, repo: str, span: Period, tag: Tagger) -> History:
+        """The export's PRs merged within `span`, with their files for `tag`; its reach is its first merge."""
+        start, end = span.start_utc, span.end_utc
+        within = sorted((pr for pr in self._of_repo(repo).values() if start <= pr.merged_at < end),
+                        key=lambda pr: (pr.merged_at, pr.number))
+        reach, _ = self.coverage(repo)
+        return History([history_entry(pr, tag(pr)) for pr in within], {}, format_timestamp(reach))
+
+    def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
+        """What the report should say about this export: a range only partly covered and the lines it skipped
+        or cut (file, line and kind of problem, capped at MAX_NOTES). A range the export does not reach at
+        all, or a repository it does not hold, is bad input (InputError)."""
+        return self._remarks(repo, period, lang, MAX_NOTES)
+
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        """The notes in English, naming each line with a problem (up to MAX_WARNINGS), after their count."""
+        out = self._remarks(repo, period, "en", MAX_WARNINGS)
+        skipped = sum(p.skipped for p in self.problems)
+        return [f"{self.origin}: {skipped} line(s) skipped", *out] if skipped else out
+
+    def _remarks(self, repo: str, period: Period, lang: str, limit: int) -> list[str]:
+        zh = lang == "zh"
+        out = []
+        first, last = self.coverage(repo)
+        if period.end_utc <= first or period.start_utc > last:
+            raise InputError(f"{self.origin} covers merges from {first:%Y-%m-%d} to {last:%Y-%m-%d} (UTC); "
+                             f"{period.since} to {period.until} lies outside it")
+        # By day in the report's zone: a range is covered when it starts and ends on days the export reaches.
+        tz = zone(period.tz)
+        if period.since < first.astimezone(tz).date() or period.until > last.astimezone(tz).date():
+            out.append(f"导出文件 {self.origin} 只覆盖 {first:%Y-%m-%d} 至 {last:%Y-%m-%d} 合并的 PR，"
+                       f"本报告范围超出部分没有数据" if zh else
+                       f"the export {self.origin} covers merges from {first:%Y-%m-%d} to {last:%Y-%m-%d} only; "
+                       f"the rest of the range has no data")
+        for p in self.problems[:limit]:
+            what = p.describe(lang)
+            if p.skipped:
+                out.append(f"导出文件第 {p.line} 行已跳过（{self.origin}:{p.line}）：{what}" if zh else
+                           f"export line skipped: {self.origin}:{p.line}: {what}")
+            else:
+                out.append(f"导出文件第 {p.line} 行（{self.origin}:{p.line}）：{what}" if zh else
+                           f"export line {self.origin}:{p.line}: {what}")
+        if len(self.problems) > limit:
+            more = len(self.problems) - limit
+            out.append(f"另有 {more} 行导出数据有问题" if zh else f"export lines with problems: {more} more")
+        return out
+
+
+def check_location(spec: str, bucket: str, local: bool) -> str:
+    """`spec` when it may be read here: `github`, a `jsonl:s3://` URL in `bucket`, or a `jsonl:` path on this
+    machine where `local` allows it (the CLI and the local runner; never the stack, where a path would read the
+    function's own files). Raises InputError saying what is allowed."""
+    if not spec.startswith("jsonl:"):
+        return spec
+    path = spec[len("jsonl:"):]
+    allowed = (f"a jsonl: source must be an s3:// URL in the export bucket (jsonl:s3://{bucket}/KEY)" if bucket
+               else "no jsonl: source is allowed: no export bucket is configured (the stack's ExportBucket)")
+    if path.startswith("s3://"):
+        if bucket and path[len("s3://"):].split("/", 1)[0] == bucket:
+            return spec
+        raise InputError(f"source {spec[:200]!r} is not in the export bucket: {allowed}")
+    if local:
+        return spec
+    raise InputError(f"source {spec[:200]!r} names a local path, which is not read here: {allowed}")
+
+
+def open_source(spec: str, s3_client: Any = None, github: Callable[[], Source] | None = None) -> Source:
+    """Build the Source a run's spec names: an export (`s3_client` reads s3:// ones) or GitHub (`github` makes
+    it; by default an anonymous source on api.github.com, which REST serves: GraphQL needs a token)."""
+    if spec.startswith("jsonl:"):
+        return JsonlSource.from_path(spec[len("jsonl:"):], s3_client)
+    if spec == "github":
+        if github is not None:
+            return github()
+        from prhub.sources.graphql import GraphQLSource
+
+        return GraphQLSource()
+    raise InputError(f"unknown source {spec!r}: use github or jsonl:PATH")
+
+
+class SourceCache:
+    """One Source per spec and process: an export file is parsed once, not per message, and GitHub's client
+    (its ETags, sessions and rate-limit state) is reused. A rewritten export (a new mtime) is parsed again."""
+
+    MAX_SOURCES = 16  # a long-lived process whose specs keep changing must not grow without bound
+
+    def __init__(self, open_spec: Callable[[str], Source]) -> None:
+        self.open_spec = open_spec
+        self._sources: dict[tuple[str, str], Source] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(spec: str) -> tuple[str, str]:
+        if not spec.startswith("jsonl:"):
+            return (spec, "")
+        try:
+            return (spec, str(os.stat(spec[len("jsonl:"):]).st_mtime_ns))
+        except OSError:
+            return (spec, "missing")  # open_source raises the readable error
+
+    def __call__(self, spec: str) -> Source:
+        key = self.key(spec)
+        with self._lock:
+            if key not in self._sources:
+                if len(self._sources) >= self.MAX_SOURCES:
+                    self._sources.clear()
+                self._sources[key] = self.open_spec(spec)
+            return self._sources[key]
+
+    def cached(self) -> list[tuple[str, str]]:
+        """What the kept sources were made from."""
+        return list(self._sources)
