@@ -41,7 +41,7 @@ def test_the_digest_counts_what_the_reports_hold_and_names_the_missing() -> None
     digest = build("", PERIOD, "en", "2026-05-11T03:00:00Z", given)
     reports = [r for _, r in filter(None, given.values())]
     prs = [p for r in reports for p in r["prs"]]
-    assert digest["schema"] == "prhub.report.digest/1" and digest["missing"] == ["acme/late"] and not digest["complete"]
+    assert digest["schema"] == "prhub.digest/1" and digest["missing"] == ["acme/late"] and not digest["complete"]
     assert digest["stats"] == {
         "repo_count": 3, "reported": 2, "pr_count": sum(r["stats"]["pr_count"] for r in reports),
         "key_pr_count": sum(r["stats"]["key_pr_count"] for r in reports),

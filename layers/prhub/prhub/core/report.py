@@ -1,4 +1,4 @@
-"""report.json (schema prhub.core.report/1) as types: the report and its parts, with the keys in file order.
+"""report.json (schema prhub.report/1) as types: the report and its parts, with the keys in file order.
 
 A report is built once, by prhub.report.compose.report: prhub.engine.analysis computes the
 `Analysis` of the period, compose sets the title and the run's notes, and a
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
-SCHEMA = "prhub.core.report/1"
+SCHEMA = "prhub.report/1"
 
 
 class Period(TypedDict):

@@ -1,6 +1,6 @@
 """The platform-neutral message a channel gets when a report is published.
 
-`build_message(report, links)` reads report.json (schema prhub.core.report/1) and the site's URLs and keeps
+`build_message(report, links)` reads report.json (schema prhub.report/1) and the site's URLs and keeps
 what a reader needs at a glance: the title, a one-line summary, 3-5 highlights with their PRs, the
 counts (PRs, key PRs, breaking changes, risks) and links to the page, the PDF and the highlighted PRs'
 pages. The text is cleaned (controls, bidi overrides) but not escaped: each platform escapes it for its

@@ -1,4 +1,4 @@
-"""The organisation digest (report.json schema prhub.report.digest/1): every watched repository's report of one period.
+"""The organisation digest (report.json schema prhub.digest/1): every watched repository's report of one period.
 
     digest = build(name, period, language, generated_at, reports, site_url)   # reports: repo -> report.json | None
     message = digest_message(digest, site_url)                               # for the channels (prhub.notify)
@@ -27,7 +27,7 @@ from prhub.site.render.common import clean, num, safe_url
 if TYPE_CHECKING:
     from prhub.notify.message import Message
 
-SCHEMA = "prhub.report.digest/1"
+SCHEMA = "prhub.digest/1"
 ROOT = "_digest/"  # GitHub logins cannot start with "_": the folder never meets an owner
 TOP_PRS = 10
 THEMES = 8

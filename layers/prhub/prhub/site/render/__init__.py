@@ -1,4 +1,4 @@
-"""Renderings of a report (prhub.core.report.Report, report.json's schema prhub.core.report/1).
+"""Renderings of a report (prhub.core.report.Report, report.json's schema prhub.report/1).
 
 Contract: `render_all(report, home) -> dict[file name, bytes]` with report.json,
 report.md, report.pdf and index.html. Every number printed comes from `report`,

@@ -1,4 +1,4 @@
-"""The organisation digest (prhub.report.digest, schema prhub.report.digest/1) as index.html, report.md, report.pdf, report.json.
+"""The organisation digest (prhub.report.digest, schema prhub.digest/1) as index.html, report.md, report.pdf, report.json.
 
 The same machinery as a week and a PR page: a header, then ordered `Section`s that each renderer lays out by
 kind (sections.*.j2 macros, pdf.LAYOUTS). Links: on the web page repositories go to their reports and PRs to
@@ -114,7 +114,7 @@ def render_digest_pdf(digest: dict[str, Any], site_url: str = "") -> bytes:
 
 
 def render_digest_all(digest: dict[str, Any], site_url: str = "") -> dict[str, bytes]:
-    """The four files of a digest; report.json is the digest itself (schema prhub.report.digest/1)."""
+    """The four files of a digest; report.json is the digest itself (schema prhub.digest/1)."""
     return {
         "report.json": json.dumps(digest, ensure_ascii=False, indent=2).encode(),
         "report.md": render_digest_markdown(digest, site_url).encode(),
