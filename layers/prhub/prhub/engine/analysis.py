@@ -31,8 +31,6 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Protocol
 
-from prhub.engine import gist
-from prhub.engine.changes import is_generated
 from prhub.core.config import RepoConfig
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period, parse_timestamp, zone
@@ -51,6 +49,8 @@ from prhub.core.report import (
     TrendWeek,
     Unscored,
 )
+from prhub.engine import gist
+from prhub.engine.changes import is_generated
 from prhub.engine.risks import KINDS
 from prhub.engine.scoring import PR_SUFFIX, REVERT_TITLE, modules_from_title, parse_title, reverted_ref
 from prhub.engine.wording import joined, say

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from prhub.core.report import Analysis, KeyChange, Module, Narrative, Note, PrEntry, Stats
 from prhub.engine import gist
-from prhub.core.report import Analysis, KeyChange, Narrative, Note, PrEntry, Stats
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import period_words, type_word
 
@@ -256,7 +256,7 @@ def _theme_text_zh(i: int, lead: PrEntry, others: list[PrEntry], n: int, report:
     return opening + (f"{follow}{said}{'等' if len(others) > 3 else ''}。" if said else "")
 
 
-def _module_change(module: dict[str, Any], rest: list[int], by_number: dict[int, PrEntry], report: Analysis,
+def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry], report: Analysis,
                    now: str, zh: bool) -> KeyChange:
     """A busy module's paragraph over its PRs no theme told (`rest`)."""
     key = [n for n in rest if n in by_number and by_number[n]["key"]]
@@ -345,7 +345,8 @@ SUGGESTIONS = (
     ("untested_key", "为没有测试的关键 PR 补充测试：{refs}。", "Add tests for key PRs merged without any: {refs}."),
     ("dependency_pin", "核对依赖版本变更（{refs}）与部署镜像是否一致。",
      "Check the dependency changes ({refs}) against the deployed images."),
-    ("todo_left", "为新增的 TODO/FIXME 建立 issue 跟踪（{refs}）。", "Track the new TODO/FIXME markers in issues ({refs})."),
+    ("todo_left", "为新增的 TODO/FIXME 建立 issue 跟踪（{refs}）。",
+     "Track the new TODO/FIXME markers in issues ({refs})."),
     ("doc_mismatch", "为改动了接口或配置却未更新文档的 PR 补充文档：{refs}。",
      "Document the API/config changes merged without docs: {refs}."),
     ("title_convention", "提醒作者按规范书写标题标签（{refs}）。", "Remind authors of the title convention ({refs})."),
