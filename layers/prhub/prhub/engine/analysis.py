@@ -26,12 +26,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
-from prhub.engine import gist
-from prhub.engine.changes import is_generated
 from prhub.core.config import RepoConfig
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period, parse_timestamp, zone
@@ -39,7 +38,9 @@ from prhub.core.report import (
     SCHEMA,
     Analysis,
     Cluster,
+    HotFile,
     Module,
+    PrEntry,
     Revert,
     RiskGroup,
     RiskItem,
@@ -48,9 +49,10 @@ from prhub.core.report import (
     TrendWeek,
     Unscored,
 )
+from prhub.engine import gist
+from prhub.engine.changes import is_generated
 from prhub.engine.risks import KINDS
 from prhub.engine.scoring import PR_SUFFIX, REVERT_TITLE, modules_from_title, parse_title, reverted_ref
-from prhub.sources.source import History
 from prhub.engine.wording import joined, say
 
 TREND_WEEKS = 4
@@ -66,6 +68,23 @@ STOPWORDS = frozenset({
     "changes", "improve", "improves", "introduce", "v1", "v2", "code", "file", "files", "run", "running", "error",
     "errors", "case", "cases", "option", "options"
 })
+
+
+class PriorRecord(Protocol):
+    """The repository's record before a period, as the analysis reads it (prhub.sources.source.History is one):
+    the comparison periods' PRs as history entries, each earlier author's first merge by lower-case login, and
+    the earliest merge the source sees ("" when it sees the whole repository)."""
+
+    @property
+    def earlier(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def first_merged(self) -> dict[str, str]: ...
+
+    @property
+    def reach(self) -> str: ...
+
+
 RELAND = re.compile(r"^\s*(re-?land(?:ed|ing)?|re-?apply|re-?submit)\b\s*[:：]?\s*", re.IGNORECASE)
 
 
@@ -126,28 +145,9 @@ def _revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> lis
     for entry in ordered:
         if not _is_revert(str(entry["title"])) and not entry.get("reverts"):
             continue
-        moment, key = _when(entry), _norm_title(str(entry["title"]))
-        # A scored revert knows its target from the body; a listing-only one has its title: match the
-        # reverted title first, the title's (#N) suffix last (it may name a PR the reverted one referred to).
-        target = known.get(int(entry["reverts"])) if entry.get("reverts") else None
-        if target is None:
-            earlier = [e for e in by_title.get(key, []) if _when(e) <= moment and e["number"] != entry["number"]
-                       and not _is_revert(str(e["title"]))]
-            target = earlier[-1] if earlier else None
-        if target is None:
-            number = reverted_ref(parse_title(str(entry["title"]))[0])[0]
-            target = known.get(number) if number else None
-        if target is not None:
-            key = _norm_title(str(target["title"]))
-        later = [e for e in by_title.get(key, []) if (_when(e), e["number"]) > (moment, entry["number"])
-                 and not _is_revert(str(e["title"]))]
-        how = "reland" if later else ""
-        back = later[0]["number"] if later else None
-        if back is None:
-            back = _refix(entry["number"], target["number"] if target else None, moment, prs)
-            how = "refix" if back else ""
-        numbers = {entry["number"], target["number"] if target else None, back}
-        if numbers & week:
+        target = _revert_target(entry, known, by_title)
+        back, how = _brought_back(entry, target, by_title, prs)
+        if {entry["number"], target["number"] if target else None, back} & week:
             chain: Revert = {"pr": entry["number"], "reverts": target["number"] if target else entry.get("reverts"),
                              "relanded_by": back,
                              "title": str(target["title"]) if target else _norm_title(str(entry["title"]))}
@@ -155,6 +155,36 @@ def _revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> lis
                 chain["relanded_how"] = how
             chains.append(chain)
     return chains
+
+
+def _revert_target(entry: dict[str, Any], known: dict[int, dict[str, Any]],
+                   by_title: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
+    """The PR a revert undoes, or None when no known PR is it."""
+    # A scored revert knows its target from the body; a listing-only one has its title: match the
+    # reverted title first, the title's (#N) suffix last (it may name a PR the reverted one referred to).
+    target = known.get(int(entry["reverts"])) if entry.get("reverts") else None
+    if target is not None:
+        return target
+    moment = _when(entry)
+    earlier = [e for e in by_title.get(_norm_title(str(entry["title"])), [])
+               if _when(e) <= moment and e["number"] != entry["number"] and not _is_revert(str(e["title"]))]
+    if earlier:
+        return earlier[-1]
+    number = reverted_ref(parse_title(str(entry["title"]))[0])[0]
+    return known.get(number) if number else None
+
+
+def _brought_back(entry: dict[str, Any], target: dict[str, Any] | None, by_title: dict[str, list[dict[str, Any]]],
+                  prs: list[ScoredPR]) -> tuple[int | None, str]:
+    """The PR that brings a reverted change back and how ("reland" or "refix"), else (None, "")."""
+    moment = _when(entry)
+    key = _norm_title(str(target["title"])) if target is not None else _norm_title(str(entry["title"]))
+    later = [e for e in by_title.get(key, []) if (_when(e), e["number"]) > (moment, entry["number"])
+             and not _is_revert(str(e["title"]))]
+    if later:
+        return later[0]["number"], "reland"
+    back = _refix(entry["number"], target["number"] if target else None, moment, prs)
+    return back, "refix" if back else ""
 
 
 def _refix(revert: int, reverted: int | None, moment: datetime, prs: list[ScoredPR]) -> int | None:
@@ -181,6 +211,54 @@ def _terms(title: str) -> set[str]:
 # Past this many PRs a file or title term is too common to say two PRs belong together (weeks up to 320 PRs
 # never reach it; a year of a busy repository does).
 MAX_RARE_USERS = 40
+REFERENCE_LINK = 100.0  # a reference or a revert chain: stronger than any shared file or term
+
+
+def _file_users(prs: list[ScoredPR]) -> dict[str, set[int]]:
+    """The PRs changing each file, generated files aside."""
+    users: dict[str, set[int]] = defaultdict(set)
+    for p in prs:
+        for path in p.files:
+            if not is_generated(path):
+                users[path].add(p.number)
+    return users
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """The files and title terms of the period with the PRs using each, and which are rare enough to link PRs."""
+
+    file_users: dict[str, set[int]]
+    terms: dict[int, set[str]]
+    term_users: Counter[str]
+    common: int  # used by more PRs than this, a file or term says nothing about relatedness
+    rare_file_users: dict[str, set[int]]
+    rare_term_users: dict[str, set[int]]
+
+    def partners(self, pr: ScoredPR) -> set[int]:
+        """The PRs sharing a rare file or a rare title term with `pr` (itself included)."""
+        partners: set[int] = set()
+        for f in set(pr.files):
+            partners |= self.rare_file_users.get(f, set())
+        for t in self.terms[pr.number]:
+            partners |= self.rare_term_users.get(t, set())
+        return partners
+
+
+def _vocabulary(prs: list[ScoredPR]) -> _Vocabulary:
+    file_users = _file_users(prs)
+    terms = {p.number: _terms(p.title) for p in prs}
+    term_users: Counter[str] = Counter(t for ts in terms.values() for t in ts)
+    # A file or term most of the week touches (the trainer entry point, "rollout") says nothing about relatedness.
+    # The absolute cap keeps a long range linear: each PR then has a bounded number of link partners.
+    common = max(3, min(len(prs) // 8, MAX_RARE_USERS))
+    rare_term_users: dict[str, set[int]] = defaultdict(set)
+    for n, ts in terms.items():
+        for t in ts:
+            if term_users[t] <= common:
+                rare_term_users[t].add(n)
+    return _Vocabulary(file_users, terms, term_users, common,
+                       {f: users for f, users in file_users.items() if 2 <= len(users) <= common}, rare_term_users)
 
 
 def _clusters(prs: list[ScoredPR], reverts: list[Revert], language: str = "en") -> list[Cluster]:
@@ -190,8 +268,65 @@ def _clusters(prs: list[ScoredPR], reverts: list[Revert], language: str = "en") 
     shared together with a rare title term or a module; or two rare title terms and a module. Joining
     strongest first with a size cap keeps one busy file from chaining half the week into one "cluster".
     """
-    numbers = sorted(p.number for p in prs)
     by_number = {p.number: p for p in prs}
+    words = _vocabulary(prs)
+    edges = _reference_links(prs, reverts, by_number)
+    edges.update(_shared_work_links(prs, words, skip=set(edges)))
+    groups = _join(sorted(by_number), edges)
+    clusters = [_describe_cluster(members, by_number, words.terms, words.term_users, language)
+                for members in groups if len(members) >= 2]
+    return sorted(clusters, key=lambda c: (-len(c["prs"]), c["prs"][0]))
+
+
+def _reference_links(prs: list[ScoredPR], reverts: list[Revert],
+                     by_number: dict[int, ScoredPR]) -> dict[tuple[int, int], float]:
+    """The pairs a PR's references or a revert chain join, at full strength."""
+    edges: dict[tuple[int, int], float] = {}
+    for p in prs:
+        for ref in p.refs + ([p.reverts] if p.reverts else []):
+            if ref in by_number and ref != p.number:
+                edges[(min(p.number, ref), max(p.number, ref))] = REFERENCE_LINK
+    for chain in reverts:
+        linked = sorted(n for n in (chain["pr"], chain["reverts"], chain["relanded_by"]) if n in by_number)
+        for a, b in zip(linked, linked[1:], strict=False):
+            edges[(a, b)] = REFERENCE_LINK
+    return edges
+
+
+def _shared_work_links(prs: list[ScoredPR], words: _Vocabulary,
+                       skip: set[tuple[int, int]]) -> dict[tuple[int, int], float]:
+    """The pairs (not in `skip`) whose rare files, rare title terms and modules say they are one piece of work."""
+    # Every link needs a file or a term that few PRs share, so only PRs sharing one can link: asking the
+    # inverted indexes for those partners, instead of comparing all n^2 pairs, keeps a big period near linear.
+    by_number = {p.number: p for p in prs}
+    edges: dict[tuple[int, int], float] = {}
+    for a in sorted(by_number):
+        pa = by_number[a]
+        for b in sorted(n for n in words.partners(pa) if n > a):
+            if (a, b) in skip:
+                continue
+            strength = _link_strength(pa, by_number[b], words)
+            if strength is not None:
+                edges[(a, b)] = strength
+    return edges
+
+
+def _link_strength(pa: ScoredPR, pb: ScoredPR, words: _Vocabulary) -> float | None:
+    """How strongly two PRs share rare files, rare title terms and modules; None when that is no link."""
+    file_users, term_users, common = words.file_users, words.term_users, words.common
+    shared_files = {f for f in set(pa.files) & set(pb.files) if 2 <= len(file_users.get(f, ())) <= common}
+    shared_terms = {t for t in words.terms[pa.number] & words.terms[pb.number] if term_users[t] <= common}
+    shared_modules = set(pa.modules) & set(pb.modules)
+    if not ((shared_files and shared_terms) or (len(shared_files) >= 2 and shared_modules)
+            or (len(shared_terms) >= 2 and shared_modules) or len(shared_files) >= 3):
+        return None
+    # Rarer files and terms weigh more: two PRs alone on a file are likelier one piece of work.
+    return (sum(2.0 / (len(file_users[f]) - 1) for f in shared_files)
+            + sum(1.0 / term_users[t] for t in shared_terms) + 0.5 * bool(shared_modules))
+
+
+def _join(numbers: list[int], edges: dict[tuple[int, int], float]) -> list[list[int]]:
+    """The groups the links make, joined strongest first (union-find), a join past MAX_CLUSTER PRs refused."""
     parent = {n: n for n in numbers}
     size = dict.fromkeys(numbers, 1)
 
@@ -201,52 +336,6 @@ def _clusters(prs: list[ScoredPR], reverts: list[Revert], language: str = "en") 
             n = parent[n]
         return n
 
-    file_users: dict[str, set[int]] = defaultdict(set)
-    for p in prs:
-        for path in p.files:
-            if not is_generated(path):
-                file_users[path].add(p.number)
-    terms = {p.number: _terms(p.title) for p in prs}
-    term_users: Counter[str] = Counter(t for ts in terms.values() for t in ts)
-    # A file or term most of the week touches (the trainer entry point, "rollout") says nothing about relatedness.
-    # The absolute cap keeps a long range linear: each PR then has a bounded number of link partners.
-    common = max(3, min(len(prs) // 8, MAX_RARE_USERS))
-    edges: dict[tuple[int, int], float] = {}
-    for p in prs:
-        for ref in p.refs + ([p.reverts] if p.reverts else []):
-            if ref in by_number and ref != p.number:
-                edges[(min(p.number, ref), max(p.number, ref))] = 100.0
-    for chain in reverts:
-        linked = sorted(n for n in (chain["pr"], chain["reverts"], chain["relanded_by"]) if n in by_number)
-        for a, b in zip(linked, linked[1:], strict=False):
-            edges[(a, b)] = 100.0
-    # Every link below needs a file or a term that few PRs share, so only PRs sharing one can link: asking the
-    # inverted indexes for those partners, instead of comparing all n^2 pairs, keeps a big period near linear.
-    rare_file_users = {f: users for f, users in file_users.items() if 2 <= len(users) <= common}
-    rare_term_users: dict[str, set[int]] = defaultdict(set)
-    for n, ts in terms.items():
-        for t in ts:
-            if term_users[t] <= common:
-                rare_term_users[t].add(n)
-    for a in numbers:
-        pa = by_number[a]
-        partners: set[int] = set()
-        for f in set(pa.files):
-            partners |= rare_file_users.get(f, set())
-        for t in terms[a]:
-            partners |= rare_term_users.get(t, set())
-        for b in sorted(n for n in partners if n > a):
-            if (a, b) in edges:
-                continue
-            pb = by_number[b]
-            shared_files = {f for f in set(pa.files) & set(pb.files) if 2 <= len(file_users.get(f, ())) <= common}
-            shared_terms = {t for t in terms[a] & terms[b] if term_users[t] <= common}
-            shared_modules = set(pa.modules) & set(pb.modules)
-            if (shared_files and shared_terms) or (len(shared_files) >= 2 and shared_modules) \
-                    or (len(shared_terms) >= 2 and shared_modules) or len(shared_files) >= 3:
-                # Rarer files and terms weigh more: two PRs alone on a file are likelier one piece of work.
-                edges[(a, b)] = (sum(2.0 / (len(file_users[f]) - 1) for f in shared_files)
-                                 + sum(1.0 / term_users[t] for t in shared_terms) + 0.5 * bool(shared_modules))
     for (a, b), _strength in sorted(edges.items(), key=lambda kv: (-kv[1], kv[0])):
         ra, rb = find(a), find(b)
         if ra != rb and size[ra] + size[rb] <= MAX_CLUSTER:
@@ -256,9 +345,7 @@ def _clusters(prs: list[ScoredPR], reverts: list[Revert], language: str = "en") 
     groups: dict[int, list[int]] = defaultdict(list)
     for n in numbers:
         groups[find(n)].append(n)
-    clusters = [_describe_cluster(members, by_number, terms, term_users, language)
-                for members in groups.values() if len(members) >= 2]
-    return sorted(clusters, key=lambda c: (-len(c["prs"]), c["prs"][0]))
+    return list(groups.values())
 
 
 def _clip(text: str, limit: int) -> str:
@@ -274,17 +361,30 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
     never headed by a module its lead PR does not touch.
     """
     modules = Counter(m for n in members for m in by_number[n].modules)
-    shared_terms = [t for t, c in Counter(t for n in members for t in terms[n] if t not in modules).items() if c >= 2]
     ranked = sorted(modules.items(), key=lambda kv: (-kv[1], kv[0]))
     top_modules = [m for i, (m, c) in enumerate(ranked[:2]) if i == 0 or c >= 2]  # a second module if it recurs
-    files = Counter(f for n in members for f in by_number[n].files)
-    shared_files = sorted(f for f, c in files.items() if c >= 2)
+    return {"title": _cluster_title(members, by_number, top_modules, language), "prs": sorted(members),
+            "modules": top_modules,
+            "reason": _cluster_reason(members, by_number, terms, set(modules), language)}
+
+
+def _cluster_title(members: list[int], by_number: dict[int, ScoredPR], top_modules: list[str], language: str) -> str:
+    """"module: what the lead does", the lead the most important member that is not a revert."""
     candidates = [n for n in members if not _is_revert(by_number[n].title)] or members
     best = by_number[max(candidates, key=lambda n: (by_number[n].importance, -n))]
     lead = PR_SUFFIX.sub("", parse_title(best.title)[0] or best.title)
     head = (best.modules[0] if best.modules else "/".join(top_modules)) or "misc"
-    zh = language == "zh"
-    title = f"{head}：{_clip(gist.doing(lead, best.type), 60)}" if zh else f"{head}: {_clip(lead, 60)}"
+    if language == "zh":
+        return f"{head}：{_clip(gist.doing(lead, best.type), 60)}"
+    return f"{head}: {_clip(lead, 60)}"
+
+
+def _cluster_reason(members: list[int], by_number: dict[int, ScoredPR], terms: dict[int, set[str]],
+                    modules: set[str], language: str) -> str:
+    """What the members share: references between them, files, title terms (module names aside)."""
+    shared_terms = [t for t, c in Counter(t for n in members for t in terms[n] if t not in modules).items() if c >= 2]
+    files = Counter(f for n in members for f in by_number[n].files)
+    shared_files = sorted(f for f, c in files.items() if c >= 2)
     why = []
     if any(r in members for n in members for r in by_number[n].refs):
         why.append(say(language, "cluster_refs"))
@@ -292,23 +392,13 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
         why.append(say(language, "cluster_file" if len(shared_files) == 1 else "cluster_files", n=len(shared_files)))
     if shared_terms:
         why.append(say(language, "cluster_terms"))
-    return {"title": title, "prs": sorted(members), "modules": top_modules,
-            "reason": joined(language, why, "comma") or say(language, "cluster_related")}
+    return joined(language, why, "comma") or say(language, "cluster_related")
 
 
 def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[str, Any]],
                    history_known: bool) -> tuple[list[Module], list[TrendWeek]]:
     weeks = period.previous(TREND_WEEKS)  # same-length periods: weeks before a week, months before a month
-    bounds = [(w.start_utc, w.end_utc) for w in weeks]  # Period.contains recomputes them per call
-    per_week: list[Counter[str]] = [Counter() for _ in weeks]
-    totals = [0 for _ in weeks]
-    for entry in known.values():
-        moment = _when(entry)
-        for i, (start, end) in enumerate(bounds):
-            if start <= moment < end:
-                totals[i] += 1
-                mods = entry.get("modules") or modules_from_title(str(entry["title"])) or ["misc"]
-                per_week[i].update(set(mods))
+    per_week, totals = _earlier_counts(weeks, known)
     current: dict[str, list[int]] = defaultdict(list)
     for p in prs:
         for m in set(p.modules):
@@ -321,20 +411,38 @@ def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[st
         if count == 0 and baseline < 1.0:
             continue  # a module seen once in a month is not news when it is quiet
         delta = round(count - baseline, 2)
-        if baseline == 0:
-            trend = "new" if history_known else "steady"
-        elif count >= baseline * 1.5 and delta >= 2:
-            trend = "rising"
-        elif count <= baseline * 0.5 and delta <= -1:
-            trend = "fading"
-        else:
-            trend = "steady"
         modules.append({"name": name, "pr_count": count, "prs": sorted(current.get(name, [])),
-                        "baseline": baseline, "delta": delta, "trend": trend})
+                        "baseline": baseline, "delta": delta, "trend": _trend(count, baseline, delta, history_known)})
     modules.sort(key=lambda m: (-m["pr_count"], -m["baseline"], m["name"]))
     trend_weeks: list[TrendWeek] = [{"since": w.since.isoformat(), "until": w.until.isoformat(), "pr_count": totals[i]}
                    for i, w in enumerate(weeks)]
     return modules, trend_weeks
+
+
+def _earlier_counts(weeks: list[Period], known: dict[int, dict[str, Any]]) -> tuple[list[Counter[str]], list[int]]:
+    """Per comparison period: the PRs of each module, and all its PRs."""
+    bounds = [(w.start_utc, w.end_utc) for w in weeks]  # Period.contains recomputes them per call
+    per_week: list[Counter[str]] = [Counter() for _ in weeks]
+    totals = [0 for _ in weeks]
+    for entry in known.values():
+        moment = _when(entry)
+        for i, (start, end) in enumerate(bounds):
+            if start <= moment < end:
+                totals[i] += 1
+                mods = entry.get("modules") or modules_from_title(str(entry["title"])) or ["misc"]
+                per_week[i].update(set(mods))
+    return per_week, totals
+
+
+def _trend(count: int, baseline: float, delta: float, history_known: bool) -> str:
+    """rising | fading | steady | new, of a module's PR count against its baseline."""
+    if baseline == 0:
+        return "new" if history_known else "steady"
+    if count >= baseline * 1.5 and delta >= 2:
+        return "rising"
+    if count <= baseline * 0.5 and delta <= -1:
+        return "fading"
+    return "steady"
 
 
 def _risks(prs: list[ScoredPR], language: str = "en") -> list[RiskGroup]:
@@ -355,34 +463,43 @@ def _risks(prs: list[ScoredPR], language: str = "en") -> list[RiskGroup]:
     return result
 
 
-def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
-                   history: History, generated_at: str, scorer: Scorer) -> Analysis:
-    """The analysis of one period; deterministic for the same arguments. `history` is the repository's own
-    record before the period, from its source (never what earlier runs stored)."""
-    prs = sorted(prs, key=lambda p: (-p.importance, p.number))
-    n = len(prs)
-    known = _known(prs, history.earlier)
+@dataclass(frozen=True)
+class _Reach:
+    """How far back the repository's record lets the analysis judge "new"."""
+
+    known: bool  # the record reaches before the period (or sees the whole repository)
+    since: str  # the local day the record starts, "" when it sees the whole repository or knows nothing before
+    weeks: int  # the weeks it covers when shorter than HISTORY_FOR_NEWCOMERS_DAYS, else 0
+    notes: list[str]
+
+
+def _reach(history: PriorRecord, period: Period, language: str) -> _Reach:
     start = period.start_utc
     reach = _timestamp(history.reach) if history.reach else None  # None: the source sees the whole repository
-    history_known = reach is None or reach < start
-    notes: list[str] = []
-    if not history_known:
-        notes.append(say(config.language, "no_history"))
-    history_since = ""
-    window_weeks = 0
-    if reach is not None and history_known:
-        history_since = f"{reach.astimezone(zone(period.tz)):%Y-%m-%d}"
-        if (start - reach).days < HISTORY_FOR_NEWCOMERS_DAYS:
-            # The record starts shortly before the period: "first-time" then means "first since it starts".
-            window_weeks = math.ceil((start - reach).days / 7) or 1
-            notes.append(say(config.language, "short_history", since=history_since))
+    if reach is None:
+        return _Reach(True, "", 0, [])
+    if reach >= start:
+        return _Reach(False, "", 0, [say(language, "no_history")])
+    since = f"{reach.astimezone(zone(period.tz)):%Y-%m-%d}"
+    if (start - reach).days < HISTORY_FOR_NEWCOMERS_DAYS:
+        # The record starts shortly before the period: "first-time" then means "first since it starts".
+        return _Reach(True, since, math.ceil((start - reach).days / 7) or 1,
+                      [say(language, "short_history", since=since)])
+    return _Reach(True, since, 0, [])
+
+
+def _new_contributors(prs: list[ScoredPR], history: PriorRecord, config: RepoConfig, reach: _Reach) -> list[str]:
+    """The people whose first merged PR is in the period, in the order they merged; none without history."""
     first_seen: dict[str, int] = {}
-    bot_prs = [p for p in prs if config.is_bot(p.author)]
     for p in sorted(prs, key=lambda p: (p.merged_at, p.number)):
         # New: no merged PR in the repository before the period, as its source says.
-        if history_known and p.author.lower() not in history.first_merged and not config.is_bot(p.author):
+        if reach.known and p.author.lower() not in history.first_merged and not config.is_bot(p.author):
             first_seen.setdefault(p.author, p.number)
-    reviews = Counter(r for p in prs for r in p.reviewers if not config.is_bot(r))  # review bots are not people
+    return sorted(first_seen, key=lambda a: (first_seen[a], a))
+
+
+def _stats(prs: list[ScoredPR], config: RepoConfig, reach: _Reach, newcomers: list[str]) -> Stats:
+    n = len(prs)
     stats: Stats = {
         "pr_count": n,
         "key_pr_count": sum(p.key for p in prs),
@@ -391,34 +508,52 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "additions": sum(p.additions for p in prs),
         "deletions": sum(p.deletions for p in prs),
         "authors": len({p.author for p in prs if not config.is_bot(p.author)}),  # people: bots are counted apart
-        "new_contributors": sorted(first_seen, key=lambda a: (first_seen[a], a)),
+        "new_contributors": newcomers,
         # How far back "new" was judged, so a report can say "first seen in the last 4 weeks" when that is all
         # it knows: "" without history; new_contributors_window is the weeks covered when the history is short.
-        "history_since": history_since,
-        "new_contributors_window": window_weeks,
+        "history_since": reach.since,
+        "new_contributors_window": reach.weeks,
         "types": dict(sorted(Counter(p.type for p in prs).items(), key=lambda kv: (-kv[1], kv[0]))),
     }
+    bot_prs = [p for p in prs if config.is_bot(p.author)]
     if bot_prs:
         stats["bots"] = {"prs": len(bot_prs), "logins": sorted({p.author for p in bot_prs}, key=str.lower)}
+    reviews = Counter(r for p in prs for r in p.reviewers if not config.is_bot(r))  # review bots are not people
     if reviews:
         stats["reviewers"] = [{"login": r, "reviews": c} for r, c in sorted(reviews.items(), key=lambda kv: (-kv[1],
                                                                                                             kv[0]))]
-    file_users: dict[str, set[int]] = defaultdict(set)
-    for p in prs:
-        for path in p.files:
-            if not is_generated(path):
-                file_users[path].add(p.number)
-    hot = sorted(((path, users) for path, users in file_users.items() if len(users) >= 2),
+    return stats
+
+
+def _hot_files(prs: list[ScoredPR]) -> list[HotFile]:
+    """The files 2+ PRs changed, most changed first, at most HOT_FILES."""
+    hot = sorted(((path, users) for path, users in _file_users(prs).items() if len(users) >= 2),
                  key=lambda kv: (-len(kv[1]), kv[0]))[:HOT_FILES]
-    modules, trend_weeks = _module_trends(prs, period, known, history_known)
-    this_week = n + len(unscored)  # listing counts of earlier weeks include PRs that failed to score
-    trend_weeks.append({"since": period.since.isoformat(), "until": period.until.isoformat(), "pr_count": this_week})
-    reverts = _revert_chains(prs, known)
+    return [{"path": path, "pr_count": len(users), "prs": sorted(users)} for path, users in hot]
+
+
+def _entries(prs: list[ScoredPR], reverts: list[Revert]) -> list[PrEntry]:
+    """The PRs' report entries, a reverted one marked with its revert (wherever the PR is shown)."""
     entries = [p.pr_entry() for p in prs]
     reverted_by = {c["reverts"]: c["pr"] for c in reverts if c["reverts"]}
     for entry in entries:
         if entry["number"] in reverted_by:
-            entry["reverted_by"] = reverted_by[entry["number"]]  # marked wherever the PR is shown
+            entry["reverted_by"] = reverted_by[entry["number"]]
+    return entries
+
+
+def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
+                   history: PriorRecord, generated_at: str, scorer: Scorer) -> Analysis:
+    """The analysis of one period; deterministic for the same arguments. `history` is the repository's own
+    record before the period, from its source (never what earlier runs stored)."""
+    prs = sorted(prs, key=lambda p: (-p.importance, p.number))
+    known = _known(prs, history.earlier)
+    reach = _reach(history, period, config.language)
+    notes = list(reach.notes)
+    modules, trend_weeks = _module_trends(prs, period, known, reach.known)
+    this_week = len(prs) + len(unscored)  # listing counts of earlier weeks include PRs that failed to score
+    trend_weeks.append({"since": period.since.isoformat(), "until": period.until.isoformat(), "pr_count": this_week})
+    reverts = _revert_chains(prs, known)
     if unscored:
         notes.append(say(config.language, "unscored", n=len(unscored)))
     # With `paths` (a slice, or a repository narrowed to paths) the report says what it covers, after its repo.
@@ -431,10 +566,10 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "generated_at": generated_at,
         "language": config.language,
         "scorer": scorer,
-        "stats": stats,
-        "prs": entries,
+        "stats": _stats(prs, config, reach, _new_contributors(prs, history, config, reach)),
+        "prs": _entries(prs, reverts),
         "modules": modules,
-        "hot_files": [{"path": path, "pr_count": len(users), "prs": sorted(users)} for path, users in hot],
+        "hot_files": _hot_files(prs),
         "clusters": _clusters(prs, reverts, config.language),
         "reverts": reverts,
         "risks": _risks(prs, config.language),

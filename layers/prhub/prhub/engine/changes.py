@@ -259,56 +259,78 @@ def _key_values(lines: list[str], pattern: re.Pattern[str]) -> dict[str, str]:
 def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str], language: str = "en") -> list[str]:
     """Why the change would break users even if untagged, one phrase per finding (most telling first), in `language`."""
     reasons: list[str] = []
-    kinds = {f.filename: file_kind(f.filename, test_paths) for f in files}
     all_removed_lines = [ln for f in files for ln in patch_lines(f.patch)[1]]
     for change in files:
-        kind = kinds[change.filename]
-        if change.status == "removed" and _public_module(change.filename, kind):
-            module = _module_name(change.filename)
-            importers = [ln.strip() for ln in all_removed_lines
-                         if re.search(rf"\b(from|import)\s+{re.escape(module)}\b", ln)]
-            if importers:
-                reasons.append(say(language, "deletes_imported", file=change.filename, line=importers[0][:80]))
-            else:
-                reasons.append(say(language, "removes_module", file=change.filename))
-        elif (change.status == "renamed" and change.previous_filename
-              and _public_module(change.previous_filename, file_kind(change.previous_filename, test_paths))):
-            reasons.append(say(language, "moves_module", old=change.previous_filename, new=change.filename))
-        elif change.status == "removed" and kind == "config":
-            reasons.append(say(language, "removes_config_file", file=change.filename))
+        kind = file_kind(change.filename, test_paths)
+        reasons += _files_gone(change, kind, all_removed_lines, test_paths, language)
         if change.patch is None or change.status == "removed":
             continue
         added, removed = patch_lines(change.patch)
-        added_text = "\n".join(added)
-        old_options = {m for ln in removed for m in CLI_OPTION.findall(ln)}
-        gone_options = sorted(old_options - set(CLI_OPTION.findall(added_text)))
-        if gone_options:
-            reasons.append(say(language, "removes_cli_option", options=", ".join(gone_options), file=change.filename))
+        reasons += _options_gone(change.filename, added, removed, language)
         if kind == "source" and change.filename.endswith(".py"):
-            old_defs = {m.group(3): m.group(2) for ln in removed if (m := PY_DEF.match(ln)) and len(m.group(1)) <= 4}
-            new_defs = {m.group(3): m.group(2) for ln in added if (m := PY_DEF.match(ln)) and len(m.group(1)) <= 4}
-            gone = sorted(set(old_defs) - set(new_defs))
-            fresh = sorted(set(new_defs) - set(old_defs))
-            if gone and fresh and len(gone) == len(fresh):
-                pairs = ", ".join(f"{a} → {b}" for a, b in zip(gone, fresh, strict=True))
-                reasons.append(say(language, "renames_api", file=change.filename, pairs=pairs))
-            elif gone:
-                what = old_defs[gone[0]]
-                what = DEF_WORDS.get(language, {}).get(what, what)
-                reasons.append(say(language, "removes_def", kind=what, name=gone[0], file=change.filename))
+            reasons += _defs_gone(change.filename, added, removed, language)
         if kind in ("config", "source"):
-            pattern = YAML_KEY if kind == "config" else FIELD_DEFAULT
-            old, new = _key_values(removed, pattern), _key_values(added, pattern)
-            if kind == "config":
-                dropped = sorted(set(old) - set(new))
-                if dropped:
-                    reasons.append(say(language, "removes_config_key", keys=", ".join(dropped[:3]),
-                                       file=change.filename))
-            changed = sorted(k for k in set(old) & set(new) if old[k] != new[k] and old[k] and new[k])
-            if changed:
-                key = changed[0]
-                reasons.append(say(language, "changes_default_of", name=key, file=change.filename, old=old[key],
-                                    new=new[key]))
+            reasons += _keys_changed(change.filename, kind, added, removed, language)
+    return reasons
+
+
+def _files_gone(change: FileChange, kind: str, all_removed_lines: list[str], test_paths: Sequence[str],
+                language: str) -> list[str]:
+    """A public module deleted (naming a line that imported it, when the diff has one) or moved; a config file
+    deleted."""
+    if change.status == "removed" and _public_module(change.filename, kind):
+        module = _module_name(change.filename)
+        importers = [ln.strip() for ln in all_removed_lines
+                     if re.search(rf"\b(from|import)\s+{re.escape(module)}\b", ln)]
+        if importers:
+            return [say(language, "deletes_imported", file=change.filename, line=importers[0][:80])]
+        return [say(language, "removes_module", file=change.filename)]
+    if (change.status == "renamed" and change.previous_filename
+            and _public_module(change.previous_filename, file_kind(change.previous_filename, test_paths))):
+        return [say(language, "moves_module", old=change.previous_filename, new=change.filename)]
+    if change.status == "removed" and kind == "config":
+        return [say(language, "removes_config_file", file=change.filename)]
+    return []
+
+
+def _options_gone(filename: str, added: list[str], removed: list[str], language: str) -> list[str]:
+    """CLI options the removed lines declared and the added ones no longer do."""
+    old_options = {m for ln in removed for m in CLI_OPTION.findall(ln)}
+    gone_options = sorted(old_options - set(CLI_OPTION.findall("\n".join(added))))
+    if gone_options:
+        return [say(language, "removes_cli_option", options=", ".join(gone_options), file=filename)]
+    return []
+
+
+def _defs_gone(filename: str, added: list[str], removed: list[str], language: str) -> list[str]:
+    """Top-level or method definitions (indent <= 4) renamed one for one, else the first one removed."""
+    old_defs = {m.group(3): m.group(2) for ln in removed if (m := PY_DEF.match(ln)) and len(m.group(1)) <= 4}
+    new_defs = {m.group(3): m.group(2) for ln in added if (m := PY_DEF.match(ln)) and len(m.group(1)) <= 4}
+    gone = sorted(set(old_defs) - set(new_defs))
+    fresh = sorted(set(new_defs) - set(old_defs))
+    if gone and fresh and len(gone) == len(fresh):
+        pairs = ", ".join(f"{a} → {b}" for a, b in zip(gone, fresh, strict=True))
+        return [say(language, "renames_api", file=filename, pairs=pairs)]
+    if gone:
+        what = old_defs[gone[0]]
+        what = DEF_WORDS.get(language, {}).get(what, what)
+        return [say(language, "removes_def", kind=what, name=gone[0], file=filename)]
+    return []
+
+
+def _keys_changed(filename: str, kind: str, added: list[str], removed: list[str], language: str) -> list[str]:
+    """Config keys dropped (config files), then a changed default (config keys, dataclass field defaults)."""
+    reasons: list[str] = []
+    pattern = YAML_KEY if kind == "config" else FIELD_DEFAULT
+    old, new = _key_values(removed, pattern), _key_values(added, pattern)
+    if kind == "config":
+        dropped = sorted(set(old) - set(new))
+        if dropped:
+            reasons.append(say(language, "removes_config_key", keys=", ".join(dropped[:3]), file=filename))
+    changed = sorted(k for k in set(old) & set(new) if old[k] != new[k] and old[k] and new[k])
+    if changed:
+        key = changed[0]
+        reasons.append(say(language, "changes_default_of", name=key, file=filename, old=old[key], new=new[key]))
     return reasons
 
 

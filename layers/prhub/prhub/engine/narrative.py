@@ -21,10 +21,11 @@ The period's kind (prhub.core.period.Period.kind) sets the words: 本周 / 本�
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
+from prhub.core.report import Analysis, KeyChange, Module, Narrative, Note, PrEntry, Stats
 from prhub.engine import gist
-from prhub.core.report import Analysis, KeyChange, Narrative, Note, PrEntry
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import period_words, type_word
 
@@ -169,86 +170,109 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
     themes = [(c, m) for c, m in _themes(report) if any(p["key"] for p in m)]
     themes.sort(key=lambda t: (-_lead(t[1])["importance"], _lead(t[1])["number"]))
     for i, (cluster, members) in enumerate(themes[:HIGHLIGHTS]):
-        lead = _lead(members)
-        rest = [p["number"] for p in members if p["number"] != lead["number"]]
-        flag = _flags(lead, zh)
-        area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
-        if zh:
-            more = ([f"，同一方向另有 {len(rest)} 个 PR（{_refs(rest, 3)}）", f"；相关的还有 {_refs(rest, 3)}",
-                     f"，{len(rest)} 个相关 PR（{_refs(rest, 3)}）随之跟进"][i % 3]) if rest else ""
-            text = (f"{flag}{area} 方向：#{lead['number']} {_line(lead, zh)}"
-                    f"，重要度 {_fmt(lead['importance'])}{more}。")
-        else:
-            more = f"; with {_refs(rest, 3)}" if rest else ""
-            text = (f"{flag}{area} — #{lead['number']} {_line(lead, zh)} "
-                    f"(importance {_fmt(lead['importance'])}){more}.")
-        items.append({"text": text, "prs": [lead["number"], *rest[:3]]})  # the ones the text names
+        items.append(_theme_highlight(i, cluster, members, zh))
         told.update(p["number"] for p in members)
     for p in report.get("prs", []):  # sorted by importance
         if len(items) >= HIGHLIGHTS:
             break
         if not p["key"] or p["number"] in told or p.get("reverted_by"):
             continue
-        area = p["modules"][0] if p["modules"] else ""
-        flag = _flags(p, zh)
-        score = _fmt(p["importance"])
-        if zh:
-            text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}，重要度 {score}。"
-        else:
-            text = f"{flag}{area + ': ' if area else ''}#{p['number']} {_line(p, zh)} (importance {score})."
-        items.append({"text": text, "prs": [p["number"]]})
+        items.append(_lone_highlight(p, zh))
     return items
+
+
+def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], zh: bool) -> Note:
+    """A theme told by its lead, naming up to 3 of the others; the i-th varies the zh sentence's shape."""
+    lead = _lead(members)
+    rest = [p["number"] for p in members if p["number"] != lead["number"]]
+    flag = _flags(lead, zh)
+    area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
+    if zh:
+        more = ([f"，同一方向另有 {len(rest)} 个 PR（{_refs(rest, 3)}）", f"；相关的还有 {_refs(rest, 3)}",
+                 f"，{len(rest)} 个相关 PR（{_refs(rest, 3)}）随之跟进"][i % 3]) if rest else ""
+        text = (f"{flag}{area} 方向：#{lead['number']} {_line(lead, zh)}"
+                f"，重要度 {_fmt(lead['importance'])}{more}。")
+    else:
+        more = f"; with {_refs(rest, 3)}" if rest else ""
+        text = (f"{flag}{area} — #{lead['number']} {_line(lead, zh)} "
+                f"(importance {_fmt(lead['importance'])}){more}.")
+    return {"text": text, "prs": [lead["number"], *rest[:3]]}  # the ones the text names
+
+
+def _lone_highlight(p: PrEntry, zh: bool) -> Note:
+    """A key PR of no theme, under its first module."""
+    area = p["modules"][0] if p["modules"] else ""
+    flag = _flags(p, zh)
+    score = _fmt(p["importance"])
+    if zh:
+        text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}，重要度 {score}。"
+    else:
+        text = f"{flag}{area + ': ' if area else ''}#{p['number']} {_line(p, zh)} (importance {score})."
+    return {"text": text, "prs": [p["number"]]}
 
 
 def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
     """A paragraph per theme (what its lead does, what the others add, its revert chains), then busy modules."""
     by_number = {p["number"]: p for p in report.get("prs", [])}
     now = _words(report, zh)[0]
-    changes: list[KeyChange] = []
-    covered: set[int] = set()
-    for i, (cluster, members) in enumerate(_themes(report)[:KEY_CHANGES]):
-        lead = _lead(members)
-        chained = {c["pr"] for c in report.get("reverts", [])}  # told by the chain sentence below
-        others = sorted((p for p in members if p["number"] != lead["number"] and p["number"] not in chained),
-                        key=lambda p: (-p["importance"], p["number"]))
-        n = len(members)
-        if zh:
-            said = "；".join(_member(p, report, zh) for p in others[:3])
-            opening = [f"以 #{lead['number']} 为主：{_line(lead, zh)}。",
-                       f"#{lead['number']} 是这组 {n} 个 PR 的核心，{_line(lead, zh)}。",
-                       f"这一组共 {n} 个 PR，分量最重的是 #{lead['number']}：{_line(lead, zh)}。"][i % 3]
-            follow = ["同组的 ", "此外，", "与之相关的还有："][i % 3]
-            text = opening + (f"{follow}{said}{'等' if len(others) > 3 else ''}。" if said else "")
-        else:
-            what = _short(PR_SUFFIX.sub("", parse_title(lead["title"])[0] or lead["title"]), 70)
-            what = "" if what.rstrip("…") in cluster["title"] else f" “{what}”"
-            text = f"{n} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']}{what}"
-        chain = _chain_sentence({p["number"] for p in members}, report, zh)
-        text += chain if zh else (f". {chain.strip()}" if chain else "")
-        changes.append({"theme": cluster["title"], "text": text, "prs": list(cluster["prs"])})
-        covered.update(cluster["prs"])
+    changes = [_theme_change(i, cluster, members, report, zh)
+               for i, (cluster, members) in enumerate(_themes(report)[:KEY_CHANGES])]
+    covered = {n for change in changes for n in change["prs"]}
     for module in report.get("modules", []):
         if len(changes) >= KEY_CHANGES:
             break
         rest = [n for n in module["prs"] if n not in covered]
         if module["pr_count"] < 2 or len(rest) < 2:
             continue
-        key = [n for n in rest if n in by_number and by_number[n]["key"]]
-        more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
-        if zh:
-            share = f"其中关键 {len(key)} 个" if key else "均非关键 PR"
-            told = sorted((by_number[n] for n in rest if n in by_number),
-                          key=lambda p: (-p["importance"], p["number"]))[:2]
-            untold = [n for n in rest if n not in {p["number"] for p in told}]
-            said = "；".join(_member(p, report, zh, in_module=True) for p in told)
-            listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
-            text = f"{module['name']} 模块{'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
-        else:
-            share = f"{len(key)} of them key" if key else "none of them key"
-            text = f"{len(rest)} {'more ' if more else ''}PRs in {module['name']}, {share}: {_refs(rest)}"
-        changes.append({"theme": module["name"], "text": text, "prs": rest})
+        changes.append(_module_change(module, rest, by_number, report, now, zh))
         covered.update(rest)
     return changes
+
+
+def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], report: Analysis, zh: bool) -> KeyChange:
+    """A theme's paragraph: its lead, then (zh) what the others add, then its revert chains."""
+    lead = _lead(members)
+    if zh:
+        chained = {c["pr"] for c in report.get("reverts", [])}  # told by the chain sentence below
+        others = sorted((p for p in members if p["number"] != lead["number"] and p["number"] not in chained),
+                        key=lambda p: (-p["importance"], p["number"]))
+        text = _theme_text_zh(i, lead, others, len(members), report)
+    else:
+        what = _short(PR_SUFFIX.sub("", parse_title(lead["title"])[0] or lead["title"]), 70)
+        what = "" if what.rstrip("…") in cluster["title"] else f" “{what}”"
+        text = f"{len(members)} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']}{what}"
+    chain = _chain_sentence({p["number"] for p in members}, report, zh)
+    text += chain if zh else (f". {chain.strip()}" if chain else "")
+    return {"theme": cluster["title"], "text": text, "prs": list(cluster["prs"])}
+
+
+def _theme_text_zh(i: int, lead: PrEntry, others: list[PrEntry], n: int, report: Analysis) -> str:
+    """The lead's line, then up to 3 others; the i-th theme varies the sentence's shape."""
+    said = "；".join(_member(p, report, True) for p in others[:3])
+    opening = [f"以 #{lead['number']} 为主：{_line(lead, True)}。",
+               f"#{lead['number']} 是这组 {n} 个 PR 的核心，{_line(lead, True)}。",
+               f"这一组共 {n} 个 PR，分量最重的是 #{lead['number']}：{_line(lead, True)}。"][i % 3]
+    follow = ["同组的 ", "此外，", "与之相关的还有："][i % 3]
+    return opening + (f"{follow}{said}{'等' if len(others) > 3 else ''}。" if said else "")
+
+
+def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry], report: Analysis,
+                   now: str, zh: bool) -> KeyChange:
+    """A busy module's paragraph over its PRs no theme told (`rest`)."""
+    key = [n for n in rest if n in by_number and by_number[n]["key"]]
+    more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
+    if zh:
+        share = f"其中关键 {len(key)} 个" if key else "均非关键 PR"
+        told = sorted((by_number[n] for n in rest if n in by_number),
+                      key=lambda p: (-p["importance"], p["number"]))[:2]
+        untold = [n for n in rest if n not in {p["number"] for p in told}]
+        said = "；".join(_member(p, report, zh, in_module=True) for p in told)
+        listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
+        text = f"{module['name']} 模块{'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
+    else:
+        share = f"{len(key)} of them key" if key else "none of them key"
+        text = f"{len(rest)} {'more ' if more else ''}PRs in {module['name']}, {share}: {_refs(rest)}"
+    return {"theme": module["name"], "text": text, "prs": rest}
 
 
 def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
@@ -312,48 +336,52 @@ def _relation_notes(report: Analysis, zh: bool) -> list[Note]:
     return notes
 
 
+# What to do next about each kind of finding, in the order suggested; {refs} are its PRs.
+SUGGESTIONS = (
+    ("breaking", "升级前请阅读破坏性变更 {refs}，并在发布说明中写明迁移方式。",
+     "Read the breaking changes {refs} before upgrading and note the migration in the release notes."),
+    ("open_reverts", "跟进被回滚且尚未重新合入的改动（{refs}）。",
+     "Follow up the reverted changes not re-landed yet ({refs})."),
+    ("untested_key", "为没有测试的关键 PR 补充测试：{refs}。", "Add tests for key PRs merged without any: {refs}."),
+    ("dependency_pin", "核对依赖版本变更（{refs}）与部署镜像是否一致。",
+     "Check the dependency changes ({refs}) against the deployed images."),
+    ("todo_left", "为新增的 TODO/FIXME 建立 issue 跟踪（{refs}）。",
+     "Track the new TODO/FIXME markers in issues ({refs})."),
+    ("doc_mismatch", "为改动了接口或配置却未更新文档的 PR 补充文档：{refs}。",
+     "Document the API/config changes merged without docs: {refs}."),
+    ("title_convention", "提醒作者按规范书写标题标签（{refs}）。", "Remind authors of the title convention ({refs})."),
+)
+
+
 def _suggestions(report: Analysis, zh: bool) -> list[str]:
-    risks = {r["kind"]: r["prs"] for r in report.get("risks", [])}
+    asks: dict[str, list[int]] = {r["kind"]: r["prs"] for r in report.get("risks", [])}
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
-    out: list[str] = []
-    if risks.get("breaking"):
-        out.append(f"升级前请阅读破坏性变更 {_refs(risks['breaking'])}，并在发布说明中写明迁移方式。" if zh else
-                   f"Read the breaking changes {_refs(risks['breaking'])} before upgrading and note the migration "
-                   "in the release notes.")
-    open_reverts = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed ones are done
-    if open_reverts:
-        out.append(f"跟进被回滚且尚未重新合入的改动（{_refs(open_reverts)}）。" if zh else
-                   f"Follow up the reverted changes not re-landed yet ({_refs(open_reverts)}).")
-    untested_key = [n for n in risks.get("missing_tests", []) if n in key]
-    if untested_key:
-        out.append(f"为没有测试的关键 PR 补充测试：{_refs(untested_key)}。" if zh else
-                   f"Add tests for key PRs merged without any: {_refs(untested_key)}.")
-    if risks.get("dependency_pin"):
-        out.append(f"核对依赖版本变更（{_refs(risks['dependency_pin'])}）与部署镜像是否一致。" if zh else
-                   f"Check the dependency changes ({_refs(risks['dependency_pin'])}) against the deployed images.")
-    if risks.get("todo_left"):
-        out.append(f"为新增的 TODO/FIXME 建立 issue 跟踪（{_refs(risks['todo_left'])}）。" if zh else
-                   f"Track the new TODO/FIXME markers in issues ({_refs(risks['todo_left'])}).")
-    if risks.get("doc_mismatch"):
-        out.append(f"为改动了接口或配置却未更新文档的 PR 补充文档：{_refs(risks['doc_mismatch'])}。" if zh else
-                   f"Document the API/config changes merged without docs: {_refs(risks['doc_mismatch'])}.")
-    if risks.get("title_convention"):
-        out.append(f"提醒作者按规范书写标题标签（{_refs(risks['title_convention'])}）。" if zh else
-                   f"Remind authors of the title convention ({_refs(risks['title_convention'])}).")
+    asks["open_reverts"] = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed: done
+    asks["untested_key"] = [n for n in asks.get("missing_tests", []) if n in key]
+    out = [(in_zh if zh else in_en).format(refs=_refs(asks[name]))
+           for name, in_zh, in_en in SUGGESTIONS if asks.get(name)]
     rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
     if rising:
         out.append(f"关注活跃度较{_words(report, zh)[2]}上升的模块：{'、'.join(rising[:3])}。" if zh else
                    f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
-    newcomers = report["stats"].get("new_contributors") or []
-    window = report["stats"].get("new_contributors_window") or 0
-    if newcomers and window:
-        out.append(f"欢迎近 {window} 周首次出现的 {len(newcomers)} 位贡献者。" if zh else
-                   f"Welcome the {len(newcomers)} contributor{'s' if len(newcomers) != 1 else ''} first seen in the "
-                   f"last {window} weeks.")
-    elif newcomers:
-        out.append(f"欢迎 {len(newcomers)} 位首次贡献者。" if zh else
-                   f"Welcome the {len(newcomers)} first-time contributor{'s' if len(newcomers) != 1 else ''}.")
+    welcome = _welcome(report["stats"], zh)
+    if welcome:
+        out.append(welcome)
     return out[:5]
+
+
+def _welcome(stats: Stats, zh: bool) -> str:
+    """A welcome to the period's newcomers ("first seen in the last N weeks" when the history is short), or ''."""
+    newcomers = stats.get("new_contributors") or []
+    window = stats.get("new_contributors_window") or 0
+    plural = "s" if len(newcomers) != 1 else ""
+    if newcomers and window:
+        return (f"欢迎近 {window} 周首次出现的 {len(newcomers)} 位贡献者。" if zh else
+                f"Welcome the {len(newcomers)} contributor{plural} first seen in the last {window} weeks.")
+    if newcomers:
+        return (f"欢迎 {len(newcomers)} 位首次贡献者。" if zh else
+                f"Welcome the {len(newcomers)} first-time contributor{plural}.")
+    return ""
 
 
 def _what(pr: PrEntry) -> str:
@@ -361,56 +389,91 @@ def _what(pr: PrEntry) -> str:
     return _short(parse_title(pr["title"])[0] or pr["title"], 60)
 
 
+@dataclass(frozen=True)
+class _Notable:
+    """What the summary's second paragraph points at."""
+
+    lead: list[PrEntry]  # the first two key PRs not reverted: the ones to read first
+    busiest: list[str]  # the three modules with the most PRs
+    themes: int  # clusters with a key PR
+    breaking: int
+    reverts: int  # revert chains
+    back: int  # of them, re-landed or re-fixed
+
+
+def _notable(report: Analysis) -> _Notable:
+    chains = report.get("reverts", [])
+    return _Notable(
+        lead=[p for p in report.get("prs", []) if p["key"] and not p.get("reverted_by")][:2],
+        busiest=[m["name"] for m in report.get("modules", []) if m["pr_count"]][:3],
+        themes=len([c for c, m in _themes(report) if any(p["key"] for p in m)]),
+        breaking=sum(1 for p in report.get("prs", []) if p["breaking"]),
+        reverts=len(chains), back=sum(1 for c in chains if c["relanded_by"]))
+
+
 def _summary(report: Analysis, zh: bool) -> str:
     s = report["stats"]
-    n, key = s["pr_count"], s["key_pr_count"]
     now = _words(report, zh)[0]
-    if n == 0:
+    if s["pr_count"] == 0:
         return f"{now}没有合并的 PR。" if zh else f"No pull requests were merged {now}."
-    lead = [p for p in report.get("prs", []) if p["key"] and not p.get("reverted_by")][:2]
-    busiest = [m["name"] for m in report.get("modules", []) if m["pr_count"]][:3]
-    breaking = sum(1 for p in report.get("prs", []) if p["breaking"])
-    chains = report.get("reverts", [])
-    reverts, back = len(chains), sum(1 for c in chains if c["relanded_by"])
-    themes = len([c for c, m in _themes(report) if any(p["key"] for p in m)])
-    window = s.get("new_contributors_window") or 0  # the history reaches back only this many weeks
+    notable = _notable(report)
     if zh:
-        newcomers = (f"近 {window} 周首次出现 {len(s['new_contributors'])} 位" if window else
-                     f"新贡献者 {len(s['new_contributors'])} 位")
-        first = (f"{now}合并 {n} 个 PR，其中关键 PR {key} 个，来自 {s['authors']} 位作者"
-                 f"（{newcomers}），共 +{s['additions']}/−{s['deletions']} 行；"
-                 f"平均重要度 {s['avg_importance']:.1f}，平均洞察度 {s['avg_insight']:.1f}。")
-        second = []
-        if busiest:
-            second.append(f"改动最集中的模块是 {'、'.join(busiest)}"
-                          + (f"，关键 PR 归为 {themes} 个主题" if themes else ""))
-        if lead:
-            second.append("最值得先读的是 " + "，以及 ".join(
-                f"{p['modules'][0] + ' 模块的 ' if p['modules'] else ''}#{p['number']}（{_unbracket(_why(p, zh))}）"
-                for p in lead))
-        settled = f"（其中 {back} 条已重新合入或修复）" if back else ""
-        attention = [f"{breaking} 个破坏性变更" if breaking else "",
-                     f"{reverts} 条回滚记录{settled}" if reverts else ""]
-        if breaking or reverts:
-            second.append("需要留意的有 " + "和 ".join(a for a in attention if a))
-        return first + ("\n\n" + "；".join(second) + "。" if second else "")
+        second = _notable_zh(notable)
+        return _figures_zh(s, now) + ("\n\n" + "；".join(second) + "。" if second else "")
+    second = _notable_en(notable)
+    return _figures_en(s) + ("\n\n" + "; ".join(second) + "." if second else "")
+
+
+def _figures_zh(s: Stats, now: str) -> str:
+    """The period's figures: PRs, key PRs, authors and newcomers, lines, average scores."""
+    window = s.get("new_contributors_window") or 0  # the history reaches back only this many weeks
+    newcomers = (f"近 {window} 周首次出现 {len(s['new_contributors'])} 位" if window else
+                 f"新贡献者 {len(s['new_contributors'])} 位")
+    return (f"{now}合并 {s['pr_count']} 个 PR，其中关键 PR {s['key_pr_count']} 个，来自 {s['authors']} 位作者"
+            f"（{newcomers}），共 +{s['additions']}/−{s['deletions']} 行；"
+            f"平均重要度 {s['avg_importance']:.1f}，平均洞察度 {s['avg_insight']:.1f}。")
+
+
+def _figures_en(s: Stats) -> str:
+    n, window = s["pr_count"], s.get("new_contributors_window") or 0
     merged = f"{n} PRs were merged" if n != 1 else "1 PR was merged"
     newcomers = (f"{len(s['new_contributors'])} first seen in the last {window} weeks" if window else
                  f"{len(s['new_contributors'])} first-time")
-    first = (f"{merged}, {key} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
-             f"({newcomers}), +{s['additions']}/−{s['deletions']} lines; "
-             f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
+    return (f"{merged}, {s['key_pr_count']} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
+            f"({newcomers}), +{s['additions']}/−{s['deletions']} lines; "
+            f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
+
+
+def _notable_zh(seen: _Notable) -> list[str]:
     second = []
-    if busiest:
-        second.append(f"The busiest modules were {', '.join(busiest)}")
-    if lead:
-        second.append("the changes to read first are " + " and ".join(f"#{p['number']} {_what(p)}" for p in lead))
+    if seen.busiest:
+        second.append(f"改动最集中的模块是 {'、'.join(seen.busiest)}"
+                      + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
+    if seen.lead:
+        second.append("最值得先读的是 " + "，以及 ".join(
+            f"{p['modules'][0] + ' 模块的 ' if p['modules'] else ''}#{p['number']}（{_unbracket(_why(p, True))}）"
+            for p in seen.lead))
+    settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
+    attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",
+                 f"{seen.reverts} 条回滚记录{settled}" if seen.reverts else ""]
+    if seen.breaking or seen.reverts:
+        second.append("需要留意的有 " + "和 ".join(a for a in attention if a))
+    return second
+
+
+def _notable_en(seen: _Notable) -> list[str]:
+    second = []
+    if seen.busiest:
+        second.append(f"The busiest modules were {', '.join(seen.busiest)}")
+    if seen.lead:
+        second.append("the changes to read first are " + " and ".join(f"#{p['number']} {_what(p)}" for p in seen.lead))
+    breaking, reverts = seen.breaking, seen.reverts
     attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
                  f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
     if breaking or reverts:
         second.append(" and ".join(a for a in attention if a) + (" need" if breaking + reverts > 1 else " needs")
                       + " attention")
-    return first + ("\n\n" + "; ".join(second) + "." if second else "")
+    return second
 
 
 def engine_narrative(report: Analysis) -> Narrative:

@@ -14,16 +14,28 @@ Kinds (report.json `risks[].kind`):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
-from prhub.engine import textparse
-from prhub.engine.changes import Pin, file_kind, is_lock, options_added, pins_in, todos_added, versions_named
 from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest, Risk
-from prhub.sources.registry import Registry
+from prhub.engine import textparse
+from prhub.engine.changes import Pin, file_kind, is_lock, options_added, pins_in, todos_added, versions_named
 from prhub.engine.wording import joined, say
 
 KINDS = ("breaking", "revert", "dependency_pin", "todo_left", "title_convention", "doc_mismatch", "large_change",
          "missing_tests")
+
+# The registries pins are checked against, by Pin.ecosystem, with the name a reader knows them by.
+REGISTRY_NAMES = {"pypi": "PyPI", "npm": "npm"}
+
+
+class VersionRegistry(Protocol):
+    """Package version look-ups for the dependency_pin risk (prhub.sources.registry.Registry is one)."""
+
+    def exists(self, ecosystem: str, name: str, version: str) -> bool | None:
+        """Whether `name` `version` is published on `ecosystem` (pypi | npm); None when the registry cannot say."""
+        ...
+
 
 # Module tags whose files are recognisable by path in any repository.
 TAG_PATHS: dict[str, tuple[str, ...]] = {
@@ -48,7 +60,7 @@ def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | Non
                                      lines=lines, file=biggest))
 
 
-def dependency_pin(pr: PullRequest, config: RepoConfig, registry: Registry | None) -> Risk | None:
+def dependency_pin(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None) -> Risk | None:
     """The versions a change to dependency files sets, read from the diff, then the title, then the description.
 
     A dependency file changed without a version anyone can read is no risk line of its own: there is nothing to
@@ -58,31 +70,41 @@ def dependency_pin(pr: PullRequest, config: RepoConfig, registry: Registry | Non
             and f.status != "removed"]
     if not deps:
         return None
-    pins: dict[str, Pin] = {}
-    found = [p for f in deps if f.patch is not None for p in pins_in(f)]
-    found += versions_named(pr.title, "title")
-    found += versions_named(textparse.plain(textparse.strip_template(pr.body))[:4000], "description")
-    for pin in found:  # the diff's reading of a package wins over the prose's, a version over a bare name
-        known = pins.get(pin.name.lower())
-        if known is None or (not known.spec and pin.spec):
-            pins[pin.name.lower()] = pin
-    named = [p for p in pins.values() if p.spec] or list(pins.values())
+    named = _pins_named(pr, deps)
     if not named:
         return None
-    missing: list[str] = []
-    if config.check_registry and registry is not None:
-        for pin in named:
-            version = pin.exact_version
-            if not version or pin.ecosystem not in ("pypi", "npm"):
-                continue
-            if registry.exists(pin.ecosystem, pin.name, version) is False:
-                where = "PyPI" if pin.ecosystem == "pypi" else "npm"
-                missing.append(say(config.language, "pin_missing", pin=pin, where=where))
+    missing = _missing_versions(named, config, registry) if config.check_registry and registry is not None else []
     shown = ", ".join([str(p) for p in named][:6]) + (" …" if len(named) > 6 else "")
     detail = say(config.language, "pins", shown=shown)
     if missing:
         detail = joined(config.language, missing) + (f"（{detail}）" if config.language == "zh" else f" ({detail})")
     return Risk("dependency_pin", detail)
+
+
+def _pins_named(pr: PullRequest, deps: list[FileChange]) -> list[Pin]:
+    """One pin per package, those with a version if any: the diff's reading of a package wins over the prose's,
+    a version over a bare name."""
+    pins: dict[str, Pin] = {}
+    found = [p for f in deps if f.patch is not None for p in pins_in(f)]
+    found += versions_named(pr.title, "title")
+    found += versions_named(textparse.plain(textparse.strip_template(pr.body))[:4000], "description")
+    for pin in found:
+        known = pins.get(pin.name.lower())
+        if known is None or (not known.spec and pin.spec):
+            pins[pin.name.lower()] = pin
+    return [p for p in pins.values() if p.spec] or list(pins.values())
+
+
+def _missing_versions(pins: list[Pin], config: RepoConfig, registry: VersionRegistry) -> list[str]:
+    """The exact PyPI/npm versions the registry says were never published, in the report's language."""
+    missing: list[str] = []
+    for pin in pins:
+        version = pin.exact_version
+        if not version or pin.ecosystem not in REGISTRY_NAMES:
+            continue
+        if registry.exists(pin.ecosystem, pin.name, version) is False:  # None: the registry could not say
+            missing.append(say(config.language, "pin_missing", pin=pin, where=REGISTRY_NAMES[pin.ecosystem]))
+    return missing
 
 
 def todo_left(files: Sequence[FileChange], language: str = "en") -> Risk | None:
@@ -136,7 +158,7 @@ def doc_mismatch(files: Sequence[FileChange], config: RepoConfig, breaking: bool
 
 
 def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking: bool, breaking_reason: str,
-           tagged_breaking: bool, revert_of: str, registry: Registry | None = None) -> list[Risk]:
+           tagged_breaking: bool, revert_of: str, registry: VersionRegistry | None = None) -> list[Risk]:
     """Every risk of one PR, in KINDS order."""
     found: list[Risk] = []
     if breaking:

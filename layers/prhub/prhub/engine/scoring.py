@@ -26,13 +26,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Protocol
 
-from prhub.engine import gist, textparse
-from prhub.engine.changes import breaking_reasons, file_kind, is_generated
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import format_timestamp
-from prhub.sources.registry import Registry
-from prhub.engine.risks import assess
+from prhub.engine import gist, textparse
+from prhub.engine.changes import breaking_reasons, file_kind, is_generated
+from prhub.engine.risks import VersionRegistry, assess
 from prhub.engine.wording import joined, say, type_word
 
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
@@ -402,7 +401,7 @@ def _insight(cleaned: str, title: str, lang: str) -> tuple[float, list[str]]:
     return round(min(10.0, score), 1), [why for _, why in found] or [say(lang, "ins_nothing")]
 
 
-def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = None) -> ScoredPR:
+def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None) -> ScoredPR:
     """Judge one PR from its title, description, labels and changed files."""
     description, declared, scope, bang = parse_title(pr.title)
     kinds = [file_kind(f.filename, config.test_paths) for f in pr.files]
@@ -410,61 +409,105 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: Registry | None = 
                    if k == "source" and f.status == "added" and not is_generated(f.filename))
     kind = _type(description, declared, kinds, new_code)
     cleaned = textparse.strip_template(pr.body)
-    tag_breaking = any(t.strip().upper() == "BREAKING" for t in _tags(pr.title))
-    tagged_breaking = tag_breaking or bang
-    declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
     lang = config.language
-    inferred = breaking_reasons(pr.files, config.test_paths, lang)
-    if DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
-        inferred.append(say(lang, "changes_default", title=description[:100]))
-    if tagged_breaking:
-        breaking_reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
-    elif declared_breaking:
-        breaking_reason = say(lang, "body_breaking")
-    else:
-        breaking_reason = joined(lang, inferred[:2])
-    breaking = declared_breaking or bool(inferred)
-    if declared_breaking and inferred:
-        breaking_reason += f"（{joined(lang, inferred[:2])}）" if lang == "zh" else f" ({joined(lang, inferred[:2])})"
-    # 'revert: "X"' keeps its quote outside the description; 'Revert "X"' and '[m] fix: Revert "X"' inside it.
-    rest = TITLE.match(pr.title).group(2).strip()  # type: ignore[union-attr]
-    revert_text = rest if REVERT_TITLE.match(rest) else description
-    reverts, reverted_title = reverted_ref(revert_text, pr.body) if kind == "revert" else (None, "")
+    breaking = _breaking(pr, description, bang, kinds, config)
+    revert = _revert(pr, description, kind)
     text = f"{description}\n{cleaned[:4000]}"
-    importance, reasons, signals = _importance(pr, kind, description, text, kinds, breaking, declared_breaking,
-                                      breaking_reason, config)
+    importance, reasons, signals = _importance(pr, kind, description, text, kinds, breaking.flag, breaking.declared,
+                                               breaking.reason, config)
     if kind == "revert":
-        what = f"#{reverts}" if reverts else reverted_title or say(lang, "earlier_change")
+        what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))
     points = textparse.key_points(cleaned)
     insight, learned = _insight(cleaned, description, lang)
     reasons.append(say(lang, "insight", score=insight, parts=joined(lang, learned, "comma")))
-    fallback = description[:1].upper() + description[1:] if description else pr.title
     modules = _modules(pr, config, scope)
+    summary = _summary_line(pr, cleaned, description, kind, modules, breaking.flag, signals, lang)
+    risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=breaking.flag,
+                   breaking_reason=breaking.reason, tagged_breaking=breaking.declared,
+                   revert_of=revert.named(lang) if kind == "revert" else "", registry=registry)
+    reviewers = list(dict.fromkeys(r.reviewer for r in pr.reviews if r.reviewer != pr.author))
+    return ScoredPR(
+        number=pr.number, title=pr.title, url=pr.url, author=pr.author, merged_at=format_timestamp(pr.merged_at),
+        modules=modules, type=kind, breaking=breaking.flag, importance=importance,
+        insight=insight, key=importance >= config.key_threshold,
+        summary=summary, key_points=points, risks=risks,
+        additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files, scored_by="heuristic",
+        breaking_reason=breaking.reason if breaking.flag else "", reasons=reasons,
+        files=[f.filename for f in pr.files], file_lines=[[f.additions, f.deletions] for f in pr.files],
+        refs=_references(pr, revert.number), reverts=revert.number, reviewers=reviewers,
+        co_authors=list(pr.co_authors),
+    )
+
+
+@dataclass(frozen=True)
+class _Breaking:
+    """Whether a PR breaks its users, and why."""
+
+    flag: bool  # declared or inferred
+    declared: bool  # [BREAKING] or `type!:` in the title, or a BREAKING CHANGE line in the body
+    reason: str  # the declaration, then the inferred reasons (at most two)
+
+
+def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], config: RepoConfig) -> _Breaking:
+    lang = config.language
+    tag_breaking = any(t.strip().upper() == "BREAKING" for t in _tags(pr.title))
+    tagged_breaking = tag_breaking or bang
+    declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
+    inferred = breaking_reasons(pr.files, config.test_paths, lang)
+    if DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
+        inferred.append(say(lang, "changes_default", title=description[:100]))
+    if tagged_breaking:
+        reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
+    elif declared_breaking:
+        reason = say(lang, "body_breaking")
+    else:
+        reason = joined(lang, inferred[:2])
+    if declared_breaking and inferred:
+        reason += f"（{joined(lang, inferred[:2])}）" if lang == "zh" else f" ({joined(lang, inferred[:2])})"
+    return _Breaking(declared_breaking or bool(inferred), declared_breaking, reason)
+
+
+@dataclass(frozen=True)
+class _Reverted:
+    """What a revert undoes, as far as its title and body say: a PR number, else the reverted title."""
+
+    number: int | None = None
+    title: str = ""
+
+    def named(self, lang: str) -> str:
+        """How the revert risk names what was reverted."""
+        return (f"#{self.number}" if self.number else f"“{self.title}”" if self.title else
+                say(lang, "earlier_change"))
+
+
+def _revert(pr: PullRequest, description: str, kind: str) -> _Reverted:
+    if kind != "revert":
+        return _Reverted()
+    # 'revert: "X"' keeps its quote outside the description; 'Revert "X"' and '[m] fix: Revert "X"' inside it.
+    rest = TITLE.match(pr.title).group(2).strip()  # type: ignore[union-attr]
+    return _Reverted(*reverted_ref(rest if REVERT_TITLE.match(rest) else description, pr.body))
+
+
+def _summary_line(pr: PullRequest, cleaned: str, description: str, kind: str, modules: list[str], breaking: bool,
+                  signals: Signals, lang: str) -> str:
+    """The PR's one-line summary from its description; in a zh report an English PR's is built by prhub.engine.gist."""
+    fallback = description[:1].upper() + description[1:] if description else pr.title
     summary = textparse.summarize(cleaned, fallback)
     if lang == "zh" and textparse.language(f"{description} {summary}") != "zh":
         # An English PR in a Chinese report: the line is built from what the engine knows, names kept as written.
         summary = gist.zh_line(gist.Facts(pr.number, kind, PR_SUFFIX.sub("", description), modules, breaking,
                                           signals.fix_class, signals.new_object, signals.default_change,
                                           signals.only, cleaned))
-    revert_of = (f"#{reverts}" if reverts else f"“{reverted_title}”" if reverted_title else
-                 say(lang, "earlier_change")) if kind == "revert" else ""
-    risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=breaking, breaking_reason=breaking_reason,
-                   tagged_breaking=declared_breaking, revert_of=revert_of, registry=registry)
-    reviewers = list(dict.fromkeys(r.reviewer for r in pr.reviews if r.reviewer != pr.author))
+    return summary
+
+
+def _references(pr: PullRequest, reverts: int | None) -> list[int]:
+    """The PRs the title and body refer to, the reverted one included."""
     refs = textparse.references(f"{pr.title}\n{pr.body}", own=pr.number)
     if reverts and reverts not in refs:
         refs = sorted([*refs, reverts])
-    return ScoredPR(
-        number=pr.number, title=pr.title, url=pr.url, author=pr.author, merged_at=format_timestamp(pr.merged_at),
-        modules=modules, type=kind, breaking=breaking, importance=importance,
-        insight=insight, key=importance >= config.key_threshold,
-        summary=summary, key_points=points, risks=risks,
-        additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files, scored_by="heuristic",
-        breaking_reason=breaking_reason if breaking else "", reasons=reasons, files=[f.filename for f in pr.files],
-        file_lines=[[f.additions, f.deletions] for f in pr.files],
-        refs=refs, reverts=reverts, reviewers=reviewers, co_authors=list(pr.co_authors),
-    )
+    return refs
 
 
 class Budget(Protocol):
@@ -493,12 +536,15 @@ class HeuristicScorer:
     kind = "heuristic"
     model: str | None = None
 
-    def __init__(self, registry: Registry | None = None, language: str = "zh") -> None:
+    def __init__(self, registry: VersionRegistry | None = None, language: str = "zh") -> None:
         self.registry = registry
         # The engine writes its reasons and risk details in the report's language: part of the cache key.
         self.prompt_version = f"{ENGINE_VERSION}-{language}"
 
     def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
         if config.check_registry and self.registry is None:
+            # The one adapter the engine reaches for, on first use only: its constructors (model/, flow/) hand in
+            # no client, and the engine's modules import none (a run that never checks never loads it).
+            from prhub.sources.registry import Registry
             self.registry = Registry()
         return score_pull(pr, config, self.registry if config.check_registry else None)
