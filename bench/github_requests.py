@@ -24,11 +24,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from prhub.core.models import PullRequest
+from prhub.core.period import Period
 from prhub.sources.github import GitHubSource
 from prhub.sources.graphql import GraphQLSource
 from prhub.sources.http import MemoryEtagCache
-from prhub.core.models import PullRequest
-from prhub.core.period import Period
 from prhub.sources.source import JsonlSource, Source
 
 from tests.fakes import FakeGitHub

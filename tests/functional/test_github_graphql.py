@@ -12,10 +12,10 @@ import yaml
 from moto import mock_aws
 from prhub.cloud.cache import DynamoCache
 from prhub.core.errors import RetryLater, SourceError
-from prhub.sources.graphql import GraphQLSource, needs_diff
-from prhub.sources.http import CacheEtags, MemoryEtagCache
 from prhub.core.models import FileChange, PullRequest, Review
 from prhub.core.period import Period
+from prhub.sources.graphql import GraphQLSource, needs_diff
+from prhub.sources.http import CacheEtags, MemoryEtagCache
 
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_etag_dynamo import TEMPLATE, _CfnLoader

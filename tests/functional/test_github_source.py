@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from prhub.core.errors import RetryLater, SourceError
-from prhub.sources.github import GitHubSource, export
-from prhub.sources.http import MemoryEtagCache
 from prhub.core.models import FileChange, PullRequest, Review
 from prhub.core.period import Period
+from prhub.sources.github import GitHubSource, export
+from prhub.sources.http import MemoryEtagCache
 from prhub.sources.source import JsonlSource
 
 from tests.fakes import FakeGitHub
