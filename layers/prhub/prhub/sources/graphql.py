@@ -147,8 +147,8 @@ def _actor(actor: Any) -> str:
 
 
 def _query_answer(response: requests.Response) -> requests.Response | Fault:
-    """A query's answer for `query` to read; GitHub gives up on a query that ran too long with 502 or 504, which
-    is not asked again as it is: a smaller page may pass (QueryTimeout)."""
+    """How a query's answer is read: a 502 or 504 is GitHub giving up on a query that ran too long, raised as
+    QueryTimeout instead of asked again as it is (a smaller page may pass); other 5xx are faults to retry."""
     if response.status_code in (502, 504):
         raise QueryTimeout(f"GitHub gave up on the query ({response.status_code})")
     return answered(response)
