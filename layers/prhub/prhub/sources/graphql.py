@@ -247,6 +247,14 @@ class GraphQLSource:
         self.http.deadline = value
 
     @property
+    def token(self) -> str | None:
+        return self.http.token
+
+    @property
+    def api_url(self) -> str:
+        return self.http.api_url
+
+    @property
     def points(self) -> RateLimit | None:
         """The GraphQL budget as last read, separate from REST's (`http.rate`)."""
         return self.budget.points
