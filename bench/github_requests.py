@@ -24,11 +24,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from prhub.sources.github import GitHubSource, MemoryEtagCache
-from prhub.sources.graphql import GraphQLSource
 from prhub.core.models import PullRequest
 from prhub.core.period import Period
-from prhub.sources.source import JsonlSource
+from prhub.sources.github import GitHubSource
+from prhub.sources.graphql import GraphQLSource
+from prhub.sources.http import MemoryEtagCache
+from prhub.sources.source import JsonlSource, Source
 
 from tests.fakes import FakeGitHub
 
@@ -36,7 +37,7 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "verl-pr
 REPO = "verl-project/verl"
 RANGES = (("week", "2026-05-04", "2026-05-10"), ("3 months", "2026-05-04", "2026-08-02"))
 TZ = "Asia/Shanghai"
-SOURCES: dict[str, Callable[..., GitHubSource]] = {"rest": GitHubSource, "graphql": GraphQLSource}
+SOURCES: dict[str, Callable[..., Source]] = {"rest": GitHubSource, "graphql": GraphQLSource}
 
 
 def no_modules(pr: PullRequest) -> list[str]:
@@ -44,7 +45,7 @@ def no_modules(pr: PullRequest) -> list[str]:
     return []
 
 
-def _pass(gh: FakeGitHub, source: GitHubSource, period: Period) -> dict[str, Any]:
+def _pass(gh: FakeGitHub, source: Source, period: Period) -> dict[str, Any]:
     """One run: plan (listing + history), then every PR's details; counted by the fake."""
     gh.reset_counts()
     started = time.perf_counter()

@@ -14,7 +14,8 @@ from moto import mock_aws
 from prhub.cloud import aws, cache
 from prhub.cloud.cache import DynamoCache
 from prhub.flow.deps import Deps
-from prhub.sources.github import CachedResponse, CacheEtags, GitHubSource
+from prhub.sources.github import GitHubSource
+from prhub.sources.http import CachedResponse, CacheEtags
 
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_source import REPO, WEEK, fetch_all, make_pull, week_pulls

@@ -12,10 +12,10 @@ import yaml
 from moto import mock_aws
 from prhub.cloud.cache import DynamoCache
 from prhub.core.errors import RetryLater, SourceError
-from prhub.sources.github import CacheEtags, GitHubSource, MemoryEtagCache
-from prhub.sources.graphql import GraphQLSource, needs_diff
 from prhub.core.models import FileChange, PullRequest, Review
 from prhub.core.period import Period
+from prhub.sources.graphql import GraphQLSource, needs_diff
+from prhub.sources.http import CacheEtags, MemoryEtagCache
 
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_etag_dynamo import TEMPLATE, _CfnLoader
@@ -49,7 +49,7 @@ def source_for(gh: FakeGitHub, clock: FakeClock | None = None, **options: object
     return GraphQLSource(**{**defaults, **options})  # type: ignore[arg-type]
 
 
-def fetch_all(source: GitHubSource, period: Period = WEEK) -> list[PullRequest]:
+def fetch_all(source: GraphQLSource, period: Period = WEEK) -> list[PullRequest]:
     return [source.get(REPO, ref) for ref in source.list_merged(REPO, period)]
 
 

@@ -5,10 +5,10 @@ import time
 
 import pytest
 from prhub.core.config import RepoConfig
-from prhub.sources.github import MemoryEtagCache
-from prhub.sources.graphql import GraphQLSource
 from prhub.core.period import Period
 from prhub.engine.scoring import score_pull
+from prhub.sources.graphql import GraphQLSource
+from prhub.sources.http import MemoryEtagCache
 from prhub.sources.source import JsonlSource
 
 from tests.conftest import VERL as REPO

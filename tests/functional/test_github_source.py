@@ -8,9 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from prhub.core.errors import RetryLater, SourceError
-from prhub.sources.github import GitHubSource, MemoryEtagCache, export
 from prhub.core.models import FileChange, PullRequest, Review
 from prhub.core.period import Period
+from prhub.sources.github import GitHubSource, export
+from prhub.sources.http import MemoryEtagCache
 from prhub.sources.source import JsonlSource
 
 from tests.fakes import FakeGitHub
@@ -277,7 +278,7 @@ def test_the_real_rate_limit_of_the_fake_is_waited_out() -> None:
 def test_anonymous_access_works_and_says_so(caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     monkeypatch.delenv("GITHUB_TOKEN_SECRET", raising=False)
-    with caplog.at_level(logging.WARNING, logger="prhub.sources.github"), FakeGitHub(week_pulls(3), REPO) as gh:
+    with caplog.at_level(logging.WARNING, logger="prhub.sources.http"), FakeGitHub(week_pulls(3), REPO) as gh:
         source = source_for(gh, token=None)
         got = fetch_all(source)
     assert source.token is None and len(got) == 3

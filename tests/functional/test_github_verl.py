@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 from prhub.core.config import RepoConfig
-from prhub.sources.github import GitHubSource
 from prhub.core.period import Period
 from prhub.engine.scoring import score_pull
+from prhub.sources.github import GitHubSource
 from prhub.sources.source import JsonlSource
 
 from tests.conftest import VERL as REPO

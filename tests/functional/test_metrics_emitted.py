@@ -26,7 +26,8 @@ from prhub.flow.deps import Deps
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
-from prhub.sources.github import GitHubSource, MemoryEtagCache
+from prhub.sources.github import GitHubSource
+from prhub.sources.http import MemoryEtagCache
 from prhub.notify.ledger import Ledger
 from prhub.model.scorers import Scorers
 

@@ -1,11 +1,13 @@
-"""Pure parts of the GitHub client: Link parsing, trailers, token resolution, backoff, rate-limit decisions."""
+"""Pure parts of the GitHub client and REST source: Link parsing, trailers, token resolution, backoff, rate-limit
+decisions."""
 from __future__ import annotations
 
 import pytest
 import requests
 from prhub.core.errors import RetryLater
 from prhub.flow.deps import DEADLINE_RESERVE, Deps
-from prhub.sources.github import GitHubSource, co_authors_from, options_from_env, parse_link
+from prhub.sources.github import GitHubSource, co_authors_from
+from prhub.sources.http import GitHubClient, options_from_env, parse_link
 
 
 def response(status: int, headers: dict[str, str], body: bytes = b"{}") -> requests.Response:
@@ -16,8 +18,8 @@ def response(status: int, headers: dict[str, str], body: bytes = b"{}") -> reque
     return answer
 
 
-def source(**options: object) -> GitHubSource:
-    return GitHubSource(**{"token": "t", "api_url": "http://127.0.0.1:9", "clock": lambda: 1000.0, **options})
+def source(**options: object) -> GitHubClient:
+    return GitHubClient(**{"token": "t", "api_url": "http://127.0.0.1:9", "clock": lambda: 1000.0, **options})
 
 
 def test_parse_link_reads_every_relation() -> None:
@@ -51,29 +53,29 @@ def test_api_url_defaults_to_github_and_drops_a_trailing_slash(monkeypatch: pyte
 
 def test_backoff_grows_exponentially_with_jitter_and_a_cap() -> None:
     low, high = source(rng=lambda: 0.0), source(rng=lambda: 0.999)
-    assert [low._backoff(n) for n in range(4)] == [0.5, 1.0, 2.0, 4.0]
-    assert all(low._backoff(n) < high._backoff(n) <= 2 ** n for n in range(4))
-    assert high._backoff(20) <= 30.0
+    assert [low.backoff(n) for n in range(4)] == [0.5, 1.0, 2.0, 4.0]
+    assert all(low.backoff(n) < high.backoff(n) <= 2 ** n for n in range(4))
+    assert high.backoff(20) <= 30.0
 
 
 def test_rate_limit_decisions() -> None:
     client = source()
-    assert client._limit_wait(response(403, {"Retry-After": "42"})) == 42
-    assert client._limit_wait(response(403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1600"})) == 600
-    assert client._limit_wait(response(429, {})) == 60
-    assert client._limit_wait(response(403, {"X-RateLimit-Remaining": "10"},
+    assert client.limit_wait(response(403, {"Retry-After": "42"})) == 42
+    assert client.limit_wait(response(403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1600"})) == 600
+    assert client.limit_wait(response(429, {})) == 60
+    assert client.limit_wait(response(403, {"X-RateLimit-Remaining": "10"},
                                        b'{"message": "You have exceeded a secondary rate limit"}')) == 60
     # A plain permission refusal is not something waiting fixes.
-    assert client._limit_wait(response(403, {"X-RateLimit-Remaining": "10"},
+    assert client.limit_wait(response(403, {"X-RateLimit-Remaining": "10"},
                                        b'{"message": "Resource not accessible by integration"}')) is None
 
 
 def test_waiting_past_the_deadline_raises_retry_later_instead_of_sleeping() -> None:
     slept: list[float] = []
     client = source(deadline=lambda: 100.0, sleep=slept.append, margin=5.0)
-    client._wait(50, "rate limit")
+    client.wait(50, "rate limit")
     with pytest.raises(RetryLater) as caught:
-        client._wait(600, "rate limit")
+        client.wait(600, "rate limit")
     assert slept == [50] and caught.value.retry_after == 605
 
 
@@ -92,7 +94,7 @@ def test_lambda_deadline_follows_the_invocation_and_keeps_a_reserve() -> None:
     deadline = Deps.from_env(dict.fromkeys(names, "x")).invoked(context).deadline()
     assert DEADLINE_RESERVE == 10
     client = source(deadline=deadline, sleep=lambda s: None)
-    client._wait(100, "rate limit")  # 110 s usable: fits
+    client.wait(100, "rate limit")  # 110 s usable: fits
     context.millis = 60_000  # later in the same invocation
     with pytest.raises(RetryLater):
-        client._wait(100, "rate limit")
+        client.wait(100, "rate limit")

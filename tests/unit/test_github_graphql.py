@@ -4,8 +4,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from prhub.sources.graphql import _split, graphql_endpoint, needs_diff
 from prhub.core.models import FileChange, PullRequest
+from prhub.sources.graphql import _split, graphql_endpoint, needs_diff
 
 from tests.fakes import graphql_lite as gql
 

@@ -7,11 +7,10 @@ import re
 from typing import Any
 
 import pytest
-from prhub.core import config
+from prhub.core import channels, config
+from prhub.core.channels import Channel, parse_channels, resolve
 from prhub.core.config import RepoConfig, WatchList
 from prhub.core.errors import InputError
-from prhub.core import channels
-from prhub.core.channels import Channel, parse_channels, resolve
 
 
 def watchlist(defaults: dict[str, Any], *repos: Any) -> WatchList:

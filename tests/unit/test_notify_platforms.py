@@ -12,11 +12,12 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from prhub.notify import dingtalk, email, feishu, markup, slack, teams, webhook, wecom
 from prhub.core.channels import Target
-from prhub.notify.delivery import backoff, retry_after
+from prhub.notify import dingtalk, email, feishu, markup, slack, teams, webhook, wecom
+from prhub.notify.delivery import backoff
 from prhub.notify.email import EmailFailure
 from prhub.notify.message import Links, Message, build_message
+from prhub.notify.wire import retry_after
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 NOW = 1_780_000_000.5

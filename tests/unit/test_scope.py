@@ -1,5 +1,6 @@
-"""What a report covers (prhub.sources.scope): the glob semantics of `paths`, slices in the watch list, their run ids, and
-a history narrowed as the listing is (paths and excluded authors), whatever the source can tell of a PR's files."""
+"""What a report covers (prhub.sources.scope): the glob semantics of `paths` (prhub.core.globs), slices in the watch
+list, their run ids, and a history narrowed as the listing is (paths and excluded authors), whatever the source can
+tell of a PR's files."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from prhub.core import globs
 from prhub.sources import scope
 from prhub.site import paths as sitepaths
 from prhub.core.config import RepoConfig, WatchList
@@ -47,18 +49,18 @@ WEEK = Period.parse("2026-06-15", "2026-06-21", "UTC")
     ("**/**/**/x.py", "a/b/x.py", True),
 ])
 def test_glob_semantics(pattern: str, path: str, hit: bool) -> None:
-    assert scope.matches(path, [pattern]) is hit
+    assert globs.matches(path, [pattern]) is hit
 
 
 @pytest.mark.parametrize("bad", [[], "docs/**", [""], ["/"], ["../etc/**"], ["src/[ab"], [1], ["x"] * 101])
 def test_bad_patterns_are_refused(bad: Any) -> None:
     with pytest.raises(InputError, match="paths"):
-        scope.check_patterns(bad)
+        globs.check_patterns(bad)
 
 
 def test_repeated_double_stars_stay_fast() -> None:
     started = time.perf_counter()
-    assert not scope.matches("a/" * 60 + "y.py", ["**/" * 90 + "x.py"])
+    assert not globs.matches("a/" * 60 + "y.py", ["**/" * 90 + "x.py"])
     assert time.perf_counter() - started < 0.5
 
 

@@ -10,9 +10,9 @@ changes what is watched without a deploy:
      "digest": {"title": "verl weekly", "notify": [...], "deadline_hours": 3}}
 
 Every key of RepoConfig may appear in `defaults` or per repository. A repository may be listed again with
-`"name"` and `"paths"`: a slice of a monorepo, reported on its own (prhub.sources.scope). `org` adds the organisation's public,
-non-archived repositories (prhub.sources.orgs; `exclude` holds fnmatch patterns of names to leave out); `digest`
-makes one digest of every watched repository per period (DigestConfig, prhub.flow.digest).
+`"name"` and `"paths"`: a slice of a monorepo, reported on its own (prhub.sources.scope). `org` adds the
+organisation's public, non-archived repositories (prhub.sources.orgs; `exclude` holds fnmatch patterns of names to
+leave out); `digest` makes one digest of every watched repository per period (DigestConfig, prhub.flow.digest).
 """
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from prhub.core.errors import InputError
 from prhub.core.channels import Channel, parse_channels
+from prhub.core.errors import InputError
+from prhub.core.globs import check_patterns
 from prhub.core.period import zone
 
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
@@ -51,7 +52,8 @@ class LlmConfig:
     temperature: float = 0.2
     max_tokens_per_pr: int = 6000  # prompt budget for one PR (diff hunks are cut to fit)
     max_tokens_per_run: int = 400_000  # past it the engine scores the rest
-    max_cost_per_run_usd: float | None = None  # a money budget too: the smaller one stops (prhub.model.pricing.token_limit)
+    # A money budget too: the smaller one stops (prhub.model.pricing.token_limit).
+    max_cost_per_run_usd: float | None = None
     timeout: float = 60.0  # seconds per model call
     max_retries: int = 3  # retries of 429 (honouring Retry-After), 5xx and timeouts
     retry_model: bool = False  # ask the model again for PRs the engine scored in its place in an earlier run
@@ -80,7 +82,7 @@ class RepoConfig:
     notify: tuple[Channel, ...] = ()  # channels told when a report is published (prhub.core.channels)
     bots: tuple[str, ...] = DEFAULT_BOTS  # logins counted apart (with any login ending in "[bot]")
     exclude_authors: tuple[str, ...] = ()  # logins whose PRs are left out of the report entirely
-    paths: tuple[str, ...] = ()  # glob patterns (prhub.sources.scope): only PRs touching one of them are reported
+    paths: tuple[str, ...] = ()  # globs (prhub.core.globs): only PRs touching one are reported (prhub.sources.scope)
     slice: str = ""  # the watch list's "name": a slice of the repository, its own report (needs paths)
 
     def __post_init__(self) -> None:
@@ -161,8 +163,6 @@ class RepoConfig:
                     raise InputError(f"{key} must be a list of GitHub logins")
                 values[key] = tuple(logins)
         if "paths" in values:
-            from prhub.sources.scope import check_patterns
-
             values["paths"] = check_patterns(values["paths"]) if values["paths"] != [] else ()  # [] : to_dict's
         if not isinstance(values.get("slice", ""), str):
             raise InputError("name must be a string")

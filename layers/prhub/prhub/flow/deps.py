@@ -127,8 +127,8 @@ class Deps:
         cache = DynamoCache(dynamodb, settings.cache_table)
 
         def github() -> Source:
-            from prhub.sources.github import CacheEtags
             from prhub.sources.graphql import GraphQLSource
+            from prhub.sources.http import CacheEtags
 
             # GraphQL lists a page of PRs with their files in one request; it hands over to REST where it cannot.
             return GraphQLSource.from_env(env, secrets, etag_cache=CacheEtags(cache))

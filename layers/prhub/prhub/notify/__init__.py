@@ -8,6 +8,7 @@
                                                        transient / permanent)
 
 One module per platform (slack, feishu, dingtalk, wecom, teams, webhook, email); each knows its own
-payload, size limits, signing and documented error answers. Nothing here imports boto3 or requests at
-import time, so prhub.core.config can parse the `notify` setting cheaply.
+payload, size limits, signing and documented error answers. The Request and Verdict they exchange with
+delivery are `wire`'s: platforms import wire, delivery imports the platforms. Nothing here imports boto3 or
+requests at import time, so prhub.core.config can parse the `notify` setting cheaply.
 """

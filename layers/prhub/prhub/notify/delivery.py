@@ -18,46 +18,26 @@ outcome is logged with the channel's label (never its URL) and counted as a metr
 """
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from prhub.cloud import metrics
 from prhub.core.channels import Target
+from prhub.notify import dingtalk, feishu, slack, teams, webhook, wecom
+from prhub.notify import email as mail
 from prhub.notify.message import Message, TooLarge
-
-if TYPE_CHECKING:
-    from prhub.notify.email import EmailClient
+from prhub.notify.wire import Kind, Request, Verdict
 
 logger = logging.getLogger(__name__)
 
-Kind = Literal["delivered", "throttled", "transient", "permanent"]
 ATTEMPTS = 4
 BASE_DELAY = 1.0  # seconds before the second attempt; doubled each time
 MAX_DELAY = 30.0
 MAX_WAIT = 65.0  # longest in-process wait: covers the 20-a-minute windows of DingTalk and WeCom
 TIMEOUT = 10.0  # seconds per HTTP request
-
-
-@dataclass(frozen=True)
-class Request:
-    """One HTTP request as a platform wants it; `body` is the exact bytes signed and sent."""
-
-    url: str
-    body: bytes
-    headers: Mapping[str, str] = field(default_factory=lambda: {"Content-Type": "application/json; charset=utf-8"})
-    method: str = "POST"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    kind: Kind
-    detail: str = ""
-    retry_after: float | None = None  # seconds the platform asked for (throttled)
 
 
 @dataclass(frozen=True)
@@ -96,16 +76,16 @@ class Platform(Protocol):
     def classify(self, status: int, headers: Mapping[str, str], body: str) -> Verdict: ...
 
 
-def platform(channel: str) -> Platform:
-    from prhub.notify import dingtalk, feishu, slack, teams, webhook, wecom
+PLATFORMS: dict[str, Any] = {"slack": slack, "feishu": feishu, "dingtalk": dingtalk, "wecom": wecom,
+                             "teams": teams, "webhook": webhook}  # modules, each a Platform
 
-    modules: dict[str, Any] = {"slack": slack, "feishu": feishu, "dingtalk": dingtalk, "wecom": wecom,
-                               "teams": teams, "webhook": webhook}
-    return modules[channel]  # type: ignore[no-any-return]
+
+def platform(channel: str) -> Platform:
+    return PLATFORMS[channel]  # type: ignore[no-any-return]
 
 
 def deliver(target: Target, message: Message, *, http: Http | None = None, clock: Callable[[], float],
-            sleep: Callable[[float], None], email: EmailClient | None = None, sender: str = "",
+            sleep: Callable[[float], None], email: mail.EmailClient | None = None, sender: str = "",
             delivery_id: str | None = None, attempts: int = ATTEMPTS, max_wait: float = MAX_WAIT) -> Outcome:
     """Send `message` to `target` (an HTTP channel through `http`, e-mail through `email` from `sender`).
 
@@ -114,8 +94,6 @@ def deliver(target: Target, message: Message, *, http: Http | None = None, clock
     """
     delivery_id = delivery_id or str(uuid.uuid4())
     if target.channel == "email":
-        from prhub.notify import email as mail
-
         if email is None:
             raise ValueError("an email channel needs an EmailClient")
         client = email
@@ -174,65 +152,6 @@ def _send(http: Http, module: Platform, request: Request) -> Verdict:
         return Verdict("transient", f"connection failed: {type(exc).__name__}")
     body = response.content.decode("utf-8", "replace")[:2000]
     return module.classify(response.status_code, response.headers, body)
-
-
-def http_verdict(status: int, headers: Mapping[str, str], body: str) -> Verdict:
-    """The common reading of HTTP status codes: 2xx delivered, 429/408 throttled, 5xx transient, else permanent."""
-    detail = f"HTTP {status}" + (f" {body.strip()[:200]}" if body.strip() else "")
-    if 200 <= status < 300:
-        return Verdict("delivered", detail)
-    if status in (408, 429):
-        return Verdict("throttled", detail, retry_after(headers.get("Retry-After")))
-    if status >= 500:
-        return Verdict("transient", detail, retry_after(headers.get("Retry-After")))
-    return Verdict("permanent", detail)
-
-
-def code_verdict(status: int, headers: Mapping[str, str], body: str, *, code_keys: tuple[str, str],
-                 throttled: Mapping[int, float], transient: frozenset[int] = frozenset({-1}),
-                 permanent: Mapping[int, str] | None = None) -> Verdict:
-    """The reading of chat bots that answer HTTP 200 with a JSON error code (Feishu, DingTalk, WeCom).
-
-    `code_keys` names the code and message fields; `throttled` maps a code to the seconds to wait;
-    codes neither throttled nor transient are permanent (`permanent` explains the documented ones).
-    """
-    if status != 200:
-        return http_verdict(status, headers, body)
-    try:
-        doc = json.loads(body)
-    except json.JSONDecodeError:
-        return Verdict("permanent", f"HTTP 200 with a body that is not JSON: {body[:100]!r}")
-    code_key, msg_key = code_keys
-    code = doc.get(code_key) if isinstance(doc, dict) else None
-    if not isinstance(code, int) or isinstance(code, bool):
-        return Verdict("permanent", f"HTTP 200 without {code_key}: {body[:100]!r}")
-    detail = f"{code_key} {code}: {str(doc.get(msg_key, ''))[:200]}"
-    if code == 0:
-        return Verdict("delivered", detail)
-    if code in throttled:
-        return Verdict("throttled", detail, throttled[code])
-    if code in transient:
-        return Verdict("transient", detail)
-    why = (permanent or {}).get(code)
-    return Verdict("permanent", f"{detail} ({why})" if why else detail)
-
-
-def retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Retry-After as seconds: delta-seconds or an HTTP date (RFC 9110); None when absent or unreadable."""
-    if not value:
-        return None
-    text = value.strip()
-    try:
-        return max(float(text), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    import time
-
-    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
 
 
 def _report(outcome: Outcome) -> None:

@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from prhub.notify import markup
 from prhub.core.channels import Target
-from prhub.notify.delivery import Request, Verdict, code_verdict
+from prhub.notify import markup
 from prhub.notify.message import Message, fit
+from prhub.notify.wire import Request, Verdict, code_verdict
 
 MAX_BODY = 20_000
 # DingTalk's docs: past 20 messages a minute a robot is throttled for 10 minutes (longer than a Lambda

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from prhub.notify import markup
 from prhub.core.channels import Target
-from prhub.notify.delivery import Verdict
+from prhub.notify import markup
 from prhub.notify.message import Message
+from prhub.notify.wire import Verdict
 
 RATE_WAIT = 1.0  # seconds: SES's rate is per second
 QUOTA_WAIT = 600.0  # "wait for an interval of up to 10 minutes"

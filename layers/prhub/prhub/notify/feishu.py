@@ -19,10 +19,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from prhub.notify import markup
 from prhub.core.channels import Target
-from prhub.notify.delivery import Request, Verdict, code_verdict
+from prhub.notify import markup
 from prhub.notify.message import Message, fit
+from prhub.notify.wire import Request, Verdict, code_verdict
 
 MAX_BODY = 20_000  # bytes ("20K"; read as 20,000 to stay clear of either meaning)
 THROTTLE_WAIT = 2.0  # seconds: the per-second limit clears quickly

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from prhub.notify import markup
 from prhub.core.channels import Target
-from prhub.notify.delivery import Request, Verdict, http_verdict
+from prhub.notify import markup
 from prhub.notify.message import Message, fit, shorten
+from prhub.notify.wire import Request, Verdict, http_verdict
 
 MAX_BLOCKS = 50
 SECTION_CHARS = 3000

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from prhub.notify import markup
 from prhub.core.channels import Target
-from prhub.notify.delivery import Request, Verdict, http_verdict
+from prhub.notify import markup
 from prhub.notify.message import Message, fit
+from prhub.notify.wire import Request, Verdict, http_verdict
 
 MAX_BODY = 28_000  # bytes
 CARD_VERSION = "1.4"  # Teams renders Adaptive Cards up to 1.5; 1.4 covers the Teams mobile clients too

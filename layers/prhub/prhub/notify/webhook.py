@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from prhub.notify import markup
 from prhub.core.channels import Target
-from prhub.notify.delivery import Request, Verdict, http_verdict
+from prhub.notify import markup
 from prhub.notify.message import Message
+from prhub.notify.wire import Request, Verdict, http_verdict
 
 EVENT = "report.published"
 SCHEMA = "prhub.notify/1"

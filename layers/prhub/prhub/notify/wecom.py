@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from prhub.notify import markup
 from prhub.core.channels import Target
-from prhub.notify.delivery import Request, Verdict, code_verdict
+from prhub.notify import markup
 from prhub.notify.message import Message, fit
+from prhub.notify.wire import Request, Verdict, code_verdict
 
 MAX_CONTENT = 4096  # bytes of UTF-8
 WINDOW = 60.0  # seconds: the limit is 20 a minute, so the next minute takes the message

@@ -1,3 +1,4 @@
 """Where PRs come from (adapters): an export file (`source`), GitHub's GraphQL (`graphql`) and REST (`github`)
-APIs with their diffs (`diffs`) and organisation listings (`orgs`), the package registries (`registry`), and a
-report's scope applied to a listing (`scope`). May import `core` and `engine`; never `flow`."""
+APIs over one HTTP client (`http`), with their diffs (`diffs`) and organisation listings (`orgs`), the package
+registries (`registry`), and a report's scope applied to a listing (`scope`). May import `core` and `engine`;
+never `flow`."""

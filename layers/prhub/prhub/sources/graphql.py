@@ -21,37 +21,38 @@ How it spends GitHub's budgets (docs/github.md has the design):
   reset responses, and answers with partial data and `errors` are retried, bounded, and
   never drop a PR silently: a listing either has every PR or raises.
 
-Without a token (GraphQL needs one) or on a server without GraphQL (404), the REST source
-this class extends does the work.
+Requests go through the client the REST source uses too (prhub.sources.http.GitHubClient), with
+GraphQL's own budget (PointsBudget). Without a token (GraphQL needs one) or on a server without GraphQL
+(404), the REST source the GraphQL source holds (`rest`) does the work.
 """
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 import requests
 
-from prhub.cloud import metrics, tracing
-from prhub.engine.changes import is_generated
-from prhub.sources.diffs import FileDiff, hunks_complete, split_diff
-from prhub.core.errors import RetryLater, SourceError
-from prhub.sources.github import (
-    FILES_CAP,
-    LOGIN,
-    RETRYABLE_EXCEPTIONS,
-    SEARCH_CAP,
-    CachedResponse,
-    EtagCache,
-    GitHubSource,
-    RateLimit,
-    _message,
-    co_authors_from,
-)
+from prhub.cloud import metrics, secrets, tracing
+from prhub.core.errors import SourceError
 from prhub.core.models import FileChange, PullRef, PullRequest, Review
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
+from prhub.engine.changes import is_generated
+from prhub.sources.diffs import FileDiff, hunks_complete, split_diff
+from prhub.sources.github import FILES_CAP, LOGIN, SEARCH_CAP, GitHubSource, co_authors_from
+from prhub.sources.http import (
+    CachedResponse,
+    EtagCache,
+    Fault,
+    GitHubClient,
+    RateLimit,
+    answered,
+    message,
+    options_from_env,
+    read_rate,
+)
 from prhub.sources.source import History, ListPage, Tagger, comparison_span, history_entry
 
 log = logging.getLogger(__name__)
@@ -145,93 +146,44 @@ def _actor(actor: Any) -> str:
     return f"{login}[bot]" if actor.get("__typename") == "Bot" and not login.endswith("[bot]") else login
 
 
-class GraphQLSource(GitHubSource):
-    """GitHubSource with listing and details through GraphQL (same interface, same `deadline`).
+def _query_answer(response: requests.Response) -> requests.Response | Fault:
+    """How a query's answer is read: a 502 or 504 is GitHub giving up on a query that ran too long, raised as
+    QueryTimeout instead of asked again as it is (a smaller page may pass); other 5xx are faults to retry."""
+    if response.status_code in (502, 504):
+        raise QueryTimeout(f"GitHub gave up on the query ({response.status_code})")
+    return answered(response)
 
-    `payloads` is where listed PRs and their diffs' parts are kept for the workers (default: the ETag cache,
-    which is the stack's CacheTable when CACHE_TABLE is set, so every worker sees what the planner listed).
-    """
 
-    def __init__(self, *args: Any, graphql_url: str | None = None, payloads: EtagCache | None = None,
-                 page_size: int = PAGE, **options: Any) -> None:
-        super().__init__(*args, **options)
-        self.graphql_url = graphql_url or graphql_endpoint(self.api_url)
-        self.payloads: EtagCache = payloads if payloads is not None else self.etag_cache
-        self.page_size = max(1, min(PAGE, page_size))
-        self.points: RateLimit | None = None  # the GraphQL budget, separate from REST's `rate`
-        self.graphql = bool(self.token)  # GraphQL needs authentication; without a token REST serves
-        self._kept: dict[tuple[str, int], PullRequest] = {}
-        self._last_cost = 1  # what the last query cost: the least the next one needs left in the budget
+class PointsBudget:
+    """GraphQL's points budget, apart from REST's (`GitHubClient.rate`): read from each answer's headers and its
+    `rateLimit`, and checked before each query, which waits for the reset when what is left would not pay for it."""
 
-    # --- HTTP ---------------------------------------------------------------------------------
+    def __init__(self, http: GitHubClient) -> None:
+        self.http = http
+        self.points: RateLimit | None = None
+        self.last_cost = 1  # what the last query cost: the least the next one needs left in the budget
 
-    def _send(self, method: str, url: str, *, accept: str | None = None,
-              body: dict[str, Any] | None = None) -> requests.Response:
-        """One request with GitHub's limits honoured: returns a 2xx/4xx answer for the caller to read;
-        rate limits are waited for (or raise RetryLater), 5xx and network faults retried with backoff."""
-        headers = self._headers()
-        if accept:
-            headers["Accept"] = accept
-        faults = limited = 0
-        while True:
-            if body is not None:  # REST requests draw on another budget (`rate`, checked by its answers)
-                self._spend_check()
-            problem = ""
-            self.stats["requests"] += 1
-            self.stats["graphql" if body is not None else "rest"] += 1
-            metrics.count("GitHubRequests")
-            try:
-                response = self.session.request(method, url, headers=headers, json=body, timeout=self.timeout)
-            except RETRYABLE_EXCEPTIONS as exc:
-                problem = f"{type(exc).__name__}: {exc}"
-            else:
-                status = response.status_code
-                self.stats[f"http_{status}"] += 1
-                if body is None:
-                    self._note_rate(response)
-                else:
-                    self._note_points(response)
-                wait = self._limit_wait(response) if status in (403, 429) else None
-                if status == 200 and body is not None:
-                    wait = self._graphql_limit(response)
-                if wait is not None:
-                    limited += 1
-                    metrics.count("RateLimitWaits")
-                    if limited > self.max_tries:
-                        raise RetryLater(f"GitHub keeps rate-limiting {url}", retry_after=wait + self.margin)
-                    self._wait(wait, "rate limit")
-                    continue
-                if status < 500:
-                    return response
-                if status in (502, 504) and body is not None:
-                    raise QueryTimeout(f"GitHub gave up on the query ({status})")
-                problem = f"HTTP {status}"
-            faults += 1
-            self.stats["retries"] += 1
-            if faults >= self.max_tries:
-                raise SourceError(f"GitHub failed {faults} times for {url}; last: {problem}")
-            self._wait(self._backoff(faults - 1), f"fault ({problem})")
-
-    def _spend_check(self) -> None:
-        """Before a query: wait for the points budget's reset when what is left would not pay for it."""
+    def before(self) -> None:
         points = self.points
-        if points is None or points.remaining >= self._last_cost:
+        if points is None or points.remaining >= self.last_cost:
             return
-        wait = points.reset - self.clock()
+        wait = points.reset - self.http.clock()
         if wait > 0:
             self.points = None  # after the wait the budget is full again; the next answer says so
             metrics.count("RateLimitWaits")
-            self._wait(wait, "GraphQL points budget")
+            self.http.wait(wait, "GraphQL points budget")
 
-    def _note_points(self, response: requests.Response) -> None:
-        headers = response.headers
-        if "X-RateLimit-Remaining" in headers:
-            with contextlib.suppress(ValueError):  # a malformed header must not fail the request
-                self.points = RateLimit(int(headers.get("X-RateLimit-Limit", 0)),
-                                        int(headers["X-RateLimit-Remaining"]),
-                                        float(headers.get("X-RateLimit-Reset", 0)))
+    def note(self, response: requests.Response) -> None:
+        rate = read_rate(response.headers)
+        if rate is not None:
+            self.points = rate
 
-    def _graphql_limit(self, response: requests.Response) -> float | None:
+    def wait(self, response: requests.Response) -> float | None:
+        if response.status_code == 200:
+            return self._limited(response)
+        return self.http.limit_wait(response) if response.status_code in (403, 429) else None
+
+    def _limited(self, response: requests.Response) -> float | None:
         """Seconds to wait when a 200 answer is a rate-limit error (GitHub answers the primary limit,
         and sometimes a secondary one, with 200 and `errors`), else None."""
         if b"rate limit" not in response.content.lower() and b"RATE_LIMITED" not in response.content:
@@ -244,57 +196,143 @@ class GraphQLSource(GitHubSource):
             e.get("type") == "RATE_LIMITED" or "rate limit" in str(e.get("message", "")).lower())]
         if not limited:
             return None
-        self.stats["rate_limited"] += 1
-        return self._limit_wait(response) or 60.0
+        self.http.stats["rate_limited"] += 1
+        return self.http.limit_wait(response) or 60.0
+
+    def charge(self, data: Any) -> None:
+        """What a query's `rateLimit` says: the points left, and what the next query needs at least."""
+        rate = data.get("rateLimit") if isinstance(data, dict) else None
+        if isinstance(rate, dict) and "remaining" in rate:
+            self.points = RateLimit(int(rate.get("limit") or 0), int(rate["remaining"]),
+                                    parse_timestamp(str(rate["resetAt"])).timestamp())
+            self.http.stats["points"] += int(rate.get("cost") or 0)
+            self.last_cost = max(1, int(rate.get("cost") or 1))
+
+
+class GraphQLSource:
+    """GitHub as a Source through GraphQL (the REST source's interface and `deadline`), over `http` (a
+    GitHubClient; made from `token`, `api_url` and the client's `options` when not given). `rest`, a
+    GitHubSource on the same client, serves where GraphQL cannot.
+
+    `payloads` is where listed PRs and their diffs' parts are kept for the workers (default: the ETag cache,
+    which is the stack's CacheTable when CACHE_TABLE is set, so every worker sees what the planner listed).
+    """
+
+    def __init__(self, token: str | None = None, api_url: str | None = None, *, graphql_url: str | None = None,
+                 payloads: EtagCache | None = None, page_size: int = PAGE, co_authors: bool = True,
+                 http: GitHubClient | None = None, **options: Any) -> None:
+        self.http = http if http is not None else GitHubClient(token, api_url, **options)
+        self.rest = GitHubSource(http=self.http, co_authors=co_authors)
+        self.co_authors = co_authors
+        self.graphql_url = graphql_url or graphql_endpoint(self.http.api_url)
+        self.payloads: EtagCache = payloads if payloads is not None else self.http.etag_cache
+        self.page_size = max(1, min(PAGE, page_size))
+        self.budget = PointsBudget(self.http)
+        self.graphql = bool(self.http.token)  # GraphQL needs authentication; without a token REST serves
+        self._kept: dict[tuple[str, int], PullRequest] = {}
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], reader: secrets.Secrets | None = None,
+                 **options: Any) -> GraphQLSource:
+        """A source on GITHUB_API_URL with GITHUB_TOKEN (or the GITHUB_TOKEN_SECRET secret); see options_from_env."""
+        return cls(**{**options_from_env(env, reader), **options})
+
+    @property
+    def deadline(self) -> Callable[[], float] | None:
+        """The client's (see GitHubClient), which the REST source shares."""
+        return self.http.deadline
+
+    @deadline.setter
+    def deadline(self, value: Callable[[], float] | None) -> None:
+        self.http.deadline = value
+
+    @property
+    def token(self) -> str | None:
+        return self.http.token
+
+    @property
+    def api_url(self) -> str:
+        return self.http.api_url
+
+    @property
+    def points(self) -> RateLimit | None:
+        """The GraphQL budget as last read, separate from REST's (`http.rate`)."""
+        return self.budget.points
+
+    @property
+    def stats(self) -> Counter[str]:
+        return self.http.stats
+
+    def pages(self, path: str, params: dict[str, Any]) -> list[Any]:
+        """Every page of a REST list endpoint (what organisation listings read)."""
+        return self.rest.pages(path, params)
+
+    def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
+        return self.rest.notes(repo, period, lang)
+
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        return self.rest.warnings(repo, period)
+
+    def _without_graphql(self, exc: GraphQLUnavailable) -> None:
+        """From now on the REST source serves."""
+        log.warning("%s: using the REST API instead", exc)
+        self.graphql = False
+
+    # --- queries ------------------------------------------------------------------------------
 
     def query(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         """Run one GraphQL query; its `data`. Raises PartialAnswer when `errors` came with the data,
         QueryTimeout when GitHub gave up, GraphQLUnavailable when there is no GraphQL to ask."""
-        response = self._send("POST", self.graphql_url, body={"query": query, "variables": variables})
+        response = self.http.send("POST", self.graphql_url, _query_answer, limits=self.budget, tally="graphql",
+                                  body={"query": query, "variables": variables})
+        answer = self._decoded(response)
+        self.budget.charge(answer.get("data"))
+        return self._data(answer, variables)
+
+    def _decoded(self, response: requests.Response) -> dict[str, Any]:
+        """The answer's JSON document, or the error its status means."""
         status = response.status_code
         if status == 401:
-            raise SourceError(f"GitHub rejected the token (401 {_message(response)}): "
+            raise SourceError(f"GitHub rejected the token (401 {message(response)}): "
                               "check GITHUB_TOKEN or the token secret")
         if status in (403, 404, 410):
-            raise GraphQLUnavailable(f"no GraphQL at {self.graphql_url} ({status} {_message(response)})")
+            raise GraphQLUnavailable(f"no GraphQL at {self.graphql_url} ({status} {message(response)})")
         if status != 200:
-            raise SourceError(f"GitHub answered the query with {status}: {_message(response)}")
+            raise SourceError(f"GitHub answered the query with {status}: {message(response)}")
         try:
             answer = response.json()
         except ValueError:
             answer = None
         if not isinstance(answer, dict):
             raise PartialAnswer("GitHub's answer to the query was cut off or is not JSON")
-        rate = (answer.get("data") or {}).get("rateLimit") if isinstance(answer.get("data"), dict) else None
-        if isinstance(rate, dict) and "remaining" in rate:
-            self.points = RateLimit(int(rate.get("limit") or 0), int(rate["remaining"]),
-                                    parse_timestamp(str(rate["resetAt"])).timestamp())
-            self.stats["points"] += int(rate.get("cost") or 0)
-            self._last_cost = max(1, int(rate.get("cost") or 1))
+        return answer
+
+    def _data(self, answer: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
+        """The answer's `data`, when its `errors` leave it whole."""
         errors = [e for e in answer.get("errors") or [] if isinstance(e, dict)]
         if any(e.get("type") == "NOT_FOUND" and (e.get("path") or [None])[0] == "repository" for e in errors):
             raise SourceError(f"repository {variables.get('owner')}/{variables.get('name')} not found at "
-                              f"{self.api_url} (or the token cannot see it)")
+                              f"{self.http.api_url} (or the token cannot see it)")
         if errors and any("timeout" in str(e.get("message", "")).lower() for e in errors):
             raise QueryTimeout(f"GitHub timed out on the query: {errors[0].get('message')}")
         if "data" not in answer:  # refused before it ran (a malformed or too large query): asking again won't help
             raise SourceError(f"GitHub refused the query: {'; '.join(str(e.get('message')) for e in errors[:3])}")
         data = answer.get("data")
         if errors or not isinstance(data, dict):
-            self.stats["partial"] += 1
+            self.http.stats["partial"] += 1
             raise PartialAnswer(f"GraphQL errors: {'; '.join(str(e.get('message')) for e in errors[:3])}")
         return data
 
     def _query_retrying(self, query: str, variables: dict[str, Any], *, shrinkable: bool = False) -> dict[str, Any]:
         """`query`, asked again (with backoff) while GitHub leaves parts of the answer out or gives up on it.
         A `shrinkable` query's timeout goes to the caller instead, which can ask for a smaller page."""
-        for attempt in range(self.max_tries):
+        for attempt in range(self.http.max_tries):
             try:
                 return self.query(query, variables)
             except (PartialAnswer, QueryTimeout) as exc:
-                if attempt + 1 == self.max_tries or (shrinkable and isinstance(exc, QueryTimeout)):
+                if attempt + 1 == self.http.max_tries or (shrinkable and isinstance(exc, QueryTimeout)):
                     raise
-                self._wait(self._backoff(attempt), f"GraphQL answer ({exc})")
+                self.http.wait(self.http.backoff(attempt), f"GraphQL answer ({exc})")
         raise AssertionError("unreachable")
 
     # --- listing ------------------------------------------------------------------------------
@@ -312,9 +350,8 @@ class GraphQLSource(GitHubSource):
                 yield from self._search_pages(repo, period, resume)
                 return
             except GraphQLUnavailable as exc:
-                log.warning("%s: using the REST API instead", exc)
-                self.graphql = False
-        yield ListPage(super().list_merged(repo, period), None)
+                self._without_graphql(exc)
+        yield ListPage(self.rest.list_merged(repo, period), None)
 
     def _search_pages(self, repo: str, period: Period, resume: dict[str, Any] | None) -> Iterator[ListPage]:
         """Search pages, sliced below the search cap; every PR they yield is kept for get()."""
@@ -356,7 +393,7 @@ class GraphQLSource(GitHubSource):
                 if self.page_size <= MIN_PAGE:
                     raise
                 self.page_size = max(MIN_PAGE, self.page_size // 2)  # kept: the next pages are as heavy
-                self.stats["page_shrinks"] += 1
+                self.http.stats["page_shrinks"] += 1
                 log.warning("GitHub timed out on a search page: asking %d PRs a page", self.page_size)
                 continue
             search = data.get("search")
@@ -412,25 +449,21 @@ class GraphQLSource(GitHubSource):
                 node[field]["pageInfo"] = more.get("pageInfo") or {}
 
     def _pull(self, node: dict[str, Any]) -> PullRequest:
-        files = [FileChange(filename=str(f["path"]), status=STATUS.get(str(f.get("changeType")), "modified"),
-                            additions=int(f.get("additions") or 0), deletions=int(f.get("deletions") or 0))
-                 for f in (node.get("files") or {}).get("nodes") or [] if isinstance(f, dict)][:FILES_CAP]
+        files = [_file_change(f) for f in _nodes(node, "files")][:FILES_CAP]
         commit = node.get("mergeCommit") or {}
         changed = int(node.get("changedFiles") or len(files))
-        reviews = (node.get("reviews") or {}).get("nodes") or []
         return PullRequest(
             number=int(node["number"]), title=str(node.get("title") or ""), body=str(node.get("body") or ""),
             author=_actor(node.get("author")), merged_at=parse_timestamp(str(node["mergedAt"])),
-            url=str(node.get("url") or ""),
-            labels=[str(lb["name"]) for lb in (node.get("labels") or {}).get("nodes") or [] if isinstance(lb, dict)],
+            url=str(node.get("url") or ""), labels=_labels(node),
             co_authors=co_authors_from(str(commit.get("message") or "")) if self.co_authors else [],
             base_ref=str(node.get("baseRefName") or "main"),
             head_sha=str(node.get("headRefOid") or commit.get("oid") or ""),
             additions=int(node.get("additions") or 0), deletions=int(node.get("deletions") or 0),
             changed_files=changed, files=files, files_truncated=changed > len(files),
             # Pending reviews are drafts nobody else sees yet.
-            reviews=[Review(_actor(r.get("author")), str(r.get("state"))) for r in reviews
-                     if isinstance(r, dict) and r.get("state") != "PENDING"],
+            reviews=[Review(_actor(r.get("author")), str(r.get("state"))) for r in _nodes(node, "reviews")
+                     if r.get("state") != "PENDING"],
             commits=(node.get("commits") or {}).get("totalCount"),
         )
 
@@ -445,27 +478,25 @@ class GraphQLSource(GitHubSource):
         the date is the merge of their first-opened PR, which may not be their first merge.
         A display name (an export's or a co-author trailer's) cannot be searched: recorded as not new."""
         if not self.graphql:
-            return super().history(repo, period, authors, tag)
+            return self.rest.history(repo, period, authors, tag)
         try:
             earlier = self._listed(repo, comparison_span(period), tag)
             first = self._first_merges(repo, period, authors)
         except GraphQLUnavailable as exc:
-            log.warning("%s: using the REST API instead", exc)
-            self.graphql = False
-            return super().history(repo, period, authors, tag)
+            self._without_graphql(exc)
+            return self.rest.history(repo, period, authors, tag)
         return History(earlier, first)
 
     @tracing.traced("github record")
     def record(self, repo: str, span: Period, tag: Tagger) -> History:
         """The span's PRs in the history's light listing (titles, labels, paths), sliced at the search cap."""
         if not self.graphql:
-            return super().record(repo, span, tag)
+            return self.rest.record(repo, span, tag)
         try:
             return History(self._listed(repo, span, tag), {})
         except GraphQLUnavailable as exc:
-            log.warning("%s: using the REST API instead", exc)
-            self.graphql = False
-            return super().record(repo, span, tag)
+            self._without_graphql(exc)
+            return self.rest.record(repo, span, tag)
 
     def _listed(self, repo: str, span: Period, tag: Tagger) -> list[dict[str, Any]]:
         start, stop = span.start_utc, span.end_utc - timedelta(seconds=1)  # search ranges are inclusive
@@ -503,10 +534,8 @@ class GraphQLSource(GitHubSource):
         """What `tag` reads of a history node; files past the first 100 do not change a PR's modules much."""
         return PullRequest(
             number=int(node["number"]), title=str(node.get("title") or ""), body="", author=_actor(node.get("author")),
-            merged_at=parse_timestamp(str(node["mergedAt"])), url=str(node.get("url") or ""),
-            labels=[str(lb["name"]) for lb in (node.get("labels") or {}).get("nodes") or [] if isinstance(lb, dict)],
-            files=[FileChange(str(f["path"]), "modified", 0, 0)
-                   for f in (node.get("files") or {}).get("nodes") or [] if isinstance(f, dict)])
+            merged_at=parse_timestamp(str(node["mergedAt"])), url=str(node.get("url") or ""), labels=_labels(node),
+            files=[FileChange(str(f["path"]), "modified", 0, 0) for f in _nodes(node, "files")])
 
     def _first_merges(self, repo: str, period: Period, authors: Iterable[str]) -> dict[str, str]:
         before = format_timestamp(period.start_utc - timedelta(seconds=1))
@@ -548,7 +577,7 @@ class GraphQLSource(GitHubSource):
     def touched(self, repo: str, ref: PullRef) -> list[str]:
         """From the listing's own nodes (files up to FILES_CAP); no diff is fetched."""
         if not self.graphql:
-            return super().touched(repo, ref)
+            return self.rest.touched(repo, ref)
         pr = self._kept.get((repo, ref.number))
         if pr is None:
             stored = self.payloads.get(self._payload_key(repo, ref.number))
@@ -558,7 +587,7 @@ class GraphQLSource(GitHubSource):
     @tracing.traced("github get")
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         if not self.graphql:
-            return super().get(repo, ref)
+            return self.rest.get(repo, ref)
         pr = self._kept.get((repo, ref.number))
         if pr is None:
             stored = self.payloads.get(self._payload_key(repo, ref.number))
@@ -567,9 +596,8 @@ class GraphQLSource(GitHubSource):
             try:
                 pr = self._load_one(repo, ref.number)
             except GraphQLUnavailable as exc:
-                log.warning("%s: using the REST API instead", exc)
-                self.graphql = False
-                return super().get(repo, ref)
+                self._without_graphql(exc)
+                return self.rest.get(repo, ref)
         if not needs_diff(pr):
             return pr
         # A merged PR's diff at its head commit never changes: kept without revalidation. Only the diff's part
@@ -608,36 +636,52 @@ class GraphQLSource(GitHubSource):
             diff = self._diff(repo, pr)
             if diff is not None:
                 return {d.path: (d.patch, d.previous_path, d.binary) for d in diff}
-        self.stats["files_fallback"] += 1
+        self.http.stats["files_fallback"] += 1
         return {str(row["filename"]): (row.get("patch"), row.get("previous_filename"), False)
-                for row in self.pages(f"repos/{repo}/pulls/{pr.number}/files", {"per_page": 100})}
+                for row in self.rest.pages(f"repos/{repo}/pulls/{pr.number}/files", {"per_page": 100})}
 
     def _diff(self, repo: str, pr: PullRequest) -> list[FileDiff] | None:
         """The PR's whole diff by file, or None when GitHub will not render it (406 too_large).
 
         A diff that lacks a listed file or ends inside a hunk was cut off in transit: asked again."""
-        url = self.url(f"repos/{repo}/pulls/{pr.number}")
+        url = self.http.url(f"repos/{repo}/pulls/{pr.number}")
         listed = {f.filename for f in pr.files}
-        for attempt in range(self.max_tries):
-            response = self._send("GET", url, accept=DIFF_MEDIA_TYPE)
-            self.stats["diffs"] += 1
+        for attempt in range(self.http.max_tries):
+            response = self.http.send("GET", url, answered, headers=self.http.headers(DIFF_MEDIA_TYPE), tally="rest")
+            self.http.stats["diffs"] += 1
             if response.status_code == 406:
-                log.info("diff of #%d too large for GitHub (%s): reading /files", pr.number, _message(response))
+                log.info("diff of #%d too large for GitHub (%s): reading /files", pr.number, message(response))
                 return None
             if response.status_code == 404:
                 raise SourceError(f"PR #{pr.number} of {repo} not found")
             if response.status_code != 200:
                 raise SourceError(f"GitHub answered {response.status_code} for the diff of #{pr.number}: "
-                                  f"{_message(response)}")
+                                  f"{message(response)}")
             files = split_diff(response.content.decode("utf-8", errors="replace"))
             # A cut answer ends early: the files after the cut are missing, the last one may end mid-hunk.
             if listed <= {d.path for d in files} and (not files or hunks_complete(files[-1].patch)):
                 return files
-            self.stats["cut_diffs"] += 1
-            if attempt + 1 < self.max_tries:
-                self._wait(self._backoff(attempt), "diff cut off")
+            self.http.stats["cut_diffs"] += 1
+            if attempt + 1 < self.http.max_tries:
+                self.http.wait(self.http.backoff(attempt), "diff cut off")
         log.warning("the diff of #%d kept arriving incomplete: reading /files", pr.number)
         return None
+
+
+def _nodes(node: dict[str, Any], field: str) -> list[dict[str, Any]]:
+    """The objects among a connection field's nodes (an absent or null connection has none)."""
+    return [n for n in (node.get(field) or {}).get("nodes") or [] if isinstance(n, dict)]
+
+
+def _labels(node: dict[str, Any]) -> list[str]:
+    return [str(lb["name"]) for lb in _nodes(node, "labels")]
+
+
+def _file_change(f: dict[str, Any]) -> FileChange:
+    """A `files` node as REST's /files row reads: PatchStatus by its REST name; hunks and old paths come from
+    the diff."""
+    return FileChange(filename=str(f["path"]), status=STATUS.get(str(f.get("changeType")), "modified"),
+                      additions=int(f.get("additions") or 0), deletions=int(f.get("deletions") or 0))
 
 
 def _split(start: datetime, stop: datetime, parts: int) -> list[list[str]]:

@@ -5,7 +5,8 @@ the score worker. `open_source(spec)` turns a run's source spec into a Source:
 
     jsonl:PATH          the export format, PATH local or s3://bucket/key
     github              GitHub's GraphQL API (prhub.sources.graphql), the REST API (prhub.sources.github)
-                        where GraphQL cannot serve: no token, or a server without it
+                        where GraphQL cannot serve: no token, or a server without it; the caller hands in
+                        the factory (`github=`), so this module imports neither
 """
 from __future__ import annotations
 
@@ -353,16 +354,14 @@ def check_location(spec: str, bucket: str, local: bool) -> str:
 
 
 def open_source(spec: str, s3_client: Any = None, github: Callable[[], Source] | None = None) -> Source:
-    """Build the Source a run's spec names: an export (`s3_client` reads s3:// ones) or GitHub (`github` makes
-    it; by default an anonymous source on api.github.com, which REST serves: GraphQL needs a token)."""
+    """Build the Source a run's spec names: an export (`s3_client` reads s3:// ones) or GitHub, which `github`
+    makes (the flow's is prhub.flow.deps': this module knows the Source protocol, not GitHub's clients)."""
     if spec.startswith("jsonl:"):
         return JsonlSource.from_path(spec[len("jsonl:"):], s3_client)
     if spec == "github":
-        if github is not None:
-            return github()
-        from prhub.sources.graphql import GraphQLSource
-
-        return GraphQLSource()
+        if github is None:
+            raise SourceError("source github cannot be read here: no GitHub source was configured")
+        return github()
     raise InputError(f"unknown source {spec!r}: use github or jsonl:PATH")
 
 
