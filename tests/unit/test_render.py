@@ -87,7 +87,7 @@ def test_markdown_html_and_pdf_print_the_numbers_of_report_json(case, tmp_path, 
 
 def test_derived_numbers_come_from_one_helper_for_every_rendering():
     assert num(5.5) == "5.5" and num(7.0) == "7.0" and num(3) == "3" and num(6.25) == "6.25"
-    trends = {s.id: s.data for s in view(load("zh-week"))["sections"]}["trends"]
+    trends = {s.id: s.data for s in view(load("zh-week")).sections}["trends"]
     module = trends["modules"][1]
     assert (module["pr_count"], module["baseline"], module["delta"], module["trend"]) == ("2", "1.0", "+1.0", "上升")
 
@@ -289,5 +289,5 @@ def test_every_section_kind_has_a_layout_in_each_rendering():
     kinds = {kind for _, _, kind, _ in SECTIONS} | PULL_KINDS
     assert kinds == set(LAYOUTS)
     for env, name in ((md_env(), "sections.md.j2"), (html_env(), "sections.html.j2")):
-        module = env.get_template(name).make_module({"L": {}, "links": {}})
+        module = env.get_template(name).make_module({"words": {}, "links": {}})
         assert all(callable(getattr(module, kind, None)) for kind in kinds), name

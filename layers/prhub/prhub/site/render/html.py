@@ -72,5 +72,5 @@ def render_html(report: Report, home: str | None = None, alternates: list[dict[s
     here = sitepaths.report_folder(report, home)
     pulls = sitepaths.relative(here, f"{sitepaths.base(report)}/pull/")
     links = (pulls, sitepaths.lang_dir(report["language"], home))
-    return render_page("report.html.j2", **view(report, pull_links=links), alternates=alternates or [],
+    return render_page("report.html.j2", **view(report, pull_links=links).context(), alternates=alternates or [],
                        **sitepaths.nav(here, sitepaths.base(report), report["language"], home))

@@ -66,5 +66,5 @@ def environment() -> jinja2.Environment:
 
 def render_markdown(report: Report) -> str:
     """The report as Markdown, sections in reading order, empty ones left out (and no charts)."""
-    text = environment().get_template("report.md.j2").render(**view(report, with_charts=False))
+    text = environment().get_template("report.md.j2").render(**view(report, with_charts=False).context())
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

@@ -24,7 +24,7 @@ from fpdf.fonts import TTFFont
 from prhub.core.errors import PrhubError
 from prhub.site.render import charts
 from prhub.site.render.common import clean, segments
-from prhub.site.render.view import view
+from prhub.site.render.view import ReportView, view
 from prhub.core.report import Report
 
 # Where the CJK font comes from, first match wins: $PRHUB_CJK_FONT (a path; "path#N" picks face N of a
@@ -349,22 +349,22 @@ def _refs_cell(pdf: ReportPDF, refs: Sequence[dict[str, Any]]) -> list[Run]:
     return out
 
 
-def _cover(pdf: ReportPDF, v: dict[str, Any]) -> None:
+def _cover(pdf: ReportPDF, v: ReportView) -> None:
     """Page 1's top: the title, the byline and the stat cards."""
-    L, T, s = v["L"], pdf.fit, v["stats"]
+    words, T, s = v.words, pdf.fit, v.stats
     pdf.set_font("cjk", size=18)
-    pdf.start_section(T(v["title"]), level=0)
-    for line in wrap([Run(T(v["title"]))], pdf.epw, pdf.measure):
+    pdf.start_section(T(v.title), level=0)
+    for line in wrap([Run(T(v.title))], pdf.epw, pdf.measure):
         pdf.draw_line(line, MARGIN, 9)
         pdf.ln(9)
     pdf.ln(1)
-    byline = f"{L['repo']} {v['repo']} · {L['period']} {v['since']} {L['to']} {v['until']} ({v['tz']})"
+    byline = f"{words['repo']} {v.repo} · {words['period']} {v.since} {words['to']} {v.until} ({v.tz})"
     pdf.paragraph([Run(T(byline))], size=SMALL, after=0.5)
-    pdf.paragraph([Run(T(f"{L['generated_by']} {v['scorer']} · {L['generated_at']} {v['generated_at']}"))],
+    pdf.paragraph([Run(T(f"{words['generated_by']} {v.scorer} · {words['generated_at']} {v.generated_at}"))],
                   size=SMALL, after=2)
-    cards = [(L["pr_count"], s["pr_count"]), (L["key_pr_count"], s["key_pr_count"]),
-             (L["avg_importance"], s["avg_importance"]), (L["avg_insight"], s["avg_insight"]),
-             (L["changes"], f"+{s['additions']} / -{s['deletions']}"), (L["authors"], s["authors"])]
+    cards = [(words["pr_count"], s.pr_count), (words["key_pr_count"], s.key_pr_count),
+             (words["avg_importance"], s.avg_importance), (words["avg_insight"], s.avg_insight),
+             (words["changes"], f"+{s.additions} / -{s.deletions}"), (words["authors"], s.authors)]
     card_w, y = pdf.epw / len(cards), pdf.get_y()
     for i, (label, value) in enumerate(cards):
         x = MARGIN + i * card_w
@@ -379,10 +379,10 @@ def _cover(pdf: ReportPDF, v: dict[str, Any]) -> None:
         pdf.set_text_color(0, 0, 0)
         pdf.cell(card_w - 4, 6, T(value))
     pdf.set_y(y + 17)
-    if s["new_contributors"]:
-        pdf.paragraph([Run(T(f"{s['new_contributors_label']}: {', '.join(s['new_contributors'])}"))], size=SMALL)
-    if s["bots"]:
-        pdf.paragraph([Run(T(f"{L['bots']}: {s['bots']}"))], size=SMALL)
+    if s.new_contributors:
+        pdf.paragraph([Run(T(f"{s.new_contributors_label}: {', '.join(s.new_contributors)}"))], size=SMALL)
+    if s.bots:
+        pdf.paragraph([Run(T(f"{words['bots']}: {s.bots}"))], size=SMALL)
 
 
 # -- one layout per section kind (render/view.py) -----------------------------------------------------------------
@@ -414,29 +414,29 @@ def _key_changes(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
 
 
 def _trends(pdf: ReportPDF, d: dict[str, Any]) -> None:
-    L = pdf.words
+    words = pdf.words
     T = pdf.fit
     _bullets(pdf, d["notes"])
     _charts(pdf, d["charts"])
     if d["modules"]:
-        pdf.heading(L["modules"], 1)
+        pdf.heading(words["modules"], 1)
         trend = d["has_module_trend"]
-        headers = [L["module"], L["prs"]] + ([L["baseline"], L["delta"], L["trend"]] if trend else [])
+        headers = [words["module"], words["prs"]] + ([words["baseline"], words["delta"], words["trend"]] if trend else [])
         rows = [[[Run(T(m["name"]))], [Run(m["pr_count"])]]
                 + ([[Run(m["baseline"])], [Run(m["delta"])], [Run(T(m["trend"]))]] if trend else [])
                 for m in d["modules"]]
         pdf.wrapped_table(headers, rows, [4, 1.5, 2, 1.5, 2] if trend else [4, 1.5], "LRRRL" if trend else "LR")
     if d["hot_files"]:
-        pdf.heading(L["hot_files"], 1)
-        pdf.wrapped_table([L["file"], L["prs"], "PR"],
+        pdf.heading(words["hot_files"], 1)
+        pdf.wrapped_table([words["file"], words["prs"], "PR"],
                           [[[Run(T(f["path"]))], [Run(f["pr_count"])], _refs_cell(pdf, f["prs"])]
                            for f in d["hot_files"]], [6, 1.2, 3], "LRL")
     if d["reviewers"]:
-        pdf.heading(L["reviewers"], 1)
+        pdf.heading(words["reviewers"], 1)
         text = ", ".join(r["name"] + (f": {r['count']}" if r["count"] is not None else "") for r in d["reviewers"])
         pdf.paragraph([Run(T(text))])
     if d["types"]:
-        pdf.heading(L["types"], 1)
+        pdf.heading(words["types"], 1)
         pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in d["types"])))])
 
 
@@ -451,27 +451,27 @@ def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
 
 
 def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
-    L = pdf.words
+    words = pdf.words
     rows = [[[Run(p["label"], p["url"])], [Run(pdf.fit(p["title"]))], [Run(pdf.fit(", ".join(p["modules"])))],
              [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
             for p in items]
-    pdf.wrapped_table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
+    pdf.wrapped_table([words["pr"], words["title"], words["modules"], words["importance"], words["key_points"]], rows,
                       [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
 
 
 def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:
     """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
-    L = pdf.words
+    words = pdf.words
     for c in d["clusters"]:
         reason = [Run(" — " + pdf.fit(c["reason"]))] if c["reason"] else []
         pdf.paragraph([Run(pdf.fit(c["title"]) + ": "), *_refs_cell(pdf, c["prs"]), *reason], indent=5, bullet="•",
                       after=0.8)
     _bullets(pdf, d["relation_notes"])
     for r in [] if d["relation_notes"] else d["reverts"]:
-        runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {pdf.fit(L['reverts_pr'])} "),
+        runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {pdf.fit(words['reverts_pr'])} "),
                 Run(r["reverts"]["label"], r["reverts"]["url"])]
         if r["relanded_by"]:
-            runs += [Run(pdf.fit(L["sep"] + L["relanded_by"]) + " "),
+            runs += [Run(pdf.fit(words["sep"] + words["relanded_by"]) + " "),
                      Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
         pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
 
@@ -482,19 +482,19 @@ def _numbered(pdf: ReportPDF, items: list[str]) -> None:
 
 
 def _unscored(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
-    L = pdf.words
-    pdf.wrapped_table([L["pr"], L["title"], L["reason"]],
+    words = pdf.words
+    pdf.wrapped_table([words["pr"], words["title"], words["reason"]],
                       [[[Run(u["label"], u["url"])], [Run(pdf.fit(u["title"]))], [Run(pdf.fit(u["reason"]))]]
                        for u in items], [1.3, 6, 4])
 
 
 def _files(pdf: ReportPDF, d: dict[str, Any]) -> None:
     """A PR's files by module, with its chart of lines per module when it has several."""
-    L = pdf.words
+    words = pdf.words
     _charts(pdf, d["charts"])
     for g in d["groups"]:
         pdf.heading(g["module"] + (f" ({g['lines']})" if g["lines"] else ""), 1)
-        pdf.wrapped_table([L["file"], L["lines"]], [[[Run(pdf.fit(f["path"]))], [Run(f["lines"])]] for f in g["files"]],
+        pdf.wrapped_table([words["file"], words["lines"]], [[[Run(pdf.fit(f["path"]))], [Run(f["lines"])]] for f in g["files"]],
                           [7, 2], "LR")
 
 
@@ -520,12 +520,12 @@ OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
 def render_pdf(report: Report) -> bytes:
     """The report as an A4 PDF with the same sections and numbers as report.md."""
     v = view(report)
-    pdf = ReportPDF(v["title"], v["L"], v["links"], v)
-    pdf.set_title(pdf.fit(v["title"]))
+    pdf = ReportPDF(v.title, v.words, v.links, v)
+    pdf.set_title(pdf.fit(v.title))
     pdf.set_author("Prhub")
     pdf.add_page()
     _cover(pdf, v)
-    for section in v["sections"]:
+    for section in v.sections:
         pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
         LAYOUTS[section.kind](pdf, section.data)
     return bytes(pdf.output())
