@@ -118,24 +118,26 @@ def render_digest_html(digest: dict[str, Any]) -> str:
 def render_digest_markdown(digest: dict[str, Any], site_url: str = "") -> str:
     from prhub.site.render.markdown import environment
 
-    text = environment().get_template("digest.md.j2").render(**digest_view(digest, web=False, site_url=site_url).context())
+    v = digest_view(digest, web=False, site_url=site_url)
+    text = environment().get_template("digest.md.j2").render(**v.context())
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
-def render_digest_pdf(digest: dict[str, Any], site_url: str = "") -> bytes:
+def render_digest_pdf(digest: dict[str, Any], site_url: str = "", font: str = "") -> bytes:
     from prhub.site.render.pdf import render_sections
 
     v = digest_view(digest, web=False, site_url=site_url)
     w = v.words
     byline = [f"{w['period']} {v.since} {w['to']} {v.until} ({v.tz})", f"{w['generated_at']} {v.generated_at}"]
-    return render_sections(v.title, w, v.links, byline, v.sections)
+    return render_sections(v.title, w, v.links, byline, v.sections, font)
 
 
-def render_digest_all(digest: dict[str, Any], site_url: str = "") -> dict[str, bytes]:
-    """The four files of a digest; report.json is the digest itself (schema prhub.digest/1)."""
+def render_digest_all(digest: dict[str, Any], site_url: str = "", font: str = "") -> dict[str, bytes]:
+    """The four files of a digest; report.json is the digest itself (schema prhub.digest/1); `font` as
+    render_all's."""
     return {
         "report.json": json.dumps(digest, ensure_ascii=False, indent=2).encode(),
         "report.md": render_digest_markdown(digest, site_url).encode(),
-        "report.pdf": render_digest_pdf(digest, site_url),
+        "report.pdf": render_digest_pdf(digest, site_url, font),
         "index.html": render_digest_html(digest).encode(),
     }

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -27,8 +26,9 @@ from prhub.site.render.common import clean, segments
 from prhub.site.render.view import ReportView, view
 from prhub.core.report import Report
 
-# Where the CJK font comes from, first match wins: $PRHUB_CJK_FONT (a path; "path#N" picks face N of a
-# .ttc), the font the layer build (layers/prhub/Makefile) puts into the package, Debian's fonts-noto-cjk.
+# Where the CJK font comes from, first match wins: the configured font ($PRHUB_CJK_FONT, read by
+# prhub.core.config.Settings: a path; "path#N" picks face N of a .ttc), the font the layer build
+# (layers/prhub/Makefile) puts into the package, Debian's fonts-noto-cjk.
 FONT_ENV = "PRHUB_CJK_FONT"
 PACKAGED_FONT = Path(__file__).resolve().parents[2] / "fonts" / "NotoSansSC-Regular.otf"
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
@@ -49,9 +49,10 @@ MUTED = (90, 99, 110)
 WARN = (179, 89, 0)
 
 
-def font_location() -> tuple[str, int]:
-    """(path, collection face) of the CJK font; raises PrhubError naming what to install or set."""
-    configured = os.environ.get(FONT_ENV, "").strip()
+def font_location(configured: str = "") -> tuple[str, int]:
+    """(path, collection face) of the CJK font, `configured` (Settings.cjk_font) when given, else the packaged or
+    Debian's; raises PrhubError naming what to install or set."""
+    configured = configured.strip()
     candidates = [configured] if configured else [str(PACKAGED_FONT), DEBIAN_FONT]
     for candidate in candidates:
         path, _, face = candidate.partition("#")
@@ -61,11 +62,12 @@ def font_location() -> tuple[str, int]:
                      f"(scripts/system-deps.sh) or set {FONT_ENV}=/path/to/font.otf[#face]")
 
 
-def font_for(text: set[int]) -> tuple[str, int]:
-    """The cut font when it has every character of `text` the whole font has, else the whole font."""
-    path, face = font_location()
+def font_for(text: set[int], configured: str = "") -> tuple[str, int]:
+    """The cut font when it has every character of `text` the whole font has, else the whole font (always the
+    configured font, when there is one: the cut is of the packaged one)."""
+    path, face = font_location(configured)
     common = next((str(c) for c in COMMON_FONTS if c.is_file()), None)
-    if os.environ.get(FONT_ENV, "").strip() or common is None:
+    if configured.strip() or common is None:
         return path, face
     needed = text & _charset(path, face)
     return (common, 0) if needed <= _charset(common, 0) else (path, face)
@@ -188,12 +190,14 @@ def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
 class ReportPDF(FPDF):
     """A4 portrait with the report's title in the header and page numbers in the footer."""
 
-    def __init__(self, running_title: str, words: dict[str, str], pr_urls: dict[int, str], text: Any) -> None:
-        """`text`: everything the PDF will hold (a view), which decides the font."""
+    def __init__(self, running_title: str, words: dict[str, str], pr_urls: dict[int, str], text: Any,
+                 font: str = "") -> None:
+        """`text`: everything the PDF will hold (a view), which decides the font; `font`: the configured font
+        (Settings.cjk_font), "" for the packaged one."""
         super().__init__(orientation="P", unit="mm", format="A4")
         self.running_title = running_title
         self.words = words  # the report language's labels
-        self.cjk = _add_cjk(self, *font_for(set(codepoints([running_title, words, text]))))
+        self.cjk = _add_cjk(self, *font_for(set(codepoints([running_title, words, text])), font))
         self.glyphs = self.cjk.cmap.keys()  # the characters the font can draw
         self.set_margins(MARGIN, 18, MARGIN)
         self.c_margin = 0  # text starts exactly where wrap() measured it
@@ -517,10 +521,10 @@ LAYOUTS: dict[str, Callable[[ReportPDF, Any], None]] = {
 OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
 
 
-def render_pdf(report: Report) -> bytes:
-    """The report as an A4 PDF with the same sections and numbers as report.md."""
+def render_pdf(report: Report, font: str = "") -> bytes:
+    """The report as an A4 PDF with the same sections and numbers as report.md; `font` as ReportPDF's."""
     v = view(report)
-    pdf = ReportPDF(v.title, v.words, v.links, v)
+    pdf = ReportPDF(v.title, v.words, v.links, v, font)
     pdf.set_title(pdf.fit(v.title))
     pdf.set_author("Prhub")
     pdf.add_page()
@@ -532,9 +536,9 @@ def render_pdf(report: Report) -> bytes:
 
 
 def render_sections(title: str, words: dict[str, str], links: dict[int, str], byline: Sequence[str],
-                    sections: Sequence[Any]) -> bytes:
+                    sections: Sequence[Any], font: str = "") -> bytes:
     """A page other than a week (a PR's) through the same layouts: its title, byline lines, then its sections."""
-    pdf = ReportPDF(title, words, links, [byline, sections])
+    pdf = ReportPDF(title, words, links, [byline, sections], font)
     pdf.set_title(pdf.fit(title))
     pdf.set_author("Prhub")
     pdf.add_page()

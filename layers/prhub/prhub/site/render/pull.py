@@ -197,23 +197,24 @@ def render_pull_markdown(page: PullPage) -> str:
 
     from prhub.site.render.markdown import environment
 
-    text = environment().get_template("pull.md.j2").render(**pull_view(page, web=False, with_charts=False).context())
+    v = pull_view(page, web=False, with_charts=False)
+    text = environment().get_template("pull.md.j2").render(**v.context())
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
-def render_pull_pdf(page: PullPage) -> bytes:
+def render_pull_pdf(page: PullPage, font: str = "") -> bytes:
     from prhub.site.render.pdf import render_sections
 
     v = pull_view(page, web=False)
     byline = [f"{v.words['repo']} {v.repo}", *(f"{k}: {val}" for k, val in v.facts)]
-    return render_sections(v.title, v.words, v.links, byline, v.sections)
+    return render_sections(v.title, v.words, v.links, byline, v.sections, font)
 
 
-def render_pull_all(page: PullPage, home: str | None = None) -> dict[str, bytes]:
-    """The four files of a PR page; report.json is the page itself (schema prhub.pull/1)."""
+def render_pull_all(page: PullPage, home: str | None = None, font: str = "") -> dict[str, bytes]:
+    """The four files of a PR page; report.json is the page itself (schema prhub.pull/1); `font` as render_all's."""
     return {
         "report.json": json.dumps(page, ensure_ascii=False, indent=2).encode(),
         "report.md": render_pull_markdown(page).encode(),
-        "report.pdf": render_pull_pdf(page),
+        "report.pdf": render_pull_pdf(page, font),
         "index.html": render_pull_html(page, home).encode(),
     }
