@@ -41,14 +41,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from prhub.core.config import Settings, WatchList
-from prhub.report.digest import folder as digest_folder
-from prhub.core.errors import InputError, PrhubError
-from prhub.flow.deliver import LITERAL_ENV
-from prhub.sources.orgs import OrgRepos, expand
-from prhub.core.period import Period
 from prhub.cloud.store import Progress as RunProgress
 from prhub.cloud.store import Store
+from prhub.core.config import Settings, WatchList
+from prhub.core.errors import InputError, PrhubError
+from prhub.core.period import Period
+from prhub.flow.deliver import LITERAL_ENV
+from prhub.report.digest import folder as digest_folder
+from prhub.sources.orgs import OrgRepos, expand
 
 from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env
 from prhub_local.sample import local_watchlist, sample_settings

@@ -35,12 +35,12 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from prhub.site import paths as sitepaths
+from prhub.core.report import Report
 from prhub.report.digest import ROOT
+from prhub.site import paths as sitepaths
 from prhub.site.pulls import PullPage
 from prhub.site.render.common import clean, num, safe_url
 from prhub.site.render.labels import labels
-from prhub.core.report import Report
 
 
 def _render_page(template: str, **values: Any) -> str:
@@ -130,7 +130,8 @@ def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes], home
 
 
 def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: str) -> list[str]:
-    """Write a PR page's files (prhub.site.pulls.PullPage) in pull/<N>/ (its language's subfolder unless it is `home`)."""
+    """Write a PR page's files (prhub.site.pulls.PullPage) in pull/<N>/ (its language's subfolder unless it is
+    `home`)."""
     from prhub.site.render.pull import render_pull_html
 
     number = page["pr"]["number"]

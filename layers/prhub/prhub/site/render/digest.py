@@ -1,4 +1,5 @@
-"""The organisation digest (prhub.report.digest, schema prhub.digest/1) as index.html, report.md, report.pdf, report.json.
+"""The organisation digest (prhub.report.digest, schema prhub.digest/1) as index.html, report.md, report.pdf and
+report.json.
 
 The same machinery as a week and a PR page: a header, then ordered `Section`s that each renderer lays out by
 kind (sections.*.j2 macros, pdf.LAYOUTS). Links: on the web page repositories go to their reports and PRs to

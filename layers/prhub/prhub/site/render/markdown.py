@@ -12,10 +12,9 @@ from functools import cache
 from typing import Any
 
 import jinja2
-
+from prhub.core.report import Report
 from prhub.site.render.common import clean, segments
 from prhub.site.render.view import view
-from prhub.core.report import Report
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&@])")
 # GFM autolinks bare URLs (scheme://, mailto:, xmpp:) and www. names; an escaped ":" or "." keeps them text.

@@ -19,12 +19,11 @@ from typing import Any, cast
 
 from fpdf import FPDF
 from fpdf.fonts import TTFFont
-
 from prhub.core.errors import PrhubError
+from prhub.core.report import Report
 from prhub.site.render import charts
 from prhub.site.render.common import clean, segments
 from prhub.site.render.view import ReportView, view
-from prhub.core.report import Report
 
 # Where the CJK font comes from, first match wins: the configured font ($PRHUB_CJK_FONT, read by
 # prhub.core.config.Settings: a path; "path#N" picks face N of a .ttc), the font the layer build
@@ -425,7 +424,8 @@ def _trends(pdf: ReportPDF, d: dict[str, Any]) -> None:
     if d["modules"]:
         pdf.heading(words["modules"], 1)
         trend = d["has_module_trend"]
-        headers = [words["module"], words["prs"]] + ([words["baseline"], words["delta"], words["trend"]] if trend else [])
+        headers = [words["module"], words["prs"]]
+        headers += [words["baseline"], words["delta"], words["trend"]] if trend else []
         rows = [[[Run(T(m["name"]))], [Run(m["pr_count"])]]
                 + ([[Run(m["baseline"])], [Run(m["delta"])], [Run(T(m["trend"]))]] if trend else [])
                 for m in d["modules"]]
@@ -498,7 +498,8 @@ def _files(pdf: ReportPDF, d: dict[str, Any]) -> None:
     _charts(pdf, d["charts"])
     for g in d["groups"]:
         pdf.heading(g["module"] + (f" ({g['lines']})" if g["lines"] else ""), 1)
-        pdf.wrapped_table([words["file"], words["lines"]], [[[Run(pdf.fit(f["path"]))], [Run(f["lines"])]] for f in g["files"]],
+        pdf.wrapped_table([words["file"], words["lines"]],
+                          [[[Run(pdf.fit(f["path"]))], [Run(f["lines"])]] for f in g["files"]],
                           [7, 2], "LR")
 
 

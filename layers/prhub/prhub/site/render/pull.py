@@ -56,7 +56,8 @@ def _related(page: PullPage, refs: _Refs, words: dict[str, str]) -> list[dict[st
                      "note": clean(c.get("reason"))})
     for r in page["reverts"]:
         chain = [n for n in (r["reverts"], r["pr"], r["relanded_by"]) if n is not None]
-        rows.append({"label": words["revert_chain"], "links": [refs.pr(n) for n in chain], "note": clean(r.get("title"))})
+        rows.append({"label": words["revert_chain"], "links": [refs.pr(n) for n in chain],
+                     "note": clean(r.get("title"))})
     for key in ("earlier", "later"):
         if page["neighbours"][key]:  # type: ignore[literal-required]
             rows.append({"label": words[key], "links": [refs.pr(n) for n in page["neighbours"][key]],  # type: ignore[literal-required]

@@ -13,12 +13,12 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
-from prhub.site import paths as sitepaths
 from prhub.core.period import kind_of
+from prhub.core.report import Report, Stats
+from prhub.site import paths as sitepaths
 from prhub.site.render import charts
 from prhub.site.render.common import PR_REF, clean, num, safe_url, signed, usd
 from prhub.site.render.labels import labels, risk_label, trend_label
-from prhub.core.report import Report, Stats
 
 # Key points shown per PR in the key-PR table: a row of five long bullets buried the table (report.json keeps all).
 KEY_POINTS = 3
