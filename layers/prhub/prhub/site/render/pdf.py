@@ -107,6 +107,25 @@ def tokens(runs: Sequence[Run]) -> list[Run]:
     return [Run(t, r.link) for r in runs for t in _TOKEN.findall(r.text)]
 
 
+def _carried(line: list[Run], tok: Run) -> list[Run]:
+    """Kinsoku: the runs taken off the end of a full `line` to start the next one with `tok` (the character
+    before a closing punctuation mark, an opening mark that may not end a line)."""
+    carry: list[Run] = []
+    if line and tok.text[0] in NO_LINE_START and len(line) > 1:
+        carry = [line.pop()]  # the character before moves down with the punctuation
+    while len(line) > 1 and line[-1].text.rstrip() and line[-1].text.rstrip()[-1] in NO_LINE_END:
+        carry.insert(0, line.pop())
+    return carry
+
+
+def _fitting(text: str, used: float, width: float, measure: Callable[[str], float]) -> int:
+    """How many characters of a word too long for a line fit after `used` mm (one at least)."""
+    cut = 1
+    while cut < len(text) and used + measure(text[: cut + 1]) <= width:
+        cut += 1
+    return cut
+
+
 def wrap(runs: Sequence[Run], width: float, measure: Callable[[str], float]) -> list[list[Run]]:
     """Lines no wider than `width` (mm); words longer than a line break by character; kinsoku applied."""
     lines: list[list[Run]] = []
@@ -120,20 +139,14 @@ def wrap(runs: Sequence[Run], width: float, measure: Callable[[str], float]) -> 
             line.append(tok)
             used += measure(tok.text)
             continue
-        carry: list[Run] = []
-        if line and tok.text[0] in NO_LINE_START and len(line) > 1:
-            carry = [line.pop()]  # the character before moves down with the punctuation
-        while len(line) > 1 and line[-1].text.rstrip() and line[-1].text.rstrip()[-1] in NO_LINE_END:
-            carry.insert(0, line.pop())
+        carry = _carried(line, tok)
         if line:
             lines.append(line)
         line, used = carry, sum(measure(c.text) for c in carry)
         if tok.text.isspace():
             continue
         while measure(tok.text.rstrip()) + used > width and len(tok.text.rstrip()) > 1:
-            cut = 1
-            while cut < len(tok.text) and used + measure(tok.text[: cut + 1]) <= width:
-                cut += 1
+            cut = _fitting(tok.text, used, width, measure)
             line.append(Run(tok.text[:cut], tok.link))
             lines.append(line)
             line, used = [], 0.0
