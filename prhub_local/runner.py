@@ -41,13 +41,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from prhub.core.config import Settings, WatchList
-from prhub.report.digest import folder as digest_folder
-from prhub.core.errors import InputError, PrhubError
-from prhub.flow.deliver import LITERAL_ENV
-from prhub.sources.orgs import OrgRepos, expand
-from prhub.core.period import Period
+from prhub.cloud.store import Progress as RunProgress
 from prhub.cloud.store import Store
+from prhub.core.config import Settings, WatchList
+from prhub.core.errors import InputError, PrhubError
+from prhub.core.period import Period
+from prhub.flow.deliver import LITERAL_ENV
+from prhub.report.digest import folder as digest_folder
+from prhub.sources.orgs import OrgRepos, expand
 
 from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env
 from prhub_local.sample import local_watchlist, sample_settings
@@ -333,7 +334,7 @@ class Runner:
     def _wait(self, run_ids: list[str], pollers: list[Poller], timeout: float) -> None:
         store, sqs = run_store(self.stack), client("sqs")
         deadline = time.monotonic() + timeout
-        last, stuck_since, swept = -1, None, 0
+        last, stuck = -1, _Stuck()
         while True:
             seen = self.activity()
             for p in pollers:
@@ -342,36 +343,52 @@ class Runner:
             # The counters only: the whole run item (its listing and history) is large, and reading it often
             # would take CPU from the workers (moto and they share this process).
             runs = [store.progress(r) for r in run_ids]  # None: its listing goes on
-            total = sum(r.expected for r in runs if r is not None)
-            progress = sum(r.done + r.failed for r in runs if r is not None)
-            if progress != last:
-                failed = sum(r.failed for r in runs if r is not None)
-                self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
-                last = progress
+            last = self._say_progress(runs, last)
             reported = all(r is not None and r.revision >= 1 for r in runs)  # published at least once
             drained = self.idle() and all(self.queue_empty(q, sqs) for q in FLOW_QUEUES)
             if reported and drained:
                 return
-            if drained and not reported:
-                # Nothing left to deliver, yet a run is open: a worker died or a message was lost. Sweep.
-                stuck_since = stuck_since or time.monotonic()
-                if time.monotonic() - stuck_since > 1.0:
-                    if swept >= 3:
-                        raise PipelineError("the report could not be written (see the messages above)")
-                    self.say("queues drained but the run is open: sweeping")
-                    handler = load_handler(self.root, self.stack.template, "ReportFunction")
-                    try:
-                        self.invoke("ReportFunction", handler, {"sweep": True, "older_than_minutes": 0},
-                                    LambdaContext("ReportFunction"))
-                    except Exception as exc:  # counted like a sweep that could not report
-                        self.say(f"ReportFunction sweep failed: {exc}")
-                    swept += 1
-                    stuck_since = None
+            if drained:  # and a run is still open
+                self._unstick(stuck)
             else:
-                stuck_since = None
+                stuck.since = None
             if time.monotonic() > deadline:
                 raise PipelineError(f"the run did not finish within {timeout:.0f} s")
             self.wait_for_activity(seen, 0.5)  # only an invocation changes a run; the sweep's clock needs a tick
+
+    def _say_progress(self, runs: list[RunProgress | None], last: int) -> int:
+        """"scored 12/40 (1 failed)" when the count moved since `last`; returns the count."""
+        total = sum(r.expected for r in runs if r is not None)
+        progress = sum(r.done + r.failed for r in runs if r is not None)
+        if progress != last:
+            failed = sum(r.failed for r in runs if r is not None)
+            self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
+        return progress
+
+    def _unstick(self, stuck: _Stuck) -> None:
+        """Nothing left to deliver, yet a run is open: a worker died or a message was lost. Past a second of that,
+        sweep (the report function's own sweep); after three sweeps, give up."""
+        stuck.since = stuck.since or time.monotonic()
+        if time.monotonic() - stuck.since <= 1.0:
+            return
+        if stuck.swept >= 3:
+            raise PipelineError("the report could not be written (see the messages above)")
+        self.say("queues drained but the run is open: sweeping")
+        handler = load_handler(self.root, self.stack.template, "ReportFunction")
+        try:
+            self.invoke("ReportFunction", handler, {"sweep": True, "older_than_minutes": 0},
+                        LambdaContext("ReportFunction"))
+        except Exception as exc:  # counted like a sweep that could not report
+            self.say(f"ReportFunction sweep failed: {exc}")
+        stuck.swept += 1
+        stuck.since = None
+
+
+@dataclass
+class _Stuck:
+    """Since when the queues have been drained with a run still open (None: they are not), and the sweeps so far."""
+    since: float | None = None
+    swept: int = 0
 
 
 def run_pipeline(*, repo: str | None = None, since: str | None = None, until: str | None = None,

@@ -333,18 +333,18 @@ def _put_items(ddb: Any, table: str, items: list[dict[str, Any]]) -> None:
             pending = ddb.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
 
 
-def restore_state(stack: Stack, state: StateDir) -> dict[str, int]:
-    """Load the last complete save, then the journal of a run killed since, into the (fresh) stack; returns
-    item counts per table, and "journal" for the journal's items."""
+def _restore_tables(stack: Stack, gen: Path, ddb: Any) -> dict[str, int]:
     counts: dict[str, int] = {}
-    gen = state.current() or state.path / "none"  # nothing saved yet: only a journal may hold something
-    ddb, s3, sqs = client("dynamodb"), client("s3"), client("sqs")
     for logical, name in stack.tables.items():
         path = gen / "tables" / f"{logical}.jsonl"
         if path.exists():
             items = [_decode(value) for value in _read_lines(path)]
             _put_items(ddb, name, items)
             counts[logical] = len(items)
+    return counts
+
+
+def _restore_buckets(stack: Stack, gen: Path, s3: Any) -> None:
     for logical, name in stack.buckets.items():
         root = gen / "buckets" / logical
         for path in sorted(root.rglob("*")) if root.is_dir() else []:
@@ -352,19 +352,38 @@ def restore_state(stack: Stack, state: StateDir) -> dict[str, int]:
                 key = path.relative_to(root).as_posix()
                 s3.put_object(Bucket=name, Key=key, Body=path.read_bytes(),
                               ContentType=TYPES.get(path.suffix, "application/octet-stream"))
+
+
+def _restore_queues(stack: Stack, gen: Path, sqs: Any) -> None:
     for logical, url in stack.queues.items():
         path = gen / "queues" / f"{logical}.jsonl"
         if path.exists():
             for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     sqs.send_message(QueueUrl=url, MessageBody=line)
+
+
+def _restore_journal(stack: Stack, state: StateDir, ddb: Any) -> int:
+    """The journal's items, when it builds on the generation just restored; returns how many."""
     journal = state.path / JOURNAL
-    if journal.exists() and _journal_base(journal) == state.base():
-        entries = [e for e in _read_lines(journal)[1:] if isinstance(e, dict) and e.get("table") in stack.tables]
-        for logical in {e["table"] for e in entries}:
-            _put_items(ddb, stack.tables[logical], [_decode(e["item"]) for e in entries if e["table"] == logical])
-        if entries:
-            counts["journal"] = len(entries)
+    if not journal.exists() or _journal_base(journal) != state.base():
+        return 0
+    entries = [e for e in _read_lines(journal)[1:] if isinstance(e, dict) and e.get("table") in stack.tables]
+    for logical in {e["table"] for e in entries}:
+        _put_items(ddb, stack.tables[logical], [_decode(e["item"]) for e in entries if e["table"] == logical])
+    return len(entries)
+
+
+def restore_state(stack: Stack, state: StateDir) -> dict[str, int]:
+    """Load the last complete save, then the journal of a run killed since, into the (fresh) stack; returns
+    item counts per table, and "journal" for the journal's items."""
+    gen = state.current() or state.path / "none"  # nothing saved yet: only a journal may hold something
+    ddb, s3, sqs = client("dynamodb"), client("s3"), client("sqs")
+    counts = _restore_tables(stack, gen, ddb)
+    _restore_buckets(stack, gen, s3)
+    _restore_queues(stack, gen, sqs)
+    if journaled := _restore_journal(stack, state, ddb):
+        counts["journal"] = journaled
     return counts
 
 

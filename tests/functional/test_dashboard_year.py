@@ -13,15 +13,16 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from prhub.report import compose
-from prhub.site import dashboard, publish as site
-from prhub.model import llm
-from prhub.sources import scope
 from prhub.core.config import RepoConfig, WatchList
 from prhub.core.errors import SourceError
-from prhub.flow import pages
 from prhub.core.period import Period, zone
 from prhub.engine.scoring import modules_for, score_pull
+from prhub.flow import pages
+from prhub.model import llm
+from prhub.report import compose
+from prhub.site import dashboard
+from prhub.site import publish as site
+from prhub.sources import scope
 from prhub.sources.source import JsonlSource
 
 from bench.render_week import DATA

@@ -108,8 +108,7 @@ def check_font(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         kept = set(ttfont.getBestCmap())
     assert all(ord(c) in kept for c in "这是本周合并的拉取请求：风险、测试与后续建议") and len(kept) < len(cmap) / 2
 
-    monkeypatch.setenv("PRHUB_CJK_FONT", str(font))
-    pdf = render_pdf_strict(load("zh-week"))  # strict: a glyph the font lacks is an error
+    pdf = render_pdf_strict(load("zh-week"), str(font))  # strict: a glyph the font lacks is an error
     text = pdf_text(pdf, tmp_path)
     assert "本周亮点" in text and "执行摘要" in text and "风险详情" in text
     if shutil.which("pdffonts"):

@@ -11,10 +11,10 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from prhub.site import publish as site
 from prhub.core.config import WatchList
-from prhub.flow import pages
 from prhub.core.period import Period, parse_timestamp
+from prhub.flow import pages
+from prhub.site import publish as site
 from prhub.site.render import render_all
 
 from bench.render_week import DATA, scored_week, week_history

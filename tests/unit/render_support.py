@@ -53,20 +53,20 @@ def pdf_text(pdf: bytes, tmp_path: Any) -> str:
                           text=True).stdout
 
 
-def render_all_strict(report: dict[str, Any]) -> dict[str, bytes]:
+def render_all_strict(report: dict[str, Any], font: str = "") -> dict[str, bytes]:
     """render_all with every warning (fpdf2 warns about glyphs a font lacks) turned into an error."""
     from prhub.core.errors import PrhubError
     from prhub.site.render import render_all
     from prhub.site.render.pdf import font_location
 
     try:
-        font_location()
+        font_location(font)
     except PrhubError as exc:
         pytest.skip(str(exc))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        return render_all(report)
+        return render_all(report, font=font)
 
 
-def render_pdf_strict(report: dict[str, Any]) -> bytes:
-    return render_all_strict(report)["report.pdf"]
+def render_pdf_strict(report: dict[str, Any], font: str = "") -> bytes:
+    return render_all_strict(report, font)["report.pdf"]

@@ -58,7 +58,8 @@ def test_the_bot_list_is_configurable_and_the_suffix_always_counts() -> None:
 
 def test_every_rendering_shows_the_bots_line(tmp_path: Any) -> None:
     report = week(CONFIG)
-    report = {**report, "title": "t", "summary": "s", "suggestions": [], "highlights": []}
+    report = {**report, "title": "t", "summary": "s", "suggestions": [], "highlights": [], "trend_notes": [],
+              "risk_notes": [], "relation_notes": []}  # the narrative's sections: a report always has them
     files = render_all(report)  # type: ignore[arg-type]
     md, html = files["report.md"].decode(), files["index.html"].decode()
     line = "2 PR(s) (dependabot[bot], renovate-bot), not counted as authors"

@@ -74,7 +74,7 @@ def test_a_model_note_and_the_breaking_reason_are_shown():
     report = load("zh-week")
     pr = next(p for p in report["prs"] if p["breaking"])
     v = pull_view(pulls.pull_page(report, SLUG, pr["number"], note="模型未给出风险"))
-    facts = dict(v["facts"])
+    facts = dict(v.facts)
     assert facts["破坏性"] == pr["breaking_reason"] and facts["模型未给出 / 被替换的部分"] == "模型未给出风险"
 
 
@@ -207,17 +207,17 @@ def test_a_pr_page_shows_what_its_model_calls_cost_alike_in_every_format():
     data = json.loads(json.dumps(page))
     assert (data["pr"]["tokens_in"], data["pr"]["tokens_out"], data["pr"]["cost_usd"]) == (868, 61, 0.000136)
     line = "868 in / 61 out tokens · ≈ $0.000136 (prices 2025-06-01)"
-    assert dict(pull_view(page, web=False)["facts"])["Model usage"] == line
+    assert dict(pull_view(page, web=False).facts)["Model usage"] == line
     html, md = render_pull_html(page, "en"), render_pull_markdown(page)
     assert line in html
     assert "| Model usage | 868 in / 61 out tokens · ≈ $0.000136 \\(prices 2025-06-01\\) |" in md
     # and the scorer line does not pass the run's totals off as the PR's
     assert "5120" not in html + md and "$0.0013" not in html + md
     # a PR that spent no model tokens has no such line
-    assert "Model usage" not in dict(pull_view(pulls.pull_page(report, SLUG, other["number"]))["facts"])
+    assert "Model usage" not in dict(pull_view(pulls.pull_page(report, SLUG, other["number"])).facts)
     # a Chinese page says it in Chinese, as does the report's scorer line
     report["language"] = "zh"
-    zh = dict(pull_view(pulls.pull_page(report, SLUG, paid["number"]), web=False)["facts"])
+    zh = dict(pull_view(pulls.pull_page(report, SLUG, paid["number"]), web=False).facts)
     assert zh["模型用量"] == "输入 868 / 输出 61 tokens · ≈ $0.000136 (价格表 2025-06-01)"
     report["scorer"].update(tokens_in=5120, tokens_out=640)
     assert scorer_text(report).endswith("· tokens 输入 5120 / 输出 640 · ≈ $0.001300 (价格表 2025-06-01)")

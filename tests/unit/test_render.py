@@ -87,7 +87,7 @@ def test_markdown_html_and_pdf_print_the_numbers_of_report_json(case, tmp_path, 
 
 def test_derived_numbers_come_from_one_helper_for_every_rendering():
     assert num(5.5) == "5.5" and num(7.0) == "7.0" and num(3) == "3" and num(6.25) == "6.25"
-    trends = {s.id: s.data for s in view(load("zh-week"))["sections"]}["trends"]
+    trends = {s.id: s.data for s in view(load("zh-week")).sections}["trends"]
     module = trends["modules"][1]
     assert (module["pr_count"], module["baseline"], module["delta"], module["trend"]) == ("2", "1.0", "+1.0", "上升")
 
@@ -180,19 +180,27 @@ def test_missing_font_is_a_clear_error(monkeypatch, tmp_path):
     from prhub.core.errors import PrhubError
     from prhub.site.render.pdf import font_location
 
-    monkeypatch.setenv("PRHUB_CJK_FONT", str(tmp_path / "none.otf"))
     with pytest.raises(PrhubError, match="PRHUB_CJK_FONT"):
-        font_location()
+        font_location(str(tmp_path / "none.otf"))
 
 
-def test_font_location_reads_a_face_from_the_environment(monkeypatch):
+def test_font_location_reads_a_face_of_the_configured_font():
     from prhub.site.render.pdf import DEBIAN_FONT, font_location
 
     path = DEBIAN_FONT.partition("#")[0]
-    monkeypatch.setenv("PRHUB_CJK_FONT", f"{path}#2")
     if not Path(path).is_file():
         pytest.skip("fonts-noto-cjk is not installed")
-    assert font_location() == (path, 2)
+    assert font_location(f"{path}#2") == (path, 2)
+
+
+def test_settings_carry_the_configured_font_from_the_environment():
+    from prhub.core.config import Settings
+
+    names = ("RUNS_TABLE", "RESULTS_TABLE", "CACHE_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
+             "REPORT_QUEUE_URL", "SITE_BUCKET", "PAGES_QUEUE_URL")
+    env = {name: "x" for name in names}
+    assert Settings.from_env(env).cjk_font == ""
+    assert Settings.from_env({**env, "PRHUB_CJK_FONT": " /fonts/a.ttc#2 "}).cjk_font == "/fonts/a.ttc#2"
 
 
 def test_the_font_cut_keeps_every_label_character():
@@ -289,5 +297,5 @@ def test_every_section_kind_has_a_layout_in_each_rendering():
     kinds = {kind for _, _, kind, _ in SECTIONS} | PULL_KINDS
     assert kinds == set(LAYOUTS)
     for env, name in ((md_env(), "sections.md.j2"), (html_env(), "sections.html.j2")):
-        module = env.get_template(name).make_module({"L": {}, "links": {}})
+        module = env.get_template(name).make_module({"words": {}, "links": {}})
         assert all(callable(getattr(module, kind, None)) for kind in kinds), name

@@ -50,7 +50,7 @@ def test_notes_show_in_their_sections_in_markdown_html_and_pdf(tmp_path):
 
 
 def test_a_pr_the_note_already_cites_is_not_listed_again():
-    related = {s.id: s.data for s in view(with_notes())["sections"]}["related"]
+    related = {s.id: s.data for s in view(with_notes()).sections}["related"]
     notes = related["relation_notes"]
     assert [r["label"] for r in notes[0]["prs"]] == []  # both #4107 and #4112 are in the text
 

@@ -63,7 +63,7 @@ def test_a_later_pr_naming_the_revert_re_fixes_the_change():
     assert not any("跟进被回滚" in s for s in report["suggestions"])  # nothing is still open
     assert "1 条回滚记录（其中 1 条已重新合入或修复）" in report["summary"]
     # the reverted PR is marked wherever it shows: its row in the key-PR table, and no highlight is led by it
-    row = next(r for s in view(report)["sections"] if s.id == "key-prs" for r in s.data if r["number"] == 26)
+    row = next(r for s in view(report).sections if s.id == "key-prs" for r in s.data if r["number"] == 26)
     assert row["key_points"][0] == "已被 #58 回滚"
     assert not any(h["text"].startswith(("#26", "reward 方向：#26")) for h in report["highlights"])
 
@@ -170,12 +170,12 @@ def test_a_year_caps_the_key_pr_table_and_summarises_contributors():
     assert report["stats"]["key_pr_count"] == 300 and sum(p["key"] for p in report["prs"]) == 300
     assert len(report["stats"]["new_contributors"]) == 300
     shown = view(report)
-    table = next(s for s in shown["sections"] if s.id == "key-prs")
+    table = next(s for s in shown.sections if s.id == "key-prs")
     assert len(table.data) == KEY_PR_ROWS
     assert table.heading == "关键 PR（按重要度前 15 个，共 300 个，完整列表见 report.json）"
     assert [r["number"] for r in table.data] == [p["number"] for p in report["prs"][:KEY_PR_ROWS]]
-    assert shown["stats"]["new_contributors"][-1] == f"等另 {300 - NEWCOMERS_SHOWN} 位"
-    assert len(shown["stats"]["new_contributors"]) == NEWCOMERS_SHOWN + 1
+    assert shown.stats.new_contributors[-1] == f"等另 {300 - NEWCOMERS_SHOWN} 位"
+    assert len(shown.stats.new_contributors) == NEWCOMERS_SHOWN + 1
     assert "本年合并 300 个 PR" in report["summary"] and "## 本年亮点" in render_markdown(report)
 
 

@@ -10,8 +10,8 @@ import boto3
 import pytest
 from moto import mock_aws
 from prhub.cloud import aws
-from prhub.site import publish as site
 from prhub.cloud.aws import CloudFrontCdn, S3Bucket
+from prhub.site import publish as site
 from prhub.site.render.html import render_html
 from prhub.site.render.markdown import render_markdown
 

@@ -303,6 +303,7 @@ class Settings:
     deliveries_table: str = ""  # DeliveriesTable: the delivery ledger and log (prhub.notify.ledger)
     export_bucket: str = ""  # ExportBucket: the one bucket a jsonl:s3:// source may name ("" = none)
     local_exports: bool = False  # a jsonl: source may name a path on this machine (the CLI; never the stack)
+    cjk_font: str = ""  # PRHUB_CJK_FONT: the PDF's font ("path#N": face N of a .ttc); "" = the packaged one
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -325,6 +326,7 @@ class Settings:
                 deliveries_table=env.get("DELIVERIES_TABLE", ""),
                 export_bucket=env.get("EXPORT_BUCKET", ""),
                 local_exports=env.get("LOCAL_EXPORTS", "false").lower() == "true",
+                cjk_font=env.get("PRHUB_CJK_FONT", "").strip(),
             )
         except KeyError as exc:
             raise InputError(f"environment variable {exc.args[0]} is not set (template.yaml sets it)") from exc

@@ -82,6 +82,36 @@ def _file_change(f: Any) -> FileChange:
     )
 
 
+# The export's fields as PullRequest holds them; each raises on a wrong shape (_Fields names the field).
+
+def _files(value: Any) -> list[FileChange]:
+    return [_file_change(f) for f in value or []]
+
+
+def _text(value: Any) -> str:
+    return str(value or "")
+
+
+def _login(user: Any) -> str:
+    return str((user or {}).get("login") or "unknown")
+
+
+def _labels(value: Any) -> list[str]:
+    return [str(lb["name"]) if isinstance(lb, dict) else str(lb) for lb in value or []]
+
+
+def _base_ref(base: Any) -> str:
+    return str((base or {}).get("ref") or "main")
+
+
+def _head_sha(head: Any) -> str:
+    return str((head or {}).get("sha") or "")
+
+
+def _reviews(value: Any) -> list[Review]:
+    return [Review(str(r["reviewer"]), str(r["state"])) for r in value or []]
+
+
 @dataclass(frozen=True)
 class PullRef:
     """What a listing gives cheaply: enough to plan a run and to compute trends."""
@@ -136,30 +166,29 @@ class PullRequest:
 
         Fields are capped as GitHub caps them (title, body, files); `capped` names what was cut."""
         fields = _Fields(row)
-        files = fields.get("files", lambda v: [_file_change(f) for f in v or []])
-        title = fields.get("title", lambda v: str(v or ""))
-        body = fields.get("body", lambda v: str(v or ""))
+        files = fields.get("files", _files)
+        title = fields.get("title", _text)
+        body = fields.get("body", _text)
         capped = [name for name, value, cap in (("title", title, MAX_TITLE), ("body", body, MAX_BODY),
                                                 ("files", files, MAX_FILES)) if len(value) > cap]
         return cls(
             number=fields.get("number", int, required=True),
             title=title[:MAX_TITLE],
             body=body[:MAX_BODY],
-            author=fields.get("user", lambda v: str((v or {}).get("login") or "unknown")),
+            author=fields.get("user", _login),
             merged_at=fields.get("merged_at", lambda v: parse_timestamp(str(v)), required=True),
-            url=fields.get("html_url", lambda v: str(v or "")),
-            labels=fields.get("labels", lambda v: [str(lb["name"]) if isinstance(lb, dict) else str(lb)
-                                                   for lb in v or []]),
+            url=fields.get("html_url", _text),
+            labels=fields.get("labels", _labels),
             co_authors=fields.get("co_authors", lambda v: [str(c) for c in v or []]),
-            base_ref=fields.get("base", lambda v: str((v or {}).get("ref") or "main")),
-            head_sha=fields.get("head", lambda v: str((v or {}).get("sha") or "")) or fields.get(
-                "merge_commit_sha", lambda v: str(v or "")),
+            base_ref=fields.get("base", _base_ref),
+            head_sha=fields.get("head", _head_sha) or fields.get("merge_commit_sha", _text),
+            # Sizes an export leaves out (or gives as 0) are the files' own.
             additions=fields.get("additions", lambda v: int(v or sum(f.additions for f in files))),
             deletions=fields.get("deletions", lambda v: int(v or sum(f.deletions for f in files))),
             changed_files=fields.get("changed_files", lambda v: int(v or len(files))),
             files=files[:MAX_FILES],
             files_truncated=fields.get("files_truncated", bool) or len(files) > MAX_FILES,
-            reviews=fields.get("reviews", lambda v: [Review(str(r["reviewer"]), str(r["state"])) for r in v or []]),
+            reviews=fields.get("reviews", _reviews),
             commits=fields.get("commits", lambda v: None if v is None else int(v)),
             capped=capped,
         )

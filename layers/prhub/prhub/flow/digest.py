@@ -131,7 +131,8 @@ def publish_digest(period: Period, deps: Deps, watchlist: WatchList) -> dict[str
     reports = load_reports(deps, watchlist, period)
     digest = domain.build(config.title, period, config.language, format_timestamp(deps.clock()), reports)
     site_url = deps.settings.site_url
-    keys = site.publish_digest(deps.bucket, digest, render_digest_all(digest, site_url), site_url)
+    files = render_digest_all(digest, site_url, deps.settings.cjk_font)
+    keys = site.publish_digest(deps.bucket, digest, files, site_url)
     site.invalidate(deps.cdn, ["/" + k for k in keys])
     key = domain.folder(period)
     deliveries = request_channels(config.notify, config.language, key, f"digest:{period.slug}", deps.queue,

@@ -214,7 +214,7 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
                                note=str(mine.get(number, {}).get("note") or ""), mentions=mentions,
                                neighbours=pulls.file_neighbours(number, files_by_pr, merged_at),
                                module_map=config.module_map, urls=urls)
-        keys += site.publish_pull(deps.bucket, page, render_pull_all(page, home), home)
+        keys += site.publish_pull(deps.bucket, page, render_pull_all(page, home, deps.settings.cjk_font), home)
         done += 1
     site.invalidate(deps.cdn, ["/" + k for k in keys])
     logger.info("pull pages published", extra={"repo": repo, "slug": slug, "lang": lang, "pages": done})

@@ -104,7 +104,7 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
                             revision=revision, changes=changes(run, done, reasons) if revision > 1 else None)
     # The configured language sits at the root of the site's folders; a --lang run goes beside it.
     home = deps.watchlist().get(run.repo, run.config.slice).language
-    files = render_all(report, home)
+    files = render_all(report, home, deps.settings.cjk_font)
     keys = site.publish_report(deps.bucket, report, files, home)
     # Before the indexes: the dashboard reads the pulls.json the fan-out writes (the run's history with it, and the
     # weeks of the dashboard's year no earlier run recorded, listed now from the run's source).

@@ -132,46 +132,63 @@ def choose_report(reports: Mapping[str, dict[str, Any]], lang: str | None, defau
     return next(iter(reports.values()))
 
 
-def build_message(report: dict[str, Any], links: Links) -> Message:
-    """The message for `report` (report.json), in the report's language."""
-    lang = str(report.get("language")) if report.get("language") in WORDS else "zh"
-    prs = {p["number"]: p for p in report.get("prs", []) if isinstance(p, dict) and isinstance(p.get("number"), int)}
-    stats = report.get("stats") or {}
-    period = report.get("period") or {}
+class _Refs:
+    """The report's PRs by number, as the message links them."""
 
-    def ref(number: Any) -> PrRef | None:
+    def __init__(self, report: dict[str, Any], links: Links) -> None:
+        self.prs: dict[int, dict[str, Any]] = {p["number"]: p for p in report.get("prs", [])
+                                               if isinstance(p, dict) and isinstance(p.get("number"), int)}
+        self.links = links
+
+    def ref(self, number: Any) -> PrRef | None:
         if not isinstance(number, int) or isinstance(number, bool):
             return None
-        pr = prs.get(number, {})
+        pr = self.prs.get(number, {})
         return PrRef(number, shorten(clean(pr.get("title")), TITLE_CHARS), safe_url(pr.get("url")),
-                     safe_url(links.pr_pages.get(number)))
+                     safe_url(self.links.pr_pages.get(number)))
 
+
+def _highlights(report: dict[str, Any], refs: _Refs) -> list[Highlight]:
+    """The report's highlights (text, then their first MAX_PRS PRs), topped up to MIN_HIGHLIGHTS from its key PRs."""
     highlights: list[Highlight] = []
     for item in report.get("highlights") or []:
         text = clean(item.get("text") if isinstance(item, dict) else item)
         numbers = item.get("prs") if isinstance(item, dict) else []
         if text:
-            refs = tuple(r for r in (ref(n) for n in numbers or []) if r)[:MAX_PRS]
-            highlights.append(Highlight(shorten(text, HIGHLIGHT_CHARS), refs))
+            found = tuple(r for r in (refs.ref(n) for n in numbers or []) if r)[:MAX_PRS]
+            highlights.append(Highlight(shorten(text, HIGHLIGHT_CHARS), found))
     cited = {r.number for h in highlights for r in h.prs}
     # prs[] is sorted by importance: the first key PRs not yet cited top the highlights up.
-    for pr in prs.values():
+    for pr in refs.prs.values():
         if len(highlights) >= MIN_HIGHLIGHTS:
             break
         if pr.get("key") and pr["number"] not in cited and (text := clean(pr.get("summary") or pr.get("title"))):
-            found = ref(pr["number"])
-            highlights.append(Highlight(shorten(text, HIGHLIGHT_CHARS), (found,) if found else ()))
+            ref = refs.ref(pr["number"])
+            highlights.append(Highlight(shorten(text, HIGHLIGHT_CHARS), (ref,) if ref else ()))
+    return highlights
 
-    breaking = sum(1 for p in prs.values() if p.get("breaking"))
-    risks = sum(len(r.get("prs") or []) for r in report.get("risks", []) if isinstance(r, dict))
+
+def _counts(report: dict[str, Any], prs: Mapping[int, dict[str, Any]]) -> Counts:
+    """The report's own counts where it gives them, else counted from its PRs; risks are flagged PRs over kinds."""
+    stats = report.get("stats") or {}
+    return Counts(prs=_int(stats.get("pr_count"), len(prs)),
+                  key_prs=_int(stats.get("key_pr_count"), sum(1 for p in prs.values() if p.get("key"))),
+                  breaking=sum(1 for p in prs.values() if p.get("breaking")),
+                  risks=sum(len(r.get("prs") or []) for r in report.get("risks", []) if isinstance(r, dict)))
+
+
+def build_message(report: dict[str, Any], links: Links) -> Message:
+    """The message for `report` (report.json), in the report's language."""
+    lang = str(report.get("language")) if report.get("language") in WORDS else "zh"
+    refs = _Refs(report, links)
+    period = report.get("period") or {}
     return Message(
         lang=lang,
         repo=clean(report.get("repo")),
         title=shorten(clean(report.get("title")) or clean(report.get("repo")), TITLE_CHARS),
         summary=_one_line(str(report.get("summary") or "")),
-        highlights=tuple(highlights[:MAX_HIGHLIGHTS]),
-        counts=Counts(prs=_int(stats.get("pr_count"), len(prs)), key_prs=_int(stats.get("key_pr_count"),
-                      sum(1 for p in prs.values() if p.get("key"))), breaking=breaking, risks=risks),
+        highlights=tuple(_highlights(report, refs)[:MAX_HIGHLIGHTS]),
+        counts=_counts(report, refs.prs),
         page=safe_url(links.page),
         pdf=safe_url(links.pdf),
         since=clean(period.get("since")),

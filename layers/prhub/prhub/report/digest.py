@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from prhub.core.period import Period
@@ -64,68 +65,104 @@ def _breaking_detail(pr: Mapping[str, Any]) -> str:
     return clean(pr.get("breaking_reason")) or clean(pr.get("summary"))
 
 
+def _repo_card(repo: str, path: str, report: Mapping[str, Any], prs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A repository's row: its report's title, counts and the first paragraph of its summary."""
+    stats = report.get("stats") or {}
+    first = clean(str(report.get("summary") or "").split("\n\n")[0])
+    return {"repo": repo, "title": clean(report.get("title")) or repo, "path": path,
+            "language": clean(report.get("language")),
+            "pr_count": _int(stats.get("pr_count")) or len(prs),
+            "key_pr_count": _int(stats.get("key_pr_count")),
+            "breaking_count": sum(1 for p in prs if p.get("breaking")),
+            "risk_count": risk_count(report), "avg_importance": stats.get("avg_importance", 0.0),
+            "summary": _shorten(first, SUMMARY_CHARS)}
+
+
+def _theme() -> dict[str, Any]:
+    return {"repos": set(), "pr_count": 0, "name": ""}
+
+
+@dataclass
+class _Gathered:
+    """What the digest collects over the repositories' reports, in the order it reads them."""
+    repos: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    top: list[dict[str, Any]] = field(default_factory=list)  # every key PR; the digest keeps the first TOP_PRS
+    breaking: list[dict[str, Any]] = field(default_factory=list)
+    modules: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(_theme))  # by lower-case name
+    types: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(_theme))
+
+    def add(self, repo: str, path: str, report: Mapping[str, Any]) -> None:
+        prs = _prs(report)
+        self.repos.append(_repo_card(repo, path, report, prs))
+        for pr in prs:
+            self.add_pr(repo, pr)
+        for module in report.get("modules") or []:
+            if isinstance(module, dict) and clean(module.get("name")):
+                m = self.modules[clean(module["name"]).lower()]
+                m["name"] = m["name"] or clean(module["name"])
+                m["pr_count"] += _int(module.get("pr_count"))
+                m["repos"].add(repo)
+
+    def add_pr(self, repo: str, pr: Mapping[str, Any]) -> None:
+        entry = {"repo": repo, "number": pr["number"], "title": clean(pr.get("title")),
+                 "url": safe_url(pr.get("url")), "page": f"{repo}/pull/{pr['number']}/"}
+        if pr.get("key"):
+            self.top.append({**entry, "importance": pr.get("importance", 0), "insight": pr.get("insight", 0),
+                             "type": clean(pr.get("type")), "modules": [clean(m) for m in pr.get("modules") or []],
+                             "breaking": bool(pr.get("breaking")), "summary": clean(pr.get("summary"))})
+        if pr.get("breaking"):
+            self.breaking.append({**entry, "detail": _breaking_detail(pr)})
+        if clean(pr.get("type")):
+            t = self.types[clean(pr["type"]).lower()]
+            t["name"], t["pr_count"] = clean(pr["type"]), t["pr_count"] + 1
+            t["repos"].add(repo)
+
+    def themes(self) -> list[dict[str, Any]]:
+        """Modules, then PR types, that two repositories or more share: at most THEMES of each, widest first."""
+        themes = [{"kind": kind, "name": t["name"], "repos": sorted(t["repos"], key=str.lower),
+                   "pr_count": t["pr_count"]}
+                  for kind, found in (("module", self.modules), ("type", self.types)) for t in found.values()
+                  if len(t["repos"]) >= 2]
+        themes.sort(key=lambda t: (t["kind"] != "module", -len(t["repos"]), -t["pr_count"], t["name"].lower()))
+        return ([t for t in themes if t["kind"] == "module"][:THEMES]
+                + [t for t in themes if t["kind"] == "type"][:THEMES])
+
+    def top_prs(self) -> list[dict[str, Any]]:
+        return sorted(self.top, key=lambda p: (-float(p["importance"] or 0), -float(p["insight"] or 0),
+                                               p["repo"].lower(), p["number"]))[:TOP_PRS]
+
+    def stats(self, repo_count: int) -> dict[str, Any]:
+        repos = self.repos
+        stats: dict[str, Any] = {
+            "repo_count": repo_count, "reported": len(repos), "pr_count": sum(r["pr_count"] for r in repos),
+            "key_pr_count": sum(r["key_pr_count"] for r in repos),
+            "breaking_count": sum(r["breaking_count"] for r in repos),
+            "risk_count": sum(r["risk_count"] for r in repos)}
+        # The mean over every PR of the period, so a busy repository weighs as much as its PRs.
+        weighted = sum(float(r["avg_importance"] or 0) * r["pr_count"] for r in repos)
+        stats["avg_importance"] = round(weighted / stats["pr_count"], 1) if stats["pr_count"] else 0.0
+        return stats
+
+
 def build(name: str, period: Period, language: str, generated_at: str,
           reports: Mapping[str, tuple[str, Mapping[str, Any]] | None]) -> dict[str, Any]:
     """The digest of `reports` (repo -> (its report's site folder, report.json), or None when it has none)."""
     from prhub.report.compose import title as period_title
 
     name = clean(name) or NAMES.get(language, NAMES["en"])
-    repos, missing, top, breaking = [], [], [], []
-    modules: dict[str, dict[str, Any]] = defaultdict(lambda: {"repos": set(), "pr_count": 0, "name": ""})
-    types: dict[str, dict[str, Any]] = defaultdict(lambda: {"repos": set(), "pr_count": 0, "name": ""})
+    got = _Gathered()
     for repo in sorted(reports, key=str.lower):
         found = reports[repo]
         if found is None:
-            missing.append(repo)
-            continue
-        path, report = found
-        prs, stats = _prs(report), report.get("stats") or {}
-        first = clean(str(report.get("summary") or "").split("\n\n")[0])
-        repos.append({"repo": repo, "title": clean(report.get("title")) or repo, "path": path,
-                      "language": clean(report.get("language")),
-                      "pr_count": _int(stats.get("pr_count")) or len(prs),
-                      "key_pr_count": _int(stats.get("key_pr_count")),
-                      "breaking_count": sum(1 for p in prs if p.get("breaking")),
-                      "risk_count": risk_count(report), "avg_importance": stats.get("avg_importance", 0.0),
-                      "summary": _shorten(first, SUMMARY_CHARS)})
-        for pr in prs:
-            entry = {"repo": repo, "number": pr["number"], "title": clean(pr.get("title")),
-                     "url": safe_url(pr.get("url")), "page": f"{repo}/pull/{pr['number']}/"}
-            if pr.get("key"):
-                top.append({**entry, "importance": pr.get("importance", 0), "insight": pr.get("insight", 0),
-                            "type": clean(pr.get("type")), "modules": [clean(m) for m in pr.get("modules") or []],
-                            "breaking": bool(pr.get("breaking")), "summary": clean(pr.get("summary"))})
-            if pr.get("breaking"):
-                breaking.append({**entry, "detail": _breaking_detail(pr)})
-            if clean(pr.get("type")):
-                t = types[clean(pr["type"]).lower()]
-                t["name"], t["pr_count"] = clean(pr["type"]), t["pr_count"] + 1
-                t["repos"].add(repo)
-        for module in report.get("modules") or []:
-            if isinstance(module, dict) and clean(module.get("name")):
-                m = modules[clean(module["name"]).lower()]
-                m["name"] = m["name"] or clean(module["name"])
-                m["pr_count"] += _int(module.get("pr_count"))
-                m["repos"].add(repo)
-    top.sort(key=lambda p: (-float(p["importance"] or 0), -float(p["insight"] or 0), p["repo"].lower(), p["number"]))
-    themes = [{"kind": kind, "name": t["name"], "repos": sorted(t["repos"], key=str.lower), "pr_count": t["pr_count"]}
-              for kind, found_themes in (("module", modules), ("type", types)) for t in found_themes.values()
-              if len(t["repos"]) >= 2]
-    themes.sort(key=lambda t: (t["kind"] != "module", -len(t["repos"]), -t["pr_count"], t["name"].lower()))
-    stats = {"repo_count": len(reports), "reported": len(repos), "pr_count": sum(r["pr_count"] for r in repos),
-             "key_pr_count": sum(r["key_pr_count"] for r in repos),
-             "breaking_count": sum(r["breaking_count"] for r in repos),
-             "risk_count": sum(r["risk_count"] for r in repos)}
-    # The mean over every PR of the period, so a busy repository weighs as much as its PRs.
-    weighted = sum(float(r["avg_importance"] or 0) * r["pr_count"] for r in repos)
-    stats["avg_importance"] = round(weighted / stats["pr_count"], 1) if stats["pr_count"] else 0.0
+            got.missing.append(repo)
+        else:
+            got.add(repo, *found)
     digest = {"schema": SCHEMA, "title": period_title(name, period, language), "name": name, "language": language,
               "period": {"since": period.since.isoformat(), "until": period.until.isoformat(), "tz": period.tz},
-              "generated_at": generated_at, "complete": not missing, "stats": stats, "repos": repos,
-              "missing": missing, "top_prs": top[:TOP_PRS],
-              "themes": [t for t in themes if t["kind"] == "module"][:THEMES]
-              + [t for t in themes if t["kind"] == "type"][:THEMES],
-              "breaking": sorted(breaking, key=lambda b: (b["repo"].lower(), b["number"]))}
+              "generated_at": generated_at, "complete": not got.missing, "stats": got.stats(len(reports)),
+              "repos": got.repos, "missing": got.missing, "top_prs": got.top_prs(), "themes": got.themes(),
+              "breaking": sorted(got.breaking, key=lambda b: (b["repo"].lower(), b["number"]))}
     digest["summary"] = summary(digest)
     return digest
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -108,7 +109,7 @@ def build(reports: list[tuple[str, str, dict[str, Any]]], lang: str,
     docs = _one_per_period(reports, lang)
     if not docs:
         return None
-    L = labels(lang)
+    words = labels(lang)
     rec = _record(docs, records or {})
     reported = _full_weeks(set().union(*(_days(str((d.get("period") or {}).get("since")),
                                                 str((d.get("period") or {}).get("until"))) for d in docs)))
@@ -118,55 +119,100 @@ def build(reports: list[tuple[str, str, dict[str, Any]]], lang: str,
     windows = []
     for n in WINDOWS:
         weeks = [last - timedelta(weeks=n - 1 - i) for i in range(n)]
-        windows.append(_window(n, weeks, known, reported, rec, scored, L))
+        windows.append(_window(n, weeks, known, reported, rec, scored, words))
     quarter = {last - timedelta(weeks=i) for i in range(QUARTER)}
     return {"windows": windows, "hot_files": _hot_files(docs, quarter),
             **_contributors(docs, rec, set(windows[-1]["week_set"]))}
 
 
-def _window(n: int, weeks: list[date], known: set[date], reported: set[date], rec: _Record, scored: set[int],
-            L: dict[str, str]) -> dict[str, Any]:
+def _by_week(weeks: list[date], rec: _Record, scored: set[int]) -> dict[date, list[dict[str, Any]]]:
+    """The record's PRs in each of `weeks` (by their merge day's Monday), each marked `_scored` when a report
+    scored it."""
     in_week: dict[date, list[dict[str, Any]]] = {w: [] for w in weeks}
     for number, (day, pr) in rec.prs.items():
         week = _monday(day)
         if week in in_week:
             in_week[week].append({**pr, "_scored": number in scored})
-    label = [f"{w:%m-%d}" for w in weeks]
-    have = [w in known for w in weeks]
-    # A week known only in part (a record starting mid-week) draws nothing: a part would read as the whole.
-    merged: list[float] = [len(in_week[w]) if w in known else 0 for w in weeks]
-    breaking: list[float] = [sum(1 for p in in_week[w] if p.get("breaking")) if w in known else 0 for w in weeks]
-    revert_n: list[float] = [sum(1 for p in in_week[w] if p.get("revert")) if w in known else 0 for w in weeks]
+    return in_week
+
+
+@dataclass
+class _Weekly:
+    """A window's numbers, one per week in order."""
+    have: list[bool]  # the week is known in full
+    in_reports: list[bool]  # a published report covers it
+    merged: list[float]
+    breaking: list[float]
+    reverts: list[float]
+    key: list[float]
+    importance: list[list[float]]  # the importance of the week's scored PRs
+    avg: list[float]
+
+
+def _weekly(weeks: list[date], in_week: dict[date, list[dict[str, Any]]], known: set[date],
+            reported: set[date]) -> _Weekly:
+    def known_count(flag: str) -> list[float]:
+        # A week known only in part (a record starting mid-week) draws nothing: a part would read as the whole.
+        return [sum(1 for p in in_week[w] if p.get(flag)) if w in known else 0 for w in weeks]
+
     # Key PRs and importance only a scorer knows: the weeks with a published report.
-    key: list[float] = [sum(1 for p in in_week[w] if p["_scored"] and p.get("key")) for w in weeks]
     imps = [[float(p["importance"]) for p in in_week[w]
              if p["_scored"] and isinstance(p.get("importance"), int | float)] for w in weeks]
-    avg = [round(sum(v) / len(v), 1) if v else 0.0 for v in imps]
+    return _Weekly(
+        have=[w in known for w in weeks], in_reports=[w in reported for w in weeks],
+        merged=[len(in_week[w]) if w in known else 0 for w in weeks],
+        breaking=known_count("breaking"), reverts=known_count("revert"),
+        key=[sum(1 for p in in_week[w] if p["_scored"] and p.get("key")) for w in weeks],
+        importance=imps, avg=[round(sum(v) / len(v), 1) if v else 0.0 for v in imps])
+
+
+def _week_rows(weeks: list[date], w: _Weekly) -> list[dict[str, Any]]:
+    """The table under the charts: a week's counts, "–" for what only a report knows when none covers it."""
+    return [{"week": f"{week:%Y-%m-%d}", "covered": w.have[i], "reported": w.in_reports[i], "merged": w.merged[i],
+             "breaking": w.breaking[i], "reverts": w.reverts[i], "key": w.key[i] if w.in_reports[i] else "–",
+             "avg_importance": (num(w.avg[i]) if w.importance[i] else "") if w.in_reports[i] else "–"}
+            for i, week in enumerate(weeks)]
+
+
+def _week_charts(n: int, weeks: list[date], w: _Weekly, words: dict[str, str]) -> list[charts.Columns]:
+    label = [f"{week:%m-%d}" for week in weeks]
+    return [
+        charts.Columns(f"merged-{n}", words["chart_merged"], label, [(words["pr_count"], MERGED, w.merged)], w.have),
+        charts.Columns(f"breaking-{n}", words["chart_breaking_reverts"], label,
+                       [(words["breaking_changes"], BREAKING, w.breaking), (words["reverts"], REVERT, w.reverts)],
+                       w.have),
+        charts.Columns(f"key-{n}", words["chart_key_importance"], label,
+                       [(words["key_pr_count"], KEY, w.key), (words["avg_importance"], MERGED, w.avg)], w.in_reports),
+    ]
+
+
+def _module_shares(n: int, weeks: list[date], in_week: dict[date, list[dict[str, Any]]], known: set[date],
+                   words: dict[str, str]) -> dict[str, Any]:
+    """The modules the known weeks' PRs touched most, as a chart of shares and its rows."""
     modules: Counter[str] = Counter(clean(m) for w in weeks if w in known for p in in_week[w]
                                     for m in set(p.get("modules") or []))
     total = sum(modules.values())
     shares = modules.most_common(TOP_MODULES)
-    in_reports = [w in reported for w in weeks]
-    rows = [{"week": f"{w:%Y-%m-%d}", "covered": have[i], "reported": in_reports[i], "merged": merged[i],
-             "breaking": breaking[i], "reverts": revert_n[i], "key": key[i] if in_reports[i] else "–",
-             "avg_importance": (num(avg[i]) if imps[i] else "") if in_reports[i] else "–"}
-            for i, w in enumerate(weeks)]
     return {
-        "n": n, "title": L[f"weeks_{n}"], "have": sum(have), "reported": sum(in_reports),
-        "week_set": [w.isoformat() for w in weeks],
-        "note": L["dashboard_source"].format(have=sum(have), reported=sum(in_reports), covered=n),
-        "charts": [
-            charts.Columns(f"merged-{n}", L["chart_merged"], label, [(L["pr_count"], MERGED, merged)], have),
-            charts.Columns(f"breaking-{n}", L["chart_breaking_reverts"], label,
-                           [(L["breaking_changes"], BREAKING, breaking), (L["reverts"], REVERT, revert_n)], have),
-            charts.Columns(f"key-{n}", L["chart_key_importance"], label,
-                           [(L["key_pr_count"], KEY, key), (L["avg_importance"], MERGED, avg)], in_reports),
-        ],
-        "modules": charts.Series(f"modules-{n}", L["chart_module_share"], [m for m, _ in shares],
+        "modules": charts.Series(f"modules-{n}", words["chart_module_share"], [m for m, _ in shares],
                                  [round(100 * c / total, 1) if total else 0.0 for _, c in shares], True)
         if shares else None,
         "module_rows": [{"name": m, "count": c, "share": f"{num(round(100 * c / total, 1))} %"} for m, c in shares],
-        "rows": rows,
+    }
+
+
+def _window(n: int, weeks: list[date], known: set[date], reported: set[date], rec: _Record, scored: set[int],
+            words: dict[str, str]) -> dict[str, Any]:
+    in_week = _by_week(weeks, rec, scored)
+    w = _weekly(weeks, in_week, known, reported)
+    have, in_reports = sum(w.have), sum(w.in_reports)
+    return {
+        "n": n, "title": words[f"weeks_{n}"], "have": have, "reported": in_reports,
+        "week_set": [week.isoformat() for week in weeks],
+        "note": words["dashboard_source"].format(have=have, reported=in_reports, covered=n),
+        "charts": _week_charts(n, weeks, w, words),
+        **_module_shares(n, weeks, in_week, known, words),
+        "rows": _week_rows(weeks, w),
     }
 
 

@@ -35,12 +35,12 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from prhub.site import paths as sitepaths
+from prhub.core.report import Report
 from prhub.report.digest import ROOT
+from prhub.site import paths as sitepaths
 from prhub.site.pulls import PullPage
 from prhub.site.render.common import clean, num, safe_url
 from prhub.site.render.labels import labels
-from prhub.core.report import Report
 
 
 def _render_page(template: str, **values: Any) -> str:
@@ -130,7 +130,8 @@ def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes], home
 
 
 def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: str) -> list[str]:
-    """Write a PR page's files (prhub.site.pulls.PullPage) in pull/<N>/ (its language's subfolder unless it is `home`)."""
+    """Write a PR page's files (prhub.site.pulls.PullPage) in pull/<N>/ (its language's subfolder unless it is
+    `home`)."""
     from prhub.site.render.pull import render_pull_html
 
     number = page["pr"]["number"]
@@ -257,7 +258,7 @@ def render_repo_index(repo: str, entries: list[dict[str, Any]], lang: str | None
     is 1 for a language subfolder."""
     lang = lang or _language(entries)
     up = "../" * (depth + repo.count("/") + 1)  # a slice's page sits two folders deeper than its repository's
-    return _render_page("repo.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en",
+    return _render_page("repo.html.j2", words=labels(lang), html_lang="zh-CN" if lang == "zh" else "en",
                         repo=clean(sitepaths.display(repo)),
                         repo_url=safe_url(f"https://github.com/{sitepaths.repo_of(repo)}"), reports=entries,
                         dashboard=dashboard, alternates=alternates or [], root_href=up)
@@ -282,7 +283,7 @@ def render_feed(repo: str, entries: list[dict[str, Any]], site_url: str = "", la
              for e in entries[:FEED_ENTRIES]]
     updated = max((i["updated"] for i in items), default="1970-01-01T00:00:00Z")
     feed_key = f"prhub:{repo}" + (f":{sub.rstrip('/')}" if sub else "")
-    return _render_page("feed.xml.j2", L=labels(lang), repo=clean(sitepaths.display(repo)), entries=items,
+    return _render_page("feed.xml.j2", words=labels(lang), repo=clean(sitepaths.display(repo)), entries=items,
                         feed_id=uuid.uuid5(uuid.NAMESPACE_URL, feed_key).urn, updated=updated,
                         self_link=f"{home}feed.xml" if home else "feed.xml", home=home or "./")
 
@@ -291,7 +292,7 @@ def render_root_index(repos: list[dict[str, Any]], digest: dict[str, Any] | None
     """The site's root page: every repository, and the latest organisation digest when there is one."""
     lang = repos[0]["latest"]["language"] if repos and repos[0].get("latest") else digest["language"] if digest \
         else "zh"
-    return _render_page("root.html.j2", L=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos,
+    return _render_page("root.html.j2", words=labels(lang), html_lang="zh-CN" if lang == "zh" else "en", repos=repos,
                         digest=digest)
 
 
@@ -325,7 +326,7 @@ def render_digest_feed(cards: list[dict[str, Any]], site_url: str = "") -> str:
     updated = max((i["updated"] for i in items), default="1970-01-01T00:00:00Z")
     home = f"{base}/{ROOT}" if base else ""
     name = cards[0]["name"] if cards else ""
-    return _render_page("feed.xml.j2", L=labels(lang), repo=name or ROOT.rstrip("/"), entries=items,
+    return _render_page("feed.xml.j2", words=labels(lang), repo=name or ROOT.rstrip("/"), entries=items,
                         feed_id=uuid.uuid5(uuid.NAMESPACE_URL, f"prhub:{ROOT}").urn, updated=updated,
                         self_link=f"{home}feed.xml" if home else "feed.xml", home=home or "./")
 

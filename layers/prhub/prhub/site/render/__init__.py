@@ -22,8 +22,9 @@ import json
 from prhub.core.report import Report
 
 
-def render_all(report: Report, home: str | None = None) -> dict[str, bytes]:
-    """The four files of a report; `home` is the repository's configured language (the page's links depend on it)."""
+def render_all(report: Report, home: str | None = None, font: str = "") -> dict[str, bytes]:
+    """The four files of a report; `home` is the repository's configured language (the page's links depend on it),
+    `font` the PDF's configured font (Settings.cjk_font; "" for the packaged one)."""
     from prhub.site.render.html import render_html
     from prhub.site.render.markdown import render_markdown
     from prhub.site.render.pdf import render_pdf
@@ -31,6 +32,6 @@ def render_all(report: Report, home: str | None = None) -> dict[str, bytes]:
     return {
         "report.json": json.dumps(report, ensure_ascii=False, indent=2).encode(),
         "report.md": render_markdown(report).encode(),
-        "report.pdf": render_pdf(report),
+        "report.pdf": render_pdf(report, font),
         "index.html": render_html(report, home).encode(),
     }

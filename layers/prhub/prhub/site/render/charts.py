@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from prhub.core.period import kind_of
+from prhub.core.report import Report
 from prhub.site.render.common import clean, num
 from prhub.site.render.labels import labels
-from prhub.core.report import Report
 
 MAX_MODULES = 10
 BAR_COLOR = "#3b6fb6"

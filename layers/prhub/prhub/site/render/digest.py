@@ -1,4 +1,5 @@
-"""The organisation digest (prhub.report.digest, schema prhub.digest/1) as index.html, report.md, report.pdf, report.json.
+"""The organisation digest (prhub.report.digest, schema prhub.digest/1) as index.html, report.md, report.pdf and
+report.json.
 
 The same machinery as a week and a PR page: a header, then ordered `Section`s that each renderer lays out by
 kind (sections.*.j2 macros, pdf.LAYOUTS). Links: on the web page repositories go to their reports and PRs to
@@ -9,13 +10,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from prhub.report import digest as domain
 from prhub.site import paths as sitepaths
 from prhub.site.render.common import clean, num, safe_url
 from prhub.site.render.labels import labels
-from prhub.site.render.view import Section
+from prhub.site.render.view import Section, TemplateView
 
 WORDS = {
     "zh": {"repos": "各仓库", "top_prs": "跨仓库的重要 PR", "themes": "共同主题", "breaking": "破坏性变更",
@@ -38,10 +40,28 @@ def _here(digest: dict[str, Any]) -> str:
     return f"{domain.ROOT}{digest['period']['since']}-to-{digest['period']['until']}/"
 
 
-def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") -> dict[str, Any]:
+@dataclass(frozen=True)
+class DigestView(TemplateView):
+    """A digest as its renderings read it: the header's fields, then its non-empty sections."""
+    words: dict[str, str]  # the digest language's labels, with the digest's own (digest_*)
+    lang: str
+    html_lang: str
+    links: dict[int, str]  # none: a digest's text cites no "#N" of its own
+    title: str
+    name: str
+    since: str
+    until: str
+    tz: str
+    generated_at: str
+    sections: list[Section]
+    root_href: str
+    feed_href: str
+
+
+def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") -> DigestView:
     """The header and the non-empty sections of a digest, as every rendering reads them."""
     lang = digest["language"]
-    L = words(lang)
+    w = words(lang)
     here = _here(digest)
     base = (safe_url(site_url) or "").rstrip("/")
 
@@ -57,16 +77,16 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
 
     counts = [{"label": clean(r["repo"]),
                "links": [{"label": clean(r["title"]), "url": site_link(r["path"])}],
-               "note": L["digest_counts"].format(pr=num(r["pr_count"]), key=num(r["key_pr_count"]),
+               "note": w["digest_counts"].format(pr=num(r["pr_count"]), key=num(r["key_pr_count"]),
                                                  breaking=num(r["breaking_count"]), risks=num(r["risk_count"]))}
               for r in digest["repos"]]
-    counts += [{"label": "", "links": [{"label": clean(m), "url": None}], "note": L["digest_no_report"]}
+    counts += [{"label": "", "links": [{"label": clean(m), "url": None}], "note": w["digest_no_report"]}
                for m in digest["missing"]]
     top = [{**pr(p), "title": f"{clean(p['repo'])} · {clean(p['title'])}", "modules": p["modules"],
             "importance": num(p["importance"]), "key_points": [], "summary": clean(p["summary"])}
            for p in digest["top_prs"]]
-    themes = [{"text": f"{L['digest_' + t['kind']]} {clean(t['name'])}: "
-                       f"{L['digest_prs_in'].format(n=num(t['pr_count']))} {L['digest_in']} "
+    themes = [{"text": f"{w['digest_' + t['kind']]} {clean(t['name'])}: "
+                       f"{w['digest_prs_in'].format(n=num(t['pr_count']))} {w['digest_in']} "
                        + ", ".join(clean(r) for r in t["repos"]), "prs": []}
               for t in digest["themes"]]
     by_repo: dict[str, list[dict[str, Any]]] = {}
@@ -75,49 +95,50 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
     breaking = [{"kind": "breaking", "label": repo, "detail": "", "prs": [], "items": items}
                 for repo, items in by_repo.items()]
     sections = [
-        Section("summary", L["digest_summary"], "paragraphs", [clean(digest["summary"])]),
-        Section("repos", L["digest_repos"], "link_rows", counts),
-        Section("top-prs", L["digest_top_prs"], "key_prs", top),
-        Section("themes", L["digest_themes"], "notes", themes),
-        Section("breaking", L["digest_breaking"], "risks", breaking),
-        Section("missing", L["digest_missing"], "notes", [{"text": clean(m), "prs": []} for m in digest["missing"]]),
+        Section("summary", w["digest_summary"], "paragraphs", [clean(digest["summary"])]),
+        Section("repos", w["digest_repos"], "link_rows", counts),
+        Section("top-prs", w["digest_top_prs"], "key_prs", top),
+        Section("themes", w["digest_themes"], "notes", themes),
+        Section("breaking", w["digest_breaking"], "risks", breaking),
+        Section("missing", w["digest_missing"], "notes", [{"text": clean(m), "prs": []} for m in digest["missing"]]),
     ]
-    return {"L": L, "lang": lang, "html_lang": "zh-CN" if lang == "zh" else "en", "links": {},
-            "title": clean(digest["title"]), "name": clean(digest["name"]),
-            "since": clean(digest["period"]["since"]), "until": clean(digest["period"]["until"]),
-            "tz": clean(digest["period"]["tz"]), "generated_at": clean(digest["generated_at"]),
-            "sections": [s for s in sections if s.data],
-            "root_href": sitepaths.relative(here, ""), "feed_href": sitepaths.relative(here, domain.ROOT) + "feed.xml"}
+    return DigestView(words=w, lang=lang, html_lang="zh-CN" if lang == "zh" else "en", links={},
+                      title=clean(digest["title"]), name=clean(digest["name"]),
+                      since=clean(digest["period"]["since"]), until=clean(digest["period"]["until"]),
+                      tz=clean(digest["period"]["tz"]), generated_at=clean(digest["generated_at"]),
+                      sections=[s for s in sections if s.data], root_href=sitepaths.relative(here, ""),
+                      feed_href=sitepaths.relative(here, domain.ROOT) + "feed.xml")
 
 
 def render_digest_html(digest: dict[str, Any]) -> str:
     from prhub.site.render.html import render_page
 
-    return render_page("digest.html.j2", **digest_view(digest))
+    return render_page("digest.html.j2", **digest_view(digest).context())
 
 
 def render_digest_markdown(digest: dict[str, Any], site_url: str = "") -> str:
     from prhub.site.render.markdown import environment
 
-    text = environment().get_template("digest.md.j2").render(**digest_view(digest, web=False, site_url=site_url))
+    v = digest_view(digest, web=False, site_url=site_url)
+    text = environment().get_template("digest.md.j2").render(**v.context())
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
-def render_digest_pdf(digest: dict[str, Any], site_url: str = "") -> bytes:
+def render_digest_pdf(digest: dict[str, Any], site_url: str = "", font: str = "") -> bytes:
     from prhub.site.render.pdf import render_sections
 
     v = digest_view(digest, web=False, site_url=site_url)
-    L = v["L"]
-    byline = [f"{L['period']} {v['since']} {L['to']} {v['until']} ({v['tz']})",
-              f"{L['generated_at']} {v['generated_at']}"]
-    return render_sections(v["title"], L, v["links"], byline, v["sections"])
+    w = v.words
+    byline = [f"{w['period']} {v.since} {w['to']} {v.until} ({v.tz})", f"{w['generated_at']} {v.generated_at}"]
+    return render_sections(v.title, w, v.links, byline, v.sections, font)
 
 
-def render_digest_all(digest: dict[str, Any], site_url: str = "") -> dict[str, bytes]:
-    """The four files of a digest; report.json is the digest itself (schema prhub.digest/1)."""
+def render_digest_all(digest: dict[str, Any], site_url: str = "", font: str = "") -> dict[str, bytes]:
+    """The four files of a digest; report.json is the digest itself (schema prhub.digest/1); `font` as
+    render_all's."""
     return {
         "report.json": json.dumps(digest, ensure_ascii=False, indent=2).encode(),
         "report.md": render_digest_markdown(digest, site_url).encode(),
-        "report.pdf": render_digest_pdf(digest, site_url),
+        "report.pdf": render_digest_pdf(digest, site_url, font),
         "index.html": render_digest_html(digest).encode(),
     }

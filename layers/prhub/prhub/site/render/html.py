@@ -11,12 +11,11 @@ from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
-
+from prhub.core.report import Report
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
 from prhub.site.render.common import segments
 from prhub.site.render.view import view
-from prhub.core.report import Report
 
 
 def pr_link(ref: dict[str, Any]) -> Markup:
@@ -72,5 +71,5 @@ def render_html(report: Report, home: str | None = None, alternates: list[dict[s
     here = sitepaths.report_folder(report, home)
     pulls = sitepaths.relative(here, f"{sitepaths.base(report)}/pull/")
     links = (pulls, sitepaths.lang_dir(report["language"], home))
-    return render_page("report.html.j2", **view(report, pull_links=links), alternates=alternates or [],
+    return render_page("report.html.j2", **view(report, pull_links=links).context(), alternates=alternates or [],
                        **sitepaths.nav(here, sitepaths.base(report), report["language"], home))

@@ -12,10 +12,9 @@ from functools import cache
 from typing import Any
 
 import jinja2
-
+from prhub.core.report import Report
 from prhub.site.render.common import clean, segments
 from prhub.site.render.view import view
-from prhub.core.report import Report
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&@])")
 # GFM autolinks bare URLs (scheme://, mailto:, xmpp:) and www. names; an escaped ":" or "." keeps them text.
@@ -66,5 +65,5 @@ def environment() -> jinja2.Environment:
 
 def render_markdown(report: Report) -> str:
     """The report as Markdown, sections in reading order, empty ones left out (and no charts)."""
-    text = environment().get_template("report.md.j2").render(**view(report, with_charts=False))
+    text = environment().get_template("report.md.j2").render(**view(report, with_charts=False).context())
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -20,15 +19,15 @@ from typing import Any, cast
 
 from fpdf import FPDF
 from fpdf.fonts import TTFFont
-
 from prhub.core.errors import PrhubError
+from prhub.core.report import Report
 from prhub.site.render import charts
 from prhub.site.render.common import clean, segments
-from prhub.site.render.view import view
-from prhub.core.report import Report
+from prhub.site.render.view import ReportView, view
 
-# Where the CJK font comes from, first match wins: $PRHUB_CJK_FONT (a path; "path#N" picks face N of a
-# .ttc), the font the layer build (layers/prhub/Makefile) puts into the package, Debian's fonts-noto-cjk.
+# Where the CJK font comes from, first match wins: the configured font ($PRHUB_CJK_FONT, read by
+# prhub.core.config.Settings: a path; "path#N" picks face N of a .ttc), the font the layer build
+# (layers/prhub/Makefile) puts into the package, Debian's fonts-noto-cjk.
 FONT_ENV = "PRHUB_CJK_FONT"
 PACKAGED_FONT = Path(__file__).resolve().parents[2] / "fonts" / "NotoSansSC-Regular.otf"
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
@@ -49,9 +48,10 @@ MUTED = (90, 99, 110)
 WARN = (179, 89, 0)
 
 
-def font_location() -> tuple[str, int]:
-    """(path, collection face) of the CJK font; raises PrhubError naming what to install or set."""
-    configured = os.environ.get(FONT_ENV, "").strip()
+def font_location(configured: str = "") -> tuple[str, int]:
+    """(path, collection face) of the CJK font, `configured` (Settings.cjk_font) when given, else the packaged or
+    Debian's; raises PrhubError naming what to install or set."""
+    configured = configured.strip()
     candidates = [configured] if configured else [str(PACKAGED_FONT), DEBIAN_FONT]
     for candidate in candidates:
         path, _, face = candidate.partition("#")
@@ -61,11 +61,12 @@ def font_location() -> tuple[str, int]:
                      f"(scripts/system-deps.sh) or set {FONT_ENV}=/path/to/font.otf[#face]")
 
 
-def font_for(text: set[int]) -> tuple[str, int]:
-    """The cut font when it has every character of `text` the whole font has, else the whole font."""
-    path, face = font_location()
+def font_for(text: set[int], configured: str = "") -> tuple[str, int]:
+    """The cut font when it has every character of `text` the whole font has, else the whole font (always the
+    configured font, when there is one: the cut is of the packaged one)."""
+    path, face = font_location(configured)
     common = next((str(c) for c in COMMON_FONTS if c.is_file()), None)
-    if os.environ.get(FONT_ENV, "").strip() or common is None:
+    if configured.strip() or common is None:
         return path, face
     needed = text & _charset(path, face)
     return (common, 0) if needed <= _charset(common, 0) else (path, face)
@@ -106,6 +107,25 @@ def tokens(runs: Sequence[Run]) -> list[Run]:
     return [Run(t, r.link) for r in runs for t in _TOKEN.findall(r.text)]
 
 
+def _carried(line: list[Run], tok: Run) -> list[Run]:
+    """Kinsoku: the runs taken off the end of a full `line` to start the next one with `tok` (the character
+    before a closing punctuation mark, an opening mark that may not end a line)."""
+    carry: list[Run] = []
+    if line and tok.text[0] in NO_LINE_START and len(line) > 1:
+        carry = [line.pop()]  # the character before moves down with the punctuation
+    while len(line) > 1 and line[-1].text.rstrip() and line[-1].text.rstrip()[-1] in NO_LINE_END:
+        carry.insert(0, line.pop())
+    return carry
+
+
+def _fitting(text: str, used: float, width: float, measure: Callable[[str], float]) -> int:
+    """How many characters of a word too long for a line fit after `used` mm (one at least)."""
+    cut = 1
+    while cut < len(text) and used + measure(text[: cut + 1]) <= width:
+        cut += 1
+    return cut
+
+
 def wrap(runs: Sequence[Run], width: float, measure: Callable[[str], float]) -> list[list[Run]]:
     """Lines no wider than `width` (mm); words longer than a line break by character; kinsoku applied."""
     lines: list[list[Run]] = []
@@ -119,20 +139,14 @@ def wrap(runs: Sequence[Run], width: float, measure: Callable[[str], float]) -> 
             line.append(tok)
             used += measure(tok.text)
             continue
-        carry: list[Run] = []
-        if line and tok.text[0] in NO_LINE_START and len(line) > 1:
-            carry = [line.pop()]  # the character before moves down with the punctuation
-        while len(line) > 1 and line[-1].text.rstrip() and line[-1].text.rstrip()[-1] in NO_LINE_END:
-            carry.insert(0, line.pop())
+        carry = _carried(line, tok)
         if line:
             lines.append(line)
         line, used = carry, sum(measure(c.text) for c in carry)
         if tok.text.isspace():
             continue
         while measure(tok.text.rstrip()) + used > width and len(tok.text.rstrip()) > 1:
-            cut = 1
-            while cut < len(tok.text) and used + measure(tok.text[: cut + 1]) <= width:
-                cut += 1
+            cut = _fitting(tok.text, used, width, measure)
             line.append(Run(tok.text[:cut], tok.link))
             lines.append(line)
             line, used = [], 0.0
@@ -188,12 +202,14 @@ def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
 class ReportPDF(FPDF):
     """A4 portrait with the report's title in the header and page numbers in the footer."""
 
-    def __init__(self, running_title: str, words: dict[str, str], pr_urls: dict[int, str], text: Any) -> None:
-        """`text`: everything the PDF will hold (a view), which decides the font."""
+    def __init__(self, running_title: str, words: dict[str, str], pr_urls: dict[int, str], text: Any,
+                 font: str = "") -> None:
+        """`text`: everything the PDF will hold (a view), which decides the font; `font`: the configured font
+        (Settings.cjk_font), "" for the packaged one."""
         super().__init__(orientation="P", unit="mm", format="A4")
         self.running_title = running_title
         self.words = words  # the report language's labels
-        self.cjk = _add_cjk(self, *font_for(set(codepoints([running_title, words, text]))))
+        self.cjk = _add_cjk(self, *font_for(set(codepoints([running_title, words, text])), font))
         self.glyphs = self.cjk.cmap.keys()  # the characters the font can draw
         self.set_margins(MARGIN, 18, MARGIN)
         self.c_margin = 0  # text starts exactly where wrap() measured it
@@ -349,22 +365,22 @@ def _refs_cell(pdf: ReportPDF, refs: Sequence[dict[str, Any]]) -> list[Run]:
     return out
 
 
-def _cover(pdf: ReportPDF, v: dict[str, Any]) -> None:
+def _cover(pdf: ReportPDF, v: ReportView) -> None:
     """Page 1's top: the title, the byline and the stat cards."""
-    L, T, s = v["L"], pdf.fit, v["stats"]
+    words, T, s = v.words, pdf.fit, v.stats
     pdf.set_font("cjk", size=18)
-    pdf.start_section(T(v["title"]), level=0)
-    for line in wrap([Run(T(v["title"]))], pdf.epw, pdf.measure):
+    pdf.start_section(T(v.title), level=0)
+    for line in wrap([Run(T(v.title))], pdf.epw, pdf.measure):
         pdf.draw_line(line, MARGIN, 9)
         pdf.ln(9)
     pdf.ln(1)
-    byline = f"{L['repo']} {v['repo']} · {L['period']} {v['since']} {L['to']} {v['until']} ({v['tz']})"
+    byline = f"{words['repo']} {v.repo} · {words['period']} {v.since} {words['to']} {v.until} ({v.tz})"
     pdf.paragraph([Run(T(byline))], size=SMALL, after=0.5)
-    pdf.paragraph([Run(T(f"{L['generated_by']} {v['scorer']} · {L['generated_at']} {v['generated_at']}"))],
+    pdf.paragraph([Run(T(f"{words['generated_by']} {v.scorer} · {words['generated_at']} {v.generated_at}"))],
                   size=SMALL, after=2)
-    cards = [(L["pr_count"], s["pr_count"]), (L["key_pr_count"], s["key_pr_count"]),
-             (L["avg_importance"], s["avg_importance"]), (L["avg_insight"], s["avg_insight"]),
-             (L["changes"], f"+{s['additions']} / -{s['deletions']}"), (L["authors"], s["authors"])]
+    cards = [(words["pr_count"], s.pr_count), (words["key_pr_count"], s.key_pr_count),
+             (words["avg_importance"], s.avg_importance), (words["avg_insight"], s.avg_insight),
+             (words["changes"], f"+{s.additions} / -{s.deletions}"), (words["authors"], s.authors)]
     card_w, y = pdf.epw / len(cards), pdf.get_y()
     for i, (label, value) in enumerate(cards):
         x = MARGIN + i * card_w
@@ -379,10 +395,10 @@ def _cover(pdf: ReportPDF, v: dict[str, Any]) -> None:
         pdf.set_text_color(0, 0, 0)
         pdf.cell(card_w - 4, 6, T(value))
     pdf.set_y(y + 17)
-    if s["new_contributors"]:
-        pdf.paragraph([Run(T(f"{s['new_contributors_label']}: {', '.join(s['new_contributors'])}"))], size=SMALL)
-    if s["bots"]:
-        pdf.paragraph([Run(T(f"{L['bots']}: {s['bots']}"))], size=SMALL)
+    if s.new_contributors:
+        pdf.paragraph([Run(T(f"{s.new_contributors_label}: {', '.join(s.new_contributors)}"))], size=SMALL)
+    if s.bots:
+        pdf.paragraph([Run(T(f"{words['bots']}: {s.bots}"))], size=SMALL)
 
 
 # -- one layout per section kind (render/view.py) -----------------------------------------------------------------
@@ -414,29 +430,30 @@ def _key_changes(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
 
 
 def _trends(pdf: ReportPDF, d: dict[str, Any]) -> None:
-    L = pdf.words
+    words = pdf.words
     T = pdf.fit
     _bullets(pdf, d["notes"])
     _charts(pdf, d["charts"])
     if d["modules"]:
-        pdf.heading(L["modules"], 1)
+        pdf.heading(words["modules"], 1)
         trend = d["has_module_trend"]
-        headers = [L["module"], L["prs"]] + ([L["baseline"], L["delta"], L["trend"]] if trend else [])
+        headers = [words["module"], words["prs"]]
+        headers += [words["baseline"], words["delta"], words["trend"]] if trend else []
         rows = [[[Run(T(m["name"]))], [Run(m["pr_count"])]]
                 + ([[Run(m["baseline"])], [Run(m["delta"])], [Run(T(m["trend"]))]] if trend else [])
                 for m in d["modules"]]
         pdf.wrapped_table(headers, rows, [4, 1.5, 2, 1.5, 2] if trend else [4, 1.5], "LRRRL" if trend else "LR")
     if d["hot_files"]:
-        pdf.heading(L["hot_files"], 1)
-        pdf.wrapped_table([L["file"], L["prs"], "PR"],
+        pdf.heading(words["hot_files"], 1)
+        pdf.wrapped_table([words["file"], words["prs"], "PR"],
                           [[[Run(T(f["path"]))], [Run(f["pr_count"])], _refs_cell(pdf, f["prs"])]
                            for f in d["hot_files"]], [6, 1.2, 3], "LRL")
     if d["reviewers"]:
-        pdf.heading(L["reviewers"], 1)
+        pdf.heading(words["reviewers"], 1)
         text = ", ".join(r["name"] + (f": {r['count']}" if r["count"] is not None else "") for r in d["reviewers"])
         pdf.paragraph([Run(T(text))])
     if d["types"]:
-        pdf.heading(L["types"], 1)
+        pdf.heading(words["types"], 1)
         pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in d["types"])))])
 
 
@@ -451,27 +468,27 @@ def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
 
 
 def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
-    L = pdf.words
+    words = pdf.words
     rows = [[[Run(p["label"], p["url"])], [Run(pdf.fit(p["title"]))], [Run(pdf.fit(", ".join(p["modules"])))],
              [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
             for p in items]
-    pdf.wrapped_table([L["pr"], L["title"], L["modules"], L["importance"], L["key_points"]], rows,
+    pdf.wrapped_table([words["pr"], words["title"], words["modules"], words["importance"], words["key_points"]], rows,
                       [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
 
 
 def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:
     """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
-    L = pdf.words
+    words = pdf.words
     for c in d["clusters"]:
         reason = [Run(" — " + pdf.fit(c["reason"]))] if c["reason"] else []
         pdf.paragraph([Run(pdf.fit(c["title"]) + ": "), *_refs_cell(pdf, c["prs"]), *reason], indent=5, bullet="•",
                       after=0.8)
     _bullets(pdf, d["relation_notes"])
     for r in [] if d["relation_notes"] else d["reverts"]:
-        runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {pdf.fit(L['reverts_pr'])} "),
+        runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {pdf.fit(words['reverts_pr'])} "),
                 Run(r["reverts"]["label"], r["reverts"]["url"])]
         if r["relanded_by"]:
-            runs += [Run(pdf.fit(L["sep"] + L["relanded_by"]) + " "),
+            runs += [Run(pdf.fit(words["sep"] + words["relanded_by"]) + " "),
                      Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
         pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
 
@@ -482,19 +499,20 @@ def _numbered(pdf: ReportPDF, items: list[str]) -> None:
 
 
 def _unscored(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
-    L = pdf.words
-    pdf.wrapped_table([L["pr"], L["title"], L["reason"]],
+    words = pdf.words
+    pdf.wrapped_table([words["pr"], words["title"], words["reason"]],
                       [[[Run(u["label"], u["url"])], [Run(pdf.fit(u["title"]))], [Run(pdf.fit(u["reason"]))]]
                        for u in items], [1.3, 6, 4])
 
 
 def _files(pdf: ReportPDF, d: dict[str, Any]) -> None:
     """A PR's files by module, with its chart of lines per module when it has several."""
-    L = pdf.words
+    words = pdf.words
     _charts(pdf, d["charts"])
     for g in d["groups"]:
         pdf.heading(g["module"] + (f" ({g['lines']})" if g["lines"] else ""), 1)
-        pdf.wrapped_table([L["file"], L["lines"]], [[[Run(pdf.fit(f["path"]))], [Run(f["lines"])]] for f in g["files"]],
+        pdf.wrapped_table([words["file"], words["lines"]],
+                          [[[Run(pdf.fit(f["path"]))], [Run(f["lines"])]] for f in g["files"]],
                           [7, 2], "LR")
 
 
@@ -517,24 +535,24 @@ LAYOUTS: dict[str, Callable[[ReportPDF, Any], None]] = {
 OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
 
 
-def render_pdf(report: Report) -> bytes:
-    """The report as an A4 PDF with the same sections and numbers as report.md."""
+def render_pdf(report: Report, font: str = "") -> bytes:
+    """The report as an A4 PDF with the same sections and numbers as report.md; `font` as ReportPDF's."""
     v = view(report)
-    pdf = ReportPDF(v["title"], v["L"], v["links"], v)
-    pdf.set_title(pdf.fit(v["title"]))
+    pdf = ReportPDF(v.title, v.words, v.links, v, font)
+    pdf.set_title(pdf.fit(v.title))
     pdf.set_author("Prhub")
     pdf.add_page()
     _cover(pdf, v)
-    for section in v["sections"]:
+    for section in v.sections:
         pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
         LAYOUTS[section.kind](pdf, section.data)
     return bytes(pdf.output())
 
 
 def render_sections(title: str, words: dict[str, str], links: dict[int, str], byline: Sequence[str],
-                    sections: Sequence[Any]) -> bytes:
+                    sections: Sequence[Any], font: str = "") -> bytes:
     """A page other than a week (a PR's) through the same layouts: its title, byline lines, then its sections."""
-    pdf = ReportPDF(title, words, links, [byline, sections])
+    pdf = ReportPDF(title, words, links, [byline, sections], font)
     pdf.set_title(pdf.fit(title))
     pdf.set_author("Prhub")
     pdf.add_page()

@@ -9,6 +9,7 @@ site, link PRs to GitHub.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from prhub.site import paths as sitepaths
@@ -16,7 +17,7 @@ from prhub.site.pulls import Mention, PullPage
 from prhub.site.render import charts
 from prhub.site.render.common import clean, num, safe_url, usd
 from prhub.site.render.labels import labels, risk_label
-from prhub.site.render.view import Section, scorer_text
+from prhub.site.render.view import Section, TemplateView, scorer_text
 
 # The section kinds a PR page lays out (the week's render/view.py SECTIONS has the rest).
 PULL_KINDS = {"paragraphs", "notes", "risks", "files", "link_rows"}
@@ -47,27 +48,28 @@ class _Refs:
                 "title": ""}
 
 
-def _related(page: PullPage, refs: _Refs, L: dict[str, str]) -> list[dict[str, Any]]:
+def _related(page: PullPage, refs: _Refs, words: dict[str, str]) -> list[dict[str, Any]]:
     rows = []
     if page["cluster"]:
         c = page["cluster"]
-        rows.append({"label": f"{L['cluster']}: {clean(c['title'])}", "links": [refs.pr(n) for n in c["prs"]],
+        rows.append({"label": f"{words['cluster']}: {clean(c['title'])}", "links": [refs.pr(n) for n in c["prs"]],
                      "note": clean(c.get("reason"))})
     for r in page["reverts"]:
         chain = [n for n in (r["reverts"], r["pr"], r["relanded_by"]) if n is not None]
-        rows.append({"label": L["revert_chain"], "links": [refs.pr(n) for n in chain], "note": clean(r.get("title"))})
+        rows.append({"label": words["revert_chain"], "links": [refs.pr(n) for n in chain],
+                     "note": clean(r.get("title"))})
     for key in ("earlier", "later"):
         if page["neighbours"][key]:  # type: ignore[literal-required]
-            rows.append({"label": L[key], "links": [refs.pr(n) for n in page["neighbours"][key]],  # type: ignore[literal-required]
+            rows.append({"label": words[key], "links": [refs.pr(n) for n in page["neighbours"][key]],  # type: ignore[literal-required]
                          "note": ""})
     return rows
 
 
-def _files_chart(page: PullPage, L: dict[str, str]) -> list[charts.Series]:
+def _files_chart(page: PullPage, words: dict[str, str]) -> list[charts.Series]:
     groups = [g for g in page["files"] if g["additions"] + g["deletions"] > 0][: charts.MAX_MODULES]
     if len(groups) < 2:  # one bar says nothing the table does not
         return []
-    return [charts.Series("files", L["chart_files"], [clean(g["module"]) for g in groups],
+    return [charts.Series("files", words["chart_files"], [clean(g["module"]) for g in groups],
                           [g["additions"] + g["deletions"] for g in groups], True)]
 
 
@@ -86,69 +88,109 @@ def model_usage(page: PullPage) -> str:
     return text
 
 
-def pull_view(page: PullPage, home: str | None = None, web: bool = True, with_charts: bool = True) -> dict[str, Any]:
-    """The header fields and the non-empty sections of a PR page, as every rendering reads them."""
-    home = home or page["language"]
-    lang = page["language"]
-    L = labels(lang)
-    pr = page["pr"]
-    refs = _Refs(page, home, web)
-    # The scorer without the run's totals: the page shows what this PR's model calls used (model_usage).
+def _scorer_line(page: PullPage, words: dict[str, str]) -> str:
+    """Who scored the PR: the report's scorer without the run's totals (the page shows what this PR's model calls
+    used, model_usage), or the fallback that scored this PR instead."""
+    pr, lang = page["pr"], page["language"]
     kind = {k: v for k, v in page["scorer"].items() if k not in ("tokens_in", "tokens_out", "cost")}
-    scorer = scorer_text({"scorer": kind, "language": lang})  # type: ignore[typeddict-item]
-    if pr.get("scored_by") and pr.get("scored_by") != page["scorer"].get("kind"):
-        scorer = L.get(f"scorer_{pr['scored_by']}", clean(pr["scored_by"]))
-    facts = [(L["author"], clean(pr["author"])), (L["merged_at"], clean(pr["merged_at"])),
-             (L["modules"], ", ".join(clean(m) for m in pr["modules"])), (L["type"], clean(pr["type"])),
-             (L["importance"], num(pr["importance"])), (L["insight"], num(pr["insight"])),
-             (L["changes"], f"+{num(pr['additions'])} / -{num(pr['deletions'])} · {num(pr['changed_files'])}"),
-             (L["scored_by"], scorer)]
+    if pr["scored_by"] and pr["scored_by"] != page["scorer"]["kind"]:
+        return words.get(f"scorer_{pr['scored_by']}", clean(pr["scored_by"]))
+    return scorer_text({"scorer": kind, "language": lang})  # type: ignore[typeddict-item]
+
+
+def _facts(page: PullPage, words: dict[str, str]) -> list[tuple[str, str]]:
+    """The header's (label, value) rows: author, merge time, modules, scores, size, scorer, and what applies."""
+    pr = page["pr"]
+    facts = [(words["author"], clean(pr["author"])), (words["merged_at"], clean(pr["merged_at"])),
+             (words["modules"], ", ".join(clean(m) for m in pr["modules"])), (words["type"], clean(pr["type"])),
+             (words["importance"], num(pr["importance"])), (words["insight"], num(pr["insight"])),
+             (words["changes"], f"+{num(pr['additions'])} / -{num(pr['deletions'])} · {num(pr['changed_files'])}"),
+             (words["scored_by"], _scorer_line(page, words))]
     if pr["breaking"]:
-        facts.insert(4, (L["breaking"], clean(pr.get("breaking_reason")) or L["yes"]))
-    if clean(page.get("note")):
-        facts.append((L["scored_note"], clean(page["note"])))
+        facts.insert(4, (words["breaking"], clean(pr["breaking_reason"]) or words["yes"]))
+    if clean(page["note"]):
+        facts.append((words["scored_note"], clean(page["note"])))
     if usage := model_usage(page):
-        facts.append((L["model_usage"], usage))
-    # Line counts when the scorer recorded them per file; a page never prints "+0 / -0" for unknown.
-    files = [{"module": clean(g["module"]),
-              "lines": f"+{num(g['additions'])} / -{num(g['deletions'])}" if any("additions" in f for f in g["files"])
-              else "",
-              "files": [{"path": clean(f["path"]),
-                         "lines": f"+{num(f['additions'])} / -{num(f['deletions'])}" if "additions" in f else ""}
-                        for f in g["files"]]}
-             for g in page["files"]]
+        facts.append((words["model_usage"], usage))
+    return facts
+
+
+def _lines(item: Any) -> str:
+    return f"+{num(item['additions'])} / -{num(item['deletions'])}"
+
+
+def _file_groups(page: PullPage) -> list[dict[str, Any]]:
+    """The files by module; line counts when the scorer recorded them per file (never "+0 / -0" for unknown)."""
+    return [{"module": clean(g["module"]),
+             "lines": _lines(g) if any("additions" in f for f in g["files"]) else "",
+             "files": [{"path": clean(f["path"]), "lines": _lines(f) if "additions" in f else ""} for f in g["files"]]}
+            for g in page["files"]]
+
+
+def _notes(texts: Any) -> list[dict[str, Any]]:
+    return [{"text": clean(k), "prs": []} for k in texts if clean(k)]
+
+
+def _sections(page: PullPage, refs: _Refs, words: dict[str, str], with_charts: bool) -> list[Section]:
+    """The page's non-empty sections in reading order."""
+    pr, lang = page["pr"], page["language"]
+    files = _file_groups(page)
     risks = [{"kind": clean(r["kind"]), "label": risk_label(clean(r["kind"]), lang), "detail": clean(r["detail"]),
               "prs": [], "items": []} for r in pr["risks"]]
     mentions = [{"label": "", "links": [refs.report(m)], "note": ""} for m in page["mentions"]]
-    chart = _files_chart(page, L) if with_charts else []
+    chart = _files_chart(page, words) if with_charts else []
     sections = [
-        Section("summary", L["summary"], "paragraphs", [clean(pr["summary"])] if clean(pr["summary"]) else []),
-        Section("key-points", L["key_points"], "notes",
-                [{"text": clean(k), "prs": []} for k in pr["key_points"] if clean(k)]),
-        Section("importance", L["importance_reasons"], "notes",
-                [{"text": clean(k), "prs": []} for k in pr.get("reasons", []) if clean(k)]),
-        Section("risks", L["risks"], "risks", risks),
-        Section("files", L["files"], "files", {"groups": files, "charts": chart} if files else None),
-        Section("related", L["related"], "link_rows", _related(page, refs, L)),
-        Section("mentions", L["mentioned_in"], "link_rows", mentions),
+        Section("summary", words["summary"], "paragraphs", [clean(pr["summary"])] if clean(pr["summary"]) else []),
+        Section("key-points", words["key_points"], "notes", _notes(pr["key_points"])),
+        Section("importance", words["importance_reasons"], "notes", _notes(pr["reasons"])),
+        Section("risks", words["risks"], "risks", risks),
+        Section("files", words["files"], "files", {"groups": files, "charts": chart} if files else None),
+        Section("related", words["related"], "link_rows", _related(page, refs, words)),
+        Section("mentions", words["mentioned_in"], "link_rows", mentions),
     ]
-    here = _folder(page, home)
-    report = refs.report(page["report"])
-    number = pr["number"]
-    return {
-        "L": L, "lang": lang, "html_lang": "zh-CN" if lang == "zh" else "en",
-        "links": {int(n): u for n, u in ((k, refs.pr(int(k))["url"]) for k in page["links"]) if u},
-        "title": f"#{number} {clean(pr['title'])}", "repo": clean(sitepaths.display(sitepaths.base(page))),
-        "github": safe_url(pr.get("url")), "facts": facts, "report": report,
-        "sections": [s for s in sections if s.data],
-        **sitepaths.nav(here, sitepaths.base(page), lang, home),
-    }
+    return [s for s in sections if s.data]
+
+
+@dataclass(frozen=True)
+class PullView(TemplateView):
+    """A PR page as its renderings read it: the header's fields, then its non-empty sections."""
+    words: dict[str, str]  # the page language's labels
+    lang: str
+    html_lang: str
+    links: dict[int, str]  # PR number -> URL, for "#N" in the text
+    title: str  # "#N title"
+    repo: str
+    github: str | None  # the PR on GitHub
+    facts: list[tuple[str, str]]  # (label, value)
+    report: dict[str, Any]  # the link to the report that scored it
+    sections: list[Section]
+    root_href: str
+    repo_href: str
+    feed_href: str
+
+
+def pull_view(page: PullPage, home: str | None = None, web: bool = True, with_charts: bool = True) -> PullView:
+    """The header fields and the non-empty sections of a PR page, as every rendering reads them."""
+    home = home or page["language"]
+    lang = page["language"]
+    words = labels(lang)
+    pr = page["pr"]
+    refs = _Refs(page, home, web)
+    nav = sitepaths.nav(_folder(page, home), sitepaths.base(page), lang, home)
+    return PullView(
+        words=words, lang=lang, html_lang="zh-CN" if lang == "zh" else "en",
+        links={int(n): u for n, u in ((k, refs.pr(int(k))["url"]) for k in page["links"]) if u},
+        title=f"#{pr['number']} {clean(pr['title'])}", repo=clean(sitepaths.display(sitepaths.base(page))),
+        github=safe_url(pr["url"]), facts=_facts(page, words), report=refs.report(page["report"]),
+        sections=_sections(page, refs, words, with_charts),
+        root_href=nav["root_href"], repo_href=nav["repo_href"], feed_href=nav["feed_href"],
+    )
 
 
 def render_pull_html(page: PullPage, home: str | None = None, alternates: list[dict[str, str]] | None = None) -> str:
     from prhub.site.render.html import render_page
 
-    return render_page("pull.html.j2", **pull_view(page, home), alternates=alternates or [])
+    return render_page("pull.html.j2", **pull_view(page, home).context(), alternates=alternates or [])
 
 
 def render_pull_markdown(page: PullPage) -> str:
@@ -156,24 +198,24 @@ def render_pull_markdown(page: PullPage) -> str:
 
     from prhub.site.render.markdown import environment
 
-    text = environment().get_template("pull.md.j2").render(**pull_view(page, web=False, with_charts=False))
+    v = pull_view(page, web=False, with_charts=False)
+    text = environment().get_template("pull.md.j2").render(**v.context())
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
-def render_pull_pdf(page: PullPage) -> bytes:
+def render_pull_pdf(page: PullPage, font: str = "") -> bytes:
     from prhub.site.render.pdf import render_sections
 
     v = pull_view(page, web=False)
-    L = v["L"]
-    byline = [f"{L['repo']} {v['repo']}", *(f"{k}: {val}" for k, val in v["facts"])]
-    return render_sections(v["title"], L, v["links"], byline, v["sections"])
+    byline = [f"{v.words['repo']} {v.repo}", *(f"{k}: {val}" for k, val in v.facts)]
+    return render_sections(v.title, v.words, v.links, byline, v.sections, font)
 
 
-def render_pull_all(page: PullPage, home: str | None = None) -> dict[str, bytes]:
-    """The four files of a PR page; report.json is the page itself (schema prhub.pull/1)."""
+def render_pull_all(page: PullPage, home: str | None = None, font: str = "") -> dict[str, bytes]:
+    """The four files of a PR page; report.json is the page itself (schema prhub.pull/1); `font` as render_all's."""
     return {
         "report.json": json.dumps(page, ensure_ascii=False, indent=2).encode(),
         "report.md": render_pull_markdown(page).encode(),
-        "report.pdf": render_pull_pdf(page),
+        "report.pdf": render_pull_pdf(page, font),
         "index.html": render_pull_html(page, home).encode(),
     }

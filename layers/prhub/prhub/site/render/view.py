@@ -9,16 +9,16 @@ one row there (and a layout per renderer when it brings a new kind).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
-from prhub.site import paths as sitepaths
 from prhub.core.period import kind_of
+from prhub.core.report import Report, Stats
+from prhub.site import paths as sitepaths
 from prhub.site.render import charts
 from prhub.site.render.common import PR_REF, clean, num, safe_url, signed, usd
 from prhub.site.render.labels import labels, risk_label, trend_label
-from prhub.core.report import Report
 
 # Key points shown per PR in the key-PR table: a row of five long bullets buried the table (report.json keeps all).
 KEY_POINTS = 3
@@ -56,13 +56,12 @@ class _Parts:
     def __init__(self, report: Report, with_charts: bool, pull_links: tuple[str, str] | None = None) -> None:
         self.report = report
         self.pull_links = pull_links
-        self.lang = report.get("language", "zh")
-        self.words = labels(self.lang, kind_of(report.get("period") or {}))
+        self.lang = report["language"]
+        self.words = labels(self.lang, kind_of(report["period"]))
         self.with_charts = with_charts
-        self.prs: dict[Any, Any] = {p["number"]: p for p in report.get("prs", [])
-                                    if isinstance(p, dict) and "number" in p}
+        self.prs: dict[Any, Any] = {p["number"]: p for p in report["prs"] if isinstance(p, dict) and "number" in p}
         self.paged = set(self.prs) if pull_links else set()  # scored PRs have a page of their own
-        for item in report.get("unscored", []):
+        for item in report["unscored"]:
             self.prs.setdefault(item.get("number"), item)
 
     def url(self, number: Any) -> str | None:
@@ -99,19 +98,19 @@ class _Parts:
              "detail": clean(r.get("detail")), "prs": self.refs(r.get("prs")),
              "items": [{"pr": self.ref(i.get("pr")), "detail": clean(i.get("detail"))}
                        for i in r.get("items") or [] if isinstance(i, dict)]}
-            for r in self.report.get("risks", [])
+            for r in self.report["risks"]
         ]
 
 
 # -- the sections: each builder returns what its kind lays out, or nothing when the report has none of it --
 
 def _highlights(p: _Parts) -> Any:
-    return p.notes(p.report.get("highlights"))
+    return p.notes(p.report["highlights"])
 
 
 def _risk_brief(p: _Parts) -> Any:
     """The narrative's risk observations, then the kinds no observation mentions, so the brief misses none."""
-    notes = p.notes(p.report.get("risk_notes"))
+    notes = p.notes(p.report["risk_notes"])
     if not notes and not p.risks:
         return None
     noted = {n for note in notes for n in _cited(note["text"]) | {r["number"] for r in note["prs"]}}
@@ -120,13 +119,13 @@ def _risk_brief(p: _Parts) -> Any:
 
 
 def _summary(p: _Parts) -> Any:
-    return [clean(para) for para in str(p.report.get("summary") or "").split("\n\n") if clean(para)]
+    return [clean(para) for para in p.report["summary"].split("\n\n") if clean(para)]
 
 
 def _key_changes(p: _Parts) -> Any:
     return [{"theme": clean(k.get("theme")), "text": clean(k.get("text")),
              "prs": p.refs([n for n in k.get("prs") or [] if n not in _cited(clean(k.get("text")))])}
-            for k in p.report.get("key_changes", [])]
+            for k in p.report["key_changes"]]
 
 
 def _reviewers(stats: Any) -> list[dict[str, Any]]:
@@ -153,21 +152,21 @@ def _types(stats: Any) -> list[dict[str, Any]]:
 
 def _trends(p: _Parts) -> Any:
     """Trend notes, charts (where the rendering draws them), modules, hot files, reviewers and PR types."""
-    stats = p.report.get("stats") or {}
+    stats = p.report["stats"]
     modules = [
         {"name": clean(m.get("name")), "pr_count": num(m.get("pr_count")),
          "baseline": num(m["baseline"]) if m.get("baseline") is not None else "",
          "delta": signed(m["delta"]) if m.get("delta") is not None else "",
          "trend": trend_label(clean(m.get("trend")), p.lang), "prs": p.refs(m.get("prs"))}
-        for m in p.report.get("modules", [])
+        for m in p.report["modules"]
     ]
     parts = {
-        "notes": p.notes(p.report.get("trend_notes")),
+        "notes": p.notes(p.report["trend_notes"]),
         "charts": charts.series(p.report) if p.with_charts else [],
         "modules": modules,
         "has_module_trend": any(m["baseline"] or m["delta"] or m["trend"] for m in modules),
         "hot_files": [{"path": clean(f.get("path")), "pr_count": num(f.get("pr_count")), "prs": p.refs(f.get("prs"))}
-                      for f in p.report.get("hot_files", [])],
+                      for f in p.report["hot_files"]],
         "reviewers": _reviewers(stats),
         "types": _types(stats),
     }
@@ -181,7 +180,7 @@ def _risks(p: _Parts) -> Any:
 def _key_prs(p: _Parts) -> Any:
     """The key PRs by importance, at most KEY_PR_ROWS; a reverted one says so first in its points."""
     rows = []
-    for pr in [pr for pr in p.report.get("prs", []) if pr.get("key")][:KEY_PR_ROWS]:
+    for pr in [pr for pr in p.report["prs"] if pr["key"]][:KEY_PR_ROWS]:
         points = _texts(pr.get("key_points"))[:KEY_POINTS]
         if isinstance(pr.get("reverted_by"), int):
             mark = p.words["reverted_by"].format(n=num(pr["reverted_by"]))
@@ -196,7 +195,7 @@ def _key_prs(p: _Parts) -> Any:
 
 def _key_prs_heading(p: _Parts) -> str:
     """"Key PRs", or "Key PRs (top 15 of 969)" when the table shows only the first rows."""
-    count = sum(1 for pr in p.report.get("prs", []) if pr.get("key"))
+    count = sum(1 for pr in p.report["prs"] if pr["key"])
     if count <= KEY_PR_ROWS:
         return p.words["key_prs"]
     return p.words["key_prs_top"].format(shown=KEY_PR_ROWS, n=num(count))
@@ -206,26 +205,26 @@ def _related(p: _Parts) -> Any:
     """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
     parts = {
         "clusters": [{"title": clean(c.get("title")), "reason": clean(c.get("reason")), "prs": p.refs(c.get("prs"))}
-                     for c in p.report.get("clusters", [])],
-        "relation_notes": p.notes(p.report.get("relation_notes")),
+                     for c in p.report["clusters"]],
+        "relation_notes": p.notes(p.report["relation_notes"]),
         "reverts": [{"pr": p.ref(r.get("pr")), "reverts": p.ref(r.get("reverts")),
                      "relanded_by": p.ref(r["relanded_by"]) if r.get("relanded_by") is not None else None}
-                    for r in p.report.get("reverts", [])],
+                    for r in p.report["reverts"]],
     }
     return parts if any(parts.values()) else None
 
 
 def _suggestions(p: _Parts) -> Any:
-    return _texts(p.report.get("suggestions"))
+    return _texts(p.report["suggestions"])
 
 
 def _unscored(p: _Parts) -> Any:
     return [{**p.ref(u.get("number")), "title": clean(u.get("title")), "reason": clean(u.get("reason"))}
-            for u in p.report.get("unscored", [])]
+            for u in p.report["unscored"]]
 
 
 def _run_notes(p: _Parts) -> Any:
-    return p.notes(p.report.get("notes"))
+    return p.notes(p.report["notes"])
 
 
 # (id, heading label, kind, builder) in reading order.
@@ -256,87 +255,122 @@ def _sections(parts: _Parts) -> list[Section]:
 
 def scorer_text(report: Report) -> str:
     """How the report was generated, e.g. "大模型 gpt-4o-mini (prompt v3)"."""
-    scorer: Any = report.get("scorer") or {}
-    words = labels(report.get("language", "zh"))
-    kind = scorer.get("kind") or "heuristic"
+    scorer = report["scorer"]
+    words = labels(report["language"])
+    kind = scorer["kind"] or "heuristic"
     parts = [words.get(f"scorer_{kind}", clean(kind))]
-    if scorer.get("model"):
+    if scorer["model"]:
         parts.append(clean(scorer["model"]))
-    if scorer.get("prompt_version"):
+    if scorer["prompt_version"]:
         parts.append(f"({clean(scorer['prompt_version'])})")
     if scorer.get("tokens_in") or scorer.get("tokens_out"):
         parts.append(words["run_tokens"].format(tokens_in=num(scorer.get("tokens_in", 0)),
                                                 tokens_out=num(scorer.get("tokens_out", 0))))
-    cost = scorer.get("cost") or {}
+    cost: Any = scorer.get("cost") or {}
     if isinstance(cost.get("usd"), int | float):  # the model's cost, with the date of its price table
         as_of = words["prices_as_of"].format(date=clean(str(cost.get("prices_as_of", ""))))
         parts.append(f"· ≈ {usd(cost['usd'])} ({as_of})")
     return " ".join(parts)
 
 
-def _newcomer_label(stats: Any, words: dict[str, str]) -> str:
+def _newcomer_label(stats: Stats, words: dict[str, str]) -> str:
     """"New contributors", or "first seen in the last N weeks" when the history reached back only N weeks."""
-    window = stats.get("new_contributors_window")
+    window = stats["new_contributors_window"]
     if isinstance(window, int) and not isinstance(window, bool) and window > 0:
         return words["new_contributors_window"].format(n=window)
     return words["new_contributors"]
 
 
-def _bots_line(stats: Any, words: dict[str, str]) -> str:
+def _bots_line(stats: Stats, words: dict[str, str]) -> str:
     """"Bots: 3 PRs (dependabot[bot], renovate[bot])", or "" when no bot merged anything."""
-    bots = stats.get("bots") or {}
-    if not isinstance(bots, dict) or not bots.get("prs"):
+    bots = stats.get("bots")
+    if not bots or not bots["prs"]:
         return ""
-    logins = ", ".join(clean(b) for b in bots.get("logins") or [])
+    logins = ", ".join(clean(b) for b in bots["logins"])
     return words["bots_line"].format(n=num(bots["prs"]), logins=logins)
 
 
-def _newcomers(stats: Any, words: dict[str, str]) -> list[str]:
+def _newcomers(stats: Stats, words: dict[str, str]) -> list[str]:
     """The new contributors' logins; past NEWCOMERS_SHOWN, those and "and N more" (a year has hundreds)."""
-    names = [clean(a) for a in stats.get("new_contributors", [])]
+    names = [clean(a) for a in stats["new_contributors"]]
     if len(names) <= NEWCOMERS_SHOWN:
         return names
     return [*names[:NEWCOMERS_SHOWN], words["and_more"].format(n=num(len(names) - NEWCOMERS_SHOWN))]
 
 
-def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class HeaderStats:
+    """The header's numbers, formatted (common.num), and its lines on new contributors and bots."""
+    pr_count: str
+    key_pr_count: str
+    avg_importance: str
+    avg_insight: str
+    additions: str
+    deletions: str
+    authors: str
+    new_contributors: list[str]  # logins, then "and N more" past NEWCOMERS_SHOWN
+    new_contributors_label: str
+    bots: str  # "" when no bot merged anything
+
+
+class TemplateView:
+    """A page's view that its templates read: its fields are the templates' variables."""
+
+    def context(self) -> dict[str, Any]:
+        """The fields as a template's variables (shallow: nested views and sections stay objects)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class ReportView(TemplateView):
+    """A report as its renderings read it: the header's fields, then its non-empty sections in reading order."""
+    words: dict[str, str]  # the report language's labels (prhub.site.render.labels)
+    links: dict[int, str]  # PR number -> URL, for "#N" in narrative text
+    lang: str
+    html_lang: str
+    title: str
+    repo: str
+    repo_url: str | None
+    since: str
+    until: str
+    tz: str
+    generated_at: str
+    scorer: str
+    stats: HeaderStats
+    sections: list[Section]
+
+
+def _header_stats(stats: Stats, words: dict[str, str]) -> HeaderStats:
+    return HeaderStats(
+        pr_count=num(stats["pr_count"]), key_pr_count=num(stats["key_pr_count"]),
+        avg_importance=num(stats["avg_importance"]), avg_insight=num(stats["avg_insight"]),
+        additions=num(stats["additions"]), deletions=num(stats["deletions"]), authors=num(stats["authors"]),
+        new_contributors=_newcomers(stats, words), new_contributors_label=_newcomer_label(stats, words),
+        bots=_bots_line(stats, words))
+
+
+def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] | None = None) -> ReportView:
     """The header fields and the report's non-empty `sections` in reading order, as the renderings read them.
 
     `with_charts`: the rendering draws charts (Markdown does not, so a section of charts alone is left out).
     `pull_links`: (path to the pull/ folder, language folder) when PR numbers link to the site's PR pages
     (the web page); without it they link to GitHub (Markdown, PDF, which travel without the site).
     """
-    lang = report.get("language", "zh")
+    lang = report["language"]
     parts = _Parts(report, with_charts, pull_links)
-    words = parts.words
-    stats: Any = report.get("stats") or {}
-    period: Any = report.get("period") or {}
-    return {
-        "L": words,
-        "links": {n: url for n in parts.prs if isinstance(n, int) and (url := parts.url(n))},
-        "lang": lang,
-        "html_lang": "zh-CN" if lang == "zh" else "en",
-        "title": clean(report.get("title")),
-        # A slice is named by its name too, as its title and its pages are (prhub.site.paths.display).
-        "repo": clean(f"{report.get('repo')} ({name})" if (name := sitepaths.slice_name(report))
-                      else report.get("repo")),
-        "repo_url": safe_url(f"https://github.com/{report.get('repo', '')}"),
-        "since": clean(period.get("since")),
-        "until": clean(period.get("until")),
-        "tz": clean(period.get("tz")),
-        "generated_at": clean(report.get("generated_at")),
-        "scorer": scorer_text(report),
-        "stats": {
-            "pr_count": num(stats.get("pr_count", 0)),
-            "key_pr_count": num(stats.get("key_pr_count", 0)),
-            "avg_importance": num(stats.get("avg_importance", 0.0)),
-            "avg_insight": num(stats.get("avg_insight", 0.0)),
-            "additions": num(stats.get("additions", 0)),
-            "deletions": num(stats.get("deletions", 0)),
-            "authors": num(stats.get("authors", 0)),
-            "new_contributors": _newcomers(stats, words),
-            "new_contributors_label": _newcomer_label(stats, words),
-            "bots": _bots_line(stats, words),
-        },
-        "sections": _sections(parts),
-    }
+    period = report["period"]
+    # A slice is named by its name too, as its title and its pages are (prhub.site.paths.display).
+    name = sitepaths.slice_name(report)
+    return ReportView(
+        words=parts.words,
+        links={n: url for n in parts.prs if isinstance(n, int) and (url := parts.url(n))},
+        lang=lang, html_lang="zh-CN" if lang == "zh" else "en",
+        title=clean(report["title"]),
+        repo=clean(f"{report['repo']} ({name})" if name else report["repo"]),
+        repo_url=safe_url(f"https://github.com/{report['repo']}"),
+        since=clean(period["since"]), until=clean(period["until"]), tz=clean(period["tz"]),
+        generated_at=clean(report["generated_at"]),
+        scorer=scorer_text(report),
+        stats=_header_stats(report["stats"], parts.words),
+        sections=_sections(parts),
+    )
