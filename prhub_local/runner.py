@@ -415,9 +415,9 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     def check_scorer() -> None:
         if scorer == "llm":
             # Every worker would fail the same way: say it now (inside the endpoint's env: a secret may be named).
-            from prhub.model import llm
+            from prhub.model.scorers import make_scorer
 
-            llm.make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"))
+            make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"))
 
     refused: list[InputError] = []
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from prhub.report import compose
 from prhub.site import dashboard, publish as site
-from prhub.model import llm
+from prhub.model import narrator
 from prhub.sources import scope
 from prhub.core.config import RepoConfig, WatchList
 from prhub.core.errors import SourceError
@@ -81,7 +81,7 @@ class Run:
                                      lambda pr: modules_for(pr, config))
         self.scored = [score_pull(source.get(REPO, r), config) for r in refs]
         self.report = compose.report(self.scored, [], period, config, self.history, "2026-05-18T00:00:00Z",
-                                     SCORER, narrator=lambda draft: llm.model_narrative(draft, config))
+                                     SCORER, narrator=lambda draft: narrator.model_narrative(draft, config))
         self.slug = period.slug
         self.publish()
 

@@ -6,18 +6,18 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from prhub.report import compose
-from prhub.model import llm
+from prhub.cloud.store import RunBudget
 from prhub.core.config import LlmConfig, RepoConfig, WatchList
 from prhub.core.errors import InputError
-from prhub.flow.score import run_budget
 from prhub.core.models import FileChange, PullRequest
 from prhub.core.period import Period
+from prhub.engine.scoring import score_pull
+from prhub.flow.score import run_budget
+from prhub.model import narrator
 from prhub.model.pricing import Prices, priced, token_limit
 from prhub.model.scorers import Scorers
-from prhub.engine.scoring import score_pull
+from prhub.report import compose
 from prhub.sources.source import History
-from prhub.cloud.store import RunBudget
 
 from tests.fakes.memory import memory_stack
 
@@ -74,7 +74,7 @@ def test_each_pr_that_spent_model_tokens_is_priced_by_the_runs_table() -> None:
     report = compose.report([paid, free], [], period, config, History.of([], period), "2026-05-11T00:00:00Z",
                             {"kind": "llm", "model": "cheap", "prompt_version": "p", "tokens_in": 1000,
                              "tokens_out": 200, "llm_prs": 1, "heuristic_prs": 1},
-                            narrator=lambda draft: llm.model_narrative(draft, config, None, None, prices))
+                            narrator=lambda draft: narrator.model_narrative(draft, config, None, None, prices))
     by_number = {p["number"]: p for p in report["prs"]}
     # THEN the model's PR carries its tokens and their cost; the engine's carries none
     assert {k: by_number[7].get(k) for k in ("tokens_in", "tokens_out", "cost_usd")} == {

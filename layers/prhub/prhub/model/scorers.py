@@ -6,28 +6,30 @@ config.llm.api_key_secret or LLM_API_KEY_SECRET; config.llm.model else
 PRHUB_LLM_MODEL else DEFAULT_MODEL.
 
 Light on purpose: importing it loads neither the engine's rules (prhub.engine.scoring,
-on the first PR scored) nor the model's code (prhub.model.llm, openai, Jinja2: only
-when a run asks for the model), so the plan function and a cold score worker
-do not pay for them.
+on the first PR scored) nor the model's code (prhub.model.client and .scorer, openai,
+Jinja2: only when a run asks for the model), so the plan function and a cold score
+worker do not pay for them. Those modules never import this one.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from aws_lambda_powertools import Logger
 
+from prhub.cloud.aws import LazyClient
+from prhub.cloud.secrets import SecretError, Secrets
 from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError
+from prhub.model.endpoint import Endpoint
 from prhub.model.pricing import Prices, token_limit
-from prhub.cloud.secrets import SecretError
 
 if TYPE_CHECKING:
-    from prhub.model.llm import ChatModel
     from prhub.engine.scoring import Scorer
+    from prhub.model.client import ChatModel
 
 logger = Logger(service="prhub", child=True)
 
@@ -40,21 +42,6 @@ class SecretReader(Protocol):
     def read(self, name: str) -> str:
         """The secret's value; raises SecretError (naming the secret, never a value)."""
         ...
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where and how to call the model. `repr` hides the key so it never reaches a log."""
-
-    base_url: str | None
-    model: str
-    api_key: str
-    temperature: float = 0.2
-    timeout: float = 60.0
-    max_retries: int = 3
-
-    def __repr__(self) -> str:
-        return f"Endpoint(base_url={self.base_url!r}, model={self.model!r})"
 
 
 class Scorers:
@@ -146,7 +133,7 @@ class Scorers:
 
     def chat(self, endpoint: Endpoint) -> ChatModel:
         """One client per endpoint and process."""
-        from prhub.model.llm import ChatModel
+        from prhub.model.client import ChatModel  # openai and the client, loaded by the first run with a model
 
         with self._lock:
             if endpoint not in self._chats:
@@ -160,7 +147,7 @@ class Scorers:
         endpoint = self.choose(config)
         if endpoint is None:
             return HeuristicScorer(language=config.language)
-        from prhub.model.llm import LlmScorer
+        from prhub.model.scorer import LlmScorer  # the model's scorer, loaded by the first run with a model
 
         return LlmScorer(self.chat(endpoint), config.language, period=period)
 
@@ -198,7 +185,12 @@ class Scorers:
         endpoint = self.choose(config)
         if endpoint is None:
             return None, HeuristicScorer(language=config.language).prompt_version
-        from prhub.model.llm import pr_prompt_version
+        from prhub.model.scorer import pr_prompt_version
 
         return endpoint.model, pr_prompt_version(config.language)
 
+
+def make_scorer(config: RepoConfig) -> Scorer:
+    """The scorer `config` gets with this process's environment (the local runner's early check, tests);
+    the flow asks its Deps' Scorers instead."""
+    return Scorers(os.environ, Secrets(LazyClient("secretsmanager"))).scorer(config)

@@ -9,20 +9,20 @@ Contract:
 prhub.engine.analysis.analyse_period computes the period's facts; the title and the
 run's notes (what only planning knew, such as export lines it skipped) are set here;
 then the narrator reads that draft and writes the narrative. The default is the
-engine's; the ReportFunction hands in prhub.model.llm.model_narrative, which lets the
+engine's; the ReportFunction hands in prhub.model.narrator.model_narrative, which lets the
 model write wherever it is configured and falls back to the engine per section.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from prhub.engine import analysis, narrative
 from prhub.core.config import RepoConfig
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period
 from prhub.core.report import Changes, Narration, Report, Scorer, Unscored
-from prhub.sources.source import History
+from prhub.engine import analysis, narrative
 from prhub.engine.wording import joined, say
+from prhub.sources.source import History
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
