@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from prhub.core.config import WatchList
+from prhub.flow.deps import model_settings
 from prhub.model.scorers import Scorers
 
 from prhub_local.embedded import patched_env
@@ -198,7 +199,7 @@ def calls_per_invocation() -> int:
     """Model calls one score invocation makes at once, as the score service decides it (prhub.model.scorers), at most
     the batch of PRs it is handed (template.yaml's ScoreQueue mapping). Read with the run's environment set."""
     config = WatchList.parse("{}").get(REPO).with_overrides(scorer="llm")
-    return min(Scorers(os.environ, None).concurrency(config),
+    return min(Scorers(model_settings(os.environ), None).concurrency(config),
                batch_size(load_template(default_root() / "template.yaml"), "ScoreQueue"))
 
 

@@ -261,9 +261,9 @@ def test_cost_from_the_dated_price_table() -> None:
     assert prices.cost("gpt-4o-mini", 1_000_000, 1_000_000) == pytest.approx(0.75)
     assert prices.cost("gpt-4o-mini-2024-07-18", 2_000_000, 0) == pytest.approx(0.30)  # a dated name: its family
     assert prices.cost("my-local-llama", 10, 10) is None  # never a guess
-    mine = Prices.from_env({"PRHUB_LLM_PRICES": '{"my-local-llama": [0, 0], "gpt-4o-mini": [1, 2]}',
-                            "PRHUB_LLM_PRICES_AS_OF": "2026-11-30"})
+    mine = Prices.parse('{"my-local-llama": [0, 0], "gpt-4o-mini": [1, 2]}', "2026-11-30")
     assert mine.cost("my-local-llama", 10, 10) == 0 and mine.cost("gpt-4o-mini", 10**6, 10**6) == 3
     assert mine.as_of == "2026-11-30"
     with pytest.raises(ValueError, match="PRHUB_LLM_PRICES"):
-        Prices.from_env({"PRHUB_LLM_PRICES": '{"m": "cheap"}'})
+        Prices.parse('{"m": "cheap"}')
+    assert Prices.parse('{"m": [1, 2]}').as_of == "configured" and Prices.parse("") == Prices()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 
 import pytest
@@ -13,7 +12,7 @@ from prhub.core.models import FileChange, PullRequest
 from prhub.engine.scoring import HeuristicScorer, score_pull
 from prhub.model import answers
 from prhub.model.prompting import choose_hunks, defuse, estimate_tokens, pr_prompt, prompt_version, truncate
-from prhub.model.scorers import Scorers, make_scorer
+from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers, make_scorer
 
 VALID = {"importance": 6, "insight": 4.5, "modules": ["Rollout"], "type": "feat", "breaking": False,
          "breaking_reason": "", "risks": [{"kind": "missing_tests", "detail": "no test"}],
@@ -146,23 +145,34 @@ def test_token_estimate_counts_cjk_per_character() -> None:
     assert estimate_tokens("中文字符") == 4
 
 
-def test_scorer_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "LLM_API_KEY_SECRET", "PRHUB_LLM_MODEL", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    assert isinstance(make_scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
+def test_scorer_choice() -> None:
+    unset = ModelSettings()
+    assert isinstance(make_scorer(RepoConfig(repo="o/r", scorer="auto"), unset, None), HeuristicScorer)
     with pytest.raises(InputError, match="OPENAI_API_KEY"):
-        make_scorer(RepoConfig(repo="o/r", scorer="llm"))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("PRHUB_LLM_MODEL", "qwen-test")
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    scorer = make_scorer(RepoConfig(repo="o/r", scorer="auto", language="en"))
+        make_scorer(RepoConfig(repo="o/r", scorer="llm"), unset, None)
+    settings = ModelSettings(api_key="sk-test", model="qwen-test", base_url="http://127.0.0.1:9/v1")
+    scorer = make_scorer(RepoConfig(repo="o/r", scorer="auto", language="en"), settings, None)
     assert scorer.kind == "llm" and scorer.model == "qwen-test"
-    assert scorer.prompt_version == make_scorer(RepoConfig(repo="o/r", scorer="llm", language="en")).prompt_version
-    assert isinstance(make_scorer(RepoConfig(repo="o/r", scorer="heuristic")), HeuristicScorer)
+    assert scorer.prompt_version == make_scorer(RepoConfig(repo="o/r", scorer="llm", language="en"), settings,
+                                                None).prompt_version
+    assert isinstance(make_scorer(RepoConfig(repo="o/r", scorer="heuristic"), settings, None), HeuristicScorer)
     configured = RepoConfig(repo="o/r", scorer="llm", llm=LlmConfig(model="deepseek-chat", base_url="http://h/v1"))
-    endpoint = Scorers(os.environ, None).endpoint(configured)
+    endpoint = Scorers(settings, None).endpoint(configured)
     assert endpoint and endpoint.model == "deepseek-chat" and endpoint.base_url == "http://h/v1"
-    assert "sk-test" not in repr(endpoint)
+    assert "sk-test" not in repr(endpoint) and "sk-test" not in repr(settings)
+
+
+def test_the_model_settings_are_read_from_the_environment_by_deps_alone() -> None:
+    from prhub.flow.deps import model_settings
+
+    env = {"OPENAI_API_KEY": "sk-env", "LLM_API_KEY_SECRET": "prhub/key", "OPENAI_BASE_URL": "http://h/v1",
+           "PRHUB_LLM_MODEL": "m", "PRHUB_LLM_PRICES": '{"m": [1, 2]}', "PRHUB_LLM_PRICES_AS_OF": "2026-01-01",
+           "PRHUB_LLM_CONCURRENCY": "4"}
+    assert model_settings(env) == ModelSettings("sk-env", "prhub/key", "http://h/v1", "m", '{"m": [1, 2]}',
+                                                "2026-01-01", 4)
+    assert model_settings({}) == ModelSettings()
+    for bad, concurrency in (("many", DEFAULT_CONCURRENCY), ("0", 1), ("", DEFAULT_CONCURRENCY)):
+        assert model_settings({"PRHUB_LLM_CONCURRENCY": bad}).concurrency == concurrency
 
 
 def test_a_pr_handed_back_too_often_is_marked_as_the_models_stand_in() -> None:
@@ -200,13 +210,13 @@ class FakeSecrets:
 def test_key_from_a_named_secret() -> None:
     reader = FakeSecrets({"prhub/key": "sk-from-secret"})
     config = RepoConfig(repo="o/r", llm=LlmConfig(api_key_secret="prhub/key"))
-    endpoint = Scorers({}, reader).endpoint(config)
+    endpoint = Scorers(ModelSettings(), reader).endpoint(config)
     assert endpoint and endpoint.api_key == "sk-from-secret" and reader.reads == ["prhub/key"]
 
 
 def test_unreadable_secret_auto_uses_engine_llm_fails() -> None:
     reader = FakeSecrets({})
-    scorers = Scorers({"LLM_API_KEY_SECRET": "prhub/missing-for-test"}, reader)
+    scorers = Scorers(ModelSettings(api_key_secret="prhub/missing-for-test"), reader)
     assert isinstance(scorers.scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
     assert isinstance(scorers.scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
     assert reader.reads == ["prhub/missing-for-test"]  # remembered, not fetched per PR

@@ -12,10 +12,11 @@ from prhub.core.errors import InputError
 from prhub.core.models import FileChange, PullRequest
 from prhub.core.period import Period
 from prhub.engine.scoring import score_pull
+from prhub.flow.deps import model_settings
 from prhub.flow.score import run_budget
 from prhub.model import narrator
 from prhub.model.pricing import Prices, priced, token_limit
-from prhub.model.scorers import Scorers
+from prhub.model.scorers import ModelSettings, Scorers
 from prhub.report import compose
 from prhub.sources.source import History
 
@@ -92,7 +93,7 @@ def test_a_pr_of_an_unpriced_model_says_so_and_is_not_guessed() -> None:
 
 def test_a_malformed_price_table_stops_only_the_runs_with_a_money_budget() -> None:
     stack = memory_stack(WatchList(()))
-    deps = dataclasses.replace(stack.deps, scorers=Scorers({"PRHUB_LLM_PRICES": "{not json"}, None))
+    deps = dataclasses.replace(stack.deps, scorers=Scorers(ModelSettings(prices="{not json"), None))
     period = Period.parse("2026-05-04", "2026-05-10", "UTC")
 
     def budget(**llm_settings: object) -> RunBudget:
@@ -115,7 +116,8 @@ def test_a_money_budget_that_cannot_be_kept_is_said_when_the_run_is_planned() ->
     def warnings(env: dict[str, str], **llm_settings: object) -> list[str]:
         repo = {**sample_settings()["config"], "scorer": "llm", "llm": llm_settings}
         stack = memory_stack(WatchList.parse(json.dumps({"repos": [repo]})))
-        deps = dataclasses.replace(stack.deps, scorers=Scorers(env, None))  # no key: planning reads none
+        # no key: planning reads none
+        deps = dataclasses.replace(stack.deps, scorers=Scorers(model_settings(env), None))
         [run] = plan({"repo": repo["repo"], "since": "2026-06-01", "until": "2026-06-07"}, deps)
         assert run["expected"] > 0  # planned all the same: the engine scores
         return list(run.get("warnings", []))

@@ -11,7 +11,6 @@ reservation on the run item (prhub.cloud.store.RunBudget) enforces both budgets.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -41,17 +40,17 @@ class Prices:
     as_of: str = PRICES_AS_OF
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Prices:
-        """The defaults, with PRHUB_LLM_PRICES over them; a malformed value raises ValueError naming it."""
-        raw = env.get("PRHUB_LLM_PRICES")
-        if not raw:
+    def parse(cls, given: str, as_of: str = "") -> Prices:
+        """The defaults, with `given` (PRHUB_LLM_PRICES, as prhub.flow.deps reads it) over them, dated `as_of`
+        (else "configured"); a malformed value raises ValueError naming it."""
+        if not given:
             return cls()
         try:
-            given = {str(k): (float(v[0]), float(v[1])) for k, v in json.loads(raw).items()}
+            table = {str(k): (float(v[0]), float(v[1])) for k, v in json.loads(given).items()}
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
             raise ValueError(f'PRHUB_LLM_PRICES must be {{"model": [usd_in, usd_out], ...}} per million tokens: '
                              f"{exc}") from None
-        return cls({**DEFAULT_PRICES, **given}, env.get("PRHUB_LLM_PRICES_AS_OF") or "configured")
+        return cls({**DEFAULT_PRICES, **table}, as_of or "configured")
 
     def rate(self, model: str | None) -> tuple[float, float] | None:
         """The model's prices; a dated name ("gpt-4o-mini-2024-07-18") takes its family's."""
