@@ -16,6 +16,7 @@ from prhub.engine import narrative
 from prhub.engine.scoring import score_pull
 from prhub.model import answers, client, narrator
 from prhub.model.endpoint import Endpoint
+from prhub.model.pricing import Prices
 from prhub.model.prompting import narrative_messages
 from prhub.report import compose
 from prhub.sources.source import History
@@ -74,8 +75,11 @@ def test_model_writes_every_section_and_the_tokens_are_counted(fake: FakeOpenAI)
     assert 5 <= len(out["highlights"]) <= 7 and all(set(h["prs"]) <= week and h["prs"] for h in out["highlights"])
     assert out["summary"].startswith(f"{report['stats']['pr_count']} PRs were merged")
     assert out["scorer"]["narrative_tokens_in"] == fake.tokens_in > 0
-    assert out["scorer"]["tokens_in"] == 1000 + fake.tokens_in
-    assert out["scorer"]["tokens_out"] == 200 + fake.tokens_out
+    assert out["scorer"]["narrative_tokens_out"] == fake.tokens_out > 0
+    assert out["scorer"]["tokens_in"] == 1000 and "cost" not in out["scorer"]  # the report accounts for the run
+    run = compose.accounted(report, out, Prices())["scorer"]
+    assert run["tokens_in"] == 1000 + fake.tokens_in and run["tokens_out"] == 200 + fake.tokens_out
+    assert run["cost"]["usd"] is None  # the fake model has no price
     assert out["scorer"]["model"] == "fake" and out["scorer"]["narrative_model"] == "fake-model"
     assert len(fake.calls) == 1 and fake.calls[0]["response_format"]["json_schema"]["name"] == "prhub_narrative"
 

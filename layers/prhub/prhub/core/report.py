@@ -198,7 +198,7 @@ class Narrative(TypedDict):
 
 class Narration(Narrative):
     """A narrator's answer: the narrative, and the report's scorer and notes as they read after writing it (and
-    its PRs, priced, when the model's narrator accounts for the run's cost)."""
+    its PRs, priced, once prhub.report.compose.accounted has accounted for the run's cost)."""
     scorer: Scorer
     notes: list[str]
     prs: NotRequired[list[PrEntry]]

@@ -2,7 +2,7 @@
 
     model_narrative(draft, config, chat, cache, prices) -> Narration
 
-A narrator for prhub.report.compose, accounting for the run too (its tokens, its cost, each PR's). Each
+A narrator for prhub.report.compose, which then accounts for the run (its tokens, its cost, each PR's). Each
 section the model writes passes answers.check_section: sentences the data does not support are removed
 (prhub.model.factguard), and a section whose shape or language is wrong is asked for once more with the errors,
 then falls back to the engine's (prhub.engine.narrative). Numbers the report prints always come from the data.
@@ -24,7 +24,7 @@ from prhub.engine import narrative
 from prhub.model.answers import NARRATIVE_SCHEMA, SECTIONS, check_section, fallback_notes, guard_counts, parse_json
 from prhub.model.client import ChatModel, Completion, describe, message_text, model_error, record_tokens
 from prhub.model.factguard import Facts
-from prhub.model.pricing import Prices, priced, token_limit
+from prhub.model.pricing import Prices, token_limit
 from prhub.model.prompting import estimate_tokens, narrative_messages, repair_message
 
 logger = Logger(service="prhub", child=True)
@@ -156,9 +156,8 @@ def write(writing: Writing, report: Report, config: RepoConfig, chat: ChatModel,
 def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None = None,
                     cache: NarrativeCache | None = None, prices: Prices | None = None) -> Narration:
     """The narrative sections (SECTIONS); `scorer` with what the narrative took (narrative_model, narrative_by
-    per section, the narrative's tokens, added to the run's), the fact guard's counts over the PRs and the
-    narrative, and what the run cost at `prices`; `notes` with the PRs the engine scored in the model's place and
-    the sections it wrote; `prs` priced.
+    per section, the narrative's tokens) and the fact guard's counts over the PRs and the narrative; `notes` with
+    the PRs the engine scored in the model's place and the sections it wrote.
 
     `report` is the draft (analysis, title, notes); `prices` the run's price table, for a money budget. A re-run
     of an unchanged week takes the narrative from `cache` (the stack's prhub.cloud.cache): no call, 0 tokens.
@@ -177,22 +176,9 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
     total = Counter(in_prs) + writing.removed
     info.update({"narrative_by": writing.by, "narrative_tokens_in": writing.tokens_in,
                  "narrative_tokens_out": writing.tokens_out,
-                 "tokens_in": int(info.get("tokens_in") or 0) + writing.tokens_in,
-                 "tokens_out": int(info.get("tokens_out") or 0) + writing.tokens_out,
                  "guard": {"removed_sentences": sum(total.values()), "by_reason": dict(sorted(total.items())),
                            "in_prs": sum(in_prs.values()), "in_narrative": sum(writing.removed.values())}})
     record_guard(total)
-    model = info.get("narrative_model") or info.get("model")
-    if model:
-        table = prices or Prices()
-        rate = table.rate(model)
-        usd = table.cost(model, info["tokens_in"], info["tokens_out"])
-        info["cost"] = {"usd": usd, "prices_as_of": table.as_of, "usd_per_million_in": rate[0] if rate else None,
-                        "usd_per_million_out": rate[1] if rate else None}
-        if usd is not None:
-            record_cost(model, usd)
-        return cast(Narration, {**writing.sections, "scorer": info, "notes": notes,
-                                "prs": priced(list(report.get("prs") or []), table, model)})
     return cast(Narration, {**writing.sections, "scorer": info, "notes": notes})
 
 
@@ -203,6 +189,10 @@ def record_guard(removed: Counter[str]) -> None:
         metrics.count("GuardRemovedSentences", value, reason=reason)
 
 
-def record_cost(model: str, usd: float) -> None:
-    """The run's model cost as the CloudWatch metric LlmCostUsd (prhub.cloud.metrics)."""
-    metrics.count("LlmCostUsd", usd, model=model)
+def record_cost(scorer: Scorer) -> None:
+    """The run's model cost, once prhub.report.compose has priced it, as the CloudWatch metric LlmCostUsd
+    (prhub.cloud.metrics); nothing for a run without a model or a model without a price."""
+    model = scorer.get("narrative_model") or scorer.get("model")
+    cost = scorer.get("cost")
+    if model and cost and cost["usd"] is not None:
+        metrics.count("LlmCostUsd", cost["usd"], model=model)

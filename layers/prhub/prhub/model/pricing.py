@@ -6,7 +6,8 @@ change, so a deployment names its own with PRHUB_LLM_PRICES, a JSON object
 date is PRHUB_LLM_PRICES_AS_OF, else "configured"). A model in no table has no cost (None), never a guess.
 
 A run's money budget (llm.max_cost_per_run_usd) becomes a token ceiling here (token_limit), so the one token
-reservation on the run item (prhub.cloud.store.RunBudget) enforces both budgets.
+reservation on the run item (prhub.cloud.store.RunBudget) enforces both budgets. What a run and each of its PRs
+cost is priced where the report is put together (prhub.report.compose.accounted).
 """
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from prhub.core.config import LlmConfig
-    from prhub.core.report import PrEntry
 
 PRICES_AS_OF = "2025-06-01"
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -68,13 +68,6 @@ class Prices:
         if rate is None:
             return None
         return round((tokens_in * rate[0] + tokens_out * rate[1]) / 1_000_000, 6)
-
-
-def priced(prs: list[PrEntry], prices: Prices, model: str) -> list[PrEntry]:
-    """The report's PRs, each that spent model tokens with what they cost (`cost_usd`; None when the model is not
-    in the table), priced by the same table as the run's total."""
-    return [{**p, "cost_usd": prices.cost(model, p.get("tokens_in", 0), p.get("tokens_out", 0))}
-            if "tokens_in" in p else p for p in prs]
 
 
 def token_limit(llm: LlmConfig, prices: Prices, model: str | None) -> tuple[int, str]:
