@@ -188,36 +188,51 @@ def validate_pr_answer(content: str, lang: str) -> tuple[dict[str, Any], list[st
     if data.get("type") not in PR_TYPES:
         errors.append(f"type must be one of {', '.join(PR_TYPES)}, got {data.get('type')!r}")
     answer["type"] = data.get("type")
+    answer["breaking"], answer["breaking_reason"] = _breaking(data, errors)
+    answer["risks"] = _risks(data.get("risks"), errors)
+    answer["summary"] = _summary(data.get("summary"), lang, errors)
+    return answer, errors
+
+
+def _breaking(data: dict[str, Any], errors: list[str]) -> tuple[bool, str]:
+    """Whether the model calls the change breaking, and why (a reason is required when it does)."""
     if not isinstance(data.get("breaking"), bool):
         errors.append("breaking must be true or false")
-    answer["breaking"] = data.get("breaking") is True
+    breaking = data.get("breaking") is True
     reason = data.get("breaking_reason", "")
     if not isinstance(reason, str):
         errors.append("breaking_reason must be a string")
         reason = ""
-    answer["breaking_reason"] = reason.strip()[:300]
-    if answer["breaking"] and not answer["breaking_reason"]:
+    reason = reason.strip()[:300]
+    if breaking and not reason:
         errors.append("breaking is true but breaking_reason is empty")
-    risks = data.get("risks")
-    answer["risks"] = []
+    return breaking, reason
+
+
+def _risks(risks: Any, errors: list[str]) -> list[Risk]:
+    """The model's risks of the kinds it may name (RISK_KINDS); each malformed one is an error."""
     if not isinstance(risks, list):
         errors.append("risks must be a list of {kind, detail}")
-    else:
-        for i, r in enumerate(risks):
-            if not isinstance(r, dict) or r.get("kind") not in RISK_KINDS or not isinstance(r.get("detail"), str):
-                errors.append(f"risks[{i}] must be {{kind, detail}} with kind one of {', '.join(RISK_KINDS)}")
-            else:
-                answer["risks"].append(Risk(str(r["kind"]), r["detail"].strip()[:300]))
-    summary = data.get("summary")
+        return []
+    kept: list[Risk] = []
+    for i, r in enumerate(risks):
+        if not isinstance(r, dict) or r.get("kind") not in RISK_KINDS or not isinstance(r.get("detail"), str):
+            errors.append(f"risks[{i}] must be {{kind, detail}} with kind one of {', '.join(RISK_KINDS)}")
+        else:
+            kept.append(Risk(str(r["kind"]), r["detail"].strip()[:300]))
+    return kept
+
+
+def _summary(summary: Any, lang: str, errors: list[str]) -> str:
+    """The summary: one or two sentences, in Chinese for a zh report."""
     if not isinstance(summary, str) or not summary.strip():
         errors.append("summary must be a non-empty string of one or two sentences")
-        summary = ""
-    elif len(summary) > 600:
+        return ""
+    if len(summary) > 600:
         errors.append(f"summary must be one or two sentences, got {len(summary)} characters")
     elif lang == "zh" and not CJK.search(summary):
         errors.append("summary must be written in Chinese (中文)")
-    answer["summary"] = summary.strip()
-    return answer, errors
+    return summary.strip()
 
 
 def guard(model: float, engine: float, label: str) -> tuple[float, str | None]:
@@ -272,17 +287,40 @@ def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected
     (`model_concern`), at most one per kind, so the week's risk counts count PRs the data supports."""
     lang = config.language
     reasons = list(engine.reasons) + [GUARD + why for why in removed]
+    importance, insight, key = _scores(engine, answer, config, injected, reasons)
+    risks = _risks_over(engine, answer, lang)
     if injected:
-        importance, insight, key = engine.importance, engine.insight, engine.key
+        risks.append(Risk("prompt_injection", INJECTION_RISK[lang if lang in INJECTION_RISK else "en"]))
+    modules = engine.modules if engine.modules and engine.modules != ["misc"] else (answer["modules"] or
+                                                                                    engine.modules)
+    return replace(
+        engine, importance=importance, insight=insight, key=key,
+        modules=modules, type="revert" if engine.type == "revert" else answer["type"], breaking=engine.breaking,
+        breaking_reason=engine.breaking_reason if engine.breaking else "",
+        risks=risks, summary=answer["summary"] or engine.summary,
+        key_points=answer["key_points"][:3] or engine.key_points, reasons=reasons, scored_by="llm",
+    )
+
+
+def _scores(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected: bool,
+            reasons: list[str]) -> tuple[float, float, bool]:
+    """Importance, insight and key flag: the engine's for a PR whose text instructs the model, else the model's
+    within GUARD_POINTS of the engine's; `reasons` gets why either way."""
+    if injected:
         reasons.append("prompt injection: the model's scores were discarded for the engine's")
-    else:
-        importance, why = guard(answer["importance"], engine.importance, "importance")
-        if why:
-            reasons.append(why)
-        insight, why = guard(answer["insight"], engine.insight, "insight")
-        if why:
-            reasons.append(why)
-        key = importance >= config.key_threshold
+        return engine.importance, engine.insight, engine.key
+    importance, why = guard(answer["importance"], engine.importance, "importance")
+    if why:
+        reasons.append(why)
+    insight, why = guard(answer["insight"], engine.insight, "insight")
+    if why:
+        reasons.append(why)
+    return importance, insight, importance >= config.key_threshold
+
+
+def _risks_over(engine: ScoredPR, answer: dict[str, Any], lang: str) -> list[Risk]:
+    """The engine's risks, then the model's of kinds it has no evidence for: those it checks (ENGINE_CHECKED) as
+    one `model_concern`, the others as risks (at most 3)."""
     risks = list(engine.risks)
     kinds = {r.kind for r in risks}
     claims = [*([Risk("breaking", answer["breaking_reason"] or "")] if answer["breaking"] else []), *answer["risks"]]
@@ -298,17 +336,7 @@ def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected
             risks.append(r)
     if concerns:
         risks.append(Risk("model_concern", "; ".join(concerns)[:600]))
-    if injected:
-        risks.append(Risk("prompt_injection", INJECTION_RISK[lang if lang in INJECTION_RISK else "en"]))
-    modules = engine.modules if engine.modules and engine.modules != ["misc"] else (answer["modules"] or
-                                                                                    engine.modules)
-    return replace(
-        engine, importance=importance, insight=insight, key=key,
-        modules=modules, type="revert" if engine.type == "revert" else answer["type"], breaking=engine.breaking,
-        breaking_reason=engine.breaking_reason if engine.breaking else "",
-        risks=risks, summary=answer["summary"] or engine.summary,
-        key_points=answer["key_points"][:3] or engine.key_points, reasons=reasons, scored_by="llm",
-    )
+    return risks
 
 
 def guard_counts(prs: list[Any]) -> dict[str, int]:
