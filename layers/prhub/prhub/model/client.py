@@ -338,7 +338,7 @@ def model_error() -> type[Exception]:
     return _openai().APIError  # type: ignore[no-any-return]
 
 
-def busy(exc: Exception, spent: tuple[int, int]) -> ModelBusy | None:
+def busy_handback(exc: Exception, spent: tuple[int, int]) -> ModelBusy | None:
     """The hand-back for a call still rate limited after its retries (`spent`: the tokens of the PR's calls so
     far), or None when `exc` is no such wait (an outage, a spent account)."""
     if isinstance(exc, _openai().RateLimitError) and not billing_refusal(exc):

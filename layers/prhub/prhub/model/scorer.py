@@ -28,7 +28,7 @@ from prhub.model.answers import (
     merge,
     validate_pr_answer,
 )
-from prhub.model.client import ChatModel, Completion, busy, describe, message_text, model_error, record_tokens
+from prhub.model.client import ChatModel, Completion, busy_handback, describe, message_text, model_error, record_tokens
 from prhub.model.factguard import CITE, Facts
 from prhub.model.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, repair_message
 
@@ -84,7 +84,7 @@ class LlmScorer:
                 budget.settle(reserved, 0)
                 # Still limited after our retries: not an outage to paper over with the engine, but a wait the
                 # queue takes better than this invocation (score.py hands the PR back, then the engine).
-                if (handback := busy(exc, (spent_in, spent_out))) is not None:
+                if (handback := busy_handback(exc, (spent_in, spent_out))) is not None:
                     raise handback from exc
                 logger.warning("model call failed, engine scores the PR",
                                extra={"number": pr.number, "error": describe(exc)})
