@@ -29,7 +29,8 @@ FUNCTIONS = ("plan", "score", "report")
 MAX_RATIO = 1.5  # a handler's import against `import boto3` in the same run
 RUNS = 7
 # Libraries and modules a handler must not load at import, and the handlers they are banned from.
-NOT_FOR_WORKERS = ("fpdf", "jinja2", "openai", "playwright", "moto", "prhub.engine.analysis", "prhub.site.render", "prhub.model.llm",
+NOT_FOR_WORKERS = ("fpdf", "jinja2", "openai", "playwright", "moto", "prhub.engine.analysis", "prhub.site.render",
+                   "prhub.model.client", "prhub.model.answers", "prhub.model.scorer", "prhub.model.narrator",
                    "prhub.engine.narrative", "aws_lambda_powertools.utilities.idempotency")
 # The report function imports its analysis and rendering with its first report (the sweep rarely needs them).
 FORBIDDEN = {"score": NOT_FOR_WORKERS, "plan": NOT_FOR_WORKERS, "report": NOT_FOR_WORKERS}

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from prhub.core.config import WatchList
+from prhub.flow.deps import model_settings
 from prhub.model.scorers import Scorers
 
 from prhub_local.embedded import patched_env
@@ -112,12 +113,13 @@ def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str,
     ChatModel, calls_per_invocation at once, one batch after another, with no AWS, queue, engine or guard in the
     way (all prepared before the clock starts), the fake in a process of its own as a provider is. Its ratio is the
     least this host's CPU leaves the pipeline: the client's own work per call (the openai SDK's) already costs that."""
-    from prhub.model import llm
     from prhub.core.models import PullRequest
     from prhub.core.period import Period
-    from prhub.model.prompting import pr_prompt
-    from prhub.model.scorers import Endpoint
     from prhub.engine.scoring import score_pull
+    from prhub.model import answers, client
+    from prhub.model.endpoint import Endpoint
+    from prhub.model.prompting import pr_prompt
+    from prhub.model.scorer import PR_ANSWER_TOKENS
 
     config = WatchList.parse("{}").get(REPO).with_overrides(scorer="llm")
     period = Period.parse(since, until, TZ)
@@ -133,12 +135,12 @@ def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str,
         base_url = urls.get(timeout=120)
         with patched_env(model_env(base_url)):
             per_call = calls_per_invocation()
-            chats = [llm.ChatModel(Endpoint(base_url, "fake-model", "sk-bench")) for _ in range(workers)]
+            chats = [client.ChatModel(Endpoint(base_url, "fake-model", "sk-bench")) for _ in range(workers)]
             batches = [prompts[i:i + per_call] for i in range(0, len(prompts), per_call)]
             lock = threading.Lock()
             ready = threading.Barrier(workers)
 
-            def worker(chat: llm.ChatModel) -> None:
+            def worker(chat: client.ChatModel) -> None:
                 ready.wait()  # the workers' first batches arrive together, as the plan's messages do
                 with ThreadPoolExecutor(max_workers=per_call) as pool:
                     while True:
@@ -146,7 +148,7 @@ def floor_run(workers: int, since: str, until: str, latency: float) -> dict[str,
                             if not batches:
                                 return
                             batch = batches.pop(0)
-                        list(pool.map(lambda m: chat.complete(m, "prhub_pr", llm.PR_SCHEMA, llm.PR_ANSWER_TOKENS),
+                        list(pool.map(lambda m: chat.complete(m, "prhub_pr", answers.PR_SCHEMA, PR_ANSWER_TOKENS),
                                       batch))
 
             with ThreadPoolExecutor(max_workers=workers) as each:
@@ -197,7 +199,7 @@ def calls_per_invocation() -> int:
     """Model calls one score invocation makes at once, as the score service decides it (prhub.model.scorers), at most
     the batch of PRs it is handed (template.yaml's ScoreQueue mapping). Read with the run's environment set."""
     config = WatchList.parse("{}").get(REPO).with_overrides(scorer="llm")
-    return min(Scorers(os.environ, None).concurrency(config),
+    return min(Scorers(model_settings(os.environ), None).concurrency(config),
                batch_size(load_template(default_root() / "template.yaml"), "ScoreQueue"))
 
 

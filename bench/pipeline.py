@@ -87,10 +87,11 @@ class Recorder:
 def instrumented(recorder: Recorder) -> Iterator[None]:
     """Time the report function's steps where flow and render_all look them up (module attributes)."""
     from prhub.engine import analysis
-    from prhub.model import llm
+    from prhub.model import narrator
     from prhub.site.render import html, markdown, pdf
 
-    undo = [recorder.wrap(analysis, "analyse_period", "analysis"), recorder.wrap(llm, "model_narrative", "narrative"),
+    undo = [recorder.wrap(analysis, "analyse_period", "analysis"),
+            recorder.wrap(narrator, "model_narrative", "narrative"),
             recorder.wrap(markdown, "render_markdown", "render.md"), recorder.wrap(html, "render_html", "render.html"),
             recorder.wrap(pdf, "render_pdf", "render.pdf")]
     try:

@@ -61,7 +61,7 @@ def _inputs(n: int) -> tuple[list[Any], list[dict[str, Any]]]:
 
 def measure(n: int, sample: int) -> dict[str, Any]:
     from prhub.report import compose
-    from prhub.model import llm
+    from prhub.model import narrator
     from prhub.site import publish as site
     from prhub.core.config import RepoConfig, WatchList
     from prhub.flow import pages
@@ -82,7 +82,7 @@ def measure(n: int, sample: int) -> dict[str, Any]:
     run_history = History.of(history, period)
     report = compose.report(scored, [], period, config, run_history, "2026-02-02T00:00:00Z",
                             scorer,  # type: ignore[arg-type]
-                            narrator=lambda draft: llm.model_narrative(draft, config))
+                            narrator=lambda draft: narrator.model_narrative(draft, config))
     site.publish_report(stack.bucket, report, render_all(report, "zh"), "zh")
     fan_started = time.perf_counter()  # as publish_run: the fan-out's pulls.json before the dashboard reads it
     messages = pages.fan_out(report, "zh", scored, stack.deps, run_history)

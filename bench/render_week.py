@@ -1,7 +1,7 @@
 """Rendering one real week: time and size of report.md, index.html and report.pdf for verl's 2026-05-04..10.
 
 The report is built as the ReportFunction builds it (engine scores, compose.report with
-the previous four weeks as history and llm.model_narrative, the engine's text without a model), from the verl
+the previous four weeks as history and narrator.model_narrative, the engine's text without a model), from the verl
 export in ../shared/data; then each rendering runs REPEAT times. Reported: median wall
 and CPU seconds per rendering, output sizes, PDF pages and the embedded font (pdffonts).
 Target (issue 6): a 34-PR week's PDF in about a second, and small.
@@ -33,11 +33,11 @@ def build_week(lang: str = "zh") -> dict[str, Any]:
 
 def scored_week(lang: str = "zh") -> tuple[dict[str, Any], list[Any]]:
     """verl's week as report.json in `lang`, and its ScoredPRs (what the PR pages read besides the report)."""
-    from prhub.report import compose
-    from prhub.model import llm
     from prhub.core.config import RepoConfig
     from prhub.core.period import Period
     from prhub.engine.scoring import score_pull
+    from prhub.model import narrator
+    from prhub.report import compose
 
     config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language=lang)
     period = Period.parse(SINCE, UNTIL, TZ)
@@ -46,7 +46,7 @@ def scored_week(lang: str = "zh") -> tuple[dict[str, Any], list[Any]]:
     scored = [score_pull(pr, config) for pr in week]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
     report = compose.report(scored, [], period, config, week_history(rows), "2026-05-11T00:00:00Z", scorer,
-                            narrator=lambda draft: llm.model_narrative(draft, config))
+                            narrator=lambda draft: narrator.model_narrative(draft, config))
     return report, scored
 
 

@@ -2,7 +2,7 @@
 
 For each size, a fresh interpreter does what ReportFunction does after loading the
 run's results (flow.publish.publish_run): compose.draft (the analysis, title and notes), the narrative
-(llm.model_narrative, the engine's text without a model), then each rendering on its own
+(narrator.model_narrative, the engine's text without a model), then each rendering on its own
 (report.json, report.md, index.html, report.pdf). The scored PRs come from the
 synthetic generator scored by the engine, prepared once per size and cached under
 .prhub/bench-cache. Reported per stage: wall seconds and tracemalloc peak (a second
@@ -79,7 +79,7 @@ def _rss_mb() -> float:
 def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     """The report function's steps after loading results, as callables sharing one report."""
     from prhub.report import compose
-    from prhub.model import llm
+    from prhub.model import narrator
     from prhub.core.config import RepoConfig
     from prhub.core.models import ScoredPR
     from prhub.core.period import Period
@@ -101,7 +101,7 @@ def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
                                        "2026-02-02T00:00:00Z", scorer)
 
     def narrate() -> None:
-        state["report"] = {**state["draft"], **llm.model_narrative(state["draft"], config)}
+        state["report"] = {**state["draft"], **narrator.model_narrative(state["draft"], config)}
 
     return [
         ("analysis", build),

@@ -4,7 +4,7 @@ Prose is what the engine writes in sentences: summary, highlights, key changes, 
 notes, suggestions. Tables (the key-PR table, clusters, modules) and PR titles are left out: a PR title
 quoted in a sentence is the author's English, so it is cut from the sentence before counting. The reports
 are built as the ReportFunction builds them without a model (engine scores, compose.report with
-llm.model_narrative), from the verl export in ../shared/data, with every earlier PR as history.
+narrator.model_narrative), from the verl export in ../shared/data, with every earlier PR as history.
 Target (issue 12): at least 50 % for every range.
 
     python -m bench.zh_share
@@ -51,7 +51,7 @@ def share(texts: list[str]) -> float:
 
 def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
     from prhub.report import compose
-    from prhub.model import llm
+    from prhub.model import narrator
     from prhub.core.config import RepoConfig
     from prhub.core.period import Period
     from prhub.engine.scoring import score_pull
@@ -63,7 +63,7 @@ def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
     history = [pr.ref.to_dict() for pr in rows if pr.merged_at < period.end_utc]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
     return dict(compose.report(scored, [], period, config, History.of(history, period), f"{until}T23:59:59Z", scorer,
-                               narrator=lambda draft: llm.model_narrative(draft, config)))
+                               narrator=lambda draft: narrator.model_narrative(draft, config)))
 
 
 def run() -> dict[str, Any]:

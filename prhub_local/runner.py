@@ -432,9 +432,13 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     def check_scorer() -> None:
         if scorer == "llm":
             # Every worker would fail the same way: say it now (inside the endpoint's env: a secret may be named).
-            from prhub.model import llm
+            from prhub.cloud.aws import LazyClient
+            from prhub.cloud.secrets import Secrets
+            from prhub.flow.deps import model_settings
+            from prhub.model.scorers import make_scorer
 
-            llm.make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"))
+            make_scorer(WatchList.parse(watchlist_text).get(event["repo"]).with_overrides(scorer="llm"),
+                        model_settings(os.environ), Secrets(LazyClient("secretsmanager")))
 
     refused: list[InputError] = []
 

@@ -26,7 +26,7 @@ from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.flow.deps import Deps
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period, format_timestamp
-from prhub.model.scorers import Scorers
+from prhub.model.scorers import ModelSettings, Scorers
 from prhub.sources.source import History, Source, SourceCache, open_source
 from prhub.cloud.store import Progress, Result, Run
 
@@ -307,7 +307,7 @@ def memory_stack(watchlist: WatchList, sources: Callable[[str], Source] | None =
     store, queue, cache, bucket, cdn = MemoryStore(), MemoryQueue(), MemoryCache(), MemoryBucket(), MemoryCdn()
     idempotency = MemoryIdempotency()
     deps = Deps(SETTINGS, store, queue, cache, bucket, cdn, watchlist=lambda: watchlist,
-                sources=sources or SourceCache(open_source), scorers=Scorers({}, None),
+                sources=sources or SourceCache(open_source), scorers=Scorers(ModelSettings(), None),
                 idempotency=lambda: idempotency)
     if clock is not None:
         deps = replace(deps, clock=clock)

@@ -18,7 +18,7 @@ from prhub.core.errors import SourceError
 from prhub.core.period import Period, zone
 from prhub.engine.scoring import modules_for, score_pull
 from prhub.flow import pages
-from prhub.model import llm
+from prhub.model import narrator
 from prhub.report import compose
 from prhub.site import dashboard
 from prhub.site import publish as site
@@ -82,7 +82,7 @@ class Run:
                                      lambda pr: modules_for(pr, config))
         self.scored = [score_pull(source.get(REPO, r), config) for r in refs]
         self.report = compose.report(self.scored, [], period, config, self.history, "2026-05-18T00:00:00Z",
-                                     SCORER, narrator=lambda draft: llm.model_narrative(draft, config))
+                                     SCORER, narrator=lambda draft: narrator.model_narrative(draft, config))
         self.slug = period.slug
         self.publish()
 

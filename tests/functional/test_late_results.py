@@ -298,7 +298,7 @@ def test_too_little_time_for_a_model_call_hands_the_pr_back(model: tuple[MemoryS
 
 def test_tokens_spent_before_a_hand_back_reach_the_prs_result(model: tuple[MemoryStack, Model],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from prhub.model.llm import ModelBusy
+    from prhub.model.client import ModelBusy
 
     stack, scorer = model
     run_id, [first, second, *_] = planned(stack)
@@ -334,7 +334,7 @@ def test_tokens_spent_before_a_hand_back_reach_the_prs_result(model: tuple[Memor
 
 def test_a_lasting_rate_limit_hands_the_pr_back_then_the_engine_scores_it(model: tuple[MemoryStack, Model],
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from prhub.model.llm import ModelBusy
+    from prhub.model.client import ModelBusy
 
     stack, scorer = model
     run_id, [first, *_] = planned(stack)

@@ -8,15 +8,17 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from prhub.report import compose
-from prhub.model import llm
-from prhub.engine import narrative
 from prhub.cloud.cache import DynamoCache
 from prhub.core.config import LlmConfig, RepoConfig
 from prhub.core.models import FileChange, PullRequest
 from prhub.core.period import Period
-from prhub.model.prompting import narrative_messages
+from prhub.engine import narrative
 from prhub.engine.scoring import score_pull
+from prhub.model import answers, client, narrator
+from prhub.model.endpoint import Endpoint
+from prhub.model.pricing import Prices
+from prhub.model.prompting import narrative_messages
+from prhub.report import compose
 from prhub.sources.source import History
 
 from tests.fakes.openai_server import FakeOpenAI, Fault, hallucinating, rule_based
@@ -52,36 +54,39 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
 
 
-def chat(fake: FakeOpenAI, max_retries: int = 2) -> llm.ChatModel:
-    return llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="fake-model", api_key="k",
-                                      max_retries=max_retries))
+def chat(fake: FakeOpenAI, max_retries: int = 2) -> client.ChatModel:
+    return client.ChatModel(Endpoint(base_url=fake.base_url, model="fake-model", api_key="k",
+                                     max_retries=max_retries))
 
 
 def narrative_request(report: dict[str, Any], language: str = "en") -> dict[str, Any]:
     """What the fake's rule-based model would answer for this report (a valid narrative)."""
     return rule_based({"messages": narrative_messages(report["repo"], language, report["title"],
-                                                      llm.week_facts(report))})
+                                                      narrator.week_facts(report))})
 
 
 def test_model_writes_every_section_and_the_tokens_are_counted(fake: FakeOpenAI) -> None:
     report, config = build()
     before = copy.deepcopy(report)
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     assert report == before  # narrate returns; the caller updates
-    assert out["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "llm")
+    assert out["scorer"]["narrative_by"] == dict.fromkeys(answers.SECTIONS, "llm")
     week = {p["number"] for p in report["prs"]}
     assert 5 <= len(out["highlights"]) <= 7 and all(set(h["prs"]) <= week and h["prs"] for h in out["highlights"])
     assert out["summary"].startswith(f"{report['stats']['pr_count']} PRs were merged")
     assert out["scorer"]["narrative_tokens_in"] == fake.tokens_in > 0
-    assert out["scorer"]["tokens_in"] == 1000 + fake.tokens_in
-    assert out["scorer"]["tokens_out"] == 200 + fake.tokens_out
+    assert out["scorer"]["narrative_tokens_out"] == fake.tokens_out > 0
+    assert out["scorer"]["tokens_in"] == 1000 and "cost" not in out["scorer"]  # the report accounts for the run
+    run = compose.accounted(report, out, Prices())["scorer"]
+    assert run["tokens_in"] == 1000 + fake.tokens_in and run["tokens_out"] == 200 + fake.tokens_out
+    assert run["cost"]["usd"] is None  # the fake model has no price
     assert out["scorer"]["model"] == "fake" and out["scorer"]["narrative_model"] == "fake-model"
     assert len(fake.calls) == 1 and fake.calls[0]["response_format"]["json_schema"]["name"] == "prhub_narrative"
 
 
 def test_chinese_narrative(fake: FakeOpenAI) -> None:
     report, config = build("zh")
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     assert out["scorer"]["narrative_by"]["summary"] == "llm" and out["summary"].startswith("本周合并")
 
 
@@ -91,7 +96,7 @@ def test_an_invented_pr_is_removed_with_its_item_and_counted(fake: FakeOpenAI) -
     bad = {**good, "highlights": [*good["highlights"], {"text": "Landmark work in #99999", "prs": [99999]}],
            "summary": good["summary"] + " It builds on #88888."}
     fake.enqueue(bad)
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     assert len(fake.calls) == 1  # removing a sentence needs no second call
     assert out["highlights"] == good["highlights"] and out["summary"] == good["summary"]
     assert "99999" not in str(out) and "88888" not in str(out)
@@ -105,7 +110,7 @@ def test_section_that_fails_twice_falls_back_to_the_engine(fake: FakeOpenAI) -> 
     good = narrative_request(report)
     bad_highlights = [{"text": "See #99999", "prs": [99999]}]  # too few once the invented PR is removed
     fake.enqueue({**good, "highlights": bad_highlights}, {"highlights": bad_highlights})
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     engine = narrative.engine_narrative(report)
     assert out["highlights"] == engine["highlights"]
     assert out["scorer"]["narrative_by"]["highlights"] == "heuristic"
@@ -116,7 +121,7 @@ def test_section_that_fails_twice_falls_back_to_the_engine(fake: FakeOpenAI) -> 
 def test_a_hallucinating_model_never_reaches_the_report() -> None:
     report, config = build()
     with FakeOpenAI(hallucinating()) as fake:
-        out = llm.model_narrative(report, config, chat(fake))
+        out = narrator.model_narrative(report, config, chat(fake))
     engine = narrative.engine_narrative(report)
     # the miscounting summary has nothing left and is asked for again; the invented highlight is simply removed
     assert len(fake.calls) == 2
@@ -130,7 +135,7 @@ def test_too_few_highlights_or_suggestions_are_asked_for_again(fake: FakeOpenAI)
     good = narrative_request(report)
     fake.enqueue({**good, "highlights": good["highlights"][:2], "suggestions": ["Add tests"]},
                  {"highlights": good["highlights"], "suggestions": good["suggestions"]})
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     repair = fake.calls[1]["messages"][-1]["content"]
     assert "highlights must have 5 to 7 items" in repair and "suggestions must have 3 to 5 items" in repair
     assert out["highlights"] == good["highlights"] and out["suggestions"] == good["suggestions"]
@@ -142,7 +147,7 @@ def test_a_wrong_count_loses_its_sentence_and_the_rest_stays(fake: FakeOpenAI) -
     n = report["stats"]["pr_count"]
     wrong = {**good, "summary": f"{good['summary']} {n + 1} PRs were merged, with an average importance of 9.9."}
     fake.enqueue(wrong)
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     assert out["summary"] == good["summary"] and out["scorer"]["narrative_by"]["summary"] == "llm"
     assert out["scorer"]["guard"]["by_reason"] == {"count": 1}
 
@@ -153,7 +158,7 @@ def test_a_summary_with_nothing_true_is_asked_for_again(fake: FakeOpenAI) -> Non
     n = report["stats"]["pr_count"]
     wrong = {**good, "summary": f"{n + 1} PRs were merged, with an average importance of 9.9."}
     fake.enqueue(wrong, {"summary": wrong["summary"]})
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     assert "summary must say something the data supports" in fake.calls[1]["messages"][-1]["content"]
     assert out["summary"] == narrative.engine_narrative(report)["summary"]
     assert out["scorer"]["narrative_by"]["summary"] == "heuristic"
@@ -162,7 +167,7 @@ def test_a_summary_with_nothing_true_is_asked_for_again(fake: FakeOpenAI) -> Non
 def test_malformed_json_twice_gives_the_engines_narrative(fake: FakeOpenAI) -> None:
     report, config = build()
     fake.enqueue("The week was great!", "{still not json")
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     engine = narrative.engine_narrative(report)
     assert {k: out[k] for k in engine} == engine
     assert set(out["scorer"]["narrative_by"].values()) == {"heuristic"} and len(fake.calls) == 2
@@ -171,7 +176,7 @@ def test_malformed_json_twice_gives_the_engines_narrative(fake: FakeOpenAI) -> N
 def test_model_down_gives_the_engines_narrative(fake: FakeOpenAI) -> None:
     report, config = build()
     fake.enqueue(Fault.server_error())
-    out = llm.model_narrative(report, config, chat(fake, max_retries=0))
+    out = narrator.model_narrative(report, config, chat(fake, max_retries=0))
     assert set(out["scorer"]["narrative_by"].values()) == {"heuristic"}
     assert any("unavailable (InternalServerError 500)" in n for n in out["notes"])
     assert out["scorer"]["tokens_in"] == 1000  # nothing spent
@@ -179,7 +184,7 @@ def test_model_down_gives_the_engines_narrative(fake: FakeOpenAI) -> None:
 
 def test_run_budget_spent_means_no_narrative_call(fake: FakeOpenAI) -> None:
     report, config = build(max_tokens_per_run=1500)
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     assert fake.calls == [] and any("budget is spent" in n for n in out["notes"])
 
 
@@ -187,9 +192,9 @@ def test_engine_only_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "LLM_API_KEY_SECRET"):
         monkeypatch.delenv(name, raising=False)
     report, config = build(scorer="auto")
-    out = llm.model_narrative(report, config)
+    out = narrator.model_narrative(report, config)
     assert {k: out[k] for k in narrative.engine_narrative(report)} == narrative.engine_narrative(report)
-    assert out["scorer"]["narrative_by"] == dict.fromkeys(llm.SECTIONS, "heuristic")
+    assert out["scorer"]["narrative_by"] == dict.fromkeys(answers.SECTIONS, "heuristic")
     assert out["scorer"]["narrative_tokens_in"] == 0
 
 
@@ -197,7 +202,7 @@ def test_empty_week_needs_no_model(fake: FakeOpenAI) -> None:
     config = RepoConfig(repo="verl-project/verl", tz="Asia/Shanghai", language="en", scorer="llm")
     report = compose.draft([], [], PERIOD, config, History.of([], PERIOD),
                            "2026-05-11T00:00:00Z", {"kind": "heuristic"})
-    out = llm.model_narrative(report, config, chat(fake))
+    out = narrator.model_narrative(report, config, chat(fake))
     assert fake.calls == [] and out["summary"] == narrative.engine_narrative(report)["summary"]
 
 
@@ -226,20 +231,20 @@ def test_a_written_narrative_is_reused_until_it_expires(fake: FakeOpenAI) -> Non
     report, config = build()
     db = MemoryDynamo()
     cache = DynamoCache(db, "cache")
-    first = llm.model_narrative(report, config, chat(fake), cache)
-    second = llm.model_narrative(report, config, chat(fake), cache)
+    first = narrator.model_narrative(report, config, chat(fake), cache)
+    second = narrator.model_narrative(report, config, chat(fake), cache)
     assert len(fake.calls) == 1 and len(db.items) == 1
-    assert {s: second[s] for s in llm.SECTIONS} == {s: first[s] for s in llm.SECTIONS}
+    assert {s: second[s] for s in answers.SECTIONS} == {s: first[s] for s in answers.SECTIONS}
     assert second["scorer"]["narrative_tokens_in"] == 0 and second["scorer"]["narrative_by"]["summary"] == "llm"
     [item] = db.items.values()
     item["expires_at"] = {"N": "1"}
-    llm.model_narrative(report, config, chat(fake), cache)
+    narrator.model_narrative(report, config, chat(fake), cache)
     assert len(fake.calls) == 2
 
 
 def test_a_broken_cache_does_not_break_the_report(fake: FakeOpenAI) -> None:
     report, config = build()
-    out = llm.model_narrative(report, config, chat(fake), DynamoCache(MemoryDynamo(broken=True), "missing"))
+    out = narrator.model_narrative(report, config, chat(fake), DynamoCache(MemoryDynamo(broken=True), "missing"))
     assert out["scorer"]["narrative_by"]["summary"] == "llm" and len(fake.calls) == 1
 
 
@@ -248,12 +253,12 @@ def test_a_narrative_is_cached_whatever_the_guard_kept(fake: FakeOpenAI) -> None
     report, config = build()
     db = MemoryDynamo()
     fake.enqueue("not json", "still not json")
-    first = llm.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
+    first = narrator.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
     # WHEN the same week is reported again
-    again = llm.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
+    again = narrator.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
     # THEN no call is made, and the report is the same
     assert len(fake.calls) == 2 and len(db.items) == 1
-    assert {s: again[s] for s in llm.SECTIONS} == {s: first[s] for s in llm.SECTIONS}
+    assert {s: again[s] for s in answers.SECTIONS} == {s: first[s] for s in answers.SECTIONS}
     assert again["scorer"]["narrative_tokens_in"] == 0
 
 
@@ -261,5 +266,5 @@ def test_an_outage_is_not_cached(fake: FakeOpenAI) -> None:
     report, config = build()
     db = MemoryDynamo()
     fake.enqueue(*[Fault.server_error()] * 10)
-    out = llm.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
+    out = narrator.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
     assert db.items == {} and any("unavailable" in n for n in out["notes"])

@@ -7,11 +7,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from prhub.model import llm
 from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest
-from prhub.model.pricing import PRICES_AS_OF, Prices
 from prhub.engine.scoring import score_pull
+from prhub.model import answers, client
+from prhub.model.endpoint import Endpoint
+from prhub.model.pricing import PRICES_AS_OF, Prices
+from prhub.model.scorer import LlmScorer
 
 from tests.fakes.openai_server import VLLM_CONTEXT, FakeOpenAI, Fault, rule_based
 
@@ -19,9 +21,9 @@ CONFIG = RepoConfig(repo="acme/rocket", language="en")
 MESSAGES = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "{}"}]
 
 
-def chat(fake: FakeOpenAI, max_retries: int = 2, model: str = "m", sleep: Any = None) -> llm.ChatModel:
-    endpoint = llm.Endpoint(base_url=fake.base_url, model=model, api_key="k", max_retries=max_retries)
-    return llm.ChatModel(endpoint, sleep=sleep) if sleep else llm.ChatModel(endpoint)
+def chat(fake: FakeOpenAI, max_retries: int = 2, model: str = "m", sleep: Any = None) -> client.ChatModel:
+    endpoint = Endpoint(base_url=fake.base_url, model=model, api_key="k", max_retries=max_retries)
+    return client.ChatModel(endpoint, sleep=sleep) if sleep else client.ChatModel(endpoint)
 
 
 def formats(fake: FakeOpenAI) -> list[str | None]:
@@ -49,7 +51,7 @@ def test_a_server_without_response_format_gets_none_and_the_answer_is_still_pars
     with FakeOpenAI(lambda r: "Here you go: {\"ok\": true}", provider="no-format") as fake:
         model = chat(fake)
         content = model.complete(MESSAGES, "x", {}, 10).content
-    assert llm.parse_json(content) == ({"ok": True}, [])
+    assert answers.parse_json(content) == ({"ok": True}, [])
     assert [("response_format" in c) for c in fake.calls] == [True, True, False]
     assert model.quirks == {"no_schema", "no_format"}
 
@@ -70,7 +72,7 @@ def test_qwen_json_object_mode_accepts_our_real_prompts_in_both_languages(langua
     config = RepoConfig(repo="acme/rocket", language=language)
     pr = make_pr(body="修正一个拼写错误。" if language == "zh" else "Fixes a typo.")
     with FakeOpenAI(provider="dashscope") as fake:
-        scored = llm.LlmScorer(chat(fake, model="qwen-max"), language).score(pr, config, _Budget())
+        scored = LlmScorer(chat(fake, model="qwen-max"), language).score(pr, config, _Budget())
     assert formats(fake) == ["json_schema", "json_object"] and scored.scored_by == "llm"
 
 
@@ -89,7 +91,7 @@ def test_qwen_in_thinking_mode_takes_no_response_format_and_is_asked_without_one
         qwen = chat(fake, model="qwen3-235b-a22b-thinking-2507")
         first = qwen.complete(MESSAGES, "x", {}, 10).content
         qwen.complete(MESSAGES, "x", {}, 10)
-    assert llm.parse_json(first) == ({"ok": True}, [])
+    assert answers.parse_json(first) == ({"ok": True}, [])
     assert formats(fake) == ["json_schema", "json_object", None, None]
     assert qwen.quirks == {"no_schema", "no_format"}
 
@@ -122,7 +124,7 @@ def test_an_ollama_before_0_5_ignores_json_schema_and_its_fenced_answer_is_still
     with FakeOpenAI(lambda r: "Here is the JSON:\n```json\n{\"ok\": true}\n```", provider="ollama-0.4") as fake:
         local = chat(fake, model="llama3.1")
         contents = [local.complete(MESSAGES, "x", {}, 10).content for _ in range(2)]
-    assert [llm.parse_json(c)[0] for c in contents] == [{"ok": True}] * 2
+    assert [answers.parse_json(c)[0] for c in contents] == [{"ok": True}] * 2
     assert formats(fake) == ["json_schema", "json_schema"] and local.quirks == frozenset()
 
 
@@ -155,14 +157,14 @@ def test_a_vllm_context_window_cuts_the_answer_budget_is_remembered_and_teaches_
      "Please reduce the length of the messages.", 128000 - 204308),
     ("Unsupported parameter: 'max_tokens' is not supported with this model.", None)])
 def test_the_room_a_context_length_refusal_leaves(message: str, room: int | None) -> None:
-    assert llm.context_room(message.lower()) == room
+    assert client.context_room(message.lower()) == room
 
 
 def test_a_429_waits_its_retry_after_and_shrinks_the_gate() -> None:
     slept: list[float] = []
     with FakeOpenAI(lambda r: {"ok": True}) as fake:
         fake.enqueue(Fault.rate_limited(retry_after=0.25))
-        model = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="m", api_key="k"), sleep=slept.append)
+        model = client.ChatModel(Endpoint(base_url=fake.base_url, model="m", api_key="k"), sleep=slept.append)
         ceiling = model.gate.limit
         model.complete(MESSAGES, "x", {}, 10)
     assert slept == [0.25] and model.rate_limited == 1 and model.gate.limit < ceiling
@@ -179,7 +181,7 @@ def test_a_limited_gate_lets_no_more_calls_through_than_its_limit() -> None:
     import threading
     import time
 
-    gate = llm.Gate(ceiling=2)
+    gate = client.Gate(ceiling=2)
     inside, peak = [0], [0]
     lock = threading.Lock()
 
@@ -232,7 +234,7 @@ def test_injection_in_any_phrasing_is_flagged_and_keeps_the_engines_rank(text: s
         return {**rule_based(request), "importance": 10, "insight": 10}
 
     with FakeOpenAI(gullible) as fake:
-        scored = llm.LlmScorer(chat(fake), "en").score(pr, CONFIG, _Budget())
+        scored = LlmScorer(chat(fake), "en").score(pr, CONFIG, _Budget())
     assert scored.scored_by == "llm"
     assert (scored.importance, scored.insight, scored.key) == (engine.importance, engine.insight, engine.key)
     assert not scored.key and any(r.kind == "prompt_injection" for r in scored.risks)
@@ -240,7 +242,7 @@ def test_injection_in_any_phrasing_is_flagged_and_keeps_the_engines_rank(text: s
 
 @pytest.mark.parametrize("text", BENIGN)
 def test_ordinary_text_is_not_taken_for_an_injection(text: str) -> None:
-    assert not llm.injected(text)
+    assert not answers.injected(text)
 
 
 class _Budget:
@@ -259,9 +261,9 @@ def test_cost_from_the_dated_price_table() -> None:
     assert prices.cost("gpt-4o-mini", 1_000_000, 1_000_000) == pytest.approx(0.75)
     assert prices.cost("gpt-4o-mini-2024-07-18", 2_000_000, 0) == pytest.approx(0.30)  # a dated name: its family
     assert prices.cost("my-local-llama", 10, 10) is None  # never a guess
-    mine = Prices.from_env({"PRHUB_LLM_PRICES": '{"my-local-llama": [0, 0], "gpt-4o-mini": [1, 2]}',
-                            "PRHUB_LLM_PRICES_AS_OF": "2026-11-30"})
+    mine = Prices.parse('{"my-local-llama": [0, 0], "gpt-4o-mini": [1, 2]}', "2026-11-30")
     assert mine.cost("my-local-llama", 10, 10) == 0 and mine.cost("gpt-4o-mini", 10**6, 10**6) == 3
     assert mine.as_of == "2026-11-30"
     with pytest.raises(ValueError, match="PRHUB_LLM_PRICES"):
-        Prices.from_env({"PRHUB_LLM_PRICES": '{"m": "cheap"}'})
+        Prices.parse('{"m": "cheap"}')
+    assert Prices.parse('{"m": [1, 2]}').as_of == "configured" and Prices.parse("") == Prices()

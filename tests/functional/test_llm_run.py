@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub.model import llm
 from prhub.cloud.store import unpack
+from prhub.model import answers
 
 from prhub_local import cli
 from prhub_local.state import JOURNAL, generation
@@ -63,7 +63,7 @@ def test_run_with_the_model_then_rerun_from_the_cache(fake: FakeOpenAI, tmp_path
     scorer = report["scorer"]
     assert scorer["kind"] == "llm" and scorer["model"] == "fake-model"
     assert all(p["scored_by"] == "llm" for p in report["prs"]) and scorer["heuristic_prs"] == 0
-    assert scorer["narrative_by"] == dict.fromkeys(llm.SECTIONS, "llm")
+    assert scorer["narrative_by"] == dict.fromkeys(answers.SECTIONS, "llm")
     # AND report.json counts exactly the prompt tokens the endpoint charged for the stored results
     assert scorer["tokens_in"] == sum(estimate_tokens(text) for text in prompts.values())
     assert 0 < scorer["tokens_out"] <= fake.tokens_out
@@ -97,7 +97,7 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     # The narrative is one call, asked when what the PRs left of the budget holds its prompt (their reservations
     # are settled at what they cost): written by one scorer or the other as a whole, inside the budget below.
     [narrator] = set(report["scorer"]["narrative_by"].values())
-    assert set(report["scorer"]["narrative_by"]) == set(llm.SECTIONS) and narrator in ("llm", "heuristic")
+    assert set(report["scorer"]["narrative_by"]) == set(answers.SECTIONS) and narrator in ("llm", "heuristic")
     assert (report["scorer"]["narrative_tokens_in"] > 0) == (narrator == "llm")
     [note] = [n for n in report["notes"] if "scored by the engine instead of the model: budget exhausted" in n]
     # counted and named

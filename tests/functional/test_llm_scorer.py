@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from prhub.model import llm
 from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest
 from prhub.engine.scoring import score_pull
+from prhub.model import answers, client
+from prhub.model.endpoint import Endpoint
+from prhub.model.scorer import PR_ANSWER_TOKENS, LlmScorer
 
 from tests.fakes.openai_server import FakeOpenAI, Fault, malformed, obey_injection, out_of_range
 
@@ -50,10 +52,10 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
 
 
-def scorer_for(fake: FakeOpenAI, timeout: float = 5.0, max_retries: int = 2) -> llm.LlmScorer:
-    endpoint = llm.Endpoint(base_url=fake.base_url, model="fake-model", api_key="sk-test", timeout=timeout,
-                            max_retries=max_retries)
-    return llm.LlmScorer(llm.ChatModel(endpoint), CONFIG.language)
+def scorer_for(fake: FakeOpenAI, timeout: float = 5.0, max_retries: int = 2) -> LlmScorer:
+    endpoint = Endpoint(base_url=fake.base_url, model="fake-model", api_key="sk-test", timeout=timeout,
+                        max_retries=max_retries)
+    return LlmScorer(client.ChatModel(endpoint), CONFIG.language)
 
 
 def answer(**changes: object) -> dict:
@@ -137,10 +139,10 @@ def test_budget_exhausted_means_no_call(fake: FakeOpenAI) -> None:
     scored = scorer_for(fake).score(make_pr(), CONFIG, Budget(50))
     assert fake.calls == [] and scored.scored_by == "heuristic" and "budget exhausted" in scored.note
     assert (scored.tokens_in, scored.tokens_out) == (0, 0)
-    assert scored.reasons[-1].startswith(llm.FALLBACK + "budget exhausted")  # report.json keeps reasons
+    assert scored.reasons[-1].startswith(answers.FALLBACK + "budget exhausted")  # report.json keeps reasons
     other = scorer_for(fake).score(make_pr(3), CONFIG, Budget(50))
     report = {"prs": [scored.pr_entry(), other.pr_entry()]}
-    assert llm.fallback_notes(report) == [
+    assert answers.fallback_notes(report) == [
         f"2 PR(s) scored by the engine instead of the model: budget exhausted (#3, #{scored.number})"]
 
 
@@ -169,7 +171,7 @@ def test_shared_budget_runs_out_midway(fake: FakeOpenAI) -> None:
     one = scorer.score(make_pr(2), CONFIG, budget)
     per_pr = one.tokens_in + one.tokens_out
     # room for one more call (its prompt and the longest answer it may give are reserved first), not two
-    budget.limit = budget.spent + per_pr + llm.PR_ANSWER_TOKENS + 10
+    budget.limit = budget.spent + per_pr + PR_ANSWER_TOKENS + 10
     results = [scorer.score(make_pr(n), CONFIG, budget) for n in (3, 4, 5)]
     assert [r.scored_by for r in results] == ["llm", "heuristic", "heuristic"]
     assert len(fake.calls) == 2
@@ -220,16 +222,16 @@ def test_a_rate_limit_past_the_retries_hands_the_pr_back_with_the_providers_wait
     scorer = scorer_for(fake, max_retries=1)
     scorer.chat.sleep = lambda seconds: None
     # WHEN it scores a PR: no engine result passes for the model's; the PR is handed back for the wait asked
-    with pytest.raises(llm.ModelBusy) as busy:
+    with pytest.raises(client.ModelBusy) as busy:
         scorer.score(make_pr(), CONFIG, budget)
     assert busy.value.retry_after == 7 and "RateLimitError 429" in str(busy.value) and len(fake.calls) == 2
     assert budget.spent == 0  # its reservation handed back
     # a 429 that names no wait (DashScope's) is taken up again after BUSY_WAIT
     fake.enqueue(Fault(429, {"error": {"message": "Requests rate limit exceeded", "type": "limit_requests"}}),
                  Fault(429, {"error": {"message": "Requests rate limit exceeded", "type": "limit_requests"}}))
-    with pytest.raises(llm.ModelBusy) as busy:
+    with pytest.raises(client.ModelBusy) as busy:
         scorer.score(make_pr(), CONFIG, budget)
-    assert busy.value.retry_after == llm.BUSY_WAIT
+    assert busy.value.retry_after == client.BUSY_WAIT
 
 
 def test_a_repair_rate_limited_past_its_retries_hands_back_what_the_first_call_cost(fake: FakeOpenAI) -> None:
@@ -239,7 +241,7 @@ def test_a_repair_rate_limited_past_its_retries_hands_back_what_the_first_call_c
     scorer = scorer_for(fake, max_retries=1)
     scorer.chat.sleep = lambda seconds: None
     # WHEN it scores the PR: it is handed back, carrying what the answered call cost (the run paid for it)
-    with pytest.raises(llm.ModelBusy) as busy:
+    with pytest.raises(client.ModelBusy) as busy:
         scorer.score(make_pr(), CONFIG, budget)
     assert len(fake.calls) == 3 and fake.tokens_in > 0
     assert busy.value.spent == (fake.tokens_in, fake.tokens_out)
@@ -275,8 +277,8 @@ def test_timeout_beyond_retries_falls_back(fake: FakeOpenAI) -> None:
 def test_chinese_answers_in_a_chinese_report() -> None:
     config = RepoConfig(repo="verl-project/verl", language="zh", scorer="llm")
     with FakeOpenAI() as fake:
-        endpoint = llm.Endpoint(base_url=fake.base_url, model="m", api_key="k")
-        scored = llm.LlmScorer(llm.ChatModel(endpoint), "zh").score(make_pr(), config, Budget(100_000))
+        endpoint = Endpoint(base_url=fake.base_url, model="m", api_key="k")
+        scored = LlmScorer(client.ChatModel(endpoint), "zh").score(make_pr(), config, Budget(100_000))
         system = fake.calls[0]["messages"][0]["content"]
     assert "中文" in system and scored.scored_by == "llm" and "该 PR" in scored.summary
 
@@ -284,28 +286,28 @@ def test_chinese_answers_in_a_chinese_report() -> None:
 def test_english_summary_for_a_chinese_report_is_repaired(fake: FakeOpenAI) -> None:
     config = RepoConfig(repo="verl-project/verl", language="zh", scorer="llm")
     fake.enqueue(answer(), answer(summary="修复了训练器的损失缩放。"))
-    endpoint = llm.Endpoint(base_url=fake.base_url, model="m", api_key="k")
-    scored = llm.LlmScorer(llm.ChatModel(endpoint), "zh").score(make_pr(), config, Budget(100_000))
+    endpoint = Endpoint(base_url=fake.base_url, model="m", api_key="k")
+    scored = LlmScorer(client.ChatModel(endpoint), "zh").score(make_pr(), config, Budget(100_000))
     assert scored.summary == "修复了训练器的损失缩放。" and len(fake.calls) == 2
 
 
 def test_cache_key_parts_follow_model_and_prompts(fake: FakeOpenAI) -> None:
     scorer = scorer_for(fake)
-    other = llm.LlmScorer(llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="other", api_key="k")), "en")
-    zh = llm.LlmScorer(scorer.chat, "zh")
+    other = LlmScorer(client.ChatModel(Endpoint(base_url=fake.base_url, model="other", api_key="k")), "en")
+    zh = LlmScorer(scorer.chat, "zh")
     assert (scorer.kind, scorer.model) == ("llm", "fake-model") and other.model == "other"
     assert scorer.prompt_version == other.prompt_version != zh.prompt_version
 
 
 def test_one_openai_client_per_endpoint_and_process(fake: FakeOpenAI) -> None:
     # GIVEN models built apart (each worker's Deps builds its own), two on the same endpoint and key
-    first = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="fake-model", api_key="sk-test"))
-    second = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="other-model", api_key="sk-test"))
-    other_key = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model="fake-model", api_key="sk-other"))
+    first = client.ChatModel(Endpoint(base_url=fake.base_url, model="fake-model", api_key="sk-test"))
+    second = client.ChatModel(Endpoint(base_url=fake.base_url, model="other-model", api_key="sk-test"))
+    other_key = client.ChatModel(Endpoint(base_url=fake.base_url, model="fake-model", api_key="sk-other"))
     # THEN the two share one client (its SSL context and connection pool are made once), the other key has its own
     assert first.client is second.client
     assert other_key.client is not first.client
     # AND each still sends its own model and key through it
     for chat in (first, second, other_key):
-        chat.complete([{"role": "user", "content": "hi"}], "prhub_pr", llm.PR_SCHEMA, 50)
+        chat.complete([{"role": "user", "content": "hi"}], "prhub_pr", answers.PR_SCHEMA, 50)
     assert [c["model"] for c in fake.calls] == ["fake-model", "other-model", "fake-model"]

@@ -29,7 +29,7 @@ from prhub.flow.score import score_record
 from prhub.sources.github import GitHubSource
 from prhub.sources.http import MemoryEtagCache
 from prhub.notify.ledger import Ledger
-from prhub.model.scorers import Scorers
+from prhub.model.scorers import ModelSettings, Scorers
 
 from prhub_local.runner import LambdaContext
 from prhub_local.sample import sample_settings
@@ -113,7 +113,7 @@ def model_run(fake: FakeOpenAI, chat: FakeChat) -> MemoryStack:
               "notify": [{"channel": "slack", "url": hook.url} for hook in hooks.values()]}
     stack = memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"}, "repos": [config]})))
     stack.deps = replace(stack.deps, settings=replace(SETTINGS, delivery_queue_url=DELIVERY_QUEUE),
-                         scorers=Scorers({"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.base_url}, None))
+                         scorers=Scorers(ModelSettings(api_key="sk-test", base_url=fake.base_url), None))
     return stack
 
 

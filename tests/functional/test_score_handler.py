@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import aws
-from prhub.model import llm
+from prhub.model import answers, client
+from prhub.model.endpoint import Endpoint
+from prhub.model.scorer import LlmScorer
 from prhub.core.config import RepoConfig
 from prhub.cloud.dynamo import unpack
 from prhub.core.errors import RetryLater
@@ -477,9 +479,9 @@ def money_run(stack: Stack, monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI, m
     monkeypatch.setenv("PRHUB_LLM_PRICES", json.dumps({"fake-model": [1.0, 4.0]}))
     run_id = plan_sample(stack)
     deps = Deps.from_env()
-    chat = llm.ChatModel(llm.Endpoint(base_url=fake.base_url, model=model, api_key="sk-test", timeout=5,
-                                      max_retries=0))
-    monkeypatch.setattr(deps.scorers, "scorer", lambda config, period=(): llm.LlmScorer(chat, "en", period=period))
+    chat = client.ChatModel(Endpoint(base_url=fake.base_url, model=model, api_key="sk-test", timeout=5,
+                                     max_retries=0))
+    monkeypatch.setattr(deps.scorers, "scorer", lambda config, period=(): LlmScorer(chat, "en", period=period))
     run = deps.store.get_run(run_id)
     assert run is not None
     deps.runs[run_id] = dataclasses.replace(run, config=dataclasses.replace(
@@ -505,7 +507,7 @@ def test_a_money_budget_stops_the_model_and_the_engine_scores_the_rest(stack: St
     assert len(fake.calls) == 1 and prs[1201].scored_by == "llm"
     assert prs[1202].scored_by == "heuristic" and (prs[1202].tokens_in, prs[1202].tokens_out) == (0, 0)
     assert prs[1202].reasons[-1] == (
-        llm.FALLBACK + "budget exhausted: the run's money budget is spent (llm.max_cost_per_run_usd $0.0084: "
+        answers.FALLBACK + "budget exhausted: the run's money budget is spent (llm.max_cost_per_run_usd $0.0084: "
         "2,100 tokens at fake-model's $4 per million, prices of configured)")
     # and the run's counter holds what the model really charged, within the ceiling
     used = int(run_item(stack, run_id)["tokens_used"])

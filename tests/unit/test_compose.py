@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from prhub.report import compose
 
-from prhub.model import llm
+from prhub.model import answers
 
 from prhub.engine import narrative
 from prhub.core.period import Period
@@ -93,4 +93,4 @@ def test_a_narrator_writes_the_narrative_scorer_and_notes_and_reads_the_titled_d
 
 
 def test_the_model_narrator_writes_the_sections_the_report_types():
-    assert tuple(Narrative.__annotations__) == llm.SECTIONS
+    assert tuple(Narrative.__annotations__) == answers.SECTIONS

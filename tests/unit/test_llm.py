@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 
 import pytest
-from prhub.model import llm
+from prhub.cloud.secrets import SecretError
 from prhub.core.config import LlmConfig, RepoConfig
 from prhub.core.errors import InputError
 from prhub.core.models import FileChange, PullRequest
-from prhub.model.prompting import choose_hunks, defuse, estimate_tokens, pr_prompt, prompt_version, truncate
-from prhub.model.scorers import Scorers
 from prhub.engine.scoring import HeuristicScorer, score_pull
-from prhub.cloud.secrets import SecretError
+from prhub.model import answers
+from prhub.model.prompting import choose_hunks, defuse, estimate_tokens, pr_prompt, prompt_version, truncate
+from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers, make_scorer
 
 VALID = {"importance": 6, "insight": 4.5, "modules": ["Rollout"], "type": "feat", "breaking": False,
          "breaking_reason": "", "risks": [{"kind": "missing_tests", "detail": "no test"}],
@@ -33,16 +32,16 @@ def make_pr(**changes: object) -> PullRequest:
 
 
 def test_valid_answer_is_normalised() -> None:
-    answer, errors = llm.validate_pr_answer(json.dumps(VALID), "en")
+    answer, errors = answers.validate_pr_answer(json.dumps(VALID), "en")
     assert errors == []
     assert answer["modules"] == ["rollout"] and answer["importance"] == 6.0
     assert answer["risks"][0].kind == "missing_tests"
 
 
 def test_fenced_or_wrapped_json_is_accepted() -> None:
-    _, errors = llm.validate_pr_answer("```json\n" + json.dumps(VALID) + "\n```", "en")
+    _, errors = answers.validate_pr_answer("```json\n" + json.dumps(VALID) + "\n```", "en")
     assert errors == []
-    answer, errors = llm.validate_pr_answer("Here is my answer:\n" + json.dumps(VALID) + "\nHope it helps.", "en")
+    answer, errors = answers.validate_pr_answer("Here is my answer:\n" + json.dumps(VALID) + "\nHope it helps.", "en")
     assert errors == [] and answer["importance"] == 6.0
 
 
@@ -58,31 +57,31 @@ def test_fenced_or_wrapped_json_is_accepted() -> None:
     ({"summary": ""}, "summary must be a non-empty string"),
 ])
 def test_invalid_answers_name_the_problem(change: dict, message: str) -> None:
-    _, errors = llm.validate_pr_answer(json.dumps({**VALID, **change}), "en")
+    _, errors = answers.validate_pr_answer(json.dumps({**VALID, **change}), "en")
     assert any(message in e for e in errors), errors
 
 
 def test_missing_keys_and_malformed_json() -> None:
-    _, errors = llm.validate_pr_answer(json.dumps({"importance": 5}), "en")
+    _, errors = answers.validate_pr_answer(json.dumps({"importance": 5}), "en")
     assert any(e.startswith("missing keys: insight") for e in errors)
-    _, errors = llm.validate_pr_answer('{"importance": 5,', "en")
+    _, errors = answers.validate_pr_answer('{"importance": 5,', "en")
     assert errors and "not valid JSON" in errors[0]
-    _, errors = llm.validate_pr_answer("[1, 2]", "en")
+    _, errors = answers.validate_pr_answer("[1, 2]", "en")
     assert errors == ["the answer must be one JSON object"]
 
 
 def test_chinese_report_needs_a_chinese_summary() -> None:
-    _, errors = llm.validate_pr_answer(json.dumps(VALID), "zh")
+    _, errors = answers.validate_pr_answer(json.dumps(VALID), "zh")
     assert errors == ["summary must be written in Chinese (中文)"]
-    _, errors = llm.validate_pr_answer(json.dumps({**VALID, "summary": "新增异步 rollout。"}), "zh")
+    _, errors = answers.validate_pr_answer(json.dumps({**VALID, "summary": "新增异步 rollout。"}), "zh")
     assert errors == []
 
 
 def test_guard_caps_scores_far_from_the_engine() -> None:
-    assert llm.guard(6.0, 4.0, "importance") == (6.0, None)
-    value, reason = llm.guard(10.0, 3.2, "importance")
+    assert answers.guard(6.0, 4.0, "importance") == (6.0, None)
+    value, reason = answers.guard(10.0, 3.2, "importance")
     assert value == 6.2 and reason and "capped at 6.2" in reason
-    value, _ = llm.guard(0.0, 8.0, "insight")
+    value, _ = answers.guard(0.0, 8.0, "insight")
     assert value == 5.0
 
 
@@ -90,11 +89,11 @@ def test_merge_keeps_data_numbers_and_declared_modules() -> None:
     config = RepoConfig(repo="o/r", language="en", key_threshold=5.0)
     pr = make_pr()
     engine = score_pull(pr, config)
-    answer, _ = llm.validate_pr_answer(json.dumps({**VALID, "importance": 9.9, "modules": ["made-up"]}), "en")
-    merged = llm.merge(engine, answer, config, injected=False)
+    answer, _ = answers.validate_pr_answer(json.dumps({**VALID, "importance": 9.9, "modules": ["made-up"]}), "en")
+    merged = answers.merge(engine, answer, config, injected=False)
     assert (merged.additions, merged.deletions, merged.changed_files) == (120, 20, 2)
     assert merged.modules == engine.modules  # the title's [rollout] tag is a fact the author declared
-    assert merged.scored_by == "llm" and merged.importance <= engine.importance + llm.GUARD_POINTS
+    assert merged.scored_by == "llm" and merged.importance <= engine.importance + answers.GUARD_POINTS
     assert merged.key == (merged.importance >= 5.0)
 
 
@@ -146,23 +145,52 @@ def test_token_estimate_counts_cjk_per_character() -> None:
     assert estimate_tokens("中文字符") == 4
 
 
-def test_scorer_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "LLM_API_KEY_SECRET", "PRHUB_LLM_MODEL", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    assert isinstance(llm.make_scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
+def test_scorer_choice() -> None:
+    unset = ModelSettings()
+    assert isinstance(make_scorer(RepoConfig(repo="o/r", scorer="auto"), unset, None), HeuristicScorer)
     with pytest.raises(InputError, match="OPENAI_API_KEY"):
-        llm.make_scorer(RepoConfig(repo="o/r", scorer="llm"))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("PRHUB_LLM_MODEL", "qwen-test")
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    scorer = llm.make_scorer(RepoConfig(repo="o/r", scorer="auto", language="en"))
+        make_scorer(RepoConfig(repo="o/r", scorer="llm"), unset, None)
+    settings = ModelSettings(api_key="sk-test", model="qwen-test", base_url="http://127.0.0.1:9/v1")
+    scorer = make_scorer(RepoConfig(repo="o/r", scorer="auto", language="en"), settings, None)
     assert scorer.kind == "llm" and scorer.model == "qwen-test"
-    assert scorer.prompt_version == llm.make_scorer(RepoConfig(repo="o/r", scorer="llm", language="en")).prompt_version
-    assert isinstance(llm.make_scorer(RepoConfig(repo="o/r", scorer="heuristic")), HeuristicScorer)
+    assert scorer.prompt_version == make_scorer(RepoConfig(repo="o/r", scorer="llm", language="en"), settings,
+                                                None).prompt_version
+    assert isinstance(make_scorer(RepoConfig(repo="o/r", scorer="heuristic"), settings, None), HeuristicScorer)
     configured = RepoConfig(repo="o/r", scorer="llm", llm=LlmConfig(model="deepseek-chat", base_url="http://h/v1"))
-    endpoint = Scorers(os.environ, None).endpoint(configured)
+    endpoint = Scorers(settings, None).endpoint(configured)
     assert endpoint and endpoint.model == "deepseek-chat" and endpoint.base_url == "http://h/v1"
-    assert "sk-test" not in repr(endpoint)
+    assert "sk-test" not in repr(endpoint) and "sk-test" not in repr(settings)
+
+
+def test_the_model_settings_are_read_from_the_environment_by_deps_alone() -> None:
+    from prhub.flow.deps import model_settings
+
+    env = {"OPENAI_API_KEY": "sk-env", "LLM_API_KEY_SECRET": "prhub/key", "OPENAI_BASE_URL": "http://h/v1",
+           "PRHUB_LLM_MODEL": "m", "PRHUB_LLM_PRICES": '{"m": [1, 2]}', "PRHUB_LLM_PRICES_AS_OF": "2026-01-01",
+           "PRHUB_LLM_CONCURRENCY": "4"}
+    assert model_settings(env) == ModelSettings("sk-env", "prhub/key", "http://h/v1", "m", '{"m": [1, 2]}',
+                                                "2026-01-01", 4)
+    assert model_settings({}) == ModelSettings()
+    for bad, concurrency in (("many", DEFAULT_CONCURRENCY), ("0", 1), ("", DEFAULT_CONCURRENCY)):
+        assert model_settings({"PRHUB_LLM_CONCURRENCY": bad}).concurrency == concurrency
+
+
+def test_a_pr_handed_back_too_often_is_marked_as_the_models_stand_in() -> None:
+    from prhub.flow.score import _engine_instead
+
+    class Unlimited:
+        exhausted = ""
+
+        def reserve(self, tokens: int) -> bool:
+            return True
+
+        def settle(self, reserved: int, spent: int) -> None:
+            pass
+
+    pr, config = make_pr(), RepoConfig(repo="o/r", language="en")
+    engine = HeuristicScorer(language="en").score(pr, config, Unlimited())
+    # the flow marks it without the model's code, as the model's scorer marks its own stand-ins
+    assert _engine_instead(pr, config, Unlimited(), "no time") == answers.fallback(engine, "no time")
 
 
 class FakeSecrets:
@@ -181,13 +209,14 @@ class FakeSecrets:
 
 def test_key_from_a_named_secret() -> None:
     reader = FakeSecrets({"prhub/key": "sk-from-secret"})
-    endpoint = Scorers({}, reader).endpoint(RepoConfig(repo="o/r", llm=LlmConfig(api_key_secret="prhub/key")))
+    config = RepoConfig(repo="o/r", llm=LlmConfig(api_key_secret="prhub/key"))
+    endpoint = Scorers(ModelSettings(), reader).endpoint(config)
     assert endpoint and endpoint.api_key == "sk-from-secret" and reader.reads == ["prhub/key"]
 
 
 def test_unreadable_secret_auto_uses_engine_llm_fails() -> None:
     reader = FakeSecrets({})
-    scorers = Scorers({"LLM_API_KEY_SECRET": "prhub/missing-for-test"}, reader)
+    scorers = Scorers(ModelSettings(api_key_secret="prhub/missing-for-test"), reader)
     assert isinstance(scorers.scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
     assert isinstance(scorers.scorer(RepoConfig(repo="o/r", scorer="auto")), HeuristicScorer)
     assert reader.reads == ["prhub/missing-for-test"]  # remembered, not fetched per PR
@@ -201,11 +230,11 @@ def test_a_break_only_the_model_saw_is_shown_as_its_opinion_not_counted_as_a_bre
     config = RepoConfig(repo="o/r", language="en")
     pr = make_pr(title="[trainer] feat: rename the config key", files=[FileChange("verl/trainer/main.py", additions=3)])
     engine = score_pull(pr, config)
-    answer, errors = llm.validate_pr_answer(json.dumps({
+    answer, errors = answers.validate_pr_answer(json.dumps({
         **VALID, "breaking": True, "breaking_reason": "trainer.lr renamed",
         "risks": [{"kind": "breaking", "detail": "API changed"}, {"kind": "breaking", "detail": "again"},
                   {"kind": "security", "detail": "reads a token"}]}), "en")
-    merged = llm.merge(engine, answer, config, injected=False)
+    merged = answers.merge(engine, answer, config, injected=False)
     assert errors == [] and not engine.breaking
     # THEN the PR is not breaking: the claim is the model's opinion, with its reason, once
     assert not merged.breaking and merged.breaking_reason == ""
@@ -221,9 +250,9 @@ def test_a_break_the_engine_found_keeps_its_evidence() -> None:
     config = RepoConfig(repo="o/r", language="en")
     pr = make_pr(title="[BREAKING] rename the config key", files=[FileChange("verl/trainer/main.py", additions=3)])
     engine = score_pull(pr, config)
-    answer, _ = llm.validate_pr_answer(json.dumps({**VALID, "breaking": True, "breaking_reason": "model's words"}),
+    answer, _ = answers.validate_pr_answer(json.dumps({**VALID, "breaking": True, "breaking_reason": "model's words"}),
                                        "en")
-    merged = llm.merge(engine, answer, config, injected=False)
+    merged = answers.merge(engine, answer, config, injected=False)
     assert engine.breaking and merged.breaking and merged.breaking_reason == engine.breaking_reason
     assert [r.kind for r in merged.risks].count("breaking") == 1
 

@@ -6,18 +6,19 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from prhub.report import compose
-from prhub.model import llm
+from prhub.cloud.store import RunBudget
 from prhub.core.config import LlmConfig, RepoConfig, WatchList
 from prhub.core.errors import InputError
-from prhub.flow.score import run_budget
 from prhub.core.models import FileChange, PullRequest
 from prhub.core.period import Period
-from prhub.model.pricing import Prices, priced, token_limit
-from prhub.model.scorers import Scorers
 from prhub.engine.scoring import score_pull
+from prhub.flow.deps import model_settings
+from prhub.flow.score import run_budget
+from prhub.model import narrator
+from prhub.model.pricing import Prices, token_limit
+from prhub.model.scorers import ModelSettings, Scorers
+from prhub.report import compose
 from prhub.sources.source import History
-from prhub.cloud.store import RunBudget
 
 from tests.fakes.memory import memory_stack
 
@@ -74,7 +75,8 @@ def test_each_pr_that_spent_model_tokens_is_priced_by_the_runs_table() -> None:
     report = compose.report([paid, free], [], period, config, History.of([], period), "2026-05-11T00:00:00Z",
                             {"kind": "llm", "model": "cheap", "prompt_version": "p", "tokens_in": 1000,
                              "tokens_out": 200, "llm_prs": 1, "heuristic_prs": 1},
-                            narrator=lambda draft: llm.model_narrative(draft, config, None, None, prices))
+                            narrator=lambda draft: narrator.model_narrative(draft, config, None, None, prices),
+                            prices=prices)
     by_number = {p["number"]: p for p in report["prs"]}
     # THEN the model's PR carries its tokens and their cost; the engine's carries none
     assert {k: by_number[7].get(k) for k in ("tokens_in", "tokens_out", "cost_usd")} == {
@@ -84,15 +86,39 @@ def test_each_pr_that_spent_model_tokens_is_priced_by_the_runs_table() -> None:
     assert report["scorer"]["cost"]["usd"] == 0.0009 and report["scorer"]["cost"]["prices_as_of"] == "2026-11-30"
 
 
+def test_the_report_accounts_for_the_narratives_tokens_and_prices_them_with_the_prs() -> None:
+    # GIVEN a draft whose PRs spent 1,000 + 200 tokens, and a narration whose narrative spent 300 + 100 more
+    config = RepoConfig(repo="acme/rocket", language="en", scorer="llm")
+    period = Period.parse("2026-05-04", "2026-05-10", "UTC")
+    paid = dataclasses.replace(score_pull(make_pr(7), config), scored_by="llm", tokens_in=1000, tokens_out=200)
+    draft = compose.draft([paid], [], period, config, History.of([], period), "2026-05-11T00:00:00Z",
+                          {"kind": "llm", "model": "cheap", "prompt_version": "p", "tokens_in": 1000,
+                           "tokens_out": 200, "llm_prs": 1, "heuristic_prs": 0})
+    narration = narrator.model_narrative(draft, config, None, None, PRICES)
+    narration["scorer"].update({"narrative_model": "local", "narrative_tokens_in": 300, "narrative_tokens_out": 100})
+    # WHEN the report accounts for it
+    scorer = compose.accounted(draft, narration, PRICES)["scorer"]
+    # THEN the run's tokens are the PRs' and the narrative's, priced at the narrative's model (free here)
+    assert (scorer["tokens_in"], scorer["tokens_out"]) == (1300, 300)
+    assert scorer["cost"] == {"usd": 0.0, "prices_as_of": "2026-11-30", "usd_per_million_in": 0.0,
+                              "usd_per_million_out": 0.0}
+    assert narration["scorer"]["tokens_in"] == 1000  # the narration itself is left as it was
+    # and a run without a model has tokens to add up but nothing to price
+    engine = {**narration, "scorer": {"kind": "heuristic", "model": None, "prompt_version": "p"}}
+    assert compose.accounted(draft, engine, PRICES) == {  # type: ignore[arg-type]
+        **engine, "scorer": {"kind": "heuristic", "model": None, "prompt_version": "p", "tokens_in": 0,
+                             "tokens_out": 0}}
+
+
 def test_a_pr_of_an_unpriced_model_says_so_and_is_not_guessed() -> None:
     prs = [{"number": 1, "tokens_in": 10, "tokens_out": 5}, {"number": 2}]
-    assert priced(prs, Prices(), "mystery-model") == [
+    assert compose.priced(prs, Prices(), "mystery-model") == [
         {"number": 1, "tokens_in": 10, "tokens_out": 5, "cost_usd": None}, {"number": 2}]
 
 
 def test_a_malformed_price_table_stops_only_the_runs_with_a_money_budget() -> None:
     stack = memory_stack(WatchList(()))
-    deps = dataclasses.replace(stack.deps, scorers=Scorers({"PRHUB_LLM_PRICES": "{not json"}, None))
+    deps = dataclasses.replace(stack.deps, scorers=Scorers(ModelSettings(prices="{not json"), None))
     period = Period.parse("2026-05-04", "2026-05-10", "UTC")
 
     def budget(**llm_settings: object) -> RunBudget:
@@ -115,7 +141,8 @@ def test_a_money_budget_that_cannot_be_kept_is_said_when_the_run_is_planned() ->
     def warnings(env: dict[str, str], **llm_settings: object) -> list[str]:
         repo = {**sample_settings()["config"], "scorer": "llm", "llm": llm_settings}
         stack = memory_stack(WatchList.parse(json.dumps({"repos": [repo]})))
-        deps = dataclasses.replace(stack.deps, scorers=Scorers(env, None))  # no key: planning reads none
+        # no key: planning reads none
+        deps = dataclasses.replace(stack.deps, scorers=Scorers(model_settings(env), None))
         [run] = plan({"repo": repo["repo"], "since": "2026-06-01", "until": "2026-06-07"}, deps)
         assert run["expected"] > 0  # planned all the same: the engine scores
         return list(run.get("warnings", []))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from prhub.model import llm
+from prhub.model.scorers import ModelSettings, make_scorer
 from prhub.engine.analysis import analyse_period
 from prhub.core.config import RepoConfig
 from prhub.core.period import Period
@@ -80,6 +80,7 @@ def test_untrusted_text_stays_as_is_inside_a_chinese_sentence():
 def test_the_cache_key_changes_with_the_language():
     zh, en = HeuristicScorer(language="zh"), HeuristicScorer(language="en")
     assert zh.prompt_version == f"{ENGINE_VERSION}-zh" != en.prompt_version == f"{ENGINE_VERSION}-en"
-    made = llm.make_scorer(RepoConfig(repo="o/r", scorer="heuristic", language="en"))
+    made = make_scorer(RepoConfig(repo="o/r", scorer="heuristic", language="en"), ModelSettings(), None)
     assert made.prompt_version == en.prompt_version
-    assert llm.make_scorer(RepoConfig(repo="o/r", scorer="heuristic")).prompt_version == zh.prompt_version
+    assert make_scorer(RepoConfig(repo="o/r", scorer="heuristic"), ModelSettings(),
+                       None).prompt_version == zh.prompt_version

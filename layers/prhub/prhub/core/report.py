@@ -2,7 +2,7 @@
 
 A report is built once, by prhub.report.compose.report: prhub.engine.analysis computes the
 `Analysis` of the period, compose sets the title and the run's notes, and a
-narrator (the engine's, or the model's through prhub.model.llm) writes the
+narrator (the engine's, or the model's through prhub.model.narrator) writes the
 `Narrative`. Renderers and the site read it and never add to it. The key order
 of each TypedDict is the order report.json has always had, so the file stays
 byte-identical; docs/reports.md describes every field.
@@ -186,7 +186,7 @@ class KeyChange(TypedDict):
 
 
 class Narrative(TypedDict):
-    """The sections a narrator writes (prhub.engine.narrative.engine_narrative, prhub.model.llm.model_narrative)."""
+    """The sections a narrator writes (prhub.engine.narrative.engine_narrative, prhub.model.narrator.model_narrative)."""
     summary: str  # paragraphs separated by a blank line
     highlights: list[Note]
     key_changes: list[KeyChange]
@@ -198,7 +198,7 @@ class Narrative(TypedDict):
 
 class Narration(Narrative):
     """A narrator's answer: the narrative, and the report's scorer and notes as they read after writing it (and
-    its PRs, priced, when the model's narrator accounts for the run's cost)."""
+    its PRs, priced, once prhub.report.compose.accounted has accounted for the run's cost)."""
     scorer: Scorer
     notes: list[str]
     prs: NotRequired[list[PrEntry]]

@@ -25,7 +25,7 @@ from prhub.core.config import RepoConfig, Settings, WatchList, WatchListParamete
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period
 from prhub.cloud.queue import Queue
-from prhub.model.scorers import Scorers
+from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers
 from prhub.cloud.secrets import Secrets
 from prhub.sources.source import History, Source, SourceCache, check_location, open_source
 from prhub.cloud.store import Progress, Result, Run, Store
@@ -92,6 +92,19 @@ def _local_export(spec: str) -> bool:
     return spec.startswith("jsonl:") and not spec.startswith("jsonl:s3://")
 
 
+def model_settings(env: Mapping[str, str]) -> ModelSettings:
+    """The deployment's model settings (prhub.model.scorers), by the openai package's names where it has them; an
+    unreadable PRHUB_LLM_CONCURRENCY is the default."""
+    try:
+        concurrency = max(1, int(env.get("PRHUB_LLM_CONCURRENCY") or DEFAULT_CONCURRENCY))
+    except ValueError:
+        concurrency = DEFAULT_CONCURRENCY
+    return ModelSettings(api_key=env.get("OPENAI_API_KEY") or "", api_key_secret=env.get("LLM_API_KEY_SECRET") or "",
+                         base_url=env.get("OPENAI_BASE_URL") or "", model=env.get("PRHUB_LLM_MODEL") or "",
+                         prices=env.get("PRHUB_LLM_PRICES") or "", prices_as_of=env.get("PRHUB_LLM_PRICES_AS_OF") or "",
+                         concurrency=concurrency)
+
+
 # An export file on this machine, parsed once per process (and again when the file changes): in Lambda a process
 # is one environment anyway; the local runner's workers, threads of one process, then share the parse (about
 # 1.4 s for verl's 2,883 PRs) instead of each paying it under the GIL before its first PR.
@@ -147,7 +160,7 @@ class Deps:
                    aws.S3Bucket(s3, settings.site_bucket),
                    aws.CloudFrontCdn(aws.LazyClient("cloudfront"), settings.distribution_id),
                    WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")),
-                   SourceCache(source), Scorers(env, secrets), idempotency)
+                   SourceCache(source), Scorers(model_settings(env), secrets), idempotency)
 
     def invoked(self, context: Any) -> Deps:
         """The same adapters and caches, for one invocation with its Lambda context."""

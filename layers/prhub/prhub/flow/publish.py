@@ -67,7 +67,7 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published as revision `revision`; the revision marked published."""
     from prhub.report import compose
-    from prhub.model import llm
+    from prhub.model import narrator
     from prhub.site import publish as site, paths as sitepaths
     from prhub.flow import digest, pages
     from prhub.flow.deliver import request_deliveries
@@ -97,11 +97,14 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     pending = [u["number"] for u in unscored if u["number"] not in reasons]
     model, prompt_version = deps.scorers.describe(run.config)
     chat = deps.scorers.narrator(run.config)
+    prices = deps.scorers.prices()
     report = compose.report(scored, unscored, run.period, run.config, run.history, format_timestamp(deps.clock()),
                             scorer_info(scored, model, prompt_version), run.notes,
-                            narrator=lambda draft: llm.model_narrative(draft, run.config, chat, deps.cache,
-                                                                        deps.scorers.prices()),
-                            revision=revision, changes=changes(run, done, reasons) if revision > 1 else None)
+                            narrator=lambda draft: narrator.model_narrative(draft, run.config, chat, deps.cache,
+                                                                             prices),
+                            revision=revision, changes=changes(run, done, reasons) if revision > 1 else None,
+                            prices=prices)
+    narrator.record_cost(report["scorer"])
     # The configured language sits at the root of the site's folders; a --lang run goes beside it.
     home = deps.watchlist().get(run.repo, run.config.slice).language
     files = render_all(report, home, deps.settings.cjk_font)

@@ -275,12 +275,16 @@ def run_budget(run: Run, deps: Deps, model: str | None) -> RunBudget:
 
 
 def _engine_instead(pr: PullRequest, config: RepoConfig, budget: Budget, reason: str) -> ScoredPR:
-    """The engine's result in the model's place for a PR handed back too often (no time, a lasting rate limit)."""
-    from prhub.model.llm import fallback
+    """The engine's result in the model's place for a PR handed back too often (no time, a lasting rate limit),
+    marked as prhub.model.answers.fallback marks a stand-in (its reason's prefix is what the report's notes count)
+    without loading the model's code."""
     from prhub.engine.scoring import HeuristicScorer
 
-    engine = HeuristicScorer(language=config.language).score(pr, config, budget)
-    return fallback(engine, reason)
+    scored = HeuristicScorer(language=config.language).score(pr, config, budget)
+    scored.note = reason
+    scored.reasons.append(f"scored by the engine: {reason}")  # prhub.model.answers.FALLBACK
+    metrics.count("ModelFallbacks")
+    return scored
 
 
 def _complete(run_id: str, deps: Deps, stored: bool) -> None:

@@ -6,18 +6,17 @@ change, so a deployment names its own with PRHUB_LLM_PRICES, a JSON object
 date is PRHUB_LLM_PRICES_AS_OF, else "configured"). A model in no table has no cost (None), never a guess.
 
 A run's money budget (llm.max_cost_per_run_usd) becomes a token ceiling here (token_limit), so the one token
-reservation on the run item (prhub.cloud.store.RunBudget) enforces both budgets.
+reservation on the run item (prhub.cloud.store.RunBudget) enforces both budgets. What a run and each of its PRs
+cost is priced where the report is put together (prhub.report.compose.accounted).
 """
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from prhub.core.config import LlmConfig
-    from prhub.core.report import PrEntry
 
 PRICES_AS_OF = "2025-06-01"
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -41,17 +40,17 @@ class Prices:
     as_of: str = PRICES_AS_OF
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Prices:
-        """The defaults, with PRHUB_LLM_PRICES over them; a malformed value raises ValueError naming it."""
-        raw = env.get("PRHUB_LLM_PRICES")
-        if not raw:
+    def parse(cls, given: str, as_of: str = "") -> Prices:
+        """The defaults, with `given` (PRHUB_LLM_PRICES, as prhub.flow.deps reads it) over them, dated `as_of`
+        (else "configured"); a malformed value raises ValueError naming it."""
+        if not given:
             return cls()
         try:
-            given = {str(k): (float(v[0]), float(v[1])) for k, v in json.loads(raw).items()}
+            table = {str(k): (float(v[0]), float(v[1])) for k, v in json.loads(given).items()}
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
             raise ValueError(f'PRHUB_LLM_PRICES must be {{"model": [usd_in, usd_out], ...}} per million tokens: '
                              f"{exc}") from None
-        return cls({**DEFAULT_PRICES, **given}, env.get("PRHUB_LLM_PRICES_AS_OF") or "configured")
+        return cls({**DEFAULT_PRICES, **table}, as_of or "configured")
 
     def rate(self, model: str | None) -> tuple[float, float] | None:
         """The model's prices; a dated name ("gpt-4o-mini-2024-07-18") takes its family's."""
@@ -69,13 +68,6 @@ class Prices:
         if rate is None:
             return None
         return round((tokens_in * rate[0] + tokens_out * rate[1]) / 1_000_000, 6)
-
-
-def priced(prs: list[PrEntry], prices: Prices, model: str) -> list[PrEntry]:
-    """The report's PRs, each that spent model tokens with what they cost (`cost_usd`; None when the model is not
-    in the table), priced by the same table as the run's total."""
-    return [{**p, "cost_usd": prices.cost(model, p.get("tokens_in", 0), p.get("tokens_out", 0))}
-            if "tokens_in" in p else p for p in prs]
 
 
 def token_limit(llm: LlmConfig, prices: Prices, model: str | None) -> tuple[int, str]:

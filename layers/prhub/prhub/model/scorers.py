@@ -1,33 +1,35 @@
 """Which scorer a run gets: the engine, or the model at an OpenAI-compatible endpoint.
 
-Endpoint, key and model follow the openai package's names: config.llm.base_url
-else OPENAI_BASE_URL; OPENAI_API_KEY else the Secrets Manager secret named by
-config.llm.api_key_secret or LLM_API_KEY_SECRET; config.llm.model else
+Endpoint, key and model come from the run's config.llm, else the deployment's ModelSettings
+(prhub.flow.deps reads them from the environment, with the openai package's names):
+config.llm.base_url else OPENAI_BASE_URL; OPENAI_API_KEY else the Secrets Manager secret
+named by config.llm.api_key_secret or LLM_API_KEY_SECRET; config.llm.model else
 PRHUB_LLM_MODEL else DEFAULT_MODEL.
 
 Light on purpose: importing it loads neither the engine's rules (prhub.engine.scoring,
-on the first PR scored) nor the model's code (prhub.model.llm, openai, Jinja2: only
-when a run asks for the model), so the plan function and a cold score worker
-do not pay for them.
+on the first PR scored) nor the model's code (prhub.model.client and .scorer, openai,
+Jinja2: only when a run asks for the model), so the plan function and a cold score
+worker do not pay for them. Those modules never import this one.
 """
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from aws_lambda_powertools import Logger
 
+from prhub.cloud.secrets import SecretError
 from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError
+from prhub.model.endpoint import Endpoint
 from prhub.model.pricing import Prices, token_limit
-from prhub.cloud.secrets import SecretError
 
 if TYPE_CHECKING:
-    from prhub.model.llm import ChatModel
     from prhub.engine.scoring import Scorer
+    from prhub.model.client import ChatModel
 
 logger = Logger(service="prhub", child=True)
 
@@ -43,31 +45,30 @@ class SecretReader(Protocol):
 
 
 @dataclass(frozen=True)
-class Endpoint:
-    """Where and how to call the model. `repr` hides the key so it never reaches a log."""
+class ModelSettings:
+    """The deployment's model settings, each a default a repository's config.llm may override; read from the
+    environment by prhub.flow.deps (the names below). `repr` leaves the key out, so it never reaches a log."""
 
-    base_url: str | None
-    model: str
-    api_key: str
-    temperature: float = 0.2
-    timeout: float = 60.0
-    max_retries: int = 3
-
-    def __repr__(self) -> str:
-        return f"Endpoint(base_url={self.base_url!r}, model={self.model!r})"
+    api_key: str = field(default="", repr=False)  # OPENAI_API_KEY: wins over any secret
+    api_key_secret: str = ""  # LLM_API_KEY_SECRET: the Secrets Manager secret holding the key
+    base_url: str = ""  # OPENAI_BASE_URL
+    model: str = ""  # PRHUB_LLM_MODEL
+    prices: str = ""  # PRHUB_LLM_PRICES, JSON read only when a run has a money budget (prhub.model.pricing)
+    prices_as_of: str = ""  # PRHUB_LLM_PRICES_AS_OF
+    concurrency: int = DEFAULT_CONCURRENCY  # PRHUB_LLM_CONCURRENCY
 
 
 class Scorers:
-    """The scorer for each run, from the environment given once (Deps) and the run's config.
+    """The scorer for each run, from the deployment's settings given once (Deps) and the run's config.
 
     Per process it keeps one ChatModel per endpoint (its HTTP pool and learnt quirks are reused across
     messages) and remembers a key secret that could not be read for SECRET_RETRY seconds, so a broken
     secret is not fetched again for every PR.
     """
 
-    def __init__(self, env: Mapping[str, str], secrets: SecretReader | None,
+    def __init__(self, settings: ModelSettings, secrets: SecretReader | None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.env = dict(env)
+        self.settings = settings
         self.secrets = secrets
         self.clock = clock
         self._chats: dict[Endpoint, ChatModel] = {}
@@ -79,9 +80,9 @@ class Scorers:
 
         The plain variable wins so a local run with a key works on a stack environment that names a secret;
         an unreadable secret raises SecretError (remembered for SECRET_RETRY seconds)."""
-        if self.env.get("OPENAI_API_KEY"):
-            return self.env["OPENAI_API_KEY"]
-        name = config.llm.api_key_secret or self.env.get("LLM_API_KEY_SECRET")
+        if self.settings.api_key:
+            return self.settings.api_key
+        name = config.llm.api_key_secret or self.settings.api_key_secret
         if not name:
             return None
         failed = self._failures.get(name)
@@ -101,14 +102,14 @@ class Scorers:
         key = self.api_key(config)
         if not key:
             return None
-        return Endpoint(base_url=config.llm.base_url or self.env.get("OPENAI_BASE_URL") or None,
+        return Endpoint(base_url=config.llm.base_url or self.settings.base_url or None,
                         model=self.model_name(config), api_key=key,
                         temperature=config.llm.temperature, timeout=config.llm.timeout,
                         max_retries=config.llm.max_retries)
 
     def model_name(self, config: RepoConfig) -> str:
         """The model `config` asks for, whether or not a key is at hand (no secret is read)."""
-        return config.llm.model or self.env.get("PRHUB_LLM_MODEL") or DEFAULT_MODEL
+        return config.llm.model or self.settings.model or DEFAULT_MODEL
 
     def token_budget(self, config: RepoConfig, model: str | None) -> tuple[int, str]:
         """The run's token limit at `model`'s price and what the engine's stand-ins say once it is reached
@@ -146,7 +147,7 @@ class Scorers:
 
     def chat(self, endpoint: Endpoint) -> ChatModel:
         """One client per endpoint and process."""
-        from prhub.model.llm import ChatModel
+        from prhub.model.client import ChatModel  # openai and the client, loaded by the first run with a model
 
         with self._lock:
             if endpoint not in self._chats:
@@ -160,13 +161,13 @@ class Scorers:
         endpoint = self.choose(config)
         if endpoint is None:
             return HeuristicScorer(language=config.language)
-        from prhub.model.llm import LlmScorer
+        from prhub.model.scorer import LlmScorer  # the model's scorer, loaded by the first run with a model
 
         return LlmScorer(self.chat(endpoint), config.language, period=period)
 
     def prices(self) -> Prices:
         """The model price table: the defaults with PRHUB_LLM_PRICES over them (prhub.model.pricing)."""
-        return Prices.from_env(self.env)
+        return Prices.parse(self.settings.prices, self.settings.prices_as_of)
 
     def concurrency(self, config: RepoConfig) -> int:
         """Model calls one invocation makes at once for `config`: PRHUB_LLM_CONCURRENCY (default
@@ -176,10 +177,7 @@ class Scorers:
                 return 1
         except InputError:
             return 1
-        try:
-            return max(1, int(self.env.get("PRHUB_LLM_CONCURRENCY") or DEFAULT_CONCURRENCY))
-        except ValueError:
-            return DEFAULT_CONCURRENCY
+        return self.settings.concurrency
 
     def narrator(self, config: RepoConfig) -> ChatModel | None:
         """The narrative's model for `config`, or None for the engine's text (heuristic, no key, unreadable key)."""
@@ -198,7 +196,12 @@ class Scorers:
         endpoint = self.choose(config)
         if endpoint is None:
             return None, HeuristicScorer(language=config.language).prompt_version
-        from prhub.model.llm import pr_prompt_version
+        from prhub.model.scorer import pr_prompt_version
 
         return endpoint.model, pr_prompt_version(config.language)
 
+
+def make_scorer(config: RepoConfig, settings: ModelSettings, secrets: SecretReader | None) -> Scorer:
+    """The scorer `config` gets with these settings and this secrets reader, outside a flow's Deps (the local
+    runner's early check, tests); the flow asks its Deps' Scorers instead."""
+    return Scorers(settings, secrets).scorer(config)

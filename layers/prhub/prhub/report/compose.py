@@ -3,32 +3,46 @@
 Contract:
 
     report(prs, unscored, period, config, history, generated_at, scorer, run_notes=(), narrator=engine_narration,
-           revision=1, changes=None) -> Report (prhub.core.report)
-    draft(...same, without narrator) -> Report   what the narrator reads: the narrative sections still empty
+           revision=1, changes=None, prices=None) -> Report (prhub.core.report)
+    draft(...same, without narrator and prices) -> Report   what the narrator reads: the narrative sections still empty
 
 prhub.engine.analysis.analyse_period computes the period's facts; the title and the
 run's notes (what only planning knew, such as export lines it skipped) are set here;
 then the narrator reads that draft and writes the narrative. The default is the
-engine's; the ReportFunction hands in prhub.model.llm.model_narrative, which lets the
-model write wherever it is configured and falls back to the engine per section.
+engine's; the ReportFunction hands in prhub.model.narrator.model_narrative, which lets the
+model write wherever it is configured and falls back to the engine per section. Given
+the run's price table, the report then accounts for the model's part (`accounted`): the
+narrative's tokens added to the run's, the run's cost and each PR's.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
-from prhub.engine import analysis, narrative
 from prhub.core.config import RepoConfig
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period
-from prhub.core.report import Changes, Narration, Report, Scorer, Unscored
-from prhub.sources.source import History
+from prhub.core.report import Changes, Cost, Narration, PrEntry, Report, Scorer, Unscored
+from prhub.engine import analysis, narrative
 from prhub.engine.wording import joined, say
+from prhub.sources.source import History
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
                "November", "December"]
 
 Narrator = Callable[[Report], Narration]
+
+
+class PriceTable(Protocol):
+    """Model prices per million tokens (prhub.model.pricing.Prices)."""
+
+    @property
+    def as_of(self) -> str: ...
+
+    def rate(self, model: str | None) -> tuple[float, float] | None: ...
+
+    def cost(self, model: str | None, tokens_in: int, tokens_out: int) -> float | None: ...
 
 
 def title(repo: str, period: Period, lang: str) -> str:
@@ -95,7 +109,37 @@ def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config:
 
 def report(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
            history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
-           narrator: Narrator = engine_narration, revision: int = 1, changes: Changes | None = None) -> Report:
-    """The report of one period: its draft with the narrator's narrative, scorer and notes."""
+           narrator: Narrator = engine_narration, revision: int = 1, changes: Changes | None = None,
+           prices: PriceTable | None = None) -> Report:
+    """The report of one period: its draft with the narrator's narrative, scorer and notes, accounted at `prices`
+    when the run has a price table."""
     base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes, revision, changes)
-    return {**base, **narrator(base)}
+    narration = narrator(base)
+    return {**base, **(narration if prices is None else accounted(base, narration, prices))}
+
+
+def accounted(draft: Report, narration: Narration, prices: PriceTable) -> Narration:
+    """The narration with the run's accounting: the narrative's tokens added to the scorer's; where a model wrote
+    or scored (narrative_model, else model), what the run's tokens cost and each PR's (priced)."""
+    info = narration["scorer"].copy()
+    info["tokens_in"] = info.get("tokens_in", 0) + info.get("narrative_tokens_in", 0)
+    info["tokens_out"] = info.get("tokens_out", 0) + info.get("narrative_tokens_out", 0)
+    model = info.get("narrative_model") or info.get("model")
+    if not model:
+        return {**narration, "scorer": info}
+    info["cost"] = cost(prices, model, info["tokens_in"], info["tokens_out"])
+    return {**narration, "scorer": info, "prs": priced(list(draft.get("prs") or []), prices, model)}
+
+
+def cost(prices: PriceTable, model: str, tokens_in: int, tokens_out: int) -> Cost:
+    """What the run's tokens cost at `model`'s prices, with the table's date and the prices themselves."""
+    rate = prices.rate(model)
+    return {"usd": prices.cost(model, tokens_in, tokens_out), "prices_as_of": prices.as_of,
+            "usd_per_million_in": rate[0] if rate else None, "usd_per_million_out": rate[1] if rate else None}
+
+
+def priced(prs: list[PrEntry], prices: PriceTable, model: str) -> list[PrEntry]:
+    """The report's PRs, each that spent model tokens with what they cost (`cost_usd`; None when the model is not
+    in the table), priced by the same table as the run's total."""
+    return [{**p, "cost_usd": prices.cost(model, p.get("tokens_in", 0), p.get("tokens_out", 0))}
+            if "tokens_in" in p else p for p in prs]
