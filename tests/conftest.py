@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import moto.backends
 import pytest
 from prhub.cloud import aws
 from prhub.core.period import Period
@@ -32,7 +33,21 @@ EVENTS = ROOT / "events"
 TEST_VISIBILITY_TIMEOUT = 1  # seconds: redeliveries within a test, with SQS's real semantics
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+# moto's server dispatches every request by asking whether the host names a moto module, and answers by listing
+# its package directory and stat-ing each entry (about 150) under the dispatcher's lock: a tenth of the CPU of
+# a pipeline run on the embedded AWS. The package does not change while the tests run, so it is listed once
+# (the servers the tests start in this process; a subprocess's moto is untouched).
+_MOTO_MODULES = tuple(moto.backends.list_of_moto_modules())
+moto.backends.list_of_moto_modules = lambda: _MOTO_MODULES
+
+# The least-privilege test runs these files' tests again, in full, in its recording subprocess
+# (tests/functional/test_iam_least_privilege.py, RECORDED_TESTS): when it is collected too, running them here as
+# well would only make their pipeline run twice.
+RUN_BY_THE_IAM_TEST = ("tests/functional/test_logs_no_secrets.py",)
+IAM_TEST = "tests/functional/test_iam_least_privilege.py"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Modules with a slow test first, in collection order otherwise.
 
     `make test` runs `-n 4 --dist loadfile --no-loadscope-reorder`: each worker takes whole files in this order, so
@@ -40,6 +55,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     starting last and running alone), and a module-scoped fixture (a pipeline run, a recording) is set up once,
     not on every worker that gets one of its tests. (`--dist loadgroup` would group finer, but pytest-xdist 3.8
     marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads: its groups are silently ignored.)"""
+    if any(item.nodeid.startswith(IAM_TEST + "::") for item in items):
+        recorded = [item for item in items if item.nodeid.split("::")[0] in RUN_BY_THE_IAM_TEST]
+        if recorded:
+            config.hook.pytest_deselected(items=recorded)
+            items[:] = [item for item in items if item not in recorded]
     slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable: a module's tests stay together
 
