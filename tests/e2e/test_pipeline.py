@@ -35,6 +35,7 @@ def results_of(prefix: str, run_id: str) -> list[dict[str, Any]]:
     return [from_item(i) for i in items]
 
 
+@pytest.mark.slow
 def test_sample_run_then_a_second_run_from_the_saved_state_hits_the_cache(aws_endpoint: str, tmp_path: Path) -> None:
     state, out = tmp_path / "state", tmp_path / "site"
     lines: list[str] = []
@@ -76,6 +77,7 @@ def test_sample_run_then_a_second_run_from_the_saved_state_hits_the_cache(aws_en
     assert len(runs) == 2
 
 
+@pytest.mark.slow
 def test_a_pr_that_always_fails_lands_in_the_dlq_and_a_lost_one_is_swept(aws_endpoint: str, tmp_path: Path) -> None:
     """Fault injection through the runner's invoke hook: #1205's details cannot be loaded (every delivery
     fails), and #1210's message is lost (deleted unprocessed, as if its worker died)."""
@@ -152,6 +154,7 @@ def test_a_refused_llm_run_leaves_no_state_behind(aws_endpoint: str, tmp_path: P
     assert not (tmp_path / "state").exists() and not (tmp_path / "site").exists()
 
 
+@pytest.mark.slow
 def test_runner_keeps_slow_batches_hidden_and_honours_the_functions_own_hold(aws_endpoint: str, tmp_path: Path) -> None:
     """A batch slower than the retry delay is not delivered twice meanwhile; a record the function held back
     with ChangeMessageVisibility (as RetryLater does) stays hidden that long; other failures retry quickly."""
@@ -193,6 +196,7 @@ def test_runner_keeps_slow_batches_hidden_and_honours_the_functions_own_hold(aws
     assert retried[1] - retried[0] < held[1] - held[0]
 
 
+@pytest.mark.slow
 def test_a_report_that_keeps_failing_ends_the_run_with_an_error_and_the_scores_kept(
         aws_endpoint: str, tmp_path: Path) -> None:
     def broken_report(name: str, handler: Any, event: Any, context: Any) -> Any:
