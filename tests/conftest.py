@@ -72,7 +72,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=recorded)
             items[:] = [item for item in items if item not in recorded]
     slow = {_file(item) for item in items if item.get_closest_marker("slow")}
-    seconds: dict[str, float] = config.cache.get(DURATIONS, {}) if config.cache is not None else {}
+    cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
+    seconds: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
     # stable: a module's tests stay together
     items.sort(key=lambda item: (_file(item) not in slow, -seconds.get(_file(item), 0.0)))
 
@@ -83,10 +84,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The controller (or a run without xdist) keeps what each file took, for the next run's order."""
-    config = session.config
-    if config.cache is None or hasattr(config, "workerinput") or not _spent:
+    cache = getattr(session.config, "cache", None)
+    if cache is None or hasattr(session.config, "workerinput") or not _spent:
         return
-    config.cache.set(DURATIONS, {**config.cache.get(DURATIONS, {}), **{f: round(s, 1) for f, s in _spent.items()}})
+    cache.set(DURATIONS, {**cache.get(DURATIONS, {}), **{f: round(s, 1) for f, s in _spent.items()}})
 
 
 # A PR page's PDF is most of a pipeline run's CPU (fontTools subsets the CJK font for each), and the suite renders
