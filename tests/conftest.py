@@ -57,6 +57,7 @@ def _file(item: pytest.Item) -> str:
     return item.nodeid.split("::")[0]
 
 
+@pytest.hookimpl(trylast=True)  # after -k/-m have deselected: the IAM test must be really running to take over
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Modules with a slow test first, the longest of them (as last measured) first, collection order otherwise.
 
@@ -66,7 +67,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     not on every worker that gets one of its tests. (`--dist loadgroup` would group finer, but pytest-xdist 3.8
     marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads: its groups are silently ignored.)
     Every worker reads the same cached seconds, so all collect the same order."""
-    if any(item.nodeid.startswith(IAM_TEST + "::") for item in items):
+    if any(_file(item) == IAM_TEST and "recorded" in getattr(item, "fixturenames", ()) for item in items):
         recorded = [item for item in items if _file(item) in RUN_BY_THE_IAM_TEST]
         if recorded:
             config.hook.pytest_deselected(items=recorded)
