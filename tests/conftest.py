@@ -91,10 +91,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     cache.set(DURATIONS, {**cache.get(DURATIONS, {}), **{f: round(s, 1) for f, s in _spent.items()}})
 
 
-# A PR page's PDF is most of a pipeline run's CPU (fontTools subsets the CJK font for each), and the suite renders
+# A PR page's PDF is a third of a pipeline run's CPU (fontTools subsets the CJK font for each), and the suite renders
 # the same pages over and over: a second run on a state, the GitHub run beside the export's, a re-run after a
 # fault. The PDF is a function of the page (and the font setting), so outside the unit tier (which tests the
-# renderer itself) each distinct page is rendered once per test process and its bytes served again.
+# renderer itself) each distinct page is rendered once per test process (an xdist worker) and its bytes served
+# again.
 _PULL_PDFS: dict[tuple[str, str], bytes] = {}
 _RENDER_PULL_PDF = pull_render.render_pull_pdf
 
