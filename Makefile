@@ -29,7 +29,8 @@ test: $(STAMP) $(FONT_CUT)
 	@scripts/system-deps.sh test
 	@# Four workers on two cores: the pipeline tests spend much of their time waiting (local queues, fake
 	@# servers' Retry-After), so two more workers keep both cores busy. Whole files to a worker, files with a slow
-	@# test first (tests/conftest.py): module-scoped runs are set up once. The slowest 25 are listed to keep watch.
+	@# test first, longest first as the last run measured them (tests/conftest.py): module-scoped runs are set up
+	@# once. The slowest 25 are listed to keep watch.
 	$(BIN)/pytest -q -n 4 --dist loadfile --no-loadscope-reorder --durations=25
 
 # The quick loop, under a minute on two cores: the linters and the unit tier but its four slowest files (cfn-lint
