@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lint bench build deploy clean
+.PHONY: setup run test check lint bench build deploy clean
 
 $(STAMP): pyproject.toml layers/prhub/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +29,18 @@ test: $(STAMP) $(FONT_CUT)
 	@scripts/system-deps.sh test
 	@# Four workers on two cores: the pipeline tests spend much of their time waiting (local queues, fake
 	@# servers' Retry-After), so two more workers keep both cores busy. Whole files to a worker, files with a slow
-	@# test first (tests/conftest.py): module-scoped runs are set up once. The slowest 25 are listed to keep watch.
+	@# test first, longest first as the last run measured them (tests/conftest.py): module-scoped runs are set up
+	@# once. The slowest 25 are listed to keep watch.
 	$(BIN)/pytest -q -n 4 --dist loadfile --no-loadscope-reorder --durations=25
+
+# The quick loop, under a minute on two cores: the linters and the unit tier but its four slowest files (cfn-lint
+# over the template, the verl panel and weeks, moto's Secrets Manager), which `make test` runs.
+CHECK_SKIPS := test_template test_scoring_panel test_analysis_verl test_secrets
+
+check: $(STAMP)
+	$(BIN)/ruff check layers/prhub prhub_local functions tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest -q -n 2 tests/unit $(addprefix --ignore=tests/unit/,$(addsuffix .py,$(CHECK_SKIPS)))
 
 lint: $(STAMP)
 	$(BIN)/ruff check layers/prhub prhub_local functions tests bench

@@ -15,9 +15,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import moto.backends
 import pytest
 from prhub.cloud import aws
 from prhub.core.period import Period
+from prhub.site.render import pull as pull_render
 from prhub.sources.source import JsonlSource
 
 from prhub_local.embedded import EmbeddedAws, aws_env
@@ -32,16 +34,83 @@ EVENTS = ROOT / "events"
 TEST_VISIBILITY_TIMEOUT = 1  # seconds: redeliveries within a test, with SQS's real semantics
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules with a slow test first, in collection order otherwise.
+# moto's server dispatches every request by asking whether the host names a moto module, and answers by listing
+# its package directory and stat-ing each entry (about 150) under the dispatcher's lock: a sixth of the CPU of
+# each request to the embedded AWS. The package does not change while the tests run, so it is listed once
+# (the servers the tests start in this process; a subprocess's moto is untouched).
+_MOTO_MODULES = tuple(moto.backends.list_of_moto_modules())
+moto.backends.list_of_moto_modules = lambda: _MOTO_MODULES
+
+# The least-privilege test runs these files' tests again, in full, in its recording subprocess
+# (tests/functional/test_iam_least_privilege.py, RECORDED_TESTS): when it is collected too, running them here as
+# well would only make their pipeline run twice.
+RUN_BY_THE_IAM_TEST = ("tests/functional/test_logs_no_secrets.py",)
+IAM_TEST = "tests/functional/test_iam_least_privilege.py"
+
+
+DURATIONS = "prhub/file-seconds"  # pytest's cache: the seconds each test file took when it last ran
+_spent: dict[str, float] = {}
+
+
+def _file(item: pytest.Item) -> str:
+    return item.nodeid.split("::")[0]
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m have deselected: the IAM test must be really running to take over
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules with a slow test first, the longest of them (as last measured) first, collection order otherwise.
 
     `make test` runs `-n 4 --dist loadfile --no-loadscope-reorder`: each worker takes whole files in this order, so
     the long runs start at once on every worker and the quick files fill in after them (instead of a long file
     starting last and running alone), and a module-scoped fixture (a pipeline run, a recording) is set up once,
     not on every worker that gets one of its tests. (`--dist loadgroup` would group finer, but pytest-xdist 3.8
-    marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads: its groups are silently ignored.)"""
-    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable: a module's tests stay together
+    marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads: its groups are silently ignored.)
+    Every worker reads the same cached seconds, so all collect the same order."""
+    if any(_file(item) == IAM_TEST and "recorded" in getattr(item, "fixturenames", ()) for item in items):
+        recorded = [item for item in items if _file(item) in RUN_BY_THE_IAM_TEST]
+        if recorded:
+            config.hook.pytest_deselected(items=recorded)
+            items[:] = [item for item in items if item not in recorded]
+    slow = {_file(item) for item in items if item.get_closest_marker("slow")}
+    cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
+    seconds: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
+    # stable: a module's tests stay together
+    items.sort(key=lambda item: (_file(item) not in slow, -seconds.get(_file(item), 0.0)))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _spent[report.nodeid.split("::")[0]] = _spent.get(report.nodeid.split("::")[0], 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controller (or a run without xdist) keeps what each file took, for the next run's order."""
+    cache = getattr(session.config, "cache", None)
+    if cache is None or hasattr(session.config, "workerinput") or not _spent:
+        return
+    cache.set(DURATIONS, {**cache.get(DURATIONS, {}), **{f: round(s, 1) for f, s in _spent.items()}})
+
+
+# A PR page's PDF is a third of a pipeline run's CPU (fontTools subsets the CJK font for each), and the suite renders
+# the same pages over and over: a second run on a state, the GitHub run beside the export's, a re-run after a
+# fault. The PDF is a function of the page (and the font setting), so outside the unit tier (which tests the
+# renderer itself) each distinct page is rendered once per test process (an xdist worker) and its bytes served
+# again.
+_PULL_PDFS: dict[tuple[str, str], bytes] = {}  # (the page as JSON, the font it was asked in)
+_RENDER_PULL_PDF = pull_render.render_pull_pdf
+
+
+def _pull_pdf_once(page: Any, font: str = "") -> bytes:
+    key = (json.dumps(page, sort_keys=True, ensure_ascii=False, default=str), font)
+    pdf = _PULL_PDFS.get(key)
+    if pdf is None:
+        pdf = _PULL_PDFS[key] = _RENDER_PULL_PDF(page, font)
+    return pdf
+
+
+@pytest.fixture(autouse=True)
+def _pull_pdfs_rendered_once(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not request.node.nodeid.startswith("tests/unit/"):
+        monkeypatch.setattr(pull_render, "render_pull_pdf", _pull_pdf_once)
 
 
 def load_event(name: str) -> Any:

@@ -46,6 +46,13 @@ def test_the_report_does_not_depend_on_the_runs_a_state_holds(aws_endpoint: str,
     again = week(aws_endpoint, verl_export, "2026-06-15", "2026-06-21", tmp_path / "s2", tmp_path / "o2")
     # THEN the reports are the same
     assert json.dumps(fresh, sort_keys=True) == json.dumps(again, sort_keys=True)
+    # AND they hold the issue's acceptance figure (verl's week 25 has 21 merged PRs), each at its week's place in
+    # the site, where the earlier runs' reports stay beside it
+    assert fresh["stats"]["pr_count"] == 21
+    reports = Path("verl-project/verl/reports")
+    assert (tmp_path / "o1" / reports / "2026-06-15-to-2026-06-21" / "report.json").is_file()
+    assert {p.parent.name for p in (tmp_path / "o2" / reports).glob("*/report.json")} == {
+        "2026-06-15-to-2026-06-21", "2026-06-12-to-2026-06-12", "2026-02-05-to-2026-02-05"}
     # AND people who had merged dozens of PRs since 2024 are not welcomed as new
     assert not {"Guangming Sheng", "Yan Bai"} & set(fresh["stats"]["new_contributors"])
     assert fresh["stats"]["history_since"] == "2024-10-31"

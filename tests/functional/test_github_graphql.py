@@ -19,7 +19,7 @@ from prhub.sources.http import CacheEtags, MemoryEtagCache
 
 from tests.fakes import FakeGitHub
 from tests.functional.test_github_etag_dynamo import TEMPLATE, _CfnLoader
-from tests.functional.test_github_source import REPO, WEEK, FakeClock, expected, make_pull
+from tests.functional.test_github_source import REPO, SLOW_ANSWER, WEEK, FakeClock, expected, make_pull
 
 HUNK = "@@ -1,3 +1,4 @@\n import os\n-old = 1\n+new = 2\n+# TODO: drop this\n "
 
@@ -45,7 +45,7 @@ def week(count: int = 12) -> list[PullRequest]:
 def source_for(gh: FakeGitHub, clock: FakeClock | None = None, **options: object) -> GraphQLSource:
     clock = clock or FakeClock()
     defaults: dict[str, object] = {"token": "t0ken", "api_url": gh.url, "sleep": clock.sleep, "clock": clock,
-                                   "timeout": 2.0, "etag_cache": MemoryEtagCache(), "max_wait": math.inf}
+                                   "timeout": SLOW_ANSWER, "etag_cache": MemoryEtagCache(), "max_wait": math.inf}
     return GraphQLSource(**{**defaults, **options})  # type: ignore[arg-type]
 
 

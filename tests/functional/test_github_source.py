@@ -20,6 +20,12 @@ REPO = "acme/widgets"
 WEEK = Period.parse("2026-03-02", "2026-03-08", "Asia/Shanghai")
 
 
+# s: the client's read timeout against the fakes. A loaded machine can take seconds to answer a large listing;
+# a read that timed out is retried, and the tests that count requests would count it. Only the "slow" fault's
+# test wants a timeout, and it sets its own.
+SLOW_ANSWER = 30.0
+
+
 class FakeClock:
     """Time that only moves when someone sleeps: the client and the fake server share it."""
 
@@ -63,7 +69,7 @@ def week_pulls(count: int = 12) -> list[PullRequest]:
 def source_for(gh: FakeGitHub, clock: FakeClock | None = None, **options: object) -> GitHubSource:
     clock = clock or FakeClock()
     defaults: dict[str, object] = {"token": "t0ken", "api_url": gh.url, "sleep": clock.sleep, "clock": clock,
-                                   "timeout": 2.0, "etag_cache": MemoryEtagCache(), "max_wait": math.inf}
+                                   "timeout": SLOW_ANSWER, "etag_cache": MemoryEtagCache(), "max_wait": math.inf}
     return GitHubSource(**{**defaults, **options})  # type: ignore[arg-type]
 
 
@@ -348,7 +354,7 @@ def test_an_account_typed_bot_is_a_bot_in_rest_and_graphql_alike() -> None:
     with FakeGitHub(pulls, REPO, bots=["Copilot"]) as gh:
         rest = fetch_all(source_for(gh))
         clock = FakeClock()
-        graphql = GraphQLSource(token="t0ken", api_url=gh.url, sleep=clock.sleep, clock=clock, timeout=2.0,
+        graphql = GraphQLSource(token="t0ken", api_url=gh.url, sleep=clock.sleep, clock=clock, timeout=SLOW_ANSWER,
                                 etag_cache=MemoryEtagCache(), max_wait=math.inf)
         over_graphql = [graphql.get(REPO, ref) for ref in graphql.list_merged(REPO, WEEK)]
     # THEN both APIs spell the bot accounts with "[bot]", so the report counts them apart from people

@@ -28,8 +28,10 @@ pytestmark = pytest.mark.slow
 # that run does not take. The other handler tests and the pipeline tests make the same calls again, only slower
 # (a whole file's calls: `PRHUB_RECORD_AWS_CALLS=calls.json pytest -p tests.aws_calls -n 0 FILE`); a test
 # added for a new call belongs here.
+# The whole of test_logs_no_secrets runs here (its checks of the logs on the same run): the suite then leaves it
+# out of its own session when this file is collected too (tests/conftest.py), so that run is made once.
 RECORDED_TESTS = [
-    "tests/functional/test_logs_no_secrets.py::test_the_run_used_both_secrets_and_the_model",
+    "tests/functional/test_logs_no_secrets.py",
     "tests/functional/test_plan_handler.py::test_an_export_in_the_export_bucket_is_read_by_plan_and_score",
     "tests/functional/test_plan_handler.py::test_empty_range_goes_straight_to_the_report",
     "tests/functional/test_report_handler.py::test_sweep_finishes_a_stuck_run_and_a_late_worker_asks_for_a_revision_once",
@@ -93,6 +95,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> set[Grant]:
          *RECORDED_TESTS],
         cwd=ROOT, env=env | {RECORD_ENV: str(target)}, capture_output=True, text=True, timeout=1800)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    # every test asked for ran (the logs checks among them: the suite leaves them to this run)
+    summary = result.stdout.strip().splitlines()[-1]
+    assert "passed" in summary and not any(word in summary for word in ("skipped", "deselected", "xfail")), summary
     calls = json.loads(target.read_text())["calls"]
     return {(c["function"], c["action"], c["resource"]) for c in calls}
 

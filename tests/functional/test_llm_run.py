@@ -23,8 +23,8 @@ from prhub_local.state import JOURNAL, generation
 from tests.fakes.openai_server import FakeOpenAI, Fault, data_block, estimate_tokens, message_text, rule_based
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
-WEEK = ["--repo", "verl-project/verl", "--since", "2026-05-04", "--until", "2026-05-10", "--tz", "Asia/Shanghai"]
-# 12 PRs: room for what the budget, a killed run and a busy state show, without a week's PR pages to render each time
+# 12 PRs: room for what the model's run, the budget, a killed run and a busy state show, without a week's PR pages
+# to render each time
 DAY = ["--repo", "verl-project/verl", "--since", "2026-05-06", "--until", "2026-05-06", "--tz", "Asia/Shanghai"]
 DAY_PRS = 12
 
@@ -40,7 +40,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
         yield server
 
 
-def run(tmp_path: Path, *extra: str, period: list[str] = WEEK) -> dict:
+def run(tmp_path: Path, *extra: str, period: list[str] = DAY) -> dict:
     out = tmp_path / "site"
     code = cli.main(["run", *period, "--source", f"jsonl:{DATA}", "--scorer", "llm", "--out", str(out),
                      "--state", str(tmp_path / "state"), "--workers", "4", *extra])
@@ -53,13 +53,15 @@ def run(tmp_path: Path, *extra: str, period: list[str] = WEEK) -> dict:
 
 def test_run_with_the_model_then_rerun_from_the_cache(fake: FakeOpenAI, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    # GIVEN a 34-PR verl week and a model endpoint
+    # GIVEN a verl day of DAY_PRS PRs and a model endpoint (a whole week's 34 through the model:
+    # test_llm_guard_run)
     report = run(tmp_path)
     prompts = {(data_block(c, "engine_features") or {"number": "narrative"})["number"]: message_text(c)
                for c in fake.calls}
     # THEN every PR was judged by the model, and the narrative written by it (moto's SQS may hand a message to
     # two workers at once, so a PR can be asked twice; the stored result is one of them)
-    assert report["stats"]["pr_count"] == 34 and set(prompts) == {p["number"] for p in report["prs"]} | {"narrative"}
+    assert report["stats"]["pr_count"] == DAY_PRS
+    assert set(prompts) == {p["number"] for p in report["prs"]} | {"narrative"}
     scorer = report["scorer"]
     assert scorer["kind"] == "llm" and scorer["model"] == "fake-model"
     assert all(p["scored_by"] == "llm" for p in report["prs"]) and scorer["heuristic_prs"] == 0
@@ -68,7 +70,7 @@ def test_run_with_the_model_then_rerun_from_the_cache(fake: FakeOpenAI, tmp_path
     assert scorer["tokens_in"] == sum(estimate_tokens(text) for text in prompts.values())
     assert 0 < scorer["tokens_out"] <= fake.tokens_out
     assert scorer["narrative_tokens_in"] > 0 and scorer["tokens_in"] > scorer["narrative_tokens_in"]
-    assert report["summary"].startswith("本周合并 34 个 PR")
+    assert re.match(rf"\S+合并 {DAY_PRS} 个 PR，", report["summary"]), report["summary"]  # the engine's facts lead
     printed = capsys.readouterr().out
     assert "sk-fake-for-tests" not in printed + json.dumps(report)
     # AND stdout holds the four report paths only: no metric JSON (EMF) from the functions
@@ -90,7 +92,7 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     # Room for a handful of PRs: the engine scores the rest and the report counts them.
     config.write_text(json.dumps({"repos": [{"repo": "verl-project/verl", "tz": "Asia/Shanghai",
                                              "llm": {"max_tokens_per_run": 6000}}]}))
-    report = run(tmp_path, "--config", str(config), "--lang", "en", period=DAY)
+    report = run(tmp_path, "--config", str(config), "--lang", "en")
     by = [p["scored_by"] for p in report["prs"]]
     assert len(by) == DAY_PRS and 0 < by.count("llm") < DAY_PRS
     assert report["scorer"]["heuristic_prs"] == by.count("heuristic")
@@ -140,7 +142,7 @@ def test_a_killed_llm_run_keeps_the_scores_it_paid_for(tmp_path: Path, monkeypat
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-for-tests")
         monkeypatch.setenv("PRHUB_LLM_MODEL", "fake-model")
-        report = run(tmp_path, period=DAY)
+        report = run(tmp_path)
         asked = {(data_block(c, "engine_features") or {}).get("number") for c in fake.calls} - {None}
     # THEN the scores the killed run journaled are not paid for again, and the report has all the day's PRs
     numbers = {p["number"] for p in report["prs"]}

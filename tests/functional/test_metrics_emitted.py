@@ -38,7 +38,7 @@ from tests.fakes.chat_servers import FakeChat, Fault
 from tests.fakes.memory import SETTINGS, MemoryStack, memory_stack
 from tests.fakes.openai_server import FakeOpenAI, down_for
 from tests.functional.test_flow_in_memory import record
-from tests.functional.test_github_source import REPO, WEEK, FakeClock, week_pulls
+from tests.functional.test_github_source import REPO, SLOW_ANSWER, WEEK, FakeClock, week_pulls
 from tests.unit.test_template import load_template, metric_catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +160,7 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
     # GitHub: a week listed, then a PR whose details meet a spent rate limit that resets past the worker's time.
     clock = FakeClock()
     with FakeGitHub(week_pulls(3), REPO, clock=clock) as gh:
-        source = GitHubSource(token="t0ken", api_url=gh.url, sleep=clock.sleep, clock=clock, timeout=2.0,
+        source = GitHubSource(token="t0ken", api_url=gh.url, sleep=clock.sleep, clock=clock, timeout=SLOW_ANSWER,
                               etag_cache=MemoryEtagCache(), max_wait=60)
         limited = memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"},
                                                            "repos": [{"repo": REPO, "tz": WEEK.tz}]})),

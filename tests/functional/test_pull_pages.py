@@ -52,6 +52,7 @@ def text(stack, key):
     return body.decode()
 
 
+@pytest.mark.slow
 def test_zh_then_en_keeps_both_reports_each_in_its_folder(both):
     stack, (zh, _, _), (en, _, _) = both
     assert json.loads(text(stack, WEEK + "report.json"))["language"] == "zh"

@@ -78,6 +78,7 @@ def save(stack: Stack, state: Path, step: Any = lambda _: None) -> None:
         save_state(stack, held, step)
 
 
+@pytest.mark.slow
 def test_a_kill_at_every_step_of_a_save_leaves_the_old_or_the_new_state(new_stack: Any, tmp_path: Path) -> None:
     # GIVEN a saved state A, and the steps of saving state B over it
     base = tmp_path / "base"
@@ -120,6 +121,7 @@ def test_a_kill_at_every_step_of_a_save_leaves_the_old_or_the_new_state(new_stac
         assert left == sorted([CURRENT, LOCK, generation(state).name]), name
 
 
+@pytest.mark.slow
 def test_a_second_run_on_a_held_state_exits_3_naming_the_holder(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     state, out = tmp_path / "state", tmp_path / "site"
