@@ -46,6 +46,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check layers/prhub prhub_local functions tests bench
 	$(BIN)/mypy
 	$(BIN)/cfn-lint template.yaml
+	@# The architecture's rules: folders import downwards, no import cycle, no function above complexity 25.
+	$(BIN)/pytest -q -p no:cacheprovider tests/unit/test_layering.py tests/unit/test_import_cycles.py tests/unit/test_complexity.py
 
 bench: setup
 	$(BIN)/python -m bench
