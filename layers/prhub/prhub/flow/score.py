@@ -13,6 +13,7 @@ import json
 import math
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
@@ -52,33 +53,36 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
             isinstance(r, dict) and r.get("messageId") and isinstance(r.get("body"), str) for r in raw):
         raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
     records = [SQSRecord(r) for r in raw]
+    # Each body parsed once, here: a malformed one is kept as its error, for score_message to report.
+    messages: list[ScoreMessage | InputError] = [_parsed(record) for record in records]
     width = 1
-    for record in records:
+    for message in messages:
         try:
-            run = _run_meta(str(json.loads(record.body)["run_id"]), deps)
-        except Exception:  # score_record reports it, record by record
+            run = _run_meta(message.run_id, deps) if isinstance(message, ScoreMessage) else None
+        except Exception:  # score_message reports it, record by record
             continue
-        width = max(width, deps.scorers.concurrency(run.config))
+        if run is not None:
+            width = max(width, deps.scorers.concurrency(run.config))
 
     clients = aws.thread_clients()
     scored: list[tuple[str, bool]] = []  # (run, stored) of each record scored: its run is checked once, below
 
-    def one(record: SQSRecord) -> str | None:
+    def one(record: SQSRecord, message: ScoreMessage | InputError) -> str | None:
         aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
         try:
-            score_record(record, deps, scored)
+            score_message(record, message, deps, scored)
         except Exception as exc:
             logger.info("record failed", extra={"message_id": record.message_id, "error": f"{type(exc).__name__}"})
             return record.message_id
         return None
 
     if width <= 1 or len(records) <= 1:
-        failed = [one(r) for r in records]
+        failed = [one(r, m) for r, m in zip(records, messages, strict=True)]
     else:
         # A pool of this invocation's own: one shared by the process would queue concurrent invocations (the
         # local runner's workers are threads of one process) behind one another's calls.
         with ThreadPoolExecutor(max_workers=min(width, len(records)), thread_name_prefix="score") as pool:
-            failed = list(pool.map(one, records))
+            failed = list(pool.map(one, records, messages))
     # Completion read once per run and batch, not per record: the batch whose results complete the run still sees
     # it complete (a consistent read after its writes), and claim_report lets one caller win. Should this fail,
     # the batch comes back; its records are duplicates then, and the check runs again.
@@ -104,33 +108,68 @@ def cache_key(repo: str, number: int, head_sha: str, kind: str, model: str | Non
     return f"{repo}#{number}#{head_sha}#{kind}#{model or ''}#{prompt_version}"
 
 
-def parse_score_body(body: str) -> tuple[str, int, PullRef]:
+@dataclass(frozen=True)
+class ScoreMessage:
+    """One ScoreQueue message: a run's PR, and what its hand-backs so far carried (their count, their tokens)."""
+
+    run_id: str
+    number: int
+    ref: PullRef
+    handbacks: int = 0
+    spent: tuple[int, int] = (0, 0)  # tokens (in, out) its calls cost before it was handed back
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the body as received, sent again on deferral
+
+    @classmethod
+    def parse(cls, body: str) -> ScoreMessage:
+        """The message in `body`; InputError for one that can never be scored (malformed)."""
+        try:
+            data = json.loads(body)
+            return cls(str(data["run_id"]), int(data["number"]), PullRef.from_dict(data["ref"]),
+                       _handbacks(data), _spent(data), data)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"malformed score message: {exc!r}") from exc
+
+    def body_after(self, exc: RetryLater) -> dict[str, Any]:
+        """The body sent again for later: as received, with a hand-back counted and what its calls cost added."""
+        body = dict(self.raw)
+        if isinstance(exc, HandBack):
+            body["handed_back"] = self.handbacks + 1
+            if any(exc.spent):  # what its calls cost so far: the run paid it, the PR's result will say so
+                (before_in, before_out), (now_in, now_out) = self.spent, exc.spent
+                body["spent"] = [before_in + now_in, before_out + now_out]
+        return body
+
+
+def _parsed(record: SQSRecord) -> ScoreMessage | InputError:
     try:
-        data = json.loads(body)
-        return str(data["run_id"]), int(data["number"]), PullRef.from_dict(data["ref"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"malformed score message: {exc!r}") from exc
+        return ScoreMessage.parse(record.body)
+    except InputError as exc:
+        return exc
 
 
 def score_record(record: SQSRecord, deps: Deps, scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
-    """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it, then ScoreDLQ): only
-    a transient error raises. A message that can never succeed (malformed, no such run, a scorer that cannot
-    work as configured) is acknowledged, its PR recorded as failed where it
-    belongs to a run, logged and counted: retrying it would only fill the DLQ.
+    """Score one message's PR (score_message, its body parsed here)."""
+    return score_message(record, _parsed(record), deps, scored)
+
+
+def score_message(record: SQSRecord, message: ScoreMessage | InputError, deps: Deps,
+                  scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
+    """Score the PR of `record`, whose body is `message` (or the InputError parsing it gave). Raising makes it a
+    batch item failure (SQS redelivers it, then ScoreDLQ): only a transient error raises. A message that can
+    never succeed (malformed, no such run, a scorer that cannot work as configured) is acknowledged, its PR
+    recorded as failed where it belongs to a run, logged and counted: retrying it would only fill the DLQ.
 
     A scored PR's run is checked for completion here, or, given `scored`, noted there (run, stored) for the
     caller to check once for its whole batch."""
-    try:
-        run_id, number, ref = parse_score_body(record.body)
-    except InputError as exc:
-        return _drop(record, str(exc))
+    if isinstance(message, InputError):
+        return _drop(record, str(message))
+    run_id, number = message.run_id, message.number
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
-        body = json.loads(record.body)
-        outcome = _score(run_id, number, ref, deps, _handbacks(body), _spent(body))
+        outcome = _score(message, deps)
     except RetryLater as exc:
         # Checked first: a rate limit is never a failure, whatever the receive count.
-        return _defer(record, run_id, number, exc, deps)
+        return _defer(record, message, exc, deps)
     except Exception as exc:
         permanent = isinstance(exc, InputError)
         if receives >= deps.settings.max_receive_count or permanent:
@@ -161,7 +200,7 @@ def _drop(record: SQSRecord, reason: str, run_id: str = "", number: int = 0) -> 
     return {"run_id": run_id, "number": number, "stored": False, "cached": False, "dropped": reason[:500]}
 
 
-def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: Deps) -> dict[str, Any]:
+def _defer(record: SQSRecord, message: ScoreMessage, exc: RetryLater, deps: Deps) -> dict[str, Any]:
     """Send a fresh copy of the message that becomes visible after the wait, and let this one succeed.
 
     Holding the message instead (ChangeMessageVisibility) would keep its receive count growing, so a PR rate
@@ -170,14 +209,9 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
     """
     url = deps.settings.score_queue_url
     delay = exc.retry_after + 1
-    body = json.loads(record.body)
-    if isinstance(exc, HandBack):
-        body["handed_back"] = _handbacks(body) + 1
-        if any(exc.spent):  # what its calls cost so far: the run paid it, the PR's result will say so
-            (before_in, before_out), (now_in, now_out) = _spent(body), exc.spent
-            body["spent"] = [before_in + now_in, before_out + now_out]
+    run_id, number = message.run_id, message.number
     try:
-        deps.queue.send(url, body, delay=delay)
+        deps.queue.send(url, message.body_after(exc), delay=delay)
     except Exception:
         # Could not send the copy: hold this one (its receive count grows, but nothing is lost now) and fail it.
         deps.queue.hold(url, record.receipt_handle, delay)
@@ -215,8 +249,9 @@ def _spent(body: Any) -> tuple[int, int]:
         return 0, 0
 
 
-def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 0,
-           spent: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
+    run_id, number, ref, handbacks, spent = (message.run_id, message.number, message.ref, message.handbacks,
+                                             message.spent)
     run = _run_meta(run_id, deps)
     source = deps.sources(run.source)
     deadline = deps.deadline()
