@@ -27,7 +27,7 @@ from prhub.core.period import Period
 from prhub.cloud.queue import Queue
 from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers
 from prhub.cloud.secrets import Secrets
-from prhub.sources.source import History, Source, SourceCache, check_location, open_source
+from prhub.sources.source import Deadline, History, Source, SourceCache, check_location, open_source
 from prhub.cloud.store import Progress, Result, Run, Store
 
 if TYPE_CHECKING:
@@ -169,9 +169,10 @@ class Deps:
     def now(self) -> int:
         return int(self.clock().timestamp())
 
-    def deadline(self) -> Callable[[], float] | None:
-        """Seconds this invocation has left, minus DEADLINE_RESERVE; None outside Lambda."""
+    def deadline(self, reserve: float = 0.0) -> Deadline | None:
+        """Seconds this invocation has left, minus DEADLINE_RESERVE and `reserve` (what the caller keeps for its
+        own work after); None outside Lambda. What a TimedSource's calls are given (prhub.sources.source)."""
         context = self.lambda_context
         if context is None:
             return None
-        return lambda: context.get_remaining_time_in_millis() / 1000 - DEADLINE_RESERVE
+        return lambda: context.get_remaining_time_in_millis() / 1000 - DEADLINE_RESERVE - reserve

@@ -26,7 +26,7 @@ from prhub.core.config import RepoConfig
 from prhub.flow.deps import Deps
 from prhub.core.models import ScoredPR
 from prhub.core.report import Report
-from prhub.sources.source import History
+from prhub.sources.source import History, TimedSource
 
 logger = Logger(service="prhub", child=True)
 
@@ -115,10 +115,9 @@ def year(report: Report, config: RepoConfig, doc: dict[str, Any], stored: Mappin
         return doc
     days = Period(span[0], span[1], tz)
     try:
-        source = deps.sources(config.source)
-        left = deps.deadline()
-        if left is not None and hasattr(source, "deadline"):
-            source.deadline = lambda: left() - LISTING_RESERVE  # a rate-limit wait past that: RetryLater
+        # The source outlives the invocation (cached per process): its calls get this invocation's time left
+        # less LISTING_RESERVE; a rate-limit wait past that raises RetryLater.
+        source = TimedSource(deps.sources(config.source), deps.deadline(reserve=LISTING_RESERVE))
         found = scope.record(source, config, days, lambda pr: modules_for(pr, config))
     except Exception as exc:  # SourceError, RetryLater, a secret or bucket it cannot read: none fails the report
         logger.warning("the dashboard's weeks could not be listed", extra={

@@ -25,6 +25,7 @@ from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
 from prhub.core.models import PullRef, PullRequest, ScoredPR
 from prhub.cloud.store import Run, RunBudget
+from prhub.sources.source import TimedSource
 
 if TYPE_CHECKING:
     from prhub.core.config import RepoConfig
@@ -253,13 +254,10 @@ def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
     run_id, number, ref, handbacks, spent = (message.run_id, message.number, message.ref, message.handbacks,
                                              message.spent)
     run = _run_meta(run_id, deps)
-    source = deps.sources(run.source)
     deadline = deps.deadline()
-    if deadline is not None and hasattr(source, "deadline"):
-        # The source outlives the invocation (cached per process): give it this invocation's time left, so a
-        # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
-        source.deadline = deadline
-    pr = source.get(run.repo, ref)
+    # The source outlives the invocation (cached per process): its call gets this invocation's time left, so a
+    # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
+    pr = TimedSource(deps.sources(run.source), deadline).get(run.repo, ref)
     scorer = deps.scorers.scorer(run.config, period=run.refs)
     key = cache_key(run.repo, number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
     # The engine's stand-in for the model (outage, budget spent, invalid answers) has a key of its own: under
