@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub.cloud import aws
+from prhub.cloud import aws, metrics
 from prhub.core.period import Period
 from prhub.sources.source import JsonlSource
 
@@ -46,6 +46,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def load_event(name: str) -> Any:
     return json.loads((EVENTS / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(autouse=True)
+def no_metrics_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts without one: a Deps built from an environment naming one (the stack's) sets it for the
+    process (prhub.cloud.metrics.configure), and later tests must not print its metrics."""
+    monkeypatch.setattr(metrics, "namespace", None)
 
 
 @pytest.fixture(scope="session")
