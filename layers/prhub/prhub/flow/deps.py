@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from prhub.cloud import aws, metrics
 from prhub.cloud.cache import Cache, DynamoCache
+from prhub.cloud.queue import Queue
+from prhub.cloud.secrets import Secrets
+from prhub.cloud.store import Progress, Result, Run, Store
 from prhub.core.config import RepoConfig, Settings, WatchList, WatchListParameter
 from prhub.core.errors import InputError
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period
-from prhub.cloud.queue import Queue
 from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers
 from prhub.notify.ledger import Ledger
-from prhub.cloud.secrets import Secrets
 from prhub.sources.source import Deadline, History, Source, SourceCache, check_location, open_source
-from prhub.cloud.store import Progress, Result, Run, Store
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
@@ -156,6 +156,7 @@ class Deps:
             return GraphQLSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
 
         def idempotency() -> BasePersistenceLayer:
+            # Only the report and digest publish under idempotency: the other handlers' cold starts never load it.
             from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
             return DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)

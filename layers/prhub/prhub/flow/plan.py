@@ -18,15 +18,14 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics, tracing
-
-from prhub.sources import orgs, scope
+from prhub.cloud.store import run_id
 from prhub.core.config import RepoConfig, WatchList, check_repo
 from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError
-from prhub.flow.deps import Deps
 from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
+from prhub.flow.deps import Deps
+from prhub.sources import orgs, scope
 from prhub.sources.source import Deadline, Source, TimedSource
-from prhub.cloud.store import run_id
 
 logger = Logger(service="prhub", child=True)
 

@@ -20,11 +20,11 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from prhub.cloud import aws, metrics
+from prhub.cloud.store import Run, RunBudget
 from prhub.core.errors import HandBack, InputError, RetryLater
+from prhub.core.models import PullRef, PullRequest, ScoredPR
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
-from prhub.core.models import PullRef, PullRequest, ScoredPR
-from prhub.cloud.store import Run, RunBudget
 from prhub.sources.source import TimedSource
 
 if TYPE_CHECKING:
