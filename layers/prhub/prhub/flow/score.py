@@ -54,13 +54,13 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
             isinstance(r, dict) and r.get("messageId") and isinstance(r.get("body"), str) for r in raw):
         raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
     records = [SQSRecord(r) for r in raw]
-    # Each body parsed once, here: a malformed one is kept as its error, for score_message to report.
+    # Each body parsed once, here: a malformed one is kept as its error, to be dropped with it (_score_parsed).
     messages: list[ScoreMessage | InputError] = [_parsed(record) for record in records]
     width = 1
     for message in messages:
         try:
             run = _run_meta(message.run_id, deps) if isinstance(message, ScoreMessage) else None
-        except Exception:  # score_message reports it, record by record
+        except Exception:  # _score_parsed reports it, record by record
             continue
         if run is not None:
             width = max(width, deps.scorers.concurrency(run.config))
@@ -71,7 +71,7 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
     def one(record: SQSRecord, message: ScoreMessage | InputError) -> str | None:
         aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
         try:
-            score_message(record, message, deps, scored)
+            _score_parsed(record, message, deps, scored)
         except Exception as exc:
             logger.info("record failed", extra={"message_id": record.message_id, "error": f"{type(exc).__name__}"})
             return record.message_id
@@ -148,22 +148,28 @@ def _parsed(record: SQSRecord) -> ScoreMessage | InputError:
         return exc
 
 
+def _score_parsed(record: SQSRecord, parsed: ScoreMessage | InputError, deps: Deps,
+                  scored: list[tuple[str, bool]] | None) -> dict[str, Any]:
+    """A parsed message scored (score_message); a malformed one dropped, as it can never succeed."""
+    if isinstance(parsed, InputError):
+        return _drop(record, str(parsed))
+    return score_message(record, parsed, deps, scored)
+
+
 def score_record(record: SQSRecord, deps: Deps, scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
-    """Score one message's PR (score_message, its body parsed here)."""
-    return score_message(record, _parsed(record), deps, scored)
+    """Score one record's PR (score_message), its body parsed here; a malformed one is dropped."""
+    return _score_parsed(record, _parsed(record), deps, scored)
 
 
-def score_message(record: SQSRecord, message: ScoreMessage | InputError, deps: Deps,
+def score_message(record: SQSRecord, message: ScoreMessage, deps: Deps,
                   scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
-    """Score the PR of `record`, whose body is `message` (or the InputError parsing it gave). Raising makes it a
-    batch item failure (SQS redelivers it, then ScoreDLQ): only a transient error raises. A message that can
-    never succeed (malformed, no such run, a scorer that cannot work as configured) is acknowledged, its PR
-    recorded as failed where it belongs to a run, logged and counted: retrying it would only fill the DLQ.
+    """Score the PR of `record`, whose body is `message`. Raising makes it a batch item failure (SQS redelivers
+    it, then ScoreDLQ): only a transient error raises. A message that can never succeed (malformed, no such run,
+    a scorer that cannot work as configured) is acknowledged, its PR recorded as failed where it belongs to a
+    run, logged and counted: retrying it would only fill the DLQ.
 
     A scored PR's run is checked for completion here, or, given `scored`, noted there (run, stored) for the
     caller to check once for its whole batch."""
-    if isinstance(message, InputError):
-        return _drop(record, str(message))
     run_id, number = message.run_id, message.number
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
