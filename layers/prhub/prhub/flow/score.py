@@ -55,16 +55,8 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
         raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
     records = [SQSRecord(r) for r in raw]
     # Each body parsed once, here: a malformed one is kept as its error, to be dropped with it (_score_parsed).
-    messages: list[ScoreMessage | InputError] = [_parsed(record) for record in records]
-    width = 1
-    for message in messages:
-        try:
-            run = _run_meta(message.run_id, deps) if isinstance(message, ScoreMessage) else None
-        except Exception:  # _score_parsed reports it, record by record
-            continue
-        if run is not None:
-            width = max(width, deps.scorers.concurrency(run.config))
-
+    messages = [_parsed(record) for record in records]
+    width = _width(messages, deps)
     clients = aws.thread_clients()
     scored: list[tuple[str, bool]] = []  # (run, stored) of each record scored: its run is checked once, below
 
@@ -90,6 +82,20 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
     for run_id in dict.fromkeys(run for run, _ in scored):
         _complete(run_id, deps, any(stored for run, stored in scored if run == run_id))
     return {"batchItemFailures": [{"itemIdentifier": m} for m in failed if m]}
+
+
+def _width(messages: list[ScoreMessage | InputError], deps: Deps) -> int:
+    """How many of the batch's PRs may be scored at once: the most any of their runs allows."""
+    width = 1
+    for message in messages:
+        if isinstance(message, InputError):
+            continue
+        try:
+            run = _run_meta(message.run_id, deps)
+        except Exception:  # _score_parsed reports it, record by record
+            continue
+        width = max(width, deps.scorers.concurrency(run.config))
+    return width
 
 
 def _run_meta(run_id: str, deps: Deps) -> Run:
