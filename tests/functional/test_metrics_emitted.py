@@ -27,10 +27,10 @@ from prhub.flow.deps import DeliveryDeps, Deps
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
+from prhub.model.scorers import ModelSettings, Scorers
+from prhub.notify.ledger import Ledger
 from prhub.sources.github import GitHubSource
 from prhub.sources.http import MemoryEtagCache
-from prhub.notify.ledger import Ledger
-from prhub.model.scorers import ModelSettings, Scorers
 
 from prhub_local.runner import LambdaContext
 from prhub_local.sample import sample_settings

@@ -207,7 +207,8 @@ class GitHubClient:
     `deadline` returns the seconds the caller has left (e.g. Lambda's remaining time); a wait longer than that
     raises RetryLater instead. Without one, waits up to `max_wait` seconds are slept (pass math.inf to always
     wait, as a CLI export may). A long-lived source follows each invocation's deadline through
-    prhub.sources.source.TimedSource, whose deadline comes first while its call runs. The ETag cache defaults to memory; the flow hands in the stack's (CacheEtags).
+    prhub.sources.source.TimedSource, whose deadline comes first while its call runs. The ETag cache defaults to
+    memory; the flow hands in the stack's (CacheEtags).
     """
 
     def __init__(
