@@ -124,7 +124,7 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
         monkeypatch: pytest.MonkeyPatch) -> None:
     catalogue = metric_catalogue()
     # The PDF is most of a report's cost and none of what is counted here (tests/unit/test_render* check it).
-    monkeypatch.setattr("prhub.site.render.pdf.render_pdf", lambda report: b"%PDF-1.4\n% stand-in\n")
+    monkeypatch.setattr("prhub.site.render.pdf.render_pdf", lambda report, font="": b"%PDF-1.4\n% stand-in\n")
     capsys.readouterr()
 
     # A model run: planned, scored (one PR's model call fails, the engine stands in; one PR never finishes),

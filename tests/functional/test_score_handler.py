@@ -22,7 +22,7 @@ from prhub.core.period import Period
 from prhub.engine.scoring import HeuristicScorer
 from prhub.flow.deps import Deps
 from prhub.flow.score import score_record
-from prhub.model import answers, client, llm
+from prhub.model import answers, client
 from prhub.model.endpoint import Endpoint
 from prhub.model.scorer import LlmScorer
 from prhub.sources.source import call_deadline
