@@ -46,7 +46,7 @@ from prhub.cloud.store import Store
 from prhub.core.config import Settings, WatchList
 from prhub.core.errors import InputError, PrhubError
 from prhub.core.period import Period
-from prhub.flow.deliver import LITERAL_ENV
+from prhub.flow.deps import LITERAL_ENV
 from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import moto.backends
 import pytest
-from prhub.cloud import aws
+from prhub.cloud import aws, metrics
 from prhub.core.period import Period
 from prhub.site.render import pull as pull_render
 from prhub.sources.source import JsonlSource
@@ -115,6 +115,13 @@ def _pull_pdfs_rendered_once(request: pytest.FixtureRequest, monkeypatch: pytest
 
 def load_event(name: str) -> Any:
     return json.loads((EVENTS / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(autouse=True)
+def no_metrics_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts without one: a Deps built from an environment naming one (the stack's) sets it for the
+    process (prhub.cloud.metrics.configure), and later tests must not print its metrics."""
+    monkeypatch.setattr(metrics, "namespace", None)
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,8 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
-from prhub.flow.deliver import DeliveryDeps, deliver_record
+from prhub.flow.deliver import deliver_record
+from prhub.flow.deps import DeliveryDeps
 
 logger = Logger()
 # One record per channel: a failed channel is listed in batchItemFailures, the others are done.

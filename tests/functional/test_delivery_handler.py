@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from prhub.cloud import aws
-from prhub.flow.deliver import Delivery, DeliveryDeps, DeliveryFailed, channel_id, deliver_one, delivery_id
+from prhub.flow.deliver import Delivery, DeliveryFailed, channel_id, deliver_one, delivery_id
+from prhub.flow.deps import DeliveryDeps
 
 from prhub_local.runner import sqs_event
 from prhub_local.sample import sample_settings

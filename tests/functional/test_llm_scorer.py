@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from prhub.cloud import metrics
 from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest
 from prhub.engine.scoring import score_pull
@@ -148,7 +149,7 @@ def test_budget_exhausted_means_no_call(fake: FakeOpenAI) -> None:
 
 def test_token_counts_are_emitted_as_metrics_without_the_key(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "PrhubTest")
+    monkeypatch.setattr(metrics, "namespace", "PrhubTest")  # as Deps sets it from the stack's environment
     monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
     monkeypatch.delenv("POWERTOOLS_DEV", raising=False)
     scorer_for(fake).score(make_pr(), CONFIG, Budget(100_000))

@@ -19,17 +19,18 @@ import boto3
 import pytest
 import requests
 from moto import mock_aws
+from prhub.cloud import metrics
 from prhub.core.config import WatchList
 from prhub.core.errors import InputError
-from prhub.flow.deliver import Delivery, DeliveryDeps, DeliveryFailed, deliver_one
-from prhub.flow.deps import Deps
+from prhub.flow.deliver import Delivery, DeliveryFailed, deliver_one
+from prhub.flow.deps import DeliveryDeps, Deps
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
+from prhub.model.scorers import ModelSettings, Scorers
+from prhub.notify.ledger import Ledger
 from prhub.sources.github import GitHubSource
 from prhub.sources.http import MemoryEtagCache
-from prhub.notify.ledger import Ledger
-from prhub.model.scorers import ModelSettings, Scorers
 
 from prhub_local.runner import LambdaContext
 from prhub_local.sample import sample_settings
@@ -52,6 +53,7 @@ def stack_metrics(monkeypatch: pytest.MonkeyPatch) -> None:
     env = load_template()["Globals"]["Function"]["Environment"]["Variables"]
     for name in ("POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_SERVICE_NAME"):
         monkeypatch.setenv(name, env[name])
+    metrics.configure(env["POWERTOOLS_METRICS_NAMESPACE"])  # what Deps.from_env does with it (in-memory Deps here)
     monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
     monkeypatch.delenv("POWERTOOLS_DEV", raising=False)
 
@@ -122,7 +124,7 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
         monkeypatch: pytest.MonkeyPatch) -> None:
     catalogue = metric_catalogue()
     # The PDF is most of a report's cost and none of what is counted here (tests/unit/test_render* check it).
-    monkeypatch.setattr("prhub.site.render.pdf.render_pdf", lambda report: b"%PDF-1.4\n% stand-in\n")
+    monkeypatch.setattr("prhub.site.render.pdf.render_pdf", lambda report, font="": b"%PDF-1.4\n% stand-in\n")
     capsys.readouterr()
 
     # A model run: planned, scored (one PR's model call fails, the engine stands in; one PR never finishes),
@@ -200,3 +202,18 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
     assert total("ScheduleEventsRefused") == 1 and total("ScoreMessagesDropped") == 1 and total("DigestFailures") == 1
     [seconds] = [d for d in docs if "ReportSeconds" in d["names"]]
     assert seconds["units"]["ReportSeconds"] == "Seconds" and total("ReportSeconds") > 0
+
+
+def test_the_namespace_is_what_deps_read_from_the_environment_not_the_environment_itself(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "Prhub")
+    monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
+    monkeypatch.delenv("POWERTOOLS_DEV", raising=False)
+    metrics.count("RunsPlanned")
+    assert '"_aws"' not in capsys.readouterr().out  # only prhub.flow.deps reads the environment
+    names = ("RUNS_TABLE", "RESULTS_TABLE", "CACHE_TABLE", "IDEMPOTENCY_TABLE", "SCORE_QUEUE_URL",
+             "REPORT_QUEUE_URL", "SITE_BUCKET", "PAGES_QUEUE_URL")
+    Deps.from_env({**dict.fromkeys(names, "x"), "POWERTOOLS_METRICS_NAMESPACE": "PrhubTest"})
+    metrics.count("RunsPlanned")
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
+    assert [doc["_aws"]["CloudWatchMetrics"][0]["Namespace"] for doc in emitted] == ["PrhubTest"]

@@ -225,7 +225,7 @@ def test_a_huge_report_is_cut_to_fit_never_refused(platform: str, chat: FakeChat
 def test_a_channel_answering_500_is_retried_then_given_up_without_affecting_the_others(
         chat: FakeChat, http: requests.Session, clock: Clock, caplog: pytest.LogCaptureFixture,
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "Prhub")
+    monkeypatch.setattr("prhub.cloud.metrics.namespace", "Prhub")  # as Deps sets it from the stack's environment
     monkeypatch.delenv("POWERTOOLS_METRICS_DISABLED", raising=False)
     monkeypatch.delenv("POWERTOOLS_DEV", raising=False)
     hooks = {p: chat.hook(p, secret="k" if p in SIGNED else None) for p in PLATFORMS}

@@ -13,18 +13,19 @@ from typing import Any
 import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import aws
-from prhub.model import answers, client
-from prhub.model.endpoint import Endpoint
-from prhub.model.scorer import LlmScorer
-from prhub.core.config import RepoConfig
 from prhub.cloud.dynamo import unpack
+from prhub.cloud.store import RunBudget
+from prhub.core.config import RepoConfig
 from prhub.core.errors import RetryLater
-from prhub.flow.deps import Deps
-from prhub.flow.score import score_record
 from prhub.core.models import FileChange, PullRef, PullRequest, ScoredPR
 from prhub.core.period import Period
 from prhub.engine.scoring import HeuristicScorer
-from prhub.cloud.store import RunBudget
+from prhub.flow.deps import Deps
+from prhub.flow.score import score_record
+from prhub.model import answers, client
+from prhub.model.endpoint import Endpoint
+from prhub.model.scorer import LlmScorer
+from prhub.sources.source import call_deadline
 
 from prhub_local.runner import LambdaContext, sqs_event
 from prhub_local.template import Stack
@@ -274,21 +275,21 @@ def test_each_invocation_gives_the_cached_source_its_own_deadline(stack: Stack) 
     run_id = plan_sample(stack)
 
     class Timed:
-        """Stands in for GitHubSource: a cached source with a public `deadline` it consults before waiting."""
+        """Stands in for GitHubSource: a cached source that consults its call's deadline before waiting."""
 
         def __init__(self) -> None:
-            self.deadline: Any = None
             self.seen: list[float] = []
 
         def list_merged(self, repo: str, period: Any) -> list[PullRef]:
             return []
 
         def get(self, repo: str, ref: PullRef) -> PullRequest:
-            assert self.deadline is not None, "no deadline: a rate-limit wait could outlast the function"
-            self.seen.append(self.deadline())
+            deadline = call_deadline()
+            assert deadline is not None, "no deadline: a rate-limit wait could outlast the function"
+            self.seen.append(deadline())
             raise ConnectionError("the test stops here")
 
-    source = Timed()  # one per process, as Deps.sources keeps it
+    source = Timed()  # one per process, as Deps.sources keeps it: never given an attribute by an invocation
     warm = dataclasses.replace(Deps.from_env(), sources=lambda spec: source)
     for number, timeout_ms in ((1201, 60_000), (1202, 20_000)):
         context = LambdaContext("ScoreFunction", timeout_ms=timeout_ms)
@@ -296,6 +297,7 @@ def test_each_invocation_gives_the_cached_source_its_own_deadline(stack: Stack) 
             score_record(SQSRecord(record_like(run_id, number)), warm.invoked(context))
     # The function's time left minus Deps.deadline's 10 s reserve, per invocation.
     assert 45 < source.seen[0] <= 50 and 5 < source.seen[1] <= 10
+    assert vars(source) == {"seen": source.seen} and call_deadline() is None  # nothing left behind
 
 
 def test_a_fallback_is_cached_apart_reused_as_it_is_and_replaced_only_on_request(

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 import requests
 from prhub.core.errors import RetryLater
+from prhub.core.period import Period
 from prhub.flow.deps import DEADLINE_RESERVE, Deps
 from prhub.sources.github import GitHubSource, co_authors_from
 from prhub.sources.http import GitHubClient, options_from_env, parse_link
+from prhub.sources.source import TimedSource, call_deadline
 
 
 def response(status: int, headers: dict[str, str], body: bytes = b"{}") -> requests.Response:
@@ -98,3 +100,25 @@ def test_lambda_deadline_follows_the_invocation_and_keeps_a_reserve() -> None:
     context.millis = 60_000  # later in the same invocation
     with pytest.raises(RetryLater):
         client.wait(100, "rate limit")
+
+
+class Answers:
+    """A session answering each request with the next of `responses`."""
+
+    def __init__(self, responses: list[requests.Response]) -> None:
+        self.responses = responses
+
+    def request(self, method: str, url: str, **options: object) -> requests.Response:
+        return self.responses.pop(0)
+
+
+def test_a_timed_call_waits_within_its_own_deadline_and_leaves_the_shared_source_as_it_was() -> None:
+    slept: list[float] = []
+    client = source(sleep=slept.append, margin=5.0,  # no deadline of its own: waits up to max_wait are slept
+                    session=Answers([response(429, {"Retry-After": "60"})]))  # type: ignore[arg-type]
+    shared = GitHubSource(http=client)
+    week = Period.parse("2026-06-01", "2026-06-07", "UTC")
+    with pytest.raises(RetryLater) as caught:
+        TimedSource(shared, lambda: 30.0).list_merged("o/n", week)  # 60 s of wait do not fit in 30
+    assert caught.value.retry_after == 65 and slept == []
+    assert shared.deadline is None and call_deadline() is None and client.time_left() == client.max_wait

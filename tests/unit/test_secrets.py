@@ -32,6 +32,11 @@ def sm(moto_env: None) -> object:
     return boto3.client("secretsmanager")
 
 
+def provider() -> SecretsProvider:
+    """read_secret takes its provider (and with it its client): one over moto's Secrets Manager."""
+    return SecretsProvider(boto3_client=boto3.client("secretsmanager"))
+
+
 def test_named_secret_is_read_from_secrets_manager(sm: object) -> None:
     sm.create_secret(Name="prhub/github-token", SecretString=TOKEN)  # type: ignore[attr-defined]
     env = {"GITHUB_TOKEN_SECRET": "prhub/github-token"}
@@ -96,13 +101,13 @@ def test_a_processs_provider_is_shared_so_its_cache_survives_calls(sm: object) -
 )
 def test_secret_shapes(sm: object, stored: str, expected: str) -> None:
     sm.create_secret(Name="shape", SecretString=stored)  # type: ignore[attr-defined]
-    assert secrets.read_secret("shape") == expected
+    assert secrets.read_secret("shape", provider()) == expected
 
 
 def test_json_secret_without_a_token_field_is_an_error_that_does_not_echo_it(sm: object) -> None:
     sm.create_secret(Name="ambiguous", SecretString='{"a": "sekrit-1", "b": "sekrit-2"}')  # type: ignore[attr-defined]
     with pytest.raises(secrets.SecretError) as err:
-        secrets.read_secret("ambiguous")
+        secrets.read_secret("ambiguous", provider())
     assert "sekrit" not in str(err.value)
     assert "ambiguous" in str(err.value)
 
@@ -114,7 +119,7 @@ def test_missing_secret_is_a_clear_error_naming_it(moto_env: None) -> None:
 
 def test_binary_secret(sm: object) -> None:
     sm.create_secret(Name="bin", SecretBinary=b"binary-token")  # type: ignore[attr-defined]
-    assert secrets.read_secret("bin") == "binary-token"
+    assert secrets.read_secret("bin", provider()) == "binary-token"
 
 
 # ------------------------------------------------------------------ watch list from SSM
@@ -176,7 +181,7 @@ def test_botocore_debug_wire_log_never_shows_a_secret_value(sm: object) -> None:
     wire.addHandler(keep)
     wire.setLevel(logging.DEBUG)
     try:
-        assert secrets.read_secret("wire") == TOKEN
+        assert secrets.read_secret("wire", provider()) == TOKEN
         boto3.client("secretsmanager").get_secret_value(SecretId="wire")  # any later call in the process too
     finally:
         wire.removeHandler(keep)

@@ -50,6 +50,7 @@ class Secrets:
     def provider(self) -> SecretsProvider:
         with self._lock:
             if self._provider is None:
+                # On first use: the score worker of an export run reads no secret, and its cold start skips this.
                 from aws_lambda_powertools.utilities.parameters import SecretsProvider
 
                 self._provider = SecretsProvider(boto3_client=self.client)
@@ -79,16 +80,13 @@ def guard_wire_logs() -> None:
         wire.addFilter(_REDACT)
 
 
-def read_secret(name: str, provider: SecretsProvider | None = None, max_age: int = DEFAULT_MAX_AGE) -> str:
-    """The secret `name`'s value as text; a JSON object secret gives its token-like field.
-
-    Without a provider, one is made over this thread's client for this read only (no cache)."""
-    from aws_lambda_powertools.utilities.parameters import SecretsProvider
+def read_secret(name: str, provider: SecretsProvider, max_age: int = DEFAULT_MAX_AGE) -> str:
+    """The secret `name`'s value as text, read through `provider` (its cache, its client); a JSON object secret
+    gives its token-like field."""
+    # Powertools' parameters load with the first secret read (Secrets.provider): a worker that reads none never pays.
     from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
 
     guard_wire_logs()
-    if provider is None:
-        provider = SecretsProvider(boto3_client=aws.client("secretsmanager"))
     try:
         raw = provider.get(name, max_age=max_age)
     except GetParameterError as exc:
@@ -118,9 +116,15 @@ def credential(
     secret that cannot be read is an error, not None, so a broken deployment does not silently degrade.
     """
     name_var, value_var = kind
+    if secrets is None and provider is None:
+        # Nothing handed in (the CLI's GitHub source): a reader of its own for this call, its cache gone with it.
+        secrets = Secrets(aws.LazyClient("secretsmanager"), max_age)
 
     def read(name: str) -> str:
-        return secrets.read(name) if secrets is not None else read_secret(name, provider, max_age)
+        if secrets is not None:
+            return secrets.read(name)
+        assert provider is not None  # one of the two, by the test above
+        return read_secret(name, provider, max_age)
 
     if secret_name:
         return read(secret_name)

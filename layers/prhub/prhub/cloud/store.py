@@ -28,8 +28,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from prhub.core.config import RepoConfig, Settings
 from prhub.cloud.dynamo import condition_failed, from_item, pack, to_item, unpack
+from prhub.core.config import RepoConfig, Settings
 from prhub.core.errors import PrhubError
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period, format_timestamp

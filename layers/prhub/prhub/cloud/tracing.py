@@ -17,10 +17,10 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
-if TYPE_CHECKING:
-    from aws_lambda_powertools import Tracer
+# The class only (Powertools loads it with its Logger anyway): the X-Ray SDK comes with the first Tracer made.
+from aws_lambda_powertools import Tracer
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -32,9 +32,7 @@ _lock = threading.Lock()
 
 def enabled() -> bool:
     """Whether traces are sent here, by Powertools' own rules."""
-    from aws_lambda_powertools.tracing.tracer import Tracer as PowertoolsTracer
-
-    return not PowertoolsTracer._is_tracer_disabled()
+    return not Tracer._is_tracer_disabled()
 
 
 def tracer() -> Tracer | None:
@@ -43,9 +41,7 @@ def tracer() -> Tracer | None:
     if _tracer is None:
         with _lock:
             if _tracer is None and enabled():
-                from aws_lambda_powertools import Tracer as PowertoolsTracer
-
-                _tracer = PowertoolsTracer(patch_modules=PATCHED)
+                _tracer = Tracer(patch_modules=PATCHED)
     return _tracer
 
 

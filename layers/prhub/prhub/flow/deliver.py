@@ -18,38 +18,34 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import time
 import uuid
-from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
-from prhub.cloud import aws, metrics
-from prhub.core.config import RepoConfig, Settings
-from prhub.report.digest import ROOT as DIGEST_ROOT
-from prhub.core.errors import InputError, PrhubError
+from prhub.cloud import metrics
 from prhub.core.channels import Channel, parse_channel, resolve
-from prhub.notify.ledger import Claim, Ledger
+from prhub.core.config import RepoConfig
+from prhub.core.errors import InputError, PrhubError
 from prhub.core.period import format_timestamp
+from prhub.flow.deps import DeliveryDeps, MessageQueue
+from prhub.notify.delivery import Outcome, deliver
+from prhub.notify.ledger import Claim
+from prhub.notify.message import Links, Message, build_message
+from prhub.report.digest import ROOT as DIGEST_ROOT
+from prhub.report.digest import digest_message
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-    from prhub.flow.deps import MessageQueue
-    from prhub.notify.delivery import Http, Outcome
-    from prhub.notify.email import EmailClient
-    from prhub.notify.message import Message
     from prhub.site.publish import Bucket
 
 logger = Logger(service="prhub", child=True)
 
 SQS_MAX_DELAY = 900  # seconds: SQS's DelaySeconds ceiling
 UPDATED = {"zh": "【更新】", "en": "Updated: "}
-LITERAL_ENV = "PRHUB_NOTIFY_ALLOW_LITERAL"  # set by the local runner only: literal url/secret accepted
 
 
 class DeliveryFailed(PrhubError):
@@ -87,42 +83,6 @@ def request_channels(channels: tuple[Channel, ...], language: str, report_key: s
     return queue.send_batch(queue_url, bodies)
 
 
-@dataclass
-class DeliveryDeps:
-    """What the delivery service touches, built once per process (`from_env`) or handed in by a test."""
-
-    settings: Settings
-    ledger: Ledger
-    bucket: Bucket
-    queue: MessageQueue
-    read_secret: Callable[[str], str]
-    http: Http
-    email: EmailClient | None = None
-    sender: str = ""
-    allow_literal: bool = False
-    secret_prefix: str = ""  # NotifySecretPrefix: the only secrets the function's role may read
-    clock: Callable[[], float] = time.time
-    sleep: Callable[[float], None] = time.sleep
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> DeliveryDeps:
-        import requests
-
-        from prhub.notify.email import SesEmail
-        from prhub.cloud.queue import Queue
-        from prhub.cloud.secrets import Secrets
-
-        env = dict(os.environ if env is None else env)
-        settings = Settings.from_env(env)
-        if not settings.deliveries_table:
-            raise InputError("environment variable DELIVERIES_TABLE is not set (template.yaml sets it)")
-        secrets = Secrets(aws.LazyClient("secretsmanager"))
-        return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
-                   aws.S3Bucket(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
-                   secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
-                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""))
-
-
 @dataclass(frozen=True)
 class Delivery:
     """One DeliveryQueue message."""
@@ -151,8 +111,6 @@ def deliver_record(record: SQSRecord, deps: DeliveryDeps) -> dict[str, Any]:
 
 
 def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> dict[str, Any]:
-    from prhub.notify.delivery import deliver
-
     cid = channel_id(job.channel)
     answer: dict[str, Any] = {"report_key": job.report_key, "channel": cid, "label": job.channel.label}
     message = load_message(deps.bucket, deps.settings.site_url, job)
@@ -220,8 +178,6 @@ def check_secret_names(channel: Channel, prefix: str) -> None:
 
 def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
     """The message for the channel's language: the report's subfolder in that language when it exists."""
-    from prhub.notify.message import Links, build_message
-
     lang = job.channel.lang
     lang_dir = lang if lang and lang != job.language else None
     body = bucket.get(f"{job.report_key}{lang_dir}/report.json") if lang_dir else None
@@ -232,8 +188,6 @@ def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
         raise InputError(f"no report.json under {job.report_key}")
     report = json.loads(body)
     if job.report_key.startswith(DIGEST_ROOT):  # the organisation digest (prhub.report.digest): its own message
-        from prhub.report.digest import digest_message
-
         return digest_message(report, site_url or "")
     base, _, rest = job.report_key.partition("/reports/")
     since, _, until = rest.strip("/").partition("-to-")

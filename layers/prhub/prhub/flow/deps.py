@@ -1,7 +1,8 @@
 """Everything a flow service touches, built once per process from the environment and handed in.
 
-`Deps.from_env` is the one place that reads the environment: table and queue
-names, GitHub's and the model's endpoints and credentials. Every edge is an
+`Deps.from_env` (and `DeliveryDeps.from_env`, the delivery service's) is the one place that reads the
+environment: table and queue names, GitHub's and the model's endpoints and credentials, the metrics' namespace
+(handed to prhub.cloud.metrics). Every edge is an
 adapter with a small interface (RunStore, MessageQueue, prhub.cloud.cache.Cache,
 prhub.site.publish.Bucket and Cdn, the watch list, sources, scorers), so tests hand in
 in-memory stand-ins (tests/fakes/memory.py) and the services never know.
@@ -14,27 +15,34 @@ one per process and give each invocation its context with `invoked`.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from prhub.cloud import aws
+from prhub.cloud import aws, metrics
 from prhub.cloud.cache import Cache, DynamoCache
+from prhub.cloud.queue import Queue
+from prhub.cloud.secrets import Secrets
+from prhub.cloud.store import Progress, Result, Run, Store
 from prhub.core.config import RepoConfig, Settings, WatchList, WatchListParameter
+from prhub.core.errors import InputError
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period
-from prhub.cloud.queue import Queue
 from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers
-from prhub.cloud.secrets import Secrets
-from prhub.sources.source import History, Source, SourceCache, check_location, open_source
-from prhub.cloud.store import Progress, Result, Run, Store
+from prhub.notify.ledger import Ledger
+from prhub.sources.source import Deadline, History, Source, SourceCache, check_location, open_source
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
+    from prhub.notify.delivery import Http
+    from prhub.notify.email import EmailClient
     from prhub.site.publish import Bucket, Cdn
 
+METRICS_NAMESPACE_ENV = "POWERTOOLS_METRICS_NAMESPACE"  # template.yaml's Globals: no namespace, no metrics
+LITERAL_ENV = "PRHUB_NOTIFY_ALLOW_LITERAL"  # set by the local runner only: literal url/secret accepted
 DEADLINE_RESERVE = 10.0  # seconds an invocation keeps for storing its result and answering SQS
 
 
@@ -134,6 +142,7 @@ class Deps:
         """The stack's adapters, from the environment template.yaml sets (or the local runner does)."""
         env = dict(os.environ if env is None else env)
         settings = Settings.from_env(env)
+        metrics.configure(env.get(METRICS_NAMESPACE_ENV))
         dynamodb: Any = aws.LazyClient("dynamodb")  # Any: Powertools wants its stubs' client type
         s3 = aws.LazyClient("s3")
         secrets = Secrets(aws.LazyClient("secretsmanager"))
@@ -147,6 +156,7 @@ class Deps:
             return GraphQLSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
 
         def idempotency() -> BasePersistenceLayer:
+            # Only the report and digest publish under idempotency: the other handlers' cold starts never load it.
             from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
             return DynamoDBPersistenceLayer(table_name=settings.idempotency_table, boto3_client=dynamodb)
@@ -169,9 +179,48 @@ class Deps:
     def now(self) -> int:
         return int(self.clock().timestamp())
 
-    def deadline(self) -> Callable[[], float] | None:
-        """Seconds this invocation has left, minus DEADLINE_RESERVE; None outside Lambda."""
+    def deadline(self, reserve: float = 0.0) -> Deadline | None:
+        """Seconds this invocation has left, minus DEADLINE_RESERVE and `reserve` (what the caller keeps for its
+        own work after); None outside Lambda. What a TimedSource's calls are given (prhub.sources.source)."""
         context = self.lambda_context
         if context is None:
             return None
-        return lambda: context.get_remaining_time_in_millis() / 1000 - DEADLINE_RESERVE
+        return lambda: context.get_remaining_time_in_millis() / 1000 - DEADLINE_RESERVE - reserve
+
+
+@dataclass
+class DeliveryDeps:
+    """What the delivery service (prhub.flow.deliver) touches, built once per process (`from_env`) or handed in
+    by a test."""
+
+    settings: Settings
+    ledger: Ledger
+    bucket: Bucket
+    queue: MessageQueue
+    read_secret: Callable[[str], str]
+    http: Http
+    email: EmailClient | None = None
+    sender: str = ""
+    allow_literal: bool = False
+    secret_prefix: str = ""  # NotifySecretPrefix: the only secrets the function's role may read
+    clock: Callable[[], float] = time.time
+    sleep: Callable[[float], None] = time.sleep
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> DeliveryDeps:
+        # The delivery function's own clients, loaded when it builds them: the other handlers never send a message
+        # (SES's client comes with prhub.notify, which loads the renderers).
+        import requests
+
+        from prhub.notify.email import SesEmail
+
+        env = dict(os.environ if env is None else env)
+        settings = Settings.from_env(env)
+        if not settings.deliveries_table:
+            raise InputError("environment variable DELIVERIES_TABLE is not set (template.yaml sets it)")
+        metrics.configure(env.get(METRICS_NAMESPACE_ENV))
+        secrets = Secrets(aws.LazyClient("secretsmanager"))
+        return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
+                   aws.S3Bucket(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
+                   secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
+                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""))

@@ -15,19 +15,23 @@ A digest failing never fails the report that triggered it: it is logged, and the
 """
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from prhub.report import digest as domain
 from prhub.cloud import metrics
-from prhub.sources import orgs
-from prhub.site import paths as sitepaths
-from prhub.core.config import WatchList
-from prhub.flow.deps import Deps
-from prhub.core.period import Period, format_timestamp
 from prhub.cloud.store import Run
+from prhub.core.config import WatchList
+from prhub.core.period import Period, format_timestamp
+from prhub.flow.deliver import request_channels
+from prhub.flow.deps import Deps
+from prhub.report import digest as domain
+from prhub.site import paths as sitepaths
+from prhub.site import publish as site
+from prhub.site.render.digest import render_digest_all
+from prhub.sources import orgs
 
 logger = Logger(service="prhub", child=True)
 
@@ -76,8 +80,6 @@ def sweep(deps: Deps) -> dict[str, Any] | None:
 def load_reports(deps: Deps, watchlist: WatchList, period: Period) -> dict[str, tuple[str, dict[str, Any]] | None]:
     """Each watched repository's report of the period (its folder and report.json), in the digest's language
     when it has one in it, else in its own; None when it has none."""
-    import json
-
     lang = watchlist.digest.language if watchlist.digest else "zh"
     out: dict[str, tuple[str, dict[str, Any]] | None] = {}
     for config in (c for c in watchlist.repos if not c.slice):  # a slice is a report of its own, not a repository
@@ -103,6 +105,7 @@ def publish_when_ready(period: Period, deps: Deps, watchlist: WatchList,
 
 def publish_once(period: Period, deps: Deps, watchlist: WatchList) -> dict[str, Any]:
     """Publish the period's digest exactly once; a repeat gets the first answer."""
+    # Powertools' idempotency when a digest goes out, not with every sweep that finds none to publish.
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
     from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
 
@@ -122,10 +125,6 @@ def publish_once(period: Period, deps: Deps, watchlist: WatchList) -> dict[str, 
 
 def publish_digest(period: Period, deps: Deps, watchlist: WatchList) -> dict[str, Any]:
     """Build the digest from the reports as they are now, publish it, and queue its channels' messages."""
-    from prhub.site import publish as site
-    from prhub.flow.deliver import request_channels
-    from prhub.site.render.digest import render_digest_all
-
     config = watchlist.digest
     assert config is not None  # publish_when_ready's callers checked
     reports = load_reports(deps, watchlist, period)

@@ -17,16 +17,25 @@ re-renders the same pages from what the bucket holds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from aws_lambda_powertools import Logger
 
 from prhub.core.config import RepoConfig
-from prhub.flow.deps import Deps
 from prhub.core.models import ScoredPR
+from prhub.core.period import Period, parse_timestamp, zone
 from prhub.core.report import Report
-from prhub.sources.source import History
+from prhub.flow.deps import Deps
+from prhub.site import dashboard, pulls
+from prhub.site import paths as sitepaths
+from prhub.site import publish as site
+from prhub.site.dashboard import title_flags
+from prhub.site.paths import LANGUAGES
+from prhub.site.render.pull import render_pull_all
+from prhub.sources import scope
+from prhub.sources.source import COMPARISONS, History, TimedSource
 
 logger = Logger(service="prhub", child=True)
 
@@ -34,9 +43,7 @@ PAGES_PER_MESSAGE = 10  # pages per invocation: the PDF dominates (0.5-5 s a pag
 PAGE_SECONDS_MAX = 15.0  # room kept for one more page; with less left the rest goes back on the queue
 
 
-def _period(report: Report) -> Any:
-    from prhub.core.period import Period
-
+def _period(report: Report) -> Period:
     p = report["period"]
     return Period.parse(p["since"], p["until"], p["tz"])
 
@@ -49,8 +56,6 @@ def record(report: Report, history: History | None) -> dict[str, Any]:
     """The dashboard's share of pulls.json: the comparison periods' PRs the run's source listed (`earlier`, judged by
     their titles) and the days the record is complete for (`covers`: the period, and the comparison periods when
     the run had them, from the first day the source can see)."""
-    from prhub.sources.source import COMPARISONS
-
     period = _period(report)
     since = period.since
     if history is not None:
@@ -61,15 +66,11 @@ def record(report: Report, history: History | None) -> dict[str, Any]:
 
 def _reach(history: History, tz: str) -> date | None:
     """The first day the source sees (None: the whole repository)."""
-    from prhub.core.period import parse_timestamp, zone
-
     return parse_timestamp(history.reach).astimezone(zone(tz)).date() if history.reach else None
 
 
 def _entries(listed: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """History entries as the record keeps them: breaking and revert judged by their titles."""
-    from prhub.site.dashboard import title_flags
-
     return [{"number": int(e["number"]), "merged_at": str(e["merged_at"]), "author": str(e.get("author") or ""),
              "modules": list(e.get("modules") or []), **title_flags(str(e.get("title") or ""))} for e in listed]
 
@@ -102,9 +103,7 @@ def year(report: Report, config: RepoConfig, doc: dict[str, Any], stored: Mappin
     """`doc` (the period's record) with the days of the dashboard's 52 weeks no stored record covers, listed once
     from the run's source (as its history is, narrowed as the report is); `doc` as it is when nothing is missing,
     or when the source fails (warned: those weeks stay "no data", as before)."""
-    from prhub.site import dashboard
-    from prhub.sources import scope
-    from prhub.core.period import Period
+    # The engine's rules, only where the dashboard has weeks to list: a PagesFunction cold start never needs them.
     from prhub.engine.scoring import modules_for
 
     slug = _slug(report)
@@ -115,10 +114,9 @@ def year(report: Report, config: RepoConfig, doc: dict[str, Any], stored: Mappin
         return doc
     days = Period(span[0], span[1], tz)
     try:
-        source = deps.sources(config.source)
-        left = deps.deadline()
-        if left is not None and hasattr(source, "deadline"):
-            source.deadline = lambda: left() - LISTING_RESERVE  # a rate-limit wait past that: RetryLater
+        # The source outlives the invocation (cached per process): its calls get this invocation's time left
+        # less LISTING_RESERVE; a rate-limit wait past that raises RetryLater.
+        source = TimedSource(deps.sources(config.source), deps.deadline(reserve=LISTING_RESERVE))
         found = scope.record(source, config, days, lambda pr: modules_for(pr, config))
     except Exception as exc:  # SourceError, RetryLater, a secret or bucket it cannot read: none fails the report
         logger.warning("the dashboard's weeks could not be listed", extra={
@@ -146,9 +144,6 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
     `history` is the run's (what its source listed before the period), for the dashboard's record; with the run's
     `config`, the weeks of the dashboard's year no record covers are listed from its source (`year`). What an
     earlier run of the period recorded (another language, a revision before) is kept."""
-    from prhub.site import publish as site, paths as sitepaths
-    from prhub.site.paths import LANGUAGES
-
     slug = _slug(report)
     facts = {p.number: {"files": list(p.files), "lines": list(p.file_lines), "merged_at": p.merged_at,
                         "url": p.url, "note": p.note, "author": p.author, "modules": list(p.modules),
@@ -179,11 +174,40 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
     return len(bodies)
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """Every period's pulls.json facts (slug -> PR number -> facts), indexed once per message for its pages."""
+
+    periods: dict[str, dict[int, dict[str, Any]]]
+    files: dict[int, list[str]]
+    merged_at: dict[int, str]
+    urls: dict[int, str]
+
+    @classmethod
+    def of(cls, periods: dict[str, dict[int, dict[str, Any]]]) -> _Facts:
+        every = [(n, f) for prs in periods.values() for n, f in prs.items()]
+        return cls(periods, {n: f.get("files") or [] for n, f in every},
+                   {n: str(f.get("merged_at") or "") for n, f in every}, {n: str(f.get("url") or "") for n, f in every})
+
+    def mentions(self, number: int, slug: str, lang: str) -> list[pulls.Mention]:
+        """The periods whose reports list PR `number` (`slug` when none does yet)."""
+        # Periods are named by their dates, in no language: a mention reads the same on every page.
+        return [{"slug": s, "title": s.replace("-to-", " – "), "language": lang}
+                for s in sorted(s for s, prs in self.periods.items() if number in prs) or [slug]]
+
+
+def _pull_page(report: Any, slug: str, lang: str, number: int, facts: _Facts,
+               module_map: Mapping[str, str]) -> pulls.PullPage:
+    """PR `number`'s page in `report` (the period `slug`), with what pulls.json records of it and its neighbours."""
+    mine = facts.periods.get(slug, {}).get(number, {})
+    return pulls.pull_page(report, slug, number, files=pulls.file_lines(mine), note=str(mine.get("note") or ""),
+                           mentions=facts.mentions(number, slug, lang),
+                           neighbours=pulls.file_neighbours(number, facts.files, facts.merged_at),
+                           module_map=module_map, urls=facts.urls)
+
+
 def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
     """Render and publish the pages of body["numbers"] from the period body["slug"] in body["lang"]."""
-    from prhub.site import pulls, publish as site, paths as sitepaths
-    from prhub.site.render.pull import render_pull_all
-
     repo, slug, lang, home = str(body["repo"]), str(body["slug"]), str(body["lang"]), str(body["home"])
     part = str(body.get("slice") or "")  # a slice's pages live in its own folder
     base = sitepaths.folder(repo, part)
@@ -191,11 +215,7 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
     report: Any = site.load_report(deps.bucket, base, slug, lang, home)
     if report is None:  # that period was never published in this language
         return {"repo": repo, "slug": slug, "lang": lang, "pages": 0}
-    facts = site.pull_facts(deps.bucket, base)
-    files_by_pr = {n: f.get("files") or [] for prs in facts.values() for n, f in prs.items()}
-    merged_at = {n: str(f.get("merged_at") or "") for prs in facts.values() for n, f in prs.items()}
-    urls = {n: str(f.get("url") or "") for prs in facts.values() for n, f in prs.items()}
-    mine = facts.get(slug, {})
+    facts = _Facts.of(site.pull_facts(deps.bucket, base))
     config = deps.watchlist().get(repo, part)
     listed = {p["number"] for p in report["prs"]}
     todo = [n for n in numbers if n in listed]
@@ -207,13 +227,7 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
             # A slow invocation (a loaded host, huge file lists) hands its remaining pages to the next one.
             deps.queue.send(deps.settings.pages_queue_url, {**body, "numbers": todo[i:]})
             break
-        # Periods are named by their dates, in no language: a mention reads the same on every page.
-        mentions: list[pulls.Mention] = [{"slug": s, "title": s.replace("-to-", " – "), "language": lang}
-                                         for s in sorted(s for s, prs in facts.items() if number in prs) or [slug]]
-        page = pulls.pull_page(report, slug, number, files=pulls.file_lines(mine.get(number, {})),
-                               note=str(mine.get(number, {}).get("note") or ""), mentions=mentions,
-                               neighbours=pulls.file_neighbours(number, files_by_pr, merged_at),
-                               module_map=config.module_map, urls=urls)
+        page = _pull_page(report, slug, lang, number, facts, config.module_map)
         keys += site.publish_pull(deps.bucket, page, render_pull_all(page, home, deps.settings.cjk_font), home)
         done += 1
     site.invalidate(deps.cdn, ["/" + k for k in keys])

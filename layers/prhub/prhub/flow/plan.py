@@ -18,15 +18,14 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics, tracing
-
-from prhub.sources import orgs, scope
+from prhub.cloud.store import run_id
 from prhub.core.config import RepoConfig, WatchList, check_repo
 from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError
-from prhub.flow.deps import Deps
 from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
-from prhub.sources.source import Source
-from prhub.cloud.store import run_id
+from prhub.flow.deps import Deps
+from prhub.sources import orgs, scope
+from prhub.sources.source import Deadline, Source, TimedSource
 
 logger = Logger(service="prhub", child=True)
 
@@ -213,12 +212,10 @@ def continue_listing(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
 
 
 @tracing.traced("plan listing")  # the source's listing pages (GitHub's requests are subsegments of it)
-def _listing(source: Source, job: Continuation, deps: Deps) -> list[PullRef] | dict[str, Any]:
+def _listing(source: Source, job: Continuation, left: Deadline | None,
+             deps: Deps) -> list[PullRef] | dict[str, Any]:
     """The complete listing (the chunks earlier invocations kept, then the pages left), each PR once; or, when
-    the time runs short first (at least one page is always listed), the continuation sent in its place."""
-    left = deps.deadline() if deps.settings.plan_queue_url else None  # no PlanQueue: list it all here
-    if left is not None and hasattr(source, "deadline"):
-        source.deadline = left  # a rate-limit wait that would outlast this invocation raises RetryLater instead
+    the time `left` runs short first (at least one page is always listed), the continuation sent in its place."""
     refs: list[PullRef] = []
     resume, delay = job.resume, 0.0
     try:
@@ -257,11 +254,14 @@ def _listing(source: Source, job: Continuation, deps: Deps) -> list[PullRef] | d
 def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     req = asked if isinstance(asked, PlanRequest) else asked.request
     config, period = req.config, req.period
-    source = deps.sources(_check_source(config.source))
+    left = deps.deadline() if deps.settings.plan_queue_url else None  # no PlanQueue: list it all here
+    # The source outlives the invocation (cached per process): its calls get this invocation's time left, so a
+    # rate-limit wait that would outlast it raises RetryLater instead.
+    source = TimedSource(deps.sources(_check_source(config.source)), left)
     # A new request's notes come first: they refuse what the source cannot serve.
     job = asked if isinstance(asked, Continuation) else Continuation(
         req, None, 0, source.notes(config.repo, period, config.language))
-    listed = _listing(source, job, deps)
+    listed = _listing(source, job, left, deps)
     if isinstance(listed, dict):
         return listed
     notes = job.notes

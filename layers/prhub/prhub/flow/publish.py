@@ -25,14 +25,15 @@ from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
 from prhub.core.errors import InputError
-from prhub.flow.deps import Deps
-from prhub.flow.revision import request_revision
 from prhub.core.models import ScoredPR
 from prhub.core.period import format_timestamp
+from prhub.flow.deps import Deps
+from prhub.flow.revision import request_revision
+from prhub.site import paths as sitepaths
 
 if TYPE_CHECKING:
-    from prhub.core.report import Changes, Scorer, Unscored
-    from prhub.cloud.store import Run
+    from prhub.cloud.store import Result, Run
+    from prhub.core.report import Changes, Report, Scorer, Unscored
 
 logger = Logger(service="prhub", child=True)
 
@@ -46,6 +47,7 @@ def report_once(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
         raise InputError("report message needs a run_id")
     if isinstance(revision, bool) or not isinstance(revision, int) or revision < 1:
         raise InputError(f"revision must be a whole number >= 1, got {str(revision)[:50]!r}")
+    # Powertools' idempotency with the first report, not at the handler's import (the sweep rarely needs it).
     from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 
     config = IdempotencyConfig(expires_after_seconds=REPORT_IDEMPOTENCY_SECONDS)
@@ -66,12 +68,10 @@ def report_once(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
 def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     """The run's report, built from its results and the history plan took from the source, rendered and
     published as revision `revision`; the revision marked published."""
-    from prhub.report import compose
-    from prhub.model import narrator
-    from prhub.site import publish as site, paths as sitepaths
-    from prhub.flow import digest, pages
+    # The services after publication load the renderers (prhub.report.digest, prhub.notify, prhub.site.publish):
+    # imported with the first report, not at the handler's import.
+    from prhub.flow import digest
     from prhub.flow.deliver import request_deliveries
-    from prhub.site.render import render_all
 
     run = deps.store.get_run(run_id, consistent=True)
     if run is None:
@@ -85,36 +85,10 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
                          "published one (revisions are claimed one after another)")
     results = deps.store.results(run_id)
     scored = [r.scored for r in results if r.status == "scored" and r.scored is not None]
-    reasons = {r.number: r.reason for r in results if r.status == "failed"}
-    done = {p.number for p in scored}
-    missing = ("no result yet: PRs of this run were handed back for later (a rate limit) until "
-               f"{format_timestamp(datetime.fromtimestamp(run.waiting_until, UTC))}; a late result makes a new "
-               "revision" if run.waiting_until > deps.now() else "no result: its worker never finished")
-    unscored: list[Unscored] = [
-        {"number": r.number, "title": r.title, "url": r.url, "reason": reasons.get(r.number, missing)}
-        for r in sorted(run.listing, key=lambda r: r.number) if r.number not in done
-    ]
-    pending = [u["number"] for u in unscored if u["number"] not in reasons]
-    model, prompt_version = deps.scorers.describe(run.config)
-    chat = deps.scorers.narrator(run.config)
-    prices = deps.scorers.prices()
-    report = compose.report(scored, unscored, run.period, run.config, run.history, format_timestamp(deps.clock()),
-                            scorer_info(scored, model, prompt_version), run.notes,
-                            narrator=lambda draft: narrator.model_narrative(draft, run.config, chat, deps.cache,
-                                                                             prices),
-                            revision=revision, changes=changes(run, done, reasons) if revision > 1 else None,
-                            prices=prices)
-    narrator.record_cost(report["scorer"])
-    # The configured language sits at the root of the site's folders; a --lang run goes beside it.
-    home = deps.watchlist().get(run.repo, run.config.slice).language
-    files = render_all(report, home, deps.settings.cjk_font)
-    keys = site.publish_report(deps.bucket, report, files, home)
-    # Before the indexes: the dashboard reads the pulls.json the fan-out writes (the run's history with it, and the
-    # weeks of the dashboard's year no earlier run recorded, listed now from the run's source).
-    pages.fan_out(report, home, scored, deps, run.history, run.config)
-    keys += site.rebuild_indexes(deps.bucket, sitepaths.base(report), deps.settings.site_url, home)  # or the slice's
-    site.invalidate(deps.cdn, ["/" + k for k in keys])
-    prefix = site.report_prefix(report, home)
+    unscored = _unscored(run, results, {p.number for p in scored}, deps)
+    report = _compose(run, results, scored, unscored, revision, deps)
+    prefix = _publish(report, run, scored, deps)
+    pending = [u["number"] for u in unscored if u["number"] not in _reasons(results)]
     if not deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now(), revision,
                                     len(results), pending):
         logger.warning("revision already recorded as published", extra={"run_id": run_id, "revision": revision})
@@ -138,6 +112,63 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     if revision == 1 and (published := digest.after_report(run, deps)) is not None:
         answer["digest"] = published
     return answer
+
+
+def _reasons(results: list[Result]) -> dict[int, str]:
+    """Why each PR that failed for good has no result."""
+    return {r.number: r.reason for r in results if r.status == "failed"}
+
+
+def _unscored(run: Run, results: list[Result], done: set[int], deps: Deps) -> list[Unscored]:
+    """The listed PRs without a result (`done` has the scored ones), each with why: its failure, or that it is
+    still waiting (handed back for later) or its worker never finished."""
+    reasons = _reasons(results)
+    missing = ("no result yet: PRs of this run were handed back for later (a rate limit) until "
+               f"{format_timestamp(datetime.fromtimestamp(run.waiting_until, UTC))}; a late result makes a new "
+               "revision" if run.waiting_until > deps.now() else "no result: its worker never finished")
+    return [{"number": r.number, "title": r.title, "url": r.url, "reason": reasons.get(r.number, missing)}
+            for r in sorted(run.listing, key=lambda r: r.number) if r.number not in done]
+
+
+def _compose(run: Run, results: list[Result], scored: list[ScoredPR], unscored: list[Unscored], revision: int,
+             deps: Deps) -> Report:
+    """The report of the run's results, its narrative by the run's model when it has one."""
+    # The analysis, the narrative and the model's client: with the first report, not at the handler's import.
+    from prhub.model import narrator
+    from prhub.report import compose
+
+    model, prompt_version = deps.scorers.describe(run.config)
+    chat = deps.scorers.narrator(run.config)
+    prices = deps.scorers.prices()
+    done = {p.number for p in scored}
+    report = compose.report(scored, unscored, run.period, run.config, run.history, format_timestamp(deps.clock()),
+                            scorer_info(scored, model, prompt_version), run.notes,
+                            narrator=lambda draft: narrator.model_narrative(draft, run.config, chat, deps.cache,
+                                                                             prices),
+                            revision=revision, changes=changes(run, done, _reasons(results)) if revision > 1 else None,
+                            prices=prices)
+    narrator.record_cost(report["scorer"])
+    return report
+
+
+def _publish(report: Report, run: Run, scored: list[ScoredPR], deps: Deps) -> str:
+    """Render the report and publish it, its PR pages' facts and fan-out, and the indexes; the CDN's copies
+    invalidated. Returns where it is published (its prefix)."""
+    # The renderers: with the first report, not at the handler's import.
+    from prhub.flow import pages
+    from prhub.site import publish as site
+    from prhub.site.render import render_all
+
+    # The configured language sits at the root of the site's folders; a --lang run goes beside it.
+    home = deps.watchlist().get(run.repo, run.config.slice).language
+    files = render_all(report, home, deps.settings.cjk_font)
+    keys = site.publish_report(deps.bucket, report, files, home)
+    # Before the indexes: the dashboard reads the pulls.json the fan-out writes (the run's history with it, and the
+    # weeks of the dashboard's year no earlier run recorded, listed now from the run's source).
+    pages.fan_out(report, home, scored, deps, run.history, run.config)
+    keys += site.rebuild_indexes(deps.bucket, sitepaths.base(report), deps.settings.site_url, home)  # or the slice's
+    site.invalidate(deps.cdn, ["/" + k for k in keys])
+    return site.report_prefix(report, home)
 
 
 def changes(run: Run, scored: set[int], failed: dict[int, str]) -> Changes:
@@ -205,7 +236,7 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
             logger.error("sweep could not report run", extra={"run_id": run.run_id, "error": str(exc)})
             failed.append(run.run_id)
             metrics.count("SweepFailures")
-    from prhub.flow import digest
+    from prhub.flow import digest  # it loads the renderers (prhub.report.digest): not at the handler's import
 
     answer: dict[str, Any] = {"swept": reported, "failed": failed}
     if waiting:

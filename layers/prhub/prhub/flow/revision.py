@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from aws_lambda_powertools import Logger
 
 if TYPE_CHECKING:
-    from prhub.flow.deps import Deps
     from prhub.cloud.store import Progress
+    from prhub.flow.deps import Deps
 
 logger = Logger(service="prhub", child=True)
 

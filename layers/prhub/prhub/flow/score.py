@@ -13,17 +13,19 @@ import json
 import math
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from prhub.cloud import aws, metrics
+from prhub.cloud.store import Run, RunBudget
 from prhub.core.errors import HandBack, InputError, RetryLater
+from prhub.core.models import PullRef, PullRequest, ScoredPR
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
-from prhub.core.models import PullRef, PullRequest, ScoredPR
-from prhub.cloud.store import Run, RunBudget
+from prhub.sources.source import TimedSource
 
 if TYPE_CHECKING:
     from prhub.core.config import RepoConfig
@@ -52,39 +54,48 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
             isinstance(r, dict) and r.get("messageId") and isinstance(r.get("body"), str) for r in raw):
         raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
     records = [SQSRecord(r) for r in raw]
-    width = 1
-    for record in records:
-        try:
-            run = _run_meta(str(json.loads(record.body)["run_id"]), deps)
-        except Exception:  # score_record reports it, record by record
-            continue
-        width = max(width, deps.scorers.concurrency(run.config))
-
+    # Each body parsed once, here: a malformed one is kept as its error, to be dropped with it (_score_parsed).
+    messages = [_parsed(record) for record in records]
+    width = _width(messages, deps)
     clients = aws.thread_clients()
     scored: list[tuple[str, bool]] = []  # (run, stored) of each record scored: its run is checked once, below
 
-    def one(record: SQSRecord) -> str | None:
+    def one(record: SQSRecord, message: ScoreMessage | InputError) -> str | None:
         aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
         try:
-            score_record(record, deps, scored)
+            _score_parsed(record, message, deps, scored)
         except Exception as exc:
             logger.info("record failed", extra={"message_id": record.message_id, "error": f"{type(exc).__name__}"})
             return record.message_id
         return None
 
     if width <= 1 or len(records) <= 1:
-        failed = [one(r) for r in records]
+        failed = [one(r, m) for r, m in zip(records, messages, strict=True)]
     else:
         # A pool of this invocation's own: one shared by the process would queue concurrent invocations (the
         # local runner's workers are threads of one process) behind one another's calls.
         with ThreadPoolExecutor(max_workers=min(width, len(records)), thread_name_prefix="score") as pool:
-            failed = list(pool.map(one, records))
+            failed = list(pool.map(one, records, messages))
     # Completion read once per run and batch, not per record: the batch whose results complete the run still sees
     # it complete (a consistent read after its writes), and claim_report lets one caller win. Should this fail,
     # the batch comes back; its records are duplicates then, and the check runs again.
     for run_id in dict.fromkeys(run for run, _ in scored):
         _complete(run_id, deps, any(stored for run, stored in scored if run == run_id))
     return {"batchItemFailures": [{"itemIdentifier": m} for m in failed if m]}
+
+
+def _width(messages: list[ScoreMessage | InputError], deps: Deps) -> int:
+    """How many of the batch's PRs may be scored at once: the most any of their runs allows."""
+    width = 1
+    for message in messages:
+        if isinstance(message, InputError):
+            continue
+        try:
+            run = _run_meta(message.run_id, deps)
+        except Exception:  # _score_parsed reports it, record by record
+            continue
+        width = max(width, deps.scorers.concurrency(run.config))
+    return width
 
 
 def _run_meta(run_id: str, deps: Deps) -> Run:
@@ -104,33 +115,74 @@ def cache_key(repo: str, number: int, head_sha: str, kind: str, model: str | Non
     return f"{repo}#{number}#{head_sha}#{kind}#{model or ''}#{prompt_version}"
 
 
-def parse_score_body(body: str) -> tuple[str, int, PullRef]:
+@dataclass(frozen=True)
+class ScoreMessage:
+    """One ScoreQueue message: a run's PR, and what its hand-backs so far carried (their count, their tokens)."""
+
+    run_id: str
+    number: int
+    ref: PullRef
+    handbacks: int = 0
+    spent: tuple[int, int] = (0, 0)  # tokens (in, out) its calls cost before it was handed back
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)  # the body as received, sent again on deferral
+
+    @classmethod
+    def parse(cls, body: str) -> ScoreMessage:
+        """The message in `body`; InputError for one that can never be scored (malformed)."""
+        try:
+            data = json.loads(body)
+            return cls(str(data["run_id"]), int(data["number"]), PullRef.from_dict(data["ref"]),
+                       _handbacks(data), _spent(data), data)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"malformed score message: {exc!r}") from exc
+
+    def body_after(self, exc: RetryLater) -> dict[str, Any]:
+        """The body sent again for later: as received, with a hand-back counted and what its calls cost added."""
+        body = dict(self.raw)
+        if isinstance(exc, HandBack):
+            body["handed_back"] = self.handbacks + 1
+            if any(exc.spent):  # what its calls cost so far: the run paid it, the PR's result will say so
+                (before_in, before_out), (now_in, now_out) = self.spent, exc.spent
+                body["spent"] = [before_in + now_in, before_out + now_out]
+        return body
+
+
+def _parsed(record: SQSRecord) -> ScoreMessage | InputError:
     try:
-        data = json.loads(body)
-        return str(data["run_id"]), int(data["number"]), PullRef.from_dict(data["ref"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"malformed score message: {exc!r}") from exc
+        return ScoreMessage.parse(record.body)
+    except InputError as exc:
+        return exc
+
+
+def _score_parsed(record: SQSRecord, parsed: ScoreMessage | InputError, deps: Deps,
+                  scored: list[tuple[str, bool]] | None) -> dict[str, Any]:
+    """A parsed message scored (score_message); a malformed one dropped, as it can never succeed."""
+    if isinstance(parsed, InputError):
+        return _drop(record, str(parsed))
+    return score_message(record, parsed, deps, scored)
 
 
 def score_record(record: SQSRecord, deps: Deps, scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
-    """Score one message's PR. Raising makes it a batch item failure (SQS redelivers it, then ScoreDLQ): only
-    a transient error raises. A message that can never succeed (malformed, no such run, a scorer that cannot
-    work as configured) is acknowledged, its PR recorded as failed where it
-    belongs to a run, logged and counted: retrying it would only fill the DLQ.
+    """Score one record's PR (score_message), its body parsed here; a malformed one is dropped."""
+    return _score_parsed(record, _parsed(record), deps, scored)
+
+
+def score_message(record: SQSRecord, message: ScoreMessage, deps: Deps,
+                  scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
+    """Score the PR of `record`, whose body is `message`. Raising makes it a batch item failure (SQS redelivers
+    it, then ScoreDLQ): only a transient error raises. A message that can never succeed (malformed, no such run,
+    a scorer that cannot work as configured) is acknowledged, its PR recorded as failed where it belongs to a
+    run, logged and counted: retrying it would only fill the DLQ.
 
     A scored PR's run is checked for completion here, or, given `scored`, noted there (run, stored) for the
     caller to check once for its whole batch."""
-    try:
-        run_id, number, ref = parse_score_body(record.body)
-    except InputError as exc:
-        return _drop(record, str(exc))
+    run_id, number = message.run_id, message.number
     receives = int(record.attributes.approximate_receive_count or 1)
     try:
-        body = json.loads(record.body)
-        outcome = _score(run_id, number, ref, deps, _handbacks(body), _spent(body))
+        outcome = _score(message, deps)
     except RetryLater as exc:
         # Checked first: a rate limit is never a failure, whatever the receive count.
-        return _defer(record, run_id, number, exc, deps)
+        return _defer(record, message, exc, deps)
     except Exception as exc:
         permanent = isinstance(exc, InputError)
         if receives >= deps.settings.max_receive_count or permanent:
@@ -161,7 +213,7 @@ def _drop(record: SQSRecord, reason: str, run_id: str = "", number: int = 0) -> 
     return {"run_id": run_id, "number": number, "stored": False, "cached": False, "dropped": reason[:500]}
 
 
-def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: Deps) -> dict[str, Any]:
+def _defer(record: SQSRecord, message: ScoreMessage, exc: RetryLater, deps: Deps) -> dict[str, Any]:
     """Send a fresh copy of the message that becomes visible after the wait, and let this one succeed.
 
     Holding the message instead (ChangeMessageVisibility) would keep its receive count growing, so a PR rate
@@ -170,14 +222,9 @@ def _defer(record: SQSRecord, run_id: str, number: int, exc: RetryLater, deps: D
     """
     url = deps.settings.score_queue_url
     delay = exc.retry_after + 1
-    body = json.loads(record.body)
-    if isinstance(exc, HandBack):
-        body["handed_back"] = _handbacks(body) + 1
-        if any(exc.spent):  # what its calls cost so far: the run paid it, the PR's result will say so
-            (before_in, before_out), (now_in, now_out) = _spent(body), exc.spent
-            body["spent"] = [before_in + now_in, before_out + now_out]
+    run_id, number = message.run_id, message.number
     try:
-        deps.queue.send(url, body, delay=delay)
+        deps.queue.send(url, message.body_after(exc), delay=delay)
     except Exception:
         # Could not send the copy: hold this one (its receive count grows, but nothing is lost now) and fail it.
         deps.queue.hold(url, record.receipt_handle, delay)
@@ -215,16 +262,14 @@ def _spent(body: Any) -> tuple[int, int]:
         return 0, 0
 
 
-def _score(run_id: str, number: int, ref: PullRef, deps: Deps, handbacks: int = 0,
-           spent: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
+    run_id, number, ref, handbacks, spent = (message.run_id, message.number, message.ref, message.handbacks,
+                                             message.spent)
     run = _run_meta(run_id, deps)
-    source = deps.sources(run.source)
     deadline = deps.deadline()
-    if deadline is not None and hasattr(source, "deadline"):
-        # The source outlives the invocation (cached per process): give it this invocation's time left, so a
-        # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
-        source.deadline = deadline
-    pr = source.get(run.repo, ref)
+    # The source outlives the invocation (cached per process): its call gets this invocation's time left, so a
+    # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
+    pr = TimedSource(deps.sources(run.source), deadline).get(run.repo, ref)
     scorer = deps.scorers.scorer(run.config, period=run.refs)
     key = cache_key(run.repo, number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
     # The engine's stand-in for the model (outage, budget spent, invalid answers) has a key of its own: under

@@ -38,8 +38,9 @@ class GitHubSource:
     """The GitHub REST API as a prhub Source, over `http` (a GitHubClient; made from `token`, `api_url` and
     the client's `options` when not given).
 
-    `deadline` is the client's (see GitHubClient): a long-lived source follows each invocation's deadline by
-    setting it here. `from_env` reads the endpoint and token as the CLI and the stack name them.
+    `deadline` is the client's (see GitHubClient): a long-lived source follows each invocation's deadline
+    through prhub.sources.source.TimedSource instead. `from_env` reads the endpoint and token as the CLI and
+    the stack name them.
     """
 
     def __init__(self, token: str | None = None, api_url: str | None = None, *, co_authors: bool = True,

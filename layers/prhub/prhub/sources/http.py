@@ -32,6 +32,7 @@ import requests
 
 from prhub.cloud import metrics, secrets
 from prhub.core.errors import RetryLater, SourceError
+from prhub.sources.source import call_deadline
 
 log = logging.getLogger(__name__)
 
@@ -205,8 +206,9 @@ class GitHubClient:
 
     `deadline` returns the seconds the caller has left (e.g. Lambda's remaining time); a wait longer than that
     raises RetryLater instead. Without one, waits up to `max_wait` seconds are slept (pass math.inf to always
-    wait, as a CLI export may). It is a public attribute so a long-lived source can follow each invocation's
-    deadline. The ETag cache defaults to memory; the flow hands in the stack's (CacheEtags).
+    wait, as a CLI export may). A long-lived source follows each invocation's deadline through
+    prhub.sources.source.TimedSource, whose deadline comes first while its call runs. The ETag cache defaults to
+    memory; the flow hands in the stack's (CacheEtags).
     """
 
     def __init__(
@@ -267,7 +269,8 @@ class GitHubClient:
         return f"{url}?{urlencode(sorted(params.items()))}" if params else url
 
     def time_left(self) -> float:
-        return self.max_wait if self.deadline is None else self.deadline()
+        deadline = call_deadline() or self.deadline  # the invocation's (prhub.sources.source.TimedSource), else its own
+        return self.max_wait if deadline is None else deadline()
 
     def wait(self, seconds: float, why: str) -> None:
         """Sleep `seconds` if the caller's deadline allows, else hand the work back with RetryLater."""

@@ -16,6 +16,8 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -397,3 +399,71 @@ class SourceCache:
     def cached(self) -> list[tuple[str, str]]:
         """What the kept sources were made from."""
         return list(self._sources)
+
+
+# -- the caller's deadline: an argument of a per-invocation wrapper, never an attribute set on a shared source ----
+
+Deadline = Callable[[], float]  # the seconds the caller has left (Lambda's remaining time, less a reserve)
+_CALL_DEADLINE: ContextVar[Deadline | None] = ContextVar("prhub_source_deadline", default=None)
+
+
+def call_deadline() -> Deadline | None:
+    """The deadline of the TimedSource call running in this thread (None outside one): a source that waits
+    (GitHub's rate limits, prhub.sources.github) waits no longer than it leaves, and hands the work back instead."""
+    return _CALL_DEADLINE.get()
+
+
+class TimedSource:
+    """`source` for one invocation: each call goes to the shared source (cached per process, never changed)
+    with `deadline` as the call's own while it runs, so concurrent invocations each keep their time left.
+    A deadline of None leaves the source's own limits."""
+
+    def __init__(self, source: Source, deadline: Deadline | None) -> None:
+        self.source = source
+        self.deadline = deadline
+
+    @contextmanager
+    def _timed(self) -> Iterator[None]:
+        token = _CALL_DEADLINE.set(self.deadline)
+        try:
+            yield
+        finally:
+            _CALL_DEADLINE.reset(token)
+
+    def list_merged(self, repo: str, period: Period) -> list[PullRef]:
+        with self._timed():
+            return self.source.list_merged(repo, period)
+
+    def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
+        # Timed page by page: between pages the caller's own code runs, outside the deadline.
+        pages = iter(self.source.list_pages(repo, period, resume))
+        while True:
+            with self._timed():
+                page = next(pages, None)
+            if page is None:
+                return
+            yield page
+
+    def get(self, repo: str, ref: PullRef) -> PullRequest:
+        with self._timed():
+            return self.source.get(repo, ref)
+
+    def touched(self, repo: str, ref: PullRef) -> list[str]:
+        with self._timed():
+            return self.source.touched(repo, ref)
+
+    def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
+        with self._timed():
+            return self.source.notes(repo, period, lang)
+
+    def warnings(self, repo: str, period: Period) -> list[str]:
+        with self._timed():
+            return self.source.warnings(repo, period)
+
+    def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
+        with self._timed():
+            return self.source.history(repo, period, authors, tag)
+
+    def record(self, repo: str, span: Period, tag: Tagger) -> History:
+        with self._timed():
+            return self.source.record(repo, span, tag)
