@@ -25,12 +25,12 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from prhub.engine.analysis import analyse_period
 from prhub.core.config import RepoConfig
+from prhub.core.history import History
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import Period
+from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import ENGINE_VERSION, score_pull
-from prhub.sources.source import History
 
 from bench.panel import PANEL, Week
 

@@ -60,14 +60,14 @@ def _inputs(n: int) -> tuple[list[Any], list[dict[str, Any]]]:
 
 
 def measure(n: int, sample: int) -> dict[str, Any]:
-    from prhub.report import compose
-    from prhub.model import narrator
-    from prhub.site import publish as site
     from prhub.core.config import RepoConfig, WatchList
-    from prhub.flow import pages
+    from prhub.core.history import History
     from prhub.core.period import Period
+    from prhub.flow import pages
+    from prhub.model import narrator
+    from prhub.report import compose
+    from prhub.site import publish as site
     from prhub.site.render import render_all
-    from prhub.sources.source import History
 
     from tests.fakes.memory import memory_stack
 

@@ -58,8 +58,8 @@ def _rows() -> list[Any]:
 
 def week_history(rows: list[Any] | None = None) -> Any:
     """The History the week's run holds: the export's four weeks before it, as History.of reads them."""
+    from prhub.core.history import History
     from prhub.core.period import Period
-    from prhub.sources.source import History
 
     period = Period.parse(SINCE, UNTIL, TZ)
     start = period.start_utc - timedelta(days=28)

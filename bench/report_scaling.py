@@ -78,15 +78,15 @@ def _rss_mb() -> float:
 
 def stages(path: Path) -> list[tuple[str, Callable[[], Any]]]:
     """The report function's steps after loading results, as callables sharing one report."""
-    from prhub.report import compose
-    from prhub.model import narrator
     from prhub.core.config import RepoConfig
+    from prhub.core.history import History
     from prhub.core.models import ScoredPR
     from prhub.core.period import Period
+    from prhub.model import narrator
+    from prhub.report import compose
     from prhub.site.render.html import render_html
     from prhub.site.render.markdown import render_markdown
     from prhub.site.render.pdf import render_pdf
-    from prhub.sources.source import History
 
     data = json.loads(gzip.decompress(path.read_bytes()))
     scored = [ScoredPR.from_dict(d) for d in data["scored"]]

@@ -50,12 +50,12 @@ def share(texts: list[str]) -> float:
 
 
 def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
-    from prhub.report import compose
-    from prhub.model import narrator
     from prhub.core.config import RepoConfig
+    from prhub.core.history import History
     from prhub.core.period import Period
     from prhub.engine.scoring import score_pull
-    from prhub.sources.source import History
+    from prhub.model import narrator
+    from prhub.report import compose
 
     config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language="zh")
     period = Period.parse(since, until, TZ)

@@ -52,9 +52,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     import math
     import os
 
-    from prhub.sources import github
     from prhub.core.config import check_repo
     from prhub.core.period import Period
+    from prhub.sources import github
 
     period = Period.parse(args.since, args.until, args.tz)
     if hasattr(sys.stdout, "reconfigure"):

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from prhub.core.errors import InputError
-from prhub.flow.plan import is_scheduled
-from prhub.core.period import format_timestamp, parse_timestamp
 from prhub.cloud.store import parse_run_id
+from prhub.core.errors import InputError
+from prhub.core.period import format_timestamp, parse_timestamp
+from prhub.flow.plan import is_scheduled
 
 from prhub_local.runner import (
     LambdaContext,

@@ -18,8 +18,8 @@ from pathlib import Path
 import boto3
 import pytest
 from moto import mock_aws
-from prhub.site import publish as site
 from prhub.cloud.aws import S3Bucket
+from prhub.site import publish as site
 from prhub.site.render import render_all
 
 from prhub_local import serve

@@ -25,11 +25,11 @@ from typing import Any
 
 import boto3
 import pytest
-from prhub.site import publish as site
+from prhub.cloud.store import Store
 from prhub.core.config import RepoConfig, Settings
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period
-from prhub.cloud.store import Store
+from prhub.site import publish as site
 
 from bench import synthetic
 from prhub_local.embedded import EmbeddedAws, aws_env, patched_env

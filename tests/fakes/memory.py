@@ -22,13 +22,14 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
+from prhub.cloud.store import Progress, Result, Run
 from prhub.core.config import RepoConfig, Settings, WatchList
-from prhub.flow.deps import Deps
+from prhub.core.history import History
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period, format_timestamp
+from prhub.flow.deps import Deps
 from prhub.model.scorers import ModelSettings, Scorers
-from prhub.sources.source import History, Source, SourceCache, open_source
-from prhub.cloud.store import Progress, Result, Run
+from prhub.sources.source import Source, SourceCache, open_source
 
 SETTINGS = Settings(runs_table="runs", results_table="results", cache_table="cache",
                     idempotency_table="idempotency", score_queue_url="memory://score",

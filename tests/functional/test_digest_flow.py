@@ -11,13 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from prhub.cloud.store import Run
 from prhub.core.config import WatchList
+from prhub.core.history import History
+from prhub.core.period import Period
 from prhub.flow import digest
 from prhub.flow.deliver import Delivery, load_message
 from prhub.flow.publish import report_message
-from prhub.core.period import Period
-from prhub.sources.source import History
-from prhub.cloud.store import Run
 
 from prhub_local.runner import LambdaContext
 from tests.fakes.memory import SETTINGS, MemoryStack, memory_stack

@@ -9,12 +9,13 @@ from datetime import date, timedelta
 import pytest
 from prhub.core.config import RepoConfig
 from prhub.core.errors import SourceError
+from prhub.core.history import COMPARISONS, History
 from prhub.core.models import PullRequest
 from prhub.core.period import Period
 from prhub.engine.scoring import modules_for, modules_from_title
 from prhub.sources.github import LOGIN
 from prhub.sources.graphql import FIRSTS_PER_QUERY, GraphQLSource
-from prhub.sources.source import COMPARISONS, History, JsonlSource
+from prhub.sources.source import JsonlSource
 
 from tests.conftest import VERL_EXPORT
 from tests.fakes import FakeGitHub

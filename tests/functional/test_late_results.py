@@ -19,13 +19,13 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import aws
 from prhub.core.config import RepoConfig, WatchList
 from prhub.core.errors import RetryLater
+from prhub.core.models import PullRef, PullRequest
+from prhub.core.period import Period, format_timestamp
+from prhub.engine.scoring import HeuristicScorer
 from prhub.flow.deps import Deps
 from prhub.flow.plan import plan
 from prhub.flow.publish import WAIT_LIMIT, report_message
 from prhub.flow.score import MAX_HANDBACKS, score_record
-from prhub.core.models import PullRef, PullRequest
-from prhub.core.period import Period, format_timestamp
-from prhub.engine.scoring import HeuristicScorer
 
 from prhub_local.runner import LambdaContext, run_store, sqs_event
 from prhub_local.sample import sample_settings

@@ -63,7 +63,8 @@ def check_package(site: Path) -> None:
     source = LAYER / "prhub"
     expected = {p.relative_to(source) for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     shipped = {p.relative_to(site / "prhub") for p in (site / "prhub").rglob("*") if p.is_file()}
-    assert {Path("site/templates/report.html.j2"), Path("model/prompts/pr_system.zh.j2"), Path("site/render/pdf.py")} <= expected
+    assert {Path("site/templates/report.html.j2"), Path("model/prompts/pr_system.zh.j2"),
+            Path("site/render/pdf.py")} <= expected
     assert shipped - expected == {Path("fonts/NotoSansSC-Regular.otf"), Path("fonts/NotoSansSC-Common.otf"),
                                   Path("fonts/OFL.txt")}
     assert expected <= shipped

@@ -10,6 +10,7 @@ import pytest
 from botocore.exceptions import ClientError
 from prhub.cloud.cache import DynamoCache
 from prhub.core.config import LlmConfig, RepoConfig
+from prhub.core.history import History
 from prhub.core.models import FileChange, PullRequest
 from prhub.core.period import Period
 from prhub.engine import narrative
@@ -19,7 +20,6 @@ from prhub.model.endpoint import Endpoint
 from prhub.model.pricing import Prices
 from prhub.model.prompting import narrative_messages
 from prhub.report import compose
-from prhub.sources.source import History
 
 from tests.fakes.openai_server import FakeOpenAI, Fault, hallucinating, rule_based
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from prhub.cloud import aws
+from prhub.cloud.store import Run
 from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.sources.source import SourceCache
-from prhub.cloud.store import Run
 
 from prhub_local.template import Stack
 from tests.conftest import load_event

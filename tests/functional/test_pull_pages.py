@@ -103,7 +103,7 @@ def test_a_pr_page_shows_its_files_by_module_its_relations_and_links_back(both):
 
 def test_a_pr_page_gives_each_file_and_module_its_line_counts_from_the_export(both):
     from prhub.core.models import PullRequest
-    from prhub.site.render.common import num
+    from prhub.core.text import num
 
     stack, (zh, _, _), _ = both
     rows = {r["number"]: r for r in map(json.loads, DATA.read_text(encoding="utf-8").splitlines())}

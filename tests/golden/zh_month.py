@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from prhub.report import compose
 from prhub.core.config import RepoConfig
+from prhub.core.history import History
 from prhub.core.period import Period
 from prhub.engine.scoring import score_pull
-from prhub.sources.source import History
+from prhub.report import compose
 
 from tests.golden.cases import GOLDEN
 from tests.unit.engine_support import change, history_entry, make_pr

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 import random
 
-from prhub.engine.analysis import analyse_period
+from prhub.core.history import History
 from prhub.core.period import Period
+from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import score_pull
-from prhub.sources.source import History
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 

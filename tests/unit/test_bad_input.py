@@ -11,8 +11,8 @@ import time
 from typing import Any
 
 import pytest
-from prhub.core.config import RepoConfig, WatchList, check_repo
 from prhub.cloud.dynamo import pack
+from prhub.core.config import RepoConfig, WatchList, check_repo
 from prhub.core.errors import InputError, SourceError
 from prhub.core.models import PullRequest
 from prhub.core.period import MAX_DAYS, Period

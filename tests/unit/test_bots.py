@@ -7,13 +7,13 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from prhub.engine.analysis import analyse_period
 from prhub.core.config import RepoConfig, WatchList
 from prhub.core.errors import InputError
+from prhub.core.history import History
+from prhub.engine.analysis import analyse_period
+from prhub.engine.scoring import score_pull
 from prhub.flow import plan
 from prhub.site.render import render_all
-from prhub.engine.scoring import score_pull
-from prhub.sources.source import History
 
 from prhub_local.sample import sample_settings
 from tests.fakes.memory import memory_stack

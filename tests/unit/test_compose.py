@@ -4,15 +4,13 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from prhub.report import compose
-
-from prhub.model import answers
-
-from prhub.engine import narrative
+from prhub.core.history import History
 from prhub.core.period import Period
 from prhub.core.report import Analysis, Changes, Narrative, Report
+from prhub.engine import narrative
 from prhub.engine.scoring import score_pull
-from prhub.sources.source import History
+from prhub.model import answers
+from prhub.report import compose
 
 from tests.golden.cases import load
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr

@@ -12,7 +12,8 @@ from prhub.core.config import WatchList
 from prhub.core.errors import InputError
 from prhub.core.period import Period
 from prhub.notify import slack
-from prhub.report.digest import build, digest_message, folder
+from prhub.notify.message import digest_message
+from prhub.report.digest import build, folder
 from prhub.site.render.digest import render_digest_html, render_digest_markdown
 
 from tests.golden.cases import hostile_report, load

@@ -61,7 +61,8 @@ def test_the_handlers_import_no_report_model_or_idempotency_code(function: str, 
     modules = loaded(function, "import json, sys, app; print(json.dumps(sorted(sys.modules)))")
     assert "prhub.flow.deps" in modules and f"prhub.flow.{service}" in modules
     assert banned(modules) == [] and "prhub.engine.scoring" not in modules
-    # The X-Ray SDK builds a botocore client as it loads: the tracer comes with the first invocation (prhub.cloud.tracing).
+    # The X-Ray SDK builds a botocore client as it loads: the tracer comes with the first invocation
+    # (prhub.cloud.tracing).
     assert "prhub.cloud.tracing" in modules and not any(m.startswith("aws_xray_sdk") for m in modules)
     others = {"prhub.flow.plan", "prhub.flow.score", "prhub.flow.publish"} - {f"prhub.flow.{service}"}
     assert others.isdisjoint(modules)

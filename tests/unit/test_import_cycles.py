@@ -15,10 +15,6 @@ PACKAGE = ROOT / "layers" / "prhub" / "prhub"
 
 Graph = Mapping[str, Mapping[str, int]]  # module -> {imported module: line of the first such import}
 
-# Cycles known and left to their package's owners, each tolerated exactly as it is (grown, it fails): model.scorers
-# imports model.llm's ChatModel under TYPE_CHECKING while llm imports scorers. Remove an entry once it is gone.
-KNOWN: frozenset[frozenset[str]] = frozenset({frozenset({"prhub.model.llm", "prhub.model.scorers"})})
-
 
 def module_name(path: Path) -> str:
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
@@ -131,5 +127,5 @@ def test_the_detector_finds_a_cycle_through_a_function_level_import(tmp_path: Pa
 def test_the_layer_has_no_import_cycle() -> None:
     edges = graph()
     assert len(edges) > 50 and sum(map(len, edges.values())) > 100  # the whole layer was read
-    found = [c for c in cycles(edges) if frozenset(c) not in KNOWN]
+    found = cycles(edges)
     assert not found, "import cycles in the layer:\n" + "\n".join(describe(c, edges) for c in found)

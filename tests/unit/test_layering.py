@@ -7,6 +7,7 @@ each other, never the flow. Only flow/ wires them together. Every `prhub` import
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 LAYER = Path(__file__).resolve().parents[2] / "layers" / "prhub"
@@ -74,6 +75,16 @@ def test_domain_code_reaches_no_network_library() -> None:
     wrong = [f"{path.relative_to(LAYER)}:{line}: {module}"
              for path in modules() if folder(path) in DOMAIN
              for line, module in imports(path) if module.split(".")[0] in NETWORK_LIBRARIES]
+    assert wrong == []
+
+
+def test_the_engine_needs_nothing_but_the_standard_library() -> None:
+    # The engine's judgement runs wherever Python does: adapters reach it through Protocols
+    # (engine.risks.VersionRegistry, engine.analysis.PriorRecord), never as imports.
+    wrong = [f"{path.relative_to(LAYER)}:{line}: {module}"
+             for path in modules() if folder(path) == "engine"
+             for line, module in imports(path)
+             if module.split(".")[0] not in sys.stdlib_module_names and module.split(".")[0] != "prhub"]
     assert wrong == []
 
 

@@ -190,7 +190,8 @@ def test_a_pr_handed_back_too_often_is_marked_as_the_models_stand_in() -> None:
     pr, config = make_pr(), RepoConfig(repo="o/r", language="en")
     engine = HeuristicScorer(language="en").score(pr, config, Unlimited())
     # the flow marks it without the model's code, as the model's scorer marks its own stand-ins
-    assert _engine_instead(pr, config, Unlimited(), "no time") == answers.fallback(engine, "no time")
+    assert _engine_instead(HeuristicScorer(language="en"), pr, config, Unlimited(), "no time") == \
+        answers.fallback(engine, "no time")
 
 
 class FakeSecrets:

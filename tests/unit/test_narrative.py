@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import re
 
-from prhub.report import compose
-
+from prhub.core.history import History
+from prhub.core.period import Period
 from prhub.engine import narrative
 from prhub.engine.analysis import analyse_period
-from prhub.core.period import Period
 from prhub.engine.scoring import score_pull
-from prhub.sources.source import History
+from prhub.report import compose
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 

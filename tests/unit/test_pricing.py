@@ -9,6 +9,7 @@ import pytest
 from prhub.cloud.store import RunBudget
 from prhub.core.config import LlmConfig, RepoConfig, WatchList
 from prhub.core.errors import InputError
+from prhub.core.history import History
 from prhub.core.models import FileChange, PullRequest
 from prhub.core.period import Period
 from prhub.engine.scoring import score_pull
@@ -18,7 +19,6 @@ from prhub.model import narrator
 from prhub.model.pricing import Prices, token_limit
 from prhub.model.scorers import ModelSettings, Scorers
 from prhub.report import compose
-from prhub.sources.source import History
 
 from tests.fakes.memory import memory_stack
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 import pytest
 from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest
-from prhub.model.prompting import narrative_messages, pr_prompt, repair_message
 from prhub.engine.scoring import score_pull
+from prhub.model.prompting import narrative_messages, pr_prompt, repair_message
 
 WEEK = {"since": "2026-05-04", "until": "2026-05-10", "tz": "Asia/Shanghai"}  # Monday to Sunday
 MONTH = {"since": "2026-05-01", "until": "2026-05-31", "tz": "Asia/Shanghai"}

@@ -1,14 +1,16 @@
-"""PR pages (prhub.site.pulls, prhub.site.render.pull), site paths by language, teasers in one language, the dashboard."""
+"""PR pages (prhub.site.pulls, prhub.site.render.pull), site paths by language, teasers in one language, the
+dashboard."""
 from __future__ import annotations
 
 import copy
 import json
 
-from prhub.site import dashboard, pulls, paths as sitepaths
+from prhub.site import dashboard, pulls
+from prhub.site import paths as sitepaths
+from prhub.site.publish import in_language, index_card
 from prhub.site.render import charts
 from prhub.site.render.pull import pull_view, render_pull_html, render_pull_markdown
 from prhub.site.render.view import scorer_text
-from prhub.site.publish import in_language, index_card
 
 from tests.golden.cases import load
 from tests.unit.render_support import parse_html
@@ -165,8 +167,8 @@ def test_file_lines_pair_each_path_with_its_counts_or_leave_them_out():
 
 
 def test_the_record_covers_the_comparison_weeks_from_the_first_merge_the_source_sees():
+    from prhub.core.history import History
     from prhub.flow.pages import record
-    from prhub.sources.source import History
 
     report = _week(load("zh-week"), "2026-05-04", "2026-05-10", [1])
     entry = {"number": 9, "title": "[BREAKING] feat: x", "author": "a", "merged_at": "2026-04-20T01:00:00Z",

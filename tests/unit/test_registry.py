@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from prhub.sources.registry import Registry
 from prhub.engine.scoring import HeuristicScorer, score_pull
+from prhub.sources.registry import Registry
 
 from tests.fakes.registry_server import FakeRegistry
 from tests.unit.engine_support import CONFIG, change, make_pr
@@ -73,3 +73,21 @@ def test_exact_versions_named_in_the_description_are_checked_and_prose_names_are
     assert pin.startswith("vllm==0.9.9 does not exist on PyPI")
     assert "torch==2.6.0 does not" not in pin and "trtllm 1.3.0rc14" in pin
     assert "/pypi/trtllm/json" not in registry.requests  # a nickname in prose is not a package name
+
+
+def test_the_stack_s_scorers_hand_the_engine_one_registry_client_only_where_a_repo_checks(registry):
+    from prhub.model.scorers import ModelSettings, Scorers
+
+    made: list[Registry] = []
+
+    def client() -> Registry:
+        made.append(Registry(pypi_url=registry.pypi_url, npm_url=registry.npm_url))
+        return made[-1]
+
+    scorers = Scorers(ModelSettings(), None, registry=client)
+    assert scorers.engine(CONFIG).registry is None and made == []  # no check: no client, no session
+    checking = CONFIG.with_overrides(check_registry=True, scorer="heuristic")
+    engine = scorers.engine(checking)
+    scored = engine.score(make_pr("chore: pins", [PINS]), checking, None)  # type: ignore[arg-type]
+    assert "vllm-ext==0.99.0 does not exist on PyPI" in {r.kind: r.detail for r in scored.risks}["dependency_pin"]
+    assert scorers.scorer(checking).registry is engine.registry and len(made) == 1  # one client per process

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from prhub.site.render.common import clean, num, safe_url
+from prhub.core.text import clean, num, safe_url
 from prhub.site.render.html import render_html
 from prhub.site.render.markdown import md, render_markdown
 from prhub.site.render.pdf import NO_LINE_START, Run, wrap

@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from prhub.site.render.common import safe_url
+from prhub.core.text import safe_url
 from prhub.site.render.html import render_html
 from prhub.site.render.markdown import render_markdown
 

@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from prhub.site.render.common import num
+from prhub.core.text import num
 
 from bench.render_week import DATA, build_week
 from tests.unit.render_support import parse_html, pdf_text, render_all_strict

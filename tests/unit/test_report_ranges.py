@@ -12,14 +12,14 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from prhub.report import compose
-from prhub.engine import narrative
 from prhub.core.config import RepoConfig
+from prhub.core.history import History
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period
+from prhub.engine import narrative
+from prhub.report import compose
 from prhub.site.render.markdown import render_markdown
 from prhub.site.render.view import KEY_PR_ROWS, NEWCOMERS_SHOWN, view
-from prhub.sources.source import History
 
 from tests.unit.engine_support import history_entry
 

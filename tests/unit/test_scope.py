@@ -10,16 +10,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from prhub.cloud.store import parse_run_id, run_id
 from prhub.core import globs
-from prhub.sources import scope
-from prhub.site import paths as sitepaths
 from prhub.core.config import RepoConfig, WatchList
 from prhub.core.errors import InputError
-from prhub.flow import plan
+from prhub.core.history import History, Tagger
 from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period
-from prhub.sources.source import History, ListPage, Tagger
-from prhub.cloud.store import parse_run_id, run_id
+from prhub.flow import plan
+from prhub.site import paths as sitepaths
+from prhub.sources import scope
+from prhub.sources.source import ListPage
 
 from tests.fakes.memory import memory_stack
 from tests.unit.engine_support import change, make_pr

@@ -4,12 +4,12 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from prhub.model.scorers import ModelSettings, make_scorer
-from prhub.engine.analysis import analyse_period
 from prhub.core.config import RepoConfig
+from prhub.core.history import History
 from prhub.core.period import Period
+from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import ENGINE_VERSION, HeuristicScorer, score_pull
-from prhub.sources.source import History
+from prhub.model.scorers import ModelSettings, make_scorer
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 

@@ -9,8 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from prhub.engine.changes import file_kind
 from prhub.core.config import RepoConfig
+from prhub.engine.changes import file_kind
 from prhub.engine.scoring import score_pull
 
 from bench.calibrate import banned_points, load, panel_figures, size_only

@@ -5,9 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
-from prhub.engine.changes import file_kind, pins_in
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest
+from prhub.engine.changes import file_kind, pins_in
 from prhub.engine.scoring import score_pull
 
 from tests.unit.engine_support import CONFIG, change, make_pr

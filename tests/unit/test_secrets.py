@@ -8,7 +8,7 @@ import boto3
 import pytest
 from aws_lambda_powertools.utilities.parameters import SecretsProvider, SSMProvider
 from moto import mock_aws
-from prhub.cloud import aws, secrets
+from prhub.cloud import aws, secrets, watchlist
 from prhub.core import config
 from prhub.core.errors import InputError
 
@@ -129,7 +129,7 @@ WATCHLIST = '{"defaults": {"tz": "Asia/Shanghai", "language": "en"}, "repos": [{
 
 def test_load_watchlist_reads_and_parses_the_parameter(moto_env: None) -> None:
     boto3.client("ssm").put_parameter(Name="prhub-watchlist", Value=WATCHLIST, Type="String")
-    wl = config.WatchListParameter("prhub-watchlist", aws.LazyClient("ssm"))()
+    wl = watchlist.WatchListParameter("prhub-watchlist", aws.LazyClient("ssm"))()
     assert [r.repo for r in wl.repos] == ["acme/rocket", "acme/fuel"]
     assert {r.tz for r in wl.repos} == {"Asia/Shanghai"}
     assert wl.get("other/repo").language == "en"
@@ -138,24 +138,24 @@ def test_load_watchlist_reads_and_parses_the_parameter(moto_env: None) -> None:
 def test_load_watchlist_is_cached_for_a_few_minutes(moto_env: None) -> None:
     ssm = boto3.client("ssm")
     ssm.put_parameter(Name="wl", Value=WATCHLIST, Type="String")
-    watchlist = config.WatchListParameter("wl", provider=SSMProvider(boto3_client=ssm))
-    assert len(watchlist().repos) == 2
+    cached = watchlist.WatchListParameter("wl", provider=SSMProvider(boto3_client=ssm))
+    assert len(cached().repos) == 2
     ssm.put_parameter(Name="wl", Value='{"repos": ["acme/only"]}', Type="String", Overwrite=True)
-    assert len(watchlist().repos) == 2  # cached
-    assert config.WATCHLIST_MAX_AGE >= 60
-    fresh = config.WatchListParameter("wl", ssm)
+    assert len(cached().repos) == 2  # cached
+    assert watchlist.WATCHLIST_MAX_AGE >= 60
+    fresh = watchlist.WatchListParameter("wl", ssm)
     assert [r.repo for r in fresh().repos] == ["acme/only"]
 
 
 def test_load_watchlist_errors_are_input_errors(moto_env: None) -> None:
     ssm = boto3.client("ssm")
     with pytest.raises(InputError, match="could not be read"):
-        config.WatchListParameter("missing-parameter", ssm)()
+        watchlist.WatchListParameter("missing-parameter", ssm)()
     with pytest.raises(InputError, match="no watch list parameter"):
-        config.WatchListParameter("", ssm)()
+        watchlist.WatchListParameter("", ssm)()
     ssm.put_parameter(Name="broken", Value="{not json", Type="String")
     with pytest.raises(InputError, match="not valid JSON"):
-        config.WatchListParameter("broken", ssm)()
+        watchlist.WatchListParameter("broken", ssm)()
 
 
 def test_template_default_watchlist_parses() -> None:

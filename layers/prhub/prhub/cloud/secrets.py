@@ -111,8 +111,8 @@ def credential(
     OPENAI_API_KEY) if set; else the secret the stack names (GITHUB_TOKEN_SECRET / LLM_API_KEY_SECRET).
 
     The plain variable beats a configured name so a local run on the stack's environment (which
-    names secrets) uses the caller's own token, as prhub.model.llm does; Lambda never sets it. `kind` is
-    GITHUB or LLM. Returns None when nothing is set (anonymous GitHub, heuristic scoring); a named
+    names secrets) uses the caller's own token, as the model's key does (prhub.model.scorers); Lambda never
+    sets it. `kind` is GITHUB or LLM. Returns None when nothing is set (anonymous GitHub, heuristic scoring); a named
     secret that cannot be read is an error, not None, so a broken deployment does not silently degrade.
     """
     name_var, value_var = kind

@@ -31,9 +31,9 @@ from botocore.exceptions import ClientError
 from prhub.cloud.dynamo import condition_failed, from_item, pack, to_item, unpack
 from prhub.core.config import RepoConfig, Settings
 from prhub.core.errors import PrhubError
+from prhub.core.history import History
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period, format_timestamp
-from prhub.sources.source import History
 
 RUN_TTL_DAYS = 90
 DAY = 86_400

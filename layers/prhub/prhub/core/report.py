@@ -186,7 +186,8 @@ class KeyChange(TypedDict):
 
 
 class Narrative(TypedDict):
-    """The sections a narrator writes (prhub.engine.narrative.engine_narrative, prhub.model.narrator.model_narrative)."""
+    """The sections a narrator writes (prhub.engine.narrative.engine_narrative,
+    prhub.model.narrator.model_narrative)."""
     summary: str  # paragraphs separated by a blank line
     highlights: list[Note]
     key_changes: list[KeyChange]
@@ -205,7 +206,8 @@ class Narration(Narrative):
 
 
 class Slice(TypedDict):
-    """What a report narrowed to paths covers (prhub.sources.scope); `name` "" when it is the repository's own report."""
+    """What a report narrowed to paths covers (prhub.sources.scope); `name` "" when it is the repository's own
+    report."""
     name: str
     paths: list[str]
 

@@ -10,7 +10,7 @@ Contract: `engine_narrative(analysis) -> Narrative` (prhub.core.report) with
     relation_notes       [{text, prs}]        revert chains, with what re-landed or re-fixed the change
     suggestions          [str]                what the maintainers could do next
 
-The same sections the LLM writes (prhub.model.llm.SECTIONS), so the model falls back
+The same sections the LLM writes (prhub.model.answers.SECTIONS), so the model falls back
 per section. Every number quoted comes from the analysis; PR titles and summaries
 are quoted as data (renderers escape them). In a zh report the sentences are Chinese
 around the technical names: a PR is told by its one-line summary (prhub.engine.gist for an

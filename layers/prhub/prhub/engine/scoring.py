@@ -531,7 +531,8 @@ class Scorer(Protocol):
 
 
 class HeuristicScorer:
-    """The engine as a Scorer; a registry client is made on first use when a repo turns check_registry on."""
+    """The engine as a Scorer. `registry` answers the version look-ups of repositories that turn check_registry on
+    (Deps hands the stack's in, through Scorers.engine); without one, pins are not looked up."""
 
     kind = "heuristic"
     model: str | None = None
@@ -542,9 +543,4 @@ class HeuristicScorer:
         self.prompt_version = f"{ENGINE_VERSION}-{language}"
 
     def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
-        if config.check_registry and self.registry is None:
-            # The one adapter the engine reaches for, on first use only: its constructors (model/, flow/) hand in
-            # no client, and the engine's modules import none (a run that never checks never loads it).
-            from prhub.sources.registry import Registry
-            self.registry = Registry()
         return score_pull(pr, config, self.registry if config.check_registry else None)

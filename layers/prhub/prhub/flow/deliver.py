@@ -33,9 +33,8 @@ from prhub.core.period import format_timestamp
 from prhub.flow.deps import DeliveryDeps, MessageQueue
 from prhub.notify.delivery import Outcome, deliver
 from prhub.notify.ledger import Claim
-from prhub.notify.message import Links, Message, build_message
+from prhub.notify.message import Links, Message, build_message, digest_message
 from prhub.report.digest import ROOT as DIGEST_ROOT
-from prhub.report.digest import digest_message
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord

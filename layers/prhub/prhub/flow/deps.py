@@ -26,17 +26,20 @@ from prhub.cloud.cache import Cache, DynamoCache
 from prhub.cloud.queue import Queue
 from prhub.cloud.secrets import Secrets
 from prhub.cloud.store import Progress, Result, Run, Store
-from prhub.core.config import RepoConfig, Settings, WatchList, WatchListParameter
+from prhub.cloud.watchlist import WatchListParameter
+from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.core.errors import InputError
+from prhub.core.history import History
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period
 from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers
 from prhub.notify.ledger import Ledger
-from prhub.sources.source import Deadline, History, Source, SourceCache, check_location, open_source
+from prhub.sources.source import Deadline, Source, SourceCache, check_location, open_source
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
+    from prhub.engine.risks import VersionRegistry
     from prhub.notify.delivery import Http
     from prhub.notify.email import EmailClient
     from prhub.site.publish import Bucket, Cdn
@@ -155,6 +158,11 @@ class Deps:
             # GraphQL lists a page of PRs with their files in one request; it hands over to REST where it cannot.
             return GraphQLSource.from_env(env, secrets, etag_cache=CacheEtags(cache))
 
+        def registry() -> VersionRegistry:
+            from prhub.sources.registry import Registry  # a requests session, made when a repository checks pins
+
+            return Registry()
+
         def idempotency() -> BasePersistenceLayer:
             # Only the report and digest publish under idempotency: the other handlers' cold starts never load it.
             from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
@@ -170,7 +178,7 @@ class Deps:
                    aws.S3Bucket(s3, settings.site_bucket),
                    aws.CloudFrontCdn(aws.LazyClient("cloudfront"), settings.distribution_id),
                    WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")),
-                   SourceCache(source), Scorers(model_settings(env), secrets), idempotency)
+                   SourceCache(source), Scorers(model_settings(env), secrets, registry=registry), idempotency)
 
     def invoked(self, context: Any) -> Deps:
         """The same adapters and caches, for one invocation with its Lambda context."""

@@ -24,6 +24,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub.core.config import RepoConfig
+from prhub.core.history import COMPARISONS, History
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period, parse_timestamp, zone
 from prhub.core.report import Report
@@ -35,7 +36,7 @@ from prhub.site.dashboard import title_flags
 from prhub.site.paths import LANGUAGES
 from prhub.site.render.pull import render_pull_all
 from prhub.sources import scope
-from prhub.sources.source import COMPARISONS, History, TimedSource
+from prhub.sources.source import TimedSource
 
 logger = Logger(service="prhub", child=True)
 

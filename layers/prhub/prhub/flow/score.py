@@ -29,7 +29,7 @@ from prhub.sources.source import TimedSource
 
 if TYPE_CHECKING:
     from prhub.core.config import RepoConfig
-    from prhub.engine.scoring import Budget
+    from prhub.engine.scoring import Budget, Scorer
 
 logger = Logger(service="prhub", child=True)
 MAX_CACHED_RUNS = 64
@@ -294,7 +294,8 @@ def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
             except HandBack as exc:
                 if handbacks < MAX_HANDBACKS:
                     raise
-                scored = _engine_instead(pr, run.config, budget, f"{exc} (handed back {handbacks} times)")
+                scored = _engine_instead(deps.scorers.engine(run.config), pr, run.config, budget,
+                                         f"{exc} (handed back {handbacks} times)")
             deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
         else:
             # A cache hit spends nothing in this run.
@@ -319,13 +320,11 @@ def run_budget(run: Run, deps: Deps, model: str | None) -> RunBudget:
     return RunBudget(deps.store, run.run_id, limit, exhausted)
 
 
-def _engine_instead(pr: PullRequest, config: RepoConfig, budget: Budget, reason: str) -> ScoredPR:
+def _engine_instead(engine: Scorer, pr: PullRequest, config: RepoConfig, budget: Budget, reason: str) -> ScoredPR:
     """The engine's result in the model's place for a PR handed back too often (no time, a lasting rate limit),
     marked as prhub.model.answers.fallback marks a stand-in (its reason's prefix is what the report's notes count)
     without loading the model's code."""
-    from prhub.engine.scoring import HeuristicScorer
-
-    scored = HeuristicScorer(language=config.language).score(pr, config, budget)
+    scored = engine.score(pr, config, budget)
     scored.note = reason
     scored.reasons.append(f"scored by the engine: {reason}")  # prhub.model.answers.FALLBACK
     metrics.count("ModelFallbacks")

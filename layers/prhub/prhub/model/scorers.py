@@ -28,7 +28,8 @@ from prhub.model.endpoint import Endpoint
 from prhub.model.pricing import Prices, token_limit
 
 if TYPE_CHECKING:
-    from prhub.engine.scoring import Scorer
+    from prhub.engine.risks import VersionRegistry
+    from prhub.engine.scoring import HeuristicScorer, Scorer
     from prhub.model.client import ChatModel
 
 logger = Logger(service="prhub", child=True)
@@ -67,10 +68,13 @@ class Scorers:
     """
 
     def __init__(self, settings: ModelSettings, secrets: SecretReader | None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 registry: Callable[[], VersionRegistry] | None = None) -> None:
         self.settings = settings
         self.secrets = secrets
         self.clock = clock
+        self._registry_factory = registry  # the package registries' client, made when a repository first checks
+        self._registry: VersionRegistry | None = None
         self._chats: dict[Endpoint, ChatModel] = {}
         self._failures: dict[str, tuple[float, str]] = {}  # secret name -> (when, why)
         self._lock = threading.Lock()
@@ -154,16 +158,25 @@ class Scorers:
                 self._chats[endpoint] = ChatModel(endpoint)
             return self._chats[endpoint]
 
-    def scorer(self, config: RepoConfig, period: Collection[int] = ()) -> Scorer:
-        """The model (see choose) or the engine; `period` is the run's PR numbers (those the model may cite)."""
+    def engine(self, config: RepoConfig) -> HeuristicScorer:
+        """The engine for `config`, with the registry client when the repository checks its pins."""
         from prhub.engine.scoring import HeuristicScorer  # the engine's rules, loaded by the first PR scored
 
+        registry = None
+        if config.check_registry and self._registry_factory is not None:
+            with self._lock:
+                self._registry = self._registry or self._registry_factory()
+            registry = self._registry
+        return HeuristicScorer(registry, language=config.language)
+
+    def scorer(self, config: RepoConfig, period: Collection[int] = ()) -> Scorer:
+        """The model (see choose) or the engine; `period` is the run's PR numbers (those the model may cite)."""
         endpoint = self.choose(config)
         if endpoint is None:
-            return HeuristicScorer(language=config.language)
+            return self.engine(config)
         from prhub.model.scorer import LlmScorer  # the model's scorer, loaded by the first run with a model
 
-        return LlmScorer(self.chat(endpoint), config.language, period=period)
+        return LlmScorer(self.chat(endpoint), config.language, engine=self.engine(config), period=period)
 
     def prices(self) -> Prices:
         """The model price table: the defaults with PRHUB_LLM_PRICES over them (prhub.model.pricing)."""

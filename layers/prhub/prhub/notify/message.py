@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from prhub.site.render.common import clean, safe_url
+from prhub.core.text import clean, safe_url
+from prhub.report.digest import ROOT as DIGEST_ROOT
 
 MAX_HIGHLIGHTS = 5
 MAX_PRS = 5  # PR links per highlight: a theme citing thirty PRs keeps its first five (the page has all)
@@ -217,3 +218,21 @@ def fit(message: Message, render: Callable[[Message], T], fits: Callable[[T], bo
         if fits(out):
             return out
     raise TooLarge(f"the message does not fit the platform's limits even without highlights ({message.title:.80})")
+
+
+def digest_message(digest: Mapping[str, Any], site_url: str) -> Message:
+    """The channels' message for a digest (prhub.report.digest): its counts, top PRs and links."""
+    base = site_url.rstrip("/") + "/" if site_url else ""
+    since, until = digest["period"]["since"], digest["period"]["until"]
+    page = safe_url(f"{base}{DIGEST_ROOT}{since}-to-{until}/") if base else None
+    highlights = tuple(
+        Highlight(shorten(f"{p['repo']}: {p['summary'] or p['title']}", HIGHLIGHT_CHARS),
+                  (PrRef(p["number"], shorten(p["title"], 200), safe_url(p["url"]),
+                         safe_url(base + p["page"]) if base else None),))
+        for p in digest["top_prs"][:MAX_HIGHLIGHTS])
+    s = digest["stats"]
+    return Message(lang=digest["language"], repo=clean(digest["name"]), title=clean(digest["title"]),
+                   summary=shorten(clean(digest["summary"]), SUMMARY_CHARS), highlights=highlights,
+                   counts=Counts(prs=s["pr_count"], key_prs=s["key_pr_count"], breaking=s["breaking_count"],
+                                 risks=s["risk_count"]),
+                   page=page, pdf=page + "report.pdf" if page else None, since=since, until=until)

@@ -20,12 +20,12 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from prhub.core.config import RepoConfig
+from prhub.core.history import History
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period
 from prhub.core.report import Changes, Cost, Narration, PrEntry, Report, Scorer, Unscored
 from prhub.engine import analysis, narrative
 from prhub.engine.wording import joined, say
-from prhub.sources.source import History
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

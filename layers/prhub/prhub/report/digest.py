@@ -1,9 +1,9 @@
 """The organisation digest (report.json schema prhub.digest/1): every watched repository's report of one period.
 
     digest = build(name, period, language, generated_at, reports, site_url)   # reports: repo -> report.json | None
-    message = digest_message(digest, site_url)                               # for the channels (prhub.notify)
 
-Data in, data out: the flow (prhub.flow.digest) loads the reports and publishes what this returns. Every number
+Data in, data out: the flow (prhub.flow.digest) loads the reports and publishes what this returns; the channels'
+message for it is prhub.notify.message.digest_message. Every number
 is counted here from the reports' own report.json, so the digest's Markdown, HTML, PDF and messages agree with
 each other and with the repositories' reports:
 
@@ -20,13 +20,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prhub.core.period import Period
-from prhub.site.render.common import clean, num, safe_url
-
-if TYPE_CHECKING:
-    from prhub.notify.message import Message
+from prhub.core.text import clean, num, safe_url
 
 SCHEMA = "prhub.digest/1"
 ROOT = "_digest/"  # GitHub logins cannot start with "_": the folder never meets an owner
@@ -180,32 +177,3 @@ def summary(digest: Mapping[str, Any]) -> str:
             f"merged, {values['key_pr_count']} key PRs, {values['breaking_count']} breaking changes, "
             f"{values['risk_count']} risk flags.")
     return text + (f" No report by the deadline: {', '.join(digest['missing'])}." if digest["missing"] else "")
-
-
-def digest_message(digest: Mapping[str, Any], site_url: str) -> Message:
-    """The channels' message (prhub.notify.message.Message) for a digest: its counts, top PRs and links."""
-    from prhub.notify.message import (
-        HIGHLIGHT_CHARS,
-        MAX_HIGHLIGHTS,
-        SUMMARY_CHARS,
-        Counts,
-        Highlight,
-        Message,
-        PrRef,
-        shorten,
-    )
-
-    base = site_url.rstrip("/") + "/" if site_url else ""
-    since, until = digest["period"]["since"], digest["period"]["until"]
-    page = safe_url(f"{base}{ROOT}{since}-to-{until}/") if base else None
-    highlights = tuple(
-        Highlight(shorten(f"{p['repo']}: {p['summary'] or p['title']}", HIGHLIGHT_CHARS),
-                  (PrRef(p["number"], shorten(p["title"], 200), safe_url(p["url"]),
-                         safe_url(base + p["page"]) if base else None),))
-        for p in digest["top_prs"][:MAX_HIGHLIGHTS])
-    s = digest["stats"]
-    return Message(lang=digest["language"], repo=clean(digest["name"]), title=clean(digest["title"]),
-                   summary=shorten(clean(digest["summary"]), SUMMARY_CHARS), highlights=highlights,
-                   counts=Counts(prs=s["pr_count"], key_prs=s["key_pr_count"], breaking=s["breaking_count"],
-                                 risks=s["risk_count"]),
-                   page=page, pdf=page + "report.pdf" if page else None, since=since, until=until)

@@ -28,8 +28,8 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from prhub.core.text import clean, num
 from prhub.site.render import charts
-from prhub.site.render.common import clean, num
 from prhub.site.render.labels import labels
 
 WINDOWS = (12, 52)

@@ -36,10 +36,10 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from prhub.core.report import Report
+from prhub.core.text import clean, num, safe_url
 from prhub.report.digest import ROOT
 from prhub.site import paths as sitepaths
 from prhub.site.pulls import PullPage
-from prhub.site.render.common import clean, num, safe_url
 from prhub.site.render.labels import labels
 
 

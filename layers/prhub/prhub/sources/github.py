@@ -19,10 +19,11 @@ from typing import IO, Any
 
 from prhub.cloud import secrets, tracing
 from prhub.core.errors import SourceError
+from prhub.core.history import COMPARISONS, History, Tagger, history_entry
 from prhub.core.models import FileChange, PullRef, PullRequest, Review
 from prhub.core.period import Period, parse_timestamp, zone
 from prhub.sources.http import GitHubClient, NotFound, RateLimit, options_from_env, parse_link
-from prhub.sources.source import COMPARISONS, History, ListPage, Tagger, history_entry
+from prhub.sources.source import ListPage
 
 log = logging.getLogger(__name__)
 

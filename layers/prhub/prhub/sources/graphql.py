@@ -37,6 +37,7 @@ import requests
 
 from prhub.cloud import metrics, secrets, tracing
 from prhub.core.errors import SourceError
+from prhub.core.history import History, Tagger, comparison_span, history_entry
 from prhub.core.models import FileChange, PullRef, PullRequest, Review
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.engine.changes import is_generated
@@ -53,7 +54,7 @@ from prhub.sources.http import (
     options_from_env,
     read_rate,
 )
-from prhub.sources.source import History, ListPage, Tagger, comparison_span, history_entry
+from prhub.sources.source import ListPage
 
 log = logging.getLogger(__name__)
 

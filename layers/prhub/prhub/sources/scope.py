@@ -21,9 +21,10 @@ from typing import Any
 
 from prhub.core.config import RepoConfig
 from prhub.core.globs import matches
+from prhub.core.history import History, Tagger
 from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period
-from prhub.sources.source import History, Source, Tagger
+from prhub.sources.source import Source
 
 
 def touches(paths: Iterable[str], patterns: Sequence[str]) -> bool:

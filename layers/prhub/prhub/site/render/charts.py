@@ -11,7 +11,7 @@ from typing import Any
 
 from prhub.core.period import kind_of
 from prhub.core.report import Report
-from prhub.site.render.common import clean, num
+from prhub.core.text import clean, num
 from prhub.site.render.labels import labels
 
 MAX_MODULES = 10

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from prhub.core.text import clean, num, safe_url
 from prhub.report import digest as domain
 from prhub.site import paths as sitepaths
-from prhub.site.render.common import clean, num, safe_url
 from prhub.site.render.labels import labels
 from prhub.site.render.view import Section, TemplateView
 

@@ -11,10 +11,11 @@ from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
+
 from prhub.core.report import Report
+from prhub.core.text import segments
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
-from prhub.site.render.common import segments
 from prhub.site.render.view import view
 
 

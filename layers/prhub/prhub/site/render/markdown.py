@@ -12,8 +12,9 @@ from functools import cache
 from typing import Any
 
 import jinja2
+
 from prhub.core.report import Report
-from prhub.site.render.common import clean, segments
+from prhub.core.text import clean, segments
 from prhub.site.render.view import view
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&@])")

@@ -19,10 +19,11 @@ from typing import Any, cast
 
 from fpdf import FPDF
 from fpdf.fonts import TTFFont
+
 from prhub.core.errors import PrhubError
 from prhub.core.report import Report
+from prhub.core.text import clean, segments
 from prhub.site.render import charts
-from prhub.site.render.common import clean, segments
 from prhub.site.render.view import ReportView, view
 
 # Where the CJK font comes from, first match wins: the configured font ($PRHUB_CJK_FONT, read by

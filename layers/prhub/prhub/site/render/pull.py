@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from prhub.core.text import clean, num, safe_url, usd
 from prhub.site import paths as sitepaths
 from prhub.site.pulls import Mention, PullPage
 from prhub.site.render import charts
-from prhub.site.render.common import clean, num, safe_url, usd
 from prhub.site.render.labels import labels, risk_label
 from prhub.site.render.view import Section, TemplateView, scorer_text
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from prhub.core.period import kind_of
 from prhub.core.report import Report, Stats
+from prhub.core.text import PR_REF, clean, num, safe_url, signed, usd
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
-from prhub.site.render.common import PR_REF, clean, num, safe_url, signed, usd
 from prhub.site.render.labels import labels, risk_label, trend_label
 
 # Key points shown per PR in the key-PR table: a row of five long bullets buried the table (report.json keeps all).

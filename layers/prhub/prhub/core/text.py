@@ -1,4 +1,5 @@
-"""What every rendering shares: text cleaning, link checks, "#N" references and number formatting."""
+"""How every output writes text: cleaning untrusted text, link checks, "#N" references and number formatting
+(the renderings, the channels' messages and the digest share it)."""
 from __future__ import annotations
 
 import re
