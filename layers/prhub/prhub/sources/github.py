@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import IO, Any
 
@@ -22,7 +21,7 @@ from prhub.core.errors import SourceError
 from prhub.core.history import COMPARISONS, History, Tagger, history_entry
 from prhub.core.models import FileChange, PullRef, PullRequest, Review
 from prhub.core.period import Period, parse_timestamp, zone
-from prhub.sources.http import GitHubClient, NotFound, RateLimit, options_from_env, parse_link
+from prhub.sources.http import GitHubClient, NotFound, OnClient, RateLimit, options_from_env, parse_link
 from prhub.sources.source import ListPage
 
 log = logging.getLogger(__name__)
@@ -35,7 +34,7 @@ LOGIN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38})(?:\[bot\])?$")
 NOREPLY = re.compile(r"^(?:\d+\+)?([^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
 
 
-class GitHubSource:
+class GitHubSource(OnClient):
     """The GitHub REST API as a prhub Source, over `http` (a GitHubClient; made from `token`, `api_url` and
     the client's `options` when not given).
 
@@ -55,31 +54,9 @@ class GitHubSource:
         """A source on GITHUB_API_URL with GITHUB_TOKEN (or the GITHUB_TOKEN_SECRET secret); see options_from_env."""
         return cls(**{**options_from_env(env, reader), **options})
 
-    # --- the client's, as callers read and set them ----------------------------------------------
-
-    @property
-    def deadline(self) -> Callable[[], float] | None:
-        return self.http.deadline
-
-    @deadline.setter
-    def deadline(self, value: Callable[[], float] | None) -> None:
-        self.http.deadline = value
-
-    @property
-    def token(self) -> str | None:
-        return self.http.token
-
-    @property
-    def api_url(self) -> str:
-        return self.http.api_url
-
     @property
     def rate(self) -> RateLimit | None:
         return self.http.rate
-
-    @property
-    def stats(self) -> Counter[str]:
-        return self.http.stats
 
     def url(self, path: str, params: dict[str, Any] | None = None) -> str:
         return self.http.url(path, params)

@@ -28,8 +28,7 @@ GraphQL's own budget (PointsBudget). Without a token (GraphQL needs one) or on a
 from __future__ import annotations
 
 import logging
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -48,6 +47,7 @@ from prhub.sources.http import (
     EtagCache,
     Fault,
     GitHubClient,
+    OnClient,
     RateLimit,
     answered,
     message,
@@ -210,7 +210,7 @@ class PointsBudget:
             self.last_cost = max(1, int(rate.get("cost") or 1))
 
 
-class GraphQLSource:
+class GraphQLSource(OnClient):
     """GitHub as a Source through GraphQL (the REST source's interface and `deadline`), over `http` (a
     GitHubClient; made from `token`, `api_url` and the client's `options` when not given). `rest`, a
     GitHubSource on the same client, serves where GraphQL cannot.
@@ -239,30 +239,9 @@ class GraphQLSource:
         return cls(**{**options_from_env(env, reader), **options})
 
     @property
-    def deadline(self) -> Callable[[], float] | None:
-        """The client's (see GitHubClient), which the REST source shares."""
-        return self.http.deadline
-
-    @deadline.setter
-    def deadline(self, value: Callable[[], float] | None) -> None:
-        self.http.deadline = value
-
-    @property
-    def token(self) -> str | None:
-        return self.http.token
-
-    @property
-    def api_url(self) -> str:
-        return self.http.api_url
-
-    @property
     def points(self) -> RateLimit | None:
         """The GraphQL budget as last read, separate from REST's (`http.rate`)."""
         return self.budget.points
-
-    @property
-    def stats(self) -> Counter[str]:
-        return self.http.stats
 
     def pages(self, path: str, params: dict[str, Any]) -> list[Any]:
         """Every page of a REST list endpoint (what organisation listings read)."""

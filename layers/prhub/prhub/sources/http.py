@@ -383,3 +383,30 @@ class GitHubClient:
         if etag:
             self.etag_cache.put(url, CachedResponse(etag, body, link))
         return body, link
+
+
+class OnClient:
+    """What a source on a GitHubClient shows of it, as callers read and set it (GitHubSource and GraphQLSource each
+    hold one; the GraphQL source's REST fallback shares its client)."""
+
+    http: GitHubClient
+
+    @property
+    def deadline(self) -> Callable[[], float] | None:
+        return self.http.deadline
+
+    @deadline.setter
+    def deadline(self, value: Callable[[], float] | None) -> None:
+        self.http.deadline = value
+
+    @property
+    def token(self) -> str | None:
+        return self.http.token
+
+    @property
+    def api_url(self) -> str:
+        return self.http.api_url
+
+    @property
+    def stats(self) -> Counter[str]:
+        return self.http.stats
