@@ -47,6 +47,7 @@ from prhub.core.config import Settings, WatchList
 from prhub.core.errors import InputError, PrhubError
 from prhub.core.period import Period
 from prhub.flow.deps import LITERAL_ENV
+from prhub.flow.plan import parse_plan_event
 from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
 
@@ -391,6 +392,18 @@ class _Stuck:
     swept: int = 0
 
 
+def refuse_bad_input(events: list[dict[str, Any]], watchlist: WatchList, now: datetime) -> None:
+    """PlanFunction's own validation of each event, and the local export each names, before anything starts: bad
+    input is refused at once, with nothing created (no embedded AWS, no --state folder)."""
+    for event in events:
+        for request in parse_plan_event(event, lambda: watchlist, now):
+            spec = request.config.source
+            if spec.startswith("jsonl:") and not spec.startswith("jsonl:s3://"):
+                path = Path(spec.removeprefix("jsonl:"))
+                if not path.is_file():
+                    raise InputError(f"no export file at {path} (--source jsonl:PATH names a file of one PR a line)")
+
+
 def run_pipeline(*, repo: str | None = None, since: str | None = None, until: str | None = None,
                  tz: str | None = None, source: str | None = None, scorer: str | None = None,
                  lang: str | None = None, out: str | Path = "site", state: str | Path | None = ".prhub/state",
@@ -425,6 +438,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     if retry_model:  # ask the model again for PRs the engine scored in its place before
         for each in events:
             each["retry_model"] = True
+    refuse_bad_input(events, watchlist, moment)
     event = events[0]
     timings: dict[str, float] = {}
     started = time.monotonic()

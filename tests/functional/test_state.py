@@ -18,7 +18,7 @@ from prhub.cloud import aws
 from prhub.cloud.cache import DynamoCache
 from prhub.core.errors import PrhubError
 
-from prhub_local import cli
+from prhub_local import cli, runner
 from prhub_local.state import CURRENT, JOURNAL, LOCK, Journal, generation, locked, restore_state, save_state
 from prhub_local.template import Stack, create_stack
 
@@ -149,16 +149,28 @@ def test_a_second_run_on_a_held_state_exits_3_naming_the_holder(tmp_path: Path,
     assert (generation(state) / "tables" / "CacheTable.jsonl").read_text().count("\n") == 32
 
 
-@pytest.mark.parametrize("bad", [
-    ["--since", "2026-06-10", "--until", "2026-06-01"],  # refused by PlanFunction, inside the run
-    ["--tz", "Mars/Olympus_Mons"],
+@pytest.mark.parametrize(("bad", "says"), [
+    (["--since", "2026-06-10", "--until", "2026-06-01"], "is after until"),
+    (["--tz", "Mars/Olympus_Mons"], "unknown time zone"),
+    (["--tz", "UTC+8"], "unknown time zone"),
+    (["--repo", "verl"], "owner/name"),
+    (["--repo", "https://github.com/verl-project/verl"], "owner/name"),
+    (["--since", "2024-01-01", "--until", "2026-01-01"], "exceeds the maximum"),
+    (["--repo", "acme/rocket", "--source", "jsonl:no-such-export.jsonl"], "no export file at no-such-export.jsonl"),
 ])
-def test_bad_input_exits_2_and_creates_no_state(tmp_path: Path, bad: list[str],
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    state = tmp_path / "state"
+def test_bad_input_exits_2_at_once_and_creates_nothing(tmp_path: Path, bad: list[str], says: str,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Refused before the embedded AWS starts (its start is what took 7-13 s), so nothing can have been created.
+    def never(*args: Any) -> None:
+        raise AssertionError("the embedded AWS was started for input that is refused")
+
+    monkeypatch.setattr(runner.EmbeddedAws, "__enter__", never)
+    state = tmp_path / "deep" / "er" / "state"
     code = cli.main(["run", *bad, "--state", str(state), "--out", str(tmp_path / "site")])
-    assert code == 2 and capsys.readouterr().err.splitlines()[-1].startswith("prhub: ")
-    assert not state.exists() and not (tmp_path / "site").exists()
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err[-1].startswith("prhub: ") and says in err[-1]
+    assert sorted(tmp_path.iterdir()) == []  # no --state, not even its parent folders, and no site
 
 
 def test_a_journal_left_by_a_killed_run_is_restored_on_top_of_its_generation(new_stack: Any, tmp_path: Path) -> None:
