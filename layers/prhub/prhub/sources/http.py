@@ -386,18 +386,15 @@ class GitHubClient:
 
 
 class OnClient:
-    """What a source on a GitHubClient shows of it, as callers read and set it (GitHubSource and GraphQLSource each
-    hold one; the GraphQL source's REST fallback shares its client)."""
+    """What a source on a GitHubClient shows of it (GitHubSource and GraphQLSource each hold one; the GraphQL
+    source's REST fallback shares its client). The deadline is read only: an invocation's comes with its
+    TimedSource (prhub.sources.source), never set on the shared client."""
 
     http: GitHubClient
 
     @property
     def deadline(self) -> Callable[[], float] | None:
         return self.http.deadline
-
-    @deadline.setter
-    def deadline(self, value: Callable[[], float] | None) -> None:
-        self.http.deadline = value
 
     @property
     def token(self) -> str | None:
