@@ -18,7 +18,7 @@ from prhub.engine.scoring import score_pull
 from prhub.model import answers, client, narrator
 from prhub.model.endpoint import Endpoint
 from prhub.model.pricing import Prices
-from prhub.model.prompting import narrative_messages
+from prhub.model.prompting import estimate_tokens, narrative_messages
 from prhub.report import compose
 
 from tests.fakes.openai_server import FakeOpenAI, Fault, hallucinating, rule_based
@@ -186,6 +186,21 @@ def test_run_budget_spent_means_no_narrative_call(fake: FakeOpenAI) -> None:
     report, config = build(max_tokens_per_run=1500)
     out = narrator.model_narrative(report, config, chat(fake))
     assert fake.calls == [] and any("budget is spent" in n for n in out["notes"])
+
+
+@pytest.mark.parametrize("short", [1, 0])
+def test_the_narrative_is_asked_only_when_the_budget_holds_its_prompt_and_longest_answer(fake: FakeOpenAI,
+                                                                                         short: int) -> None:
+    # The PRs spent 1,200 tokens; the prompt's estimate plus the answer's ceiling must fit in what is left, or
+    # the answer could pass the budget (a CI run once ended at 6,086 of 6,000).
+    report, config = build()
+    prompt = narrative_messages(config.repo, "en", report["title"], narrator.week_facts(report))
+    need = 1200 + estimate_tokens(client.message_text(prompt)) + narrator.NARRATIVE_ANSWER_TOKENS
+    report, config = build(max_tokens_per_run=need - short)
+    out = narrator.model_narrative(report, config, chat(fake))
+    assert len(fake.calls) == (0 if short else 1)
+    if not short:
+        assert out["scorer"]["tokens_in"] + out["scorer"]["tokens_out"] <= need
 
 
 def test_engine_only_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:

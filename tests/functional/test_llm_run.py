@@ -96,7 +96,7 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     by = [p["scored_by"] for p in report["prs"]]
     assert len(by) == DAY_PRS and 0 < by.count("llm") < DAY_PRS
     assert report["scorer"]["heuristic_prs"] == by.count("heuristic")
-    # The narrative is one call, asked when what the PRs left of the budget holds its prompt (their reservations
+    # The narrative is one call, asked when what the PRs left of the budget holds its prompt and longest answer (their reservations
     # are settled at what they cost): written by one scorer or the other as a whole, inside the budget below.
     [narrator] = set(report["scorer"]["narrative_by"].values())
     assert set(report["scorer"]["narrative_by"]) == set(answers.SECTIONS) and narrator in ("llm", "heuristic")

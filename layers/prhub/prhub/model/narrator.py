@@ -130,7 +130,9 @@ def write(writing: Writing, report: Report, config: RepoConfig, chat: ChatModel,
     key = narrative_key(chat, report, messages)
     cached = cache.get(key) if cache else None
     for attempt in range(0 if writing.from_cache(cached) else 2):
-        if limit - used - writing.tokens_in - writing.tokens_out <= estimate_tokens(message_text(messages)):
+        # Room for the prompt and the longest answer, as each PR's call reserves: the answer must not pass it.
+        if limit - used - writing.tokens_in - writing.tokens_out < estimate_tokens(message_text(messages)) + \
+                NARRATIVE_ANSWER_TOKENS:
             writing.stopped = why
             break
         try:
