@@ -46,8 +46,10 @@ class Invocation:
 
     @property
     def refused(self) -> bool:
-        """PlanFunction answered that the event is bad input (nothing was written)."""
-        return self.function == "PlanFunction" and self.error is None and not (self.answer or {}).get("ok")
+        """PlanFunction answered that the event is bad input (nothing was written); an answer listing runs planned
+        some repositories and says which it could not."""
+        answer = self.answer or {}
+        return self.function == "PlanFunction" and self.error is None and not answer.get("ok") and "runs" not in answer
 
     @property
     def failures(self) -> list[str]:
@@ -58,8 +60,9 @@ class Invocation:
         if self.refused:
             return [str(answer.get("error", "plan refused the event"))]
         records = [str(f.get("itemIdentifier")) for f in answer.get("batchItemFailures", [])]
-        swept = answer.get("failed")  # the runs a sweep could not report
-        return records + ([str(r) for r in swept] if isinstance(swept, list) else [])
+        # The runs a sweep could not report; a scheduled plan's repositories recorded as failed or retried later.
+        missed = [r for key in ("failed", "retrying") if isinstance(answer.get(key), list) for r in answer[key]]
+        return records + [str(r) for r in missed]
 
 
 def local_sources(root: Path) -> dict[str, str]:

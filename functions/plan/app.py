@@ -29,10 +29,19 @@ def handler(event: Any, context: Any) -> dict[str, Any]:
         return {"ok": False, "error": str(exc)}
     except (InputError, SourceError) as exc:
         if is_scheduled(event):
-            # A scheduled (asynchronous) plan that answers is a success to Lambda: raise, so it is retried and
-            # then lands in PlanDLQ, where the alarm sees it. A person's direct invoke gets the message instead.
+            # The watch list (or an organisation's listing) failed: no repository is planned. A scheduled
+            # (asynchronous) plan that answers is a success to Lambda: raise, so it is retried and then kept in
+            # PlanDLQ, to be redriven once fixed. A person's direct invoke gets the message instead.
             logger.error("scheduled plan failed", extra={"error": str(exc)})
+            metrics.count("PlansFailed")
             raise
         logger.warning("plan refused", extra={"error": str(exc)})
         return {"ok": False, "error": str(exc)}
-    return {"ok": True, "runs": runs}
+    # A scheduled repository that failed is its own (flow/plan.py): retried alone or recorded as a failed run.
+    missed = [r for r in runs if "error" in r]
+    if not missed:
+        return {"ok": True, "runs": runs}
+    return {"ok": False, "runs": runs, "failed": [r["run_id"] for r in missed if r.get("failed")],
+            "retrying": [r["run_id"] for r in missed if r.get("retrying")],
+            "error": f"{len(missed)} of {len(runs)} repositories not planned: "
+                     + "; ".join(f"{r['repo']}: {r['error']}" for r in missed)}

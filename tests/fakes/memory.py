@@ -48,11 +48,21 @@ class MemoryStore:
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
                    now: int, created_at: str, notes: list[str] | None = None, history: History | None = None) -> bool:
         with self._lock:
-            if run_id in self.runs:
+            if run_id in self.runs and self.runs[run_id].status != "failed":
                 return False
             self.runs[run_id] = Run(run_id, config.repo, period, config, source, len(refs), list(refs),
                                     history or History([], {}, format_timestamp(period.start_utc)),
                                     created_at=created_at, updated_at=now, notes=list(notes or []))
+            return True
+
+    def fail_run(self, run_id: str, config: RepoConfig, period: Period, source: str, error: str, now: int,
+                 created_at: str) -> bool:
+        with self._lock:
+            if run_id in self.runs and self.runs[run_id].status != "failed":
+                return False
+            self.runs[run_id] = Run(run_id, config.repo, period, config, source, 0, [],
+                                    History([], {}, format_timestamp(period.start_utc)), status="failed",
+                                    created_at=created_at, updated_at=now, notes=[error[:1000]])
             return True
 
     def get_run(self, run_id: str, consistent: bool = True) -> Run | None:
@@ -71,7 +81,7 @@ class MemoryStore:
     def open_runs(self) -> Iterator[Run]:
         with self._lock:
             runs = [copy.deepcopy(r) for r in self.runs.values()
-                    if r.status != "reported" or r.revision_requested > r.revision]
+                    if r.status not in ("reported", "failed") or r.revision_requested > r.revision]
         yield from runs
 
     def claim_revision(self, run_id: str, revision: int, now: int) -> bool:

@@ -37,6 +37,7 @@ from prhub.core.period import Period, format_timestamp
 
 RUN_TTL_DAYS = 90
 DAY = 86_400
+FAILED = "failed"  # the status of a run its plan could never list (Store.fail_run)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -189,7 +190,8 @@ class Store:
     # -- runs ---------------------------------------------------------------
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
                    now: int, created_at: str, notes: list[str] | None = None, history: History | None = None) -> bool:
-        """Write the run item; False when a run with this id exists (a redelivered schedule).
+        """Write the run item; False when a run with this id exists (a redelivered schedule). A run recorded as
+        failed (fail_run) is replaced: its week is planned once the cause is fixed and the event redriven.
 
         `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped);
         `history` is the repository's record before the period, as the source gave it to the plan."""
@@ -202,9 +204,28 @@ class Store:
             "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
             "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
         }
+        return self._put_run(item)
+
+    def fail_run(self, run_id: str, config: RepoConfig, period: Period, source: str, error: str, now: int,
+                 created_at: str) -> bool:
+        """Record a run its plan could never list (a bad token, a repository that does not exist, an export that
+        does not cover the period): status `failed` with the error, so the period is a failed run rather than one
+        never planned. It has no PRs, and no report is asked for it; False when the run was planned already."""
+        item = {
+            "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
+            "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source, "expected": 0,
+            "refs": pack([]), "status": FAILED, "error": error[:1000], "done": 0, "failed": 0, "tokens_used": 0,
+            "created_at": created_at, "updated_at": now, "expires_at": now + RUN_TTL_DAYS * DAY,
+        }
+        return self._put_run(item)
+
+    def _put_run(self, item: dict[str, Any]) -> bool:
+        """Put a run item unless a run with its id exists that is not a failed one."""
         try:
             self.db.put_item(TableName=self.settings.runs_table, Item=to_item(item),
-                             ConditionExpression="attribute_not_exists(run_id)")
+                             ConditionExpression="attribute_not_exists(run_id) OR #s = :f",
+                             ExpressionAttributeNames={"#s": "status"},
+                             ExpressionAttributeValues=to_item({":f": FAILED}))
         except ClientError as exc:
             if condition_failed(exc):
                 return False
@@ -232,11 +253,13 @@ class Store:
                         counts.get("revision_requested", 0), counts.get("published_results", 0))
 
     def open_runs(self) -> Iterator[Run]:
-        """Every run not yet reported, and every reported run with a revision claimed but not yet published
-        (a scan: runs are few and expire)."""
+        """Every run not yet reported (nor failed: it has nothing to report), and every reported run with a
+        revision claimed but not yet published (a scan: runs are few and expire)."""
         for page in self.db.get_paginator("scan").paginate(
-                TableName=self.settings.runs_table, FilterExpression="#s <> :r OR revision_requested > revision",
-                ExpressionAttributeNames={"#s": "status"}, ExpressionAttributeValues=to_item({":r": "reported"})):
+                TableName=self.settings.runs_table,
+                FilterExpression="(#s <> :r AND #s <> :f) OR revision_requested > revision",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=to_item({":r": "reported", ":f": FAILED})):
             for item in page.get("Items", []):
                 try:
                     yield Run.from_item(from_item(item))

@@ -18,6 +18,11 @@ class SourceError(PrhubError):
     """The PR source cannot answer (repository not found, bad token, corrupt file)."""
 
 
+class SourceUnavailable(SourceError):
+    """The source cannot answer now (GitHub's 5xx, timeouts, network faults after the client's retries): asking
+    again later may succeed, unlike a SourceError's bad token or missing repository."""
+
+
 class RetryLater(PrhubError):
     """A dependency asked us to come back later (e.g. GitHub's primary rate limit).
 

@@ -5,6 +5,13 @@ the plan keeps the PRs listed so far in the cache table (in chunks, under the ru
 continuation to PlanQueue (`continue_listing`). The run is written only once its listing is complete, so its
 `expected` is the whole listing, each PR once (docs/github.md, "Paging a range longer than one plan
 invocation").
+
+A scheduled plan covers every watched repository, and one repository's failure is its own (docs/reliability.md):
+when GitHub cannot answer now (SourceUnavailable: 5xx, timeouts, network faults; RetryLater: a rate limit) that
+repository alone is sent to PlanQueue to be planned again (`{"plan": request}`), whose redrive ends in PlanDLQ;
+when asking again cannot help (a bad token, a repository that does not exist, an export that does not cover the
+week) it is recorded as a failed run and counted (PlansFailed, which PlansFailedAlarm watches). The others are
+planned either way, and the answer is not `ok`.
 """
 from __future__ import annotations
 
@@ -20,10 +27,11 @@ from aws_lambda_powertools import Logger
 from prhub.cloud import metrics, tracing
 from prhub.cloud.store import run_id
 from prhub.core.config import RepoConfig, WatchList, check_repo
-from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError
+from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError, SourceUnavailable
 from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.flow.deps import Deps
+from prhub.flow.records import dropped
 from prhub.sources import orgs, scope
 from prhub.sources.source import Deadline, Source, TimedSource
 
@@ -38,6 +46,10 @@ MAX_EVENT_AGE = timedelta(days=14)
 # fan-out (a year's 2,000 messages in tens): with less left, the listing goes on in a continuation.
 CONTINUE_WITHIN = 90.0
 CHUNK = 1000  # refs per cache item of a listing in progress (about 40 KB packed, far below an item's limit)
+# Seconds before a repository GitHub could not answer is listed again (GitHub's incidents last minutes); SQS then
+# redelivers a retry that fails again after PlanQueue's visibility timeout, and after three receives PlanDLQ.
+RETRY_DELAY = 300.0
+MAX_DELAY = 900.0  # SQS's longest message delay
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,16 @@ class PlanRequest:
     config: RepoConfig
     period: Period
     run_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "config": self.config.to_dict(), "period": self.period.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PlanRequest:
+        """KeyError, TypeError, ValueError or InputError for data that is not a request."""
+        if not isinstance(data["run_id"], str):
+            raise TypeError("run_id must be a string")
+        return cls(RepoConfig.from_dict(data["config"]), Period.from_dict(data["period"]), data["run_id"])
 
 
 def _text(event: dict[str, Any], key: str) -> str | None:
@@ -150,17 +172,54 @@ def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
     watchlist = (lambda: orgs.watched(deps.watchlist(), deps.sources, deps.cache)) if is_scheduled(event) \
         else deps.watchlist
     requests = parse_plan_event(event, watchlist, deps.clock())
-    planned = []
-    for req in requests:
-        try:
-            planned.append(_plan_one(req, deps))
-        except (SourceError, InputError) as exc:  # InputError: an export that does not cover this repo or week
-            if len(requests) == 1:
-                raise
-            # One unreachable repository must not stop the others' weekly reports.
-            logger.error("cannot list repository", extra={"repo": req.config.repo, "error": str(exc)})
-            planned.append({"run_id": req.run_id, "repo": req.config.repo, "error": str(exc)})
-    return planned
+    if not is_scheduled(event):
+        return [_plan_one(req, deps) for req in requests]  # a person's range: its error is the answer
+    return [_plan_scheduled(req, deps) for req in requests]
+
+
+def transient(exc: Exception) -> bool:
+    """Asking again later may succeed: GitHub's 5xx, timeouts and network faults, or its rate limit."""
+    return isinstance(exc, SourceUnavailable | RetryLater)
+
+
+def _plan_scheduled(req: PlanRequest, deps: Deps) -> dict[str, Any]:
+    """One watched repository of the schedule; its failure is its own, and the others are planned."""
+    try:
+        return _plan_one(req, deps)
+    except (SourceError, InputError, RetryLater) as exc:  # InputError: an export that does not cover the week
+        if transient(exc) and deps.settings.plan_queue_url:
+            return _retry(req, exc, deps)
+        return _failed(req, exc, deps)
+
+
+def _named(req: PlanRequest) -> dict[str, Any]:
+    return {"run_id": req.run_id, "repo": req.config.repo, **({"slice": req.config.slice} if req.config.slice
+                                                                else {}), "period": req.period.to_dict()}
+
+
+def _retry(req: PlanRequest, exc: Exception, deps: Deps) -> dict[str, Any]:
+    """Plan this repository alone again later, through PlanQueue (a retry of the whole event would list the
+    others again)."""
+    wait = exc.retry_after if isinstance(exc, RetryLater) else 0.0
+    deps.queue.send(deps.settings.plan_queue_url, {"plan": req.to_dict()}, delay=min(MAX_DELAY, max(RETRY_DELAY,
+                                                                                                  wait)))
+    summary = {**_named(req), "error": str(exc), "retrying": True}
+    logger.warning("repository planned again later", extra=summary)
+    return summary
+
+
+def _failed(req: PlanRequest, exc: Exception, deps: Deps) -> dict[str, Any]:
+    """Record the run as failed (asking again cannot help), counted for PlansFailedAlarm."""
+    now = deps.clock()
+    if not deps.store.fail_run(req.run_id, req.config, req.period, req.config.source, str(exc),
+                               int(now.timestamp()), format_timestamp(now)):
+        # A redelivered event meeting a fault after its first delivery planned the run: nothing is lost.
+        logger.info("run already planned", extra={"run_id": req.run_id, "error": str(exc)})
+        return {**_named(req), "duplicate": True}
+    metrics.count("PlansFailed")
+    summary = {**_named(req), "error": str(exc), "failed": True}
+    logger.error("repository cannot be planned", extra=summary)
+    return summary
 
 
 @dataclass(frozen=True)
@@ -174,20 +233,18 @@ class Continuation:
     notes: list[str]
 
     def to_dict(self) -> dict[str, Any]:
-        req = self.request
-        return {"continue": {"run_id": req.run_id, "config": req.config.to_dict(), "period": req.period.to_dict()},
-                "resume": self.resume, "chunks": self.chunks, "notes": self.notes}
+        return {"continue": self.request.to_dict(), "resume": self.resume, "chunks": self.chunks,
+                "notes": self.notes}
 
     @classmethod
     def from_dict(cls, body: Any) -> Continuation:
         """The message's continuation; InputError for a body that is not one (it can never succeed)."""
         try:
-            req = body["continue"]
             resume, chunks = body["resume"], int(body["chunks"])
-            if not isinstance(req["run_id"], str) or (resume is not None and not isinstance(resume, dict)):
-                raise TypeError("run_id or resume")
-            return cls(PlanRequest(RepoConfig.from_dict(req["config"]), Period.from_dict(req["period"]),
-                                   req["run_id"]), resume, chunks, [str(n) for n in body.get("notes") or []])
+            if resume is not None and not isinstance(resume, dict):
+                raise TypeError("resume must be an object")
+            return cls(PlanRequest.from_dict(body["continue"]), resume, chunks,
+                       [str(n) for n in body.get("notes") or []])
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise InputError(f"not a plan continuation: {type(exc).__name__}: {str(exc)[:200]}") from None
 
@@ -196,18 +253,41 @@ def _chunk_key(run_id: str, index: int) -> str:
     return f"listing#{run_id}#{index}"
 
 
+def _job(body: Any) -> PlanRequest | Continuation:
+    """A PlanQueue message: a scheduled repository to plan again ({"plan": request}) or a listing's continuation;
+    InputError for a body that is neither (it can never succeed)."""
+    if isinstance(body, dict) and "plan" in body:
+        try:
+            return PlanRequest.from_dict(body["plan"])
+        except (KeyError, TypeError, ValueError, InputError) as exc:
+            raise InputError(f"not a plan request: {type(exc).__name__}: {str(exc)[:200]}") from None
+    return Continuation.from_dict(body)
+
+
 def continue_listing(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    """PlanQueue's records (BatchSize 1): each carries a listing on from where the last invocation stopped.
-    A body that can never succeed is acknowledged and logged; any other failure is retried, then PlanDLQ."""
+    """PlanQueue's records (BatchSize 1): each plans a repository again or carries a listing on from where the
+    last invocation stopped. A body that can never succeed is acknowledged, logged and counted
+    (MessagesDropped); a permanent failure is a failed run (PlansFailed); a transient one, or any other, is
+    retried, then PlanDLQ."""
     failures = []
     for record in event.get("Records") or []:
+        message_id = record.get("messageId", "")
         try:
-            _plan_one(Continuation.from_dict(json.loads(record["body"])), deps)
-        except (InputError, json.JSONDecodeError) as exc:
-            logger.error("plan continuation refused", extra={"error": str(exc)})
+            job = _job(json.loads(record["body"]))
+        except (InputError, ValueError, KeyError, TypeError) as exc:
+            dropped("PlanFunction", message_id, str(exc))
+            continue
+        try:
+            _plan_one(job, deps)
+        except (SourceError, InputError, RetryLater) as exc:
+            if transient(exc):
+                logger.warning("plan retried later", extra={"message_id": message_id, "error": str(exc)})
+                failures.append({"itemIdentifier": message_id})
+            else:
+                _failed(job if isinstance(job, PlanRequest) else job.request, exc, deps)
         except Exception:
-            logger.exception("plan continuation failed", extra={"message_id": record.get("messageId")})
-            failures.append({"itemIdentifier": record.get("messageId", "")})
+            logger.exception("plan continuation failed", extra={"message_id": message_id})
+            failures.append({"itemIdentifier": message_id})
     return {"batchItemFailures": failures}
 
 

@@ -35,7 +35,7 @@ from typing import Any
 import requests
 
 from prhub.cloud import metrics, secrets, tracing
-from prhub.core.errors import SourceError
+from prhub.core.errors import SourceError, SourceUnavailable
 from prhub.core.history import History, Tagger, comparison_span, history_entry
 from prhub.core.models import FileChange, PullRef, PullRequest, Review
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
@@ -117,7 +117,7 @@ class GraphQLUnavailable(SourceError):
     """This server or token cannot use GraphQL: the REST source takes over."""
 
 
-class QueryTimeout(SourceError):
+class QueryTimeout(SourceUnavailable):
     """GitHub gave up on the query (502/504, or a timeout error): a smaller page may pass."""
 
 

@@ -31,7 +31,7 @@ from urllib.parse import urlencode
 import requests
 
 from prhub.cloud import metrics, secrets
-from prhub.core.errors import RetryLater, SourceError
+from prhub.core.errors import RetryLater, SourceError, SourceUnavailable
 from prhub.sources.source import call_deadline
 
 log = logging.getLogger(__name__)
@@ -342,7 +342,7 @@ class GitHubClient:
             faults += 1
             self.stats["retries"] += 1
             if faults >= self.max_tries:
-                raise SourceError(f"GitHub failed {faults} times for {url}; last: {problem}")
+                raise SourceUnavailable(f"GitHub failed {faults} times for {url}; last: {problem}")
             self.wait(self.backoff(faults - 1), f"fault ({problem})")
 
     def get_json(self, url: str, conditional: bool = True) -> tuple[Any, str]:
