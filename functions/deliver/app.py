@@ -7,8 +7,10 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
-from prhub.flow.deliver import deliver_record
+from prhub.core.errors import InputError
+from prhub.flow.deliver import Delivery, deliver_record
 from prhub.flow.deps import DeliveryDeps
+from prhub.flow.records import dropped
 
 logger = Logger()
 # One record per channel: a failed channel is listed in batchItemFailures, the others are done.
@@ -24,6 +26,10 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     deps = _deps
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:  # Powertools passes it as `record=`
+        try:
+            Delivery.parse(record.body)
+        except InputError as exc:  # it can never succeed: acknowledged, counted, logged (not DeliveryDLQ)
+            return dropped("DeliveryFunction", record.message_id, str(exc))
         return deliver_record(record, deps)
 
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

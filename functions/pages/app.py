@@ -7,8 +7,10 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
+from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.flow.pages import pages_message
+from prhub.flow.records import dropped, message
 
 logger = Logger()
 # A failed batch is listed in batchItemFailures, so SQS retries it and then moves it to PagesDLQ.
@@ -24,6 +26,10 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     deps = _deps.invoked(context)
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:
-        return pages_message(record.json_body, deps)
+        try:
+            body = message(record.body, required=("repo", "slug", "lang", "home", "numbers"))
+        except InputError as exc:  # it can never succeed: acknowledged, counted, logged (not PagesDLQ)
+            return dropped("PagesFunction", record.message_id, str(exc))
+        return pages_message(body, deps)
 
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -8,8 +8,10 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
+from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.flow.publish import report_message
+from prhub.flow.records import dropped, message
 
 logger = Logger()
 # A failed report raises (the batch is one message), so SQS retries it and then moves it to ReportDLQ
@@ -29,6 +31,10 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return report_message(event, deps)
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:
-        return report_message(record.json_body, deps)
+        try:
+            body = message(record.body, one_of=("run_id", "sweep"))
+        except InputError as exc:  # it can never succeed: acknowledged, counted, logged (not ReportDLQ)
+            return dropped("ReportFunction", record.message_id, str(exc))
+        return report_message(body, deps)
 
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

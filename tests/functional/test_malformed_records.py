@@ -1,0 +1,61 @@
+"""Every SQS-fed function treats a record that can never succeed alike (issue 24): acknowledged (not a batch item
+failure, so it does not fill the DLQ), logged and counted; a good record beside it in the batch is still done."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from prhub_local.runner import sqs_event
+from prhub_local.template import Stack
+from tests.functional.flow_support import depth, handler, invoke, items
+
+HELLO = "Hello from SQS!"  # AWS's own sample SQS event body
+QUEUES = {"PlanFunction": "PlanQueue", "ScoreFunction": "ScoreQueue", "ReportFunction": "ReportQueue",
+          "PagesFunction": "PagesQueue", "DeliveryFunction": "DeliveryQueue"}
+METRIC = {"ScoreFunction": "ScoreMessagesDropped"}  # the score worker's own count, with the run and PR named
+# Bodies that are JSON but not the queue's message: no key the function needs.
+NOT_THE_MESSAGE = {"PlanFunction": {"hello": 1}, "ScoreFunction": {"hello": 1}, "ReportFunction": {"hello": 1},
+                   "PagesFunction": {"repo": "acme/rocket"}, "DeliveryFunction": {"run_id": "x"}}
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    names: list[str] = []
+    monkeypatch.setattr("prhub.cloud.metrics.count", lambda name, *args, **kwargs: names.append(name))
+    return names
+
+
+def records(stack: Stack, function: str, bodies: list[Any]) -> dict[str, Any]:
+    messages = [{"MessageId": f"m{i}", "ReceiptHandle": f"r{i}", "Body": b if isinstance(b, str) else json.dumps(b),
+                 "Attributes": {"ApproximateReceiveCount": "1"}} for i, b in enumerate(bodies)]
+    return sqs_event(messages, stack.queue_arns[QUEUES[function]])
+
+
+@pytest.mark.parametrize("function", list(QUEUES))
+def test_a_record_that_can_never_succeed_is_acknowledged_counted_and_logged(
+        stack: Stack, function: str, counted: list[str], caplog: pytest.LogCaptureFixture) -> None:
+    bodies = [HELLO, "[1, 2]", NOT_THE_MESSAGE[function]]
+    answer = invoke(handler(stack, function), records(stack, function, bodies), function)
+    assert answer["batchItemFailures"] == [], answer
+    assert counted.count(METRIC.get(function, "MessagesDropped")) == len(bodies)
+    logged = [r for r in caplog.records if "dropped" in r.getMessage()]
+    assert len(logged) == len(bodies)
+    assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
+
+
+def test_a_malformed_report_record_does_not_fail_the_good_one_beside_it(stack: Stack, counted: list[str]) -> None:
+    # GIVEN a planned empty range, whose report message waits on ReportQueue
+    from tests.functional.flow_support import receive_all
+
+    answer = invoke(handler(stack, "PlanFunction"), {"repo": "acme/rocket", "since": "2026-05-27",
+                                                     "until": "2026-05-27"}, "PlanFunction")
+    [message] = receive_all(stack, "ReportQueue", 1)
+    event = records(stack, "ReportFunction", [HELLO, json.loads(message["Body"])])
+    # WHEN ReportFunction gets it beside AWS's sample body
+    result = invoke(handler(stack, "ReportFunction"), event, "ReportFunction")
+    # THEN the report is published and the sample body acknowledged
+    assert result["batchItemFailures"] == []
+    [run] = [i for i in items(stack, "RunsTable") if i["run_id"] == answer["runs"][0]["run_id"]]
+    assert run["status"] == "reported" and counted.count("MessagesDropped") == 1
