@@ -176,6 +176,20 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
     refused = plan_handler(stuck.deps)({"time": "1970-01-01T00:00:00Z"}, LambdaContext("PlanFunction"))
     assert refused["ok"] is False and "more than 14 days old" in refused["error"]
 
+    # A scheduled repository whose week its export does not cover (the schedule replayed in 1970): a failed run;
+    # and a PlanQueue message that can never succeed (AWS's sample body), acknowledged.
+    from datetime import UTC, datetime
+
+    from prhub.flow.plan import continue_listing
+
+    old = memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"},
+                                                   "repos": [sample_settings()["config"]]})),
+                       clock=lambda: datetime(1970, 1, 5, tzinfo=UTC))
+    [failed] = plan({"time": "1970-01-05T00:00:00Z"}, old.deps)
+    assert failed["failed"] is True
+    hello = {"Records": [{"messageId": "m1", "body": "Hello from SQS!"}]}
+    assert continue_listing(hello, old.deps) == {"batchItemFailures": []}
+
     docs = emitted(capsys.readouterr().out)
     names = [name for doc in docs for name in doc["names"]]
     # Every catalogued name is emitted, and nothing else; each in the stack's namespace.
@@ -195,6 +209,7 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
 
     # The counts say what happened.
     assert total("RunsPlanned") == 3 and total("RunsReported") == 1 and total("SweepFailures") == 1
+    assert total("PlansFailed") == 1 and total("MessagesDropped") == 1
     assert total("PrsScored") == len(messages) - 1 and total("PrsUnscored") == 1 and total("PrsDeferred") == 1
     assert total("ModelFallbacks") == 1 and total("ModelCalls") >= len(messages)  # the PRs' and the narrative's
     assert total("RateLimitWaits") == 1 and total("GitHubRequests") >= 2

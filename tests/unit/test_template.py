@@ -502,7 +502,7 @@ def test_every_function_error_raises_an_alarm(function: str) -> None:
 
 def test_every_alarm_tells_the_topic() -> None:
     alarms = resources("AWS::CloudWatch::Alarm")
-    assert len(alarms) == 15
+    assert len(alarms) == 18
     for name, alarm in alarms.items():
         assert alarm["Properties"]["AlarmActions"] == TOPIC, name
         assert alarm["Properties"]["AlarmDescription"], name
@@ -548,7 +548,11 @@ METRICS_NAMESPACE = {"Fn::FindInMap": ["Metrics", "Emf", "Namespace"]}
 SERVICE_DIMENSION = {"Name": "service", "Value": {"Fn::FindInMap": ["Metrics", "Emf", "Service"]}}
 OPERATOR_METRICS = ["RunsPlanned", "RunsReported", "PrsScored", "PrsDeferred", "PrsUnscored", "GitHubRequests",
                     "RateLimitWaits", "ModelCalls", "ModelFallbacks", "ReportSeconds", "Deliveries", "SweepFailures",
-                    "ScheduleEventsRefused", "ScoreMessagesDropped", "DigestFailures"]
+                    "ScheduleEventsRefused", "ScoreMessagesDropped", "DigestFailures", "PlansFailed",
+                    "MessagesDropped"]
+# Each counts something that went wrong and that no DLQ alarm sees: each has an alarm of its own.
+FAILURE_METRICS = ["SweepFailures", "ScheduleEventsRefused", "ScoreMessagesDropped", "DigestFailures", "PlansFailed",
+                   "MessagesDropped"]
 
 
 def metric_catalogue() -> dict[str, Any]:
@@ -609,6 +613,50 @@ def test_the_dashboard_shows_every_operator_metric_every_function_every_dlq_and_
     assert "DashboardUrl" in load_template()["Outputs"]
 
 
+@pytest.mark.parametrize("metric", FAILURE_METRICS)
+def test_every_failure_count_raises_an_alarm(metric: str) -> None:
+    [alarm] = [a["Properties"] for a in resources("AWS::CloudWatch::Alarm").values()
+               if a["Properties"].get("MetricName") == metric]
+    assert alarm["Namespace"] == METRICS_NAMESPACE and alarm["Dimensions"] == [SERVICE_DIMENSION]
+    assert alarm["Statistic"] == "Sum" and alarm["Threshold"] == 0
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold" and alarm["TreatMissingData"] == "notBreaching"
+    assert alarm["AlarmActions"] == TOPIC
+
+
+def test_the_alarm_topic_is_encrypted_with_a_key_cloudwatch_may_use() -> None:
+    # CloudWatch cannot publish to a topic under the AWS-managed alias/aws/sns (its key policy cannot name
+    # cloudwatch.amazonaws.com): the stack's own key, rotated, whose policy lets CloudWatch encrypt for SNS.
+    topic = resources()["AlarmTopic"]
+    key_ref = topic["Properties"]["KmsMasterKeyId"]
+    [key_name] = refs(key_ref)
+    key = resources()[key_name]
+    assert key["Type"] == "AWS::KMS::Key" and key["Condition"] == topic["Condition"] == "HasAlarmEmail"
+    assert key["Properties"]["EnableKeyRotation"] is True
+    statements = key["Properties"]["KeyPolicy"]["Statement"]
+    [cloudwatch] = [s for s in statements if s.get("Principal", {}).get("Service") == "cloudwatch.amazonaws.com"]
+    assert set(as_list(cloudwatch["Action"])) == {"kms:Decrypt", "kms:GenerateDataKey*"}
+    assert cloudwatch["Effect"] == "Allow" and cloudwatch["Resource"] == "*"  # a key policy's own key
+    [account] = [s for s in statements if "AWS" in s.get("Principal", {})]
+    assert "AWS::AccountId" in json.dumps(account["Principal"])  # the account keeps the key manageable
+
+
+def test_the_weekly_schedule_and_plans_retries_have_their_limits_and_dead_letter_queue() -> None:
+    weekly = props("PlanFunction")["Events"]["Weekly"]["Properties"]
+    # Scheduler retries an invocation it could not make for up to a day, then PlanDLQ
+    assert weekly["RetryPolicy"]["MaximumRetryAttempts"] >= 2
+    assert 3600 <= weekly["RetryPolicy"]["MaximumEventAgeInSeconds"] <= 86400
+    assert weekly["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": ["PlanDLQ", "Arn"]}}
+    # Lambda retries a failed asynchronous plan within hours, then PlanDLQ (plan.MAX_EVENT_AGE allows its redrive)
+    config = props("PlanFunction")["EventInvokeConfig"]
+    assert 3600 <= config["MaximumEventAgeInSeconds"] <= 21600
+    # A repository retried alone goes through PlanQueue: its redrive ends in PlanDLQ too
+    assert props("PlanQueue")["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["PlanDLQ", "Arn"]}
+    from prhub.flow import plan
+
+    visibility = props("PlanQueue")["VisibilityTimeout"]
+    assert plan.RETRY_DELAY <= plan.MAX_DELAY <= 900 and visibility >= 6 * props("PlanFunction")["Timeout"]
+
+
 def test_every_custom_metric_an_alarm_reads_is_in_the_catalogue() -> None:
     names = set(metric_catalogue()["Names"])
     for name, alarm in resources("AWS::CloudWatch::Alarm").items():
@@ -630,6 +678,37 @@ def test_deploy_doc_explains_every_alarm_and_lists_every_metric() -> None:
     listed = re.findall(r"^\| `(\w+)` \| (?:Count|Seconds) \|", text, re.M)
     assert listed == metric_catalogue()["Names"]
     assert f"`{metric_catalogue()['Namespace']}`" in text and f"`service={metric_catalogue()['Service']}`" in text
+
+
+NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
+def test_deploy_doc_counts_and_names_what_the_template_has() -> None:
+    # The overview counts what the template declares and names each function and table.
+    text = DEPLOY_DOC.read_text(encoding="utf-8")
+    overview = text.split("\n\n")[1].replace("\n", " ")
+    functions = [f.removesuffix("Function").lower() for f in resources("AWS::Serverless::Function")]
+    tables = [t.removesuffix("Table").lower() for t in resources("AWS::DynamoDB::Table")]
+    queues = resources("AWS::SQS::Queue")
+    match = re.search(r"(\w+) functions \(([^)]+)\), (\w+) SQS queues \((\w+) work queues and (\w+) dead-letter "
+                      r"queues\), (\w+) DynamoDB tables \(([^)]+)\).*?(\w+) schedules", overview)
+    assert match, overview
+    assert NUMBERS[match.group(1)] == len(functions) and sorted(match.group(2).split(", ")) == sorted(functions)
+    assert NUMBERS[match.group(3)] == len(queues)
+    assert NUMBERS[match.group(5)] == len(DLQS) and NUMBERS[match.group(4)] == len(queues) - len(DLQS)
+    assert NUMBERS[match.group(6)] == len(tables) and sorted(match.group(7).split(", ")) == sorted(tables)
+    schedules = [e for f in resources("AWS::Serverless::Function").values()
+                 for e in f["Properties"].get("Events", {}).values() if e["Type"] == "ScheduleV2"]
+    assert NUMBERS[match.group(8)] == len(schedules)
+    # Elsewhere: "the N queues" counts them all, and "the X table" is one the template has (or the price table).
+    for word in re.findall(r"\bthe (\w+) queues\b", text):
+        if word in NUMBERS:
+            assert NUMBERS[word] == len(queues), word
+    for word in re.findall(r"\bthe (\w+) table\b", text):
+        assert word in tables or word == "price", f"deploy.md names a {word} table the template does not have"
+    # The IAM table has a row per function.
+    rows = re.findall(r"^  \| (\w+) \| .+ \|$", text, re.M)
+    assert sorted(r.lower() for r in rows if r not in ("Function",)) == sorted(functions)
 
 
 # ------------------------------------------------------------------ access logging (optional)
