@@ -193,16 +193,15 @@ def _plan_scheduled(req: PlanRequest, deps: Deps) -> dict[str, Any]:
 
 
 def _named(req: PlanRequest) -> dict[str, Any]:
-    return {"run_id": req.run_id, "repo": req.config.repo, **({"slice": req.config.slice} if req.config.slice
-                                                                else {}), "period": req.period.to_dict()}
+    part = {"slice": req.config.slice} if req.config.slice else {}
+    return {"run_id": req.run_id, "repo": req.config.repo, **part, "period": req.period.to_dict()}
 
 
 def _retry(req: PlanRequest, exc: Exception, deps: Deps) -> dict[str, Any]:
     """Plan this repository alone again later, through PlanQueue (a retry of the whole event would list the
     others again)."""
-    wait = exc.retry_after if isinstance(exc, RetryLater) else 0.0
-    deps.queue.send(deps.settings.plan_queue_url, {"plan": req.to_dict()}, delay=min(MAX_DELAY, max(RETRY_DELAY,
-                                                                                                  wait)))
+    wait = max(RETRY_DELAY, exc.retry_after if isinstance(exc, RetryLater) else 0.0)
+    deps.queue.send(deps.settings.plan_queue_url, {"plan": req.to_dict()}, delay=min(MAX_DELAY, wait))
     summary = {**_named(req), "error": str(exc), "retrying": True}
     logger.warning("repository planned again later", extra=summary)
     return summary
