@@ -20,6 +20,14 @@ processor = BatchProcessor(event_type=EventType.SQS)
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
+def report_body(text: str) -> dict[str, Any]:
+    """A ReportQueue body: {"run_id": "..."[, "revision"]} or a sweep; InputError for one that can never be."""
+    body = message(text, one_of=("run_id", "sweep"))
+    if not body.get("sweep") and not (isinstance(body.get("run_id"), str) and body["run_id"]):
+        raise InputError("report message needs a run_id")
+    return body
+
+
 @tracing.handler  # Powertools Tracer, made on the first invocation (prhub.cloud.tracing: not at import)
 @logger.inject_lambda_context
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -32,7 +40,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:
         try:
-            body = message(record.body, one_of=("run_id", "sweep"))
+            body = report_body(record.body)
         except InputError as exc:  # it can never succeed: acknowledged, counted, logged (not ReportDLQ)
             return dropped("ReportFunction", record.message_id, str(exc))
         return report_message(body, deps)

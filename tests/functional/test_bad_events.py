@@ -134,9 +134,10 @@ def report_record(body: str, message_id: str) -> dict[str, Any]:
     return record
 
 
-BAD_REPORT_BODIES = [("{}", "needs a run_id"), ("{run", "Expecting"), (json.dumps({"run_id": 7}), "needs a run_id"),
-                     (json.dumps({"run_id": "acme/rocket/2026-06-01_2026-06-07/nope"}), "does not exist"),
+BAD_REPORT_BODIES = [(json.dumps({"run_id": "acme/rocket/2026-06-01_2026-06-07/nope"}), "does not exist"),
                      (json.dumps({"sweep": True, "older_than_minutes": "soon"}), "older_than_minutes must be a number")]
+NOT_REPORT_MESSAGES = [("{}", "has none of run_id, sweep"), ("{run", "not JSON"),
+                       (json.dumps({"run_id": 7}), "needs a run_id"), ("Hello from SQS!", "not JSON")]
 
 
 @pytest.mark.parametrize(("body", "words"), BAD_REPORT_BODIES, ids=[w for _, w in BAD_REPORT_BODIES])
@@ -145,6 +146,16 @@ def test_a_bad_report_message_fails_its_batch_of_one_with_a_clear_reason(stack: 
     # and then moves it to ReportDLQ; the reason is in the error.
     with pytest.raises(Exception, match=words):
         invoke(handler(stack, "ReportFunction"), {"Records": [report_record(body, "m1")]}, "ReportFunction")
+    assert aws.client("s3").list_objects_v2(Bucket=stack.buckets["SiteBucket"]).get("KeyCount", 0) == 0
+
+
+@pytest.mark.parametrize(("body", "words"), NOT_REPORT_MESSAGES, ids=[w for _, w in NOT_REPORT_MESSAGES])
+def test_a_body_that_is_no_report_message_is_acknowledged_with_the_reason_logged(
+        stack: Stack, body: str, words: str, caplog: pytest.LogCaptureFixture) -> None:
+    # It can never succeed: retrying it would only fill ReportDLQ (tests/functional/test_malformed_records.py).
+    answer = invoke(handler(stack, "ReportFunction"), {"Records": [report_record(body, "m1")]}, "ReportFunction")
+    assert answer["batchItemFailures"] == []
+    assert any(words in str(getattr(r, "reason", "")) for r in caplog.records), [r.__dict__ for r in caplog.records]
     assert aws.client("s3").list_objects_v2(Bucket=stack.buckets["SiteBucket"]).get("KeyCount", 0) == 0
 
 
