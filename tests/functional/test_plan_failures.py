@@ -171,3 +171,29 @@ def test_aws_sample_scheduled_event_replayed_at_1970_does_not_answer_ok(aws_endp
     assert result.failures and sorted(result.failures) == sorted(r["run_id"] for r in result.answer["runs"])
     assert all(r.get("failed") for r in result.answer["runs"])
     assert json.dumps(result.answer).count("lies outside") >= 1
+
+
+def test_a_rate_limit_outlasting_the_plan_retries_that_repository_after_the_reset(github: FakeGitHub) -> None:
+    from prhub.core.config import WatchList
+
+    from tests.fakes.memory import SETTINGS, memory_stack
+
+    # GIVEN GitHub's primary limit spent, resetting in 2,000 s (longer than the client waits), on the in-memory
+    # adapters with a PlanQueue
+    github.inject("exhausted", reset_in=2000)
+    source = GitHubSource(token=TOKEN, api_url=github.url, sleep=lambda seconds: None, etag_cache=MemoryEtagCache())
+    watched = WatchList.parse(json.dumps({"repos": [{"repo": WIDGETS, "tz": "Europe/Berlin", "source": "github"}]}))
+    memory = memory_stack(watched, sources=lambda spec: source, clock=lambda: NOW)
+    memory.deps = dataclasses.replace(memory.deps, settings=dataclasses.replace(SETTINGS,
+                                                                               plan_queue_url="memory://plan"))
+    from prhub.flow.plan import MAX_DELAY, plan
+
+    # WHEN the schedule fires
+    [widgets] = plan(EVENT, memory.deps)
+    # THEN the repository is planned again alone, as late as SQS can delay it (then again, until the reset)
+    assert widgets["retrying"] is True and "rate" in widgets["error"].lower()
+    [message] = memory.queue.messages["memory://plan"]
+    assert message.body == {"plan": {"run_id": widgets["run_id"], "config": message.body["plan"]["config"],
+                                     "period": {"since": "2026-06-01", "until": "2026-06-07", "tz": "Europe/Berlin"}}}
+    assert message.visible_at - memory.queue.clock() == pytest.approx(MAX_DELAY, abs=5)
+    assert memory.store.runs == {}
