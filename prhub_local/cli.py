@@ -86,7 +86,8 @@ def cmd_invoke(args: argparse.Namespace) -> int:
     --state is restored and saved as for `prhub run`. A score or report event whose run
     the state lacks gets one first (PlanFunction plans the run the event names). Exit
     code 2 when PlanFunction refuses the event, 3 when another run holds --state,
-    1 when a record or the handler failed.
+    1 when a record or the handler failed, or a scheduled repository was not planned
+    (recorded as a failed run, or left on PlanQueue to be retried).
     """
     import json
 
