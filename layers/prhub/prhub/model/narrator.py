@@ -23,7 +23,7 @@ from prhub.core.report import Narration, Report, Scorer
 from prhub.engine import narrative
 from prhub.model.answers import NARRATIVE_SCHEMA, SECTIONS, check_section, fallback_notes, guard_counts, parse_json
 from prhub.model.client import ChatModel, Completion, describe, message_text, model_error, record_tokens
-from prhub.model.factguard import Facts
+from prhub.model.factguard import Facts, injecting
 from prhub.model.pricing import Prices, token_limit
 from prhub.model.prompting import estimate_tokens, narrative_messages, repair_message
 
@@ -31,6 +31,7 @@ logger = Logger(service="prhub", child=True)
 
 NARRATIVE_ANSWER_TOKENS = 3000
 NARRATIVE_MAX_PRS = 80  # the week's table sent to the model: the most important PRs first
+WITHHELD = "(withheld: the PR text addresses instructions to an AI reviewer)"
 
 
 class NarrativeCache(Protocol):
@@ -52,6 +53,8 @@ def week_facts(report: Report) -> dict[str, Any]:
     table = [{k: p.get(k) for k in ("number", "title", "author", "modules", "type", "importance", "insight", "key",
                                     "breaking", "summary", "additions", "deletions", "changed_files")}
              | {"risks": sorted({r.get("kind") for r in p.get("risks") or []})}
+             # A PR caught instructing the model: its words are not read again (nor may the narrative cite it).
+             | ({"title": WITHHELD, "summary": WITHHELD} if injecting(p) else {})
              for p in prs[:NARRATIVE_MAX_PRS]]
     facts = {"repo": report.get("repo"), "period": report.get("period"), "stats": report.get("stats"), "prs": table,
              "modules": report.get("modules"), "hot_files": (report.get("hot_files") or [])[:10],
