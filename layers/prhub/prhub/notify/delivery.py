@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from prhub.cloud import metrics
+from prhub.cloud import metrics, redaction
 from prhub.core.channels import Target
 from prhub.notify import dingtalk, feishu, slack, teams, webhook, wecom
 from prhub.notify import email as mail
@@ -93,6 +93,10 @@ def deliver(target: Target, message: Message, *, http: Http | None = None, clock
     as X-Prhub-Delivery; use the idempotency record's key); a new one is made when not given.
     """
     delivery_id = delivery_id or str(uuid.uuid4())
+    # urllib3 logs the request line at DEBUG: the hook's URL, its token and its secret are the log's to hide.
+    redaction.install()
+    redaction.known_url(target.url)
+    redaction.known(target.secret)
     if target.channel == "email":
         if email is None:
             raise ValueError("an email channel needs an EmailClient")
