@@ -22,7 +22,7 @@ from prhub.core.config import RepoConfig
 from prhub.core.report import Narration, Report, Scorer
 from prhub.engine import narrative
 from prhub.model.answers import NARRATIVE_SCHEMA, SECTIONS, check_section, fallback_notes, guard_counts, parse_json
-from prhub.model.client import ChatModel, Completion, describe, message_text, model_error, record_tokens
+from prhub.model.client import ChatModel, Completion, charged, describe, message_text, model_error, record_tokens
 from prhub.model.factguard import Facts, injecting
 from prhub.model.pricing import Prices, token_limit
 from prhub.model.prompting import estimate_tokens, narrative_messages, repair_message
@@ -141,6 +141,9 @@ def write(writing: Writing, report: Report, config: RepoConfig, chat: ChatModel,
         try:
             answer = chat.complete(messages, "prhub_narrative", NARRATIVE_SCHEMA, NARRATIVE_ANSWER_TOKENS)
         except model_error() as exc:
+            lost_in, lost_out = charged(exc)  # calls that timed out: billed by the provider all the same
+            writing.tokens_in += lost_in
+            writing.tokens_out += lost_out
             logger.warning("narrative model call failed", extra={"error": describe(exc)})
             writing.stopped = f"the model was unavailable ({describe(exc)})"
             break
