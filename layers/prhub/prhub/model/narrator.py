@@ -84,13 +84,17 @@ class Writing:
         self.removed.update(removed)
 
     def from_cache(self, cached: Any) -> bool:
-        """Take a narrative cached for the same prompt; whether there was one."""
+        """Take a narrative cached for the same prompt, with what it cost when it was written; whether there was
+        one."""
         if not (isinstance(cached, dict) and isinstance(cached.get("sections"), dict)):
             return False
         for name, value in cached["sections"].items():
             if name in SECTIONS:
                 self.written(name, value)
         self.removed.update({str(k): int(v) for k, v in (cached.get("removed") or {}).items()})
+        tokens = cached.get("tokens")
+        if isinstance(tokens, list) and len(tokens) == 2 and all(isinstance(t, int) for t in tokens):
+            self.tokens_in, self.tokens_out = tokens
         self.pending = []
         return True
 
@@ -115,9 +119,10 @@ class Writing:
         return data, errors
 
     def cached(self) -> dict[str, Any]:
-        """What the cache keeps: the sections the model wrote and what the guard removed from them."""
+        """What the cache keeps: the sections the model wrote, what the guard removed from them and what the
+        calls cost (a report that reuses them shows what it cost, cached or not)."""
         return {"sections": {name: self.sections[name] for name in SECTIONS if self.by[name] == "llm"},
-                "removed": dict(self.removed)}
+                "removed": dict(self.removed), "tokens": [self.tokens_in, self.tokens_out]}
 
 
 def write(writing: Writing, report: Report, config: RepoConfig, chat: ChatModel, cache: NarrativeCache | None,
@@ -168,7 +173,8 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
     the PRs the engine scored in the model's place and the sections it wrote.
 
     `report` is the draft (analysis, title, notes); `prices` the run's price table, for a money budget. A re-run
-    of an unchanged week takes the narrative from `cache` (the stack's prhub.cloud.cache): no call, 0 tokens.
+    of an unchanged week takes the narrative from `cache` (the stack's prhub.cloud.cache): no call, and the
+    tokens it cost when it was written (the report's cost, not this run's spending).
     """
     writing = Writing(dict(narrative.engine_narrative(report)))
     info: Scorer = report["scorer"].copy()
