@@ -97,3 +97,11 @@ def test_a_known_secret_is_redacted_wherever_it_appears() -> None:
     text = redaction.redact("got a-value-no-pattern-knows and /in/opaque-path-token and also-secret-1 and a%2Dvalue")
     assert "a-value-no-pattern-knows" not in text and "opaque-path-token" not in text and "also-secret-1" not in text
     assert redaction.redact("ordinary text, 200 OK") == "ordinary text, 200 OK"
+
+
+def test_a_structured_message_keeps_its_shape_and_loses_its_secrets() -> None:
+    redaction.install()
+    record = logging.getLogger("prhub.test").makeRecord(
+        "prhub.test", logging.INFO, __file__, 1, {"url": "https://x.org/send?key=abcdef123456", "n": 3}, None, None)
+    redaction.clean(record)
+    assert record.msg == {"url": f"https://x.org/send?key={redaction.MASK}", "n": 3}

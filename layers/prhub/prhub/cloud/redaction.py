@@ -108,12 +108,12 @@ _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"messa
 def _exception(exc: BaseException, depth: int = 0) -> BaseException:
     """A copy of `exc` whose message (and its causes') is redacted; its type and traceback kept."""
     text = redact(str(exc))
-    clean = copy.copy(exc)
     try:
+        clean = copy.copy(exc)
         clean.args = (text,)
         shown = str(clean)
-    except Exception:  # noqa: BLE001 - an exception whose __str__ needs more than its args
-        shown = ""
+    except Exception:  # noqa: BLE001 - an exception that cannot be copied, or whose __str__ needs more than args
+        clean, shown = exc, ""
     if shown != text:
         clean = RedactedError(f"{type(exc).__name__}: {text}")
     clean.__traceback__ = exc.__traceback__
@@ -133,11 +133,14 @@ def clean(record: logging.LogRecord) -> logging.LogRecord:
     """`record` redacted in place: its message (formatted now), its extra fields and its exception. Redacted text
     is left as it is, so a record may pass here more than once (the factory, then each handler's filter: a
     logger sets `extra` fields after the factory made the record)."""
-    try:
-        message = record.getMessage()
-    except Exception:  # noqa: BLE001 - a bad format is logging's to report at emit; keep it as it is
-        return record
-    record.msg, record.args = redact(message), None
+    if isinstance(record.msg, str) or record.args:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a bad format is logging's to report at emit; keep it as it is
+            return record
+        record.msg, record.args = redact(message), None
+    else:  # a structured message (Powertools logs dicts as JSON objects): its values, its shape kept
+        record.msg = _value(record.msg)
     for key, value in list(vars(record).items()):
         if key not in _STANDARD and not key.startswith("_"):
             setattr(record, key, _value(value))
