@@ -37,6 +37,7 @@ from typing import IO, Any
 
 from prhub.cloud.cache import TTL_SECONDS
 from prhub.core.errors import InputError, PrhubError
+from prhub.notify import ledger
 from prhub.site.publish import TYPES
 
 from prhub_local.embedded import client
@@ -46,6 +47,7 @@ CURRENT, LOCK, JOURNAL = "CURRENT", "lock", "journal.jsonl"
 WRITE_SLACK = 60  # s: items written this long before a pass began are asked for again (seen ones are skipped)
 JOURNALED = ("CacheTable",)  # what a killed run keeps: scores and narratives the model was paid for. A killed
 #                              run's own runs/results are left out: restored, its open run would be swept.
+# The delivery ledger is journaled as it is written (prhub.notify.ledger.observe), before the send it allows.
 LEGACY = ("tables", "buckets", "queues")  # the layout before generations: the state directory itself
 Step = Callable[[str], None]
 
@@ -369,8 +371,11 @@ def _restore_journal(stack: Stack, state: StateDir, ddb: Any) -> int:
     if not journal.exists() or _journal_base(journal) != state.base():
         return 0
     entries = [e for e in _read_lines(journal)[1:] if isinstance(e, dict) and e.get("table") in stack.tables]
-    for logical in {e["table"] for e in entries}:
+    for logical in {e["table"] for e in entries} & set(JOURNALED):
         _put_items(ddb, stack.tables[logical], [_decode(e["item"]) for e in entries if e["table"] == logical])
+    for e in entries:  # the ledger's writes, one item's states in order: the last one stands
+        if e["table"] not in JOURNALED:
+            ddb.put_item(TableName=stack.tables[e["table"]], Item=_decode(e["item"]))
     return len(entries)
 
 
@@ -407,6 +412,7 @@ class Journal(threading.Thread):
         self.seen: set[str] = set()
         self.since = clock()  # the previous pass's start: what was written after it is new
         self.path = state.path / JOURNAL
+        self.lock = threading.Lock()  # passes and the ledger's writes append from different threads
 
     def start(self) -> None:
         if _journal_base(self.path) != self.state.base():
@@ -419,7 +425,14 @@ class Journal(threading.Thread):
                     out.write(b"\n")
         self.since = self.clock()  # what the restore put back was written before: not new (nor, if just before,
         self.seen = {_line(entry) for entry in self._items(self.since)}  # within the slack: seen already)
+        ledger.observe(self.ledger_write)
         super().start()
+
+    def ledger_write(self, table: str, item: dict[str, Any]) -> None:
+        """A delivery ledger write, appended fsynced before the send it allows (a kill after it keeps it)."""
+        logical = next((k for k, v in self.stack.tables.items() if v == table), None)
+        if logical is not None:
+            self._append([{"table": logical, "item": item}])
 
     def _items(self, since: float) -> Iterator[dict[str, Any]]:
         ddb = client("dynamodb")
@@ -437,12 +450,15 @@ class Journal(threading.Thread):
         new = [entry for entry in self._items(self.since) if _line(entry) not in self.seen]
         self.since = began
         if new:
-            with open(self.path, "a", encoding="utf-8") as out:
-                out.write("".join(_line(entry) + "\n" for entry in new))
-                out.flush()
-                os.fsync(out.fileno())
+            self._append(new)
             self.seen.update(_line(entry) for entry in new)
         return len(new)
+
+    def _append(self, entries: list[dict[str, Any]]) -> None:
+        with self.lock, open(self.path, "a", encoding="utf-8") as out:
+            out.write("".join(_line(entry) + "\n" for entry in entries))
+            out.flush()
+            os.fsync(out.fileno())
 
     def run(self) -> None:
         try:
@@ -452,6 +468,7 @@ class Journal(threading.Thread):
             self.error = exc
 
     def stop(self) -> None:
+        ledger.unobserve(self.ledger_write)
         self.stopped.set()
         if self.is_alive():
             self.join()

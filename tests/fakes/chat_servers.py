@@ -9,6 +9,9 @@ Every hook validates what it gets the way its platform documents (payload shape,
 computed here independently of prhub), enforces the platform's rate limit on the fake's clock, and answers
 with the platform's own success and error bodies. `hook.faults` queues answers to give before any check
 (a 500, a 429 with Retry-After, a throttling code); `hook.always` answers every request with one fault.
+`hook.slow` is a platform slower than its client: the request is taken (checked and accepted as usual), and
+the answer comes `hook.slow` seconds later (to the next `hook.slow_times` requests, or all when None), so a
+client that gives up first cannot know the message arrived.
 
 What the platforms' documentation confirmed, and what it did not (the answer here is then our best reading):
 - Slack: 200 "ok"; 400 invalid_payload / no_text / invalid_blocks; 404 channel_not_found / no_service;
@@ -131,6 +134,8 @@ class Hook:
     accepted: list[Received] = field(default_factory=list)  # the ones the platform took
     sent_at: list[float] = field(default_factory=list)
     penalty_until: float = 0.0
+    slow: float = 0.0  # seconds taken before answering a request it has already taken
+    slow_times: int | None = None  # how many requests are answered late (None: all)
 
 
 class FakeChat(LoopbackServer):
@@ -154,11 +159,15 @@ class FakeChat(LoopbackServer):
                 request = Received(parts.path, parse_qs(parts.query), parts.query, dict(self.headers.items()), body)
                 status, headers, out = fake.answer(request)
                 request.answer = status
-                self.send_response(status)
-                for key, value in {"Content-Length": str(len(out)), **headers}.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(out)
+                time.sleep(fake.delay(request))
+                try:
+                    self.send_response(status)
+                    for key, value in {"Content-Length": str(len(out)), **headers}.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(out)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting: the platform took the message all the same
 
         return self.serve(Handler)
 
@@ -182,6 +191,16 @@ class FakeChat(LoopbackServer):
                     limits.get("per_second", per_second))
         self.hooks[token] = hook
         return hook
+
+    def delay(self, request: Received) -> float:
+        """How long the hook of `request` takes to answer it (hook.slow, while hook.slow_times lasts)."""
+        with self._lock:
+            hook = self._find(request)
+            if hook is None or not hook.slow or hook.slow_times == 0:
+                return 0.0
+            if hook.slow_times is not None:
+                hook.slow_times -= 1
+            return hook.slow
 
     # -- answering ---------------------------------------------------------------------------------------------
 

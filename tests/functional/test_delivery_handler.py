@@ -264,3 +264,54 @@ def test_a_claim_held_by_a_live_worker_is_retried_later_and_taken_over_when_its_
     assert hooks["slack"].received == []
     clock.now += LEASE_SECONDS + 1
     assert deliver_one(job, deps)["sent"] is True and len(hooks["slack"].accepted) == 1
+
+
+def slow_platforms(monkeypatch: pytest.MonkeyPatch, hooks: dict[str, Hook], times: int | None) -> None:
+    """Every hook takes 0.8 s to answer what it has taken, against a client that waits 0.3 s (10 s, scaled)."""
+    from prhub.notify import delivery
+
+    monkeypatch.setattr(delivery, "TIMEOUT", 0.3, raising=False)
+    monkeypatch.setattr(delivery, "READ_TIMEOUT", 0.3, raising=False)
+    for hook in hooks.values():
+        hook.slow, hook.slow_times = 0.8, times
+
+
+def test_a_platform_slower_than_the_client_is_not_sent_the_report_again_and_again(
+        stack: Stack, hooks: dict[str, Hook], clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN platforms that take every message but always answer after the client stopped waiting
+    _, messages = publish(stack)
+    slow_platforms(monkeypatch, hooks, times=None)
+    deps, work = service(clock), jobs(messages)
+    # WHEN SQS hands each message over until its last receive
+    for job in work.values():
+        for receive in range(1, 4):
+            try:
+                deliver_one(job, deps, last_try=receive == 3)
+            except DeliveryFailed:
+                continue
+    # THEN a chat platform, which has no idempotency key, got it at most twice: once, and one resend
+    assert {n: len(hooks[n].accepted) for n in ("slack", "feishu")} == {"slack": 2, "feishu": 2}
+    log = ledger(stack)
+    assert {n: (log[n]["status"], log[n]["resends"]) for n in ("slack", "feishu")} == {
+        "slack": ("maybe", 1), "feishu": ("maybe", 1)}
+    # AND the generic webhook was retried, but always as one delivery its receiver drops duplicates of
+    ids = {r.headers["X-Prhub-Delivery"] for r in hooks["webhook"].received}
+    assert len(hooks["webhook"].received) > 1 and ids == {delivery_id(PREFIX, channel_id(work["webhook"].channel), 1)}
+
+
+def test_a_timed_out_send_is_resent_once_after_the_ledger_check(
+        stack: Stack, hooks: dict[str, Hook], clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a platform slow only for the first message
+    _, messages = publish(stack)
+    slow_platforms(monkeypatch, hooks, times=1)
+    deps, job = service(clock), jobs(messages)["slack"]
+    # WHEN the send times out: maybe delivered, recorded so, handed back to the queue, not resent at once
+    with pytest.raises(DeliveryFailed, match="maybe delivered"):
+        deliver_one(job, deps)
+    assert len(hooks["slack"].received) == 1 and ledger(stack)["slack"]["status"] == "maybe"
+    # THEN the redelivery resends it once, recorded before it is sent; later copies of the message send nothing
+    assert deliver_one(job, deps)["sent"] is True
+    assert deliver_one(job, deps)["sent"] is False
+    assert len(hooks["slack"].received) == 2
+    entry = ledger(stack)["slack"]
+    assert (entry["status"], entry["resends"], entry["sends"]) == ("delivered", 1, 1)

@@ -235,7 +235,8 @@ def test_injection_in_any_phrasing_is_flagged_and_keeps_the_engines_rank(text: s
 
     with FakeOpenAI(gullible) as fake:
         scored = LlmScorer(chat(fake), "en").score(pr, CONFIG, _Budget())
-    assert scored.scored_by == "llm"
+    # The model's whole answer is discarded: the engine scored it, and the report says why
+    assert scored.scored_by == "heuristic" and scored.note.startswith(answers.INJECTED)
     assert (scored.importance, scored.insight, scored.key) == (engine.importance, engine.insight, engine.key)
     assert not scored.key and any(r.kind == "prompt_injection" for r in scored.risks)
 

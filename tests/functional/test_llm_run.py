@@ -80,9 +80,12 @@ def test_run_with_the_model_then_rerun_from_the_cache(fake: FakeOpenAI, tmp_path
     # WHEN the same range is run again on the same state
     calls = len(fake.calls)
     again = run(tmp_path)
-    # THEN no model call is made and the run spends no tokens
+    # THEN no model call is made, and the report shows what it cost, cached or not
     assert len(fake.calls) == calls
-    assert (again["scorer"]["tokens_in"], again["scorer"]["tokens_out"]) == (0, 0)
+    assert (again["scorer"]["tokens_in"], again["scorer"]["tokens_out"]) == (scorer["tokens_in"],
+                                                                             scorer["tokens_out"]) != (0, 0)
+    assert again["scorer"].get("cost") == scorer.get("cost")
+    assert [p.get("tokens_in") for p in again["prs"]] == [p.get("tokens_in") for p in report["prs"]]
     assert [p["importance"] for p in again["prs"]] == [p["importance"] for p in report["prs"]]
     assert again["highlights"] == report["highlights"]
 
@@ -96,8 +99,9 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     by = [p["scored_by"] for p in report["prs"]]
     assert len(by) == DAY_PRS and 0 < by.count("llm") < DAY_PRS
     assert report["scorer"]["heuristic_prs"] == by.count("heuristic")
-    # The narrative is one call, asked when what the PRs left of the budget holds its prompt and longest answer (their reservations
-    # are settled at what they cost): written by one scorer or the other as a whole, inside the budget below.
+    # The narrative is one call, asked when what the PRs left of the budget holds its prompt and longest answer
+    # (their reservations are settled at what they cost): written by one scorer or the other as a whole, inside the
+    # budget below.
     [narrator] = set(report["scorer"]["narrative_by"].values())
     assert set(report["scorer"]["narrative_by"]) == set(answers.SECTIONS) and narrator in ("llm", "heuristic")
     assert (report["scorer"]["narrative_tokens_in"] > 0) == (narrator == "llm")

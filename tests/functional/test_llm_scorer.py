@@ -314,3 +314,28 @@ def test_one_openai_client_per_endpoint_and_process(fake: FakeOpenAI) -> None:
     for chat in (first, second, other_key):
         chat.complete([{"role": "user", "content": "hi"}], "prhub_pr", answers.PR_SCHEMA, 50)
     assert [c["model"] for c in fake.calls] == ["fake-model", "other-model", "fake-model"]
+
+
+def test_a_timed_out_call_is_charged_what_was_sent_so_the_budget_holds(fake: FakeOpenAI) -> None:
+    # GIVEN a provider slower than the client's timeout for the first call: it bills the call all the same
+    fake.enqueue(Fault.timeout(0.8))
+    budget = Budget(100_000)
+    scored = scorer_for(fake, timeout=0.3).score(make_pr(), CONFIG, budget)
+    deadline = time.monotonic() + 5
+    while fake.answered < 2 and time.monotonic() < deadline:  # the late answer is counted when it is written
+        time.sleep(0.05)
+    assert fake.answered == 2 and scored.scored_by == "llm"
+    # THEN the PR and the budget are charged at least what the provider counted: the answered call as it said,
+    # the lost one by estimate (its prompt, and the most it could have answered)
+    assert scored.tokens_in >= fake.tokens_in and scored.tokens_out >= fake.tokens_out
+    assert budget.spent == scored.tokens_in + scored.tokens_out
+    assert scored.tokens_out <= fake.tokens_out + PR_ANSWER_TOKENS
+
+
+def test_a_call_that_never_answers_is_charged_and_the_engine_scores(fake: FakeOpenAI) -> None:
+    fake.enqueue(*[Fault.timeout(0.6)] * 3)
+    budget = Budget(100_000)
+    scored = scorer_for(fake, timeout=0.2, max_retries=2).score(make_pr(), CONFIG, budget)
+    assert scored.scored_by == "heuristic" and "model unavailable" in scored.note
+    assert len(fake.calls) == 3 and scored.tokens_out == 3 * PR_ANSWER_TOKENS and scored.tokens_in > 0
+    assert budget.spent == scored.tokens_in + scored.tokens_out

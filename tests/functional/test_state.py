@@ -242,3 +242,34 @@ def test_a_pointer_to_no_generation_is_reported_not_taken_for_an_empty_state(new
     with pytest.raises(PrhubError, match="is damaged"):
         restored(new_stack, state)
     assert sorted(p.name for p in state.iterdir()) == [CURRENT, LOCK]
+
+
+def test_the_delivery_ledger_survives_a_kill_between_a_send_and_the_save(new_stack: Any, tmp_path: Path) -> None:
+    from prhub.notify.ledger import Ledger
+
+    state = tmp_path / "state"
+    # GIVEN a run that claimed six channels, told five and was killed while sending the sixth (no save, and no
+    # journal pass since: the journal's clock never ticks)
+    stack = new_stack()
+    with locked(state) as held:
+        restore_state(stack, held)
+        journal = Journal(stack, held, every=3600)
+        journal.start()
+        ledger = Ledger(aws.client("dynamodb"), stack.tables["DeliveriesTable"])
+        now = int(time.time())
+        claims = [ledger.claim("o/r/reports/w/", f"ch{i}", run_id="run-1", label=f"ch{i}", digest="d",
+                               updates=False, now=now) for i in range(6)]
+        for claim in claims[:5]:
+            ledger.finish(claim, status="delivered", run_id="run-1", digest="d", attempts=1, detail="HTTP 200",
+                          at="2026-06-08T00:00:00Z", now=now)
+        journal.stop()  # killed: no final pass (stop makes none), no save
+    # WHEN the re-run restores the state
+    stack = new_stack()
+    with locked(state) as held:
+        restore_state(stack, held)
+        ledger = Ledger(aws.client("dynamodb"), stack.tables["DeliveriesTable"])
+        again = [ledger.claim("o/r/reports/w/", f"ch{i}", run_id="run-2", label=f"ch{i}", digest="d",
+                              updates=False, now=now + 1) for i in range(6)]
+    # THEN the five told are not told again, and the one being sent is known to be under way
+    assert [c.reason for c in again[:5]] == ["already delivered"] * 5
+    assert not again[5].send and again[5].busy

@@ -186,5 +186,5 @@ def test_botocore_debug_wire_log_never_shows_a_secret_value(sm: object) -> None:
     finally:
         wire.removeHandler(keep)
         wire.setLevel(level)
-    assert any("redacted by prhub.cloud.secrets" in m for m in seen), "the body was logged and blanked"
+    assert any("redacted by prhub.cloud.redaction" in m for m in seen), "the body was logged and blanked"
     assert not any(TOKEN in m for m in seen)

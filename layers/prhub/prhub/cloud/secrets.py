@@ -11,12 +11,11 @@ Values never appear in errors or logs: messages name the secret, not its content
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from prhub.cloud import aws
+from prhub.cloud import aws, redaction
 from prhub.core.errors import PrhubError
 
 if TYPE_CHECKING:
@@ -60,33 +59,13 @@ class Secrets:
         return read_secret(name, self.provider, self.max_age)
 
 
-class _RedactSecretBodies(logging.Filter):
-    """botocore logs every raw response body at DEBUG, GetSecretValue's included: blank those."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        text = repr(record.args) if record.args else str(record.msg)
-        if "SecretString" in text or "SecretBinary" in text:
-            record.msg, record.args = "Response body: <redacted by prhub.cloud.secrets: it holds a secret value>", None
-        return True
-
-
-_REDACT = _RedactSecretBodies()
-
-
-def guard_wire_logs() -> None:
-    """Keep secret values out of botocore's DEBUG wire log (root DEBUG, e.g. Lambda's log level set to DEBUG)."""
-    wire = logging.getLogger("botocore.parsers")
-    if _REDACT not in wire.filters:
-        wire.addFilter(_REDACT)
-
-
 def read_secret(name: str, provider: SecretsProvider, max_age: int = DEFAULT_MAX_AGE) -> str:
     """The secret `name`'s value as text, read through `provider` (its cache, its client); a JSON object secret
     gives its token-like field."""
     # Powertools' parameters load with the first secret read (Secrets.provider): a worker that reads none never pays.
     from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError
 
-    guard_wire_logs()
+    redaction.install()  # botocore logs GetSecretValue's body at DEBUG (prhub.cloud.redaction blanks it)
     try:
         raw = provider.get(name, max_age=max_age)
     except GetParameterError as exc:
@@ -95,6 +74,7 @@ def read_secret(name: str, provider: SecretsProvider, max_age: int = DEFAULT_MAX
     value = _extract(raw)
     if not value:
         raise SecretError(f"secret {name!r} is empty or has no token field ({', '.join(_JSON_KEYS)})")
+    redaction.known(value)
     return value
 
 
@@ -129,6 +109,7 @@ def credential(
     if secret_name:
         return read(secret_name)
     if env.get(value_var):
+        redaction.known(env[value_var])
         return env[value_var]
     name = env.get(name_var, "")
     return read(name) if name else None

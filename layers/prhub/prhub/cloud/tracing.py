@@ -8,6 +8,8 @@ ColdStart and Service annotations). The tracer patches botocore (a subsegment pe
 Secrets Manager call) and requests (a subsegment per GitHub request); `traced` names the work around them
 (`## github get`, `## model complete`).
 
+Each handler call also installs prhub.cloud.redaction, so no log record of an invocation holds a credential.
+
 Off where Powertools turns it off: POWERTOOLS_TRACE_DISABLED true, outside Lambda, under SAM local. Then the
 SDK is never imported and `handler` and `traced` call straight through, so the CLI, the local runner and the
 tests send no traces and pay nothing.
@@ -21,6 +23,8 @@ from typing import Any, ParamSpec, TypeVar
 
 # The class only (Powertools loads it with its Logger anyway): the X-Ray SDK comes with the first Tracer made.
 from aws_lambda_powertools import Tracer
+
+from prhub.cloud import redaction
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -52,6 +56,7 @@ def handler(fn: Callable[[Any, Any], R]) -> Callable[[Any, Any], R]:
     @functools.wraps(fn)
     def call(event: Any, context: Any) -> R:
         nonlocal traced_fn
+        redaction.install()  # every handler's records, whoever logs them, without credentials (idempotent)
         active = tracer()
         if active is None:
             return fn(event, context)

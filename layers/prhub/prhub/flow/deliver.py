@@ -31,8 +31,8 @@ from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError, PrhubError
 from prhub.core.period import format_timestamp
 from prhub.flow.deps import DeliveryDeps, MessageQueue
-from prhub.notify.delivery import Outcome, deliver
-from prhub.notify.ledger import Claim
+from prhub.notify.delivery import Outcome, deliver, idempotent
+from prhub.notify.ledger import MAX_RESENDS, Claim
 from prhub.notify.message import Links, Message, build_message, digest_message
 from prhub.report.digest import ROOT as DIGEST_ROOT
 
@@ -116,7 +116,7 @@ def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> di
     digest = message_digest(message)
     now = int(deps.clock())
     claim = deps.ledger.claim(job.report_key, cid, run_id=job.run_id, label=job.channel.label, digest=digest,
-                              updates=job.channel.updates, now=now)
+                              updates=job.channel.updates, now=now, idempotent=idempotent(job.channel.channel))
     if claim.busy:
         # Another worker is sending it (SQS may hand one message to two): come back when its lease has ended.
         raise DeliveryFailed(f"{job.channel.label}: {claim.reason}")
@@ -147,6 +147,8 @@ def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: De
     if outcome.kind == "permanent":
         _finish(deps, claim, job, "gave_up", digest, outcome.attempts, outcome.detail)
         return {**result, "sent": False, "detail": outcome.detail}
+    if outcome.kind == "maybe":
+        return _maybe(outcome, claim, job, digest, deps, result, last_try)
     if outcome.deferred and outcome.retry_after is not None and not last_try:
         # The platform asked for a longer wait than a Lambda should sleep: a delayed copy, this one done.
         _finish(deps, claim, job, "deferred", digest, outcome.attempts, outcome.detail)
@@ -158,6 +160,18 @@ def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: De
     else:
         _finish(deps, claim, job, "deferred", digest, outcome.attempts, outcome.detail)
     raise DeliveryFailed(f"{job.channel.label}: {outcome.kind} after {outcome.attempts} attempt(s): {outcome.detail}")
+
+
+def _maybe(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: DeliveryDeps,
+           result: dict[str, Any], last_try: bool) -> dict[str, Any]:
+    """A send whose answer never came: recorded as maybe delivered; handed back to the queue for its one resend
+    (the ledger counts it before it is sent) unless that resend is spent, or the platform drops copies."""
+    _finish(deps, claim, job, "maybe", digest, outcome.attempts, outcome.detail)
+    if last_try or (claim.resends >= MAX_RESENDS and not idempotent(job.channel.channel)):
+        logger.warning("delivery maybe delivered, not sent again", extra={**result, "detail": outcome.detail})
+        return {**result, "sent": False, "maybe": True, "detail": outcome.detail}
+    raise DeliveryFailed(f"{job.channel.label}: maybe delivered ({outcome.detail}); the queue brings it back for "
+                         "one resend")
 
 
 def _finish(deps: DeliveryDeps, claim: Claim, job: Delivery, status: Any, digest: str, attempts: int,

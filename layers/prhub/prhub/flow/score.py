@@ -297,9 +297,8 @@ def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
                 scored = _engine_instead(deps.scorers.engine(run.config), pr, run.config, budget,
                                          f"{exc} (handed back {handbacks} times)")
             deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
-        else:
-            # A cache hit spends nothing in this run.
-            scored.tokens_in = scored.tokens_out = 0
+        # A cache hit keeps the tokens it cost when paid: the report shows what it cost, cached or not (the run's
+        # budget is charged only by this run's calls, through `budget`).
         # Calls made before a hand-back were paid by this run too: the PR's tokens sum to the run's spending.
         scored.tokens_in += spent[0]
         scored.tokens_out += spent[1]

@@ -24,10 +24,10 @@ from typing import Any
 from prhub.core.config import RepoConfig
 from prhub.core.models import Risk, ScoredPR
 from prhub.core.report import Report
-from prhub.model.factguard import CITE, Facts, check_prs, clean_text
+from prhub.model.factguard import CITE, INJECTION_KIND, Facts, check_prs, clean_text
 
 # Bumped when how an answer becomes a ScoredPR changes (merge, guard): part of prompt_version, so of the cache key.
-ANALYST_VERSION = "2"
+ANALYST_VERSION = "3"
 PR_TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "build", "chore", "revert")
 RISK_KINDS = ("missing_tests", "breaking", "revert", "dependency_pin", "todo_left", "large_change",
               "title_convention", "doc_mismatch", "security", "performance", "compatibility", "other")
@@ -251,9 +251,9 @@ ENGINE_CHECKED = ("breaking", "missing_tests", "dependency_pin", "revert", "todo
                   "title_convention")
 GUARD = "fact guard removed a sentence: "  # reason prefix, one per sentence; guard_counts adds them up
 INJECTION_RISK = {
-    "zh": "PR 文本试图向 AI 评审下达指令；已忽略，重要性与是否关键均采用引擎的判断",
-    "en": "the PR text addresses instructions to an AI reviewer; they were ignored, and its importance and key "
-          "flag are the engine's",
+    "zh": "PR 文本试图向 AI 评审下达指令；已忽略，此处关于它的一切均为引擎的判断",
+    "en": "the PR text addresses instructions to an AI reviewer; they were ignored, and everything said of it "
+          "here is the engine's",
 }
 OPINION = {"zh": "模型认为（引擎未找到依据）：{kind}：{detail}", "en": "the model's opinion (no evidence the engine "
            "found): {kind}: {detail}"}
@@ -282,40 +282,37 @@ def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected
     """The model's judgement over the engine's facts. Line and file counts, references and the engine's
     risks stay; modules declared by the author (title tags, module map) win over the model's guesses.
 
-    A PR whose text tries to instruct the model keeps the engine's importance, insight and key flag. Risks
-    the engine checks (ENGINE_CHECKED) stand only on its evidence: the model's others are shown as its opinion
-    (`model_concern`), at most one per kind, so the week's risk counts count PRs the data supports."""
-    lang = config.language
-    reasons = list(engine.reasons) + [GUARD + why for why in removed]
-    importance, insight, key = _scores(engine, answer, config, injected, reasons)
-    risks = _risks_over(engine, answer, lang)
+    A PR whose text tries to instruct the model is the engine's alone (`injected_pr`): an answer it may have
+    dictated says nothing in the report. Risks the engine checks (ENGINE_CHECKED) stand only on its evidence: the
+    model's others are shown as its opinion (`model_concern`), at most one per kind, so the week's risk counts
+    count PRs the data supports."""
     if injected:
-        risks.append(Risk("prompt_injection", INJECTION_RISK[lang if lang in INJECTION_RISK else "en"]))
+        return injected_pr(engine, config.language)
+    reasons = list(engine.reasons) + [GUARD + why for why in removed]
+    importance, why = guard(answer["importance"], engine.importance, "importance")
+    insight, why_insight = guard(answer["insight"], engine.insight, "insight")
+    reasons += [w for w in (why, why_insight) if w]
     modules = engine.modules if engine.modules and engine.modules != ["misc"] else (answer["modules"] or
                                                                                     engine.modules)
     return replace(
-        engine, importance=importance, insight=insight, key=key,
+        engine, importance=importance, insight=insight, key=importance >= config.key_threshold,
         modules=modules, type="revert" if engine.type == "revert" else answer["type"], breaking=engine.breaking,
         breaking_reason=engine.breaking_reason if engine.breaking else "",
-        risks=risks, summary=answer["summary"] or engine.summary,
+        risks=_risks_over(engine, answer, config.language), summary=answer["summary"] or engine.summary,
         key_points=answer["key_points"][:3] or engine.key_points, reasons=reasons, scored_by="llm",
     )
 
 
-def _scores(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected: bool,
-            reasons: list[str]) -> tuple[float, float, bool]:
-    """Importance, insight and key flag: the engine's for a PR whose text instructs the model, else the model's
-    within GUARD_POINTS of the engine's; `reasons` gets why either way."""
-    if injected:
-        reasons.append("prompt injection: the model's scores were discarded for the engine's")
-        return engine.importance, engine.insight, engine.key
-    importance, why = guard(answer["importance"], engine.importance, "importance")
-    if why:
-        reasons.append(why)
-    insight, why = guard(answer["insight"], engine.insight, "insight")
-    if why:
-        reasons.append(why)
-    return importance, insight, importance >= config.key_threshold
+INJECTED = "prompt injection"  # the fallback note of a PR caught instructing the model (fallback_notes' cause)
+
+
+def injected_pr(engine: ScoredPR, lang: str) -> ScoredPR:
+    """A PR whose text instructs the model: the engine's result and text with the injection flagged. Nothing the
+    model answered (scores, summary, key points, risks, modules, type) is kept: it may be what the PR dictated."""
+    flagged = replace(engine, risks=[*engine.risks, Risk(INJECTION_KIND,
+                                                         INJECTION_RISK[lang if lang in INJECTION_RISK else "en"])])
+    return fallback(flagged, f"{INJECTED}: the PR text addresses instructions to an AI reviewer, so the model's "
+                             "answer was discarded")
 
 
 def _risks_over(engine: ScoredPR, answer: dict[str, Any], lang: str) -> list[Risk]:
@@ -392,6 +389,10 @@ def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]
         for k in keys:
             cleaned[k], why = clean_text(item[k], facts)
             removed += why
+        named = {*prs, *(int(n) for k in keys for n in CITE.findall(item[k]))}
+        if facts.withheld & named:  # what the model says of a PR caught injecting may be what it dictated
+            removed.append("injected_pr")
+            continue
         bad = check_prs(prs, facts)
         removed += ["pr_number"] * len(bad)
         if not all(cleaned.values()):  # nothing left that the data supports: the item goes

@@ -172,7 +172,24 @@ class ChatModel:
     @tracing.traced("model complete")
     def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                  max_tokens: int) -> Completion:
-        """One answer; raises openai.APIError when the endpoint fails beyond our retries."""
+        """One answer; raises openai.APIError when the endpoint fails beyond our retries.
+
+        A call that timed out was still read, and maybe answered, by the provider, which bills it: its tokens are
+        charged by estimate (the prompt sent, and the most it could answer), on the answer that came after, or on
+        the error (`charged(exc)`), so a run's token and money budget count what the provider counts."""
+        lost = [0, 0]
+        try:
+            answer = self._complete(messages, name, schema, max_tokens, lost)
+        except Exception as exc:
+            if any(lost):
+                exc.prhub_charged = (lost[0], lost[1])  # type: ignore[attr-defined]
+            raise
+        answer.tokens_in += lost[0]
+        answer.tokens_out += lost[1]
+        return answer
+
+    def _complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], max_tokens: int,
+                  lost: list[int]) -> Completion:
         oa = _openai()
         failures = 0
         max_tokens = self._fit(messages, max_tokens)
@@ -206,6 +223,9 @@ class ChatModel:
                 except (oa.RateLimitError, oa.InternalServerError, oa.APIConnectionError) as exc:
                     if billing_refusal(exc):
                         raise
+                    if isinstance(exc, oa.APITimeoutError):  # sent and maybe answered: the provider bills it
+                        lost[0] += sent_tokens(messages)
+                        lost[1] += max_tokens
                     failures += 1
                     if failures > self.endpoint.max_retries:
                         raise
@@ -306,6 +326,17 @@ def context_limits(text: str) -> tuple[int | None, int | None]:
 def message_text(messages: list[dict[str, str]]) -> str:
     """The messages' text, as the token estimates read it."""
     return "".join(m["content"] for m in messages)
+
+
+def sent_tokens(messages: list[dict[str, str]]) -> int:
+    """The prompt's tokens by estimate, with the few a provider adds per message (its role and delimiters)."""
+    return estimate_tokens(message_text(messages)) + 4 * len(messages)
+
+
+def charged(exc: BaseException) -> tuple[int, int]:
+    """The (in, out) tokens a failed complete() is charged by estimate: its calls that timed out."""
+    value = getattr(exc, "prhub_charged", (0, 0))
+    return (int(value[0]), int(value[1])) if isinstance(value, tuple) and len(value) == 2 else (0, 0)
 
 
 def record_tokens(stage: str, model: str, tokens_in: int, tokens_out: int) -> None:

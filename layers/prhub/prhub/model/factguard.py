@@ -5,7 +5,8 @@ it attaches to items (`check_prs`):
 
 1. PR citations. Every `#N` and every number in an item's `prs` must be a PR of the
    week (report["prs"] and report["unscored"]), or a PR the week's computed data names (report["reverts"]:
-   the reverted and relanding PRs, which may lie outside the week).
+   the reverted and relanding PRs, which may lie outside the week). A PR caught instructing the model (its
+   `prompt_injection` risk) may not be cited at all: the model's words about it may be what it dictated.
 2. Dates `YYYY-MM-DD` must be dates of the data (the period, merge dates).
 3. Counts of PRs: a numeral followed by a PR noun ("34 PRs", "5 key PRs", "34 个 PR")
    must equal a PR count the code computed: stats.pr_count / key_pr_count, any
@@ -51,6 +52,9 @@ PEOPLE_NOUN = re.compile(r"^\s*(?:(?:位|名|个)\s*)?(?:[A-Za-z-]+\s+)?(?:autho
                          r"作者|贡献者|开发者|人)", re.IGNORECASE)
 
 
+INJECTION_KIND = "prompt_injection"  # the risk of a PR whose text instructs the model (prhub.model.answers)
+
+
 def _number(text: str) -> Decimal | None:
     try:
         return Decimal(text.replace(",", ""))
@@ -67,6 +71,7 @@ class Facts:
     """What the week's data lets a narrative say."""
 
     prs: set[int] = field(default_factory=set)  # PRs a text may cite
+    withheld: set[int] = field(default_factory=set)  # PRs caught injecting: an item naming one goes whole
     week: set[int] = field(default_factory=set)  # PRs merged in the period (scored or not)
     dates: set[str] = field(default_factory=set)
     pr_counts: set[int] = field(default_factory=set)
@@ -82,6 +87,8 @@ class Facts:
         facts.prs = set(facts.week)
         for r in report.get("reverts") or []:
             facts.prs |= {int(v) for k, v in r.items() if k in ("pr", "reverts", "relanded_by") and v is not None}
+        facts.withheld = {int(p["number"]) for p in prs if injecting(p)}
+        facts.prs -= facts.withheld
         stats = report.get("stats") or {}
         facts.pr_counts |= {int(stats.get("pr_count", len(prs))), int(stats.get("key_pr_count", 0)),
                             len(report.get("unscored") or [])}
@@ -144,6 +151,11 @@ class Facts:
         facts.pr_counts |= ints
         facts.people_counts |= ints
         return facts
+
+
+def injecting(pr: Mapping[str, Any]) -> bool:
+    """Whether a report's PR was caught instructing the model."""
+    return any(r.get("kind") == INJECTION_KIND for r in pr.get("risks") or [])
 
 
 def check_prs(prs: list[Any], facts: Facts) -> list[str]:

@@ -22,8 +22,8 @@ from prhub.core.config import RepoConfig
 from prhub.core.report import Narration, Report, Scorer
 from prhub.engine import narrative
 from prhub.model.answers import NARRATIVE_SCHEMA, SECTIONS, check_section, fallback_notes, guard_counts, parse_json
-from prhub.model.client import ChatModel, Completion, describe, message_text, model_error, record_tokens
-from prhub.model.factguard import Facts
+from prhub.model.client import ChatModel, Completion, charged, describe, message_text, model_error, record_tokens
+from prhub.model.factguard import Facts, injecting
 from prhub.model.pricing import Prices, token_limit
 from prhub.model.prompting import estimate_tokens, narrative_messages, repair_message
 
@@ -31,6 +31,7 @@ logger = Logger(service="prhub", child=True)
 
 NARRATIVE_ANSWER_TOKENS = 3000
 NARRATIVE_MAX_PRS = 80  # the week's table sent to the model: the most important PRs first
+WITHHELD = "(withheld: the PR text addresses instructions to an AI reviewer)"
 
 
 class NarrativeCache(Protocol):
@@ -52,6 +53,8 @@ def week_facts(report: Report) -> dict[str, Any]:
     table = [{k: p.get(k) for k in ("number", "title", "author", "modules", "type", "importance", "insight", "key",
                                     "breaking", "summary", "additions", "deletions", "changed_files")}
              | {"risks": sorted({r.get("kind") for r in p.get("risks") or []})}
+             # A PR caught instructing the model: its words are not read again (nor may the narrative cite it).
+             | ({"title": WITHHELD, "summary": WITHHELD} if injecting(p) else {})
              for p in prs[:NARRATIVE_MAX_PRS]]
     facts = {"repo": report.get("repo"), "period": report.get("period"), "stats": report.get("stats"), "prs": table,
              "modules": report.get("modules"), "hot_files": (report.get("hot_files") or [])[:10],
@@ -81,13 +84,17 @@ class Writing:
         self.removed.update(removed)
 
     def from_cache(self, cached: Any) -> bool:
-        """Take a narrative cached for the same prompt; whether there was one."""
+        """Take a narrative cached for the same prompt, with what it cost when it was written; whether there was
+        one."""
         if not (isinstance(cached, dict) and isinstance(cached.get("sections"), dict)):
             return False
         for name, value in cached["sections"].items():
             if name in SECTIONS:
                 self.written(name, value)
         self.removed.update({str(k): int(v) for k, v in (cached.get("removed") or {}).items()})
+        tokens = cached.get("tokens")
+        if isinstance(tokens, list) and len(tokens) == 2 and all(isinstance(t, int) for t in tokens):
+            self.tokens_in, self.tokens_out = tokens
         self.pending = []
         return True
 
@@ -112,9 +119,10 @@ class Writing:
         return data, errors
 
     def cached(self) -> dict[str, Any]:
-        """What the cache keeps: the sections the model wrote and what the guard removed from them."""
+        """What the cache keeps: the sections the model wrote, what the guard removed from them and what the
+        calls cost (a report that reuses them shows what it cost, cached or not)."""
         return {"sections": {name: self.sections[name] for name in SECTIONS if self.by[name] == "llm"},
-                "removed": dict(self.removed)}
+                "removed": dict(self.removed), "tokens": [self.tokens_in, self.tokens_out]}
 
 
 def write(writing: Writing, report: Report, config: RepoConfig, chat: ChatModel, cache: NarrativeCache | None,
@@ -138,6 +146,9 @@ def write(writing: Writing, report: Report, config: RepoConfig, chat: ChatModel,
         try:
             answer = chat.complete(messages, "prhub_narrative", NARRATIVE_SCHEMA, NARRATIVE_ANSWER_TOKENS)
         except model_error() as exc:
+            lost_in, lost_out = charged(exc)  # calls that timed out: billed by the provider all the same
+            writing.tokens_in += lost_in
+            writing.tokens_out += lost_out
             logger.warning("narrative model call failed", extra={"error": describe(exc)})
             writing.stopped = f"the model was unavailable ({describe(exc)})"
             break
@@ -162,7 +173,8 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
     the PRs the engine scored in the model's place and the sections it wrote.
 
     `report` is the draft (analysis, title, notes); `prices` the run's price table, for a money budget. A re-run
-    of an unchanged week takes the narrative from `cache` (the stack's prhub.cloud.cache): no call, 0 tokens.
+    of an unchanged week takes the narrative from `cache` (the stack's prhub.cloud.cache): no call, and the
+    tokens it cost when it was written (the report's cost, not this run's spending).
     """
     writing = Writing(dict(narrative.engine_narrative(report)))
     info: Scorer = report["scorer"].copy()

@@ -28,7 +28,16 @@ from prhub.model.answers import (
     merge,
     validate_pr_answer,
 )
-from prhub.model.client import ChatModel, Completion, busy_handback, describe, message_text, model_error, record_tokens
+from prhub.model.client import (
+    ChatModel,
+    Completion,
+    busy_handback,
+    charged,
+    describe,
+    message_text,
+    model_error,
+    record_tokens,
+)
 from prhub.model.factguard import CITE, Facts
 from prhub.model.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, repair_message
 
@@ -81,7 +90,12 @@ class LlmScorer:
             try:
                 answer = self.chat.complete(messages, "prhub_pr", PR_SCHEMA, PR_ANSWER_TOKENS)
             except model_error() as exc:
-                budget.settle(reserved, 0)
+                lost_in, lost_out = charged(exc)  # calls that timed out: the provider bills them all the same
+                spent_in += lost_in
+                spent_out += lost_out
+                budget.settle(reserved, lost_in + lost_out)
+                if lost_in or lost_out:
+                    record_tokens("pr", self.chat.model, lost_in, lost_out)
                 # Still limited after our retries: not an outage to paper over with the engine, but a wait the
                 # queue takes better than this invocation (score.py hands the PR back, then the engine).
                 if (handback := busy_handback(exc, (spent_in, spent_out))) is not None:

@@ -9,7 +9,12 @@ platform module to classify the answer:
 - throttled: the platform said "too fast" (HTTP 429 with Retry-After, or its own error code): wait as
   told, or the platform's window, and try again;
 - transient: 5xx, a timeout, a dropped connection, "system busy": back off exponentially and try again;
-- permanent: a bad URL, a revoked hook, a failed signature, a rejected payload: give up at once.
+- permanent: a bad URL, a revoked hook, a failed signature, a rejected payload: give up at once;
+- maybe: the request went out and no answer came (a read timeout, a connection dropped after sending): the
+  platform may have posted it. Resent here only to a platform with an idempotency key (the generic webhook's
+  X-Prhub-Delivery, the same id on every try: its receiver drops the copies); for the others the outcome is
+  `maybe`, and the caller decides on its one resend against the ledger (prhub.flow.deliver). A request that
+  never left (a connect timeout, a refused connection) is transient: nothing can have arrived.
 
 When the attempts run out the channel is given up (kind throttled or transient, logged as an error).
 When the platform asks for a wait longer than `max_wait` (a Lambda should not sleep for minutes), the
@@ -24,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from prhub.cloud import metrics
+from prhub.cloud import metrics, redaction
 from prhub.core.channels import Target
 from prhub.notify import dingtalk, feishu, slack, teams, webhook, wecom
 from prhub.notify import email as mail
@@ -37,7 +42,8 @@ ATTEMPTS = 4
 BASE_DELAY = 1.0  # seconds before the second attempt; doubled each time
 MAX_DELAY = 30.0
 MAX_WAIT = 65.0  # longest in-process wait: covers the 20-a-minute windows of DingTalk and WeCom
-TIMEOUT = 10.0  # seconds per HTTP request
+CONNECT_TIMEOUT = 5.0  # seconds to connect: past it nothing was sent
+READ_TIMEOUT = 20.0  # seconds for the answer: a slow platform is waited for, past it the message is maybe posted
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,8 @@ class Outcome:
 class Http(Protocol):
     """The part of requests.Session used here."""
 
-    def request(self, method: str, url: str, *, data: bytes, headers: Mapping[str, str], timeout: float) -> Any: ...
+    def request(self, method: str, url: str, *, data: bytes, headers: Mapping[str, str],
+                timeout: float | tuple[float, float]) -> Any: ...
 
 
 class Platform(Protocol):
@@ -93,6 +100,10 @@ def deliver(target: Target, message: Message, *, http: Http | None = None, clock
     as X-Prhub-Delivery; use the idempotency record's key); a new one is made when not given.
     """
     delivery_id = delivery_id or str(uuid.uuid4())
+    # urllib3 logs the request line at DEBUG: the hook's URL, its token and its secret are the log's to hide.
+    redaction.install()
+    redaction.known_url(target.url)
+    redaction.known(target.secret)
     if target.channel == "email":
         if email is None:
             raise ValueError("an email channel needs an EmailClient")
@@ -110,18 +121,23 @@ def deliver(target: Target, message: Message, *, http: Http | None = None, clock
             return _send(session, module, request)
 
     try:
-        outcome = _retrying(attempt, target, delivery_id, sleep, attempts, max_wait)
+        outcome = _retrying(attempt, target, delivery_id, sleep, attempts, max_wait, idempotent(target.channel))
     except TooLarge as exc:
         outcome = Outcome(target.channel, target.label, "permanent", 0, str(exc), delivery_id=delivery_id)
     _report(outcome)
     return outcome
 
 
+def idempotent(channel: str) -> bool:
+    """Whether the platform drops a copy of a delivery it already took (an idempotency key the receiver reads)."""
+    return bool(getattr(PLATFORMS.get(channel), "IDEMPOTENT", False))
+
+
 def _retrying(attempt: Callable[[], Verdict], target: Target, delivery_id: str, sleep: Callable[[float], None],
-              attempts: int, max_wait: float) -> Outcome:
+              attempts: int, max_wait: float, idempotent: bool = False) -> Outcome:
     for n in range(1, max(attempts, 1) + 1):
         verdict = attempt()
-        if verdict.kind in ("delivered", "permanent"):
+        if verdict.kind in ("delivered", "permanent") or (verdict.kind == "maybe" and not idempotent):
             return Outcome(target.channel, target.label, verdict.kind, n, verdict.detail, delivery_id=delivery_id)
         wait = backoff(n) if verdict.retry_after is None else verdict.retry_after
         if wait > max_wait:
@@ -145,19 +161,34 @@ def _send(http: Http, module: Platform, request: Request) -> Verdict:
 
     try:
         response = http.request(request.method, request.url, data=request.body, headers=request.headers,
-                                timeout=TIMEOUT)
+                                timeout=(CONNECT_TIMEOUT, READ_TIMEOUT))
+    except requests.ConnectTimeout:
+        return Verdict("transient", "timed out connecting (nothing was sent)")
     except requests.Timeout:
-        return Verdict("transient", "timed out")
+        return Verdict("maybe", f"no answer within {READ_TIMEOUT:g} s: maybe delivered")
     except requests.ConnectionError as exc:
-        return Verdict("transient", f"connection failed: {type(exc).__name__}")
+        if _never_sent(exc):
+            return Verdict("transient", f"connection failed: {type(exc).__name__}")
+        return Verdict("maybe", f"connection dropped after sending ({type(exc).__name__}): maybe delivered")
     body = response.content.decode("utf-8", "replace")[:2000]
     return module.classify(response.status_code, response.headers, body)
+
+
+def _never_sent(exc: Exception) -> bool:
+    """Whether a connection error happened before the request left (no connection made, no TLS)."""
+    from urllib3.exceptions import NewConnectionError
+
+    reason = getattr(exc.args[0] if exc.args else None, "reason", None)
+    return isinstance(reason, NewConnectionError) or "SSLError" in type(exc).__name__
 
 
 def _report(outcome: Outcome) -> None:
     """A log line and a metric for every outcome; a clear error line when the channel is given up."""
     if outcome.kind == "delivered":
         logger.info("notify %s: delivered after %d attempt(s)", outcome.label, outcome.attempts)
+    elif outcome.kind == "maybe":
+        logger.warning("notify %s: maybe delivered after %d attempt(s): %s", outcome.label, outcome.attempts,
+                       outcome.detail)
     elif outcome.deferred:
         logger.warning("notify %s: deferred (%s): %s; deliver again in %.0f s",
                        outcome.label, outcome.kind, outcome.detail, outcome.retry_after)
@@ -168,7 +199,7 @@ def _report(outcome: Outcome) -> None:
 
 
 METRICS = {"delivered": "NotifyDelivered", "throttled": "NotifyThrottled", "transient": "NotifyTransientFailure",
-           "permanent": "NotifyPermanentFailure"}
+           "permanent": "NotifyPermanentFailure", "maybe": "NotifyMaybeDelivered"}
 
 
 def record(outcome: Outcome) -> None:

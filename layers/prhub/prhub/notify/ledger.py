@@ -1,17 +1,25 @@
 """The delivery ledger (DeliveriesTable): one item per (report, channel), the idempotency record and the log.
 
     claim(report_key, channel_id, ...)  -> Claim: send now ("first" or "update"), or skip and why
-    finish(claim, outcome, now)         -> the verdict recorded (delivered / gave_up / deferred)
+    finish(claim, outcome, now)         -> the verdict recorded (delivered / gave_up / deferred / maybe)
     log(report_key)                     -> every channel's item for that report: the report's delivery log
+    observe(fn)                         -> fn(table, item) after every write (the local state's journal)
 
 The key is the report's site prefix (`owner/repo/reports/<since>-to-<until>/`), not the run, so a redelivered
 message, a retried report and a re-run of the same range all meet the same item. A claim is a conditional
 write: of two workers holding the same message only one wins; a claim that dies with its worker (a Lambda
 timeout) is taken over when its lease ends. The log lives here, not in report.json, so recording a delivery
 never changes the content that decides whether an update is due.
+
+Maybe delivered: a send whose answer never came (status `maybe`, or `sending` past its lease: a worker killed
+mid-send) may have been posted. It is sent again only through a claim that counts it (`resends`, checked and
+incremented in the same conditional write, before the send): a platform with an idempotency key any number of
+times (its receiver drops the copies), any other at most MAX_RESENDS times, then never.
 """
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,7 +30,32 @@ from prhub.cloud.dynamo import from_item, to_item
 # Longer than DeliveryFunction's timeout (120 s), so a live claim is never taken over; shorter than
 # DeliveryQueue's visibility timeout (720 s), so the redelivery after a crashed worker finds it expired.
 LEASE_SECONDS = 300
-Status = Literal["sending", "delivered", "gave_up", "deferred"]
+MAX_RESENDS = 1  # resends of a maybe-delivered message to a platform without an idempotency key
+Status = Literal["sending", "delivered", "gave_up", "deferred", "maybe"]
+Observer = Callable[[str, dict[str, Any]], None]
+_observers: list[Observer] = []
+_observers_lock = threading.Lock()
+
+
+def observe(fn: Observer) -> None:
+    """Call fn(table, item) with the item (DynamoDB's form) after every ledger write, before the send it allows:
+    the local state journals the ledger so, and a run killed after a send does not send it again."""
+    with _observers_lock:
+        _observers.append(fn)
+
+
+def unobserve(fn: Observer) -> None:
+    with _observers_lock:
+        if fn in _observers:
+            _observers.remove(fn)
+
+
+def _written(table: str, item: dict[str, Any] | None) -> None:
+    with _observers_lock:
+        observers = list(_observers)
+    for fn in observers:
+        if item:
+            fn(table, item)
 
 
 @dataclass(frozen=True)
@@ -36,6 +69,7 @@ class Claim:
     reason: str = ""
     sends: int = 0  # messages this channel already got for this report
     busy: bool = False  # refused because another worker holds a live claim: try again later
+    resends: int = 0  # sends of a maybe-delivered message counted so far (this one included)
 
 
 class Ledger:
@@ -54,36 +88,70 @@ class Ledger:
         return from_item(item) if item else None
 
     def claim(self, report_key: str, channel_id: str, *, run_id: str, label: str, digest: str, updates: bool,
-              now: int) -> Claim:
+              now: int, idempotent: bool = False) -> Claim:
         """Take the right to send, once. Allowed when the channel never got this report; when an earlier
-        attempt was given up by another run (the operator fixed the channel and re-ran) or deferred; when a
-        claim's lease ran out; and, with `updates`, when the delivered content differs from `digest`."""
+        attempt was given up by another run (the operator fixed the channel and re-ran) or deferred; with
+        `updates`, when the delivered content differs from `digest`; and for a send that maybe arrived (`maybe`,
+        or a claim whose lease ran out), as a counted resend: always where the platform is `idempotent`, else
+        while MAX_RESENDS lasts."""
+        before = self.get(report_key, channel_id)
+        if before is not None and _maybe(before, now):
+            return self._resend(before, report_key, channel_id, run_id=run_id, label=label, digest=digest,
+                                now=now, idempotent=idempotent)
         names = {"#s": "status", "#r": "run_id", "#l": "lease_until"}
         values: dict[str, Any] = {":sending": "sending", ":gave_up": "gave_up", ":deferred": "deferred",
                                   ":run": run_id, ":now": now, ":digest": digest}
-        condition = ("attribute_not_exists(#s) OR #s = :deferred OR (#s = :gave_up AND #r <> :run) "
-                     "OR (#s = :sending AND #l < :now)")
+        condition = "attribute_not_exists(#s) OR #s = :deferred OR (#s = :gave_up AND #r <> :run)"
         if updates:
             condition += " OR (#s = :delivered AND #d <> :digest)"
             names["#d"] = "digest"
             values[":delivered"] = "delivered"
-        before = self.get(report_key, channel_id)
+        return self._take(before, report_key, channel_id, condition, names, values, label=label, digest=digest,
+                          now=now, updates=updates)
+
+    def _resend(self, before: dict[str, Any], report_key: str, channel_id: str, *, run_id: str, label: str,
+                digest: str, now: int, idempotent: bool) -> Claim:
+        """The claim of a send that maybe arrived: counted in the write that takes it, refused once spent."""
+        resends = int(before.get("resends", 0))
+        if not idempotent and resends >= MAX_RESENDS:
+            return Claim(report_key, channel_id, False, reason=spent(before), sends=int(before.get("sends", 0)),
+                         resends=resends)
+        names = {"#s": "status", "#r": "run_id", "#l": "lease_until"}
+        values: dict[str, Any] = {":was": before.get("status"), ":run": run_id, ":now": now, ":digest": digest,
+                                  ":resends": resends}
+        # The state read, unchanged since: of two workers taking the same resend only one wins.
+        condition = ("#s = :was AND (resends = :resends OR (attribute_not_exists(resends) AND :resends = :zero)) "
+                     "AND (#s <> :sending OR #l < :now)")
+        values |= {":zero": 0}
+        return self._take(before, report_key, channel_id, condition, names, values, label=label, digest=digest,
+                          now=now, updates=False, resend=True)
+
+    def _take(self, before: dict[str, Any] | None, report_key: str, channel_id: str, condition: str,
+              names: dict[str, str], values: dict[str, Any], *, label: str, digest: str, now: int, updates: bool,
+              resend: bool = False) -> Claim:
+        update = ("SET #s = :sending, #r = :run, #l = :lease, label = :label, claimed_at = :now, "
+                  "pending_digest = :digest")
+        if resend:
+            update += ", resends = if_not_exists(resends, :zero) + :one"
+            values |= {":one": 1}
         try:
-            self.ddb.update_item(
-                TableName=self.table, Key=self._key(report_key, channel_id),
-                UpdateExpression="SET #s = :sending, #r = :run, #l = :lease, label = :label, claimed_at = :now, "
-                                 "pending_digest = :digest",
-                ConditionExpression=condition, ExpressionAttributeNames=names,
-                ExpressionAttributeValues=to_item({**values, ":lease": now + LEASE_SECONDS, ":label": label}))
+            written = self.ddb.update_item(
+                TableName=self.table, Key=self._key(report_key, channel_id), UpdateExpression=update,
+                ConditionExpression=condition, ExpressionAttributeNames=names, ReturnValues="ALL_NEW",
+                ExpressionAttributeValues=to_item({**values, ":sending": "sending", ":lease": now + LEASE_SECONDS,
+                                                   ":label": label}))
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
             current = self.get(report_key, channel_id) or {}
             return Claim(report_key, channel_id, False, reason=_why_not(current, digest, updates),
-                         sends=int(current.get("sends", 0)), busy=current.get("status") == "sending")
+                         sends=int(current.get("sends", 0)), busy=current.get("status") == "sending",
+                         resends=int(current.get("resends", 0)))
+        _written(self.table, written.get("Attributes"))
         sends = int((before or {}).get("sends", 0))
         kind = "update" if before and before.get("delivered_digest") else "first"
-        return Claim(report_key, channel_id, True, kind=kind, sends=sends)
+        return Claim(report_key, channel_id, True, kind=kind, sends=sends,
+                     resends=int((before or {}).get("resends", 0)) + int(resend))
 
     def finish(self, claim: Claim, *, status: Status, run_id: str, digest: str, attempts: int, detail: str,
                at: str, now: int) -> None:
@@ -96,12 +164,13 @@ class Ledger:
             sets += ["#d = :digest", "delivered_digest = :digest", "delivered_at = :at",
                      "sends = if_not_exists(sends, :zero) + :one"]
             values |= {":digest": digest, ":one": 1}
-        self.ddb.update_item(
+        written = self.ddb.update_item(
             TableName=self.table, Key=self._key(claim.report_key, claim.channel_id),
-            UpdateExpression="SET " + ", ".join(sets),
+            UpdateExpression="SET " + ", ".join(sets), ReturnValues="ALL_NEW",
             ExpressionAttributeNames={"#s": "status", "#l": "lease_until",
                                       **({"#d": "digest"} if status == "delivered" else {})},
             ExpressionAttributeValues=to_item(values))
+        _written(self.table, written.get("Attributes"))
 
     def log(self, report_key: str) -> list[dict[str, Any]]:
         """The report's delivery log: one entry per channel, with its status, attempts, sends and times."""
@@ -116,8 +185,22 @@ class Ledger:
             kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def _maybe(item: dict[str, Any], now: int) -> bool:
+    """Whether the item's last send may have arrived without an answer: `maybe`, or a claim past its lease."""
+    status = item.get("status")
+    return status == "maybe" or (status == "sending" and int(item.get("lease_until", 0)) < now)
+
+
+def spent(item: dict[str, Any]) -> str:
+    """Why a maybe-delivered message is not sent again."""
+    return (f"maybe delivered (the platform's answer never came) and resent {int(item.get('resends', 0))} "
+            "time(s): not sent again")
+
+
 def _why_not(item: dict[str, Any], digest: str, updates: bool) -> str:
     status = item.get("status")
+    if status == "maybe":
+        return spent(item)
     if status == "delivered":
         if item.get("digest") == digest:
             return "already delivered"

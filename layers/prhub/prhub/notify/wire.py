@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Literal
 
-Kind = Literal["delivered", "throttled", "transient", "permanent"]
+# maybe: the request went out and its answer never came (a read timeout, a connection dropped after sending):
+# the platform may have taken it, so it is not resent as a transient failure is.
+Kind = Literal["delivered", "throttled", "transient", "permanent", "maybe"]
 
 
 @dataclass(frozen=True)
