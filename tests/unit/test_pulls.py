@@ -263,3 +263,28 @@ def test_records_of_one_period_merge_each_pr_once_and_their_days_when_they_meet(
     apart = merged(own, {**listed, "covers": {**listed["covers"], "until": "2026-04-04"}})
     assert apart["covers"] == own["covers"]
     assert merged(own, None) is own
+
+
+def test_a_pr_page_links_to_the_week_it_was_merged_in_and_lists_the_other_reports():
+    # GIVEN a PR of a published week that a year report, published after it, lists too (issue 25: after a week and
+    # a year run, the page's "返回周报" and byline pointed to the year)
+    report = copy.deepcopy(load("zh-week"))
+    year = "2025-08-23-to-2026-08-22"
+    report["period"] = {**report["period"], "since": "2025-08-23", "until": "2026-08-22"}
+    report["title"] = "年报"
+    number = report["prs"][0]["number"]
+    report["prs"][0]["merged_at"] = "2026-05-06T04:00:00Z"
+    mentions = [{"slug": s, "title": s.replace("-to-", " – "), "language": "zh"}
+                for s in ("2026-04-27-to-2026-05-03", SLUG, year)]
+    # WHEN its page is rendered from the year report (the last run)
+    page = pulls.pull_page(report, year, number, mentions=mentions)
+    # THEN it belongs to the week of its merge, and names the year among the other reports that list it
+    assert page["report"]["slug"] == SLUG
+    hrefs = parse_html(render_pull_html(page, "zh")).hrefs()
+    assert f"../../reports/{SLUG}/" in hrefs and f"../../reports/{year}/" in hrefs
+    assert "../../reports/2026-04-27-to-2026-05-03/" in hrefs
+    md = render_pull_markdown(page)
+    assert md.count(SLUG.replace("-to-", " – ")) == 1  # the own week once, in the byline; not again as "also in"
+    # a PR no week lists belongs to the report that scored it
+    alone = pulls.pull_page(report, year, number, mentions=mentions[2:])
+    assert alone["report"] == {"slug": year, "title": "年报", "language": "zh"}
