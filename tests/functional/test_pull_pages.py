@@ -152,6 +152,10 @@ def test_the_dashboard_charts_the_published_weeks_as_inline_svg_with_a_text_alte
         assert merged and row.format(monday, merged) in page
     assert '<td class="lead">2026-04-06</td><td colspan="5">无数据</td>' in page  # a part of a week: no data
     assert page.count('class="nodata"') >= 8  # the 12-week charts hatch the weeks without data
+    # the lists the page caps are published whole beside it; the quarter's files count each PR once
+    full = json.loads(text(stack, f"{REPO}/dashboard.json"))
+    assert full["schema"] == "prhub.dashboard/1" and full["newcomers"] and full["hot_files"]
+    assert all(f["pr_count"] == len(set(f["prs"])) <= zh["stats"]["pr_count"] for f in full["hot_files"])
 
 
 def test_a_later_report_updates_the_earlier_pages_it_adds_relations_to(both):

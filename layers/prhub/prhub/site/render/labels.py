@@ -111,7 +111,8 @@ LABELS: dict[str, dict[str, str]] = {
         "chart_merged": "每周合并 PR 数",
         "chart_module_share": "模块占比",
         "chart_breaking_reverts": "每周破坏性变更与回滚",
-        "chart_key_importance": "每周关键 PR 数与平均重要度（仅有已发布报告的周）",
+        "chart_key": "每周关键 PR 数（仅有已发布报告的周）",
+        "chart_avg_importance": "每周平均重要度（仅有已发布报告的周）",
         "breaking_changes": "破坏性变更",
         "week": "周",
         "share": "占比",
@@ -119,7 +120,9 @@ LABELS: dict[str, dict[str, str]] = {
         "most_active": "最活跃",
         "newcomers": "新贡献者（首次合并日期）",
         "first_merged": "首次合并",
-        "hot_files_quarter": "本季度热点文件",
+        "hot_files_quarter": "近 {n} 周热点文件",
+        "hot_files_note": "近 {n} 周合并的 PR 改动最多的文件，每个 PR 只计一次",
+        "full_list": "完整列表",
         "dashboard_source": ("合并 PR、模块占比、破坏性变更与回滚来自仓库的历史记录（各次运行从数据源读到的 PR）："
                              "{covered} 周中已知 {have} 周；关键 PR 与平均重要度只来自有已发布报告的 {reported} 周。"
                              "没有数据的周以斜线标出，不计为零。"),
@@ -234,7 +237,8 @@ LABELS: dict[str, dict[str, str]] = {
         "chart_merged": "Merged PRs per week",
         "chart_module_share": "Module shares",
         "chart_breaking_reverts": "Breaking changes and reverts per week",
-        "chart_key_importance": "Key PRs and average importance per week (weeks with a published report only)",
+        "chart_key": "Key PRs per week (weeks with a published report only)",
+        "chart_avg_importance": "Average importance per week (weeks with a published report only)",
         "breaking_changes": "Breaking changes",
         "week": "Week",
         "share": "Share",
@@ -242,7 +246,9 @@ LABELS: dict[str, dict[str, str]] = {
         "most_active": "Most active",
         "newcomers": "New contributors (first merged PR)",
         "first_merged": "First merged",
-        "hot_files_quarter": "Hot files of the quarter",
+        "hot_files_quarter": "Hot files of the last {n} weeks",
+        "hot_files_note": "The files most PRs merged in the last {n} weeks changed, each PR counted once",
+        "full_list": "full list",
         "dashboard_source": ("Merged PRs, module shares, breaking changes and reverts come from the repository's "
                              "history (the PRs the runs read from their source): {have} of {covered} weeks are known. "
                              "Key PRs and average importance come from the {reported} weeks with a published report. "
