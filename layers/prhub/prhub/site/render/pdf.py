@@ -458,6 +458,14 @@ def _trends(pdf: ReportPDF, d: dict[str, Any]) -> None:
         pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in d["types"])))])
 
 
+def _more(pdf: ReportPDF, text: str) -> None:
+    """A capped list's "… and N more; report.json has the full list"."""
+    if text:
+        pdf.set_text_color(*MUTED)
+        pdf.paragraph([Run(pdf.fit(text))], size=SMALL, indent=5)
+        pdf.set_text_color(0, 0, 0)
+
+
 def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     for r in items:
         pdf.heading(r["label"], 1)
@@ -466,6 +474,7 @@ def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
         for item in r["items"]:
             pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(": "), *pdf.runs(item["detail"])],
                           size=SMALL, indent=5, bullet="•", after=0.5)
+        _more(pdf, r["more"])
 
 
 def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
@@ -499,11 +508,20 @@ def _numbered(pdf: ReportPDF, items: list[str]) -> None:
         pdf.paragraph(pdf.runs(text), indent=6, bullet=f"{i}.", after=0.8)
 
 
-def _unscored(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
+def _pr_index(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    """The first PR_INDEX_ROWS merged PRs, one compact line each."""
+    for p in d["prs"][: d["shown"]]:
+        pdf.paragraph([Run(p["label"], p["url"]), Run(" " + pdf.fit(p["title"]))], size=SMALL, indent=5,
+                      after=0.2)
+    _more(pdf, d["more"])
+
+
+def _unscored(pdf: ReportPDF, d: dict[str, Any]) -> None:
     words = pdf.words
     pdf.wrapped_table([words["pr"], words["title"], words["reason"]],
                       [[[Run(u["label"], u["url"])], [Run(pdf.fit(u["title"]))], [Run(pdf.fit(u["reason"]))]]
-                       for u in items], [1.3, 6, 4])
+                       for u in d["rows"]], [1.3, 6, 4])
+    _more(pdf, d["more"])
 
 
 def _files(pdf: ReportPDF, d: dict[str, Any]) -> None:
@@ -530,7 +548,7 @@ def _links(pdf: ReportPDF, rows: list[dict[str, Any]]) -> None:
 LAYOUTS: dict[str, Callable[[ReportPDF, Any], None]] = {
     "notes": _bullets, "risk_brief": _risk_brief, "paragraphs": _paragraphs, "key_changes": _key_changes,
     "trends": _trends, "risks": _risks, "key_prs": _key_prs, "related": _related, "numbered": _numbered,
-    "unscored": _unscored, "files": _files, "link_rows": _links,
+    "unscored": _unscored, "files": _files, "link_rows": _links, "pr_index": _pr_index,
 }
 # Kinds that open with a subheading: their heading keeps room for it, so it never ends a page alone.
 OPENS_WITH_SUBHEADING = {"key_changes", "risks"}

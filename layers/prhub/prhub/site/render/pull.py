@@ -136,7 +136,7 @@ def _sections(page: PullPage, refs: _Refs, words: dict[str, str], with_charts: b
     pr, lang = page["pr"], page["language"]
     files = _file_groups(page)
     risks = [{"kind": clean(r["kind"]), "label": risk_label(clean(r["kind"]), lang), "detail": clean(r["detail"]),
-              "prs": [], "items": []} for r in pr["risks"]]
+              "prs": [], "items": [], "more": ""} for r in pr["risks"]]
     # The page's own report is its byline's; this section names the others that list the PR (a month, a year).
     mentions = [{"label": "", "links": [refs.report(m)], "note": ""} for m in page["mentions"]
                 if m["slug"] != page["report"]["slug"]]

@@ -27,6 +27,14 @@ KEY_POINTS = 3
 KEY_PR_ROWS = 15
 # New contributors named in the header; past this the header names these and says how many more.
 NEWCOMERS_SHOWN = 20
+# Long lists stop here in every rendering with "… and N more" pointing to report.json, which keeps them whole: a
+# year's report.md was 473 KB, 760 of its lines one risk's PRs without tests.
+RISK_ITEMS = 20  # a risk kind's per-PR items
+RISK_PRS = 30  # a risk kind's PRs when it has no items
+UNSCORED_ROWS = 30
+# The list of every merged PR: whole (folded) on the web page, where each links to its page; its first rows in
+# report.md and report.pdf, which travel without the site.
+PR_INDEX_ROWS = 100
 
 
 @dataclass(frozen=True)
@@ -91,15 +99,22 @@ class _Parts:
             out.append({"text": text, "prs": self.refs([n for n in numbers or [] if n not in cited])})
         return out
 
+    def more(self, total: int, shown: int) -> str:
+        """"… 另有 N 项，完整列表见 report.json" past `shown` of `total`, else ""."""
+        return self.words["more_items"].format(n=num(total - shown)) if total > shown else ""
+
     @cached_property
     def risks(self) -> list[dict[str, Any]]:
-        return [
-            {"kind": clean(r.get("kind")), "label": risk_label(clean(r.get("kind")), self.lang),
-             "detail": clean(r.get("detail")), "prs": self.refs(r.get("prs")),
-             "items": [{"pr": self.ref(i.get("pr")), "detail": clean(i.get("detail"))}
-                       for i in r.get("items") or [] if isinstance(i, dict)]}
-            for r in self.report["risks"]
-        ]
+        out = []
+        for r in self.report["risks"]:
+            items = [i for i in r.get("items") or [] if isinstance(i, dict)]
+            prs = list(r.get("prs") or [])
+            out.append({"kind": clean(r.get("kind")), "label": risk_label(clean(r.get("kind")), self.lang),
+                        "detail": clean(r.get("detail")), "prs": self.refs(prs[:RISK_PRS]),
+                        "items": [{"pr": self.ref(i.get("pr")), "detail": clean(i.get("detail"))}
+                                  for i in items[:RISK_ITEMS]],
+                        "more": self.more(len(items), RISK_ITEMS) if items else self.more(len(prs), RISK_PRS)})
+        return out
 
 
 # -- the sections: each builder returns what its kind lays out, or nothing when the report has none of it --
@@ -201,6 +216,15 @@ def _key_prs_heading(p: _Parts) -> str:
     return p.words["key_prs_top"].format(shown=KEY_PR_ROWS, n=num(count))
 
 
+def _pr_index(p: _Parts) -> Any:
+    """Every merged PR by number, scored or not, each linked to its page (the scored) or to GitHub."""
+    numbers = sorted({n for n in p.prs if isinstance(n, int) and not isinstance(n, bool)})
+    if not numbers:
+        return None
+    return {"prs": [p.ref(n) for n in numbers], "shown": PR_INDEX_ROWS, "more": p.more(len(numbers), PR_INDEX_ROWS),
+            "summary": p.words["all_prs_show"].format(n=num(len(numbers)))}
+
+
 def _related(p: _Parts) -> Any:
     """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
     parts = {
@@ -219,8 +243,11 @@ def _suggestions(p: _Parts) -> Any:
 
 
 def _unscored(p: _Parts) -> Any:
-    return [{**p.ref(u.get("number")), "title": clean(u.get("title")), "reason": clean(u.get("reason"))}
-            for u in p.report["unscored"]]
+    items = p.report["unscored"]
+    if not items:
+        return None
+    return {"rows": [{**p.ref(u.get("number")), "title": clean(u.get("title")), "reason": clean(u.get("reason"))}
+                     for u in items[:UNSCORED_ROWS]], "more": p.more(len(items), UNSCORED_ROWS)}
 
 
 def _run_notes(p: _Parts) -> Any:
@@ -236,6 +263,7 @@ SECTIONS: list[tuple[str, str, str, Callable[[_Parts], Any]]] = [
     ("trends", "trends", "trends", _trends),
     ("risks", "risks", "risks", _risks),
     ("key-prs", "key_prs", "key_prs", _key_prs),
+    ("all-prs", "all_prs", "pr_index", _pr_index),
     ("related", "related", "related", _related),
     ("suggestions", "suggestions", "numbered", _suggestions),
     ("unscored", "unscored", "unscored", _unscored),
