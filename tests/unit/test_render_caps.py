@@ -69,3 +69,23 @@ def test_long_lists_are_capped_alike_in_markdown_html_and_pdf_and_whole_in_repor
     whole = json.loads(files["report.json"])
     assert len(next(r for r in whole["risks"] if r["kind"] == "missing_tests")["items"]) == 760
     assert len(whole["unscored"]) == 120
+
+
+def test_pr_lists_in_notes_hot_files_and_clusters_stop_with_how_many_more(tmp_path):
+    # GIVEN a year whose risk note, hot file and cluster each name 600 PRs (a year's report.md spent 67 KB on its
+    # risk brief and 100 KB on its clusters, in PR numbers)
+    year = _year(load("zh-week"), 600, 0, 0)
+    numbers = [p["number"] for p in year["prs"]]
+    year["risk_notes"] = [{"text": "这些 PR 缺少测试", "prs": numbers}]
+    year["hot_files"] = [{"path": "verl/a.py", "pr_count": 600, "prs": numbers}]
+    year["clusters"] = [{"title": f"同改 verl/a{i}.py", "reason": "", "prs": numbers} for i in range(45)]
+    files = render_all_strict(year)
+    md, html = files["report.md"].decode(), files["index.html"].decode()
+    pdf = re.sub(r"\s+", " ", pdf_text(files["report.pdf"], tmp_path))
+    marker = f"另 {600 - views.REFS_SHOWN} 个"  # "…另 580 个" (the PDF may wrap a table cell after its "…")
+    for text in (md, html, pdf):
+        assert text.count(marker) >= 3, text[:300]
+    assert md.count("…另 580 个") >= 3
+    more_clusters = f"… 另有 {45 - views.RELATED_ROWS} 项"  # and the clusters past the first RELATED_ROWS
+    assert all(more_clusters in text for text in (md, html, pdf))
+    assert len(files["report.md"]) < 60_000

@@ -537,6 +537,7 @@ def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:
             runs += [Run(pdf.fit(words["sep"] + words["relanded_by"]) + " "),
                      Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
         pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
+    _more(pdf, d["more"])
 
 
 def _numbered(pdf: ReportPDF, items: list[str]) -> None:
