@@ -158,6 +158,30 @@ def test_the_dashboard_draws_its_charts_and_fits_a_phone(page, base_url, verl_si
     assert page.errors == []
 
 
+def test_the_week_folds_every_merged_pr_and_opens_it_on_a_phone(page, base_url, verl_site):
+    # issue 25: two of the week's 34 PRs appeared nowhere on its page; now a folded list links every one
+    from bench.render_week import build_week
+
+    report = build_week("zh")
+    page.set_viewport_size(PHONE)
+    page.goto(base_url + VERL_WEEK)
+    index = page.locator("#all-prs ul.pr-index")
+    assert not index.is_visible()  # folded by default
+    page.click("#all-prs summary")
+    assert index.is_visible() and fits_a_phone(page)
+    hrefs = index.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert len(hrefs) == len(report["prs"]) + len(report["unscored"])
+    assert {f"../../pull/{p['number']}/" for p in report["prs"]} <= set(hrefs)
+    index.locator(f"a[href='../../pull/{verl_site[0]}/']").click()
+    page.wait_for_load_state()
+    assert page.url == f"{base_url}{VERL}pull/{verl_site[0]}/"
+    # the dashboard draws key PRs and average importance on their own axes
+    page.goto(base_url + VERL)
+    assert page.locator("#weeks-12 figure svg[aria-label^='每周平均重要度']").count() == 1
+    assert page.locator("#weeks-12 figure svg[aria-label^='每周关键 PR 数']").count() == 1
+    assert page.errors == []
+
+
 @pytest.fixture(scope="module")
 def base_url(site_dir):
     with running(serve.make_server(site_dir, "127.0.0.1", 0)) as url:

@@ -152,6 +152,10 @@ def test_the_dashboard_charts_the_published_weeks_as_inline_svg_with_a_text_alte
         assert merged and row.format(monday, merged) in page
     assert '<td class="lead">2026-04-06</td><td colspan="5">无数据</td>' in page  # a part of a week: no data
     assert page.count('class="nodata"') >= 8  # the 12-week charts hatch the weeks without data
+    # the lists the page caps are published whole beside it; the quarter's files count each PR once
+    full = json.loads(text(stack, f"{REPO}/dashboard.json"))
+    assert full["schema"] == "prhub.dashboard/1" and full["newcomers"] and full["hot_files"]
+    assert all(f["pr_count"] == len(set(f["prs"])) <= zh["stats"]["pr_count"] for f in full["hot_files"])
 
 
 def test_a_later_report_updates_the_earlier_pages_it_adds_relations_to(both):
@@ -176,6 +180,27 @@ def test_a_later_report_updates_the_earlier_pages_it_adds_relations_to(both):
     page = json.loads(text(stack, f"{REPO}/pull/{earlier}/report.json"))
     assert later_number in page["neighbours"]["later"]
     assert f'href="../{later_number}/"' in text(stack, f"{REPO}/pull/{earlier}/index.html")
+
+
+def test_after_a_longer_report_a_pr_page_still_links_to_its_week(both):
+    # GIVEN the week's pages, then a month report listing the same PRs, published and its pages rendered (issue 25:
+    # after a week and then a year run, pull/N's "返回周报" and byline pointed to the year)
+    stack, (zh, _, _), _ = both
+    report, scored = scored_week("zh")
+    month = {**report, "period": {**report["period"], "since": "2026-05-01", "until": "2026-05-31"},
+             "title": "verl-project/verl 2026 年 5 月月报"}
+    site.publish_report(stack.bucket, month, render_all(month, "zh"), "zh")
+    pages.fan_out(month, "zh", scored, stack.deps)
+    for m in stack.queue.take("memory://pages"):
+        pages.pages_message(m.body, stack.deps)
+    # THEN each page belongs to its week and names the month among the other reports that list it
+    number = zh["prs"][0]["number"]
+    page = json.loads(text(stack, f"{REPO}/pull/{number}/report.json"))
+    assert page["report"]["slug"] == "2026-05-04-to-2026-05-10"
+    assert {m["slug"] for m in page["mentions"]} >= {"2026-05-04-to-2026-05-10", "2026-05-01-to-2026-05-31"}
+    html = text(stack, f"{REPO}/pull/{number}/index.html")
+    assert 'class="back" href="../../reports/2026-05-04-to-2026-05-10/"' in html
+    assert 'href="../../reports/2026-05-01-to-2026-05-31/"' in html.split('id="mentions"', 1)[1]
 
 
 class Context:

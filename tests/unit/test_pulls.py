@@ -7,7 +7,7 @@ import json
 
 from prhub.site import dashboard, pulls
 from prhub.site import paths as sitepaths
-from prhub.site.publish import in_language, index_card
+from prhub.site.publish import in_language, index_card, render_repo_index
 from prhub.site.render import charts
 from prhub.site.render.pull import pull_view, render_pull_html, render_pull_markdown
 from prhub.site.render.view import scorer_text
@@ -263,3 +263,78 @@ def test_records_of_one_period_merge_each_pr_once_and_their_days_when_they_meet(
     apart = merged(own, {**listed, "covers": {**listed["covers"], "until": "2026-04-04"}})
     assert apart["covers"] == own["covers"]
     assert merged(own, None) is own
+
+
+def test_a_pr_page_links_to_the_week_it_was_merged_in_and_lists_the_other_reports():
+    # GIVEN a PR of a published week that a year report, published after it, lists too (issue 25: after a week and
+    # a year run, the page's "返回周报" and byline pointed to the year)
+    report = copy.deepcopy(load("zh-week"))
+    year = "2025-08-23-to-2026-08-22"
+    report["period"] = {**report["period"], "since": "2025-08-23", "until": "2026-08-22"}
+    report["title"] = "年报"
+    number = report["prs"][0]["number"]
+    report["prs"][0]["merged_at"] = "2026-05-06T04:00:00Z"
+    mentions = [{"slug": s, "title": s.replace("-to-", " – "), "language": "zh"}
+                for s in ("2026-04-27-to-2026-05-03", SLUG, year)]
+    # WHEN its page is rendered from the year report (the last run)
+    page = pulls.pull_page(report, year, number, mentions=mentions)
+    # THEN it belongs to the week of its merge, and names the year among the other reports that list it
+    assert page["report"]["slug"] == SLUG
+    hrefs = parse_html(render_pull_html(page, "zh")).hrefs()
+    assert f"../../reports/{SLUG}/" in hrefs and f"../../reports/{year}/" in hrefs
+    assert "../../reports/2026-04-27-to-2026-05-03/" in hrefs
+    md = render_pull_markdown(page)
+    assert md.count(SLUG.replace("-to-", " – ")) == 1  # the own week once, in the byline; not again as "also in"
+    # a PR no week lists belongs to the report that scored it
+    alone = pulls.pull_page(report, year, number, mentions=mentions[2:])
+    assert alone["report"] == {"slug": year, "title": "年报", "language": "zh"}
+
+
+def test_the_quarters_hot_files_count_each_pr_once_within_its_13_weeks():
+    # GIVEN a year report and the weeks inside it, every one listing the same file (issue 25: the dashboard added up
+    # every report overlapping the quarter, so one file showed 127 PRs where the last 13 weeks had 26)
+    base = load("zh-week")
+    week = _week(base, "2026-05-04", "2026-05-10", [1, 2])
+    old = _week(base, "2025-11-03", "2025-11-09", [3])  # half a year before: outside the quarter
+    year = _week(base, "2025-05-11", "2026-05-10", [])
+    year["prs"] = [*copy.deepcopy(old["prs"]), *copy.deepcopy(week["prs"])]
+    for doc, numbers in ((week, [1, 2]), (old, [3]), (year, [1, 2, 3])):
+        doc["hot_files"] = [{"path": "verl/a.py", "pr_count": len(numbers), "prs": numbers}]
+    records = {SLUG: {"prs": {"1": {"files": ["verl/a.py", "verl/b.py"]}, "2": {"files": ["verl/a.py"]}},
+                      "covers": {"since": "2026-05-04", "until": "2026-05-10", "tz": "Asia/Shanghai"}}}
+    reports = [(SLUG, "", week), ("2025-11-03-to-2025-11-09", "", old), ("2025-05-11-to-2026-05-10", "", year)]
+    board = dashboard.build(reports, "zh", records)
+    assert board is not None
+    # THEN each PR counts once, and only the PRs merged in the last 13 weeks
+    assert board["hot_files"] == [{"path": "verl/a.py", "pr_count": 2, "prs": [1, 2]},
+                                  {"path": "verl/b.py", "pr_count": 1, "prs": [1]}]
+    html = render_repo_index("o/r", [], "zh", board)
+    assert "近 13 周热点文件" in html
+
+
+def test_key_pr_counts_and_average_importance_have_their_own_charts():
+    # GIVEN weeks whose key-PR counts (0-2) are far below their importance (~7): on one axis the bars were flat
+    base = load("zh-week")
+    board = dashboard.build([(SLUG, "", _week(base, "2026-05-04", "2026-05-10", [1, 2, 3]))], "zh")
+    assert board is not None
+    by_key = {c.key: c for c in board["windows"][0]["charts"]}
+    key, imp = by_key["key-12"], by_key["importance-12"]
+    assert [name for name, _, _ in key.series] == ["关键 PR"] and [n for n, _, _ in imp.series] == ["平均重要度"]
+    assert imp.peak == max(imp.series[0][2]) and key.peak == max(max(key.series[0][2]), 1.0)
+
+
+def test_the_dashboards_newcomers_are_capped_with_a_link_to_the_full_list():
+    # GIVEN a year with 380 new contributors (six screens on a phone)
+    base = load("zh-week")
+    week = _week(base, "2026-05-04", "2026-05-10", list(range(1, 381)))
+    for i, pr in enumerate(week["prs"]):
+        pr["author"] = f"user{i:03d}"
+    week["stats"] = {**week["stats"], "new_contributors": [p["author"] for p in week["prs"]]}
+    board = dashboard.build([(SLUG, "", week)], "zh")
+    assert board is not None and len(board["newcomers"]) == 380  # the full list stays in the data
+    html = render_repo_index("o/r", [], "zh", board)
+    items = "".join(parse_html(html).text)
+    assert items.count("· 2026-05-") == dashboard.NAMES_SHOWN
+    assert f"等另 {380 - dashboard.NAMES_SHOWN} 位" in items and "dashboard.json" in parse_html(html).hrefs()
+    full = json.loads(dashboard.full_lists(board))
+    assert len(full["newcomers"]) == 380 and full["schema"] == "prhub.dashboard/1"

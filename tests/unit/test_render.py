@@ -15,8 +15,8 @@ from prhub.site.render.view import view
 from tests.golden.cases import load
 from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict
 
-ZH_ORDER = ["本周亮点", "风险速览", "执行摘要", "关键变更", "模块与主题趋势", "风险详情", "关键 PR", "相关 PR",
-            "后续建议", "未评分 PR"]
+ZH_ORDER = ["本周亮点", "风险速览", "执行摘要", "关键变更", "模块与主题趋势", "风险详情", "关键 PR", "全部合并 PR",
+            "相关 PR", "后续建议", "未评分 PR"]
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,8 @@ def test_empty_sections_are_left_out_not_printed_empty():
     report = load("en-small")
     text = render_markdown(report)
     headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
-    assert headings == ["Highlights", "Executive summary", "Module and theme trends", "Key PRs"]
+    assert headings == ["Highlights", "Executive summary", "Module and theme trends", "Key PRs",
+                        "All merged PRs"]
     page = render_html(report)
     assert 'id="risks"' not in page and 'id="suggestions"' not in page and 'id="highlights"' in page
 
@@ -163,7 +164,7 @@ def test_pdf_has_bookmarks_a_subset_cjk_font_and_page_numbers(tmp_path, rendered
     assert b"/Outlines" in pdf
     text = pdf_text(pdf, tmp_path)
     assert "本周亮点" in text and "执行摘要" in text
-    assert re.search(r"第\s*1\s*页\s*/\s*3", text) and re.search(r"第\s*3\s*页\s*/\s*3", text)
+    assert re.search(r"第\s*1\s*页\s*/\s*4", text) and re.search(r"第\s*4\s*页\s*/\s*4", text)
     if shutil.which("pdffonts"):
         (tmp_path / "r.pdf").write_bytes(pdf)
         fonts = subprocess.run(["pdffonts", str(tmp_path / "r.pdf")], capture_output=True, text=True).stdout

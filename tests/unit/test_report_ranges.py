@@ -172,7 +172,7 @@ def test_a_year_caps_the_key_pr_table_and_summarises_contributors():
     shown = view(report)
     table = next(s for s in shown.sections if s.id == "key-prs")
     assert len(table.data) == KEY_PR_ROWS
-    assert table.heading == "关键 PR（按重要度前 15 个，共 300 个，完整列表见 report.json）"
+    assert table.heading == "关键 PR（按重要度前 15 个，共 300 个；每个 PR 见下方「全部合并 PR」）"
     assert [r["number"] for r in table.data] == [p["number"] for p in report["prs"][:KEY_PR_ROWS]]
     assert shown.stats.new_contributors[-1] == f"等另 {300 - NEWCOMERS_SHOWN} 位"
     assert len(shown.stats.new_contributors) == NEWCOMERS_SHOWN + 1

@@ -84,3 +84,13 @@ def test_the_cache_key_changes_with_the_language():
     assert made.prompt_version == en.prompt_version
     assert make_scorer(RepoConfig(repo="o/r", scorer="heuristic"), ModelSettings(),
                        None).prompt_version == zh.prompt_version
+
+
+def test_the_size_reason_says_it_counts_source_lines_only():
+    # GIVEN a PR whose tests and docs double its size: "sizeable" counts its source lines only (issue 25: one PR
+    # read "代码改动较大（642 行）" beside "改动 1235 行"), so each figure must say what it counts
+    pr = make_pr("[worker] feat: batch the queue", [change("pkg/worker.py", 500, 142), change("tests/test_worker.py",
+                 400, 0), change("docs/worker.md", 193, 0)], number=9)
+    for config, source_words in ((ZH, "642 行源代码"), (EN, "642 source lines")):
+        scored = score_pull(pr, config)
+        assert any(source_words in r for r in scored.reasons), scored.reasons

@@ -68,7 +68,8 @@ def test_rebuild_lists_reports_newest_first_with_numbers_and_top_highlight(s3):
                    week(base, "2026-04-27", "2026-05-03", 11, "中间的 <b>一周</b>")):
         site.publish_report(S3Bucket(s3, BUCKET), report, files_for(report))
     keys = site.rebuild_indexes(S3Bucket(s3, BUCKET), base["repo"])
-    assert keys == ["example-org/trainer/index.html", "example-org/trainer/feed.xml", "index.html"]
+    assert keys == ["example-org/trainer/index.html", "example-org/trainer/dashboard.json",
+                    "example-org/trainer/feed.xml", "index.html"]
     for key in keys:
         head = s3.head_object(Bucket=BUCKET, Key=key)
         assert head["CacheControl"] == site.INDEX_CACHE

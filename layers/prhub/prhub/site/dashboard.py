@@ -2,6 +2,7 @@
 
 Contract: build(reports, lang, records=None) -> dict | None, where `reports` is site.published's list of
 (slug, language folder, report.json) and `records` site.pull_records' slug -> pulls.json;
+full_lists(board) -> str: dashboard.json, the lists the page caps at NAMES_SHOWN, whole (schema prhub.dashboard/1);
 unlisted(records, own, reach=None) -> (first, last) | None: the days a run lists so that the 52 weeks are known
 (prhub.flow.pages.year lists them from the run's source when it writes the period's pulls.json).
 
@@ -16,11 +17,15 @@ Two sources, and the page says which chart reads which:
   (`[BREAKING]`, `feat!:`), a revert when it is one;
 - the published reports (key PRs, average importance): only for the weeks a report covers, labelled so.
 
+The quarter's hot files are the files of the PRs merged in its last 13 weeks, each PR once (the files pulls.json
+records of it, else the reports' hot files naming it): a year's report overlapping the quarter adds nothing twice.
+
 Each period's report counts once (its version in `lang` when there is one); each PR once, in the ISO week of
 its merge in its record's time zone.
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -35,6 +40,8 @@ from prhub.site.render.labels import labels
 WINDOWS = (12, 52)
 QUARTER = 13  # weeks
 TOP_MODULES, TOP_FILES, TOP_AUTHORS = 8, 10, 10
+NAMES_SHOWN = 30  # newcomers on the page: a year has hundreds; dashboard.json has them all
+SCHEMA = "prhub.dashboard/1"
 MERGED, BREAKING, REVERT, KEY = "#3b6fb6", "#b35900", "#7a4fb5", "#d9822b"
 
 
@@ -121,8 +128,16 @@ def build(reports: list[tuple[str, str, dict[str, Any]]], lang: str,
         weeks = [last - timedelta(weeks=n - 1 - i) for i in range(n)]
         windows.append(_window(n, weeks, known, reported, rec, scored, words))
     quarter = {last - timedelta(weeks=i) for i in range(QUARTER)}
-    return {"windows": windows, "hot_files": _hot_files(docs, quarter),
+    return {"windows": windows, "hot_files": _hot_files(_files_of(docs, records or {}), rec, quarter),
+            "quarter_weeks": QUARTER, "names_shown": NAMES_SHOWN,
             **_contributors(docs, rec, set(windows[-1]["week_set"]))}
+
+
+def full_lists(board: Mapping[str, Any]) -> str:
+    """dashboard.json: the lists under the charts in full (the page shows the first NAMES_SHOWN newcomers)."""
+    return json.dumps({"schema": SCHEMA, "quarter_weeks": board["quarter_weeks"], "hot_files": board["hot_files"],
+                       "most_active": board["most_active"], "newcomers": board["newcomers"]},
+                      ensure_ascii=False, indent=2)
 
 
 def _by_week(weeks: list[date], rec: _Record, scored: set[int]) -> dict[date, list[dict[str, Any]]]:
@@ -181,8 +196,10 @@ def _week_charts(n: int, weeks: list[date], w: _Weekly, words: dict[str, str]) -
         charts.Columns(f"breaking-{n}", words["chart_breaking_reverts"], label,
                        [(words["breaking_changes"], BREAKING, w.breaking), (words["reverts"], REVERT, w.reverts)],
                        w.have),
-        charts.Columns(f"key-{n}", words["chart_key_importance"], label,
-                       [(words["key_pr_count"], KEY, w.key), (words["avg_importance"], MERGED, w.avg)], w.in_reports),
+        # Counts (0-5) and a mean importance (0-10) on their own axes: on one, the importance bars were flat.
+        charts.Columns(f"key-{n}", words["chart_key"], label, [(words["key_pr_count"], KEY, w.key)], w.in_reports),
+        charts.Columns(f"importance-{n}", words["chart_avg_importance"], label,
+                       [(words["avg_importance"], MERGED, w.avg)], w.in_reports),
     ]
 
 
@@ -216,14 +233,31 @@ def _window(n: int, weeks: list[date], known: set[date], reported: set[date], re
     }
 
 
-def _hot_files(docs: list[dict[str, Any]], quarter: set[date]) -> list[dict[str, Any]]:
-    users: dict[str, set[int]] = {}
+def _files_of(docs: list[dict[str, Any]], records: Mapping[str, Mapping[str, Any]]) -> dict[int, set[str]]:
+    """Each PR's files: as pulls.json records them, else as the reports' hot files name it."""
+    files: dict[int, set[str]] = {}
+    for doc in records.values():
+        for n, facts in (doc.get("prs") or {}).items():
+            if str(n).isdigit() and facts.get("files"):
+                files.setdefault(int(n), set()).update(clean(f) for f in facts["files"])
+    named: dict[int, set[str]] = {}
     for doc in docs:
-        period = doc.get("period") or {}
-        if not {_monday(d) for d in _days(str(period.get("since")), str(period.get("until")))} & quarter:
-            continue
         for f in doc.get("hot_files", []):
-            users.setdefault(clean(f.get("path")), set()).update(n for n in f.get("prs", []) if isinstance(n, int))
+            for n in f.get("prs", []):
+                if isinstance(n, int) and n not in files:
+                    named.setdefault(n, set()).add(clean(f.get("path")))
+    return {**named, **files}
+
+
+def _hot_files(files: Mapping[int, set[str]], rec: _Record, quarter: set[date]) -> list[dict[str, Any]]:
+    """The files the most PRs merged in the quarter's weeks changed, each PR counted once."""
+    users: dict[str, set[int]] = {}
+    for number, paths in files.items():
+        merged = rec.prs.get(number)
+        if merged is None or _monday(merged[0]) not in quarter:
+            continue
+        for path in paths:
+            users.setdefault(path, set()).add(number)
     top = sorted(users.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:TOP_FILES]
     return [{"path": path, "pr_count": len(prs), "prs": sorted(prs)} for path, prs in top]
 

@@ -4,6 +4,7 @@ A repository's configured language (`home`) sits at the root of a report or PR
 folder; every other language in a subfolder named by its code:
 
     <owner>/<repo>/index.html                         dashboard and reports list (home language)
+    <owner>/<repo>/dashboard.json                     the dashboard's lists in full (the page caps them)
     <owner>/<repo>/<lang>/index.html, feed.xml        the same in another language
     <owner>/<repo>/reports/<since>-to-<until>/[<lang>/]index.html | report.md | report.pdf | report.json
     <owner>/<repo>/pull/<N>/[<lang>/]index.html | report.md | report.pdf | report.json

@@ -4,7 +4,8 @@ Contract (`bucket` is a Bucket, e.g. prhub.cloud.aws.S3Bucket; `cdn` a Cdn, e.g.
     publish_report(bucket, report, files, home) -> list[str]  writes <owner>/<repo>/reports/<slug>/[<lang>/]<file>
     publish_pull(bucket, page, files, home) -> list[str]      writes <owner>/<repo>/pull/<N>/[<lang>/]<file>
     rebuild_indexes(bucket, repo, site_url='', home=None) -> list[str]
-                                               per language: the repo's dashboard index.html and feed.xml;
+                                               per language: the repo's dashboard index.html (its capped
+                                               lists whole in dashboard.json) and feed.xml;
                                                then the root index.html
     publish_digest(bucket, digest, files, site_url) -> list[str]
                                                writes _digest/<slug>/<file>, _digest/feed.xml, the root index.html
@@ -386,6 +387,9 @@ def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "", home: str | N
         page = render_repo_index(repo, entries, lang, board, sitepaths.alternates(where, lang),
                                  depth=0 if lang == home else 1)
         keys.append(_put(bucket, where[lang] + "index.html", page.encode(), INDEX_CACHE))
+        if board is not None:  # the lists the page caps, whole (its "full list" link)
+            keys.append(_put(bucket, where[lang] + "dashboard.json", dashboard.full_lists(board).encode(),
+                             INDEX_CACHE))
         keys.append(_put(bucket, where[lang] + "feed.xml", render_feed(repo, entries, site_url, lang).encode(),
                          INDEX_CACHE))
     keys.append(_put(bucket, "index.html", _root_index(bucket), INDEX_CACHE))

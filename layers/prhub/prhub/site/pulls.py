@@ -6,6 +6,7 @@ Contract:
     file_lines(facts) -> list[FileLine]                             a PR's files, from its pulls.json entry
     file_neighbours(number, files_by_pr, merged_at) -> Neighbours   earlier and later PRs on the same files
     mentioned_in(number, reports) -> list[Mention]                  the period reports that list the PR
+    own_report(here, mentions, merged_on) -> Mention                the report a PR page belongs to: its week's
 
 Everything on the page comes from published data: the PR's entry in the report that
 scored it, that report's cluster and revert chain holding it, the files the
@@ -16,8 +17,11 @@ the same files before and after it. The renderers (prhub.site.render.pull) read 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 from typing import Any, NotRequired, TypedDict
 
+from prhub.core.errors import PrhubError
+from prhub.core.period import parse_timestamp, zone
 from prhub.core.report import Cluster, PrEntry, Report, Revert, Scorer, Slice
 
 SCHEMA = "prhub.pull/1"
@@ -53,9 +57,9 @@ class PullPage(TypedDict):
     repo: str
     slice: NotRequired[Slice]  # the slice of the report that scored it: the page lives in its folder
     language: str
-    report: Mention  # the report that scored it
-    scorer: Scorer  # that report's scorer (kind, model, prompt version)
-    pr: PrEntry
+    report: Mention  # the report it belongs to: the shortest published period holding its merge day (own_report)
+    scorer: Scorer  # the scoring report's scorer (kind, model, prompt version)
+    pr: PrEntry  # as the report the page was rendered from scored it
     note: str  # what the model's answer left out or why it was replaced ("" when nothing)
     files: list[FileGroup]
     cluster: Cluster | None
@@ -129,6 +133,36 @@ def mentioned_in(number: int, reports: Iterable[tuple[str, Mapping[str, Any]]]) 
     return sorted(out, key=lambda m: m["slug"])
 
 
+def _span(slug: str) -> tuple[date, date] | None:
+    """The days (since, until) of a period's slug "<since>-to-<until>", None when it is not one."""
+    since, sep, until = slug.partition("-to-")
+    try:
+        return (date.fromisoformat(since), date.fromisoformat(until)) if sep else None
+    except ValueError:
+        return None
+
+
+def own_report(here: Mention, mentions: Sequence[Mention], merged_on: date | None) -> Mention:
+    """The report a PR page belongs to (its "back to the report" and byline): of the published reports listing it,
+    the shortest period holding its merge day, so a PR of a week stays the week's after a month or a year lists it
+    too; `here` (the report the page is rendered from) when none holds that day or the day is unknown."""
+    if merged_on is None:
+        return here
+    holding = [(span[1] - span[0], m["slug"], m) for m in [here, *mentions]
+               if (span := _span(m["slug"])) and span[0] <= merged_on <= span[1]]
+    if not holding:
+        return here
+    best = min(holding, key=lambda t: (t[0], t[1]))[2]
+    return here if best["slug"] == here["slug"] else best
+
+
+def _merge_day(merged_at: str, tz: str) -> date | None:
+    try:
+        return parse_timestamp(merged_at).astimezone(zone(tz)).date()
+    except (TypeError, ValueError, PrhubError):
+        return None
+
+
 def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] = (), note: str = "",
               mentions: Sequence[Mention] = (), neighbours: Neighbours | None = None,
               module_map: Mapping[str, str] | None = None, urls: Mapping[int, str] | None = None) -> PullPage:
@@ -141,6 +175,8 @@ def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] 
     reverts = [r for r in report.get("reverts", []) if number in (r["pr"], r["reverts"], r["relanded_by"])]
     near = neighbours or {"earlier": [], "later": []}
     here: Mention = {"slug": slug, "title": report["title"], "language": report["language"]}
+    period = report.get("period") or {}
+    own = own_report(here, mentions, _merge_day(str(pr.get("merged_at") or ""), str(period.get("tz") or "UTC")))
     named = {n for r in reverts for n in (r["pr"], r["reverts"], r["relanded_by"]) if n is not None}
     named |= set(cluster["prs"] if cluster else []) | set(near["earlier"]) | set(near["later"])
     known = {**(urls or {}), **{n: p["url"] for n, p in by_number.items()}}
@@ -148,7 +184,7 @@ def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] 
     narrowed: dict[str, Any] = {"slice": report["slice"]} if "slice" in report else {}
     return {
         "schema": SCHEMA, "repo": report["repo"], **narrowed,  # type: ignore[typeddict-item]
-        "language": report["language"], "report": here,
+        "language": report["language"], "report": own,
         "scorer": report["scorer"], "pr": pr, "note": note,
         "files": group_files(files, pr["modules"], module_map or {}),
         "cluster": cluster, "reverts": reverts, "neighbours": near,

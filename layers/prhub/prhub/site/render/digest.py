@@ -92,7 +92,7 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
     by_repo: dict[str, list[dict[str, Any]]] = {}
     for b in digest["breaking"]:
         by_repo.setdefault(clean(b["repo"]), []).append({"pr": pr(b), "detail": clean(b["detail"])})
-    breaking = [{"kind": "breaking", "label": repo, "detail": "", "prs": [], "items": items}
+    breaking = [{"kind": "breaking", "label": repo, "detail": "", "prs": [], "items": items, "more": ""}
                 for repo, items in by_repo.items()]
     sections = [
         Section("summary", w["digest_summary"], "paragraphs", [clean(digest["summary"])]),

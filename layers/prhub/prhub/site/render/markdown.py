@@ -47,6 +47,8 @@ def md_text(value: Any, links: dict[int, str]) -> str:
 
 def pr_link(ref: dict[str, Any]) -> str:
     """#123 as a link to its PR when the data gives an http(s) URL (already checked by `view`)."""
+    if ref.get("more"):  # "…另 N 个": how many PRs the list leaves out
+        return md(ref["label"])
     label = "\\#" + md(ref["label"][1:])
     return f"[{label}](<{ref['url']}>)" if ref.get("url") else label
 

@@ -43,6 +43,12 @@ NO_LINE_END = set("（《「『【〔〈“‘([{")
 _TOKEN = re.compile(r"[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+\s*|\s+|.")
 
 BODY, SMALL, LINE = 10.0, 8.5, 5.6
+# The key-PR table's columns (PR, title, modules, importance, key points): the key points get the most room.
+KEY_PR_WIDTHS = [1.2, 3.8, 1.8, 1.6, 6.6]
+# A document whose last page would hold no more than this (mm) is laid out again with TIGHT spacing, the
+# first that saves that page kept.
+ORPHAN_MM = 3 * LINE + 15  # a level-0 heading (about 15 mm with its rule) and two or three lines
+TIGHT = (0.92, 0.84)
 MARGIN = 16.0
 ACCENT = (59, 111, 182)
 MUTED = (90, 99, 110)
@@ -217,6 +223,7 @@ class ReportPDF(FPDF):
         self.set_auto_page_break(True, margin=16)
         self.set_font("cjk", size=BODY)
         self.set_creator("Prhub")
+        self.tight = 1.0  # line and heading spacing, below 1 when a last page of a line or two is to be saved
         self.pr_urls = pr_urls  # PR number -> URL, for "#N" in narrative text
         self.lp, self.rp = words["lp"], words["rp"]  # around a PR list after text (full-width in Chinese)
 
@@ -281,7 +288,7 @@ class ReportPDF(FPDF):
     def paragraph(self, runs: list[Run], size: float = BODY, indent: float = 0.0, bullet: str = "",
                   after: float = 1.5) -> None:
         self.set_font("cjk", size=size)
-        h = LINE * size / BODY
+        h = LINE * size / BODY * self.tight
         width = self.epw - indent
         for i, line in enumerate(wrap(runs, width, self.measure)):
             if self.will_page_break(h):
@@ -291,15 +298,17 @@ class ReportPDF(FPDF):
                 self.cell(4.5, h, bullet)
             self.draw_line(line, MARGIN + indent, h)
             self.ln(h)
-        self.ln(after)
+        self.ln(after * self.tight)
 
     def heading(self, text: str, level: int, keep: float = 0.0) -> None:
         """A bookmarked heading; `keep` mm more stay with it (a subheading right below, say)."""
         size = {0: 15.0, 1: 11.5}[level]
         need = (28 if level == 0 else 18) + keep  # keep a heading with the first lines below it
+        if self.tight < 1:  # a heading and two lines, no more: the room the tight pass is for
+            need = (6.5 if level == 0 else 5) + 3 * LINE
         if self.get_y() + need > self.page_break_trigger:
             self.add_page()
-        self.ln(4 if level == 0 else 1.5)
+        self.ln((4 if level == 0 else 1.5) * self.tight)
         self.start_section(self.fit(text), level=level)
         self.set_font("cjk", size=size)
         self.set_text_color(*(ACCENT if level == 0 else (30, 35, 40)))
@@ -319,10 +328,10 @@ class ReportPDF(FPDF):
     def wrapped_table(self, headers: list[str], rows: list[list[list[Run]]], widths: list[float],
               align: str = "") -> None:
         """Rows of cells (each a list of runs) whose text wraps inside fixed column widths."""
-        size, pad = SMALL, 1.4
-        h = LINE * size / BODY
-        total = sum(widths)
-        widths = [w * self.epw / total for w in widths]
+        size, pad = SMALL, 1.4 * self.tight
+        h = LINE * size / BODY * self.tight
+        self.set_font("cjk", size=size)
+        widths = column_widths(headers, widths, self.epw, self.measure, pad)
         align = align.ljust(len(widths), "L")
 
         def draw_row(cells: list[list[Run]], head: bool) -> None:
@@ -350,6 +359,33 @@ class ReportPDF(FPDF):
         for row in rows:
             draw_row(row, False)
         self.ln(3)
+
+
+def column_widths(headers: Sequence[str], shares: Sequence[float], total: float, measure: Callable[[str], float],
+                  pad: float) -> list[float]:
+    """Column widths (mm) summing to `total` in the proportions `shares`, each wide enough for its header's longest
+    word (an en "Importance" wrapped as "Importanc" / "e"): what a narrow column lacks comes off the widest."""
+    widths = [w * total / sum(shares) for w in shares]
+    need = [max((measure(word) for word in header.split()), default=0.0) + 2 * pad + 0.5 for header in headers]
+    for i, least in enumerate(need):
+        short = least - widths[i]
+        if short > 0:
+            widest = max((j for j in range(len(widths)) if j != i), key=lambda j: widths[j] - need[j])
+            widths[i] += short
+            widths[widest] -= short
+    return widths
+
+
+def _fewest_pages(build: Callable[[float], ReportPDF]) -> bytes:
+    """The document `build(spacing)` lays out; again with TIGHT spacing when its last page would hold a line or
+    two, the first that saves the page kept (a PR's PDF ended on a page of two lines)."""
+    pdf = build(1.0)
+    if pdf.page_no() > 1 and pdf.get_y() - pdf.t_margin < ORPHAN_MM:
+        for spacing in TIGHT:
+            tight = build(spacing)
+            if tight.page_no() < pdf.page_no():
+                return bytes(tight.output())
+    return bytes(pdf.output())
 
 
 def _points(points: Sequence[str]) -> str:
@@ -458,6 +494,14 @@ def _trends(pdf: ReportPDF, d: dict[str, Any]) -> None:
         pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in d["types"])))])
 
 
+def _more(pdf: ReportPDF, text: str) -> None:
+    """A capped list's "… and N more; report.json has the full list"."""
+    if text:
+        pdf.set_text_color(*MUTED)
+        pdf.paragraph([Run(pdf.fit(text))], size=SMALL, indent=5)
+        pdf.set_text_color(0, 0, 0)
+
+
 def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     for r in items:
         pdf.heading(r["label"], 1)
@@ -466,6 +510,7 @@ def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
         for item in r["items"]:
             pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(": "), *pdf.runs(item["detail"])],
                           size=SMALL, indent=5, bullet="•", after=0.5)
+        _more(pdf, r["more"])
 
 
 def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
@@ -474,7 +519,7 @@ def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
              [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
             for p in items]
     pdf.wrapped_table([words["pr"], words["title"], words["modules"], words["importance"], words["key_points"]], rows,
-                      [1.3, 4.5, 2, 1.5, 5.5], "LLLRL")
+                      KEY_PR_WIDTHS, "LLLRL")
 
 
 def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:
@@ -492,6 +537,7 @@ def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:
             runs += [Run(pdf.fit(words["sep"] + words["relanded_by"]) + " "),
                      Run(r["relanded_by"]["label"], r["relanded_by"]["url"])]
         pdf.paragraph(runs, indent=5, bullet="•", after=0.8)
+    _more(pdf, d["more"])
 
 
 def _numbered(pdf: ReportPDF, items: list[str]) -> None:
@@ -499,11 +545,20 @@ def _numbered(pdf: ReportPDF, items: list[str]) -> None:
         pdf.paragraph(pdf.runs(text), indent=6, bullet=f"{i}.", after=0.8)
 
 
-def _unscored(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
+def _pr_index(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    """The first PR_INDEX_ROWS merged PRs, one compact line each."""
+    for p in d["prs"][: d["shown"]]:
+        pdf.paragraph([Run(p["label"], p["url"]), Run(" " + pdf.fit(p["title"]))], size=SMALL, indent=5,
+                      after=0.2)
+    _more(pdf, d["more"])
+
+
+def _unscored(pdf: ReportPDF, d: dict[str, Any]) -> None:
     words = pdf.words
     pdf.wrapped_table([words["pr"], words["title"], words["reason"]],
                       [[[Run(u["label"], u["url"])], [Run(pdf.fit(u["title"]))], [Run(pdf.fit(u["reason"]))]]
-                       for u in items], [1.3, 6, 4])
+                       for u in d["rows"]], [1.3, 6, 4])
+    _more(pdf, d["more"])
 
 
 def _files(pdf: ReportPDF, d: dict[str, Any]) -> None:
@@ -530,7 +585,7 @@ def _links(pdf: ReportPDF, rows: list[dict[str, Any]]) -> None:
 LAYOUTS: dict[str, Callable[[ReportPDF, Any], None]] = {
     "notes": _bullets, "risk_brief": _risk_brief, "paragraphs": _paragraphs, "key_changes": _key_changes,
     "trends": _trends, "risks": _risks, "key_prs": _key_prs, "related": _related, "numbered": _numbered,
-    "unscored": _unscored, "files": _files, "link_rows": _links,
+    "unscored": _unscored, "files": _files, "link_rows": _links, "pr_index": _pr_index,
 }
 # Kinds that open with a subheading: their heading keeps room for it, so it never ends a page alone.
 OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
@@ -539,37 +594,46 @@ OPENS_WITH_SUBHEADING = {"key_changes", "risks"}
 def render_pdf(report: Report, font: str = "") -> bytes:
     """The report as an A4 PDF with the same sections and numbers as report.md; `font` as ReportPDF's."""
     v = view(report)
-    pdf = ReportPDF(v.title, v.words, v.links, v, font)
-    pdf.set_title(pdf.fit(v.title))
-    pdf.set_author("Prhub")
-    pdf.add_page()
-    _cover(pdf, v)
-    for section in v.sections:
-        pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
-        LAYOUTS[section.kind](pdf, section.data)
-    return bytes(pdf.output())
+
+    def build(spacing: float) -> ReportPDF:
+        pdf = ReportPDF(v.title, v.words, v.links, v, font)
+        pdf.tight = spacing
+        pdf.set_title(pdf.fit(v.title))
+        pdf.set_author("Prhub")
+        pdf.add_page()
+        _cover(pdf, v)
+        for section in v.sections:
+            pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
+            LAYOUTS[section.kind](pdf, section.data)
+        return pdf
+
+    return _fewest_pages(build)
 
 
 def render_sections(title: str, words: dict[str, str], links: dict[int, str], byline: Sequence[str],
                     sections: Sequence[Any], font: str = "") -> bytes:
     """A page other than a week (a PR's) through the same layouts: its title, byline lines, then its sections."""
-    pdf = ReportPDF(title, words, links, [byline, sections], font)
-    pdf.set_title(pdf.fit(title))
-    pdf.set_author("Prhub")
-    pdf.add_page()
-    pdf.set_font("cjk", size=16)
-    pdf.start_section(pdf.fit(title), level=0)
-    for line in wrap([Run(pdf.fit(title))], pdf.epw, pdf.measure):
-        pdf.draw_line(line, MARGIN, 8)
-        pdf.ln(8)
-    pdf.ln(1)
-    for text in byline:
-        pdf.paragraph([Run(pdf.fit(text))], size=SMALL, after=0.3)
-    pdf.ln(2)
-    for section in sections:
-        pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING | {"files"} else 0)
-        LAYOUTS[section.kind](pdf, section.data)
-    return bytes(pdf.output())
+    def build(spacing: float) -> ReportPDF:
+        pdf = ReportPDF(title, words, links, [byline, sections], font)
+        pdf.tight = spacing
+        pdf.set_title(pdf.fit(title))
+        pdf.set_author("Prhub")
+        pdf.add_page()
+        pdf.set_font("cjk", size=16)
+        pdf.start_section(pdf.fit(title), level=0)
+        for line in wrap([Run(pdf.fit(title))], pdf.epw, pdf.measure):
+            pdf.draw_line(line, MARGIN, 8)
+            pdf.ln(8)
+        pdf.ln(1)
+        for text in byline:
+            pdf.paragraph([Run(pdf.fit(text))], size=SMALL, after=0.3)
+        pdf.ln(2)
+        for section in sections:
+            pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING | {"files"} else 0)
+            LAYOUTS[section.kind](pdf, section.data)
+        return pdf
+
+    return _fewest_pages(build)
 
 
 def _charts(pdf: ReportPDF, series: list[charts.Series]) -> None:

@@ -136,8 +136,10 @@ def _sections(page: PullPage, refs: _Refs, words: dict[str, str], with_charts: b
     pr, lang = page["pr"], page["language"]
     files = _file_groups(page)
     risks = [{"kind": clean(r["kind"]), "label": risk_label(clean(r["kind"]), lang), "detail": clean(r["detail"]),
-              "prs": [], "items": []} for r in pr["risks"]]
-    mentions = [{"label": "", "links": [refs.report(m)], "note": ""} for m in page["mentions"]]
+              "prs": [], "items": [], "more": ""} for r in pr["risks"]]
+    # The page's own report is its byline's; this section names the others that list the PR (a month, a year).
+    mentions = [{"label": "", "links": [refs.report(m)], "note": ""} for m in page["mentions"]
+                if m["slug"] != page["report"]["slug"]]
     chart = _files_chart(page, words) if with_charts else []
     sections = [
         Section("summary", words["summary"], "paragraphs", [clean(pr["summary"])] if clean(pr["summary"]) else []),
@@ -207,7 +209,8 @@ def render_pull_pdf(page: PullPage, font: str = "") -> bytes:
     from prhub.site.render.pdf import render_sections
 
     v = pull_view(page, web=False)
-    byline = [f"{v.words['repo']} {v.repo}", *(f"{k}: {val}" for k, val in v.facts)]
+    byline = [f"{v.words['repo']} {v.repo}", f"{v.words['own_report']}: {v.report['label']}",
+              *(f"{k}: {val}" for k, val in v.facts)]
     return render_sections(v.title, v.words, v.links, byline, v.sections, font)
 
 

@@ -27,6 +27,16 @@ KEY_POINTS = 3
 KEY_PR_ROWS = 15
 # New contributors named in the header; past this the header names these and says how many more.
 NEWCOMERS_SHOWN = 20
+# Long lists stop here in every rendering with "… and N more" pointing to report.json, which keeps them whole: a
+# year's report.md was 473 KB, 760 of its lines one risk's PRs without tests.
+RISK_ITEMS = 20  # a risk kind's per-PR items
+RISK_PRS = 30  # a risk kind's PRs when it has no items
+UNSCORED_ROWS = 30
+RELATED_ROWS = 20  # clusters, and revert chains
+REFS_SHOWN = 20  # PRs named after a note, a hot file, a module, a cluster: then "…另 N 个" (a ref marked `more`)
+# The list of every merged PR: whole (folded) on the web page, where each links to its page; its first rows in
+# report.md and report.pdf, which travel without the site.
+PR_INDEX_ROWS = 100
 
 
 @dataclass(frozen=True)
@@ -76,8 +86,14 @@ class _Parts:
         return {"number": number, "label": f"#{num(number)}", "url": self.url(number),
                 "title": clean(pr.get("title")) if pr else ""}
 
-    def refs(self, numbers: Any) -> list[dict[str, Any]]:
-        return [self.ref(n) for n in (numbers or [])]
+    def refs(self, numbers: Any, shown: int = REFS_SHOWN) -> list[dict[str, Any]]:
+        """The PRs' references, the first `shown` of them and then one `more` reference saying how many follow."""
+        numbers = list(numbers or [])
+        out = [self.ref(n) for n in numbers[:shown]]
+        if len(numbers) > shown:
+            out.append({"number": None, "label": self.words["more_refs"].format(n=num(len(numbers) - shown)),
+                        "url": None, "title": "", "more": True})
+        return out
 
     def notes(self, items: Any) -> list[dict[str, Any]]:
         """Items {text, prs} (or plain strings); `prs` keeps only the PRs the text does not already cite as "#N"."""
@@ -91,18 +107,30 @@ class _Parts:
             out.append({"text": text, "prs": self.refs([n for n in numbers or [] if n not in cited])})
         return out
 
+    def more(self, total: int, shown: int) -> str:
+        """"… 另有 N 项，完整列表见 report.json" past `shown` of `total`, else ""."""
+        return self.words["more_items"].format(n=num(total - shown)) if total > shown else ""
+
     @cached_property
     def risks(self) -> list[dict[str, Any]]:
-        return [
-            {"kind": clean(r.get("kind")), "label": risk_label(clean(r.get("kind")), self.lang),
-             "detail": clean(r.get("detail")), "prs": self.refs(r.get("prs")),
-             "items": [{"pr": self.ref(i.get("pr")), "detail": clean(i.get("detail"))}
-                       for i in r.get("items") or [] if isinstance(i, dict)]}
-            for r in self.report["risks"]
-        ]
+        out = []
+        for r in self.report["risks"]:
+            items = [i for i in r.get("items") or [] if isinstance(i, dict)]
+            prs = list(r.get("prs") or [])
+            out.append({"kind": clean(r.get("kind")), "label": risk_label(clean(r.get("kind")), self.lang),
+                        "detail": clean(r.get("detail")), "prs": self.refs(prs[:RISK_PRS], RISK_PRS),
+                        "items": [{"pr": self.ref(i.get("pr")), "detail": clean(i.get("detail"))}
+                                  for i in items[:RISK_ITEMS]],
+                        "more": self.more(len(items), RISK_ITEMS) if items else self.more(len(prs), RISK_PRS)})
+        return out
 
 
 # -- the sections: each builder returns what its kind lays out, or nothing when the report has none of it --
+
+def _numbers(refs: list[dict[str, Any]]) -> set[Any]:
+    """The PR numbers of references (a `more` reference names none)."""
+    return {r["number"] for r in refs if not r.get("more")}
+
 
 def _highlights(p: _Parts) -> Any:
     return p.notes(p.report["highlights"])
@@ -113,8 +141,8 @@ def _risk_brief(p: _Parts) -> Any:
     notes = p.notes(p.report["risk_notes"])
     if not notes and not p.risks:
         return None
-    noted = {n for note in notes for n in _cited(note["text"]) | {r["number"] for r in note["prs"]}}
-    unnoted = [r for r in p.risks if not {ref["number"] for ref in r["prs"]} <= noted or not r["prs"]]
+    noted = {n for note in notes for n in _cited(note["text"]) | _numbers(note["prs"])}
+    unnoted = [r for r in p.risks if not _numbers(r["prs"]) <= noted or not r["prs"]]
     return {"notes": notes, "unnoted": unnoted}
 
 
@@ -201,17 +229,30 @@ def _key_prs_heading(p: _Parts) -> str:
     return p.words["key_prs_top"].format(shown=KEY_PR_ROWS, n=num(count))
 
 
+def _pr_index(p: _Parts) -> Any:
+    """Every merged PR by number, scored or not, each linked to its page (the scored) or to GitHub."""
+    numbers = sorted({n for n in p.prs if isinstance(n, int) and not isinstance(n, bool)})
+    if not numbers:
+        return None
+    return {"prs": [p.ref(n) for n in numbers], "shown": PR_INDEX_ROWS, "more": p.more(len(numbers), PR_INDEX_ROWS),
+            "summary": p.words["all_prs_show"].format(n=num(len(numbers)))}
+
+
 def _related(p: _Parts) -> Any:
     """Clusters, then the narrative's notes on how PRs relate, else the bare revert chains."""
+    clusters, reverts = p.report["clusters"], p.report["reverts"]
+    notes = p.notes(p.report["relation_notes"])
     parts = {
         "clusters": [{"title": clean(c.get("title")), "reason": clean(c.get("reason")), "prs": p.refs(c.get("prs"))}
-                     for c in p.report["clusters"]],
-        "relation_notes": p.notes(p.report["relation_notes"]),
+                     for c in clusters[:RELATED_ROWS]],
+        "relation_notes": notes,
         "reverts": [{"pr": p.ref(r.get("pr")), "reverts": p.ref(r.get("reverts")),
                      "relanded_by": p.ref(r["relanded_by"]) if r.get("relanded_by") is not None else None}
-                    for r in p.report["reverts"]],
+                    for r in reverts[:RELATED_ROWS]],
     }
-    return parts if any(parts.values()) else None
+    # The clusters and (when no note tells them) the revert chains past RELATED_ROWS: counted, in report.json.
+    left = max(len(clusters) - RELATED_ROWS, 0) + (0 if notes else max(len(reverts) - RELATED_ROWS, 0))
+    return {**parts, "more": p.more(left, 0)} if any(parts.values()) else None
 
 
 def _suggestions(p: _Parts) -> Any:
@@ -219,8 +260,11 @@ def _suggestions(p: _Parts) -> Any:
 
 
 def _unscored(p: _Parts) -> Any:
-    return [{**p.ref(u.get("number")), "title": clean(u.get("title")), "reason": clean(u.get("reason"))}
-            for u in p.report["unscored"]]
+    items = p.report["unscored"]
+    if not items:
+        return None
+    return {"rows": [{**p.ref(u.get("number")), "title": clean(u.get("title")), "reason": clean(u.get("reason"))}
+                     for u in items[:UNSCORED_ROWS]], "more": p.more(len(items), UNSCORED_ROWS)}
 
 
 def _run_notes(p: _Parts) -> Any:
@@ -236,6 +280,7 @@ SECTIONS: list[tuple[str, str, str, Callable[[_Parts], Any]]] = [
     ("trends", "trends", "trends", _trends),
     ("risks", "risks", "risks", _risks),
     ("key-prs", "key_prs", "key_prs", _key_prs),
+    ("all-prs", "all_prs", "pr_index", _pr_index),
     ("related", "related", "related", _related),
     ("suggestions", "suggestions", "numbered", _suggestions),
     ("unscored", "unscored", "unscored", _unscored),

@@ -1,0 +1,59 @@
+"""report.pdf's tables and pages (issue 25): a header word never breaks, the key points get the room, and no PDF
+ends on a page of a line or two."""
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+from prhub.site import pulls
+from prhub.site.render import pdf as pdfs
+from prhub.site.render.pull import render_pull_pdf
+
+from tests.golden.cases import load
+from tests.unit.render_support import pdf_text, render_pdf_strict
+
+SLUG = "2026-05-04-to-2026-05-10"
+
+
+def test_the_en_key_pr_tables_header_keeps_its_words_whole(tmp_path):
+    # GIVEN the en report, whose key-PR table's "Importance" wrapped as "Importanc" / "e"
+    text = pdf_text(render_pdf_strict(load("en-small")), tmp_path)
+    header = next(line for line in text.splitlines() if "Key points" in line)
+    assert "Importance" in header, header
+
+
+def test_a_header_word_gets_its_width_and_the_key_points_most_of_the_row():
+    # a column too narrow for its header's longest word is widened from the widest column
+    def measure(text: str) -> float:
+        return 2.0 * len(text)
+
+    widths = pdfs.column_widths(["PR", "Title", "Importance"], [1, 6, 1], 100.0, measure, pad=1.0)
+    assert widths[2] >= measure("Importance") + 2.0 and abs(sum(widths) - 100.0) < 1e-6
+    assert widths[0] >= measure("PR") + 2.0
+    # the key-PR table gives its key points the widest column, at least 40 % of the row
+    share = pdfs.KEY_PR_WIDTHS[-1] / sum(pdfs.KEY_PR_WIDTHS)
+    assert share >= 0.4 and pdfs.KEY_PR_WIDTHS[-1] == max(pdfs.KEY_PR_WIDTHS)
+
+
+def _content_lines(page: str) -> list[str]:
+    """A page's lines less the running title and the page number."""
+    lines = [ln for ln in page.splitlines() if ln.strip()]
+    return [ln for ln in lines if not re.search(r"(第\s*\d+\s*页|Page\s*\d+)\s*/\s*\d+", ln)][1:]
+
+
+@pytest.mark.parametrize("files", [4, 5, 6, 7, 37, 40, 70])  # those whose PDFs ended on a heading and a line
+def test_a_pr_pdf_never_ends_on_a_page_of_one_or_two_lines(tmp_path, files):
+    # GIVEN PR pages of ever more files: some would overflow their page by a line or two
+    report = copy.deepcopy(load("zh-week"))
+    number = report["prs"][0]["number"]
+    paths = [{"path": f"verl/workers/m{i:03d}.py", "additions": i, "deletions": 1} for i in range(files)]
+    try:
+        pdfs.font_location()
+    except Exception as exc:  # noqa: BLE001 - no font on this machine
+        pytest.skip(str(exc))
+    data = render_pull_pdf(pulls.pull_page(report, SLUG, number, files=paths))
+    pages = pdf_text(data, tmp_path).split("\f")
+    pages = [p for p in pages if p.strip()]
+    if len(pages) > 1:
+        assert len(_content_lines(pages[-1])) > 2, pages[-1]
