@@ -5,10 +5,10 @@
 Per week: PR count, key count, average importance and insight, and the highest PRs
 with their scores and reasons; then the distribution over all weeks (importance
 histogram, key share, insight histogram, risk kinds, inferred breaking flags) and
-the time taken. Last, the judged panel (bench.panel): recall@K and Spearman of the
-engine's importance and of a size-only ranking (changed lines) against the panel's
-grades, on all its weeks, the weeks tuned on and the held-out weeks.
-Default data: ../shared/data/verl-project-verl/pulls.jsonl.
+the time taken. Last, the judged panels (bench.panel), per repository (verl, cargo, trl): recall@K and
+Spearman of the engine's importance and of a size-only ranking (changed lines) against the panel's grades,
+on the weeks tuned on and the held-out weeks apart. `--tuning` leaves the held-out weeks' figures out, for
+use while tuning. Default data: ../shared/data/verl-project-verl/pulls.jsonl.
 """
 from __future__ import annotations
 
@@ -32,9 +32,10 @@ from prhub.core.period import Period
 from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import ENGINE_VERSION, score_pull
 
-from bench.panel import PANEL, Week
+from bench.panel import PANEL, REPOS, Week
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED / "verl-project-verl" / "pulls.jsonl"
 REPO = "verl-project/verl"
 
 
@@ -145,14 +146,47 @@ def size_only(pr: PullRequest) -> float:
     return float(pr.additions + pr.deletions)
 
 
-def panel_table(prs: list[PullRequest], reports: list[tuple[Period, dict[str, Any]]], tz: str
-                ) -> list[tuple[str, PanelFigures, PanelFigures]]:
-    """(scope, engine figures, size-only figures) for all panel weeks, the tuned ones and the held-out ones."""
+def panel_table(prs: list[PullRequest], reports: list[tuple[Period, dict[str, Any]]], tz: str,
+                panel: tuple[Week, ...] = PANEL, held_out: bool = True) -> list[tuple[str, PanelFigures, PanelFigures]]:
+    """(scope, engine figures, size-only figures) for all panel weeks, the tuned ones and the held-out ones
+    (only the tuned ones without `held_out`)."""
     importance = {e["number"]: float(e["importance"]) for _, r in reports for e in r["prs"]}
-    scopes = (("all", list(PANEL)), ("tuned", [w for w in PANEL if not w.held_out]),
-              ("held out", [w for w in PANEL if w.held_out]))
+    scopes = (("all", list(panel)), ("tuned", [w for w in panel if not w.held_out]),
+              ("held out", [w for w in panel if w.held_out]))
     return [(name, panel_figures(weeks, prs, lambda p: importance[p.number], tz),
-             panel_figures(weeks, prs, size_only, tz)) for name, weeks in scopes]
+             panel_figures(weeks, prs, size_only, tz)) for name, weeks in scopes
+            if held_out or name == "tuned"]
+
+
+def repo_config(repo: str, tz: str) -> RepoConfig:
+    """How the panel runs a repository: its zone, English prose, and otherwise the defaults every user gets."""
+    return RepoConfig(repo=repo, tz=tz, language="en")
+
+
+def repo_panels(held_out: bool = True) -> list[tuple[str, list[tuple[str, PanelFigures, PanelFigures]]]]:
+    """Each repository's panel figures (skipping a repository whose export is not here)."""
+    out = []
+    for repo, (panel, folder, tz) in REPOS.items():
+        path = SHARED / folder / "pulls.jsonl"
+        if not path.exists():
+            continue
+        prs = load(path)
+        config = repo_config(repo, tz)
+        scored = {p.number: score_pull(p, config) for p in prs}
+        reports = [(Period(date.fromisoformat(w.monday), date.fromisoformat(w.monday) + timedelta(days=6), tz),
+                    {"prs": [{"number": n, "importance": scored[n].importance} for n in scored]}) for w in panel[:1]]
+        out.append((repo, panel_table(prs, reports, tz, panel, held_out)))
+    return out
+
+
+def print_panels(held_out: bool = True) -> None:
+    print("\n== judged panels (bench/panel.py): recall@K, K = the week's key PRs; Spearman of score vs grade")
+    for repo, table in repo_panels(held_out):
+        print(f"  {repo}")
+        for name, engine, size in table:
+            print(f"    {name:<9} {engine.weeks:>2} weeks {engine.keys:>3} key PRs   engine recall@K "
+                  f"{engine.recall:.2f} Spearman {engine.spearman:.2f}   size-only recall@K {size.recall:.2f} "
+                  f"Spearman {size.spearman:.2f}")
 
 
 def histogram(values: list[float], width: int = 50) -> list[str]:
@@ -194,7 +228,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tz", default="Asia/Shanghai")
     parser.add_argument("--top", type=int, default=5)
     parser.add_argument("--quiet", action="store_true", help="only the distribution")
+    parser.add_argument("--tuning", action="store_true", help="only the panels' tuning weeks (while tuning)")
+    parser.add_argument("--panels", action="store_true", help="only the panels' figures")
     args = parser.parse_args(argv)
+    if args.panels:
+        print_panels(not args.tuning)
+        return
     config = RepoConfig(repo=REPO, tz=args.tz, language="en")
     prs = load(args.data)
     reports, scoring_time, analysis_time = run(prs, config)
@@ -238,10 +277,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"key points: {total}, banned fragments in {banned}" + "".join(f"\n  #{n}: {k}" for n, k in examples))
     print(f"time: scoring {scoring_time:.2f} s ({1000 * scoring_time / len(prs):.2f} ms/PR), "
           f"week analysis {analysis_time:.2f} s for {len(reports)} weeks")
-    print("\n== judged panel (bench/panel.py): recall@K, K = the week's key PRs; Spearman of score vs grade")
-    for name, engine, size in panel_table(prs, reports, args.tz):
-        print(f"  {name:<9} {engine.weeks:>2} weeks {engine.keys:>3} key PRs   engine recall@K {engine.recall:.2f} "
-              f"Spearman {engine.spearman:.2f}   size-only recall@K {size.recall:.2f} Spearman {size.spearman:.2f}")
+    print_panels(not args.tuning)
 
 
 if __name__ == "__main__":
