@@ -62,7 +62,9 @@ def test_every_week_carries_the_analysis_sections(weeks):
         for chain in report["reverts"]:
             assert chain["pr"] and (chain["reverts"] or chain["title"])
     busy = [r for r in weeks.values() if r["stats"]["pr_count"] >= 20]
-    assert all(r["hot_files"] and r["clusters"] for r in busy)
+    assert all(r["hot_files"] for r in busy)
+    # Files alone no longer join PRs (issue 23), so a busy week of unrelated work may have no theme; few do.
+    assert sum(bool(r["clusters"]) for r in busy) >= 0.95 * len(busy)
     assert sum(bool(r["reverts"]) for r in weeks.values()) >= 15
 
 

@@ -67,9 +67,10 @@ REMOVAL = re.compile(r"\b(remov\w*|deprecat\w*|drop\w*|delet\w*|migrat\w*|retir\
 TYPO = re.compile(r"\b(typo\w*|spelling|misspell\w*|grammar|wording|badge\w*|broken link|dead link|fix (the )?link\w*|"
                   r"comments?|docstrings?)\b|错别字", re.I)
 # Housekeeping named in the title: fixing CI or lint, tuning a log line, a script, an image, a warning.
-HOUSEKEEPING = re.compile(r"\b(ci|nightly|pre-?commit|lint\w*|e2e tests?|unit tests?|flaky|workflows?|"
+# A word joined by a hyphen names something else: cargo's "cargo-script" and "1.95-nightly" are its product.
+HOUSEKEEPING = re.compile(r"(?<![\w-])(ci|nightly|pre-?commit|lint\w*|e2e tests?|unit tests?|flaky|workflows?|"
                           r"docker\w*|images?|dockerfile\w*|warnings?|log(?:s|ging)?(?![-_])|print\w*|readme|news|"
-                          r"meetup|scripts?|examples?|typing|type hints?|mypy|ruff|timeout)\b", re.I)
+                          r"meetup|scripts?|examples?|typing|type hints?|mypy|ruff|timeout)\b(?!-)", re.I)
 LOW_TAGS = {"ci", "doc", "docs", "test", "tests", "env", "docker", "deployment", "example", "examples"}
 # A title that says a default changes ("enable V1 trainer by default", "set ETP default to null"): users who relied
 # on the old behaviour get the new one without touching their config.
