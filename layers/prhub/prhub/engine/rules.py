@@ -171,7 +171,7 @@ def _subsystem_removed(f: Facts) -> Hit:
 
 def _user_dependency(f: Facts) -> Hit:
     """An upgrade of a package users install with the project: named with its version, in a runtime manifest."""
-    if f.declared in ("chore", "ci", "test", "docs") or not any(RUNTIME_MANIFEST.search(fc.filename)
+    if f.declared in ("ci", "test", "docs") or not any(RUNTIME_MANIFEST.search(fc.filename)
                                                                 for fc, _ in f.pairs):
         return None
     if found := REQUIREMENT.search(f.title):
@@ -320,7 +320,7 @@ def _low_tags(f: Facts) -> Hit:
 
 def _repo_chore(f: Facts) -> Hit:
     """The repository's own chore convention: a `chore:` title, or a chore label of its configuration."""
-    if f.declared == "chore" and not f.breaking:
+    if f.declared == "chore" and not f.breaking and _user_dependency(f) is None:
         return {"word": "chore:"}
     marked = f.labels & {label.lower() for label in f.config.chore_labels}
     return {"word": sorted(marked)[0]} if marked else None
