@@ -35,7 +35,7 @@ from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
 from prhub.engine.wording import joined, say
 
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
-ENGINE_VERSION = "engine-7"
+ENGINE_VERSION = "engine-8"
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
