@@ -1,6 +1,7 @@
 """Calibrate the engine on real weeks: run it over every Monday–Sunday week of an export and print what it says.
 
-    python -m bench.calibrate [--data PATH] [--tz Asia/Shanghai] [--top 5] [--quiet]
+    python -m bench.calibrate [--repo rust-lang/cargo] [--data PATH] [--tz ZONE] [--top 5] [--quiet]
+    python -m bench.calibrate --panels [--tuning]
 
 Per week: PR count, key count, average importance and insight, and the highest PRs
 with their scores and reasons; then the distribution over all weeks (importance
@@ -146,11 +147,10 @@ def size_only(pr: PullRequest) -> float:
     return float(pr.additions + pr.deletions)
 
 
-def panel_table(prs: list[PullRequest], reports: list[tuple[Period, dict[str, Any]]], tz: str,
-                panel: tuple[Week, ...] = PANEL, held_out: bool = True) -> list[tuple[str, PanelFigures, PanelFigures]]:
+def panel_table(prs: list[PullRequest], importance: dict[int, float], tz: str, panel: tuple[Week, ...] = PANEL,
+                held_out: bool = True) -> list[tuple[str, PanelFigures, PanelFigures]]:
     """(scope, engine figures, size-only figures) for all panel weeks, the tuned ones and the held-out ones
-    (only the tuned ones without `held_out`)."""
-    importance = {e["number"]: float(e["importance"]) for _, r in reports for e in r["prs"]}
+    (only the tuned ones without `held_out`: what tuning may look at)."""
     scopes = (("all", list(panel)), ("tuned", [w for w in panel if not w.held_out]),
               ("held out", [w for w in panel if w.held_out]))
     return [(name, panel_figures(weeks, prs, lambda p: importance[p.number], tz),
@@ -159,23 +159,21 @@ def panel_table(prs: list[PullRequest], reports: list[tuple[Period, dict[str, An
 
 
 def repo_config(repo: str, tz: str) -> RepoConfig:
-    """How the panel runs a repository: its zone, English prose, and otherwise the defaults every user gets."""
+    """How the panel runs a repository: its zone, English prose, and otherwise the defaults every user gets
+    (no module map, no labels: the engine must read each repository from its titles and layout alone)."""
     return RepoConfig(repo=repo, tz=tz, language="en")
 
 
 def repo_panels(held_out: bool = True) -> list[tuple[str, list[tuple[str, PanelFigures, PanelFigures]]]]:
-    """Each repository's panel figures (skipping a repository whose export is not here)."""
+    """Each repository's panel figures, scored by the engine alone (a repository whose export is absent is skipped)."""
     out = []
     for repo, (panel, folder, tz) in REPOS.items():
         path = SHARED / folder / "pulls.jsonl"
-        if not path.exists():
-            continue
-        prs = load(path)
-        config = repo_config(repo, tz)
-        scored = {p.number: score_pull(p, config) for p in prs}
-        reports = [(Period(date.fromisoformat(w.monday), date.fromisoformat(w.monday) + timedelta(days=6), tz),
-                    {"prs": [{"number": n, "importance": scored[n].importance} for n in scored]}) for w in panel[:1]]
-        out.append((repo, panel_table(prs, reports, tz, panel, held_out)))
+        if path.exists():
+            prs = load(path)
+            config = repo_config(repo, tz)
+            importance = {p.number: score_pull(p, config).importance for p in prs}
+            out.append((repo, panel_table(prs, importance, tz, panel, held_out)))
     return out
 
 
@@ -216,16 +214,18 @@ def benchmark(data: Path = DATA) -> dict[str, Any]:
         ["importance mean / stdev", f"{figures['importance_mean']} / {figures['importance_stdev']}", "0–10 scale"],
         ["key share, median week (10+ PRs)", f"{figures['key_share_median_week']:.0%}",
          f"key_threshold {config.key_threshold}"],
-        *[[f"panel {name}: recall@K / Spearman", f"{engine.recall:.2f} / {engine.spearman:.2f}",
+        *[[f"panel {repo.split('/')[1]} {name}: recall@K / Spearman", f"{engine.recall:.2f} / {engine.spearman:.2f}",
            f"size-only {size.recall:.2f} / {size.spearman:.2f}; {engine.weeks} weeks, {engine.keys} key PRs"]
-          for name, engine, size in panel_table(prs, reports, config.tz)],
+          for repo, table in repo_panels() for name, engine, size in table],
     ]}
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--tz", default="Asia/Shanghai")
+    parser.add_argument("--repo", choices=sorted(REPOS), default=REPO,
+                        help="whose export the per-week figures are of (its zone unless --tz)")
+    parser.add_argument("--data", type=Path, help="an export of --repo (default: its export in ../shared/data)")
+    parser.add_argument("--tz")
     parser.add_argument("--top", type=int, default=5)
     parser.add_argument("--quiet", action="store_true", help="only the distribution")
     parser.add_argument("--tuning", action="store_true", help="only the panels' tuning weeks (while tuning)")
@@ -234,8 +234,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.panels:
         print_panels(not args.tuning)
         return
-    config = RepoConfig(repo=REPO, tz=args.tz, language="en")
-    prs = load(args.data)
+    _panel, folder, zone = REPOS[args.repo]
+    config = repo_config(args.repo, args.tz or zone)
+    prs = load(args.data or SHARED / folder / "pulls.jsonl")
     reports, scoring_time, analysis_time = run(prs, config)
     all_prs = [entry for _, report in reports for entry in report["prs"]]
     if not args.quiet:

@@ -1,4 +1,4 @@
-"""The importance rule table (prhub.engine.rules): the classes issue 23 found missed, and any repository's conventions."""
+"""The importance rule table (prhub.engine.rules): the classes issue 23 found missed, and repositories' conventions."""
 from __future__ import annotations
 
 import pytest
@@ -26,7 +26,8 @@ def subsystem_removal():
     gone = [change(f"pkg/interactions/{name}.py", 0, 300, status="removed")
             for name in ("base", "gsm8k", "weather", "registry")]
     return make_pr("[BREAKING] [env] refactor: deprecate pkg/interactions",
-                   [*gone, change("docs/interaction.rst", 0, 400, status="removed"), change("pkg/trainer/main.py", 5, 30)],
+                   [*gone, change("docs/interaction.rst", 0, 400, status="removed"),
+                    change("pkg/trainer/main.py", 5, 30)],
                    number=6074)
 
 
