@@ -223,7 +223,7 @@ def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
         if len(changes) >= KEY_CHANGES:
             break
         rest = [n for n in module["prs"] if n not in covered]
-        if module["pr_count"] < 2 or len(rest) < 2 or not any(by_number.get(n, {}).get("key") for n in rest):
+        if module["pr_count"] < 2 or len(rest) < 2 or not any(by_number[n]["key"] for n in rest if n in by_number):
             continue  # a module's PRs none of which is key are no key change either
         changes.append(_module_change(module, rest, by_number, report, now, zh))
         covered.update(rest)
