@@ -133,6 +133,11 @@ def _lead(members: list[PrEntry]) -> PrEntry:
     return max([p for p in standing if p["key"]] or standing, key=lambda p: (p["importance"], -p["number"]))
 
 
+def _keyed(members: list[PrEntry]) -> bool:
+    """Whether a theme is a key change: its lead is key (a key PR that was reverted does not make it one)."""
+    return bool(_lead(members)["key"])
+
+
 def _themes(report: Analysis) -> list[tuple[dict[str, Any], list[PrEntry]]]:
     """The clusters with their member PRs, the one with the most important key PR first."""
     by_number = {p["number"]: p for p in report.get("prs", [])}
@@ -167,7 +172,7 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
     """The period's themes first (a cluster with a key PR, told by its lead), then key PRs of no theme."""
     items: list[Note] = []
     told: set[int] = set()
-    themes = [(c, m) for c, m in _themes(report) if any(p["key"] for p in m)]
+    themes = [(c, m) for c, m in _themes(report) if _keyed(m)]
     themes.sort(key=lambda t: (-_lead(t[1])["importance"], _lead(t[1])["number"]))
     for i, (cluster, members) in enumerate(themes[:HIGHLIGHTS]):
         items.append(_theme_highlight(i, cluster, members, zh))
@@ -215,7 +220,7 @@ def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
     """A paragraph per theme (what its lead does, what the others add, its revert chains), then busy modules."""
     by_number = {p["number"]: p for p in report.get("prs", [])}
     now = _words(report, zh)[0]
-    keyed = [(c, m) for c, m in _themes(report) if any(p["key"] for p in m)]  # a theme of no key PR is no key change
+    keyed = [(c, m) for c, m in _themes(report) if _keyed(m)]  # a theme of no key PR is no key change
     changes = [_theme_change(i, cluster, members, report, zh)
                for i, (cluster, members) in enumerate(keyed[:KEY_CHANGES])]
     covered = {n for change in changes for n in change["prs"]}
@@ -414,7 +419,7 @@ def _notable(report: Analysis) -> _Notable:
     return _Notable(
         lead=[p for p in report.get("prs", []) if p["key"] and not p.get("reverted_by")][:2],
         busiest=_busiest(report),
-        themes=len([c for c, m in _themes(report) if any(p["key"] for p in m)]),
+        themes=len([c for c, m in _themes(report) if _keyed(m)]),
         breaking=sum(1 for p in report.get("prs", []) if p["breaking"]),
         reverts=len(chains), back=sum(1 for c in chains if c["relanded_by"]))
 
