@@ -281,6 +281,7 @@ RULES: tuple[Rule, ...] = (
     Rule("large_removal", lambda f: {"lines": f.pr.deletions} if f.pr.deletions >= 300 and (
         REMOVAL.search(f.title) or f.kind == "refactor" or "refactor" in f.title.lower()) else None, 1.0,
          "large_removal"),
+    # The library change's size (log scale, generated files aside) adds quietly; past 1.8 points it is named.
     Rule("size", lambda f: {} if f.code_lines else None, lambda f: min(3.5, math.log10(1 + f.code_lines)), ""),
     Rule("sizeable", _sizeable, 0.0, "sizeable"),
     Rule("new_code", lambda f: {"lines": f.new_code} if f.code_lines and f.new_code >= 150 else None, 0.5, "new_code"),
