@@ -3,16 +3,10 @@
 Contract: `score_pull(pr, config, registry=None) -> ScoredPR`, deterministic; no I/O
 unless a `registry` is handed in and `config.check_registry` is on.
 
-Importance (0–10) answers "does the reader of the weekly report need to know?". It adds, from the
-change type's base: a break (declared or inferred); for fixes, how bad what they repair was (a result
-silently changed > a hang > what training computes > a crash or OOM; a third of that outside the library
-code); for feats, a new capability and the thing it names (a model family, backend, algorithm, weight-sync
-or parallelism mechanism); a measured speed-up; a default users get without asking; a large removal; the
-size of the library change (log scale, generated files ignored), new files, the packages it spans, tests
-shipped with it and numbers in the description. Above 8 a point counts half, so a week's milestones land
-at 8–9.5. Then caps: docs, tests, CI, examples or dependency files only, typo fixes, housekeeping named in
-the title (CI, docker, scripts, warnings), reverts. Every step that moves the score leaves a phrase in
-`reasons`, calibrated on the judged panel in bench/panel.py (docs/calibration.md).
+Importance (0–10) is judged by the table of rules in prhub.engine.rules (condition, points, the reason
+shown), from what this module reads of the PR: its type (the title's conventional prefix, else its verb,
+else what its lines do), modules (title tags, labels, module_map, scope, the repository's layout:
+prhub.engine.classify), breaks (declared or inferred from the diff) and reverts.
 
 Insight (0–10) is what a reader learns from the description once the PR template is stripped: why
 (root cause, motivation), how (a design section, trade-offs) and proof (measured results, test evidence),
