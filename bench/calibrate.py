@@ -1,14 +1,15 @@
 """Calibrate the engine on real weeks: run it over every Monday–Sunday week of an export and print what it says.
 
-    python -m bench.calibrate [--data PATH] [--tz Asia/Shanghai] [--top 5] [--quiet]
+    python -m bench.calibrate [--repo rust-lang/cargo] [--data PATH] [--tz ZONE] [--top 5] [--quiet]
+    python -m bench.calibrate --panels [--tuning]
 
 Per week: PR count, key count, average importance and insight, and the highest PRs
 with their scores and reasons; then the distribution over all weeks (importance
 histogram, key share, insight histogram, risk kinds, inferred breaking flags) and
-the time taken. Last, the judged panel (bench.panel): recall@K and Spearman of the
-engine's importance and of a size-only ranking (changed lines) against the panel's
-grades, on all its weeks, the weeks tuned on and the held-out weeks.
-Default data: ../shared/data/verl-project-verl/pulls.jsonl.
+the time taken. Last, the judged panels (bench.panel), per repository (verl, cargo, trl): recall@K and
+Spearman of the engine's importance and of a size-only ranking (changed lines) against the panel's grades,
+on the weeks tuned on and the held-out weeks apart. `--tuning` leaves the held-out weeks' figures out, for
+use while tuning. Default data: ../shared/data/verl-project-verl/pulls.jsonl.
 """
 from __future__ import annotations
 
@@ -32,9 +33,10 @@ from prhub.core.period import Period
 from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import ENGINE_VERSION, score_pull
 
-from bench.panel import PANEL, Week
+from bench.panel import PANEL, REPOS, Week
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED / "verl-project-verl" / "pulls.jsonl"
 REPO = "verl-project/verl"
 
 
@@ -145,14 +147,44 @@ def size_only(pr: PullRequest) -> float:
     return float(pr.additions + pr.deletions)
 
 
-def panel_table(prs: list[PullRequest], reports: list[tuple[Period, dict[str, Any]]], tz: str
-                ) -> list[tuple[str, PanelFigures, PanelFigures]]:
-    """(scope, engine figures, size-only figures) for all panel weeks, the tuned ones and the held-out ones."""
-    importance = {e["number"]: float(e["importance"]) for _, r in reports for e in r["prs"]}
-    scopes = (("all", list(PANEL)), ("tuned", [w for w in PANEL if not w.held_out]),
-              ("held out", [w for w in PANEL if w.held_out]))
+def panel_table(prs: list[PullRequest], importance: dict[int, float], tz: str, panel: tuple[Week, ...] = PANEL,
+                held_out: bool = True) -> list[tuple[str, PanelFigures, PanelFigures]]:
+    """(scope, engine figures, size-only figures) for all panel weeks, the tuned ones and the held-out ones
+    (only the tuned ones without `held_out`: what tuning may look at)."""
+    scopes = (("all", list(panel)), ("tuned", [w for w in panel if not w.held_out]),
+              ("held out", [w for w in panel if w.held_out]))
     return [(name, panel_figures(weeks, prs, lambda p: importance[p.number], tz),
-             panel_figures(weeks, prs, size_only, tz)) for name, weeks in scopes]
+             panel_figures(weeks, prs, size_only, tz)) for name, weeks in scopes
+            if held_out or name == "tuned"]
+
+
+def repo_config(repo: str, tz: str) -> RepoConfig:
+    """How the panel runs a repository: its zone, English prose, and otherwise the defaults every user gets
+    (no module map, no labels: the engine must read each repository from its titles and layout alone)."""
+    return RepoConfig(repo=repo, tz=tz, language="en")
+
+
+def repo_panels(held_out: bool = True) -> list[tuple[str, list[tuple[str, PanelFigures, PanelFigures]]]]:
+    """Each repository's panel figures, scored by the engine alone (a repository whose export is absent is skipped)."""
+    out = []
+    for repo, (panel, folder, tz) in REPOS.items():
+        path = SHARED / folder / "pulls.jsonl"
+        if path.exists():
+            prs = load(path)
+            config = repo_config(repo, tz)
+            importance = {p.number: score_pull(p, config).importance for p in prs}
+            out.append((repo, panel_table(prs, importance, tz, panel, held_out)))
+    return out
+
+
+def print_panels(held_out: bool = True) -> None:
+    print("\n== judged panels (bench/panel.py): recall@K, K = the week's key PRs; Spearman of score vs grade")
+    for repo, table in repo_panels(held_out):
+        print(f"  {repo}")
+        for name, engine, size in table:
+            print(f"    {name:<9} {engine.weeks:>2} weeks {engine.keys:>3} key PRs   engine recall@K "
+                  f"{engine.recall:.2f} Spearman {engine.spearman:.2f}   size-only recall@K {size.recall:.2f} "
+                  f"Spearman {size.spearman:.2f}")
 
 
 def histogram(values: list[float], width: int = 50) -> list[str]:
@@ -182,21 +214,29 @@ def benchmark(data: Path = DATA) -> dict[str, Any]:
         ["importance mean / stdev", f"{figures['importance_mean']} / {figures['importance_stdev']}", "0–10 scale"],
         ["key share, median week (10+ PRs)", f"{figures['key_share_median_week']:.0%}",
          f"key_threshold {config.key_threshold}"],
-        *[[f"panel {name}: recall@K / Spearman", f"{engine.recall:.2f} / {engine.spearman:.2f}",
+        *[[f"panel {repo.split('/')[1]} {name}: recall@K / Spearman", f"{engine.recall:.2f} / {engine.spearman:.2f}",
            f"size-only {size.recall:.2f} / {size.spearman:.2f}; {engine.weeks} weeks, {engine.keys} key PRs"]
-          for name, engine, size in panel_table(prs, reports, config.tz)],
+          for repo, table in repo_panels() for name, engine, size in table],
     ]}
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--tz", default="Asia/Shanghai")
+    parser.add_argument("--repo", choices=sorted(REPOS), default=REPO,
+                        help="whose export the per-week figures are of (its zone unless --tz)")
+    parser.add_argument("--data", type=Path, help="an export of --repo (default: its export in ../shared/data)")
+    parser.add_argument("--tz")
     parser.add_argument("--top", type=int, default=5)
     parser.add_argument("--quiet", action="store_true", help="only the distribution")
+    parser.add_argument("--tuning", action="store_true", help="only the panels' tuning weeks (while tuning)")
+    parser.add_argument("--panels", action="store_true", help="only the panels' figures")
     args = parser.parse_args(argv)
-    config = RepoConfig(repo=REPO, tz=args.tz, language="en")
-    prs = load(args.data)
+    if args.panels:
+        print_panels(not args.tuning)
+        return
+    _panel, folder, zone = REPOS[args.repo]
+    config = repo_config(args.repo, args.tz or zone)
+    prs = load(args.data or SHARED / folder / "pulls.jsonl")
     reports, scoring_time, analysis_time = run(prs, config)
     all_prs = [entry for _, report in reports for entry in report["prs"]]
     if not args.quiet:
@@ -238,10 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"key points: {total}, banned fragments in {banned}" + "".join(f"\n  #{n}: {k}" for n, k in examples))
     print(f"time: scoring {scoring_time:.2f} s ({1000 * scoring_time / len(prs):.2f} ms/PR), "
           f"week analysis {analysis_time:.2f} s for {len(reports)} weeks")
-    print("\n== judged panel (bench/panel.py): recall@K, K = the week's key PRs; Spearman of score vs grade")
-    for name, engine, size in panel_table(prs, reports, args.tz):
-        print(f"  {name:<9} {engine.weeks:>2} weeks {engine.keys:>3} key PRs   engine recall@K {engine.recall:.2f} "
-              f"Spearman {engine.spearman:.2f}   size-only recall@K {size.recall:.2f} Spearman {size.spearman:.2f}")
+    print_panels(not args.tuning)
 
 
 if __name__ == "__main__":

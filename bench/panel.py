@@ -7,8 +7,14 @@ path, a measured speed-up, a large restructuring of a core API), 1 = notable (wo
 Every PR of a week not listed here is judged not key (grade 0): CI, docker, docs, version bumps, example
 scripts, small fixes of errors that announce themselves.
 
-Weeks are Monday–Sunday in Asia/Shanghai, named by their Monday. `held_out` weeks were never looked at
-while tuning the engine: `python -m bench.calibrate` reports them separately to show the tuning generalises.
+Weeks are Monday–Sunday, named by their Monday, in the repository's zone (`REPOS`: verl works in UTC+8,
+cargo and trl in UTC). `held_out` weeks were never looked at while tuning the engine: `python -m bench.calibrate`
+reports them separately to show the tuning generalises.
+
+CARGO and TRL (issue 23) were judged the same way, from the export alone, and committed before the engine was
+changed for them. cargo is Rust's build tool: its product is the CLI, the manifest, the resolver, its lints and
+its diagnostics, so a new lint or a clearer error is work, while dependency bumps of its own crates, CI and test
+fixes are not. trl's squash commits carry no description: those weeks were judged on title, size and paths.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ class Week:
     monday: str
     held_out: bool
     key: dict[int, tuple[int, str]]  # PR number -> (grade, one-line reason)
+    repo: str = "verl-project/verl"
 
 
 PANEL: tuple[Week, ...] = (
@@ -150,3 +157,134 @@ PANEL: tuple[Week, ...] = (
         7283: (1, "DSD optimizer checkpoint state backfilled"),
     }),
 )
+
+
+CARGO: tuple[Week, ...] = tuple(Week(monday, held, key, "rust-lang/cargo") for monday, held, key in (
+    ("2025-02-03", False, {
+        15071: (2, "--package naming no workspace member was silently ignored with --workspace: now an error"),
+        15133: (2, "a mistyped feature name on the CLI gets close-match suggestions"),
+        15147: (2, "cache tracking broke on unexpected files such as .DS_Store"),
+        14961: (1, "cargo pkgid works on cargo scripts"),
+        15123: (1, "the 6,000-line root changelog moves into the cargo book"),
+        15138: (1, "error suggestions no longer phrased as questions, across the CLI"),
+        15143: (1, "builds again on Solaris after libc removed LOCK_*"),
+        15162: (1, "bundled curl 8.9 -> 8.12, which every user downloads through"),
+    }),
+    ("2025-06-02", True, {
+        15281: (2, "cargo add replaced a symlinked Cargo.toml with a regular file"),
+        15295: (2, "libsecret credential provider could hang forever: loaded once now"),
+        15629: (2, "regression: -Zpackage-workspace made cargo package demand a registry it did not need"),
+        15633: (2, "regression: cargo clippy --fix --manifest-path built every workspace member"),
+        15614: (1, "trim-paths remaps build-dir paths too"),
+        15626: (1, "package self-cycles allowed under -Zpackage-workspace, before its stabilisation"),
+        15632: (1, "publish no longer tells users ctrl-c is safe while packages are pending"),
+    }),
+    ("2025-10-06", False, {
+        15947: (3, "build-dir reorganised by build unit behind -Zbuild-dir-new-layout (+1,537 lines)"),
+        15966: (2, "cargo add picks the version a public dependency already uses"),
+        16075: (2, "regression: JSON diagnostics lost their explanations"),
+        16055: (1, "timings drew dependency lines from the wrong start time"),
+        16063: (1, "cargo add reports a source-less workspace dependency"),
+        16064: (1, "cargo script: bin.name defaults to package.name"),
+        16073: (1, "cargo script's target-dir defined through build-dir templating"),
+        16081: (1, "cargo tree: --depth public becomes --edges public"),
+        16087: (1, "cargo script lockfiles move into build-dir"),
+    }),
+    ("2026-01-19", False, {
+        16524: (2, "new lint: non_kebab_case_bin"),
+        16552: (2, "new lint: redundant_readme"),
+        16557: (2, "-Z json-target-spec, needed since rustc gates custom target specs"),
+        16221: (1, "resolve_all_features did not filter a package's dependencies"),
+        16506: (1, "terminal progress bar on iTerm"),
+        16533: (1, "cargo rm suggests --dev/--build when the dependency is in another table"),
+        16536: (1, "--remap-path-scope follows its stabilisation in rustc 1.95"),
+        16553: (1, "the new lint renamed to non_kebab_case_bins before release"),
+    }),
+    ("2026-04-06", True, {
+        16600: (3, "new lint: unused_dependencies (+2,460 lines)"),
+        16712: (2, "cargo clean validates the target directory before deleting it"),
+        16810: (2, "git dependencies allowed alongside an alternate registry"),
+        16846: (2, "target.'cfg(..)'.rustdocflags was ignored: now applied like rustflags"),
+        16794: (1, "token-rejected errors hint at the auth scheme for alternate registries"),
+        16818: (1, "cargo tree -i without a package gets a clear error"),
+        16843: (1, "invalid jobserver file descriptors warn"),
+        16844: (1, "a mistyped -p suggests the closest member"),
+        16848: (1, "cargo script edition warnings shown under --quiet"),
+        16855: (1, "build scripts never get an extra filename"),
+    }),
+))
+
+TRL: tuple[Week, ...] = tuple(Week(monday, held, key, "huggingface/trl") for monday, held, key in (
+    ("2025-02-03", False, {
+        2405: (3, "SFTTrainer and SFTConfig simplified and refactored (+597/-526)"),
+        2776: (3, "GRPO per_device_batch_size now counts generations per device: every GRPO config changes meaning"),
+        2700: (2, "iterative GRPO: the reference model is synchronised"),
+        2762: (2, "GRPO loss computation decoupled from generation"),
+        2773: (2, "GRPO memory: only the relevant logprobs are computed"),
+        2799: (2, "lower peak VRAM in many trainers with a selective log_softmax"),
+        2597: (1, "SFT token accuracy metric"),
+        2667: (1, "optional ZeRO-3 weight gathering in GRPO generation"),
+        2728: (1, "GRPO sets vLLM's max_model_len"),
+        2750: (1, "torch.compile-d models unwrapped properly in GRPO"),
+        2757: (1, "vLLM prefix caching for a speed-up"),
+        2766: (1, "vllm>=0.7.1 required, for a device fix"),
+        2772: (1, "GRPO logs completions"),
+    }),
+    ("2025-04-07", True, {
+        3256: (3, "Dr. GRPO loss"),
+        3245: (2, "padding-free training was wrong on multiple GPUs"),
+        3248: (2, "overlong filtering for GRPO"),
+        3276: (2, "the vLLM server supports the V1 engine"),
+        3082: (1, "CLI dict parsing for the GRPO config"),
+        3147: (1, "batched formatting_func deprecated in SFT"),
+        3225: (1, "online DPO crashed on a DataParallel model"),
+        3234: (1, "GRPO option to disable dropout"),
+        3235: (1, "guide: fine-tuning a multimodal model with SFT"),
+        3242: (1, "ConstantLengthDataset deprecated"),
+    }),
+    ("2025-07-28", False, {
+        3687: (2, "FSDP2 with GRPO"),
+        3760: (2, "GRPO on VLMs: pixel_attention_mask (SmolVLM2) and image_sizes (LLaVA-Next)"),
+        3763: (2, "clone_chat_template resized the vocabulary wrongly; PEFT instruction tuning"),
+        3773: (2, "vLLM's transformers backend for the online methods"),
+        3785: (2, "PEFT models train with gradient checkpointing"),
+        3619: (1, "the SFT documentation rewritten"),
+        3792: (1, "release v0.20"),
+        3799: (1, "MPO VLM example script"),
+        3810: (1, "GSPO example scripts for VLM and LLM"),
+        3813: (1, "BCO and KTO: tensor operations instead of list comprehensions"),
+    }),
+    ("2025-09-01", False, {
+        3783: (3, "OnlineDPOTrainer gets vLLM server mode and VLM support (+1,739)"),
+        3867: (3, "GRPO truncated importance sampling for the rollout/training mismatch"),
+        3964: (2, "GRPO entropy masking was wrong in multi-GPU training"),
+        3992: (2, "GRPO scale_rewards was applied wrongly"),
+        4000: (2, "torch_dtype renamed dtype everywhere, following transformers"),
+        4012: (2, "SFT adds the MoE auxiliary loss"),
+        3968: (1, "GRPO can put vLLM to sleep in colocated mode"),
+        3987: (1, "shift_tokens_right returned nothing"),
+        3996: (1, "pad-to-multiple-of with padding-free"),
+        3998: (1, "PPO save_checkpoint fixed"),
+        4013: (1, "entropy_from_logits uses less memory"),
+    }),
+    ("2026-01-05", True, {
+        4689: (3, "DeepSeek V3.2 off-policy sequence masking"),
+        4729: (3, "up to 50% less VRAM in the forward pass with forward_masked_logits"),
+        3950: (2, "multi-GPU bugs: dataset streaming for offline trainers and dtype initialisation"),
+        4117: (2, "vLLM 0.12.0 supported"),
+        4723: (2, "PEFT integration improved across trainers"),
+        4763: (2, "ORPO loss suffered catastrophic cancellation (numerics)"),
+        4665: (1, "the package's import structure updated"),
+        4762: (1, "Sudoku GRPO example with TextArena"),
+        4765: (1, "GOLD merges probabilities by the chain rule"),
+        4781: (1, "llm-blender importable with transformers v5"),
+        4797: (1, "GuidedDecodingParams replaced by StructuredOutputsParams (vLLM API)"),
+    }),
+))
+
+# Each repository's panel, the export it was judged from and the zone its weeks are cut in.
+REPOS: dict[str, tuple[tuple[Week, ...], str, str]] = {
+    "verl-project/verl": (PANEL, "verl-project-verl", "Asia/Shanghai"),
+    "rust-lang/cargo": (CARGO, "rust-lang-cargo", "UTC"),
+    "huggingface/trl": (TRL, "huggingface-trl", "UTC"),
+}

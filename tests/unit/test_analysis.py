@@ -210,11 +210,23 @@ def test_stats_say_how_far_back_new_contributors_were_judged():
     assert (none["history_since"], none["new_contributors_window"], none["new_contributors"]) == ("", 0, [])
 
 
-def test_a_cluster_without_shared_title_terms_is_named_by_its_lead_change_not_a_file():
+def test_prs_that_only_share_files_are_not_one_theme():
+    # Issue 23: a loss-computation change landed in a worker-primitives theme because both edit the same files.
     files = ["pkg/engine/impl.py", "pkg/engine/base.py", "tests/test_engine.py"]
     prs = [make_pr("[megatron] feat: chunked entropy", [change(f, 80) for f in files], number=1,
                    merged_at="2026-06-15T02:00:00Z"),
            make_pr("[worker] chore: tinker primitives", [change(f, 5) for f in files], number=2,
+                   merged_at="2026-06-16T02:00:00Z")]
+    assert report(prs)["clusters"] == []
+
+
+def test_prs_naming_the_same_object_join_and_the_theme_is_named_by_its_lead():
+    files = ["pkg/engine/impl.py", "tests/test_engine.py"]
+    prs = [make_pr("[megatron] feat: chunked entropy", [change(f, 80) for f in files], number=1,
+                   body="Computes `entropy_from_logits` in chunks to cap the peak memory of long sequences.",
+                   merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[worker] fix: guard an empty batch", [change(f, 5) for f in files], number=2,
+                   body="`entropy_from_logits` returned NaN for an empty batch after the chunking change.",
                    merged_at="2026-06-16T02:00:00Z")]
     clusters = report(prs)["clusters"]
     assert [c["prs"] for c in clusters] == [[1, 2]]

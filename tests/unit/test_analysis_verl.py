@@ -62,7 +62,9 @@ def test_every_week_carries_the_analysis_sections(weeks):
         for chain in report["reverts"]:
             assert chain["pr"] and (chain["reverts"] or chain["title"])
     busy = [r for r in weeks.values() if r["stats"]["pr_count"] >= 20]
-    assert all(r["hot_files"] and r["clusters"] for r in busy)
+    assert all(r["hot_files"] for r in busy)
+    # Files alone no longer join PRs (issue 23), so a busy week of unrelated work may have no theme; few do.
+    assert sum(bool(r["clusters"]) for r in busy) >= 0.95 * len(busy)
     assert sum(bool(r["reverts"]) for r in weeks.values()) >= 15
 
 
@@ -81,3 +83,23 @@ def test_across_all_weeks_about_half_is_key(weeks):
     assert 0.45 <= statistics.median(shares) <= 0.67
     averages = {r["stats"]["avg_importance"] for r in weeks.values()}
     assert len(averages) >= 10  # not every week the same average
+
+
+def test_no_week_has_a_theme_led_by_a_pr_that_is_not_key(weeks):
+    # Issue 23: a CI fix that was not key headed the first key-change section of a week.
+    from prhub.engine import narrative
+    for since, report in weeks.items():
+        by_number = {p["number"]: p for p in report["prs"]}
+        text = narrative.engine_narrative(report)
+        themes = {tuple(c["prs"]) for c in report["clusters"]}
+        for change in text["key_changes"]:
+            assert any(by_number[n]["key"] for n in change["prs"] if n in by_number), (since, change["theme"])
+        for note in text["highlights"]:
+            assert by_number[note["prs"][0]]["key"], (since, note["text"])
+        for cluster in report["clusters"]:
+            members = [by_number[n] for n in cluster["prs"]]
+            if any(p["key"] for p in members) and tuple(cluster["prs"]) in themes:
+                lead = cluster["title"].split(": ", 1)[-1]
+                best = max((p for p in members if p["key"] and p["type"] != "revert"),
+                           key=lambda p: (p["importance"], -p["number"]), default=None)
+                assert best is None or lead.rstrip("…")[:20] in best["title"], (since, cluster["title"])

@@ -52,7 +52,18 @@ def test_modules_fall_back_to_labels_then_path_map_then_scope_then_folder():
     ("Update reward_function.rst", [change("docs/reward_function.rst")], "docs"),
     ("Tidy the workflow", [change(".github/workflows/ci.yml")], "ci"),
     ("More cases", [change("tests/test_a.py")], "test"),
-    ("Whatever", [change("pkg/a.py")], "chore"),
+    # A bare title on library code is judged by its lines, not called a chore (trl's titles name no type).
+    ("Whatever", [change("pkg/a.py")], "feat"),
+    ("Whatever", [change("pkg/a.py", additions=5, deletions=40)], "refactor"),
+    ("Whatever", [change("uv.lock")], "chore"),
+    ("🔬 SFT simplification", [change("trl/trainer/sft_trainer.py", 597, 526)], "refactor"),
+    ("⬆️ Bump dev version", [change("setup.cfg")], "chore"),
+    ("Release: v0.20", [change("setup.cfg")], "chore"),
+    ("Suggest similar feature names on CLI", None, "feat"),
+    ("Make cache tracking resilient to unexpected files", None, "fix"),
+    ("Don't use libc::LOCK_* on Solaris", None, "fix"),
+    ("⛰️ Reduce peak vram consumption with a selective log_softmax", None, "perf"),
+    ("🔂 Use vLLM prefix caching for speedup", None, "perf"),
 ])
 def test_type_from_prefix_verbs_and_paths(title, files, expected):
     assert score_pull(make_pr(title, files), CONFIG).type == expected

@@ -66,6 +66,21 @@ class LlmConfig:
                              f"no money budget), got {usd!r:.40}")
 
 
+CONVENTION_KEYS = ("highlight_labels", "chore_labels", "product_kinds")  # lists of names, kept as tuples
+
+
+def _name_lists(values: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The convention keys given, as tuples of non-empty names."""
+    out = {}
+    for key in CONVENTION_KEYS:
+        if key in values:
+            words = values[key]
+            if not isinstance(words, list | tuple) or not all(isinstance(v, str) and v for v in words):
+                raise InputError(f"{key} must be a list of names")
+            out[key] = tuple(words)
+    return out
+
+
 @dataclass(frozen=True)
 class RepoConfig:
     repo: str
@@ -76,6 +91,11 @@ class RepoConfig:
     key_threshold: float = 4.0  # engine scale: about half of a typical verl week (docs/calibration.md)
     module_map: dict[str, str] = field(default_factory=dict)  # path prefix -> module
     test_paths: tuple[str, ...] = ("tests/", "test/", "test_", "_test.py", "conftest.py")
+    # The repository's own conventions the engine reads (prhub.engine.rules): labels that mark a change as
+    # mattering or as a chore, and the file kinds it ships (a docs site's "docs"), which are then not capped.
+    highlight_labels: tuple[str, ...] = ("release-notes", "highlight", "breaking-change")
+    chore_labels: tuple[str, ...] = ("chore", "dependencies", "ci")
+    product_kinds: tuple[str, ...] = ()
     large_change_lines: int = 1000
     check_registry: bool = False  # look pinned versions up on PyPI / npm
     llm: LlmConfig = field(default_factory=LlmConfig)
@@ -131,6 +151,8 @@ class RepoConfig:
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["test_paths"] = list(self.test_paths)
+        for key in CONVENTION_KEYS:
+            data[key] = list(getattr(self, key))
         data["llm"] = {f.name: getattr(self.llm, f.name) for f in fields(self.llm)}
         data["notify"] = [c.to_dict() for c in self.notify]
         data["bots"], data["exclude_authors"] = list(self.bots), list(self.exclude_authors)
@@ -156,6 +178,7 @@ class RepoConfig:
             values["llm"] = LlmConfig(**values["llm"])
         if "test_paths" in values:
             values["test_paths"] = tuple(values["test_paths"])
+        values.update(_name_lists(values))
         for key in ("bots", "exclude_authors"):
             if key in values:
                 logins = values[key]

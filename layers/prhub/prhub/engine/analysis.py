@@ -208,6 +208,18 @@ def _terms(title: str) -> set[str]:
     return {w.strip(".-+") for w in words if w.strip(".-+") not in STOPWORDS}
 
 
+# The objects a description names: identifiers (`compute_data_metrics`, `DataProto`, `a.b.c`, `--edges`).
+IDENTIFIER = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)"
+                        r"(?![\w/])")
+
+
+def _objects(pr: ScoredPR) -> set[str]:
+    """The title's terms and the identifiers the summary and key points name: what the PR works on."""
+    text = " ".join([pr.summary, *pr.key_points])
+    found = {m.lower().strip("._") for m in IDENTIFIER.findall(text) if "://" not in m and not m[:1].isdigit()}
+    return _terms(pr.title) | {w for w in found if len(w) >= 4 and not re.fullmatch(r"[\w]+\.(?:py|rs|md|sh)", w)}
+
+
 # Past this many PRs a file or title term is too common to say two PRs belong together (weeks up to 320 PRs
 # never reach it; a year of a busy repository does).
 MAX_RARE_USERS = 40
@@ -247,7 +259,7 @@ class _Vocabulary:
 
 def _vocabulary(prs: list[ScoredPR]) -> _Vocabulary:
     file_users = _file_users(prs)
-    terms = {p.number: _terms(p.title) for p in prs}
+    terms = {p.number: _objects(p) for p in prs}
     term_users: Counter[str] = Counter(t for ts in terms.values() for t in ts)
     # A file or term most of the week touches (the trainer entry point, "rollout") says nothing about relatedness.
     # The absolute cap keeps a long range linear: each PR then has a bounded number of link partners.
@@ -265,8 +277,10 @@ def _clusters(prs: list[ScoredPR], reverts: list[Revert], language: str = "en") 
     """Groups of PRs working on the same thing, joined strongest link first and at most MAX_CLUSTER PRs each.
 
     Links: a reference (`(#7278)`, `follow-up of #...`) or a revert chain; or files few PRs of the week touch,
-    shared together with a rare title term or a module; or two rare title terms and a module. Joining
-    strongest first with a size cap keeps one busy file from chaining half the week into one "cluster".
+    shared together with a rare term or object (title words, identifiers of the description); or two rare
+    terms or objects and a module. Files alone never link. Joining strongest first with a size cap keeps one
+    busy file from chaining half the week into one "cluster". Clusters with a key PR come first, the one
+    whose lead matters most first: a cluster with no key PR is no key change.
     """
     by_number = {p.number: p for p in prs}
     words = _vocabulary(prs)
@@ -275,7 +289,21 @@ def _clusters(prs: list[ScoredPR], reverts: list[Revert], language: str = "en") 
     groups = _join(sorted(by_number), edges)
     clusters = [_describe_cluster(members, by_number, words.terms, words.term_users, language)
                 for members in groups if len(members) >= 2]
-    return sorted(clusters, key=lambda c: (-len(c["prs"]), c["prs"][0]))
+    return sorted(clusters, key=lambda c: _cluster_rank(c, by_number))
+
+
+def _cluster_rank(cluster: Cluster, by_number: dict[int, ScoredPR]) -> tuple[bool, float, int, int]:
+    """Clusters with a key PR first, by their lead's importance, then by size."""
+    lead = by_number[_lead_of(cluster["prs"], by_number)]
+    return (not lead.key, -lead.importance, -len(cluster["prs"]), cluster["prs"][0])
+
+
+def _lead_of(members: list[int], by_number: dict[int, ScoredPR]) -> int:
+    """The member a cluster is named and led by: its most important key PR that is not a revert, else its most
+    important member that is not a revert."""
+    standing = [n for n in members if not _is_revert(by_number[n].title)] or members
+    keyed = [n for n in standing if by_number[n].key] or standing
+    return max(keyed, key=lambda n: (by_number[n].importance, -n))
 
 
 def _reference_links(prs: list[ScoredPR], reverts: list[Revert],
@@ -317,8 +345,9 @@ def _link_strength(pa: ScoredPR, pb: ScoredPR, words: _Vocabulary) -> float | No
     shared_files = {f for f in set(pa.files) & set(pb.files) if 2 <= len(file_users.get(f, ())) <= common}
     shared_terms = {t for t in words.terms[pa.number] & words.terms[pb.number] if term_users[t] <= common}
     shared_modules = set(pa.modules) & set(pb.modules)
-    if not ((shared_files and shared_terms) or (len(shared_files) >= 2 and shared_modules)
-            or (len(shared_terms) >= 2 and shared_modules) or len(shared_files) >= 3):
+    # Files alone never join two PRs: a loss change and a worker refactor share the trainer, not a piece of work.
+    # They must share what they work on too (a rare term or object), or two of those within a module.
+    if not ((shared_files and shared_terms) or (len(shared_terms) >= 2 and shared_modules)):
         return None
     # Rarer files and terms weigh more: two PRs alone on a file are likelier one piece of work.
     return (sum(2.0 / (len(file_users[f]) - 1) for f in shared_files)
@@ -370,8 +399,7 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
 
 def _cluster_title(members: list[int], by_number: dict[int, ScoredPR], top_modules: list[str], language: str) -> str:
     """"module: what the lead does", the lead the most important member that is not a revert."""
-    candidates = [n for n in members if not _is_revert(by_number[n].title)] or members
-    best = by_number[max(candidates, key=lambda n: (by_number[n].importance, -n))]
+    best = by_number[_lead_of(members, by_number)]
     lead = PR_SUFFIX.sub("", parse_title(best.title)[0] or best.title)
     head = (best.modules[0] if best.modules else "/".join(top_modules)) or "misc"
     if language == "zh":

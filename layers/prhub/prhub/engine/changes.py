@@ -136,6 +136,7 @@ MOVE_TO = re.compile(rf"\b(?:bump|upgrad|updat|pin|mov|switch)\w*\s+((?:[\w.-]+\
 UPGRADED_TO = re.compile(rf"\b([A-Za-z][\w.-]*[A-Za-z0-9])\s+(?:upgrade|bump|update|pin)(?:s|d|ed)?\s+to\s+{VERSION}",
                          re.I)
 NAMED_VERSION = re.compile(rf"\b(?:bump|upgrad|updat|pin)\w*\s+((?:[\w.-]+\s+){{1,3}}?){VERSION}(?![\w.])", re.I)
+BUILD_VARIABLE = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+")
 PIN_NAME = re.compile(r"\bpin(?:s|ned|ning)?\s+([A-Za-z][\w.-]*[A-Za-z0-9])\b", re.I)
 FILLER = {"the", "a", "an", "its", "our", "of", "and", "stable", "image", "images", "base", "docker", "dockerfile",
           "container", "version", "versions", "aarch64", "arm64", "x86", "amd64", "ci", "npu", "gpu", "nightly",
@@ -156,6 +157,8 @@ def versions_named(text: str, where: str) -> list[Pin]:
 
     def keep(pin: Pin) -> None:
         known = found.get(pin.name.lower())
+        if BUILD_VARIABLE.fullmatch(pin.name):
+            return  # `FA_TAG`, `VLLM_TAG`: a Dockerfile's build argument, not a package
         if pin.name and (known is None or (not known.spec and pin.spec)):
             found[pin.name.lower()] = pin
 

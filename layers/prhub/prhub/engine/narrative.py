@@ -130,7 +130,12 @@ def _flags(p: PrEntry, zh: bool) -> str:
 def _lead(members: list[PrEntry]) -> PrEntry:
     """The member a theme is told by: the most important one that is neither a revert nor reverted."""
     standing = [p for p in members if p["type"] != "revert" and not p.get("reverted_by")] or members
-    return max(standing, key=lambda p: (p["importance"], -p["number"]))
+    return max([p for p in standing if p["key"]] or standing, key=lambda p: (p["importance"], -p["number"]))
+
+
+def _keyed(members: list[PrEntry]) -> bool:
+    """Whether a theme is a key change: its lead is key (a key PR that was reverted does not make it one)."""
+    return bool(_lead(members)["key"])
 
 
 def _themes(report: Analysis) -> list[tuple[dict[str, Any], list[PrEntry]]]:
@@ -167,7 +172,7 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
     """The period's themes first (a cluster with a key PR, told by its lead), then key PRs of no theme."""
     items: list[Note] = []
     told: set[int] = set()
-    themes = [(c, m) for c, m in _themes(report) if any(p["key"] for p in m)]
+    themes = [(c, m) for c, m in _themes(report) if _keyed(m)]
     themes.sort(key=lambda t: (-_lead(t[1])["importance"], _lead(t[1])["number"]))
     for i, (cluster, members) in enumerate(themes[:HIGHLIGHTS]):
         items.append(_theme_highlight(i, cluster, members, zh))
@@ -215,15 +220,16 @@ def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
     """A paragraph per theme (what its lead does, what the others add, its revert chains), then busy modules."""
     by_number = {p["number"]: p for p in report.get("prs", [])}
     now = _words(report, zh)[0]
+    keyed = [(c, m) for c, m in _themes(report) if _keyed(m)]  # a theme of no key PR is no key change
     changes = [_theme_change(i, cluster, members, report, zh)
-               for i, (cluster, members) in enumerate(_themes(report)[:KEY_CHANGES])]
+               for i, (cluster, members) in enumerate(keyed[:KEY_CHANGES])]
     covered = {n for change in changes for n in change["prs"]}
     for module in report.get("modules", []):
         if len(changes) >= KEY_CHANGES:
             break
         rest = [n for n in module["prs"] if n not in covered]
-        if module["pr_count"] < 2 or len(rest) < 2:
-            continue
+        if module["pr_count"] < 2 or len(rest) < 2 or not any(by_number[n]["key"] for n in rest if n in by_number):
+            continue  # a module's PRs none of which is key are no key change either
         changes.append(_module_change(module, rest, by_number, report, now, zh))
         covered.update(rest)
     return changes
@@ -401,12 +407,19 @@ class _Notable:
     back: int  # of them, re-landed or re-fixed
 
 
+def _busiest(report: Analysis) -> list[str]:
+    """The three modules with the most PRs among those with a key PR: docs PRs alone do not make a module the
+    week's centre."""
+    key = {p["number"] for p in report.get("prs", []) if p["key"]}
+    return [m["name"] for m in report.get("modules", []) if m["pr_count"] and key & set(m["prs"])][:3]
+
+
 def _notable(report: Analysis) -> _Notable:
     chains = report.get("reverts", [])
     return _Notable(
         lead=[p for p in report.get("prs", []) if p["key"] and not p.get("reverted_by")][:2],
-        busiest=[m["name"] for m in report.get("modules", []) if m["pr_count"]][:3],
-        themes=len([c for c, m in _themes(report) if any(p["key"] for p in m)]),
+        busiest=_busiest(report),
+        themes=len([c for c, m in _themes(report) if _keyed(m)]),
         breaking=sum(1 for p in report.get("prs", []) if p["breaking"]),
         reverts=len(chains), back=sum(1 for c in chains if c["relanded_by"]))
 

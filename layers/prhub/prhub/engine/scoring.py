@@ -3,16 +3,10 @@
 Contract: `score_pull(pr, config, registry=None) -> ScoredPR`, deterministic; no I/O
 unless a `registry` is handed in and `config.check_registry` is on.
 
-Importance (0–10) answers "does the reader of the weekly report need to know?". It adds, from the
-change type's base: a break (declared or inferred); for fixes, how bad what they repair was (a result
-silently changed > a hang > what training computes > a crash or OOM; a third of that outside the library
-code); for feats, a new capability and the thing it names (a model family, backend, algorithm, weight-sync
-or parallelism mechanism); a measured speed-up; a default users get without asking; a large removal; the
-size of the library change (log scale, generated files ignored), new files, the packages it spans, tests
-shipped with it and numbers in the description. Above 8 a point counts half, so a week's milestones land
-at 8–9.5. Then caps: docs, tests, CI, examples or dependency files only, typo fixes, housekeeping named in
-the title (CI, docker, scripts, warnings), reverts. Every step that moves the score leaves a phrase in
-`reasons`, calibrated on the judged panel in bench/panel.py (docs/calibration.md).
+Importance (0–10) is judged by the table of rules in prhub.engine.rules (condition, points, the reason
+shown), from what this module reads of the PR: its type (the title's conventional prefix, else its verb,
+else what its lines do), modules (title tags, labels, module_map, scope, the repository's layout:
+prhub.engine.classify), breaks (declared or inferred from the diff) and reverts.
 
 Insight (0–10) is what a reader learns from the description once the PR template is stripped: why
 (root cause, motivation), how (a design section, trade-offs) and proof (measured results, test evidence),
@@ -20,7 +14,6 @@ plus its length; the last reason says which parts were found.
 """
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -29,15 +22,17 @@ from typing import Protocol
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import format_timestamp
-from prhub.engine import gist, textparse
+from prhub.engine import classify, gist, rules, textparse
 from prhub.engine.changes import breaking_reasons, file_kind, is_generated
 from prhub.engine.risks import VersionRegistry, assess
-from prhub.engine.wording import joined, say, type_word
+from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
+from prhub.engine.wording import joined, say
 
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
-ENGINE_VERSION = "engine-7"
+ENGINE_VERSION = "engine-8"
 
-TITLE = re.compile(r"^\s*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
+# Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
+TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
 CONVENTIONAL = re.compile(r"^\(?([A-Za-z]+)\)?(?:\(([^)]*)\))?(!)?\s*[:：]\s*(.*)$", re.DOTALL)
 REVERT_TITLE = re.compile(r"^\s*revert\s*[:：]?\s*[\"“'](.+?)[\"”']?\s*$", re.IGNORECASE | re.DOTALL)
 REVERT_REF = re.compile(r"\b(?:this\s+)?reverts?\s+(?:pr\s+|of\s+)?(?:[\w.-]+/[\w.-]+)?#(\d+)|\brevert\w*\s+(?:of\s+)?"
@@ -47,22 +42,23 @@ PR_SUFFIX = re.compile(r"\s*\(#(\d+)\)\s*$")
 TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "chore", "revert")
 TYPE_ALIASES = {"feature": "feat", "feats": "feat", "bugfix": "fix", "hotfix": "fix", "bug": "fix", "fixes": "fix",
                 "refact": "refactor", "refactoring": "refactor", "doc": "docs", "tests": "test", "build": "ci",
-                "style": "chore", "misc": "chore", "deps": "chore", "performance": "perf", "optim": "perf"}
+                "style": "chore", "misc": "chore", "deps": "chore", "release": "chore",
+                "performance": "perf", "optim": "perf"}
 VERB_TYPES = (
     ("revert", re.compile(r"^(revert|reverts|reverting)\b", re.I)),
-    ("fix", re.compile(r"^(fix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|handle\w*|patch\w*)\b", re.I)),
-    ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster)\b", re.I)),
-    ("feat", re.compile(r"^(add\w*|support\w*|implement\w*|introduc\w*|enabl\w*|allow\w*|new)\b", re.I)),
+    ("fix", re.compile(r"^(fix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|handle\w*|patch\w*|"
+                       r"don'?t|do not|never|stop|ensure\w*|restore\w*|guard\w*|properly|"
+                       r"make\s+(?:\S+\s+){1,4}(?:work\w*|resilient|robust|consistent\w*))\b", re.I)),
+    ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster|reduc\w*\s+(?:\S+\s+){0,2}"
+                        r"(?:memory|vram|latency|time|overhead|peak|allocations?))\b", re.I)),
+    ("feat", re.compile(r"^(add\w*|support\w*|implement\w*|introduc\w*|enabl\w*|allow\w*|new|suggest\w*|"
+                        r"warn\w*|emit\w*|expose\w*|stabili[sz]\w*|integrat\w*|extend\w*|teach\w*|"
+                        r"consider\w*|provide\w*|create\w*)\b", re.I)),
     ("refactor", re.compile(r"^(refactor\w*|remov\w*|clean\w*|renam\w*|mov\w*|simplif\w*|unif\w*|deprecat\w*|"
-                            r"drop\w*|delet\w*|replac\w*|migrat\w*)\b", re.I)),
+                            r"drop\w*|delet\w*|replac\w*|migrat\w*|decoupl\w*|split\w*|extract\w*|"
+                            r"reorgani[sz]\w*|restructur\w*|consolidat\w*|inline\w*)\b", re.I)),
     ("chore", re.compile(r"^(bump\w*|upgrad\w*|updat\w*|pin\w*|chang\w*|set|modif\w*|use)\b", re.I)),
 )
-
-BASE = {"feat": 3.0, "perf": 3.0, "fix": 2.5, "revert": 2.5, "refactor": 2.0, "chore": 1.5, "test": 1.0,
-        "docs": 1.0, "ci": 1.0}
-SURFACE = re.compile(r"\b(api|interface|config\w*|option\w*|argument\w*|args?|flag\w*|cli|parameter\w*|"
-                     r"endpoint\w*|backend\w*|model\w*|algorithm\w*|engine\w*)\b", re.I)
-
 
 def _tags(title: str) -> list[str]:
     match = TITLE.match(title)
@@ -84,7 +80,8 @@ def modules_of(tags: list[str]) -> list[str]:
     """Module names in title tags; `[1/N]`, `[WIP]` and the like are not modules."""
     mods: list[str] = []
     for tag in tags:
-        if re.fullmatch(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc)\s*", tag, re.IGNORECASE):
+        if re.fullmatch(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc|bug ?fix|hot ?fix|bug|fix|feat|feature)\s*", tag,
+                        re.IGNORECASE):
             continue
         for part in re.split(r"[,，/]", tag):
             name = part.strip().lower()
@@ -110,7 +107,8 @@ def parse_title(title: str) -> tuple[str, str | None, str | None, bool]:
     return rest, None, None, False
 
 
-def _type(description: str, declared: str | None, kinds: list[str], new_code: int = 0) -> str:
+def _type(description: str, declared: str | None, kinds: list[str], new_code: int = 0,
+          source_lines: tuple[int, int] = (0, 0)) -> str:
     if REVERT_TITLE.match(description):
         return "revert"
     if declared in ("chore", "refactor") and VERB_TYPES[1][1].match(description):
@@ -118,6 +116,8 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
     if declared:
         return declared
     verb = next((t for t, pattern in VERB_TYPES if pattern.match(description)), None)
+    if verb == "chore" and rules.PERF_WORDS.search(description) and not re.search(r"\d", description):
+        return "perf"  # "Use vLLM prefix caching for speedup": a speed-up, not a bump
     if verb in ("revert", "fix", "perf", "feat"):
         return verb
     if kinds:
@@ -127,6 +127,10 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
                 return name
     if verb is None and new_code >= 150:
         return "feat"  # "recipe: PRIME algorithm" names no verb but adds a body of new code
+    if verb is None and source_lines:
+        # A bare title ("SFT simplification", "FSDP2+GRPO") on library code: what the lines do says more than
+        # "chore", which a repository says with its own prefix.
+        return "feat" if source_lines[0] >= 2 * source_lines[1] else "refactor"
     return verb or "chore"
 
 
@@ -145,10 +149,8 @@ def _modules(pr: PullRequest, config: RepoConfig, scope: str | None) -> list[str
             return [str(m) for m, _ in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))]
     if scope:
         return [s.strip() for s in re.split(r"[,/]", scope) if s.strip()]
-    folders = Counter(f.filename.split("/", 1)[0] if "/" in f.filename else "root" for f in pr.files)
-    if folders:
-        return [min(folders, key=lambda name: (-folders[name], name)).lstrip(".") or "root"]
-    return ["misc"]
+    paths = [f.filename for f in pr.files]
+    return classify.modules_by_layout(paths, [file_kind(p, config.test_paths) for p in paths], config.name) or ["misc"]
 
 
 def modules_for(pr: PullRequest, config: RepoConfig) -> list[str]:
@@ -172,46 +174,6 @@ def reverted_ref(description: str, body: str = "") -> tuple[int | None, str]:
     return (int(suffix.group(1)) if suffix else None), title
 
 
-# Severity of what a fix repairs. A result silently changed (wrong gradients, stale weights, a lost token) is worse
-# than a hang, and a hang worse than a crash or an OOM: the crash announces itself, the wrong loss curve does not.
-SILENT = re.compile(r"\b(wrong\w*|incorrect\w*|correct(?:s|ed|ly|ing)?|silent\w*|corrupt\w*|data loss|lose|loses|"
-                    r"lost|stale|never|nan|inf|diverg\w*|mismatch\w*|misalign\w*|accuracy|precision|numerical\w*|"
-                    r"normali[sz]\w*|blow-?ups?|explod\w*|race condition|race|ignored|"
-                    r"not (?:be )?(?:loaded|applied|synced|used|passed)|missing|leak\w*|memory leak\w*)\b"
-                    r"|精度|错误结果|不一致", re.IGNORECASE)
-STUCK = re.compile(r"\b(hang|hangs|hanging|hung|deadlock\w*|stuck|stall\w*|block(?:s|ing|ed)?|unblock\w*)\b"
-                   r"|死锁|卡住", re.IGNORECASE)
-CRASH = re.compile(r"\b(crash\w*|ooms?|out of memory|segfault\w*|broken|error\w*|fail\w*|bug\w*|exception\w*|"
-                   r"assert\w*|invalid|regression|keyerror|typeerror|valueerror|attributeerror|importerror)\b"
-                   r"|崩溃|报错|失败", re.IGNORECASE)
-# What training computes: a fix there changes results even when the title names no symptom.
-NUMERICS = re.compile(r"\b(loss\w*|grad\w*|advantages?|rewards?|log_?probs?|logprobs?|entropy|kl|weights?|"
-                      r"normali[sz]\w*|masks?|position\w*|rope|routing|router|experts?|metrics?|flops|tflops|"
-                      r"sampling|tokeni[sz]\w*|chat_template|padding)\b", re.IGNORECASE)
-# Titles of feats that polish what exists rather than add to it.
-NOT_NEW = re.compile(r"^(polish\w*|refin\w*|improv\w*|tid\w*|clean\w*|updat\w*|bump\w*|upgrad\w*|renam\w*|mov\w*|"
-                     r"minor|unif\w*|simplif\w*|deprecat\w*)\b", re.IGNORECASE)
-# What a new capability adds, when the title names it: a model family, a backend or engine, an algorithm or loss.
-OBJECT = re.compile(r"\b(deepseek\w*|qwen\w*|glm\w*|gemma\w*|llama\w*|mistral\w*|mixtral|gpt-?oss|kimi\w*|minicpm\w*|"
-                    r"pi0\S*|apertus|internvl\w*|vlm|vl|moe|"
-                    r"backend\w*|engine\w*|rollout\w*|server mode|trainer|worker\w*|critic|reward model|"
-                    r"algorithm\w*|loss\w*|objective\w*|distillation|grpo|ppo|dapo|gspo|sac|dro|prime|flowrl|"
-                    r"correction|masking|lora|fp8|mxfp4|quantiz\w*|"
-                    r"weight sync\w*|weight transfer|checkpoint\w*|parallel\w*|pipeline|pp|vpp|cp|ep|tp|dp|sharded|"
-                    r"offload\w*|async|disaggregat\w*|streaming|dataloader|multi-?turn|agent\w*|tool calls?)\b", re.I)
-PERF_WORDS = re.compile(r"\b(speed\w*|faster|throughput|latency|perf\w*|optimi[sz]\w*|accelerat\w*|efficien\w*|"
-                        r"overlap\w*|memory|mfu|tflops|reduc\w*|compile time|zero-copy)\b|加速|性能|吞吐", re.I)
-MEASURE = re.compile(r"\d+(?:\.\d+)?\s*(?:x|×|%|ms|sec\w*|min\w*|gb|gib|mb|mib|tokens?/s|tok/s|it/s|samples?/s|"
-                     r"tflops|mfu)(?![a-z])", re.I)
-REMOVAL = re.compile(r"\b(remov\w*|deprecat\w*|drop\w*|delet\w*|migrat\w*|retir\w*|clean\w*\s*up|mov\w*|"
-                     r"replac\w*|legacy)\b", re.I)
-TYPO = re.compile(r"\b(typo\w*|spelling|misspell\w*|grammar|wording|badge\w*|broken link|dead link|fix (the )?link\w*|"
-                  r"comments?|docstrings?)\b|错别字", re.I)
-# Housekeeping named in the title: fixing CI or lint, tuning a log line, a script, an image, a warning.
-HOUSEKEEPING = re.compile(r"\b(ci|nightly|pre-?commit|lint\w*|e2e tests?|unit tests?|flaky|workflows?|"
-                          r"docker\w*|images?|dockerfile\w*|warnings?|log(?:s|ging)?(?![-_])|print\w*|readme|news|meetup|scripts?|examples?|"
-                          r"typing|type hints?|mypy|ruff|timeout)\b", re.I)
-LOW_TAGS = {"ci", "doc", "docs", "test", "tests", "env", "docker", "deployment", "example", "examples"}
 MOTIVATION = re.compile(r"\b(because|why|motivat\w*|problem\w*|currently|previously|otherwise|so that|in order to|"
                         r"caus\w*|leads? to|results? in|instead of|the reason)\b|原因|问题|背景|目前|导致", re.I)
 ROOT_CAUSE = re.compile(r"\b(root cause|traceback|stack trace|the bug|the issue (?:is|was)|happens when|occurs when|"
@@ -223,143 +185,8 @@ TRADEOFF = re.compile(r"\b(trade-?offs?|however|downside\w*|limitation\w*|altern
 TEST_EVIDENCE = re.compile(r"\b(pytest|passed|passes|tested|verified|validat\w*|reproduc\w*|benchmark\w*|curves?|"
                            r"wandb|tensorboard|experiment\w*|unit tests?|e2e|accuracy|reward|score)\b|测试|验证|实验",
                            re.I)
-# A title that says a default changes ("enable V1 trainer by default", "set ETP default to null"): users who relied
-# on the old behaviour get the new one without touching their config.
-DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|make|makes|flip\w*|enabl\w*|disabl\w*|"
-                            r"turn\w*\s+(?:on|off)|revert\w*)\b[^.;]{0,60}\bdefaults?\b|\bby default\b|"
-                            r"\bdefaults?\s+(?:to|from)\b", re.I)
 DESIGN_HEADINGS = ("design", "changes", "implementation", "approach", "solution", "how", "details", "方案", "设计")
 TEST_HEADINGS = ("test", "validation", "verification", "benchmark", "result", "accuracy", "测试", "验证")
-
-
-@dataclass
-class Signals:
-    """What the importance rules saw, for the one-line gist (prhub.engine.gist)."""
-
-    fix_class: str = ""  # silent | stuck | numerics | silent_body | stuck_body | oom | crash
-    new_object: str = ""
-    default_change: bool = False
-    only: str = ""  # docs | tests | ci | examples | deps when every file is of that kind
-
-
-def _spread(pr: PullRequest, kinds: list[str]) -> int:
-    """How many packages of the library the change touches (`verl/workers`, `verl/trainer`, ...)."""
-    return len({"/".join(f.filename.split("/")[:2]) for f, k in zip(pr.files, kinds, strict=True)
-                if k == "source" and not is_generated(f.filename)})
-
-
-def _importance(pr: PullRequest, kind: str, description: str, text: str, kinds: list[str], breaking: bool,
-                tagged_breaking: bool, breaking_reason: str, config: RepoConfig) -> tuple[float, list[str], Signals]:
-    """Importance with the phrase of every step that moved it (see the module docstring), and what it saw."""
-    signals = Signals()
-    lang = config.language
-    score = BASE[kind]
-    reasons = [say(lang, "type_change", kind=type_word(lang, kind))]
-    title = description
-    pairs = [(f, k) for f, k in zip(pr.files, kinds, strict=True) if not is_generated(f.filename)]
-    code_lines = sum(f.changes for f, k in pairs if k == "source")
-    new_code = sum(f.additions for f, k in pairs if k == "source" and f.status == "added")
-    core = code_lines > 0
-    if breaking:
-        score += 2.0 if tagged_breaking else 1.0
-        reasons.append(say(lang, "breaking") if tagged_breaking else
-                       say(lang, "breaking_inferred", why=breaking_reason))
-    if kind in ("fix", "revert", "refactor", "perf", "chore"):
-        for pattern, where, bonus, key in ((SILENT, title, 2.5, "fix_silent"), (STUCK, title, 2.0, "fix_stuck"),
-                                           (NUMERICS, title, 1.5, "fix_numerics"),
-                                           (SILENT, text, 1.5, "fix_silent_body"), (STUCK, text, 1.0, "fix_stuck_body"),
-                                           (CRASH, title, 0.5, "fix_crash")):
-            found = pattern.search(where)
-            if found and (kind == "fix" or (where is title and pattern is not NUMERICS)):
-                gain = bonus if core else bonus / 3
-                score += gain
-                word = found.group(0).lower()
-                reasons.append(say(lang, key if core else "fix_outside", word=word))
-                signals.fix_class = ("oom" if word.startswith(("oom", "out of")) else "crash") \
-                    if key == "fix_crash" else key.removeprefix("fix_")
-                break
-    if kind in ("feat", "perf") and not REMOVAL.match(title) and not NOT_NEW.match(title):
-        score += 1.0 if code_lines >= 30 else 0.5  # a capability that fits in a few lines is a small one
-        reasons.append(say(lang, "new_capability"))
-        if (named := OBJECT.search(title)) and core:
-            score += 1.0 if code_lines >= 100 else 0.5
-            reasons.append(say(lang, "new_object", what=named.group(0)))
-            signals.new_object = named.group(0)
-        elif SURFACE.search(title):
-            score += 0.5
-            reasons.append(say(lang, "new_surface"))
-    elif kind == "refactor" and (SURFACE.search(title) or OBJECT.search(title)) and core:
-        score += 0.5
-        reasons.append(say(lang, "touches_surface"))
-    if kind == "perf" or PERF_WORDS.search(title):
-        if MEASURE.search(text):
-            score += 1.5
-            reasons.append(say(lang, "perf_measured"))
-        elif kind == "perf":
-            score += 0.5
-            reasons.append(say(lang, "perf_unmeasured"))
-    if DEFAULT_CHANGE.search(title) and core:
-        score += 1.0
-        reasons.append(say(lang, "default_change"))
-        signals.default_change = True
-    if pr.deletions >= 300 and (REMOVAL.search(title) or kind == "refactor" or "refactor" in title.lower()):
-        score += 1.0
-        reasons.append(say(lang, "large_removal", lines=pr.deletions))
-    if code_lines:
-        size_bonus = min(3.5, 1.0 * math.log10(1 + code_lines))
-        score += size_bonus
-        if size_bonus >= 1.8:
-            reasons.append(say(lang, "sizeable", lines=code_lines))
-        if new_code >= 150:
-            score += 0.5
-            reasons.append(say(lang, "new_code", lines=new_code))
-        if (spread := _spread(pr, kinds)) >= 3:
-            score += 0.5
-            reasons.append(say(lang, "spread", n=spread))
-    if core and "test" in {k for _, k in pairs} and kind in ("feat", "perf", "fix", "refactor"):
-        score += 0.5
-        reasons.append(say(lang, "with_tests"))
-    if len(MEASURE.findall(text)) >= 2 and kind in ("feat", "perf", "fix"):
-        score += 0.5
-        reasons.append(say(lang, "measured_body"))
-    caps: list[tuple[float, str]] = []
-    present = {k for _, k in pairs}
-    if TYPO.search(title) and code_lines < 50:
-        caps.append((1.0, say(lang, "cap_typo")))
-    if present and present <= {"docs"}:
-        caps.append((2.5, say(lang, "cap_docs")))
-    if present and present <= {"test"}:
-        caps.append((2.5, say(lang, "cap_tests")))
-    if present and present <= {"ci", "test"}:
-        caps.append((2.0, say(lang, "cap_ci")))
-    if present and present <= {"docs", "ci", "test"}:
-        caps.append((3.0, say(lang, "cap_support")))
-    if present and present <= {"example", "docs", "test", "ci", "other", "config"} and "example" in present:
-        caps.append((3.0 if not breaking else 4.5, say(lang, "cap_examples")))
-    if present and present <= {"deps", "ci", "docs", "test", "other", "example"} and "deps" in present:
-        caps.append((3.0 if not breaking else 4.5, say(lang, "cap_bump")))
-    if not present:
-        caps.append((2.0, say(lang, "cap_nothing")))
-    tags = set(modules_from_title(pr.title))
-    if tags and tags <= LOW_TAGS:
-        caps.append((3.0 if not breaking else 4.5, say(lang, "cap_tagged", tags="/".join(sorted(tags)))))
-    if house := HOUSEKEEPING.search(title):
-        caps.append((3.5, say(lang, "cap_housekeeping", word=house.group(0).lower())))
-    if kind == "revert":
-        caps.append((4.5, say(lang, "cap_revert")))
-    if score > 8.0:  # the scale's top is for the week's milestones: what lies above 8 counts half
-        score = 8.0 + (score - 8.0) / 2
-    if caps:
-        cap, why = min(caps)
-        if score > cap:
-            score = cap
-            reasons.append(why)
-    signals.only = next((name for name, group, needs in (
-        ("docs", {"docs"}, "docs"), ("tests", {"test"}, "test"), ("ci", {"ci", "test"}, "ci"),
-        ("examples", {"example", "docs", "test", "ci", "other", "config"}, "example"),
-        ("deps", {"deps", "ci", "docs", "test", "other", "example"}, "deps"))
-        if needs in present and present <= group), "")
-    return round(max(0.0, min(10.0, score)), 1), reasons, signals
 
 
 # What insight reads of a description: past this a description teaches no more, and the patterns stay cheap.
@@ -407,14 +234,17 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     kinds = [file_kind(f.filename, config.test_paths) for f in pr.files]
     new_code = sum(f.additions for f, k in zip(pr.files, kinds, strict=True)
                    if k == "source" and f.status == "added" and not is_generated(f.filename))
-    kind = _type(description, declared, kinds, new_code)
+    source = [(f.additions, f.deletions) for f, k in zip(pr.files, kinds, strict=True)
+              if k == "source" and not is_generated(f.filename)]
+    kind = _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
     cleaned = textparse.strip_template(pr.body)
     lang = config.language
     breaking = _breaking(pr, description, bang, kinds, config)
     revert = _revert(pr, description, kind)
     text = f"{description}\n{cleaned[:4000]}"
-    importance, reasons, signals = _importance(pr, kind, description, text, kinds, breaking.flag, breaking.declared,
-                                               breaking.reason, config)
+    importance, reasons, signals = rules.importance(rules.Facts(
+        pr, kind, description, text, cleaned, kinds, breaking.flag, breaking.declared, breaking.reason, config,
+        declared=declared, tags=set(modules_from_title(pr.title))))
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))

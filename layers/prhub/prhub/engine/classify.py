@@ -1,0 +1,41 @@
+"""Which part of a repository a PR works on, from its changed paths and the repository's own layout.
+
+A path's module is its first folder below the containers repositories keep their code in (`src/`, `crates/`,
+`packages/`, `lib/`) and below the package named like the repository (`src/cargo/`, `trl/`, `verl/`), so
+`src/cargo/ops/cargo_add/mod.rs` is `ops`, `trl/trainer/grpo_trainer.py` is `trainer` and `crates/cargo-util/...`
+is `cargo-util`. Library code counts before tests and docs: a PR is of the module most of its source is in.
+A repository maps its own layout with `module_map` (path prefix -> module), which wins.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+CONTAINERS = {"src", "lib", "libs", "crates", "packages", "pkg", "python", "source", "sources", "components"}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]", "", name.lower())
+
+
+def layout_module(path: str, repo_name: str) -> str:
+    """The module of one path under the repository's layout ('root' for a file at the top)."""
+    parts = path.split("/")
+    folders = parts[:-1]
+    while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]) == _norm(repo_name)):
+        folders = folders[1:]
+    if folders:
+        return folders[0].lstrip(".") or "root"
+    if len(parts) > 1:  # a file right in the package (`trl/core.py`): the package is the module
+        return parts[-2].lstrip(".") or "root"
+    return "root"
+
+
+def modules_by_layout(paths: Sequence[str], kinds: Sequence[str], repo_name: str) -> list[str]:
+    """The PR's module: the one most of its library source is in, else the one most of its files are in."""
+    source = [p for p, k in zip(paths, kinds, strict=True) if k == "source"]
+    counts = Counter(layout_module(p, repo_name) for p in source or paths)
+    if not counts:
+        return []
+    return [min(counts, key=lambda name: (-counts[name], name))]

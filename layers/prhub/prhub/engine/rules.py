@@ -1,0 +1,435 @@
+"""The engine's judgement of importance as a table of rules: a condition, the points it moves, the reason shown.
+
+Importance (0–10) answers "does the reader of the weekly report need to know?". It starts from the change
+type's base (BASE) and adds the points of every rule in RULES whose condition holds; a rule in a `group`
+counts only when no earlier rule of that group did (a fix is judged by the worst thing it repairs, once).
+Above 8 a point counts half, so a week's milestones land at 8–9.5. Then the lowest CAPS that holds limits
+the score: docs, tests, CI, examples or dependency files only, typo fixes, housekeeping named in the title,
+reverts, a repository's own chore conventions. Every rule that moves the score leaves its phrase in
+`reasons` (PHRASES here for the rules of issue 23, the engine's wording otherwise).
+
+What is the product depends on the repository: a housekeeping word (`lint`, `script`) that names a folder
+of the repository's own source is its work, not housekeeping, and `RepoConfig.product_kinds` lifts the caps
+of the file kinds a repository ships (a documentation site's docs). Calibrated on the judged panels in
+bench/panel.py (docs/calibration.md).
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from prhub.core.config import RepoConfig
+from prhub.core.models import PullRequest
+from prhub.engine.changes import is_generated, versions_named
+from prhub.engine.wording import say, type_word
+
+BASE = {"feat": 3.0, "perf": 3.0, "fix": 2.5, "revert": 2.5, "refactor": 2.0, "chore": 1.5, "test": 1.0,
+        "docs": 1.0, "ci": 1.0}
+SURFACE = re.compile(r"\b(api|interface|config\w*|option\w*|argument\w*|args?|flag\w*|cli|parameter\w*|"
+                     r"endpoint\w*|backend\w*|model\w*|algorithm\w*|engine\w*)\b", re.I)
+# Severity of what a fix repairs. A result silently changed (wrong gradients, stale weights, a lost token) is worse
+# than a hang, and a hang worse than a crash or an OOM: the crash announces itself, the wrong loss curve does not.
+SILENT = re.compile(r"\b(wrong\w*|incorrect\w*|correct(?:s|ed|ly|ing)?|silent\w*|corrupt\w*|data loss|lose|loses|"
+                    r"lost|stale|never|nan|inf|diverg\w*|mismatch\w*|misalign\w*|accuracy|precision|numerical\w*|"
+                    r"normali[sz]\w*|blow-?ups?|explod\w*|race condition|race|ignored|"
+                    r"not (?:be )?(?:loaded|applied|synced|used|passed)|missing|leak\w*|memory leak\w*)\b"
+                    r"|精度|错误结果|不一致", re.IGNORECASE)
+STUCK = re.compile(r"\b(hang|hangs|hanging|hung|deadlock\w*|stuck|stall\w*|block(?:s|ing|ed)?|unblock\w*)\b"
+                   r"|死锁|卡住", re.IGNORECASE)
+CRASH = re.compile(r"\b(crash\w*|ooms?|out of memory|segfault\w*|broken|error\w*|fail\w*|bug\w*|exception\w*|"
+                   r"assert\w*|invalid|regression|keyerror|typeerror|valueerror|attributeerror|importerror)\b"
+                   r"|崩溃|报错|失败", re.IGNORECASE)
+# What training computes: a fix there changes results even when the title names no symptom.
+NUMERICS = re.compile(r"\b(loss\w*|grad\w*|advantages?|rewards?|log_?probs?|logprobs?|entropy|kl|weights?|"
+                      r"normali[sz]\w*|masks?|position\w*|rope|routing|router|experts?|metrics?|flops|tflops|"
+                      r"sampling|tokeni[sz]\w*|chat_template|padding)\b", re.IGNORECASE)
+# Titles of feats that polish what exists rather than add to it.
+NOT_NEW = re.compile(r"^(polish\w*|refin\w*|improv\w*|tid\w*|clean\w*|updat\w*|bump\w*|upgrad\w*|renam\w*|mov\w*|"
+                     r"minor|unif\w*|simplif\w*|deprecat\w*)\b", re.IGNORECASE)
+# What a new capability adds, when the title names it: a model family, a backend or engine, an algorithm or loss.
+OBJECT = re.compile(r"\b(deepseek\w*|qwen\w*|glm\w*|gemma\w*|llama\w*|mistral\w*|mixtral|gpt-?oss|kimi\w*|minicpm\w*|"
+                    r"pi0\S*|apertus|internvl\w*|vlm|vl|moe|"
+                    r"backend\w*|engine\w*|rollout\w*|server mode|trainer|worker\w*|critic|reward model|"
+                    r"algorithm\w*|loss\w*|objective\w*|distillation|grpo|ppo|dapo|gspo|sac|dro|prime|flowrl|"
+                    r"correction|masking|lora|fp8|mxfp4|quantiz\w*|"
+                    r"weight sync\w*|weight transfer|checkpoint\w*|parallel\w*|pipeline|pp|vpp|cp|ep|tp|dp|sharded|"
+                    r"offload\w*|async|disaggregat\w*|streaming|dataloader|multi-?turn|agent\w*|tool calls?)\b", re.I)
+PERF_WORDS = re.compile(r"\b(speed\w*|faster|throughput|latency|perf\w*|optimi[sz]\w*|accelerat\w*|efficien\w*|"
+                        r"overlap\w*|memory|mfu|tflops|reduc\w*|compile time|zero-copy)\b|加速|性能|吞吐", re.I)
+MEASURE = re.compile(r"\d+(?:\.\d+)?\s*(?:x|×|%|ms|sec\w*|min\w*|gb|gib|mb|mib|tokens?/s|tok/s|it/s|samples?/s|"
+                     r"tflops|mfu)(?![a-z])", re.I)
+REMOVAL = re.compile(r"\b(remov\w*|deprecat\w*|drop\w*|delet\w*|migrat\w*|retir\w*|clean\w*\s*up|mov\w*|"
+                     r"replac\w*|legacy)\b", re.I)
+TYPO = re.compile(r"\b(typo\w*|spelling|misspell\w*|grammar|wording|badge\w*|broken link|dead link|fix (the )?link\w*|"
+                  r"comments?|docstrings?)\b|错别字", re.I)
+# Housekeeping named in the title: fixing CI or lint, tuning a log line, a script, an image, a warning.
+# A word joined by a hyphen names something else: cargo's "cargo-script" and "1.95-nightly" are its product.
+HOUSEKEEPING = re.compile(r"(?<![\w-])(ci|nightly|pre-?commit|lint\w*|e2e tests?|unit tests?|flaky|workflows?|"
+                          r"docker\w*|images?|dockerfile\w*|warnings?|log(?:s|ging)?(?![-_])|print\w*|readme|news|"
+                          r"meetup|scripts?|examples?|typing|type hints?|mypy|ruff|timeout)\b(?!-)", re.I)
+LOW_TAGS = {"ci", "doc", "docs", "test", "tests", "env", "docker", "deployment", "example", "examples"}
+# A title that says a default changes ("enable V1 trainer by default", "set ETP default to null"): users who relied
+# on the old behaviour get the new one without touching their config.
+DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|make|makes|flip\w*|enabl\w*|disabl\w*|"
+                            r"turn\w*\s+(?:on|off)|revert\w*)\b[^.;]{0,60}\bdefaults?\b|\bby default\b|"
+                            r"\bdefaults?\s+(?:to|from)\b", re.I)
+# How a description explains what a fix repairs: the cause, the conditions, the state before the change.
+EXPLAINS = re.compile(r"\b(root cause|the cause|caused by|is caused|was caused|because|happens when|occurs when|"
+                      r"this is due|due to|before this (?:pr|change)|previously|currently,? (?:when|if|the|we)|"
+                      r"regress\w* (?:from|in|since)|the bug|the issue (?:is|was))\b|根因|原因是|导致", re.I)
+FIXES_ISSUE = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*(?:[\w.-]+/[\w.-]+)?(?:#|"
+                         r"https://github\.com/[\w.-]+/[\w.-]+/issues/)(\d+)", re.I)
+# Runtime manifests: what a user installs with the package. Cargo.toml is not one: Rust crates are built in.
+RUNTIME_MANIFEST = re.compile(r"(^|/)(setup\.py|setup\.cfg|pyproject\.toml|requirements(?!-?(?:dev|test|doc|ci|lint))"
+                              r"[^/]*\.txt|package\.json|environment\.ya?ml)$", re.I)
+REQUIREMENT = re.compile(r"\b([A-Za-z][\w.-]*[A-Za-z0-9])\s*(>=|==|~=|<=|<|>)\s*(v?\d+(?:\.\w+)*)")
+# A title that says its change is documentation, whatever files it edits (docstrings live in source files).
+DOCS_TITLE = re.compile(r"\b(docstrings?|doc ?strings?|documentation|docs?|tutorials?|guides?|readme|typos?)\b", re.I)
+CHANGELOG = re.compile(r"(^|/)(changelog|changes|news|release[-_]?notes)[^/]*\.(md|rst|txt)$|(^|/)\.changeset/", re.I)
+LOW_CAP = {"docs": 2.5, "test": 2.5}  # a kind a repository ships (product_kinds) is not capped
+
+
+@dataclass
+class Signals:
+    """What the importance rules saw, for the one-line gist (prhub.engine.gist)."""
+
+    fix_class: str = ""  # silent | stuck | numerics | silent_body | stuck_body | oom | crash
+    new_object: str = ""
+    default_change: bool = False
+    only: str = ""  # docs | tests | ci | examples | deps when every file is of that kind
+
+
+@dataclass
+class Facts:
+    """What the rules read of one PR, computed once."""
+
+    pr: PullRequest
+    kind: str  # the change type
+    title: str  # the title's description (tags and type removed)
+    text: str  # title and the cleaned description's opening
+    body: str  # the cleaned description
+    kinds: list[str]  # each file's kind
+    breaking: bool
+    tagged_breaking: bool
+    breaking_reason: str
+    config: RepoConfig
+    declared: str | None = None  # the type the title declares (`chore:`), if any
+    pairs: list[tuple[Any, str]] = field(default_factory=list)
+    code_lines: int = 0
+    new_code: int = 0
+    present: set[str] = field(default_factory=set)
+    tags: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.pairs = [(f, k) for f, k in zip(self.pr.files, self.kinds, strict=True) if not is_generated(f.filename)]
+        self.code_lines = sum(f.changes for f, k in self.pairs if k == "source")
+        self.new_code = sum(f.additions for f, k in self.pairs if k == "source" and f.status == "added")
+        self.present = {k for _, k in self.pairs}
+
+    @property
+    def core(self) -> bool:
+        return self.code_lines > 0
+
+    @property
+    def labels(self) -> set[str]:
+        return {label.strip().lower() for label in self.pr.labels}
+
+
+# --- conditions: each returns the phrase's placeholders (a dict, possibly empty) when it holds, else None ------
+
+Hit = dict[str, Any] | None
+
+
+def _words_hit(pattern: re.Pattern[str], where: str, kinds: tuple[str, ...], title_only: bool = True
+               ) -> Callable[[Facts], Hit]:
+    """A fix-severity condition: `pattern` in the title (or description), for a fix (or any of `kinds` in the title)."""
+    def condition(f: Facts) -> Hit:
+        # Identifiers count by their words: `scale_rewards` names rewards.
+        found = pattern.search((f.title if where == "title" else f.text).replace("_", " "))
+        if found and (f.kind == "fix" or (f.kind in kinds and where == "title" and title_only)):
+            return {"word": found.group(0).lower()}
+        return None
+    return condition
+
+
+def _subsystem_removed(f: Facts) -> Hit:
+    """A break that takes a whole folder of the library away: many source lines or files deleted under one folder."""
+    if not f.breaking or not (REMOVAL.search(f.title) or f.kind == "refactor"):
+        return None
+    removed = [fc for fc, k in f.pairs if k == "source" and fc.status == "removed"]
+    deleted = sum(fc.deletions for fc, k in f.pairs if k == "source")
+    added = sum(fc.additions for fc, k in f.pairs if k == "source")
+    if len(removed) < 3 and deleted < 500 or deleted < 2 * added:
+        return None
+    folders = Counter(fc.filename.rsplit("/", 1)[0] for fc in removed or [fc for fc, k in f.pairs if k == "source"])
+    return {"what": min(folders, key=lambda d: (-folders[d], d)) if folders else "", "lines": deleted}
+
+
+def _user_dependency(f: Facts) -> Hit:
+    """An upgrade of a package users install with the project: named with its version, in a runtime manifest."""
+    if f.declared in ("ci", "test", "docs") or not any(RUNTIME_MANIFEST.search(fc.filename)
+                                                                for fc, _ in f.pairs):
+        return None
+    if found := REQUIREMENT.search(f.title):
+        return {"what": f"{found.group(1)}{found.group(2)}{found.group(3)}"}
+    named = [p for p in versions_named(f.title, "title") if p.spec.strip() and len(p.name) >= 3
+             and p.name.lower() not in ("version", "dev")]
+    return {"what": f"{named[0].name}{named[0].spec.replace(' ', '', 1)}"} if named else None
+
+
+def _explained_fix(f: Facts) -> Hit:
+    """A fix whose description says what went wrong: its cause, or the state before the change."""
+    if f.kind != "fix" or len(f.body.split()) < 25:
+        return None
+    return {} if EXPLAINS.search(f.body) else None
+
+
+def _reported_issue(f: Facts) -> Hit:
+    """A fix of an issue users filed (`Fixes #N`)."""
+    if f.kind != "fix":
+        return None
+    found = FIXES_ISSUE.search(f"{f.pr.title}\n{f.pr.body or ''}")
+    return {"ref": found.group(1)} if found else None
+
+
+def _new_capability(f: Facts) -> Hit:
+    return {} if f.kind in ("feat", "perf") and not REMOVAL.match(f.title) and not NOT_NEW.match(f.title) else None
+
+
+def _named_object(f: Facts) -> Hit:
+    if _new_capability(f) is None or not f.core:
+        return None
+    named = OBJECT.search(f.title)
+    return {"what": named.group(0)} if named else None
+
+
+def _new_surface(f: Facts) -> Hit:
+    return {} if _new_capability(f) is not None and _named_object(f) is None and SURFACE.search(f.title) else None
+
+
+def _sizeable(f: Facts) -> Hit:
+    return {"lines": f.code_lines} if f.code_lines and min(3.5, math.log10(1 + f.code_lines)) >= 1.8 else None
+
+
+def _spread(f: Facts) -> Hit:
+    """How many packages of the library the change touches (`verl/workers`, `src/cargo`, ...)."""
+    n = len({"/".join(fc.filename.split("/")[:2]) for fc, k in f.pairs if k == "source"})
+    return {"n": n} if f.code_lines and n >= 3 else None
+
+
+def _highlighted(f: Facts) -> Hit:
+    """The repository's own word that a change matters: a highlight or release-notes label."""
+    marked = f.labels & {label.lower() for label in f.config.highlight_labels}
+    return {"label": sorted(marked)[0]} if marked else None
+
+
+def _changelog_entry(f: Facts) -> Hit:
+    """A change that writes its own changelog entry (not a release, which writes them all)."""
+    if f.kind == "chore" or not f.core:
+        return None
+    return {} if any(CHANGELOG.search(fc.filename) for fc, _ in f.pairs) else None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One line of the table: when `condition` holds, `points` (a number, or one computed from the facts) are
+    added and the phrase `reason` is shown with the condition's placeholders."""
+
+    name: str
+    condition: Callable[[Facts], Hit]
+    points: float | Callable[[Facts], float]
+    reason: str  # a PHRASES key, else the engine's wording key
+    group: str = ""  # only the first rule of a group that holds counts
+
+
+def _core_third(points: float) -> Callable[[Facts], float]:
+    return lambda f: points if f.core else points / 3
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("breaking", lambda f: {} if f.breaking and f.tagged_breaking else None, 2.0, "breaking"),
+    Rule("breaking_inferred", lambda f: {"why": f.breaking_reason} if f.breaking and not f.tagged_breaking else None,
+         1.0, "breaking_inferred"),
+    Rule("subsystem_removed", _subsystem_removed, 2.5, "subsystem_removed"),
+    # A fix is judged by the worst it repairs; outside the library code a third of it (reason fix_outside).
+    Rule("fix_silent", _words_hit(SILENT, "title", ("revert", "refactor", "perf", "chore")), _core_third(2.5),
+         "fix_silent", "fix"),
+    Rule("fix_stuck", _words_hit(STUCK, "title", ("revert", "refactor", "perf", "chore")), _core_third(2.0),
+         "fix_stuck", "fix"),
+    Rule("fix_numerics", _words_hit(NUMERICS, "title", (), title_only=False), _core_third(1.5), "fix_numerics", "fix"),
+    Rule("fix_silent_body", _words_hit(SILENT, "text", ()), _core_third(1.5), "fix_silent_body", "fix"),
+    Rule("fix_stuck_body", _words_hit(STUCK, "text", ()), _core_third(1.0), "fix_stuck_body", "fix"),
+    Rule("fix_crash", _words_hit(CRASH, "title", ("revert", "refactor", "perf", "chore")), _core_third(0.5),
+         "fix_crash", "fix"),
+    Rule("explained_fix", _explained_fix, lambda f: 1.0 if f.core else 0.3, "explained_fix"),
+    Rule("reported_issue", _reported_issue, lambda f: 0.5 if f.core else 0.0, "reported_issue"),
+    Rule("new_capability", _new_capability, lambda f: 1.0 if f.code_lines >= 30 else 0.5, "new_capability"),
+    Rule("new_object", _named_object, lambda f: 1.0 if f.code_lines >= 100 else 0.5, "new_object"),
+    Rule("new_surface", _new_surface, 0.5, "new_surface"),
+    Rule("touches_surface", lambda f: {} if f.kind == "refactor" and f.core and (
+        SURFACE.search(f.title) or OBJECT.search(f.title)) else None, 0.5, "touches_surface"),
+    Rule("perf_measured", lambda f: {} if (f.kind == "perf" or PERF_WORDS.search(f.title)) and MEASURE.search(f.text)
+         else None, 1.5, "perf_measured", "perf"),
+    Rule("perf_unmeasured", lambda f: {} if f.kind == "perf" else None, 0.5, "perf_unmeasured", "perf"),
+    Rule("default_change", lambda f: {} if DEFAULT_CHANGE.search(f.title) and f.core else None, 1.0,
+         "default_change"),
+    Rule("user_dependency", _user_dependency, 1.5, "user_dependency"),
+    Rule("large_removal", lambda f: {"lines": f.pr.deletions} if f.pr.deletions >= 300 and (
+        REMOVAL.search(f.title) or f.kind == "refactor" or "refactor" in f.title.lower()) else None, 1.0,
+         "large_removal"),
+    # The library change's size (log scale, generated files aside) adds quietly; past 1.8 points it is named.
+    Rule("size", lambda f: {} if f.code_lines else None, lambda f: min(3.5, math.log10(1 + f.code_lines)), ""),
+    Rule("sizeable", _sizeable, 0.0, "sizeable"),
+    Rule("new_code", lambda f: {"lines": f.new_code} if f.code_lines and f.new_code >= 150 else None, 0.5, "new_code"),
+    Rule("spread", _spread, 0.5, "spread"),
+    Rule("with_tests", lambda f: {} if f.core and "test" in f.present and f.kind in ("feat", "perf", "fix", "refactor")
+         else None, 0.5, "with_tests"),
+    Rule("measured_body", lambda f: {} if len(MEASURE.findall(f.text)) >= 2 and f.kind in ("feat", "perf", "fix")
+         else None, 0.5, "measured_body"),
+    Rule("highlighted", _highlighted, 1.5, "highlighted"),
+    Rule("changelog_entry", _changelog_entry, 0.5, "changelog_entry"),
+)
+
+
+# --- caps: (condition, cap, reason); the lowest that holds limits the score ---------------------------------
+
+def _only(f: Facts, kinds: set[str]) -> bool:
+    return bool(f.present) and f.present <= kinds and not (f.present & set(f.config.product_kinds))
+
+
+def _housekeeping(f: Facts) -> Hit:
+    """Housekeeping the title names, unless the word names a folder of the repository's own source (cargo's lints,
+    its `script` module): there it is the product's work."""
+    house = HOUSEKEEPING.search(f.title)
+    if not house:
+        return None
+    stem = house.group(0).lower().rstrip("s")
+    if len(stem) >= 4 and any(stem in part.lower() for fc, k in f.pairs if k == "source"
+                              for part in fc.filename.split("/")[:-1]):
+        return None
+    return {"word": house.group(0).lower()}
+
+
+def _low_tags(f: Facts) -> Hit:
+    return {"tags": "/".join(sorted(f.tags))} if f.tags and f.tags <= LOW_TAGS and _subsystem_removed(f) is None \
+        else None
+
+
+def _repo_chore(f: Facts) -> Hit:
+    """The repository's own chore convention: a `chore:` title, or a chore label of its configuration."""
+    if f.declared == "chore" and not f.breaking and _user_dependency(f) is None:
+        return {"word": "chore:"}
+    marked = f.labels & {label.lower() for label in f.config.chore_labels}
+    return {"word": sorted(marked)[0]} if marked else None
+
+
+def _lifted(f: Facts, low: float) -> float:
+    return low if not f.breaking else 4.5
+
+
+CAPS: tuple[Rule, ...] = (
+    Rule("cap_typo", lambda f: {} if TYPO.search(f.title) and f.code_lines < 50 else None, 1.0, "cap_typo"),
+    Rule("cap_docs", lambda f: {} if _only(f, {"docs"}) else None, LOW_CAP["docs"], "cap_docs"),
+    Rule("cap_tests", lambda f: {} if _only(f, {"test"}) else None, LOW_CAP["test"], "cap_tests"),
+    Rule("cap_ci", lambda f: {} if _only(f, {"ci", "test"}) else None, 2.0, "cap_ci"),
+    Rule("cap_support", lambda f: {} if _only(f, {"docs", "ci", "test"}) else None, 3.0, "cap_support"),
+    Rule("cap_examples", lambda f: {} if _only(f, {"example", "docs", "test", "ci", "other", "config"})
+         and "example" in f.present else None, lambda f: _lifted(f, 3.0), "cap_examples"),
+    Rule("cap_bump", lambda f: {} if _only(f, {"deps", "ci", "docs", "test", "other", "example"})
+         and "deps" in f.present and _user_dependency(f) is None else None, lambda f: _lifted(f, 3.0), "cap_bump"),
+    Rule("cap_dependency", lambda f: {} if _only(f, {"deps", "ci", "docs", "test", "other", "example"})
+         and _user_dependency(f) is not None else None, lambda f: _lifted(f, 5.0), "cap_bump"),
+    Rule("cap_docs_title", lambda f: {} if DOCS_TITLE.search(f.title) and f.kind in ("docs", "refactor", "feat", "fix",
+                                                                                  "chore")
+         and f.code_lines < 150 and "docs" not in f.config.product_kinds else None, 3.0, "cap_docs_title"),
+    Rule("cap_nothing", lambda f: {} if not f.present else None, 2.0, "cap_nothing"),
+    Rule("cap_tagged", _low_tags, lambda f: _lifted(f, 3.0), "cap_tagged"),
+    Rule("cap_housekeeping", lambda f: _housekeeping(f) if _subsystem_removed(f) is None else None, 3.5,
+         "cap_housekeeping"),
+    Rule("cap_chore", _repo_chore, 3.0, "cap_chore"),
+    Rule("cap_revert", lambda f: {} if f.kind == "revert" else None, 4.5, "cap_revert"),
+)
+
+PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        "subsystem_removed": "removes a whole subsystem ({what}, −{lines} lines)",
+        "explained_fix": "the description explains what went wrong",
+        "reported_issue": "fixes a reported issue (#{ref})",
+        "user_dependency": "upgrades a dependency users install ({what})",
+        "highlighted": "marked {label} by the repository",
+        "changelog_entry": "writes its own changelog entry",
+        "cap_chore": "a chore by the repository's convention ({word})",
+        "cap_docs_title": "documentation by its title",
+    },
+    "zh": {
+        "subsystem_removed": "移除整个子系统（{what}，−{lines} 行）",
+        "explained_fix": "描述说明了问题的原因",
+        "reported_issue": "修复用户报告的问题（#{ref}）",
+        "user_dependency": "升级用户安装的依赖（{what}）",
+        "highlighted": "仓库标记为 {label}",
+        "changelog_entry": "附带变更日志条目",
+        "cap_chore": "按仓库惯例属于杂务（{word}）",
+        "cap_docs_title": "标题表明是文档改动",
+    },
+}
+
+
+def phrase(lang: str, key: str, **values: Any) -> str:
+    table = PHRASES.get(lang, PHRASES["en"])
+    return table[key].format(**values) if key in table else say(lang, key, **values)
+
+
+def _points(rule: Rule, f: Facts) -> float:
+    return rule.points(f) if callable(rule.points) else rule.points
+
+
+def importance(f: Facts) -> tuple[float, list[str], Signals]:
+    """Importance with the phrase of every rule that moved it, and what it saw (see the module docstring)."""
+    lang = f.config.language
+    score = BASE[f.kind]
+    reasons = [say(lang, "type_change", kind=type_word(lang, f.kind))]
+    signals = Signals()
+    done: set[str] = set()
+    for rule in RULES:
+        if rule.group and rule.group in done:
+            continue
+        hit = rule.condition(f)
+        if hit is None:
+            continue
+        done.add(rule.group)
+        score += _points(rule, f)
+        if rule.group == "fix" and not f.core:
+            reasons.append(say(lang, "fix_outside", **hit))
+        elif rule.reason:
+            reasons.append(phrase(lang, rule.reason, **hit))
+        _signal(signals, rule.name, hit)
+    if score > 8.0:  # the scale's top is for the week's milestones: what lies above 8 counts half
+        score = 8.0 + (score - 8.0) / 2
+    caps = [(_points(cap, f), phrase(lang, cap.reason, **hit)) for cap in CAPS if (hit := cap.condition(f)) is not None]
+    if caps:
+        cap, why = min(caps)
+        if score > cap:
+            score = cap
+            reasons.append(why)
+    signals.only = next((name for name, group, needs in (
+        ("docs", {"docs"}, "docs"), ("tests", {"test"}, "test"), ("ci", {"ci", "test"}, "ci"),
+        ("examples", {"example", "docs", "test", "ci", "other", "config"}, "example"),
+        ("deps", {"deps", "ci", "docs", "test", "other", "example"}, "deps"))
+        if needs in f.present and f.present <= group), "")
+    return round(max(0.0, min(10.0, score)), 1), reasons, signals
+
+
+def _signal(signals: Signals, name: str, hit: dict[str, Any]) -> None:
+    """What the gist needs to know of the rules that held."""
+    if name.startswith("fix_"):
+        word = str(hit.get("word", ""))
+        signals.fix_class = ("oom" if word.startswith(("oom", "out of")) else "crash") if name == "fix_crash" \
+            else name.removeprefix("fix_")
+    elif name == "new_object":
+        signals.new_object = str(hit["what"])
+    elif name == "default_change":
+        signals.default_change = True

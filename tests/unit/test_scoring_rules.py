@@ -1,0 +1,177 @@
+"""The importance rule table (prhub.engine.rules): the classes issue 23 found missed, and repositories' conventions."""
+from __future__ import annotations
+
+import pytest
+from prhub.core.config import RepoConfig
+from prhub.core.errors import InputError
+from prhub.core.history import History
+from prhub.core.period import Period
+from prhub.engine import narrative, rules
+from prhub.engine.analysis import analyse_period
+from prhub.engine.changes import versions_named
+from prhub.engine.classify import layout_module
+from prhub.engine.scoring import score_pull
+
+from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
+
+WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
+
+
+def small_fixes(n: int) -> list:
+    return [make_pr(f"[trainer] fix: handle an empty batch in step {i}", [change(f"pkg/trainer/s{i}.py", 3, 1)],
+                    number=200 + i) for i in range(n)]
+
+
+def subsystem_removal():
+    gone = [change(f"pkg/interactions/{name}.py", 0, 300, status="removed")
+            for name in ("base", "gsm8k", "weather", "registry")]
+    return make_pr("[BREAKING] [env] refactor: deprecate pkg/interactions",
+                   [*gone, change("docs/interaction.rst", 0, 400, status="removed"),
+                    change("pkg/trainer/main.py", 5, 30)],
+                   number=6074)
+
+
+def test_a_breaking_removal_of_a_subsystem_is_key_and_in_the_weeks_top_third():
+    # Issue 23: verl #6074 (-2,009 lines, tagged [env]) scored 4.5 beside one-line fixes: the [env] tag capped it.
+    week = [subsystem_removal(), *small_fixes(8),
+            make_pr("[rollout] feat: add a beam search sampler", [change("pkg/rollout/beam.py", 120, 0)], number=300)]
+    scored = sorted((score_pull(p, CONFIG) for p in week), key=lambda s: -s.importance)
+    removal = next(s for s in scored if s.number == 6074)
+    assert removal.key and removal.importance >= 7.0, removal.reasons
+    assert scored.index(removal) < len(scored) / 3
+    assert any("removes a whole subsystem (pkg/interactions" in r for r in removal.reasons)
+
+
+def test_a_small_deprecation_is_not_a_subsystem_removal():
+    pr = make_pr("[BREAKING][env] refactor: deprecate one helper", [change("pkg/env/util.py", 2, 20)])
+    assert not any("subsystem" in r for r in score_pull(pr, CONFIG).reasons)
+
+
+def test_an_upgrade_users_install_is_not_scored_as_a_chore():
+    bump = make_pr("[misc] chore: bump numpy to 2.0", [change("requirements.txt", 1, 1), change("setup.py", 1, 1)],
+                   number=1)
+    pinned = make_pr("📌 vLLM >= 0.7.1 for device fix", [change("setup.py", 1, 1)], number=2)
+    dev_tool = make_pr("[ci] update ruff to 0.9", [change("requirements-dev.txt", 1, 1)], number=3)
+    scored = {s.number: s for s in (score_pull(p, CONFIG) for p in (bump, pinned, dev_tool))}
+    assert any("dependency users install (numpy" in r for r in scored[1].reasons)
+    assert any("dependency users install (vLLM>=0.7.1)" in r for r in scored[2].reasons)
+    assert scored[1].importance > scored[3].importance and scored[2].importance > scored[3].importance
+    assert not any("users install" in r for r in scored[3].reasons)
+
+
+def test_a_dockerfile_build_variable_is_not_a_dependency_pin():
+    text = "Build args are overridable: `GPU_ARCH`, and the pinned `FA_TAG` / `TE_TAG` / `VLLM_TAG`."
+    assert versions_named(text, "description") == []
+    assert [p.name for p in versions_named("pin vllm to 0.8.4", "title")] == ["vllm"]
+
+
+def test_a_fix_whose_description_explains_what_went_wrong_counts_more():
+    files = [change("pkg/trainer/loss.py", 12, 4)]
+    bare = make_pr("fix: guard the loss scale", files, number=1)
+    explained = make_pr("fix: guard the loss scale", files, number=2, body=(
+        "The loss scale was applied twice when gradient accumulation was on, because the trainer multiplied it "
+        "before and after the micro-batches were summed. This happens when accumulation steps exceed one."))
+    assert score_pull(explained, CONFIG).importance > score_pull(bare, CONFIG).importance
+    assert "the description explains what went wrong" in score_pull(explained, CONFIG).reasons
+
+
+def test_a_housekeeping_word_that_names_the_repositorys_own_source_is_its_work():
+    # cargo: a new lint is the product, not lint housekeeping.
+    cargo = RepoConfig(repo="rust-lang/cargo", language="en")
+    lint = make_pr("feat(lints): Add non_kebab_case_bin lint",
+                   [change("src/cargo/lints/rules/non_kebab_case_bin.rs", 250, 0, status="added"),
+                    change("tests/testsuite/lints/non_kebab_case_bin.rs", 120, 0, status="added")])
+    assert score_pull(lint, cargo).importance >= 6.0
+    tidy = make_pr("fix lint warnings", [change("src/cargo/ops/fix.rs", 30, 30)])
+    assert score_pull(tidy, cargo).importance <= 3.5
+
+
+def test_the_repositorys_own_conventions_are_read():
+    files = [change("pkg/a.py", 200, 20)]
+    plain = score_pull(make_pr("feat: a new exporter", files), CONFIG)
+    highlighted = score_pull(make_pr("feat: a new exporter", files, labels=["highlight"]), CONFIG)
+    chore = score_pull(make_pr("feat: a new exporter", files, labels=["dependencies"]), CONFIG)
+    assert highlighted.importance > plain.importance > chore.importance
+    assert chore.importance <= 3.0 and any("convention" in r for r in chore.reasons)
+    entry = score_pull(make_pr("feat: a new exporter", [*files, change("CHANGELOG.md", 2, 0)]), CONFIG)
+    assert entry.importance > plain.importance and "writes its own changelog entry" in entry.reasons
+
+
+def test_a_documentation_site_ships_its_docs():
+    pr = make_pr("Add a guide to deploying on Kubernetes", [change("docs/deploy/kubernetes.md", 400, 0)])
+    assert score_pull(pr, CONFIG).importance <= 2.5
+    site = CONFIG.with_overrides(product_kinds=("docs",))
+    assert score_pull(pr, site).importance > 2.5
+
+
+def test_convention_keys_are_lists_of_names_and_survive_a_round_trip():
+    config = RepoConfig.from_dict({"repo": "o/r", "chore_labels": ["deps"], "highlight_labels": ["release-notes"],
+                                   "product_kinds": ["docs"]})
+    assert config.chore_labels == ("deps",) and RepoConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(InputError, match="chore_labels must be a list of names"):
+        RepoConfig.from_dict({"repo": "o/r", "chore_labels": "deps"})
+
+
+def test_every_rule_says_why_in_both_languages():
+    facts = {"what": "x", "lines": 1, "word": "w", "ref": "1", "label": "l", "tags": "t", "why": "y", "n": 3,
+             "kind": "k"}
+    for rule in (*rules.RULES, *rules.CAPS):
+        if rule.reason:
+            for lang in ("en", "zh"):
+                assert rules.phrase(lang, rule.reason, **facts).strip()
+
+
+@pytest.mark.parametrize(("path", "repo", "module"), [
+    ("src/cargo/ops/cargo_add/mod.rs", "cargo", "ops"),
+    ("crates/cargo-util/src/paths.rs", "cargo", "cargo-util"),
+    ("trl/trainer/grpo_trainer.py", "trl", "trainer"),
+    ("trl/core.py", "trl", "trl"),
+    ("verl/workers/rollout/vllm.py", "verl", "workers"),
+    ("README.md", "trl", "root"),
+])
+def test_modules_follow_the_repositorys_own_layout(path, repo, module):
+    assert layout_module(path, repo) == module
+
+
+def test_conventional_scopes_and_emoji_titles_give_modules_and_types():
+    cargo = RepoConfig(repo="rust-lang/cargo", language="en")
+    scoped = score_pull(make_pr("fix(trim-paths): remap all paths", [change("src/cargo/core/compiler/mod.rs")]), cargo)
+    assert (scoped.modules, scoped.type) == (["trim-paths"], "fix")
+    trl = RepoConfig(repo="huggingface/trl", language="en")
+    emoji = score_pull(make_pr("🎯 [SFT] add token accuracy metric", [change("trl/trainer/sft_trainer.py", 90, 2)]),
+                       trl)
+    assert (emoji.modules, emoji.type) == (["sft"], "feat")
+    bare = score_pull(make_pr("👐 FSDP2+GRPO", [change("trl/trainer/grpo_trainer.py", 33, 7)]), trl)
+    assert (bare.modules, bare.type) == (["trainer"], "feat")
+
+
+def analysed(prs):
+    scored = [score_pull(p, CONFIG) for p in prs]
+    history = [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
+    return analyse_period(scored, [], WEEK, CONFIG, History.of(history, WEEK), "2026-06-22T00:00:00Z",
+                          {"kind": "heuristic", "model": None, "prompt_version": "t"})
+
+
+def test_no_theme_is_led_by_a_pr_that_is_not_key_and_a_theme_without_one_is_no_key_change():
+    # Issue 23: a CI fix that is not key headed the first key-change section of a week.
+    prs = [
+        make_pr("[ci] fix: the `ray_cluster_setup` step times out", [change(".github/workflows/e2e.yml", 30, 10)],
+                number=1, merged_at="2026-06-15T03:00:00Z"),
+        make_pr("[ci] chore: cache the `ray_cluster_setup` images", [change(".github/workflows/e2e.yml", 5, 2)],
+                number=2, merged_at="2026-06-16T03:00:00Z"),
+        make_pr("[rollout] feat: support the async `AgentLoopManager` backend",
+                [change("pkg/rollout/agent_loop.py", 400, 20), change("tests/test_agent_loop.py", 60, 0)],
+                number=3, merged_at="2026-06-17T03:00:00Z"),
+        make_pr("[rollout] fix: `AgentLoopManager` deadlock on shutdown", [change("pkg/rollout/agent_loop.py", 8, 2)],
+                number=4, merged_at="2026-06-18T03:00:00Z"),
+    ]
+    report = analysed(prs)
+    by_number = {p["number"]: p for p in report["prs"]}
+    assert not by_number[1]["key"] and by_number[3]["key"]
+    assert sorted(c["prs"] for c in report["clusters"]) == [[1, 2], [3, 4]]
+    assert report["clusters"][0]["prs"] == [3, 4]  # the cluster with a key PR first
+    text = narrative.engine_narrative(report)
+    themed = [change for change in text["key_changes"] if change["prs"] in ([1, 2], [3, 4])]
+    assert [c["prs"] for c in themed] == [[3, 4]]
+    for note in text["highlights"]:
+        assert by_number[note["prs"][0]]["key"]
