@@ -86,9 +86,9 @@ def test_check_repo_accepts_real_names(repo: str) -> None:
     ("", "not valid JSON"),
     ("[1, 2]", "must be"),
     ('{"repos": {"repo": "a/b"}}', "must be"),
-    ('{"repos": [{"repo": "a/b", "colour": "red"}]}', "unknown repository settings: colour"),
-    ('{"defaults": {"tzz": "UTC"}, "repos": ["a/b"]}', "unknown repository settings: tzz"),
-    ('{"repos": [{"repo": "a/b", "llm": {"modle": "x"}}]}', "unknown llm settings: modle"),
+    ('{"repos": [{"repo": "a/b", "colour": "red"}]}', "unknown repository settings: 'colour'"),
+    ('{"defaults": {"tzz": "UTC"}, "repos": ["a/b"]}', "unknown defaults settings: 'tzz' \\(did you mean 'tz'"),
+    ('{"repos": [{"repo": "a/b", "llm": {"modle": "x"}}]}', "unknown llm settings: 'modle' \\(did you mean 'model'"),
     ('{"repos": [{"repo": "a/b", "language": "fr"}]}', "language must be one of"),
     ('{"repos": [{"repo": "a/b", "tz": "Nowhere/City"}]}', "unknown time zone"),
     ('{"repos": [{"repo": "not a repo"}]}', "owner/name"),
@@ -98,6 +98,40 @@ def test_check_repo_accepts_real_names(repo: str) -> None:
 def test_watch_list_rejects_bad_documents_with_a_clear_message(text: str, words: str) -> None:
     with pytest.raises(InputError, match=words):
         WatchList.parse(text)
+
+
+@pytest.mark.parametrize(("text", "where", "near"), [
+    ('{"defualts": {"tz": "Asia/Shanghai"}, "repos": ["a/b"]}', "watch list", "defaults"),
+    ('{"defaults": {"timezone": "Asia/Shanghai"}, "repo": ["a/b"]}', "watch list", "repos"),
+    ('{"defaults": {"langauge": "en"}, "repos": ["a/b"]}', "defaults", "language"),
+    ('{"repos": [{"repo": "a/b", "modul_map": {}}]}', "repository", "module_map"),
+    ('{"repos": [{"repo": "a/b", "llm": {"max_token_per_run": 5}}]}', "llm", "max_tokens_per_run"),
+    ('{"repos": ["a/b"], "digest": {"titel": "x"}}', "digest", "title"),
+])
+def test_watch_list_refuses_an_unknown_key_at_every_level_naming_the_nearest(text: str, where: str,
+                                                                             near: str) -> None:
+    with pytest.raises(InputError) as caught:
+        WatchList.parse(text)
+    assert str(caught.value).startswith(f"unknown {where} settings: ")
+    assert f"(did you mean {near!r}?)" in str(caught.value)
+
+
+def test_a_misspelled_top_level_key_stops_prhub_run_with_exit_2_and_writes_nothing(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from prhub_local import cli, runner
+
+    def never(*args: Any) -> None:
+        raise AssertionError("the embedded AWS was started for a watch list that is refused")
+
+    monkeypatch.setattr(runner.EmbeddedAws, "__enter__", never)
+    config = tmp_path / "watch.json"
+    config.write_text('{"defualts": {"tz": "Asia/Shanghai"}, "repos": ["acme/rocket"]}', encoding="utf-8")
+    code = cli.main(["run", "--config", str(config), "--state", str(tmp_path / "s" / "state"),
+                     "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err[-1].startswith("prhub: unknown watch list settings: 'defualts'")
+    assert "(did you mean 'defaults'?)" in err[-1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["watch.json"]
 
 
 def test_watch_list_unknown_repo_gets_defaults_but_a_bad_name_is_refused() -> None:
