@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from prhub.core.config import RepoConfig
-from prhub.core.models import ScoredPR
+from prhub.core.models import NO_AUTHOR, ScoredPR
 from prhub.core.period import Period, parse_timestamp, zone
 from prhub.core.report import (
     SCHEMA,
@@ -493,7 +493,8 @@ def _new_contributors(prs: list[ScoredPR], history: PriorRecord, config: RepoCon
     first_seen: dict[str, int] = {}
     for p in sorted(prs, key=lambda p: (p.merged_at, p.number)):
         # New: no merged PR in the repository before the period, as its source says.
-        if reach.known and p.author.lower() not in history.first_merged and not config.is_bot(p.author):
+        if (reach.known and p.author.lower() not in history.first_merged and not config.is_bot(p.author)
+                and p.author != NO_AUTHOR):
             first_seen.setdefault(p.author, p.number)
     return sorted(first_seen, key=lambda a: (first_seen[a], a))
 
@@ -507,7 +508,8 @@ def _stats(prs: list[ScoredPR], config: RepoConfig, reach: _Reach, newcomers: li
         "avg_insight": round(sum(p.insight for p in prs) / n, 1) if n else 0.0,
         "additions": sum(p.additions for p in prs),
         "deletions": sum(p.deletions for p in prs),
-        "authors": len({p.author for p in prs if not config.is_bot(p.author)}),  # people: bots are counted apart
+        # people: bots are counted apart, and a PR whose author is gone has nobody to count
+        "authors": len({p.author for p in prs if not config.is_bot(p.author) and p.author != NO_AUTHOR}),
         "new_contributors": newcomers,
         # How far back "new" was judged, so a report can say "first seen in the last 4 weeks" when that is all
         # it knows: "" without history; new_contributors_window is the weeks covered when the history is short.
