@@ -499,10 +499,11 @@ def _new_contributors(prs: list[ScoredPR], history: PriorRecord, config: RepoCon
     return sorted(first_seen, key=lambda a: (first_seen[a], a))
 
 
-def _stats(prs: list[ScoredPR], config: RepoConfig, reach: _Reach, newcomers: list[str]) -> Stats:
-    n = len(prs)
+def _stats(prs: list[ScoredPR], config: RepoConfig, reach: _Reach, newcomers: list[str], unscored: int) -> Stats:
+    n = len(prs)  # the scored PRs: what the averages and sizes are of
     stats: Stats = {
-        "pr_count": n,
+        "pr_count": n + unscored,  # every merged PR of the period, as the headline says
+        "unscored_count": unscored,  # of them, not scored yet (or for good): the figures below leave them out
         "key_pr_count": sum(p.key for p in prs),
         "avg_importance": round(sum(p.importance for p in prs) / n, 1) if n else 0.0,
         "avg_insight": round(sum(p.insight for p in prs) / n, 1) if n else 0.0,
@@ -568,7 +569,7 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "generated_at": generated_at,
         "language": config.language,
         "scorer": scorer,
-        "stats": _stats(prs, config, reach, _new_contributors(prs, history, config, reach)),
+        "stats": _stats(prs, config, reach, _new_contributors(prs, history, config, reach), len(unscored)),
         "prs": _entries(prs, reverts),
         "modules": modules,
         "hot_files": _hot_files(prs),
