@@ -168,6 +168,8 @@ def test_every_event_works_against_the_bundled_sample_on_a_fresh_state(event_fil
     assert result.failures == [], lines
     numbers = {n for r in result.event.get("Records", []) for n in json.loads(r["body"]).get("numbers", [])}
     assert numbers <= set(range(1201, 1233))  # the sample's PRs, not made-up ones
+    if event_file == "report-sqs.json":
+        assert f"report written: {out / SAMPLE_WEEK}" in lines and (out / SAMPLE_WEEK / "report.pdf").is_file()
     if function in ("PagesFunction", "DeliveryFunction"):
         # The report they name was run through the flow first, said where it went, and the site copied to --out.
         assert f"report written: {out / SAMPLE_WEEK}" in lines
