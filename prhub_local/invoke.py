@@ -145,13 +145,14 @@ def invoke_function(function: str, event: Any, *, state: str | Path | None = ".p
 
 
 def published_reports(bucket: str) -> dict[str, str]:
-    """Each report folder of the site bucket, by its report.json's ETag: what an invocation changed is what it
-    published."""
+    """Each report folder of the site bucket (a period's, not a PR page's), by its report.json's ETag: what an
+    invocation changed is what it published."""
     found: dict[str, str] = {}
     for page in client("s3").get_paginator("list_objects_v2").paginate(Bucket=bucket):
         for item in page.get("Contents", []):
-            if item["Key"].endswith("/report.json"):
-                found[item["Key"].removesuffix("report.json")] = str(item.get("ETag"))
+            folder, _, name = item["Key"].rpartition("/")
+            if name == "report.json" and "/reports/" in folder:  # a period's report, not a PR page's data
+                found[folder + "/"] = str(item.get("ETag"))
     return found
 
 

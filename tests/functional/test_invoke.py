@@ -174,6 +174,7 @@ def test_every_event_works_against_the_bundled_sample_on_a_fresh_state(event_fil
         # The report they name was run through the flow first, said where it went, and the site copied to --out.
         assert f"report written: {out / SAMPLE_WEEK}" in lines
         assert (out / SAMPLE_WEEK / "index.html").is_file()
+    assert not [line for line in lines if line.startswith("report written:") and "/pull/" in line]
     if function == "PagesFunction":
         assert all((out / "acme/rocket/pull" / str(n) / "index.html").is_file() for n in numbers)
     if function == "DeliveryFunction":
