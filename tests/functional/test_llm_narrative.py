@@ -283,3 +283,11 @@ def test_an_outage_is_not_cached(fake: FakeOpenAI) -> None:
     fake.enqueue(*[Fault.server_error()] * 10)
     out = narrator.model_narrative(report, config, chat(fake), DynamoCache(db, "cache"))
     assert db.items == {} and any("unavailable" in n for n in out["notes"])
+
+
+def test_the_note_on_the_engine_writing_the_narrative_is_in_the_reports_language(fake: FakeOpenAI) -> None:
+    report, config = build(language="zh")
+    fake.enqueue(*[Fault.server_error()] * 10)
+    out = narrator.model_narrative(report, config, chat(fake, max_retries=0))
+    [note] = [n for n in out["notes"] if n.startswith("叙述：")]
+    assert "由引擎撰写，原因是模型不可用" in note and "narrative:" not in " ".join(out["notes"])
