@@ -6,3 +6,7 @@ Modules: template (template.yaml loaded and provisioned), moto_patches, embedded
 its environment), state (save and restore), sample (the bundled sample, the local watch list), runner
 (handlers, pollers, `prhub run`), invoke, serve, cli.
 """
+
+# Every AWS::Serverless::Function of template.yaml by its logical id (a test holds them equal): what `prhub invoke`
+# offers, known before anything heavy is imported.
+FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction", "DeliveryFunction", "PagesFunction")

@@ -27,12 +27,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """
     from prhub_local import runner
 
-    config_text = None
-    if args.config:
-        try:
-            config_text = Path(args.config).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read --config {args.config}: {exc.strerror}") from exc
+    config_text = _read_config(args.config)
     result = runner.run_pipeline(
         repo=args.repo, since=args.since, until=args.until, tz=args.tz, source=args.source, scorer=args.scorer,
         lang=args.lang, out=args.out, state=None if args.endpoint_url else args.state,
@@ -41,6 +36,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         for name in ("report.md", "report.pdf", "report.json", "index.html"):
             print(result.site_dir / key / name)
     return 0
+
+
+def _read_config(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read --config {path}: {exc.strerror}") from exc
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -93,9 +97,11 @@ def cmd_invoke(args: argparse.Namespace) -> int:
 
     from prhub_local import invoke
 
+    config_text = _read_config(args.config)
     event = invoke.read_event(args.event)
     result = invoke.invoke_function(args.function, event, state=None if args.endpoint_url else args.state,
-                                    endpoint_url=args.endpoint_url)
+                                    endpoint_url=args.endpoint_url, source=args.source, config_text=config_text,
+                                    out=args.out)
     print(json.dumps(result.answer, indent=2, ensure_ascii=False, default=str))
     if result.failures:
         print(f"prhub: {args.function} did not finish: {', '.join(result.failures)}", file=sys.stderr)
@@ -111,6 +117,8 @@ def _positive(value: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from prhub_local import FUNCTIONS
+
     parser = argparse.ArgumentParser(prog="prhub", description=(__doc__ or "").splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -145,9 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--tz", default="UTC", metavar="ZONE", help="IANA time zone of the dates (default: UTC)")
 
     invoke = add("invoke", cmd_invoke)
-    invoke.add_argument("function", choices=("PlanFunction", "ScoreFunction", "ReportFunction"),
-                        help="the function (its logical id in template.yaml)")
+    invoke.add_argument("function", choices=FUNCTIONS, help="the function (its logical id in template.yaml)")
     invoke.add_argument("--event", required=True, metavar="FILE", help="event JSON, e.g. events/plan-scheduled.json")
+    invoke.add_argument("--source", metavar="SPEC", help=(
+        "github or jsonl:PATH, for the watched repositories that name no source (the sample events' "
+        "verl-project/verl; default: as the watch list says, GitHub)"))
+    invoke.add_argument("--config", metavar="FILE", help="watch list JSON (default: template.yaml's, with the sample)")
+    invoke.add_argument("--out", default="site", metavar="DIR", help="where the site is copied (default: ./site)")
     invoke.add_argument("--state", default=".prhub/state", metavar="DIR",
                         help="embedded AWS state kept between runs (default: .prhub/state)")
     invoke.add_argument("--endpoint-url", metavar="URL", help="use this AWS endpoint instead of the embedded one")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,18 +24,21 @@ from prhub.core.errors import InputError
 from prhub.core.period import format_timestamp, parse_timestamp
 from prhub.flow.plan import is_scheduled
 
+from prhub_local import FUNCTIONS
+from prhub_local.embedded import client
 from prhub_local.runner import (
     LambdaContext,
     Progress,
+    Runner,
+    direct_invoke,
     function_env,
     load_handler,
     provisioned,
     run_store,
 )
 from prhub_local.sample import local_watchlist
+from prhub_local.state import download_bucket
 from prhub_local.template import Stack, default_root, load_template
-
-FUNCTIONS = ("PlanFunction", "ScoreFunction", "ReportFunction", "PagesFunction")
 
 
 @dataclass
@@ -65,11 +69,27 @@ class Invocation:
         return records + [str(r) for r in missed]
 
 
-def local_sources(root: Path) -> dict[str, str]:
-    """Exports this machine can read in place of GitHub for the sample events' repository (verl-project/verl):
-    the project's shared export beside the checkout, when present (the tests read it too)."""
-    verl = root.parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
-    return {"verl-project/verl": f"jsonl:{verl}"} if verl.is_file() else {}
+def given_sources(watchlist_text: str, source: str | None) -> dict[str, str]:
+    """`--source` for each watched repository that names no source of its own (the sample events' verl-project/verl
+    in template.yaml's default): what the command line says, never a file that happens to be on this machine.
+    Without it they are read as the watch list says (GitHub by default)."""
+    if source is None:
+        return {}
+    doc = json.loads(watchlist_text)
+    named = [entry if isinstance(entry, str) else entry.get("repo") for entry in doc.get("repos", [])
+             if isinstance(entry, str) or "source" not in entry]
+    return {str(repo): source for repo in named if repo}
+
+
+def check_source(spec: str) -> None:
+    """`--source` is github or jsonl:PATH of an export file here: refused at once otherwise."""
+    if spec == "github" or spec.startswith("jsonl:s3://"):
+        return
+    if not spec.startswith("jsonl:"):
+        raise InputError(f"unknown --source {spec[:200]!r}: use github or jsonl:PATH")
+    if not Path(spec.removeprefix("jsonl:")).is_file():
+        raise InputError(f"no export file at {spec.removeprefix('jsonl:')} (--source jsonl:PATH names a file of one "
+                         "PR a line)")
 
 
 def read_event(path: str | Path) -> Any:
@@ -83,24 +103,34 @@ def read_event(path: str | Path) -> Any:
 
 def invoke_function(function: str, event: Any, *, state: str | Path | None = ".prhub/state",
                     endpoint_url: str | None = None, prefix: str = "prhub", root: Path | None = None,
-                    progress: Progress | None = None) -> Invocation:
+                    progress: Progress | None = None, source: str | None = None, config_text: str | None = None,
+                    out: str | Path | None = None) -> Invocation:
     """Run `function`'s handler once with `event` on the embedded AWS (or `endpoint_url`); returns its answer,
-    or the exception it raised, as Lambda reports it."""
+    or the exception it raised, as Lambda reports it.
+
+    The watch list is `config_text` (else template.yaml's default with the bundled sample); `source` is read for
+    its repositories that name no source. Each report the invocation published is said, and with `out` the
+    site is copied there, as `prhub run` does."""
     if function not in FUNCTIONS:
         raise InputError(f"unknown function {function!r}: use one of {', '.join(FUNCTIONS)}")
     root = root or default_root()
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
     template = load_template(root / "template.yaml")
-    sources = local_sources(root)
-    watchlist_text = local_watchlist(template, None, sources)
+    if source is not None:
+        check_source(source)
+    sources = given_sources(local_watchlist(template, config_text), source)
+    watchlist_text = local_watchlist(template, config_text, sources)
     done: list[Invocation] = []
     # A refused plan event wrote nothing (the flow's guarantee): the state is left as it was, or absent.
     with provisioned(template, prefix, watchlist_text, endpoint_url, state, say,
                      keep=lambda: not (done and done[0].refused)) as stack, function_env(stack):
-        if function == "PlanFunction":
-            for repo, spec in sources.items():
-                say(f"{repo} is read from {spec} (the local stand-in for GitHub)")
-        else:
+        for repo, spec in sources.items():
+            say(f"{repo} is read from {spec} (--source)")
+        bucket = stack.buckets["SiteBucket"]
+        before = published_reports(bucket)  # what the steps below publish (a report run first too) is said
+        if function in ("PagesFunction", "DeliveryFunction"):
+            event = _with_published_reports(root, stack, event, say)
+        elif function != "PlanFunction":
             event = _with_known_runs(root, template, stack, event, say)
         handler = load_handler(root, template, function)
         try:
@@ -108,7 +138,25 @@ def invoke_function(function: str, event: Any, *, state: str | Path | None = ".p
                 done.append(Invocation(function, event, handler(event, LambdaContext(function))))
         except Exception as exc:  # the invocation's error, not the harness's: reported, the state still saved
             done.append(Invocation(function, event, {"errorType": type(exc).__name__, "errorMessage": str(exc)}, exc))
+        written = sorted(key for key, tag in published_reports(bucket).items() if before.get(key) != tag)
+        if out is not None and not done[0].refused:
+            Path(out).mkdir(parents=True, exist_ok=True)
+            download_bucket(client("s3"), bucket, Path(out))
+        for key in written:
+            say(f"report written: {Path(out) / key if out is not None else f's3://{bucket}/{key}'}")
     return done[0]
+
+
+def published_reports(bucket: str) -> dict[str, str]:
+    """Each report folder of the site bucket (a period's, not a PR page's), by its report.json's ETag: what an
+    invocation changed is what it published."""
+    found: dict[str, str] = {}
+    for page in client("s3").get_paginator("list_objects_v2").paginate(Bucket=bucket):
+        for item in page.get("Contents", []):
+            folder, _, name = item["Key"].rpartition("/")
+            if name == "report.json" and "/reports/" in folder:  # a period's report, not a PR page's data
+                found[folder + "/"] = str(item.get("ETag"))
+    return found
 
 
 @contextlib.contextmanager
@@ -127,6 +175,67 @@ def _replayed_at(function: str, event: Any, say: Progress) -> Iterator[None]:
     say(f"replaying the schedule event at its own time, {format_timestamp(moment)}")
     with mock.patch("prhub.flow.deps.utc_now", return_value=moment):
         yield
+
+
+SLUG = re.compile(r"^(\d{4}-\d{2}-\d{2})-to-(\d{4}-\d{2}-\d{2})$")
+
+
+def _bodies(event: Any) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(record, its JSON body) of each well-formed SQS record; a malformed one is the handler's to refuse."""
+    records = event.get("Records") if isinstance(event, dict) else None
+    out = []
+    for record in records if isinstance(records, list) else []:
+        try:
+            body = json.loads(record["body"])
+        except (TypeError, KeyError, ValueError):
+            continue
+        if isinstance(body, dict):
+            out.append((record, body))
+    return out
+
+
+def _report_of(body: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(repo, since, until) of the report a pages or delivery message names, by its report key or slug."""
+    key = body.get("report_key")
+    if isinstance(key, str) and "/reports/" in key:
+        repo, _, rest = key.partition("/reports/")
+        slug = rest.split("/")[0]
+    elif isinstance(body.get("repo"), str) and isinstance(body.get("slug"), str):
+        repo, slug = body["repo"], body["slug"]
+    else:
+        return None
+    match = SLUG.match(slug)
+    return (repo, match.group(1), match.group(2)) if match and "/slices/" not in repo else None
+
+
+def _with_published_reports(root: Path, stack: Stack, event: Any, say: Progress) -> Any:
+    """A pages or delivery event names a published report: when the state has none, its period is run through
+    the whole flow first (plan, score, report, pages), as `prhub run` would, and the event's run ids pointed at
+    that run."""
+    bucket, s3 = stack.buckets["SiteBucket"], client("s3")
+    ran: dict[tuple[str, str, str], str] = {}
+    for _, body in _bodies(event):
+        named = _report_of(body)
+        if named is None or named in ran:
+            continue
+        repo, since, until = named
+        key = f"{repo}/reports/{since}-to-{until}/"
+        if s3.list_objects_v2(Bucket=bucket, Prefix=key + "report.json").get("KeyCount", 0):
+            continue
+        say(f"report {key} is not in the state: running {repo} {since}..{until} through the flow first "
+            "(`prhub run` does the same)")
+        [planned] = Runner(root, stack, direct_invoke, say, workers=4).run(
+            [{"repo": repo, "since": since, "until": until}], timeout=900)
+        ran[named] = planned["run_id"]
+    if not ran:
+        return event
+    event = json.loads(json.dumps(event))
+    for record, body in _bodies(event):
+        named = _report_of(body)
+        if named in ran and isinstance(body.get("run_id"), str):
+            body["run_id"] = ran[named]
+            record["body"] = json.dumps(body, ensure_ascii=False)
+    return event
 
 
 def _run_ids(event: Any) -> list[str]:

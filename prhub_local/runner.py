@@ -104,19 +104,51 @@ def load_handler(root: Path, template: dict[str, Any], logical: str) -> Callable
 
 class _Stderr:
     """Whatever sys.stderr is at the moment of writing (it may be swapped after the handler is set up), unless
-    the writing thread holds its lines back (HeldLogs)."""
+    the writing thread holds its lines back (HeldLogs). Each Powertools record is written as one readable line."""
 
     held = threading.local()
 
     def write(self, text: str) -> int:
+        text = readable(text)
         lines: list[str] | None = getattr(self.held, "lines", None)
         if lines is not None:
             lines.append(text)
             return len(text)
-        return sys.stderr.write(text)
+        return sys.stderr.write(text) if text else 0
 
     def flush(self) -> None:
         sys.stderr.flush()
+
+
+# What Powertools adds to every record for CloudWatch (the Lambda context, where in the code): not for a person.
+_CONTEXT_KEYS = {"level", "location", "message", "timestamp", "service", "cold_start", "function_name",
+                 "function_memory_size", "function_arn", "function_request_id", "xray_trace_id", "sampling_rate"}
+_LEVELS = {"DEBUG": 10, "INFO": 20, "WARNING": 30, "ERROR": 40, "CRITICAL": 50}
+
+
+def readable(text: str) -> str:
+    """A handler's Powertools record (one JSON object a line, with a fake ARN and a request id) as the one line a
+    person reads: `warning: DeliveryFunction: channel cannot be resolved (channel=..., error=...)`. Records below
+    POWERTOOLS_LOG_LEVEL (WARNING unless set) are left out; text that is no such record passes as it is."""
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(record, dict) or "level" not in record or "message" not in record:
+        return text
+    level = str(record["level"]).upper()
+    wanted = _LEVELS.get(os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING").upper(), 30)
+    if _LEVELS.get(level, 30) < wanted:
+        return ""
+    extra = ", ".join(f"{k}={_short(v)}" for k, v in record.items() if k not in _CONTEXT_KEYS)
+    who = str(record.get("function_name") or record.get("service") or "prhub")
+    return f"{level.lower()}: {who}: {_short(record['message'])}" + (f" ({extra})" if extra else "") + "\n"
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())  # a traceback or a multi-line message stays one line
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _quiet_logs() -> None:

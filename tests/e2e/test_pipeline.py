@@ -104,8 +104,9 @@ def test_a_pr_that_always_fails_lands_in_the_dlq_and_a_lost_one_is_swept(aws_end
     unscored = {u["number"]: u for u in report["unscored"]}
     assert set(unscored) == {1205, 1210}
     assert "999999" in unscored[1205]["reason"]
-    assert "never finished" in unscored[1210]["reason"]
-    assert report["stats"]["pr_count"] == 30
+    assert unscored[1210]["reason"] == "没有结果：评分任务没有完成"  # the sample reports in zh: its reasons too
+    assert unscored[1205]["reason"].startswith("评分失败：")
+    assert report["stats"]["pr_count"] == 32 and report["stats"]["unscored_count"] == 2  # merged, 2 unscored
     assert any("sweeping" in line for line in lines)
     sqs = aws.client("sqs")
     dlq = sqs.get_queue_url(QueueName=f"{prefix}-ScoreDLQ")["QueueUrl"]

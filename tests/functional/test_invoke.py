@@ -14,6 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from prhub.core.errors import InputError
 
 from prhub_local import cli
 from prhub_local.invoke import Invocation, invoke_function
@@ -23,10 +24,11 @@ from tests.conftest import EVENTS, load_event
 SAMPLE_WEEK = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
 
 
-def invoke(function: str, event_file: str, endpoint: str, state: Path) -> tuple[Invocation, list[str]]:
+def invoke(function: str, event_file: str, endpoint: str, state: Path, source: str | None = None,
+           out: Path | None = None) -> tuple[Invocation, list[str]]:
     lines: list[str] = []
     result = invoke_function(function, load_event(event_file), endpoint_url=endpoint, state=state,
-                             prefix="i" + uuid.uuid4().hex[:10], progress=lines.append)
+                             prefix="i" + uuid.uuid4().hex[:10], progress=lines.append, source=source, out=out)
     return result, lines
 
 
@@ -41,19 +43,21 @@ def merged_in(export: Path, since: date, until: date, tz: str) -> int:
 
 def test_plan_custom_range_lists_verls_week_from_the_export(aws_endpoint: str, tmp_path: Path,
                                                             verl_export: Path) -> None:
-    result, lines = invoke("PlanFunction", "plan-custom-range.json", aws_endpoint, tmp_path / "state")
+    result, lines = invoke("PlanFunction", "plan-custom-range.json", aws_endpoint, tmp_path / "state",
+                           source=f"jsonl:{verl_export}")
     assert result.failures == []
     [run] = result.answer["runs"]
     assert run["repo"] == "verl-project/verl" and run["expected"] == 21
     assert run["period"] == {"since": "2026-06-15", "until": "2026-06-21", "tz": "Asia/Shanghai"}
-    assert any(f"read from jsonl:{verl_export}" in line for line in lines)
+    assert f"verl-project/verl is read from jsonl:{verl_export} (--source)" in lines
     # The run and its 21 score messages are in the saved state for the next invocation.
     assert len((generation(tmp_path / "state") / "queues" / "ScoreQueue.jsonl").read_text().splitlines()) == 21
 
 
 def test_plan_scheduled_plans_every_watched_repository_for_the_week_before(aws_endpoint: str, tmp_path: Path,
                                                                            verl_export: Path) -> None:
-    result, _ = invoke("PlanFunction", "plan-scheduled.json", aws_endpoint, tmp_path / "state")
+    result, _ = invoke("PlanFunction", "plan-scheduled.json", aws_endpoint, tmp_path / "state",
+                       source=f"jsonl:{verl_export}")
     assert result.failures == []
     runs = {r["repo"]: r for r in result.answer["runs"]}
     # The schedule fired Monday 01:00 in Shanghai, Sunday evening in Berlin: each repo's last complete week.
@@ -88,6 +92,12 @@ def test_score_then_report_events_plan_the_named_run_first_and_then_reuse_it(aws
     report = json.loads((generation(state) / "buckets" / "SiteBucket" / SAMPLE_WEEK / "report.json").read_text())
     assert [p["number"] for p in report["prs"]] == [1205]
     assert len(report["unscored"]) == 31 and 1205 not in {u["number"] for u in report["unscored"]}
+    # AND its headline counts the 32 merged PRs, 31 not scored yet, in the report's language (zh) as its reasons
+    assert report["language"] == "zh" and report["stats"]["pr_count"] == 32
+    assert report["summary"].startswith("本周合并 32 个 PR，其中 31 个尚未评分")
+    assert {u["reason"] for u in report["unscored"]} == {"没有结果：评分任务没有完成"}
+    assert report["notes"] and not any(n.startswith(("no result", "narrative:")) or "scored by the engine" in n
+                                       for n in report["notes"])
 
 
 def test_report_sweep_leaves_a_fresh_run_alone(aws_endpoint: str, tmp_path: Path) -> None:
@@ -130,3 +140,62 @@ def test_a_refused_plan_event_leaves_no_state_behind(aws_endpoint: str, tmp_path
                              prefix="i" + uuid.uuid4().hex[:10], progress=lambda _: None)
     assert result.refused and result.answer["ok"] is False and "since" in result.answer["error"]
     assert not (tmp_path / "state").exists()
+
+
+EVENT_FUNCTIONS = {"plan": "PlanFunction", "score": "ScoreFunction", "report": "ReportFunction",
+                   "deliver": "DeliveryFunction", "pages": "PagesFunction"}
+
+
+def test_every_function_of_the_template_can_be_invoked() -> None:
+    from prhub_local import FUNCTIONS
+    from prhub_local.template import default_root, load_template
+
+    resources = load_template(default_root() / "template.yaml")["Resources"]
+    assert set(FUNCTIONS) == {k for k, v in resources.items() if v["Type"] == "AWS::Serverless::Function"}
+    for name in FUNCTIONS:
+        assert cli.build_parser().parse_args(["invoke", name, "--event", "e.json"]).function == name
+    assert {EVENT_FUNCTIONS[p.name.split("-")[0]] for p in EVENTS.glob("*.json")} == set(FUNCTIONS)
+
+
+@pytest.mark.parametrize("event_file", sorted(p.name for p in EVENTS.glob("*.json")))
+def test_every_event_works_against_the_bundled_sample_on_a_fresh_state(event_file: str, aws_endpoint: str,
+                                                                       tmp_path: Path, verl_export: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    function = EVENT_FUNCTIONS[event_file.split("-")[0]]
+    out = tmp_path / "site"
+    result, lines = invoke(function, event_file, aws_endpoint, tmp_path / "state", source=f"jsonl:{verl_export}",
+                           out=out)
+    assert result.failures == [], lines
+    numbers = {n for r in result.event.get("Records", []) for n in json.loads(r["body"]).get("numbers", [])}
+    assert numbers <= set(range(1201, 1233))  # the sample's PRs, not made-up ones
+    if event_file == "report-sqs.json":
+        assert f"report written: {out / SAMPLE_WEEK}" in lines and (out / SAMPLE_WEEK / "report.pdf").is_file()
+    if function in ("PagesFunction", "DeliveryFunction"):
+        # The report they name was run through the flow first, said where it went, and the site copied to --out.
+        assert f"report written: {out / SAMPLE_WEEK}" in lines
+        assert (out / SAMPLE_WEEK / "index.html").is_file()
+    assert not [line for line in lines if line.startswith("report written:") and "/pull/" in line]
+    if function == "PagesFunction":
+        assert all((out / "acme/rocket/pull" / str(n) / "index.html").is_file() for n in numbers)
+    if function == "DeliveryFunction":
+        # No such secret on a fresh state: given up at once, said as one readable line, not a Powertools record.
+        err = capsys.readouterr().err
+        [said] = [line for line in err.splitlines() if "channel cannot be resolved" in line]
+        assert said.startswith("error: DeliveryFunction: channel cannot be resolved (")
+        assert "prhub/notify/slack-eng" in said
+        assert "arn:aws" not in err and '"level"' not in err
+
+
+def test_the_sample_events_repository_is_read_where_the_command_says(tmp_path: Path) -> None:
+    from prhub_local.invoke import given_sources
+    from prhub_local.sample import local_watchlist
+    from prhub_local.template import default_root, load_template
+
+    watchlist = local_watchlist(load_template(default_root() / "template.yaml"), None)
+    # Without --source: as the watch list says (GitHub), whatever files this checkout has beside it.
+    assert given_sources(watchlist, None) == {}
+    # With it: for the watched repositories that name no source; the sample keeps its own export.
+    assert given_sources(watchlist, "jsonl:x.jsonl") == {"verl-project/verl": "jsonl:x.jsonl"}
+    with pytest.raises(InputError, match="no export file at"):
+        invoke_function("PlanFunction", {}, source=f"jsonl:{tmp_path / 'none.jsonl'}", state=tmp_path / "s")
+    assert not (tmp_path / "s").exists()

@@ -123,8 +123,9 @@ def test_a_rerun_makes_no_call_and_an_outage_leaves_the_report_complete(fake: Fa
     day = merged_on(*OUTAGE_DAY)
     assert len(day) == 12 and {p["number"] for p in first["prs"]} == day
     assert first["stats"]["pr_count"] == 12 and first["unscored"] == [] and len(by_engine) >= 12 - 5 - 4
-    [note] = [n for n in first["notes"] if "scored by the engine instead of the model" in n]
-    assert note.startswith(f"{len(by_engine)} PR(s)")
+    # in the report's language (verl's: zh)
+    [note] = [n for n in first["notes"] if "由引擎代替模型评分" in n]
+    assert first["language"] == "zh" and note.startswith(f"{len(by_engine)} 个 PR 由引擎代替模型评分：")
     assert sorted(int(n) for n in re.findall(r"#(\d+)", note)) == by_engine
     # WHEN the same range runs again, the model healthy
     fake.responder = rule_based

@@ -320,3 +320,11 @@ def test_a_pr_caught_injecting_is_not_in_the_models_narrative() -> None:
     assert all(number not in item["prs"] for name in ("highlights", "key_changes", "risk_notes", "relation_notes",
                                                        "trend_notes") for item in out[name])
     assert out["scorer"]["narrative_by"]["highlights"] == "llm"  # the rest of the model's narrative stands
+
+
+def test_the_note_on_the_engine_writing_the_narrative_is_in_the_reports_language(fake: FakeOpenAI) -> None:
+    report, config = build(language="zh")
+    fake.enqueue(*[Fault.server_error()] * 10)
+    out = narrator.model_narrative(report, config, chat(fake, max_retries=0))
+    [note] = [n for n in out["notes"] if n.startswith("叙述：")]
+    assert "由引擎撰写，原因是模型不可用" in note and "narrative:" not in " ".join(out["notes"])

@@ -106,8 +106,11 @@ def test_sweep_finishes_a_stuck_run_and_a_late_worker_asks_for_a_revision_once(s
     published = report_json(stack)
     missing = sorted(json.loads(m["Body"])["number"] for m in kept)
     assert [u["number"] for u in published["unscored"]] == missing
-    assert all(u["reason"] and u["title"] for u in published["unscored"])
-    assert published["stats"]["pr_count"] == SAMPLE_PRS - 3
+    assert published["language"] == "en"  # the stack's watch list
+    assert all(u["reason"] == "no result: its worker never finished" and u["title"] for u in published["unscored"])
+    # The headline counts every merged PR and says how many are not scored yet.
+    assert published["stats"]["pr_count"] == SAMPLE_PRS and published["stats"]["unscored_count"] == 3
+    assert published["summary"].startswith(f"{SAMPLE_PRS} PRs were merged (3 not scored yet")
     assert run_item(stack, run_id)["status"] == "reported"
     # AND a late worker finishing one of them asks for the report's second revision, not a second first one
     assert deliver(handler(stack, "ScoreFunction"), stack, "ScoreQueue", kept[:1]) == set()

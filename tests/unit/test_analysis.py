@@ -158,7 +158,9 @@ def test_unscored_prs_are_listed_and_counted_in_the_weeks_trend():
     unscored = [{"number": 9, "title": "x", "url": "u", "reason": "GitHub said 502 three times"}]
     result = report(week_prs(), unscored=unscored)
     assert result["unscored"] == unscored
-    assert result["stats"]["pr_count"] == 4 and result["trends"]["weeks"][-1]["pr_count"] == 5
+    assert result["stats"]["pr_count"] == 5 == result["trends"]["weeks"][-1]["pr_count"]  # every merged PR
+    assert result["stats"]["unscored_count"] == 1  # the averages are of the scored PRs only
+    assert result["stats"]["avg_importance"] == report(week_prs())["stats"]["avg_importance"]
     assert any("could not be scored" in n for n in result["notes"])
 
 

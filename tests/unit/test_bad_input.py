@@ -86,9 +86,9 @@ def test_check_repo_accepts_real_names(repo: str) -> None:
     ("", "not valid JSON"),
     ("[1, 2]", "must be"),
     ('{"repos": {"repo": "a/b"}}', "must be"),
-    ('{"repos": [{"repo": "a/b", "colour": "red"}]}', "unknown repository settings: colour"),
-    ('{"defaults": {"tzz": "UTC"}, "repos": ["a/b"]}', "unknown repository settings: tzz"),
-    ('{"repos": [{"repo": "a/b", "llm": {"modle": "x"}}]}', "unknown llm settings: modle"),
+    ('{"repos": [{"repo": "a/b", "colour": "red"}]}', "unknown repository settings: 'colour'"),
+    ('{"defaults": {"tzz": "UTC"}, "repos": ["a/b"]}', "unknown defaults settings: 'tzz' \\(did you mean 'tz'"),
+    ('{"repos": [{"repo": "a/b", "llm": {"modle": "x"}}]}', "unknown llm settings: 'modle' \\(did you mean 'model'"),
     ('{"repos": [{"repo": "a/b", "language": "fr"}]}', "language must be one of"),
     ('{"repos": [{"repo": "a/b", "tz": "Nowhere/City"}]}', "unknown time zone"),
     ('{"repos": [{"repo": "not a repo"}]}', "owner/name"),
@@ -98,6 +98,40 @@ def test_check_repo_accepts_real_names(repo: str) -> None:
 def test_watch_list_rejects_bad_documents_with_a_clear_message(text: str, words: str) -> None:
     with pytest.raises(InputError, match=words):
         WatchList.parse(text)
+
+
+@pytest.mark.parametrize(("text", "where", "near"), [
+    ('{"defualts": {"tz": "Asia/Shanghai"}, "repos": ["a/b"]}', "watch list", "defaults"),
+    ('{"defaults": {"timezone": "Asia/Shanghai"}, "repo": ["a/b"]}', "watch list", "repos"),
+    ('{"defaults": {"langauge": "en"}, "repos": ["a/b"]}', "defaults", "language"),
+    ('{"repos": [{"repo": "a/b", "modul_map": {}}]}', "repository", "module_map"),
+    ('{"repos": [{"repo": "a/b", "llm": {"max_token_per_run": 5}}]}', "llm", "max_tokens_per_run"),
+    ('{"repos": ["a/b"], "digest": {"titel": "x"}}', "digest", "title"),
+])
+def test_watch_list_refuses_an_unknown_key_at_every_level_naming_the_nearest(text: str, where: str,
+                                                                             near: str) -> None:
+    with pytest.raises(InputError) as caught:
+        WatchList.parse(text)
+    assert str(caught.value).startswith(f"unknown {where} settings: ")
+    assert f"(did you mean {near!r}?)" in str(caught.value)
+
+
+def test_a_misspelled_top_level_key_stops_prhub_run_with_exit_2_and_writes_nothing(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from prhub_local import cli, runner
+
+    def never(*args: Any) -> None:
+        raise AssertionError("the embedded AWS was started for a watch list that is refused")
+
+    monkeypatch.setattr(runner.EmbeddedAws, "__enter__", never)
+    config = tmp_path / "watch.json"
+    config.write_text('{"defualts": {"tz": "Asia/Shanghai"}, "repos": ["acme/rocket"]}', encoding="utf-8")
+    code = cli.main(["run", "--config", str(config), "--state", str(tmp_path / "s" / "state"),
+                     "--out", str(tmp_path / "site")])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err[-1].startswith("prhub: unknown watch list settings: 'defualts'")
+    assert "(did you mean 'defaults'?)" in err[-1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["watch.json"]
 
 
 def test_watch_list_unknown_repo_gets_defaults_but_a_bad_name_is_refused() -> None:
@@ -331,3 +365,96 @@ def test_a_period_compares_with_the_four_before_it_of_the_same_length(since: str
     period = Period.parse(since, until, "UTC")
     assert period.kind == kind
     assert [(str(p.since), str(p.until)) for p in period.previous(4)] == previous
+
+
+# -- exports as people make them ---------------------------------------------
+
+DAY = Period.parse("2026-05-05", "2026-05-05", "UTC")  # the day the rows merge: no coverage note
+
+def test_a_byte_order_mark_on_line_1_is_accepted_not_a_dropped_pr(tmp_path: Any) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_text("\n".join([line(row(1)), line(row(2))]) + "\n", encoding="utf-8-sig")  # as Notepad saves it
+    source = JsonlSource.from_path(str(path))
+    assert [r.number for r in source.list_merged("o/r", DAY)] == [1, 2]
+    assert source.problems == [] and source.warnings("o/r", DAY) == []
+
+
+def test_a_pr_without_an_author_is_named_ghost_and_is_never_a_contributor() -> None:
+    from prhub.core.history import History
+    from prhub.core.models import NO_AUTHOR
+    from prhub.engine.analysis import analyse_period
+
+    source = JsonlSource([line(row(1, user=None)), line({k: v for k, v in row(2).items() if k != "user"}),
+                          line(row(3, user={"login": None})), line(row(4))], "x.jsonl")
+    prs = [source.get("o/r", r) for r in source.list_merged("o/r", DAY)]
+    assert [p.author for p in prs] == [NO_AUTHOR, NO_AUTHOR, NO_AUTHOR, "alice"] and NO_AUTHOR == "ghost"
+    config = RepoConfig("o/r")
+    entries = [{"number": p.number, "title": p.title, "author": p.author, "merged_at": "2026-05-05T03:00:00Z",
+                "modules": []} for p in prs]
+    result = analyse_period([score_pull(p, config) for p in prs], [], WEEK, config, History.of(entries, WEEK),
+                            "2026-05-11T01:00:00Z", {"kind": "heuristic", "model": None, "prompt_version": "t"})
+    assert result["stats"]["authors"] == 1 and NO_AUTHOR not in result["stats"]["new_contributors"]
+
+
+def test_files_null_is_kept_and_warned_naming_the_pr() -> None:
+    source = JsonlSource([line(row(1, files=None)), line(row(2))], "x.jsonl")
+    assert [r.number for r in source.list_merged("o/r", DAY)] == [1, 2]
+    [warning] = source.warnings("o/r", DAY)
+    assert warning.startswith("export line x.jsonl:1: PR #1: files is null")
+    [note] = source.notes("o/r", DAY, "zh")
+    assert "PR #1：files 为 null" in note
+
+
+def test_a_truncated_last_line_is_named_as_cut_off_in_the_warning() -> None:
+    cut = line(row(3))[:40]
+    source = JsonlSource([line(row(1)) + "\n", '{"number": 2, "title": "bad"]\n', cut], "x.jsonl")
+    warnings = source.warnings("o/r", DAY)
+    assert "export line skipped: x.jsonl:2: not valid JSON" in warnings  # not the last line: plain bad JSON
+    assert ("export line skipped: x.jsonl:3: the last line is cut off mid-record (was the export interrupted?)"
+            in warnings)
+
+
+def test_fifty_duplicate_lines_give_one_warning_with_their_count() -> None:
+    source = JsonlSource([line(row(1)), line(row(2))] + [line(row(1))] * 50, "x.jsonl")
+    assert [r.number for r in source.list_merged("o/r", DAY)] == [1, 2]
+    warnings = source.warnings("o/r", DAY)
+    assert warnings == ["x.jsonl: 50 line(s) skipped",
+                        "export lines skipped: x.jsonl: 50 duplicates of earlier PRs, ignored (lines 3, 4, 5, 6, 7…)"]
+    assert len(source.notes("o/r", DAY, "zh")) == 1
+    # One duplicate is still named as such, with the PR it repeats.
+    assert JsonlSource([line(row(1)), line(row(1))], "y.jsonl").warnings("o/r", DAY)[1].endswith(
+        "duplicate of PR #1, ignored")
+
+
+def test_a_lone_surrogate_is_replaced_warned_and_the_pr_stored(tmp_path: Any) -> None:
+    path = tmp_path / "x.jsonl"
+    # json.dumps writes the escape "\ud83d" as-is: the file is valid UTF-8, the value is half an emoji.
+    path.write_text("\n".join([line(row(1, title="fix \ud83d crash")), line(row(2))]) + "\n", encoding="utf-8")
+    source = JsonlSource.from_path(str(path))
+    prs = [source.get("o/r", r) for r in source.list_merged("o/r", DAY)]
+    assert [p.number for p in prs] == [1, 2] and prs[0].title == "fix \ufffd crash"
+    pack(prs[0].to_export())  # what raised UnicodeEncodeError and stopped the run
+    [warning] = source.warnings("o/r", DAY)
+    assert f"{path}:1: PR #1: text that is not valid UTF-8" in warning
+
+
+def test_text_from_any_source_is_made_valid_where_the_flow_reads_it(caplog: pytest.LogCaptureFixture) -> None:
+    from datetime import UTC, datetime
+
+    from prhub.core.models import PullRef
+    from prhub.sources.source import ListPage, TimedSource
+
+    class Gh:  # stands in for GitHub's sources: they hand over what the API's JSON held
+        def list_pages(self, repo: str, period: Period, resume: Any = None) -> Any:
+            yield ListPage([PullRef(7, "a \udc00 b", "bob", datetime(2026, 5, 5, tzinfo=UTC), "u")], None)
+
+        def get(self, repo: str, ref: Any) -> PullRequest:
+            return PullRequest.from_export(row(7, body="x\ud800"))
+
+    timed = TimedSource(Gh(), None)  # type: ignore[arg-type]
+    [page] = timed.list_pages("o/r", DAY)
+    assert page.refs[0].title == "a \ufffd b"
+    pr = timed.get("o/r", page.refs[0])
+    assert pr.body == "x\ufffd"
+    pack(pr.to_export())
+    assert "PR #7 of o/r: text that is not valid UTF-8" in caplog.text

@@ -114,7 +114,7 @@ def test_the_watch_list_reads_digest_and_org() -> None:
 
 
 @pytest.mark.parametrize(("doc", "message"), [
-    ({"digest": {"titel": "x"}}, "unknown digest settings: titel"),
+    ({"digest": {"titel": "x"}}, "unknown digest settings: 'titel'"),
     ({"digest": {"deadline_hours": -1}}, "deadline_hours"),
     ({"digest": {"deadline_hours": True}}, "deadline_hours"),
     ({"digest": {"notify": [{"channel": "pager"}]}}, r"digest.notify\[0\].channel"),

@@ -134,3 +134,55 @@ def test_the_summary_names_the_lead_changes_in_chinese_without_their_titles():
     summary = narrative.engine_narrative(week_report("zh"))["summary"]
     assert "最值得先读的是 rollout 模块的 #11（破坏性变更、新功能），以及 rollout 模块的 #12（修复卡死问题）" in summary
     assert "[BREAKING]" not in summary and "support the async" not in summary
+
+
+# -- headlines that agree with the body (issue 25) -----------------------------
+
+def _unscored_week(scored: int, waiting: int, lang: str):
+    from prhub.core.config import RepoConfig
+    from prhub.core.history import History
+    from prhub.core.period import Period
+    from prhub.engine.scoring import score_pull
+    from prhub.report import compose
+
+    from tests.unit.engine_support import make_pr
+
+    week = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
+    config = RepoConfig("o/r", tz="Asia/Shanghai", language=lang)
+    prs = [score_pull(make_pr(f"[trainer] fix: thing {n}", number=n, merged_at="2026-06-16T02:00:00Z"), config)
+           for n in range(1, scored + 1)]
+    unscored = [{"number": n, "title": f"t{n}", "url": f"https://github.com/o/r/pull/{n}", "reason": "r"}
+                for n in range(100, 100 + waiting)]
+    return compose.report(prs, unscored, week, config, History.of([], week), "2026-06-22T01:00:00Z",
+                          {"kind": "heuristic", "model": None, "prompt_version": "t"})
+
+
+def test_a_week_of_unscored_prs_is_headed_by_its_merged_count_never_none_merged() -> None:
+    zh = _unscored_week(0, 33, "zh")
+    assert zh["stats"]["pr_count"] == 33 and zh["stats"]["unscored_count"] == 33
+    assert zh["summary"].startswith("本周合并 33 个 PR，均尚未评分") and "没有合并" not in zh["summary"]
+    en = _unscored_week(0, 33, "en")
+    assert en["summary"].startswith("33 PRs were merged this week; none is scored yet")
+
+
+def test_a_partly_scored_week_says_how_many_are_not_scored_yet() -> None:
+    zh = _unscored_week(1, 31, "zh")
+    assert zh["stats"]["pr_count"] == 32 and zh["stats"]["unscored_count"] == 31
+    assert zh["summary"].startswith("本周合并 32 个 PR，其中 31 个尚未评分；已评分的 1 个中关键 PR")
+    en = _unscored_week(1, 31, "en")
+    assert en["summary"].startswith("32 PRs were merged (31 not scored yet; the figures are the other 1's)")
+    assert _unscored_week(2, 0, "en")["summary"].startswith("2 PRs were merged, ")
+
+
+def test_the_notes_on_the_engine_standing_in_for_the_model_are_in_the_reports_language() -> None:
+    from prhub.engine.wording import cause_words
+    from prhub.model.answers import FALLBACK, fallback_notes
+
+    prs = [{"number": n, "reasons": [FALLBACK + "the run's token budget is spent (llm.max_tokens_per_run 10)"]}
+           for n in (3, 5)]
+    assert fallback_notes({"language": "zh", "prs": prs}) == [  # type: ignore[typeddict-item]
+        "2 个 PR 由引擎代替模型评分：本次运行的 token 预算已用完（#3、#5）"]
+    assert fallback_notes({"language": "en", "prs": prs}) == [  # type: ignore[typeddict-item]
+        "2 PR(s) scored by the engine instead of the model: the run's token budget is spent (#3, #5)"]
+    assert cause_words("zh", "the model was unavailable (timeout)") == "模型不可用（timeout）"
+    assert cause_words("zh", "something new") == "something new"  # an unknown cause is kept, not lost

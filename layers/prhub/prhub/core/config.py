@@ -16,6 +16,7 @@ leave out); `digest` makes one digest of every watched repository per period (Di
 """
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import json
 import math
@@ -35,6 +36,19 @@ SLICE_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 LANGUAGES = ("zh", "en")
 # Accounts that are bots though their login has no "[bot]" suffix (GitHub Apps have it: dependabot[bot]).
 DEFAULT_BOTS = ("dependabot", "renovate", "renovate-bot", "pre-commit-ci", "github-actions", "mergify", "codecov")
+
+
+def refuse_unknown(where: str, given: Any, known: tuple[str, ...] | set[str]) -> None:
+    """InputError naming each key of `given` not in `known`, with the nearest valid name: a misspelled key
+    ("defualts") would otherwise be ignored, and the run go on with defaults nobody chose."""
+    unknown = sorted(set(given) - set(known))
+    if not unknown:
+        return
+    hints = []
+    for key in unknown:
+        near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+        hints.append(f"{str(key)[:60]!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    raise InputError(f"unknown {where} settings: {', '.join(hints)}; known: {', '.join(sorted(known))}")
 
 
 def check_repo(repo: Any) -> str:
@@ -166,15 +180,11 @@ class RepoConfig:
             if "slice" in values:
                 raise InputError("give a slice's name once, as name")
             values["slice"] = values.pop("name")
-        known = {f.name for f in fields(cls)}
-        unknown = set(values) - known
-        if unknown:
-            raise InputError(f"unknown repository settings: {', '.join(sorted(unknown))}")
+        refuse_unknown("repository", values, {f.name for f in fields(cls)} | {"name"})
         if "llm" in values:
-            llm_known = {f.name for f in fields(LlmConfig)}
-            bad = set(values["llm"]) - llm_known
-            if bad:
-                raise InputError(f"unknown llm settings: {', '.join(sorted(bad))}")
+            if not isinstance(values["llm"], dict):
+                raise InputError("llm must be an object of model settings")
+            refuse_unknown("llm", values["llm"], {f.name for f in fields(LlmConfig)})
             values["llm"] = LlmConfig(**values["llm"])
         if "test_paths" in values:
             values["test_paths"] = tuple(values["test_paths"])
@@ -219,9 +229,7 @@ class DigestConfig:
     def from_dict(cls, data: Any, defaults: Mapping[str, Any]) -> DigestConfig:
         if not isinstance(data, dict):
             raise InputError('digest must be an object like {"title": "...", "notify": [...]}')
-        unknown = sorted(set(data) - set(DIGEST_KEYS))
-        if unknown:
-            raise InputError(f"unknown digest settings: {', '.join(unknown)} (known: {', '.join(DIGEST_KEYS)})")
+        refuse_unknown("digest", data, DIGEST_KEYS)
         title = data.get("title", "")
         if not isinstance(title, str) or len(title) > 200:
             raise InputError("digest.title must be a string of at most 200 characters")
@@ -255,6 +263,9 @@ def excluded(repo: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatchcase(full, p.lower()) or fnmatch.fnmatchcase(name, p.lower()) for p in patterns)
 
 
+WATCH_KEYS = ("defaults", "repos", "org", "exclude", "digest")
+
+
 @dataclass(frozen=True)
 class WatchList:
     """All configured repositories (those of `org` join them through prhub.sources.orgs.expand)."""
@@ -273,7 +284,12 @@ class WatchList:
             raise InputError(f"repository configuration is not valid JSON: {exc}") from exc
         if not isinstance(doc, dict) or not isinstance(doc.get("repos", []), list):
             raise InputError('repository configuration must be {"defaults": {...}, "repos": [...]}')
+        refuse_unknown("watch list", doc, WATCH_KEYS)
         defaults = doc.get("defaults") or {}
+        if not isinstance(defaults, dict):
+            raise InputError("defaults must be an object of repository settings")
+        # Defaults apply to every repository: a repository's own name is no default.
+        refuse_unknown("defaults", defaults, {f.name for f in fields(RepoConfig)} - {"repo"})
         repos = tuple(
             RepoConfig.from_dict({**defaults, **(r if isinstance(r, dict) else {"repo": r})})
             for r in doc.get("repos", [])

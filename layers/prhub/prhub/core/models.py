@@ -92,8 +92,11 @@ def _text(value: Any) -> str:
     return str(value or "")
 
 
+NO_AUTHOR = "ghost"  # GitHub's own name for a PR whose author is gone (a deleted account): never a contributor
+
+
 def _login(user: Any) -> str:
-    return str((user or {}).get("login") or "unknown")
+    return str((user or {}).get("login") or NO_AUTHOR)
 
 
 def _labels(value: Any) -> list[str]:

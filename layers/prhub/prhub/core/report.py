@@ -64,7 +64,8 @@ class BotStats(TypedDict):
 
 
 class Stats(TypedDict):
-    pr_count: int
+    pr_count: int  # merged PRs of the period, scored or not
+    unscored_count: NotRequired[int]  # of them, without a result (reports before it counted scored PRs only)
     key_pr_count: int
     avg_importance: float
     avg_insight: float

@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from prhub.core.config import RepoConfig
-from prhub.core.models import ScoredPR
+from prhub.core.models import NO_AUTHOR, ScoredPR
 from prhub.core.period import Period, parse_timestamp, zone
 from prhub.core.report import (
     SCHEMA,
@@ -521,21 +521,24 @@ def _new_contributors(prs: list[ScoredPR], history: PriorRecord, config: RepoCon
     first_seen: dict[str, int] = {}
     for p in sorted(prs, key=lambda p: (p.merged_at, p.number)):
         # New: no merged PR in the repository before the period, as its source says.
-        if reach.known and p.author.lower() not in history.first_merged and not config.is_bot(p.author):
+        if (reach.known and p.author.lower() not in history.first_merged and not config.is_bot(p.author)
+                and p.author != NO_AUTHOR):
             first_seen.setdefault(p.author, p.number)
     return sorted(first_seen, key=lambda a: (first_seen[a], a))
 
 
-def _stats(prs: list[ScoredPR], config: RepoConfig, reach: _Reach, newcomers: list[str]) -> Stats:
-    n = len(prs)
+def _stats(prs: list[ScoredPR], config: RepoConfig, reach: _Reach, newcomers: list[str], unscored: int) -> Stats:
+    n = len(prs)  # the scored PRs: what the averages and sizes are of
     stats: Stats = {
-        "pr_count": n,
+        "pr_count": n + unscored,  # every merged PR of the period, as the headline says
+        "unscored_count": unscored,  # of them, not scored yet (or for good): the figures below leave them out
         "key_pr_count": sum(p.key for p in prs),
         "avg_importance": round(sum(p.importance for p in prs) / n, 1) if n else 0.0,
         "avg_insight": round(sum(p.insight for p in prs) / n, 1) if n else 0.0,
         "additions": sum(p.additions for p in prs),
         "deletions": sum(p.deletions for p in prs),
-        "authors": len({p.author for p in prs if not config.is_bot(p.author)}),  # people: bots are counted apart
+        # people: bots are counted apart, and a PR whose author is gone has nobody to count
+        "authors": len({p.author for p in prs if not config.is_bot(p.author) and p.author != NO_AUTHOR}),
         "new_contributors": newcomers,
         # How far back "new" was judged, so a report can say "first seen in the last 4 weeks" when that is all
         # it knows: "" without history; new_contributors_window is the weeks covered when the history is short.
@@ -594,7 +597,7 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "generated_at": generated_at,
         "language": config.language,
         "scorer": scorer,
-        "stats": _stats(prs, config, reach, _new_contributors(prs, history, config, reach)),
+        "stats": _stats(prs, config, reach, _new_contributors(prs, history, config, reach), len(unscored)),
         "prs": _entries(prs, reverts),
         "modules": modules,
         "hot_files": _hot_files(prs),

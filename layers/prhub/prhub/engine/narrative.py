@@ -429,6 +429,10 @@ def _summary(report: Analysis, zh: bool) -> str:
     now = _words(report, zh)[0]
     if s["pr_count"] == 0:
         return f"{now}没有合并的 PR。" if zh else f"No pull requests were merged {now}."
+    waiting = s.get("unscored_count", 0)
+    if waiting >= s["pr_count"]:  # merged, none scored yet: no figures to give, and never "none merged"
+        return (f"{now}合并 {s['pr_count']} 个 PR，均尚未评分（见“未评分 PR”），暂无统计。" if zh else
+                f"{_merged_en(s['pr_count'])} {now}; none is scored yet (see Unscored PRs), so there are no figures.")
     notable = _notable(report)
     if zh:
         second = _notable_zh(notable)
@@ -442,19 +446,27 @@ def _figures_zh(s: Stats, now: str) -> str:
     window = s.get("new_contributors_window") or 0  # the history reaches back only this many weeks
     newcomers = (f"近 {window} 周首次出现 {len(s['new_contributors'])} 位" if window else
                  f"新贡献者 {len(s['new_contributors'])} 位")
-    return (f"{now}合并 {s['pr_count']} 个 PR，其中关键 PR {s['key_pr_count']} 个，来自 {s['authors']} 位作者"
+    waiting = s.get("unscored_count", 0)
+    merged = (f"{now}合并 {s['pr_count']} 个 PR，其中 {waiting} 个尚未评分；已评分的 {s['pr_count'] - waiting} 个中"
+              if waiting else f"{now}合并 {s['pr_count']} 个 PR，其中")
+    return (f"{merged}关键 PR {s['key_pr_count']} 个，来自 {s['authors']} 位作者"
             f"（{newcomers}），共 +{s['additions']}/−{s['deletions']} 行；"
             f"平均重要度 {s['avg_importance']:.1f}，平均洞察度 {s['avg_insight']:.1f}。")
 
 
 def _figures_en(s: Stats) -> str:
-    n, window = s["pr_count"], s.get("new_contributors_window") or 0
-    merged = f"{n} PRs were merged" if n != 1 else "1 PR was merged"
+    n, window, waiting = s["pr_count"], s.get("new_contributors_window") or 0, s.get("unscored_count", 0)
+    merged = _merged_en(n) + (f" ({waiting} not scored yet; the figures are the other {n - waiting}'s)"
+                              if waiting else "")
     newcomers = (f"{len(s['new_contributors'])} first seen in the last {window} weeks" if window else
                  f"{len(s['new_contributors'])} first-time")
     return (f"{merged}, {s['key_pr_count']} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
             f"({newcomers}), +{s['additions']}/−{s['deletions']} lines; "
             f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
+
+
+def _merged_en(n: int) -> str:
+    return f"{n} PRs were merged" if n != 1 else "1 PR was merged"
 
 
 def _notable_zh(seen: _Notable) -> list[str]:

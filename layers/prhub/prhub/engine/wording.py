@@ -96,6 +96,13 @@ PHRASES: dict[str, dict[str, str]] = {
         "no_history": "no history before this period: trends and first-time contributors are not computed",
         "short_history": "first-time contributors are judged against the history since {since} only",
         "unscored": "{n} PR(s) could not be scored and are left out of the statistics",
+        # why a PR has no result, or the engine stood in for the model (the report's notes and unscored list)
+        "no_result": "no result: its worker never finished",
+        "no_result_yet": "no result yet: PRs of this run were handed back for later (a rate limit) until {until}; "
+                         "a late result makes a new revision",
+        "failed": "scoring failed: {detail}",
+        "engine_scored": "{n} PR(s) scored by the engine instead of the model: {cause} ({prs})",
+        "engine_wrote": "narrative: the engine wrote {sections} because {cause}",
         "revision": "revision {revision}: made again with the results of {n} PR(s) that arrived after the "
                     "revision published {since} ({prs})",
     },
@@ -180,7 +187,12 @@ PHRASES: dict[str, dict[str, str]] = {
         "cluster_related": "相关",
         "no_history": "本期之前没有历史数据：未计算趋势和新贡献者",
         "short_history": "新贡献者仅对照 {since} 以来的历史判断",
-        "unscored": "{n} 个 PR 评分失败，未计入统计",
+        "unscored": "{n} 个 PR 尚未评分或评分失败，未计入统计",
+        "no_result": "没有结果：评分任务没有完成",
+        "no_result_yet": "暂无结果：本次运行的部分 PR 因速率限制推迟到 {until} 再评分；迟到的结果会生成新的修订版",
+        "failed": "评分失败：{detail}",
+        "engine_scored": "{n} 个 PR 由引擎代替模型评分：{cause}（{prs}）",
+        "engine_wrote": "叙述：{sections} 由引擎撰写，原因是{cause}",
         "revision": "第 {revision} 版：{since} 发布上一版之后又收到 {n} 个 PR 的结果（{prs}），据此重新生成",
     },
 }
@@ -205,6 +217,29 @@ SEPARATORS = {"en": {"list": "; ", "comma": ", "}, "zh": {"list": "；", "comma"
 def say(language: str, key: str, **values: Any) -> str:
     """The sentence `key` in `language` (en for anything else), with `values` filled in."""
     return PHRASES.get(language, PHRASES["en"])[key].format(**values)
+
+
+# Why the model did not score or write, as prhub.model and prhub.flow.score say it (English, for the logs), by its
+# opening words; the rest of the sentence (figures, a model's name, an error) follows as it is.
+CAUSES = {"zh": {
+    "the run's token budget is spent": "本次运行的 token 预算已用完",
+    "the run's money budget is spent": "本次运行的费用预算已用完",
+    "model answer invalid after one repair": "模型的回答修正一次后仍无效",
+    "the model was unavailable": "模型不可用",
+    "the model text failed the checks twice": "模型写的文本两次未通过事实检查",
+    "llm.max_cost_per_run_usd is set but model": "设置了 llm.max_cost_per_run_usd，但模型没有价格",
+    "no time for a model call": "剩余时间不够一次模型调用",
+    "budget exhausted": "模型预算已用完",
+}}
+
+
+def cause_words(language: str, cause: str) -> str:
+    """`cause` (an English reason) in `language`: its known opening translated, the detail kept."""
+    for english, said in CAUSES.get(language, {}).items():
+        if cause.startswith(english):
+            rest = cause[len(english):].strip(" :;,()")
+            return f"{said}（{rest}）" if rest else said
+    return cause
 
 
 def type_word(language: str, kind: str) -> str:

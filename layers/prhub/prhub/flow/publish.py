@@ -27,6 +27,7 @@ from prhub.cloud import metrics
 from prhub.core.errors import InputError
 from prhub.core.models import ScoredPR
 from prhub.core.period import format_timestamp
+from prhub.engine.wording import say
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
 from prhub.site import paths as sitepaths
@@ -122,10 +123,10 @@ def _reasons(results: list[Result]) -> dict[int, str]:
 def _unscored(run: Run, results: list[Result], done: set[int], deps: Deps) -> list[Unscored]:
     """The listed PRs without a result (`done` has the scored ones), each with why: its failure, or that it is
     still waiting (handed back for later) or its worker never finished."""
-    reasons = _reasons(results)
-    missing = ("no result yet: PRs of this run were handed back for later (a rate limit) until "
-               f"{format_timestamp(datetime.fromtimestamp(run.waiting_until, UTC))}; a late result makes a new "
-               "revision" if run.waiting_until > deps.now() else "no result: its worker never finished")
+    lang = run.config.language
+    reasons = {n: say(lang, "failed", detail=why) for n, why in _reasons(results).items()}
+    until = format_timestamp(datetime.fromtimestamp(run.waiting_until, UTC))
+    missing = (say(lang, "no_result_yet", until=until) if run.waiting_until > deps.now() else say(lang, "no_result"))
     return [{"number": r.number, "title": r.title, "url": r.url, "reason": reasons.get(r.number, missing)}
             for r in sorted(run.listing, key=lambda r: r.number) if r.number not in done]
 

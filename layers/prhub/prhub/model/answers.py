@@ -24,6 +24,7 @@ from typing import Any
 from prhub.core.config import RepoConfig
 from prhub.core.models import Risk, ScoredPR
 from prhub.core.report import Report
+from prhub.engine.wording import cause_words, joined, say
 from prhub.model.factguard import CITE, INJECTION_KIND, Facts, check_prs, clean_text
 
 # Bumped when how an answer becomes a ScoredPR changes (merge, guard): part of prompt_version, so of the cache key.
@@ -364,8 +365,9 @@ def fallback_notes(report: Report) -> list[str]:
         for reason in p.get("reasons") or []:
             if reason.startswith(FALLBACK):
                 causes.setdefault(reason[len(FALLBACK):].split(":")[0].split(" (")[0], []).append(int(p["number"]))
-    return [f"{len(prs)} PR(s) scored by the engine instead of the model: {cause} "
-            f"({', '.join(f'#{n}' for n in sorted(prs))})" for cause, prs in sorted(causes.items())]
+    lang = str(report.get("language") or "en")
+    return [say(lang, "engine_scored", n=len(prs), cause=cause_words(lang, cause),
+                prs=joined(lang, [f"#{n}" for n in sorted(prs)], "comma")) for cause, prs in sorted(causes.items())]
 
 
 

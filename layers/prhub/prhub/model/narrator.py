@@ -21,6 +21,7 @@ from prhub.cloud import metrics
 from prhub.core.config import RepoConfig
 from prhub.core.report import Narration, Report, Scorer
 from prhub.engine import narrative
+from prhub.engine.wording import cause_words, joined, say
 from prhub.model.answers import NARRATIVE_SCHEMA, SECTIONS, check_section, fallback_notes, guard_counts, parse_json
 from prhub.model.client import ChatModel, Completion, charged, describe, message_text, model_error, record_tokens
 from prhub.model.factguard import Facts, injecting
@@ -183,8 +184,9 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
         write(writing, report, config, chat, cache, prices or Prices())
         if writing.pending:
             metrics.count("ModelFallbacks")
-            notes.append(f"narrative: the engine wrote {', '.join(writing.pending)} because "
-                         f"{writing.stopped or 'the model text failed the checks twice'}")
+            lang, why = config.language, writing.stopped or "the model text failed the checks twice"
+            notes.append(say(lang, "engine_wrote", sections=joined(lang, writing.pending, "comma"),
+                             cause=cause_words(lang, why)))
         info["narrative_model"] = chat.model
     in_prs = guard_counts(list(report.get("prs") or []))
     total = Counter(in_prs) + writing.removed

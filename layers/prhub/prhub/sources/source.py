@@ -11,6 +11,7 @@ the score worker. `open_source(spec)` turns a run's source spec into a Source:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import threading
@@ -18,14 +19,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from prhub.core.errors import InputError, SourceError
 from prhub.core.history import History, Tagger, comparison_span, history_entry
 from prhub.core.models import PullRef, PullRequest, RecordError
 from prhub.core.period import Period, format_timestamp, zone
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,14 @@ PROBLEMS = {
     "duplicate": ("duplicate of PR #{number}, ignored", "与 PR #{number} 重复，已忽略"),
     "url": ("html_url is not this PR's GitHub page", "html_url 不是该 PR 在 GitHub 上的页面"),
     "capped": ("{field} cut to GitHub's limit", "{field} 超出 GitHub 的上限，已截断"),
+    "truncated": ("the last line is cut off mid-record (was the export interrupted?)",
+                  "最后一行在记录中途被截断（导出是否中断？）"),
+    "no_files": ("PR #{number}: files is null, its changed files are unknown (sizes and tests are judged without them)",
+                 "PR #{number}：files 为 null，改动的文件未知（规模和测试按缺少文件判断）"),
+    "surrogate": ("PR #{number}: text that is not valid UTF-8 (a lone surrogate) replaced by U+FFFD",
+                  "PR #{number}：文本含无效的 UTF-8（孤立的代理字符），已替换为 U+FFFD"),
 }
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what json.loads makes of an escaped half of a pair ("\\ud83d")
 MAX_NOTES = 20  # a report names the first lines with problems and counts the rest
 MAX_WARNINGS = 1000  # the plan's answer names each one up to this (it must stay a small answer)
 PULL_URL = re.compile(r"^https://([^/\s]+)/([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)/pull/(\d+)/?$")
@@ -105,6 +115,43 @@ class LineProblem:
 
     def describe(self, lang: str = "en") -> str:
         return PROBLEMS[self.kind][1 if lang == "zh" else 0].format(field=self.field, number=self.number)
+
+
+def _lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """The non-blank lines with their numbers; line 1 without the byte-order mark an editor or PowerShell's
+    `Out-File` puts first (json.loads refuses it, which dropped that PR)."""
+    for lineno, line in enumerate(lines, 1):
+        if lineno == 1:
+            line = line.removeprefix("\ufeff")
+        if line.strip():
+            yield lineno, line
+
+
+def valid_utf8(value: Any) -> tuple[Any, bool]:
+    """`value` (text, a list, a dict, a dataclass such as PullRequest) with every lone surrogate replaced by
+    U+FFFD, and whether there was one. A JSON escape may name half of a pair ("\\ud83d"), which Python keeps
+    as a str that cannot be encoded: it would stop the run where the PR is stored (prhub.cloud.dynamo.pack)."""
+    if isinstance(value, str):
+        fixed = _SURROGATE.sub("\ufffd", value)
+        return fixed, fixed != value
+    if isinstance(value, list | tuple):
+        items = [valid_utf8(v) for v in value]
+        if not any(changed for _, changed in items):
+            return value, False
+        return type(value)(v for v, _ in items), True
+    if isinstance(value, dict):
+        pairs = [(valid_utf8(k), valid_utf8(v)) for k, v in value.items()]
+        if not any(kc or vc for (_, kc), (_, vc) in pairs):
+            return value, False
+        return {k: v for (k, _), (v, _) in pairs}, True
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for f in fields(value):
+            new, changed = valid_utf8(getattr(value, f.name))
+            if changed:
+                changes[f.name] = new
+        return (replace(value, **changes), True) if changes else (value, False)
+    return value, False
 
 
 class JsonlSource:
@@ -136,9 +183,10 @@ class JsonlSource:
         return [f"{self.origin}:{p.line}: {p.describe()}" for p in self.problems if p.skipped]
 
     def _parse(self, lines: Iterable[str]) -> Iterator[tuple[int, PullRequest]]:
-        for lineno, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
+        last, tail, ended = 0, "", False  # ended: a line so far ended in a newline (a file's lines do)
+        for lineno, line in _lines(lines):
+            ended = ended or tail.endswith("\n")
+            last, tail = lineno, line
             try:
                 row: Any = json.loads(line)
             except json.JSONDecodeError:
@@ -150,10 +198,21 @@ class JsonlSource:
             if not isinstance(row, dict):
                 self.problems.append(LineProblem(lineno, "object"))
                 continue
+            row, fixed = valid_utf8(row)
             try:
-                yield lineno, PullRequest.from_export(row)
+                pr = PullRequest.from_export(row)
             except RecordError as exc:
                 self.problems.append(LineProblem(lineno, exc.kind, field=exc.field))
+                continue
+            if fixed:
+                self.problems.append(LineProblem(lineno, "surrogate", number=pr.number, skipped=False))
+            if "files" in row and row["files"] is None:
+                self.problems.append(LineProblem(lineno, "no_files", number=pr.number, skipped=False))
+            yield lineno, pr
+        # An export cut off while it was written ends in a partial record, without the newline the others end
+        # in: say so, not only "not valid JSON".
+        if self.problems and self.problems[-1] == LineProblem(last, "json") and ended and not tail.endswith("\n"):
+            self.problems[-1] = LineProblem(last, "truncated")
 
     def _repo_of(self, pr: PullRequest) -> str | None:
         """The repository the PR's page names, "" when the record has no url, None when it is not a PR page
@@ -177,7 +236,7 @@ class JsonlSource:
                 body = read_s3_url(s3_client, path)
             except Exception as exc:  # botocore raises many shapes; the message is what matters
                 raise SourceError(f"cannot read {path}: {exc}") from exc
-            return cls(body.decode("utf-8", errors="replace").splitlines(), path, host)
+            return cls(body.decode("utf-8", errors="replace").splitlines(keepends=True), path, host)
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 return cls(handle, path, host)
@@ -274,7 +333,15 @@ class JsonlSource:
                        f"本报告范围超出部分没有数据" if zh else
                        f"the export {self.origin} covers merges from {first:%Y-%m-%d} to {last:%Y-%m-%d} only; "
                        f"the rest of the range has no data")
-        for p in self.problems[:limit]:
+        # Duplicates come in runs (an export appended twice): one line with their count, not one each.
+        duplicates = [p for p in self.problems if p.kind == "duplicate"]
+        if len(duplicates) > 1:
+            shown = ", ".join(str(p.line) for p in duplicates[:5]) + ("…" if len(duplicates) > 5 else "")
+            out.append(f"导出文件 {self.origin} 有 {len(duplicates)} 行与前面的 PR 重复，已忽略（第 {shown} 行）"
+                       if zh else f"export lines skipped: {self.origin}: {len(duplicates)} duplicates of earlier "
+                       f"PRs, ignored (lines {shown})")
+        problems = [p for p in self.problems if p.kind != "duplicate" or len(duplicates) == 1]
+        for p in problems[:limit]:
             what = p.describe(lang)
             if p.skipped:
                 out.append(f"导出文件第 {p.line} 行已跳过（{self.origin}:{p.line}）：{what}" if zh else
@@ -282,8 +349,8 @@ class JsonlSource:
             else:
                 out.append(f"导出文件第 {p.line} 行（{self.origin}:{p.line}）：{what}" if zh else
                            f"export line {self.origin}:{p.line}: {what}")
-        if len(self.problems) > limit:
-            more = len(self.problems) - limit
+        if len(problems) > limit:
+            more = len(problems) - limit
             out.append(f"另有 {more} 行导出数据有问题" if zh else f"export lines with problems: {more} more")
         return out
 
@@ -383,7 +450,7 @@ class TimedSource:
 
     def list_merged(self, repo: str, period: Period) -> list[PullRef]:
         with self._timed():
-            return self.source.list_merged(repo, period)
+            return [_valid(repo, r) for r in self.source.list_merged(repo, period)]
 
     def list_pages(self, repo: str, period: Period, resume: dict[str, Any] | None = None) -> Iterator[ListPage]:
         # Timed page by page: between pages the caller's own code runs, outside the deadline.
@@ -393,11 +460,11 @@ class TimedSource:
                 page = next(pages, None)
             if page is None:
                 return
-            yield page
+            yield replace(page, refs=[_valid(repo, r) for r in page.refs])
 
     def get(self, repo: str, ref: PullRef) -> PullRequest:
         with self._timed():
-            return self.source.get(repo, ref)
+            return _valid(repo, self.source.get(repo, ref))
 
     def touched(self, repo: str, ref: PullRef) -> list[str]:
         with self._timed():
@@ -418,3 +485,16 @@ class TimedSource:
     def record(self, repo: str, span: Period, tag: Tagger) -> History:
         with self._timed():
             return self.source.record(repo, span, tag)
+
+
+_Item = TypeVar("_Item", PullRef, PullRequest)
+
+
+def _valid(repo: str, item: _Item) -> _Item:
+    """What the flow reads from any source (GitHub's text too, not only an export's) as valid UTF-8, warned
+    naming the PR: text that cannot be encoded stops the run where it is stored."""
+    fixed, changed = valid_utf8(item)
+    if changed:
+        log.warning("PR #%d of %s: text that is not valid UTF-8 (a lone surrogate) replaced by U+FFFD",
+                    item.number, repo)
+    return fixed  # type: ignore[no-any-return]

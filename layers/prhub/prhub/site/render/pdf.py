@@ -172,8 +172,8 @@ def _parsed_font(path: str, face: int) -> TTFFont:
     """The CJK font as fpdf2's add_font parses it (cmap, widths, glyph ids, descriptor), once per process.
 
     add_font spent about 40 % of a PR page's PDF re-reading the same cmap and metrics for every document; what
-    it derives is read-only while a document is laid out. Only the fontTools TTFont and the subset map are per
-    document: fpdf2 subsets the TTFont in place when it writes the PDF."""
+    it derives is read-only while a document is laid out. Only the fontTools TTFont, the subset map and the font
+    descriptor are per document: fpdf2 subsets the TTFont and numbers the descriptor when it writes the PDF."""
     probe = FPDF()
     probe.add_font("cjk", fname=path, collection_font_number=face)
     font = cast(TTFFont, probe.fonts["cjk"])
@@ -193,6 +193,9 @@ def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
         return cast(TTFFont, pdf.fonts["cjk"])
     font = copy.copy(parsed)
     font.i = len(pdf.fonts) + 1
+    # The descriptor is a PDF object fpdf2 numbers and extends (its font file) while it writes the document: each
+    # document has its own, or two written at once (threads of one process) renumber each other's (KeyError: 28).
+    font.desc = copy.copy(parsed.desc)
     font.ttfont = ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True)
     # Subsetting would recompute every kept glyph's bounds for the CFF FontBBox (a third of the render
     # time); the full font's box is a valid, if loose, box for its subset.
