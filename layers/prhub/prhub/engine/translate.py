@@ -122,27 +122,42 @@ def _words(tokens: list[str], first: bool = False) -> str:
             out.append("（" + "、".join(_phrase(t.strip()) for t in token[1:-1].split(",")) + "）")
             i += 1
             continue
-        found = None
-        for size in (3, 2, 1):
-            chunk = tokens[i:i + size]
-            if len(chunk) < size or any(_verbatim(t, first and i == 0) for t in chunk):
-                continue
-            found = _lookup(tables["nouns"], chunk) or _lookup(tables["attributes"], chunk)
-            if found:
-                _attach(out, found)
-                i += size
-                break
-        if not found:
-            _attach(out, token)
+        found, size, noun = _known(tokens, i, first)
+        if found is None:
+            _attach(out, token, known=False)
             i += 1
+            continue
+        following = tokens[i + size] if i + size < len(tokens) else ""
+        if noun and CJK.search(found) and re.fullmatch(r"[a-z][a-z-]*", following) and following not in PREPOSITIONS \
+                and _known(tokens, i + size, False)[0] is None:
+            found = " ".join(tokens[i:i + size])  # "reward loop": a name the glossary knows half of stays whole
+        _attach(out, found, known=True)
+        i += size
     return join(out)
 
 
-def _attach(out: list[str], word: str) -> None:
-    """`word` after `out`, with 的 where a Chinese or code modifier meets a plain English noun ("配置的 docstring",
-    "`AsyncGRPOTrainer` 的 clip-ratio")."""
+def _known(tokens: list[str], i: int, first: bool) -> tuple[str | None, int, bool]:
+    """The glossary's Chinese for the longest phrase (up to 3 words) at tokens[i], its length, whether a noun."""
+    tables = glossary()
+    for size in (3, 2, 1):
+        chunk = tokens[i:i + size]
+        if len(chunk) < size or any(_verbatim(t, first and i == 0) for t in chunk):
+            continue
+        if found := _lookup(tables["nouns"], chunk):
+            return found, size, True
+        if found := _lookup(tables["attributes"], chunk):
+            return found, size, False
+    return None, 0, False
+
+
+def _attach(out: list[str], word: str, known: bool) -> None:
+    """`word` after `out`, with 的 where a Chinese or code modifier meets an English term the glossary keeps
+    ("配置的 docstring") or any word after code ("`AsyncGRPOTrainer` 的 clip-ratio")."""
     plain = re.fullmatch(r"[a-z][a-z-]*", word) is not None and word not in PREPOSITIONS
-    if out and plain and (out[-1].startswith("`") or CJK.match(out[-1][-1]) and not out[-1].endswith("的")):
+    modifier = out[-1] in glossary()["attributes"].values() if out else False  # "异步 rollout", not "异步的"
+    after_code = bool(out) and out[-1].startswith("`")
+    after_chinese = bool(out) and known and CJK.match(out[-1][-1]) is not None and not out[-1].endswith("的")
+    if plain and not modifier and (after_code or after_chinese):
         out.append("的")
     out.append(word)
 
@@ -406,7 +421,8 @@ def title(raw: str, kind: str = "") -> str:
     asides = [m.group(0) for m in re.finditer(r"(?<!`)\s*\([^()`]*\)", text)]
     for aside in asides:  # "(1 version)", "(GRPO, RLOO)": said after the sentence, as Chinese brackets them
         text = text.replace(aside, "")
-    out = [_coordinated(part, kind) for part in re.split(r"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+", text)]
+    breaks = r"\s*;\s+" if '"' in text else r"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+"  # a quote keeps its colon
+    out = [_coordinated(part, kind) for part in re.split(breaks, text)]
     return join([lead + "；".join(p for p in out if p), *(_words([a.strip()]) for a in asides)])
 
 
