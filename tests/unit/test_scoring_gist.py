@@ -37,7 +37,7 @@ def test_no_clause_is_chosen_by_module_or_fix_class():
     for line in lines:
         assert not any(clause in line for clause in STOCK), line
         assert "（" not in line  # no module tag: the modules are no fact about what the PR does
-    assert lines[2] == "flowgrpo trainer。"  # nothing beyond the title: it says the title and stops
+    assert lines[2] == "“flowgrpo trainer”。"  # nothing beyond the title: it says the title and stops
 
 
 def test_measured_effects_breaks_defaults_and_housekeeping_come_from_the_pr():
@@ -48,11 +48,11 @@ def test_measured_effects_breaks_defaults_and_housekeeping_come_from_the_pr():
     assert gist.effect("memory use reduced by 30% at the peak") == "据描述实测减少 30%"
     assert gist.effect("We refactored the loop.") == ""
     breaking = gist.zh_line(facts("remove the legacy worker", "refactor", 5, breaking=True))
-    assert breaking == "移除 legacy worker，属于破坏性变更。"
+    assert breaking == "移除旧版 worker，属于破坏性变更。"
     default = gist.zh_line(facts("make reward loop the default", "feat", 6, default_change=True))
     assert default == "将 reward loop 设为默认，修改了默认值。"
-    assert gist.zh_line(facts("update the install guide", "docs", only="docs")) == "更新 install 指南，只涉及文档。"
-    assert gist.zh_line(facts('Revert "[fsdp] fix: x"', "revert")) == '回滚 "[fsdp] fix: x"。'
+    assert gist.zh_line(facts("update the install guide", "docs", only="docs")) == "更新 install 指南，只改文档。"
+    assert gist.zh_line(facts('Revert "[fsdp] fix: x"', "revert")) == "回滚 “[fsdp] fix: x”。"
 
 
 def test_zh_reports_get_the_chinese_line_and_en_reports_the_authors_opening():

@@ -44,7 +44,7 @@ def test_a_title_without_a_verb_says_only_the_title() -> None:
 
 
 def test_short_sentences_translate_and_long_ones_are_left_alone() -> None:
-    assert translate.sentence("Remove the unused import.") == "移除未使用的 import"
+    assert translate.sentence("Remove the unused import.") == "移除未使用的导入"
     assert translate.sentence("This " + "very " * 20 + "long sentence explains things.") == ""
     assert translate.sentence("The results are below.") == ""  # no verb the glossary knows
 

@@ -53,7 +53,7 @@ from prhub.engine import gist
 from prhub.engine.changes import is_generated
 from prhub.engine.risks import KINDS
 from prhub.engine.scoring import PR_SUFFIX, REVERT_TITLE, modules_from_title, parse_title, reverted_ref
-from prhub.engine.wording import joined, say
+from prhub.engine.wording import clip, joined, say
 
 TREND_WEEKS = 4
 HOT_FILES = 10
@@ -349,7 +349,7 @@ def _join(numbers: list[int], edges: dict[tuple[int, int], float]) -> list[list[
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    return clip(text, limit)  # a heading never cuts a word
 
 
 def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms: dict[int, set[str]],

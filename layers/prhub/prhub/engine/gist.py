@@ -39,8 +39,11 @@ class Facts:
     body: str  # the cleaned description
 
 
-WHY_ONLY = {"docs": "只涉及文档", "tests": "只涉及测试", "ci": "只涉及 CI", "examples": "只涉及示例脚本",
-            "deps": "只涉及依赖与镜像"}
+REVERTED = re.compile(r"^revert\s*[:：]?\s*[\"“'](.+?)[\"”']?\s*$", re.I)
+# A quoted title's type as the title states it ("fix:" or its verb), said before the quote.
+QUOTED_TYPE = {"feat": "新功能", "fix": "修复", "perf": "性能优化", "refactor": "重构", "docs": "文档", "test": "测试",
+               "ci": "CI 调整", "chore": "维护"}
+WHY_ONLY = {"docs": "只改文档", "tests": "只改测试", "ci": "只改 CI", "examples": "只改示例", "deps": "只改依赖"}
 
 
 def effect(body: str) -> str:
@@ -56,8 +59,15 @@ def effect(body: str) -> str:
 
 
 def doing(description: str, kind: str) -> str:
-    """What a PR does, its title in Chinese ("为 router replay 补上缺失的 FP8 padding")."""
-    return translate.title(description, kind) or description.strip()
+    """What a PR does, its title in Chinese ("为 router replay 补上缺失的 FP8 padding"); a title the glossary
+    cannot carry whole (an English word left in the Chinese frame) is quoted as the author wrote it."""
+    if reverted := REVERTED.match(description.strip()):
+        return f"回滚 “{reverted.group(1)}”"
+    said = translate.title(description, kind)
+    if not said or translate.leftover(said):
+        quoted = f"“{translate.strip(description) or description.strip()}”"
+        return f"{QUOTED_TYPE[kind]}：{quoted}" if kind in QUOTED_TYPE else quoted  # the title's own type
+    return said
 
 
 def zh_line(facts: Facts) -> str:

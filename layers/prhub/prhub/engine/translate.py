@@ -33,7 +33,8 @@ OBJECT_IN = {"fix", "hotfix", "avoid", "prevent", "strip", "remove", "expand", "
 FOR_TARGET = {"add", "support", "re-support", "implement", "introduce", "enable", "provide", "expose", "register",
               "create", "document", "test", "modify", "change", "update", "optimize", "adjust", "tweak", "set"}
 TROUBLES = re.compile(r"\b(?:issues?|problems?|bugs?|errors?)$", re.I)  # "fix issues with X": trouble in X
-PREPOSITIONS = {"in", "on", "at", "to", "from", "for", "with", "of", "by", "and", "or", "via", "into"}
+PREPOSITIONS = {"in", "on", "at", "to", "from", "for", "with", "of", "by", "and", "or", "via", "into", "over", "per",
+                "through", "under", "across", "within", "without", "than", "as", "vs"}
 CONTAINERS = re.compile(r"(?:脚本|文件|文档|模块|配置|测试|script|file|module)$")
 SUBJECT_IN = {"return", "raise", "emit", "warn", "accept", "produce", "yield"}  # "return X in f": f does it
 FOLDER = re.compile(r"(?:目录|目录名|路径|文件夹)$")
@@ -127,13 +128,20 @@ def _words(tokens: list[str], first: bool = False) -> str:
             _attach(out, token, known=False)
             i += 1
             continue
-        following = tokens[i + size] if i + size < len(tokens) else ""
-        if noun and CJK.search(found) and re.fullmatch(r"[a-z][a-z-]*", following) and following not in PREPOSITIONS \
-                and _known(tokens, i + size, False)[0] is None:
+        if noun and CJK.search(found) and _unknown(tokens, i + size):
             found = " ".join(tokens[i:i + size])  # "reward loop": a name the glossary knows half of stays whole
         _attach(out, found, known=True)
         i += size
     return join(out)
+
+
+def _unknown(tokens: list[str], i: int) -> bool:
+    """Whether tokens[i] is a plain English word the glossary does not know (half of a compound name)."""
+    if not 0 <= i < len(tokens):
+        return False
+    word = tokens[i]
+    return re.fullmatch(r"[a-z][a-z-]*", word) is not None and word not in PREPOSITIONS and \
+        word not in ARTICLES and _known(tokens, i, False)[0] is None and _verb([word]) is None
 
 
 def _known(tokens: list[str], i: int, first: bool) -> tuple[str | None, int, bool]:
@@ -240,7 +248,7 @@ def _nominal(tokens: list[str], kind: str) -> str:
         return join([_phrase(match.group(1)), "不生效"]) if kind != "fix" else \
             join(["修复", _phrase(match.group(1)), "不生效的问题"])
     if tokens and tokens[-1].lower() in ("fix", "fixes"):
-        return join(["修复", _phrase(" ".join(tokens[:-1]))])
+        return join(["修复", " ".join(tokens[:-1])])  # "nccl broadcast bucket size fix": the thing, as named
     if kind == "fix" and (parts := _split(text, "on")):  # "[trainer] fix: f on image and video"
         return join(["修复", _phrase(parts[0]), "对", _phrase(parts[1]), "的处理"])
     if kind == "fix":
@@ -432,6 +440,28 @@ def _coordinated(text: str, kind: str) -> str:
         if token.lower() == "and" and 0 < i < len(tokens) - 2 and _verb(tokens[i + 1:]) and _verb(tokens):
             return join([clause(" ".join(tokens[:i]), kind), "并", _coordinated(" ".join(tokens[i + 1:]), kind)])
     return clause(text, kind)
+
+
+# English that only a sentence needs (no name or term is made of it): left in a translation, it shows that the
+# structure was not understood.
+GRAMMAR = {"to", "with", "for", "in", "on", "of", "from", "by", "via", "using", "is", "are", "was", "be", "been",
+           "will", "not", "that", "which", "this", "these", "when", "if", "instead", "than", "as", "into", "during",
+           "across", "without", "between", "after", "before", "so", "can", "should", "has", "have", "it", "its",
+           "their", "the", "a", "an", "and", "or", "but", "all", "only", "also", "now", "then", "there", "because",
+           "due", "where", "while", "does", "do", "don't", "doesn't", "no", "more", "less", "some", "any", "new",
+           "over", "at", "per", "through", "under", "within", "vs", "upon", "about", "onto", "out", "up", "off"}
+
+
+def leftover(line: str) -> int:
+    """How many words of English grammar (GRAMMAR) or verbs the glossary knows ("replaces") a translation left, and
+    one more when its Chinese is a thin frame (fewer Chinese characters than a quarter of its plain English letters):
+    a line with any reads as English in a Chinese frame. Names, code and a few technical nouns do not count."""
+    words = re.findall(r"(?<![\w`'/.-])[A-Za-z][a-z'-]*(?![\w`/.-])", re.sub(r"`[^`]*`|“[^”]*”", "", line))
+    nouns = glossary()["nouns"]
+    left = sum(1 for w in words if w.lower() in GRAMMAR or w.islower() and w.endswith("s") and w not in nouns
+               and _verb([w]) is not None and w[:-1] not in nouns)  # "replaces": a verb left in English
+    plain = sum(len(w) for w in words if w.islower())
+    return left + (1 if len(CJK.findall(line)) * 4 < plain else 0)  # a thin Chinese frame around English
 
 
 def sentence(text: str, limit: int = 14) -> str:
