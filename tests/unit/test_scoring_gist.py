@@ -37,7 +37,7 @@ def test_no_clause_is_chosen_by_module_or_fix_class():
     for line in lines:
         assert not any(clause in line for clause in STOCK), line
         assert "（" not in line  # no module tag: the modules are no fact about what the PR does
-    assert lines[2] == "“flowgrpo trainer”。"  # nothing beyond the title: it says the title and stops
+    assert lines[2] == "新功能：“flowgrpo trainer”。"  # nothing beyond the title (its type, its words): quoted
 
 
 def test_measured_effects_breaks_defaults_and_housekeeping_come_from_the_pr():
