@@ -375,7 +375,7 @@ def _cluster_title(members: list[int], by_number: dict[int, ScoredPR], top_modul
     lead = PR_SUFFIX.sub("", parse_title(best.title)[0] or best.title)
     head = (best.modules[0] if best.modules else "/".join(top_modules)) or "misc"
     if language == "zh":
-        return f"{head}：{_clip(gist.doing(lead, best.type), 60)}"
+        return f"{head}：{_clip(gist.heading(lead, best.type), 60)}"
     return f"{head}: {_clip(lead, 60)}"
 
 

@@ -70,6 +70,12 @@ def doing(description: str, kind: str) -> str:
     return said
 
 
+def heading(description: str, kind: str) -> str:
+    """A theme's heading after its module: the lead's title in Chinese, or quoted without the type word."""
+    said = doing(description, kind)
+    return said.split("：", 1)[1] if said.startswith(tuple(f"{w}：“" for w in QUOTED_TYPE.values())) else said
+
+
 def zh_line(facts: Facts) -> str:
     """One Chinese sentence: the title's action, then only what the files, markers and description state."""
     action = doing(facts.description, facts.kind)

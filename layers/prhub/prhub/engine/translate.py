@@ -192,7 +192,9 @@ def _phrase(text: str) -> str:
         return join([container, "中的", _phrase(parts[0])])  # "output_dir for the script": 脚本中的 output_dir
     for word, before, between, after in (("and", False, "和", ""), ("of", True, "的", ""), ("for", True, "的", ""),
                                          ("in", True, "中的", ""), ("with", True, "带有", "的")):
-        if parts := _split(text, word):
+        if (parts := _split(text, word)) and word == "and" and any(_split(parts[0], w) for w in ("for", "of", "in")):
+            continue  # "X for A and B": the "and" joins the preposition's objects, it is split below
+        if parts:
             a, b = _phrase(parts[0]), _phrase(parts[1])
             if word == "and" and (named := re.fullmatch(r"([A-Za-z][\w .-]*?)\s*([\u4e00-\u9fff]\S*)", b)) \
                     and not CJK.search(a):
