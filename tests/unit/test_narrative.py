@@ -47,7 +47,8 @@ def test_english_narrative_quotes_the_reports_numbers():
                                       f"+{stats['additions']}/−{stats['deletions']} lines")
     # highlights by theme: the rollout cluster, told by its lead #11, names its follow-up #12
     assert text["highlights"][0]["prs"] == [11, 12]
-    assert text["highlights"][0]["text"].startswith("[breaking] rollout: #11 ")
+    assert text["highlights"][0]["text"].startswith(
+        "[breaking] rollout, #11: Support the async rollout backend (2 files, +460/−20 lines; importance 9.1).")
     assert all(h["prs"][0] in {p["number"] for p in report["prs"] if p["key"]} for h in text["highlights"])
     assert text["relation_notes"] == [{"text": "#13 reverts #5, not re-landed yet", "prs": [5, 13], "evidence": [
         {"pr": 13, "field": "title", "fact": "[trainer] feat: entropy bonus"}]}]  # the revert's title names it
@@ -114,7 +115,7 @@ def test_key_changes_name_the_lead_change_without_its_title_tags():
     report["clusters"][0]["title"] = "rollout: async, deadlock"  # a theme of shared title terms
     text = narrative.engine_narrative(report)["key_changes"][0]["text"]
     # sentences, not a bare list: the lead says what it does, the other member what it does
-    assert text.startswith("#11 support the async rollout backend and leads 2 related PRs. With it, #12 async "
+    assert text.startswith("#11 leads 2 related PRs: support the async rollout backend. With it: #12 (async "
                            "rollout deadlock") and "[BREAKING]" not in text
 
 

@@ -99,6 +99,8 @@ def _told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
         facts.append(_fact(p["number"], "summary", summary.split("据描述实测", 1)[1].strip("，。 ")))
     if p["breaking"] and p.get("breaking_reason"):
         facts.append(_fact(p["number"], "breaking_reason", p["breaking_reason"]))
+    if not zh:  # one sentence of the author's, whole: English prose is sentences, never a body cut mid-word
+        summary = re.split(r"(?<=[a-z0-9)`'\"”])[.!?]\s+(?=[A-Z`])", summary, maxsplit=1)[0].rstrip(".")
     return _short(summary, 160), facts
 
 
@@ -114,8 +116,8 @@ def _member(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False) -> 
     undone = next((c["reverts"] for c in report.get("reverts", []) if c["pr"] == p["number"] and c["reverts"]), None)
     if undone:
         return f"#{p['number']} 回滚了 #{undone}" if zh else f"#{p['number']} reverts #{undone}"
-    line = _short(_line(p, zh), 70)
-    return f"#{p['number']} {line}" if zh else f"#{p['number']} {line[:1].lower() + line[1:]}"
+    line = _short(_line(p, zh), 70 if zh else 120)
+    return f"#{p['number']} {line}" if zh else f"#{p['number']} ({_lower(line)})"
 
 
 def _size(p: PrEntry, zh: bool, i: int) -> str:
@@ -124,7 +126,7 @@ def _size(p: PrEntry, zh: bool, i: int) -> str:
     if zh:
         return [f"，改动 {files} 个文件（+{plus}/−{minus} 行）", f"，涉及 {files} 个文件、+{plus}/−{minus} 行",
                 f"（{files} 个文件，+{plus}/−{minus} 行）"][i % 3]
-    return f" ({files} file{'s' if files != 1 else ''}, +{plus}/−{minus} lines)"
+    return f" ({files} file{'s' if files != 1 else ''}, +{plus}/−{minus} lines;"  # the importance closes it
 
 
 def _member_facts(members: list[PrEntry], zh: bool) -> list[Evidence]:
@@ -221,8 +223,8 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
     else:
         follow = "; ".join(_member(p, report, zh) for p in named)
         more = f" (see also {_refs(others, 3)})" if others else ""
-        text = (f"{flag}{area}: #{lead['number']} {line} (importance {_fmt(lead['importance'])})."
-                + (f" Alongside it, {follow}{more}." if follow else ""))
+        text = (f"{flag}{area + ', ' if area else ''}#{lead['number']}: {line} importance "
+                f"{_fmt(lead['importance'])})." + (f" Alongside it: {follow}{more}." if follow else ""))
     return {"text": text, "prs": [lead["number"], *[p["number"] for p in rest[:4]]],
             "evidence": [*_member_facts([lead, *named], zh), _fact(lead["number"], "importance", lead["importance"]),
                          _fact(lead["number"], "files", f"{lead['changed_files']} files, +{lead['additions']}"
@@ -239,7 +241,7 @@ def _lone_highlight(p: PrEntry, zh: bool) -> Note:
     if zh:
         text = f"{flag}{area + '：' if area else ''}#{p['number']} {line}，重要度 {score}。"
     else:
-        text = f"{flag}{area + ': ' if area else ''}#{p['number']} {line} (importance {score})."
+        text = f"{flag}{area + ', ' if area else ''}#{p['number']}: {line} importance {score})."
     return {"text": text, "prs": [p["number"]],
             "evidence": [*facts, _fact(p["number"], "importance", p["importance"]),
                          _fact(p["number"], "files",
@@ -279,11 +281,10 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
                    f"{len(members)} 个 PR 围绕 #{lead['number']} 展开：{line}。"][i % 3]
         text = opening + (f"同组的 {said}" + (f"，另有 {_refs(untold)}" if untold else "") + "。" if said else "")
     else:
-        lower = line[:1].lower() + line[1:]
-        text = (f"#{lead['number']} {lower} and leads {len(members)} related PRs." if i % 2 == 0 else
-                f"Led by #{lead['number']}, which {lower}, {len(members)} PRs belong together here.")
+        text = (f"#{lead['number']} leads {len(members)} related PRs: {_lower(line)}." if i % 2 == 0 else
+                f"{len(members)} related PRs, led by #{lead['number']} ({_lower(line)}).")
         if said:
-            text += f" With it, {said}" + (f", and also {_refs(untold)}" if untold else "") + "."
+            text += f" With it: {said}" + (f"; also {_refs(untold)}" if untold else "") + "."
     chain = _chain_sentence({p["number"] for p in members}, report, zh)
     text += chain if zh else (f" {chain.strip()}" if chain else "")
     return {"theme": cluster["title"], "text": text, "prs": list(cluster["prs"]),
@@ -512,7 +513,7 @@ def _notable_en(seen: _Notable) -> list[str]:
         second.append(f"The busiest modules were {', '.join(seen.busiest)}")
     if seen.lead:
         second.append("the changes to read first are " + " and ".join(
-            f"#{p['number']}, which {_lower(_short(_line(p, False), 70))}" for p in seen.lead))
+            f"#{p['number']} ({_lower(_short(_line(p, False), 100))})" for p in seen.lead))
     breaking, reverts = seen.breaking, seen.reverts
     attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
                  f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
