@@ -33,6 +33,7 @@ from bench import (
     render_week,
     report_scaling,
     zh_share,
+    zh_text,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -48,6 +49,7 @@ def benchmarks(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         "github_requests": github_requests.run,
         "render_week": render_week.run,
         "zh_share": zh_share.run,
+        "zh_text": zh_text.run,
         "pull_pages": lambda: pull_pages.run((100, 1000) if quick else pull_pages.SIZES),
     }
 

@@ -2,7 +2,8 @@
 
 Prose is what the engine writes in sentences: summary, highlights, key changes, trend, risk and relation
 notes, suggestions. Tables (the key-PR table, clusters, modules) and PR titles are left out: a PR title
-quoted in a sentence is the author's English, so it is cut from the sentence before counting. The reports
+quoted in a sentence (whole, or its words after the tags and type prefix) is the author's English, so it is cut
+from the sentence before counting; a title the engine translated is its own prose and counts. The reports
 are built as the ReportFunction builds them without a model (engine scores, compose.report with
 narrator.model_narrative), from the verl export in ../shared/data, with every earlier PR as history.
 Target (issue 12): at least 50 % for every range.
@@ -32,7 +33,12 @@ def prose(report: dict[str, Any]) -> list[str]:
     for section in ("highlights", "key_changes", "trend_notes", "risk_notes", "relation_notes"):
         texts += [item.get("text", "") for item in report.get(section) or []]
     texts += list(report.get("suggestions") or [])
-    titles = sorted({p["title"] for p in report.get("prs", []) if len(p["title"]) > 8}, key=len, reverse=True)
+    from prhub.engine import translate
+    from prhub.engine.scoring import PR_SUFFIX, parse_title
+
+    quoted = {p["title"] for p in report.get("prs", [])}  # a title, and its words after the tags, quoted as written
+    quoted |= {PR_SUFFIX.sub("", parse_title(t)[0] or t) for t in quoted} | {translate.strip(t) for t in quoted}
+    titles = sorted((t for t in quoted if len(t) > 8), key=len, reverse=True)
     out = []
     for text in texts:
         for title in titles:

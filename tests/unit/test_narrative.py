@@ -47,9 +47,11 @@ def test_english_narrative_quotes_the_reports_numbers():
                                       f"+{stats['additions']}/−{stats['deletions']} lines")
     # highlights by theme: the rollout cluster, told by its lead #11, names its follow-up #12
     assert text["highlights"][0]["prs"] == [11, 12]
-    assert text["highlights"][0]["text"].startswith("[breaking] rollout — #11 ")
+    assert text["highlights"][0]["text"].startswith(
+        "[breaking] rollout, #11: Support the async rollout backend (2 files, +460/−20 lines; importance 9.1).")
     assert all(h["prs"][0] in {p["number"] for p in report["prs"] if p["key"]} for h in text["highlights"])
-    assert text["relation_notes"] == [{"text": "#13 reverts #5, not re-landed yet", "prs": [5, 13]}]
+    assert text["relation_notes"] == [{"text": "#13 reverts #5, not re-landed yet", "prs": [5, 13], "evidence": [
+        {"pr": 13, "field": "title", "fact": "[trainer] feat: entropy bonus"}]}]  # the revert's title names it
     assert text["key_changes"][0]["prs"] == [11, 12] and text["key_changes"][0]["theme"]
     assert text["suggestions"][0] == ("Read the breaking changes #11 before upgrading and note the migration in the "
                                       "release notes.")
@@ -112,13 +114,16 @@ def test_key_changes_name_the_lead_change_without_its_title_tags():
     report = week_report("en")
     report["clusters"][0]["title"] = "rollout: async, deadlock"  # a theme of shared title terms
     text = narrative.engine_narrative(report)["key_changes"][0]["text"]
-    assert "led by #11 “support the async rollout backend”" in text and "[BREAKING]" not in text
+    # sentences, not a bare list: the lead says what it does, the other member what it does
+    assert text.startswith("#11 leads 2 related PRs: support the async rollout backend. With it: #12 (async "
+                           "rollout deadlock") and "[BREAKING]" not in text
 
 
 def test_a_zh_theme_is_a_paragraph_told_by_its_lead_and_the_others_reasons():
     text = narrative.engine_narrative(week_report("zh"))["key_changes"][0]["text"]
-    # the lead's one line (Chinese around the title's names), then what the other member brings, in Chinese
-    assert text.startswith("以 #11 为主：支持 async rollout backend，") and "同组的 #12 修复卡死问题" in text
+    # the lead's title in Chinese with its files, then the other member's own line: no stock reason
+    assert text.startswith("#11 支持异步 rollout 后端，属于破坏性变更，涉及 2 个文件、+460/−20 行。")
+    assert "同组的 #12 修复异步 rollout 死锁" in text and "修复卡死问题" not in text
     assert "support the async rollout backend" not in text and "相关 PR（" not in text
 
 
@@ -132,7 +137,8 @@ def test_a_single_pr_trend_is_singular():
 
 def test_the_summary_names_the_lead_changes_in_chinese_without_their_titles():
     summary = narrative.engine_narrative(week_report("zh"))["summary"]
-    assert "最值得先读的是 rollout 模块的 #11（破坏性变更、新功能），以及 rollout 模块的 #12（修复卡死问题）" in summary
+    assert "最值得先读的是 rollout 的 #11（支持异步 rollout 后端，属于破坏性变更），以及 rollout 的 #12（修复异步 " \
+           "rollout 死锁，#11 的 follow-up）" in summary
     assert "[BREAKING]" not in summary and "support the async" not in summary
 
 
@@ -186,3 +192,44 @@ def test_the_notes_on_the_engine_standing_in_for_the_model_are_in_the_reports_la
         "2 PR(s) scored by the engine instead of the model: the run's token budget is spent (#3, #5)"]
     assert cause_words("zh", "the model was unavailable (timeout)") == "模型不可用（timeout）"
     assert cause_words("zh", "something new") == "something new"  # an unknown cause is kept, not lost
+
+
+def test_every_engine_sentence_keeps_its_evidence_and_the_fact_guard_checks_it():
+    from prhub.model.factguard import check_narrative
+
+    for language in ("zh", "en"):
+        report = week_report(language)
+        text = narrative.engine_narrative(report)
+        items = [i for s in ("highlights", "key_changes", "trend_notes", "risk_notes", "relation_notes")
+                 for i in text[s]]
+        assert items and all(i["evidence"] for i in items)
+        assert all({"pr", "field", "fact"} == set(e) for i in items for e in i["evidence"])
+        assert narrative.summary_evidence(report)
+        assert check_narrative({**report, **text, "summary_evidence": narrative.summary_evidence(report)}) == []
+        forged = {**report, **text, "highlights": [{**text["highlights"][0], "evidence": [
+            {"pr": 11, "field": "title", "fact": "adds a GPU kernel"}]}]}
+        assert any("does not say it" in e for e in check_narrative(forged))  # a fact the PR's title does not say
+        invented = {**report, **text, "highlights": [{"text": "#11 makes training 3x faster.", "prs": [11]}]}
+        assert any("ratio" in e for e in check_narrative(invented))
+
+
+def test_a_sentence_that_cites_a_description_changes_with_it():
+    def lead_highlight(body: str) -> dict:
+        pr = make_pr("[trainer] feat: add the entropy bonus", [change("pkg/trainer/loss.py", 80, 4)], number=21,
+                     body=body, merged_at="2026-06-16T03:00:00Z")
+        config = CONFIG.with_overrides(language="en")
+        report = analyse_period([score_pull(pr, config)], [], WEEK, config, History.of([], WEEK),
+                                "2026-06-22T00:00:00Z", {"kind": "heuristic", "model": None, "prompt_version": "t"})
+        return narrative.engine_narrative(report)["highlights"][0]
+
+    before = lead_highlight("### What does this PR do?\n\nThe loss gains an entropy bonus that keeps exploration up.\n")
+    after = lead_highlight("### What does this PR do?\n\nThe bonus is scaled by the KL coefficient instead.\n")
+    assert "keeps exploration up" in before["text"] and "keeps exploration up" not in after["text"]
+    assert {"pr": 21, "field": "body", "fact": "The loss gains an entropy bonus that keeps exploration up."} \
+        in before["evidence"]
+    assert "scaled by the KL coefficient" in after["text"]
+    assert {"pr": 21, "field": "body", "fact": "The bonus is scaled by the KL coefficient instead."} \
+        in after["evidence"]
+    gone = lead_highlight("")
+    assert not any(e["field"] == "body" for e in gone["evidence"])  # no description: the title's words only
+    assert {"pr": 21, "field": "title", "fact": "add the entropy bonus"} in gone["evidence"]

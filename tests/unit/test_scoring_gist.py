@@ -1,4 +1,4 @@
-"""The zh one-line per PR (prhub.engine.gist): what it does and why it matters, technical names kept as written."""
+"""The zh one-line per PR (prhub.engine.gist): the title's action in Chinese, then only what the PR states."""
 from __future__ import annotations
 
 from prhub.engine import gist
@@ -7,6 +7,9 @@ from prhub.engine.scoring import score_pull
 from tests.unit.engine_support import CONFIG, change, make_pr
 
 ZH = CONFIG.with_overrides(language="zh")
+# Clauses the line used to pick by module or fix class, true of some PRs and false of others (issue 23).
+STOCK = ("改进训练与推理之间的权重", "数据与智能体流程多了一种用法", "多了一种可选的运行组件", "此前会悄然改变训练结果",
+         "旧行为不报错，但结果是错的", "影响训练算出的数值", "扩展了可训练的模型", "算法层面多了一个选项")
 
 
 def facts(description: str, kind: str = "feat", number: int = 1, **values) -> gist.Facts:
@@ -15,51 +18,47 @@ def facts(description: str, kind: str = "feat", number: int = 1, **values) -> gi
     return gist.Facts(number, kind, description, **{**base, **values})
 
 
-def test_a_capability_reads_as_chinese_around_the_names_it_keeps():
-    line = gist.zh_line(facts("sharded delta weight sync over NCCL for disaggregated rollout", new_object="sharded",
-                              number=2))
-    assert line.startswith("新增 sharded delta weight sync over NCCL，用于 disaggregated rollout")
-    assert "权重" in line and line.endswith("。")
-    assert gist.zh_line(facts("Add support for PF-PPO", modules=[])).startswith("新增对 PF-PPO 的支持")
-    assert gist.zh_line(facts("TensorLoRARequest support newer vLLM versions", modules=["vllm"])) \
-        == "让 TensorLoRARequest 支持 newer vLLM versions（vllm）。"
+def test_a_title_reads_in_chinese_order_with_its_names_kept():
+    assert gist.zh_line(facts("add missing FP8 padding for router replay", "fix")) == \
+        "为 router replay 补上缺失的 FP8 padding。"
+    assert gist.zh_line(facts("return NaN for empty tensors in compute_data_metrics", "fix")) == \
+        "compute_data_metrics 对空张量返回 NaN。"
 
 
-def test_fixes_say_what_was_wrong_and_lead_with_it_in_some_lines():
-    silent = gist.zh_line(facts("exclude the never-routed token from MoE metrics", "fix", 3, fix_class="silent"))
-    assert silent == "旧行为不报错，但结果是错的：排除 never-routed token from MoE metrics。"
-    oom = gist.zh_line(facts("fix build_npu_attn_mask oom", "fix", 5, fix_class="oom"))
-    assert oom == "避免 OOM 中断任务：修复 build_npu_attn_mask oom。"
-    hang = gist.zh_line(facts("deadlock in gradient all-reduce", "fix", 4, fix_class="stuck"))
-    assert hang == "修复 deadlock in gradient all-reduce，此前可能让任务卡死。"
+def test_no_clause_is_chosen_by_module_or_fix_class():
+    lines = [gist.zh_line(facts(description, kind, number, fix_class=fix, new_object=what, modules=modules))
+             for number, (description, kind, fix, what, modules) in enumerate([
+                 ("enable fully async to log_val_generations", "feat", "", "async", ["fully_async"]),
+                 ("add compute_score timing metrics to agent loop", "feat", "", "agent", ["reward"]),
+                 ("flowgrpo trainer", "feat", "", "trainer", ["trainer"]),
+                 ("skip a redundant clone to avoid OOM", "fix", "numerics", "", ["fsdp"]),
+                 ("warn instead of silently skipping the batch", "fix", "silent", "", ["trainer"]),
+                 ("sharded delta weight sync over NCCL", "feat", "", "sharded", ["ckpt"])])]
+    for line in lines:
+        assert not any(clause in line for clause in STOCK), line
+        assert "（" not in line  # no module tag: the modules are no fact about what the PR does
+    assert lines[2] == "新功能：“flowgrpo trainer”。"  # nothing beyond the title (its type, its words): quoted
 
 
-def test_measured_effects_breaks_defaults_and_housekeeping():
+def test_measured_effects_breaks_defaults_and_housekeeping_come_from_the_pr():
     saved = gist.zh_line(facts("add save_lora_only checkpoint support",
                                body="This reduces checkpoint size from ~54 GiB to ~150 MiB for a 27B model."))
-    assert saved.endswith("实测 54 GiB → 150 MiB。")
-    assert gist.effect("Throughput is 1.8x faster on 8xH100.") == "实测提速 1.8x"
-    assert gist.effect("memory use reduced by 30% at the peak") == "实测减少 30%"
+    assert saved.endswith("据描述实测 54 GiB → 150 MiB。")
+    assert gist.effect("Throughput is 1.8x faster on 8xH100.") == "据描述实测提速 1.8x"
+    assert gist.effect("memory use reduced by 30% at the peak") == "据描述实测减少 30%"
+    assert gist.effect("We refactored the loop.") == ""
     breaking = gist.zh_line(facts("remove the legacy worker", "refactor", 5, breaking=True))
-    assert breaking == "移除 legacy worker，属于破坏性变更，升级时需调整用法。"
+    assert breaking == "移除旧版 worker，属于破坏性变更。"
     default = gist.zh_line(facts("make reward loop the default", "feat", 6, default_change=True))
-    assert default.startswith("将 reward loop 设为默认") and "默认行为随之改变" in default
-    assert gist.zh_line(facts("update the install guide", "docs", only="docs")) == "更新 install guide（只涉及文档）。"
-    assert gist.zh_line(facts('"[fsdp] fix: x"', "revert")).endswith("撤销此前的改动。")
-
-
-def test_the_line_shape_follows_the_facts_not_one_template():
-    lines = {gist.zh_line(facts(f"add thing {i}", fix_class=fix, number=i, only=only, breaking=i % 3 == 0))
-             for i, (fix, only) in enumerate([("", ""), ("silent", ""), ("crash", ""), ("", "ci"), ("stuck", ""),
-                                              ("", "docs"), ("numerics", ""), ("", "")])}
-    shapes = {line.replace("thing", "").split(" ", 1)[0] + str(line.count("，")) for line in lines}
-    assert len(shapes) >= 5
+    assert default == "将 reward loop 设为默认，修改了默认值。"
+    assert gist.zh_line(facts("update the install guide", "docs", only="docs")) == "更新 install 指南，只改文档。"
+    assert gist.zh_line(facts('Revert "[fsdp] fix: x"', "revert")) == "回滚 “[fsdp] fix: x”。"
 
 
 def test_zh_reports_get_the_chinese_line_and_en_reports_the_authors_opening():
     pr = make_pr("[fsdp] fix: sync merged LoRA weights before context exit", [change("pkg/fsdp.py", 30, 6)],
                  body="### What does this PR do?\n\nThe rollout got stale weights because the iterator was lazy.\n")
-    assert score_pull(pr, ZH).summary.startswith("同步 merged LoRA weights before context exit")
+    assert score_pull(pr, ZH).summary == "在 context exit 前同步 merged LoRA 权重。"
     assert score_pull(pr, CONFIG).summary == "The rollout got stale weights because the iterator was lazy."
     chinese = make_pr("[fsdp] fix: 修复 rollout 卡住",
                       body="### What does this PR do?\n\n修复了长序列下 rollout 卡住的问题。\n")

@@ -174,16 +174,28 @@ class Unscored(TypedDict):
     reason: str
 
 
+class Evidence(TypedDict):
+    """A fact an engine sentence stands on (docs/reports.md): which PR (None: a fact of the period), which field
+    of it (title | body | summary | breaking_reason | importance | risks | clusters | modules | reverts | stats) and
+    what that field says. The fact guard (prhub.model.factguard.check_narrative) finds a PR's title, body (its
+    summary or key points), summary, breaking_reason and risks facts in that PR's entry."""
+    pr: int | None
+    field: str
+    fact: str
+
+
 class Note(TypedDict):
-    """A narrative observation and the PRs it is about."""
+    """A narrative observation and the PRs it is about; the engine's carry their evidence (the model's do not)."""
     text: str
     prs: list[int]
+    evidence: NotRequired[list[Evidence]]
 
 
 class KeyChange(TypedDict):
     theme: str
     text: str
     prs: list[int]
+    evidence: NotRequired[list[Evidence]]
 
 
 class Narrative(TypedDict):
@@ -204,6 +216,7 @@ class Narration(Narrative):
     scorer: Scorer
     notes: list[str]
     prs: NotRequired[list[PrEntry]]
+    summary_evidence: NotRequired[list[Evidence]]  # when the engine wrote the summary
 
 
 class Slice(TypedDict):
@@ -254,3 +267,6 @@ class Report(Analysis):
     relation_notes: list[Note]
     revision: NotRequired[int]  # 2, 3, ...: absent in the first publication (revision 1)
     changes: NotRequired[Changes]  # with revision
+    # The facts the engine's summary stands on (prhub.engine.narrative.summary_evidence); absent when a model wrote
+    # the summary. The list sections' items carry theirs in their own `evidence`.
+    summary_evidence: NotRequired[list[Evidence]]

@@ -53,7 +53,7 @@ from prhub.engine import gist
 from prhub.engine.changes import is_generated
 from prhub.engine.risks import KINDS
 from prhub.engine.scoring import PR_SUFFIX, REVERT_TITLE, modules_from_title, parse_title, reverted_ref
-from prhub.engine.wording import joined, say
+from prhub.engine.wording import clip, joined, say
 
 TREND_WEEKS = 4
 HOT_FILES = 10
@@ -378,7 +378,7 @@ def _join(numbers: list[int], edges: dict[tuple[int, int], float]) -> list[list[
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    return clip(text, limit)  # a heading never cuts a word
 
 
 def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms: dict[int, set[str]],
@@ -403,7 +403,7 @@ def _cluster_title(members: list[int], by_number: dict[int, ScoredPR], top_modul
     lead = PR_SUFFIX.sub("", parse_title(best.title)[0] or best.title)
     head = (best.modules[0] if best.modules else "/".join(top_modules)) or "misc"
     if language == "zh":
-        return f"{head}：{_clip(gist.doing(lead, best.type), 60)}"
+        return f"{head}：{_clip(gist.heading(lead, best.type), 60)}"
     return f"{head}: {_clip(lead, 60)}"
 
 

@@ -24,13 +24,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from prhub.core.report import Analysis, KeyChange, Module, Narrative, Note, PrEntry, Stats
+from prhub.core.report import Analysis, Evidence, KeyChange, Module, Narrative, Note, PrEntry, Stats
 from prhub.engine import gist
 from prhub.engine.scoring import PR_SUFFIX, parse_title
-from prhub.engine.wording import period_words, type_word
+from prhub.engine.wording import clip, period_words
 
 HIGHLIGHTS = 5
-TRIGGER = re.compile(r"（[^（）\u4e00-\u9fff]*[A-Za-z][^（）\u4e00-\u9fff]*）| \([A-Za-z][^()]*\)")  # "（silently）"
 KEY_CHANGES = 6
 
 RISK_TEXT = {
@@ -60,8 +59,17 @@ def _refs(numbers: list[int], limit: int = 6) -> str:
 
 
 def _short(text: str, limit: int = 90) -> str:
+    """`text` cut where a word ends; a title it quotes is kept whole (it is the author's, as written)."""
     text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    if "“" in text[:limit] and "”" in text[text.index("“"):]:
+        end = text.index("”", text.index("“")) + 1
+        return text[:end] + (clip(text[end:], max(limit - end, 12)) if len(text) > limit else text[end:])
+    return clip(text, limit)
+
+
+def _fact(pr: int | None, where: str, fact: Any) -> Evidence:
+    """One fact a sentence stands on: which PR (None: the period's), which field of it, what it says."""
+    return {"pr": pr, "field": where, "fact": str(fact)}
 
 
 def _fmt(value: float) -> str:
@@ -69,46 +77,60 @@ def _fmt(value: float) -> str:
 
 
 def _line(p: PrEntry, zh: bool) -> str:
-    """What a PR does and why, as one sentence without its final stop: its summary, else its title's action."""
+    """What a PR does, as one sentence without its final stop: its summary, else its title's action."""
+    return _told(p, zh)[0]
+
+
+def _told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
+    """A PR's line and the facts it stands on: its summary (a sentence of the description, or in zh its title in
+    Chinese with what the files, markers and description state), else its title."""
+    title = PR_SUFFIX.sub("", parse_title(p["title"])[0] or p["title"])
     summary = str(p.get("summary") or "")
+    facts = [_fact(p["number"], "title", title)]
     if not summary or summary == p["title"]:
-        what = PR_SUFFIX.sub("", parse_title(p["title"])[0] or p["title"])
-        summary = gist.doing(what, p["type"]) if zh else what
+        summary = gist.doing(title, p["type"]) if zh else title
+    elif not _from_title(summary, title, p["type"], zh):
+        facts = [_fact(p["number"], "body", summary)]  # the author's sentence: scoring took it from the body
     summary = summary.rstrip("。.")
     area = f"（{'、'.join(p['modules'][:2])}）"
     if zh and p["modules"] and summary.endswith(area):
         summary = summary[:-len(area)]  # the line's module tag: prose names the module already
-    return _short(summary, 160)
+    if "据描述实测" in summary:
+        facts.append(_fact(p["number"], "summary", summary.split("据描述实测", 1)[1].strip("，。 ")))
+    if p["breaking"] and p.get("breaking_reason"):
+        facts.append(_fact(p["number"], "breaking_reason", p["breaking_reason"]))
+    if not zh:  # one sentence of the author's, whole: English prose is sentences, never a body cut mid-word
+        summary = re.split(r"(?<=[a-z0-9)`'\"”])[.!?]\s+(?=[A-Z`])", summary, maxsplit=1)[0].rstrip(".")
+    return _short(summary, 160), facts
 
 
-def _why(p: PrEntry, zh: bool) -> str:
-    """Why a PR weighs what it does, in the report's words: its first importance reasons, without the change
-    type, the insight line or the trigger word in brackets ("修复悄然改变结果的问题"); the type when none."""
-    picked = []
-    for reason in p.get("reasons") or []:
-        if reason.endswith("类改动") or reason.endswith(" change") or reason.startswith(("洞察", "insight")) \
-                or "：" in reason or ": " in reason or reason.startswith(("点明新增对象", "names what it adds")):
-            continue
-        picked.append(TRIGGER.sub("", reason))
-        if len(picked) == 2:
-            break
-    if picked:
-        return "、".join(picked) if zh else ", ".join(picked)
-    return type_word("zh", p["type"]).strip() if zh else p["type"]
+def _from_title(summary: str, title: str, kind: str, zh: bool) -> bool:
+    """Whether a PR's summary was built from its title (the engine's line) rather than taken from its body."""
+    if zh:
+        return summary.startswith(gist.doing(title, kind).rstrip("。"))
+    return summary.rstrip(".").lower() == title.rstrip(".").lower()
 
 
 def _member(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False) -> str:
-    """A PR told after its theme's lead (or in its module's line): what it reverts, else why it weighs what it
-    does, else where and how big it is."""
+    """A PR told after its theme's lead (or in its module's line): what it reverts, else what it does."""
     undone = next((c["reverts"] for c in report.get("reverts", []) if c["pr"] == p["number"] and c["reverts"]), None)
     if undone:
         return f"#{p['number']} 回滚了 #{undone}" if zh else f"#{p['number']} reverts #{undone}"
-    why = _why(p, zh)
-    if why == (type_word("zh", p["type"]).strip() if zh else p["type"]):  # nothing but the type: where and how big
-        where = f"{p['modules'][0]}，" if p["modules"] and not in_module else ""
-        size = f"+{p['additions']}/−{p['deletions']}"
-        return f"#{p['number']} {why}（{where}{size} 行）" if zh else f"#{p['number']} {why} ({where}{size} lines)"
-    return f"#{p['number']} {why}"
+    line = _short(_line(p, zh), 70 if zh else 120)
+    return f"#{p['number']} {line}" if zh else f"#{p['number']} ({_lower(line)})"
+
+
+def _size(p: PrEntry, zh: bool, i: int) -> str:
+    """How much a PR changed, from its files: a clause to follow its line (its shape varies with `i`)."""
+    files, plus, minus = p["changed_files"], p["additions"], p["deletions"]
+    if zh:
+        return [f"，改动 {files} 个文件（+{plus}/−{minus} 行）", f"，涉及 {files} 个文件、+{plus}/−{minus} 行",
+                f"（{files} 个文件，+{plus}/−{minus} 行）"][i % 3]
+    return f" ({files} file{'s' if files != 1 else ''}, +{plus}/−{minus} lines;"  # the importance closes it
+
+
+def _member_facts(members: list[PrEntry], zh: bool) -> list[Evidence]:
+    return [fact for p in members for fact in _told(p, zh)[1]]
 
 
 def _unbracket(text: str) -> str:
@@ -175,7 +197,7 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
     themes = [(c, m) for c, m in _themes(report) if _keyed(m)]
     themes.sort(key=lambda t: (-_lead(t[1])["importance"], _lead(t[1])["number"]))
     for i, (cluster, members) in enumerate(themes[:HIGHLIGHTS]):
-        items.append(_theme_highlight(i, cluster, members, zh))
+        items.append(_theme_highlight(i, cluster, members, report, zh))
         told.update(p["number"] for p in members)
     for p in report.get("prs", []):  # sorted by importance
         if len(items) >= HIGHLIGHTS:
@@ -186,22 +208,32 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
     return items
 
 
-def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], zh: bool) -> Note:
-    """A theme told by its lead, naming up to 3 of the others; the i-th varies the zh sentence's shape."""
+def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], report: Analysis, zh: bool) -> Note:
+    """A theme told by its lead's line, naming up to 3 of the others by their own lines; the i-th varies the
+    sentence's shape."""
     lead = _lead(members)
-    rest = [p["number"] for p in members if p["number"] != lead["number"]]
+    rest = sorted((p for p in members if p["number"] != lead["number"]), key=lambda p: (-p["importance"], p["number"]))
     flag = _flags(lead, zh)
     area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
+    line = _line(lead, zh) + _size(lead, zh, i)
+    named = rest[:1]
+    others = [p["number"] for p in rest[1:4]]
     if zh:
-        more = ([f"，同一方向另有 {len(rest)} 个 PR（{_refs(rest, 3)}）", f"；相关的还有 {_refs(rest, 3)}",
-                 f"，{len(rest)} 个相关 PR（{_refs(rest, 3)}）随之跟进"][i % 3]) if rest else ""
-        text = (f"{flag}{area} 方向：#{lead['number']} {_line(lead, zh)}"
-                f"，重要度 {_fmt(lead['importance'])}{more}。")
+        follow = "；".join(_member(p, report, zh) for p in named)
+        more = f"（另见 {_refs(others, 3)}）" if others else ""
+        text = [f"{flag}{area}：#{lead['number']} {line}，重要度 {_fmt(lead['importance'])}",
+                f"{flag}#{lead['number']} {line}（{area}，重要度 {_fmt(lead['importance'])}）",
+                f"{flag}{area} 这边，#{lead['number']} {line}（重要度 {_fmt(lead['importance'])}）"][i % 3]
+        text += (f"。与它同组的 {follow}{more}。" if follow else "。")
     else:
-        more = f"; with {_refs(rest, 3)}" if rest else ""
-        text = (f"{flag}{area} — #{lead['number']} {_line(lead, zh)} "
-                f"(importance {_fmt(lead['importance'])}){more}.")
-    return {"text": text, "prs": [lead["number"], *rest[:3]]}  # the ones the text names
+        follow = "; ".join(_member(p, report, zh) for p in named)
+        more = f" (see also {_refs(others, 3)})" if others else ""
+        text = (f"{flag}{area + ', ' if area else ''}#{lead['number']}: {line} importance "
+                f"{_fmt(lead['importance'])})." + (f" Alongside it: {follow}{more}." if follow else ""))
+    return {"text": text, "prs": [lead["number"], *[p["number"] for p in rest[:4]]],
+            "evidence": [*_member_facts([lead, *named], zh), _fact(lead["number"], "importance", lead["importance"]),
+                         _fact(lead["number"], "files", f"{lead['changed_files']} files, +{lead['additions']}"
+                                                         f"/−{lead['deletions']}")]}
 
 
 def _lone_highlight(p: PrEntry, zh: bool) -> Note:
@@ -209,11 +241,16 @@ def _lone_highlight(p: PrEntry, zh: bool) -> Note:
     area = p["modules"][0] if p["modules"] else ""
     flag = _flags(p, zh)
     score = _fmt(p["importance"])
+    line, facts = _told(p, zh)
+    line += _size(p, zh, p["number"])
     if zh:
-        text = f"{flag}{area + '：' if area else ''}#{p['number']} {_line(p, zh)}，重要度 {score}。"
+        text = f"{flag}{area + '：' if area else ''}#{p['number']} {line}，重要度 {score}。"
     else:
-        text = f"{flag}{area + ': ' if area else ''}#{p['number']} {_line(p, zh)} (importance {score})."
-    return {"text": text, "prs": [p["number"]]}
+        text = f"{flag}{area + ', ' if area else ''}#{p['number']}: {line} importance {score})."
+    return {"text": text, "prs": [p["number"]],
+            "evidence": [*facts, _fact(p["number"], "importance", p["importance"]),
+                         _fact(p["number"], "files",
+                               f"{p['changed_files']} files, +{p['additions']}/−{p['deletions']}")]}
 
 
 def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
@@ -236,49 +273,49 @@ def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
 
 
 def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], report: Analysis, zh: bool) -> KeyChange:
-    """A theme's paragraph: its lead, then (zh) what the others add, then its revert chains."""
+    """A theme's paragraph: its lead, then what the others do, in their own lines, then its revert chains."""
     lead = _lead(members)
+    chained = {c["pr"] for c in report.get("reverts", [])}  # told by the chain sentence below
+    others = sorted((p for p in members if p["number"] != lead["number"] and p["number"] not in chained),
+                    key=lambda p: (-p["importance"], p["number"]))
+    told = [p for p in others[:3]]
+    untold = [p["number"] for p in others[3:]]
+    said = ("；" if zh else "; ").join(_member(p, report, zh) for p in told)
+    line = _line(lead, zh) + (_size(lead, zh, i + 1) if zh else "")
     if zh:
-        chained = {c["pr"] for c in report.get("reverts", [])}  # told by the chain sentence below
-        others = sorted((p for p in members if p["number"] != lead["number"] and p["number"] not in chained),
-                        key=lambda p: (-p["importance"], p["number"]))
-        text = _theme_text_zh(i, lead, others, len(members), report)
+        opening = [f"#{lead['number']} {line}。", f"这一组以 #{lead['number']} 为首：{line}。",
+                   f"{len(members)} 个 PR 围绕 #{lead['number']} 展开：{line}。"][i % 3]
+        text = opening + (f"同组的 {said}" + (f"，另有 {_refs(untold)}" if untold else "") + "。" if said else "")
     else:
-        what = _short(PR_SUFFIX.sub("", parse_title(lead["title"])[0] or lead["title"]), 70)
-        what = "" if what.rstrip("…") in cluster["title"] else f" “{what}”"
-        text = f"{len(members)} related PRs ({_refs(cluster['prs'])}), led by #{lead['number']}{what}"
+        text = (f"#{lead['number']} leads {len(members)} related PRs: {_lower(line)}." if i % 2 == 0 else
+                f"{len(members)} related PRs, led by #{lead['number']} ({_lower(line)}).")
+        if said:
+            text += f" With it: {said}" + (f"; also {_refs(untold)}" if untold else "") + "."
     chain = _chain_sentence({p["number"] for p in members}, report, zh)
-    text += chain if zh else (f". {chain.strip()}" if chain else "")
-    return {"theme": cluster["title"], "text": text, "prs": list(cluster["prs"])}
-
-
-def _theme_text_zh(i: int, lead: PrEntry, others: list[PrEntry], n: int, report: Analysis) -> str:
-    """The lead's line, then up to 3 others; the i-th theme varies the sentence's shape."""
-    said = "；".join(_member(p, report, True) for p in others[:3])
-    opening = [f"以 #{lead['number']} 为主：{_line(lead, True)}。",
-               f"#{lead['number']} 是这组 {n} 个 PR 的核心，{_line(lead, True)}。",
-               f"这一组共 {n} 个 PR，分量最重的是 #{lead['number']}：{_line(lead, True)}。"][i % 3]
-    follow = ["同组的 ", "此外，", "与之相关的还有："][i % 3]
-    return opening + (f"{follow}{said}{'等' if len(others) > 3 else ''}。" if said else "")
+    text += chain if zh else (f" {chain.strip()}" if chain else "")
+    return {"theme": cluster["title"], "text": text, "prs": list(cluster["prs"]),
+            "evidence": [*_member_facts([lead, *told], zh), _fact(None, "clusters", cluster.get("reason", ""))]}
 
 
 def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry], report: Analysis,
                    now: str, zh: bool) -> KeyChange:
-    """A busy module's paragraph over its PRs no theme told (`rest`)."""
+    """A busy module's paragraph over its PRs no theme told (`rest`), each told by its own line."""
     key = [n for n in rest if n in by_number and by_number[n]["key"]]
     more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
+    told = sorted((by_number[n] for n in rest if n in by_number), key=lambda p: (-p["importance"], p["number"]))[:2]
+    untold = [n for n in rest if n not in {p["number"] for p in told}]
     if zh:
-        share = f"其中关键 {len(key)} 个" if key else "均非关键 PR"
-        told = sorted((by_number[n] for n in rest if n in by_number),
-                      key=lambda p: (-p["importance"], p["number"]))[:2]
-        untold = [n for n in rest if n not in {p["number"] for p in told}]
+        share = f"其中关键 {len(key)} 个" if key else "都不是关键 PR"
         said = "；".join(_member(p, report, zh, in_module=True) for p in told)
         listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
-        text = f"{module['name']} 模块{'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
+        text = f"{module['name']} {'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
     else:
         share = f"{len(key)} of them key" if key else "none of them key"
-        text = f"{len(rest)} {'more ' if more else ''}PRs in {module['name']}, {share}: {_refs(rest)}"
-    return {"theme": module["name"], "text": text, "prs": rest}
+        said = "; ".join(_member(p, report, zh, in_module=True) for p in told)
+        also = f"; also {_refs(untold)}" if untold else ""
+        text = f"{len(rest)} {'more ' if more else ''}PRs touched {module['name']}, {share}: {said}{also}."
+    return {"theme": module["name"], "text": text, "prs": rest,
+            "evidence": [*_member_facts(told, zh), _fact(None, "modules", module["name"])]}
 
 
 def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
@@ -297,7 +334,9 @@ def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
         else:
             count = f"{module['pr_count']} PR{'s' if module['pr_count'] != 1 else ''}"
             text = f"{module['name']}: {count} {now} vs {base}{per} over {before} ({words[trend]})"
-        notes.append({"text": text, "prs": list(module["prs"])})
+        notes.append({"text": text, "prs": list(module["prs"]),
+                      "evidence": [_fact(None, "modules", f"{module['name']}: pr_count {module['pr_count']}, "
+                                                         f"baseline {base}, trend {trend}")]})
     return notes[:5]
 
 
@@ -309,6 +348,8 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         items = risk.get("items") or []
         example = f"{items[0]['detail']}" if items else risk["detail"]
         example = re.split(r"；|; ", example)[0]  # the first of the example's clauses: the details section has all
+        quoted = example
+        example = re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", example)  # a file by its name: paths are there
         # The renderers list the PRs the text does not cite, so the text names only the example.
         first, count = risk["prs"][0], len(risk["prs"])
         if zh:
@@ -317,7 +358,7 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         else:
             text = (f"{label}: #{first}, {_short(example, 120)}" if count == 1 else
                     f"{label}: {count} PRs, e.g. #{first}: {_short(example, 120)}")
-        notes.append({"text": text, "prs": list(risk["prs"])})
+        notes.append({"text": text, "prs": list(risk["prs"]), "evidence": [_fact(first, "risks", quoted)]})
     return notes
 
 
@@ -338,7 +379,11 @@ def _relation_notes(report: Analysis, zh: bool) -> list[Note]:
             text = f"#{chain['pr']} reverts {target}"
             text += (f", fixed again by #{back}" if refix else f", re-landed by #{back}" if back else
                      ", not re-landed yet")
-        notes.append({"text": text, "prs": prs})
+        facts = [_fact(chain["pr"], "title", chain["title"]) if chain["pr"] in by_number else
+                 _fact(None, "reverts", chain["title"])]
+        if reverted:
+            facts += _told(reverted, zh)[1]
+        notes.append({"text": text, "prs": prs, "evidence": facts})
     return notes
 
 
@@ -390,9 +435,10 @@ def _welcome(stats: Stats, zh: bool) -> str:
     return ""
 
 
-def _what(pr: PrEntry) -> str:
-    """A PR's title without its tags and type prefix, for prose that names it."""
-    return _short(parse_title(pr["title"])[0] or pr["title"], 60)
+def _lower(line: str) -> str:
+    """A line that follows "which": its first letter in lower case unless it opens a name ("Qwen3", "CI")."""
+    first = line.split(" ", 1)[0]
+    return line if re.search(r"[A-Z].*[A-Z]|\d|[_`./]", first) else line[:1].lower() + line[1:]
 
 
 @dataclass(frozen=True)
@@ -476,8 +522,8 @@ def _notable_zh(seen: _Notable) -> list[str]:
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
     if seen.lead:
         second.append("最值得先读的是 " + "，以及 ".join(
-            f"{p['modules'][0] + ' 模块的 ' if p['modules'] else ''}#{p['number']}（{_unbracket(_why(p, True))}）"
-            for p in seen.lead))
+            f"{p['modules'][0] + ' 的 ' if p['modules'] else ''}#{p['number']}"
+            f"（{_unbracket(_short(_line(p, True), 60))}）" for p in seen.lead))
     settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
     attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",
                  f"{seen.reverts} 条回滚记录{settled}" if seen.reverts else ""]
@@ -491,7 +537,8 @@ def _notable_en(seen: _Notable) -> list[str]:
     if seen.busiest:
         second.append(f"The busiest modules were {', '.join(seen.busiest)}")
     if seen.lead:
-        second.append("the changes to read first are " + " and ".join(f"#{p['number']} {_what(p)}" for p in seen.lead))
+        second.append("the changes to read first are " + " and ".join(
+            f"#{p['number']} ({_lower(_short(_line(p, False), 100))})" for p in seen.lead))
     breaking, reverts = seen.breaking, seen.reverts
     attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
                  f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
@@ -499,6 +546,17 @@ def _notable_en(seen: _Notable) -> list[str]:
         second.append(" and ".join(a for a in attention if a) + (" need" if breaking + reverts > 1 else " needs")
                       + " attention")
     return second
+
+
+def summary_evidence(report: Analysis) -> list[Evidence]:
+    """What the engine's summary stands on: the period's stats, and the lines of the PRs it says to read first."""
+    zh = report.get("language", "zh") == "zh"
+    s = report["stats"]
+    facts = [_fact(None, "stats", f"{name} {s[name]}") for name in  # type: ignore[literal-required]
+             ("pr_count", "key_pr_count", "authors", "additions", "deletions", "avg_importance", "avg_insight")]
+    if s["pr_count"]:
+        facts += _member_facts(_notable(report).lead, zh)
+    return facts
 
 
 def engine_narrative(report: Analysis) -> Narrative:

@@ -174,6 +174,14 @@ NOT_A_POINT = re.compile(
     r"issue(?: number)?|related (?:issue|pr)s?)\s*[:：#]?\s*(?:#\d+|issue\b|$)|"
     r"\b(?:see|refer to) (?:the )?(?:issue|pr|discussion|thread)\b|^(?:added|updated?|new)? ?tests?\b.*\.py\b",
     re.IGNORECASE)
+# A description's scaffolding: a chart's legend ("The other two lines: vllm as reference"), an instruction to the
+# reader ("Prepare your function tool definition python file."), bare arithmetic ("remain_start = 4804 - 1201").
+LEGEND = re.compile(r"^(?:the\s+)?(?:[\w-]+\s+){0,3}(?:lines?|curves?|bars?|plots?|dots?|legend|x-?axis|y-?axis)"
+                    r"\s*[:：]", re.IGNORECASE)
+INSTRUCTION = re.compile(r"^(?:please\s+)?(?:prepare|run|install|create|put|copy|download|open|launch|write|define|"
+                         r"make sure|ensure|set up|fill in|replace|edit|modify|update|change)\b[^.]*\byour?\b",
+                         re.IGNORECASE)
+OPERATOR = re.compile(r"(?<![\w-])[=+*/%<>≥≤](?![\w-])|//|==| - ")
 FILE_LIKE = re.compile(r"^[\w./\\{},-]+\.(?:py|sh|ya?ml|json|md|toml|txt|cfg|ipynb)[.,;]?$")
 
 
@@ -204,7 +212,19 @@ def clean_point(text: str) -> str:
 def _is_sentence(sentence: str) -> bool:
     lowered = sentence.lower()
     return not (NOT_A_POINT.search(sentence) or FILE_LIKE.match(sentence) or any(g in lowered for g in GUIDANCE)
-                or any(h in lowered for h in CHECKLIST_HEADINGS))
+                or any(h in lowered for h in CHECKLIST_HEADINGS) or LEGEND.match(sentence)
+                or INSTRUCTION.match(sentence) or _formula(sentence))
+
+
+def _formula(sentence: str) -> bool:
+    """A sentence that is arithmetic rather than words: two equations with hardly a word around them, or three
+    operators and at most one plain word outside code ("cp_rank 0: remain_start = 4804 - 1201 = 3603")."""
+    prose = re.sub(r"`[^`]*`", " ", sentence)
+    words = re.findall(r"(?<![\w.])[A-Za-z]{3,}(?![\w.(])", prose)
+    bare = sentence.replace("`", " ")
+    operators = len(OPERATOR.findall(bare))
+    equations = len(re.findall(r"(?<![=<>!])\s=\s(?!=)", bare))
+    return equations >= 2 and len(words) < 4 or operators >= 3 and len(words) < 2
 
 
 def _shorten(text: str, limit: int) -> str:

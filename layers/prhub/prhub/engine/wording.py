@@ -256,3 +256,15 @@ def period_words(language: str, period: Any) -> tuple[str, str, str]:
     """How `language` names a report's `period` ({since, until, tz}) by its kind: this one ("本月", "this
     month"), per one ("每月", "/month") and the 4 before; a custom range is "本期" / "this period"."""
     return PERIOD_WORDS.get(language, PERIOD_WORDS["en"])[kind_of(period or {})]
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, cut where a word ends (a Latin word, a code name or a number is never
+    cut in two; Chinese may end at any character), with "…" when cut."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    if text[limit - 1].isascii() and text[limit - 1].isalnum() and head[-1:].isascii() and head[-1:].isalnum():
+        cut = max(head.rfind(" "), max((i for i, c in enumerate(head) if not c.isascii()), default=-1))
+        head = head[:cut + 1] if cut > 0 else head
+    return head.rstrip(" ,，、;；:：(（") + "…"

@@ -222,3 +222,58 @@ def clean_text(text: str, facts: Facts) -> tuple[str, list[str]]:
         else:
             kept.append(piece)
     return "".join(kept).strip(), removed
+
+
+# The narrative sections a narrator writes (prhub.core.report.Narrative): what check_narrative reads, and what it
+# leaves out of the facts, so a sentence never vouches for itself.
+NARRATIVE = ("summary", "highlights", "key_changes", "trend_notes", "risk_notes", "relation_notes", "suggestions")
+# An evidence field (prhub.core.report.Evidence) and where in the PR's entry the fact it quotes must stand.
+QUOTED = {"title": ("title",), "body": ("summary", "key_points"), "summary": ("summary",),
+          "breaking_reason": ("breaking_reason",), "reasons": ("reasons",), "risks": ("risks",)}
+
+
+def check_narrative(report: Mapping[str, Any]) -> list[str]:
+    """Errors in a narrative, whoever wrote it (the engine's included): every citation, date and quantity of its
+    sentences against the report's data without the narrative, and every evidence item against the PR it names
+    (the PR is the report's, and the fact it quotes stands in that PR's field)."""
+    data = {k: v for k, v in report.items() if k not in NARRATIVE}
+    facts = Facts.from_report(data)
+    by_number = {int(p["number"]): p for p in report.get("prs") or []}
+    errors: list[str] = []
+    texts: list[tuple[str, list[Any]]] = [(str(report.get("summary") or ""),
+                                           list(report.get("summary_evidence") or []))]
+    for section in NARRATIVE[1:]:
+        for item in report.get(section) or []:
+            if isinstance(item, str):
+                texts.append((item, []))
+            else:
+                texts.append((str(item.get("text", "")), list(item.get("evidence") or [])))
+                errors += check_prs(list(item.get("prs") or []), facts)
+    for text, evidence in texts:
+        errors += check_text(text, facts)
+        errors += [f"{text[:40]}…: {problem}" for problem in _evidence_errors(evidence, by_number)]
+    return errors
+
+
+def _evidence_errors(evidence: list[Any], by_number: Mapping[int, Mapping[str, Any]]) -> list[str]:
+    errors = []
+    for item in evidence:
+        pr, where, fact = item.get("pr"), str(item.get("field", "")), str(item.get("fact", ""))
+        if pr is None:
+            continue  # a fact of the period (stats, modules), checked as the sentence's numbers are
+        if pr not in by_number:
+            errors.append(f"evidence names #{pr}, which is not one of this week's PRs")
+            continue
+        fields = QUOTED.get(where)
+        if fields and not any(fact in json_text(by_number[pr].get(f)) for f in fields):
+            errors.append(f"evidence quotes {fact[:40]!r} as #{pr}'s {where}, which does not say it")
+    return errors
+
+
+def json_text(value: Any) -> str:
+    """A field's text, lists and risk entries flattened, for a quoted fact to be found in."""
+    if isinstance(value, list):
+        return "\n".join(json_text(v) for v in value)
+    if isinstance(value, dict):
+        return "\n".join(json_text(v) for v in value.values())
+    return "" if value is None else str(value)

@@ -195,7 +195,8 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                  "guard": {"removed_sentences": sum(total.values()), "by_reason": dict(sorted(total.items())),
                            "in_prs": sum(in_prs.values()), "in_narrative": sum(writing.removed.values())}})
     record_guard(total)
-    return cast(Narration, {**writing.sections, "scorer": info, "notes": notes})
+    told = {"summary_evidence": narrative.summary_evidence(report)} if writing.by["summary"] == "heuristic" else {}
+    return cast(Narration, {**writing.sections, "scorer": info, "notes": notes, **told})
 
 
 def record_guard(removed: Counter[str]) -> None:

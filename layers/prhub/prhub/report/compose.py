@@ -80,7 +80,8 @@ def paths_note(config: RepoConfig) -> list[str]:
 
 def engine_narration(draft: Report) -> Narration:
     """The engine's narrative; the scorer and notes stay as they are."""
-    return {**narrative.engine_narrative(draft), "scorer": draft["scorer"], "notes": draft["notes"]}
+    return {**narrative.engine_narrative(draft), "scorer": draft["scorer"], "notes": draft["notes"],
+            "summary_evidence": narrative.summary_evidence(draft)}
 
 
 def revision_note(language: str, revision: int, changes: Changes) -> str:
