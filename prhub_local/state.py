@@ -282,8 +282,8 @@ def save_state(stack: Stack, state: StateDir, step: Step = lambda _: None,
     (new / "queues").mkdir()
     cut_off = in_hand()
     for logical, url in stack.queues.items():
-        if lines := _messages(url, cut_off):
-            _write_durably(new / "queues" / f"{logical}.messages.jsonl", lines)
+        if messages := _messages(url, cut_off):
+            _write_durably(new / "queues" / f"{logical}.messages.jsonl", messages)
     step("queues")
     for directory, _, _ in os.walk(new):
         _fsync_dir(Path(directory))
