@@ -40,7 +40,7 @@ def saved_runs(state: Path) -> list[dict[str, Any]]:
     gen = generation(state)
     assert gen is not None, "the state was saved"
     lines = (gen / "tables" / "RunsTable.jsonl").read_text("utf-8").splitlines()
-    return [json.loads(line) for line in lines]
+    return [item for item in map(json.loads, lines) if "period" in item]  # runs, not a folder's publication item
 
 
 def saved_messages(state: Path, queue: str) -> list[dict[str, Any]]:

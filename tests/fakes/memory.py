@@ -22,7 +22,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
-from prhub.cloud.store import Progress, Result, Run
+from prhub.cloud.store import WHOLE, Progress, Result, Run, planned_at
 from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.core.history import History
 from prhub.core.models import PullRef, ScoredPR
@@ -43,6 +43,7 @@ class MemoryStore:
         self.runs: dict[str, Run] = {}
         self.result_items: dict[tuple[str, int], Result] = {}
         self.published: dict[str, int] = {}  # run id -> results its latest publication included
+        self.publications: dict[str, tuple[str, int, int]] = {}  # report folder -> (run id, planned, completeness)
         self._lock = threading.Lock()
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
@@ -97,14 +98,25 @@ class MemoryStore:
             run.report_requested = now
             return True
 
+    def claim_publication(self, folder: str, run: Run, results: int, now: int) -> str | None:
+        complete = WHOLE if run.expected <= 0 else min(WHOLE, results * WHOLE // run.expected)
+        planned = planned_at(run, now)
+        with self._lock:  # the store's conditional write: no holder, the holder itself, or one no newer nor fuller
+            holder = self.publications.get(folder)
+            if holder is not None and holder[0] != run.run_id and (holder[1] > planned or holder[2] > complete):
+                return holder[0]
+            self.publications[folder] = (run.run_id, planned, complete)
+            return None
+
     def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
-                      results: int = 0, pending: list[int] | None = None) -> bool:
+                      results: int = 0, pending: list[int] | None = None, superseded_by: str = "") -> bool:
         with self._lock:
             run = self.runs[run_id]
             if run.revision >= revision:
                 return False
             run.status, run.report_key, run.reported_at, run.updated_at = "reported", report_key, reported_at, now
             run.revision, run.published_pending = revision, sorted(pending or [])
+            run.superseded_by = superseded_by
             self.published[run_id] = results
             return True
 

@@ -11,7 +11,10 @@ guarantees of the flow live here as conditional writes:
 - `claim_revision` sets `revision_requested` to the next revision only while
   that revision is unclaimed and the one before it is published, so a result
   that arrives after a publication asks for exactly one new revision;
-- `mark_reported` records a revision only over an older one.
+- `mark_reported` records a revision only over an older one;
+- `claim_publication` lets a run publish at a report's URL only while no newer or more complete run of the same
+  range and language holds it, so a late sweep of an orphaned run is recorded, never published over a better
+  report (the holder is one item per report folder in the runs table, `publication#<folder>`).
 
 A PR handed back for later (a rate limit, too little time left) moves
 `waiting_until` forward (`defer`): the sweep tells such a run from a dead one.
@@ -37,6 +40,8 @@ from prhub.core.period import Period, format_timestamp
 
 RUN_TTL_DAYS = 90
 DAY = 86_400
+PUBLICATION = "publication#"  # the runs table's item naming which run's report a report folder holds
+WHOLE = 1_000_000  # a run's completeness in millionths: its PRs with a result over its listed PRs
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -114,6 +119,7 @@ class Run:
     revision: int = 0  # the published revision (0: not yet published)
     revision_requested: int = 0  # the newest revision claimed (a late result asked for it)
     published_pending: list[int] = field(default_factory=list)  # PRs without a result at the latest publication
+    superseded_by: str = ""  # the run whose report its latest revision was not published over (claim_publication)
 
     @property
     def refs(self) -> list[int]:
@@ -137,6 +143,7 @@ class Run:
             revision=_revision(data), revision_requested=int(data.get("revision_requested", 0)),
             published_pending=[int(n) for n in unpack(data["published_pending"])] if data.get("published_pending")
             else [],
+            superseded_by=str(data.get("superseded_by") or ""),
         )
 
 
@@ -276,21 +283,50 @@ class Store:
             raise
         return True
 
+    def claim_publication(self, folder: str, run: Run, results: int, now: int) -> str | None:
+        """Take the report folder `folder` for `run`, whose `results` PRs have a result; None when it may publish
+        there, else the id of the run that holds it: one planned later, or one more complete (more of its listed
+        PRs with a result). The holder's own revisions, and a run as new and as complete, take it over.
+
+        One conditional write: of two publishers at once, the stale one loses. (The bucket's objects are written
+        after the claim, so a stale publisher already past it when a better one claims can still land second.)"""
+        complete = WHOLE if run.expected <= 0 else min(WHOLE, results * WHOLE // run.expected)
+        planned = planned_at(run, now)
+        try:
+            self.db.update_item(
+                TableName=self.settings.runs_table, Key=to_item({"run_id": PUBLICATION + folder}),
+                UpdateExpression="SET holder = :me, planned_at = :planned, complete = :complete, #s = :s, "
+                                 "updated_at = :now, expires_at = :expires",
+                ConditionExpression="attribute_not_exists(run_id) OR holder = :me "
+                                    "OR (planned_at <= :planned AND complete <= :complete)",
+                ExpressionAttributeNames={"#s": "status"},  # "reported": never an open run (open_runs)
+                ExpressionAttributeValues=to_item({":me": run.run_id, ":planned": planned, ":complete": complete,
+                                                   ":s": "reported", ":now": now,
+                                                   ":expires": now + RUN_TTL_DAYS * DAY}))
+        except ClientError as exc:
+            if not condition_failed(exc):
+                raise
+            answer = self.db.get_item(TableName=self.settings.runs_table,
+                                      Key=to_item({"run_id": PUBLICATION + folder}), ConsistentRead=True)
+            return str(from_item(answer.get("Item", {})).get("holder", "")) or "another run"
+        return None
+
     def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
-                      results: int = 0, pending: list[int] | None = None) -> bool:
+                      results: int = 0, pending: list[int] | None = None, superseded_by: str = "") -> bool:
         """Record revision `revision` as published, with the results it included and the PRs it had none for;
         False (nothing changed) when this or a newer revision is already recorded. `pending` is packed: a sweep
-        of a year's run may leave thousands."""
+        of a year's run may leave thousands. `superseded_by`: the revision was made but not published, the
+        report at its URL being that run's (claim_publication)."""
         try:
             self.db.update_item(
                 TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
                 UpdateExpression="SET #s = :s, report_key = :k, reported_at = :t, updated_at = :now, revision = :v, "
-                                 "published_results = :n, published_pending = :p",
+                                 "published_results = :n, published_pending = :p, superseded_by = :by",
                 ConditionExpression="attribute_not_exists(revision) OR revision < :v",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues=to_item({":s": "reported", ":k": report_key, ":t": reported_at,
                                                    ":now": now, ":v": revision, ":n": results,
-                                                   ":p": pack(sorted(pending or []))}))
+                                                   ":p": pack(sorted(pending or [])), ":by": superseded_by}))
         except ClientError as exc:
             if condition_failed(exc):
                 return False
@@ -389,6 +425,14 @@ class Store:
                 out.append(Result(int(item["number"]), item["status"], scored, item.get("reason", ""),
                                   bool(item.get("cached", False))))
         return out
+
+
+def planned_at(run: Run, default: int) -> int:
+    """When the run was planned (epoch seconds); `default` for an item without a readable time."""
+    try:
+        return int(datetime.fromisoformat(run.created_at.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        return default
 
 
 class RunBudget:
