@@ -16,6 +16,10 @@ guarantees of the flow live here as conditional writes:
   range and language holds it, so a late sweep of an orphaned run is recorded, never published over a better
   report (the holder is one item per report folder in the runs table, `publication#<folder>`).
 
+A run item keeps the watch list's channels by name: a literal `url` or `secret` (the local runner's) is not
+stored, only its reference (`channel_ref`, the delivery ledger's channel id), which the report service looks up
+in the watch list again when it asks for the deliveries.
+
 A PR handed back for later (a rate limit, too little time left) moves
 `waiting_until` forward (`defer`): the sweep tells such a run from a dead one.
 
@@ -23,6 +27,7 @@ Results are packed (prhub.cloud.dynamo's codec), as the cache's entries are.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,6 +37,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from prhub.cloud.dynamo import condition_failed, from_item, pack, to_item, unpack
+from prhub.core.channels import Channel
 from prhub.core.config import RepoConfig, Settings
 from prhub.core.errors import PrhubError
 from prhub.core.history import History
@@ -120,6 +126,7 @@ class Run:
     revision_requested: int = 0  # the newest revision claimed (a late result asked for it)
     published_pending: list[int] = field(default_factory=list)  # PRs without a result at the latest publication
     superseded_by: str = ""  # the run whose report its latest revision was not published over (claim_publication)
+    channel_refs: list[str] = field(default_factory=list)  # its literal channels, by reference (channel_ref)
 
     @property
     def refs(self) -> list[int]:
@@ -144,6 +151,7 @@ class Run:
             published_pending=[int(n) for n in unpack(data["published_pending"])] if data.get("published_pending")
             else [],
             superseded_by=str(data.get("superseded_by") or ""),
+            channel_refs=[str(r) for r in data.get("channel_refs") or []],
         )
 
 
@@ -200,9 +208,12 @@ class Store:
 
         `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped);
         `history` is the repository's record before the period, as the source gave it to the plan."""
+        stored = config.to_dict()
+        stored["notify"] = [c.to_dict() for c in config.notify if not is_literal(c)]
         item = {
             "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
-            "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source,
+            "config": json.dumps(stored, ensure_ascii=False), "source": source,
+            "channel_refs": [channel_ref(c) for c in config.notify if is_literal(c)] or None,
             # Packed: a year's 2,000 refs as a DynamoDB list make every read of the run slow (and big).
             "expected": len(refs), "refs": pack([r.to_dict() for r in refs]),
             "history": pack(history.to_dict()) if history is not None else None, "status": "scoring",
@@ -425,6 +436,23 @@ class Store:
                 out.append(Result(int(item["number"]), item["status"], scored, item.get("reason", ""),
                                   bool(item.get("cached", False))))
         return out
+
+
+def is_literal(channel: Channel) -> bool:
+    """The channel's URL or signing secret is written in the watch list (the local runner's), not named."""
+    return bool(channel.url or channel.secret)
+
+
+def channel_ref(channel: Channel) -> str:
+    """How a run item names a literal channel: a digest of its settings, never the URL or the secret (the same
+    id the delivery ledger gives the channel: prhub.flow.deliver.channel_id)."""
+    text = json.dumps(channel.to_dict(), sort_keys=True, ensure_ascii=False)
+    return f"{channel.channel}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+def literal_channels(run: Run, watched: tuple[Channel, ...]) -> tuple[Channel, ...]:
+    """The run's literal channels found again among the watch list's (`watched`): the ones it still has."""
+    return tuple(c for c in watched if is_literal(c) and channel_ref(c) in run.channel_refs)
 
 
 def planned_at(run: Run, default: int) -> int:

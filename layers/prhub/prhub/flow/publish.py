@@ -19,13 +19,15 @@ the sweep runs every 15 minutes and, with no stuck run, needs none of it (a cold
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
-from prhub.cloud.store import planned_at
+from prhub.cloud.store import literal_channels, planned_at
+from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError
 from prhub.core.models import ScoredPR
 from prhub.core.period import format_timestamp
@@ -115,7 +117,7 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     # Delivery runs in its own function: a slow or broken channel never delays or fails the report. A retried
     # report asks again; the delivery ledger keeps each (report, channel) to one message (a revision reaches
     # the channels with "updates": true as an update).
-    deliveries = request_deliveries(run.config, prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
+    deliveries = request_deliveries(_told(run, deps), prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
     logger.info("report published", extra={"run_id": run_id, "key": prefix, "revision": revision,
                                            "deliveries": deliveries})
     answer = {"run_id": run_id, "repo": run.repo, "report_key": prefix, "revision": revision,
@@ -125,6 +127,18 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     if revision == 1 and (published := digest.after_report(run, deps)) is not None:
         answer["digest"] = published
     return answer
+
+
+def _told(run: Run, deps: Deps) -> RepoConfig:
+    """The run's settings with every channel to tell: the run item keeps literal channels (a URL or secret written
+    in the watch list, the local runner's) by reference only, so they are taken from the watch list again."""
+    if not run.channel_refs:
+        return run.config
+    found = literal_channels(run, deps.watchlist().get(run.repo, run.config.slice).notify)
+    if len(found) < len(run.channel_refs):
+        logger.warning("channels of the run no longer in the watch list are not told",
+                       extra={"run_id": run.run_id, "missing": len(run.channel_refs) - len(found)})
+    return replace(run.config, notify=run.config.notify + found)
 
 
 def _reasons(results: list[Result]) -> dict[int, str]:
