@@ -22,7 +22,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
-from prhub.cloud.store import WHOLE, Progress, Result, Run, planned_at
+from prhub.cloud.store import Progress, Result, Run, better, planned_at
 from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.core.history import History
 from prhub.core.models import PullRef, ScoredPR
@@ -43,7 +43,6 @@ class MemoryStore:
         self.runs: dict[str, Run] = {}
         self.result_items: dict[tuple[str, int], Result] = {}
         self.published: dict[str, int] = {}  # run id -> results its latest publication included
-        self.publications: dict[str, tuple[str, int, int]] = {}  # report folder -> (run id, planned, completeness)
         self._lock = threading.Lock()
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
@@ -98,14 +97,14 @@ class MemoryStore:
             run.report_requested = now
             return True
 
-    def claim_publication(self, folder: str, run: Run, results: int, now: int) -> str | None:
-        complete = WHOLE if run.expected <= 0 else min(WHOLE, results * WHOLE // run.expected)
-        planned = planned_at(run, now)
-        with self._lock:  # the store's conditional write: no holder, the holder itself, or one no newer nor fuller
-            holder = self.publications.get(folder)
-            if holder is not None and holder[0] != run.run_id and (holder[1] > planned or holder[2] > complete):
-                return holder[0]
-            self.publications[folder] = (run.run_id, planned, complete)
+    def superseding(self, folder: str, run: Run, results: int) -> str | None:
+        with self._lock:  # the store's scan: runs published at the folder, not superseded themselves
+            for other in self.runs.values():
+                if (other.run_id != run.run_id and other.status == "reported" and other.report_key == folder
+                        and not other.superseded_by
+                        and better(other.created_at, self.published.get(other.run_id, 0), other.expected,
+                                   planned_at(run, 0), results, run.expected)):
+                    return other.run_id
             return None
 
     def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,

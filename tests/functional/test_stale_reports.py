@@ -99,6 +99,7 @@ def test_a_report_of_an_older_run_does_not_replace_a_newer_runs_report() -> None
     assert stack.bucket.get(REPORT_JSON) == published
     assert stack.bucket.puts.count(REPORT_JSON) == 1
     assert (stack.store.runs[older].status, stack.store.runs[older].superseded_by) == ("reported", newer)
-    # AND the newer run's own revisions still publish (the holder takes its folder again)
-    assert stack.store.claim_publication("acme/rocket/reports/2026-06-01-to-2026-06-07", stack.store.runs[newer],
-                                         SAMPLE_PRS, stack.deps.now()) is None
+    # AND the newer run's own revisions still publish over its own report
+    mine = stack.store.runs[newer]
+    assert mine.report_key is not None and stack.store.superseding(mine.report_key, mine, SAMPLE_PRS) is None
+    assert stack.store.superseding(mine.report_key, stack.store.runs[older], SAMPLE_PRS) == newer

@@ -12,9 +12,9 @@ guarantees of the flow live here as conditional writes:
   that revision is unclaimed and the one before it is published, so a result
   that arrives after a publication asks for exactly one new revision;
 - `mark_reported` records a revision only over an older one;
-- `claim_publication` lets a run publish at a report's URL only while no newer or more complete run of the same
-  range and language holds it, so a late sweep of an orphaned run is recorded, never published over a better
-  report (the holder is one item per report folder in the runs table, `publication#<folder>`).
+- a run publishes at a report's URL only while no newer or more complete run of the same range and language has
+  published there (`superseding`), so a late sweep of an orphaned run is recorded, never published over a
+  better report.
 
 A run item keeps the watch list's channels by name: a literal `url` or `secret` (the local runner's) is not
 stored, only its reference (`channel_ref`, the delivery ledger's channel id), which the report service looks up
@@ -46,8 +46,6 @@ from prhub.core.period import Period, format_timestamp
 
 RUN_TTL_DAYS = 90
 DAY = 86_400
-PUBLICATION = "publication#"  # the runs table's item naming which run's report a report folder holds
-WHOLE = 1_000_000  # a run's completeness in millionths: its PRs with a result over its listed PRs
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -125,7 +123,7 @@ class Run:
     revision: int = 0  # the published revision (0: not yet published)
     revision_requested: int = 0  # the newest revision claimed (a late result asked for it)
     published_pending: list[int] = field(default_factory=list)  # PRs without a result at the latest publication
-    superseded_by: str = ""  # the run whose report its latest revision was not published over (claim_publication)
+    superseded_by: str = ""  # the run whose report its latest revision was not published over (superseding)
     channel_refs: list[str] = field(default_factory=list)  # its literal channels, by reference (channel_ref)
 
     @property
@@ -294,32 +292,27 @@ class Store:
             raise
         return True
 
-    def claim_publication(self, folder: str, run: Run, results: int, now: int) -> str | None:
-        """Take the report folder `folder` for `run`, whose `results` PRs have a result; None when it may publish
-        there, else the id of the run that holds it: one planned later, or one more complete (more of its listed
-        PRs with a result). The holder's own revisions, and a run as new and as complete, take it over.
+    def superseding(self, folder: str, run: Run, results: int) -> str | None:
+        """The run whose published report at `folder` must stay, this run's revision with `results` results being
+        stale: one planned later, or one more complete (a larger share of its listed PRs with a result); None when
+        this one may publish. Runs as new and as complete, and the run's own earlier revisions, give way.
 
-        One conditional write: of two publishers at once, the stale one loses. (The bucket's objects are written
-        after the claim, so a stale publisher already past it when a better one claims can still land second.)"""
-        complete = WHOLE if run.expected <= 0 else min(WHOLE, results * WHOLE // run.expected)
-        planned = planned_at(run, now)
-        try:
-            self.db.update_item(
-                TableName=self.settings.runs_table, Key=to_item({"run_id": PUBLICATION + folder}),
-                UpdateExpression="SET holder = :me, planned_at = :planned, complete = :complete, #s = :s, "
-                                 "updated_at = :now, expires_at = :expires",
-                ConditionExpression="attribute_not_exists(run_id) OR holder = :me "
-                                    "OR (planned_at <= :planned AND complete <= :complete)",
-                ExpressionAttributeNames={"#s": "status"},  # "reported": never an open run (open_runs)
-                ExpressionAttributeValues=to_item({":me": run.run_id, ":planned": planned, ":complete": complete,
-                                                   ":s": "reported", ":now": now,
-                                                   ":expires": now + RUN_TTL_DAYS * DAY}))
-        except ClientError as exc:
-            if not condition_failed(exc):
-                raise
-            answer = self.db.get_item(TableName=self.settings.runs_table,
-                                      Key=to_item({"run_id": PUBLICATION + folder}), ConsistentRead=True)
-            return str(from_item(answer.get("Item", {})).get("holder", "")) or "another run"
+        A scan, as open_runs is (runs are few and expire): a run item records its folder (report_key) and its
+        latest publication's results when marked reported. Two publishers racing within one publication can both
+        pass; the sweep's case (an orphan reported long after) cannot."""
+        planned = planned_at(run, 0)
+        for page in self.db.get_paginator("scan").paginate(
+                TableName=self.settings.runs_table,
+                FilterExpression="report_key = :k AND #s = :r AND run_id <> :me "
+                                 "AND (attribute_not_exists(superseded_by) OR superseded_by = :none)",
+                ProjectionExpression="run_id, created_at, published_results, expected",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=to_item({":k": folder, ":r": "reported", ":me": run.run_id, ":none": ""})):
+            for raw in page.get("Items", []):
+                other = from_item(raw)
+                if better(str(other.get("created_at", "")), int(other.get("published_results", 0)),
+                          int(other.get("expected", 0)), planned, results, run.expected):
+                    return str(other["run_id"])
         return None
 
     def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
@@ -327,7 +320,7 @@ class Store:
         """Record revision `revision` as published, with the results it included and the PRs it had none for;
         False (nothing changed) when this or a newer revision is already recorded. `pending` is packed: a sweep
         of a year's run may leave thousands. `superseded_by`: the revision was made but not published, the
-        report at its URL being that run's (claim_publication)."""
+        report at its URL being that run's (superseding)."""
         try:
             self.db.update_item(
                 TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
@@ -457,10 +450,23 @@ def literal_channels(run: Run, watched: tuple[Channel, ...]) -> tuple[Channel, .
 
 def planned_at(run: Run, default: int) -> int:
     """When the run was planned (epoch seconds); `default` for an item without a readable time."""
+    return _epoch(run.created_at, default)
+
+
+def _epoch(stamp: str, default: int) -> int:
     try:
-        return int(datetime.fromisoformat(run.created_at.replace("Z", "+00:00")).timestamp())
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
     except ValueError:
         return default
+
+
+def better(created_at: str, results: int, expected: int, planned: int, mine: int, my_expected: int,
+           default: int = 0) -> bool:
+    """A published run (planned at `created_at`, `results` of its `expected` PRs with a result) is newer or more
+    complete than one planned at `planned` with `mine` of `my_expected`: its report must not be replaced."""
+    newer = _epoch(created_at, default) > planned
+    share, my_share = (results, max(expected, 1)), (mine, max(my_expected, 1))
+    return newer or share[0] * my_share[1] > my_share[0] * share[1]
 
 
 class RunBudget:

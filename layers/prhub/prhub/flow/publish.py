@@ -7,7 +7,7 @@
     publish_run(run_id, deps, revision=1)   analyse, narrate, render, publish to the bucket, record the repository's
                                  year for the dashboard and queue the PR pages (prhub.flow.pages), invalidate, mark
                                  the revision published; a revision whose URL holds the report of a newer or more
-                                 complete run of the range is recorded as superseded instead (Store.claim_publication)
+                                 complete run of the range is recorded as superseded instead (Store.superseding)
 
 A revision is the same report at the same URL, made again from every result the run has by then: report.json
 says which revision it is and what changed (`revision`, `changes`), its notes say so in every format, and the
@@ -96,7 +96,7 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     # A report at this URL made from a newer or more complete run of the range (an orphaned run swept late, a
     # late revision of a run a later one replaced) stays: this revision is recorded as superseded, not published.
     folder = _report_prefix(report, home)
-    holder = deps.store.claim_publication(folder, run, len(results), deps.now())
+    holder = deps.store.superseding(folder, run, len(results))
     prefix = folder if holder is not None else _publish(report, run, scored, home, deps)
     if not deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now(), revision,
                                     len(results), pending, superseded_by=holder or ""):
