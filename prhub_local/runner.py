@@ -424,8 +424,7 @@ def refuse_bad_input(events: list[dict[str, Any]], watchlist: WatchList, now: da
 def _same_report(run: RunItem, request: PlanRequest) -> bool:
     """The run makes the report `request` asks for: the same repository or slice, period, language, source and
     settings (the channels aside: the run item keeps references to them, prhub.cloud.store)."""
-    return (run.status != "reported" and run.period == request.period
-            and replace(run.config, notify=()) == replace(request.config, notify=()))
+    return run.period == request.period and replace(run.config, notify=()) == replace(request.config, notify=())
 
 
 def resumable(events: list[dict[str, Any]], watchlist: WatchList, now: datetime,
@@ -453,19 +452,21 @@ def resumable(events: list[dict[str, Any]], watchlist: WatchList, now: datetime,
     return to_plan, resumed
 
 
+def _message_of(body: str) -> dict[str, Any]:
+    """A queued body as JSON ({} when it is not an object: its function drops it)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return {}
+    return message if isinstance(message, dict) else {}
+
+
 def _requeue(stack: Stack, run: RunItem, results: set[int]) -> int:
     """Queue again the run's listed PRs that have no result and no message in any queue; returns how many."""
-    if any(json.loads(body).get("run_id") == run.run_id for _, body, _ in queued(stack.queues["PlanQueue"])):
+    if any(_message_of(body).get("run_id") == run.run_id for _, body, _ in queued(stack.queues["PlanQueue"])):
         return 0  # its listing goes on: the plan's continuation queues the rest
-    waiting = set()
-    for logical in ("ScoreQueue", "ScoreDLQ"):
-        for _, body, _ in queued(stack.queues[logical]):
-            try:
-                message = json.loads(body)
-                if message.get("run_id") == run.run_id:
-                    waiting.add(int(message["number"]))
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue  # not a score message: ScoreFunction drops it
+    waiting = {_message_of(body).get("number") for logical in ("ScoreQueue", "ScoreDLQ")
+               for _, body, _ in queued(stack.queues[logical]) if _message_of(body).get("run_id") == run.run_id}
     lost = [ref for ref in run.listing if ref.number not in results and ref.number not in waiting]
     sqs = client("sqs")
     for start in range(0, len(lost), 10):
