@@ -8,7 +8,9 @@ in `build_parser`.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -171,13 +173,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`timeout`, a container stop): stops the command as Ctrl-C does, so the state is saved on the way out
+    instead of the process dying with only its journal written."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the save the first one started
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Exit codes: 0 done, 2 bad input (nothing written), 3 the --state is busy, 1 a failure of its own."""
+    """Exit codes: 0 done, 2 bad input (nothing written), 3 the --state is busy, 1 a failure of its own,
+    130 Ctrl-C and 143 SIGTERM (the state saved either way)."""
     from prhub_local.state import StateBusy
 
     args = build_parser().parse_args(argv)
+    main_thread = threading.current_thread() is threading.main_thread()  # only it may set a signal handler
+    previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
     try:
         return int(args.func(args))
+    except Terminated:
+        return 128 + signal.SIGTERM
     except (InputError, SourceError) as exc:
         print(f"prhub: {exc}", file=sys.stderr)
         return 2
@@ -189,6 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)  # main() is also called in-process (tests)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlparse
 
 from prhub.cloud import aws
 
@@ -84,3 +85,18 @@ def patched_env(values: dict[str, str]) -> Iterator[None]:
 def client(service: str) -> Any:
     """This thread's boto3 client (prhub.cloud.aws keeps one per thread and service, reset by patched_env)."""
     return aws.client(service)
+
+
+def queued(url: str) -> list[tuple[str, str, float]]:
+    """Every message the embedded SQS holds in the queue at `url`, visible, delayed or in flight, as (message id,
+    body, due): `due` the epoch second from which it can be received.
+
+    SQS's API receives only visible messages: a rate-limited PR waiting as a delayed copy, or a retried one hidden
+    until its retry, cannot be read through it, so the state reads moto's queue itself (this process's server)."""
+    from moto.sqs.models import sqs_backends
+
+    account, name = urlparse(url).path.strip("/").split("/")[:2]  # /<account id>/<queue name>
+    queue = sqs_backends[account][os.environ.get("AWS_DEFAULT_REGION", REGION)].queues[name]
+    with queue._messages_lock:  # the workers may still be sending or deleting
+        messages = list(queue._messages)
+    return [(m.id, m.body, max(m.visible_at, m.delayed_until) / 1000) for m in messages]

@@ -30,6 +30,7 @@ PATCHED_SYMBOLS: tuple[tuple[str, str], ...] = (
     ("moto.dynamodb.models.table", "Table.get_item"),  # cheap_moto_transactions: the backup
     ("moto.dynamodb.models.table", "Table.delete_item"),  # cheap_moto_transactions: the rollback
     ("moto.sqs.models", "unix_time_millis"),  # cheap_moto_sqs_clock
+    ("moto.sqs.models", "sqs_backends"),  # not a patch: prhub_local.embedded.queued reads the queues' messages
 )
 
 

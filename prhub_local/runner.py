@@ -35,23 +35,24 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from prhub.cloud.store import Progress as RunProgress
+from prhub.cloud.store import Run as RunItem
 from prhub.cloud.store import Store
 from prhub.core.config import Settings, WatchList
 from prhub.core.errors import InputError, PrhubError
 from prhub.core.period import Period
 from prhub.flow.deps import LITERAL_ENV
-from prhub.flow.plan import parse_plan_event
+from prhub.flow.plan import PlanRequest, parse_plan_event
 from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
 
-from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env
+from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env, queued
 from prhub_local.sample import local_watchlist, sample_settings
 from prhub_local.state import Journal, download_bucket, locked, restore_state, save_state
 from prhub_local.template import LOCAL_VISIBILITY_TIMEOUT, Stack, create_stack, default_root, load_template
@@ -244,6 +245,14 @@ class Poller(threading.Thread):
             self.error = exc
 
     def _deliver(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
+        ids = {m["MessageId"] for m in messages}
+        self.runner.in_hand.update(ids)  # what a stop cuts off is due at once at the next run (state.save_state)
+        try:
+            self._invoke(sqs, messages)
+        finally:
+            self.runner.in_hand.difference_update(ids)
+
+    def _invoke(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
         event = sqs_event(messages, self.arn)
         self.held.clear()
         try:
@@ -290,9 +299,10 @@ class Runner:
     """Drives one plan event through the handlers until every planned run is reported."""
 
     def __init__(self, root: Path, stack: Stack, invoke: Invoker, progress: Progress, workers: int,
-                 retry_delay: int = LOCAL_VISIBILITY_TIMEOUT) -> None:
+                 retry_delay: int = LOCAL_VISIBILITY_TIMEOUT, in_hand: set[str] | None = None) -> None:
         self.root, self.stack, self.invoke, self.say, self.workers = root, stack, invoke, progress, workers
         self.retry_delay = retry_delay
+        self.in_hand = set() if in_hand is None else in_hand  # ids of the messages invocations are processing
         self.stopping = threading.Event()
         self._busy = 0
         self._ended = 0  # invocations ended so far
@@ -331,9 +341,14 @@ class Runner:
             "ApproximateNumberOfMessagesDelayed"])["Attributes"]  # a rate-limited PR waits as a delayed copy
         return sum(int(v) for v in attrs.values()) == 0
 
-    def run(self, events: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
+    def run(self, events: list[dict[str, Any]], timeout: float,
+            resumed: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """Plan `events`, then drive them and the `resumed` runs (see resumable) until all are reported."""
         plan = load_handler(self.root, self.stack.template, "PlanFunction")
-        runs = []
+        runs = list(resumed or [])
+        for r in runs:
+            self.say(f"resuming run {r['run_id']}, stopped part-way: {r['results']} of its {r['expected']} PRs "
+                     "have a result" + (f", {r['requeued']} queued again" if r["requeued"] else ""))
         for event in events:
             with HeldLogs() as logs:
                 answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
@@ -342,6 +357,8 @@ class Runner:
                     raise InputError(answer.get("error", "plan failed"))
             runs += [r for r in answer["runs"] if "error" not in r]
         for r in runs:
+            if r.get("resumed"):
+                continue
             for warning in r.get("warnings", []):
                 self.say(f"warning: {warning}")
             span = f"{r['repo']} from {r['period']['since']} to {r['period']['until']} ({r['period']['tz']})"
@@ -436,6 +453,62 @@ def refuse_bad_input(events: list[dict[str, Any]], watchlist: WatchList, now: da
                     raise InputError(f"no export file at {path} (--source jsonl:PATH names a file of one PR a line)")
 
 
+def _same_report(run: RunItem, request: PlanRequest) -> bool:
+    """The run makes the report `request` asks for: the same repository or slice, period, language, source and
+    settings (the channels aside: the run item keeps references to them, prhub.cloud.store)."""
+    return run.period == request.period and replace(run.config, notify=()) == replace(request.config, notify=())
+
+
+def resumable(events: list[dict[str, Any]], watchlist: WatchList, now: datetime,
+              stack: Stack) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the events to plan, the runs to resume): an event whose every report has a run in the state that stopped
+    part-way (the run's deadline, Ctrl-C, SIGTERM) resumes that run instead of planning a second one beside it (an
+    orphan a later sweep would publish). Its saved messages were restored with the state; the PRs with neither a
+    result nor a message (a state saved before delayed messages were kept) are queued again."""
+    store = run_store(stack)
+    open_runs = [run for run in store.open_runs() if run.status != "reported"]
+    to_plan, resumed = [], []
+    for event in events:
+        requests = parse_plan_event(event, lambda: watchlist, now)
+        found = [next((run for run in open_runs if _same_report(run, req)), None) for req in requests]
+        runs = [run for run in found if run is not None]
+        if not requests or len(runs) != len(requests):
+            to_plan.append(event)
+            continue
+        for run in runs:
+            results = {r.number for r in store.results(run.run_id)}
+            requeued = _requeue(stack, run, results)
+            resumed.append({"run_id": run.run_id, "repo": run.repo, "period": run.period.to_dict(),
+                            "expected": run.expected, "results": len(results), "requeued": requeued,
+                            "resumed": True})
+    return to_plan, resumed
+
+
+def _message_of(body: str) -> dict[str, Any]:
+    """A queued body as JSON ({} when it is not an object: its function drops it)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return {}
+    return message if isinstance(message, dict) else {}
+
+
+def _requeue(stack: Stack, run: RunItem, results: set[int]) -> int:
+    """Queue again the run's listed PRs that have no result and no message in any queue; returns how many."""
+    if any(_message_of(body).get("run_id") == run.run_id for _, body, _ in queued(stack.queues["PlanQueue"])):
+        return 0  # its listing goes on: the plan's continuation queues the rest
+    waiting = {_message_of(body).get("number") for logical in ("ScoreQueue", "ScoreDLQ")
+               for _, body, _ in queued(stack.queues[logical]) if _message_of(body).get("run_id") == run.run_id}
+    lost = [ref for ref in run.listing if ref.number not in results and ref.number not in waiting]
+    sqs = client("sqs")
+    for start in range(0, len(lost), 10):
+        sqs.send_message_batch(QueueUrl=stack.queues["ScoreQueue"], Entries=[
+            {"Id": str(i), "MessageBody": json.dumps({"run_id": run.run_id, "number": ref.number,
+                                                      "ref": ref.to_dict()}, ensure_ascii=False)}
+            for i, ref in enumerate(lost[start:start + 10])])
+    return len(lost)
+
+
 def run_pipeline(*, repo: str | None = None, since: str | None = None, until: str | None = None,
                  tz: str | None = None, source: str | None = None, scorer: str | None = None,
                  lang: str | None = None, out: str | Path = "site", state: str | Path | None = ".prhub/state",
@@ -487,15 +560,17 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                         model_settings(os.environ), Secrets(LazyClient("secretsmanager")))
 
     refused: list[InputError] = []
+    in_hand: set[str] = set()
 
     with provisioned(template, prefix, watchlist_text, endpoint_url, state, say, visibility_timeout,
-                     check=check_scorer, keep=lambda: not refused) as stack:
+                     check=check_scorer, keep=lambda: not refused, in_hand=lambda: set(in_hand)) as stack:
         timings["setup_s"] = time.monotonic() - started
-        runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout)
+        runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout, in_hand)
         with function_env(stack):
             begun = time.monotonic()
+            to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])
             try:
-                planned = runner.run(events, timeout)
+                planned = runner.run(to_plan, timeout, resumed)
             except InputError as exc:  # PlanFunction refused the event: it wrote nothing, nor do we
                 refused.append(exc)
                 raise
@@ -539,14 +614,15 @@ JOURNAL_EVERY = 3.0  # s between appends of new cache items to the state's journ
 def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endpoint_url: str | None,
                 state: str | Path | None, say: Progress, visibility_timeout: int | None = LOCAL_VISIBILITY_TIMEOUT,
                 check: Callable[[], None] | None = None, keep: Callable[[], bool] = lambda: True,
-                journal_every: float = JOURNAL_EVERY) -> Iterator[Stack]:
+                journal_every: float = JOURNAL_EVERY, in_hand: Callable[[], set[str]] = set) -> Iterator[Stack]:
     """The embedded AWS (or `endpoint_url`) holding the template's resources, with `state` restored.
 
     `check` runs first, in the endpoint's environment: what it refuses leaves the state untouched. Past
     it, the state is locked for the whole block (StateBusy if another run holds it), what an interrupted
     save left is removed, the score cache is journaled as it grows, and the state is saved on the way out
     even when the body failed (the scores already in the cache and the DLQs are not lost), unless `keep()`
-    says the body changed nothing (bad input): a state directory made for it is then removed again."""
+    says the body changed nothing (bad input): a state directory made for it is then removed again. `in_hand` names
+    the messages the body's workers still hold when it ends (state.save_state)."""
     with _aws(endpoint_url) as url, patched_env(aws_env(url, fake_credentials=endpoint_url is None)):
         stack = create_stack(template, prefix, watchlist_text, visibility_timeout)
         if check is not None:
@@ -578,7 +654,7 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
                 if journal.error is not None:
                     say(f"the state's journal stopped: {journal.error!r}")
                 if keep():
-                    save_state(stack, held)
+                    save_state(stack, held, in_hand=in_hand)
                 elif made:
                     shutil.rmtree(path)
                 elif not journaled:

@@ -6,7 +6,7 @@ and the site accumulate as they do in a deployed stack. The directory:
 
     lock              flock'ed by the run using the state; names its holder
     CURRENT           the name of the last complete generation (replaced atomically)
-    gen-.../          a complete generation: tables/, buckets/, queues/
+    gen-.../          a complete generation: tables/, buckets/, queues/ (every message, with when it is due)
     journal.jsonl     score-cache items written since that generation (header: its name)
 
 A save writes a fresh generation beside the current one, fsyncs it, then
@@ -23,6 +23,7 @@ import contextlib
 import errno
 import fcntl
 import json
+import math
 import os
 import shlex
 import shutil
@@ -36,11 +37,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from prhub.cloud.cache import TTL_SECONDS
+from prhub.cloud.queue import MAX_DELAY
 from prhub.core.errors import InputError, PrhubError
 from prhub.notify import ledger
 from prhub.site.publish import TYPES
 
-from prhub_local.embedded import client
+from prhub_local.embedded import client, queued
 from prhub_local.template import Stack
 
 CURRENT, LOCK, JOURNAL = "CURRENT", "lock", "journal.jsonl"
@@ -248,23 +250,22 @@ def _etags(generation_dir: Path | None, logical: str) -> dict[str, str]:
         return {}
 
 
-def _drain(sqs: Any, url: str) -> list[str]:
-    bodies: list[str] = []
-    while True:
-        # Received messages stay invisible for the rest of this process, so each is read once.
-        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=600,
-                                  WaitTimeSeconds=0).get("Messages", [])
-        if not got:
-            return bodies
-        bodies.extend(m["Body"] for m in got)
+def _messages(url: str, in_hand: set[str]) -> bytes:
+    """The queue's messages as JSON lines {"body", "due"}: delayed and in-flight ones too, with the epoch second
+    they come due. A message in `in_hand` was in a batch whose invocation the stop cut off: due at once, as Lambda
+    would retry it when its worker died, not after the long visibility timeout the worker's receive gave it."""
+    return "".join(json.dumps({"body": body, "due": 0 if mid in in_hand else round(due, 3)}, ensure_ascii=False)
+                   + "\n" for mid, body, due in queued(url)).encode()
 
 
-def save_state(stack: Stack, state: StateDir, step: Step = lambda _: None) -> Path:
+def save_state(stack: Stack, state: StateDir, step: Step = lambda _: None,
+               in_hand: Callable[[], set[str]] = set) -> Path:
     """Write the stack as a new generation, switch CURRENT to it, then drop the old one; returns it.
 
-    `step` is called after each step (tests interrupt the save there: nothing here cleans up after an
+    `in_hand` names the messages the run's workers were processing when it stopped (see _messages). `step` is
+    called after each step (tests interrupt the save there: nothing here cleans up after an
     exception, as nothing would after a kill)."""
-    ddb, s3, sqs = client("dynamodb"), client("s3"), client("sqs")
+    ddb, s3 = client("dynamodb"), client("s3")
     old = state.current()
     new = state.path / f"gen-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}-{os.getpid()}"
     (new / "tables").mkdir(parents=True)
@@ -281,10 +282,10 @@ def save_state(stack: Stack, state: StateDir, step: Step = lambda _: None) -> Pa
         _write_durably(new / "buckets" / f"{logical}.etags.json", json.dumps(etags, sort_keys=True).encode())
         step(f"bucket {logical}")
     (new / "queues").mkdir()
+    cut_off = in_hand()
     for logical, url in stack.queues.items():
-        bodies = _drain(sqs, url)
-        if bodies:
-            _write_durably(new / "queues" / f"{logical}.jsonl", "".join(b + "\n" for b in bodies).encode())
+        if messages := _messages(url, cut_off):
+            _write_durably(new / "queues" / f"{logical}.messages.jsonl", messages)
     step("queues")
     for directory, _, _ in os.walk(new):
         _fsync_dir(Path(directory))
@@ -356,13 +357,28 @@ def _restore_buckets(stack: Stack, gen: Path, s3: Any) -> None:
                               ContentType=TYPES.get(path.suffix, "application/octet-stream"))
 
 
+def _queued_lines(gen: Path, logical: str) -> list[tuple[str, float]]:
+    """A queue's saved messages as (body, due); a state saved before delays were kept has bodies only (due now)."""
+    path = gen / "queues" / f"{logical}.messages.jsonl"
+    if path.exists():
+        return [(str(m["body"]), float(m.get("due", 0))) for m in _read_lines(path) if isinstance(m, dict)]
+    old = gen / "queues" / f"{logical}.jsonl"
+    if not old.exists():
+        return []
+    return [(line, 0.0) for line in old.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def _restore_queues(stack: Stack, gen: Path, sqs: Any) -> None:
+    """Each saved message queued again, hidden for what is left of its wait (SQS delays a message at most
+    MAX_DELAY: one that waited longer comes back early, and its worker meets the limit again and defers it)."""
+    now = time.time()
     for logical, url in stack.queues.items():
-        path = gen / "queues" / f"{logical}.jsonl"
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    sqs.send_message(QueueUrl=url, MessageBody=line)
+        entries = [{"MessageBody": body, "DelaySeconds": min(MAX_DELAY, max(0, math.ceil(due - now)))}
+                   for body, due in _queued_lines(gen, logical)]
+        for start in range(0, len(entries), 10):
+            batch = [{"Id": str(i), **e} for i, e in enumerate(entries[start:start + 10])]
+            if failed := sqs.send_message_batch(QueueUrl=url, Entries=batch).get("Failed"):
+                raise PrhubError(f"could not restore {logical}'s messages: {failed[0].get('Message', failed[0])}")
 
 
 def _restore_journal(stack: Stack, state: StateDir, ddb: Any) -> int:

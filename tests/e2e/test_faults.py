@@ -98,8 +98,9 @@ def table(state: Path, logical: str) -> list[dict[str, Any]]:
 
 
 def queue(state: Path, logical: str) -> list[dict[str, Any]]:
-    path = generation(state) / "queues" / f"{logical}.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    path = generation(state) / "queues" / f"{logical}.messages.jsonl"  # {"body", "due"} a line
+    return [json.loads(json.loads(line)["body"]) for line in path.read_text().splitlines() if line.strip()] \
+        if path.exists() else []
 
 
 def check(result: RunResult, state: Path, publishes: list[str], expected: set[int],

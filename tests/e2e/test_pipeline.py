@@ -211,4 +211,5 @@ def test_a_report_that_keeps_failing_ends_the_run_with_an_error_and_the_scores_k
                      out=tmp_path / "site", invoke=broken_report, progress=quiet, visibility_timeout=1)
     cache = (generation(state) / "tables" / "CacheTable.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(cache) == 32  # the next run reuses every score
-    assert len((generation(state) / "queues" / "ReportDLQ.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    dead = generation(state) / "queues" / "ReportDLQ.messages.jsonl"
+    assert len(dead.read_text(encoding="utf-8").splitlines()) == 1

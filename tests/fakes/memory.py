@@ -22,7 +22,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
-from prhub.cloud.store import Progress, Result, Run
+from prhub.cloud.store import Progress, Result, Run, better, planned_at
 from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.core.history import History
 from prhub.core.models import PullRef, ScoredPR
@@ -107,14 +107,25 @@ class MemoryStore:
             run.report_requested = now
             return True
 
+    def superseding(self, folder: str, run: Run, results: int) -> str | None:
+        with self._lock:  # the store's scan: runs published at the folder, not superseded themselves
+            for other in self.runs.values():
+                if (other.run_id != run.run_id and other.status == "reported" and other.report_key == folder
+                        and not other.superseded_by
+                        and better(other.created_at, self.published.get(other.run_id, 0), other.expected,
+                                   planned_at(run, 0), results, run.expected)):
+                    return other.run_id
+            return None
+
     def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
-                      results: int = 0, pending: list[int] | None = None) -> bool:
+                      results: int = 0, pending: list[int] | None = None, superseded_by: str = "") -> bool:
         with self._lock:
             run = self.runs[run_id]
             if run.revision >= revision:
                 return False
             run.status, run.report_key, run.reported_at, run.updated_at = "reported", report_key, reported_at, now
             run.revision, run.published_pending = revision, sorted(pending or [])
+            run.superseded_by = superseded_by
             self.published[run_id] = results
             return True
 

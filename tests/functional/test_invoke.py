@@ -51,7 +51,7 @@ def test_plan_custom_range_lists_verls_week_from_the_export(aws_endpoint: str, t
     assert run["period"] == {"since": "2026-06-15", "until": "2026-06-21", "tz": "Asia/Shanghai"}
     assert f"verl-project/verl is read from jsonl:{verl_export} (--source)" in lines
     # The run and its 21 score messages are in the saved state for the next invocation.
-    assert len((generation(tmp_path / "state") / "queues" / "ScoreQueue.jsonl").read_text().splitlines()) == 21
+    assert len((generation(tmp_path / "state") / "queues" / "ScoreQueue.messages.jsonl").read_text().splitlines()) == 21
 
 
 def test_plan_scheduled_plans_every_watched_repository_for_the_week_before(aws_endpoint: str, tmp_path: Path,
@@ -82,7 +82,7 @@ def test_score_then_report_events_plan_the_named_run_first_and_then_reuse_it(aws
     planned = said.split(" planned ")[1].split(" ")[0]
     assert planned.startswith("acme/rocket/2026-06-01_2026-06-07/") and planned != named
     assert json.loads(scored.event["Records"][0]["body"])["run_id"] == planned
-    queued = (generation(state) / "queues" / "ScoreQueue.jsonl").read_text().splitlines()
+    queued = (generation(state) / "queues" / "ScoreQueue.messages.jsonl").read_text().splitlines()
     assert len(queued) == 32  # the plan's own messages
     # WHEN ReportFunction gets report-sqs.json (the same named run) on a new embedded AWS from that state
     reported, lines = invoke("ReportFunction", "report-sqs.json", aws_endpoint, state)

@@ -273,3 +273,58 @@ def test_the_delivery_ledger_survives_a_kill_between_a_send_and_the_save(new_sta
     # THEN the five told are not told again, and the one being sent is known to be under way
     assert [c.reason for c in again[:5]] == ["already delivered"] * 5
     assert not again[5].send and again[5].busy
+
+
+def test_delayed_and_in_flight_messages_are_saved_with_their_remaining_delay(new_stack: Any, tmp_path: Path) -> None:
+    """A PR handed back for a rate limit waits as a delayed copy, a retried one as an invisible one: a save that
+    took only the visible messages lost them (issue 24, item 2), and with them the run's work."""
+    stack, sqs, state = new_stack(), aws.client("sqs"), tmp_path / "state"
+    url = stack.queues["ScoreQueue"]
+    sqs.send_message(QueueUrl=url, MessageBody='{"n": "visible"}')
+    sqs.send_message(QueueUrl=url, MessageBody='{"n": "delayed"}', DelaySeconds=120)
+    sqs.send_message(QueueUrl=url, MessageBody='{"n": "in flight"}')
+    got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=300)["Messages"]
+    sqs.send_message(QueueUrl=url, MessageBody='{"n": "visible"}')  # a second, equal body: both are kept
+    assert sorted(m["Body"] for m in got) == ['{"n": "in flight"}', '{"n": "visible"}']
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=next(m for m in got if "visible" in m["Body"])["ReceiptHandle"])
+    save(stack, state)
+
+    fresh = new_stack()
+    with locked(state) as held:
+        restore_state(fresh, held)
+    fresh_url = fresh.queues["ScoreQueue"]
+    attrs = sqs.get_queue_attributes(QueueUrl=fresh_url, AttributeNames=["All"])["Attributes"]
+    assert (attrs["ApproximateNumberOfMessages"], attrs["ApproximateNumberOfMessagesDelayed"]) == ("1", "2")
+    now = sqs.receive_message(QueueUrl=fresh_url, MaxNumberOfMessages=10, VisibilityTimeout=600)["Messages"]
+    assert [m["Body"] for m in now] == ['{"n": "visible"}'], "the waiting ones still wait"
+    lines = [json.loads(line) for line in
+             (generation(state) / "queues" / "ScoreQueue.messages.jsonl").read_text("utf-8").splitlines()]
+    waits = {line["body"]: line["due"] - time.time() for line in lines}
+    assert 100 < waits['{"n": "delayed"}'] <= 120 and 280 < waits['{"n": "in flight"}'] <= 300
+
+
+def test_a_message_whose_invocation_the_stop_cut_off_is_due_at_once(new_stack: Any, tmp_path: Path) -> None:
+    """A batch a worker held when the run stopped: its invocation ended with the process, so the message is due
+    at the next run, not after the 900 s the worker's receive hid it for."""
+    stack, sqs, state = new_stack(), aws.client("sqs"), tmp_path / "state"
+    url = stack.queues["ScoreQueue"]
+    sqs.send_message(QueueUrl=url, MessageBody='{"n": "in hand"}')
+    got = sqs.receive_message(QueueUrl=url, VisibilityTimeout=900)["Messages"]
+    with locked(state) as held:
+        save_state(stack, held, in_hand=lambda: {got[0]["MessageId"]})
+    fresh = new_stack()
+    with locked(state) as held:
+        restore_state(fresh, held)
+    again = sqs.receive_message(QueueUrl=fresh.queues["ScoreQueue"], VisibilityTimeout=600).get("Messages", [])
+    assert [m["Body"] for m in again] == ['{"n": "in hand"}']
+
+
+def test_a_state_saved_with_bodies_only_is_still_restored(new_stack: Any, tmp_path: Path) -> None:
+    stack, sqs, state = new_stack(), aws.client("sqs"), tmp_path / "state"
+    save(stack, state)
+    (generation(state) / "queues" / "ScoreDLQ.jsonl").write_text('{"old": 1}\n', encoding="utf-8")
+    fresh = new_stack()
+    with locked(state) as held:
+        restore_state(fresh, held)
+    got = sqs.receive_message(QueueUrl=fresh.queues["ScoreDLQ"], VisibilityTimeout=600)["Messages"]
+    assert [m["Body"] for m in got] == ['{"old": 1}']

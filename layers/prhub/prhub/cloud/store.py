@@ -11,7 +11,14 @@ guarantees of the flow live here as conditional writes:
 - `claim_revision` sets `revision_requested` to the next revision only while
   that revision is unclaimed and the one before it is published, so a result
   that arrives after a publication asks for exactly one new revision;
-- `mark_reported` records a revision only over an older one.
+- `mark_reported` records a revision only over an older one;
+- a run publishes at a report's URL only while no newer or more complete run of the same range and language has
+  published there (`superseding`), so a late sweep of an orphaned run is recorded, never published over a
+  better report.
+
+A run item keeps the watch list's channels by name: a literal `url` or `secret` (the local runner's) is not
+stored, only its reference (`channel_ref`, the delivery ledger's channel id), which the report service looks up
+in the watch list again when it asks for the deliveries.
 
 A PR handed back for later (a rate limit, too little time left) moves
 `waiting_until` forward (`defer`): the sweep tells such a run from a dead one.
@@ -20,6 +27,7 @@ Results are packed (prhub.cloud.dynamo's codec), as the cache's entries are.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +37,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from prhub.cloud.dynamo import condition_failed, from_item, pack, to_item, unpack
+from prhub.core.channels import Channel
 from prhub.core.config import RepoConfig, Settings
 from prhub.core.errors import PrhubError
 from prhub.core.history import History
@@ -115,6 +124,8 @@ class Run:
     revision: int = 0  # the published revision (0: not yet published)
     revision_requested: int = 0  # the newest revision claimed (a late result asked for it)
     published_pending: list[int] = field(default_factory=list)  # PRs without a result at the latest publication
+    superseded_by: str = ""  # the run whose report its latest revision was not published over (superseding)
+    channel_refs: list[str] = field(default_factory=list)  # its literal channels, by reference (channel_ref)
 
     @property
     def refs(self) -> list[int]:
@@ -138,6 +149,8 @@ class Run:
             revision=_revision(data), revision_requested=int(data.get("revision_requested", 0)),
             published_pending=[int(n) for n in unpack(data["published_pending"])] if data.get("published_pending")
             else [],
+            superseded_by=str(data.get("superseded_by") or ""),
+            channel_refs=[str(r) for r in data.get("channel_refs") or []],
         )
 
 
@@ -195,9 +208,12 @@ class Store:
 
         `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped);
         `history` is the repository's record before the period, as the source gave it to the plan."""
+        stored = config.to_dict()
+        stored["notify"] = [c.to_dict() for c in config.notify if not is_literal(c)]
         item = {
             "run_id": run_id, "repo": config.repo, "period": period.to_dict(),
-            "config": json.dumps(config.to_dict(), ensure_ascii=False), "source": source,
+            "config": json.dumps(stored, ensure_ascii=False), "source": source,
+            "channel_refs": [channel_ref(c) for c in config.notify if is_literal(c)] or None,
             # Packed: a year's 2,000 refs as a DynamoDB list make every read of the run slow (and big).
             "expected": len(refs), "refs": pack([r.to_dict() for r in refs]),
             "history": pack(history.to_dict()) if history is not None else None, "status": "scoring",
@@ -299,21 +315,45 @@ class Store:
             raise
         return True
 
+    def superseding(self, folder: str, run: Run, results: int) -> str | None:
+        """The run whose published report at `folder` must stay, this run's revision with `results` results being
+        stale: one planned later, or one more complete (a larger share of its listed PRs with a result); None when
+        this one may publish. Runs as new and as complete, and the run's own earlier revisions, give way.
+
+        A scan, as open_runs is (runs are few and expire): a run item records its folder (report_key) and its
+        latest publication's results when marked reported. Two publishers racing within one publication can both
+        pass; the sweep's case (an orphan reported long after) cannot."""
+        planned = planned_at(run, 0)
+        for page in self.db.get_paginator("scan").paginate(
+                TableName=self.settings.runs_table,
+                FilterExpression="report_key = :k AND #s = :r AND run_id <> :me "
+                                 "AND (attribute_not_exists(superseded_by) OR superseded_by = :none)",
+                ProjectionExpression="run_id, created_at, published_results, expected",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=to_item({":k": folder, ":r": "reported", ":me": run.run_id, ":none": ""})):
+            for raw in page.get("Items", []):
+                other = from_item(raw)
+                if better(str(other.get("created_at", "")), int(other.get("published_results", 0)),
+                          int(other.get("expected", 0)), planned, results, run.expected):
+                    return str(other["run_id"])
+        return None
+
     def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
-                      results: int = 0, pending: list[int] | None = None) -> bool:
+                      results: int = 0, pending: list[int] | None = None, superseded_by: str = "") -> bool:
         """Record revision `revision` as published, with the results it included and the PRs it had none for;
         False (nothing changed) when this or a newer revision is already recorded. `pending` is packed: a sweep
-        of a year's run may leave thousands."""
+        of a year's run may leave thousands. `superseded_by`: the revision was made but not published, the
+        report at its URL being that run's (superseding)."""
         try:
             self.db.update_item(
                 TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
                 UpdateExpression="SET #s = :s, report_key = :k, reported_at = :t, updated_at = :now, revision = :v, "
-                                 "published_results = :n, published_pending = :p",
+                                 "published_results = :n, published_pending = :p, superseded_by = :by",
                 ConditionExpression="attribute_not_exists(revision) OR revision < :v",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues=to_item({":s": "reported", ":k": report_key, ":t": reported_at,
                                                    ":now": now, ":v": revision, ":n": results,
-                                                   ":p": pack(sorted(pending or []))}))
+                                                   ":p": pack(sorted(pending or [])), ":by": superseded_by}))
         except ClientError as exc:
             if condition_failed(exc):
                 return False
@@ -412,6 +452,44 @@ class Store:
                 out.append(Result(int(item["number"]), item["status"], scored, item.get("reason", ""),
                                   bool(item.get("cached", False))))
         return out
+
+
+def is_literal(channel: Channel) -> bool:
+    """The channel's URL or signing secret is written in the watch list (the local runner's), not named."""
+    return bool(channel.url or channel.secret)
+
+
+def channel_ref(channel: Channel) -> str:
+    """How a run item names a literal channel: a digest of its settings, never the URL or the secret (the same
+    id the delivery ledger gives the channel: prhub.flow.deliver.channel_id)."""
+    text = json.dumps(channel.to_dict(), sort_keys=True, ensure_ascii=False)
+    return f"{channel.channel}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+def literal_channels(run: Run, watched: tuple[Channel, ...]) -> tuple[Channel, ...]:
+    """The run's literal channels found again among the watch list's (`watched`): the ones it still has."""
+    return tuple(c for c in watched if is_literal(c) and channel_ref(c) in run.channel_refs)
+
+
+def planned_at(run: Run, default: int) -> int:
+    """When the run was planned (epoch seconds); `default` for an item without a readable time."""
+    return _epoch(run.created_at, default)
+
+
+def _epoch(stamp: str, default: int) -> int:
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        return default
+
+
+def better(created_at: str, results: int, expected: int, planned: int, mine: int, my_expected: int,
+           default: int = 0) -> bool:
+    """A published run (planned at `created_at`, `results` of its `expected` PRs with a result) is newer or more
+    complete than one planned at `planned` with `mine` of `my_expected`: its report must not be replaced."""
+    newer = _epoch(created_at, default) > planned
+    share, my_share = (results, max(expected, 1)), (mine, max(my_expected, 1))
+    return newer or share[0] * my_share[1] > my_share[0] * share[1]
 
 
 class RunBudget:

@@ -6,7 +6,8 @@
                                  once, later calls get its answer
     publish_run(run_id, deps, revision=1)   analyse, narrate, render, publish to the bucket, record the repository's
                                  year for the dashboard and queue the PR pages (prhub.flow.pages), invalidate, mark
-                                 the revision published
+                                 the revision published; a revision whose URL holds the report of a newer or more
+                                 complete run of the range is recorded as superseded instead (Store.superseding)
 
 A revision is the same report at the same URL, made again from every result the run has by then: report.json
 says which revision it is and what changed (`revision`, `changes`), its notes say so in every format, and the
@@ -18,12 +19,15 @@ the sweep runs every 15 minutes and, with no stuck run, needs none of it (a cold
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
+from prhub.cloud.store import literal_channels, planned_at
+from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError
 from prhub.core.models import ScoredPR
 from prhub.core.period import format_timestamp
@@ -88,14 +92,25 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     scored = [r.scored for r in results if r.status == "scored" and r.scored is not None]
     unscored = _unscored(run, results, {p.number for p in scored}, deps)
     report = _compose(run, results, scored, unscored, revision, deps)
-    prefix = _publish(report, run, scored, deps)
     pending = [u["number"] for u in unscored if u["number"] not in _reasons(results)]
+    home = deps.watchlist().get(run.repo, run.config.slice).language
+    # A report at this URL made from a newer or more complete run of the range (an orphaned run swept late, a
+    # late revision of a run a later one replaced) stays: this revision is recorded as superseded, not published.
+    folder = _report_prefix(report, home)
+    holder = deps.store.superseding(folder, run, len(results))
+    prefix = folder if holder is not None else _publish(report, run, scored, home, deps)
     if not deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now(), revision,
-                                    len(results), pending):
+                                    len(results), pending, superseded_by=holder or ""):
         logger.warning("revision already recorded as published", extra={"run_id": run_id, "revision": revision})
     elif revision == 1:  # a run counts as reported once (ReportsMissingAlarm compares it with RunsPlanned)
         metrics.count("RunsReported")
         metrics.count("PrsUnscored", len(unscored))
+    if holder is not None:  # recorded on the run (superseded_by) and logged; no metric: nothing is missing
+        logger.warning("report not published: the one at its URL is from a newer or more complete run",
+                       extra={"run_id": run_id, "revision": revision, "key": prefix, "superseded_by": holder})
+        return {"run_id": run_id, "repo": run.repo, "report_key": prefix, "revision": revision,
+                "pr_count": report["stats"]["pr_count"], "unscored": [u["number"] for u in unscored],
+                "superseded_by": holder, "deliveries": 0}
     # Results stored while this revision was being made, whose workers saw it still pending: the next one.
     progress = deps.store.progress(run_id)
     if progress is not None:
@@ -103,7 +118,7 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     # Delivery runs in its own function: a slow or broken channel never delays or fails the report. A retried
     # report asks again; the delivery ledger keeps each (report, channel) to one message (a revision reaches
     # the channels with "updates": true as an update).
-    deliveries = request_deliveries(run.config, prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
+    deliveries = request_deliveries(_told(run, deps), prefix, run_id, deps.queue, deps.settings.delivery_queue_url)
     logger.info("report published", extra={"run_id": run_id, "key": prefix, "revision": revision,
                                            "deliveries": deliveries})
     answer = {"run_id": run_id, "repo": run.repo, "report_key": prefix, "revision": revision,
@@ -113,6 +128,18 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     if revision == 1 and (published := digest.after_report(run, deps)) is not None:
         answer["digest"] = published
     return answer
+
+
+def _told(run: Run, deps: Deps) -> RepoConfig:
+    """The run's settings with every channel to tell: the run item keeps literal channels (a URL or secret written
+    in the watch list, the local runner's) by reference only, so they are taken from the watch list again."""
+    if not run.channel_refs:
+        return run.config
+    found = literal_channels(run, deps.watchlist().get(run.repo, run.config.slice).notify)
+    if len(found) < len(run.channel_refs):
+        logger.warning("channels of the run no longer in the watch list are not told",
+                       extra={"run_id": run.run_id, "missing": len(run.channel_refs) - len(found)})
+    return replace(run.config, notify=run.config.notify + found)
 
 
 def _reasons(results: list[Result]) -> dict[int, str]:
@@ -152,7 +179,15 @@ def _compose(run: Run, results: list[Result], scored: list[ScoredPR], unscored: 
     return report
 
 
-def _publish(report: Report, run: Run, scored: list[ScoredPR], deps: Deps) -> str:
+def _report_prefix(report: Report, home: str) -> str:
+    """The report's folder: the configured language (`home`) sits at the root of the site's folders, a --lang
+    run goes beside it."""
+    from prhub.site import publish as site  # the renderers: with the first report, not at the handler's import
+
+    return site.report_prefix(report, home)
+
+
+def _publish(report: Report, run: Run, scored: list[ScoredPR], home: str, deps: Deps) -> str:
     """Render the report and publish it, its PR pages' facts and fan-out, and the indexes; the CDN's copies
     invalidated. Returns where it is published (its prefix)."""
     # The renderers: with the first report, not at the handler's import.
@@ -160,8 +195,6 @@ def _publish(report: Report, run: Run, scored: list[ScoredPR], deps: Deps) -> st
     from prhub.site import publish as site
     from prhub.site.render import render_all
 
-    # The configured language sits at the root of the site's folders; a --lang run goes beside it.
-    home = deps.watchlist().get(run.repo, run.config.slice).language
     files = render_all(report, home, deps.settings.cjk_font)
     keys = site.publish_report(deps.bucket, report, files, home)
     # Before the indexes: the dashboard reads the pulls.json the fan-out writes (the run's history with it, and the
@@ -225,7 +258,7 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
         else:
             if run.updated_at > cutoff:
                 continue
-            if run.waiting_until > cutoff and now - _planned_at(run, now) < WAIT_LIMIT:
+            if run.waiting_until > cutoff and now - planned_at(run, now) < WAIT_LIMIT:
                 waiting.append(run.run_id)
                 continue
             # Claim first so a late worker finishing this run does not ask for a second report.
@@ -247,9 +280,3 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
         answer["digest"] = published
     return answer
 
-
-def _planned_at(run: Run, default: int) -> int:
-    try:
-        return int(datetime.fromisoformat(run.created_at.replace("Z", "+00:00")).timestamp())
-    except ValueError:
-        return default
