@@ -300,6 +300,7 @@ def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
         else:
             # A cache hit spends nothing in this run.
             scored.tokens_in = scored.tokens_out = 0
+        scored.head_sha = pr.head_sha  # results cached before it was kept have none
         # Calls made before a hand-back were paid by this run too: the PR's tokens sum to the run's spending.
         scored.tokens_in += spent[0]
         scored.tokens_out += spent[1]
