@@ -168,22 +168,30 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
             if not current(deps.bucket, base, n, lang, home, every, entries[n], report["scorer"])]
     bodies = [{"repo": repo, **where, "slug": slug, "lang": lang, "home": home, "numbers": chunk}
               for chunk in _chunks(mine, PAGES_PER_MESSAGE)]
-    # PRs of other periods on the same files gain a "later" (or "earlier") link: their pages are re-rendered
-    # (each once, from the first period listing it), unless the link was there already.
-    paths = {f for p in scored for f in p.files}
-    seen = set(entries)
-    for other, prs in sorted(periods.items()):
-        touched = sorted(n for n, f in prs.items() if n not in seen and paths & set(f.get("files") or []))
-        seen.update(touched)
-        for language in LANGUAGES:  # the worker skips a language the period was not published in
-            stale = [n for n in touched if not current(deps.bucket, base, n, language, home, every)]
-            bodies += [{"repo": repo, **where, "slug": other, "lang": language, "home": home, "numbers": chunk}
-                       for chunk in _chunks(stale, PAGES_PER_MESSAGE)]
+    bodies += _related(deps.bucket, {"repo": repo, **where, "home": home}, periods, every, scored, set(entries))
     if bodies:
         deps.queue.send_batch(deps.settings.pages_queue_url, bodies)
     logger.info("pull pages queued", extra={"repo": repo, "slug": slug, "lang": lang, "queued": len(mine),
                                             "reused": len(entries) - len(mine), "messages": len(bodies)})
     return len(bodies)
+
+
+def _related(bucket: site.Bucket, where: dict[str, Any], periods: dict[str, dict[int, dict[str, Any]]],
+             every: _Facts, scored: list[ScoredPR], mine: set[int]) -> list[dict[str, Any]]:
+    """The messages for the pages of other periods' PRs on the same files as `scored`: they gain a "later" (or
+    "earlier") link, so they are rendered again (each once, from the first period listing it), unless that link
+    is there already."""
+    paths = {f for p in scored for f in p.files}
+    seen, bodies = set(mine), []
+    for other, prs in sorted(periods.items()):
+        touched = sorted(n for n, f in prs.items() if n not in seen and paths & set(f.get("files") or []))
+        seen.update(touched)
+        for language in LANGUAGES:  # the worker skips a language the period was not published in
+            stale = [n for n in touched if not current(bucket, sitepaths.folder(where["repo"], where.get("slice", "")),
+                                                       n, language, where["home"], every)]
+            bodies += [{**where, "slug": other, "lang": language, "numbers": chunk}
+                       for chunk in _chunks(stale, PAGES_PER_MESSAGE)]
+    return bodies
 
 
 def json_safe(facts: dict[str, Any]) -> dict[str, Any]:
