@@ -284,6 +284,7 @@ class Runner:
         self._lock = threading.Condition()
         self.active: dict[str, int] = {}  # function -> invocations running now
         self.pages = 0  # PR pages handled so far (built, or found current)
+        self.scored_shown = -1  # the PRs scored the display shows
 
     def invoke(self, name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
         """The hook's call, counted for the progress display (which function runs, how many PR pages are built)."""
@@ -413,11 +414,17 @@ class Runner:
         the PR pages (built so far, and the messages left), the channels."""
         total = sum(r.expected for r in runs if r is not None)
         failed = sum(r.failed for r in runs if r is not None)
+        scored = self._count(runs)
+        if scored != self.scored_shown or (not reported and not self.running("ReportFunction")):
+            # Every count is shown, the last one too, even when the report has started meanwhile.
+            self.display.update("scoring", scored, total, "PRs" + (f" ({failed} failed)" if failed else ""))
+            self.scored_shown = scored
         if self.running("ReportFunction"):
             self.display.update("rendering and publishing the report")
-        elif not reported or self.running("ScoreFunction"):
-            self.display.update("scoring", self._count(runs), total, "PRs" + (f" ({failed} failed)" if failed else ""))
-        elif self.running("PagesFunction") or not self.queue_empty("PagesQueue", sqs):
+            return
+        if not reported or self.running("ScoreFunction"):
+            return  # still scoring: shown above
+        if self.running("PagesFunction") or not self.queue_empty("PagesQueue", sqs):
             with self._lock:
                 done = self.pages
             self.display.update("building PR pages", done, None, f"done, {self.queued('PagesQueue', sqs)} batches left")
