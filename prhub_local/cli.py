@@ -24,8 +24,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     and no --repo: every repository the file watches. Channels in the file's
     `notify` are told (a literal url is accepted here, with a warning). Dates are
     inclusive, in --tz; without them, the last complete Monday-Sunday week.
+    Progress (listing, scoring, the report, PR pages, copying the site) goes to stderr:
+    a live bar on a terminal, a plain line at least every 10 s otherwise; --quiet keeps
+    only warnings and failures. The run goes on while it moves (it gives up after 15
+    minutes in which nothing finished), or until --timeout.
     Exit code 0 done, 2 bad input (nothing written), 3 another run holds --state,
-    1 a failure of its own (the state is saved: scores already paid for are kept).
+    1 a failure of its own (the state is saved: scores already paid for are kept,
+    and what was published is copied to --out).
     """
     from prhub_local import runner
 
@@ -33,7 +38,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     result = runner.run_pipeline(
         repo=args.repo, since=args.since, until=args.until, tz=args.tz, source=args.source, scorer=args.scorer,
         lang=args.lang, out=args.out, state=None if args.endpoint_url else args.state,
-        endpoint_url=args.endpoint_url, config_text=config_text, workers=args.workers, retry_model=args.retry_model)
+        endpoint_url=args.endpoint_url, config_text=config_text, workers=args.workers, retry_model=args.retry_model,
+        quiet=args.quiet, timeout=args.timeout)
     for key in result.report_keys or [result.report_key]:
         for name in ("report.md", "report.pdf", "report.json", "index.html"):
             print(result.site_dir / key / name)
@@ -147,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--endpoint-url", metavar="URL", help="use this AWS endpoint instead of the embedded one")
     run.add_argument("--config", metavar="FILE", help="watch list JSON (as in the deployed SSM parameter)")
     run.add_argument("--workers", type=_positive, default=4, metavar="N", help="score workers (default: 4)")
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr, only warnings and failures")
+    run.add_argument("--timeout", type=_positive, metavar="SECONDS",
+                     help="give up after this long (default: only when nothing moved for 15 minutes)")
 
     export = add("export", cmd_export)
     export.add_argument("--repo", required=True, metavar="OWNER/NAME", help="repository")

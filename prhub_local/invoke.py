@@ -26,6 +26,7 @@ from prhub.flow.plan import is_scheduled
 
 from prhub_local import FUNCTIONS
 from prhub_local.embedded import client
+from prhub_local.progress import lines
 from prhub_local.runner import (
     LambdaContext,
     Progress,
@@ -224,8 +225,8 @@ def _with_published_reports(root: Path, stack: Stack, event: Any, say: Progress)
             continue
         say(f"report {key} is not in the state: running {repo} {since}..{until} through the flow first "
             "(`prhub run` does the same)")
-        [planned] = Runner(root, stack, direct_invoke, say, workers=4).run(
-            [{"repo": repo, "since": since, "until": until}], timeout=900)
+        [planned] = Runner(root, stack, direct_invoke, lines(say), workers=4).run(
+            [{"repo": repo, "since": since, "until": until}])
         ran[named] = planned["run_id"]
     if not ran:
         return event

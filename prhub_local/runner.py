@@ -53,6 +53,7 @@ from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
 
 from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env, queued
+from prhub_local.progress import Display, lines
 from prhub_local.sample import local_watchlist, sample_settings
 from prhub_local.state import Journal, download_bucket, locked, restore_state, save_state
 from prhub_local.template import LOCAL_VISIBILITY_TIMEOUT, Stack, create_stack, default_root, load_template
@@ -178,6 +179,14 @@ class HeldLogs:
         sys.stderr.write("".join(self.lines))
 
 
+def _body(record: dict[str, Any]) -> dict[str, Any]:
+    try:
+        body = json.loads(record.get("body") or "{}")
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
 def direct_invoke(name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
     return handler(event, context)
 
@@ -295,18 +304,50 @@ class RunResult:
     report_keys: list[str] = field(default_factory=list)  # every planned run's report, the first one's first
 
 
-class Runner:
-    """Drives one plan event through the handlers until every planned run is reported."""
+STALL_SECONDS = 900.0  # a run gives up when nothing moved this long (no invocation ended, no count changed)
 
-    def __init__(self, root: Path, stack: Stack, invoke: Invoker, progress: Progress, workers: int,
+
+class Runner:
+    """Drives one plan event through the handlers until every planned run is reported.
+
+    `timeout` (seconds) bounds the whole run when given; without it the deadline follows the work: the run
+    gives up only after `stall` seconds in which no invocation ended, so a 5,000-PR month runs as long as it
+    keeps moving."""
+
+    def __init__(self, root: Path, stack: Stack, invoke: Invoker, display: Display, workers: int,
                  retry_delay: int = LOCAL_VISIBILITY_TIMEOUT, in_hand: set[str] | None = None) -> None:
-        self.root, self.stack, self.invoke, self.say, self.workers = root, stack, invoke, progress, workers
+        self.root, self.stack, self.hook, self.display, self.workers = root, stack, invoke, display, workers
+        self.say = display.say
         self.retry_delay = retry_delay
         self.in_hand = set() if in_hand is None else in_hand  # ids of the messages invocations are processing
         self.stopping = threading.Event()
         self._busy = 0
         self._ended = 0  # invocations ended so far
         self._lock = threading.Condition()
+        self.active: dict[str, int] = {}  # function -> invocations running now
+        self.pages = 0  # PR pages handled so far (built, or found current)
+        self.scored_shown = -1  # the PRs scored the display shows
+
+    def invoke(self, name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
+        """The hook's call, counted for the progress display (which function runs, how many PR pages are built)."""
+        with self._lock:
+            self.active[name] = self.active.get(name, 0) + 1
+        try:
+            answer = self.hook(name, handler, event, context)
+        finally:
+            with self._lock:
+                self.active[name] -= 1
+        if name == "PagesFunction" and isinstance(event, dict):
+            failed = {f.get("itemIdentifier") for f in (answer or {}).get("batchItemFailures", [])}
+            handled = sum(len(_body(r).get("numbers") or []) for r in event.get("Records", [])
+                          if r.get("messageId") not in failed)
+            with self._lock:
+                self.pages += handled
+        return answer
+
+    def running(self, name: str) -> bool:
+        with self._lock:
+            return self.active.get(name, 0) > 0
 
     def busy(self, delta: int) -> None:
         with self._lock:
@@ -341,7 +382,7 @@ class Runner:
             "ApproximateNumberOfMessagesDelayed"])["Attributes"]  # a rate-limited PR waits as a delayed copy
         return sum(int(v) for v in attrs.values()) == 0
 
-    def run(self, events: list[dict[str, Any]], timeout: float,
+    def run(self, events: list[dict[str, Any]], timeout: float | None = None, stall: float = STALL_SECONDS,
             resumed: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         """Plan `events`, then drive them and the `resumed` runs (see resumable) until all are reported."""
         plan = load_handler(self.root, self.stack.template, "PlanFunction")
@@ -350,6 +391,7 @@ class Runner:
             self.say(f"resuming run {r['run_id']}, stopped part-way: {r['results']} of its {r['expected']} PRs "
                      "have a result" + (f", {r['requeued']} queued again" if r["requeued"] else ""))
         for event in events:
+            self.display.update(f"listing {event.get('repo', 'the sample')}'s PRs")
             with HeldLogs() as logs:
                 answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
                 if not answer.get("ok"):
@@ -374,17 +416,17 @@ class Runner:
         for p in pollers:
             p.start()
         try:
-            self._wait([r["run_id"] for r in runs], pollers, timeout)
+            self._wait([r["run_id"] for r in runs], pollers, timeout, stall)
         finally:
             self.stop()
             for p in pollers:
                 p.join(timeout=10)
         return runs
 
-    def _wait(self, run_ids: list[str], pollers: list[Poller], timeout: float) -> None:
+    def _wait(self, run_ids: list[str], pollers: list[Poller], timeout: float | None, stall: float) -> None:
         store, sqs = run_store(self.stack), client("sqs")
-        deadline = time.monotonic() + timeout
-        last, stuck = -1, _Stuck()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        mark, moved_at, stuck = (-1, -1), time.monotonic(), _Stuck()  # (invocations ended, PRs scored), since
         while True:
             seen = self.activity()
             for p in pollers:
@@ -393,8 +435,8 @@ class Runner:
             # The counters only: the whole run item (its listing and history) is large, and reading it often
             # would take CPU from the workers (moto and they share this process).
             runs = [store.progress(r) for r in run_ids]  # None: its listing goes on
-            last = self._say_progress(runs, last)
             reported = all(r is not None and r.revision >= 1 for r in runs)  # published at least once
+            self._show(runs, reported, sqs)
             drained = self.idle() and all(self.queue_empty(q, sqs) for q in FLOW_QUEUES)
             if reported and drained:
                 return
@@ -402,18 +444,45 @@ class Runner:
                 self._unstick(stuck)
             else:
                 stuck.since = None
-            if time.monotonic() > deadline:
-                raise PipelineError(f"the run did not finish within {timeout:.0f} s")
+            now = time.monotonic()
+            if deadline is not None and now > deadline:
+                raise PipelineError(f"the run did not finish within {timeout:.0f} s (--timeout)")
+            if (seen, self._count(runs)) != mark:
+                mark, moved_at = (seen, self._count(runs)), now
+            elif now - moved_at > stall:
+                raise PipelineError(f"the run stopped moving: nothing finished for {stall:.0f} s")
             self.wait_for_activity(seen, 0.5)  # only an invocation changes a run; the sweep's clock needs a tick
 
-    def _say_progress(self, runs: list[RunProgress | None], last: int) -> int:
-        """"scored 12/40 (1 failed)" when the count moved since `last`; returns the count."""
+    @staticmethod
+    def _count(runs: list[RunProgress | None]) -> int:
+        return sum(r.done + r.failed for r in runs if r is not None)
+
+    def _show(self, runs: list[RunProgress | None], reported: bool, sqs: Any) -> None:
+        """The stage the run is in, for the display: scoring (n/N PRs), the report (rendering and publishing),
+        the PR pages (built so far, and the messages left), the channels."""
         total = sum(r.expected for r in runs if r is not None)
-        progress = sum(r.done + r.failed for r in runs if r is not None)
-        if progress != last:
-            failed = sum(r.failed for r in runs if r is not None)
-            self.say(f"scored {progress}/{total}" + (f" ({failed} failed)" if failed else ""))
-        return progress
+        failed = sum(r.failed for r in runs if r is not None)
+        scored = self._count(runs)
+        if scored != self.scored_shown or (not reported and not self.running("ReportFunction")):
+            # Every count is shown, the last one too, even when the report has started meanwhile.
+            self.display.update("scoring", scored, total, "PRs" + (f" ({failed} failed)" if failed else ""))
+            self.scored_shown = scored
+        if self.running("ReportFunction"):
+            self.display.update("rendering and publishing the report")
+            return
+        if not reported or self.running("ScoreFunction"):
+            return  # still scoring: shown above
+        if self.running("PagesFunction") or not self.queue_empty("PagesQueue", sqs):
+            with self._lock:
+                done = self.pages
+            self.display.update("building PR pages", done, None, f"done, {self.queued('PagesQueue', sqs)} batches left")
+        elif self.running("DeliveryFunction"):
+            self.display.update("telling the channels")
+
+    def queued(self, logical: str, sqs: Any) -> int:
+        attrs = sqs.get_queue_attributes(QueueUrl=self.stack.queues[logical], AttributeNames=[
+            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
+        return sum(int(v) for v in attrs.values())
 
     def _unstick(self, stuck: _Stuck) -> None:
         """Nothing left to deliver, yet a run is open: a worker died or a message was lost. Past a second of that,
@@ -514,8 +583,9 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                  lang: str | None = None, out: str | Path = "site", state: str | Path | None = ".prhub/state",
                  endpoint_url: str | None = None, prefix: str = "prhub", config_text: str | None = None,
                  workers: int = 4, invoke: Invoker | None = None, progress: Progress | None = None,
-                 timeout: float = 900, root: Path | None = None, now: datetime | None = None,
-                 visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT, retry_model: bool = False) -> RunResult:
+                 timeout: float | None = None, root: Path | None = None, now: datetime | None = None,
+                 visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT, retry_model: bool = False,
+                 quiet: bool = False, stall: float = STALL_SECONDS) -> RunResult:
     """Run reports through the real flow locally (channels told too) and copy the site to `out`.
 
     Without `repo`: with `config_text` every repository it watches, else the bundled sample (its week unless
@@ -523,9 +593,13 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     Without dates, the last complete Monday–Sunday week in the repository's time zone.
     `endpoint_url` uses an existing endpoint instead of starting moto (state is then the endpoint's).
     `visibility_timeout` (seconds) replaces the queues' own, so retries and DLQ moves happen within the run.
+    Progress goes to stderr (a live bar on a terminal, plain lines elsewhere), or line by line to `progress`;
+    `quiet` keeps only warnings and failures. `timeout` bounds the run; without it the run goes on while it
+    moves (Runner). A run that gives up still copies what it published to `out`.
     """
     root = root or default_root()
-    say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    display = lines(progress, quiet) if progress is not None else Display.for_stream(sys.stderr, quiet)
+    say = display.say
     template = load_template(root / "template.yaml")
     watchlist_text = local_watchlist(template, config_text)
     watchlist = WatchList.parse(watchlist_text)
@@ -561,18 +635,25 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
 
     refused: list[InputError] = []
     in_hand: set[str] = set()
+    site_dir = Path(out)
 
-    with provisioned(template, prefix, watchlist_text, endpoint_url, state, say, visibility_timeout,
-                     check=check_scorer, keep=lambda: not refused, in_hand=lambda: set(in_hand)) as stack:
+    with display.ticking(), provisioned(template, prefix, watchlist_text, endpoint_url, state, say,
+                                        visibility_timeout, check=check_scorer, keep=lambda: not refused,
+                                        in_hand=lambda: set(in_hand)) as stack:
         timings["setup_s"] = time.monotonic() - started
-        runner = Runner(root, stack, invoke or direct_invoke, say, workers, visibility_timeout, in_hand)
+        runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
         with function_env(stack):
             begun = time.monotonic()
             to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])
             try:
-                planned = runner.run(to_plan, timeout, resumed)
+                planned = runner.run(to_plan, timeout, stall, resumed)
             except InputError as exc:  # PlanFunction refused the event: it wrote nothing, nor do we
                 refused.append(exc)
+                raise
+            except PipelineError:
+                display.update("copying what was published to the site folder")
+                _copy_site(stack, site_dir)
+                say(f"the run did not finish; what it published is in {site_dir}")
                 raise
             timings["pipeline_s"] = time.monotonic() - begun
         if not planned:
@@ -584,9 +665,9 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                 raise PipelineError(f"run {entry['run_id']} finished without a report key")
             keys.append(run.report_key)
         run_id, key = planned[0]["run_id"], keys[0]
-        site_dir = Path(out)
-        site_dir.mkdir(parents=True, exist_ok=True)
-        download_bucket(client("s3"), stack.buckets["SiteBucket"], site_dir)
+        display.update("copying the site to the site folder")
+        _copy_site(stack, site_dir)
+        display.update("saving the state")  # provisioned's exit
     timings["total_s"] = time.monotonic() - started
     paths = {name: site_dir / key / name for name in ("report.md", "report.pdf", "report.json", "index.html")}
     report = json.loads(paths["report.json"].read_text(encoding="utf-8"))
@@ -596,6 +677,11 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     if watchlist.digest is not None and (digest / "report.json").exists():
         say(f"digest written: {digest}")
     return RunResult(run_id, report, key, paths, site_dir, timings, planned, keys)
+
+
+def _copy_site(stack: Stack, site_dir: Path) -> None:
+    site_dir.mkdir(parents=True, exist_ok=True)
+    download_bucket(client("s3"), stack.buckets["SiteBucket"], site_dir)
 
 
 @contextmanager

@@ -18,8 +18,10 @@ from pathlib import Path
 from fontTools import subset
 from fontTools.ttLib import TTFont
 
-BLOCKS = [(0x20, 0x7F), (0xA0, 0x250), (0x2000, 0x2070), (0x2190, 0x2200), (0x2460, 0x2500), (0x25A0, 0x2600),
-          (0x3000, 0x3040), (0xFF00, 0xFFF0)]  # Latin, punctuation, arrows, circled digits, shapes, CJK/full-width
+# Latin, punctuation, arrows, mathematical operators (the engine writes "−" for deleted lines) and technical
+# symbols, circled digits, box drawing and shapes, symbols and dingbats (✓, ✗ in titles), CJK/full-width
+BLOCKS = [(0x20, 0x7F), (0xA0, 0x250), (0x2000, 0x2070), (0x2190, 0x2400), (0x2460, 0x2600), (0x2600, 0x27C0),
+          (0x3000, 0x3040), (0xFF00, 0xFFF0)]
 
 
 def common_codepoints() -> set[int]:

@@ -1,7 +1,7 @@
 """A run stopped part-way, by its deadline or by SIGTERM, keeps its queued work and resumes (issue 24, item 2).
 
 The reproduction of the issue on the fake GitHub: a REST rate limit whose reset outlasts the score workers'
-invocation makes them hand their PRs back as delayed copies; the run's deadline (900 s in `prhub run`, a few
+invocation makes them hand their PRs back as delayed copies; the run's deadline (`--timeout` in `prhub run`, a few
 seconds here) stops it with those copies still waiting. The next `prhub run` of the same range, GitHub healthy
 again, must finish that run with every PR, not plan a second one beside an orphan that a later sweep publishes.
 """

@@ -216,6 +216,8 @@ class Context:
 def test_an_invocation_near_its_deadline_queues_the_pages_it_did_not_render(both):
     stack, (zh, _, _), _ = both
     numbers = [p["number"] for p in zh["prs"]][:3]
+    for n in numbers:  # pages not built yet (a page built for the same head is left as it is)
+        stack.bucket.objects.pop(f"{REPO}/pull/{n}/report.json")
     body = {"repo": REPO, "slug": "2026-05-04-to-2026-05-10", "lang": "zh", "home": "zh", "numbers": numbers}
     answer = pages.pages_message(body, stack.deps.invoked(Context(pages.PAGE_SECONDS_MAX)))  # room for one page
     assert (answer["pages"], answer["requeued"]) == (1, 2)

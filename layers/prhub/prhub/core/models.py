@@ -278,6 +278,7 @@ class ScoredPR:
     tokens_in: int = 0
     tokens_out: int = 0
     note: str = ""  # e.g. why the model's answer was replaced
+    head_sha: str = ""  # the PR head it was scored at: its page is built once per head ("" for older results)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

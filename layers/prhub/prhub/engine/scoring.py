@@ -266,7 +266,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
         breaking_reason=breaking.reason if breaking.flag else "", reasons=reasons,
         files=[f.filename for f in pr.files], file_lines=[[f.additions, f.deletions] for f in pr.files],
         refs=_references(pr, revert.number), reverts=revert.number, reviewers=reviewers,
-        co_authors=list(pr.co_authors),
+        co_authors=list(pr.co_authors), head_sha=pr.head_sha,
     )
 
 

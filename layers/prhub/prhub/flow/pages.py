@@ -144,11 +144,14 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
 
     `history` is the run's (what its source listed before the period), for the dashboard's record; with the run's
     `config`, the weeks of the dashboard's year no record covers are listed from its source (`year`). What an
-    earlier run of the period recorded (another language, a revision before) is kept."""
+    earlier run of the period recorded (another language, a revision before) is kept. A page already built for the
+    same PR head, scoring and neighbours (`current`) is not queued again: a re-run, or a year after its weeks,
+    reuses the pages the runs before built."""
     slug = _slug(report)
     facts = {p.number: {"files": list(p.files), "lines": list(p.file_lines), "merged_at": p.merged_at,
                         "url": p.url, "note": p.note, "author": p.author, "modules": list(p.modules),
-                        "breaking": p.breaking, "revert": p.type == "revert" or p.reverts is not None}
+                        "breaking": p.breaking, "revert": p.type == "revert" or p.reverts is not None,
+                        **({"head": p.head_sha} if p.head_sha else {})}
              for p in scored}
     stored = site.pull_records(deps.bucket, sitepaths.base(report))
     doc = merged(record(report, history), stored.get(slug))
@@ -156,39 +159,96 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
         doc = year(report, config, doc, stored, history, deps)
     site.publish_pull_facts(deps.bucket, report, facts, doc)
     repo, lang = report["repo"], report["language"]
+    base = sitepaths.base(report)
     where = {"slice": name} if (name := sitepaths.slice_name(report)) else {}  # a slice's own pages
-    mine = {p["number"] for p in report["prs"]}
+    periods = {s: {int(n): f for n, f in (d.get("prs") or {}).items()} for s, d in stored.items() if s != slug}
+    every = _Facts.of({**periods, slug: {int(n): json_safe(f) for n, f in facts.items()}})
+    entries = {p["number"]: p for p in report["prs"]}
+    mine = [n for n in sorted(entries)
+            if not current(deps.bucket, base, n, lang, home, every, entries[n], report["scorer"])]
     bodies = [{"repo": repo, **where, "slug": slug, "lang": lang, "home": home, "numbers": chunk}
-              for chunk in _chunks(sorted(mine), PAGES_PER_MESSAGE)]
-    # PRs of other periods on the same files gain a "later" (or "earlier") link: their pages are re-rendered.
-    paths = {f for p in scored for f in p.files}
-    for other, stored_doc in sorted(stored.items()):
-        if other == slug:
-            continue
-        prs = {int(n): f for n, f in (stored_doc.get("prs") or {}).items()}
-        touched = sorted(n for n, f in prs.items() if n not in mine and paths & set(f.get("files") or []))
-        for chunk in _chunks(touched, PAGES_PER_MESSAGE):
-            bodies += [{"repo": repo, **where, "slug": other, "lang": language, "home": home, "numbers": chunk}
-                       for language in LANGUAGES]  # the worker skips a language the period was not published in
+              for chunk in _chunks(mine, PAGES_PER_MESSAGE)]
+    bodies += _related(deps.bucket, {"repo": repo, **where, "home": home}, periods, every, scored, set(entries))
     if bodies:
         deps.queue.send_batch(deps.settings.pages_queue_url, bodies)
+    logger.info("pull pages queued", extra={"repo": repo, "slug": slug, "lang": lang, "queued": len(mine),
+                                            "reused": len(entries) - len(mine), "messages": len(bodies)})
     return len(bodies)
+
+
+def _related(bucket: site.Bucket, where: dict[str, Any], periods: dict[str, dict[int, dict[str, Any]]],
+             every: _Facts, scored: list[ScoredPR], mine: set[int]) -> list[dict[str, Any]]:
+    """The messages for the pages of other periods' PRs on the same files as `scored`: they gain a "later" (or
+    "earlier") link, so they are rendered again (each once, from the first period listing it), unless that link
+    is there already."""
+    paths = {f for p in scored for f in p.files}
+    seen, bodies = set(mine), []
+    for other, prs in sorted(periods.items()):
+        touched = sorted(n for n, f in prs.items() if n not in seen and paths & set(f.get("files") or []))
+        seen.update(touched)
+        for language in LANGUAGES:  # the worker skips a language the period was not published in
+            stale = [n for n in touched if not current(bucket, sitepaths.folder(where["repo"], where.get("slice", "")),
+                                                       n, language, where["home"], every)]
+            bodies += [{**where, "slug": other, "lang": language, "numbers": chunk}
+                       for chunk in _chunks(stale, PAGES_PER_MESSAGE)]
+    return bodies
+
+
+def json_safe(facts: dict[str, Any]) -> dict[str, Any]:
+    """Facts as pulls.json gives them back (tuples as lists), so both compare equal."""
+    return {k: [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, list | tuple) else value
+            for k, value in facts.items()}
+
+
+# What a PR page shows of its PR's scoring that one period's run cannot change without the PR changing: its page is
+# built anew when one of these differs (importance and "key" are relative to the period, and stay as first built).
+SCORED_AS = ("title", "summary", "key_points", "risks", "scored_by", "type", "breaking", "breaking_reason")
+SCORER_AS = ("kind", "model", "prompt_version")
+
+
+def current(bucket: site.Bucket, base: str, number: int, lang: str, home: str, facts: _Facts,
+            entry: Mapping[str, Any] | None = None, scorer: Mapping[str, Any] | None = None) -> bool:
+    """Whether PR `number`'s page in `lang` is built for its head in `facts`, with the neighbours `facts` give it and,
+    given the PR's report `entry` and that report's `scorer`, as they scored it. A PR of unknown head is never
+    current."""
+    head = str(facts.heads.get(number) or "")
+    if not head:
+        return False
+    page = site.load_pull(bucket, base, number, lang, home)
+    if page is None or page.get("head") != head or page.get("neighbours") != facts.neighbours(number):
+        return False
+    if entry is not None and any(page["pr"].get(k) != entry.get(k) for k in SCORED_AS):
+        return False
+    return scorer is None or all((page.get("scorer") or {}).get(k) == scorer.get(k) for k in SCORER_AS)
 
 
 @dataclass(frozen=True)
 class _Facts:
-    """Every period's pulls.json facts (slug -> PR number -> facts), indexed once per message for its pages."""
+    """Every period's pulls.json facts (slug -> PR number -> facts), indexed once for the pages they relate."""
 
     periods: dict[str, dict[int, dict[str, Any]]]
     files: dict[int, list[str]]
     merged_at: dict[int, str]
     urls: dict[int, str]
+    heads: dict[int, str]
+    by_file: dict[str, set[int]]  # path -> the PRs that changed it
 
     @classmethod
     def of(cls, periods: dict[str, dict[int, dict[str, Any]]]) -> _Facts:
         every = [(n, f) for prs in periods.values() for n, f in prs.items()]
-        return cls(periods, {n: f.get("files") or [] for n, f in every},
-                   {n: str(f.get("merged_at") or "") for n, f in every}, {n: str(f.get("url") or "") for n, f in every})
+        files = {n: f.get("files") or [] for n, f in every}
+        by_file: dict[str, set[int]] = {}
+        for n, paths in files.items():
+            for path in paths:
+                by_file.setdefault(path, set()).add(n)
+        return cls(periods, files, {n: str(f.get("merged_at") or "") for n, f in every},
+                   {n: str(f.get("url") or "") for n, f in every},
+                   {n: str(f.get("head") or "") for n, f in every if f.get("head")}, by_file)
+
+    def neighbours(self, number: int) -> pulls.Neighbours:
+        """pulls.file_neighbours over every period, from the PRs sharing a file only (not a scan of every PR)."""
+        sharing = set().union(*(self.by_file.get(p, set()) for p in self.files.get(number, ())))
+        return pulls.file_neighbours(number, {n: self.files[n] for n in sharing | {number}}, self.merged_at)
 
     def mentions(self, number: int, slug: str, lang: str) -> list[pulls.Mention]:
         """The periods whose reports list PR `number` (`slug` when none does yet)."""
@@ -203,8 +263,8 @@ def _pull_page(report: Any, slug: str, lang: str, number: int, facts: _Facts,
     mine = facts.periods.get(slug, {}).get(number, {})
     return pulls.pull_page(report, slug, number, files=pulls.file_lines(mine), note=str(mine.get("note") or ""),
                            mentions=facts.mentions(number, slug, lang),
-                           neighbours=pulls.file_neighbours(number, facts.files, facts.merged_at),
-                           module_map=module_map, urls=facts.urls)
+                           neighbours=facts.neighbours(number), module_map=module_map, urls=facts.urls,
+                           head=facts.heads.get(number, ""))
 
 
 def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
@@ -218,8 +278,10 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
         return {"repo": repo, "slug": slug, "lang": lang, "pages": 0}
     facts = _Facts.of(site.pull_facts(deps.bucket, base))
     config = deps.watchlist().get(repo, part)
-    listed = {p["number"] for p in report["prs"]}
-    todo = [n for n in numbers if n in listed]
+    entries = {p["number"]: p for p in report["prs"]}
+    listed = [n for n in numbers if n in entries]
+    # A message delivered again, or queued before another built the page, renders nothing already current.
+    todo = [n for n in listed if not current(deps.bucket, base, n, lang, home, facts, entries[n], report["scorer"])]
     left = deps.deadline()
     keys: list[str] = []
     done = 0
@@ -232,5 +294,7 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
         keys += site.publish_pull(deps.bucket, page, render_pull_all(page, home, deps.settings.cjk_font), home)
         done += 1
     site.invalidate(deps.cdn, ["/" + k for k in keys])
-    logger.info("pull pages published", extra={"repo": repo, "slug": slug, "lang": lang, "pages": done})
-    return {"repo": repo, "slug": slug, "lang": lang, "pages": done, "requeued": len(todo) - done}
+    logger.info("pull pages published", extra={"repo": repo, "slug": slug, "lang": lang, "pages": done,
+                                               "reused": len(listed) - len(todo)})
+    return {"repo": repo, "slug": slug, "lang": lang, "pages": done, "requeued": len(todo) - done,
+            "reused": len(listed) - len(todo)}

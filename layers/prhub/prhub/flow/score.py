@@ -299,6 +299,7 @@ def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
             deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
         # A cache hit keeps the tokens it cost when paid: the report shows what it cost, cached or not (the run's
         # budget is charged only by this run's calls, through `budget`).
+        scored.head_sha = pr.head_sha  # results cached before it was kept have none
         # Calls made before a hand-back were paid by this run too: the PR's tokens sum to the run's spending.
         scored.tokens_in += spent[0]
         scored.tokens_out += spent[1]

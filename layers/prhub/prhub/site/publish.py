@@ -181,6 +181,11 @@ def load_report(bucket: Bucket, repo: str, slug: str, lang: str, home: str) -> d
     return _load(bucket, sitepaths.report_dir(repo, slug, lang, home) + "report.json")
 
 
+def load_pull(bucket: Bucket, repo: str, number: int, lang: str, home: str) -> dict[str, Any] | None:
+    """A PR page's report.json as published (None: there is none in `lang`)."""
+    return _load(bucket, sitepaths.pull_dir(repo, number, lang, home) + "report.json")
+
+
 def _shorten(text: str, limit: int) -> str:
     """A teaser for list pages and feeds; the report page keeps the whole text."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -2,7 +2,7 @@
 
 Contract:
 
-    pull_page(report, number, files=(), note="", mentions=(), neighbours=None) -> PullPage
+    pull_page(report, number, files=(), note="", mentions=(), neighbours=None, head="") -> PullPage
     file_lines(facts) -> list[FileLine]                             a PR's files, from its pulls.json entry
     file_neighbours(number, files_by_pr, merged_at) -> Neighbours   earlier and later PRs on the same files
     mentioned_in(number, reports) -> list[Mention]                  the period reports that list the PR
@@ -67,6 +67,7 @@ class PullPage(TypedDict):
     neighbours: Neighbours
     mentions: list[Mention]  # every published report listing it, the scoring one included
     links: dict[str, str]  # PR number (as text, JSON keys) -> GitHub URL of the PRs named on the page (they have pages)
+    head: NotRequired[str]  # the PR head (commit) the page was built for: a page is rebuilt only when it moves
 
 
 def _module_of(path: str, modules: Sequence[str], module_map: Mapping[str, str]) -> str:
@@ -165,7 +166,8 @@ def _merge_day(merged_at: str, tz: str) -> date | None:
 
 def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] = (), note: str = "",
               mentions: Sequence[Mention] = (), neighbours: Neighbours | None = None,
-              module_map: Mapping[str, str] | None = None, urls: Mapping[int, str] | None = None) -> PullPage:
+              module_map: Mapping[str, str] | None = None, urls: Mapping[int, str] | None = None,
+              head: str = "") -> PullPage:
     """The page of PR `number` as `report` (published at reports/<slug>/) scored it; KeyError when it does not list it.
 
     `urls`: GitHub URLs of PRs of other periods (the neighbours), beside those `report` lists."""
@@ -188,5 +190,5 @@ def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] 
         "scorer": report["scorer"], "pr": pr, "note": note,
         "files": group_files(files, pr["modules"], module_map or {}),
         "cluster": cluster, "reverts": reverts, "neighbours": near,
-        "mentions": list(mentions) or [here], "links": links,
+        "mentions": list(mentions) or [here], "links": links, **({"head": head} if head else {}),  # type: ignore[typeddict-item]
     }

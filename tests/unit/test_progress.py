@@ -1,0 +1,97 @@
+"""The local run's progress display (prhub_local.progress): a live bar on a terminal, plain lines at most 10 s apart
+elsewhere, nothing but warnings and failures with --quiet (issue 25)."""
+from __future__ import annotations
+
+import io
+
+from prhub_local.progress import PLAIN_EVERY, Display
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def plain(quiet: bool = False) -> tuple[Display, list[tuple[float, str]], Clock]:
+    clock = Clock()
+    written: list[tuple[float, str]] = []
+    return Display(lambda text: written.append((clock.now, text)), quiet=quiet, clock=clock), written, clock
+
+
+def test_a_long_stage_without_news_still_gets_a_line_at_most_ten_seconds_apart() -> None:
+    display, written, clock = plain()
+    display.update("building PR pages", 0, None, "done")
+    for _ in range(95):  # 95 s of a stage whose count does not move, ticked as the runner's thread does
+        clock.now += 1
+        display.tick()
+    times = [t for t, _ in written]
+    assert len(times) >= 9
+    assert max(b - a for a, b in zip(times, times[1:], strict=False)) <= PLAIN_EVERY
+    assert written[-1][1].startswith("building PR pages: 0 done, 9") and written[-1][1].endswith(" s\n")
+
+
+def test_a_moving_count_is_written_at_most_once_a_second_and_its_last_value_always() -> None:
+    display, written, clock = plain()
+    for done in range(0, 101):
+        clock.now += 0.05  # 100 PRs in 5 s
+        display.update("scoring", done, 100, "PRs")
+    texts = [text for _, text in written]
+    assert 5 <= len(texts) <= 8
+    assert texts[0].startswith("scoring: 0/100 PRs") and texts[-1].startswith("scoring: 100/100 PRs")
+
+
+def test_each_stage_change_is_a_line_of_its_own() -> None:
+    display, written, _ = plain()
+    display.update("listing acme/rocket's PRs")
+    display.update("scoring", 0, 3, "PRs")
+    display.update("rendering and publishing the report")
+    assert [text.split(",")[0].split(":")[0] for _, text in written] == [
+        "listing acme/rocket's PRs", "scoring", "rendering and publishing the report"]
+
+
+def test_quiet_keeps_warnings_and_failures_only() -> None:
+    display, written, clock = plain(quiet=True)
+    display.update("scoring", 1, 3, "PRs")
+    clock.now += 60
+    display.tick()
+    display.say("listed 32 PRs merged into acme/rocket")
+    display.say("restored state from .prhub/state: tables 3")
+    display.say("warning: the channel ops-room is not configured")
+    display.say("ScoreFunction invocation failed: boom")
+    assert [text for _, text in written] == ["warning: the channel ops-room is not configured\n",
+                                             "ScoreFunction invocation failed: boom\n"]
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_one_bar_is_redrawn_in_place_and_messages_go_above_it() -> None:
+    term = Terminal()
+    display = Display.for_stream(term)
+    assert display.live
+    display.update("scoring", 5, 10, "PRs")
+    display.say("warning: something")
+    display.update("scoring", 10, 10, "PRs")
+    display.close()
+    out = term.getvalue()
+    assert "\r[" + "#" * 12 + "." * 12 + "] scoring: 5/10 PRs" in out
+    assert "\r\x1b[Kwarning: something\n" in out  # the bar cleared, the message on a line of its own
+    assert "] scoring: 10/10 PRs" in out
+    assert out.count("\n") == 1 and out.endswith("\r\x1b[K")  # the bar never scrolled; its line is cleared at the end
+
+
+def test_a_pipe_gets_plain_lines_and_quiet_gets_no_bar() -> None:
+    pipe = io.StringIO()
+    display = Display.for_stream(pipe)
+    display.update("scoring", 1, 2, "PRs")
+    assert not display.live and pipe.getvalue().startswith("scoring: 1/2 PRs, 0 s\n")
+    term = Terminal()
+    quiet = Display.for_stream(term, quiet=True)
+    quiet.update("scoring", 1, 2, "PRs")
+    quiet.tick()
+    assert term.getvalue() == ""
