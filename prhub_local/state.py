@@ -336,12 +336,21 @@ def _put_items(ddb: Any, table: str, items: list[dict[str, Any]]) -> None:
             pending = ddb.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
 
 
+def _in_progress(item: dict[str, Any]) -> bool:
+    """An idempotency record of an invocation still running when the state was saved. No invocation outlives
+    the process, so it is stale in a restored state; kept, it would turn the resumed run's report (or page, or
+    digest) away as "already in progress" until the function's timeout had passed."""
+    return (item.get("status") or {}).get("S") == "INPROGRESS"
+
+
 def _restore_tables(stack: Stack, gen: Path, ddb: Any) -> dict[str, int]:
     counts: dict[str, int] = {}
     for logical, name in stack.tables.items():
         path = gen / "tables" / f"{logical}.jsonl"
         if path.exists():
             items = [_decode(value) for value in _read_lines(path)]
+            if logical == "IdempotencyTable":
+                items = [i for i in items if not _in_progress(i)]
             _put_items(ddb, name, items)
             counts[logical] = len(items)
     return counts

@@ -18,6 +18,7 @@ from prhub.core.errors import InputError
 
 from prhub_local import cli
 from prhub_local.invoke import Invocation, invoke_function
+from prhub_local.sample import sample_settings
 from prhub_local.state import generation
 from tests.conftest import EVENTS, load_event
 
@@ -126,12 +127,16 @@ def test_cli_prints_the_answer_and_exits_by_the_contract(aws_endpoint: str, tmp_
     # 2: an event file that is not JSON, before anything starts
     bad.write_text("{")
     assert run("PlanFunction", bad) == (2, None)
-    # 1: the handler raised (a report of a run id that cannot be planned), as Lambda's error
-    odd = json.loads((EVENTS / "report-sqs.json").read_text())
-    odd["Records"][0]["body"] = json.dumps({"run_id": 42})
-    bad.write_text(json.dumps(odd))
-    code, answer = run("ReportFunction", bad)
-    assert code == 1 and answer["errorType"]
+    # 1: the function failed: AWS's sample schedule event (1970), a week the sample export does not cover, is a
+    # failed run of each watched repository (the watch list names the sample alone: nothing is asked of GitHub)
+    config = tmp_path / "watch.json"
+    config.write_text(json.dumps({"repos": [sample_settings()["config"]]}))
+    bad.write_text(json.dumps({"detail-type": "Scheduled Event", "source": "aws.events",
+                               "time": "1970-01-01T00:00:00Z", "detail": {}}))
+    code = cli.main(["invoke", "PlanFunction", "--event", str(bad), "--endpoint-url", aws_endpoint,
+                     "--config", str(config)])
+    answer = json.loads(capsys.readouterr().out)
+    assert code == 1 and answer["ok"] is False and all(r.get("failed") for r in answer["runs"])
 
 
 def test_a_refused_plan_event_leaves_no_state_behind(aws_endpoint: str, tmp_path: Path) -> None:

@@ -164,8 +164,10 @@ def test_aws_sample_scheduled_event_replayed_at_1970_does_not_answer_ok(aws_endp
              "source": "aws.events", "account": "123456789012", "time": "1970-01-01T00:00:00Z",
              "region": "us-east-1", "resources": ["arn:aws:events:us-east-1:123456789012:rule/ExampleRule"],
              "detail": {}}
+    # The watch list names the bundled sample alone: verl would be read from GitHub, which tests never reach.
+    sample = json.dumps({"repos": [sample_settings()["config"]]})
     result = invoke_function("PlanFunction", event, endpoint_url=aws_endpoint, state=tmp_path / "state",
-                             prefix="i" + uuid.uuid4().hex[:10], progress=lambda line: None)
+                             prefix="i" + uuid.uuid4().hex[:10], progress=lambda line: None, config_text=sample)
     assert result.answer["ok"] is False and not result.refused
     # Every repository is reported as failed: `prhub invoke` exits 1 instead of 0.
     assert result.failures and sorted(result.failures) == sorted(r["run_id"] for r in result.answer["runs"])
