@@ -256,10 +256,8 @@ class Poller(threading.Thread):
     def _deliver(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
         ids = {m["MessageId"] for m in messages}
         self.runner.in_hand.update(ids)  # what a stop cuts off is due at once at the next run (state.save_state)
-        try:
-            self._invoke(sqs, messages)
-        finally:
-            self.runner.in_hand.difference_update(ids)
+        self._invoke(sqs, messages)  # an interruption (Ctrl-C, SIGTERM) out of it leaves them in hand
+        self.runner.in_hand.difference_update(ids)
 
     def _invoke(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
         event = sqs_event(messages, self.arn)
