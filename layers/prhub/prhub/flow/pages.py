@@ -217,6 +217,9 @@ def current(bucket: site.Bucket, base: str, number: int, lang: str, home: str, f
     page = site.load_pull(bucket, base, number, lang, home)
     if page is None or page.get("head") != head or page.get("neighbours") != facts.neighbours(number):
         return False
+    # A report published since that lists the PR too (a month after its week) is named on the page: rebuilt.
+    if {m.get("slug") for m in page.get("mentions") or []} != facts.listing(number):
+        return False
     if entry is not None and any(page["pr"].get(k) != entry.get(k) for k in SCORED_AS):
         return False
     return scorer is None or all((page.get("scorer") or {}).get(k) == scorer.get(k) for k in SCORER_AS)
@@ -244,6 +247,10 @@ class _Facts:
         return cls(periods, files, {n: str(f.get("merged_at") or "") for n, f in every},
                    {n: str(f.get("url") or "") for n, f in every},
                    {n: str(f.get("head") or "") for n, f in every if f.get("head")}, by_file)
+
+    def listing(self, number: int) -> set[str]:
+        """The slugs of the published periods whose records hold PR `number`."""
+        return {slug for slug, prs in self.periods.items() if number in prs}
 
     def neighbours(self, number: int) -> pulls.Neighbours:
         """pulls.file_neighbours over every period, from the PRs sharing a file only (not a scan of every PR)."""
