@@ -55,7 +55,9 @@ def share(texts: list[str]) -> float:
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 
-def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
+def build(rows: list[Any], since: str, until: str, repo: str = "verl-project/verl", tz: str = TZ) -> dict[str, Any]:
+    """The zh report of `repo`'s PRs merged from `since` to `until` in `tz`, as ReportFunction builds it without a
+    model, with every earlier PR as history."""
     from prhub.core.config import RepoConfig
     from prhub.core.history import History
     from prhub.core.period import Period
@@ -63,8 +65,8 @@ def build(rows: list[Any], since: str, until: str) -> dict[str, Any]:
     from prhub.model import narrator
     from prhub.report import compose
 
-    config = RepoConfig("verl-project/verl", tz=TZ, scorer="heuristic", language="zh")
-    period = Period.parse(since, until, TZ)
+    config = RepoConfig(repo, tz=tz, scorer="heuristic", language="zh")
+    period = Period.parse(since, until, tz)
     scored = [score_pull(pr, config) for pr in rows if period.contains(pr.merged_at)]
     history = [pr.ref.to_dict() for pr in rows if pr.merged_at < period.end_utc]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}

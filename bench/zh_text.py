@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench.zh_share import CJK, prose, share
+from bench.zh_share import CJK, build, prose, share
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CHECKLIST = Path(__file__).with_name("title_checklist.json")
@@ -104,23 +104,6 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", "", text).translate(str.maketrans("，；：（）", ",;:()"))
 
 
-def build(repo: str, tz: str, since: str, until: str, rows: list[Any]) -> dict[str, Any]:
-    from prhub.core.config import RepoConfig
-    from prhub.core.history import History
-    from prhub.core.period import Period
-    from prhub.engine.scoring import score_pull
-    from prhub.model import narrator
-    from prhub.report import compose
-
-    config = RepoConfig(repo, tz=tz, scorer="heuristic", language="zh")
-    period = Period.parse(since, until, tz)
-    scored = [score_pull(pr, config) for pr in rows if period.contains(pr.merged_at)]
-    history = [pr.ref.to_dict() for pr in rows if pr.merged_at < period.end_utc]
-    scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
-    return dict(compose.report(scored, [], period, config, History.of(history, period), f"{until}T23:59:59Z", scorer,
-                               narrator=lambda draft: narrator.model_narrative(draft, config)))
-
-
 def run() -> dict[str, Any]:
     from prhub.core.models import PullRequest
     from prhub.model.factguard import check_narrative
@@ -135,7 +118,7 @@ def run() -> dict[str, Any]:
         if repo not in cache:
             cache[repo] = [PullRequest.from_export(json.loads(line))
                            for line in path.read_text(encoding="utf-8").splitlines()]
-        report = build(repo, tz, since, until, cache[repo])
+        report = build(cache[repo], since, until, repo, tz)
         value, again, errors = share(prose(report)), repeated(report), check_narrative(report)
         cited, sentences = evidence(report)
         good = value >= SHARE_TARGET and not again and not errors and cited == sentences

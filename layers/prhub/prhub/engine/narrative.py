@@ -299,18 +299,19 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
 
 def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry], report: Analysis,
                    now: str, zh: bool) -> KeyChange:
-    """A busy module's paragraph over its PRs no theme told (`rest`), each told by its own line."""
+    """A busy module's paragraph over its PRs no theme told (`rest`, at least one of them key: _key_changes), each
+    told by its own line."""
     key = [n for n in rest if n in by_number and by_number[n]["key"]]
     more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
     told = sorted((by_number[n] for n in rest if n in by_number), key=lambda p: (-p["importance"], p["number"]))[:2]
     untold = [n for n in rest if n not in {p["number"] for p in told}]
     if zh:
-        share = f"其中关键 {len(key)} 个" if key else "都不是关键 PR"
+        share = f"其中关键 {len(key)} 个"
         said = "；".join(_member(p, report, zh, in_module=True) for p in told)
         listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
         text = f"{module['name']} {'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
     else:
-        share = f"{len(key)} of them key" if key else "none of them key"
+        share = f"{len(key)} of them key"
         said = "; ".join(_member(p, report, zh, in_module=True) for p in told)
         also = f"; also {_refs(untold)}" if untold else ""
         text = f"{len(rest)} {'more ' if more else ''}PRs touched {module['name']}, {share}: {said}{also}."
