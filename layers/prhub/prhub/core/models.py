@@ -36,6 +36,29 @@ class FileChange:
 class Review:
     reviewer: str
     state: str  # APPROVED | CHANGES_REQUESTED | COMMENTED | DISMISSED
+    body: str = ""
+    submitted_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Comment:
+    """An issue comment, or one comment of a review thread: text by anyone, so untrusted like a PR body."""
+
+    author: str
+    body: str
+    created_at: datetime | None = None
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewThread:
+    """A review thread on a line of the diff. REST has no resolution: `is_resolved` is None there (unknown)."""
+
+    path: str
+    comments: tuple[Comment, ...]
+    is_resolved: bool | None = None
+    is_outdated: bool = False
+    line: int | None = None
 
 
 # GitHub's own caps: a title of 256 characters, a body of 65,536, 3,000 listed files. An export may hold
@@ -111,8 +134,30 @@ def _head_sha(head: Any) -> str:
     return str((head or {}).get("sha") or "")
 
 
+def _when(value: Any) -> datetime | None:
+    return parse_timestamp(str(value)) if value else None
+
+
 def _reviews(value: Any) -> list[Review]:
-    return [Review(str(r["reviewer"]), str(r["state"])) for r in value or []]
+    # The design's shape names the reviewer `author`; exports written before it say `reviewer`.
+    return [Review(str(r.get("author") or r.get("reviewer") or NO_AUTHOR), str(r["state"]),
+                   _text(r.get("body")), _when(r.get("submitted_at"))) for r in value or []]
+
+
+def _comment(c: Any) -> Comment:
+    return Comment(str(c.get("author") or NO_AUTHOR), _text(c.get("body")), _when(c.get("created_at")),
+                   _text(c.get("url")))
+
+
+def _comments(value: Any) -> list[Comment]:
+    return [_comment(c) for c in value or []]
+
+
+def _threads(value: Any) -> list[ReviewThread]:
+    return [ReviewThread(path=str(t.get("path") or ""), comments=tuple(_comments(t.get("comments"))),
+                         is_resolved=None if t.get("is_resolved") is None else bool(t["is_resolved"]),
+                         is_outdated=bool(t.get("is_outdated", False)),
+                         line=None if t.get("line") is None else int(t["line"])) for t in value or []]
 
 
 @dataclass(frozen=True)
@@ -156,6 +201,9 @@ class PullRequest:
     files_truncated: bool = False  # GitHub lists at most 3,000 files of a PR
     reviews: list[Review] = field(default_factory=list)
     commits: int | None = None
+    created_at: datetime | None = None  # when the PR was opened, for review timing
+    review_threads: list[ReviewThread] = field(default_factory=list)
+    comments: list[Comment] = field(default_factory=list)  # the conversation's issue comments
     capped: list[str] = field(default_factory=list)  # fields cut to GitHub's caps on reading an export
 
     @property
@@ -193,6 +241,9 @@ class PullRequest:
             files_truncated=fields.get("files_truncated", bool) or len(files) > MAX_FILES,
             reviews=fields.get("reviews", _reviews),
             commits=fields.get("commits", lambda v: None if v is None else int(v)),
+            created_at=fields.get("created_at", _when),
+            review_threads=fields.get("review_threads", _threads),
+            comments=fields.get("comments", _comments),
             capped=capped,
         )
 
@@ -219,10 +270,36 @@ class PullRequest:
         if self.files_truncated:
             row["files_truncated"] = True
         if self.reviews:
-            row["reviews"] = [{"reviewer": r.reviewer, "state": r.state} for r in self.reviews]
+            row["reviews"] = [_review_row(r) for r in self.reviews]
         if self.commits is not None:
             row["commits"] = self.commits
+        if self.created_at is not None:
+            row["created_at"] = format_timestamp(self.created_at)
+        if self.review_threads:
+            row["review_threads"] = [{"path": t.path, "line": t.line, "is_resolved": t.is_resolved,
+                                      "is_outdated": t.is_outdated, "comments": [_comment_row(c) for c in t.comments]}
+                                     for t in self.review_threads]
+        if self.comments:
+            row["comments"] = [_comment_row(c) for c in self.comments]
         return row
+
+
+def _review_row(r: Review) -> dict[str, Any]:
+    row: dict[str, Any] = {"author": r.reviewer, "state": r.state}
+    if r.body:
+        row["body"] = r.body
+    if r.submitted_at is not None:
+        row["submitted_at"] = format_timestamp(r.submitted_at)
+    return row
+
+
+def _comment_row(c: Comment) -> dict[str, Any]:
+    row: dict[str, Any] = {"author": c.author, "body": c.body}
+    if c.created_at is not None:
+        row["created_at"] = format_timestamp(c.created_at)
+    if c.url:
+        row["url"] = c.url
+    return row
 
 
 def _file_row(f: FileChange) -> dict[str, Any]:
