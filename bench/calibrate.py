@@ -149,10 +149,15 @@ def size_only(pr: PullRequest) -> float:
 
 def panel_table(prs: list[PullRequest], importance: dict[int, float], tz: str, panel: tuple[Week, ...] = PANEL,
                 held_out: bool = True) -> list[tuple[str, PanelFigures, PanelFigures]]:
-    """(scope, engine figures, size-only figures) for all panel weeks, the tuned ones and the held-out ones
-    (only the tuned ones without `held_out`: what tuning may look at)."""
-    scopes = (("all", list(panel)), ("tuned", [w for w in panel if not w.held_out]),
-              ("held out", [w for w in panel if w.held_out]))
+    """(scope, engine figures, size-only figures) for all panel weeks, the tuned ones and the held-out ones, and
+    the held-out weeks of each judging round apart when there are several (only the tuned ones without
+    `held_out`: what tuning may look at)."""
+    held = [w for w in panel if w.held_out]
+    rounds = sorted({w.judged for w in held})
+    scopes = [("all", list(panel)), ("tuned", [w for w in panel if not w.held_out]), ("held out", held)]
+    if len(rounds) > 1:
+        scopes += [(f"held out, judged before {r}" if r else "held out, first round",
+                    [w for w in held if w.judged == r]) for r in rounds]
     return [(name, panel_figures(weeks, prs, lambda p: importance[p.number], tz),
              panel_figures(weeks, prs, size_only, tz)) for name, weeks in scopes
             if held_out or name == "tuned"]
@@ -182,7 +187,7 @@ def print_panels(held_out: bool = True) -> None:
     for repo, table in repo_panels(held_out):
         print(f"  {repo}")
         for name, engine, size in table:
-            print(f"    {name:<9} {engine.weeks:>2} weeks {engine.keys:>3} key PRs   engine recall@K "
+            print(f"    {name:<32} {engine.weeks:>2} weeks {engine.keys:>3} key PRs   engine recall@K "
                   f"{engine.recall:.2f} Spearman {engine.spearman:.2f}   size-only recall@K {size.recall:.2f} "
                   f"Spearman {size.spearman:.2f}")
 

@@ -11,6 +11,11 @@ Weeks are Monday–Sunday, named by their Monday, in the repository's zone (`REP
 cargo and trl in UTC). `held_out` weeks were never looked at while tuning the engine: `python -m bench.calibrate`
 reports them separately to show the tuning generalises.
 
+The verl weeks with `judged="engine-9"` were added (issue 23, part 3) because the first three held-out weeks had
+been printed by so many rounds that they no longer tell an unseen week: each PR of 2025-02-10, 2025-10-27 and
+2026-04-27 was judged from the export (title, size, paths, description) before any engine-9 change, and they
+are held out: no tuning looks at them.
+
 CARGO and TRL (issue 23) were judged the same way, from the export alone, and committed before the engine was
 changed for them. cargo is Rust's build tool: its product is the CLI, the manifest, the resolver, its lints and
 its diagnostics, so a new lint or a clearer error is work, while dependency bumps of its own crates, CI and test
@@ -27,6 +32,7 @@ class Week:
     held_out: bool
     key: dict[int, tuple[int, str]]  # PR number -> (grade, one-line reason)
     repo: str = "verl-project/verl"
+    judged: str = ""  # the engine version a later round's week was judged before ("" for the first round)
 
 
 PANEL: tuple[Week, ...] = (
@@ -142,6 +148,44 @@ PANEL: tuple[Week, ...] = (
         7075: (1, "MoE load-balance metrics counted a never-routed token"),
         7038: (1, "policy sampled vision placeholder tokens during rollout"),
     }),
+    # Held out in the engine-9 round: judged before any change of that round, never tuned on.
+    Week("2025-02-10", True, {
+        209: (3, "vLLM>=0.7 through the SPMD rollout, older versions kept: the rollout backend's way forward"),
+        234: (3, "ReMax: a new RL algorithm with its trainer"),
+        233: (2, "stronger reward verification sandbox: PRIME math and code graders"),
+        274: (1, "remove_previous_ckpt / del_local_ckpt_after_load options"),
+        260: (1, "a checkpoint is saved at the end of training, not only at the save frequency"),
+        255: (1, "checkpoint file lock failed on long paths"),
+        286: (1, "liger-kernel optional; setup no longer reads requirements.txt (what every user installs)"),
+        262: (1, "model merger: .pt checkpoints to safetensors, pushed to the Hub"),
+    }, judged="engine-9"),
+    Week("2025-10-27", True, {
+        3915: (3, "rollout IS weights apart from rejection sampling; masked-sequence loss normalisation; "
+                  "veto off by default"),
+        3846: (2, "fully async training with Megatron and VLMs"),
+        3522: (2, "Megatron 1F1B overlap of MoE all-to-all: higher MFU on large MoE models"),
+        3523: (2, "LoRA training continues from an existing adapter"),
+        3955: (1, "fully async policy gets rollout importance sampling"),
+        3916: (1, "DAPO failed with use_kl_in_reward"),
+        3907: (1, "LoRA request never added with load_format=dummy"),
+        3935: (1, "SGLang input length check never triggered (silent)"),
+        3934: (1, "vLLM 0.11+ collective_rpc(non_block) compatibility"),
+        3928: (1, "video RL with vLLM rollout (metadata passed), image_patch_size for Qwen3-VL"),
+    }, judged="engine-9"),
+    Week("2026-04-27", True, {
+        6200: (3, "[BREAKING] the Diffusion RL stack (FlowGRPO, vLLM-Omni rollout) moves to verl-omni, "
+                  "-7,713 lines"),
+        6162: (2, "experimental/vla moves out to the verl-vla repository, -12,490 lines"),
+        6129: (2, "[BREAKING] LLMServerManager moves out of AgentLoopManager: agent frameworks replaceable"),
+        6044: (2, "generative/discriminative reward models in fully async training"),
+        6091: (2, "large weights split into chunks in the NCCL/NIXL checkpoint engine: peak memory of weight sync"),
+        6150: (2, "FSDP engine silently overrode mixed_precision.param_dtype with bf16 autocast"),
+        6153: (1, "optimal_token_baseline estimators crashed: sum_pi_squared never produced"),
+        6193: (1, "2x peak host memory on Megatron offload OOM-killed pods"),
+        6149: (1, "nested tensor rebuild assumed the ragged dim is last (teacher logprobs)"),
+        6126: (1, "examples reformatted and old ones deprecated (-16,589 lines)"),
+        6170: (1, "Ascend sleep_level with EP led to accuracy issues"),
+    }, judged="engine-9"),
     Week("2026-08-03", True, {
         7223: (3, "PP/VPP for the Megatron steady delta export of delta_sharded"),
         7242: (3, "DeepSeek V4 on VeOmni"),
