@@ -75,6 +75,54 @@ def test_a_fix_whose_description_explains_what_went_wrong_counts_more():
     assert "the description explains what went wrong" in score_pull(explained, CONFIG).reasons
 
 
+def test_a_fix_that_quotes_its_exception_is_not_judged_a_silent_correctness_fix():
+    # verl's tuning weeks: crash fixes whose description says "never initialized" or explains the cause scored as
+    # silent correctness fixes; the traceback means the failure announced itself.
+    files = [change("pkg/trainer/async_trainer.py", 4, 0)]
+    crash = make_pr("fix: initialize the dump executor in the async trainer", files, number=1, body=(
+        "The async trainer skips super().__init__(), so the dump executor is never initialized. This causes an "
+        "AttributeError when generations are dumped during validation, because the executor does not exist."))
+    silent = make_pr("fix: initialize the dump executor in the async trainer", files, number=2, body=(
+        "The async trainer skips super().__init__(), so the dump executor is never initialized and every dumped "
+        "generation was silently written with the previous step's rewards, because the executor was shared."))
+    crashed, wrong = score_pull(crash, CONFIG), score_pull(silent, CONFIG)
+    assert wrong.importance > crashed.importance
+    assert not any(r.startswith(("the description explains", "the description shows results")) for r in crashed.reasons)
+    assert "the description explains what went wrong" in wrong.reasons
+
+
+def test_a_fix_of_what_training_computes_that_came_out_wrong_counts_more():
+    # verl #3332 (loss not normalised over gradient-accumulation steps, grade 2) sat below the key line.
+    files = [change("pkg/trainer/sft_trainer.py", 4, 2)]
+    bare = make_pr("[trainer] fix: loss calculations for grad accumulation steps", files, number=1)
+    told = make_pr("[trainer] fix: loss calculations for grad accumulation steps", files, number=2, body=(
+        "For gradient accumulation steps over micro batches, the loss should be normalised before calling "
+        "backward(); it was not, so every run with accumulation trained on a scaled loss."))
+    scored = score_pull(told, CONFIG)
+    assert scored.importance >= score_pull(bare, CONFIG).importance + 1.0
+    assert "what training computes came out wrong (normalised)" in scored.reasons
+
+
+def test_a_fix_titled_as_a_chore_is_judged_as_a_fix_not_capped_as_one():
+    # verl #5610 "[model] chore: Fix Qwen3-235B precision issues on NPU" (grade 2) was capped at 3.0 as a chore.
+    pr = make_pr("[model] chore: Fix Qwen3-235B precision issues on NPU", [change("pkg/models/qwen3.py", 130, 2)])
+    scored = score_pull(pr, CONFIG)
+    assert scored.type == "fix" and scored.importance > 4.0
+    assert not any("convention" in r for r in scored.reasons)
+    assert score_pull(make_pr("chore: tidy the model registry", [change("pkg/models/qwen3.py", 130, 2)]),
+                      CONFIG).importance <= 3.0
+
+
+def test_a_housekeeping_word_after_the_repositorys_name_is_its_feature():
+    # cargo #16073 "Define cargo script's target-dir ..." was capped as script housekeeping.
+    cargo = RepoConfig(repo="rust-lang/cargo", language="en")
+    files = [change("src/cargo/util/context/mod.rs", 100, 60), change("tests/testsuite/script.rs", 10, 5)]
+    feature = score_pull(make_pr("refactor: Define cargo script's target-dir using build-dir templating", files), cargo)
+    assert not any(r.startswith("housekeeping") for r in feature.reasons), feature.reasons
+    chore = score_pull(make_pr("refactor: tidy the release script", files), cargo)
+    assert any(r.startswith("housekeeping") for r in chore.reasons)
+
+
 def test_a_housekeeping_word_that_names_the_repositorys_own_source_is_its_work():
     # cargo: a new lint is the product, not lint housekeeping.
     cargo = RepoConfig(repo="rust-lang/cargo", language="en")

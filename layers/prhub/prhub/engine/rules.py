@@ -81,6 +81,9 @@ DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|make|makes|flip\w*|
 EXPLAINS = re.compile(r"\b(root cause|the cause|caused by|is caused|was caused|because|happens when|occurs when|"
                       r"this is due|due to|before this (?:pr|change)|previously|currently,? (?:when|if|the|we)|"
                       r"regress\w* (?:from|in|since)|the bug|the issue (?:is|was))\b|根因|原因是|导致", re.I)
+# A description that quotes the failure it fixes (a traceback, an exception's name): the failure announced itself.
+ANNOUNCED = re.compile(r"\btraceback\b|\b[A-Z]\w*(?:Error|Exception)\b|"
+                       r"\b(?:crash\w*|segfault\w*|raises?|fails?|failed|failing)\b|out of memory|\bOOM\w*", re.I)
 FIXES_ISSUE = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*(?:[\w.-]+/[\w.-]+)?(?:#|"
                          r"https://github\.com/[\w.-]+/[\w.-]+/issues/)(\d+)", re.I)
 # Runtime manifests: what a user installs with the package. Cargo.toml is not one: Rust crates are built in.
@@ -182,10 +185,23 @@ def _user_dependency(f: Facts) -> Hit:
 
 
 def _explained_fix(f: Facts) -> Hit:
-    """A fix whose description says what went wrong: its cause, or the state before the change."""
-    if f.kind != "fix" or len(f.body.split()) < 25:
+    """A correctness fix whose description says what went wrong (its cause, or the state before the change), and
+    not a failure that announced itself (a quoted exception or crash: the user already knew)."""
+    if f.kind != "fix" or len(f.body.split()) < 25 or ANNOUNCED.search(f.body):
         return None
     return {} if EXPLAINS.search(f.body) else None
+
+
+def _silent_in_body(f: Facts) -> Hit:
+    """The description tells of a result silently changed, and of no exception or crash."""
+    return None if ANNOUNCED.search(f.body) else _words_hit(SILENT, "text", ())(f)
+
+
+def _numerics_silent(f: Facts) -> Hit:
+    """A fix of what training computes (the title) whose description says the result came out wrong."""
+    if _words_hit(NUMERICS, "title", (), title_only=False)(f) is None or _words_hit(SILENT, "title", ())(f):
+        return None
+    return _silent_in_body(f)
 
 
 def _reported_issue(f: Facts) -> Hit:
@@ -261,10 +277,11 @@ RULES: tuple[Rule, ...] = (
     Rule("fix_stuck", _words_hit(STUCK, "title", ("revert", "refactor", "perf", "chore")), _core_third(2.0),
          "fix_stuck", "fix"),
     Rule("fix_numerics", _words_hit(NUMERICS, "title", (), title_only=False), _core_third(1.5), "fix_numerics", "fix"),
-    Rule("fix_silent_body", _words_hit(SILENT, "text", ()), _core_third(1.5), "fix_silent_body", "fix"),
+    Rule("fix_silent_body", _silent_in_body, _core_third(1.5), "fix_silent_body", "fix"),
     Rule("fix_stuck_body", _words_hit(STUCK, "text", ()), _core_third(1.0), "fix_stuck_body", "fix"),
     Rule("fix_crash", _words_hit(CRASH, "title", ("revert", "refactor", "perf", "chore")), _core_third(0.5),
          "fix_crash", "fix"),
+    Rule("numerics_silent", _numerics_silent, _core_third(1.0), "numerics_silent"),
     Rule("explained_fix", _explained_fix, lambda f: 1.0 if f.core else 0.3, "explained_fix"),
     Rule("reported_issue", _reported_issue, lambda f: 0.5 if f.core else 0.0, "reported_issue"),
     Rule("new_capability", _new_capability, lambda f: 1.0 if f.code_lines >= 30 else 0.5, "new_capability"),
@@ -303,10 +320,10 @@ def _only(f: Facts, kinds: set[str]) -> bool:
 
 def _housekeeping(f: Facts) -> Hit:
     """Housekeeping the title names, unless the word names a folder of the repository's own source (cargo's lints,
-    its `script` module): there it is the product's work."""
+    its `script` module) or follows the repository's name (cargo's "cargo script"): there it is the product's work."""
     house = HOUSEKEEPING.search(f.title)
-    if not house:
-        return None
+    if not house or f.title[:house.start()].rstrip().lower().endswith(f.config.name.lower()):
+        return None  # the repository's name before the word names its own feature ("cargo script")
     stem = house.group(0).lower().rstrip("s")
     if len(stem) >= 4 and any(stem in part.lower() for fc, k in f.pairs if k == "source"
                               for part in fc.filename.split("/")[:-1]):
@@ -321,7 +338,7 @@ def _low_tags(f: Facts) -> Hit:
 
 def _repo_chore(f: Facts) -> Hit:
     """The repository's own chore convention: a `chore:` title, or a chore label of its configuration."""
-    if f.declared == "chore" and not f.breaking and _user_dependency(f) is None:
+    if f.declared == "chore" and f.kind == "chore" and not f.breaking and _user_dependency(f) is None:
         return {"word": "chore:"}
     marked = f.labels & {label.lower() for label in f.config.chore_labels}
     return {"word": sorted(marked)[0]} if marked else None
@@ -358,6 +375,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "en": {
         "subsystem_removed": "removes a whole subsystem ({what}, −{lines} lines)",
         "explained_fix": "the description explains what went wrong",
+        "numerics_silent": "what training computes came out wrong ({word})",
         "reported_issue": "fixes a reported issue (#{ref})",
         "user_dependency": "upgrades a dependency users install ({what})",
         "highlighted": "marked {label} by the repository",
@@ -368,6 +386,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "zh": {
         "subsystem_removed": "移除整个子系统（{what}，−{lines} 行）",
         "explained_fix": "描述说明了问题的原因",
+        "numerics_silent": "训练算出的结果曾经有误（{word}）",
         "reported_issue": "修复用户报告的问题（#{ref}）",
         "user_dependency": "升级用户安装的依赖（{what}）",
         "highlighted": "仓库标记为 {label}",

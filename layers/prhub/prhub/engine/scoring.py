@@ -29,7 +29,7 @@ from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
 from prhub.engine.wording import joined, say
 
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
-ENGINE_VERSION = "engine-8"
+ENGINE_VERSION = "engine-9"
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
