@@ -300,21 +300,23 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
 def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry], report: Analysis,
                    now: str, zh: bool) -> KeyChange:
     """A busy module's paragraph over its PRs no theme told (`rest`, at least one of them key: _key_changes), each
-    told by its own line."""
-    key = [n for n in rest if n in by_number and by_number[n]["key"]]
+    told by its own line. The counts are the module's own (its PRs, its key PRs), which the report holds: a count
+    of the PRs left after the themes would be arithmetic on the page that no table shows."""
+    key = [n for n in module["prs"] if n in by_number and by_number[n]["key"]]
     more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
     told = sorted((by_number[n] for n in rest if n in by_number), key=lambda p: (-p["importance"], p["number"]))[:2]
     untold = [n for n in rest if n not in {p["number"] for p in told}]
     if zh:
-        share = f"其中关键 {len(key)} 个"
         said = "；".join(_member(p, report, zh, in_module=True) for p in told)
-        listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
-        text = f"{module['name']} {'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
+        listed = "；另有 ".join(part for part in (said, _refs(untold)) if part)
+        counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
+        text = (f"{module['name']} {now}共 {counts}，除上文外：{listed}。" if more else
+                f"{module['name']} {now} {counts}：{listed}。")
     else:
-        share = f"{len(key)} of them key"
         said = "; ".join(_member(p, report, zh, in_module=True) for p in told)
         also = f"; also {_refs(untold)}" if untold else ""
-        text = f"{len(rest)} {'more ' if more else ''}PRs touched {module['name']}, {share}: {said}{also}."
+        beyond = "; besides those above" if more else ""
+        text = f"{module['pr_count']} PRs touched {module['name']} ({len(key)} key){beyond}: {said}{also}."
     return {"theme": module["name"], "text": text, "prs": rest,
             "evidence": [*_member_facts(told, zh), _fact(None, "modules", module["name"])]}
 
