@@ -352,6 +352,8 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         example = f"{items[0]['detail']}" if items else risk["detail"]
         example = re.split(r"；|; ", example)[0]  # the first of the example's clauses: the details section has all
         quoted = example
+        if risk["kind"] == "dependency_pin":
+            example = _first_pins(example, zh)
         example = re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", example)  # a file by its name: paths are there
         # The renderers list the PRs the text does not cite, so the text names only the example.
         first, count = risk["prs"][0], len(risk["prs"])
@@ -363,6 +365,14 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
                     f"{label}: {count} PRs, e.g. #{first}: {_short(example, 120)}")
         notes.append({"text": text, "prs": list(risk["prs"]), "evidence": [_fact(first, "risks", quoted)]})
     return notes
+
+
+def _first_pins(detail: str, zh: bool, shown: int = 2) -> str:
+    """A pin list cut to its first `shown` pins ("依赖版本：a、b 等"): the note points at the risk, whose section
+    below lists every pin."""
+    if not (match := re.match(r"^(.*?[：:]\s*)(.+)$", detail)) or len(pins := match.group(2).split(", ")) <= shown:
+        return detail
+    return match.group(1) + ("、".join(pins[:shown]) + " 等" if zh else ", ".join(pins[:shown]) + ", …")
 
 
 def _relation_notes(report: Analysis, zh: bool) -> list[Note]:
