@@ -233,3 +233,40 @@ def test_a_sentence_that_cites_a_description_changes_with_it():
     gone = lead_highlight("")
     assert not any(e["field"] == "body" for e in gone["evidence"])  # no description: the title's words only
     assert {"pr": 21, "field": "title", "fact": "add the entropy bonus"} in gone["evidence"]
+
+
+def _entry(number: int, title: str, key: bool, importance: float) -> dict:
+    return {"number": number, "title": title, "type": "feat", "modules": ["trainer"], "key": key, "breaking": False,
+            "importance": importance, "summary": "", "changed_files": 1, "additions": 1, "deletions": 0}
+
+
+def test_a_modules_paragraph_states_the_modules_own_counts_which_the_guard_accepts():
+    from prhub.model.factguard import check_narrative
+
+    prs = [_entry(31, "[trainer] feat: add the entropy bonus", True, 7), _entry(32, "[trainer] feat: add metrics",
+                                                                                 True, 6),
+           _entry(33, "[trainer] feat: add a flag", False, 2), _entry(34, "[trainer] feat: add a hook", True, 5),
+           {**_entry(35, "[rollout] feat: add a backend", True, 6), "modules": ["rollout"]}]
+    report = {"language": "zh", "period": {"since": "2026-06-15", "until": "2026-06-21"}, "prs": prs,
+              "stats": {"pr_count": 5, "key_pr_count": 4, "authors": 1, "new_contributors": []},
+              "modules": [{"name": "trainer", "pr_count": 4, "prs": [31, 32, 33, 34]},
+                          {"name": "rollout", "pr_count": 1, "prs": [35]}], "reverts": [], "risks": []}
+    by_number = {p["number"]: p for p in prs}
+    # #31 was told with a theme above: the paragraph covers the rest, but counts the module's own PRs
+    change = narrative._module_change(report["modules"][0], [32, 33, 34], by_number, report, "本周", True)
+    assert change["text"].startswith("trainer 本周共 4 个 PR，其中关键 3 个，除上文外：#32 ")
+    assert "3 个 PR" not in change["text"]  # 4 − 1: a remainder no table shows
+    assert check_narrative({**report, "key_changes": [change]}) == []  # 3: trainer's key PRs, no other count
+    english = narrative._module_change(report["modules"][0], [32, 33, 34], by_number, report, "this week", False)
+    assert english["text"].startswith("4 PRs touched trainer (3 key); besides those above: #32 (")
+
+
+def test_a_risk_note_names_the_first_pins_and_its_evidence_keeps_them_all():
+    detail = "依赖版本：trtllm 1.3.0rc15, megatron-core==0.17.0, transformers==5.3.0"
+    report = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": detail,
+                         "items": [{"pr": 41, "detail": detail}]}]}
+    note = narrative._risk_notes(report, True)[0]
+    assert note["text"] == "依赖版本变更：#41，依赖版本：trtllm 1.3.0rc15、megatron-core==0.17.0 等"
+    assert note["evidence"] == [{"pr": 41, "field": "risks", "fact": detail}]
+    short = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": "依赖版本：vllm 0.17→0.18", "items": []}]}
+    assert narrative._risk_notes(short, True)[0]["text"].endswith("依赖版本：vllm 0.17→0.18")

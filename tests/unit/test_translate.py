@@ -27,6 +27,62 @@ def test_title_structures_read_in_chinese_order(title: str, zh: str) -> None:
     assert translate.title(title) == zh
 
 
+@pytest.mark.parametrize(("title", "zh"), [
+    # a condition: during / without (the purpose's own condition is said with the purpose)
+    ("fix: preserve generation config during merge", "在合并期间保留生成配置"),
+    ("fix: preserve GPT-OSS weights without expert parallelism", "在不使用专家并行时保留 GPT-OSS 权重"),
+    ("fix: skip redundant clone in get_named_tensor_buckets to avoid OOM during SGLang weight sync",
+     "跳过 get_named_tensor_buckets 中的多余的 clone，以避免 SGLang 权重同步期间的 OOM"),
+    # the means: via / using / over a name
+    ("feat: support sglang ROCm backend via aiter defaults", "通过 aiter 默认支持 sglang ROCm 后端"),
+    ("feat: sharded delta weight sync over NCCL for disaggregated rollout",
+     "为分离式 rollout 提供基于 NCCL 的分片的增量权重同步"),  # opened by an attribute: a noun phrase, no verb
+    # kept from happening; made from; moved from A to B; put somewhere
+    ("fix: stop the policy from sampling vision placeholder tokens", "阻止策略采样视觉占位的 token"),
+    ("fix: build RL tokenizer/processor from HFModelConfig", "基于 HFModelConfig 构建 RL tokenizer/processor"),
+    ("feat: migrate fused logprob/entropy from GPTModel.forward monkey-patch to Megatron output_processor hook",
+     "将融合的 logprob/entropy 从 GPTModel.forward monkey-patch 迁移到 Megatron output_processor 钩子"),
+    ("fix: offload process_vision_info to a thread executor to unblock the agent-loop event loop",
+     "将 process_vision_info 卸载到线程池，以避免阻塞 agent-loop 事件循环"),
+    # any purpose verb, and the serial comma before it or before "and"
+    ("chore: upgrade vllm, nccl and numpy > 2.0.0, to resolve packages dependency error",
+     "升级 vllm、nccl 和 numpy > 2.0.0，以解决包依赖错误"),
+    ("feat: per-unit LoRA summon, FSDP1/2 compatibility, and strip-modules support",
+     "逐单元的 LoRA summon、FSDP1/2 兼容性和 strip-modules 支持"),
+    # "X support for Y"; a trouble "with" Y; "with A and B" keeps its "and" inside
+    ("feat: PP/VPP support for the steady delta export", "为稳定的增量导出支持 PP/VPP"),
+    ("fix: sort buffers in fsdp2_load_full_state_dict to prevent NCCL deadlock with heterogeneous buffers",
+     "在 fsdp2_load_full_state_dict 中排序缓冲区，以防止带有异构缓冲区的 NCCL 死锁"),
+    ("feat: async generation dump with exception propagation and streaming write",
+     "带有异常传播和流式写入的异步生成转储"),
+    ("fix: backfill missing state for DSD optimizer checkpoint", "为 DSD 优化器检查点补齐缺失的状态"),
+    ("refactor: rename misleading `trainer` arg to `actor_wg`", "将有误导性的 `trainer` 参数重命名为 `actor_wg`"),
+])
+def test_more_title_structures_read_in_chinese_order(title: str, zh: str) -> None:
+    assert translate.title(title) == zh
+
+
+def test_glossary_entry_kinds() -> None:
+    # an attribute is read before a noun's stem: "merged" is 合并后的, not the noun "merge"
+    assert translate.title("sync merged LoRA weights") == "同步合并后的 LoRA 权重"
+    # a phrase entry keeps a component's name whole although the glossary knows one of its words ("loop" is not
+    # a noun of its own; "event loop" is)
+    assert translate.title("make reward loop the default") == "将 reward loop 设为默认"
+    assert "事件循环" in translate.title("unblock the event loop")
+    # names the team keeps: router replay, trl chat
+    assert translate.title("add missing FP8 padding for router replay") == "为 router replay 补上缺失的 FP8 padding"
+    assert translate.title("remove trl chat") == "移除 trl chat"
+
+
+def test_a_verb_left_in_english_marks_the_line_untranslated() -> None:
+    from prhub.engine import gist
+
+    said = translate.title("add Qwen3.5 GRPO trainer demo with EP enabled using VeOmniEngine")
+    assert "enabled" in said and translate.leftover(said)
+    assert gist.doing("add Qwen3.5 GRPO trainer demo with EP enabled using VeOmniEngine", "feat") == \
+        "新功能：“add Qwen3.5 GRPO trainer demo with EP enabled using VeOmniEngine”"  # quoted, never half translated
+
+
 def test_identifiers_paths_flags_and_versions_stay_verbatim() -> None:
     zh = translate.title("fix typo in docs/prep/data.rst for `--max-len` with vLLM v0.8.5")
     for kept in ("docs/prep/data.rst", "`--max-len`", "vLLM", "v0.8.5"):

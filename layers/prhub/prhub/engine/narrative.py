@@ -300,21 +300,23 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
 def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry], report: Analysis,
                    now: str, zh: bool) -> KeyChange:
     """A busy module's paragraph over its PRs no theme told (`rest`, at least one of them key: _key_changes), each
-    told by its own line."""
-    key = [n for n in rest if n in by_number and by_number[n]["key"]]
+    told by its own line. The counts are the module's own (its PRs, its key PRs), which the report holds: a count
+    of the PRs left after the themes would be arithmetic on the page that no table shows."""
+    key = [n for n in module["prs"] if n in by_number and by_number[n]["key"]]
     more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
     told = sorted((by_number[n] for n in rest if n in by_number), key=lambda p: (-p["importance"], p["number"]))[:2]
     untold = [n for n in rest if n not in {p["number"] for p in told}]
     if zh:
-        share = f"其中关键 {len(key)} 个"
         said = "；".join(_member(p, report, zh, in_module=True) for p in told)
-        listed = "：" + "；另有 ".join(part for part in (said, _refs(untold)) if part)
-        text = f"{module['name']} {'另有' if more else now} {len(rest)} 个 PR，{share}{listed}。"
+        listed = "；另有 ".join(part for part in (said, _refs(untold)) if part)
+        counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
+        text = (f"{module['name']} {now}共 {counts}，除上文外：{listed}。" if more else
+                f"{module['name']} {now} {counts}：{listed}。")
     else:
-        share = f"{len(key)} of them key"
         said = "; ".join(_member(p, report, zh, in_module=True) for p in told)
         also = f"; also {_refs(untold)}" if untold else ""
-        text = f"{len(rest)} {'more ' if more else ''}PRs touched {module['name']}, {share}: {said}{also}."
+        beyond = "; besides those above" if more else ""
+        text = f"{module['pr_count']} PRs touched {module['name']} ({len(key)} key){beyond}: {said}{also}."
     return {"theme": module["name"], "text": text, "prs": rest,
             "evidence": [*_member_facts(told, zh), _fact(None, "modules", module["name"])]}
 
@@ -350,6 +352,8 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         example = f"{items[0]['detail']}" if items else risk["detail"]
         example = re.split(r"；|; ", example)[0]  # the first of the example's clauses: the details section has all
         quoted = example
+        if risk["kind"] == "dependency_pin":
+            example = _first_pins(example, zh)
         example = re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", example)  # a file by its name: paths are there
         # The renderers list the PRs the text does not cite, so the text names only the example.
         first, count = risk["prs"][0], len(risk["prs"])
@@ -361,6 +365,14 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
                     f"{label}: {count} PRs, e.g. #{first}: {_short(example, 120)}")
         notes.append({"text": text, "prs": list(risk["prs"]), "evidence": [_fact(first, "risks", quoted)]})
     return notes
+
+
+def _first_pins(detail: str, zh: bool, shown: int = 2) -> str:
+    """A pin list cut to its first `shown` pins ("依赖版本：a、b 等"): the note points at the risk, whose section
+    below lists every pin."""
+    if not (match := re.match(r"^(.*?[：:]\s*)(.+)$", detail)) or len(pins := match.group(2).split(", ")) <= shown:
+        return detail
+    return match.group(1) + ("、".join(pins[:shown]) + " 等" if zh else ", ".join(pins[:shown]) + ", …")
 
 
 def _relation_notes(report: Analysis, zh: bool) -> list[Note]:

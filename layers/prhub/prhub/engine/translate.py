@@ -31,20 +31,31 @@ ARTICLES = {"the", "a", "an"}
 OBJECT_IN = {"fix", "hotfix", "avoid", "prevent", "strip", "remove", "expand", "correct", "resolve", "drop",
              "delete", "handle", "update", "silence", "ignore", "skip", "optimize"}
 FOR_TARGET = {"add", "support", "re-support", "implement", "introduce", "enable", "provide", "expose", "register",
-              "create", "document", "test", "modify", "change", "update", "optimize", "adjust", "tweak", "set"}
+              "create", "document", "test", "modify", "change", "update", "optimize", "adjust", "tweak", "set",
+              "backfill"}
 TROUBLES = re.compile(r"\b(?:issues?|problems?|bugs?|errors?)$", re.I)  # "fix issues with X": trouble in X
 PREPOSITIONS = {"in", "on", "at", "to", "from", "for", "with", "of", "by", "and", "or", "via", "into", "over", "per",
                 "through", "under", "across", "within", "without", "than", "as", "vs"}
+HEADS = ("for", "of", "in", "with")  # "X with A and B": the "and" joins the preposition's objects
 CONTAINERS = re.compile(r"(?:脚本|文件|文档|模块|配置|测试|script|file|module)$")
 SUBJECT_IN = {"return", "raise", "emit", "warn", "accept", "produce", "yield"}  # "return X in f": f does it
 FOLDER = re.compile(r"(?:目录|目录名|路径|文件夹)$")
 COLLECTIONS = re.compile(r"(?:列表|依赖|表格|集合|矩阵|list|deps|matrix)$")
 VERSION = re.compile(r"(?:^|[\s=<>@~^])v?\d+(?:\.\d+)*\b")
 WITH_BASE = {"refactor", "add", "implement", "build", "rework", "create", "introduce"}
-PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(avoid|prevent|fix|reduce|support|enable|speed up|allow|keep|make)\s+",
-                     re.I)
-PURPOSE_ZH = {"avoid": "以避免", "prevent": "以防止", "fix": "以修复", "reduce": "以减少", "support": "以支持",
-              "enable": "以启用", "speed up": "以加速", "allow": "以允许", "keep": "以保持", "make": "以让"}
+# "X to avoid Y": a purpose, said "以" and the verb's Chinese ("以避免 Y"); other verbs after "to" name a target.
+PURPOSE = re.compile(r"\s+(?:in order\s+)?to\s+(avoid|prevent|fix|reduce|support|enable|speed up|allow|keep|make|"
+                     r"resolve|unblock|improve|ensure|address|mitigate|simplify|accelerate|match|unify)\s+", re.I)
+PURPOSE_ZH = {"keep": "以保持"}  # where the purpose reads otherwise than the verb's own Chinese
+# "support X via Y": the means, said first ("通过 Y 支持 X"); "over" only before a name ("over NCCL").
+MEANS = re.compile(r"^(.+?)\s+(?:via|through|using|over(?=\s+[A-Z0-9`]))\s+(.+)$")
+# "stop X from sampling Y": what is kept from happening, said as a verb phrase.
+KEPT_FROM = {"stop": "阻止", "prevent": "防止", "block": "阻止", "keep": "避免"}
+# "build X from Y": made from a source ("基于 Y 构建 X").
+# "offload X to a thread executor": where a thing is put ("将 X 卸载到线程池").
+MOVED_TO = {"move": "移到", "migrate": "迁移到", "offload": "卸载到", "port": "移植到", "forward": "转发到",
+            "export": "导出到", "dump": "转储到", "propagate": "传递到"}
+FROM_SOURCE = {"build", "create", "construct", "derive", "generate", "compute", "calculate", "infer", "initialize"}
 
 
 @cache
@@ -151,6 +162,8 @@ def _known(tokens: list[str], i: int, first: bool) -> tuple[str | None, int, boo
         chunk = tokens[i:i + size]
         if len(chunk) < size or any(_verbatim(t, first and i == 0) for t in chunk):
             continue
+        if found := tables["attributes"].get(" ".join(chunk).lower()):  # "merged": 合并后的, before the noun's stem
+            return found, size, False
         if found := _lookup(tables["nouns"], chunk):
             return found, size, True
         if found := _lookup(tables["attributes"], chunk):
@@ -180,7 +193,8 @@ def _split(text: str, word: str) -> tuple[str, str] | None:
     if not positions:
         return None
     i = positions[-1]
-    return " ".join(tokens[:i]).replace(" ,", ","), " ".join(tokens[i + 1:]).replace(" ,", ",")
+    before = " ".join(tokens[:i]).replace(" ,", ",").rstrip(",")  # "A, B, and C": the serial comma goes
+    return before, " ".join(tokens[i + 1:]).replace(" ,", ",")
 
 
 def _phrase(text: str) -> str:
@@ -192,7 +206,7 @@ def _phrase(text: str) -> str:
         return join([container, "中的", _phrase(parts[0])])  # "output_dir for the script": 脚本中的 output_dir
     for word, before, between, after in (("and", False, "和", ""), ("of", True, "的", ""), ("for", True, "的", ""),
                                          ("in", True, "中的", ""), ("with", True, "带有", "的")):
-        if (parts := _split(text, word)) and word == "and" and any(_split(parts[0], w) for w in ("for", "of", "in")):
+        if (parts := _split(text, word)) and word == "and" and any(_split(parts[0], w) for w in HEADS):
             continue  # "X for A and B": the "and" joins the preposition's objects, it is split below
         if parts:
             a, b = _phrase(parts[0]), _phrase(parts[1])
@@ -236,7 +250,7 @@ def clause(text: str, kind: str = "") -> str:
         if _verb(negated):
             return join(["不再", clause(" ".join(negated), kind)])  # "Don't gather logits ...": 不再汇总
     found = _verb(tokens)
-    if not found:
+    if not found or tokens[0].lower() in glossary()["attributes"]:  # "sharded delta weight sync": a noun phrase
         return _nominal(tokens, kind)
     key, zh, size = found
     rest = " ".join(tokens[size:]).replace(" ,", ",")
@@ -251,6 +265,10 @@ def _nominal(tokens: list[str], kind: str) -> str:
             join(["修复", _phrase(match.group(1)), "不生效的问题"])
     if tokens and tokens[-1].lower() in ("fix", "fixes"):
         return join(["修复", " ".join(tokens[:-1])])  # "nccl broadcast bucket size fix": the thing, as named
+    if kind != "fix" and (match := re.match(r"^(.+?)\s+support\s+for\s+(.+)$", text, re.I)):
+        return join(["为", _phrase(match.group(2)), "支持", _phrase(match.group(1))])  # "PP/VPP support for X"
+    if kind != "fix" and (parts := _split(text, "for")) and (match := MEANS.match(parts[0])):
+        return join(["为", _phrase(parts[1]), "提供基于", _phrase(match.group(2)), "的", _phrase(match.group(1))])
     if kind == "fix" and (parts := _split(text, "on")):  # "[trainer] fix: f on image and video"
         return join(["修复", _phrase(parts[0]), "对", _phrase(parts[1]), "的处理"])
     if kind == "fix":
@@ -262,7 +280,7 @@ def _shaped(key: str, zh: str, rest: str) -> str:
     """The verb `zh` (glossary key `key`) and its object `rest`, in the structure the title uses."""
     if not rest:
         return zh
-    for shape in (_conditioned, _aimed, _to_shaped, _paired):
+    for shape in (_conditioned, _aimed, _means, _to_shaped, _paired):
         if (said := shape(key, zh, rest)) is not None:
             return said
     if key == "depend" and rest.lower().startswith("on "):
@@ -272,11 +290,19 @@ def _shaped(key: str, zh: str, rest: str) -> str:
 
 def _conditioned(key: str, zh: str, rest: str) -> str | None:
     """"fix X when Y" -> "修复 Y 时的 X"; "drop X after Y in Z" -> "在 Z 中丢弃 Y 后 X"."""
-    if not (match := re.match(r"^(.+?)\s+(?:when|while|if|after|before)\s+(.+)$", rest, re.I)):
+    if not (match := re.match(r"^(.+?)\s+(?:when|while|if|after|before|during|without)\s+(.+)$", rest, re.I)):
         return None
+    if PURPOSE.search(match.group(1)):
+        return None  # "skip X to avoid OOM during Y": the condition is the purpose's, said with it (_aimed)
     joint = rest[match.end(1):].split()[0]
-    at = {"after": "后", "before": "前"}.get(joint.lower(), "时")
+    at = {"after": "后", "before": "前", "during": "期间"}.get(joint.lower(), "时")
     when, obj = match.group(2), _phrase(match.group(1))
+    if joint.lower() == "without":  # "preserve X without expert parallelism": 在不使用专家并行时保留 X
+        done = _verb(TOKEN.findall(when))
+        when = join(["不", clause(when)]) if done else join(["不使用", _phrase(when)])
+        if key in OBJECT_IN:
+            return join([zh, when, "时的", obj])
+        return join(["在", when, "时", _shaped(key, zh, match.group(1))])
     if not _verb(TOKEN.findall(when)) and (parts := _split(when, "in")):  # "after truncation in SFT"
         return join(["在", _phrase(parts[1]), "中", _shaped(key, zh, f"{match.group(1)} {joint} {parts[0]}")])
     if key in OBJECT_IN:
@@ -291,9 +317,21 @@ def _aimed(key: str, zh: str, rest: str) -> str | None:
         return join([_shaped(key, zh, match.group(1)), "，使", _phrase(then), "可用" if works else ""])
     if match := PURPOSE.search(rest):
         aim = match.group(1).lower()
-        tail = clause(f"{aim} {rest[match.end():]}")[len(glossary()["verbs"].get(aim, "")):]
-        return join([_shaped(key, zh, rest[:match.start()]), "，", PURPOSE_ZH[aim], tail])
+        verb = glossary()["verbs"].get(aim, "")
+        said = clause(f"{aim} {rest[match.end():]}")
+        tail = said.removeprefix(verb) if said.startswith(verb) else said  # the purpose's verb is said once
+        done = rest[:match.start()].rstrip(" ,")  # "upgrade X, to resolve Y": the comma is the purpose's
+        return join([_shaped(key, zh, done), "，", PURPOSE_ZH.get(aim, "以" + verb), tail])
     return None
+
+
+def _means(key: str, zh: str, rest: str) -> str | None:
+    """"support X via Y" -> "通过 Y 支持 X"; "sync X over NCCL" -> "通过 NCCL 同步 X"."""
+    if not (match := MEANS.match(rest)):
+        return None
+    way = match.group(2)
+    how = "使用" if re.match(r"^.+?\s+using\s", rest) else "通过"
+    return join([how, _phrase(way), _shaped(key, zh, match.group(1))])
 
 
 def _to_shaped(key: str, zh: str, rest: str) -> str | None:
@@ -305,8 +343,10 @@ def _to_shaped(key: str, zh: str, rest: str) -> str | None:
         return join(["将", _phrase(parts[0]), f"{zh}到", parts[1]]) if parts[0] else join([f"{zh}到", parts[1]])
     if key == "bump" and re.match(r"^to\s+\S*\d", rest, re.I):
         return join([f"{zh}到", rest[3:]])
-    if key in ("move", "migrate") and parts:
-        return join(["将", _phrase(parts[0]), "移到" if key == "move" else "迁移到", _phrase(parts[1])])
+    if key in MOVED_TO and parts:
+        if source := _split(parts[0], "from"):  # "migrate X from A to B": 将 X 从 A 迁移到 B
+            return join(["将", _phrase(source[0]), "从", _phrase(source[1]), MOVED_TO[key], _phrase(parts[1])])
+        return join(["将", _phrase(parts[0]), MOVED_TO[key], _phrase(parts[1])])
     if key in ("refactor", "rename", "convert", "split") and (into := _split(rest, "into") or parts):
         return join(["将", _phrase(into[0]), f"{zh}为", _phrase(into[1])])
     if key == "switch" and (match := re.match(r"^from\s+(.+?)\s+to\s+(.+)$", rest, re.I)):
@@ -333,6 +373,13 @@ def _paired(key: str, zh: str, rest: str) -> str | None:
         return join(["让", _phrase(parts[0]), "与", _phrase(parts[1]), "对齐" if key == "align" else "保持一致"])
     if key == "prevent" and (match := re.match(r"^(.+?)\s+from\s+appearing\s+in\s+(.+)$", rest, re.I)):
         return join([zh, _phrase(match.group(2)), "中出现", _phrase(match.group(1))])
+    if key in KEPT_FROM and (parts := _split(rest, "from")) and _verb(TOKEN.findall(parts[1])):
+        return join([KEPT_FROM[key], _phrase(parts[0]), clause(parts[1])])  # "stop the policy from sampling X"
+    if (parts := _split(rest, "from")) and (moved := _split(parts[1], "to")) and key in ("move", "migrate", "sync",
+                                                                                            "copy", "port", "backport"):
+        return join(["将", _phrase(parts[0]), "从", _phrase(moved[0]), f"{zh}到", _phrase(moved[1])])
+    if key in FROM_SOURCE and (parts := _split(rest, "from")):
+        return join(["基于", _phrase(parts[1]), zh, _phrase(parts[0])])  # "build RL tokenizer from HFModelConfig"
     return None
 
 
@@ -346,6 +393,8 @@ def _placed(key: str, zh: str, rest: str) -> str:
         return said
     if parts := _split(rest, "for"):
         return _targeted(key, zh, parts)
+    if (parts := _split(rest, "with")) and key in OBJECT_IN:
+        return join([zh, _phrase(rest)])  # "prevent X with heterogeneous buffers": 防止带有异构缓冲区的 X
     if parts := _split(rest, "with"):
         return join(["基于" if key in WITH_BASE else "用", _phrase(parts[1]), zh, _phrase(parts[0])])
     if (parts := _split(rest, "from")) and key in ("reuse", "load", "read", "copy", "import", "restore"):
@@ -460,8 +509,8 @@ def leftover(line: str) -> int:
     a line with any reads as English in a Chinese frame. Names, code and a few technical nouns do not count."""
     words = re.findall(r"(?<![\w`'/.-])[A-Za-z][a-z'-]*(?![\w`/.-])", re.sub(r"`[^`]*`|“[^”]*”", "", line))
     nouns = glossary()["nouns"]
-    left = sum(1 for w in words if w.lower() in GRAMMAR or w.islower() and w.endswith("s") and w not in nouns
-               and _verb([w]) is not None and w[:-1] not in nouns)  # "replaces": a verb left in English
+    left = sum(1 for w in words if w.lower() in GRAMMAR or w.islower() and w.endswith(("s", "ed", "ing"))
+               and w not in nouns and _verb([w]) is not None and w[:-1] not in nouns)  # "replaces", "enabled"
     plain = sum(len(w) for w in words if w.islower())
     return left + (1 if len(CJK.findall(line)) * 4 < plain else 0)  # a thin Chinese frame around English
 

@@ -11,8 +11,9 @@ it attaches to items (`check_prs`):
 3. Counts of PRs: a numeral followed by a PR noun ("34 PRs", "5 key PRs", "34 个 PR")
    must equal a PR count the code computed: stats.pr_count / key_pr_count, any
    `*count*` field, the length of any `prs` list in the report, the number of
-   unscored PRs, or the number of the week's PRs sharing one type, module, risk kind,
-   key or breaking flag.
+   unscored PRs, the number of the week's PRs sharing one type, module, risk kind,
+   key or breaking flag, or the number of one module's key PRs ("trainer 本周 4 个 PR，其中关键 3 个").
+   A count left after a subtraction ("另有 13 个 PR" when 5 of 18 were told above) is none of these.
 4. Counts of people: a numeral followed by authors/contributors ("7 authors",
    "7 位贡献者") must equal stats.authors or the number of new contributors.
 5. Ratios ("38%", "3x") must appear as such in a string of the data (a PR title
@@ -98,6 +99,7 @@ class Facts:
             groups.update([("type", p.get("type")), ("key", p.get("key")), ("breaking", p.get("breaking")),
                            ("scored_by", p.get("scored_by"))])
             groups.update(("module", m) for m in p.get("modules") or [])
+            groups.update(("module key", m) for m in (p.get("modules") or []) if p.get("key"))
             groups.update(("risk", k) for k in {r.get("kind") for r in p.get("risks") or []})
         facts.pr_counts |= set(groups.values())
         facts._walk(report)
