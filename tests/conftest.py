@@ -1,10 +1,10 @@
 """Shared fixtures: one moto server per test process, fresh resources per test, the shared data files.
 
-`moto_server` is session-scoped (starting moto costs about a second); every
-test that uses `stack` gets its own tables, queues, bucket and parameter
-(a unique name prefix), made from template.yaml like the local runner does.
-The environment that points boto3 at the server is set per test only, so
-tests of other modules using `mock_aws` are not redirected.
+Every test that uses `stack` gets its own tables, queues, bucket and parameter (a unique name prefix), made
+from template.yaml like the local runner does, on moto in process (`mock_aws`): the handler tests call the
+functions directly, and moto without its HTTP server costs half as much a call. `moto_server` (session-scoped:
+starting moto costs about a second) is for what only speaks to an endpoint: the local runner and the CLI
+(`aws_endpoint` points boto3 at it, for the test only).
 """
 from __future__ import annotations
 
@@ -17,12 +17,14 @@ from typing import Any
 
 import moto.backends
 import pytest
+from moto import mock_aws
 from prhub.cloud import aws, metrics
 from prhub.core.period import Period
 from prhub.site.render import pull as pull_render
 from prhub.sources.source import JsonlSource
 
 from prhub_local.embedded import EmbeddedAws, aws_env
+from prhub_local.moto_patches import apply_patches
 from prhub_local.sample import sample_settings
 from prhub_local.template import Stack, create_stack, load_template
 from tests.fakes import FakeGitHub
@@ -140,6 +142,20 @@ def aws_endpoint(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     aws.reset()
 
 
+@pytest.fixture
+def aws_in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """boto3 (and prhub.cloud.aws) talk to moto in this process for this test, with no endpoint set; moto is
+    patched for concurrent callers as the embedded AWS is (the handlers' batches use threads)."""
+    apply_patches()
+    for key, value in aws_env(None, fake_credentials=True).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    aws.reset()
+    with mock_aws():
+        yield
+    aws.reset()
+
+
 @pytest.fixture(scope="session")
 def template() -> dict[str, Any]:
     return load_template(ROOT / "template.yaml")
@@ -156,14 +172,25 @@ def watchlist() -> dict[str, Any]:
     return {"defaults": {"language": "en"}, "repos": [sample_settings()["config"]]}
 
 
-@pytest.fixture
-def stack(aws_endpoint: str, template: dict[str, Any], prefix: str, watchlist: dict[str, Any],
-          monkeypatch: pytest.MonkeyPatch) -> Stack:
-    """Fresh resources from template.yaml, and the functions' environment set as Lambda would."""
+def _stack(template: dict[str, Any], prefix: str, watchlist: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Stack:
     made = create_stack(template, prefix, json.dumps(watchlist), visibility_timeout=TEST_VISIBILITY_TIMEOUT)
     for key, value in made.function_env().items():
         monkeypatch.setenv(key, value)
     return made
+
+
+@pytest.fixture
+def stack(aws_in_process: None, template: dict[str, Any], prefix: str, watchlist: dict[str, Any],
+          monkeypatch: pytest.MonkeyPatch) -> Stack:
+    """Fresh resources from template.yaml on moto in process, and the functions' environment set as Lambda would."""
+    return _stack(template, prefix, watchlist, monkeypatch)
+
+
+@pytest.fixture
+def served_stack(aws_endpoint: str, template: dict[str, Any], prefix: str, watchlist: dict[str, Any],
+                 monkeypatch: pytest.MonkeyPatch) -> Stack:
+    """The same on the session's moto server: for a subprocess or the local runner, which reach AWS by endpoint."""
+    return _stack(template, prefix, watchlist, monkeypatch)
 
 
 @pytest.fixture

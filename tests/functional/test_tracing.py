@@ -65,6 +65,12 @@ def run_plan(event: dict[str, Any], **env: str) -> tuple[dict[str, Any], list[st
     return answer, modules, datagrams
 
 
+@pytest.fixture
+def stack(served_stack: Stack) -> Stack:
+    """The handler runs in a subprocess: it reaches the stack through the moto server."""
+    return served_stack
+
+
 def names(entity: dict[str, Any]) -> list[str]:
     return [entity["name"], *(n for child in entity.get("subsegments", []) for n in names(child))]
 
