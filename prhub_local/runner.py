@@ -683,12 +683,14 @@ def _copy_site(stack: Stack, site_dir: Path) -> None:
 
 
 @contextmanager
-def _aws(endpoint_url: str | None) -> Iterator[str]:
+def _aws(endpoint_url: str | None) -> Iterator[dict[str, str | None]]:
+    """The AWS environment of a run: `endpoint_url`'s, or the embedded moto's, in this process (boto3 on AWS's own
+    endpoints, an AWS_ENDPOINT_URL of the caller's unset, so nothing leaves the process)."""
     if endpoint_url:
-        yield endpoint_url
+        yield {**aws_env(endpoint_url, fake_credentials=False)}
         return
-    with EmbeddedAws(fresh=True) as server:
-        yield server.url
+    with EmbeddedAws(fresh=True, in_process=True):
+        yield {**aws_env(None, fake_credentials=True), "AWS_ENDPOINT_URL": None}
 
 
 JOURNAL_EVERY = 3.0  # s between appends of new cache items to the state's journal while a run works
@@ -707,7 +709,7 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
     even when the body failed (the scores already in the cache and the DLQs are not lost), unless `keep()`
     says the body changed nothing (bad input): a state directory made for it is then removed again. `in_hand` names
     the messages the body's workers still hold when it ends (state.save_state)."""
-    with _aws(endpoint_url) as url, patched_env(aws_env(url, fake_credentials=endpoint_url is None)):
+    with _aws(endpoint_url) as env, patched_env(env):
         stack = create_stack(template, prefix, watchlist_text, visibility_timeout)
         if check is not None:
             check()
