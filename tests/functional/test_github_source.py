@@ -44,7 +44,7 @@ class FakeClock:
 
 def make_pull(number: int, merged_at: datetime, files: int = 2, reviews: int = 1, patch: bool = False) -> PullRequest:
     changes = [FileChange(f"pkg/mod{number % 7}/file{i}.py", "added" if i == 0 else "modified", i + 1, i,
-                          patch=f"@@ -1 +1 @@\n+# TODO {i}" if patch else None) for i in range(files)]
+                          patch=f"@@ -0,0 +1 @@\n+# TODO {i}" if patch else None) for i in range(files)]
     return PullRequest(
         number=number, title=f"[mod{number % 7}] feat: change {number}",
         body=f"Body of {number}\n\nFixes #{number - 1}",
