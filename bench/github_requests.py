@@ -11,8 +11,12 @@ store), as a second run of the same range in the deployed stack would; its histo
 since a report's history comes from the repository's own record and never from the state (REST's
 searches then answer 304s, GraphQL's POSTs cannot be conditional).
 
-Requests are HTTP requests the fake answered (GraphQL and REST, 304s included, faults none), the
-history lookups included.
+Every PR carries a seeded review conversation (tests/fakes/github_conversation.py: reviews, threads,
+replies, issue comments; a few PRs busier than the listing's first page), and the first run meets the
+fault mix the tests use (5xx, cut bodies, reset connections, secondary limits, 429s, partial and
+timed-out GraphQL answers). Requests are HTTP requests the fake answered (GraphQL and REST, 304s and
+faults included), the history lookups included. The dashboard's year (`Source.record` over the 52
+weeks before the range, as a first run's report step asks) is counted apart, per PR of that year.
 Points are what the fake's GraphQL charged (`rateLimit.cost`). `run()` returns the figures and
 "rows" for the bench table.
 """
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +36,12 @@ from prhub.sources.http import MemoryEtagCache
 from prhub.sources.source import JsonlSource, Source
 
 from tests.fakes import FakeGitHub
+from tests.fakes.github_conversation import seeded
+
+# The fault mix of tests/functional/test_github_conversation.py: (kind, path pattern, times).
+FAULTS = (("secondary", "/graphql", 1), ("429", "/graphql", 1), ("502", "/graphql", 1), ("partial", "/graphql", 1),
+          ("cut", "/graphql", 1), ("cut-connection", "/graphql", 1), ("timeout", "/graphql", 1),
+          ("502", "/comments", 2), ("cut", "/comments", 2), ("429", "/comments", 2), ("502", r"/pulls/\d+$", 2))
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
 REPO = "verl-project/verl"
@@ -56,8 +66,7 @@ def _pass(gh: FakeGitHub, source: Source, period: Period) -> dict[str, Any]:
     pulls = [source.get(REPO, ref) for ref in refs]
     seconds = time.perf_counter() - started
     prs = max(1, len(refs))
-    faults = sum(n for kind, n in gh.counts.items() if kind.startswith("fault_"))
-    requests = sum(gh.counts.values()) - faults
+    requests = sum(gh.counts.values())  # faults included: each is a request GitHub answered
     diffs = gh.counts["diff"]
     return {"prs": len(refs), "requests": requests, "not_modified": gh.counts["not_modified"],
             "history_lookups": lookups, "earlier": len(history.earlier),
@@ -71,11 +80,21 @@ def measure(kind: str, since: str, until: str, pulls: list[PullRequest]) -> dict
     """The first run and a re-run with the same state, for one source kind and range."""
     period = Period.parse(since, until, TZ)
     cache = MemoryEtagCache()
-    with FakeGitHub(pulls, REPO) as gh:
+    with FakeGitHub(seeded(pulls), REPO) as gh:
         make = SOURCES[kind]
-        first = _pass(gh, make(token="bench", api_url=gh.url, etag_cache=cache), period)
-        rerun = _pass(gh, make(token="bench", api_url=gh.url, etag_cache=cache), period)
-    return {"source": kind, "range": f"{since}..{until} {TZ}", "first": first, "rerun": rerun}
+        for fault, path, times in FAULTS:
+            gh.inject(fault, path=path, times=times, retry_after=0)
+        options = {"token": "bench", "api_url": gh.url, "etag_cache": cache, "sleep": lambda s: None}
+        first = _pass(gh, make(**options), period)
+        rerun = _pass(gh, make(**options), period)
+        gh.reset_counts()
+        year = make(**{**options, "etag_cache": MemoryEtagCache()}).record(
+            REPO, Period(period.since - timedelta(days=364), period.since - timedelta(days=1), TZ), no_modules)
+        prs = max(1, len(year.earlier))
+        dashboard = {"prs": len(year.earlier), "requests": sum(gh.counts.values()), "points": gh.points_spent,
+                     "per_pr": round(sum(gh.counts.values()) / prs, 3),
+                     "points_per_pr": round(gh.points_spent / prs, 3)}
+    return {"source": kind, "range": f"{since}..{until} {TZ}", "first": first, "rerun": rerun, "year": dashboard}
 
 
 def same_as_export(result: dict[str, Any], jsonl: JsonlSource, since: str, until: str) -> bool:
@@ -119,6 +138,12 @@ def run() -> dict[str, Any]:
                          f"{rerun['history_lookups']} history lookups "
                          f"({', '.join(f'{k} {v}' for k, v in rerun['by_kind'].items())}); "
                          f"{rerun['points']} points; {rerun['seconds']:.2f} s"])
+            year = result["year"]
+            rows.append([f"github {kind} dashboard year before {since} ({year['prs']} PRs): requests/PR",
+                         f"{year['per_pr']:.3f}", f"{year['requests']} requests, {year['points']} points "
+                         f"({year['points_per_pr']:.3f}/PR); with the {name}'s first run: "
+                         f"{(first['requests'] + year['requests']) / max(1, first['prs']):.2f} requests per PR of the "
+                         f"{name}"])
             for run_ in (first, rerun):
                 del run_["pulls"]  # the figures go to results.json, the PRs do not
             results.append(result)

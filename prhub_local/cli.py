@@ -66,12 +66,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from prhub.core.config import check_repo
     from prhub.core.period import Period
-    from prhub.sources import github
+    from prhub.sources import github, graphql
 
     period = Period.parse(args.since, args.until, args.tz)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")  # titles are often Chinese, whatever the locale
-    source = github.GitHubSource.from_env(os.environ, max_wait=math.inf)
+    # GraphQL, as `--source github` reads: a review thread's resolution is known only there (REST serves
+    # without a token or GraphQL endpoint), and it costs a request per 100 PRs, not several per PR.
+    source = graphql.GraphQLSource.from_env(os.environ, max_wait=math.inf)
     count = github.export(check_repo(args.repo), period, sys.stdout, source)
     print(f"prhub: exported {count} PRs of {args.repo} merged {period.since}..{period.until} ({period.tz})",
           file=sys.stderr)

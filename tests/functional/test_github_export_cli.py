@@ -13,6 +13,7 @@ from prhub.sources.source import JsonlSource
 
 from prhub_local.cli import main
 from tests.fakes import FakeGitHub
+from tests.fakes.github_conversation import seeded
 from tests.functional.test_github_source import REPO, WEEK, expected, week_pulls
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
@@ -81,5 +82,27 @@ def test_console_script_exports_a_verl_week_as_the_original_rows(tmp_path: Path)
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     originals = [jsonl.get("verl-project/verl", r).to_export() for r in refs]
     for row in rows:
-        row.pop("commits")  # the API knows the commit count; the original export does not
+        for known in ("commits", "created_at"):  # the API knows the commit count and when it was opened
+            row.pop(known)
     assert rows == originals
+
+
+def test_export_writes_the_review_conversation_the_jsonl_source_reads_back(
+        github_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        verl_jsonl: JsonlSource) -> None:
+    period = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
+    truth = {pr.number: pr for pr in seeded(verl_jsonl.get("verl-project/verl", r)
+                                            for r in verl_jsonl.list_merged("verl-project/verl", period))}
+    with FakeGitHub(truth.values(), "verl-project/verl") as gh:
+        monkeypatch.setenv("GITHUB_API_URL", gh.url)
+        code = main(["export", "--repo", "verl-project/verl", "--since", "2026-05-04", "--until", "2026-05-10",
+                     "--tz", "Asia/Shanghai"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert all("created_at" in r for r in rows) and any("review_threads" in r for r in rows)
+    reread = JsonlSource(out.splitlines())
+    for ref in reread.list_merged("verl-project/verl", period):
+        pr, want = reread.get("verl-project/verl", ref), truth[ref.number]
+        assert (pr.created_at, pr.reviews, pr.review_threads, pr.comments) == (
+            want.created_at, want.reviews, want.review_threads, want.comments), ref.number
