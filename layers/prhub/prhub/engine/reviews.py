@@ -108,6 +108,12 @@ def _hours(start: datetime | None, end: datetime | None) -> float | None:
     return round((end - start).total_seconds() / 3600, 1)
 
 
+def _link(url: str, pr: PullRequest) -> str:
+    """A comment's link, only where it points into the PR's own page (GitHub's html_url does): an export line could
+    give any address."""
+    return url if pr.url and url.startswith(f"{pr.url}#") else ""
+
+
 def _open_threads(pr: PullRequest, config: RepoConfig) -> tuple[list[OpenThread], int]:
     """The threads open at merge or of unknown resolution, and how many were resolved."""
     threads: list[OpenThread] = []
@@ -120,7 +126,7 @@ def _open_threads(pr: PullRequest, config: RepoConfig) -> tuple[list[OpenThread]
         if first is None:
             continue  # a bot's thread (a coverage or lint bot) is no reviewer's concern
         threads.append({"path": clean(t.path), "line": t.line, "resolved": t.is_resolved, "outdated": t.is_outdated,
-                        "author": clean(first.author), "text": point(first.body), "url": first.url})
+                        "author": clean(first.author), "text": point(first.body), "url": _link(first.url, pr)})
     return threads, resolved
 
 
@@ -133,7 +139,7 @@ def _promises(pr: PullRequest, config: RepoConfig) -> list[Promise]:
     for author, body, url in said:
         sentence = promise(body) if _person(author, config) else ""
         if sentence and all(p["text"] != sentence for p in found):
-            found.append({"author": clean(author), "text": sentence, "url": url,
+            found.append({"author": clean(author), "text": sentence, "url": _link(url, pr),
                           "refs": textparse.references(sentence, own=pr.number)})
     return found[:PROMISES_PER_PR]
 
@@ -219,8 +225,8 @@ def _when(p: ScoredPR) -> tuple[datetime, int]:
 
 def _done_by(p: ScoredPR, promised: Promise, later: Sequence[ScoredPR]) -> int | None:
     """The first later PR that refers to the promising PR or to what the promise names."""
-    wanted = {p.number, *promised["refs"]}
-    return next((q.number for q in later if wanted & {*q.refs, q.number} - {p.number}), None)
+    named = set(promised["refs"])  # an issue a later PR closes, or the PR the promise says will do it
+    return next((q.number for q in later if p.number in q.refs or named & {*q.refs, q.number}), None)
 
 
 Known = list[tuple[ScoredPR, PrReview]]  # the period's PRs with review data, and it
@@ -324,8 +330,8 @@ def period_reviews(prs: list[ScoredPR], config: RepoConfig,
             risks[number].append(_follow_up_risk(open_ones, words))
     counts = _reviewer_counts(known)
     reviews: Reviews = {
-        "known_count": len(known), "reviewed_count": sum(_reviewed(r) for _p, r in known), "usually_reviewed": _usual(people),
-        "reviewers": counts,
+        "known_count": len(known), "reviewed_count": sum(_reviewed(r) for _p, r in known),
+        "usually_reviewed": _usual(people), "reviewers": counts,
         "main_reviewers": [c["login"] for c in counts if c["pr_count"] >= MAIN_REVIEWER_PRS][:MAIN_REVIEWERS],
         "unresolved": unresolved, "unknown_threads": unknown,
         "unreviewed": [p.number for p, _r in unreviewed], "self_merged": self_merged,
@@ -350,7 +356,8 @@ def summary_line(reviews: Reviews | None, zh: bool) -> str:
     open_prs = sorted({t["pr"] for t in reviews["unresolved"]})
     unreviewed = reviews["unreviewed"]
     if zh:
-        parts = [f"审阅方面，读到审阅记录的 {reviews['known_count']} 个 PR 中 {reviews['reviewed_count']} 个经作者以外的人审阅"]
+        parts = [f"审阅方面，读到审阅记录的 {reviews['known_count']} 个 PR 中 {reviews['reviewed_count']} 个"
+                 "经作者以外的人审阅"]
         if main:
             parts.append("主要审阅者是 " + "、".join(f"{m}（{counts[m]} 个 PR）" for m in main))
         if open_prs:
