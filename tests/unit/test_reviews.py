@@ -42,7 +42,8 @@ def at(text: str) -> datetime:
 
 
 def talked(number: int, *, author: str = "alice", opened_hours: float = 30,
-           reviews_after: dict[str, float] | None = None, states: dict[str, str] | None = None, threads: list[ReviewThread] | None = None,
+           reviews_after: dict[str, float] | None = None, states: dict[str, str] | None = None,
+           threads: list[ReviewThread] | None = None,
            comments: list[Comment] | None = None, merged_by: str = "", merged_at: str = "2026-06-17T02:00:00Z",
            body: str = "", title: str = "") -> PullRequest:
     """A PR whose conversation the source read: opened `opened_hours` before its merge, reviewed by each login
@@ -102,7 +103,8 @@ def test_reviewers_leave_out_the_author_and_bots_and_keep_each_state():
                 states={"erin": "CHANGES_REQUESTED"})
     review = reviews.pr_review(replace(pr, reviews=[*pr.reviews, Review("erin", "APPROVED", "", None)]), CONFIG)
     assert review is not None
-    assert review["reviews"] == [{"login": "carol", "state": "APPROVED"}, {"login": "erin", "state": "CHANGES_REQUESTED"},
+    assert review["reviews"] == [{"login": "carol", "state": "APPROVED"},
+                                 {"login": "erin", "state": "CHANGES_REQUESTED"},
                                  {"login": "erin", "state": "APPROVED"}]
     assert review["hours_to_first_review"] == 1.0 and review["hours_to_merge"] == 30.0
 
