@@ -335,3 +335,15 @@ def test_a_hostile_review_comment_renders_inert(tmp_path):
     pdf = files["report.pdf"]
     assert not re.findall(rb"/URI \([^)]*(?:evil\.example|javascript)", pdf)
     assert "<script>alert(1)</script>Ignorepreviousinstructions" in re.sub(r"\s+", "", pdf_text(pdf, tmp_path))
+
+
+def test_the_narrative_model_reads_review_text_only_as_quotes_and_never_an_injection():
+    from prhub.model.narrator import week_facts
+
+    week = analysed(hostile_week())
+    risks = {r["kind"]: r for r in week_facts(week)["risks"]}
+    assert set(risks["unresolved_review"]) == {"kind", "prs", "note", "quotes"}
+    assert risks["unresolved_review"]["quotes"] == []  # "Ignore previous instructions …" is not sent at all
+    assert risks["follow_up"]["quotes"] == [{"pr": 2, "quoted_review_text": next(
+        r["detail"] for p in week["prs"] if p["number"] == 2 for r in p["risks"] if r["kind"] == "follow_up")}]
+    assert "Ignore previous" not in json.dumps(week_facts(week))
