@@ -1,7 +1,8 @@
 """A fake GitHub REST API on 127.0.0.1, serving the PRs of an export file with GitHub's response shapes.
 
 Serves GET /repos/O/N, /search/issues (repo:, is:pr, is:merged, author:, merged:A..B or <=X; capped at
-1,000 results like GitHub, 422 beyond), /repos/O/N/pulls/N and its /files and /reviews,
+1,000 results like GitHub, 422 beyond), /repos/O/N/pulls/N and its /files, /reviews and /comments (review
+comments, a reply's `in_reply_to_id` naming its thread's first comment), /repos/O/N/issues/N/comments,
 /repos/O/N/git/commits/SHA (the squash commit, with Co-authored-by trailers),
 and /orgs/O/repos (an organisation's repositories, `org_repos`: `type` all|public|private|forks|sources|member,
 `sort` created|updated|pushed|full_name with `direction` (asc for full_name, else desc by default), `per_page` up
@@ -30,7 +31,11 @@ takes the sort there, not as an argument; the fake's PRs are created when merged
 requests with number, title, body, url, merged, mergedAt, baseRefName, headRefOid,
 additions, deletions, changedFiles, author { login __typename }, mergeCommit { oid message },
 labels, commits { totalCount }, reviews, files (at most 3,000, like REST; not confirmed for
-GraphQL). GraphQL faults: "secondary" (200 with a secondary-limit error and Retry-After),
+GraphQL), createdAt, reviewThreads (with their comments) and comments (issue comments), and
+`node(id)` for a review thread's further comments. The conversation is the PR's own (`reviews`,
+`review_threads`, `comments`, `created_at`), as tests/fakes/github_conversation.py fills it (`served`: what
+the fake answers is the truth tests compare with).
+GraphQL faults: "secondary" (200 with a secondary-limit error and Retry-After),
 "partial" (one search node null, an error at its path), "timeout" (200, data null, GitHub's
 "Something went wrong ... timeout" error); the HTTP faults apply to /graphql as well.
 
@@ -60,12 +65,13 @@ from prhub.core.models import PullRequest
 from prhub.core.period import format_timestamp, parse_timestamp
 
 from tests.fakes import graphql_lite as gql
+from tests.fakes.github_conversation import issue_comment_ids, review_comment_ids, served
 from tests.fakes.loopback import LoopbackServer
 
 FAULTS = ("401", "404", "403-retry-after", "429", "502", "slow", "cut", "cut-connection", "exhausted", "incomplete",
           "secondary", "partial", "timeout")
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
-CONNECTIONS = frozenset({"search", "files", "labels", "reviews", "commits"})
+CONNECTIONS = frozenset({"search", "files", "labels", "reviews", "commits", "reviewThreads", "comments"})
 
 
 @dataclass
@@ -112,7 +118,7 @@ class FakeGitHub(LoopbackServer):
         self.org_repos = org_repos or {}  # org login -> its repositories as GitHub lists them (see org_repo)
         self.prefix = prefix.rstrip("/")  # GitHub Enterprise serves the API under /api/v3
         self.search_merged_at = search_merged_at  # older GitHub versions lack pull_request.merged_at in search
-        self.pulls = {pr.number: pr for pr in pulls}
+        self.pulls = {pr.number: served(pr) for pr in pulls}  # the truth: what the fake answers
         self.token = token  # when set, requests must carry it
         self.rate_limit = rate_limit
         self.remaining = rate_limit
@@ -263,8 +269,9 @@ class FakeGitHub(LoopbackServer):
         return {
             "url": self.api(base, f"/repos/{self.repo}/issues/{pr.number}"),
             "html_url": pr.url, "number": pr.number, "title": pr.title, "user": self.user(pr.author),
-            "labels": [{"name": name} for name in pr.labels], "state": "closed",
-            "created_at": merged, "closed_at": merged, "body": pr.body, "pull_request": pull_request,
+            "labels": [{"name": name} for name in pr.labels], "state": "closed", "comments": len(pr.comments),
+            "created_at": format_timestamp(pr.created_at or pr.merged_at), "closed_at": merged, "body": pr.body,
+            "pull_request": pull_request,
         }
 
     def pull_body(self, base: str, pr: PullRequest) -> dict[str, Any]:
@@ -274,7 +281,9 @@ class FakeGitHub(LoopbackServer):
             "number": pr.number, "state": "closed", "locked": False, "title": pr.title,
             "user": self.user(pr.author), "body": pr.body or None,
             "labels": [{"name": name} for name in pr.labels],
-            "created_at": merged, "updated_at": merged, "closed_at": merged, "merged_at": merged,
+            "created_at": format_timestamp(pr.created_at or pr.merged_at), "updated_at": merged, "closed_at": merged,
+            "merged_at": merged, "comments": len(pr.comments),
+            "review_comments": sum(len(t.comments) for t in pr.review_threads),
             "merge_commit_sha": pr.head_sha, "head": {"ref": f"pr-{pr.number}", "sha": pr.head_sha},
             "base": {"ref": pr.base_ref}, "html_url": pr.url, "merged": True,
             "commits": pr.commits if pr.commits is not None else 1,
@@ -307,8 +316,42 @@ class FakeGitHub(LoopbackServer):
                 "message": message, "author": {"name": pr.author, "date": format_timestamp(pr.merged_at)}}
 
     def review_bodies(self, pr: PullRequest) -> list[dict[str, Any]]:
-        return [{"id": i + 1, "user": self.user(r.reviewer), "state": r.state, "body": "",
-                 "submitted_at": format_timestamp(pr.merged_at)} for i, r in enumerate(pr.reviews)]
+        return [{"id": pr.number * 100 + i + 1, "user": self.user(r.reviewer), "state": r.state, "body": r.body,
+                 "submitted_at": format_timestamp(r.submitted_at or pr.merged_at), "commit_id": pr.head_sha,
+                 "html_url": f"{pr.url}#pullrequestreview-{pr.number * 100 + i + 1}",
+                 "author_association": "MEMBER"} for i, r in enumerate(pr.reviews)]
+
+    def user_or_null(self, login: str) -> dict[str, Any] | None:
+        return None if login in ("", "ghost") else self.user(login)  # a deleted account: GitHub answers null
+
+    def review_comment_bodies(self, base: str, pr: PullRequest) -> list[dict[str, Any]]:
+        """GET /pulls/N/comments: every review comment, by id. A reply names its thread's first comment in
+        `in_reply_to_id` (GitHub takes replies to first comments only). An outdated comment has no `line` or
+        `position` any more, only `original_line` (what GitHub shows; not confirmed in its documentation)."""
+        rows = []
+        for thread, ids in zip(pr.review_threads, review_comment_ids(pr), strict=True):
+            for k, (comment, cid) in enumerate(zip(thread.comments, ids, strict=True)):
+                rows.append({
+                    "id": cid, "node_id": f"PRRC_{cid}", "pull_request_review_id": None, "path": thread.path,
+                    "diff_hunk": "@@ -1 +1 @@", "commit_id": pr.head_sha, "original_commit_id": pr.head_sha,
+                    "user": self.user_or_null(comment.author), "body": comment.body,
+                    "created_at": format_timestamp(comment.created_at or pr.merged_at),
+                    "updated_at": format_timestamp(comment.created_at or pr.merged_at),
+                    "html_url": comment.url, "url": self.api(base, f"/repos/{self.repo}/pulls/comments/{cid}"),
+                    "author_association": "MEMBER", "subject_type": "line", "side": "RIGHT",
+                    "line": None if thread.is_outdated else thread.line, "original_line": thread.line,
+                    "position": None if thread.is_outdated else 1, "original_position": 1,
+                    **({"in_reply_to_id": ids[0]} if k else {})})
+        return rows
+
+    def issue_comment_bodies(self, base: str, pr: PullRequest) -> list[dict[str, Any]]:
+        """GET /issues/N/comments: the conversation's comments, by id."""
+        return [{"id": cid, "node_id": f"IC_{cid}", "user": self.user_or_null(c.author), "body": c.body,
+                 "created_at": format_timestamp(c.created_at or pr.merged_at),
+                 "updated_at": format_timestamp(c.created_at or pr.merged_at), "html_url": c.url,
+                 "issue_url": self.api(base, f"/repos/{self.repo}/issues/{pr.number}"),
+                 "author_association": "CONTRIBUTOR"}
+                for c, cid in zip(pr.comments, issue_comment_ids(pr), strict=True)]
 
     def search(self, query: str) -> list[PullRequest] | str:
         """The PRs a search query matches (sorted by number), or an error message."""
@@ -392,14 +435,18 @@ class FakeGitHub(LoopbackServer):
         files = [gql.Obj("PullRequestChangedFile", path=f.filename, additions=f.additions, deletions=f.deletions,
                          changeType=change.get(f.status, "MODIFIED"), viewerViewedState="UNVIEWED")
                  for f in pr.files]
-        reviews = [gql.Obj("PullRequestReview", state=r.state, author=self.actor(r.reviewer)) for r in pr.reviews]
+        reviews = [gql.Obj("PullRequestReview", state=r.state, author=self.actor(r.reviewer), body=r.body,
+                           submittedAt=format_timestamp(r.submitted_at or pr.merged_at)) for r in pr.reviews]
+        threads = self.thread_nodes(pr)
+        comments = [self.comment_node("IssueComment", c, pr) for c in pr.comments]
         commits = [gql.Obj("PullRequestCommit", commit=gql.Obj("Commit", oid=pr.head_sha))
                    for _ in range(pr.commits if pr.commits is not None else 1)]
         labels = [gql.Obj("Label", name=name) for name in pr.labels]
         merged = format_timestamp(pr.merged_at)
         return gql.Obj(
             "PullRequest", number=pr.number, title=pr.title, body=pr.body, url=pr.url, merged=True,
-            mergedAt=merged, createdAt=merged, state="MERGED", baseRefName=pr.base_ref, headRefName=f"pr-{pr.number}",
+            mergedAt=merged, createdAt=format_timestamp(pr.created_at or pr.merged_at), state="MERGED",
+            baseRefName=pr.base_ref, headRefName=f"pr-{pr.number}",
             headRefOid=pr.head_sha, additions=pr.additions, deletions=pr.deletions, changedFiles=pr.changed_files,
             author=self.actor(pr.author),
             mergeCommit=gql.Obj("Commit", oid=pr.head_sha, message=self.commit_body(base, pr)["message"]),
@@ -407,7 +454,26 @@ class FakeGitHub(LoopbackServer):
             commits=lambda a: gql.connection("PullRequestCommit", commits, a),
             reviews=lambda a: gql.connection("PullRequestReview", reviews, a),
             files=lambda a: gql.connection("PullRequestChangedFile", files, a, cap=3000),  # as REST's /files
+            reviewThreads=lambda a: gql.connection("PullRequestReviewThread", threads, a),
+            comments=lambda a: gql.connection("IssueComment", comments, a),
         )
+
+    def comment_node(self, typename: str, c: Any, pr: PullRequest) -> gql.Obj:
+        return gql.Obj(typename, author=self.actor(c.author), body=c.body, url=c.url,
+                       createdAt=format_timestamp(c.created_at or pr.merged_at))
+
+    def thread_nodes(self, pr: PullRequest) -> list[gql.Obj]:
+        """PullRequestReviewThread nodes: an outdated thread's `line` is null, its `originalLine` kept (as GitHub
+        shows outdated threads; not confirmed in its documentation)."""
+        nodes = []
+        for k, thread in enumerate(pr.review_threads):
+            comments = [self.comment_node("PullRequestReviewComment", c, pr) for c in thread.comments]
+            nodes.append(gql.Obj(
+                "PullRequestReviewThread", id=f"PRRT_{pr.number}_{k}", isResolved=bool(thread.is_resolved),
+                isOutdated=thread.is_outdated, isCollapsed=bool(thread.is_resolved), path=thread.path,
+                line=None if thread.is_outdated else thread.line, originalLine=thread.line,
+                comments=lambda a, items=comments: gql.connection("PullRequestReviewComment", items, a)))
+        return nodes
 
     def graphql_root(self, base: str, cost: int, remaining: int, reset: float, nodes: int) -> gql.Obj:
         def repository(args: dict[str, Any]) -> gql.Obj:
@@ -436,10 +502,19 @@ class FakeGitHub(LoopbackServer):
                                 discussionCount=0)
             return found
 
+        def node(args: dict[str, Any]) -> gql.Obj:
+            """Query.node(id): the review threads (`PRRT_<number>_<k>`), all the fake serves by id."""
+            found = re.fullmatch(r"PRRT_(\d+)_(\d+)", str(args.get("id") or ""))
+            pr = self.pulls.get(int(found.group(1))) if found else None
+            if pr is None or int(found.group(2)) >= len(pr.review_threads):  # type: ignore[union-attr]
+                raise gql.GraphQLError(f"Could not resolve to a node with the global id of '{args.get('id')}'",
+                                       "NOT_FOUND")
+            return self.thread_nodes(pr)[int(found.group(2))]  # type: ignore[union-attr]
+
         reset_at = datetime.fromtimestamp(math.ceil(reset), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         rate = gql.Obj("RateLimit", cost=cost, limit=self.points_limit, remaining=remaining,
                        used=self.points_limit - remaining, resetAt=reset_at, nodeCount=nodes)
-        return gql.Obj("Query", rateLimit=rate, repository=repository, search=search)
+        return gql.Obj("Query", rateLimit=rate, repository=repository, search=search, node=node)
 
 
 def _parse_moment(value: str, end: bool) -> datetime:
@@ -647,7 +722,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return not_found
             chunk = listing[(page - 1) * per_page: page * per_page]
             return 200, chunk, self._link(base, path, query, page, per_page, len(listing))
-        match = re.fullmatch(r"/repos/([^/]+/[^/]+)(?:/pulls/(\d+)(/files|/reviews)?)?", path)
+        match = re.fullmatch(r"/repos/([^/]+/[^/]+)(?:/(pulls|issues)/(\d+)(/files|/reviews|/comments)?)?", path)
         commit = re.fullmatch(r"/repos/([^/]+/[^/]+)/git/commits/(\w+)", path)
         if commit and commit.group(1).lower() == fake.repo.lower():
             by_sha = next((pr for pr in fake.pulls.values() if pr.head_sha == commit.group(2)), None)
@@ -656,12 +731,16 @@ class _Handler(BaseHTTPRequestHandler):
             return not_found
         if match.group(2) is None:
             return 200, fake.repo_body(base), ""
-        pr = fake.pulls.get(int(match.group(2)))
-        if pr is None:
+        pr = fake.pulls.get(int(match.group(3)))
+        what = (match.group(2), match.group(4))
+        if pr is None or what[0] == "issues" and what[1] != "/comments":
             return not_found
-        if match.group(3) is None:
+        if what[1] is None:
             return 200, fake.pull_body(base, pr), ""
-        rows = fake.file_bodies(pr) if match.group(3) == "/files" else fake.review_bodies(pr)
+        rows = {("pulls", "/files"): lambda: fake.file_bodies(pr),
+                ("pulls", "/reviews"): lambda: fake.review_bodies(pr),
+                ("pulls", "/comments"): lambda: fake.review_comment_bodies(base, pr),
+                ("issues", "/comments"): lambda: fake.issue_comment_bodies(base, pr)}[what]()
         chunk = rows[(page - 1) * per_page: page * per_page]
         return 200, chunk, self._link(base, path, query, page, per_page, len(rows))
 
@@ -737,6 +816,8 @@ def _kind(path: str) -> str:
         return "files"
     if path.endswith("/reviews"):
         return "reviews"
+    if path.endswith("/comments"):
+        return "review_comments" if "/pulls/" in path else "issue_comments"
     if "/pulls/" in path:
         return "pull"
     return "repo"

@@ -15,6 +15,7 @@ from prhub.sources.http import MemoryEtagCache
 from prhub.sources.source import JsonlSource
 
 from tests.fakes import FakeGitHub
+from tests.fakes.github_conversation import served
 
 REPO = "acme/widgets"
 WEEK = Period.parse("2026-03-02", "2026-03-08", "Asia/Shanghai")
@@ -78,7 +79,8 @@ def fetch_all(source: GitHubSource, period: Period = WEEK) -> list[PullRequest]:
 
 
 def expected(pulls: list[PullRequest], period: Period = WEEK) -> list[PullRequest]:
-    return sorted((p for p in pulls if period.contains(p.merged_at)), key=lambda p: (p.merged_at, p.number))
+    """The period's PRs as the fake serves them (opened and reviewed at the merge where the test PR says nothing)."""
+    return sorted((served(p) for p in pulls if period.contains(p.merged_at)), key=lambda p: (p.merged_at, p.number))
 
 
 def test_lists_only_the_period_and_loads_every_detail() -> None:

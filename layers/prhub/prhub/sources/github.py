@@ -1,4 +1,6 @@
-"""GitHub's REST API as a Source: list merged PRs with the search API, load each PR's details.
+"""GitHub's REST API as a Source: list merged PRs with the search API, load each PR's details and its review
+conversation (reviews; review comments grouped into threads, whose resolution REST does not say; issue comments,
+asked only of PRs whose pull object counts some).
 
 Its requests go through the shared client (prhub.sources.http.GitHubClient), which spends GitHub's budget
 economically and never loses a PR to a rate limit or a flaky answer: conditional requests against the ETag
@@ -19,7 +21,7 @@ from typing import IO, Any
 from prhub.cloud import secrets, tracing
 from prhub.core.errors import SourceError
 from prhub.core.history import COMPARISONS, History, Tagger, history_entry
-from prhub.core.models import FileChange, PullRef, PullRequest, Review
+from prhub.core.models import Comment, FileChange, PullRef, PullRequest, Review, ReviewThread
 from prhub.core.period import Period, parse_timestamp, zone
 from prhub.sources.http import GitHubClient, NotFound, OnClient, RateLimit, options_from_env, parse_link
 from prhub.sources.source import ListPage
@@ -195,12 +197,23 @@ class GitHubSource(OnClient):
             raise SourceError(f"PR #{ref.number} of {repo} is not merged")
         files = [_file_change(f) for f in self.pages(f"repos/{repo}/pulls/{ref.number}/files", {"per_page": PER_PAGE})]
         # Pending reviews are drafts nobody else sees yet.
-        reviews = [Review(_login(r.get("user")), str(r.get("state")))
+        reviews = [Review(_login(r.get("user")), str(r.get("state")), str(r.get("body") or ""),
+                          _moment(r.get("submitted_at")))
                    for r in self.pages(f"repos/{repo}/pulls/{ref.number}/reviews", {"per_page": PER_PAGE})
                    if r.get("state") != "PENDING"]
         merge_sha = str(pull.get("merge_commit_sha") or "")
         co_authors = self._co_authors(repo, merge_sha) if self.co_authors and merge_sha else []
-        return _pull_request(pull, ref, files, reviews, co_authors)
+        pr = _pull_request(pull, ref, files, reviews, co_authors)
+        pr.review_threads = threads_of(self._counted(pull, "review_comments", f"repos/{repo}/pulls/{ref.number}"))
+        pr.comments = [_comment(c) for c in self._counted(pull, "comments", f"repos/{repo}/issues/{ref.number}")]
+        return pr
+
+    def _counted(self, pull: dict[str, Any], count: str, path: str) -> list[Any]:
+        """Every page of `path`/comments, or none when the pull object counts none (no request: most PRs have no
+        review comments, many no issue comments)."""
+        if pull.get(count) == 0:
+            return []
+        return self.pages(f"{path}/comments", {"per_page": PER_PAGE})
 
     def touched(self, repo: str, ref: PullRef) -> list[str]:
         """The PR's files from /files alone (a page per 100 files, revalidated by ETag), not its whole detail."""
@@ -237,6 +250,46 @@ def _login(user: Any) -> str:
     return f"{login}[bot]" if user.get("type") == "Bot" and not login.endswith("[bot]") else login
 
 
+def _moment(value: Any) -> datetime | None:
+    return parse_timestamp(str(value)) if value else None
+
+
+def _comment(row: dict[str, Any]) -> Comment:
+    """An issue or review comment; its author spelled as contributors are (bots with "[bot]")."""
+    return Comment(_login(row.get("user")), str(row.get("body") or ""), _moment(row.get("created_at")),
+                   str(row.get("html_url") or ""))
+
+
+def threads_of(rows: list[dict[str, Any]]) -> list[ReviewThread]:
+    """REST's review comments as threads, in the order they were started: a reply's `in_reply_to_id` names the
+    comment it answers (GitHub takes replies to a thread's first comment; a chain is followed to its root all the
+    same). REST says nothing of resolution: `is_resolved` is None (unknown). A comment whose line newer commits
+    removed has no `line` any more, only its `original_line`: the thread is outdated."""
+    by_id = {int(r["id"]): r for r in rows if r.get("id") is not None}
+
+    def root(row: dict[str, Any]) -> int:
+        seen: set[int] = set()
+        while row.get("in_reply_to_id") is not None and int(row["in_reply_to_id"]) not in seen:
+            seen.add(int(row["in_reply_to_id"]))
+            parent = by_id.get(int(row["in_reply_to_id"]))
+            if parent is None:  # the answered comment is gone: its id still names the thread
+                return int(row["in_reply_to_id"])
+            row = parent
+        return int(row.get("id") or 0)
+
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for row in sorted(rows, key=lambda r: int(r.get("id") or 0)):
+        groups.setdefault(root(row), []).append(row)
+    threads = []
+    for first, *rest in groups.values():
+        line = first.get("line") if first.get("line") is not None else first.get("original_line")
+        threads.append(ReviewThread(path=str(first.get("path") or ""),
+                                    comments=tuple(_comment(c) for c in (first, *rest)), is_resolved=None,
+                                    is_outdated=first.get("line") is None and first.get("original_line") is not None,
+                                    line=None if line is None else int(line)))
+    return threads
+
+
 def _file_change(row: dict[str, Any]) -> FileChange:
     """A /files row as the report's FileChange."""
     return FileChange(filename=str(row["filename"]), status=str(row.get("status") or "modified"),
@@ -266,6 +319,7 @@ def _pull_request(pull: dict[str, Any], ref: PullRef, files: list[FileChange], r
         files_truncated=changed_files > len(files),
         reviews=reviews,
         commits=int(pull["commits"]) if pull.get("commits") is not None else None,
+        created_at=_moment(pull.get("created_at")),
     )
 
 

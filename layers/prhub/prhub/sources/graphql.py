@@ -1,11 +1,13 @@
 """GitHub's GraphQL API as a Source: a page of up to 100 merged PRs, with their files, labels,
-reviews and merge commit, in one request; diff text from REST only where the engine reads it.
+merge commit and review conversation (reviews, review threads, issue comments), in one request; diff
+text from REST only where the engine reads it.
 
 How it spends GitHub's budgets (docs/github.md has the design):
 
 - listing: `search(type: ISSUE, query: "repo:O/N is:pr is:merged merged:A..B")`, sliced so no
-  search passes GitHub's 1,000-result cap; files and reviews beyond a PR's first page are
-  fetched for those PRs only, several PRs per request (aliases);
+  search passes GitHub's 1,000-result cap; files, reviews, threads and comments beyond a PR's
+  first page (and a thread's replies beyond its first) are fetched for those PRs only, several
+  per request (aliases);
 - details: `list_merged` keeps what it loaded (in memory, and in the payload store that all
   workers share), so `get` usually needs only the PR's diff: one REST request with
   `Accept: application/vnd.github.diff`, or `/files` when GitHub answers 406 (over 300
@@ -37,7 +39,7 @@ import requests
 from prhub.cloud import metrics, secrets, tracing
 from prhub.core.errors import SourceError, SourceUnavailable
 from prhub.core.history import History, Tagger, comparison_span, history_entry
-from prhub.core.models import FileChange, PullRef, PullRequest, Review
+from prhub.core.models import Comment, FileChange, PullRef, PullRequest, Review, ReviewThread
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.engine.changes import is_generated
 from prhub.sources.diffs import FileDiff, hunks_complete, split_diff
@@ -60,7 +62,7 @@ log = logging.getLogger(__name__)
 
 PAGE = 100  # GitHub's maximum for `first`
 MIN_PAGE = 10  # below this a timing-out search page is a GitHub problem, not a page-size one
-MORE_PER_REQUEST = 10  # PRs whose further files/reviews pages one follow-up query asks for
+MORE_PER_REQUEST = 10  # further pages (a PR's files, reviews, threads, comments; a thread's replies) per query
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
 DIFF_MAX_FILES = 300  # beyond these GitHub answers the diff media type with 406 "too_large"
 DIFF_MAX_LINES = 20_000
@@ -69,15 +71,27 @@ STATUS = {"ADDED": "added", "DELETED": "removed", "MODIFIED": "modified", "RENAM
 MAX_KEPT = 20_000  # listed PRs kept in memory for get(); a long-lived worker must not grow without bound
 
 ACTOR = "login __typename"
-FILES = "totalCount pageInfo { hasNextPage endCursor } nodes { path additions deletions changeType }"
-REVIEWS = f"totalCount pageInfo {{ hasNextPage endCursor }} nodes {{ state author {{ {ACTOR} }} }}"
-PULL = f"""number title body url mergedAt baseRefName headRefOid additions deletions changedFiles
+PAGE_INFO = "pageInfo { hasNextPage endCursor }"
+FILES = f"totalCount {PAGE_INFO} nodes {{ path additions deletions changeType }}"
+REVIEWS = f"totalCount {PAGE_INFO} nodes {{ state body submittedAt author {{ {ACTOR} }} }}"
+COMMENTS = f"{PAGE_INFO} nodes {{ author {{ {ACTOR} }} body createdAt url }}"
+# The listing's first page of the conversation. Nested connections multiply GitHub's price: each of a page's 100
+# PRs may have THREADS threads of REPLIES comments, so the page costs 1 + 6 x 100 + 100 x THREADS requests / 100
+# = 26 points (docs/github.md); a PR or thread with more gets its further pages in a follow-up query.
+THREADS, REPLIES, ISSUE_COMMENTS = 20, 10, 30
+THREAD = f"id isResolved isOutdated path line originalLine comments(first: {REPLIES}) {{ {COMMENTS} }}"
+THREADS_PAGE = f"{PAGE_INFO} nodes {{ {THREAD} }}"
+PULL = f"""number title body url createdAt mergedAt baseRefName headRefOid additions deletions changedFiles
       author {{ {ACTOR} }}
       mergeCommit {{ oid message }}
       labels(first: 100) {{ nodes {{ name }} }}
       commits(first: 1) {{ totalCount }}
       reviews(first: 100) {{ {REVIEWS} }}
-      files(first: 100) {{ {FILES} }}"""
+      files(first: 100) {{ {FILES} }}
+      reviewThreads(first: {THREADS}) {{ {THREADS_PAGE} }}
+      comments(first: {ISSUE_COMMENTS}) {{ {COMMENTS} }}"""
+# A connection's further pages, by field: what a follow-up query selects of each.
+MORE_FIELDS = {"files": FILES, "reviews": REVIEWS, "reviewThreads": THREADS_PAGE, "comments": COMMENTS}
 RATE = "rateLimit { cost remaining resetAt limit }"
 SEARCH_QUERY = f"""query($owner: String!, $name: String!, $q: String!, $first: Int!, $after: String) {{
   {RATE}
@@ -396,37 +410,36 @@ class GraphQLSource(OnClient):
         return refs
 
     def _more_pages(self, repo: str, nodes: list[dict[str, Any]]) -> None:
-        """Fetch files and reviews beyond each node's first page (only for PRs that have more), in place."""
+        """Fetch the connections beyond each node's first page, in place, MORE_PER_REQUEST to a query (aliases):
+        a PR's files, reviews, threads and comments by its number, a thread's replies by its id (`node`)."""
         owner, name = repo.split("/", 1)
-
-        def pending(node: dict[str, Any], field: str) -> bool:
-            conn = node.get(field) or {}
-            cap = FILES_CAP if field == "files" else None
-            have = len(conn.get("nodes") or [])
-            return bool((conn.get("pageInfo") or {}).get("hasNextPage")) and (cap is None or have < cap)
-
         while True:
-            todo = [(node, field) for node in nodes for field in ("files", "reviews") if pending(node, field)]
+            todo = _pending(nodes)
             if not todo:
                 return
             batch = todo[:MORE_PER_REQUEST]
-            parts, params, variables = [], [], {"owner": owner, "name": name}
-            for i, (node, field) in enumerate(batch):
+            pulls, roots, params, variables = [], [], [], {"owner": owner, "name": name}
+            for i, (holder, field) in enumerate(batch):
                 params.append(f"$a{i}: String")
-                variables[f"a{i}"] = node[field]["pageInfo"]["endCursor"]
-                body = FILES if field == "files" else REVIEWS
-                parts.append(f"p{i}: pullRequest(number: {int(node['number'])}) {{ {field}(first: 100, after: $a{i}) "
-                             f"{{ {body} }} }}")
+                variables[f"a{i}"] = holder[field]["pageInfo"]["endCursor"]
+                page = f"{field}(first: 100, after: $a{i}) {{ {MORE_FIELDS[field]} }}"
+                if "number" in holder:
+                    pulls.append(f"p{i}: pullRequest(number: {int(holder['number'])}) {{ {page} }}")
+                else:  # a review thread
+                    params.append(f"$t{i}: ID!")
+                    variables[f"t{i}"] = str(holder["id"])
+                    roots.append(f"p{i}: node(id: $t{i}) {{ ... on PullRequestReviewThread {{ {page} }} }}")
             query = (f"query($owner: String!, $name: String!, {', '.join(params)}) {{ {RATE} "
-                     f"repository(owner: $owner, name: $name) {{ {' '.join(parts)} }} }}")
+                     f"repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }} "
+                     f"{' '.join(roots)} }}")
             data = self._query_retrying(query, variables)
             repository = data.get("repository") or {}
-            for i, (node, field) in enumerate(batch):
-                more = (repository.get(f"p{i}") or {}).get(field)
+            for i, (holder, field) in enumerate(batch):
+                more = ((repository if "number" in holder else data).get(f"p{i}") or {}).get(field)
                 if not isinstance(more, dict):
-                    raise SourceError(f"GitHub answered no {field} page for PR #{node['number']} of {repo}")
-                node[field]["nodes"] = [*(node[field].get("nodes") or []), *(more.get("nodes") or [])]
-                node[field]["pageInfo"] = more.get("pageInfo") or {}
+                    raise SourceError(f"GitHub answered no {field} page for {_named(holder)} of {repo}")
+                holder[field]["nodes"] = [*(holder[field].get("nodes") or []), *(more.get("nodes") or [])]
+                holder[field]["pageInfo"] = more.get("pageInfo") or {}
 
     def _pull(self, node: dict[str, Any]) -> PullRequest:
         files = [_file_change(f) for f in _nodes(node, "files")][:FILES_CAP]
@@ -442,9 +455,13 @@ class GraphQLSource(OnClient):
             additions=int(node.get("additions") or 0), deletions=int(node.get("deletions") or 0),
             changed_files=changed, files=files, files_truncated=changed > len(files),
             # Pending reviews are drafts nobody else sees yet.
-            reviews=[Review(_actor(r.get("author")), str(r.get("state"))) for r in _nodes(node, "reviews")
+            reviews=[Review(_actor(r.get("author")), str(r.get("state")), str(r.get("body") or ""),
+                            _moment(r.get("submittedAt"))) for r in _nodes(node, "reviews")
                      if r.get("state") != "PENDING"],
             commits=(node.get("commits") or {}).get("totalCount"),
+            created_at=_moment(node.get("createdAt")),
+            review_threads=[_thread(t) for t in _nodes(node, "reviewThreads")],
+            comments=[_comment(c) for c in _nodes(node, "comments")],
         )
 
     # --- history ------------------------------------------------------------------------------
@@ -651,6 +668,44 @@ class GraphQLSource(OnClient):
 def _nodes(node: dict[str, Any], field: str) -> list[dict[str, Any]]:
     """The objects among a connection field's nodes (an absent or null connection has none)."""
     return [n for n in (node.get(field) or {}).get("nodes") or [] if isinstance(n, dict)]
+
+
+def _pending(nodes: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    """(holder, field) of every connection with a further page: the PRs' own, then their threads' replies."""
+    todo = []
+    for node in nodes:
+        todo += [(node, field) for field in MORE_FIELDS if _has_more(node, field)]
+        todo += [(thread, "comments") for thread in _nodes(node, "reviewThreads") if _has_more(thread, "comments")]
+    return todo
+
+
+def _has_more(holder: dict[str, Any], field: str) -> bool:
+    conn = holder.get(field) or {}
+    if field == "files" and len(conn.get("nodes") or []) >= FILES_CAP:  # GitHub lists no more files than REST
+        return False
+    return bool((conn.get("pageInfo") or {}).get("hasNextPage") and (conn.get("pageInfo") or {}).get("endCursor"))
+
+
+def _named(holder: dict[str, Any]) -> str:
+    return f"PR #{holder['number']}" if "number" in holder else f"review thread {holder.get('id')}"
+
+
+def _moment(value: Any) -> datetime | None:
+    return parse_timestamp(str(value)) if value else None
+
+
+def _comment(c: dict[str, Any]) -> Comment:
+    """An issue comment or a review comment; its author spelled as contributors are (bots with "[bot]")."""
+    return Comment(_actor(c.get("author")), str(c.get("body") or ""), _moment(c.get("createdAt")),
+                   str(c.get("url") or ""))
+
+
+def _thread(t: dict[str, Any]) -> ReviewThread:
+    """A review thread; an outdated one has lost its `line` to newer commits: where it was first is kept."""
+    line = t.get("line") if t.get("line") is not None else t.get("originalLine")
+    return ReviewThread(path=str(t.get("path") or ""), comments=tuple(_comment(c) for c in _nodes(t, "comments")),
+                        is_resolved=bool(t.get("isResolved")), is_outdated=bool(t.get("isOutdated")),
+                        line=None if line is None else int(line))
 
 
 def _labels(node: dict[str, Any]) -> list[str]:
