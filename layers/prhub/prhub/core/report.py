@@ -340,7 +340,7 @@ class Analysis(TypedDict):
     suggestions: list[str]
     unscored: list[Unscored]
     notes: list[str]
-    reviews: NotRequired[Reviews]  # last: only when the period has review data, so older reports stay as they were
+    reviews: NotRequired[Reviews]  # only when the period has review data, so older reports stay as they were
 
 
 class Changes(TypedDict):
