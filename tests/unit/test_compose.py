@@ -68,7 +68,8 @@ def test_a_revision_says_which_and_what_changed_in_report_json_and_a_note():
         config = replace(CONFIG, language=lang)
         report = compose.report(scored, [], WEEK, config, History.of(history, WEEK), "2026-06-22T03:00:00Z",
                                 SCORER, revision=2, changes=changes)
-        assert list(report) == [k for k in Report.__annotations__ if k not in ("slice", "reviews")]  # the two revision keys last
+        # the two revision keys last
+        assert list(report) == [k for k in Report.__annotations__ if k not in ("slice", "reviews")]
         assert (report["revision"], report["changes"]) == (2, changes)
         assert report["notes"][-1] == said
 
