@@ -43,7 +43,7 @@ def week_prs():
 
 def test_report_carries_every_field_and_the_stats_add_up():
     result = report(week_prs(), history=[history_entry(90, "[rollout] fix: x", "2026-06-01T00:00:00Z", "alice")])
-    assert set(result) == FIELDS
+    assert set(result) == FIELDS | {"reviews"}  # its PRs carry reviews: the period's review facts follow them
     stats = result["stats"]
     assert stats["pr_count"] == 4 and stats["authors"] == 3
     assert stats["additions"] == 200 + 50 + 5 + 300 + 40 + 10 + 1

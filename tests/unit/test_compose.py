@@ -17,7 +17,8 @@ from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
 WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
 SCORER = {"kind": "heuristic", "model": None, "prompt_version": "engine-test"}
-FIRST = [k for k in Report.__annotations__ if k not in ("revision", "changes", "slice")]  # a first, whole-repo report
+# A first, whole-repo report of PRs without review data (`reviews` is only in a period with some).
+FIRST = [k for k in Report.__annotations__ if k not in ("revision", "changes", "slice", "reviews")]
 
 
 def week() -> tuple[list, list]:
@@ -52,7 +53,7 @@ def test_keys_are_in_report_json_order():
     assert json.loads(json.dumps(report)) == report  # report.json is its plain serialisation
     sliced = compose.report(scored, [], WEEK, replace(CONFIG, paths=("pkg/trainer/**",), slice="trainer"),
                             History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
-    assert list(sliced) == [k for k in Report.__annotations__ if k not in ("revision", "changes")]
+    assert list(sliced) == [k for k in Report.__annotations__ if k not in ("revision", "changes", "reviews")]
     assert sliced["slice"] == {"name": "trainer", "paths": ["pkg/trainer/**"]}
     assert sliced["title"] == "acme/trainer (trainer) weekly report, 2026-W25, Jun 15–21"
     assert sliced["notes"][-1] == "This report covers only the PRs touching pkg/trainer/**."
@@ -67,7 +68,8 @@ def test_a_revision_says_which_and_what_changed_in_report_json_and_a_note():
         config = replace(CONFIG, language=lang)
         report = compose.report(scored, [], WEEK, config, History.of(history, WEEK), "2026-06-22T03:00:00Z",
                                 SCORER, revision=2, changes=changes)
-        assert list(report) == [k for k in Report.__annotations__ if k != "slice"]  # the two revision keys last
+        # the two revision keys last
+        assert list(report) == [k for k in Report.__annotations__ if k not in ("slice", "reviews")]
         assert (report["revision"], report["changes"]) == (2, changes)
         assert report["notes"][-1] == said
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from prhub.core.errors import SourceError
 from prhub.core.period import format_timestamp, parse_timestamp
-from prhub.core.report import PrEntry
+from prhub.core.report import PrEntry, PrReview
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,11 @@ def _when(value: Any) -> datetime | None:
     return parse_timestamp(str(value)) if value else None
 
 
+def _merger(user: Any) -> str:
+    # GitHub's user object, or a bare login; "" when the export does not say
+    return str(user.get("login") or "") if isinstance(user, dict) else _text(user)
+
+
 def _reviews(value: Any) -> list[Review]:
     # The design's shape names the reviewer `author`; exports written before it say `reviewer`.
     return [Review(str(r.get("author") or r.get("reviewer") or NO_AUTHOR), str(r["state"]),
@@ -204,6 +209,7 @@ class PullRequest:
     created_at: datetime | None = None  # when the PR was opened, for review timing
     review_threads: list[ReviewThread] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)  # the conversation's issue comments
+    merged_by: str = ""  # who merged it, when the source says (GitHub's merged_by / mergedBy): self-merges
     capped: list[str] = field(default_factory=list)  # fields cut to GitHub's caps on reading an export
 
     @property
@@ -244,6 +250,7 @@ class PullRequest:
             created_at=fields.get("created_at", _when),
             review_threads=fields.get("review_threads", _threads),
             comments=fields.get("comments", _comments),
+            merged_by=fields.get("merged_by", _merger),
             capped=capped,
         )
 
@@ -281,6 +288,8 @@ class PullRequest:
                                      for t in self.review_threads]
         if self.comments:
             row["comments"] = [_comment_row(c) for c in self.comments]
+        if self.merged_by:
+            row["merged_by"] = {"login": self.merged_by}
         return row
 
 
@@ -356,6 +365,7 @@ class ScoredPR:
     tokens_out: int = 0
     note: str = ""  # e.g. why the model's answer was replaced
     head_sha: str = ""  # the PR head it was scored at: its page is built once per head ("" for older results)
+    review: PrReview | None = None  # what its conversation says (engine.reviews); None when the source read none
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -381,4 +391,7 @@ class ScoredPR:
         }
         if self.tokens_in or self.tokens_out:
             entry["tokens_in"], entry["tokens_out"] = self.tokens_in, self.tokens_out
+        if self.review is not None:
+            entry["reviewers"] = list(dict.fromkeys(r["login"] for r in self.review["reviews"]))
+            entry["review"] = self.review
         return entry

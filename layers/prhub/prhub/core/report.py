@@ -80,6 +80,46 @@ class Stats(TypedDict):
     bots: NotRequired[BotStats]  # only when bots merged PRs: their accounts are not among `authors`
 
 
+class ReviewMark(TypedDict):
+    """One person's review of a PR: each state they left it once (APPROVED | CHANGES_REQUESTED | COMMENTED |
+    DISMISSED)."""
+    login: str
+    state: str
+
+
+class OpenThread(TypedDict):
+    """A review thread not resolved when the PR merged (resolved False), or whose resolution the source could not
+    read (None: GitHub's REST API has none). `text` is its first comment's point, one cleaned sentence."""
+    path: str
+    line: int | None
+    resolved: bool | None
+    outdated: bool
+    author: str
+    text: str
+    url: str
+
+
+class Promise(TypedDict):
+    """A follow-up promised in review or in the conversation ("in a follow-up PR", 后续 PR 再处理): the sentence,
+    who wrote it, where, and the PR/issue numbers it names."""
+    author: str
+    text: str
+    url: str
+    refs: list[int]
+
+
+class PrReview(TypedDict):
+    """What the PR's conversation says (engine.reviews.pr_review), people only: bots are left out."""
+    reviews: list[ReviewMark]  # by login, then state; the author's own reviews left out
+    merged_by: str  # "" when the source does not say
+    created_at: str  # "" when the source does not say
+    hours_to_first_review: float | None  # from opening to the first review or review comment by someone else
+    hours_to_merge: float | None
+    threads: list[OpenThread]  # the threads open at merge, or of unknown resolution
+    resolved_threads: int
+    promises: list[Promise]
+
+
 class PrRisk(TypedDict):
     kind: str
     detail: str
@@ -113,6 +153,10 @@ class PrEntry(TypedDict):
     tokens_in: NotRequired[int]
     tokens_out: NotRequired[int]
     cost_usd: NotRequired[float | None]
+    # Only when the source read the PR's conversation (engine.reviews): the people who reviewed it, and what the
+    # conversation says.
+    reviewers: NotRequired[list[str]]
+    review: NotRequired[PrReview]
 
 
 class Module(TypedDict):
@@ -165,6 +209,53 @@ class TrendWeek(TypedDict):
 
 class Trends(TypedDict):
     weeks: list[TrendWeek]  # the 4 same-length periods before (Period.previous), then this one
+
+
+class ReviewerCount(TypedDict):
+    login: str
+    pr_count: int  # PRs of the period they reviewed
+    changes_requested: int  # of them, PRs where they requested changes
+
+
+class Thread(OpenThread):
+    pr: int
+
+
+class FollowUp(Promise):
+    pr: int
+    done_by: int | None  # a later PR that refers to the promising PR or to what the promise names
+
+
+class Slowest(TypedDict):
+    median_hours: float
+    slowest_hours: float
+    slowest_pr: int
+    pr_count: int  # the PRs the figures are of
+
+
+class Timing(TypedDict):
+    """Review timing of the period's PRs, and of the comparison periods before (trends.weeks's) where their
+    listing carries the times (`prs` 0 and the figures None otherwise)."""
+    first_review: Slowest | None  # opening to the first review by someone else; None when no PR has both times
+    merge: Slowest | None  # opening to merge
+    before_first_review_median_hours: float | None
+    before_merge_median_hours: float | None
+    before_pr_count: int
+
+
+class Reviews(TypedDict):
+    """The period's reviews (engine.reviews.period_reviews); absent when no PR of the period has review data."""
+    known_count: int  # PRs whose conversation the source read
+    reviewed_count: int  # of them, reviewed by someone other than their author
+    usually_reviewed: bool  # whether `unreviewed` is judged at all (docs/reports.md gives the rule)
+    reviewers: list[ReviewerCount]  # most PRs first
+    main_reviewers: list[str]
+    unresolved: list[Thread]  # open at merge (resolved False)
+    unknown_threads: int  # threads whose resolution the source could not read (REST): no risk is claimed
+    unreviewed: list[int]  # merged without review, where the repository usually reviews
+    self_merged: list[int]  # of them, merged by their own author
+    follow_ups: list[FollowUp]
+    timing: Timing
 
 
 class Unscored(TypedDict):
@@ -249,6 +340,7 @@ class Analysis(TypedDict):
     suggestions: list[str]
     unscored: list[Unscored]
     notes: list[str]
+    reviews: NotRequired[Reviews]  # only when the period has review data, so older reports stay as they were
 
 
 class Changes(TypedDict):

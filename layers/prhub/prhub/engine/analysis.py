@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, Protocol
@@ -49,7 +49,7 @@ from prhub.core.report import (
     TrendWeek,
     Unscored,
 )
-from prhub.engine import gist
+from prhub.engine import gist, reviews
 from prhub.engine.changes import is_generated
 from prhub.engine.risks import KINDS
 from prhub.engine.scoring import PR_SUFFIX, REVERT_TITLE, modules_from_title, parse_title, reverted_ref
@@ -578,6 +578,10 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
     """The analysis of one period; deterministic for the same arguments. `history` is the repository's own
     record before the period, from its source (never what earlier runs stored)."""
     prs = sorted(prs, key=lambda p: (-p.importance, p.number))
+    # The review risks are the period's (whether the repository usually reviews, which later PR takes a follow-up
+    # up): added to the PRs' own here, after their judgement, so review text never moves a score.
+    review, review_risks = reviews.period_reviews(prs, config, history.earlier)
+    prs = [replace(p, risks=[*p.risks, *review_risks[p.number]]) if p.number in review_risks else p for p in prs]
     known = _known(prs, history.earlier)
     reach = _reach(history, period, config.language)
     notes = list(reach.notes)
@@ -589,7 +593,7 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         notes.append(say(config.language, "unscored", n=len(unscored)))
     # With `paths` (a slice, or a repository narrowed to paths) the report says what it covers, after its repo.
     narrowed: dict[str, Any] = {"slice": {"name": config.slice, "paths": list(config.paths)}} if config.paths else {}
-    return {
+    facts: Analysis = {
         "schema": SCHEMA,
         "repo": config.repo,
         **narrowed,  # type: ignore[typeddict-item]
@@ -612,3 +616,6 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "unscored": unscored,
         "notes": notes,
     }
+    if review is not None:  # a period without review data (an export without it) has no such key
+        facts["reviews"] = review
+    return facts

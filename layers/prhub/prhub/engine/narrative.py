@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prhub.core.report import Analysis, Evidence, KeyChange, Module, Narrative, Note, PrEntry, Stats
-from prhub.engine import gist
+from prhub.engine import gist, reviews
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
 
@@ -37,12 +37,15 @@ RISK_TEXT = {
         "breaking": "破坏性变更", "revert": "回滚", "dependency_pin": "依赖版本变更", "todo_left": "新增 TODO/FIXME",
         "large_change": "超大改动", "missing_tests": "改了源码但没有改测试", "title_convention": "标题规范问题",
         "doc_mismatch": "文档与代码不符",
+        "unresolved_review": "合并时未解决的审阅意见", "unreviewed": "未经审阅合并", "follow_up": "承诺的后续工作",
     },
     "en": {
         "breaking": "breaking changes", "revert": "reverts", "dependency_pin": "dependency pins",
         "todo_left": "new TODO/FIXME markers", "large_change": "very large changes",
         "missing_tests": "source changes without test changes", "title_convention": "title convention problems",
         "doc_mismatch": "docs out of step with code",
+        "unresolved_review": "review threads unresolved at merge", "unreviewed": "PRs merged without review",
+        "follow_up": "follow-ups promised in review",
     },
 }
 TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
@@ -407,6 +410,9 @@ SUGGESTIONS = (
     ("open_reverts", "跟进被回滚且尚未重新合入的改动（{refs}）。",
      "Follow up the reverted changes not re-landed yet ({refs})."),
     ("untested_key", "为没有测试的关键 PR 补充测试：{refs}。", "Add tests for key PRs merged without any: {refs}."),
+    ("follow_up", "兑现审阅中承诺的后续工作（{refs}）。", "Do the follow-ups promised in review ({refs})."),
+    ("unresolved_review", "确认合并时未解决的审阅意见是否仍要处理（{refs}）。",
+     "Check whether the review threads left open at merge still need work ({refs})."),
     ("dependency_pin", "核对依赖版本变更（{refs}）与部署镜像是否一致。",
      "Check the dependency changes ({refs}) against the deployed images."),
     ("todo_left", "为新增的 TODO/FIXME 建立 issue 跟踪（{refs}）。",
@@ -495,9 +501,12 @@ def _summary(report: Analysis, zh: bool) -> str:
     notable = _notable(report)
     if zh:
         second = _notable_zh(notable)
-        return _figures_zh(s, now) + ("\n\n" + "；".join(second) + "。" if second else "")
-    second = _notable_en(notable)
-    return _figures_en(s) + ("\n\n" + "; ".join(second) + "." if second else "")
+        text = _figures_zh(s, now) + ("\n\n" + "；".join(second) + "。" if second else "")
+    else:
+        second = _notable_en(notable)
+        text = _figures_en(s) + ("\n\n" + "; ".join(second) + "." if second else "")
+    said = reviews.summary_line(report.get("reviews"), zh)  # a paragraph of its own, only with review data
+    return text + ("\n\n" + said if said else "")
 
 
 def _figures_zh(s: Stats, now: str) -> str:
@@ -568,7 +577,7 @@ def summary_evidence(report: Analysis) -> list[Evidence]:
     facts = [_fact(None, "stats", f"{name} {s[name]}") for name in  # type: ignore[literal-required]
              ("pr_count", "key_pr_count", "authors", "additions", "deletions", "avg_importance", "avg_insight")]
     if s["pr_count"]:
-        facts += _member_facts(_notable(report).lead, zh)
+        facts += _member_facts(_notable(report).lead, zh) + reviews.summary_facts(report.get("reviews"))
     return facts
 
 

@@ -10,6 +10,8 @@ Kinds (report.json `risks[].kind`):
   missing_tests     source code changed, no test file changed
   title_convention  the title's module tag disagrees with the paths, or a breaking change lacks [BREAKING]
   doc_mismatch      a breaking change, or new CLI options / config keys, with no documentation file changed
+  unresolved_review, unreviewed, follow_up   what the reviews said: the period's (prhub.engine.reviews), added by
+                    the analysis
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from prhub.engine.changes import Pin, file_kind, is_lock, options_added, pins_in
 from prhub.engine.wording import joined, say
 
 KINDS = ("breaking", "revert", "dependency_pin", "todo_left", "title_convention", "doc_mismatch", "large_change",
-         "missing_tests")
+         "missing_tests", "unresolved_review", "unreviewed", "follow_up")
 
 # The registries pins are checked against, by Pin.ecosystem, with the name a reader knows them by.
 REGISTRY_NAMES = {"pypi": "PyPI", "npm": "npm"}

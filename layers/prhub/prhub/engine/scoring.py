@@ -22,7 +22,7 @@ from typing import Protocol
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import format_timestamp
-from prhub.engine import classify, gist, rules, textparse
+from prhub.engine import classify, gist, reviews, rules, textparse
 from prhub.engine.changes import breaking_reasons, file_kind, is_generated
 from prhub.engine.risks import VersionRegistry, assess
 from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
@@ -267,6 +267,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
         files=[f.filename for f in pr.files], file_lines=[[f.additions, f.deletions] for f in pr.files],
         refs=_references(pr, revert.number), reverts=revert.number, reviewers=reviewers,
         co_authors=list(pr.co_authors), head_sha=pr.head_sha,
+        review=reviews.pr_review(pr, config),  # beside the judgement, never in it: review text moves no score
     )
 
 

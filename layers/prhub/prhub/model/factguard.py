@@ -231,7 +231,8 @@ def clean_text(text: str, facts: Facts) -> tuple[str, list[str]]:
 NARRATIVE = ("summary", "highlights", "key_changes", "trend_notes", "risk_notes", "relation_notes", "suggestions")
 # An evidence field (prhub.core.report.Evidence) and where in the PR's entry the fact it quotes must stand.
 QUOTED = {"title": ("title",), "body": ("summary", "key_points"), "summary": ("summary",),
-          "breaking_reason": ("breaking_reason",), "reasons": ("reasons",), "risks": ("risks",)}
+          "breaking_reason": ("breaking_reason",), "reasons": ("reasons",), "risks": ("risks",),
+          "review": ("review",)}
 
 
 def check_narrative(report: Mapping[str, Any]) -> list[str]:

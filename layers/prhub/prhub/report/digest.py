@@ -13,7 +13,8 @@ each other and with the repositories' reports:
     missing[] (watched repositories without a report for the period),
     top_prs[]{repo, number, title, url, page, importance, insight, type, modules[], breaking, summary},
     themes[]{kind: module|type, name, repos[], pr_count}, breaking[]{repo, number, title, url, page, detail},
-    summary
+    summary,
+    reviewers[]{login, pr_count, changes_requested, repos[]} (only when a report has review data: its `reviews`)
 """
 from __future__ import annotations
 
@@ -88,6 +89,7 @@ class _Gathered:
     breaking: list[dict[str, Any]] = field(default_factory=list)
     modules: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(_theme))  # by lower-case name
     types: dict[str, dict[str, Any]] = field(default_factory=lambda: defaultdict(_theme))
+    reviewers: dict[str, dict[str, Any]] = field(default_factory=dict)  # by lower-case login
 
     def add(self, repo: str, path: str, report: Mapping[str, Any]) -> None:
         prs = _prs(report)
@@ -100,6 +102,21 @@ class _Gathered:
                 m["name"] = m["name"] or clean(module["name"])
                 m["pr_count"] += _int(module.get("pr_count"))
                 m["repos"].add(repo)
+        self.add_reviewers(repo, (report.get("reviews") or {}).get("reviewers") or [])
+
+    def add_reviewers(self, repo: str, counts: list[Any]) -> None:
+        """A repository's reviewers (its report's reviews.reviewers), summed by login across repositories."""
+        for c in counts:
+            if isinstance(c, dict) and clean(c.get("login")):
+                r = self.reviewers.setdefault(clean(c["login"]).lower(), {"login": clean(c["login"]), "pr_count": 0,
+                                                                          "changes_requested": 0, "repos": set()})
+                r["pr_count"] += _int(c.get("pr_count"))
+                r["changes_requested"] += _int(c.get("changes_requested"))
+                r["repos"].add(repo)
+
+    def reviewer_list(self) -> list[dict[str, Any]]:
+        return sorted(({**r, "repos": sorted(r["repos"], key=str.lower)} for r in self.reviewers.values()),
+                      key=lambda r: (-r["pr_count"], r["login"].lower()))
 
     def add_pr(self, repo: str, pr: Mapping[str, Any]) -> None:
         entry = {"repo": repo, "number": pr["number"], "title": clean(pr.get("title")),
@@ -161,6 +178,8 @@ def build(name: str, period: Period, language: str, generated_at: str,
               "repos": got.repos, "missing": got.missing, "top_prs": got.top_prs(), "themes": got.themes(),
               "breaking": sorted(got.breaking, key=lambda b: (b["repo"].lower(), b["number"]))}
     digest["summary"] = summary(digest)
+    if got.reviewers:  # only with review data: digests of reports without it stay as they were
+        digest["reviewers"] = got.reviewer_list()
     return digest
 
 

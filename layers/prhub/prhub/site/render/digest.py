@@ -23,12 +23,15 @@ WORDS = {
     "zh": {"repos": "各仓库", "top_prs": "跨仓库的重要 PR", "themes": "共同主题", "breaking": "破坏性变更",
            "missing": "截止时仍无报告", "summary": "概览", "no_report": "截止时无报告", "in": "见于",
            "module": "模块", "type": "类型", "feed": "汇总订阅", "name": "组织汇总",
-           "counts": "合并 {pr} · 关键 {key} · 破坏性 {breaking} · 风险 {risks}", "prs_in": "{n} 个 PR"},
+           "counts": "合并 {pr} · 关键 {key} · 破坏性 {breaking} · 风险 {risks}", "prs_in": "{n} 个 PR",
+           "reviewers": "各仓库的审阅者", "reviewed": "审阅 {n} 个 PR（要求修改 {asked} 个）"},
     "en": {"repos": "Repositories", "top_prs": "Most important PRs across repositories", "themes": "Shared themes",
            "breaking": "Breaking changes", "missing": "No report by the deadline", "summary": "Overview",
            "no_report": "no report by the deadline", "in": "in", "module": "module", "type": "type",
            "feed": "Digest feed", "name": "Organisation digest",
-           "counts": "{pr} PRs · {key} key · {breaking} breaking · {risks} risks", "prs_in": "{n} PRs"},
+           "counts": "{pr} PRs · {key} key · {breaking} breaking · {risks} risks", "prs_in": "{n} PRs",
+           "reviewers": "Reviewers across repositories",
+           "reviewed": "reviewed {n} PRs ({asked} with changes requested)"},
 }
 
 
@@ -94,12 +97,17 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
         by_repo.setdefault(clean(b["repo"]), []).append({"pr": pr(b), "detail": clean(b["detail"])})
     breaking = [{"kind": "breaking", "label": repo, "detail": "", "prs": [], "items": items, "more": ""}
                 for repo, items in by_repo.items()]
+    reviewers = [{"text": f"{clean(r['login'])}: "
+                          + w["digest_reviewed"].format(n=num(r["pr_count"]), asked=num(r["changes_requested"]))
+                          + f" {w['digest_in']} " + ", ".join(clean(x) for x in r["repos"]), "prs": []}
+                 for r in digest.get("reviewers") or []]
     sections = [
         Section("summary", w["digest_summary"], "paragraphs", [clean(digest["summary"])]),
         Section("repos", w["digest_repos"], "link_rows", counts),
         Section("top-prs", w["digest_top_prs"], "key_prs", top),
         Section("themes", w["digest_themes"], "notes", themes),
         Section("breaking", w["digest_breaking"], "risks", breaking),
+        Section("reviewers", w["digest_reviewers"], "notes", reviewers),
         Section("missing", w["digest_missing"], "notes", [{"text": clean(m), "prs": []} for m in digest["missing"]]),
     ]
     return DigestView(words=w, lang=lang, html_lang="zh-CN" if lang == "zh" else "en", links={},

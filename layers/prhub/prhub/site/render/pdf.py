@@ -497,6 +497,44 @@ def _trends(pdf: ReportPDF, d: dict[str, Any]) -> None:
         pdf.paragraph([Run(T(", ".join(f"{t['name']}: {t['count']}" for t in d["types"])))])
 
 
+def _reviews(pdf: ReportPDF, d: dict[str, Any]) -> None:
+    """Who reviewed, the threads open at merge, PRs merged without review, follow-ups, timing (view._reviews)."""
+    words, T = pdf.words, pdf.fit
+    for line in d["lines"]:
+        pdf.paragraph(pdf.runs(line), indent=5, bullet="•", after=0.8)
+    if d["reviewers"]:
+        pdf.heading(words["reviewers"], 1)
+        pdf.wrapped_table([words["reviewer"], words["reviewed_prs"], words["changes_requested"]],
+                          [[[Run(T(r["name"]))], [Run(r["prs"])], [Run(r["changes_requested"])]]
+                           for r in d["reviewers"]], [5, 2, 2], "LRR")
+        _more(pdf, d["reviewers_more"])
+    if d["threads"] or d["unknown"]:
+        pdf.heading(words["unresolved_threads"], 1)
+        for t in d["threads"]:
+            where = T(t["where"]) + (f" ({T(t['outdated'])})" if t["outdated"] else "")
+            link = [Run(" ("), Run(T(words["comment"]), t["url"]), Run(")")] if t["url"] else []
+            pdf.paragraph([Run(t["pr"]["label"], t["pr"]["url"]), Run(f" {where}: {T(t['text'])} — {T(t['author'])}"),
+                           *link], size=SMALL, indent=5, bullet="•", after=0.5)
+        if d["unknown"]:
+            pdf.paragraph([Run(T(d["unknown"]))], size=SMALL, indent=5, bullet="•", after=0.5)
+        _more(pdf, d["threads_more"])
+    if d["unreviewed"]:
+        pdf.heading(words["unreviewed_prs"], 1)
+        own = [Run(f" ({T(words['self_merged_prs'])}: "), *_refs_cell(pdf, d["self_merged"]), Run(")")]
+        pdf.paragraph([*_refs_cell(pdf, d["unreviewed"]), *(own if d["self_merged"] else [])])
+    if d["follow_ups"]:
+        pdf.heading(words["follow_ups"], 1)
+        for f in d["follow_ups"]:
+            link = [Run(" ("), Run(T(words["comment"]), f["url"]), Run(")")] if f["url"] else []
+            pdf.paragraph([Run(f["pr"]["label"], f["pr"]["url"]), Run(f" {T(f['author'])}: “{T(f['text'])}”"), *link,
+                           Run(" — "), *pdf.runs(f["state"])], size=SMALL, indent=5, bullet="•", after=0.5)
+        _more(pdf, d["follow_ups_more"])
+    if d["timing"]:
+        pdf.heading(words["review_timing"], 1)
+        for line in d["timing"]:
+            pdf.paragraph(pdf.runs(line), indent=5, bullet="•", after=0.8)
+
+
 def _more(pdf: ReportPDF, text: str) -> None:
     """A capped list's "… and N more; report.json has the full list"."""
     if text:
@@ -587,7 +625,8 @@ def _links(pdf: ReportPDF, rows: list[dict[str, Any]]) -> None:
 
 LAYOUTS: dict[str, Callable[[ReportPDF, Any], None]] = {
     "notes": _bullets, "risk_brief": _risk_brief, "paragraphs": _paragraphs, "key_changes": _key_changes,
-    "trends": _trends, "risks": _risks, "key_prs": _key_prs, "related": _related, "numbered": _numbered,
+    "trends": _trends, "reviews": _reviews, "risks": _risks, "key_prs": _key_prs, "related": _related,
+    "numbered": _numbered,
     "unscored": _unscored, "files": _files, "link_rows": _links, "pr_index": _pr_index,
 }
 # Kinds that open with a subheading: their heading keeps room for it, so it never ends a page alone.

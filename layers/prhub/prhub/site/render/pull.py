@@ -110,6 +110,8 @@ def _facts(page: PullPage, words: dict[str, str]) -> list[tuple[str, str]]:
         facts.insert(4, (words["breaking"], clean(pr["breaking_reason"]) or words["yes"]))
     if clean(page["note"]):
         facts.append((words["scored_note"], clean(page["note"])))
+    if pr.get("reviewers"):
+        facts.append((words["reviewers"], ", ".join(clean(r) for r in pr["reviewers"])))
     if usage := model_usage(page):
         facts.append((words["model_usage"], usage))
     return facts
@@ -131,6 +133,20 @@ def _notes(texts: Any) -> list[dict[str, Any]]:
     return [{"text": clean(k), "prs": []} for k in texts if clean(k)]
 
 
+def _threads(pr: Any, words: dict[str, str]) -> list[dict[str, Any]]:
+    """The review threads open at merge (or of unknown resolution), each linked to its first comment."""
+    rows = []
+    for t in (pr.get("review") or {}).get("threads") or []:
+        where = clean(f"{t['path']}:{t['line']}" if t.get("line") is not None else t["path"])
+        state = words["outdated"] if t.get("outdated") else ""
+        state = ", ".join(x for x in (state, "" if t.get("resolved") is False else words["resolution_unknown"]) if x)
+        url = safe_url(t.get("url"))
+        rows.append({"label": f"{where} ({state})" if state else where,
+                     "links": [{"label": words["comment"], "url": url}] if url else [],
+                     "note": f"{clean(t.get('author'))}: {clean(t.get('text'))}"})
+    return rows
+
+
 def _sections(page: PullPage, refs: _Refs, words: dict[str, str], with_charts: bool) -> list[Section]:
     """The page's non-empty sections in reading order."""
     pr, lang = page["pr"], page["language"]
@@ -146,6 +162,7 @@ def _sections(page: PullPage, refs: _Refs, words: dict[str, str], with_charts: b
         Section("key-points", words["key_points"], "notes", _notes(pr["key_points"])),
         Section("importance", words["importance_reasons"], "notes", _notes(pr["reasons"])),
         Section("risks", words["risks"], "risks", risks),
+        Section("threads", words["pr_threads"], "link_rows", _threads(pr, words)),
         Section("files", words["files"], "files", {"groups": files, "charts": chart} if files else None),
         Section("related", words["related"], "link_rows", _related(page, refs, words)),
         Section("mentions", words["mentioned_in"], "link_rows", mentions),

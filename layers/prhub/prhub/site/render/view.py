@@ -33,6 +33,7 @@ RISK_ITEMS = 20  # a risk kind's per-PR items
 RISK_PRS = 30  # a risk kind's PRs when it has no items
 UNSCORED_ROWS = 30
 RELATED_ROWS = 20  # clusters, and revert chains
+REVIEW_ROWS = 20  # reviewers, unresolved threads, follow-ups
 REFS_SHOWN = 20  # PRs named after a note, a hot file, a module, a cluster: then "…另 N 个" (a ref marked `more`)
 # The list of every merged PR: whole (folded) on the web page, where each links to its page; its first rows in
 # report.md and report.pdf, which travel without the site.
@@ -195,7 +196,7 @@ def _trends(p: _Parts) -> Any:
         "has_module_trend": any(m["baseline"] or m["delta"] or m["trend"] for m in modules),
         "hot_files": [{"path": clean(f.get("path")), "pr_count": num(f.get("pr_count")), "prs": p.refs(f.get("prs"))}
                       for f in p.report["hot_files"]],
-        "reviewers": _reviewers(stats),
+        "reviewers": [] if p.report.get("reviews") else _reviewers(stats),  # the Reviews section has them then
         "types": _types(stats),
     }
     return parts if any(v for k, v in parts.items() if k != "has_module_trend") else None
@@ -203,6 +204,56 @@ def _trends(p: _Parts) -> Any:
 
 def _risks(p: _Parts) -> Any:
     return p.risks
+
+
+def _hours_line(words: dict[str, str], key: str, figures: Any) -> list[str]:
+    if not figures:
+        return []
+    return [words[key].format(median=num(figures["median_hours"]), slowest=num(figures["slowest_hours"]),
+                              pr=num(figures["slowest_pr"]), n=num(figures["pr_count"]))]
+
+
+def _timing_lines(words: dict[str, str], timing: Any) -> list[str]:
+    """Time to first review and to merge, then the comparison periods' medians where their listing had them."""
+    lines = [*_hours_line(words, "first_review_line", timing.get("first_review")),
+             *_hours_line(words, "merge_line", timing.get("merge"))]
+    if timing.get("before_pr_count"):
+        lines.append(words["before_line"].format(first=num(timing.get("before_first_review_median_hours")) or "–",
+                                                 merge=num(timing.get("before_merge_median_hours")) or "–",
+                                                 n=num(timing["before_pr_count"])))
+    return lines
+
+
+def _reviews(p: _Parts) -> Any:
+    """Who reviewed, what was left open at merge, what was merged without review, what was promised, how fast."""
+    r: Any = p.report.get("reviews")
+    if not r:
+        return None
+    words = p.words
+    lines = [words["reviewed_share"].format(reviewed=num(r["reviewed_count"]), known=num(r["known_count"]))]
+    if r["main_reviewers"]:
+        lines.append(words["main_reviewers_line"].format(names=", ".join(clean(n) for n in r["main_reviewers"])))
+    threads, follow_ups, reviewers = r["unresolved"], r["follow_ups"], r["reviewers"]
+    return {
+        "lines": lines,
+        "reviewers": [{"name": clean(c["login"]), "prs": num(c["pr_count"]),
+                       "changes_requested": num(c["changes_requested"])} for c in reviewers[:REVIEW_ROWS]],
+        "reviewers_more": p.more(len(reviewers), REVIEW_ROWS),
+        "threads": [{"pr": p.ref(t["pr"]), "where": clean(f"{t['path']}:{t['line']}" if t["line"] is not None
+                                                            else t["path"]),
+                     "text": clean(t["text"]), "author": clean(t["author"]), "url": safe_url(t["url"]),
+                     "outdated": words["outdated"] if t["outdated"] else ""} for t in threads[:REVIEW_ROWS]],
+        "threads_more": p.more(len(threads), REVIEW_ROWS),
+        "unknown": words["unknown_threads"].format(n=num(r["unknown_threads"])) if r["unknown_threads"] else "",
+        "unreviewed": p.refs(r["unreviewed"], RISK_PRS),
+        "self_merged": p.refs(r["self_merged"], RISK_PRS),
+        "follow_ups": [{"pr": p.ref(f["pr"]), "text": clean(f["text"]), "author": clean(f["author"]),
+                        "url": safe_url(f["url"]),
+                        "state": (words["follow_up_done"].format(n=num(f["done_by"])) if f["done_by"] is not None
+                                  else words["follow_up_open"])} for f in follow_ups[:REVIEW_ROWS]],
+        "follow_ups_more": p.more(len(follow_ups), REVIEW_ROWS),
+        "timing": _timing_lines(words, r["timing"]),
+    }
 
 
 def _key_prs(p: _Parts) -> Any:
@@ -278,6 +329,7 @@ SECTIONS: list[tuple[str, str, str, Callable[[_Parts], Any]]] = [
     ("summary", "summary", "paragraphs", _summary),
     ("key-changes", "key_changes", "key_changes", _key_changes),
     ("trends", "trends", "trends", _trends),
+    ("reviews", "review_section", "reviews", _reviews),
     ("risks", "risks", "risks", _risks),
     ("key-prs", "key_prs", "key_prs", _key_prs),
     ("all-prs", "all_prs", "pr_index", _pr_index),
