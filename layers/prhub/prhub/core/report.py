@@ -113,6 +113,9 @@ class PrEntry(TypedDict):
     tokens_in: NotRequired[int]
     tokens_out: NotRequired[int]
     cost_usd: NotRequired[float | None]
+    # What the maintainers said of it (issue 27): "key", "minor" or None; absent when the repository has no
+    # judgements at all (the report is then as it always was).
+    judged: NotRequired[str | None]
 
 
 class Module(TypedDict):
@@ -256,6 +259,7 @@ class Changes(TypedDict):
     since: str  # when the revision before was published
     scored: list[int]  # scored since (now among prs[])
     failed: list[int]  # recorded as failed since (still among unscored[], with the reason)
+    judged: NotRequired[list[int]]  # corrected by the maintainers since (prhub judge); absent when none
 
 
 class Report(Analysis):
