@@ -622,10 +622,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     if retry_model:  # ask the model again for PRs the engine scored in its place before
         for each in events:
             each["retry_model"] = True
-    if judgements is not None:
-        if repo is None or len(events) != 1:
-            raise InputError("--judgements is for one repository: give --repo")
-        events[0]["judgements"] = judgements
+    with_judgements(events, repo, judgements)
     refuse_bad_input(events, watchlist, moment)
     event = events[0]
     timings: dict[str, float] = {}
@@ -686,6 +683,15 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     if watchlist.digest is not None and (digest / "report.json").exists():
         say(f"digest written: {digest}")
     return RunResult(run_id, report, key, paths, site_dir, timings, planned, keys)
+
+
+def with_judgements(events: list[dict[str, Any]], repo: str | None, judgements: list[dict[str, Any]] | None) -> None:
+    """A --judgements file's lines go with the one repository's plan event (PlanFunction checks and keeps them)."""
+    if judgements is None:
+        return
+    if repo is None or len(events) != 1:
+        raise InputError("--judgements is for one repository: give --repo")
+    events[0]["judgements"] = judgements
 
 
 def _copy_site(stack: Stack, site_dir: Path) -> None:
