@@ -142,3 +142,13 @@ def test_a_correction_after_publication_makes_a_new_revision(tmp_path: Path) -> 
     assert any("corrected their verdict on 1 PR(s)" in n and "#1210" in n for n in second["notes"])
     page = stack.bucket.get("acme/rocket/pull/1210/report.md")
     assert page is not None and "| Judged by the maintainers | minor |" in page.decode()
+
+
+def test_prhub_judge_of_a_pr_no_run_lists_is_exit_2_and_writes_nothing(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from prhub_local.cli import main
+
+    state, out = tmp_path / "state", tmp_path / "site"
+    code = main(["judge", "--repo", "acme/rocket", "--key", "1210", "--state", str(state), "--out", str(out)])
+    assert code == 2 and "no stored run of acme/rocket lists #1210" in capsys.readouterr().err
+    assert not state.exists() and not out.exists()
