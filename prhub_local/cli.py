@@ -39,7 +39,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         repo=args.repo, since=args.since, until=args.until, tz=args.tz, source=args.source, scorer=args.scorer,
         lang=args.lang, out=args.out, state=None if args.endpoint_url else args.state,
         endpoint_url=args.endpoint_url, config_text=config_text, workers=args.workers, retry_model=args.retry_model,
-        quiet=args.quiet, timeout=args.timeout)
+        quiet=args.quiet, timeout=args.timeout, judgements=_read_judgements(args.judgements, args.repo))
     for key in result.report_keys or [result.report_key]:
         for name in ("report.md", "report.pdf", "report.json", "index.html"):
             print(result.site_dir / key / name)
@@ -53,6 +53,41 @@ def _read_config(path: str | None) -> str | None:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read --config {path}: {exc.strerror}") from exc
+
+
+def _read_judgements(path: str | None, repo: str | None) -> list[dict[str, object]] | None:
+    """--judgements FILE: one {"pr": N, "verdict": "key"|"minor"} a line, for --repo; checked whole before the
+    run starts (its PR numbers by the plan, against the repository's record)."""
+    if path is None:
+        return None
+    from prhub.core.config import check_repo
+    from prhub.flow.judgements import read_lines
+
+    if repo is None:
+        raise InputError("--judgements is for one repository: give --repo")
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"cannot read --judgements {path}: {exc.strerror}") from exc
+    return [{"pr": j.pr, "verdict": j.verdict} for j in read_lines(text.splitlines(), check_repo(repo), "file", path)]
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    """Correct the verdicts on a repository's PRs: --key N... were key, --minor N... were minor.
+
+    The corrections are kept in the stack's JudgementsTable (through --state, or
+    --endpoint-url's stack) and beat every other source of judgements; each published
+    report listing a corrected PR is made again as its next revision, which says what
+    changed, and its PR pages mark the verdict. A PR no stored run lists is bad input:
+    exit code 2, nothing written.
+    """
+    from prhub_local import judge
+
+    made = judge.judge(args.repo, args.key, args.minor, state=None if args.endpoint_url else args.state,
+                       endpoint_url=args.endpoint_url, config_text=_read_config(args.config), out=args.out)
+    for revision in made:
+        print(Path(args.out) / str(revision["report_key"]))
+    return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -158,6 +193,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress on stderr, only warnings and failures")
     run.add_argument("--timeout", type=_positive, metavar="SECONDS",
                      help="give up after this long (default: only when nothing moved for 15 minutes)")
+    run.add_argument("--judgements", metavar="FILE",
+                     help='verdicts on --repo\'s PRs, one {"pr": N, "verdict": "key"|"minor"} a line (kept)')
+
+    judge_cmd = add("judge", cmd_judge)
+    judge_cmd.add_argument("--repo", required=True, metavar="OWNER/NAME", help="repository")
+    judge_cmd.add_argument("--key", type=_positive, nargs="+", default=[], metavar="N", help="PRs that were key")
+    judge_cmd.add_argument("--minor", type=_positive, nargs="+", default=[], metavar="N", help="PRs that were minor")
+    judge_cmd.add_argument("--config", metavar="FILE", help="watch list JSON (as in the deployed SSM parameter)")
+    judge_cmd.add_argument("--out", default="site", metavar="DIR", help="where the site is copied (default: ./site)")
+    judge_cmd.add_argument("--state", default=".prhub/state", metavar="DIR",
+                           help="embedded AWS state kept between runs (default: .prhub/state)")
+    judge_cmd.add_argument("--endpoint-url", metavar="URL", help="use this AWS endpoint instead of the embedded one")
 
     export = add("export", cmd_export)
     export.add_argument("--repo", required=True, metavar="OWNER/NAME", help="repository")

@@ -406,6 +406,12 @@ class Runner:
                 self.say(f"listed {r['listed']} PRs merged into {span} so far: the listing goes on")
             else:
                 self.say(f"listed {r['expected']} PRs merged into {span}")
+        self.drain([r["run_id"] for r in runs], timeout, stall)
+        return runs
+
+    def drain(self, run_ids: list[str], timeout: float | None = None, stall: float = STALL_SECONDS) -> None:
+        """Drive every queue's function until the runs `run_ids` are published and the queues are empty (what
+        `prhub judge` does with the revisions it queued, too)."""
         pollers = [Poller(self, "ScoreFunction", "ScoreQueue") for _ in range(max(1, self.workers))]
         pollers.append(Poller(self, "PlanFunction", "PlanQueue"))  # continuations of long listings
         pollers.append(Poller(self, "ReportFunction", "ReportQueue"))
@@ -414,12 +420,11 @@ class Runner:
         for p in pollers:
             p.start()
         try:
-            self._wait([r["run_id"] for r in runs], pollers, timeout, stall)
+            self._wait(run_ids, pollers, timeout, stall)
         finally:
             self.stop()
             for p in pollers:
                 p.join(timeout=10)
-        return runs
 
     def _wait(self, run_ids: list[str], pollers: list[Poller], timeout: float | None, stall: float) -> None:
         store, sqs = run_store(self.stack), client("sqs")
@@ -583,7 +588,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                  workers: int = 4, invoke: Invoker | None = None, progress: Progress | None = None,
                  timeout: float | None = None, root: Path | None = None, now: datetime | None = None,
                  visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT, retry_model: bool = False,
-                 quiet: bool = False, stall: float = STALL_SECONDS) -> RunResult:
+                 quiet: bool = False, stall: float = STALL_SECONDS,
+                 judgements: list[dict[str, Any]] | None = None) -> RunResult:
     """Run reports through the real flow locally (channels told too) and copy the site to `out`.
 
     Without `repo`: with `config_text` every repository it watches, else the bundled sample (its week unless
@@ -593,7 +599,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     `visibility_timeout` (seconds) replaces the queues' own, so retries and DLQ moves happen within the run.
     Progress goes to stderr (a live bar on a terminal, plain lines elsewhere), or line by line to `progress`;
     `quiet` keeps only warnings and failures. `timeout` bounds the run; without it the run goes on while it
-    moves (Runner). A run that gives up still copies what it published to `out`.
+    moves (Runner). A run that gives up still copies what it published to `out`. `judgements` (a --judgements
+    file's {"pr", "verdict"} lines) go with the one repository's plan event, which checks and keeps them.
     """
     root = root or default_root()
     display = lines(progress, quiet) if progress is not None else Display.for_stream(sys.stderr, quiet)
@@ -615,6 +622,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     if retry_model:  # ask the model again for PRs the engine scored in its place before
         for each in events:
             each["retry_model"] = True
+    with_judgements(events, repo, judgements)
     refuse_bad_input(events, watchlist, moment)
     event = events[0]
     timings: dict[str, float] = {}
@@ -675,6 +683,15 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     if watchlist.digest is not None and (digest / "report.json").exists():
         say(f"digest written: {digest}")
     return RunResult(run_id, report, key, paths, site_dir, timings, planned, keys)
+
+
+def with_judgements(events: list[dict[str, Any]], repo: str | None, judgements: list[dict[str, Any]] | None) -> None:
+    """A --judgements file's lines go with the one repository's plan event (PlanFunction checks and keeps them)."""
+    if judgements is None:
+        return
+    if repo is None or len(events) != 1:
+        raise InputError("--judgements is for one repository: give --repo")
+    events[0]["judgements"] = judgements
 
 
 def _copy_site(stack: Stack, site_dir: Path) -> None:

@@ -12,6 +12,11 @@ answer), ETags and 304s. Faults are queued per test (`inject`) and matched by pa
 pattern (GraphQL ones also by a pattern of the query text); every answer is counted
 by kind, 304s separately.
 
+GET /repos/O/N/contents/PATH serves the default branch's files (`files`: path -> text): with
+`Accept: application/vnd.github.raw+json` the raw text (GitHub's documented custom media type for files; the
+Content-Type the fake answers with, the same media type, is not confirmed), else GitHub's file object (type, encoding
+base64, content, size, sha, path, name); 404 for a path it does not hold.
+
 The pull endpoint also speaks the diff media type (`Accept: application/vnd.github.diff`):
 the PR's whole `git diff`, or 406 `too_large` past 300 files or 20,000 changed lines as
 GitHub answers. The export holds no diff text for most files: such a file appears with its
@@ -45,6 +50,7 @@ GraphQL faults: "secondary" (200 with a secondary-limit error and Retry-After),
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import math
@@ -59,7 +65,7 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from prhub.core.models import PullRequest
 from prhub.core.period import format_timestamp, parse_timestamp
@@ -71,6 +77,7 @@ from tests.fakes.loopback import LoopbackServer
 FAULTS = ("401", "404", "403-retry-after", "429", "502", "slow", "cut", "cut-connection", "exhausted", "incomplete",
           "secondary", "partial", "timeout")
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
+RAW_MEDIA_TYPE = "application/vnd.github.raw+json"  # the contents API's raw file
 CONNECTIONS = frozenset({"search", "files", "labels", "reviews", "commits", "reviewThreads", "comments"})
 
 
@@ -110,8 +117,10 @@ class FakeGitHub(LoopbackServer):
         diff_max_lines: int = 20_000,
         bots: Iterable[str] = (),
         org_repos: dict[str, list[dict[str, Any]]] | None = None,
+        files: dict[str, str] | None = None,
     ) -> None:
         self.repo = repo
+        self.files = dict(files or {})  # the default branch's files the contents endpoint serves
         # Accounts GitHub types as bots though their login has no "[bot]" (GitHub Copilot's "Copilot"): REST says
         # so with `"type": "Bot"`, GraphQL with `__typename: Bot`. Logins ending in "[bot]" are bots too.
         self.bots = set(bots)
@@ -587,6 +596,8 @@ class _Handler(BaseHTTPRequestHandler):
                     "status": "406"}
             else:
                 body = fake.diff_text(pr)
+        if kind == "contents" and status == 200 and RAW_MEDIA_TYPE in (self.headers.get("Accept") or ""):
+            body = fake.files[body["path"]]
         text = isinstance(body, str)
         payload = body.encode() if text else json.dumps(body).encode()
         etag = f'W/"{hashlib.sha1(payload).hexdigest()}"'
@@ -601,7 +612,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(403, json.dumps(message).encode(), self._rate_headers(0, reset))
             return
         fake.count(kind, self.path, status)
-        content_type = f"{DIFF_MEDIA_TYPE}; charset=utf-8" if text else "application/json; charset=utf-8"
+        content_type = (f"{RAW_MEDIA_TYPE if kind == 'contents' else DIFF_MEDIA_TYPE}; charset=utf-8" if text
+                        else "application/json; charset=utf-8")
         headers = {**self._rate_headers(remaining, reset), "Content-Type": content_type}
         if status == 200:
             headers["ETag"] = etag
@@ -722,6 +734,15 @@ class _Handler(BaseHTTPRequestHandler):
                 return not_found
             chunk = listing[(page - 1) * per_page: page * per_page]
             return 200, chunk, self._link(base, path, query, page, per_page, len(listing))
+        contents = re.fullmatch(r"/repos/([^/]+/[^/]+)/contents/(.+)", path)
+        if contents:
+            name = unquote(contents.group(2))
+            if contents.group(1).lower() != fake.repo.lower() or name not in fake.files:
+                return not_found
+            data = fake.files[name].encode()
+            return 200, {"type": "file", "encoding": "base64", "size": len(data), "name": name.rsplit("/", 1)[-1],
+                         "path": name, "sha": hashlib.sha1(data).hexdigest(),
+                         "content": base64.b64encode(data).decode()}, ""
         match = re.fullmatch(r"/repos/([^/]+/[^/]+)(?:/(pulls|issues)/(\d+)(/files|/reviews|/comments)?)?", path)
         commit = re.fullmatch(r"/repos/([^/]+/[^/]+)/git/commits/(\w+)", path)
         if commit and commit.group(1).lower() == fake.repo.lower():
@@ -812,6 +833,8 @@ def _kind(path: str) -> str:
         return "org_repos"
     if "/git/commits/" in path:
         return "commit"
+    if "/contents/" in path:
+        return "contents"
     if path.endswith("/files"):
         return "files"
     if path.endswith("/reviews"):

@@ -25,6 +25,7 @@ from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import S
 from prhub.cloud.store import Progress, Result, Run, better, planned_at
 from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.core.history import History
+from prhub.core.judgements import Judgement
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period, format_timestamp
 from prhub.flow.deps import Deps
@@ -43,6 +44,7 @@ class MemoryStore:
         self.runs: dict[str, Run] = {}
         self.result_items: dict[tuple[str, int], Result] = {}
         self.published: dict[str, int] = {}  # run id -> results its latest publication included
+        self.kept: dict[tuple[str, str, int], Judgement] = {}  # (repo lower-case, source, PR) -> judgement
         self._lock = threading.Lock()
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
@@ -169,6 +171,24 @@ class MemoryStore:
     def results(self, run_id: str) -> list[Result]:
         with self._lock:
             return [copy.deepcopy(r) for (rid, _), r in sorted(self.result_items.items()) if rid == run_id]
+
+    def runs_of(self, repo: str) -> Iterator[Run]:
+        with self._lock:
+            runs = [copy.deepcopy(r) for r in self.runs.values() if r.repo.lower() == repo.lower()]
+        yield from runs
+
+    def put_judgements(self, judgements: list[Judgement]) -> None:
+        with self._lock:
+            for j in judgements:
+                self.kept[(j.repo.lower(), j.source, j.pr)] = j
+
+    def forget_judgement(self, repo: str, pr: int, source: str) -> None:
+        with self._lock:
+            self.kept.pop((repo.lower(), source, pr), None)
+
+    def judgements(self, repo: str) -> list[Judgement]:
+        with self._lock:
+            return [replace(j, repo=repo) for (r, _, _), j in sorted(self.kept.items()) if r == repo.lower()]
 
 
 @dataclass

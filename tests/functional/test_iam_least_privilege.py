@@ -41,6 +41,11 @@ RECORDED_TESTS = [
 Grant = tuple[str, str, str]  # function, action, logical resource
 ESM = "Lambda's event source mapping polls the queue with the function's role"
 UNRECORDED: dict[Grant, str] = {
+    ("PlanFunction", "dynamodb:BatchWriteItem", "JudgementsTable"):
+        "an event's judgements (prhub run --judgements): test_judgements_flow drives it through flow.plan",
+    **{("ScoreFunction", action, "JudgementsTable"):
+       "key_labels / minor_labels kept or forgotten: test_judgements_flow drives it through flow.score_record"
+       for action in ("dynamodb:BatchWriteItem", "dynamodb:DeleteItem")},
     ("PlanFunction", "sqs:SendMessage", "PlanDLQ"): "Lambda sends a failed asynchronous invocation there",
     ("ReportFunction", "sqs:SendMessage", "SweepDLQ"): "Lambda sends a failed sweep invocation there",
     **{("ScoreFunction", action, "ScoreQueue"): ESM

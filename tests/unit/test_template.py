@@ -819,6 +819,7 @@ def test_every_queue_refuses_plain_http() -> None:
         ("ResultsTable", [("run_id", "S", "HASH"), ("number", "N", "RANGE")], "expires_at", True),
         ("CacheTable", [("key", "S", "HASH")], "expires_at", False),
         ("IdempotencyTable", [("id", "S", "HASH")], "expiration", False),
+        ("JudgementsTable", [("repo", "S", "HASH"), ("key", "S", "RANGE")], None, True),  # kept: no TTL
     ],
 )
 def test_table(table: str, keys: list[tuple[str, str, str]], ttl: str | None, pitr: bool) -> None:
@@ -832,6 +833,12 @@ def test_table(table: str, keys: list[tuple[str, str, str]], ttl: str | None, pi
     else:
         assert "TimeToLiveSpecification" not in t
     assert t.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled", False) is pitr
+
+
+def test_what_maintainers_said_outlives_the_stack() -> None:
+    # Judgements (issue 27) cannot be read again: kept through a replacement, a redeploy and the stack's delete.
+    table = load_template()["Resources"]["JudgementsTable"]
+    assert table["DeletionPolicy"] == "Retain" and table["UpdateReplacePolicy"] == "Retain"
 
 
 # ------------------------------------------------------------------ bucket and CloudFront
@@ -1091,6 +1098,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:PutItem": {"RunsTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable"},  # an empty range claims its report at once
         "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags; a listing's kept parts
+        "dynamodb:BatchWriteItem": {"JudgementsTable"},  # the event's judgements (prhub run --judgements)
         # PlanDLQ: the failure destination; PlanQueue: a listing's continuation
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanQueue", "PlanDLQ"},
         "sqs:ReceiveMessage": {"PlanQueue"}, "sqs:DeleteMessage": {"PlanQueue"},
@@ -1106,6 +1114,8 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:BatchGetItem": {"CacheTable"},  # a PR's model result and its stand-in, in one read
         "dynamodb:UpdateItem": {"RunsTable"},
         "dynamodb:PutItem": {"ResultsTable", "CacheTable"},
+        # key_labels / minor_labels: a label judgement kept, or forgotten once the label is gone
+        "dynamodb:BatchWriteItem": {"JudgementsTable"}, "dynamodb:DeleteItem": {"JudgementsTable"},
         "secretsmanager:GetSecretValue": {"GitHubTokenSecretName", "LlmApiKeySecretName"},
         "s3:GetObject": {"ExportBucket"},  # the run's jsonl:s3:// source, where ExportBucket is set
     },
@@ -1117,7 +1127,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
         "dynamodb:Scan": {"RunsTable"},  # the sweep
-        "dynamodb:Query": {"ResultsTable"},
+        "dynamodb:Query": {"ResultsTable", "JudgementsTable"},  # JudgementsTable: prs[].judged
         "dynamodb:PutItem": {"IdempotencyTable", "CacheTable"},
         "dynamodb:DeleteItem": {"IdempotencyTable"},
         "s3:ListBucket": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},

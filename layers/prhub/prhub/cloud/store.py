@@ -24,6 +24,11 @@ A PR handed back for later (a rate limit, too little time left) moves
 `waiting_until` forward (`defer`): the sweep tells such a run from a dead one.
 
 Results are packed (prhub.cloud.dynamo's codec), as the cache's entries are.
+
+Judgements (issue 27) live in their own table, without expiry (runs and results go after RUN_TTL_DAYS; what a
+maintainer said must outlive them): one item per repository (lower-case), source and PR. Only what the flow could
+not read again is kept there: a `--judgements` file's, the labels the score workers saw, `prhub judge`'s
+corrections (prhub.flow.judgements).
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ from prhub.core.channels import Channel
 from prhub.core.config import RepoConfig, Settings
 from prhub.core.errors import PrhubError
 from prhub.core.history import History
+from prhub.core.judgements import Judgement, judgement
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period, format_timestamp
 
@@ -284,6 +290,19 @@ class Store:
                     # from finishing the others; it expires with its TTL.
                     continue
 
+    def runs_of(self, repo: str) -> Iterator[Run]:
+        """Every stored run of the repository, its slices' too (a scan: runs are few and expire; for `prhub
+        judge`, never a function)."""
+        for page in self.db.get_paginator("scan").paginate(TableName=self.settings.runs_table):
+            for item in page.get("Items", []):
+                data = from_item(item)
+                if str(data.get("repo", "")).lower() != repo.lower():  # a name's case is the caller's
+                    continue
+                try:
+                    yield Run.from_item(data)
+                except (KeyError, ValueError, TypeError, PrhubError):
+                    continue  # as open_runs: an item the code cannot read expires with its TTL
+
     def claim_report(self, run_id: str, now: int) -> bool:
         """Exactly one caller wins: SET report_requested only if absent."""
         try:
@@ -403,6 +422,37 @@ class Store:
             if not condition_failed(exc):  # an expired run: nothing to count against (and no ghost item)
                 raise
 
+    # -- judgements ---------------------------------------------------------
+    def put_judgements(self, judgements: list[Judgement]) -> None:
+        """Keep each judgement, replacing the one of the same repository, source and PR (BatchWriteItem, 25 a
+        request; what DynamoDB leaves unprocessed is sent again)."""
+        requests = [{"PutRequest": {"Item": to_item(_judgement_item(j))}} for j in judgements]
+        for start in range(0, len(requests), 25):
+            pending = {self.settings.judgements_table: requests[start:start + 25]}
+            for _ in range(10):
+                left = self.db.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+                if not left:
+                    break
+                pending = left
+            else:
+                raise PrhubError(f"DynamoDB kept refusing to store {len(pending)} judgements")
+
+    def forget_judgement(self, repo: str, pr: int, source: str) -> None:
+        """Remove the repository's judgement of `pr` from `source` (a label taken off the PR), if there is one."""
+        self.db.delete_item(TableName=self.settings.judgements_table,
+                            Key=to_item({"repo": repo.lower(), "key": f"{source}#{pr}"}))
+
+    def judgements(self, repo: str) -> list[Judgement]:
+        """Every judgement kept for the repository, by source and PR."""
+        out = []
+        for page in self.db.get_paginator("query").paginate(
+                TableName=self.settings.judgements_table, KeyConditionExpression="repo = :r",
+                ExpressionAttributeValues=to_item({":r": repo.lower()})):
+            for raw in page.get("Items", []):
+                item = from_item(raw)
+                out.append(judgement(repo, int(item["pr"]), item["verdict"], item["source"], item.get("at", "")))
+        return out
+
     # -- results ------------------------------------------------------------
     def _count_in_run(self, run_id: str, counter: str, now: int, tokens: int = 0) -> dict[str, Any]:
         # `tokens`: what the PR's model calls cost beyond (or below) their reservations, settled with the result.
@@ -452,6 +502,11 @@ class Store:
                 out.append(Result(int(item["number"]), item["status"], scored, item.get("reason", ""),
                                   bool(item.get("cached", False))))
         return out
+
+
+def _judgement_item(j: Judgement) -> dict[str, Any]:
+    return {"repo": j.repo.lower(), "key": f"{j.source}#{j.pr}", "pr": j.pr, "verdict": j.verdict,
+            "source": j.source, "at": j.at}
 
 
 def is_literal(channel: Channel) -> bool:

@@ -28,6 +28,7 @@ from typing import Any
 from prhub.core.channels import Channel, parse_channels
 from prhub.core.errors import InputError
 from prhub.core.globs import check_patterns
+from prhub.core.judgements import VERDICTS, Judgement, Verdict, judgement
 from prhub.core.period import zone
 
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
@@ -80,7 +81,8 @@ class LlmConfig:
                              f"no money budget), got {usd!r:.40}")
 
 
-CONVENTION_KEYS = ("highlight_labels", "chore_labels", "product_kinds")  # lists of names, kept as tuples
+# Lists of names, kept as tuples; key_labels and minor_labels make judgements (issue 27, prhub.flow.judgements).
+CONVENTION_KEYS = ("highlight_labels", "chore_labels", "product_kinds", "key_labels", "minor_labels")
 
 
 def _name_lists(values: dict[str, Any]) -> dict[str, tuple[str, ...]]:
@@ -93,6 +95,56 @@ def _name_lists(values: dict[str, Any]) -> dict[str, tuple[str, ...]]:
                 raise InputError(f"{key} must be a list of names")
             out[key] = tuple(words)
     return out
+
+
+@dataclass(frozen=True)
+class ChangelogConfig:
+    """`"changelog"` of a repository: the file its maintainers curate (a path in the repository, read from its
+    default branch; beside the export for a jsonl: source) and the verdict of each of its sections (None: no
+    verdict; the key "🎉" is the verdict of highlighted entries, key unless given). See prhub.engine.changelog."""
+
+    path: str
+    sections: dict[str, Verdict | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "sections": dict(self.sections)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ChangelogConfig:
+        if not isinstance(data, dict):
+            raise InputError('changelog must be an object like {"path": "CHANGELOG.md", "sections": {"Added": "key"}}')
+        refuse_unknown("changelog", data, ("path", "sections"))
+        path, sections = data.get("path"), data.get("sections", {})
+        if (not isinstance(path, str) or not path.strip() or path.startswith("/") or "\\" in path
+                or ".." in path.split("/")):
+            raise InputError(f"changelog.path must be a file's path inside the repository, got {path!r:.100}")
+        if not isinstance(sections, dict) or not all(isinstance(k, str) and k.strip() for k in sections):
+            raise InputError('changelog.sections must map section names to "key", "minor" or null')
+        for name, verdict in sections.items():
+            if verdict is not None and verdict not in VERDICTS:
+                raise InputError(f"changelog.sections[{name[:60]!r}] must be key, minor or null, got {verdict!r:.40}")
+        return cls(path.strip(), dict(sections))
+
+
+def _judgements(repo: Any, value: Any) -> tuple[Judgement, ...] | str:
+    """The watch list's `judgements`: [{"pr": N, "verdict": "key"|"minor"}, ...] or "jsonl:PATH" (read by
+    prhub.flow.judgements where exports are read)."""
+    if isinstance(value, str):
+        if not value.startswith("jsonl:") or len(value) == len("jsonl:"):
+            raise InputError(f'judgements must be a list of {{"pr": N, "verdict": "key"}} or "jsonl:PATH", '
+                             f"got {value!r:.100}")
+        return value
+    if not isinstance(value, list | tuple):
+        raise InputError('judgements must be a list of {"pr": N, "verdict": "key"} or "jsonl:PATH"')
+    out = []
+    for entry in value:
+        if isinstance(entry, Judgement):
+            entry = {"pr": entry.pr, "verdict": entry.verdict}
+        if not isinstance(entry, dict):
+            raise InputError(f'each judgement must be {{"pr": N, "verdict": "key"}}, got {entry!r:.100}')
+        refuse_unknown("judgement", entry, ("pr", "verdict"))
+        out.append(judgement(str(repo), entry.get("pr"), entry.get("verdict"), "watchlist"))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -110,6 +162,12 @@ class RepoConfig:
     highlight_labels: tuple[str, ...] = ("release-notes", "highlight", "breaking-change")
     chore_labels: tuple[str, ...] = ("chore", "dependencies", "ci")
     product_kinds: tuple[str, ...] = ()
+    # What the maintainers say about PRs (issue 27, prhub.flow.judgements): verdicts listed here or in a file,
+    # labels meaning key or minor, and the CHANGELOG's sections.
+    judgements: tuple[Judgement, ...] | str = ()
+    key_labels: tuple[str, ...] = ()
+    minor_labels: tuple[str, ...] = ()
+    changelog: ChangelogConfig | None = None
     large_change_lines: int = 1000
     check_registry: bool = False  # look pinned versions up on PyPI / npm
     llm: LlmConfig = field(default_factory=LlmConfig)
@@ -131,6 +189,9 @@ class RepoConfig:
             raise InputError(f"language must be one of {LANGUAGES}, got {self.language!r:.100}")
         if self.scorer not in ("auto", "heuristic", "llm"):
             raise InputError(f"scorer must be auto, heuristic or llm, got {self.scorer!r:.100}")
+        both = {x.lower() for x in self.key_labels} & {x.lower() for x in self.minor_labels}
+        if both:
+            raise InputError(f"labels {', '.join(sorted(both))} are in both key_labels and minor_labels")
 
     def is_bot(self, login: str) -> bool:
         """A bot account: GitHub's "[bot]" suffix, or a login in `bots` (case-insensitive, with or without it)."""
@@ -171,6 +232,9 @@ class RepoConfig:
         data["notify"] = [c.to_dict() for c in self.notify]
         data["bots"], data["exclude_authors"] = list(self.bots), list(self.exclude_authors)
         data["paths"] = list(self.paths)
+        data["judgements"] = self.judgements if isinstance(self.judgements, str) else [
+            {"pr": j.pr, "verdict": j.verdict} for j in self.judgements]
+        data["changelog"] = self.changelog.to_dict() if self.changelog else None
         return data
 
     @classmethod
@@ -201,6 +265,10 @@ class RepoConfig:
             raise InputError("name must be a string")
         if "notify" in values:
             values["notify"] = parse_channels(values["notify"])
+        if "judgements" in values:
+            values["judgements"] = _judgements(values.get("repo"), values["judgements"])
+        if values.get("changelog") is not None:
+            values["changelog"] = ChangelogConfig.from_dict(values["changelog"])
         try:
             return cls(**values)
         except TypeError as exc:
@@ -288,8 +356,8 @@ class WatchList:
         defaults = doc.get("defaults") or {}
         if not isinstance(defaults, dict):
             raise InputError("defaults must be an object of repository settings")
-        # Defaults apply to every repository: a repository's own name is no default.
-        refuse_unknown("defaults", defaults, {f.name for f in fields(RepoConfig)} - {"repo"})
+        # Defaults apply to every repository: a repository's own name, or verdicts on its PRs, are no default.
+        refuse_unknown("defaults", defaults, {f.name for f in fields(RepoConfig)} - {"repo", "judgements"})
         repos = tuple(
             RepoConfig.from_dict({**defaults, **(r if isinstance(r, dict) else {"repo": r})})
             for r in doc.get("repos", [])
@@ -340,6 +408,7 @@ class Settings:
     max_receive_count: int = 3
     delivery_queue_url: str = ""  # DeliveryQueue: one message per (report, channel)
     deliveries_table: str = ""  # DeliveriesTable: the delivery ledger and log (prhub.notify.ledger)
+    judgements_table: str = ""  # JudgementsTable: what maintainers said of PRs, kept across runs (issue 27)
     export_bucket: str = ""  # ExportBucket: the one bucket a jsonl:s3:// source may name ("" = none)
     local_exports: bool = False  # a jsonl: source may name a path on this machine (the CLI; never the stack)
     cjk_font: str = ""  # PRHUB_CJK_FONT: the PDF's font ("path#N": face N of a .ttc); "" = the packaged one
@@ -363,6 +432,7 @@ class Settings:
                 max_receive_count=int(env.get("MAX_RECEIVE_COUNT", "3")),
                 delivery_queue_url=env.get("DELIVERY_QUEUE_URL", ""),
                 deliveries_table=env.get("DELIVERIES_TABLE", ""),
+                judgements_table=env.get("JUDGEMENTS_TABLE", ""),
                 export_bucket=env.get("EXPORT_BUCKET", ""),
                 local_exports=env.get("LOCAL_EXPORTS", "false").lower() == "true",
                 cjk_font=env.get("PRHUB_CJK_FONT", "").strip(),

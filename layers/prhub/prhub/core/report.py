@@ -157,6 +157,9 @@ class PrEntry(TypedDict):
     # conversation says.
     reviewers: NotRequired[list[str]]
     review: NotRequired[PrReview]
+    # What the maintainers said of it (issue 27): "key", "minor" or None; absent when the repository has no
+    # judgements at all (the report is then as it always was).
+    judged: NotRequired[str | None]
 
 
 class Module(TypedDict):
@@ -348,6 +351,7 @@ class Changes(TypedDict):
     since: str  # when the revision before was published
     scored: list[int]  # scored since (now among prs[])
     failed: list[int]  # recorded as failed since (still among unscored[], with the reason)
+    judged: NotRequired[list[int]]  # corrected by the maintainers since (prhub judge); absent when none
 
 
 class Report(Analysis):

@@ -105,6 +105,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "engine_wrote": "narrative: the engine wrote {sections} because {cause}",
         "revision": "revision {revision}: made again with the results of {n} PR(s) that arrived after the "
                     "revision published {since} ({prs})",
+        "revision_judged": "revision {revision}: made again after the maintainers corrected their verdict on {n} "
+                           "PR(s) since the revision published {since} ({prs})",
     },
     "zh": {
         "deletes_imported": "删除了被其他代码导入的 {file}（{line}）",
@@ -194,6 +196,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "engine_scored": "{n} 个 PR 由引擎代替模型评分：{cause}（{prs}）",
         "engine_wrote": "叙述：{sections} 由引擎撰写，原因是{cause}",
         "revision": "第 {revision} 版：{since} 发布上一版之后又收到 {n} 个 PR 的结果（{prs}），据此重新生成",
+        "revision_judged": "第 {revision} 版：{since} 发布上一版之后维护者更正了对 {n} 个 PR 的判定（{prs}），"
+                           "据此重新生成",
     },
 }
 

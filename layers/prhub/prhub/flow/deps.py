@@ -30,6 +30,7 @@ from prhub.cloud.watchlist import WatchListParameter
 from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.core.errors import InputError
 from prhub.core.history import History
+from prhub.core.judgements import Judgement
 from prhub.core.models import PullRef, ScoredPR
 from prhub.core.period import Period
 from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers
@@ -92,6 +93,14 @@ class RunStore(Protocol):
     def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool: ...
 
     def results(self, run_id: str) -> list[Result]: ...
+
+    def runs_of(self, repo: str) -> Iterator[Run]: ...
+
+    def put_judgements(self, judgements: list[Judgement]) -> None: ...
+
+    def forget_judgement(self, repo: str, pr: int, source: str) -> None: ...
+
+    def judgements(self, repo: str) -> list[Judgement]: ...
 
 
 class MessageQueue(Protocol):

@@ -202,7 +202,8 @@ def json_safe(facts: dict[str, Any]) -> dict[str, Any]:
 
 # What a PR page shows of its PR's scoring that one period's run cannot change without the PR changing: its page is
 # built anew when one of these differs (importance and "key" are relative to the period, and stay as first built).
-SCORED_AS = ("title", "summary", "key_points", "risks", "scored_by", "type", "breaking", "breaking_reason")
+# "judged": a maintainer's verdict, which a correction changes (prhub judge).
+SCORED_AS = ("title", "summary", "key_points", "risks", "scored_by", "type", "breaking", "breaking_reason", "judged")
 SCORER_AS = ("kind", "model", "prompt_version")
 
 

@@ -28,16 +28,19 @@ from prhub.cloud import metrics, tracing
 from prhub.cloud.store import run_id
 from prhub.core.config import RepoConfig, WatchList, check_repo
 from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError, SourceUnavailable
+from prhub.core.judgements import Judgement
 from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
+from prhub.flow import judgements
 from prhub.flow.deps import Deps
+from prhub.flow.judgements import read_lines
 from prhub.flow.records import dropped
 from prhub.sources import orgs, scope
 from prhub.sources.source import Deadline, Source, TimedSource
 
 logger = Logger(service="prhub", child=True)
 
-DIRECT_KEYS = {"repo", "slice", "since", "until", "tz", "lang", "source", "scorer", "retry_model"}
+DIRECT_KEYS = {"repo", "slice", "since", "until", "tz", "lang", "source", "scorer", "retry_model", "judgements"}
 # What EventBridge (Scheduler) puts in an event; anything else without a repo is a malformed request.
 SCHEDULE_KEYS = {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"}
 CLOCK_SKEW = timedelta(minutes=5)
@@ -57,16 +60,28 @@ class PlanRequest:
     config: RepoConfig
     period: Period
     run_id: str
+    judgements: tuple[Judgement, ...] = ()  # the event's (`prhub run --judgements FILE`), kept once checked
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "config": self.config.to_dict(), "period": self.period.to_dict()}
+        return {"run_id": self.run_id, "config": self.config.to_dict(), "period": self.period.to_dict(),
+                **({"judgements": [j.to_dict() for j in self.judgements]} if self.judgements else {})}
 
     @classmethod
     def from_dict(cls, data: Any) -> PlanRequest:
         """KeyError, TypeError, ValueError or InputError for data that is not a request."""
         if not isinstance(data["run_id"], str):
             raise TypeError("run_id must be a string")
-        return cls(RepoConfig.from_dict(data["config"]), Period.from_dict(data["period"]), data["run_id"])
+        return cls(RepoConfig.from_dict(data["config"]), Period.from_dict(data["period"]), data["run_id"],
+                   tuple(Judgement.from_dict(j) for j in data.get("judgements") or []))
+
+
+def _event_judgements(repo: str, value: Any) -> tuple[Judgement, ...]:
+    """The event's `judgements`: [{"pr": N, "verdict": "key"|"minor"}, ...], as a --judgements file's lines."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise InputError('judgements must be a list of {"pr": N, "verdict": "key"|"minor"}')
+    return tuple(read_lines([json.dumps(v) for v in value], repo, "file", "the event's judgements"))
 
 
 def _text(event: dict[str, Any], key: str) -> str | None:
@@ -121,7 +136,8 @@ def parse_plan_event(event: Any, watchlist: Callable[[], WatchList], now: dateti
         if period.since > today:
             raise InputError(f"the range {period.since} to {period.until} has not begun (today is {today} in "
                              f"{config.tz}): nothing can have been merged in it")
-        return [PlanRequest(config, period, run_id(config, period, stamp))]
+        given = _event_judgements(config.repo, event.get("judgements"))
+        return [PlanRequest(config, period, run_id(config, period, stamp), given)]
     unknown = set(event) - SCHEDULE_KEYS
     if unknown:
         raise InputError(f"unknown event keys: {', '.join(sorted(unknown))}; a custom range needs "
@@ -351,6 +367,12 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     # Trends, first-time contributors and revert chains come from the repository's own record, never from
     # whatever runs a state holds: the same command gives the same report. It is narrowed as the listing is.
     history = scope.history(source, config, period, {r.author for r in refs}, lambda pr: _modules_for(pr, config))
+    # What people say of PRs is checked like the rest of the input: a PR the repository has no record of is refused
+    # before anything is written. The event's are kept for later weeks; the watch list's are read again each time.
+    said = [*req.judgements, *judgements.watched(config, deps.settings)]
+    judgements.check_known(said, config, source, {r.number for r in refs} | {int(e["number"]) for e in history.earlier})
+    if req.judgements:
+        deps.store.put_judgements(list(req.judgements))
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, **({"slice": config.slice} if config.slice else {}),
                "period": period.to_dict(), "expected": len(refs)}

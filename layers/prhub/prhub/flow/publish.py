@@ -32,9 +32,11 @@ from prhub.core.errors import InputError
 from prhub.core.models import ScoredPR
 from prhub.core.period import format_timestamp
 from prhub.engine.wording import say
+from prhub.flow import judgements
 from prhub.flow.deps import Deps
 from prhub.flow.revision import request_revision
 from prhub.site import paths as sitepaths
+from prhub.sources.source import TimedSource
 
 if TYPE_CHECKING:
     from prhub.cloud.store import Result, Run
@@ -169,12 +171,15 @@ def _compose(run: Run, results: list[Result], scored: list[ScoredPR], unscored: 
     chat = deps.scorers.narrator(run.config)
     prices = deps.scorers.prices()
     done = {p.number for p in scored}
+    said = judgements.gather(run.config, lambda: TimedSource(deps.sources(run.source), deps.deadline()), deps.store,
+                             deps.settings)
+    changed = changes(run, done, _reasons(results), judgements.changed_since(run, said)) if revision > 1 else None
     report = compose.report(scored, unscored, run.period, run.config, run.history, format_timestamp(deps.clock()),
                             scorer_info(scored, model, prompt_version), run.notes,
                             narrator=lambda draft: narrator.model_narrative(draft, run.config, chat, deps.cache,
                                                                              prices),
-                            revision=revision, changes=changes(run, done, _reasons(results)) if revision > 1 else None,
-                            prices=prices)
+                            revision=revision, changes=changed, prices=prices,
+                            judged={j.pr: j.verdict for j in said})
     narrator.record_cost(report["scorer"])
     return report
 
@@ -205,11 +210,14 @@ def _publish(report: Report, run: Run, scored: list[ScoredPR], home: str, deps: 
     return site.report_prefix(report, home)
 
 
-def changes(run: Run, scored: set[int], failed: dict[int, str]) -> Changes:
+def changes(run: Run, scored: set[int], failed: dict[int, str], judged: list[int] | None = None) -> Changes:
     """What a revision changes: the PRs without a result when the revision before was published that have one
-    now."""
-    return {"since": run.reported_at or "", "scored": sorted(n for n in run.published_pending if n in scored),
-            "failed": sorted(n for n in run.published_pending if n in failed)}
+    now, and the PRs the maintainers corrected since (`judged`)."""
+    out: Changes = {"since": run.reported_at or "", "scored": sorted(n for n in run.published_pending if n in scored),
+                    "failed": sorted(n for n in run.published_pending if n in failed)}
+    if judged:
+        out["judged"] = sorted(judged)
+    return out
 
 
 def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) -> Scorer:

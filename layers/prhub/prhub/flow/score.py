@@ -24,6 +24,7 @@ from prhub.cloud.store import Run, RunBudget
 from prhub.core.errors import HandBack, InputError, RetryLater
 from prhub.core.models import PullRef, PullRequest, ScoredPR
 from prhub.flow.deps import Deps
+from prhub.flow.judgements import keep_labels
 from prhub.flow.revision import request_revision
 from prhub.sources.source import TimedSource
 
@@ -270,6 +271,7 @@ def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
     # The source outlives the invocation (cached per process): its call gets this invocation's time left, so a
     # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
     pr = TimedSource(deps.sources(run.source), deadline).get(run.repo, ref)
+    keep_labels(run.config, pr, deps.store)  # before the result: the report that result may ask for sees it
     scorer = deps.scorers.scorer(run.config, period=run.refs)
     key = cache_key(run.repo, number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
     # The engine's stand-in for the model (outage, budget spent, invalid answers) has a key of its own: under

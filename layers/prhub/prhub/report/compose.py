@@ -16,7 +16,7 @@ narrative's tokens added to the run's, the run's cost and each PR's.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from prhub.core.config import RepoConfig
@@ -84,22 +84,29 @@ def engine_narration(draft: Report) -> Narration:
             "summary_evidence": narrative.summary_evidence(draft)}
 
 
-def revision_note(language: str, revision: int, changes: Changes) -> str:
-    """The note a revision carries (in every format, as every note), from its `changes`."""
+def revision_notes(language: str, revision: int, changes: Changes) -> list[str]:
+    """The notes a revision carries (in every format, as every note), from its `changes`: the late results, and
+    the maintainers' corrections when there are any."""
     late = sorted({*changes["scored"], *changes["failed"]})
-    return say(language, "revision", revision=revision, since=changes["since"] or "?", n=len(late),
-               prs=joined(language, [f"#{n}" for n in late], "comma") or "-")
+    judged = changes.get("judged") or []
+    made = [("revision", late)] if late or not judged else []
+    return [say(language, key, revision=revision, since=changes["since"] or "?", n=len(prs),
+                prs=joined(language, [f"#{n}" for n in prs], "comma") or "-")
+            for key, prs in [*made, *([("revision_judged", judged)] if judged else [])]]
 
 
 def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
           history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
-          revision: int = 1, changes: Changes | None = None) -> Report:
+          revision: int = 1, changes: Changes | None = None, judged: Mapping[int, str] | None = None) -> Report:
     """The report before its narrative: the analysis, the title and every note; deterministic. A revision after
-    the first (`revision` > 1, with what changed) says so in report.json and in a note."""
+    the first (`revision` > 1, with what changed) says so in report.json and in a note. With `judged` (the
+    repository's judgements, by PR: prhub.flow.judgements) each PR says its verdict, or None."""
     facts = analysis.analyse_period(prs, unscored, period, config, history, generated_at, scorer)
+    if judged:
+        facts["prs"] = [{**p, "judged": judged.get(p["number"])} for p in facts["prs"]]
     notes = [*facts["notes"], *run_notes, *paths_note(config)]
     if revision > 1 and changes is not None:
-        notes.append(revision_note(config.language, revision, changes))
+        notes += revision_notes(config.language, revision, changes)
     # report.json's key order: the analysis's keys, then the title and the narrative's three note sections.
     out: Report = {**facts, "notes": notes, "title": title(config.display_name, period, config.language),
                    "trend_notes": [], "risk_notes": [], "relation_notes": []}
@@ -111,10 +118,11 @@ def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config:
 def report(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
            history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
            narrator: Narrator = engine_narration, revision: int = 1, changes: Changes | None = None,
-           prices: PriceTable | None = None) -> Report:
+           prices: PriceTable | None = None, judged: Mapping[int, str] | None = None) -> Report:
     """The report of one period: its draft with the narrator's narrative, scorer and notes, accounted at `prices`
     when the run has a price table."""
-    base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes, revision, changes)
+    base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes, revision, changes,
+                 judged)
     narration = narrator(base)
     return {**base, **(narration if prices is None else accounted(base, narration, prices))}
 

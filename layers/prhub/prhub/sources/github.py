@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import IO, Any
+from urllib.parse import quote
 
 from prhub.cloud import secrets, tracing
 from prhub.core.errors import SourceError
@@ -28,6 +29,7 @@ from prhub.sources.source import ListPage
 
 log = logging.getLogger(__name__)
 
+RAW_MEDIA_TYPE = "application/vnd.github.raw+json"  # the contents API's raw file, not its base64 JSON
 SEARCH_CAP = 1000  # the search API never returns more than this many results for one query
 PER_PAGE = 100
 FILES_CAP = 3000  # GitHub lists at most this many files of one PR
@@ -119,6 +121,15 @@ class GitHubSource(OnClient):
         return History(earlier, first)
 
     @tracing.traced("github record")
+    def read_file(self, repo: str, path: str) -> str | None:
+        """The file's text on the default branch: the contents API with the raw media type (GitHub serves files up
+        to 100 MB so); None when the repository has no such file."""
+        self.check_repo(repo)
+        try:
+            return self.http.get_text(self.url(f"repos/{repo}/contents/{quote(path)}"), RAW_MEDIA_TYPE)
+        except NotFound:
+            return None
+
     def record(self, repo: str, span: Period, tag: Tagger) -> History:
         """The span's PRs from the search listing (split at the search cap), tagged from their titles: a listing
         has no files. GitHub sees the whole repository: no reach."""

@@ -485,6 +485,10 @@ class GraphQLSource(OnClient):
         return History(earlier, first)
 
     @tracing.traced("github record")
+    def read_file(self, repo: str, path: str) -> str | None:
+        """A file of the default branch, through REST's contents API (raw, and revalidated by its ETag)."""
+        return self.rest.read_file(repo, path)
+
     def record(self, repo: str, span: Period, tag: Tagger) -> History:
         """The span's PRs in the history's light listing (titles, labels, paths), sliced at the search cap."""
         if not self.graphql:

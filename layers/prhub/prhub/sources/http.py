@@ -348,8 +348,19 @@ class GitHubClient:
     def get_json(self, url: str, conditional: bool = True) -> tuple[Any, str]:
         """GET `url` from the REST API: (decoded JSON body, Link header), revalidated by ETag when `conditional`.
         A 404 is NotFound, a bad token or any other refusal a SourceError."""
-        cached = self.etag_cache.get(url) if conditional else None
-        headers = self.headers()
+        return self._get(url, conditional, "application/vnd.github+json", _json_body)
+
+    def get_text(self, url: str, accept: str) -> str:
+        """GET `url` as text in the media type `accept` (a file's raw contents), revalidated by ETag; refusals
+        as get_json's."""
+        body, _ = self._get(url, True, accept, lambda response: response.text)
+        return str(body)
+
+    def _get(self, url: str, conditional: bool, accept: str,
+             decode: Callable[[requests.Response], Any | Fault]) -> tuple[Any, str]:
+        key = url if accept == "application/vnd.github+json" else f"{url}#{accept}"  # one ETag per rendering
+        cached = self.etag_cache.get(key) if conditional else None
+        headers = self.headers(accept)
         if cached:
             headers["If-None-Match"] = cached.etag
 
@@ -358,7 +369,7 @@ class GitHubClient:
             if status == 304 and cached:
                 return cached.body, cached.link
             if status == 200:
-                return self._fresh(url, response)
+                return self._fresh(key, response, decode)
             if status in (403, 429):  # not a rate limit: those were waited for
                 raise SourceError(f"GitHub refused {url} ({status}): {message(response)}")
             if status == 401:
@@ -372,17 +383,24 @@ class GitHubClient:
 
         return self.send("GET", url, read, headers=headers)
 
-    def _fresh(self, url: str, response: requests.Response) -> tuple[Any, str] | Fault:
+    def _fresh(self, key: str, response: requests.Response,
+               decode: Callable[[requests.Response], Any | Fault]) -> tuple[Any, str] | Fault:
         """A 200's body and Link header, kept under its ETag; a body that does not decode was cut off."""
-        try:
-            body = response.json()
-        except ValueError:
-            return Fault("cut-off or invalid JSON body")
+        body = decode(response)
+        if isinstance(body, Fault):
+            return body
         etag = response.headers.get("ETag")
         link = response.headers.get("Link", "")
         if etag:
-            self.etag_cache.put(url, CachedResponse(etag, body, link))
+            self.etag_cache.put(key, CachedResponse(etag, body, link))
         return body, link
+
+
+def _json_body(response: requests.Response) -> Any | Fault:
+    try:
+        return response.json()
+    except ValueError:
+        return Fault("cut-off or invalid JSON body")
 
 
 class OnClient:

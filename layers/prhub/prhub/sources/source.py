@@ -80,6 +80,11 @@ class Source(Protocol):
         carries) and the source's `reach`; no first merges. What the dashboard's weeks no run listed read."""
         ...
 
+    def read_file(self, repo: str, path: str) -> str | None:
+        """The text of the file at `path` in the repository as the source sees it (GitHub: its default branch;
+        an export: the file at `path` beside it); None when there is no such file."""
+        ...
+
 
 # What can be wrong with an export line, in the report's language. Never the line's value: a malformed line
 # may hold anything (a secret pasted by mistake), and notes are published.
@@ -160,9 +165,11 @@ class JsonlSource:
     Each record's `html_url` names its repository (on `host`): `list_merged` serves only the requested
     repository's PRs, and refuses a repository the export does not hold or a range outside what it covers."""
 
-    def __init__(self, lines: Iterable[str], origin: str = "export", host: str = "github.com") -> None:
+    def __init__(self, lines: Iterable[str], origin: str = "export", host: str = "github.com",
+                 beside: Callable[[str], str | None] | None = None) -> None:
         self.origin = origin
         self.host = host.lower()
+        self.beside = beside  # reads a file beside the export (read_file); None: an export with no folder
         self.problems: list[LineProblem] = []
         self._by_number: dict[int, tuple[str, PullRequest]] = {}  # number -> (repo from html_url or "", PR)
         self._repos: dict[str, dict[int, PullRequest]] = {}  # lower-case repo -> its PRs, made on first use
@@ -236,12 +243,19 @@ class JsonlSource:
                 body = read_s3_url(s3_client, path)
             except Exception as exc:  # botocore raises many shapes; the message is what matters
                 raise SourceError(f"cannot read {path}: {exc}") from exc
-            return cls(body.decode("utf-8", errors="replace").splitlines(keepends=True), path, host)
+            return cls(body.decode("utf-8", errors="replace").splitlines(keepends=True), path, host,
+                       lambda name: _s3_text(s3_client, f"{path.rsplit('/', 1)[0]}/{name}"))
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                return cls(handle, path, host)
+                return cls(handle, path, host, lambda name: _local_text(os.path.join(os.path.dirname(path), name)))
         except OSError as exc:
             raise SourceError(f"cannot read export file {path}: {exc.strerror}") from exc
+
+    def read_file(self, repo: str, path: str) -> str | None:
+        """The file at `path` beside the export (a CHANGELOG.md kept next to pulls.jsonl, as the repository keeps
+        it at its root); None when there is none. The export must hold the repository."""
+        self._of_repo(repo)
+        return self.beside(path) if self.beside is not None else None
 
     def _of_repo(self, repo: str) -> dict[int, PullRequest]:
         """The repository's PRs by number (a record without url gets its page's url); InputError when the
@@ -353,6 +367,29 @@ class JsonlSource:
             more = len(problems) - limit
             out.append(f"另有 {more} 行导出数据有问题" if zh else f"export lines with problems: {more} more")
         return out
+
+
+def _local_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SourceError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def _s3_text(s3_client: Any, url: str) -> str | None:
+    from botocore.exceptions import ClientError
+
+    from prhub.cloud.aws import read_s3_url
+
+    try:
+        return read_s3_url(s3_client, url).decode("utf-8", errors="replace")
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            return None
+        raise SourceError(f"cannot read {url}: {exc}") from exc
 
 
 def check_location(spec: str, bucket: str, local: bool) -> str:
@@ -485,6 +522,10 @@ class TimedSource:
     def record(self, repo: str, span: Period, tag: Tagger) -> History:
         with self._timed():
             return self.source.record(repo, span, tag)
+
+    def read_file(self, repo: str, path: str) -> str | None:
+        with self._timed():
+            return self.source.read_file(repo, path)
 
 
 _Item = TypeVar("_Item", PullRef, PullRequest)

@@ -108,6 +108,8 @@ def _facts(page: PullPage, words: dict[str, str]) -> list[tuple[str, str]]:
              (words["scored_by"], _scorer_line(page, words))]
     if pr["breaking"]:
         facts.insert(4, (words["breaking"], clean(pr["breaking_reason"]) or words["yes"]))
+    if pr.get("judged") in ("key", "minor"):  # a verdict the maintainers gave (issue 27): the page says so
+        facts.append((words["judged"], words[f"judged_{pr['judged']}"]))
     if clean(page["note"]):
         facts.append((words["scored_note"], clean(page["note"])))
     if pr.get("reviewers"):

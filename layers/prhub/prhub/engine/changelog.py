@@ -1,0 +1,81 @@
+"""A repository's CHANGELOG read as its maintainers' judgements: the PRs they filed under each section (issue 27).
+
+Cargo's CHANGELOG.md is the model: `## Cargo 1.99` releases, `### Added` / `### Changed` / `### Fixed` /
+`### Nightly only` / `### Documentation` / `### Internal` sections, one `- ` entry per change ending in links such
+as `[#12345](https://github.com/rust-lang/cargo/pull/12345)`, and a 🎉 opening the entries the release highlights.
+The config maps section names to verdicts; the reader only finds which PRs sit in which section.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from prhub.core.judgements import Judgement, Verdict, judgement
+
+HIGHLIGHT = "🎉"  # a sections key too: its verdict for highlighted entries (default key)
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_ENTRY = re.compile(r"^[-*+]\s+(.*)$")  # a top-level bullet starts an entry; indented ones continue it
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def section_name(heading: str) -> str:
+    """A heading as the config names it: 'Nightly-only', 'nightly only' and 'Nightly only' are one section."""
+    return re.sub(r"[\W_]+", " ", heading).strip().casefold()
+
+
+def read_changelog(text: str, sections: Mapping[str, Verdict | None], repo: str) -> list[Judgement]:
+    """The judgements of `repo`'s PRs linked from the CHANGELOG's entries, in the order the file names them.
+
+    Only links to the repository's own pulls count (`https://github.com/<repo>/pull/N`): an issue, another
+    repository's PR or a compare link says nothing about a PR of this one. An entry takes its section's verdict;
+    a section the config does not name, or maps to None, gives none. A highlighted entry takes the HIGHLIGHT
+    key's verdict instead (key unless configured; None leaves it to its section). A PR named in several entries
+    is key if any of them makes it key: it mattered somewhere.
+    """
+    verdicts = {section_name(name): verdict for name, verdict in sections.items() if name != HIGHLIGHT}
+    highlight = sections.get(HIGHLIGHT, "key")
+    link = re.compile(r"\]\(https?://github\.com/" + re.escape(repo) + r"/pull/(\d+)/?\)", re.IGNORECASE)
+    found: dict[int, Verdict] = {}
+    for verdict, entry in _entries(text, verdicts):
+        if entry.startswith(HIGHLIGHT) and highlight is not None:
+            verdict = highlight
+        if verdict is None:
+            continue
+        for number in (int(n) for n in link.findall(entry)):
+            if found.get(number) != "key":
+                found[number] = verdict
+    return [judgement(repo, number, verdict, "changelog") for number, verdict in found.items()]
+
+
+def _entries(text: str, verdicts: Mapping[str, Verdict | None]) -> Iterator[tuple[Verdict | None, str]]:
+    """(its section's verdict, the entry's text) for every top-level entry, its indented lines joined to it.
+
+    A heading the config does not name ends a named section only at its level or above: a `#### cargo-foo`
+    inside `### Added` is still Added, the next `## Cargo 1.98` is not. Fenced code is part of no entry.
+    """
+    level, verdict = 0, None  # the named section's heading level (0: none) and its verdict
+    entry: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        heading = None if fenced else _HEADING.match(line)
+        start = None if fenced else _ENTRY.match(line)
+        ends = heading or start or (line[:1].strip() and not fenced)  # anything at the margin ends an entry
+        if ends and entry:
+            yield verdict, " ".join(entry)
+            entry = []
+        if heading:
+            name, depth = section_name(heading.group(2)), len(heading.group(1))
+            if name in verdicts:
+                level, verdict = depth, verdicts[name]
+            elif depth <= level:
+                level, verdict = 0, None
+        elif start:
+            entry = [start.group(1)]
+        elif entry and line.strip() and not fenced:
+            entry.append(line.strip())
+    if entry:
+        yield verdict, " ".join(entry)

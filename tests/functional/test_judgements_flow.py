@@ -1,0 +1,154 @@
+"""Judgements through plan -> score -> report on in-memory adapters (issue 27): every source reaches the report,
+they are kept for later runs, bad ones are refused with nothing written, and a late correction makes a revision."""
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prhub.core.config import WatchList
+from prhub.core.errors import InputError
+from prhub.core.period import format_timestamp
+from prhub.flow import judgements, pages
+from prhub.flow.plan import plan
+from prhub.flow.publish import report_message
+from prhub.flow.score import score_record
+
+from prhub_local.runner import LambdaContext
+from prhub_local.sample import SAMPLE_DIR
+from tests.fakes.memory import SETTINGS, MemoryStack, memory_stack
+from tests.functional.test_flow_in_memory import record
+
+WEEK = {"repo": "acme/rocket", "since": "2026-06-01", "until": "2026-06-07"}
+WEEK_BEFORE = {"repo": "acme/rocket", "since": "2026-05-25", "until": "2026-05-31"}
+PREFIX = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
+CHANGELOG = """# Changelog
+## 1.4
+### Added
+- 🎉 A highlight [#1210](https://github.com/acme/rocket/pull/1210)
+### Internal
+- CI [#1211](https://github.com/acme/rocket/pull/1211) and an issue [#1212](https://github.com/acme/rocket/issues/1212)
+"""
+
+
+def export(tmp_path: Path, labels: dict[int, list[str]]) -> Path:
+    """The sample's export with `labels` on some PRs, and the CHANGELOG beside it."""
+    rows = [json.loads(line) for line in (SAMPLE_DIR / "acme-rocket.jsonl").read_text().splitlines() if line.strip()]
+    path = tmp_path / "pulls.jsonl"
+    path.write_text("".join(json.dumps({**r, "labels": labels.get(r["number"], r["labels"])}) + "\n" for r in rows))
+    (tmp_path / "CHANGELOG.md").write_text(CHANGELOG)
+    return path
+
+
+def stack_for(tmp_path: Path, **settings: Any) -> MemoryStack:
+    path = export(tmp_path, {1214: ["highlight"], 1215: ["internal"]})
+    config = {"repo": "acme/rocket", "tz": "Europe/Berlin", "source": f"jsonl:{path}",
+              "key_labels": ["highlight"], "minor_labels": ["internal"],
+              "changelog": {"path": "CHANGELOG.md", "sections": {"Added": "minor", "Internal": "minor"}}, **settings}
+    return memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"}, "repos": [config]})))
+
+
+def publish(stack: MemoryStack, body: dict[str, Any]) -> str:
+    """The report message delivered, and the PR pages it queued built; where the report is."""
+    answer = report_message(body, stack.deps.invoked(LambdaContext("ReportFunction")))
+    for message in stack.queue.take(SETTINGS.pages_queue_url):
+        pages.pages_message(message.body, stack.deps)
+    return str(answer["report_key"])
+
+
+def run_week(stack: MemoryStack, event: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Plan, score every PR and publish the report: (the run's id, its report.json)."""
+    [run] = plan(event, stack.deps)
+    for message in stack.queue.take(SETTINGS.score_queue_url):
+        score_record(record(message), stack.deps)
+    [ask] = stack.queue.take(SETTINGS.report_queue_url)
+    body = stack.bucket.get(publish(stack, ask.body) + "report.json")
+    assert body is not None
+    return str(run["run_id"]), json.loads(body)
+
+
+def verdicts(report: dict[str, Any]) -> dict[int, str]:
+    return {p["number"]: p["judged"] for p in report["prs"] if p["judged"] is not None}
+
+
+def test_every_source_reaches_the_report_and_the_stronger_one_wins(tmp_path: Path) -> None:
+    # GIVEN labels, a CHANGELOG, the watch list's verdicts and the run's own file
+    stack = stack_for(tmp_path, judgements=[{"pr": 1216, "verdict": "minor"}, {"pr": 1210, "verdict": "key"}])
+    event = {**WEEK, "judgements": [{"pr": 1217, "verdict": "key"}, {"pr": 1211, "verdict": "key"}]}
+    # WHEN the week is reported
+    _, report = run_week(stack, event)
+    # THEN each PR is marked with the strongest source's verdict: the changelog's 🎉 is key unless configured, the
+    # watch list's minor beats nothing here, the file's key beats the changelog's Internal
+    assert verdicts(report) == {1210: "key", 1211: "key", 1214: "key", 1215: "minor", 1216: "minor", 1217: "key"}
+    assert all("judged" in p for p in report["prs"])  # the others say None
+    # the PR page marks a judged PR, in every format
+    page = stack.bucket.get("acme/rocket/pull/1215/report.md")
+    assert page is not None and "| Judged by the maintainers | minor |" in page.decode()
+    plain = stack.bucket.get("acme/rocket/pull/1203/report.md")
+    assert plain is not None and "Judged" not in plain.decode()
+    # what could not be read again is kept: the file's and the labels'
+    kept = {(j.source, j.pr): j.verdict for j in stack.store.judgements("acme/rocket")}
+    assert kept == {("file", 1211): "key", ("file", 1217): "key", ("label", 1214): "key", ("label", 1215): "minor"}
+
+
+def test_judgements_carry_to_a_later_report_of_the_repository(tmp_path: Path) -> None:
+    # GIVEN a run whose file judged PR 1180, of the week before (it is in the run's history)
+    stack = stack_for(tmp_path)
+    run_week(stack, {**WEEK, "judgements": [{"pr": 1180, "verdict": "key"}]})
+    # WHEN the week before is reported, with no file of its own
+    _, report = run_week(stack, WEEK_BEFORE)
+    # THEN it sees the earlier run's judgement
+    assert verdicts(report)[1180] == "key"
+
+
+@pytest.mark.parametrize(("settings", "event", "says"), [
+    ({}, {"judgements": [{"pr": 99999, "verdict": "key"}]}, "no record of: #99999"),
+    ({"judgements": [{"pr": 4242, "verdict": "minor"}]}, {}, "no record of: #4242"),
+    ({}, {"judgements": [{"pr": 1210, "verdict": "vital"}]}, "'verdict' must be key or minor"),
+    ({}, {"judgements": {"pr": 1210}}, "judgements must be a list"),
+])
+def test_bad_judgements_refuse_the_plan_and_nothing_is_written(tmp_path: Path, settings: dict[str, Any],
+                                                                event: dict[str, Any], says: str) -> None:
+    stack = stack_for(tmp_path, **settings)
+    with pytest.raises(InputError, match=says):
+        plan({**WEEK, **event}, stack.deps)
+    assert stack.store.runs == {} and stack.store.kept == {}
+    assert stack.queue.depth(SETTINGS.score_queue_url) == 0 and stack.bucket.objects == {}
+
+
+def test_a_correction_after_publication_makes_a_new_revision(tmp_path: Path) -> None:
+    # GIVEN the week published, PR 1210 key by the changelog's highlight
+    stack = stack_for(tmp_path)
+    run_id, first = run_week(stack, WEEK)
+    assert verdicts(first)[1210] == "key" and "revision" not in first
+    # WHEN a maintainer corrects it to minor (and a PR no run lists is refused, nothing kept)
+    later = format_timestamp(datetime.now(UTC) + timedelta(seconds=5))
+    with pytest.raises(InputError, match="no stored run of acme/rocket lists #4242"):
+        judgements.correct("acme/rocket", {1210: "minor", 4242: "key"}, stack.deps, later)
+    assert not [j for j in stack.store.judgements("acme/rocket") if j.source == "correction"]
+    asked = judgements.correct("acme/rocket", {1210: "minor"}, stack.deps, later)
+    # THEN revision 2 of the report is asked for, once, and says what changed
+    assert asked == [{"run_id": run_id, "revision": 2, "report_key": PREFIX}]
+    [ask] = stack.queue.take(SETTINGS.report_queue_url)
+    assert ask.body == {"run_id": run_id, "revision": 2}
+    publish(stack, ask.body)
+    body = stack.bucket.get(PREFIX + "report.json")
+    assert body is not None
+    second = json.loads(body)
+    assert second["revision"] == 2 and second["changes"]["judged"] == [1210]
+    assert verdicts(second)[1210] == "minor"
+    assert any("corrected their verdict on 1 PR(s)" in n and "#1210" in n for n in second["notes"])
+    page = stack.bucket.get("acme/rocket/pull/1210/report.md")
+    assert page is not None and "| Judged by the maintainers | minor |" in page.decode()
+
+
+def test_prhub_judge_of_a_pr_no_run_lists_is_exit_2_and_writes_nothing(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from prhub_local.cli import main
+
+    state, out = tmp_path / "state", tmp_path / "site"
+    code = main(["judge", "--repo", "acme/rocket", "--key", "1210", "--state", str(state), "--out", str(out)])
+    assert code == 2 and "no stored run of acme/rocket lists #1210" in capsys.readouterr().err
+    assert not state.exists() and not out.exists()
