@@ -110,3 +110,48 @@ def test_a_judged_prs_own_verdict_is_not_evidence_for_its_score():
     assert learning.learn(examples).judgements == len(examples)
     assert learning.fit(examples, 0.5).get("new_object", 0) > 0
 
+
+
+def test_an_adjusted_pr_says_which_learned_weights_moved_it_and_the_report_says_from_how_many():
+    prs, verdicts = docs_repository()
+    learned = learning.learn(learning.examples(prs, verdicts, CONFIG))
+    docs = make_pr("Document the upgrade guide", [change("docs/upgrade.md", 60)], number=2000)
+    rules_only = score_pull(docs, CONFIG)
+    adjusted = learning.apply(score_pull(docs, CONFIG), docs, CONFIG, learned)
+    assert adjusted.importance > rules_only.importance
+    assert adjusted.reasons[:-1] == rules_only.reasons  # it keeps its facts and the rules' reasons
+    assert adjusted.reasons[-1].startswith("learned from the repository's judgements: ")
+    assert learning.apply(rules_only, docs, CONFIG, None) is rules_only  # no judgements: the rules' result itself
+    model = score_pull(docs, CONFIG)
+    model.scored_by = "llm"
+    assert learning.apply(model, docs, CONFIG, learned) is model  # a model's score is the model's
+    en, zh = learning.note("en", learned), learning.note("zh", learned)
+    assert en.startswith(f"The ranking was adjusted by weights learned from {learned.judgements} judgements")
+    assert f"{learned.judgements} 条判断" in zh and "recall@K" in zh
+    kept = learning.Learned(30, False, "not_better")
+    assert learning.note("en", kept).startswith("The judgements did not improve the ranking on held-out weeks; "
+                                                "default rules kept")
+    assert learning.note("zh", kept).startswith("这些判断在留出周上没有改进排名，沿用默认规则")
+
+
+def test_the_plan_learns_from_the_sources_prs_without_the_periods_own():
+    import json
+
+    from prhub.core.period import Period
+    from prhub.flow import ranking
+    from prhub.sources.source import JsonlSource
+
+    prs, verdicts = docs_repository()
+    lines = [json.dumps({"number": p.number, "title": p.title, "body": p.body, "merged_at": p.merged_at.isoformat(),
+                         "user": {"login": p.author}, "html_url": p.url, "additions": p.additions,
+                         "deletions": p.deletions, "changed_files": p.changed_files,
+                         "files": [{"filename": f.filename, "status": f.status, "additions": f.additions,
+                                    "deletions": f.deletions, "changes": f.changes} for f in p.files]})
+             for p in prs]
+    source = JsonlSource(lines)
+    period = Period(date(2026, 2, 23), date(2026, 3, 1), "UTC")  # the last judged week
+    refs = [p.ref for p in prs if p.merged_at.date() >= date(2026, 2, 23)]
+    taught = ranking.learned(source, CONFIG, period, refs, verdicts)
+    assert taught is not None and taught["judgements"] == len(verdicts) - len(refs)
+    assert ranking.note(taught, "en")[0].startswith("The ranking was adjusted")
+    assert ranking.learned(source, CONFIG, period, refs, []) is None and ranking.note(None, "en") == []

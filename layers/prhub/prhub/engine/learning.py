@@ -25,13 +25,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
 from prhub.core.config import RepoConfig
 from prhub.core.judgements import Judgement
-from prhub.core.models import PullRequest
+from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import zone
 from prhub.engine import rules
 from prhub.engine.scoring import facts
@@ -315,3 +315,47 @@ def rescore(pr: PullRequest, config: RepoConfig, learned: Learned) -> tuple[floa
     importance, feats = features(facts(pr, config))
     return adjust(importance, feats, learned.points) if learned.adjusted else (importance, [])
 
+
+
+# --- what the report says ---------------------------------------------------------------------------------
+
+NOTES = {
+    "en": {"adjusted": "The ranking was adjusted by weights learned from {n} judgements of this repository's "
+                       "maintainers (held-out weeks: recall@K {dr} → {lr}, Spearman {ds} → {ls}).",
+           "not_better": "The judgements did not improve the ranking on held-out weeks; default rules kept "
+                         "({n} judgements).",
+           "too_few": "Too few judgements to learn the ranking from ({n}); default rules kept.",
+           "moved": "learned from the repository's judgements: {weights}"},
+    "zh": {"adjusted": "排名已按本仓库维护者的 {n} 条判断学到的权重调整（留出周：recall@K {dr} → {lr}，"
+                       "Spearman {ds} → {ls}）。",
+           "not_better": "这些判断在留出周上没有改进排名，沿用默认规则（{n} 条判断）。",
+           "too_few": "判断太少（{n} 条），无法学习排名，沿用默认规则。",
+           "moved": "据本仓库的判断学到：{weights}"},
+}
+
+
+def note(lang: str, learned: Learned) -> str:
+    """The report's line on its ranking: adjusted from how many judgements, or why the default rules stay."""
+    table = NOTES.get(lang, NOTES["en"])
+    d, got = learned.default or Figures(0.0, 0.0), learned.learned or Figures(0.0, 0.0)
+    return table[learned.outcome].format(n=learned.judgements, dr=f"{d.recall:.2f}", lr=f"{got.recall:.2f}",
+                                         ds=f"{d.spearman:.2f}", ls=f"{got.spearman:.2f}")
+
+
+def moved_reason(lang: str, moved: Sequence[tuple[str, float]]) -> str:
+    """A PR's reason naming the learned weights that moved it, the largest first (SHOWN of them)."""
+    sep = "，" if lang == "zh" else ", "
+    weights = sep.join(f"{name.replace('_', ' ')} {points:+.2f}" for name, points in moved[:SHOWN])
+    return NOTES.get(lang, NOTES["en"])["moved"].format(weights=weights)
+
+
+def apply(scored: ScoredPR, pr: PullRequest, config: RepoConfig, learned: Learned | None) -> ScoredPR:
+    """The engine's result with the learned points: its importance, key flag and a reason saying which weights
+    moved it. A model's score, or a repository whose rules stay, is left as it is."""
+    if learned is None or not learned.adjusted or scored.scored_by != "heuristic":
+        return scored
+    importance, moved = rescore(pr, config, learned)
+    if not moved:
+        return scored
+    return replace(scored, importance=importance, key=importance >= config.key_threshold,
+                   reasons=[*scored.reasons, moved_reason(config.language, moved)])

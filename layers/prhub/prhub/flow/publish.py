@@ -176,6 +176,8 @@ def _compose(run: Run, results: list[Result], scored: list[ScoredPR], unscored: 
                             revision=revision, changes=changes(run, done, _reasons(results)) if revision > 1 else None,
                             prices=prices)
     narrator.record_cost(report["scorer"])
+    if run.learned:  # what the judgements taught, beside the note the plan wrote (report.json `learning`)
+        report["learning"] = run.learned
     return report
 
 
