@@ -2,6 +2,7 @@
 
     python -m bench.calibrate [--repo rust-lang/cargo] [--data PATH] [--tz ZONE] [--top 5] [--quiet]
     python -m bench.calibrate --panels [--tuning]
+    python -m bench.calibrate --judgements
 
 Per week: PR count, key count, average importance and insight, and the highest PRs
 with their scores and reasons; then the distribution over all weeks (importance
@@ -10,12 +11,17 @@ the time taken. Last, the judged panels (bench.panel), per repository (verl, car
 Spearman of the engine's importance and of a size-only ranking (changed lines) against the panel's grades,
 on the weeks tuned on and the held-out weeks apart. `--tuning` leaves the held-out weeks' figures out, for
 use while tuning. Default data: ../shared/data/verl-project-verl/pulls.jsonl.
+
+`--judgements` (issue 27): the engine with a repository's judgements learned (prhub.engine.learning) against the
+engine alone, on later panel weeks no judgement comes from. cargo: its CHANGELOG.md's judgements of the export's
+first year, read by prhub.engine.changelog (the reader a deployed stack uses) with CARGO_SECTIONS, scored on the
+panel's cargo weeks after that year. verl: the panel's tuning weeks as judgements (a panel PR key, every other PR
+of the week minor), scored on its held-out weeks. Also: the learner's own held-out check and the fit's time.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import statistics
 import time
@@ -28,9 +34,13 @@ from typing import Any
 
 from prhub.core.config import RepoConfig
 from prhub.core.history import History
+from prhub.core.judgements import Judgement, judgement
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import Period
+from prhub.engine import learning
 from prhub.engine.analysis import analyse_period
+from prhub.engine.changelog import read_changelog
+from prhub.engine.learning import spearman
 from prhub.engine.scoring import ENGINE_VERSION, score_pull
 
 from bench.panel import PANEL, REPOS, Week
@@ -89,31 +99,6 @@ def banned_points(scored: list[ScoredPR]) -> tuple[int, int, list[tuple[int, str
     points = [(p.number, k) for p in scored for k in p.key_points]
     bad = [(n, k) for n, k in points if BANNED_POINTS.search(k)]
     return len(bad), len(points), bad[:5]
-
-
-def ranks(values: list[float]) -> list[float]:
-    """1-based ranks, ties sharing their average rank (what Spearman's rho needs)."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    result = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            result[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return result
-
-
-def spearman(xs: list[float], ys: list[float]) -> float:
-    """Spearman's rho: Pearson's correlation of the ranks (0 when either side is constant)."""
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = statistics.mean(rx), statistics.mean(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    sx = math.sqrt(sum((a - mx) ** 2 for a in rx))
-    sy = math.sqrt(sum((b - my) ** 2 for b in ry))
-    return cov / (sx * sy) if sx and sy else 0.0
 
 
 @dataclass(frozen=True)
@@ -192,6 +177,91 @@ def print_panels(held_out: bool = True) -> None:
                   f"Spearman {size.spearman:.2f}")
 
 
+# How cargo's sections read as verdicts, fixed before any figure was seen: what a user of stable Cargo meets (new,
+# changed, fixed behaviour) is key; nightly-only work, documentation and internals are minor; 🎉 is key (the
+# reader's default).
+CARGO_SECTIONS: dict[str, Any] = {"Added": "key", "Changed": "key", "Fixed": "key", "Nightly only": "minor",
+                                  "Documentation": "minor", "Internal": "minor"}
+
+
+@dataclass(frozen=True)
+class JudgedFigures:
+    judgements: int  # the judgements of PRs in the export
+    keys: int  # how many of them say key
+    learned: learning.Learned
+    fit_seconds: float
+    without: PanelFigures
+    with_: PanelFigures
+
+
+def judged_figures(prs: list[PullRequest], judgements: list[Judgement], config: RepoConfig,
+                   weeks: list[Week]) -> JudgedFigures:
+    """The panel `weeks` ranked by the engine alone and with what `judgements` taught it."""
+    started = time.perf_counter()
+    examples = learning.examples(prs, judgements, config)
+    learned = learning.learn(examples)
+    seconds = time.perf_counter() - started
+    alone = {p.number: score_pull(p, config).importance for p in prs}
+    taught = {p.number: learning.rescore(p, config, learned)[0] for p in prs}
+    return JudgedFigures(len(examples), sum(e.key for e in examples), learned, seconds,
+                         panel_figures(weeks, prs, lambda p: alone[p.number], config.tz),
+                         panel_figures(weeks, prs, lambda p: taught[p.number], config.tz))
+
+
+def cargo_judged() -> tuple[str, JudgedFigures] | None:
+    """cargo: the changelog's judgements of the export's first year; the panel's weeks after that year."""
+    folder = SHARED / "rust-lang-cargo"
+    if not (folder / "pulls.jsonl").exists() or not (folder / "CHANGELOG.md").exists():
+        return None
+    prs = load(folder / "pulls.jsonl")
+    year_end = prs[0].merged_at + timedelta(days=365)
+    first_year = {p.number for p in prs if p.merged_at < year_end}
+    judged = [j for j in read_changelog((folder / "CHANGELOG.md").read_text(encoding="utf-8"), CARGO_SECTIONS,
+                                        "rust-lang/cargo") if j.pr in first_year]
+    later = [w for w in REPOS["rust-lang/cargo"][0] if date.fromisoformat(w.monday) > year_end.date()]
+    scope = f"first year's changelog (to {year_end.date()}), panel weeks {', '.join(w.monday for w in later)}"
+    return scope, judged_figures(prs, judged, repo_config("rust-lang/cargo", "UTC"), later)
+
+
+def verl_judged() -> tuple[str, JudgedFigures] | None:
+    """verl: the panel's tuning weeks as judgements; its held-out weeks scored."""
+    path = SHARED / "verl-project-verl" / "pulls.jsonl"
+    if not path.exists():
+        return None
+    prs, tz = load(path), "Asia/Shanghai"
+    judged = []
+    for week in (w for w in PANEL if not w.held_out):
+        monday = date.fromisoformat(week.monday)
+        period = Period(monday, monday + timedelta(days=6), tz)
+        judged += [judgement(REPO, p.number, "key" if p.number in week.key else "minor", "file")
+                   for p in prs if period.start_utc <= p.merged_at < period.end_utc]
+    held = [w for w in PANEL if w.held_out]
+    scope = f"the panel's {len(PANEL) - len(held)} tuning weeks, held-out weeks {', '.join(w.monday for w in held)}"
+    return scope, judged_figures(prs, judged, repo_config(REPO, tz), held)
+
+
+def print_judgements() -> None:
+    print("== the engine with judgements (prhub.engine.learning): recall@K / Spearman on later panel weeks")
+    for repo, found in (("rust-lang/cargo", cargo_judged()), (REPO, verl_judged())):
+        if found is None:
+            print(f"  {repo}: skipped, its data is not in {SHARED}")
+            continue
+        scope, f = found
+        learned = f.learned
+        check = (f"held-out check on its latest {learned.held_out_weeks} judged weeks: rules "
+                 f"{learned.default.recall:.2f} / {learned.default.spearman:.2f}, learned "
+                 f"{learned.learned.recall:.2f} / {learned.learned.spearman:.2f}" if learned.default and learned.learned
+                 else "no held-out check (too few judgements)")
+        print(f"  {repo}: judgements of {scope}")
+        print(f"    {f.judgements} judgements ({f.keys} key) -> {learned.outcome} (penalty {learned.penalty}); "
+              f"{check}; fit {f.fit_seconds:.2f} s")
+        for name, got in (("engine alone", f.without), ("with judgements", f.with_)):
+            print(f"    {name:<17} {got.weeks} weeks {got.keys} key PRs: recall@K {got.recall:.2f} "
+                  f"Spearman {got.spearman:.2f}")
+        moved = sorted(learned.points.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:8]
+        print("    largest learned weights (points): " + ", ".join(f"{n} {p:+.2f}" for n, p in moved))
+
+
 def histogram(values: list[float], width: int = 50) -> list[str]:
     buckets = Counter(min(int(v), 9) for v in values)
     top = max(buckets.values()) if buckets else 1
@@ -235,7 +305,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quiet", action="store_true", help="only the distribution")
     parser.add_argument("--tuning", action="store_true", help="only the panels' tuning weeks (while tuning)")
     parser.add_argument("--panels", action="store_true", help="only the panels' figures")
+    parser.add_argument("--judgements", action="store_true",
+                        help="the engine with cargo's changelog and verl's panel as judgements, on later weeks")
     args = parser.parse_args(argv)
+    if args.judgements:
+        print_judgements()
+        return
     if args.panels:
         print_panels(not args.tuning)
         return

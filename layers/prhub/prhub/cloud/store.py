@@ -132,6 +132,7 @@ class Run:
     published_pending: list[int] = field(default_factory=list)  # PRs without a result at the latest publication
     superseded_by: str = ""  # the run whose report its latest revision was not published over (superseding)
     channel_refs: list[str] = field(default_factory=list)  # its literal channels, by reference (channel_ref)
+    learned: dict[str, Any] | None = None  # what the judgements taught (Learned.to_dict()); None without any
 
     @property
     def refs(self) -> list[int]:
@@ -157,6 +158,7 @@ class Run:
             else [],
             superseded_by=str(data.get("superseded_by") or ""),
             channel_refs=[str(r) for r in data.get("channel_refs") or []],
+            learned=json.loads(data["learned"]) if data.get("learned") else None,
         )
 
 
@@ -208,12 +210,14 @@ class Store:
 
     # -- runs ---------------------------------------------------------------
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
-                   now: int, created_at: str, notes: list[str] | None = None, history: History | None = None) -> bool:
+                   now: int, created_at: str, notes: list[str] | None = None, history: History | None = None,
+                   learned: dict[str, Any] | None = None) -> bool:
         """Write the run item; False when a run with this id exists (a redelivered schedule). A run recorded as
         failed (fail_run) is replaced: its week is planned once the cause is fixed and the event redriven.
 
         `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped);
-        `history` is the repository's record before the period, as the source gave it to the plan."""
+        `history` is the repository's record before the period, as the source gave it to the plan; `learned` what
+        the repository's judgements taught the engine (prhub.engine.learning.Learned), when it has any."""
         stored = config.to_dict()
         stored["notify"] = [c.to_dict() for c in config.notify if not is_literal(c)]
         item = {
@@ -225,6 +229,7 @@ class Store:
             "history": pack(history.to_dict()) if history is not None else None, "status": "scoring",
             "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
             "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
+            "learned": json.dumps(learned) if learned else None,
         }
         return self._put_run(item)
 

@@ -9,7 +9,7 @@ byte-identical; docs/reports.md describes every field.
 """
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 SCHEMA = "prhub.report/1"
 
@@ -366,3 +366,6 @@ class Report(Analysis):
     # The facts the engine's summary stands on (prhub.engine.narrative.summary_evidence); absent when a model wrote
     # the summary. The list sections' items carry theirs in their own `evidence`.
     summary_evidence: NotRequired[list[Evidence]]
+    # What the repository's judgements taught the engine (prhub.engine.learning.Learned.to_dict(): judgements,
+    # adjusted, outcome, weights in points, penalty, held_out); absent without judgements (issue 27).
+    learning: NotRequired[dict[str, Any]]

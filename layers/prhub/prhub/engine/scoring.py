@@ -228,9 +228,9 @@ def _insight(cleaned: str, title: str, lang: str) -> tuple[float, list[str]]:
     return round(min(10.0, score), 1), [why for _, why in found] or [say(lang, "ins_nothing")]
 
 
-def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None) -> ScoredPR:
-    """Judge one PR from its title, description, labels and changed files."""
-    description, declared, scope, bang = parse_title(pr.title)
+def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
+    """What the table of rules reads of one PR: its judgement here, its features for prhub.engine.learning."""
+    description, declared, _scope, bang = parse_title(pr.title)
     kinds = [file_kind(f.filename, config.test_paths) for f in pr.files]
     new_code = sum(f.additions for f, k in zip(pr.files, kinds, strict=True)
                    if k == "source" and f.status == "added" and not is_generated(f.filename))
@@ -238,32 +238,37 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
               if k == "source" and not is_generated(f.filename)]
     kind = _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
     cleaned = textparse.strip_template(pr.body)
-    lang = config.language
     breaking = _breaking(pr, description, bang, kinds, config)
+    return rules.Facts(pr, kind, description, f"{description}\n{cleaned[:4000]}", cleaned, kinds, breaking.flag,
+                       breaking.declared, breaking.reason, config, declared=declared,
+                       tags=set(modules_from_title(pr.title)))
+
+
+def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None) -> ScoredPR:
+    """Judge one PR from its title, description, labels and changed files."""
+    seen = facts(pr, config)
+    description, kind, cleaned, lang = seen.title, seen.kind, seen.body, config.language
     revert = _revert(pr, description, kind)
-    text = f"{description}\n{cleaned[:4000]}"
-    importance, reasons, signals = rules.importance(rules.Facts(
-        pr, kind, description, text, cleaned, kinds, breaking.flag, breaking.declared, breaking.reason, config,
-        declared=declared, tags=set(modules_from_title(pr.title))))
+    importance, reasons, signals = rules.importance(seen)
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))
     points = textparse.key_points(cleaned)
     insight, learned = _insight(cleaned, description, lang)
     reasons.append(say(lang, "insight", score=insight, parts=joined(lang, learned, "comma")))
-    modules = _modules(pr, config, scope)
-    summary = _summary_line(pr, cleaned, description, kind, modules, breaking.flag, signals, lang)
-    risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=breaking.flag,
-                   breaking_reason=breaking.reason, tagged_breaking=breaking.declared,
+    modules = _modules(pr, config, parse_title(pr.title)[2])
+    summary = _summary_line(pr, cleaned, description, kind, modules, seen.breaking, signals, lang)
+    risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=seen.breaking,
+                   breaking_reason=seen.breaking_reason, tagged_breaking=seen.tagged_breaking,
                    revert_of=revert.named(lang) if kind == "revert" else "", registry=registry)
     reviewers = list(dict.fromkeys(r.reviewer for r in pr.reviews if r.reviewer != pr.author))
     return ScoredPR(
         number=pr.number, title=pr.title, url=pr.url, author=pr.author, merged_at=format_timestamp(pr.merged_at),
-        modules=modules, type=kind, breaking=breaking.flag, importance=importance,
+        modules=modules, type=kind, breaking=seen.breaking, importance=importance,
         insight=insight, key=importance >= config.key_threshold,
         summary=summary, key_points=points, risks=risks,
         additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files, scored_by="heuristic",
-        breaking_reason=breaking.reason if breaking.flag else "", reasons=reasons,
+        breaking_reason=seen.breaking_reason if seen.breaking else "", reasons=reasons,
         files=[f.filename for f in pr.files], file_lines=[[f.additions, f.deletions] for f in pr.files],
         refs=_references(pr, revert.number), reverts=revert.number, reviewers=reviewers,
         co_authors=list(pr.co_authors), head_sha=pr.head_sha,

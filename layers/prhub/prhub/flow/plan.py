@@ -381,8 +381,14 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
         warnings = [*warnings, budget]
     if warnings:
         summary["warnings"] = warnings
+    # The judgements come with flow.judgements' gather (issue 27, item 1); until it lands, none: the rules alone.
+    # The engine's learner loads with the plan that learns, not at the handler's import.
+    from prhub.flow import ranking
+
+    taught = ranking.learned(source, config, period, refs, judgements=[])
+    notes = [*notes, *ranking.note(taught, config.language)]
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
-                                 format_timestamp(now), notes=notes, history=history):
+                                 format_timestamp(now), notes=notes, history=history, learned=taught):
         logger.info("run already planned", extra={"run_id": req.run_id})
         return {**summary, "duplicate": True}
     metrics.count("RunsPlanned")

@@ -181,6 +181,8 @@ def _compose(run: Run, results: list[Result], scored: list[ScoredPR], unscored: 
                             revision=revision, changes=changed, prices=prices,
                             judged={j.pr: j.verdict for j in said})
     narrator.record_cost(report["scorer"])
+    if run.learned:  # what the judgements taught, beside the note the plan wrote (report.json `learning`)
+        report["learning"] = run.learned
     return report
 
 

@@ -299,6 +299,10 @@ def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
                 scored = _engine_instead(deps.scorers.engine(run.config), pr, run.config, budget,
                                          f"{exc} (handed back {handbacks} times)")
             deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
+        if run.learned:  # the repository's learned weights, after the cache: the cached result stays the rules'
+            from prhub.engine import learning
+
+            scored = learning.apply(scored, pr, run.config, learning.Learned.from_dict(run.learned))
         # A cache hit keeps the tokens it cost when paid: the report shows what it cost, cached or not (the run's
         # budget is charged only by this run's calls, through `budget`).
         scored.head_sha = pr.head_sha  # results cached before it was kept have none
