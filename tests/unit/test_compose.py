@@ -17,8 +17,8 @@ from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
 WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
 SCORER = {"kind": "heuristic", "model": None, "prompt_version": "engine-test"}
-# A first, whole-repo report of PRs without review data (`reviews` is only in a period with some).
-FIRST = [k for k in Report.__annotations__ if k not in ("revision", "changes", "slice", "reviews")]
+# A first, whole-repo report of PRs without review data or judgements (`reviews` and `learning` are only in a period with some).
+FIRST = [k for k in Report.__annotations__ if k not in ("revision", "changes", "slice", "reviews", "learning")]
 
 
 def week() -> tuple[list, list]:
@@ -45,7 +45,7 @@ def test_keys_are_in_report_json_order():
     scored, history = week()
     report = compose.report(scored, [], WEEK, CONFIG, History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
     assert list(Report.__annotations__) == [*Analysis.__annotations__, "title", "trend_notes", "risk_notes",
-                                            "relation_notes", "revision", "changes", "summary_evidence"]
+                                            "relation_notes", "revision", "changes", "summary_evidence", "learning"]
     # `slice` is only in a report narrowed to paths, `revision` and `changes` only in a revision; every other
     # key is always there, in this order.
     assert list(report) == FIRST
@@ -53,7 +53,8 @@ def test_keys_are_in_report_json_order():
     assert json.loads(json.dumps(report)) == report  # report.json is its plain serialisation
     sliced = compose.report(scored, [], WEEK, replace(CONFIG, paths=("pkg/trainer/**",), slice="trainer"),
                             History.of(history, WEEK), "2026-06-22T01:00:00Z", SCORER)
-    assert list(sliced) == [k for k in Report.__annotations__ if k not in ("revision", "changes", "reviews")]
+    assert list(sliced) == [k for k in Report.__annotations__
+                            if k not in ("revision", "changes", "reviews", "learning")]
     assert sliced["slice"] == {"name": "trainer", "paths": ["pkg/trainer/**"]}
     assert sliced["title"] == "acme/trainer (trainer) weekly report, 2026-W25, Jun 15–21"
     assert sliced["notes"][-1] == "This report covers only the PRs touching pkg/trainer/**."
@@ -69,7 +70,7 @@ def test_a_revision_says_which_and_what_changed_in_report_json_and_a_note():
         report = compose.report(scored, [], WEEK, config, History.of(history, WEEK), "2026-06-22T03:00:00Z",
                                 SCORER, revision=2, changes=changes)
         # the two revision keys last
-        assert list(report) == [k for k in Report.__annotations__ if k not in ("slice", "reviews")]
+        assert list(report) == [k for k in Report.__annotations__ if k not in ("slice", "reviews", "learning")]
         assert (report["revision"], report["changes"]) == (2, changes)
         assert report["notes"][-1] == said
 
