@@ -17,7 +17,7 @@ from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
 WEEK = Period.parse("2026-06-15", "2026-06-21", "Asia/Shanghai")
 SCORER = {"kind": "heuristic", "model": None, "prompt_version": "engine-test"}
-# A first, whole-repo report of PRs without review data or judgements (`reviews` and `learning` are only in a period with some).
+# A first, whole-repo report without review data or judgements (`reviews`, `learning` only come with some).
 FIRST = [k for k in Report.__annotations__ if k not in ("revision", "changes", "slice", "reviews", "learning")]
 
 
