@@ -2,7 +2,7 @@
 
 Cargo's CHANGELOG.md is the model: `## Cargo 1.99` releases, `### Added` / `### Changed` / `### Fixed` /
 `### Nightly only` / `### Documentation` / `### Internal` sections, one `- ` entry per change ending in links such
-as `[#12345](https://github.com/rust-lang/cargo/pull/12345)`, and a 🎉 opening the entries the release highlights.
+as `[#N](https://github.com/OWNER/NAME/pull/N)`, and a 🎉 opening the entries the release highlights.
 The config maps section names to verdicts; the reader only finds which PRs sit in which section.
 """
 from __future__ import annotations
