@@ -13,6 +13,7 @@ from prhub.sources.source import JsonlSource
 
 from tests.conftest import VERL as REPO
 from tests.fakes import FakeGitHub
+from tests.fakes.github_conversation import served
 
 WEEKS = [("2026-05-04", "2026-05-10"), ("2026-08-10", "2026-08-16")]
 
@@ -40,7 +41,7 @@ def test_graphql_source_gives_the_same_prs_files_line_counts_and_scores_as_the_e
     assert len(want) > 20
     assert refs == want  # number, title, author, merge time, url; same order
     for ref in refs:
-        mine, theirs = github.get(REPO, ref), verl_jsonl.get(REPO, ref)
+        mine, theirs = github.get(REPO, ref), served(verl_jsonl.get(REPO, ref))
         assert file_facts(mine) == file_facts(theirs), ref.number
         assert (mine.additions, mine.deletions, mine.changed_files, mine.body, mine.co_authors, mine.head_sha) == (
             theirs.additions, theirs.deletions, theirs.changed_files, theirs.body, theirs.co_authors, theirs.head_sha)

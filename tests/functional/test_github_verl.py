@@ -10,6 +10,7 @@ from prhub.sources.source import JsonlSource
 
 from tests.conftest import VERL as REPO
 from tests.fakes import FakeGitHub
+from tests.fakes.github_conversation import served
 
 WEEKS = [("2026-05-04", "2026-05-10"), ("2026-08-10", "2026-08-16")]
 
@@ -31,7 +32,7 @@ def test_github_source_lists_the_same_prs_files_and_scores_as_jsonl(
     assert refs == want  # number, title, author, merge time, url; same order
 
     for ref in refs:
-        mine, theirs = github.get(REPO, ref), verl_jsonl.get(REPO, ref)
+        mine, theirs = github.get(REPO, ref), served(verl_jsonl.get(REPO, ref))
         assert file_facts(mine) == file_facts(theirs), ref.number
         assert (mine.additions, mine.deletions, mine.changed_files, mine.body) == (
             theirs.additions, theirs.deletions, theirs.changed_files, theirs.body)
