@@ -89,6 +89,19 @@ class Stack:
         return None
 
 
+def _add_missing_indexes(ddb: Any, name: str, spec: dict[str, Any]) -> None:
+    """Add to an existing table the template's global secondary indexes it lacks (a table made before the index):
+    DynamoDB (and moto) index its existing items, so the code may query the index at once."""
+    wanted = spec.get("GlobalSecondaryIndexes") or []
+    if not wanted:
+        return
+    have = {i["IndexName"] for i in ddb.describe_table(TableName=name)["Table"].get("GlobalSecondaryIndexes", [])}
+    for index in wanted:
+        if index["IndexName"] not in have:  # one index a call: DynamoDB creates one at a time
+            ddb.update_table(TableName=name, AttributeDefinitions=spec["AttributeDefinitions"],
+                             GlobalSecondaryIndexUpdates=[{"Create": index}])
+
+
 def create_stack(template: dict[str, Any], prefix: str, watchlist: str | None = None,
                  visibility_timeout: int | None = LOCAL_VISIBILITY_TIMEOUT) -> Stack:
     """Create (or reuse) the template's tables, queues, bucket and parameter under `prefix`."""
@@ -108,7 +121,7 @@ def create_stack(template: dict[str, Any], prefix: str, watchlist: str | None = 
                 ddb.update_time_to_live(TableName=name, TimeToLiveSpecification={
                     "AttributeName": ttl["AttributeName"], "Enabled": True})
         except ddb.exceptions.ResourceInUseException:
-            pass  # an existing endpoint already has it
+            _add_missing_indexes(ddb, name, spec)  # an existing endpoint already has it, perhaps from before an index
         stack.tables[logical] = name
     queues = stack.resources("AWS::SQS::Queue")
     # Dead-letter queues first: the others' redrive policies name them.

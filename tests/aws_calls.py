@@ -27,6 +27,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD_ENV = "PRHUB_RECORD_AWS_CALLS"
+INDEX = "/index/"  # a table's index, as a resource: "<table>/index/<name>"
 
 # API operations whose IAM action has another name (the service authorization reference).
 _ACTION = {
@@ -51,8 +52,10 @@ def needs(service: str, operation: str, params: dict[str, Any]) -> list[tuple[st
     if service == "dynamodb" and operation in ("BatchWriteItem", "BatchGetItem"):
         return [(f"dynamodb:{operation}", table) for table in params["RequestItems"]]
     action = _ACTION.get((service, operation), f"{service}:{operation}")
-    resource = params.get(_RESOURCE_PARAM.get(service, ""), "")
-    return [(action, str(resource))]
+    resource = str(params.get(_RESOURCE_PARAM.get(service, ""), ""))
+    if service == "dynamodb" and params.get("IndexName"):  # IAM authorises a Query of an index on the index's ARN
+        resource += f"{INDEX}{params['IndexName']}"
+    return [(action, resource)]
 
 
 def logical_names(environment: dict[str, str], variables: dict[str, Any]) -> dict[str, str]:
@@ -69,6 +72,9 @@ def logical_name(physical: str, names: dict[str, str]) -> str:
     ending in "/") maps to that prefix's parameter, as the role's `prefix*` resource does."""
     if physical in names:
         return names[physical]
+    table, index, index_name = physical.partition(INDEX)
+    if index:  # "<table>/index/<name>", as the role's "${Table.Arn}/index/<name>"
+        return f"{logical_name(table, names)}{INDEX}{index_name}"
     for name, logical in names.items():
         if name.endswith("/") and physical.startswith(name):
             return logical

@@ -111,7 +111,7 @@ class MemoryStore:
             return True
 
     def superseding(self, folder: str, run: Run, results: int) -> str | None:
-        with self._lock:  # the store's scan: runs published at the folder, not superseded themselves
+        with self._lock:  # the store's ReportKeyIndex query: runs published at the folder, not superseded themselves
             for other in self.runs.values():
                 if (other.run_id != run.run_id and other.status == "reported" and other.report_key == folder
                         and not other.superseded_by

@@ -212,7 +212,10 @@ def _needs(service: str, operation: str, params: dict[str, Any]) -> list[tuple[s
         return [("s3:GetObject", params["CopySource"]["Bucket"]), ("s3:PutObject", params["Bucket"])]
     if service == "sqs" and operation in ("GetQueueUrl",):
         return [("sqs:GetQueueUrl", params["QueueName"])]
-    return [(f"{service}:{_ACTION.get((service, operation), operation)}", str(params[_RESOURCE_PARAM[service]]))]
+    resource = str(params[_RESOURCE_PARAM[service]])
+    if service == "dynamodb" and params.get("IndexName"):  # an index is its own resource: "<table>/index/<name>"
+        resource += f"/index/{params['IndexName']}"
+    return [(f"{service}:{_ACTION.get((service, operation), operation)}", resource)]
 
 
 def _logical_names(env: dict[str, str]) -> dict[str, str]:
@@ -231,7 +234,9 @@ def test_every_aws_call_is_allowed_by_the_functions_role(run: RunRecord) -> None
     denied = []
     for function, service, operation, params in run.calls:
         for action, physical in _needs(service, operation, params):
-            logical = names.get(physical, names.get(physical.rsplit("/", 1)[-1], physical))
+            table, index, index_name = physical.partition("/index/")
+            logical = (f"{names.get(table, table)}/index/{index_name}" if index and action.startswith("dynamodb:")
+                       else names.get(physical, names.get(physical.rsplit("/", 1)[-1], physical)))
             seen.setdefault(function, set()).add(action)
             if logical not in can(function, action):
                 denied.append(f"{function}: {action} on {logical}")

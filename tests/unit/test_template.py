@@ -87,6 +87,9 @@ def refs(value: Any) -> set[str]:
                 found.add(inner[0] if isinstance(inner, list) else inner.split(".")[0])
             elif key == "Fn::Sub":
                 text, variables = (inner, {}) if isinstance(inner, str) else (inner[0], inner[1])
+                if index := re.fullmatch(r"\$\{(\w+)\.Arn\}/index/(\w+)", text):  # a table's index, by name
+                    found.add(f"{index[1]}/index/{index[2]}")
+                    continue
                 for name in re.findall(r"\$\{([^}!]+)\}", text):
                     name = name.split(".")[0]
                     if name in variables:
@@ -1127,7 +1130,8 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:GetItem": {"RunsTable", "IdempotencyTable", "CacheTable"},
         "dynamodb:UpdateItem": {"RunsTable", "IdempotencyTable"},
         "dynamodb:Scan": {"RunsTable"},  # the sweep
-        "dynamodb:Query": {"ResultsTable", "JudgementsTable"},  # JudgementsTable: prs[].judged
+        # JudgementsTable: prs[].judged; the index: which run's report a folder holds (Store.superseding)
+        "dynamodb:Query": {"ResultsTable", "JudgementsTable", "RunsTable/index/ReportKeyIndex"},
         "dynamodb:PutItem": {"IdempotencyTable", "CacheTable"},
         "dynamodb:DeleteItem": {"IdempotencyTable"},
         "s3:ListBucket": {"SiteBucket"}, "s3:PutObject": {"SiteBucket"},

@@ -13,7 +13,7 @@ guarantees of the flow live here as conditional writes:
   that arrives after a publication asks for exactly one new revision;
 - `mark_reported` records a revision only over an older one;
 - a run publishes at a report's URL only while no newer or more complete run of the same range and language has
-  published there (`superseding`), so a late sweep of an orphaned run is recorded, never published over a
+  published there (`superseding`, a Query of ReportKeyIndex), so a late sweep of an orphaned run is recorded, never published over a
   better report.
 
 A run item keeps the watch list's channels by name: a literal `url` or `secret` (the local runner's) is not
@@ -54,6 +54,7 @@ RUN_TTL_DAYS = 90
 DAY = 86_400
 FAILED = "failed"  # the status of a run its plan could never list (Store.fail_run)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+REPORT_KEY_INDEX = "ReportKeyIndex"  # the runs table's index by report folder (template.yaml)
 
 
 def run_id(config: RepoConfig, period: Period, stamp: str) -> str:
@@ -344,13 +345,15 @@ class Store:
         stale: one planned later, or one more complete (a larger share of its listed PRs with a result); None when
         this one may publish. Runs as new and as complete, and the run's own earlier revisions, give way.
 
-        A scan, as open_runs is (runs are few and expire): a run item records its folder (report_key) and its
-        latest publication's results when marked reported. Two publishers racing within one publication can both
-        pass; the sweep's case (an orphan reported long after) cannot."""
+        A Query of the runs table's ReportKeyIndex (report_key, set when a run is marked reported, with what the
+        check reads projected): the runs published at one folder, not every run. The index is eventually
+        consistent: two publishers racing within one publication can both pass; the sweep's case (an orphan
+        reported long after) cannot."""
         planned = planned_at(run, 0)
-        for page in self.db.get_paginator("scan").paginate(
-                TableName=self.settings.runs_table,
-                FilterExpression="report_key = :k AND #s = :r AND run_id <> :me "
+        for page in self.db.get_paginator("query").paginate(
+                TableName=self.settings.runs_table, IndexName=REPORT_KEY_INDEX,
+                KeyConditionExpression="report_key = :k",
+                FilterExpression="#s = :r AND run_id <> :me "
                                  "AND (attribute_not_exists(superseded_by) OR superseded_by = :none)",
                 ProjectionExpression="run_id, created_at, published_results, expected",
                 ExpressionAttributeNames={"#s": "status"},
