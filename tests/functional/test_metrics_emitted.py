@@ -119,6 +119,26 @@ def model_run(fake: FakeOpenAI, chat: FakeChat) -> MemoryStack:
     return stack
 
 
+def superseded_report() -> int:
+    """Two complete runs of DAY, the newer reported first: the older one's report is recorded as superseded, not
+    published (ReportsSuperseded). Returns the PRs each run scored."""
+    from datetime import UTC, datetime, timedelta
+
+    stack = memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"},
+                                                     "repos": [sample_settings()["config"]]})))
+    now, asks, scored = datetime.now(UTC), [], 0
+    for minutes_ago in (30, 10):
+        stack.deps = replace(stack.deps, clock=lambda m=minutes_ago: now - timedelta(minutes=m))
+        plan(DAY, stack.deps)
+        for message in stack.queue.take(SETTINGS.score_queue_url):
+            scored += bool(score_record(record(message), stack.deps)["stored"])
+        asks += [m.body for m in stack.queue.take(SETTINGS.report_queue_url)]
+    older, newer = asks
+    assert "superseded_by" not in report_message(newer, stack.deps)
+    assert report_message(older, stack.deps)["superseded_by"] == newer["run_id"]
+    return scored // 2
+
+
 def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_no_other(
         stack_metrics: None, ledger: Ledger, chat: FakeChat, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,6 +210,9 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
     hello = {"Records": [{"messageId": "m1", "body": "Hello from SQS!"}]}
     assert continue_listing(hello, old.deps) == {"batchItemFailures": []}
 
+    # A run's report kept from replacing a newer run's of the same range.
+    superseded_prs = superseded_report()
+
     docs = emitted(capsys.readouterr().out)
     names = [name for doc in docs for name in doc["names"]]
     # Every catalogued name is emitted, and nothing else; each in the stack's namespace.
@@ -208,15 +231,18 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
         return sum(sum(v) if isinstance(v, list) else v for v in values)
 
     # The counts say what happened.
-    assert total("RunsPlanned") == 3 and total("RunsReported") == 1 and total("SweepFailures") == 1
-    assert total("PlansFailed") == 1 and total("MessagesDropped") == 1
-    assert total("PrsScored") == len(messages) - 1 and total("PrsUnscored") == 1 and total("PrsDeferred") == 1
+    assert total("RunsPlanned") == 5 and total("RunsReported") == 3 and total("SweepFailures") == 1
+    assert total("PlansFailed") == 1 and total("MessagesDropped") == 2  # PlanQueue's sample body; the score message
+    assert total("ReportsSuperseded") == 1
+    assert total("PrsScored") == len(messages) - 1 + 2 * superseded_prs
+    assert total("PrsUnscored") == 1 and total("PrsDeferred") == 1
     assert total("ModelFallbacks") == 1 and total("ModelCalls") >= len(messages)  # the PRs' and the narrative's
     assert total("RateLimitWaits") == 1 and total("GitHubRequests") >= 2
     assert total("Deliveries") == 1 and total("NotifyDelivered") == 1 and total("NotifyPermanentFailure") == 1
-    assert total("ScheduleEventsRefused") == 1 and total("ScoreMessagesDropped") == 1 and total("DigestFailures") == 1
-    [seconds] = [d for d in docs if "ReportSeconds" in d["names"]]
-    assert seconds["units"]["ReportSeconds"] == "Seconds" and total("ReportSeconds") > 0
+    assert total("ScheduleEventsRefused") == 1 and total("DigestFailures") == 1
+    seconds = [d for d in docs if "ReportSeconds" in d["names"]]
+    assert len(seconds) == 3  # the sweep's report, and both of the two runs' (the superseded one's built too)
+    assert {d["units"]["ReportSeconds"] for d in seconds} == {"Seconds"} and total("ReportSeconds") > 0
 
 
 def test_the_namespace_is_what_deps_read_from_the_environment_not_the_environment_itself(

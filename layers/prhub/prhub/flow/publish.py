@@ -101,13 +101,16 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     folder = _report_prefix(report, home)
     holder = deps.store.superseding(folder, run, len(results))
     prefix = folder if holder is not None else _publish(report, run, scored, home, deps)
-    if not deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now(), revision,
-                                    len(results), pending, superseded_by=holder or ""):
+    marked = deps.store.mark_reported(run_id, prefix, format_timestamp(deps.clock()), deps.now(), revision,
+                                      len(results), pending, superseded_by=holder or "")
+    if not marked:
         logger.warning("revision already recorded as published", extra={"run_id": run_id, "revision": revision})
     elif revision == 1:  # a run counts as reported once (ReportsMissingAlarm compares it with RunsPlanned)
         metrics.count("RunsReported")
         metrics.count("PrsUnscored", len(unscored))
-    if holder is not None:  # recorded on the run (superseded_by) and logged; no metric: nothing is missing
+    if holder is not None:  # recorded on the run (superseded_by), logged, counted once (no alarm: nothing is missing)
+        if marked:
+            metrics.count("ReportsSuperseded")
         logger.warning("report not published: the one at its URL is from a newer or more complete run",
                        extra={"run_id": run_id, "revision": revision, "key": prefix, "superseded_by": holder})
         return {"run_id": run_id, "repo": run.repo, "report_key": prefix, "revision": revision,

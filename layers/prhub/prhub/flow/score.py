@@ -25,6 +25,7 @@ from prhub.core.errors import HandBack, InputError, RetryLater
 from prhub.core.models import PullRef, PullRequest, ScoredPR
 from prhub.flow.deps import Deps
 from prhub.flow.judgements import keep_labels
+from prhub.flow.records import dropped
 from prhub.flow.revision import request_revision
 from prhub.sources.source import TimedSource
 
@@ -207,10 +208,9 @@ def score_message(record: SQSRecord, message: ScoreMessage, deps: Deps,
 
 
 def _drop(record: SQSRecord, reason: str, run_id: str = "", number: int = 0) -> dict[str, Any]:
-    """Acknowledge a message that can never succeed: logged and counted (the DLQ alarm will not see it)."""
-    logger.error("score message dropped: it can never succeed",
-                 extra={"message_id": record.message_id, "run_id": run_id, "number": number, "reason": reason[:500]})
-    metrics.count("ScoreMessagesDropped")
+    """Acknowledge a message that can never succeed: logged and counted as every function's are (the DLQ alarm
+    will not see it)."""
+    dropped("ScoreFunction", record.message_id, reason, run_id=run_id, number=number)
     return {"run_id": run_id, "number": number, "stored": False, "cached": False, "dropped": reason[:500]}
 
 
