@@ -57,7 +57,7 @@ def test_runs_reported_before_the_index_existed_are_found_through_it(aws_in_proc
     store = Store(db, Settings.from_env(before.function_env()))
     config, period = RepoConfig("acme/rocket"), Period.parse("2026-06-01", "2026-06-07", "UTC")
     refs = [PullRef(n, "", "", period.start_utc, "") for n in range(1, 33)]
-    for run_id, planned, results in (("complete", "2026-06-08T01:00:00Z", 32), ("orphan", "2026-06-08T00:40:00Z", 10)):
+    for run_id, planned in (("complete", "2026-06-08T01:00:00Z"), ("orphan", "2026-06-08T00:40:00Z")):
         assert store.create_run(run_id, config, period, "jsonl:x", refs, 0, planned)
     assert store.mark_reported("complete", PREFIX, "2026-06-08T01:10:00Z", 0, 1, 32)
 

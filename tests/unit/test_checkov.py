@@ -2,7 +2,8 @@
 
 checkov is not in the dev extras: it pins boto3 1.35, packaging < 24 and networkx < 2.7 against the project's
 newer ones, and brings about 100 packages (290 MB). Install it in a throwaway venv and point CHECKOV at it:
-`python -m venv /tmp/ck && /tmp/ck/bin/pip install checkov && CHECKOV=/tmp/ck/bin/checkov pytest tests/unit/test_checkov.py`
+`python -m venv /tmp/ck && /tmp/ck/bin/pip install checkov`, then
+`CHECKOV=/tmp/ck/bin/checkov pytest tests/unit/test_checkov.py`
 (or have `checkov` on PATH); without it the test is skipped, as the sam CLI's is. `--skip-download`: checkov asks
 Prisma Cloud for its guidelines otherwise, and tests use no network.
 """

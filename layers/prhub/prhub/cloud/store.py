@@ -13,8 +13,8 @@ guarantees of the flow live here as conditional writes:
   that arrives after a publication asks for exactly one new revision;
 - `mark_reported` records a revision only over an older one;
 - a run publishes at a report's URL only while no newer or more complete run of the same range and language has
-  published there (`superseding`, a Query of ReportKeyIndex), so a late sweep of an orphaned run is recorded, never published over a
-  better report.
+  published there (`superseding`, a Query of ReportKeyIndex), so a late sweep of an orphaned run is recorded,
+  never published over a better report.
 
 A run item keeps the watch list's channels by name: a literal `url` or `secret` (the local runner's) is not
 stored, only its reference (`channel_ref`, the delivery ledger's channel id), which the report service looks up
