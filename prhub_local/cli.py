@@ -214,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     invoke = add("invoke", cmd_invoke)
     invoke.add_argument("function", choices=FUNCTIONS, help="the function (its logical id in template.yaml)")
-    invoke.add_argument("--event", required=True, metavar="FILE", help="event JSON, e.g. events/plan-scheduled.json")
+    invoke.add_argument("--event", required=True, metavar="FILE", help=(
+        "event JSON, e.g. events/plan-scheduled.json, or the JSON itself ('{\"sweep\": true}')"))
     invoke.add_argument("--source", metavar="SPEC", help=(
         "github or jsonl:PATH, for the watched repositories that name no source (the sample events' "
         "verl-project/verl; default: as the watch list says, GitHub)"))

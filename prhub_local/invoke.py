@@ -94,6 +94,14 @@ def check_source(spec: str) -> None:
 
 
 def read_event(path: str | Path) -> Any:
+    """The event in the file `path`, or `path` itself when it is a JSON object or array written on the command line
+    (`--event '{"sweep": true}'`, as docs/reliability.md and the issues give them): no file name starts so."""
+    text = str(path)
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise InputError(f"--event {text[:200]} is not JSON: {exc}") from exc
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
