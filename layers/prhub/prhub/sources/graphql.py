@@ -19,7 +19,8 @@ How it spends GitHub's budgets (docs/github.md has the design):
   points budget (`rateLimit { cost remaining resetAt }`) is checked before each query and
   waited for, or handed back as RetryLater when the wait outlasts the caller's deadline;
   `RATE_LIMITED` errors, secondary limits (200/403/429, Retry-After), 5xx, timeouts
-  (GitHub answers 502 for a query that ran too long: the page size is halved), cut-off and
+  (GitHub answers 502 for a query that ran too long: the page size is halved, and doubled back after each
+  page that passes), cut-off and
   reset responses, and answers with partial data and `errors` are retried, bounded, and
   never drop a PR silently: a listing either has every PR or raises.
 
@@ -242,6 +243,7 @@ class GraphQLSource(OnClient):
         self.graphql_url = graphql_url or graphql_endpoint(self.http.api_url)
         self.payloads: EtagCache = payloads if payloads is not None else self.http.etag_cache
         self.page_size = max(1, min(PAGE, page_size))
+        self.full_page = self.page_size  # what page_size grows back to after a timeout's shrink
         self.budget = PointsBudget(self.http)
         self.graphql = bool(self.http.token)  # GraphQL needs authentication; without a token REST serves
         self._kept: dict[tuple[str, int], PullRequest] = {}
@@ -386,13 +388,18 @@ class GraphQLSource(OnClient):
             except QueryTimeout:
                 if self.page_size <= MIN_PAGE:
                     raise
-                self.page_size = max(MIN_PAGE, self.page_size // 2)  # kept: the next pages are as heavy
+                self.page_size = max(MIN_PAGE, self.page_size // 2)
                 self.http.stats["page_shrinks"] += 1
                 log.warning("GitHub timed out on a search page: asking %d PRs a page", self.page_size)
                 continue
             search = data.get("search")
             if not isinstance(search, dict):
                 raise SourceError(f"GitHub's search for {repo} answered no results object")
+            # A page passed: the next asks twice as many again, up to the configured size. A timeout is often
+            # GitHub's moment, not the page's weight; a shrink kept for the rest of the listing cost a long
+            # range many more pages (and points) than the one timeout did. A range that stays heavy times
+            # out again and shrinks again: at most one extra request per shrunk page that passed.
+            self.page_size = min(self.full_page, self.page_size * 2)
             return search
 
     def _keep(self, repo: str, period: Period, nodes: list[dict[str, Any]]) -> list[PullRef]:
