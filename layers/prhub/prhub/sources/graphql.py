@@ -83,7 +83,7 @@ THREADS, REPLIES, ISSUE_COMMENTS = 20, 10, 30
 THREAD = f"id isResolved isOutdated path line originalLine comments(first: {REPLIES}) {{ {COMMENTS} }}"
 THREADS_PAGE = f"{PAGE_INFO} nodes {{ {THREAD} }}"
 PULL = f"""number title body url createdAt mergedAt baseRefName headRefOid additions deletions changedFiles
-      author {{ {ACTOR} }}
+      author {{ {ACTOR} }} mergedBy {{ {ACTOR} }}
       mergeCommit {{ oid message }}
       labels(first: 100) {{ nodes {{ name }} }}
       commits(first: 1) {{ totalCount }}
@@ -469,6 +469,8 @@ class GraphQLSource(OnClient):
             created_at=_moment(node.get("createdAt")),
             review_threads=[_thread(t) for t in _nodes(node, "reviewThreads")],
             comments=[_comment(c) for c in _nodes(node, "comments")],
+            # null (a deleted account) or absent: the source does not say, and no self-merge is claimed
+            merged_by=_actor(node["mergedBy"]) if node.get("mergedBy") else "",
         )
 
     # --- history ------------------------------------------------------------------------------
