@@ -4,6 +4,7 @@ Contract:
 
     pr_review(pr, config) -> PrReview | None            per PR, when it is scored (None: no conversation read)
     period_reviews(prs, config, earlier) -> (Reviews | None, {number: [Risk]})   per period, in the analysis
+    earlier_facts(prs, config) -> {number: facts}       the comparison periods' PRs, for the history entries
 
 Review text is untrusted, as titles and bodies are: it is only ever quoted (one cleaned sentence, clipped), never
 read for a score: `pr_review` runs beside the judgement and its result goes into no rule, so a comment cannot move
@@ -17,14 +18,16 @@ The period's risks, added to the PRs' own by the analysis:
                      only where the repository usually reviews: of the period's other PRs whose conversation was
                      read (bots' aside), at least USUAL_MIN_PRS, and at least USUAL_SHARE of them reviewed
   follow_up          a follow-up promised in review or in the conversation that no later PR of the period has
-                     taken up: a later PR that refers to the promising PR, or to the issue or PR the promise names
+                     taken up: a later PR that refers to the promising PR, or to the issue or PR the promise names.
+                     A promise of the comparison periods still open there (their history entries' `promises`,
+                     earlier_facts) is listed as done in the period whose PR takes it up
 """
 from __future__ import annotations
 
 import re
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -156,7 +159,7 @@ def _first_review(pr: PullRequest, config: RepoConfig) -> datetime | None:
 
 def has_conversation(pr: PullRequest) -> bool:
     """Whether the source read the PR's conversation (an export without it, like the shared data, did not)."""
-    return bool(pr.created_at or pr.reviews or pr.review_threads or pr.comments)
+    return pr.has_conversation
 
 
 def pr_review(pr: PullRequest, config: RepoConfig) -> PrReview | None:
@@ -223,22 +226,61 @@ def _when(p: ScoredPR) -> tuple[datetime, int]:
     return parse_timestamp(p.merged_at), p.number
 
 
-def _done_by(p: ScoredPR, promised: Promise, later: Sequence[ScoredPR]) -> int | None:
-    """The first later PR that refers to the promising PR or to what the promise names."""
+def _done_by(number: int, promised: Promise, later: Iterable[tuple[int, list[int]]]) -> int | None:
+    """The first later PR (number, refs) that refers to the promising PR or to what the promise names."""
     named = set(promised["refs"])  # an issue a later PR closes, or the PR the promise says will do it
-    return next((q.number for q in later if p.number in q.refs or named & {*q.refs, q.number}), None)
+    return next((n for n, refs in later if number in refs or named & {*refs, n}), None)
 
 
 Known = list[tuple[ScoredPR, PrReview]]  # the period's PRs with review data, and it
 
 
-def _follow_ups(known: Known, prs: list[ScoredPR]) -> list[FollowUp]:
+def _follow_ups(known: Known, prs: list[ScoredPR], earlier: Iterable[dict[str, Any]]) -> list[FollowUp]:
+    """The period's promises, taken up or not, then the comparison periods' still-open ones (history entries'
+    `promises`, see earlier_facts) that a PR of this period takes up: marked done here, as a revert in one week
+    is followed to the PR that re-lands it in another. An earlier promise nobody took up yet is not repeated:
+    its own week's report said so."""
     ordered = sorted(prs, key=_when)
     out: list[FollowUp] = []
     for p, review in sorted(known, key=lambda pair: _when(pair[0])):
-        later = [q for q in ordered if _when(q) > _when(p)]
-        out += [{**promised, "pr": p.number, "done_by": _done_by(p, promised, later)}
+        later = [(q.number, q.refs) for q in ordered if _when(q) > _when(p)]
+        out += [{**promised, "pr": p.number, "done_by": _done_by(p.number, promised, later)}
                 for promised in review["promises"]]
+    week = {p.number for p in prs}
+    for entry in sorted(earlier, key=lambda e: (str(e.get("merged_at")), int(e.get("number") or 0))):
+        number = int(entry.get("number") or 0)
+        if number in week:
+            continue
+        for promised in entry.get("promises") or []:
+            done = _done_by(number, promised, [(q.number, q.refs) for q in ordered])
+            if done is not None:
+                out.append({**promised, "pr": number, "done_by": done})
+    return out
+
+
+def earlier_facts(prs: Iterable[PullRequest], config: RepoConfig) -> dict[int, dict[str, Any]]:
+    """What a later period's report needs of the comparison periods' conversation, by PR, for the PRs whose
+    conversation the source read (the others get nothing, so a report says nothing of them rather than zero):
+    `created_at` and `first_review_at` (the timing of the periods before), and `promises` no later PR of those
+    periods took up (a PR of the later period may: _follow_ups). Kept in the run's history entries."""
+    ordered = sorted(prs, key=lambda p: (p.merged_at, p.number))
+    refs = [(q.number, textparse.references(f"{q.title}\n{q.body}", own=q.number)) for q in ordered]
+    out: dict[int, dict[str, Any]] = {}
+    for i, p in enumerate(ordered):
+        if not has_conversation(p):
+            continue
+        facts: dict[str, Any] = {}
+        first = _first_review(p, config)
+        if p.created_at is not None:
+            facts["created_at"] = format_timestamp(p.created_at)
+        if first is not None:
+            facts["first_review_at"] = format_timestamp(first)
+        later = refs[i + 1:]
+        open_ones = [promised for promised in _promises(p, config) if _done_by(p.number, promised, later) is None]
+        if open_ones:
+            facts["promises"] = open_ones
+        if facts:
+            out[p.number] = facts
     return out
 
 
@@ -323,7 +365,7 @@ def period_reviews(prs: list[ScoredPR], config: RepoConfig,
     self_merged = [p.number for p, r in unreviewed if r["merged_by"] == p.author]
     for p, _r in unreviewed:
         risks[p.number].append(Risk("unreviewed", words["self_merged" if p.number in self_merged else "unreviewed"]))
-    follow_ups = _follow_ups(known, prs)
+    follow_ups = _follow_ups(known, prs, earlier)
     for number in sorted({f["pr"] for f in follow_ups}):
         open_ones = [f for f in follow_ups if f["pr"] == number and f["done_by"] is None]
         if open_ones:
