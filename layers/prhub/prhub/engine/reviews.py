@@ -420,6 +420,29 @@ def summary_line(reviews: Reviews | None, zh: bool) -> str:
     return "; ".join(parts) + "."
 
 
+def comment_fact(pr: int, said: OpenThread | Promise) -> Evidence:
+    """The evidence of a sentence standing on a review comment: the PR's `review` field quoted, and the comment's
+    link where the source gave one into the PR's page."""
+    fact: Evidence = {"pr": pr, "field": "review", "fact": said["text"]}
+    if said["url"]:
+        fact["url"] = said["url"]
+    return fact
+
+
+def review_risk_facts(kind: str, pr: int, reviews: Reviews | None) -> list[Evidence]:
+    """What a risk note on `pr` of a review kind stands on beside the risk: the comment its detail quotes (the
+    first open thread's, the first promise still open), as the risk's detail is built from it."""
+    if not reviews:
+        return []
+    if kind == "unresolved_review":
+        said: list[OpenThread | Promise] = [t for t in reviews["unresolved"] if t["pr"] == pr]
+    elif kind == "follow_up":
+        said = [f for f in reviews["follow_ups"] if f["pr"] == pr and f["done_by"] is None]
+    else:
+        return []
+    return [comment_fact(pr, said[0])] if said and said[0]["text"] else []
+
+
 def summary_facts(reviews: Reviews | None) -> list[Evidence]:
     """What `summary_line` stands on: the period's review counts, and each open thread's comment it points at."""
     if not reviews:
@@ -428,6 +451,6 @@ def summary_facts(reviews: Reviews | None) -> list[Evidence]:
                                                                        f"{reviews['known_count']}"}]
     facts += [{"pr": None, "field": "reviews", "fact": f"{c['login']} reviewed {c['pr_count']}"}
               for c in reviews["reviewers"] if c["login"] in reviews["main_reviewers"]]
-    facts += [{"pr": t["pr"], "field": "review", "fact": t["text"]} for t in reviews["unresolved"] if t["text"]]
+    facts += [comment_fact(t["pr"], t) for t in reviews["unresolved"] if t["text"]]
     facts += [{"pr": n, "field": "risks", "fact": "unreviewed"} for n in reviews["unreviewed"]]
     return facts
