@@ -109,15 +109,19 @@ ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
 }}"""
 
 
-# History: the comparison periods' PRs with what `tag` reads for modules (title, labels, paths), no bodies,
-# reviews or line counts; and each author's first merge, FIRSTS_PER_QUERY searches (aliases) in one query.
+# History: the comparison periods' PRs with what `tag` reads for modules (title, labels, paths), and the opening and
+# first reviews (who, when: the review timing of the weeks before, issue 26); no bodies, review text or line counts.
+# The reviews cost 1 point a page of 100; their text and the threads' replies (where follow-ups are promised) would
+# cost some 21 more, so a promise is followed across weeks where the history's source reads it whole (an export).
+EARLIER_REVIEWS = 10  # a PR's first reviews: enough to find the first by a person past the review bots
 EARLIER_QUERY = f"""query($q: String!, $first: Int!, $after: String) {{
   {RATE}
   search(type: ISSUE, query: $q, first: $first, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
-    nodes {{ ... on PullRequest {{ number title url mergedAt author {{ {ACTOR} }}
-      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }} }} }}
+    nodes {{ ... on PullRequest {{ number title url createdAt mergedAt author {{ {ACTOR} }}
+      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }}
+      reviews(first: {EARLIER_REVIEWS}) {{ nodes {{ state submittedAt author {{ {ACTOR} }} }} }} }} }}
   }}
 }}"""
 # Each alias is one search connection of first 1: 25 cost 1 point and ask for 25 nodes, far within the
@@ -541,11 +545,15 @@ class GraphQLSource(OnClient):
 
     @staticmethod
     def _history_pull(node: dict[str, Any]) -> PullRequest:
-        """What `tag` reads of a history node; files past the first 100 do not change a PR's modules much."""
+        """What `tag` reads of a history node (files past the first 100 do not change a PR's modules much), and what
+        the planner reads of its conversation: opening and first reviews."""
         return PullRequest(
             number=int(node["number"]), title=str(node.get("title") or ""), body="", author=_actor(node.get("author")),
             merged_at=parse_timestamp(str(node["mergedAt"])), url=str(node.get("url") or ""), labels=_labels(node),
-            files=[FileChange(str(f["path"]), "modified", 0, 0) for f in _nodes(node, "files")])
+            files=[FileChange(str(f["path"]), "modified", 0, 0) for f in _nodes(node, "files")],
+            created_at=_moment(node.get("createdAt")),
+            reviews=[Review(_actor(r.get("author")), str(r.get("state")), "", _moment(r.get("submittedAt")))
+                     for r in _nodes(node, "reviews") if r.get("state") != "PENDING"])
 
     def _first_merges(self, repo: str, period: Period, authors: Iterable[str]) -> dict[str, str]:
         before = format_timestamp(period.start_utc - timedelta(seconds=1))
