@@ -21,7 +21,7 @@ from prhub.sources.source import JsonlSource
 
 from prhub_local.cli import main
 from tests.fakes import FakeGitHub
-from tests.fakes.github_conversation import REPLIES, served, seeded
+from tests.fakes.github_conversation import REPLIES, seeded, served
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
 REPO = "verl-project/verl"

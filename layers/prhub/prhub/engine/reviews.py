@@ -251,9 +251,11 @@ def _follow_ups(known: Known, prs: list[ScoredPR], earlier: Iterable[dict[str, A
         number = int(entry.get("number") or 0)
         if number in week:
             continue
-        for promised in entry.get("promises") or []:
+        for said in entry.get("promises") or []:  # from the run's stored history: read field by field
+            promised: Promise = {"author": str(said.get("author") or ""), "text": str(said.get("text") or ""),
+                                 "url": str(said.get("url") or ""), "refs": [int(r) for r in said.get("refs") or []]}
             done = _done_by(number, promised, [(q.number, q.refs) for q in ordered])
-            if done is not None:
+            if done is not None and promised["text"]:
                 out.append({**promised, "pr": number, "done_by": done})
     return out
 
