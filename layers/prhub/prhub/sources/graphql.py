@@ -114,16 +114,24 @@ ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
 # The reviews cost 1 point a page of 100; their text and the threads' replies (where follow-ups are promised) would
 # cost some 21 more, so a promise is followed across weeks where the history's source reads it whole (an export).
 EARLIER_REVIEWS = 10  # a PR's first reviews: enough to find the first by a person past the review bots
-EARLIER_QUERY = f"""query($q: String!, $first: Int!, $after: String) {{
+
+
+def _listing_query(more: str = "") -> str:
+    return f"""query($q: String!, $first: Int!, $after: String) {{
   {RATE}
   search(type: ISSUE, query: $q, first: $first, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
-    nodes {{ ... on PullRequest {{ number title url createdAt mergedAt author {{ {ACTOR} }}
-      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }}
-      reviews(first: {EARLIER_REVIEWS}) {{ nodes {{ state submittedAt author {{ {ACTOR} }} }} }} }} }}
+    nodes {{ ... on PullRequest {{ number title url mergedAt author {{ {ACTOR} }}
+      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }} {more}}} }}
   }}
 }}"""
+
+
+EARLIER_QUERY = _listing_query(
+    f"createdAt reviews(first: {EARLIER_REVIEWS}) {{ nodes {{ state submittedAt author {{ {ACTOR} }} }} }} ")
+RECORD_QUERY = _listing_query()  # the dashboard's record (Source.record) reads no timing: no reviews' point
+
 # Each alias is one search connection of first 1: 25 cost 1 point and ask for 25 nodes, far within the
 # 500,000-node limit. GitHub documents no alias limit; its secondary limits count a query (not its aliases) as
 # one GraphQL point of 2,000 a minute. Whether each aliased search also draws on the search API's own 30 a
@@ -490,7 +498,7 @@ class GraphQLSource(OnClient):
         if not self.graphql:
             return self.rest.history(repo, period, authors, tag)
         try:
-            earlier = self._listed(repo, comparison_span(period), tag)
+            earlier = self._listed(repo, comparison_span(period), tag, EARLIER_QUERY)
             first = self._first_merges(repo, period, authors)
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
@@ -507,12 +515,12 @@ class GraphQLSource(OnClient):
         if not self.graphql:
             return self.rest.record(repo, span, tag)
         try:
-            return History(self._listed(repo, span, tag), {})
+            return History(self._listed(repo, span, tag, RECORD_QUERY), {})
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
             return self.rest.record(repo, span, tag)
 
-    def _listed(self, repo: str, span: Period, tag: Tagger) -> list[dict[str, Any]]:
+    def _listed(self, repo: str, span: Period, tag: Tagger, query: str) -> list[dict[str, Any]]:
         start, stop = span.start_utc, span.end_utc - timedelta(seconds=1)  # search ranges are inclusive
         tz = zone(span.tz)
         slices = [(start, stop)]
@@ -523,7 +531,7 @@ class GraphQLSource(OnClient):
             variables: dict[str, Any] = {"q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc",
                                          "first": PAGE, "after": None}
             while True:
-                search = self._query_retrying(EARLIER_QUERY, variables).get("search")
+                search = self._query_retrying(query, variables).get("search")
                 if not isinstance(search, dict):
                     raise SourceError(f"GitHub's search for {repo} answered no results object")
                 total = int(search.get("issueCount") or 0)
