@@ -34,7 +34,7 @@ query, first, after)`, aliased as often as a query likes (`a0: search(...) a1: s
 REST search's qualifiers and its 1,000-result cap, and `sort:created-asc|desc` in the query string (GitHub
 takes the sort there, not as an argument; the fake's PRs are created when merged, so it sorts by merge); pull
 requests with number, title, body, url, merged, mergedAt, baseRefName, headRefOid,
-additions, deletions, changedFiles, author { login __typename }, mergeCommit { oid message },
+additions, deletions, changedFiles, author and mergedBy { login __typename }, mergeCommit { oid message },
 labels, commits { totalCount }, reviews, files (at most 3,000, like REST; not confirmed for
 GraphQL), createdAt, reviewThreads (with their comments) and comments (issue comments), and
 `node(id)` for a review thread's further comments. The conversation is the PR's own (`reviews`,
@@ -291,7 +291,7 @@ class FakeGitHub(LoopbackServer):
             "user": self.user(pr.author), "body": pr.body or None,
             "labels": [{"name": name} for name in pr.labels],
             "created_at": format_timestamp(pr.created_at or pr.merged_at), "updated_at": merged, "closed_at": merged,
-            "merged_at": merged, "comments": len(pr.comments),
+            "merged_at": merged, "merged_by": self.user_or_null(pr.merged_by), "comments": len(pr.comments),
             "review_comments": sum(len(t.comments) for t in pr.review_threads),
             "merge_commit_sha": pr.head_sha, "head": {"ref": f"pr-{pr.number}", "sha": pr.head_sha},
             "base": {"ref": pr.base_ref}, "html_url": pr.url, "merged": True,
@@ -457,7 +457,7 @@ class FakeGitHub(LoopbackServer):
             mergedAt=merged, createdAt=format_timestamp(pr.created_at or pr.merged_at), state="MERGED",
             baseRefName=pr.base_ref, headRefName=f"pr-{pr.number}",
             headRefOid=pr.head_sha, additions=pr.additions, deletions=pr.deletions, changedFiles=pr.changed_files,
-            author=self.actor(pr.author),
+            author=self.actor(pr.author), mergedBy=self.actor(pr.merged_by),
             mergeCommit=gql.Obj("Commit", oid=pr.head_sha, message=self.commit_body(base, pr)["message"]),
             labels=lambda a: gql.connection("Label", labels, a),
             commits=lambda a: gql.connection("PullRequestCommit", commits, a),

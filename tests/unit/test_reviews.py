@@ -228,8 +228,8 @@ def test_the_summary_names_the_main_reviewers_and_its_evidence_cites_the_comment
     last = week["summary"].split("\n\n")[-1]
     assert "mostly by carol (3 PRs), erin (2 PRs)" in last and "unresolved at merge (#1)" in last
     assert "merged without review (#5)" in last
-    assert {"pr": 1, "field": "review", "fact": "Padding is not masked in the off-policy metric."} in \
-        week["summary_evidence"]
+    assert {"pr": 1, "field": "review", "fact": "Padding is not masked in the off-policy metric.",
+            "url": f"{URL}/1#discussion_r7"} in week["summary_evidence"]
     assert check_narrative(week) == []
     forged = {**week, "summary_evidence": [{"pr": 1, "field": "review", "fact": "nobody wrote this"}]}
     assert any("does not say it" in e for e in check_narrative(forged))

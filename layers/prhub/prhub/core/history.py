@@ -20,7 +20,9 @@ class History:
     so the same command gives the same report whatever the state holds.
 
     `earlier` has the PRs merged in the comparison periods (trends, revert chains across periods), as
-    history entries (number, title, author, merged_at, url, modules); `first_merged` maps each author of the
+    history entries (number, title, author, merged_at, url, modules; and, where the source read the PR's
+    conversation, created_at, first_review_at and the follow-ups still open as `promises`, which the planner adds:
+    review timing and follow-ups across periods); `first_merged` maps each author of the
     period who had merged before it (lower-case login) to their first merge; an author absent from it is
     new. `reach` is the earliest merge the source can see ("" when it sees the whole repository)."""
 

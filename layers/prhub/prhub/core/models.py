@@ -216,6 +216,11 @@ class PullRequest:
     def ref(self) -> PullRef:
         return PullRef(self.number, self.title, self.author, self.merged_at, self.url)
 
+    @property
+    def has_conversation(self) -> bool:
+        """Whether the source read the PR's conversation (an export without it, like the shared data, did not)."""
+        return bool(self.created_at or self.reviews or self.review_threads or self.comments)
+
     @classmethod
     def from_export(cls, row: dict[str, Any]) -> PullRequest:
         """Parse one export line; raises SourceError naming the field that is wrong, never its value (the

@@ -270,12 +270,14 @@ class Unscored(TypedDict):
 
 class Evidence(TypedDict):
     """A fact an engine sentence stands on (docs/reports.md): which PR (None: a fact of the period), which field
-    of it (title | body | summary | breaking_reason | importance | risks | clusters | modules | reverts | stats) and
-    what that field says. The fact guard (prhub.model.factguard.check_narrative) finds a PR's title, body (its
-    summary or key points), summary, breaking_reason and risks facts in that PR's entry."""
+    of it (title | body | summary | breaking_reason | importance | risks | clusters | modules | reverts | stats |
+    review | reviews) and what that field says; a `review` fact (what a review comment said) links the comment.
+    The fact guard (prhub.model.factguard.check_narrative) finds a PR's title, body (its summary or key points),
+    summary, breaking_reason, risks and review facts in that PR's entry."""
     pr: int | None
     field: str
     fact: str
+    url: NotRequired[str]  # a `review` fact's comment on GitHub (the thread's first comment, the promise's)
 
 
 class Note(TypedDict):

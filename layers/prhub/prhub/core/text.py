@@ -21,6 +21,13 @@ def clean(value: Any) -> str:
     return _SPACES.sub(" ", _INVISIBLE.sub("", text)).strip()
 
 
+def comment_link(value: Any, pr_url: Any) -> str | None:
+    """A review comment's link, only where it points into its PR's own page (as GitHub's html_url does): the engine
+    keeps no other (engine.reviews), and a renderer does not take report.json's word for it."""
+    url, base = safe_url(value), safe_url(pr_url)
+    return url if url and base and url.startswith(base.rstrip("/") + "#") else None
+
+
 def safe_url(value: Any) -> str | None:
     """An http(s) URL with unsafe characters percent-encoded, or None for anything else."""
     if not isinstance(value, str):

@@ -366,7 +366,8 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         else:
             text = (f"{label}: #{first}, {_short(example, 120)}" if count == 1 else
                     f"{label}: {count} PRs, e.g. #{first}: {_short(example, 120)}")
-        notes.append({"text": text, "prs": list(risk["prs"]), "evidence": [_fact(first, "risks", quoted)]})
+        notes.append({"text": text, "prs": list(risk["prs"]), "evidence": [
+            _fact(first, "risks", quoted), *reviews.review_risk_facts(risk["kind"], first, report.get("reviews"))]})
     return notes
 
 

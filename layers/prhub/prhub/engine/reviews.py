@@ -4,6 +4,7 @@ Contract:
 
     pr_review(pr, config) -> PrReview | None            per PR, when it is scored (None: no conversation read)
     period_reviews(prs, config, earlier) -> (Reviews | None, {number: [Risk]})   per period, in the analysis
+    earlier_facts(prs, config) -> {number: facts}       the comparison periods' PRs, for the history entries
 
 Review text is untrusted, as titles and bodies are: it is only ever quoted (one cleaned sentence, clipped), never
 read for a score: `pr_review` runs beside the judgement and its result goes into no rule, so a comment cannot move
@@ -17,14 +18,16 @@ The period's risks, added to the PRs' own by the analysis:
                      only where the repository usually reviews: of the period's other PRs whose conversation was
                      read (bots' aside), at least USUAL_MIN_PRS, and at least USUAL_SHARE of them reviewed
   follow_up          a follow-up promised in review or in the conversation that no later PR of the period has
-                     taken up: a later PR that refers to the promising PR, or to the issue or PR the promise names
+                     taken up: a later PR that refers to the promising PR, or to the issue or PR the promise names.
+                     A promise of the comparison periods still open there (their history entries' `promises`,
+                     earlier_facts) is listed as done in the period whose PR takes it up
 """
 from __future__ import annotations
 
 import re
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -156,7 +159,7 @@ def _first_review(pr: PullRequest, config: RepoConfig) -> datetime | None:
 
 def has_conversation(pr: PullRequest) -> bool:
     """Whether the source read the PR's conversation (an export without it, like the shared data, did not)."""
-    return bool(pr.created_at or pr.reviews or pr.review_threads or pr.comments)
+    return pr.has_conversation
 
 
 def pr_review(pr: PullRequest, config: RepoConfig) -> PrReview | None:
@@ -223,22 +226,63 @@ def _when(p: ScoredPR) -> tuple[datetime, int]:
     return parse_timestamp(p.merged_at), p.number
 
 
-def _done_by(p: ScoredPR, promised: Promise, later: Sequence[ScoredPR]) -> int | None:
-    """The first later PR that refers to the promising PR or to what the promise names."""
+def _done_by(number: int, promised: Promise, later: Iterable[tuple[int, list[int]]]) -> int | None:
+    """The first later PR (number, refs) that refers to the promising PR or to what the promise names."""
     named = set(promised["refs"])  # an issue a later PR closes, or the PR the promise says will do it
-    return next((q.number for q in later if p.number in q.refs or named & {*q.refs, q.number}), None)
+    return next((n for n, refs in later if number in refs or named & {*refs, n}), None)
 
 
 Known = list[tuple[ScoredPR, PrReview]]  # the period's PRs with review data, and it
 
 
-def _follow_ups(known: Known, prs: list[ScoredPR]) -> list[FollowUp]:
+def _follow_ups(known: Known, prs: list[ScoredPR], earlier: Iterable[dict[str, Any]]) -> list[FollowUp]:
+    """The period's promises, taken up or not, then the comparison periods' still-open ones (history entries'
+    `promises`, see earlier_facts) that a PR of this period takes up: marked done here, as a revert in one week
+    is followed to the PR that re-lands it in another. An earlier promise nobody took up yet is not repeated:
+    its own week's report said so."""
     ordered = sorted(prs, key=_when)
     out: list[FollowUp] = []
     for p, review in sorted(known, key=lambda pair: _when(pair[0])):
-        later = [q for q in ordered if _when(q) > _when(p)]
-        out += [{**promised, "pr": p.number, "done_by": _done_by(p, promised, later)}
+        later = [(q.number, q.refs) for q in ordered if _when(q) > _when(p)]
+        out += [{**promised, "pr": p.number, "done_by": _done_by(p.number, promised, later)}
                 for promised in review["promises"]]
+    week = {p.number for p in prs}
+    for entry in sorted(earlier, key=lambda e: (str(e.get("merged_at")), int(e.get("number") or 0))):
+        number = int(entry.get("number") or 0)
+        if number in week:
+            continue
+        for said in entry.get("promises") or []:  # from the run's stored history: read field by field
+            promised: Promise = {"author": str(said.get("author") or ""), "text": str(said.get("text") or ""),
+                                 "url": str(said.get("url") or ""), "refs": [int(r) for r in said.get("refs") or []]}
+            done = _done_by(number, promised, [(q.number, q.refs) for q in ordered])
+            if done is not None and promised["text"]:
+                out.append({**promised, "pr": number, "done_by": done})
+    return out
+
+
+def earlier_facts(prs: Iterable[PullRequest], config: RepoConfig) -> dict[int, dict[str, Any]]:
+    """What a later period's report needs of the comparison periods' conversation, by PR, for the PRs whose
+    conversation the source read (the others get nothing, so a report says nothing of them rather than zero):
+    `created_at` and `first_review_at` (the timing of the periods before), and `promises` no later PR of those
+    periods took up (a PR of the later period may: _follow_ups). Kept in the run's history entries."""
+    ordered = sorted(prs, key=lambda p: (p.merged_at, p.number))
+    refs = [(q.number, textparse.references(f"{q.title}\n{q.body}", own=q.number)) for q in ordered]
+    out: dict[int, dict[str, Any]] = {}
+    for i, p in enumerate(ordered):
+        if not has_conversation(p):
+            continue
+        facts: dict[str, Any] = {}
+        first = _first_review(p, config)
+        if p.created_at is not None:
+            facts["created_at"] = format_timestamp(p.created_at)
+        if first is not None:
+            facts["first_review_at"] = format_timestamp(first)
+        later = refs[i + 1:]
+        open_ones = [promised for promised in _promises(p, config) if _done_by(p.number, promised, later) is None]
+        if open_ones:
+            facts["promises"] = open_ones
+        if facts:
+            out[p.number] = facts
     return out
 
 
@@ -323,7 +367,7 @@ def period_reviews(prs: list[ScoredPR], config: RepoConfig,
     self_merged = [p.number for p, r in unreviewed if r["merged_by"] == p.author]
     for p, _r in unreviewed:
         risks[p.number].append(Risk("unreviewed", words["self_merged" if p.number in self_merged else "unreviewed"]))
-    follow_ups = _follow_ups(known, prs)
+    follow_ups = _follow_ups(known, prs, earlier)
     for number in sorted({f["pr"] for f in follow_ups}):
         open_ones = [f for f in follow_ups if f["pr"] == number and f["done_by"] is None]
         if open_ones:
@@ -378,6 +422,29 @@ def summary_line(reviews: Reviews | None, zh: bool) -> str:
     return "; ".join(parts) + "."
 
 
+def comment_fact(pr: int, said: OpenThread | Promise) -> Evidence:
+    """The evidence of a sentence standing on a review comment: the PR's `review` field quoted, and the comment's
+    link where the source gave one into the PR's page."""
+    fact: Evidence = {"pr": pr, "field": "review", "fact": said["text"]}
+    if said["url"]:
+        fact["url"] = said["url"]
+    return fact
+
+
+def review_risk_facts(kind: str, pr: int, reviews: Reviews | None) -> list[Evidence]:
+    """What a risk note on `pr` of a review kind stands on beside the risk: the comment its detail quotes (the
+    first open thread's, the first promise still open), as the risk's detail is built from it."""
+    if not reviews:
+        return []
+    if kind == "unresolved_review":
+        said: list[OpenThread | Promise] = [t for t in reviews["unresolved"] if t["pr"] == pr]
+    elif kind == "follow_up":
+        said = [f for f in reviews["follow_ups"] if f["pr"] == pr and f["done_by"] is None]
+    else:
+        return []
+    return [comment_fact(pr, said[0])] if said and said[0]["text"] else []
+
+
 def summary_facts(reviews: Reviews | None) -> list[Evidence]:
     """What `summary_line` stands on: the period's review counts, and each open thread's comment it points at."""
     if not reviews:
@@ -386,6 +453,6 @@ def summary_facts(reviews: Reviews | None) -> list[Evidence]:
                                                                        f"{reviews['known_count']}"}]
     facts += [{"pr": None, "field": "reviews", "fact": f"{c['login']} reviewed {c['pr_count']}"}
               for c in reviews["reviewers"] if c["login"] in reviews["main_reviewers"]]
-    facts += [{"pr": t["pr"], "field": "review", "fact": t["text"]} for t in reviews["unresolved"] if t["text"]]
+    facts += [comment_fact(t["pr"], t) for t in reviews["unresolved"] if t["text"]]
     facts += [{"pr": n, "field": "risks", "fact": "unreviewed"} for n in reviews["unreviewed"]]
     return facts

@@ -29,7 +29,9 @@ from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
 from prhub.engine.wording import joined, say
 
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
-ENGINE_VERSION = "engine-9"
+# engine-10: a scored PR's review facts carry who merged it (both GitHub sources read it now), which the
+# self-merged risk compares with; results cached by engine-9 say "" there. Scores are unchanged.
+ENGINE_VERSION = "engine-10"
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)

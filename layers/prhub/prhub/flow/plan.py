@@ -28,6 +28,7 @@ from prhub.cloud import metrics, tracing
 from prhub.cloud.store import run_id
 from prhub.core.config import RepoConfig, WatchList, check_repo
 from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError, SourceUnavailable
+from prhub.core.history import History
 from prhub.core.judgements import Judgement
 from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
@@ -366,7 +367,7 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     refs = scope.covered(source, config, refs)  # paths: only the PRs touching them
     # Trends, first-time contributors and revert chains come from the repository's own record, never from
     # whatever runs a state holds: the same command gives the same report. It is narrowed as the listing is.
-    history = scope.history(source, config, period, {r.author for r in refs}, lambda pr: _modules_for(pr, config))
+    history = _history(source, config, period, {r.author for r in refs})
     # What people say of PRs is checked like the rest of the input: a PR the repository has no record of is refused
     # before anything is written. The event's are kept for later weeks; the watch list's are read again each time.
     said = [*req.judgements, *judgements.watched(config, deps.settings)]
@@ -400,6 +401,25 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
         deps.queue.send(deps.settings.report_queue_url, {"run_id": req.run_id})
     logger.info("run planned", extra=summary)
     return summary
+
+
+def _history(source: Source, config: RepoConfig, period: Period, authors: set[str]) -> History:
+    """The source's history, its entries with what the conversation of each earlier PR says where the source read
+    one (engine.reviews.earlier_facts: the timing of the weeks before, follow-ups still open), so the report can
+    compare review timing with them and mark a follow-up done in a later week."""
+    seen: dict[int, PullRequest] = {}
+
+    def tag(pr: PullRequest) -> list[str]:
+        seen[pr.number] = pr
+        return _modules_for(pr, config)
+
+    history = scope.history(source, config, period, authors, tag)
+    if not any(p.has_conversation for p in seen.values()):
+        return history  # no conversation read (the shared exports, GraphQL's light listing): nothing to add
+    from prhub.engine import reviews  # loads only when there is a conversation to read
+
+    facts = reviews.earlier_facts(seen.values(), config)
+    return replace(history, earlier=[{**e, **facts.get(int(e["number"]), {})} for e in history.earlier])
 
 
 def _modules_for(pr: PullRequest, config: RepoConfig) -> list[str]:

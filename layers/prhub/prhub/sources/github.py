@@ -331,6 +331,8 @@ def _pull_request(pull: dict[str, Any], ref: PullRef, files: list[FileChange], r
         reviews=reviews,
         commits=int(pull["commits"]) if pull.get("commits") is not None else None,
         created_at=_moment(pull.get("created_at")),
+        # null (a deleted account) or absent: the source does not say, and no self-merge is claimed
+        merged_by=_login(pull["merged_by"]) if isinstance(pull.get("merged_by"), dict) else "",
     )
 
 

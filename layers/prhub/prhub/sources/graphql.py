@@ -19,7 +19,8 @@ How it spends GitHub's budgets (docs/github.md has the design):
   points budget (`rateLimit { cost remaining resetAt }`) is checked before each query and
   waited for, or handed back as RetryLater when the wait outlasts the caller's deadline;
   `RATE_LIMITED` errors, secondary limits (200/403/429, Retry-After), 5xx, timeouts
-  (GitHub answers 502 for a query that ran too long: the page size is halved), cut-off and
+  (GitHub answers 502 for a query that ran too long: the page size is halved, and doubled back after each
+  page that passes), cut-off and
   reset responses, and answers with partial data and `errors` are retried, bounded, and
   never drop a PR silently: a listing either has every PR or raises.
 
@@ -82,7 +83,7 @@ THREADS, REPLIES, ISSUE_COMMENTS = 20, 10, 30
 THREAD = f"id isResolved isOutdated path line originalLine comments(first: {REPLIES}) {{ {COMMENTS} }}"
 THREADS_PAGE = f"{PAGE_INFO} nodes {{ {THREAD} }}"
 PULL = f"""number title body url createdAt mergedAt baseRefName headRefOid additions deletions changedFiles
-      author {{ {ACTOR} }}
+      author {{ {ACTOR} }} mergedBy {{ {ACTOR} }}
       mergeCommit {{ oid message }}
       labels(first: 100) {{ nodes {{ name }} }}
       commits(first: 1) {{ totalCount }}
@@ -108,17 +109,29 @@ ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
 }}"""
 
 
-# History: the comparison periods' PRs with what `tag` reads for modules (title, labels, paths), no bodies,
-# reviews or line counts; and each author's first merge, FIRSTS_PER_QUERY searches (aliases) in one query.
-EARLIER_QUERY = f"""query($q: String!, $first: Int!, $after: String) {{
+# History: the comparison periods' PRs with what `tag` reads for modules (title, labels, paths), and the opening and
+# first reviews (who, when: the review timing of the weeks before, issue 26); no bodies, review text or line counts.
+# The reviews cost 1 point a page of 100; their text and the threads' replies (where follow-ups are promised) would
+# cost some 21 more, so a promise is followed across weeks where the history's source reads it whole (an export).
+EARLIER_REVIEWS = 10  # a PR's first reviews: enough to find the first by a person past the review bots
+
+
+def _listing_query(more: str = "") -> str:
+    return f"""query($q: String!, $first: Int!, $after: String) {{
   {RATE}
   search(type: ISSUE, query: $q, first: $first, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
     nodes {{ ... on PullRequest {{ number title url mergedAt author {{ {ACTOR} }}
-      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }} }} }}
+      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }} {more}}} }}
   }}
 }}"""
+
+
+EARLIER_QUERY = _listing_query(
+    f"createdAt reviews(first: {EARLIER_REVIEWS}) {{ nodes {{ state submittedAt author {{ {ACTOR} }} }} }} ")
+RECORD_QUERY = _listing_query()  # the dashboard's record (Source.record) reads no timing: no reviews' point
+
 # Each alias is one search connection of first 1: 25 cost 1 point and ask for 25 nodes, far within the
 # 500,000-node limit. GitHub documents no alias limit; its secondary limits count a query (not its aliases) as
 # one GraphQL point of 2,000 a minute. Whether each aliased search also draws on the search API's own 30 a
@@ -242,6 +255,7 @@ class GraphQLSource(OnClient):
         self.graphql_url = graphql_url or graphql_endpoint(self.http.api_url)
         self.payloads: EtagCache = payloads if payloads is not None else self.http.etag_cache
         self.page_size = max(1, min(PAGE, page_size))
+        self.full_page = self.page_size  # what page_size grows back to after a timeout's shrink
         self.budget = PointsBudget(self.http)
         self.graphql = bool(self.http.token)  # GraphQL needs authentication; without a token REST serves
         self._kept: dict[tuple[str, int], PullRequest] = {}
@@ -386,13 +400,18 @@ class GraphQLSource(OnClient):
             except QueryTimeout:
                 if self.page_size <= MIN_PAGE:
                     raise
-                self.page_size = max(MIN_PAGE, self.page_size // 2)  # kept: the next pages are as heavy
+                self.page_size = max(MIN_PAGE, self.page_size // 2)
                 self.http.stats["page_shrinks"] += 1
                 log.warning("GitHub timed out on a search page: asking %d PRs a page", self.page_size)
                 continue
             search = data.get("search")
             if not isinstance(search, dict):
                 raise SourceError(f"GitHub's search for {repo} answered no results object")
+            # A page passed: the next asks twice as many again, up to the configured size. A timeout is often
+            # GitHub's moment, not the page's weight; a shrink kept for the rest of the listing cost a long
+            # range many more pages (and points) than the one timeout did. A range that stays heavy times
+            # out again and shrinks again: at most one extra request per shrunk page that passed.
+            self.page_size = min(self.full_page, self.page_size * 2)
             return search
 
     def _keep(self, repo: str, period: Period, nodes: list[dict[str, Any]]) -> list[PullRef]:
@@ -462,6 +481,8 @@ class GraphQLSource(OnClient):
             created_at=_moment(node.get("createdAt")),
             review_threads=[_thread(t) for t in _nodes(node, "reviewThreads")],
             comments=[_comment(c) for c in _nodes(node, "comments")],
+            # null (a deleted account) or absent: the source does not say, and no self-merge is claimed
+            merged_by=_actor(node["mergedBy"]) if node.get("mergedBy") else "",
         )
 
     # --- history ------------------------------------------------------------------------------
@@ -477,7 +498,7 @@ class GraphQLSource(OnClient):
         if not self.graphql:
             return self.rest.history(repo, period, authors, tag)
         try:
-            earlier = self._listed(repo, comparison_span(period), tag)
+            earlier = self._listed(repo, comparison_span(period), tag, EARLIER_QUERY)
             first = self._first_merges(repo, period, authors)
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
@@ -494,12 +515,12 @@ class GraphQLSource(OnClient):
         if not self.graphql:
             return self.rest.record(repo, span, tag)
         try:
-            return History(self._listed(repo, span, tag), {})
+            return History(self._listed(repo, span, tag, RECORD_QUERY), {})
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
             return self.rest.record(repo, span, tag)
 
-    def _listed(self, repo: str, span: Period, tag: Tagger) -> list[dict[str, Any]]:
+    def _listed(self, repo: str, span: Period, tag: Tagger, query: str) -> list[dict[str, Any]]:
         start, stop = span.start_utc, span.end_utc - timedelta(seconds=1)  # search ranges are inclusive
         tz = zone(span.tz)
         slices = [(start, stop)]
@@ -510,7 +531,7 @@ class GraphQLSource(OnClient):
             variables: dict[str, Any] = {"q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc",
                                          "first": PAGE, "after": None}
             while True:
-                search = self._query_retrying(EARLIER_QUERY, variables).get("search")
+                search = self._query_retrying(query, variables).get("search")
                 if not isinstance(search, dict):
                     raise SourceError(f"GitHub's search for {repo} answered no results object")
                 total = int(search.get("issueCount") or 0)
@@ -532,11 +553,15 @@ class GraphQLSource(OnClient):
 
     @staticmethod
     def _history_pull(node: dict[str, Any]) -> PullRequest:
-        """What `tag` reads of a history node; files past the first 100 do not change a PR's modules much."""
+        """What `tag` reads of a history node (files past the first 100 do not change a PR's modules much), and what
+        the planner reads of its conversation: opening and first reviews."""
         return PullRequest(
             number=int(node["number"]), title=str(node.get("title") or ""), body="", author=_actor(node.get("author")),
             merged_at=parse_timestamp(str(node["mergedAt"])), url=str(node.get("url") or ""), labels=_labels(node),
-            files=[FileChange(str(f["path"]), "modified", 0, 0) for f in _nodes(node, "files")])
+            files=[FileChange(str(f["path"]), "modified", 0, 0) for f in _nodes(node, "files")],
+            created_at=_moment(node.get("createdAt")),
+            reviews=[Review(_actor(r.get("author")), str(r.get("state")), "", _moment(r.get("submittedAt")))
+                     for r in _nodes(node, "reviews") if r.get("state") != "PENDING"])
 
     def _first_merges(self, repo: str, period: Period, authors: Iterable[str]) -> dict[str, str]:
         before = format_timestamp(period.start_utc - timedelta(seconds=1))

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from prhub.core.text import clean, num, safe_url, usd
+from prhub.core.text import clean, comment_link, num, safe_url, usd
 from prhub.site import paths as sitepaths
 from prhub.site.pulls import Mention, PullPage
 from prhub.site.render import charts
@@ -142,7 +142,7 @@ def _threads(pr: Any, words: dict[str, str]) -> list[dict[str, Any]]:
         where = clean(f"{t['path']}:{t['line']}" if t.get("line") is not None else t["path"])
         state = words["outdated"] if t.get("outdated") else ""
         state = ", ".join(x for x in (state, "" if t.get("resolved") is False else words["resolution_unknown"]) if x)
-        url = safe_url(t.get("url"))
+        url = comment_link(t.get("url"), pr.get("url"))
         rows.append({"label": f"{where} ({state})" if state else where,
                      "links": [{"label": words["comment"], "url": url}] if url else [],
                      "note": f"{clean(t.get('author'))}: {clean(t.get('text'))}"})

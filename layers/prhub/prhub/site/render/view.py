@@ -15,7 +15,7 @@ from typing import Any
 
 from prhub.core.period import kind_of
 from prhub.core.report import Report, Stats
-from prhub.core.text import PR_REF, clean, num, safe_url, signed, usd
+from prhub.core.text import PR_REF, clean, comment_link, num, safe_url, signed, usd
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
 from prhub.site.render.labels import labels, risk_label, trend_label
@@ -234,6 +234,11 @@ def _reviews(p: _Parts) -> Any:
     if r["main_reviewers"]:
         lines.append(words["main_reviewers_line"].format(names=", ".join(clean(n) for n in r["main_reviewers"])))
     threads, follow_ups, reviewers = r["unresolved"], r["follow_ups"], r["reviewers"]
+
+    def link(said: Any) -> str | None:  # a follow-up's PR may be an earlier week's, not in this report
+        pr = p.prs.get(said["pr"]) or {"url": f"https://github.com/{p.report['repo']}/pull/{said['pr']}"}
+        return comment_link(said["url"], pr.get("url"))
+
     return {
         "lines": lines,
         "reviewers": [{"name": clean(c["login"]), "prs": num(c["pr_count"]),
@@ -241,14 +246,14 @@ def _reviews(p: _Parts) -> Any:
         "reviewers_more": p.more(len(reviewers), REVIEW_ROWS),
         "threads": [{"pr": p.ref(t["pr"]), "where": clean(f"{t['path']}:{t['line']}" if t["line"] is not None
                                                             else t["path"]),
-                     "text": clean(t["text"]), "author": clean(t["author"]), "url": safe_url(t["url"]),
+                     "text": clean(t["text"]), "author": clean(t["author"]), "url": link(t),
                      "outdated": words["outdated"] if t["outdated"] else ""} for t in threads[:REVIEW_ROWS]],
         "threads_more": p.more(len(threads), REVIEW_ROWS),
         "unknown": words["unknown_threads"].format(n=num(r["unknown_threads"])) if r["unknown_threads"] else "",
         "unreviewed": p.refs(r["unreviewed"], RISK_PRS),
         "self_merged": p.refs(r["self_merged"], RISK_PRS),
         "follow_ups": [{"pr": p.ref(f["pr"]), "text": clean(f["text"]), "author": clean(f["author"]),
-                        "url": safe_url(f["url"]),
+                        "url": link(f),
                         "state": (words["follow_up_done"].format(n=num(f["done_by"])) if f["done_by"] is not None
                                   else words["follow_up_open"])} for f in follow_ups[:REVIEW_ROWS]],
         "follow_ups_more": p.more(len(follow_ups), REVIEW_ROWS),
