@@ -49,13 +49,14 @@ class MemoryStore:
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
                    now: int, created_at: str, notes: list[str] | None = None, history: History | None = None,
-                   learned: dict[str, Any] | None = None) -> bool:
+                   learned: dict[str, Any] | None = None, judgements: list[Judgement] | None = None) -> bool:
         with self._lock:
             if run_id in self.runs and self.runs[run_id].status != "failed":
                 return False
             self.runs[run_id] = Run(run_id, config.repo, period, config, source, len(refs), list(refs),
                                     history or History([], {}, format_timestamp(period.start_utc)),
-                                    created_at=created_at, updated_at=now, notes=list(notes or []), learned=learned)
+                                    created_at=created_at, updated_at=now, notes=list(notes or []), learned=learned,
+                                    judgements=list(judgements or []))
             return True
 
     def fail_run(self, run_id: str, config: RepoConfig, period: Period, source: str, error: str, now: int,

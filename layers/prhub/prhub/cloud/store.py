@@ -134,6 +134,9 @@ class Run:
     superseded_by: str = ""  # the run whose report its latest revision was not published over (superseding)
     channel_refs: list[str] = field(default_factory=list)  # its literal channels, by reference (channel_ref)
     learned: dict[str, Any] | None = None  # what the judgements taught (Learned.to_dict()); None without any
+    # The judgements the plan read from the CHANGELOG and the watch list, so its report need not read them again;
+    # None for a run planned before the plan kept them (its report gathers them itself).
+    judgements: list[Judgement] | None = None
 
     @property
     def refs(self) -> list[int]:
@@ -160,6 +163,8 @@ class Run:
             superseded_by=str(data.get("superseded_by") or ""),
             channel_refs=[str(r) for r in data.get("channel_refs") or []],
             learned=json.loads(data["learned"]) if data.get("learned") else None,
+            judgements=[Judgement.from_dict(j) for j in unpack(data["judgements"])] if data.get("judgements")
+            else None,
         )
 
 
@@ -212,13 +217,14 @@ class Store:
     # -- runs ---------------------------------------------------------------
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
                    now: int, created_at: str, notes: list[str] | None = None, history: History | None = None,
-                   learned: dict[str, Any] | None = None) -> bool:
+                   learned: dict[str, Any] | None = None, judgements: list[Judgement] | None = None) -> bool:
         """Write the run item; False when a run with this id exists (a redelivered schedule). A run recorded as
         failed (fail_run) is replaced: its week is planned once the cause is fixed and the event redriven.
 
         `notes` are lines for the report that only the plan step knows (e.g. export lines it skipped);
         `history` is the repository's record before the period, as the source gave it to the plan; `learned` what
-        the repository's judgements taught the engine (prhub.engine.learning.Learned), when it has any."""
+        the repository's judgements taught the engine (prhub.engine.learning.Learned), when it has any; `judgements`
+        the ones the plan read (CHANGELOG, watch list) for the report to mark."""
         stored = config.to_dict()
         stored["notify"] = [c.to_dict() for c in config.notify if not is_literal(c)]
         item = {
@@ -231,6 +237,8 @@ class Store:
             "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
             "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
             "learned": json.dumps(learned) if learned else None,
+            # Packed: a CHANGELOG names thousands of PRs. Always written, even empty, so the report knows it was read.
+            "judgements": pack([j.to_dict() for j in judgements or []]),
         }
         return self._put_run(item)
 

@@ -61,7 +61,8 @@ class RunStore(Protocol):
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
                    now: int, created_at: str, notes: list[str] | None = None,
-                   history: History | None = None, learned: dict[str, Any] | None = None) -> bool: ...
+                   history: History | None = None, learned: dict[str, Any] | None = None,
+                   judgements: list[Judgement] | None = None) -> bool: ...
 
     def fail_run(self, run_id: str, config: RepoConfig, period: Period, source: str, error: str, now: int,
                  created_at: str) -> bool: ...

@@ -1,7 +1,7 @@
 """Every judgement of one repository, from every source the watch list names (issue 27).
 
-    gather(config, source, store, settings) -> list[Judgement]   one per PR, the strongest source's: what a report marks
-                                                       (prs[].judged) and the engine learns from
+    gather(config, source, store, settings, read) -> list[Judgement]   one per PR, the strongest source's: what a
+                                                       report marks (prs[].judged) and the engine learns from
     resolve(judgements) -> list[Judgement]             one per PR: a later source in PRECEDENCE wins
     read_lines(lines, repo, source, origin)            a JSONL file of {"pr": N, "verdict": "key"|"minor"}
     check_known(judgements, config, source, known)     InputError naming the PRs the repository has no record of
@@ -140,11 +140,15 @@ def keep_labels(config: RepoConfig, pr: PullRequest, store: RunStore) -> None:
         store.forget_judgement(config.repo, pr.number, "label")
 
 
-def gather(config: RepoConfig, source: Callable[[], Source], store: RunStore, settings: Settings) -> list[Judgement]:
+def gather(config: RepoConfig, source: Callable[[], Source], store: RunStore, settings: Settings,
+           read: Iterable[Judgement] | None = None) -> list[Judgement]:
     """Every judgement of the repository, one per PR (resolve): the labels, files and corrections the table
-    keeps, the CHANGELOG read now through `source()`, and the watch list's."""
+    keeps, with `read`, the CHANGELOG's and the watch list's as the plan read them, or (None: a run planned before
+    the plan kept them) read now, the CHANGELOG through `source()`."""
     kept = [j for j in store.judgements(config.repo) if j.source in KEPT]
-    return resolve([*kept, *from_changelog(config, source), *watched(config, settings)])
+    if read is None:
+        read = [*from_changelog(config, source), *watched(config, settings)]
+    return resolve([*kept, *read])
 
 
 def check_known(judgements: Iterable[Judgement], config: RepoConfig, source: Source, known: set[int]) -> None:

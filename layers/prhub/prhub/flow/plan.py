@@ -370,10 +370,15 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     history = _history(source, config, period, {r.author for r in refs})
     # What people say of PRs is checked like the rest of the input: a PR the repository has no record of is refused
     # before anything is written. The event's are kept for later weeks; the watch list's are read again each time.
-    said = [*req.judgements, *judgements.watched(config, deps.settings)]
-    judgements.check_known(said, config, source, {r.number for r in refs} | {int(e["number"]) for e in history.earlier})
+    listed = judgements.watched(config, deps.settings)
+    judgements.check_known([*req.judgements, *listed], config, source,
+                           {r.number for r in refs} | {int(e["number"]) for e in history.earlier})
     if req.judgements:
         deps.store.put_judgements(list(req.judgements))
+    # Read once a run: the CHANGELOG (one request to the default branch) and the watch list go with the run item to
+    # its report; the table (earlier weeks' files, labels the score workers saw, corrections) is read again there.
+    read = [*judgements.from_changelog(config, lambda: source), *listed]
+    said = judgements.gather(config, lambda: source, deps.store, deps.settings, read)
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, **({"slice": config.slice} if config.slice else {}),
                "period": period.to_dict(), "expected": len(refs)}
@@ -382,14 +387,16 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
         warnings = [*warnings, budget]
     if warnings:
         summary["warnings"] = warnings
-    # The judgements come with flow.judgements' gather (issue 27, item 1); until it lands, none: the rules alone.
     # The engine's learner loads with the plan that learns, not at the handler's import.
     from prhub.flow import ranking
 
-    taught = ranking.learned(source, config, period, refs, judgements=[])
+    # Every judgement of the repository, earlier weeks' with it; ranking.learned leaves out the verdicts of this
+    # period's own PRs (none is evidence for its own score). None at all: no weights, the rules alone.
+    taught = ranking.learned(source, config, period, refs, judgements=said)
     notes = [*notes, *ranking.note(taught, config.language)]
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
-                                 format_timestamp(now), notes=notes, history=history, learned=taught):
+                                 format_timestamp(now), notes=notes, history=history, learned=taught,
+                                 judgements=read):
         logger.info("run already planned", extra={"run_id": req.run_id})
         return {**summary, "duplicate": True}
     metrics.count("RunsPlanned")

@@ -174,8 +174,9 @@ def _compose(run: Run, results: list[Result], scored: list[ScoredPR], unscored: 
     chat = deps.scorers.narrator(run.config)
     prices = deps.scorers.prices()
     done = {p.number for p in scored}
+    # The CHANGELOG and the watch list as the plan read them (run.judgements): read once a run, not again here.
     said = judgements.gather(run.config, lambda: TimedSource(deps.sources(run.source), deps.deadline()), deps.store,
-                             deps.settings)
+                             deps.settings, run.judgements)
     changed = changes(run, done, _reasons(results), judgements.changed_since(run, said)) if revision > 1 else None
     report = compose.report(scored, unscored, run.period, run.config, run.history, format_timestamp(deps.clock()),
                             scorer_info(scored, model, prompt_version), run.notes,
