@@ -370,14 +370,14 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     history = _history(source, config, period, {r.author for r in refs})
     # What people say of PRs is checked like the rest of the input: a PR the repository has no record of is refused
     # before anything is written. The event's are kept for later weeks; the watch list's are read again each time.
-    listed = judgements.watched(config, deps.settings)
-    judgements.check_known([*req.judgements, *listed], config, source,
+    in_watchlist = judgements.watched(config, deps.settings)
+    judgements.check_known([*req.judgements, *in_watchlist], config, source,
                            {r.number for r in refs} | {int(e["number"]) for e in history.earlier})
     if req.judgements:
         deps.store.put_judgements(list(req.judgements))
     # Read once a run: the CHANGELOG (one request to the default branch) and the watch list go with the run item to
     # its report; the table (earlier weeks' files, labels the score workers saw, corrections) is read again there.
-    read = [*judgements.from_changelog(config, lambda: source), *listed]
+    read = [*judgements.from_changelog(config, lambda: source), *in_watchlist]
     said = judgements.gather(config, lambda: source, deps.store, deps.settings, read)
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, **({"slice": config.slice} if config.slice else {}),
