@@ -10,7 +10,7 @@
                                                        listing those PRs made again (a new revision each)
 
 Sources, weakest first (PRECEDENCE): the PR's labels (`key_labels`, `minor_labels`), the CHANGELOG's sections
-(`changelog`, read on every report from the repository's default branch, or beside a jsonl: export), the watch
+(`changelog`, read by the plan once a run from the default branch, or beside a jsonl: export), the watch
 list's `judgements` (a list, or "jsonl:PATH" read where exports are read), a run's `--judgements` file, and
 `prhub judge`'s corrections. Rules over many PRs give way to a verdict on one PR, and a person's latest word,
 the correction, beats everything. What cannot be read again is kept in the stack's JudgementsTable (files,
