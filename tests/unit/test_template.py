@@ -1101,6 +1101,7 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "dynamodb:UpdateItem": {"RunsTable"},  # an empty range claims its report at once
         "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags; a listing's kept parts
         "dynamodb:BatchWriteItem": {"JudgementsTable"},  # the event's judgements (prhub run --judgements)
+        "dynamodb:Query": {"JudgementsTable"},  # earlier weeks' judgements, for the learner
         # PlanDLQ: the failure destination; PlanQueue: a listing's continuation
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanQueue", "PlanDLQ"},
         "sqs:ReceiveMessage": {"PlanQueue"}, "sqs:DeleteMessage": {"PlanQueue"},
