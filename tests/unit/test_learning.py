@@ -3,10 +3,14 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from prhub.core.errors import SourceError
 from prhub.core.judgements import judgement
+from prhub.core.models import PullRef, PullRequest
+from prhub.core.period import Period
 from prhub.engine import learning
 from prhub.engine.learning import Example
 from prhub.engine.scoring import facts, score_pull
+from prhub.flow import ranking
 
 from tests.unit.engine_support import CONFIG, change, make_pr
 
@@ -137,8 +141,6 @@ def test_an_adjusted_pr_says_which_learned_weights_moved_it_and_the_report_says_
 def test_the_plan_learns_from_the_sources_prs_without_the_periods_own():
     import json
 
-    from prhub.core.period import Period
-    from prhub.flow import ranking
     from prhub.sources.source import JsonlSource
 
     prs, verdicts = docs_repository()
@@ -155,3 +157,19 @@ def test_the_plan_learns_from_the_sources_prs_without_the_periods_own():
     assert taught is not None and taught["judgements"] == len(verdicts) - len(refs)
     assert ranking.note(taught, "en")[0].startswith("The ranking was adjusted")
     assert ranking.learned(source, CONFIG, period, refs, []) is None and ranking.note(None, "en") == []
+
+
+def test_a_plan_reads_only_the_latest_judged_prs_so_a_long_changelog_costs_a_bounded_number_of_requests(monkeypatch):
+    """A CHANGELOG judges thousands of PRs; on GitHub each judged PR read is a request, every plan."""
+    asked: list[int] = []
+
+    class Counting:
+        def get(self, repo: str, ref: PullRef) -> PullRequest:
+            asked.append(ref.number)
+            raise SourceError("not held")  # what it teaches does not matter here, only what is read
+
+    monkeypatch.setattr(ranking, "LEARNED_PRS", 5)
+    verdicts = [judgement("o/r", n, "key" if n % 2 else "minor", "file") for n in range(1, 21)]
+    period = Period(date(2026, 2, 23), date(2026, 3, 1), "UTC")
+    ranking.learned(Counting(), CONFIG, period, [], verdicts)  # type: ignore[arg-type]
+    assert asked == [16, 17, 18, 19, 20]

@@ -5,8 +5,10 @@ to each PR they score (prhub.engine.learning.apply), so the importance the repor
     learned(source, config, period, refs, judgements) -> dict | None   Learned.to_dict(), None without judgements
     note(run) -> list[str]                                              the report's line on its ranking
 
-The judged PRs are read from the run's source (an export reads them at once; GitHub one request each). The
-weights are fitted without the judgements of the period's own PRs (`refs`): none is evidence for its own score.
+The judged PRs are read from the run's source (an export reads them at once; GitHub one request each), the latest
+LEARNED_PRS of them: a CHANGELOG judges thousands (cargo's, 3,262), which on GitHub would be thousands of requests
+every plan, and the held-out check and the weights lean on the latest weeks anyway. The weights are fitted without
+the judgements of the period's own PRs (`refs`): none is evidence for its own score.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from prhub.core.period import Period
 from prhub.engine import learning
 from prhub.sources.source import Source
 
+LEARNED_PRS = 600  # judged PRs read a plan, the latest by number: a year of a busy repository's judged PRs
 
 def learned(source: Source, config: RepoConfig, period: Period, refs: Sequence[PullRef],
             judgements: Sequence[Judgement]) -> dict[str, Any] | None:
@@ -28,7 +31,7 @@ def learned(source: Source, config: RepoConfig, period: Period, refs: Sequence[P
     if not judgements:
         return None
     prs: list[PullRequest] = []
-    for number in sorted({j.pr for j in judgements}):
+    for number in sorted({j.pr for j in judgements})[-LEARNED_PRS:]:
         try:  # a judgement names only its PR: the source finds it by number
             prs.append(source.get(config.repo, PullRef(number, "", "", period.start_utc, "")))
         except SourceError:
