@@ -33,10 +33,10 @@ FONT_ENV = "PRHUB_CJK_FONT"
 PACKAGED_FONT = Path(__file__).resolve().parents[2] / "fonts" / "NotoSansSC-Regular.otf"
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
 # The font cut to its common characters (layers/prhub/cut_font.py): a PDF whose text the cut covers is
-# several times cheaper to write with it. The layer ships it beside its font; `make setup` writes one
-# into the virtualenv, cut from the font found there.
-COMMON_FONTS = (PACKAGED_FONT.with_name("NotoSansSC-Common.otf"),
-                Path(sys.prefix) / "share" / "prhub" / "NotoSansSC-Common.otf")
+# several times cheaper to write with it (TrueType outlines: half the subsetting of CFF's). The layer ships it
+# beside its font; `make setup` writes one into the virtualenv, cut from the font found there.
+COMMON_FONTS = (PACKAGED_FONT.with_name("NotoSansSC-Common.ttf"),
+                Path(sys.prefix) / "share" / "prhub" / "NotoSansSC-Common.ttf")
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
 NO_LINE_END = set("（《「『【〔〈“‘([{")
@@ -197,8 +197,8 @@ def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
     # document has its own, or two written at once (threads of one process) renumber each other's (KeyError: 28).
     font.desc = copy.copy(parsed.desc)
     font.ttfont = ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True)
-    # Subsetting would recompute every kept glyph's bounds for the CFF FontBBox (a third of the render
-    # time); the full font's box is a valid, if loose, box for its subset.
+    # Subsetting would recompute every kept glyph's bounds (for a CFF font its FontBBox: a third of the render
+    # time); the full font's boxes are valid, if loose, for its subset.
     font.ttfont.recalcBBoxes = False
     font.missing_glyphs = []
     font.biggest_size_pt = 0
