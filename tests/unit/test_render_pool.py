@@ -1,0 +1,45 @@
+"""prhub_local.render_pool: PR pages rendered in spawned worker processes are the pages rendered in turn."""
+from __future__ import annotations
+
+import os
+
+from prhub.flow import pages
+from prhub.site import pulls
+from prhub_local import render_pool
+
+from tests.golden.cases import load
+from tests.unit.render_support import pdf_text
+
+SLUG = "2026-05-04-to-2026-05-10"
+
+
+def _jobs() -> list[pages.PageJob]:
+    report = load("zh-week")
+    return [(pulls.pull_page(report, SLUG, pr["number"]), "../../", "") for pr in report["prs"][:3]]
+
+
+def _pid(_: object) -> int:
+    return os.getpid()
+
+
+def test_pool_renders_the_same_pages_in_order_in_other_processes(tmp_path, monkeypatch):
+    jobs = _jobs()
+    in_turn = list(pages.render_in_turn(jobs))
+    with render_pool.installed(1):
+        assert pages.render_pages is not pages.render_in_turn
+        pooled = list(pages.render_pages(iter(jobs)))
+        # the work runs in a spawned worker, not here
+        monkeypatch.setattr(render_pool, "_render", _pid)
+        [pid] = set(pages.render_pages(iter(jobs)))
+    assert pages.render_pages is pages.render_in_turn  # restored when the block ends
+    assert pid != os.getpid()
+    assert len(pooled) == len(jobs)
+    for mine, theirs, (page, _, _) in zip(in_turn, pooled, jobs, strict=True):
+        assert {k: v for k, v in theirs.items() if k != "report.pdf"} == \
+            {k: v for k, v in mine.items() if k != "report.pdf"}
+        assert str(page["pr"]["number"]) in pdf_text(theirs["report.pdf"], tmp_path)
+
+
+def test_no_processes_renders_in_turn():
+    with render_pool.installed(0):
+        assert pages.render_pages is pages.render_in_turn
