@@ -1,14 +1,14 @@
-"""Cuts the PDF's CJK font down to the characters nearly every report uses: `python cut_font.py FONT[#face] OUT.ttf`.
+"""Cuts the PDF's CJK font to the characters nearly every report uses: `python cut_font.py FONT[#face] OUT.ttf`.
 
 fpdf2 parses and subsets the whole font for every PDF it writes, and a CJK font has 30,000-65,000 glyphs:
 about a second per PDF, paid once per PR page. The cut keeps ASCII, Latin, general and CJK punctuation,
 full-width forms and the 7,445 characters of GB 2312 (every common Simplified Chinese character), about a
 tenth of the glyphs, which makes a PDF several times cheaper. The cut's outlines are converted from CFF to
 TrueType quadratics (fontTools cu2qu): fontTools subsets glyf outlines in about half the time it takes for
-CFF charstrings (56 ms against 113 ms of CPU for a 300-character page), and a run writes one PDF per PR. render/pdf.py uses the cut only for a PDF
-whose text it covers, else the whole font, so no character is lost.
+CFF charstrings (52 ms against 114 ms of CPU for a 300-character page), and a run writes one PDF per PR.
+render/pdf.py uses the cut only for a PDF whose text it covers, else the whole font, so no character is lost.
 Run at build time (the layer's Makefile, beside the layer's font; the project's Makefile, into the
-virtualenv), never in a Lambda: the cut itself takes tens of seconds. Standalone (fontTools only), as
+virtualenv), never in a Lambda: the cut and its conversion take seconds. Standalone (fontTools only), as
 the layer build runs it before the layer's packages exist.
 """
 from __future__ import annotations

@@ -5,8 +5,8 @@ import os
 
 from prhub.flow import pages
 from prhub.site import pulls
-from prhub_local import render_pool
 
+from prhub_local import render_pool
 from tests.golden.cases import load
 from tests.unit.render_support import pdf_text
 

@@ -40,4 +40,4 @@ def test_a_failing_syncfs_falls_back_to_fsyncs(tmp_path, monkeypatch):
 
 
 def test_syncfs_is_found_on_linux():
-    assert state._syncfs() is not None or not os.uname().sysname == "Linux"
+    assert state._syncfs() is not None or os.uname().sysname != "Linux"
