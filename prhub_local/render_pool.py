@@ -13,24 +13,17 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
 from prhub.flow import pages
+from prhub.site.render import pdf
 from prhub.site.render.pull import render_pull_all
 
-
-def _render(job: pages.PageJob) -> dict[str, bytes]:
-    return render_pull_all(*job)
-
-
-def _warm() -> None:
-    """A worker's imports and font parse, done while the run plans and scores instead of on its first page."""
-    from prhub.site.render import pdf
-
-    path, face = pdf.font_for(set())
-    pdf._parsed_font(path, face)
+# What a worker runs, named by reference: a worker imports its module alone (the renderers, not this module's
+# AWS-side imports), about 25 MB less a worker.
+RENDER: Callable[..., dict[str, bytes]] = render_pull_all
 
 
 def default_processes() -> int:
@@ -47,10 +40,11 @@ def installed(processes: int | None = None) -> Iterator[None]:
         return
     pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"))
     for _ in range(count):  # each submit starts a worker: spawned now, they warm up beside the plan and scores
-        pool.submit(_warm)
+        pool.submit(pdf.warm)
 
     def render(jobs: Iterable[pages.PageJob]) -> Iterator[dict[str, bytes]]:
-        return pool.map(_render, jobs)
+        columns = list(zip(*jobs, strict=True))  # a message's pages: at most PAGES_PER_MESSAGE
+        return pool.map(RENDER, *columns) if columns else iter(())
 
     previous, pages.render_pages = pages.render_pages, render
     try:

@@ -18,7 +18,7 @@ def _jobs() -> list[pages.PageJob]:
     return [(pulls.pull_page(report, SLUG, pr["number"]), "../../", "") for pr in report["prs"][:3]]
 
 
-def _pid(_: object) -> int:
+def _pid(*_: object) -> int:
     return os.getpid()
 
 
@@ -29,7 +29,7 @@ def test_pool_renders_the_same_pages_in_order_in_other_processes(tmp_path, monke
         assert pages.render_pages is not pages.render_in_turn
         pooled = list(pages.render_pages(iter(jobs)))
         # the work runs in a spawned worker, not here
-        monkeypatch.setattr(render_pool, "_render", _pid)
+        monkeypatch.setattr(render_pool, "RENDER", _pid)
         [pid] = set(pages.render_pages(iter(jobs)))
     assert pages.render_pages is pages.render_in_turn  # restored when the block ends
     assert pid != os.getpid()
@@ -38,6 +38,11 @@ def test_pool_renders_the_same_pages_in_order_in_other_processes(tmp_path, monke
         assert {k: v for k, v in theirs.items() if k != "report.pdf"} == \
             {k: v for k, v in mine.items() if k != "report.pdf"}
         assert str(page["pr"]["number"]) in pdf_text(theirs["report.pdf"], tmp_path)
+
+
+def test_a_message_without_pages_renders_nothing():
+    with render_pool.installed(1):
+        assert list(pages.render_pages(iter(()))) == []
 
 
 def test_no_processes_renders_in_turn():
