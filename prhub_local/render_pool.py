@@ -15,6 +15,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
 from prhub.flow import pages
@@ -43,8 +44,14 @@ def installed(processes: int | None = None) -> Iterator[None]:
         pool.submit(pdf.warm)
 
     def render(jobs: Iterable[pages.PageJob]) -> Iterator[dict[str, bytes]]:
-        columns = list(zip(*jobs, strict=True))  # a message's pages: at most PAGES_PER_MESSAGE
-        return pool.map(RENDER, *columns) if columns else iter(())
+        todo = list(jobs)  # a message's pages: at most PAGES_PER_MESSAGE
+        done = 0
+        try:
+            for files in pool.map(RENDER, *zip(*todo, strict=True)) if todo else ():
+                yield files
+                done += 1
+        except BrokenProcessPool:  # a worker died (killed, out of memory): the pages still get rendered, here
+            yield from pages.render_in_turn(todo[done:])
 
     previous, pages.render_pages = pages.render_pages, render
     try:

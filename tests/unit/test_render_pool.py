@@ -40,6 +40,19 @@ def test_pool_renders_the_same_pages_in_order_in_other_processes(tmp_path, monke
         assert str(page["pr"]["number"]) in pdf_text(theirs["report.pdf"], tmp_path)
 
 
+def _die(*_: object) -> dict[str, bytes]:
+    os._exit(1)
+
+
+def test_pages_are_rendered_here_when_a_worker_dies(monkeypatch):
+    jobs = _jobs()
+    with render_pool.installed(1):
+        monkeypatch.setattr(render_pool, "RENDER", _die)
+        rendered = list(pages.render_pages(iter(jobs)))
+    assert [files["report.md"] for files in rendered] == \
+        [files["report.md"] for files in pages.render_in_turn(jobs)]
+
+
 def test_a_message_without_pages_renders_nothing():
     with render_pool.installed(1):
         assert list(pages.render_pages(iter(()))) == []
