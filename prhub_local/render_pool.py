@@ -22,6 +22,8 @@ from prhub.flow import pages
 from prhub.site.render import pdf
 from prhub.site.render.pull import render_pull_all
 
+from prhub_local import orphan
+
 # What a worker runs, named by reference: a worker imports its module alone (the renderers, not this module's
 # AWS-side imports), about 25 MB less a worker.
 RENDER: Callable[..., dict[str, bytes]] = render_pull_all
@@ -39,7 +41,8 @@ def installed(processes: int | None = None) -> Iterator[None]:
     if count < 1:
         yield
         return
-    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=orphan.exit_with_parent)
     for _ in range(count):  # each submit starts a worker: spawned now, they warm up beside the plan and scores
         pool.submit(pdf.warm)
 

@@ -61,3 +61,25 @@ def test_a_message_without_pages_renders_nothing():
 def test_no_processes_renders_in_turn():
     with render_pool.installed(0):
         assert pages.render_pages is pages.render_in_turn
+
+
+def test_a_renderer_exits_when_its_run_is_killed():
+    import subprocess
+    import sys
+    import time
+
+    # a parent that starts its renderers, prints their ids, then dies without shutting them down
+    script = ("import os, time\nfrom prhub_local import render_pool\n"
+              "render_pool.installed(1).__enter__()\ntime.sleep(2)\n"
+              "kids = [d for d in os.listdir('/proc') if d.isdigit() and "
+              "open(f'/proc/{d}/stat').read().rsplit(')', 1)[1].split()[1] == str(os.getpid())]\n"
+              "print(*kids, flush=True)\n"
+              "os._exit(9)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    workers = [int(pid) for pid in proc.stdout.split()]
+    assert workers, proc.stderr
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in workers):
+        time.sleep(0.2)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in workers)
