@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml layers/prhub/requirements.txt
 	touch $(STAMP)
 
 # The PDF font cut to its common characters (layers/prhub/cut_font.py): PDFs, one per PR page, get much cheaper.
-FONT_CUT := $(VENV)/share/prhub/NotoSansSC-Common.otf
+FONT_CUT := $(VENV)/share/prhub/NotoSansSC-Common.ttf
 
 $(FONT_CUT): layers/prhub/cut_font.py | $(STAMP)
 	@scripts/system-deps.sh fonts

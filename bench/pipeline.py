@@ -119,6 +119,12 @@ def _peak_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+def _children_peak_mb() -> float:
+    """The largest peak of this process's ended children: `prhub run`'s PR-page renderers (prhub_local/render_pool),
+    each a process of its own beside the run's peak RSS."""
+    return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+
+
 def _weeks(since: str, until: str) -> list[tuple[str, str]]:
     """The Monday-Sunday weeks a range covers, cut to it (its first and last may be short)."""
     from datetime import date, timedelta
@@ -178,7 +184,8 @@ def case_child(spec: dict[str, Any]) -> dict[str, Any]:
             before = {"runs_before": len(periods), "before_s": round(time.perf_counter() - t, 1)}
         stack.enter_context(instrumented(recorder))
         out = _run(recorder, args, tmp, state)
-        return {"case": spec["name"], **out, **before, "stages": recorder.summary(), "peak_rss_mb": _peak_mb()}
+        return {"case": spec["name"], **out, **before, "stages": recorder.summary(), "peak_rss_mb": _peak_mb(),
+                "renderer_peak_rss_mb": _children_peak_mb()}
 
 
 def in_memory(period: dict[str, str]) -> dict[str, Any]:
@@ -257,7 +264,7 @@ def _stage_note(r: dict[str, Any]) -> str:
             f"({st.get('ScoreFunction', {}).get('calls', 0)} batches), report {s('ReportFunction')} "
             f"[pdf {s('render.pdf')}], pages {s('PagesFunction', 'span_s')} "
             f"({st.get('PagesFunction', {}).get('items', 0)} messages); setup {r.get('setup_s', 0):.1f}s; "
-            f"peak RSS {r['peak_rss_mb']:.0f} MB")
+            f"peak RSS {r['peak_rss_mb']:.0f} MB (each page renderer {r.get('renderer_peak_rss_mb', 0):.0f} MB)")
 
 
 CASES = ("week", "week-memory", "year", "year-after-weeks", "month")

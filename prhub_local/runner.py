@@ -589,7 +589,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                  timeout: float | None = None, root: Path | None = None, now: datetime | None = None,
                  visibility_timeout: int = LOCAL_VISIBILITY_TIMEOUT, retry_model: bool = False,
                  quiet: bool = False, stall: float = STALL_SECONDS,
-                 judgements: list[dict[str, Any]] | None = None) -> RunResult:
+                 judgements: list[dict[str, Any]] | None = None, render_processes: int | None = None) -> RunResult:
     """Run reports through the real flow locally (channels told too) and copy the site to `out`.
 
     Without `repo`: with `config_text` every repository it watches, else the bundled sample (its week unless
@@ -601,6 +601,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     `quiet` keeps only warnings and failures. `timeout` bounds the run; without it the run goes on while it
     moves (Runner). A run that gives up still copies what it published to `out`. `judgements` (a --judgements
     file's {"pr", "verdict"} lines) go with the one repository's plan event, which checks and keeps them.
+    PR pages render in `render_processes` worker processes (render_pool; default one per core, at most 2; 0:
+    in turn, in this process).
     """
     root = root or default_root()
     display = lines(progress, quiet) if progress is not None else Display.for_stream(sys.stderr, quiet)
@@ -648,7 +650,9 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                                         in_hand=lambda: set(in_hand)) as stack:
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
-        with function_env(stack):
+        from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
+
+        with function_env(stack), render_pool.installed(render_processes):
             begun = time.monotonic()
             to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])
             try:

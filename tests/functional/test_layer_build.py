@@ -65,7 +65,7 @@ def check_package(site: Path) -> None:
     shipped = {p.relative_to(site / "prhub") for p in (site / "prhub").rglob("*") if p.is_file()}
     assert {Path("site/templates/report.html.j2"), Path("model/prompts/pr_system.zh.j2"),
             Path("site/render/pdf.py")} <= expected
-    assert shipped - expected == {Path("fonts/NotoSansSC-Regular.otf"), Path("fonts/NotoSansSC-Common.otf"),
+    assert shipped - expected == {Path("fonts/NotoSansSC-Regular.otf"), Path("fonts/NotoSansSC-Common.ttf"),
                                   Path("fonts/OFL.txt")}
     assert expected <= shipped
     assert all((site / "prhub" / rel).read_bytes() == (source / rel).read_bytes() for rel in expected)
@@ -103,7 +103,7 @@ def check_font(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert all(ord(c) in cmap for c in "这是本周合并的拉取请求：风险、测试与后续建议")
     assert "SIL OPEN FONT LICENSE Version 1.1" in (font.parent / "OFL.txt").read_text()
 
-    cut = font.with_name("NotoSansSC-Common.otf")  # the cut beside it (cut_font.py), as render/pdf.py finds it
+    cut = font.with_name("NotoSansSC-Common.ttf")  # the cut beside it (cut_font.py), as render/pdf.py finds it
     assert cut.relative_to(site / "prhub") == COMMON_FONTS[0].relative_to(Path(prhub.__file__).resolve().parent)
     with TTFont(cut, lazy=True) as ttfont:
         kept = set(ttfont.getBestCmap())

@@ -215,6 +215,49 @@ def test_the_font_cut_keeps_every_label_character():
     assert ord("修") in kept and ord("龘") not in kept  # GB 2312 in, a rare character out
 
 
+def test_the_cut_draws_the_fonts_glyphs_with_truetype_outlines(tmp_path):
+    """The cut's CFF outlines become TrueType ones (half the subsetting per PDF): same glyphs, same advances,
+    bounds within cu2qu's tolerance, and a PDF written with it keeps its text."""
+    from cut_font import MAX_ERROR, to_truetype
+    from fontTools import subset
+    from fontTools.pens.boundsPen import BoundsPen
+    from fontTools.ttLib import TTFont
+    from prhub.core.errors import PrhubError
+    from prhub.site.render.labels import labels
+    from prhub.site.render.pdf import font_location, render_sections
+
+    try:
+        path, face = font_location()
+    except PrhubError as exc:
+        pytest.skip(str(exc))
+    sample = "修复 rollout 的缓存：风险、测试 − ✓ Ag#12"
+    words = labels("zh", "pull")
+    font = TTFont(path, fontNumber=face, lazy=True)
+    cutter = subset.Subsetter(subset.Options(notdef_outline=True, name_IDs=["*"], desubroutinize=True))
+    cutter.populate(text=sample + "".join(words.values()))
+    cutter.subset(font)
+    if "CFF " not in font:
+        pytest.skip(f"{path} has TrueType outlines already")
+    cmap = font.getBestCmap()
+    before = {ch: (font["hmtx"][cmap[ord(ch)]], _bounds(font, cmap[ord(ch)], BoundsPen)) for ch in "修缓A−✓"}
+    to_truetype(font)
+    font.save(str(tmp_path / "cut.ttf"))
+    ttf = TTFont(str(tmp_path / "cut.ttf"))
+    assert "glyf" in ttf and "CFF " not in ttf and ttf.sfntVersion == "\x00\x01\x00\x00"
+    for ch, (advance, box) in before.items():
+        glyph = ttf.getBestCmap()[ord(ch)]
+        assert ttf["hmtx"][glyph] == advance
+        assert all(abs(a - b) <= MAX_ERROR + 1 for a, b in zip(_bounds(ttf, glyph, BoundsPen), box, strict=True)), ch
+    pdf = render_sections(sample, words, {}, ["作者 alice"], [], font=str(tmp_path / "cut.ttf"))
+    assert "修复 rollout 的缓存：风险、测试" in pdf_text(pdf, tmp_path)
+
+
+def _bounds(font, glyph, pen_type):
+    pen = pen_type(font.getGlyphSet())
+    font.getGlyphSet()[glyph].draw(pen)
+    return pen.bounds
+
+
 def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
     from prhub.site.render.labels import labels
     from prhub.site.render.pdf import COMMON_FONTS, codepoints, font_for, font_location, render_sections

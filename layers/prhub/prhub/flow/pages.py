@@ -16,7 +16,7 @@ re-renders the same pages from what the bucket holds.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -42,6 +42,21 @@ logger = Logger(service="prhub", child=True)
 
 PAGES_PER_MESSAGE = 10  # pages per invocation: the PDF dominates (0.5-5 s a page), so ~50 s at worst of 120
 PAGE_SECONDS_MAX = 15.0  # room kept for one more page; with less left the rest goes back on the queue
+
+# A page to render: the page, the site's home, the configured font (render_pull_all's arguments).
+PageJob = tuple[pulls.PullPage, str, str]
+
+
+def render_in_turn(jobs: Iterable[PageJob]) -> Iterator[dict[str, bytes]]:
+    """Each page's files, one after another in this process: a Lambda (about one vCPU at 1,024 MB, no /dev/shm
+    for a process pool) has nothing better."""
+    return (render_pull_all(*job) for job in jobs)
+
+
+# How pages_message renders a message's pages, in order and lazily (the deadline check stops between two):
+# replaced by the local runner with a process pool's map, the only way for the PR pages to use a second core
+# (prhub_local/render_pool.py).
+render_pages: Callable[[Iterable[PageJob]], Iterator[dict[str, bytes]]] = render_in_turn
 
 
 def _period(report: Report) -> Period:
@@ -293,14 +308,20 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
     left = deps.deadline()
     keys: list[str] = []
     done = 0
-    for i, number in enumerate(todo):
-        if left is not None and done and left() < PAGE_SECONDS_MAX:
-            # A slow invocation (a loaded host, huge file lists) hands its remaining pages to the next one.
-            deps.queue.send(deps.settings.pages_queue_url, {**body, "numbers": todo[i:]})
-            break
-        page = _pull_page(report, slug, lang, number, facts, config.module_map)
-        keys += site.publish_pull(deps.bucket, page, render_pull_all(page, home, deps.settings.cjk_font), home)
-        done += 1
+    pages = [_pull_page(report, slug, lang, number, facts, config.module_map) for number in todo]
+    rendered = render_pages((page, home, deps.settings.cjk_font) for page in pages)
+    try:
+        for i, page in enumerate(pages):
+            if left is not None and done and left() < PAGE_SECONDS_MAX:
+                # A slow invocation (a loaded host, huge file lists) hands its remaining pages to the next one.
+                deps.queue.send(deps.settings.pages_queue_url, {**body, "numbers": todo[i:]})
+                break
+            keys += site.publish_pull(deps.bucket, page, next(rendered), home)
+            done += 1
+    finally:
+        close = getattr(rendered, "close", None)
+        if close is not None:
+            close()  # a pool's map cancels the pages it has not started
     site.invalidate(deps.cdn, ["/" + k for k in keys])
     logger.info("pull pages published", extra={"repo": repo, "slug": slug, "lang": lang, "pages": done,
                                                "reused": len(listed) - len(todo)})

@@ -33,10 +33,10 @@ FONT_ENV = "PRHUB_CJK_FONT"
 PACKAGED_FONT = Path(__file__).resolve().parents[2] / "fonts" / "NotoSansSC-Regular.otf"
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
 # The font cut to its common characters (layers/prhub/cut_font.py): a PDF whose text the cut covers is
-# several times cheaper to write with it. The layer ships it beside its font; `make setup` writes one
-# into the virtualenv, cut from the font found there.
-COMMON_FONTS = (PACKAGED_FONT.with_name("NotoSansSC-Common.otf"),
-                Path(sys.prefix) / "share" / "prhub" / "NotoSansSC-Common.otf")
+# several times cheaper to write with it (TrueType outlines: half the subsetting of CFF's). The layer ships it
+# beside its font; `make setup` writes one into the virtualenv, cut from the font found there.
+COMMON_FONTS = (PACKAGED_FONT.with_name("NotoSansSC-Common.ttf"),
+                Path(sys.prefix) / "share" / "prhub" / "NotoSansSC-Common.ttf")
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
 NO_LINE_END = set("（《「『【〔〈“‘([{")
@@ -181,6 +181,12 @@ def _parsed_font(path: str, face: int) -> TTFFont:
     return font
 
 
+def warm(configured: str = "") -> None:
+    """Parse the font most PDFs use now (the cut, else the whole font), not in the first PDF: a renderer process
+    started ahead of its pages (prhub_local/render_pool.py) pays it while the run still plans and scores."""
+    _parsed_font(*font_for(set(), configured))
+
+
 def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
     """Register the CJK font in `pdf` as add_font("cjk") would, from the shared parse (what fpdf2's own
     TTFFont.__deepcopy__ shares: cmap, descriptor; widths and glyph ids are only read)."""
@@ -197,8 +203,8 @@ def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
     # document has its own, or two written at once (threads of one process) renumber each other's (KeyError: 28).
     font.desc = copy.copy(parsed.desc)
     font.ttfont = ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True)
-    # Subsetting would recompute every kept glyph's bounds for the CFF FontBBox (a third of the render
-    # time); the full font's box is a valid, if loose, box for its subset.
+    # Subsetting would recompute every kept glyph's bounds (for a CFF font its FontBBox: a third of the render
+    # time); the full font's boxes are valid, if loose, for its subset.
     font.ttfont.recalcBBoxes = False
     font.missing_glyphs = []
     font.biggest_size_pt = 0

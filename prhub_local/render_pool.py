@@ -1,0 +1,64 @@
+"""PR pages rendered in worker processes while `prhub run` publishes them: the local stack is one interpreter
+(the embedded AWS, the pollers, the handlers) under one GIL, and a year's 1,649 PR pages, their PDFs above all,
+were 78 % of its time on one core of two.
+
+    installed(processes) -> context manager: prhub.flow.pages renders through a spawned process pool inside it
+
+Only the rendering moves (render_pull_all: a PullPage in, its four files out); the page is built, and its files
+published, by PagesFunction in this process, so the workers need no AWS. Spawned, not forked: the parent's threads
+(moto's locks among them) would be copied mid-held into a forked child. A message's pages (at most
+PAGES_PER_MESSAGE) are all that is in flight, so memory stays bounded. Lambda keeps rendering in turn.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+
+from prhub.flow import pages
+from prhub.site.render import pdf
+from prhub.site.render.pull import render_pull_all
+
+from prhub_local import orphan
+
+# What a worker runs, named by reference: a worker imports its module alone (the renderers, not this module's
+# AWS-side imports), about 25 MB less a worker.
+RENDER: Callable[..., dict[str, bytes]] = render_pull_all
+
+
+def default_processes() -> int:
+    """One per core, at most two: the parent keeps publishing (and the score workers scoring) beside them."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+@contextmanager
+def installed(processes: int | None = None) -> Iterator[None]:
+    """pages.render_pages renders through `processes` spawned workers until the block ends (none: in turn)."""
+    count = default_processes() if processes is None else processes
+    if count < 1:
+        yield
+        return
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=orphan.exit_with_parent)
+    for _ in range(count):  # each submit starts a worker: spawned now, they warm up beside the plan and scores
+        pool.submit(pdf.warm)
+
+    def render(jobs: Iterable[pages.PageJob]) -> Iterator[dict[str, bytes]]:
+        todo = list(jobs)  # a message's pages: at most PAGES_PER_MESSAGE
+        done = 0
+        try:
+            for files in pool.map(RENDER, *zip(*todo, strict=True)) if todo else ():
+                yield files
+                done += 1
+        except BrokenProcessPool:  # a worker died (killed, out of memory): the pages still get rendered, here
+            yield from pages.render_in_turn(todo[done:])
+
+    previous, pages.render_pages = pages.render_pages, render
+    try:
+        yield
+    finally:
+        pages.render_pages = previous
+        pool.shutdown(wait=True, cancel_futures=True)

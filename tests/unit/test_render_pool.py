@@ -1,0 +1,85 @@
+"""prhub_local.render_pool: PR pages rendered in spawned worker processes are the pages rendered in turn."""
+from __future__ import annotations
+
+import os
+
+from prhub.flow import pages
+from prhub.site import pulls
+
+from prhub_local import render_pool
+from tests.golden.cases import load
+from tests.unit.render_support import pdf_text
+
+SLUG = "2026-05-04-to-2026-05-10"
+
+
+def _jobs() -> list[pages.PageJob]:
+    report = load("zh-week")
+    return [(pulls.pull_page(report, SLUG, pr["number"]), "../../", "") for pr in report["prs"][:3]]
+
+
+def _pid(*_: object) -> int:
+    return os.getpid()
+
+
+def test_pool_renders_the_same_pages_in_order_in_other_processes(tmp_path, monkeypatch):
+    jobs = _jobs()
+    in_turn = list(pages.render_in_turn(jobs))
+    with render_pool.installed(1):
+        assert pages.render_pages is not pages.render_in_turn
+        pooled = list(pages.render_pages(iter(jobs)))
+        # the work runs in a spawned worker, not here
+        monkeypatch.setattr(render_pool, "RENDER", _pid)
+        [pid] = set(pages.render_pages(iter(jobs)))
+    assert pages.render_pages is pages.render_in_turn  # restored when the block ends
+    assert pid != os.getpid()
+    assert len(pooled) == len(jobs)
+    for mine, theirs, (page, _, _) in zip(in_turn, pooled, jobs, strict=True):
+        assert {k: v for k, v in theirs.items() if k != "report.pdf"} == \
+            {k: v for k, v in mine.items() if k != "report.pdf"}
+        assert str(page["pr"]["number"]) in pdf_text(theirs["report.pdf"], tmp_path)
+
+
+def _die(*_: object) -> dict[str, bytes]:
+    os._exit(1)
+
+
+def test_pages_are_rendered_here_when_a_worker_dies(monkeypatch):
+    jobs = _jobs()
+    with render_pool.installed(1):
+        monkeypatch.setattr(render_pool, "RENDER", _die)
+        rendered = list(pages.render_pages(iter(jobs)))
+    assert [files["report.md"] for files in rendered] == \
+        [files["report.md"] for files in pages.render_in_turn(jobs)]
+
+
+def test_a_message_without_pages_renders_nothing():
+    with render_pool.installed(1):
+        assert list(pages.render_pages(iter(()))) == []
+
+
+def test_no_processes_renders_in_turn():
+    with render_pool.installed(0):
+        assert pages.render_pages is pages.render_in_turn
+
+
+def test_a_renderer_exits_when_its_run_is_killed():
+    import subprocess
+    import sys
+    import time
+
+    # a parent that starts its renderers, prints their ids, then dies without shutting them down
+    script = ("import os, time\nfrom prhub_local import render_pool\n"
+              "render_pool.installed(1).__enter__()\ntime.sleep(2)\n"
+              "kids = [d for d in os.listdir('/proc') if d.isdigit() and "
+              "open(f'/proc/{d}/stat').read().rsplit(')', 1)[1].split()[1] == str(os.getpid())]\n"
+              "print(*kids, flush=True)\n"
+              "os._exit(9)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    workers = [int(pid) for pid in proc.stdout.split()]
+    assert workers, proc.stderr
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in workers):
+        time.sleep(0.2)
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in workers)
