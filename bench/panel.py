@@ -217,7 +217,7 @@ PANEL: tuple[Week, ...] = (
         1522: (1, "sequences beyond max_position_embeddings with RoPE scaling on vLLM"),
         1483: (1, "async rollout timed out after 600 s on long inference"),
         1513: (1, "Megatron head_dim wrong for GQA models loaded from HF checkpoints"),
-    }, judged="issue23-verl"),
+    }, judged="engine-10"),
     Week("2025-08-18", True, {
         3071: (3, "[BREAKING] a separate rollout worker without the hybrid engine; hf_rollout removed"),
         3055: (2, "reward computed inside the agent loop, hiding reward time"),
@@ -233,7 +233,7 @@ PANEL: tuple[Week, ...] = (
         3151: (1, "response token logprobs in agent loop output"),
         3052: (1, "NPU profiler fixed"),
         3181: (1, "expandable segments against Megatron memory fragmentation"),
-    }, judged="issue23-verl"),
+    }, judged="engine-10"),
     Week("2026-06-15", True, {
         6791: (3, "DeepseekV4, GLM5 and KimiK2.5 through Megatron Lite"),
         6778: (2, "staleness control strategies (drop / wait) for off-policy training"),
@@ -247,7 +247,7 @@ PANEL: tuple[Week, ...] = (
         6664: (1, "SGLang rollout on ROCm"),
         6736: (1, "off-policy metrics; replay buffer samples oldest first"),
         6789: (1, "vision preprocessing blocked the agent-loop event loop"),
-    }, judged="issue23-verl"),
+    }, judged="engine-10"),
 )
 
 
