@@ -1,8 +1,8 @@
 """The engine against the judged panels (bench/panel.py) and over the whole verl export.
 
 The data is read from <repo>/../shared/data/<repository>/pulls.jsonl at run time; absent, the tests skip.
-verl's panel is checked on the whole panel and on its six held-out weeks pooled (three of them judged before
-engine-9 and never tuned on, docs/calibration.md); cargo's and trl's, judged and committed before the engine was
+verl's panel is checked on the whole panel, on its nine held-out weeks pooled, and on the three judged before
+engine-10 and measured once on it unchanged (docs/calibration.md); cargo's and trl's, judged and committed before the engine was
 tuned for them, on their held-out weeks.
 """
 from __future__ import annotations
@@ -51,12 +51,14 @@ def test_the_engine_ranks_the_panel_better_than_size_alone(prs, scored):
     engine = panel_figures(list(PANEL), prs, lambda p: scored[p.number].importance)
     size = panel_figures(list(PANEL), prs, size_only)
     assert engine.recall > size.recall and engine.spearman > size.spearman
-    # Held out: the first round's three weeks and the three judged before engine-9 (docs/calibration.md), pooled.
+    # Held out: the first round's three weeks and the three judged before each of engine-9 and engine-10
+    # (docs/calibration.md), pooled; and the engine-10 round alone, the weeks no round of tuning has seen.
     held = [w for w in PANEL if w.held_out]
-    assert len(held) >= 6 and sum(w.judged == "engine-9" for w in held) >= 3
-    on_held = panel_figures(held, prs, lambda p: scored[p.number].importance)
-    size_held = panel_figures(held, prs, size_only)
-    assert on_held.recall > size_held.recall and on_held.spearman > size_held.spearman, (on_held, size_held)
+    assert len(held) >= 9 and sum(w.judged == "engine-10" for w in held) >= 3
+    for weeks in (held, [w for w in held if w.judged == "engine-10"]):
+        on_held = panel_figures(weeks, prs, lambda p: scored[p.number].importance)
+        size_held = panel_figures(weeks, prs, size_only)
+        assert on_held.recall > size_held.recall and on_held.spearman > size_held.spearman, (on_held, size_held)
 
 
 def test_a_weeks_milestones_reach_the_top_of_the_scale_and_trivia_stay_low(prs, scored):
