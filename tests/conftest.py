@@ -51,6 +51,10 @@ IAM_TEST = "tests/functional/test_iam_least_privilege.py"
 
 
 DURATIONS = "prhub/file-seconds"  # pytest's cache: the seconds each test file took when it last ran
+# A clean clone (CI, `make test` on a fresh machine) has no cache: without these seconds the slow files would run
+# in collection order and a long one could start last and run alone. Measured by a whole `make test`; refresh it
+# from the cache (.pytest_cache/v/prhub/file-seconds) when the order drifts. The cache wins where it knows a file.
+FILE_SECONDS = Path(__file__).with_name("file_seconds.json")
 _spent: dict[str, float] = {}
 
 
@@ -75,7 +79,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             items[:] = [item for item in items if item not in recorded]
     slow = {_file(item) for item in items if item.get_closest_marker("slow")}
     cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
-    seconds: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
+    seed: dict[str, float] = json.loads(FILE_SECONDS.read_text()) if FILE_SECONDS.exists() else {}
+    seconds: dict[str, float] = seed | (cache.get(DURATIONS, {}) if cache is not None else {})
     # stable: a module's tests stay together
     items.sort(key=lambda item: (_file(item) not in slow, -seconds.get(_file(item), 0.0)))
 

@@ -93,17 +93,24 @@ UNRECORDED: dict[Grant, str] = {
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> set[Grant]:
-    target = tmp_path_factory.mktemp("aws-calls") / "calls.json"
+    """Two recording processes side by side, the pipeline run in one and the handler tests in the other: most of
+    each one's time is waiting (queues' visibility, the fakes' Retry-After), so one after the other the waits add
+    up (about 150 s alone on two cores); their calls are the union of the two files."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AWS_ENDPOINT"))}
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "tests.aws_calls", "-q", "-n", "0", "-p", "no:cacheprovider",
-         *RECORDED_TESTS],
-        cwd=ROOT, env=env | {RECORD_ENV: str(target)}, capture_output=True, text=True, timeout=1800)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    # every test asked for ran (the logs checks among them: the suite leaves them to this run)
-    summary = result.stdout.strip().splitlines()[-1]
-    assert "passed" in summary and not any(word in summary for word in ("skipped", "deselected", "xfail")), summary
-    calls = json.loads(target.read_text())["calls"]
+    groups = [RECORDED_TESTS[:1], RECORDED_TESTS[1:]]
+    targets = [tmp_path_factory.mktemp("aws-calls") / "calls.json" for _ in groups]
+    procs = [subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "tests.aws_calls", "-q", "-n", "0", "-p", "no:cacheprovider", *tests],
+        cwd=ROOT, env=env | {RECORD_ENV: str(target)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for tests, target in zip(groups, targets, strict=True)]
+    outputs = [proc.communicate(timeout=1800) for proc in procs]
+    calls = []
+    for proc, (out, err), target in zip(procs, outputs, targets, strict=True):
+        assert proc.returncode == 0, out[-4000:] + err[-2000:]
+        # every test asked for ran (the logs checks among them: the suite leaves them to this run)
+        summary = out.strip().splitlines()[-1]
+        assert "passed" in summary and not any(w in summary for w in ("skipped", "deselected", "xfail")), summary
+        calls += json.loads(target.read_text())["calls"]
     return {(c["function"], c["action"], c["resource"]) for c in calls}
 
 
