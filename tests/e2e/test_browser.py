@@ -188,17 +188,6 @@ def base_url(site_dir):
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium is missing: scripts/system-deps.sh test installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is a dev dependency")
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport=DESKTOP)

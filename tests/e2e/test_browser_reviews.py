@@ -13,7 +13,7 @@ from prhub.site.render import render_all
 from prhub.site.render.pull import render_pull_html
 
 from prhub_local import serve
-from tests.e2e.test_browser import ARGS, CHROMIUM, PHONE
+from tests.e2e.test_browser import PHONE
 from tests.fakes.loopback import running
 from tests.unit.test_reviews import HOSTILE, analysed, hostile_week
 
@@ -62,17 +62,6 @@ def site(tmp_path_factory) -> Path:
 def base_url(site):
     with running(serve.make_server(site, "127.0.0.1", 0)) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium is missing: scripts/system-deps.sh test installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is a dev dependency")
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.mark.parametrize("path", [WEEK_PATH, PR_PATH])
