@@ -35,3 +35,21 @@ def test_a_missing_module_is_named_and_the_installed_version_by_default() -> Non
     with pytest.raises(MotoPatchError, match=rf"moto {metadata.version('moto')} lacks moto\.dynamodb\.models\b"):
         check_moto([("moto.dynamodb.models", "copy")], load=load)
 
+
+
+def test_the_embedded_ssm_answers_without_loading_moto_ec2() -> None:
+    # GIVEN a fresh interpreter (moto keeps its modules per process) with the embedded AWS in-process
+    import subprocess
+    import sys
+
+    code = ("import sys, boto3\n"
+            "from prhub_local.embedded import EmbeddedAws, aws_env\n"
+            "import os; os.environ.update(aws_env(None, True))\n"
+            "with EmbeddedAws(in_process=True):\n"
+            "    ssm = boto3.client('ssm', region_name='us-east-1')\n"
+            "    ssm.put_parameter(Name='/p', Value='v', Type='String')\n"
+            "    print(ssm.get_parameter(Name='/p')['Parameter']['Value'], 'moto.ec2' in sys.modules)\n")
+    # WHEN a parameter is put and read back
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    # THEN SSM answers and moto's EC2 (1.35 s of imports) was never loaded
+    assert out == ["v", "False"]
