@@ -2,8 +2,8 @@
 
 The data is read from <repo>/../shared/data/<repository>/pulls.jsonl at run time; absent, the tests skip.
 verl's panel is checked on the whole panel, on its nine held-out weeks pooled, and on the three judged before
-engine-10 and measured once on it unchanged (docs/calibration.md); cargo's and trl's, judged and committed before the engine was
-tuned for them, on their held-out weeks.
+engine-10 and measured once on it unchanged (docs/calibration.md); cargo's and trl's, judged and committed before
+the engine was tuned for them, on their held-out weeks.
 """
 from __future__ import annotations
 
