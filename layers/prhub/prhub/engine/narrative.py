@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prhub.core.report import Analysis, Evidence, KeyChange, Module, Narrative, Note, PrEntry, Stats
-from prhub.engine import gist, reviews
+from prhub.engine import gist, reviews, translate
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
 
@@ -218,6 +218,7 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
     rest = sorted((p for p in members if p["number"] != lead["number"]), key=lambda p: (-p["importance"], p["number"]))
     flag = _flags(lead, zh)
     area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
+    area = translate.module(area) if zh else area
     line = _line(lead, zh) + _size(lead, zh, i)
     named = rest[:1]
     others = [p["number"] for p in rest[1:4]]
@@ -242,6 +243,7 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
 def _lone_highlight(p: PrEntry, zh: bool) -> Note:
     """A key PR of no theme, under its first module."""
     area = p["modules"][0] if p["modules"] else ""
+    area = translate.module(area) if zh else area
     flag = _flags(p, zh)
     score = _fmt(p["importance"])
     line, facts = _told(p, zh)
@@ -313,8 +315,8 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
         said = "；".join(_member(p, report, zh, in_module=True) for p in told)
         listed = "；另有 ".join(part for part in (said, _refs(untold)) if part)
         counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
-        text = (f"{module['name']} {now}共 {counts}，除上文外：{listed}。" if more else
-                f"{module['name']} {now} {counts}：{listed}。")
+        name = translate.module(module["name"])
+        text = (f"{name} {now}共 {counts}，除上文外：{listed}。" if more else f"{name} {now} {counts}：{listed}。")
     else:
         said = "; ".join(_member(p, report, zh, in_module=True) for p in told)
         also = f"; also {_refs(untold)}" if untold else ""
@@ -336,7 +338,7 @@ def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
             continue  # one PR in a module unseen for a month is not a trend
         base = _fmt(module.get("baseline", 0))
         if zh:
-            text = f"{module['name']}：{now} {module['pr_count']} 个 PR，{before}平均{per} {base} 个（{words[trend]}）"
+            text = f"{translate.module(module['name'])}：{now} {module['pr_count']} 个 PR，{before}平均{per} {base} 个（{words[trend]}）"
         else:
             count = f"{module['pr_count']} PR{'s' if module['pr_count'] != 1 else ''}"
             text = f"{module['name']}: {count} {now} vs {base}{per} over {before} ({words[trend]})"
@@ -433,7 +435,7 @@ def _suggestions(report: Analysis, zh: bool) -> list[str]:
            for name, in_zh, in_en in SUGGESTIONS if asks.get(name)]
     rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
     if rising:
-        out.append(f"关注活跃度较{_words(report, zh)[2]}上升的模块：{'、'.join(rising[:3])}。" if zh else
+        out.append(f"关注活跃度较{_words(report, zh)[2]}上升的模块：{'、'.join(map(translate.module, rising[:3]))}。" if zh else
                    f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
     welcome = _welcome(report["stats"], zh)
     if welcome:
@@ -541,11 +543,11 @@ def _merged_en(n: int) -> str:
 def _notable_zh(seen: _Notable) -> list[str]:
     second = []
     if seen.busiest:
-        second.append(f"改动最集中的模块是 {'、'.join(seen.busiest)}"
+        second.append(f"改动最集中的模块是 {'、'.join(map(translate.module, seen.busiest))}"
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
     if seen.lead:
         second.append("最值得先读的是 " + "，以及 ".join(
-            f"{p['modules'][0] + ' 的 ' if p['modules'] else ''}#{p['number']}"
+            f"{translate.module(p['modules'][0]) + ' 的 ' if p['modules'] else ''}#{p['number']}"
             f"（{_unbracket(_short(_line(p, True), 60))}）" for p in seen.lead))
     settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
     attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",

@@ -58,11 +58,26 @@ MOVED_TO = {"move": "移到", "migrate": "迁移到", "offload": "卸载到", "p
 FROM_SOURCE = {"build", "create", "construct", "derive", "generate", "compute", "calculate", "infer", "initialize"}
 
 
+# An acronym's English plural ("GPUs", "LLMs", "APIs"); the acronym stays, its -s goes.
+ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
+
+
 @cache
 def glossary() -> dict[str, dict[str, str]]:
     """The reviewed glossary: verbs, nouns, attributes (lower-case English -> Chinese)."""
     data: dict[str, Any] = json.loads(GLOSSARY.read_text(encoding="utf-8"))
     return {part: dict(data[part]) for part in ("verbs", "nouns", "attributes")}
+
+
+@cache
+def _modules() -> dict[str, str]:
+    data: dict[str, Any] = json.loads(GLOSSARY.read_text(encoding="utf-8"))
+    return dict(data.get("modules", {}))
+
+
+def module(name: str) -> str:
+    """What zh prose calls a module: a generic name ("doc", "algo") in Chinese; a proper name (megatron) as is."""
+    return _modules().get(name.lower(), name)
 
 
 def _stems(word: str) -> list[str]:
@@ -136,7 +151,7 @@ def _words(tokens: list[str], first: bool = False) -> str:
             continue
         found, size, noun = _known(tokens, i, first)
         if found is None:
-            _attach(out, token, known=False)
+            _attach(out, ACRONYM_PLURAL.sub(r"\1", token), known=False)  # "GPUs" -> "GPU": Chinese has no plural
             i += 1
             continue
         if noun and CJK.search(found) and _unknown(tokens, i + size):
