@@ -125,3 +125,22 @@ def test_untrusted_titles_translate_without_error() -> None:
     for hostile in ("", "   ", "(((", "``", "for for for", "fix fix", "add to", "; ;", "a" * 5000,
                     "<script>x</script>"):
         assert isinstance(translate.title(hostile), str)
+
+
+def test_zh_prose_names_generic_modules_in_chinese_and_keeps_proper_names():
+    from prhub.engine.translate import glossary, module
+
+    assert module("doc") == "文档" and module("Algo") == "算法" and module("tests") == "测试"
+    for name in ("megatron", "fsdp", "rollout", "vllm", "veomni", "trainer"):  # proper names stay as the project spells them
+        assert module(name) == name
+    nouns = glossary()["nouns"]  # the table agrees with the glossary where both name a word
+    data = json.loads(translate.GLOSSARY.read_text(encoding="utf-8"))
+    clash = {k for k, v in data["modules"].items() if k in nouns and nouns[k] != v}
+    assert clash <= {"examples", "ci"}, clash  # an examples/ folder holds 示例, "examples" in a title are 样本
+
+
+def test_an_acronyms_english_plural_is_dropped_and_the_acronym_kept():
+    from prhub.engine import translate
+
+    assert "GPUs" not in translate.title("[hardware] feat: enable FlashAttention on AMD GPUs")
+    assert "GPU" in translate.title("[hardware] feat: enable FlashAttention on AMD GPUs")

@@ -227,7 +227,7 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
         more = f"（另见 {_refs(others, 3)}）" if others else ""
         text = [f"{flag}{area}：#{lead['number']} {line}，重要度 {_fmt(lead['importance'])}",
                 f"{flag}#{lead['number']} {line}（{area}，重要度 {_fmt(lead['importance'])}）",
-                f"{flag}{area} 这边，#{lead['number']} {line}（重要度 {_fmt(lead['importance'])}）"][i % 3]
+                f"{flag}{translate.join([area, '这边'])}，#{lead['number']} {line}（重要度 {_fmt(lead['importance'])}）"][i % 3]
         text += (f"。与它同组的 {follow}{more}。" if follow else "。")
     else:
         follow = "; ".join(_member(p, report, zh) for p in named)
@@ -316,7 +316,7 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
         listed = "；另有 ".join(part for part in (said, _refs(untold)) if part)
         counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
         name = translate.module(module["name"])
-        text = (f"{name} {now}共 {counts}，除上文外：{listed}。" if more else f"{name} {now} {counts}：{listed}。")
+        text = translate.join([name, f"{now}共 {counts}，除上文外：{listed}。" if more else f"{now} {counts}：{listed}。"])
     else:
         said = "; ".join(_member(p, report, zh, in_module=True) for p in told)
         also = f"; also {_refs(untold)}" if untold else ""
@@ -547,7 +547,7 @@ def _notable_zh(seen: _Notable) -> list[str]:
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
     if seen.lead:
         second.append("最值得先读的是 " + "，以及 ".join(
-            f"{translate.module(p['modules'][0]) + ' 的 ' if p['modules'] else ''}#{p['number']}"
+            f"{translate.join([translate.module(p['modules'][0]), '的']) + ' ' if p['modules'] else ''}#{p['number']}"
             f"（{_unbracket(_short(_line(p, True), 60))}）" for p in seen.lead))
     settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
     attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",
