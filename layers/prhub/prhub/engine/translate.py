@@ -146,7 +146,7 @@ def _words(tokens: list[str], first: bool = False) -> str:
             i += 1
             continue
         if token.startswith("(") and token.endswith(")"):
-            out.append("（" + "、".join(_phrase(t.strip()) for t in token[1:-1].split(",")) + "）")
+            out.append("（" + "、".join(_aside(t.strip()) for t in token[1:-1].split(",")) + "）")
             i += 1
             continue
         found, size, noun = _known(tokens, i, first)
@@ -159,6 +159,12 @@ def _words(tokens: list[str], first: bool = False) -> str:
         _attach(out, found, known=True)
         i += size
     return join(out)
+
+
+def _aside(text: str) -> str:
+    """A part of a parenthesis: a clause when it opens with a verb ("expose X" -> 暴露 X), else a noun phrase."""
+    tokens = TOKEN.findall(text)
+    return clause(text) if len(tokens) > 1 and _verb(tokens) else _phrase(text)
 
 
 def _unknown(tokens: list[str], i: int) -> bool:
