@@ -218,7 +218,7 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
     rest = sorted((p for p in members if p["number"] != lead["number"]), key=lambda p: (-p["importance"], p["number"]))
     flag = _flags(lead, zh)
     area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
-    area = translate.module(area) if zh else area
+    area = _area(area) if zh and "：" in cluster["title"] else area
     line = _line(lead, zh) + _size(lead, zh, i)
     named = rest[:1]
     others = [p["number"] for p in rest[1:4]]
@@ -240,10 +240,16 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
                                                          f"/−{lead['deletions']}")]}
 
 
+def _area(name: str) -> str:
+    """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked as a module (megatron 模块)."""
+    said = translate.module(name)
+    return said if said != name or not name else f"{name} 模块"
+
+
 def _lone_highlight(p: PrEntry, zh: bool) -> Note:
     """A key PR of no theme, under its first module."""
     area = p["modules"][0] if p["modules"] else ""
-    area = translate.module(area) if zh else area
+    area = _area(area) if zh and area else area
     flag = _flags(p, zh)
     score = _fmt(p["importance"])
     line, facts = _told(p, zh)
@@ -338,7 +344,7 @@ def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
             continue  # one PR in a module unseen for a month is not a trend
         base = _fmt(module.get("baseline", 0))
         if zh:
-            text = f"{translate.module(module['name'])}：{now} {module['pr_count']} 个 PR，{before}平均{per} {base} 个（{words[trend]}）"
+            text = f"{_area(module['name'])}：{now} {module['pr_count']} 个 PR，{before}平均{per} {base} 个（{words[trend]}）"
         else:
             count = f"{module['pr_count']} PR{'s' if module['pr_count'] != 1 else ''}"
             text = f"{module['name']}: {count} {now} vs {base}{per} over {before} ({words[trend]})"
@@ -547,7 +553,7 @@ def _notable_zh(seen: _Notable) -> list[str]:
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
     if seen.lead:
         second.append("最值得先读的是 " + "，以及 ".join(
-            f"{translate.join([translate.module(p['modules'][0]), '的']) + ' ' if p['modules'] else ''}#{p['number']}"
+            f"{translate.join([_area(p['modules'][0]), '的']) + ' ' if p['modules'] else ''}#{p['number']}"
             f"（{_unbracket(_short(_line(p, True), 60))}）" for p in seen.lead))
     settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
     attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",
