@@ -137,8 +137,8 @@ def test_a_single_pr_trend_is_singular():
 
 def test_the_summary_names_the_lead_changes_in_chinese_without_their_titles():
     summary = narrative.engine_narrative(week_report("zh"))["summary"]
-    assert "最值得先读的是 rollout 模块的 #11（支持异步 rollout 后端，属于破坏性变更），以及 rollout 模块的 #12（修复异步 " \
-           "rollout 死锁，#11 的 follow-up）" in summary
+    assert "最值得先读的是 rollout 模块的 #11（支持异步 rollout 后端，属于破坏性变更），" \
+           "以及 rollout 模块的 #12（修复异步 rollout 死锁，#11 的 follow-up）" in summary
     assert "[BREAKING]" not in summary and "support the async" not in summary
 
 

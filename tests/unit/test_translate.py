@@ -131,7 +131,7 @@ def test_zh_prose_names_generic_modules_in_chinese_and_keeps_proper_names():
     from prhub.engine.translate import glossary, module
 
     assert module("doc") == "文档" and module("Algo") == "算法" and module("tests") == "测试"
-    for name in ("megatron", "fsdp", "rollout", "vllm", "veomni", "trainer"):  # proper names stay as the project spells them
+    for name in ("megatron", "fsdp", "rollout", "vllm", "veomni", "trainer"):  # proper names stay as spelled
         assert module(name) == name
     nouns = glossary()["nouns"]  # the table agrees with the glossary where both name a word
     data = json.loads(translate.GLOSSARY.read_text(encoding="utf-8"))

@@ -227,7 +227,8 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
         more = f"（另见 {_refs(others, 3)}）" if others else ""
         text = [f"{flag}{area}：#{lead['number']} {line}，重要度 {_fmt(lead['importance'])}",
                 f"{flag}#{lead['number']} {line}（{area}，重要度 {_fmt(lead['importance'])}）",
-                f"{flag}{translate.join([area, '这边'])}，#{lead['number']} {line}（重要度 {_fmt(lead['importance'])}）"][i % 3]
+                f"{flag}{translate.join([area, '这边'])}，#{lead['number']} {line}"
+                f"（重要度 {_fmt(lead['importance'])}）"][i % 3]
         text += (f"。与它同组的 {follow}{more}。" if follow else "。")
     else:
         follow = "; ".join(_member(p, report, zh) for p in named)
@@ -241,7 +242,7 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
 
 
 def _area(name: str) -> str:
-    """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked as a module (megatron 模块)."""
+    """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked a module (megatron 模块)."""
     said = translate.module(name)
     return said if said != name or not name else f"{name} 模块"
 
@@ -322,7 +323,8 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
         listed = "；另有 ".join(part for part in (said, _refs(untold)) if part)
         counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
         name = translate.module(module["name"])
-        text = translate.join([name, f"{now}共 {counts}，除上文外：{listed}。" if more else f"{now} {counts}：{listed}。"])
+        said = f"{now}共 {counts}，除上文外：{listed}。" if more else f"{now} {counts}：{listed}。"
+        text = translate.join([name, said])
     else:
         said = "; ".join(_member(p, report, zh, in_module=True) for p in told)
         also = f"; also {_refs(untold)}" if untold else ""
@@ -344,7 +346,8 @@ def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
             continue  # one PR in a module unseen for a month is not a trend
         base = _fmt(module.get("baseline", 0))
         if zh:
-            text = f"{_area(module['name'])}：{now} {module['pr_count']} 个 PR，{before}平均{per} {base} 个（{words[trend]}）"
+            text = (f"{_area(module['name'])}：{now} {module['pr_count']} 个 PR，"
+                    f"{before}平均{per} {base} 个（{words[trend]}）")
         else:
             count = f"{module['pr_count']} PR{'s' if module['pr_count'] != 1 else ''}"
             text = f"{module['name']}: {count} {now} vs {base}{per} over {before} ({words[trend]})"
@@ -441,7 +444,8 @@ def _suggestions(report: Analysis, zh: bool) -> list[str]:
            for name, in_zh, in_en in SUGGESTIONS if asks.get(name)]
     rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
     if rising:
-        out.append(f"关注活跃度较{_words(report, zh)[2]}上升的模块：{'、'.join(map(translate.module, rising[:3]))}。" if zh else
+        named = "、".join(map(translate.module, rising[:3]))
+        out.append(f"关注活跃度较{_words(report, zh)[2]}上升的模块：{named}。" if zh else
                    f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
     welcome = _welcome(report["stats"], zh)
     if welcome:
