@@ -270,3 +270,11 @@ def test_a_risk_note_names_the_first_pins_and_its_evidence_keeps_them_all():
     assert note["evidence"] == [{"pr": 41, "field": "risks", "fact": detail}]
     short = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": "依赖版本：vllm 0.17→0.18", "items": []}]}
     assert narrative._risk_notes(short, True)[0]["text"].endswith("依赖版本：vllm 0.17→0.18")
+
+
+def test_a_chinese_list_of_prs_takes_the_enumeration_comma():
+    assert narrative._refs([1, 2, 3], zh=True) == "#1、#2、#3" and narrative._refs([1, 2]) == "#1, #2"
+    made = narrative.engine_narrative(week_report("zh"))
+    texts = [made["summary"], *made["suggestions"],
+             *(n["text"] for s in ("highlights", "key_changes", "trend_notes") for n in made[s])]
+    assert not any(re.search(r"#\d+, #\d+", t) for t in texts)

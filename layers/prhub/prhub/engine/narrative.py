@@ -56,8 +56,8 @@ def _words(report: Any, zh: bool) -> tuple[str, str, str]:
     return period_words("zh" if zh else "en", report.get("period"))
 
 
-def _refs(numbers: list[int], limit: int = 6) -> str:
-    shown = ", ".join(f"#{n}" for n in numbers[:limit])
+def _refs(numbers: list[int], limit: int = 6, zh: bool = False) -> str:
+    shown = ("、" if zh else ", ").join(f"#{n}" for n in numbers[:limit])  # a Chinese list takes the 顿号
     return shown + (" …" if len(numbers) > limit else "")
 
 
@@ -224,7 +224,7 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
     others = [p["number"] for p in rest[1:4]]
     if zh:
         follow = "；".join(_member(p, report, zh) for p in named)
-        more = f"（另见 {_refs(others, 3)}）" if others else ""
+        more = f"（另见 {_refs(others, 3, zh)}）" if others else ""
         text = [f"{flag}{area}：#{lead['number']} {line}，重要度 {_fmt(lead['importance'])}",
                 f"{flag}#{lead['number']} {line}（{area}，重要度 {_fmt(lead['importance'])}）",
                 f"{flag}{translate.join([area, '这边'])}，#{lead['number']} {line}"
@@ -297,7 +297,7 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
     if zh:
         opening = [f"#{lead['number']} {line}。", f"这一组以 #{lead['number']} 为首：{line}。",
                    f"{len(members)} 个 PR 围绕 #{lead['number']} 展开：{line}。"][i % 3]
-        text = opening + (f"同组的 {said}" + (f"，另有 {_refs(untold)}" if untold else "") + "。" if said else "")
+        text = opening + (f"同组的 {said}" + (f"，另有 {_refs(untold, zh=True)}" if untold else "") + "。" if said else "")
     else:
         text = (f"#{lead['number']} leads {len(members)} related PRs: {_lower(line)}." if i % 2 == 0 else
                 f"{len(members)} related PRs, led by #{lead['number']} ({_lower(line)}).")
@@ -320,7 +320,7 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
     untold = [n for n in rest if n not in {p["number"] for p in told}]
     if zh:
         said = "；".join(_member(p, report, zh, in_module=True) for p in told)
-        listed = "；另有 ".join(part for part in (said, _refs(untold)) if part)
+        listed = "；另有 ".join(part for part in (said, _refs(untold, zh=True)) if part)
         counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
         name = translate.module(module["name"])
         said = f"{now}共 {counts}，除上文外：{listed}。" if more else f"{now} {counts}：{listed}。"
@@ -440,7 +440,7 @@ def _suggestions(report: Analysis, zh: bool) -> list[str]:
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
     asks["open_reverts"] = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed: done
     asks["untested_key"] = [n for n in asks.get("missing_tests", []) if n in key]
-    out = [(in_zh if zh else in_en).format(refs=_refs(asks[name]))
+    out = [(in_zh if zh else in_en).format(refs=_refs(asks[name], zh=zh))
            for name, in_zh, in_en in SUGGESTIONS if asks.get(name)]
     rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
     if rising:
