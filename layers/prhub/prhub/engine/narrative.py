@@ -297,7 +297,8 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
     if zh:
         opening = [f"#{lead['number']} {line}。", f"这一组以 #{lead['number']} 为首：{line}。",
                    f"{len(members)} 个 PR 围绕 #{lead['number']} 展开：{line}。"][i % 3]
-        text = opening + (f"同组的 {said}" + (f"，另有 {_refs(untold, zh=True)}" if untold else "") + "。" if said else "")
+        also = f"，另有 {_refs(untold, zh=True)}" if untold else ""
+        text = opening + (f"同组的 {said}{also}。" if said else "")
     else:
         text = (f"#{lead['number']} leads {len(members)} related PRs: {_lower(line)}." if i % 2 == 0 else
                 f"{len(members)} related PRs, led by #{lead['number']} ({_lower(line)}).")
