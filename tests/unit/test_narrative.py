@@ -137,8 +137,8 @@ def test_a_single_pr_trend_is_singular():
 
 def test_the_summary_names_the_lead_changes_in_chinese_without_their_titles():
     summary = narrative.engine_narrative(week_report("zh"))["summary"]
-    assert "最值得先读的是 rollout 的 #11（支持异步 rollout 后端，属于破坏性变更），以及 rollout 的 #12（修复异步 " \
-           "rollout 死锁，#11 的 follow-up）" in summary
+    assert "最值得先读的是 rollout 模块的 #11（支持异步 rollout 后端，属于破坏性变更），" \
+           "以及 rollout 模块的 #12（修复异步 rollout 死锁，#11 的 follow-up）" in summary
     assert "[BREAKING]" not in summary and "support the async" not in summary
 
 
@@ -270,3 +270,11 @@ def test_a_risk_note_names_the_first_pins_and_its_evidence_keeps_them_all():
     assert note["evidence"] == [{"pr": 41, "field": "risks", "fact": detail}]
     short = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": "依赖版本：vllm 0.17→0.18", "items": []}]}
     assert narrative._risk_notes(short, True)[0]["text"].endswith("依赖版本：vllm 0.17→0.18")
+
+
+def test_a_chinese_list_of_prs_takes_the_enumeration_comma():
+    assert narrative._refs([1, 2, 3], zh=True) == "#1、#2、#3" and narrative._refs([1, 2]) == "#1, #2"
+    made = narrative.engine_narrative(week_report("zh"))
+    texts = [made["summary"], *made["suggestions"],
+             *(n["text"] for s in ("highlights", "key_changes", "trend_notes") for n in made[s])]
+    assert not any(re.search(r"#\d+, #\d+", t) for t in texts)

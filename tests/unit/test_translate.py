@@ -112,7 +112,7 @@ def test_the_glossary_is_a_reviewed_data_file() -> None:
         assert keys == [k.lower() for k in keys], part  # looked up in lower case
         assert all(isinstance(v, str) and v for v in data[part].values()), part
     raw = translate.GLOSSARY.read_text(encoding="utf-8")
-    for part in ("verbs", "nouns", "attributes"):
+    for part in ("verbs", "nouns", "attributes", "modules"):
         block = raw.split(f'"{part}": {{', 1)[1].split("}", 1)[0]
         keys = re.findall(r'"([^"]+)":', block)  # json keeps a repeated key's last value silently
         assert len(keys) == len(set(keys)), [k for k in keys if keys.count(k) > 1]
@@ -125,3 +125,29 @@ def test_untrusted_titles_translate_without_error() -> None:
     for hostile in ("", "   ", "(((", "``", "for for for", "fix fix", "add to", "; ;", "a" * 5000,
                     "<script>x</script>"):
         assert isinstance(translate.title(hostile), str)
+
+
+def test_zh_prose_names_generic_modules_in_chinese_and_keeps_proper_names():
+    from prhub.engine.translate import glossary, module
+
+    assert module("doc") == "文档" and module("Algo") == "算法" and module("tests") == "测试"
+    for name in ("megatron", "fsdp", "rollout", "vllm", "veomni", "trainer"):  # proper names stay as spelled
+        assert module(name) == name
+    nouns = glossary()["nouns"]  # the table agrees with the glossary where both name a word
+    data = json.loads(translate.GLOSSARY.read_text(encoding="utf-8"))
+    clash = {k for k, v in data["modules"].items() if k in nouns and nouns[k] != v}
+    assert clash <= {"examples", "ci"}, clash  # an examples/ folder holds 示例, "examples" in a title are 样本
+
+
+def test_an_acronyms_english_plural_is_dropped_and_the_acronym_kept():
+    from prhub.engine import translate
+
+    assert "AMD GPU" in translate.title("[hardware] feat: enable FlashAttention on AMD GPUs")
+    assert "GPUs" not in translate.title("[hardware] feat: enable FlashAttention on AMD GPUs")
+    assert "GPU" in translate.title("[hardware] feat: enable FlashAttention on AMD GPUs")
+
+
+def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
+    said = translate.title("[megatron] feat: add Muon optimizer support (expose Megatron-Core TensorParallelMuon)")
+    assert said.endswith("（暴露 Megatron-Core TensorParallelMuon）")
+    assert translate.title("[trainer] fix: handle empty batches (GRPO, RLOO)").endswith("（GRPO、RLOO）")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prhub.core.report import Analysis, Evidence, KeyChange, Module, Narrative, Note, PrEntry, Stats
-from prhub.engine import gist, reviews
+from prhub.engine import gist, reviews, translate
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
 
@@ -56,8 +56,8 @@ def _words(report: Any, zh: bool) -> tuple[str, str, str]:
     return period_words("zh" if zh else "en", report.get("period"))
 
 
-def _refs(numbers: list[int], limit: int = 6) -> str:
-    shown = ", ".join(f"#{n}" for n in numbers[:limit])
+def _refs(numbers: list[int], limit: int = 6, zh: bool = False) -> str:
+    shown = ("、" if zh else ", ").join(f"#{n}" for n in numbers[:limit])  # a Chinese list takes the 顿号
     return shown + (" …" if len(numbers) > limit else "")
 
 
@@ -218,15 +218,17 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
     rest = sorted((p for p in members if p["number"] != lead["number"]), key=lambda p: (-p["importance"], p["number"]))
     flag = _flags(lead, zh)
     area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
+    area = _area(area) if zh and "：" in cluster["title"] else area
     line = _line(lead, zh) + _size(lead, zh, i)
     named = rest[:1]
     others = [p["number"] for p in rest[1:4]]
     if zh:
         follow = "；".join(_member(p, report, zh) for p in named)
-        more = f"（另见 {_refs(others, 3)}）" if others else ""
+        more = f"（另见 {_refs(others, 3, zh)}）" if others else ""
         text = [f"{flag}{area}：#{lead['number']} {line}，重要度 {_fmt(lead['importance'])}",
                 f"{flag}#{lead['number']} {line}（{area}，重要度 {_fmt(lead['importance'])}）",
-                f"{flag}{area} 这边，#{lead['number']} {line}（重要度 {_fmt(lead['importance'])}）"][i % 3]
+                f"{flag}{translate.join([area, '这边'])}，#{lead['number']} {line}"
+                f"（重要度 {_fmt(lead['importance'])}）"][i % 3]
         text += (f"。与它同组的 {follow}{more}。" if follow else "。")
     else:
         follow = "; ".join(_member(p, report, zh) for p in named)
@@ -239,9 +241,16 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
                                                          f"/−{lead['deletions']}")]}
 
 
+def _area(name: str) -> str:
+    """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked a module (megatron 模块)."""
+    said = translate.module(name)
+    return said if said != name or not name else f"{name} 模块"
+
+
 def _lone_highlight(p: PrEntry, zh: bool) -> Note:
     """A key PR of no theme, under its first module."""
     area = p["modules"][0] if p["modules"] else ""
+    area = _area(area) if zh and area else area
     flag = _flags(p, zh)
     score = _fmt(p["importance"])
     line, facts = _told(p, zh)
@@ -288,7 +297,8 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
     if zh:
         opening = [f"#{lead['number']} {line}。", f"这一组以 #{lead['number']} 为首：{line}。",
                    f"{len(members)} 个 PR 围绕 #{lead['number']} 展开：{line}。"][i % 3]
-        text = opening + (f"同组的 {said}" + (f"，另有 {_refs(untold)}" if untold else "") + "。" if said else "")
+        also = f"，另有 {_refs(untold, zh=True)}" if untold else ""
+        text = opening + (f"同组的 {said}{also}。" if said else "")
     else:
         text = (f"#{lead['number']} leads {len(members)} related PRs: {_lower(line)}." if i % 2 == 0 else
                 f"{len(members)} related PRs, led by #{lead['number']} ({_lower(line)}).")
@@ -311,10 +321,11 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
     untold = [n for n in rest if n not in {p["number"] for p in told}]
     if zh:
         said = "；".join(_member(p, report, zh, in_module=True) for p in told)
-        listed = "；另有 ".join(part for part in (said, _refs(untold)) if part)
+        listed = "；另有 ".join(part for part in (said, _refs(untold, zh=True)) if part)
         counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
-        text = (f"{module['name']} {now}共 {counts}，除上文外：{listed}。" if more else
-                f"{module['name']} {now} {counts}：{listed}。")
+        name = translate.module(module["name"])
+        said = f"{now}共 {counts}，除上文外：{listed}。" if more else f"{now} {counts}：{listed}。"
+        text = translate.join([name, said])
     else:
         said = "; ".join(_member(p, report, zh, in_module=True) for p in told)
         also = f"; also {_refs(untold)}" if untold else ""
@@ -336,7 +347,8 @@ def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
             continue  # one PR in a module unseen for a month is not a trend
         base = _fmt(module.get("baseline", 0))
         if zh:
-            text = f"{module['name']}：{now} {module['pr_count']} 个 PR，{before}平均{per} {base} 个（{words[trend]}）"
+            text = (f"{_area(module['name'])}：{now} {module['pr_count']} 个 PR，"
+                    f"{before}平均{per} {base} 个（{words[trend]}）")
         else:
             count = f"{module['pr_count']} PR{'s' if module['pr_count'] != 1 else ''}"
             text = f"{module['name']}: {count} {now} vs {base}{per} over {before} ({words[trend]})"
@@ -429,11 +441,12 @@ def _suggestions(report: Analysis, zh: bool) -> list[str]:
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
     asks["open_reverts"] = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed: done
     asks["untested_key"] = [n for n in asks.get("missing_tests", []) if n in key]
-    out = [(in_zh if zh else in_en).format(refs=_refs(asks[name]))
+    out = [(in_zh if zh else in_en).format(refs=_refs(asks[name], zh=zh))
            for name, in_zh, in_en in SUGGESTIONS if asks.get(name)]
     rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
     if rising:
-        out.append(f"关注活跃度较{_words(report, zh)[2]}上升的模块：{'、'.join(rising[:3])}。" if zh else
+        named = "、".join(map(translate.module, rising[:3]))
+        out.append(f"关注活跃度较{_words(report, zh)[2]}上升的模块：{named}。" if zh else
                    f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
     welcome = _welcome(report["stats"], zh)
     if welcome:
@@ -541,11 +554,11 @@ def _merged_en(n: int) -> str:
 def _notable_zh(seen: _Notable) -> list[str]:
     second = []
     if seen.busiest:
-        second.append(f"改动最集中的模块是 {'、'.join(seen.busiest)}"
+        second.append(f"改动最集中的模块是 {'、'.join(map(translate.module, seen.busiest))}"
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
     if seen.lead:
         second.append("最值得先读的是 " + "，以及 ".join(
-            f"{p['modules'][0] + ' 的 ' if p['modules'] else ''}#{p['number']}"
+            f"{translate.join([_area(p['modules'][0]), '的']) + ' ' if p['modules'] else ''}#{p['number']}"
             f"（{_unbracket(_short(_line(p, True), 60))}）" for p in seen.lead))
     settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
     attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",

@@ -58,11 +58,26 @@ MOVED_TO = {"move": "移到", "migrate": "迁移到", "offload": "卸载到", "p
 FROM_SOURCE = {"build", "create", "construct", "derive", "generate", "compute", "calculate", "infer", "initialize"}
 
 
+# An acronym's English plural ("GPUs", "LLMs", "APIs"); the acronym stays, its -s goes.
+ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
+
+
 @cache
 def glossary() -> dict[str, dict[str, str]]:
     """The reviewed glossary: verbs, nouns, attributes (lower-case English -> Chinese)."""
     data: dict[str, Any] = json.loads(GLOSSARY.read_text(encoding="utf-8"))
     return {part: dict(data[part]) for part in ("verbs", "nouns", "attributes")}
+
+
+@cache
+def _modules() -> dict[str, str]:
+    data: dict[str, Any] = json.loads(GLOSSARY.read_text(encoding="utf-8"))
+    return dict(data.get("modules", {}))
+
+
+def module(name: str) -> str:
+    """What zh prose calls a module: a generic name ("doc", "algo") in Chinese; a proper name (megatron) as is."""
+    return _modules().get(name.lower(), name)
 
 
 def _stems(word: str) -> list[str]:
@@ -131,12 +146,12 @@ def _words(tokens: list[str], first: bool = False) -> str:
             i += 1
             continue
         if token.startswith("(") and token.endswith(")"):
-            out.append("（" + "、".join(_phrase(t.strip()) for t in token[1:-1].split(",")) + "）")
+            out.append("（" + "、".join(_aside(t.strip()) for t in token[1:-1].split(",")) + "）")
             i += 1
             continue
         found, size, noun = _known(tokens, i, first)
         if found is None:
-            _attach(out, token, known=False)
+            _attach(out, ACRONYM_PLURAL.sub(r"\1", token), known=False)  # "GPUs" -> "GPU": Chinese has no plural
             i += 1
             continue
         if noun and CJK.search(found) and _unknown(tokens, i + size):
@@ -144,6 +159,12 @@ def _words(tokens: list[str], first: bool = False) -> str:
         _attach(out, found, known=True)
         i += size
     return join(out)
+
+
+def _aside(text: str) -> str:
+    """A part of a parenthesis: a clause when it opens with a verb ("expose X" -> 暴露 X), else a noun phrase."""
+    tokens = TOKEN.findall(text)
+    return clause(text) if len(tokens) > 1 and _verb(tokens) else _phrase(text)
 
 
 def _unknown(tokens: list[str], i: int) -> bool:
