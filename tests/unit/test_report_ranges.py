@@ -146,7 +146,7 @@ def test_a_month_is_a_monthly_report_compared_with_the_four_months_before():
         ("2026-06-01", "2026-06-30"), ("2026-07-01", "2026-07-31")]
     rollout = next(m for m in report["modules"] if m["name"] == "rollout")
     assert (rollout["pr_count"], rollout["baseline"], rollout["trend"]) == (12, 2.0, "rising")
-    assert report["trend_notes"][0]["text"] == "rollout：本月 12 个 PR，前 4 个月平均每月 2 个（上升）"
+    assert report["trend_notes"][0]["text"] == "rollout 模块：本月 12 个 PR，前 4 个月平均每月 2 个（上升）"
     assert report["summary"].startswith("本月合并 12 个 PR")
     assert "周报" not in report["title"] and "本周" not in repr(report)
     page = render_markdown(report)
