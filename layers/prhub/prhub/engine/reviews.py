@@ -157,14 +157,9 @@ def _first_review(pr: PullRequest, config: RepoConfig) -> datetime | None:
     return min(known) if known else None
 
 
-def has_conversation(pr: PullRequest) -> bool:
-    """Whether the source read the PR's conversation (an export without it, like the shared data, did not)."""
-    return pr.has_conversation
-
-
 def pr_review(pr: PullRequest, config: RepoConfig) -> PrReview | None:
     """What the PR's conversation says, people only; None when its source read no conversation."""
-    if not has_conversation(pr):
+    if not pr.has_conversation:
         return None
     marks = sorted({(r.reviewer, r.state) for r in pr.reviews
                     if r.reviewer != pr.author and _person(r.reviewer, config) and r.state != "PENDING"},
@@ -269,7 +264,7 @@ def earlier_facts(prs: Iterable[PullRequest], config: RepoConfig) -> dict[int, d
     refs = [(q.number, textparse.references(f"{q.title}\n{q.body}", own=q.number)) for q in ordered]
     out: dict[int, dict[str, Any]] = {}
     for i, p in enumerate(ordered):
-        if not has_conversation(p):
+        if not p.has_conversation:
             continue
         facts: dict[str, Any] = {}
         first = _first_review(p, config)

@@ -63,16 +63,20 @@ ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
 
 
 @cache
-def glossary() -> dict[str, dict[str, str]]:
-    """The reviewed glossary: verbs, nouns, attributes (lower-case English -> Chinese)."""
+def _data() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(GLOSSARY.read_text(encoding="utf-8"))
-    return {part: dict(data[part]) for part in ("verbs", "nouns", "attributes")}
+    return data
 
 
 @cache
+def glossary() -> dict[str, dict[str, str]]:
+    """The reviewed glossary: verbs, nouns, attributes (lower-case English -> Chinese)."""
+    return {part: _data()[part] for part in ("verbs", "nouns", "attributes")}
+
+
 def _modules() -> dict[str, str]:
-    data: dict[str, Any] = json.loads(GLOSSARY.read_text(encoding="utf-8"))
-    return dict(data.get("modules", {}))
+    modules: dict[str, str] = _data().get("modules", {})
+    return modules
 
 
 def module(name: str) -> str:
