@@ -29,3 +29,14 @@ def test_rendering_matches_golden_file(case, name):
 
 def test_golden_cases_exist():
     assert {"zh-week", "en-small"} <= set(CASES)
+
+
+def test_the_zh_month_input_is_what_the_engine_writes_now():
+    # Its report.json is the engine's output, not a hand-made input: a change to scoring, analysis or narrative
+    # must rewrite it on purpose (python -m tests.golden.zh_month), or this fails.
+    import json
+
+    from tests.golden.zh_month import build
+
+    stored = json.loads((GOLDEN / "zh-month" / "report.json").read_text(encoding="utf-8"))
+    assert json.loads(json.dumps(build(), ensure_ascii=False)) == stored
