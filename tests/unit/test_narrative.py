@@ -113,18 +113,40 @@ def test_zero_counts_are_not_spelled_out():
 def test_key_changes_name_the_lead_change_without_its_title_tags():
     report = week_report("en")
     report["clusters"][0]["title"] = "rollout: async, deadlock"  # a theme of shared title terms
-    text = narrative.engine_narrative(report)["key_changes"][0]["text"]
+    text = narrative._key_changes(report, zh=False)[0]["text"]  # no highlight told its members before
     # sentences, not a bare list: the lead says what it does, the other member what it does
     assert text.startswith("#11 leads 2 related PRs: support the async rollout backend. With it: #12 (async "
                            "rollout deadlock") and "[BREAKING]" not in text
 
 
 def test_a_zh_theme_is_a_paragraph_told_by_its_lead_and_the_others_reasons():
-    text = narrative.engine_narrative(week_report("zh"))["key_changes"][0]["text"]
+    text = narrative._key_changes(week_report("zh"), zh=True)[0]["text"]  # no highlight told its members before
     # the lead's title in Chinese with its files, then the other member's own line: no stock reason
     assert text.startswith("#11 支持异步 rollout 后端，属于破坏性变更，涉及 2 个文件、+460/−20 行。")
     assert "同组的 #12 修复异步 rollout 死锁" in text and "修复卡死问题" not in text
     assert "support the async rollout backend" not in text and "相关 PR（" not in text
+
+
+def test_a_pr_the_highlights_told_is_named_not_told_again_in_the_key_changes():
+    for lang, member, named in (("zh", "修复异步 rollout 死锁", "同组的还有 #12。"),
+                                ("en", "async rollout deadlock", "With it: #12.")):
+        told = narrative.engine_narrative(week_report(lang))
+        assert member in told["highlights"][0]["text"]  # the highlight tells #12 by its line
+        change = told["key_changes"][0]
+        assert member not in change["text"] and change["text"].endswith(named)
+        assert {f["pr"] for f in change["evidence"]} == {11, None}  # it cites only what it tells
+
+
+def test_a_theme_the_highlights_led_goes_on_to_the_members_they_did_not_tell():
+    report = week_report("zh")
+    described = frozenset({11, 12})  # the highlights told the lead and one member
+    third = dict(report["prs"][1], number=14, title="[rollout] feat: add rollout timing metrics", summary="",
+                 importance=5.0, key=True)
+    report["prs"].append(third)
+    report["clusters"][0]["prs"].append(14)
+    text = narrative._key_changes(report, True, described)[0]["text"]
+    assert text.startswith("围绕 #11 的 3 个 PR 里，#14 ") and "另有 #12" in text
+    assert "支持异步 rollout 后端" not in text  # the lead's line is the highlight's, not said twice
 
 
 def test_a_single_pr_trend_is_singular():

@@ -241,6 +241,11 @@ def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], re
                                                          f"/−{lead['deletions']}")]}
 
 
+def _described(highlights: list[Note]) -> frozenset[int]:
+    """The PRs the highlights told by their own lines: those whose facts an item cites as evidence."""
+    return frozenset(f["pr"] for item in highlights for f in item.get("evidence", []) if f["pr"] is not None)
+
+
 def _area(name: str) -> str:
     """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked a module (megatron 模块)."""
     said = translate.module(name)
@@ -265,12 +270,14 @@ def _lone_highlight(p: PrEntry, zh: bool) -> Note:
                                f"{p['changed_files']} files, +{p['additions']}/−{p['deletions']}")]}
 
 
-def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
-    """A paragraph per theme (what its lead does, what the others add, its revert chains), then busy modules."""
+def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozenset()) -> list[KeyChange]:
+    """A paragraph per theme (what its lead does, what the others add, its revert chains), then busy modules.
+    A PR the highlights already told by its line (`described`) is named, not told again, beside a theme's or a
+    module's lead: the paragraph's lines go to PRs the reader has not read about yet."""
     by_number = {p["number"]: p for p in report.get("prs", [])}
     now = _words(report, zh)[0]
     keyed = [(c, m) for c, m in _themes(report) if _keyed(m)]  # a theme of no key PR is no key change
-    changes = [_theme_change(i, cluster, members, report, zh)
+    changes = [_theme_change(i, cluster, members, report, zh, described)
                for i, (cluster, members) in enumerate(keyed[:KEY_CHANGES])]
     covered = {n for change in changes for n in change["prs"]}
     for module in report.get("modules", []):
@@ -279,45 +286,63 @@ def _key_changes(report: Analysis, zh: bool) -> list[KeyChange]:
         rest = [n for n in module["prs"] if n not in covered]
         if module["pr_count"] < 2 or len(rest) < 2 or not any(by_number[n]["key"] for n in rest if n in by_number):
             continue  # a module's PRs none of which is key are no key change either
-        changes.append(_module_change(module, rest, by_number, report, now, zh))
+        changes.append(_module_change(module, rest, by_number, report, now, zh, described))
         covered.update(rest)
     return changes
 
 
-def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], report: Analysis, zh: bool) -> KeyChange:
-    """A theme's paragraph: its lead, then what the others do, in their own lines, then its revert chains."""
+def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], report: Analysis, zh: bool,
+                  described: frozenset[int] = frozenset()) -> KeyChange:
+    """A theme's paragraph: its lead, then what the others do, in their own lines (those the highlights told
+    are only named), then its revert chains."""
     lead = _lead(members)
     chained = {c["pr"] for c in report.get("reverts", [])}  # told by the chain sentence below
     others = sorted((p for p in members if p["number"] != lead["number"] and p["number"] not in chained),
-                    key=lambda p: (-p["importance"], p["number"]))
-    told = [p for p in others[:3]]
-    untold = [p["number"] for p in others[3:]]
+                    key=lambda p: (p["number"] in described, -p["importance"], p["number"]))
+    told = [p for p in others[:3] if p["number"] not in described]
+    untold = [p["number"] for p in others if p not in told]
     said = ("；" if zh else "; ").join(_member(p, report, zh) for p in told)
-    line = _line(lead, zh) + (_size(lead, zh, i + 1) if zh else "")
-    if zh:
-        opening = [f"#{lead['number']} {line}。", f"这一组以 #{lead['number']} 为首：{line}。",
-                   f"{len(members)} 个 PR 围绕 #{lead['number']} 展开：{line}。"][i % 3]
-        also = f"，另有 {_refs(untold, zh=True)}" if untold else ""
-        text = opening + (f"同组的 {said}{also}。" if said else "")
+    recalled = lead["number"] in described and bool(told)  # the highlights told the lead: go on from it
+    if recalled:
+        text = (f"围绕 #{lead['number']} 的 {len(members)} 个 PR 里，{said}"
+                f"{'，另有 ' + _refs(untold, zh=True) if untold else ''}。" if zh else
+                f"{len(members)} related PRs around #{lead['number']}: {said}"
+                f"{'; also ' + _refs(untold) if untold else ''}.")
     else:
-        text = (f"#{lead['number']} leads {len(members)} related PRs: {_lower(line)}." if i % 2 == 0 else
-                f"{len(members)} related PRs, led by #{lead['number']} ({_lower(line)}).")
-        if said:
-            text += f" With it: {said}" + (f"; also {_refs(untold)}" if untold else "") + "."
+        text = _theme_opening(i, lead, len(members), said, untold, zh)
     chain = _chain_sentence({p["number"] for p in members}, report, zh)
     text += chain if zh else (f" {chain.strip()}" if chain else "")
     return {"theme": cluster["title"], "text": text, "prs": list(cluster["prs"]),
-            "evidence": [*_member_facts([lead, *told], zh), _fact(None, "clusters", cluster.get("reason", ""))]}
+            "evidence": [*_member_facts(told if recalled else [lead, *told], zh),
+                         _fact(None, "clusters", cluster.get("reason", ""))]}
+
+
+def _theme_opening(i: int, lead: PrEntry, size: int, said: str, untold: list[int], zh: bool) -> str:
+    """A theme's paragraph told from its lead's line (its shape varies with `i`), then the members `said`."""
+    line = _line(lead, zh) + (_size(lead, zh, i + 1) if zh else "")
+    if zh:
+        opening = [f"#{lead['number']} {line}。", f"这一组以 #{lead['number']} 为首：{line}。",
+                   f"{size} 个 PR 围绕 #{lead['number']} 展开：{line}。"][i % 3]
+        if not said:
+            return opening + (f"同组的还有 {_refs(untold, zh=True)}。" if untold else "")
+        return opening + f"同组的 {said}" + (f"，另有 {_refs(untold, zh=True)}" if untold else "") + "。"
+    text = (f"#{lead['number']} leads {size} related PRs: {_lower(line)}." if i % 2 == 0 else
+            f"{size} related PRs, led by #{lead['number']} ({_lower(line)}).")
+    if not said:
+        return text + (f" With it: {_refs(untold)}." if untold else "")
+    return text + f" With it: {said}" + (f"; also {_refs(untold)}" if untold else "") + "."
 
 
 def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry], report: Analysis,
-                   now: str, zh: bool) -> KeyChange:
+                   now: str, zh: bool, described: frozenset[int] = frozenset()) -> KeyChange:
     """A busy module's paragraph over its PRs no theme told (`rest`, at least one of them key: _key_changes), each
     told by its own line. The counts are the module's own (its PRs, its key PRs), which the report holds: a count
     of the PRs left after the themes would be arithmetic on the page that no table shows."""
     key = [n for n in module["prs"] if n in by_number and by_number[n]["key"]]
-    more = len(rest) < module["pr_count"]  # some of the module's PRs were told with a cluster above
-    told = sorted((by_number[n] for n in rest if n in by_number), key=lambda p: (-p["importance"], p["number"]))[:2]
+    # some of the module's PRs were told above: with a theme, or by their own lines in the highlights
+    more = len(rest) < module["pr_count"] or any(n in described for n in rest)
+    fresh = (by_number[n] for n in rest if n in by_number and n not in described)
+    told = sorted(fresh, key=lambda p: (-p["importance"], p["number"]))[:2]
     untold = [n for n in rest if n not in {p["number"] for p in told}]
     if zh:
         said = "；".join(_member(p, report, zh, in_module=True) for p in told)
@@ -598,10 +623,11 @@ def summary_evidence(report: Analysis) -> list[Evidence]:
 def engine_narrative(report: Analysis) -> Narrative:
     """The engine's narrative sections for the analysed period (see the module docstring)."""
     zh = report.get("language", "zh") == "zh"
+    highlights = _highlights(report, zh)
     return {
         "summary": _summary(report, zh),
-        "highlights": _highlights(report, zh),
-        "key_changes": _key_changes(report, zh),
+        "highlights": highlights,
+        "key_changes": _key_changes(report, zh, _described(highlights)),
         "trend_notes": _trend_notes(report, zh),
         "risk_notes": _risk_notes(report, zh),
         "relation_notes": _relation_notes(report, zh),
