@@ -173,3 +173,20 @@ def test_a_plan_reads_only_the_latest_judged_prs_so_a_long_changelog_costs_a_bou
     period = Period(date(2026, 2, 23), date(2026, 3, 1), "UTC")
     ranking.learned(Counting(), CONFIG, period, [], verdicts)  # type: ignore[arg-type]
     assert asked == [16, 17, 18, 19, 20]
+
+
+def test_the_fit_learns_the_order_within_a_week_not_which_weeks_are_busy_with_key_prs():
+    # GIVEN weeks whose PRs all carry a `busy` feature and are mostly key, and quiet weeks without it, mostly
+    # minor; inside every week a tested PR is key and an untested one minor
+    out = []
+    for w in range(8):
+        busy = w % 2 == 0
+        for i in range(6):
+            tested = i < (5 if busy else 1)
+            feats = {"with_tests": 1.0} if tested else {}
+            out.append(Example(100 * w + i, MONDAYS[w], 3.0, {**feats, **({"busy": 1.0} if busy else {})}, tested))
+    # WHEN fitting THEN what orders a week's PRs learns points, what only tells weeks apart learns none
+    points = learning.fit(out, 0.5)
+    assert points.get("with_tests", 0) > 0.5 and "busy" not in points
+    # AND a week judged one way only gives no pair to learn from
+    assert learning.fit([e for e in out if e.key], 0.5) == {}

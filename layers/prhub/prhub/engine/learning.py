@@ -2,10 +2,10 @@
 
 A PR's features are what the table of rules (prhub.engine.rules) saw: each rule that fired (indicator 1), the
 size rule's points (log10 of the library lines), the change type and the cap that bound the score. A small
-L2-regularised logistic model says how likely a PR is judged key from its default importance and those
-features:
+L2-regularised pairwise logistic model says how likely a PR judged key outranks a PR judged minor of the same
+week, from the differences of their default importance and features:
 
-    logit P(key) = a + b·importance + Σ w_j·x_j
+    logit P(key PR above minor PR) = b·Δimportance + Σ w_j·Δx_j
 
 Dividing by b puts each w_j in importance points, so the adjusted importance is the default score plus the
 points of the learned weights of what fired (clipped to 0–10). Without judgements there are no weights and the
@@ -18,7 +18,7 @@ at least one higher by MARGIN. Otherwise the rules stay (`Learned.adjusted` Fals
 every judgement except those of the PRs being scored (`learn(..., scoring=...)`): a judged PR's verdict is never
 evidence for its own score.
 
-Pure, standard library only; a fit of a thousand judgements takes milliseconds (bench.calibrate --judgements).
+Pure, standard library only; bench.calibrate --judgements prints how long cargo's fit takes.
 """
 from __future__ import annotations
 
@@ -118,46 +118,75 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
     return out
 
 
-def fit(train: Sequence[Example], l2: float) -> dict[str, float]:
-    """Each feature's learned points: Newton's method on the penalised log-likelihood. When the fitted default
-    score does not rank upwards by SCALE a point (its points could not be read as importance, or a repository's
-    verdicts run against the rules), the scale is held at SCALE and the features alone are fitted."""
+def pairs(train: Sequence[Example]) -> list[tuple[list[tuple[int, float]], float]]:
+    """Each week's (key, minor) pairs as sparse differences (index 0: the default score, features from 1), with
+    their weight: a week's pairs weigh as much together as its judged PRs, so a busy week does not count by the
+    square of its size."""
     names = sorted({name for e in train for name in e.features})
-    index = {name: i + 2 for i, name in enumerate(names)}  # 0: intercept, 1: default importance
-    rows = [([(0, 1.0), (1, e.importance)] + [(index[n], v) for n, v in e.features.items()], float(e.key))
-            for e in train]
-    weights = _newton(rows, len(names) + 2, l2, None)
-    if weights[1] < SCALE:
-        weights = _newton(rows, len(names) + 2, l2, SCALE)
-    return {name: round(max(-MAX_POINTS, min(MAX_POINTS, weights[i] / weights[1])), 2) for name, i in index.items()
-            if abs(weights[i] / weights[1]) >= 0.05}
+    index = {name: i + 1 for i, name in enumerate(names)}
+    by_week: dict[str, list[Example]] = {}
+    for e in train:
+        by_week.setdefault(e.week, []).append(e)
+    out = []
+    for members in by_week.values():
+        keys, minors = [e for e in members if e.key], [e for e in members if not e.key]
+        if not keys or not minors:
+            continue  # a week judged one way only orders nothing within itself
+        weight = len(members) / (len(keys) * len(minors))
+        for k in keys:
+            for m in minors:
+                diff = {index[n]: v for n, v in k.features.items()}
+                for n, v in m.features.items():
+                    diff[index[n]] = diff.get(index[n], 0.0) - v
+                row = [(0, k.importance - m.importance)] + [(i, v) for i, v in sorted(diff.items()) if v]
+                out.append((row, weight))
+    return out
+
+
+def fit(train: Sequence[Example], l2: float) -> dict[str, float]:
+    """Each feature's learned points: a pairwise logistic model, P(the key PR outranks the minor one of its week)
+    = σ(b·Δimportance + Σ w_j·Δx_j), fitted by Newton's method. Both figures the learner is judged by (recall@K
+    and Spearman within each week) measure the order inside a week, so the fit learns that order, not whether a PR
+    is key across weeks. When the fitted default score does not rank upwards by SCALE a point (its points could not
+    be read as importance, or a repository's verdicts run against the rules), the scale is held at SCALE and the
+    features alone are fitted."""
+    names = sorted({name for e in train for name in e.features})
+    rows = pairs(train)
+    if not rows:
+        return {}
+    weights = _newton(rows, len(names) + 1, l2, None)
+    if weights[0] < SCALE:
+        weights = _newton(rows, len(names) + 1, l2, SCALE)
+    return {name: round(max(-MAX_POINTS, min(MAX_POINTS, weights[i + 1] / weights[0])), 2)
+            for i, name in enumerate(names) if abs(weights[i + 1] / weights[0]) >= 0.05}
 
 
 def _newton(rows: list[tuple[list[tuple[int, float]], float]], size: int, l2: float, scale: float | None
             ) -> list[float]:
-    """The weights of the penalised logistic model; `scale` holds the default score's coefficient fixed."""
+    """The weights of the penalised pairwise model (every pair's target: the key PR first); `scale` holds the
+    default score's coefficient fixed."""
     weights = [0.0] * size
-    weights[1] = scale or 0.0
+    weights[0] = scale or 0.0
     for _ in range(ITERATIONS):
         grad = [0.0] * size
         hess = [[0.0] * size for _ in range(size)]
-        for row, y in rows:  # a row is sparse: the intercept, the score and the few features that fired
+        for row, weight in rows:  # a row is sparse: the score's difference and the features that differ
             z = sum(weights[i] * v for i, v in row)
             p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+            g, h = weight * (p - 1.0), weight * p * (1 - p)
             for i, v in row:
-                grad[i] += (p - y) * v
+                grad[i] += g * v
                 for j, u in row:
-                    hess[i][j] += p * (1 - p) * v * u
-        for i in range(2, size):
+                    hess[i][j] += h * v * u
+        for i in range(1, size):
             grad[i] += l2 * weights[i]
             hess[i][i] += l2
         hess[0][0] += 1e-6
-        hess[1][1] += 1e-6
         if scale is not None:
-            grad[1] = 0.0
+            grad[0] = 0.0
             for i in range(size):
-                hess[1][i] = hess[i][1] = 0.0
-            hess[1][1] = 1.0
+                hess[0][i] = hess[i][0] = 0.0
+            hess[0][0] = 1.0
         step = _solve(hess, grad)
         weights = [w - s for w, s in zip(weights, step, strict=True)]
         if max(abs(s) for s in step) < 1e-6:
