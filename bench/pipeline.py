@@ -119,10 +119,57 @@ def _peak_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def _children_peak_mb() -> float:
-    """The largest peak of this process's ended children: `prhub run`'s PR-page renderers (prhub_local/render_pool),
-    each a process of its own beside the run's peak RSS."""
-    return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+def _status_kb(pid: int | str, field: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is `pid` (from /proc: no psutil here)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                    if int(handle.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+class ChildMemory(threading.Thread):
+    """Samples the PR-page renderers' memory (prhub_local/render_pool) while a case runs.
+
+    Not RUSAGE_CHILDREN: Linux counts in a child's ru_maxrss the parent's RSS at the fork before its exec, so a
+    spawned renderer "peaked" at whatever the run's process held when it started the pool (246 MB, against 94 MB
+    the renderer itself held). Here each child's own high-water mark (VmHWM, since its exec) is read every
+    `every` s (it only grows: the last reading before it exits is its peak within one interval), and the run's
+    process and its children together (VmRSS summed at each reading): what the machine holds at once."""
+
+    def __init__(self, every: float = 0.5) -> None:
+        super().__init__(daemon=True, name="child-memory")
+        self.every, self.stopped = every, threading.Event()
+        self.renderer_kb = self.total_kb = 0
+
+    def run(self) -> None:
+        me = os.getpid()
+        while not self.stopped.wait(self.every):
+            kids = _children(me)
+            self.renderer_kb = max([self.renderer_kb, *(_status_kb(k, "VmHWM") for k in kids)])
+            self.total_kb = max(self.total_kb, _status_kb(me, "VmRSS") + sum(_status_kb(k, "VmRSS") for k in kids))
+
+    def stop(self) -> dict[str, float]:
+        self.stopped.set()
+        self.join()
+        return {"renderer_peak_rss_mb": round(self.renderer_kb / 1024, 1),
+                "total_peak_rss_mb": round(self.total_kb / 1024, 1)}
 
 
 def _weeks(since: str, until: str) -> list[tuple[str, str]]:
@@ -183,9 +230,11 @@ def case_child(spec: dict[str, Any]) -> dict[str, Any]:
                 _run(Recorder(), {**args, "since": since, "until": until}, tmp, state)
             before = {"runs_before": len(periods), "before_s": round(time.perf_counter() - t, 1)}
         stack.enter_context(instrumented(recorder))
+        children = ChildMemory()
+        children.start()
         out = _run(recorder, args, tmp, state)
         return {"case": spec["name"], **out, **before, "stages": recorder.summary(), "peak_rss_mb": _peak_mb(),
-                "renderer_peak_rss_mb": _children_peak_mb()}
+                **children.stop()}
 
 
 def in_memory(period: dict[str, str]) -> dict[str, Any]:
@@ -264,7 +313,8 @@ def _stage_note(r: dict[str, Any]) -> str:
             f"({st.get('ScoreFunction', {}).get('calls', 0)} batches), report {s('ReportFunction')} "
             f"[pdf {s('render.pdf')}], pages {s('PagesFunction', 'span_s')} "
             f"({st.get('PagesFunction', {}).get('items', 0)} messages); setup {r.get('setup_s', 0):.1f}s; "
-            f"peak RSS {r['peak_rss_mb']:.0f} MB (each page renderer {r.get('renderer_peak_rss_mb', 0):.0f} MB)")
+            f"peak RSS {r['peak_rss_mb']:.0f} MB (each page renderer at most {r.get('renderer_peak_rss_mb', 0):.0f} MB,"
+            f" all together at most {r.get('total_peak_rss_mb', 0):.0f} MB)")
 
 
 CASES = ("week", "week-memory", "year", "year-after-weeks", "month")
@@ -316,14 +366,14 @@ def rows(results: list[dict[str, Any]]) -> list[list[str]]:
                         + ("" if ratio <= target else ": MISSED")])
     for case, key in (("week", "week_mb"), ("year", "year_mb")):
         if case in by and "error" not in by[case]:
-            mb = by[case]["peak_rss_mb"]
-            out.append([f"peak RSS {case}", f"{mb:.0f} MB", f"target at most {t[key]} MB"
-                        + ("" if mb <= t[key] else ": MISSED")])
+            for label, mb in (("", by[case]["peak_rss_mb"]), (" with renderers", by[case].get("total_peak_rss_mb", 0))):
+                out.append([f"peak RSS {case}{label}", f"{mb:.0f} MB", f"target at most {t[key]} MB"
+                            + ("" if mb <= t[key] else ": MISSED")])
     for r in results:
         if r["case"].startswith("month-") and "error" not in r:
-            mb = r["peak_rss_mb"]
-            out.append([f"peak RSS {r['case']}", f"{mb:.0f} MB", f"target at most {t['month_mb']} MB"
-                        + ("" if mb <= t["month_mb"] else ": MISSED")])
+            for label, mb in (("", r["peak_rss_mb"]), (" with renderers", r.get("total_peak_rss_mb", 0))):
+                out.append([f"peak RSS {r['case']}{label}", f"{mb:.0f} MB", f"target at most {t['month_mb']} MB"
+                            + ("" if mb <= t["month_mb"] else ": MISSED")])
     if not DATA.exists():
         out.append(["pipeline verl cases", "skipped", f"{DATA} is absent"])
     return out

@@ -55,7 +55,7 @@ from prhub.sources.orgs import OrgRepos, expand
 from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env, queued
 from prhub_local.progress import Display, lines
 from prhub_local.sample import local_watchlist, sample_settings
-from prhub_local.state import Journal, download_bucket, locked, restore_state, save_state
+from prhub_local.state import Journal, copy_files, download_bucket, locked, restore_state, save_state
 from prhub_local.template import LOCAL_VISIBILITY_TIMEOUT, Stack, create_stack, default_root, load_template
 
 Invoker = Callable[[str, Callable[[Any, Any], Any], Any, Any], Any]
@@ -645,9 +645,14 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     in_hand: set[str] = set()
     site_dir = Path(out)
 
+    def site_from(saved: Path) -> None:
+        display.update("copying the site to the site folder")
+        copy_files(saved / "buckets" / "SiteBucket", site_dir)
+
     with display.ticking(), provisioned(template, prefix, watchlist_text, endpoint_url, state, say,
                                         visibility_timeout, check=check_scorer, keep=lambda: not refused,
-                                        in_hand=lambda: set(in_hand)) as stack:
+                                        in_hand=lambda: set(in_hand),
+                                        after_save=site_from if state is not None else None) as stack:
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
         from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
@@ -675,9 +680,10 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                 raise PipelineError(f"run {entry['run_id']} finished without a report key")
             keys.append(run.report_key)
         run_id, key = planned[0]["run_id"], keys[0]
-        display.update("copying the site to the site folder")
-        _copy_site(stack, site_dir)
-        display.update("saving the state")  # provisioned's exit
+        if state is None:
+            display.update("copying the site to the site folder")
+            _copy_site(stack, site_dir)
+        display.update("saving the state")  # provisioned's exit, which copies the site from the saved files
     timings["total_s"] = time.monotonic() - started
     paths = {name: site_dir / key / name for name in ("report.md", "report.pdf", "report.json", "index.html")}
     report = json.loads(paths["report.json"].read_text(encoding="utf-8"))
@@ -721,7 +727,8 @@ JOURNAL_EVERY = 3.0  # s between appends of new cache items to the state's journ
 def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endpoint_url: str | None,
                 state: str | Path | None, say: Progress, visibility_timeout: int | None = LOCAL_VISIBILITY_TIMEOUT,
                 check: Callable[[], None] | None = None, keep: Callable[[], bool] = lambda: True,
-                journal_every: float = JOURNAL_EVERY, in_hand: Callable[[], set[str]] = set) -> Iterator[Stack]:
+                journal_every: float = JOURNAL_EVERY, in_hand: Callable[[], set[str]] = set,
+                after_save: Callable[[Path], None] | None = None) -> Iterator[Stack]:
     """The embedded AWS (or `endpoint_url`) holding the template's resources, with `state` restored.
 
     `check` runs first, in the endpoint's environment: what it refuses leaves the state untouched. Past
@@ -729,7 +736,8 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
     save left is removed, the score cache is journaled as it grows, and the state is saved on the way out
     even when the body failed (the scores already in the cache and the DLQs are not lost), unless `keep()`
     says the body changed nothing (bad input): a state directory made for it is then removed again. `in_hand` names
-    the messages the body's workers still hold when it ends (state.save_state)."""
+    the messages the body's workers still hold when it ends (state.save_state). `after_save` is given the saved
+    generation when the body ended without an exception (the site copied from its files, not downloaded again)."""
     with _aws(endpoint_url) as env, patched_env(env):
         stack = create_stack(template, prefix, watchlist_text, visibility_timeout)
         if check is not None:
@@ -754,14 +762,18 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
             journal = Journal(stack, held, journal_every)
             journaled = journal.path.exists()
             journal.start()
+            ended = False
             try:
                 yield stack
+                ended = True
             finally:
                 journal.stop()
                 if journal.error is not None:
                     say(f"the state's journal stopped: {journal.error!r}")
                 if keep():
-                    save_state(stack, held, in_hand=in_hand)
+                    saved = save_state(stack, held, in_hand=in_hand)
+                    if ended and after_save is not None:
+                        after_save(saved)
                 elif made:
                     shutil.rmtree(path)
                 elif not journaled:

@@ -1,8 +1,9 @@
 """PR pages are built once per PR head and language (issue 24 item 7, issue 25's year on a state where the weeks ran).
 
 A re-run of a published week queues no PR page again; a wider period holding the same PRs (a year after its weeks)
-reuses the weeks' pages; a PR whose head moved, or whose neighbours changed, is rebuilt. On the in-memory stack,
-with every queued PagesQueue message handed to pages_message as PagesFunction would receive it.
+reuses the weeks' pages, naming it without rendering their PDFs again; a PR whose head moved, or whose neighbours
+changed, is rebuilt. On the in-memory stack, with every queued PagesQueue message handed to pages_message as
+PagesFunction would receive it.
 """
 from __future__ import annotations
 
@@ -56,16 +57,48 @@ def test_a_rerun_of_the_week_queues_no_page_again(week):
     assert len(pull_puts(stack)) == built
 
 
-def test_a_wider_period_with_the_same_prs_rebuilds_their_pages_to_name_it_once(week):
-    # A page names every published report listing its PR (issue 25): a month after the week adds one, so its
-    # pages are built again, once; a re-run of the month then reuses them.
+def pull_files(stack: MemoryStack, name: str) -> list[str]:
+    return [k for k in stack.bucket.puts if "/pull/" in k and k.endswith(name)]
+
+
+def test_a_wider_period_with_the_same_prs_names_it_on_their_pages_and_keeps_their_pdfs(week):
+    # A page names every published report listing its PR (issue 25), which its PDF does not show: a month after the
+    # week rewrites each page's HTML, Markdown and JSON once, and renders no PDF again (the year after its weeks);
+    # a re-run of the month then rewrites nothing.
     stack, report, scored = week
-    before = len(pull_puts(stack))
+    pdfs, htmls = len(pull_puts(stack)), len(pull_files(stack, "index.html"))
+    pdf_before = {p["number"]: stack.bucket.get(f"{REPO}/pull/{p['number']}/report.pdf") for p in report["prs"]}
     month = {**copy.deepcopy(report), "period": {**report["period"], "since": "2026-05-01", "until": "2026-05-31"}}
-    assert publish(stack, month, copy.deepcopy(scored)) > 0 and len(pull_puts(stack)) > before
+    assert publish(stack, month, copy.deepcopy(scored)) > 0
+    assert len(pull_puts(stack)) == pdfs  # no PDF rendered again
+    assert len(pull_files(stack, "index.html")) >= htmls + len(report["prs"])
     assert "2026-05-01-to-2026-05-31" in site.pull_facts(stack.bucket, REPO)  # the dashboard and pages read it
-    built = len(pull_puts(stack))
-    assert publish(stack, copy.deepcopy(month), copy.deepcopy(scored)) == 0 and len(pull_puts(stack)) == built
+    for entry in report["prs"]:
+        number = entry["number"]
+        page = json.loads(stack.bucket.get(f"{REPO}/pull/{number}/report.json") or b"{}")
+        assert {m["slug"] for m in page["mentions"]} == {"2026-05-04-to-2026-05-10", "2026-05-01-to-2026-05-31"}
+        assert page["report"]["slug"] == "2026-05-04-to-2026-05-10"  # still its week's
+        html = (stack.bucket.get(f"{REPO}/pull/{number}/index.html") or b"").decode()
+        assert 'href="../../reports/2026-05-01-to-2026-05-31/"' in html.split('id="mentions"', 1)[1]
+        assert stack.bucket.get(f"{REPO}/pull/{number}/report.pdf") == pdf_before[number]
+    built = len(pull_files(stack, "index.html"))
+    assert publish(stack, copy.deepcopy(month), copy.deepcopy(scored)) == 0
+    assert len(pull_files(stack, "index.html")) == built
+
+
+def test_a_week_published_after_its_month_rebuilds_its_pages_pdfs_too():
+    # GIVEN the month first: its pages belong to the month (no week holds them yet)
+    stack = memory_stack(WatchList.parse(json.dumps({"repos": [{"repo": REPO, "language": "zh"}]})))
+    report, scored = scored_week("zh")
+    month = {**copy.deepcopy(report), "period": {**report["period"], "since": "2026-05-01", "until": "2026-05-31"}}
+    publish(stack, month, copy.deepcopy(scored))
+    pdfs = len(pull_puts(stack))
+    # WHEN the week is published: each page now belongs to the week, a byline the PDF shows
+    publish(stack, copy.deepcopy(report), copy.deepcopy(scored))
+    # THEN every page is built anew, its PDF included
+    assert len(pull_puts(stack)) == pdfs + len(report["prs"])
+    page = json.loads(stack.bucket.get(f"{REPO}/pull/{report['prs'][0]['number']}/report.json") or b"{}")
+    assert page["report"]["slug"] == "2026-05-04-to-2026-05-10"
 
 
 def test_a_pr_whose_head_moved_is_rebuilt_and_only_it(week):

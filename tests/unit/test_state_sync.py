@@ -41,3 +41,22 @@ def test_a_failing_syncfs_falls_back_to_fsyncs(tmp_path, monkeypatch):
 
 def test_syncfs_is_found_on_linux():
     assert state._syncfs() is not None or os.uname().sysname != "Linux"
+
+
+def test_the_site_is_copied_from_a_saved_generation_file_by_file_and_never_linked(tmp_path):
+    # GIVEN a saved bucket's files, and a site folder holding an older copy of one of them and a file of its own
+    source, site = tmp_path / "gen" / "buckets" / "SiteBucket", tmp_path / "site"
+    _tree(source)
+    (source / "a" / "b" / "z").write_bytes("周报".encode())
+    (site / "a" / "b").mkdir(parents=True)
+    (site / "a" / "b" / "z").write_bytes(b"old")
+    (site / "mine.txt").write_bytes(b"kept")
+    # WHEN the site is copied from them
+    assert state.copy_files(source, site) == 3
+    # THEN every file is there with the saved bytes, the old one replaced, the folder's own file kept
+    assert (site / "x.json").read_bytes() == b"1" and (site / "a" / "y").read_bytes() == b"1"
+    assert (site / "a" / "b" / "z").read_bytes() == "周报".encode()
+    assert (site / "mine.txt").read_bytes() == b"kept"
+    # and editing the site never reaches the state: copies, not hard links
+    (site / "x.json").write_bytes(b"edited")
+    assert (source / "x.json").read_bytes() == b"1" and os.stat(source / "x.json").st_nlink == 1

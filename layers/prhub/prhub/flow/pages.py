@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, cast
 
 from aws_lambda_powertools import Logger
 
@@ -43,8 +43,8 @@ logger = Logger(service="prhub", child=True)
 PAGES_PER_MESSAGE = 10  # pages per invocation: the PDF dominates (0.5-5 s a page), so ~50 s at worst of 120
 PAGE_SECONDS_MAX = 15.0  # room kept for one more page; with less left the rest goes back on the queue
 
-# A page to render: the page, the site's home, the configured font (render_pull_all's arguments).
-PageJob = tuple[pulls.PullPage, str, str]
+# A page to render: the page, the site's home, the configured font, whether its PDF too (render_pull_all's arguments).
+PageJob = tuple[pulls.PullPage, str, str, bool]
 
 
 def render_in_turn(jobs: Iterable[PageJob]) -> Iterator[dict[str, bytes]]:
@@ -227,18 +227,45 @@ def current(bucket: site.Bucket, base: str, number: int, lang: str, home: str, f
     """Whether PR `number`'s page in `lang` is built for its head in `facts`, with the neighbours `facts` give it and,
     given the PR's report `entry` and that report's `scorer`, as they scored it. A PR of unknown head is never
     current."""
+    return built(bucket, base, number, lang, home, facts, entry, scorer) == (CURRENT, None)
+
+
+CURRENT, RELISTED, STALE = "current", "relisted", "stale"
+
+
+def built(bucket: site.Bucket, base: str, number: int, lang: str, home: str, facts: _Facts,
+          entry: Mapping[str, Any] | None = None, scorer: Mapping[str, Any] | None = None,
+          ) -> tuple[str, dict[str, Any] | None]:
+    """How PR `number`'s published page in `lang` stands against `facts` (see `current`): CURRENT; RELISTED with the
+    stored page when only the reports listing the PR changed (a month or a year after its week), which its PDF does not
+    show; STALE (no page given back) when it must be built anew."""
     head = str(facts.heads.get(number) or "")
     if not head:
-        return False
+        return STALE, None
     page = site.load_pull(bucket, base, number, lang, home)
     if page is None or page.get("head") != head or page.get("neighbours") != facts.neighbours(number):
-        return False
-    # A report published since that lists the PR too (a month after its week) is named on the page: rebuilt.
-    if {m.get("slug") for m in page.get("mentions") or []} != facts.listing(number):
-        return False
+        return STALE, None
     if entry is not None and any(page["pr"].get(k) != entry.get(k) for k in SCORED_AS):
-        return False
-    return scorer is None or all((page.get("scorer") or {}).get(k) == scorer.get(k) for k in SCORER_AS)
+        return STALE, None
+    if scorer is not None and any((page.get("scorer") or {}).get(k) != scorer.get(k) for k in SCORER_AS):
+        return STALE, None
+    # A report published since that lists the PR too is named on the page: its HTML, Markdown and JSON change.
+    if {m.get("slug") for m in page.get("mentions") or []} != facts.listing(number):
+        return RELISTED, page
+    return CURRENT, None
+
+
+def relisted(page: dict[str, Any], here: pulls.Mention, tz: str, facts: _Facts) -> pulls.PullPage | None:
+    """The stored `page` naming the reports `facts` list its PR in (`here`: the message's report, `tz` its period's
+    zone), or None when the report the page belongs to changes with them (a week published after its year): its
+    byline, which the PDF shows too. The rest stays as first built, as a reused page keeps it (its importance, key
+    mark and cluster are its own report's)."""
+    number = int(page["pr"]["number"])
+    mentions = facts.mentions(number, here["slug"], here["language"])
+    own = pulls.own_report(here, mentions, pulls.merge_day(str(page["pr"].get("merged_at") or ""), tz))
+    if own["slug"] != (page.get("report") or {}).get("slug"):
+        return None
+    return cast(pulls.PullPage, {**page, "mentions": mentions})
 
 
 @dataclass(frozen=True)
@@ -304,12 +331,21 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
     entries = {p["number"]: p for p in report["prs"]}
     listed = [n for n in numbers if n in entries]
     # A message delivered again, or queued before another built the page, renders nothing already current.
-    todo = [n for n in listed if not current(deps.bucket, base, n, lang, home, facts, entries[n], report["scorer"])]
+    states = {n: built(deps.bucket, base, n, lang, home, facts, entries[n], report["scorer"]) for n in listed}
+    todo = [n for n in listed if states[n][0] != CURRENT]
     left = deps.deadline()
     keys: list[str] = []
     done = 0
-    pages = [_pull_page(report, slug, lang, number, facts, config.module_map) for number in todo]
-    rendered = render_pages((page, home, deps.settings.cjk_font) for page in pages)
+    here: pulls.Mention = {"slug": slug, "title": report["title"], "language": report["language"]}
+    tz = str((report.get("period") or {}).get("tz") or "UTC")
+    jobs: list[PageJob] = []
+    for number in todo:
+        stored = states[number][1]
+        light = relisted(stored, here, tz, facts) if stored is not None else None
+        page = light or _pull_page(report, slug, lang, number, facts, config.module_map)
+        jobs.append((page, home, deps.settings.cjk_font, light is None))  # a relisted page keeps its PDF
+    pages = [job[0] for job in jobs]
+    rendered = render_pages(jobs)
     try:
         for i, page in enumerate(pages):
             if left is not None and done and left() < PAGE_SECONDS_MAX:
@@ -323,7 +359,8 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
         if close is not None:
             close()  # a pool's map cancels the pages it has not started
     site.invalidate(deps.cdn, ["/" + k for k in keys])
+    relisted_count = sum(1 for job in jobs if not job[3])
     logger.info("pull pages published", extra={"repo": repo, "slug": slug, "lang": lang, "pages": done,
-                                               "reused": len(listed) - len(todo)})
+                                               "reused": len(listed) - len(todo), "relisted": relisted_count})
     return {"repo": repo, "slug": slug, "lang": lang, "pages": done, "requeued": len(todo) - done,
-            "reused": len(listed) - len(todo)}
+            "reused": len(listed) - len(todo), "relisted": relisted_count}

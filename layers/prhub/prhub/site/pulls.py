@@ -157,7 +157,7 @@ def own_report(here: Mention, mentions: Sequence[Mention], merged_on: date | Non
     return here if best["slug"] == here["slug"] else best
 
 
-def _merge_day(merged_at: str, tz: str) -> date | None:
+def merge_day(merged_at: str, tz: str) -> date | None:
     try:
         return parse_timestamp(merged_at).astimezone(zone(tz)).date()
     except (TypeError, ValueError, PrhubError):
@@ -178,7 +178,7 @@ def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] 
     near = neighbours or {"earlier": [], "later": []}
     here: Mention = {"slug": slug, "title": report["title"], "language": report["language"]}
     period = report.get("period") or {}
-    own = own_report(here, mentions, _merge_day(str(pr.get("merged_at") or ""), str(period.get("tz") or "UTC")))
+    own = own_report(here, mentions, merge_day(str(pr.get("merged_at") or ""), str(period.get("tz") or "UTC")))
     named = {n for r in reverts for n in (r["pr"], r["reverts"], r["relanded_by"]) if n is not None}
     named |= set(cluster["prs"] if cluster else []) | set(near["earlier"]) | set(near["later"])
     known = {**(urls or {}), **{n: p["url"] for n, p in by_number.items()}}

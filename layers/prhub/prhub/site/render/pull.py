@@ -230,14 +230,22 @@ def render_pull_pdf(page: PullPage, font: str = "") -> bytes:
     v = pull_view(page, web=False)
     byline = [f"{v.words['repo']} {v.repo}", f"{v.words['own_report']}: {v.report['label']}",
               *(f"{k}: {val}" for k, val in v.facts)]
-    return render_sections(v.title, v.words, v.links, byline, v.sections, font)
+    # The other reports listing the PR are the site's navigation, and grow with every later report: left out, the PDF
+    # depends on the PR's own page alone, so a year after its weeks keeps the weeks' PDFs (PDF_FREE).
+    sections = [s for s in v.sections if s.id not in PDF_FREE]
+    return render_sections(v.title, v.words, v.links, byline, sections, font)
 
 
-def render_pull_all(page: PullPage, home: str | None = None, font: str = "") -> dict[str, bytes]:
-    """The four files of a PR page; report.json is the page itself (schema prhub.pull/1); `font` as render_all's."""
-    return {
-        "report.json": json.dumps(page, ensure_ascii=False, indent=2).encode(),
-        "report.md": render_pull_markdown(page).encode(),
-        "report.pdf": render_pull_pdf(page, font),
-        "index.html": render_pull_html(page, home).encode(),
-    }
+# What the PR PDF leaves out (section keys), and so what a page can change without its PDF being rendered again.
+PDF_FREE = frozenset({"mentions"})
+
+
+def render_pull_all(page: PullPage, home: str | None = None, font: str = "", with_pdf: bool = True) -> dict[str, bytes]:
+    """The four files of a PR page; report.json is the page itself (schema prhub.pull/1); `font` as render_all's.
+    Without `with_pdf`, the other three: the page changed only where its PDF does not look (PDF_FREE)."""
+    files = {"report.json": json.dumps(page, ensure_ascii=False, indent=2).encode(),
+             "report.md": render_pull_markdown(page).encode()}
+    if with_pdf:
+        files["report.pdf"] = render_pull_pdf(page, font)
+    files["index.html"] = render_pull_html(page, home).encode()
+    return files
