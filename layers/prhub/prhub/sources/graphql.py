@@ -39,7 +39,7 @@ import requests
 
 from prhub.cloud import metrics, secrets, tracing
 from prhub.core.errors import SourceError, SourceUnavailable
-from prhub.core.history import History, Tagger, comparison_span, history_entry
+from prhub.core.history import COMPARISONS, History, Tagger, comparison_span, history_entry
 from prhub.core.models import Comment, FileChange, PullRef, PullRequest, Review, ReviewThread
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.engine.changes import is_generated
@@ -116,21 +116,18 @@ ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
 EARLIER_REVIEWS = 10  # a PR's first reviews: enough to find the first by a person past the review bots
 
 
-def _listing_query(more: str = "") -> str:
-    return f"""query($q: String!, $first: Int!, $after: String) {{
-  {RATE}
-  search(type: ISSUE, query: $q, first: $first, after: $after) {{
-    issueCount
-    pageInfo {{ hasNextPage endCursor }}
-    nodes {{ ... on PullRequest {{ number title url mergedAt author {{ {ACTOR} }}
-      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }} {more}}} }}
-  }}
-}}"""
+LISTED = f"number title url mergedAt author {{ {ACTOR} }} labels(first: 100) {{ nodes {{ name }} }} " \
+         f"files(first: 100) {{ nodes {{ path }} }}"
+EARLIER_FIELDS = f"{LISTED} createdAt reviews(first: {EARLIER_REVIEWS}) " \
+                 f"{{ nodes {{ state submittedAt author {{ {ACTOR} }} }} }}"
+RECORD_FIELDS = LISTED  # the dashboard's record (Source.record) reads no timing: no reviews' point
+# History and record listings ask several search slices in one query (aliases `s0`, `s1`, ...), each a page of 100:
+# a week's four comparison periods come in one round trip instead of a page of 100 after another, and a year past the
+# search cap in a few. A slice of EARLIER_FIELDS asks 100 x (1 + 100 + 100 + 10) = 21,100 nodes, so the query stays
+# far under the 500,000-node limit; it costs what its slices cost apart (points add up per connection).
+SLICES_PER_QUERY = 10
+Slice = tuple[datetime, datetime, str | None]  # a search slice's merge times (inclusive) and the cursor it is at
 
-
-EARLIER_QUERY = _listing_query(
-    f"createdAt reviews(first: {EARLIER_REVIEWS}) {{ nodes {{ state submittedAt author {{ {ACTOR} }} }} }} ")
-RECORD_QUERY = _listing_query()  # the dashboard's record (Source.record) reads no timing: no reviews' point
 
 # Each alias is one search connection of first 1: 25 cost 1 point and ask for 25 nodes, far within the
 # 500,000-node limit. GitHub documents no alias limit; its secondary limits count a query (not its aliases) as
@@ -489,21 +486,26 @@ class GraphQLSource(OnClient):
 
     @tracing.traced("github history")
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
-        """The comparison periods' PRs from one listing over their whole span (modules by `tag` from titles,
-        labels and paths), and the authors' first merges FIRSTS_PER_QUERY to a query: per login one search
-        `author:L merged:<=T sort:created-asc` with `first: 1`, whose `issueCount` says whether they merged
-        before and whose node (their oldest PR) gives the date. GitHub's search cannot sort by merge time:
-        the date is the merge of their first-opened PR, which may not be their first merge.
-        A display name (an export's or a co-author trailer's) cannot be searched: recorded as not new."""
+        """The comparison periods' PRs (modules by `tag` from titles, labels and paths), one search slice per
+        period, and beside them in the same queries the authors' first merges, FIRSTS_PER_QUERY to a query: per
+        login one search `author:L merged:<=T sort:created-asc` with `first: 1`, whose `issueCount` says whether
+        they merged before and whose node (their oldest PR) gives the date. A week's history is one request.
+        GitHub's search cannot sort by merge time: the date is the merge of their first-opened PR, which may not
+        be their first merge. A display name (an export's or a co-author trailer's) cannot be searched: recorded
+        as not new."""
         if not self.graphql:
             return self.rest.history(repo, period, authors, tag)
+        wanted = sorted({a.lower() for a in authors})
+        logins = [name for name in wanted if LOGIN.match(name)]
+        before = format_timestamp(period.start_utc - timedelta(seconds=1))
+        slices = [(p.start_utc, p.end_utc - timedelta(seconds=1)) for p in period.previous(COMPARISONS)]
         try:
-            earlier = self._listed(repo, comparison_span(period), tag, EARLIER_QUERY)
-            first = self._first_merges(repo, period, authors)
+            earlier, first = self._listed(repo, comparison_span(period), tag, EARLIER_FIELDS, slices, logins, before)
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
             return self.rest.history(repo, period, authors, tag)
-        return History(earlier, first)
+        first.update({name: "" for name in wanted if not LOGIN.match(name)})  # display names: never called new
+        return History(earlier, dict(sorted(first.items())))
 
     @tracing.traced("github record")
     def read_file(self, repo: str, path: str) -> str | None:
@@ -515,41 +517,57 @@ class GraphQLSource(OnClient):
         if not self.graphql:
             return self.rest.record(repo, span, tag)
         try:
-            return History(self._listed(repo, span, tag, RECORD_QUERY), {})
+            return History(self._listed(repo, span, tag, RECORD_FIELDS)[0], {})
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
             return self.rest.record(repo, span, tag)
 
-    def _listed(self, repo: str, span: Period, tag: Tagger, query: str) -> list[dict[str, Any]]:
+    def _listed(self, repo: str, span: Period, tag: Tagger, fields: str,
+                slices: list[tuple[datetime, datetime]] | None = None, logins: Iterable[str] = (),
+                before: str = "") -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The PRs merged in `span` as history entries, read SLICES_PER_QUERY search slices to a query (`slices`,
+        inclusive whole seconds; the whole span when None), and the first merge before `before` of each of
+        `logins`, FIRSTS_PER_QUERY to a query beside them. A slice past the search cap is cut where its first page
+        says so: into slices of at most 80% of the cap, and into as many as a query asks at once when its PRs
+        fill more pages than that, so the cut's pages come in parallel rather than one after another."""
         start, stop = span.start_utc, span.end_utc - timedelta(seconds=1)  # search ranges are inclusive
         tz = zone(span.tz)
-        slices = [(start, stop)]
+        todo: list[Slice] = [(low, high, None) for low, high in slices or [(start, stop)]]
+        waiting = list(logins)
         found: dict[int, PullRequest] = {}
-        while slices:
-            low, high = slices.pop(0)
-            merged = f"{low.astimezone(tz).isoformat()}..{high.astimezone(tz).isoformat()}"
-            variables: dict[str, Any] = {"q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc",
-                                         "first": PAGE, "after": None}
-            while True:
-                search = self._query_retrying(query, variables).get("search")
+        first: dict[str, str] = {}
+        while todo or waiting:
+            batch, asked = todo[:SLICES_PER_QUERY], waiting[:FIRSTS_PER_QUERY]
+            todo, waiting = todo[len(batch):], waiting[len(asked):]
+            data = self._query_retrying(*_history_query(repo, tz, fields, batch, asked, before))
+            for i, login in enumerate(asked):
+                search = data.get(f"a{i}")
+                if not isinstance(search, dict):
+                    raise SourceError(f"GitHub answered no first-merge search for {login} in {repo}")
+                if int(search.get("issueCount") or 0):
+                    nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
+                    first[login] = str(nodes[0].get("mergedAt") or "") if nodes else ""
+            more: list[Slice] = []
+            for i, (low, high, after) in enumerate(batch):
+                search = data.get(f"s{i}")
                 if not isinstance(search, dict):
                     raise SourceError(f"GitHub's search for {repo} answered no results object")
                 total = int(search.get("issueCount") or 0)
-                if variables["after"] is None and total > SEARCH_CAP and high > low:
-                    slices[:0] = [(parse_timestamp(a), parse_timestamp(b))
-                                  for a, b in _split(low, high, -(-total // (SEARCH_CAP * 4 // 5)))]
-                    break
+                if after is None and total > SEARCH_CAP and high > low:
+                    parts = max(-(-total // (SEARCH_CAP * 4 // 5)), min(SLICES_PER_QUERY, -(-total // PAGE)))
+                    more += [(parse_timestamp(a), parse_timestamp(b), None) for a, b in _split(low, high, parts)]
+                    continue
                 for node in search.get("nodes") or []:
                     if isinstance(node, dict) and node.get("mergedAt"):
                         pr = self._history_pull(node)
                         if start <= pr.merged_at <= stop:
                             found[pr.number] = pr
                 info = search.get("pageInfo") or {}
-                if not (info.get("hasNextPage") and info.get("endCursor")):
-                    break
-                variables = {**variables, "after": str(info["endCursor"])}
+                if info.get("hasNextPage") and info.get("endCursor"):
+                    more.append((low, high, str(info["endCursor"])))
+            todo = more + todo
         prs = sorted(found.values(), key=lambda pr: (pr.merged_at, pr.number))
-        return [history_entry(pr, tag(pr)) for pr in prs]
+        return [history_entry(pr, tag(pr)) for pr in prs], first
 
     @staticmethod
     def _history_pull(node: dict[str, Any]) -> PullRequest:
@@ -562,28 +580,6 @@ class GraphQLSource(OnClient):
             created_at=_moment(node.get("createdAt")),
             reviews=[Review(_actor(r.get("author")), str(r.get("state")), "", _moment(r.get("submittedAt")))
                      for r in _nodes(node, "reviews") if r.get("state") != "PENDING"])
-
-    def _first_merges(self, repo: str, period: Period, authors: Iterable[str]) -> dict[str, str]:
-        before = format_timestamp(period.start_utc - timedelta(seconds=1))
-        wanted = sorted({a.lower() for a in authors})
-        first = {name: "" for name in wanted if not LOGIN.match(name)}  # display names: never called new
-        logins = [name for name in wanted if LOGIN.match(name)]
-        for at in range(0, len(logins), FIRSTS_PER_QUERY):
-            batch = logins[at: at + FIRSTS_PER_QUERY]
-            variables = {f"q{i}": f"repo:{repo} is:pr is:merged author:{login} merged:<={before} sort:created-asc"
-                         for i, login in enumerate(batch)}
-            params = ", ".join(f"${name}: String!" for name in variables)
-            fields = " ".join(f"a{i}: search(type: ISSUE, query: $q{i}, first: 1) {{ {FIRST_FIELDS} }}"
-                              for i in range(len(batch)))
-            data = self._query_retrying(f"query({params}) {{ {RATE} {fields} }}", variables)
-            for i, login in enumerate(batch):
-                search = data.get(f"a{i}")
-                if not isinstance(search, dict):
-                    raise SourceError(f"GitHub answered no first-merge search for {login} in {repo}")
-                if int(search.get("issueCount") or 0):
-                    nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
-                    first[login] = str(nodes[0].get("mergedAt") or "") if nodes else ""
-        return dict(sorted(first.items()))
 
     # --- details ------------------------------------------------------------------------------
 
@@ -746,6 +742,27 @@ def _file_change(f: dict[str, Any]) -> FileChange:
     the diff."""
     return FileChange(filename=str(f["path"]), status=STATUS.get(str(f.get("changeType")), "modified"),
                       additions=int(f.get("additions") or 0), deletions=int(f.get("deletions") or 0))
+
+
+def _history_query(repo: str, tz: Any, fields: str, batch: list[Slice],
+                   logins: list[str], before: str) -> tuple[str, dict[str, Any]]:
+    """One query of aliased searches: `s<i>` a page of 100 of each slice (from its cursor), `a<i>` the oldest
+    merged PR of each login before `before`."""
+    params: list[str] = []
+    parts: list[str] = []
+    variables: dict[str, Any] = {}
+    for i, (low, high, after) in enumerate(batch):
+        merged = f"{low.astimezone(tz).isoformat()}..{high.astimezone(tz).isoformat()}"
+        variables[f"q{i}"] = f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"
+        variables[f"c{i}"] = after
+        params += [f"$q{i}: String!", f"$c{i}: String"]
+        parts.append(f"s{i}: search(type: ISSUE, query: $q{i}, first: {PAGE}, after: $c{i}) {{ issueCount "
+                     f"{PAGE_INFO} nodes {{ ... on PullRequest {{ {fields} }} }} }}")
+    for i, login in enumerate(logins):
+        variables[f"f{i}"] = f"repo:{repo} is:pr is:merged author:{login} merged:<={before} sort:created-asc"
+        params.append(f"$f{i}: String!")
+        parts.append(f"a{i}: search(type: ISSUE, query: $f{i}, first: 1) {{ {FIRST_FIELDS} }}")
+    return f"query({', '.join(params)}) {{ {RATE} {' '.join(parts)} }}", variables
 
 
 def _split(start: datetime, stop: datetime, parts: int) -> list[list[str]]:
