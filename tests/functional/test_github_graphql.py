@@ -144,6 +144,27 @@ def test_files_and_reviews_beyond_the_first_page_are_fetched_only_for_the_prs_th
     assert gh.counts["files"] >= 1  # 501: too many files for the diff media type, /files instead
 
 
+
+def test_a_pages_further_pages_ride_along_in_the_next_pages_query() -> None:
+    # Two pages of 5; one busy PR on each (130 reviews: a second reviews page). The first page's follow-up is asked
+    # in the second page's query, so only the last page's own follow-up is a request of its own: 3, not 4.
+    busy = {102, 107}
+    pulls = [pull(100 + i, 37 * i + 1, reviews=[Review(f"r{k}", "COMMENTED") for k in range(130 if 100 + i in busy
+                                                                                            else 2)])
+             for i in range(10)]
+    with FakeGitHub(pulls, REPO) as gh:
+        source = source_for(gh, page_size=5)
+        pages = list(source.list_pages(REPO, WEEK))
+        assert gh.counts["graphql"] == 2 + 1
+        loaded = {ref.number: source.get(REPO, ref) for page in pages for ref in page.refs}
+        # A planner that stops after the held first page resumes at the second, and lists each PR once.
+        first = next(source_for(gh, page_size=5).list_pages(REPO, WEEK))
+        rest = list(source_for(gh, page_size=5).list_pages(REPO, WEEK, json.loads(json.dumps(first.resume))))
+    assert [[r.number for r in page.refs] for page in pages] == [[100, 101, 102, 103, 104], [105, 106, 107, 108, 109]]
+    assert {n: len(pr.reviews) for n, pr in loaded.items()} == {n: 130 if n in busy else 2 for n in range(100, 110)}
+    assert [r.number for page in [first, *rest] for r in page.refs] == list(range(100, 110))
+    assert first.resume is not None and rest[-1].resume is None
+
 def test_more_than_a_thousand_results_are_sliced_and_listed_completely() -> None:
     start = WEEK.start_utc + timedelta(hours=1)
     pulls = [pull(1 + i, 0, [FileChange("a.py", "modified", 1, 0)], merged_at=start + timedelta(seconds=97 * i))

@@ -94,15 +94,20 @@ PULL = f"""number title body url createdAt mergedAt baseRefName headRefOid addit
 # A connection's further pages, by field: what a follow-up query selects of each.
 MORE_FIELDS = {"files": FILES, "reviews": REVIEWS, "reviewThreads": THREADS_PAGE, "comments": COMMENTS}
 RATE = "rateLimit { cost remaining resetAt limit }"
-SEARCH_QUERY = f"""query($owner: String!, $name: String!, $q: String!, $first: Int!, $after: String) {{
+def _search_query(params: list[str], pulls: list[str], roots: list[str]) -> str:
+    """A listing page, with further pages of the previous page's PRs (`_more_parts`) riding along."""
+    extra = "".join(f", {p}" for p in params)
+    return f"""query($owner: String!, $name: String!, $q: String!, $first: Int!, $after: String{extra}) {{
   {RATE}
-  repository(owner: $owner, name: $name) {{ nameWithOwner }}
+  repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }}
   search(type: ISSUE, query: $q, first: $first, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
     nodes {{ ... on PullRequest {{ {PULL} }} }}
   }}
+  {' '.join(roots)}
 }}"""
+
 ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
   {RATE}
   repository(owner: $owner, name: $name) {{ pullRequest(number: $number) {{ {PULL} }} }}
@@ -359,14 +364,25 @@ class GraphQLSource(OnClient):
         yield ListPage(self.rest.list_merged(repo, period), None)
 
     def _search_pages(self, repo: str, period: Period, resume: dict[str, Any] | None) -> Iterator[ListPage]:
-        """Search pages, sliced below the search cap; every PR they yield is kept for get()."""
+        """Search pages, sliced below the search cap; every PR they yield is kept for get().
+
+        A page whose PRs have further pages (files, reviews, threads, comments) is held until the next page is
+        asked, and the first MORE_PER_REQUEST of those further pages ride along in that page's query: a page's
+        follow-up costs a request of its own only on the listing's last page (or past MORE_PER_REQUEST). A held
+        page is yielded with its own resume state, so a planner that stops after it lists the next page again."""
         end = period.end_utc - timedelta(seconds=1)  # search ranges are inclusive at both ends
         state = resume or {"slices": [[format_timestamp(period.start_utc), format_timestamp(end)]], "after": None}
         slices: list[list[str]] = [list(s) for s in state["slices"]]
         after: str | None = state.get("after")
+        held: tuple[list[dict[str, Any]], dict[str, Any] | None] | None = None
         while slices:
             start, stop = (parse_timestamp(s) for s in slices[0])
-            search = self._search_graphql(repo, period, start, stop, after)
+            carry = _pending(held[0])[:MORE_PER_REQUEST] if held else []
+            search, data = self._search_graphql(repo, period, start, stop, after, carry)
+            if held:
+                _apply_more(repo, carry, data)
+                yield ListPage(self._keep(repo, period, held[0]), held[1])
+                held = None
             total = int(search.get("issueCount") or 0)
             if after is None and total > SEARCH_CAP and stop > start:
                 parts = -(-total // (SEARCH_CAP * 4 // 5))  # aim at 80% of the cap: merges are not uniform
@@ -375,25 +391,32 @@ class GraphQLSource(OnClient):
                 continue
             if after is None and total > SEARCH_CAP:
                 log.warning("%d PRs merged within one second at %s: only %d can be listed", total, start, SEARCH_CAP)
-            refs = self._keep(repo, period, [n for n in search.get("nodes") or [] if isinstance(n, dict)])
+            nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
             info = search.get("pageInfo") or {}
             if info.get("hasNextPage") and info.get("endCursor"):
                 after = str(info["endCursor"])
             else:
                 slices.pop(0)
                 after = None
-            yield ListPage(refs, {"slices": slices, "after": after} if slices else None)
+            resumed = {"slices": [list(s) for s in slices], "after": after} if slices else None
+            if slices and _pending(nodes):
+                held = (nodes, resumed)
+            else:
+                yield ListPage(self._keep(repo, period, nodes), resumed)
 
-    def _search_graphql(self, repo: str, period: Period, start: datetime, stop: datetime,
-                     after: str | None) -> dict[str, Any]:
+    def _search_graphql(self, repo: str, period: Period, start: datetime, stop: datetime, after: str | None,
+                        carry: list[tuple[dict[str, Any], str]]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A search page (its `search`) and the whole answer, which holds the `carry` pages (`_more_parts`)."""
         tz = zone(period.tz)
         merged = f"{start.astimezone(tz).isoformat()}..{stop.astimezone(tz).isoformat()}"
         owner, name = repo.split("/", 1)
+        params, more, pulls, roots = _more_parts(carry)
+        query = _search_query(params, pulls, roots)
         while True:
-            variables = {"owner": owner, "name": name, "first": self.page_size, "after": after,
+            variables = {**more, "owner": owner, "name": name, "first": self.page_size, "after": after,
                          "q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"}
             try:
-                data = self._query_retrying(SEARCH_QUERY, variables, shrinkable=self.page_size > MIN_PAGE)
+                data = self._query_retrying(query, variables, shrinkable=self.page_size > MIN_PAGE)
             except QueryTimeout:
                 if self.page_size <= MIN_PAGE:
                     raise
@@ -409,7 +432,7 @@ class GraphQLSource(OnClient):
             # range many more pages (and points) than the one timeout did. A range that stays heavy times
             # out again and shrinks again: at most one extra request per shrunk page that passed.
             self.page_size = min(self.full_page, self.page_size * 2)
-            return search
+            return search, data
 
     def _keep(self, repo: str, period: Period, nodes: list[dict[str, Any]]) -> list[PullRef]:
         """Finish the nodes (further files and reviews pages), keep them for get(), return their refs."""
@@ -434,28 +457,11 @@ class GraphQLSource(OnClient):
             if not todo:
                 return
             batch = todo[:MORE_PER_REQUEST]
-            pulls, roots, params, variables = [], [], [], {"owner": owner, "name": name}
-            for i, (holder, field) in enumerate(batch):
-                params.append(f"$a{i}: String")
-                variables[f"a{i}"] = holder[field]["pageInfo"]["endCursor"]
-                page = f"{field}(first: 100, after: $a{i}) {{ {MORE_FIELDS[field]} }}"
-                if "number" in holder:
-                    pulls.append(f"p{i}: pullRequest(number: {int(holder['number'])}) {{ {page} }}")
-                else:  # a review thread
-                    params.append(f"$t{i}: ID!")
-                    variables[f"t{i}"] = str(holder["id"])
-                    roots.append(f"p{i}: node(id: $t{i}) {{ ... on PullRequestReviewThread {{ {page} }} }}")
+            params, variables, pulls, roots = _more_parts(batch)
             query = (f"query($owner: String!, $name: String!, {', '.join(params)}) {{ {RATE} "
                      f"repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }} "
                      f"{' '.join(roots)} }}")
-            data = self._query_retrying(query, variables)
-            repository = data.get("repository") or {}
-            for i, (holder, field) in enumerate(batch):
-                more = ((repository if "number" in holder else data).get(f"p{i}") or {}).get(field)
-                if not isinstance(more, dict):
-                    raise SourceError(f"GitHub answered no {field} page for {_named(holder)} of {repo}")
-                holder[field]["nodes"] = [*(holder[field].get("nodes") or []), *(more.get("nodes") or [])]
-                holder[field]["pageInfo"] = more.get("pageInfo") or {}
+            _apply_more(repo, batch, self._query_retrying(query, {**variables, "owner": owner, "name": name}))
 
     def _pull(self, node: dict[str, Any]) -> PullRequest:
         files = [_file_change(f) for f in _nodes(node, "files")][:FILES_CAP]
@@ -702,6 +708,37 @@ def _pending(nodes: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
         todo += [(node, field) for field in MORE_FIELDS if _has_more(node, field)]
         todo += [(thread, "comments") for thread in _nodes(node, "reviewThreads") if _has_more(thread, "comments")]
     return todo
+
+
+def _more_parts(batch: list[tuple[dict[str, Any], str]]) -> tuple[list[str], dict[str, Any], list[str], list[str]]:
+    """The aliased fields that ask the next page of each (holder, field) of `batch`: (variable declarations,
+    variables, fields under `repository` (a PR's, by number), fields at the root (a thread's, by `node(id)`))."""
+    params: list[str] = []
+    variables: dict[str, Any] = {}
+    pulls: list[str] = []
+    roots: list[str] = []
+    for i, (holder, field) in enumerate(batch):
+        params.append(f"$a{i}: String")
+        variables[f"a{i}"] = holder[field]["pageInfo"]["endCursor"]
+        page = f"{field}(first: 100, after: $a{i}) {{ {MORE_FIELDS[field]} }}"
+        if "number" in holder:
+            pulls.append(f"p{i}: pullRequest(number: {int(holder['number'])}) {{ {page} }}")
+        else:  # a review thread
+            params.append(f"$t{i}: ID!")
+            variables[f"t{i}"] = str(holder["id"])
+            roots.append(f"p{i}: node(id: $t{i}) {{ ... on PullRequestReviewThread {{ {page} }} }}")
+    return params, variables, pulls, roots
+
+
+def _apply_more(repo: str, batch: list[tuple[dict[str, Any], str]], data: dict[str, Any]) -> None:
+    """Append the further pages an answer to `_more_parts(batch)` holds to their holders' connections, in place."""
+    repository = data.get("repository") or {}
+    for i, (holder, field) in enumerate(batch):
+        more = ((repository if "number" in holder else data).get(f"p{i}") or {}).get(field)
+        if not isinstance(more, dict):
+            raise SourceError(f"GitHub answered no {field} page for {_named(holder)} of {repo}")
+        holder[field]["nodes"] = [*(holder[field].get("nodes") or []), *(more.get("nodes") or [])]
+        holder[field]["pageInfo"] = more.get("pageInfo") or {}
 
 
 def _has_more(holder: dict[str, Any], field: str) -> bool:
