@@ -80,22 +80,54 @@ COMMENTS = f"{PAGE_INFO} nodes {{ author {{ {ACTOR} }} body createdAt url }}"
 # PRs may have THREADS threads of REPLIES comments, so the page costs 1 + 6 x 100 + 100 x THREADS requests / 100
 # = 26 points (docs/github.md); a PR or thread with more gets its further pages in a follow-up query.
 THREADS, REPLIES, ISSUE_COMMENTS = 20, 10, 30
-THREAD = f"id isResolved isOutdated path line originalLine comments(first: {REPLIES}) {{ {COMMENTS} }}"
-THREADS_PAGE = f"{PAGE_INFO} nodes {{ {THREAD} }}"
-PULL = f"""number title body url createdAt mergedAt baseRefName headRefOid additions deletions changedFiles
+# A slice's last page, whose length the earlier pages' `issueCount` tells, asks only the PRs left and spends what the
+# page would have cost on larger conversation pages (the largest of these within both the nodes and the points of a
+# page of the page size), so a busy PR there needs no follow-up query: (threads, replies per thread, issue comments).
+CONVERSATION_SIZES = ((THREADS, REPLIES, ISSUE_COMMENTS), (30, 10, 50), (50, 20, 60), (100, 20, 100), (100, 50, 100),
+                      (100, 100, 100))
+
+
+def _thread_fields(replies: int) -> str:
+    return f"id isResolved isOutdated path line originalLine comments(first: {replies}) {{ {COMMENTS} }}"
+
+
+def _pull_fields(threads: int = THREADS, replies: int = REPLIES, comments: int = ISSUE_COMMENTS) -> str:
+    return f"""number title body url createdAt mergedAt baseRefName headRefOid additions deletions changedFiles
       author {{ {ACTOR} }} mergedBy {{ {ACTOR} }}
       mergeCommit {{ oid message }}
       labels(first: 100) {{ nodes {{ name }} }}
       commits(first: 1) {{ totalCount }}
       reviews(first: 100) {{ {REVIEWS} }}
       files(first: 100) {{ {FILES} }}
-      reviewThreads(first: {THREADS}) {{ {THREADS_PAGE} }}
-      comments(first: {ISSUE_COMMENTS}) {{ {COMMENTS} }}"""
+      reviewThreads(first: {threads}) {{ {PAGE_INFO} nodes {{ {_thread_fields(replies)} }} }}
+      comments(first: {comments}) {{ {COMMENTS} }}"""
+
+
+def _pull_nodes(threads: int, replies: int, comments: int) -> int:
+    """Nodes one PR of a listing page asks: itself, labels, commits, reviews, files, threads, replies, comments."""
+    return 1 + 100 + 1 + 100 + 100 + threads + threads * replies + comments
+
+
+def conversation_sizes(first: int, page: int) -> tuple[int, int, int]:
+    """The conversation's first pages for a listing page of `first` PRs where the page size is `page`: the standard
+    ones, or larger ones when fewer PRs are left than a page holds, within that page's nodes and points (each PR's
+    labels, commits, reviews, files, threads and comments connections, and its threads' replies: 6 + threads)."""
+    nodes, points = page * _pull_nodes(THREADS, REPLIES, ISSUE_COMMENTS), page * (6 + THREADS)
+    fits = [size for size in CONVERSATION_SIZES
+            if first * _pull_nodes(*size) <= nodes and first * (6 + size[0]) <= points]
+    return fits[-1] if fits else CONVERSATION_SIZES[0]
+
+
+THREADS_PAGE = f"{PAGE_INFO} nodes {{ {_thread_fields(REPLIES)} }}"
+PULL = _pull_fields()
 # A connection's further pages, by field: what a follow-up query selects of each.
 MORE_FIELDS = {"files": FILES, "reviews": REVIEWS, "reviewThreads": THREADS_PAGE, "comments": COMMENTS}
 RATE = "rateLimit { cost remaining resetAt limit }"
-def _search_query(params: list[str], pulls: list[str], roots: list[str]) -> str:
-    """A listing page, with further pages of the previous page's PRs (`_more_parts`) riding along."""
+
+
+def _search_query(params: list[str], pulls: list[str], roots: list[str], fields: str = PULL) -> str:
+    """A listing page (each PR's `fields`), with further pages of the previous page's PRs (`_more_parts`) riding
+    along."""
     extra = "".join(f", {p}" for p in params)
     return f"""query($owner: String!, $name: String!, $q: String!, $first: Int!, $after: String{extra}) {{
   {RATE}
@@ -103,7 +135,7 @@ def _search_query(params: list[str], pulls: list[str], roots: list[str]) -> str:
   search(type: ISSUE, query: $q, first: $first, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
-    nodes {{ ... on PullRequest {{ {PULL} }} }}
+    nodes {{ ... on PullRequest {{ {fields} }} }}
   }}
   {' '.join(roots)}
 }}"""
@@ -375,10 +407,11 @@ class GraphQLSource(OnClient):
         slices: list[list[str]] = [list(s) for s in state["slices"]]
         after: str | None = state.get("after")
         held: tuple[list[dict[str, Any]], dict[str, Any] | None] | None = None
+        left: int | None = None  # PRs of the slice not listed yet, once a page of it has said its issueCount
         while slices:
             start, stop = (parse_timestamp(s) for s in slices[0])
             carry = _pending(held[0])[:MORE_PER_REQUEST] if held else []
-            search, data = self._search_graphql(repo, period, start, stop, after, carry)
+            search, data = self._search_graphql(repo, period, start, stop, after, carry, left)
             if held:
                 _apply_more(repo, carry, data)
                 yield ListPage(self._keep(repo, period, held[0]), held[1])
@@ -394,10 +427,12 @@ class GraphQLSource(OnClient):
             nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
             info = search.get("pageInfo") or {}
             if info.get("hasNextPage") and info.get("endCursor"):
+                # after a resume the slice's earlier pages are unknown: counted from the total, an overestimate
+                left = (total if after is None or left is None else left) - len(search.get("nodes") or [])
                 after = str(info["endCursor"])
             else:
                 slices.pop(0)
-                after = None
+                after, left = None, None
             resumed = {"slices": [list(s) for s in slices], "after": after} if slices else None
             if slices and _pending(nodes):
                 held = (nodes, resumed)
@@ -405,15 +440,18 @@ class GraphQLSource(OnClient):
                 yield ListPage(self._keep(repo, period, nodes), resumed)
 
     def _search_graphql(self, repo: str, period: Period, start: datetime, stop: datetime, after: str | None,
-                        carry: list[tuple[dict[str, Any], str]]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """A search page (its `search`) and the whole answer, which holds the `carry` pages (`_more_parts`)."""
+                        carry: list[tuple[dict[str, Any], str]], left: int | None = None,
+                        ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A search page (its `search`) and the whole answer, which holds the `carry` pages (`_more_parts`). When
+        fewer than a page are `left`, the page asks those only, with larger conversation pages (conversation_sizes)."""
         tz = zone(period.tz)
         merged = f"{start.astimezone(tz).isoformat()}..{stop.astimezone(tz).isoformat()}"
         owner, name = repo.split("/", 1)
         params, more, pulls, roots = _more_parts(carry)
-        query = _search_query(params, pulls, roots)
         while True:
-            variables = {**more, "owner": owner, "name": name, "first": self.page_size, "after": after,
+            first = min(self.page_size, left) if left and left > 0 else self.page_size
+            query = _search_query(params, pulls, roots, _pull_fields(*conversation_sizes(first, self.page_size)))
+            variables = {**more, "owner": owner, "name": name, "first": first, "after": after,
                          "q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"}
             try:
                 data = self._query_retrying(query, variables, shrinkable=self.page_size > MIN_PAGE)
