@@ -31,8 +31,9 @@ GraphQL's own budget (PointsBudget). Without a token (GraphQL needs one) or on a
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import requests
@@ -135,6 +136,7 @@ def _search_query(params: list[str], pulls: list[str], roots: list[str], fields:
   search(type: ISSUE, query: $q, first: $first, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
+    edges {{ cursor }}
     nodes {{ ... on PullRequest {{ {fields} }} }}
   }}
   {' '.join(roots)}
@@ -174,6 +176,9 @@ FIRSTS_PER_QUERY = 25
 FIRST_FIELDS = "issueCount nodes { ... on PullRequest { number mergedAt } }"
 
 
+Salvage = Callable[[dict[str, Any], list[dict[str, Any]]], "dict[str, Any] | None"]
+
+
 class GraphQLUnavailable(SourceError):
     """This server or token cannot use GraphQL: the REST source takes over."""
 
@@ -183,7 +188,13 @@ class QueryTimeout(SourceUnavailable):
 
 
 class PartialAnswer(SourceError):
-    """The answer carried `errors` beside its data: some of it is missing."""
+    """The answer carried `errors` beside its data: some of it is missing (`data` and `errors` as answered, when the
+    answer was JSON)."""
+
+    def __init__(self, message: str, data: dict[str, Any] | None = None,
+                 errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.data, self.errors = data, errors or []
 
 
 def graphql_endpoint(api_url: str) -> str:
@@ -362,16 +373,23 @@ class GraphQLSource(OnClient):
         data = answer.get("data")
         if errors or not isinstance(data, dict):
             self.http.stats["partial"] += 1
-            raise PartialAnswer(f"GraphQL errors: {'; '.join(str(e.get('message')) for e in errors[:3])}")
+            raise PartialAnswer(f"GraphQL errors: {'; '.join(str(e.get('message')) for e in errors[:3])}",
+                                data if isinstance(data, dict) else None, errors)
         return data
 
-    def _query_retrying(self, query: str, variables: dict[str, Any], *, shrinkable: bool = False) -> dict[str, Any]:
+    def _query_retrying(self, query: str, variables: dict[str, Any], *, shrinkable: bool = False,
+                        salvage: Salvage | None = None) -> dict[str, Any]:
         """`query`, asked again (with backoff) while GitHub leaves parts of the answer out or gives up on it.
-        A `shrinkable` query's timeout goes to the caller instead, which can ask for a smaller page."""
+        A `shrinkable` query's timeout goes to the caller instead, which can ask for a smaller page. `salvage`
+        may make a partial answer whole for less than the query again (None: it cannot)."""
         for attempt in range(self.http.max_tries):
             try:
                 return self.query(query, variables)
             except (PartialAnswer, QueryTimeout) as exc:
+                if salvage is not None and isinstance(exc, PartialAnswer) and exc.data is not None:
+                    whole = salvage(exc.data, exc.errors)
+                    if whole is not None:
+                        return whole
                 if attempt + 1 == self.http.max_tries or (shrinkable and isinstance(exc, QueryTimeout)):
                     raise
                 self.http.wait(self.http.backoff(attempt), f"GraphQL answer ({exc})")
@@ -448,13 +466,16 @@ class GraphQLSource(OnClient):
         merged = f"{start.astimezone(tz).isoformat()}..{stop.astimezone(tz).isoformat()}"
         owner, name = repo.split("/", 1)
         params, more, pulls, roots = _more_parts(carry)
+        q = f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"
         while True:
             first = min(self.page_size, left) if left and left > 0 else self.page_size
-            query = _search_query(params, pulls, roots, _pull_fields(*conversation_sizes(first, self.page_size)))
-            variables = {**more, "owner": owner, "name": name, "first": first, "after": after,
-                         "q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"}
+            fields = _pull_fields(*conversation_sizes(first, self.page_size))
+            query = _search_query(params, pulls, roots, fields)
+            variables = {**more, "owner": owner, "name": name, "first": first, "after": after, "q": q}
+
+            salvage = partial(self._salvaged, repo, q, after, fields)
             try:
-                data = self._query_retrying(query, variables, shrinkable=self.page_size > MIN_PAGE)
+                data = self._query_retrying(query, variables, shrinkable=self.page_size > MIN_PAGE, salvage=salvage)
             except QueryTimeout:
                 if self.page_size <= MIN_PAGE:
                     raise
@@ -471,6 +492,50 @@ class GraphQLSource(OnClient):
             # out again and shrinks again: at most one extra request per shrunk page that passed.
             self.page_size = min(self.full_page, self.page_size * 2)
             return search, data
+
+    def _salvaged(self, repo: str, q: str, after: str | None, fields: str, data: dict[str, Any],
+                  errors: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """A listing page GitHub answered but for some of its PRs (every error's path is `search.nodes.<i>...`), made
+        whole by asking those PRs again, each a `search(first: 1)` after the cursor before it, all in one query: a
+        retry of a node or two instead of the page, with the first further pages of the PRs it did bring. None when the
+        errors are elsewhere or a cursor is missing."""
+        search = data.get("search")
+        if not isinstance(search, dict) or not errors:
+            return None
+        nodes, edges = list(search.get("nodes") or []), search.get("edges") or []
+        missing: set[int] = set()
+        for error in errors:
+            path = error.get("path") or []
+            if len(path) < 3 or path[:2] != ["search", "nodes"] or not isinstance(path[2], int) \
+                    or not 0 <= path[2] < len(nodes):
+                return None
+            missing.add(path[2])
+        wanted = sorted(missing)
+        cursors = [after if i == 0 else (edges[i - 1] or {}).get("cursor") if i - 1 < len(edges) else None
+                   for i in wanted]
+        if any(c is None for i, c in zip(wanted, cursors, strict=True) if i > 0):
+            return None
+        # The PRs the page did bring: their further pages ride along, as they would in the next page's query.
+        carry = _pending([n for n in nodes if isinstance(n, dict)])[:MORE_PER_REQUEST]
+        params, variables, pulls, roots = _more_parts(carry)
+        asked = " ".join(f"m{k}: search(type: ISSUE, query: $q, first: 1, after: $m{k}) "
+                         f"{{ nodes {{ ... on PullRequest {{ {fields} }} }} }}" for k in range(len(wanted)))
+        declared = "".join(f", {p}" for p in [*params, *(f"$m{k}: String" for k in range(len(wanted)))])
+        owner, name = repo.split("/", 1)
+        answer = self._query_retrying(
+            f"query($owner: String!, $name: String!, $q: String!{declared}) {{ {RATE} "
+            f"repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }} {asked} "
+            f"{' '.join(roots)} }}",
+            {**variables, "owner": owner, "name": name, "q": q, **{f"m{k}": c for k, c in enumerate(cursors)}})
+        for k, i in enumerate(wanted):
+            got = [n for n in (answer.get(f"m{k}") or {}).get("nodes") or [] if isinstance(n, dict)]
+            if not got:
+                return None
+            nodes[i] = got[0]
+        _apply_more(repo, carry, answer)
+        self.http.stats["salvaged_nodes"] += len(wanted)
+        log.info("GitHub left %d PRs out of a listing page: asked for those alone", len(wanted))
+        return {**data, "search": {**search, "nodes": nodes}}
 
     def _keep(self, repo: str, period: Period, nodes: list[dict[str, Any]]) -> list[PullRef]:
         """Finish the nodes (further files and reviews pages), keep them for get(), return their refs."""
