@@ -435,13 +435,10 @@ class GraphQLSource(OnClient):
                 yield ListPage(self._keep(repo, period, held[0]), held[1])
                 held = None
             total = int(search.get("issueCount") or 0)
-            if after is None and total > SEARCH_CAP and stop > start:
-                parts = -(-total // (SEARCH_CAP * 4 // 5))  # aim at 80% of the cap: merges are not uniform
-                log.info("search %s..%s has %d results: %d slices", start, stop, total, parts)
-                slices[:1] = _split(start, stop, parts)
+            cut = _cut(start, stop, total) if after is None else None
+            if cut:
+                slices[:1] = cut
                 continue
-            if after is None and total > SEARCH_CAP:
-                log.warning("%d PRs merged within one second at %s: only %d can be listed", total, start, SEARCH_CAP)
             nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
             info = search.get("pageInfo") or {}
             if info.get("hasNextPage") and info.get("endCursor"):
@@ -500,21 +497,11 @@ class GraphQLSource(OnClient):
         retry of a node or two instead of the page, with the first further pages of the PRs it did bring. None when the
         errors are elsewhere or a cursor is missing."""
         search = data.get("search")
-        if not isinstance(search, dict) or not errors:
+        located = _missing_nodes(search, errors, after) if isinstance(search, dict) else None
+        if not isinstance(search, dict) or located is None:
             return None
-        nodes, edges = list(search.get("nodes") or []), search.get("edges") or []
-        missing: set[int] = set()
-        for error in errors:
-            path = error.get("path") or []
-            if len(path) < 3 or path[:2] != ["search", "nodes"] or not isinstance(path[2], int) \
-                    or not 0 <= path[2] < len(nodes):
-                return None
-            missing.add(path[2])
-        wanted = sorted(missing)
-        cursors = [after if i == 0 else (edges[i - 1] or {}).get("cursor") if i - 1 < len(edges) else None
-                   for i in wanted]
-        if any(c is None for i, c in zip(wanted, cursors, strict=True) if i > 0):
-            return None
+        wanted, cursors = located
+        nodes = list(search.get("nodes") or [])
         # The PRs the page did bring: their further pages ride along, as they would in the next page's query.
         carry = _pending([n for n in nodes if isinstance(n, dict)])[:MORE_PER_REQUEST]
         params, variables, pulls, roots = _more_parts(carry)
@@ -649,13 +636,7 @@ class GraphQLSource(OnClient):
             batch, asked = todo[:SLICES_PER_QUERY], waiting[:FIRSTS_PER_QUERY]
             todo, waiting = todo[len(batch):], waiting[len(asked):]
             data = self._query_retrying(*_history_query(repo, tz, fields, batch, asked, before))
-            for i, login in enumerate(asked):
-                search = data.get(f"a{i}")
-                if not isinstance(search, dict):
-                    raise SourceError(f"GitHub answered no first-merge search for {login} in {repo}")
-                if int(search.get("issueCount") or 0):
-                    nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
-                    first[login] = str(nodes[0].get("mergedAt") or "") if nodes else ""
+            first.update(_first_merges_in(repo, data, asked))
             more: list[Slice] = []
             for i, (low, high, after) in enumerate(batch):
                 search = data.get(f"s{i}")
@@ -842,6 +823,50 @@ def _apply_more(repo: str, batch: list[tuple[dict[str, Any], str]], data: dict[s
             raise SourceError(f"GitHub answered no {field} page for {_named(holder)} of {repo}")
         holder[field]["nodes"] = [*(holder[field].get("nodes") or []), *(more.get("nodes") or [])]
         holder[field]["pageInfo"] = more.get("pageInfo") or {}
+
+
+def _missing_nodes(search: dict[str, Any], errors: list[dict[str, Any]],
+                   after: str | None) -> tuple[list[int], list[str | None]] | None:
+    """The page positions the errors name (`search.nodes.<i>...`) and the cursor before each (the page's `after` for
+    the first), or None when an error is elsewhere or a cursor is not there."""
+    nodes, edges = search.get("nodes") or [], search.get("edges") or []
+    missing: set[int] = set()
+    for error in errors:
+        path = error.get("path") or []
+        if len(path) < 3 or path[:2] != ["search", "nodes"] or not isinstance(path[2], int) \
+                or not 0 <= path[2] < len(nodes):
+            return None
+        missing.add(path[2])
+    wanted = sorted(missing)
+    cursors = [after if i == 0 else (edges[i - 1] or {}).get("cursor") if i - 1 < len(edges) else None
+               for i in wanted]
+    if not wanted or any(c is None for i, c in zip(wanted, cursors, strict=True) if i > 0):
+        return None
+    return wanted, cursors
+
+
+def _first_merges_in(repo: str, data: dict[str, Any], logins: list[str]) -> dict[str, str]:
+    """login -> first merge, from the answer's `a<i>` searches, for the logins that merged before (issueCount)."""
+    first: dict[str, str] = {}
+    for i, login in enumerate(logins):
+        search = data.get(f"a{i}")
+        if not isinstance(search, dict):
+            raise SourceError(f"GitHub answered no first-merge search for {login} in {repo}")
+        if int(search.get("issueCount") or 0):
+            nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
+            first[login] = str(nodes[0].get("mergedAt") or "") if nodes else ""
+    return first
+
+
+def _cut(start: datetime, stop: datetime, total: int) -> list[list[str]] | None:
+    """A slice's first page says `total`: past the search cap, the slices it is cut into (None: it is listed)."""
+    if total > SEARCH_CAP and stop > start:
+        parts = -(-total // (SEARCH_CAP * 4 // 5))  # aim at 80% of the cap: merges are not uniform
+        log.info("search %s..%s has %d results: %d slices", start, stop, total, parts)
+        return _split(start, stop, parts)
+    if total > SEARCH_CAP:
+        log.warning("%d PRs merged within one second at %s: only %d can be listed", total, start, SEARCH_CAP)
+    return None
 
 
 def _has_more(holder: dict[str, Any], field: str) -> bool:
