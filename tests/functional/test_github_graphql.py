@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
@@ -12,9 +12,16 @@ import yaml
 from moto import mock_aws
 from prhub.cloud.cache import DynamoCache
 from prhub.core.errors import RetryLater, SourceError
-from prhub.core.models import FileChange, PullRequest, Review
+from prhub.core.models import Comment, FileChange, PullRequest, Review, ReviewThread
 from prhub.core.period import Period
-from prhub.sources.graphql import GraphQLSource, needs_diff
+from prhub.sources.graphql import (
+    ISSUE_COMMENTS,
+    REPLIES,
+    THREADS,
+    GraphQLSource,
+    conversation_sizes,
+    needs_diff,
+)
 from prhub.sources.http import CacheEtags, MemoryEtagCache
 
 from tests.fakes import FakeGitHub
@@ -143,6 +150,50 @@ def test_files_and_reviews_beyond_the_first_page_are_fetched_only_for_the_prs_th
     assert len(loaded[502].reviews) == 130
     assert gh.counts["files"] >= 1  # 501: too many files for the diff media type, /files instead
 
+
+
+def test_a_pages_further_pages_ride_along_in_the_next_pages_query() -> None:
+    # Two pages of 5; one busy PR on each (130 reviews: a second reviews page). The first page's follow-up is asked
+    # in the second page's query, so only the last page's own follow-up is a request of its own: 3, not 4.
+    busy = {102, 107}
+    pulls = [pull(100 + i, 37 * i + 1, reviews=[Review(f"r{k}", "COMMENTED") for k in range(130 if 100 + i in busy
+                                                                                            else 2)])
+             for i in range(10)]
+    with FakeGitHub(pulls, REPO) as gh:
+        source = source_for(gh, page_size=5)
+        pages = list(source.list_pages(REPO, WEEK))
+        assert gh.counts["graphql"] == 2 + 1
+        loaded = {ref.number: source.get(REPO, ref) for page in pages for ref in page.refs}
+        # A planner that stops after the held first page resumes at the second, and lists each PR once.
+        first = next(source_for(gh, page_size=5).list_pages(REPO, WEEK))
+        rest = list(source_for(gh, page_size=5).list_pages(REPO, WEEK, json.loads(json.dumps(first.resume))))
+    assert [[r.number for r in page.refs] for page in pages] == [[100, 101, 102, 103, 104], [105, 106, 107, 108, 109]]
+    assert {n: len(pr.reviews) for n, pr in loaded.items()} == {n: 130 if n in busy else 2 for n in range(100, 110)}
+    assert [r.number for page in [first, *rest] for r in page.refs] == list(range(100, 110))
+    assert first.resume is not None and rest[-1].resume is None
+
+
+def test_a_slices_short_last_page_reads_a_busy_conversation_without_a_follow_up() -> None:
+    # Pages of 5 and 7 PRs: the second page asks the 2 left (the first page's issueCount said 7), and with the
+    # points and nodes of a page of 5 it reads 30 threads and 45 comments whole (beyond the standard 20 and 30), so
+    # the listing is its 2 pages. In a page of 10 (no short last page) the same PR needs a follow-up.
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    threads = [ReviewThread(f"pkg/f{t}.py", tuple(Comment(f"r{k}", f"point {t}.{k}", at) for k in range(8)), False,
+                            line=t + 1) for t in range(30)]
+    talk = [Comment(f"c{k}", f"comment {k}", at) for k in range(45)]
+    pulls = [pull(100 + i, 37 * i + 1, **({"review_threads": threads, "comments": talk} if i == 6 else {}))
+             for i in range(7)]
+    with FakeGitHub(pulls, REPO) as gh:
+        source = source_for(gh, page_size=5)
+        refs = source.list_merged(REPO, WEEK)
+        assert gh.counts["graphql"] == 2
+        busy = source.get(REPO, refs[-1])
+        gh.reset_counts()
+        source_for(gh, page_size=10).list_merged(REPO, WEEK)  # one page of 10: a follow-up for the busy PR
+        assert gh.counts["graphql"] == 2
+    assert conversation_sizes(2, 5) > conversation_sizes(5, 5) == (THREADS, REPLIES, ISSUE_COMMENTS)
+    assert [len(t.comments) for t in busy.review_threads] == [8] * 30 and len(busy.comments) == 45
+    assert [c.body for t in busy.review_threads for c in t.comments] == [c.body for t in threads for c in t.comments]
 
 def test_more_than_a_thousand_results_are_sliced_and_listed_completely() -> None:
     start = WEEK.start_utc + timedelta(hours=1)

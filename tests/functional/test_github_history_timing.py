@@ -25,4 +25,6 @@ def test_graphql_history_entries_carry_opening_and_first_review() -> None:
         assert entries[pr.number]["created_at"] == format_timestamp(pr.created_at)
         assert entries[pr.number]["first_review_at"] == format_timestamp(first)
         assert "promises" not in entries[pr.number]  # no review text in GraphQL's history listing
-    assert points <= 6  # the comparison span's one page (labels, files, reviews) and the first-merge query
+    # One query: the four comparison weeks' slices (1 + 100 labels + 100 files + 100 reviews requests each) and the
+    # first merges (1 each): (4 x 301 + 3) / 100 = 12 points, the reviews' 4 of them.
+    assert points <= 12 and gh.counts["graphql"] == 1

@@ -31,15 +31,16 @@ GraphQL's own budget (PointsBudget). Without a token (GraphQL needs one) or on a
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import requests
 
 from prhub.cloud import metrics, secrets, tracing
 from prhub.core.errors import SourceError, SourceUnavailable
-from prhub.core.history import History, Tagger, comparison_span, history_entry
+from prhub.core.history import COMPARISONS, History, Tagger, comparison_span, history_entry
 from prhub.core.models import Comment, FileChange, PullRef, PullRequest, Review, ReviewThread
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.engine.changes import is_generated
@@ -80,29 +81,67 @@ COMMENTS = f"{PAGE_INFO} nodes {{ author {{ {ACTOR} }} body createdAt url }}"
 # PRs may have THREADS threads of REPLIES comments, so the page costs 1 + 6 x 100 + 100 x THREADS requests / 100
 # = 26 points (docs/github.md); a PR or thread with more gets its further pages in a follow-up query.
 THREADS, REPLIES, ISSUE_COMMENTS = 20, 10, 30
-THREAD = f"id isResolved isOutdated path line originalLine comments(first: {REPLIES}) {{ {COMMENTS} }}"
-THREADS_PAGE = f"{PAGE_INFO} nodes {{ {THREAD} }}"
-PULL = f"""number title body url createdAt mergedAt baseRefName headRefOid additions deletions changedFiles
+# A slice's last page, whose length the earlier pages' `issueCount` tells, asks only the PRs left and spends what the
+# page would have cost on larger conversation pages (the largest of these within both the nodes and the points of a
+# page of the page size), so a busy PR there needs no follow-up query: (threads, replies per thread, issue comments).
+CONVERSATION_SIZES = ((THREADS, REPLIES, ISSUE_COMMENTS), (30, 10, 50), (50, 20, 60), (100, 20, 100), (100, 50, 100),
+                      (100, 100, 100))
+
+
+def _thread_fields(replies: int) -> str:
+    return f"id isResolved isOutdated path line originalLine comments(first: {replies}) {{ {COMMENTS} }}"
+
+
+def _pull_fields(threads: int = THREADS, replies: int = REPLIES, comments: int = ISSUE_COMMENTS) -> str:
+    return f"""number title body url createdAt mergedAt baseRefName headRefOid additions deletions changedFiles
       author {{ {ACTOR} }} mergedBy {{ {ACTOR} }}
       mergeCommit {{ oid message }}
       labels(first: 100) {{ nodes {{ name }} }}
       commits(first: 1) {{ totalCount }}
       reviews(first: 100) {{ {REVIEWS} }}
       files(first: 100) {{ {FILES} }}
-      reviewThreads(first: {THREADS}) {{ {THREADS_PAGE} }}
-      comments(first: {ISSUE_COMMENTS}) {{ {COMMENTS} }}"""
+      reviewThreads(first: {threads}) {{ {PAGE_INFO} nodes {{ {_thread_fields(replies)} }} }}
+      comments(first: {comments}) {{ {COMMENTS} }}"""
+
+
+def _pull_nodes(threads: int, replies: int, comments: int) -> int:
+    """Nodes one PR of a listing page asks: itself, labels, commits, reviews, files, threads, replies, comments."""
+    return 1 + 100 + 1 + 100 + 100 + threads + threads * replies + comments
+
+
+def conversation_sizes(first: int, page: int) -> tuple[int, int, int]:
+    """The conversation's first pages for a listing page of `first` PRs where the page size is `page`: the standard
+    ones, or larger ones when fewer PRs are left than a page holds, within that page's nodes and points (each PR's
+    labels, commits, reviews, files, threads and comments connections, and its threads' replies: 6 + threads)."""
+    nodes, points = page * _pull_nodes(THREADS, REPLIES, ISSUE_COMMENTS), page * (6 + THREADS)
+    fits = [size for size in CONVERSATION_SIZES
+            if first * _pull_nodes(*size) <= nodes and first * (6 + size[0]) <= points]
+    return fits[-1] if fits else CONVERSATION_SIZES[0]
+
+
+THREADS_PAGE = f"{PAGE_INFO} nodes {{ {_thread_fields(REPLIES)} }}"
+PULL = _pull_fields()
 # A connection's further pages, by field: what a follow-up query selects of each.
 MORE_FIELDS = {"files": FILES, "reviews": REVIEWS, "reviewThreads": THREADS_PAGE, "comments": COMMENTS}
 RATE = "rateLimit { cost remaining resetAt limit }"
-SEARCH_QUERY = f"""query($owner: String!, $name: String!, $q: String!, $first: Int!, $after: String) {{
+
+
+def _search_query(params: list[str], pulls: list[str], roots: list[str], fields: str = PULL) -> str:
+    """A listing page (each PR's `fields`), with further pages of the previous page's PRs (`_more_parts`) riding
+    along."""
+    extra = "".join(f", {p}" for p in params)
+    return f"""query($owner: String!, $name: String!, $q: String!, $first: Int!, $after: String{extra}) {{
   {RATE}
-  repository(owner: $owner, name: $name) {{ nameWithOwner }}
+  repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }}
   search(type: ISSUE, query: $q, first: $first, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
-    nodes {{ ... on PullRequest {{ {PULL} }} }}
+    edges {{ cursor }}
+    nodes {{ ... on PullRequest {{ {fields} }} }}
   }}
+  {' '.join(roots)}
 }}"""
+
 ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
   {RATE}
   repository(owner: $owner, name: $name) {{ pullRequest(number: $number) {{ {PULL} }} }}
@@ -116,21 +155,18 @@ ONE_QUERY = f"""query($owner: String!, $name: String!, $number: Int!) {{
 EARLIER_REVIEWS = 10  # a PR's first reviews: enough to find the first by a person past the review bots
 
 
-def _listing_query(more: str = "") -> str:
-    return f"""query($q: String!, $first: Int!, $after: String) {{
-  {RATE}
-  search(type: ISSUE, query: $q, first: $first, after: $after) {{
-    issueCount
-    pageInfo {{ hasNextPage endCursor }}
-    nodes {{ ... on PullRequest {{ number title url mergedAt author {{ {ACTOR} }}
-      labels(first: 100) {{ nodes {{ name }} }} files(first: 100) {{ nodes {{ path }} }} {more}}} }}
-  }}
-}}"""
+LISTED = f"number title url mergedAt author {{ {ACTOR} }} labels(first: 100) {{ nodes {{ name }} }} " \
+         f"files(first: 100) {{ nodes {{ path }} }}"
+EARLIER_FIELDS = f"{LISTED} createdAt reviews(first: {EARLIER_REVIEWS}) " \
+                 f"{{ nodes {{ state submittedAt author {{ {ACTOR} }} }} }}"
+RECORD_FIELDS = LISTED  # the dashboard's record (Source.record) reads no timing: no reviews' point
+# History and record listings ask several search slices in one query (aliases `s0`, `s1`, ...), each a page of 100:
+# a week's four comparison periods come in one round trip instead of a page of 100 after another, and a year past the
+# search cap in a few. A slice of EARLIER_FIELDS asks 100 x (1 + 100 + 100 + 10) = 21,100 nodes, so the query stays
+# far under the 500,000-node limit; it costs what its slices cost apart (points add up per connection).
+SLICES_PER_QUERY = 10
+Slice = tuple[datetime, datetime, str | None]  # a search slice's merge times (inclusive) and the cursor it is at
 
-
-EARLIER_QUERY = _listing_query(
-    f"createdAt reviews(first: {EARLIER_REVIEWS}) {{ nodes {{ state submittedAt author {{ {ACTOR} }} }} }} ")
-RECORD_QUERY = _listing_query()  # the dashboard's record (Source.record) reads no timing: no reviews' point
 
 # Each alias is one search connection of first 1: 25 cost 1 point and ask for 25 nodes, far within the
 # 500,000-node limit. GitHub documents no alias limit; its secondary limits count a query (not its aliases) as
@@ -138,6 +174,9 @@ RECORD_QUERY = _listing_query()  # the dashboard's record (Source.record) reads 
 # minute is not documented: 25 stays below it even if it does.
 FIRSTS_PER_QUERY = 25
 FIRST_FIELDS = "issueCount nodes { ... on PullRequest { number mergedAt } }"
+
+
+Salvage = Callable[[dict[str, Any], list[dict[str, Any]]], "dict[str, Any] | None"]
 
 
 class GraphQLUnavailable(SourceError):
@@ -149,7 +188,13 @@ class QueryTimeout(SourceUnavailable):
 
 
 class PartialAnswer(SourceError):
-    """The answer carried `errors` beside its data: some of it is missing."""
+    """The answer carried `errors` beside its data: some of it is missing (`data` and `errors` as answered, when the
+    answer was JSON)."""
+
+    def __init__(self, message: str, data: dict[str, Any] | None = None,
+                 errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.data, self.errors = data, errors or []
 
 
 def graphql_endpoint(api_url: str) -> str:
@@ -328,16 +373,23 @@ class GraphQLSource(OnClient):
         data = answer.get("data")
         if errors or not isinstance(data, dict):
             self.http.stats["partial"] += 1
-            raise PartialAnswer(f"GraphQL errors: {'; '.join(str(e.get('message')) for e in errors[:3])}")
+            raise PartialAnswer(f"GraphQL errors: {'; '.join(str(e.get('message')) for e in errors[:3])}",
+                                data if isinstance(data, dict) else None, errors)
         return data
 
-    def _query_retrying(self, query: str, variables: dict[str, Any], *, shrinkable: bool = False) -> dict[str, Any]:
+    def _query_retrying(self, query: str, variables: dict[str, Any], *, shrinkable: bool = False,
+                        salvage: Salvage | None = None) -> dict[str, Any]:
         """`query`, asked again (with backoff) while GitHub leaves parts of the answer out or gives up on it.
-        A `shrinkable` query's timeout goes to the caller instead, which can ask for a smaller page."""
+        A `shrinkable` query's timeout goes to the caller instead, which can ask for a smaller page. `salvage`
+        may make a partial answer whole for less than the query again (None: it cannot)."""
         for attempt in range(self.http.max_tries):
             try:
                 return self.query(query, variables)
             except (PartialAnswer, QueryTimeout) as exc:
+                if salvage is not None and isinstance(exc, PartialAnswer) and exc.data is not None:
+                    whole = salvage(exc.data, exc.errors)
+                    if whole is not None:
+                        return whole
                 if attempt + 1 == self.http.max_tries or (shrinkable and isinstance(exc, QueryTimeout)):
                     raise
                 self.http.wait(self.http.backoff(attempt), f"GraphQL answer ({exc})")
@@ -362,41 +414,65 @@ class GraphQLSource(OnClient):
         yield ListPage(self.rest.list_merged(repo, period), None)
 
     def _search_pages(self, repo: str, period: Period, resume: dict[str, Any] | None) -> Iterator[ListPage]:
-        """Search pages, sliced below the search cap; every PR they yield is kept for get()."""
+        """Search pages, sliced below the search cap; every PR they yield is kept for get().
+
+        A page whose PRs have further pages (files, reviews, threads, comments) is held until the next page is
+        asked, and the first MORE_PER_REQUEST of those further pages ride along in that page's query: a page's
+        follow-up costs a request of its own only on the listing's last page (or past MORE_PER_REQUEST). A held
+        page is yielded with its own resume state, so a planner that stops after it lists the next page again."""
         end = period.end_utc - timedelta(seconds=1)  # search ranges are inclusive at both ends
         state = resume or {"slices": [[format_timestamp(period.start_utc), format_timestamp(end)]], "after": None}
         slices: list[list[str]] = [list(s) for s in state["slices"]]
         after: str | None = state.get("after")
+        held: tuple[list[dict[str, Any]], dict[str, Any] | None] | None = None
+        left: int | None = None  # PRs of the slice not listed yet, once a page of it has said its issueCount
         while slices:
             start, stop = (parse_timestamp(s) for s in slices[0])
-            search = self._search_graphql(repo, period, start, stop, after)
+            carry = _pending(held[0])[:MORE_PER_REQUEST] if held else []
+            search, data = self._search_graphql(repo, period, start, stop, after, carry, left)
+            if held:
+                _apply_more(repo, carry, data)
+                yield ListPage(self._keep(repo, period, held[0]), held[1])
+                held = None
             total = int(search.get("issueCount") or 0)
-            if after is None and total > SEARCH_CAP and stop > start:
-                parts = -(-total // (SEARCH_CAP * 4 // 5))  # aim at 80% of the cap: merges are not uniform
-                log.info("search %s..%s has %d results: %d slices", start, stop, total, parts)
-                slices[:1] = _split(start, stop, parts)
+            cut = _cut(start, stop, total) if after is None else None
+            if cut:
+                slices[:1] = cut
                 continue
-            if after is None and total > SEARCH_CAP:
-                log.warning("%d PRs merged within one second at %s: only %d can be listed", total, start, SEARCH_CAP)
-            refs = self._keep(repo, period, [n for n in search.get("nodes") or [] if isinstance(n, dict)])
+            nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
             info = search.get("pageInfo") or {}
             if info.get("hasNextPage") and info.get("endCursor"):
+                # after a resume the slice's earlier pages are unknown: counted from the total, an overestimate
+                left = (total if after is None or left is None else left) - len(search.get("nodes") or [])
                 after = str(info["endCursor"])
             else:
                 slices.pop(0)
-                after = None
-            yield ListPage(refs, {"slices": slices, "after": after} if slices else None)
+                after, left = None, None
+            resumed = {"slices": [list(s) for s in slices], "after": after} if slices else None
+            if slices and _pending(nodes):
+                held = (nodes, resumed)
+            else:
+                yield ListPage(self._keep(repo, period, nodes), resumed)
 
-    def _search_graphql(self, repo: str, period: Period, start: datetime, stop: datetime,
-                     after: str | None) -> dict[str, Any]:
+    def _search_graphql(self, repo: str, period: Period, start: datetime, stop: datetime, after: str | None,
+                        carry: list[tuple[dict[str, Any], str]], left: int | None = None,
+                        ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A search page (its `search`) and the whole answer, which holds the `carry` pages (`_more_parts`). When
+        fewer than a page are `left`, the page asks those only, with larger conversation pages (conversation_sizes)."""
         tz = zone(period.tz)
         merged = f"{start.astimezone(tz).isoformat()}..{stop.astimezone(tz).isoformat()}"
         owner, name = repo.split("/", 1)
+        params, more, pulls, roots = _more_parts(carry)
+        q = f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"
         while True:
-            variables = {"owner": owner, "name": name, "first": self.page_size, "after": after,
-                         "q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"}
+            first = min(self.page_size, left) if left and left > 0 else self.page_size
+            fields = _pull_fields(*conversation_sizes(first, self.page_size))
+            query = _search_query(params, pulls, roots, fields)
+            variables = {**more, "owner": owner, "name": name, "first": first, "after": after, "q": q}
+
+            salvage = partial(self._salvaged, repo, q, after, fields)
             try:
-                data = self._query_retrying(SEARCH_QUERY, variables, shrinkable=self.page_size > MIN_PAGE)
+                data = self._query_retrying(query, variables, shrinkable=self.page_size > MIN_PAGE, salvage=salvage)
             except QueryTimeout:
                 if self.page_size <= MIN_PAGE:
                     raise
@@ -412,7 +488,41 @@ class GraphQLSource(OnClient):
             # range many more pages (and points) than the one timeout did. A range that stays heavy times
             # out again and shrinks again: at most one extra request per shrunk page that passed.
             self.page_size = min(self.full_page, self.page_size * 2)
-            return search
+            return search, data
+
+    def _salvaged(self, repo: str, q: str, after: str | None, fields: str, data: dict[str, Any],
+                  errors: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """A listing page GitHub answered but for some of its PRs (every error's path is `search.nodes.<i>...`), made
+        whole by asking those PRs again, each a `search(first: 1)` after the cursor before it, all in one query: a
+        retry of a node or two instead of the page, with the first further pages of the PRs it did bring. None when the
+        errors are elsewhere or a cursor is missing."""
+        search = data.get("search")
+        located = _missing_nodes(search, errors, after) if isinstance(search, dict) else None
+        if not isinstance(search, dict) or located is None:
+            return None
+        wanted, cursors = located
+        nodes = list(search.get("nodes") or [])
+        # The PRs the page did bring: their further pages ride along, as they would in the next page's query.
+        carry = _pending([n for n in nodes if isinstance(n, dict)])[:MORE_PER_REQUEST]
+        params, variables, pulls, roots = _more_parts(carry)
+        asked = " ".join(f"m{k}: search(type: ISSUE, query: $q, first: 1, after: $m{k}) "
+                         f"{{ nodes {{ ... on PullRequest {{ {fields} }} }} }}" for k in range(len(wanted)))
+        declared = "".join(f", {p}" for p in [*params, *(f"$m{k}: String" for k in range(len(wanted)))])
+        owner, name = repo.split("/", 1)
+        answer = self._query_retrying(
+            f"query($owner: String!, $name: String!, $q: String!{declared}) {{ {RATE} "
+            f"repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }} {asked} "
+            f"{' '.join(roots)} }}",
+            {**variables, "owner": owner, "name": name, "q": q, **{f"m{k}": c for k, c in enumerate(cursors)}})
+        for k, i in enumerate(wanted):
+            got = [n for n in (answer.get(f"m{k}") or {}).get("nodes") or [] if isinstance(n, dict)]
+            if not got:
+                return None
+            nodes[i] = got[0]
+        _apply_more(repo, carry, answer)
+        self.http.stats["salvaged_nodes"] += len(wanted)
+        log.info("GitHub left %d PRs out of a listing page: asked for those alone", len(wanted))
+        return {**data, "search": {**search, "nodes": nodes}}
 
     def _keep(self, repo: str, period: Period, nodes: list[dict[str, Any]]) -> list[PullRef]:
         """Finish the nodes (further files and reviews pages), keep them for get(), return their refs."""
@@ -437,28 +547,11 @@ class GraphQLSource(OnClient):
             if not todo:
                 return
             batch = todo[:MORE_PER_REQUEST]
-            pulls, roots, params, variables = [], [], [], {"owner": owner, "name": name}
-            for i, (holder, field) in enumerate(batch):
-                params.append(f"$a{i}: String")
-                variables[f"a{i}"] = holder[field]["pageInfo"]["endCursor"]
-                page = f"{field}(first: 100, after: $a{i}) {{ {MORE_FIELDS[field]} }}"
-                if "number" in holder:
-                    pulls.append(f"p{i}: pullRequest(number: {int(holder['number'])}) {{ {page} }}")
-                else:  # a review thread
-                    params.append(f"$t{i}: ID!")
-                    variables[f"t{i}"] = str(holder["id"])
-                    roots.append(f"p{i}: node(id: $t{i}) {{ ... on PullRequestReviewThread {{ {page} }} }}")
+            params, variables, pulls, roots = _more_parts(batch)
             query = (f"query($owner: String!, $name: String!, {', '.join(params)}) {{ {RATE} "
                      f"repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }} "
                      f"{' '.join(roots)} }}")
-            data = self._query_retrying(query, variables)
-            repository = data.get("repository") or {}
-            for i, (holder, field) in enumerate(batch):
-                more = ((repository if "number" in holder else data).get(f"p{i}") or {}).get(field)
-                if not isinstance(more, dict):
-                    raise SourceError(f"GitHub answered no {field} page for {_named(holder)} of {repo}")
-                holder[field]["nodes"] = [*(holder[field].get("nodes") or []), *(more.get("nodes") or [])]
-                holder[field]["pageInfo"] = more.get("pageInfo") or {}
+            _apply_more(repo, batch, self._query_retrying(query, {**variables, "owner": owner, "name": name}))
 
     def _pull(self, node: dict[str, Any]) -> PullRequest:
         files = [_file_change(f) for f in _nodes(node, "files")][:FILES_CAP]
@@ -489,21 +582,26 @@ class GraphQLSource(OnClient):
 
     @tracing.traced("github history")
     def history(self, repo: str, period: Period, authors: Iterable[str], tag: Tagger) -> History:
-        """The comparison periods' PRs from one listing over their whole span (modules by `tag` from titles,
-        labels and paths), and the authors' first merges FIRSTS_PER_QUERY to a query: per login one search
-        `author:L merged:<=T sort:created-asc` with `first: 1`, whose `issueCount` says whether they merged
-        before and whose node (their oldest PR) gives the date. GitHub's search cannot sort by merge time:
-        the date is the merge of their first-opened PR, which may not be their first merge.
-        A display name (an export's or a co-author trailer's) cannot be searched: recorded as not new."""
+        """The comparison periods' PRs (modules by `tag` from titles, labels and paths), one search slice per
+        period, and beside them in the same queries the authors' first merges, FIRSTS_PER_QUERY to a query: per
+        login one search `author:L merged:<=T sort:created-asc` with `first: 1`, whose `issueCount` says whether
+        they merged before and whose node (their oldest PR) gives the date. A week's history is one request.
+        GitHub's search cannot sort by merge time: the date is the merge of their first-opened PR, which may not
+        be their first merge. A display name (an export's or a co-author trailer's) cannot be searched: recorded
+        as not new."""
         if not self.graphql:
             return self.rest.history(repo, period, authors, tag)
+        wanted = sorted({a.lower() for a in authors})
+        logins = [name for name in wanted if LOGIN.match(name)]
+        before = format_timestamp(period.start_utc - timedelta(seconds=1))
+        slices = [(p.start_utc, p.end_utc - timedelta(seconds=1)) for p in period.previous(COMPARISONS)]
         try:
-            earlier = self._listed(repo, comparison_span(period), tag, EARLIER_QUERY)
-            first = self._first_merges(repo, period, authors)
+            earlier, first = self._listed(repo, comparison_span(period), tag, EARLIER_FIELDS, slices, logins, before)
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
             return self.rest.history(repo, period, authors, tag)
-        return History(earlier, first)
+        first.update({name: "" for name in wanted if not LOGIN.match(name)})  # display names: never called new
+        return History(earlier, dict(sorted(first.items())))
 
     @tracing.traced("github record")
     def read_file(self, repo: str, path: str) -> str | None:
@@ -515,41 +613,51 @@ class GraphQLSource(OnClient):
         if not self.graphql:
             return self.rest.record(repo, span, tag)
         try:
-            return History(self._listed(repo, span, tag, RECORD_QUERY), {})
+            return History(self._listed(repo, span, tag, RECORD_FIELDS)[0], {})
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
             return self.rest.record(repo, span, tag)
 
-    def _listed(self, repo: str, span: Period, tag: Tagger, query: str) -> list[dict[str, Any]]:
+    def _listed(self, repo: str, span: Period, tag: Tagger, fields: str,
+                slices: list[tuple[datetime, datetime]] | None = None, logins: Iterable[str] = (),
+                before: str = "") -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The PRs merged in `span` as history entries, read SLICES_PER_QUERY search slices to a query (`slices`,
+        inclusive whole seconds; the whole span when None), and the first merge before `before` of each of
+        `logins`, FIRSTS_PER_QUERY to a query beside them. A slice past the search cap is cut where its first page
+        says so: into slices of at most 80% of the cap, and into as many as a query asks at once when its PRs
+        fill more pages than that, so the cut's pages come in parallel rather than one after another."""
         start, stop = span.start_utc, span.end_utc - timedelta(seconds=1)  # search ranges are inclusive
         tz = zone(span.tz)
-        slices = [(start, stop)]
+        todo: list[Slice] = [(low, high, None) for low, high in slices or [(start, stop)]]
+        waiting = list(logins)
         found: dict[int, PullRequest] = {}
-        while slices:
-            low, high = slices.pop(0)
-            merged = f"{low.astimezone(tz).isoformat()}..{high.astimezone(tz).isoformat()}"
-            variables: dict[str, Any] = {"q": f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc",
-                                         "first": PAGE, "after": None}
-            while True:
-                search = self._query_retrying(query, variables).get("search")
+        first: dict[str, str] = {}
+        while todo or waiting:
+            batch, asked = todo[:SLICES_PER_QUERY], waiting[:FIRSTS_PER_QUERY]
+            todo, waiting = todo[len(batch):], waiting[len(asked):]
+            data = self._query_retrying(*_history_query(repo, tz, fields, batch, asked, before))
+            first.update(_first_merges_in(repo, data, asked))
+            more: list[Slice] = []
+            for i, (low, high, after) in enumerate(batch):
+                search = data.get(f"s{i}")
                 if not isinstance(search, dict):
                     raise SourceError(f"GitHub's search for {repo} answered no results object")
                 total = int(search.get("issueCount") or 0)
-                if variables["after"] is None and total > SEARCH_CAP and high > low:
-                    slices[:0] = [(parse_timestamp(a), parse_timestamp(b))
-                                  for a, b in _split(low, high, -(-total // (SEARCH_CAP * 4 // 5)))]
-                    break
+                if after is None and total > SEARCH_CAP and high > low:
+                    parts = max(-(-total // (SEARCH_CAP * 4 // 5)), min(SLICES_PER_QUERY, -(-total // PAGE)))
+                    more += [(parse_timestamp(a), parse_timestamp(b), None) for a, b in _split(low, high, parts)]
+                    continue
                 for node in search.get("nodes") or []:
                     if isinstance(node, dict) and node.get("mergedAt"):
                         pr = self._history_pull(node)
                         if start <= pr.merged_at <= stop:
                             found[pr.number] = pr
                 info = search.get("pageInfo") or {}
-                if not (info.get("hasNextPage") and info.get("endCursor")):
-                    break
-                variables = {**variables, "after": str(info["endCursor"])}
+                if info.get("hasNextPage") and info.get("endCursor"):
+                    more.append((low, high, str(info["endCursor"])))
+            todo = more + todo
         prs = sorted(found.values(), key=lambda pr: (pr.merged_at, pr.number))
-        return [history_entry(pr, tag(pr)) for pr in prs]
+        return [history_entry(pr, tag(pr)) for pr in prs], first
 
     @staticmethod
     def _history_pull(node: dict[str, Any]) -> PullRequest:
@@ -562,28 +670,6 @@ class GraphQLSource(OnClient):
             created_at=_moment(node.get("createdAt")),
             reviews=[Review(_actor(r.get("author")), str(r.get("state")), "", _moment(r.get("submittedAt")))
                      for r in _nodes(node, "reviews") if r.get("state") != "PENDING"])
-
-    def _first_merges(self, repo: str, period: Period, authors: Iterable[str]) -> dict[str, str]:
-        before = format_timestamp(period.start_utc - timedelta(seconds=1))
-        wanted = sorted({a.lower() for a in authors})
-        first = {name: "" for name in wanted if not LOGIN.match(name)}  # display names: never called new
-        logins = [name for name in wanted if LOGIN.match(name)]
-        for at in range(0, len(logins), FIRSTS_PER_QUERY):
-            batch = logins[at: at + FIRSTS_PER_QUERY]
-            variables = {f"q{i}": f"repo:{repo} is:pr is:merged author:{login} merged:<={before} sort:created-asc"
-                         for i, login in enumerate(batch)}
-            params = ", ".join(f"${name}: String!" for name in variables)
-            fields = " ".join(f"a{i}: search(type: ISSUE, query: $q{i}, first: 1) {{ {FIRST_FIELDS} }}"
-                              for i in range(len(batch)))
-            data = self._query_retrying(f"query({params}) {{ {RATE} {fields} }}", variables)
-            for i, login in enumerate(batch):
-                search = data.get(f"a{i}")
-                if not isinstance(search, dict):
-                    raise SourceError(f"GitHub answered no first-merge search for {login} in {repo}")
-                if int(search.get("issueCount") or 0):
-                    nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
-                    first[login] = str(nodes[0].get("mergedAt") or "") if nodes else ""
-        return dict(sorted(first.items()))
 
     # --- details ------------------------------------------------------------------------------
 
@@ -708,6 +794,81 @@ def _pending(nodes: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
     return todo
 
 
+def _more_parts(batch: list[tuple[dict[str, Any], str]]) -> tuple[list[str], dict[str, Any], list[str], list[str]]:
+    """The aliased fields that ask the next page of each (holder, field) of `batch`: (variable declarations,
+    variables, fields under `repository` (a PR's, by number), fields at the root (a thread's, by `node(id)`))."""
+    params: list[str] = []
+    variables: dict[str, Any] = {}
+    pulls: list[str] = []
+    roots: list[str] = []
+    for i, (holder, field) in enumerate(batch):
+        params.append(f"$a{i}: String")
+        variables[f"a{i}"] = holder[field]["pageInfo"]["endCursor"]
+        page = f"{field}(first: 100, after: $a{i}) {{ {MORE_FIELDS[field]} }}"
+        if "number" in holder:
+            pulls.append(f"p{i}: pullRequest(number: {int(holder['number'])}) {{ {page} }}")
+        else:  # a review thread
+            params.append(f"$t{i}: ID!")
+            variables[f"t{i}"] = str(holder["id"])
+            roots.append(f"p{i}: node(id: $t{i}) {{ ... on PullRequestReviewThread {{ {page} }} }}")
+    return params, variables, pulls, roots
+
+
+def _apply_more(repo: str, batch: list[tuple[dict[str, Any], str]], data: dict[str, Any]) -> None:
+    """Append the further pages an answer to `_more_parts(batch)` holds to their holders' connections, in place."""
+    repository = data.get("repository") or {}
+    for i, (holder, field) in enumerate(batch):
+        more = ((repository if "number" in holder else data).get(f"p{i}") or {}).get(field)
+        if not isinstance(more, dict):
+            raise SourceError(f"GitHub answered no {field} page for {_named(holder)} of {repo}")
+        holder[field]["nodes"] = [*(holder[field].get("nodes") or []), *(more.get("nodes") or [])]
+        holder[field]["pageInfo"] = more.get("pageInfo") or {}
+
+
+def _missing_nodes(search: dict[str, Any], errors: list[dict[str, Any]],
+                   after: str | None) -> tuple[list[int], list[str | None]] | None:
+    """The page positions the errors name (`search.nodes.<i>...`) and the cursor before each (the page's `after` for
+    the first), or None when an error is elsewhere or a cursor is not there."""
+    nodes, edges = search.get("nodes") or [], search.get("edges") or []
+    missing: set[int] = set()
+    for error in errors:
+        path = error.get("path") or []
+        if len(path) < 3 or path[:2] != ["search", "nodes"] or not isinstance(path[2], int) \
+                or not 0 <= path[2] < len(nodes):
+            return None
+        missing.add(path[2])
+    wanted = sorted(missing)
+    cursors = [after if i == 0 else (edges[i - 1] or {}).get("cursor") if i - 1 < len(edges) else None
+               for i in wanted]
+    if not wanted or any(c is None for i, c in zip(wanted, cursors, strict=True) if i > 0):
+        return None
+    return wanted, cursors
+
+
+def _first_merges_in(repo: str, data: dict[str, Any], logins: list[str]) -> dict[str, str]:
+    """login -> first merge, from the answer's `a<i>` searches, for the logins that merged before (issueCount)."""
+    first: dict[str, str] = {}
+    for i, login in enumerate(logins):
+        search = data.get(f"a{i}")
+        if not isinstance(search, dict):
+            raise SourceError(f"GitHub answered no first-merge search for {login} in {repo}")
+        if int(search.get("issueCount") or 0):
+            nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
+            first[login] = str(nodes[0].get("mergedAt") or "") if nodes else ""
+    return first
+
+
+def _cut(start: datetime, stop: datetime, total: int) -> list[list[str]] | None:
+    """A slice's first page says `total`: past the search cap, the slices it is cut into (None: it is listed)."""
+    if total > SEARCH_CAP and stop > start:
+        parts = -(-total // (SEARCH_CAP * 4 // 5))  # aim at 80% of the cap: merges are not uniform
+        log.info("search %s..%s has %d results: %d slices", start, stop, total, parts)
+        return _split(start, stop, parts)
+    if total > SEARCH_CAP:
+        log.warning("%d PRs merged within one second at %s: only %d can be listed", total, start, SEARCH_CAP)
+    return None
+
+
 def _has_more(holder: dict[str, Any], field: str) -> bool:
     conn = holder.get(field) or {}
     if field == "files" and len(conn.get("nodes") or []) >= FILES_CAP:  # GitHub lists no more files than REST
@@ -746,6 +907,27 @@ def _file_change(f: dict[str, Any]) -> FileChange:
     the diff."""
     return FileChange(filename=str(f["path"]), status=STATUS.get(str(f.get("changeType")), "modified"),
                       additions=int(f.get("additions") or 0), deletions=int(f.get("deletions") or 0))
+
+
+def _history_query(repo: str, tz: Any, fields: str, batch: list[Slice],
+                   logins: list[str], before: str) -> tuple[str, dict[str, Any]]:
+    """One query of aliased searches: `s<i>` a page of 100 of each slice (from its cursor), `a<i>` the oldest
+    merged PR of each login before `before`."""
+    params: list[str] = []
+    parts: list[str] = []
+    variables: dict[str, Any] = {}
+    for i, (low, high, after) in enumerate(batch):
+        merged = f"{low.astimezone(tz).isoformat()}..{high.astimezone(tz).isoformat()}"
+        variables[f"q{i}"] = f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"
+        variables[f"c{i}"] = after
+        params += [f"$q{i}: String!", f"$c{i}: String"]
+        parts.append(f"s{i}: search(type: ISSUE, query: $q{i}, first: {PAGE}, after: $c{i}) {{ issueCount "
+                     f"{PAGE_INFO} nodes {{ ... on PullRequest {{ {fields} }} }} }}")
+    for i, login in enumerate(logins):
+        variables[f"f{i}"] = f"repo:{repo} is:pr is:merged author:{login} merged:<={before} sort:created-asc"
+        params.append(f"$f{i}: String!")
+        parts.append(f"a{i}: search(type: ISSUE, query: $f{i}, first: 1) {{ {FIRST_FIELDS} }}")
+    return f"query({', '.join(params)}) {{ {RATE} {' '.join(parts)} }}", variables
 
 
 def _split(start: datetime, stop: datetime, parts: int) -> list[list[str]]:
