@@ -220,6 +220,7 @@ def json_safe(facts: dict[str, Any]) -> dict[str, Any]:
 # "judged": a maintainer's verdict, which a correction changes (prhub judge).
 SCORED_AS = ("title", "summary", "key_points", "risks", "scored_by", "type", "breaking", "breaking_reason", "judged")
 SCORER_AS = ("kind", "model", "prompt_version")
+CURRENT, RELISTED, STALE = "current", "relisted", "stale"  # how a published PR page stands (built)
 
 
 def current(bucket: site.Bucket, base: str, number: int, lang: str, home: str, facts: _Facts,
@@ -228,9 +229,6 @@ def current(bucket: site.Bucket, base: str, number: int, lang: str, home: str, f
     given the PR's report `entry` and that report's `scorer`, as they scored it. A PR of unknown head is never
     current."""
     return built(bucket, base, number, lang, home, facts, entry, scorer) == (CURRENT, None)
-
-
-CURRENT, RELISTED, STALE = "current", "relisted", "stale"
 
 
 def built(bucket: site.Bucket, base: str, number: int, lang: str, home: str, facts: _Facts,

@@ -643,9 +643,10 @@ class GraphQLSource(OnClient):
                 if not isinstance(search, dict):
                     raise SourceError(f"GitHub's search for {repo} answered no results object")
                 total = int(search.get("issueCount") or 0)
-                if after is None and total > SEARCH_CAP and high > low:
-                    parts = max(-(-total // (SEARCH_CAP * 4 // 5)), min(SLICES_PER_QUERY, -(-total // PAGE)))
-                    more += [(parse_timestamp(a), parse_timestamp(b), None) for a, b in _split(low, high, parts)]
+                # cut into as many slices as a query asks when its PRs fill that many pages: they come in parallel
+                cut = _cut(low, high, total, min(SLICES_PER_QUERY, -(-total // PAGE))) if after is None else None
+                if cut:
+                    more += [(parse_timestamp(a), parse_timestamp(b), None) for a, b in cut]
                     continue
                 for node in search.get("nodes") or []:
                     if isinstance(node, dict) and node.get("mergedAt"):
@@ -858,10 +859,11 @@ def _first_merges_in(repo: str, data: dict[str, Any], logins: list[str]) -> dict
     return first
 
 
-def _cut(start: datetime, stop: datetime, total: int) -> list[list[str]] | None:
-    """A slice's first page says `total`: past the search cap, the slices it is cut into (None: it is listed)."""
+def _cut(start: datetime, stop: datetime, total: int, at_least: int = 1) -> list[list[str]] | None:
+    """A slice's first page says `total`: past the search cap, the slices it is cut into, `at_least` of them (None:
+    it is listed)."""
     if total > SEARCH_CAP and stop > start:
-        parts = -(-total // (SEARCH_CAP * 4 // 5))  # aim at 80% of the cap: merges are not uniform
+        parts = max(-(-total // (SEARCH_CAP * 4 // 5)), at_least)  # aim at 80% of the cap: merges are not uniform
         log.info("search %s..%s has %d results: %d slices", start, stop, total, parts)
         return _split(start, stop, parts)
     if total > SEARCH_CAP:
