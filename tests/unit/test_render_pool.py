@@ -1,6 +1,7 @@
 """prhub_local.render_pool: PR pages rendered in spawned worker processes are the pages rendered in turn."""
 from __future__ import annotations
 
+import multiprocessing
 import os
 
 from prhub.flow import pages
@@ -25,7 +26,7 @@ def _pid(*_: object) -> int:
 def test_pool_renders_the_same_pages_in_order_in_other_processes(tmp_path, monkeypatch):
     jobs = _jobs()
     in_turn = list(pages.render_in_turn(jobs))
-    with render_pool.installed(1):
+    with render_pool.installed(1, in_turn=0):
         assert pages.render_pages is not pages.render_in_turn
         pooled = list(pages.render_pages(iter(jobs)))
         # the work runs in a spawned worker, not here
@@ -46,7 +47,7 @@ def _die(*_: object) -> dict[str, bytes]:
 
 def test_pages_are_rendered_here_when_a_worker_dies(monkeypatch):
     jobs = _jobs()
-    with render_pool.installed(1):
+    with render_pool.installed(1, in_turn=0):
         monkeypatch.setattr(render_pool, "RENDER", _die)
         rendered = list(pages.render_pages(iter(jobs)))
     assert [files["report.md"] for files in rendered] == \
@@ -54,8 +55,22 @@ def test_pages_are_rendered_here_when_a_worker_dies(monkeypatch):
 
 
 def test_a_message_without_pages_renders_nothing():
-    with render_pool.installed(1):
+    with render_pool.installed(1, in_turn=0):
         assert list(pages.render_pages(iter(()))) == []
+
+
+def test_a_run_spawns_no_renderer_until_its_pages_outnumber_what_is_rendered_here(monkeypatch):
+    jobs = _jobs()  # 3 pages a message
+    with render_pool.installed(1, in_turn=5):
+        monkeypatch.setattr(pages, "render_in_turn", lambda todo: iter([os.getpid()] * len(list(todo))))
+        monkeypatch.setattr(render_pool, "RENDER", _pid)
+        here = [*pages.render_pages(iter(jobs)), *pages.render_pages(iter(jobs[:2]))]  # 5 pages: still here
+        assert here == [os.getpid()] * 5
+        assert not multiprocessing.active_children(), "no renderer was spawned for them"
+        [pid] = set(pages.render_pages(iter(jobs)))  # the sixth page on: in the workers, for the rest of the run
+        [again] = set(pages.render_pages(iter(jobs[:1])))
+    assert pid == again != os.getpid()
+    assert not multiprocessing.active_children(), "the workers are shut down with the block"
 
 
 def test_no_processes_renders_in_turn():
@@ -70,7 +85,8 @@ def test_a_renderer_exits_when_its_run_is_killed():
 
     # a parent that starts its renderers, prints their ids, then dies without shutting them down
     script = ("import os, time\nfrom prhub_local import render_pool\n"
-              "render_pool.installed(1).__enter__()\ntime.sleep(2)\n"
+              "from prhub.flow import pages\nfrom tests.unit.test_render_pool import _jobs\n"
+              "pool = render_pool.installed(1, in_turn=0)\npool.__enter__()\nlist(pages.render_pages(_jobs()))\n"
               "kids = [d for d in os.listdir('/proc') if d.isdigit() and "
               "open(f'/proc/{d}/stat').read().rsplit(')', 1)[1].split()[1] == str(os.getpid())]\n"
               "print(*kids, flush=True)\n"

@@ -181,12 +181,6 @@ def _parsed_font(path: str, face: int) -> TTFFont:
     return font
 
 
-def warm(configured: str = "") -> None:
-    """Parse the font most PDFs use now (the cut, else the whole font), not in the first PDF: a renderer process
-    started ahead of its pages (prhub_local/render_pool.py) pays it while the run still plans and scores."""
-    _parsed_font(*font_for(set(), configured))
-
-
 def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
     """Register the CJK font in `pdf` as add_font("cjk") would, from the shared parse (what fpdf2's own
     TTFFont.__deepcopy__ shares: cmap, descriptor; widths and glyph ids are only read)."""
