@@ -269,6 +269,11 @@ def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
     assert font_for(set(codepoints(["修复 rollout 的缓存", words]))) == (cut, 0)
     assert font_for(set(codepoints(["龘 修复", words]))) == font_location()
     assert font_for(set(codepoints(["😀 修复", words]))) == (cut, 0)  # neither font draws it
+    latin = str(Path(cut).with_name("NotoSansSC-Latin.ttf"))
+    assert font_for(set(codepoints(["Fix the rollout cache → 2× faster", labels("en", "pull")]))) == (latin, 0)
+    assert font_for(set(codepoints(["Fix the rollout cache 修复", labels("en", "pull")]))) == (cut, 0)
+    english = render_sections("Fix the rollout cache #12", labels("en", "pull"), {}, ["by alice"], [])
+    assert "Fix the rollout cache #12" in pdf_text(english, tmp_path)
     rare = render_sections("龘 修复 rollout #12", words, {}, ["作者 alice"], [])
     common = render_sections("修复 rollout #12", words, {}, ["作者 alice"], [])
     assert "龘 修复 rollout #12" in pdf_text(rare, tmp_path)

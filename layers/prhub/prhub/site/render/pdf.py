@@ -34,9 +34,10 @@ PACKAGED_FONT = Path(__file__).resolve().parents[2] / "fonts" / "NotoSansSC-Regu
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
 # The font cut to its common characters (layers/prhub/cut_font.py): a PDF whose text the cut covers is
 # several times cheaper to write with it (TrueType outlines: half the subsetting of CFF's). The layer ships it
-# beside its font; `make setup` writes one into the virtualenv, cut from the font found there.
-COMMON_FONTS = (PACKAGED_FONT.with_name("NotoSansSC-Common.ttf"),
-                Path(sys.prefix) / "share" / "prhub" / "NotoSansSC-Common.ttf")
+# beside its font; `make setup` writes one into the virtualenv, cut from the font found there. A Latin cut goes
+# beside it (English pages: a seventh of its glyphs to subset); the smallest that covers a PDF's text is used.
+CUTS = ("NotoSansSC-Latin.ttf", "NotoSansSC-Common.ttf")
+COMMON_FONTS = (PACKAGED_FONT.with_name(CUTS[-1]), Path(sys.prefix) / "share" / "prhub" / CUTS[-1])
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
 NO_LINE_END = set("（《「『【〔〈“‘([{")
@@ -69,14 +70,15 @@ def font_location(configured: str = "") -> tuple[str, int]:
 
 
 def font_for(text: set[int], configured: str = "") -> tuple[str, int]:
-    """The cut font when it has every character of `text` the whole font has, else the whole font (always the
-    configured font, when there is one: the cut is of the packaged one)."""
+    """The smallest cut that has every character of `text` the whole font has, else the whole font (always the
+    configured font, when there is one: the cuts are of the packaged one)."""
     path, face = font_location(configured)
-    common = next((str(c) for c in COMMON_FONTS if c.is_file()), None)
+    common = next((c for c in COMMON_FONTS if c.is_file()), None)
     if configured.strip() or common is None:
         return path, face
     needed = text & _charset(path, face)
-    return (common, 0) if needed <= _charset(common, 0) else (path, face)
+    cuts = [p for p in (common.with_name(name) for name in CUTS) if p.is_file()]  # a setup before the Latin cut
+    return next(((str(p), 0) for p in cuts if needed <= _charset(str(p), 0)), (path, face))
 
 
 @cache
