@@ -266,12 +266,15 @@ def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
     if cut is None:
         pytest.skip(f"no font cut at {COMMON_FONTS[-1]}: `make setup` (or make test) writes it")
     words = labels("zh", "pull")
-    assert font_for(set(codepoints(["修复 rollout 的缓存", words]))) == (cut, 0)
+    frequent = str(Path(cut).with_name("NotoSansSC-Frequent.ttf"))
+    assert font_for(set(codepoints(["修复 rollout 的缓存", words]))) == (frequent, 0)
+    assert font_for(set(codepoints(["修复 rollout 的缓存 阈值", words]))) == (frequent, 0)  # the engine's own word
+    assert font_for(set(codepoints(["修复 rollout 的缓存 亟", words]))) == (cut, 0)  # GB 2312's level 2
     assert font_for(set(codepoints(["龘 修复", words]))) == font_location()
-    assert font_for(set(codepoints(["😀 修复", words]))) == (cut, 0)  # neither font draws it
+    assert font_for(set(codepoints(["😀 修复", words]))) == (frequent, 0)  # no font draws it
     latin = str(Path(cut).with_name("NotoSansSC-Latin.ttf"))
     assert font_for(set(codepoints(["Fix the rollout cache → 2× faster", labels("en", "pull")]))) == (latin, 0)
-    assert font_for(set(codepoints(["Fix the rollout cache 修复", labels("en", "pull")]))) == (cut, 0)
+    assert font_for(set(codepoints(["Fix the rollout cache 修复", labels("en", "pull")]))) == (frequent, 0)
     english = render_sections("Fix the rollout cache #12", labels("en", "pull"), {}, ["by alice"], [])
     assert "Fix the rollout cache #12" in pdf_text(english, tmp_path)
     rare = render_sections("龘 修复 rollout #12", words, {}, ["作者 alice"], [])

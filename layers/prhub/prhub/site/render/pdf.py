@@ -34,9 +34,9 @@ PACKAGED_FONT = Path(__file__).resolve().parents[2] / "fonts" / "NotoSansSC-Regu
 DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face 2: Simplified Chinese forms
 # The font cut to its common characters (layers/prhub/cut_font.py): a PDF whose text the cut covers is
 # several times cheaper to write with it (TrueType outlines: half the subsetting of CFF's). The layer ships it
-# beside its font; `make setup` writes one into the virtualenv, cut from the font found there. A Latin cut goes
-# beside it (English pages: a seventh of its glyphs to subset); the smallest that covers a PDF's text is used.
-CUTS = ("NotoSansSC-Latin.ttf", "NotoSansSC-Common.ttf")
+# beside its font; `make setup` writes one into the virtualenv, cut from the font found there. Smaller cuts go
+# beside it (Latin for English pages, GB 2312's level 1 for Chinese); the smallest that covers a PDF's text is used.
+CUTS = ("NotoSansSC-Latin.ttf", "NotoSansSC-Frequent.ttf", "NotoSansSC-Common.ttf")
 COMMON_FONTS = (PACKAGED_FONT.with_name(CUTS[-1]), Path(sys.prefix) / "share" / "prhub" / CUTS[-1])
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
