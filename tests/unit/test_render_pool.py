@@ -84,7 +84,7 @@ def test_a_renderer_exits_when_its_run_is_killed():
     import time
 
     # a parent that starts its renderers, prints their ids, then dies without shutting them down
-    script = ("import os, time\nfrom prhub_local import render_pool\n"
+    script = ("import os\nfrom prhub_local import render_pool\n"
               "from prhub.flow import pages\nfrom tests.unit.test_render_pool import _jobs\n"
               "pool = render_pool.installed(1, in_turn=0)\npool.__enter__()\nlist(pages.render_pages(_jobs()))\n"
               "kids = [d for d in os.listdir('/proc') if d.isdigit() and "

@@ -77,7 +77,7 @@ def font_for(text: set[int], configured: str = "") -> tuple[str, int]:
     if configured.strip() or common is None:
         return path, face
     needed = text & _charset(path, face)
-    cuts = [p for p in (common.with_name(name) for name in CUTS) if p.is_file()]  # a setup before the Latin cut
+    cuts = [p for p in (common.with_name(name) for name in CUTS) if p.is_file()]  # an older setup: the common cut alone
     return next(((str(p), 0) for p in cuts if needed <= _charset(str(p), 0)), (path, face))
 
 
