@@ -3,6 +3,9 @@ injection, and the price table."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,6 +18,7 @@ from prhub.model.endpoint import Endpoint
 from prhub.model.pricing import PRICES_AS_OF, Prices
 from prhub.model.scorer import LlmScorer
 
+from tests.conftest import ROOT
 from tests.fakes.openai_server import VLLM_CONTEXT, FakeOpenAI, Fault, rule_based
 
 CONFIG = RepoConfig(repo="acme/rocket", language="en")
@@ -35,6 +39,45 @@ def make_pr(number: int = 11, title: str = "[doc] chore: fix typo", body: str = 
                        url=f"https://github.com/acme/rocket/pull/{number}", additions=1, deletions=1,
                        changed_files=1, files=[FileChange("docs/readme.md", additions=1, deletions=1,
                                                           patch="@@ -1 +1 @@\n-teh\n+the")])
+
+
+FIRST_ANSWERS_AT_ONCE = """
+import json, sys, threading
+from prhub.model import client
+from prhub.model.endpoint import Endpoint
+from tests.fakes.openai_server import FakeOpenAI
+
+sys.setswitchinterval(1e-6)  # threads switch often: a lazy pydantic build would be caught half-done
+with FakeOpenAI(latency=0.2) as fake:
+    model = client.ChatModel(Endpoint(base_url=fake.base_url, model="m", api_key="k", max_retries=0))
+    from openai.types.chat import ChatCompletion
+    from openai.types.chat.chat_completion import Choice
+    from openai.types.completion_usage import CompletionUsage
+    built = all(m.__pydantic_complete__ for m in (ChatCompletion, Choice, CompletionUsage))
+    start, errors = threading.Barrier(8), []
+
+    def call():
+        start.wait()
+        try:
+            model.complete([{"role": "user", "content": "{}"}], "x", {}, 10)
+        except Exception as exc:
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=call) for _ in range(8)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+print(json.dumps({"built": built, "errors": errors}))
+"""
+
+
+def test_threads_parsing_their_first_answers_at_once_all_get_them() -> None:
+    # GIVEN a fresh process (openai builds its response models lazily, once per process) and one ChatModel
+    # WHEN 8 threads send their first calls at once, so their answers are parsed at once
+    done = subprocess.run([sys.executable, "-c", FIRST_ANSWERS_AT_ONCE], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": f"{ROOT / 'layers' / 'prhub'}:{ROOT}"})
+    assert done.returncode == 0, done.stderr
+    # THEN the answer's models were built before any thread parsed one, and every call got its answer
+    assert json.loads(done.stdout.splitlines()[-1]) == {"built": True, "errors": []}
 
 
 @pytest.mark.parametrize("provider", ["deepseek", "deepseek-422"])

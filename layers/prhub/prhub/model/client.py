@@ -35,6 +35,41 @@ def _openai() -> Any:
 
     return openai
 
+
+_models_built = threading.Event()
+_models_lock = threading.Lock()
+
+
+def _build_response_models() -> None:
+    """Build the pydantic models of a chat completion's answer, once per process, before any thread parses one.
+
+    openai defers each model's build to first use, and pydantic's lazy build is not thread-safe: two threads
+    parsing their first answers at once can see a half-built class ("BaseModel cannot be instantiated directly",
+    AttributeError __pydantic_core_schema__). The local runner's invocations are threads of one process. ~15 ms."""
+    if _models_built.is_set():
+        return
+    import typing
+
+    from openai.types.chat import ChatCompletion
+    from pydantic import BaseModel
+
+    def walk(kind: Any, seen: set[type[BaseModel]]) -> None:
+        if isinstance(kind, type) and issubclass(kind, BaseModel) and kind not in seen:
+            seen.add(kind)
+            for field in kind.model_fields.values():
+                walk(field.annotation, seen)
+        for argument in typing.get_args(kind):
+            walk(argument, seen)
+
+    with _models_lock:
+        if not _models_built.is_set():
+            seen: set[type[BaseModel]] = set()
+            walk(ChatCompletion, seen)
+            for model in seen:
+                model.model_rebuild()
+            _models_built.set()
+
+
 logger = Logger(service="prhub", child=True)
 
 
@@ -138,6 +173,7 @@ class ChatModel:
                  sleep: Any = time.sleep) -> None:
         self.endpoint = endpoint
         self.client = client or shared_client(endpoint)
+        _build_response_models()
         self.url = str(self.client.base_url)
         # Quirks learnt from 400s: no_schema | no_format | max_completion_tokens | no_temperature (prhub.model.scorers
         # keeps one ChatModel per endpoint and process, so they are learnt once).
