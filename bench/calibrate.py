@@ -14,9 +14,10 @@ use while tuning. Default data: ../shared/data/verl-project-verl/pulls.jsonl.
 
 `--judgements` (issue 27): the engine with a repository's judgements learned (prhub.engine.learning) against the
 engine alone, on later panel weeks no judgement comes from. cargo: its CHANGELOG.md's judgements of the export's
-first year, read by prhub.engine.changelog (the reader a deployed stack uses) with CARGO_SECTIONS, scored on the
-panel's cargo weeks after that year. verl: the panel's tuning weeks as judgements (a panel PR key, every other PR
-of the week minor), scored on its held-out weeks. Also: the learner's own held-out check and the fit's time.
+first year, read by prhub.engine.changelog (the reader a deployed stack uses) with CARGO_SECTIONS and CARGO_GRADES,
+scored on the panel's cargo weeks after that year. verl: the panel's tuning weeks as judgements (a panel PR key,
+every other PR of the week minor), scored on its held-out weeks. Also: the learner's own held-out check and the
+fit's time.
 """
 from __future__ import annotations
 
@@ -182,6 +183,11 @@ def print_panels(held_out: bool = True) -> None:
 # reader's default).
 CARGO_SECTIONS: dict[str, Any] = {"Added": "key", "Changed": "key", "Fixed": "key", "Nightly only": "minor",
                                   "Documentation": "minor", "Internal": "minor"}
+# And how they rank, fixed with the reasoning of docs/calibration.md (graded targets) before any figure of it was
+# printed: what a release leads with (🎉) above what is new or changed for a stable user, above repair, above work
+# for contributors.
+CARGO_GRADES: dict[str, int] = {"🎉": 3, "Added": 2, "Changed": 2, "Fixed": 1, "Nightly only": 0,
+                                "Documentation": 0, "Internal": 0}
 
 
 @dataclass(frozen=True)
@@ -217,7 +223,7 @@ def cargo_judged() -> tuple[str, JudgedFigures] | None:
     year_end = prs[0].merged_at + timedelta(days=365)
     first_year = {p.number for p in prs if p.merged_at < year_end}
     judged = [j for j in read_changelog((folder / "CHANGELOG.md").read_text(encoding="utf-8"), CARGO_SECTIONS,
-                                        "rust-lang/cargo") if j.pr in first_year]
+                                        "rust-lang/cargo", CARGO_GRADES) if j.pr in first_year]
     later = [w for w in REPOS["rust-lang/cargo"][0] if date.fromisoformat(w.monday) > year_end.date()]
     scope = f"first year's changelog (to {year_end.date()}), panel weeks {', '.join(w.monday for w in later)}"
     return scope, judged_figures(prs, judged, repo_config("rust-lang/cargo", "UTC"), later)

@@ -98,6 +98,34 @@ def test_a_code_block_and_an_unnamed_release_heading_end_nothing_they_should_not
     assert got[41] == "minor"
 
 
+GRADED = {"Added": "key", "Fixed": "minor", "Nightly only": "minor", "Internal": None}
+GRADES = {"🎉": 3, "Added": 2, "Fixed": 1, "Nightly-only": 0, "Internal": 0}
+
+
+def grades(text: str, sections: dict, table: dict | None, repo: str = "o/r") -> dict[int, int | None]:
+    return {j.pr: j.grade for j in read_changelog(text, sections, repo, table)}
+
+
+def test_without_grades_no_judgement_has_one_and_the_verdicts_are_unchanged() -> None:
+    assert set(grades(TEXT, GRADED, None).values()) == {None}
+    assert ({j.pr: j.verdict for j in read_changelog(TEXT, GRADED, "o/r", GRADES)}
+            == verdicts(TEXT, GRADED))  # grades say how PRs rank, never what their verdict is
+
+
+def test_a_highlight_outranks_its_section_and_sections_rank_by_their_grades() -> None:
+    got = grades(TEXT, GRADED, GRADES)
+    assert got[10] == 3 and got[23] == 3  # 🎉 in Added, 🎉 in Fixed: the highlight's grade either way
+    assert got[12] == got[13] == got[14] == 2  # Added, also its nested bullet and its sub-heading
+    assert got[41] == 0  # Nightly-only (the config's name matches as people write it)
+    assert got[22] == 1 and got[11] == 2  # in Fixed / Added and again in Nightly only: the highest entry
+    assert 30 not in got  # Internal has a grade but no verdict: no judgement
+
+
+def test_a_highlight_without_its_own_grade_takes_its_sections_and_an_ungraded_section_gives_none() -> None:
+    got = grades(TEXT, GRADED, {"Added": 2})
+    assert got[10] == 2 and got[23] is None and got[22] is None and got[41] is None
+
+
 @pytest.mark.parametrize("name", ["Nightly only", "Nightly-only", "nightly_only", " NIGHTLY  ONLY "])
 def test_section_names_are_matched_as_people_write_them(name: str) -> None:
     assert section_name(name) == "nightly only"
@@ -116,3 +144,13 @@ def test_cargo_s_own_changelog() -> None:
     # #12499 is in a release's Changed and in Nightly only; #5919 in Fixed, then Changed: key somewhere stays key
     assert got[12499] == "key" and got[5919] == "key"
     assert len(got) > 2500 and sum(v == "key" for v in got.values()) > 900
+
+
+def test_cargo_s_own_changelog_graded() -> None:
+    if not CARGO.is_file():
+        pytest.skip("../shared/data/rust-lang-cargo is not here")
+    from bench import calibrate  # the bench's reading of cargo's sections
+    got = grades(CARGO.read_text(encoding="utf-8"), calibrate.CARGO_SECTIONS, calibrate.CARGO_GRADES, "rust-lang/cargo")
+    # 1.100: the 🎉 in Added, a fix, nightly work, docs
+    assert (got[17354], got[17370], got[17333], got[17330]) == (3, 1, 0, 0)
+    assert None not in got.values() and {0, 1, 2, 3} == set(got.values())

@@ -101,10 +101,21 @@ def test_an_export_s_changelog_is_the_file_beside_it(tmp_path: Path) -> None:
     ({"changelog": {"path": "/etc/passwd"}}, "changelog.path must be a file's path inside"),
     ({"changelog": {"path": "C.md", "sections": {"Added": "big"}}}, "must be key, minor or null"),
     ({"changelog": {"path": "C.md", "sectons": {}}}, "did you mean 'sections'"),
+    ({"changelog": {"path": "C.md", "grades": {"Added": "high"}}}, r"changelog.grades\['Added'\] must be a whole"),
+    ({"changelog": {"path": "C.md", "grades": {"Added": 12}}}, "must be a whole number 0-9"),
+    ({"changelog": {"path": "C.md", "grades": [2]}}, "changelog.grades must map section names"),
 ])
 def test_bad_judgement_settings_are_refused(settings: dict[str, Any], says: str) -> None:
     with pytest.raises(InputError, match=says):
         repo_config(**settings)
+
+
+def test_changelog_grades_are_optional_and_kept() -> None:
+    plain = repo_config(changelog={"path": "C.md", "sections": {"Added": "key"}}).changelog
+    assert plain.grades == {} and "grades" not in plain.to_dict()  # a config without grades reads as before
+    graded = repo_config(changelog={"path": "C.md", "sections": {"Added": "key"}, "grades": {"🎉": 3, "Added": 2}})
+    assert graded.changelog.grades == {"🎉": 3, "Added": 2}
+    assert type(graded.changelog).from_dict(graded.changelog.to_dict()) == graded.changelog
 
 
 def test_judgements_are_no_default() -> None:

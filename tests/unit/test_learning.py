@@ -1,6 +1,7 @@
 """The engine learns a repository's ranking from its maintainers' judgements (issue 27, prhub.engine.learning)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 
 from prhub.core.errors import SourceError
@@ -190,3 +191,88 @@ def test_the_fit_learns_the_order_within_a_week_not_which_weeks_are_busy_with_ke
     assert points.get("with_tests", 0) > 0.5 and "busy" not in points
     # AND a week judged one way only gives no pair to learn from
     assert learning.fit([e for e in out if e.key], 0.5) == {}
+
+
+# -- graded judgements: a CHANGELOG's 🎉 > Added/Changed > Fixed > the rest -----------------------------------
+
+def graded(pr: int, week: str, grade: int | None, feats: dict[str, float], importance: float = 3.0,
+           key: bool | None = None) -> Example:
+    return Example(pr, week, importance, feats, grade >= 1 if key is None and grade is not None else bool(key), grade)
+
+
+def test_pairs_are_formed_across_grades_within_a_week_the_higher_first():
+    # GIVEN a week with a 🎉 entry (3), an addition (2), a fix (1), an internal change (0), and a second fix
+    week = [graded(1, MONDAYS[0], 3, {"a": 1.0}, 6.0), graded(2, MONDAYS[0], 2, {}, 5.0),
+            graded(3, MONDAYS[0], 1, {}, 4.0), graded(4, MONDAYS[0], 0, {}, 2.0), graded(5, MONDAYS[0], 1, {}, 3.5)]
+    # AND a second week with one graded entry only
+    lone = [graded(9, MONDAYS[1], 2, {})]
+    rows = learning.pairs(week + lone)
+    # THEN every two PRs of different grades make one pair, higher minus lower; the two fixes make none
+    diffs = sorted(row[0][1] for row, _ in rows)
+    assert len(rows) == 9  # 10 pairs of 5 PRs, less the one of equal grades
+    assert all(d > 0 for d in diffs)  # here the default score follows the grades: each pair's Δ is higher − lower
+    assert sorted(diffs) == sorted([1.0, 2.0, 4.0, 2.5, 1.0, 3.0, 1.5, 2.0, 1.5])
+    # AND the week's pairs weigh as much together as its judged PRs; a lone PR orders nothing
+    assert {w for _, w in rows} == {5 / 9}
+    # AND the features' difference rides along (index 1: "a", the only feature): the 🎉 entry's 4 pairs carry it
+    assert sum(1 for row, _ in rows if (1, 1.0) in row) == 4
+
+
+def test_verdicts_alone_make_the_key_minor_pairs_as_before():
+    week = [graded(1, MONDAYS[0], None, {}, 6.0, key=True), graded(2, MONDAYS[0], None, {}, 5.0, key=True),
+            graded(3, MONDAYS[0], None, {}, 4.0, key=False)]
+    rows = learning.pairs(week)
+    assert [row[0] for row, _ in rows] == [(0, 2.0), (0, 1.0)] and {w for _, w in rows} == {3 / 2}
+    assert [e.order for e in week] == [1.0, 1.0, 0.0]
+
+
+def test_grades_teach_the_order_among_key_prs_which_verdicts_cannot():
+    # GIVEN weeks whose judged PRs are all key (Added and Fixed entries), the highlights carrying a feature the
+    # rules do not reward
+    out = []
+    for w in range(8):
+        for i in range(4):
+            out.append(graded(100 * w + i, MONDAYS[w], 3 if i == 0 else 1, {"stabilises": 1.0} if i == 0 else {},
+                              3.0 + 0.1 * i))
+    # WHEN fitting on verdicts alone THEN nothing orders a week judged all key; with the grades, the feature learns
+    ungraded = [replace(e, grade=None) for e in out]
+    assert learning.fit(ungraded, 0.5) == {}
+    assert learning.fit(out, 0.5).get("stabilises", 0) > 0.5
+    assert learning.learn(ungraded).outcome == "too_few"  # one order only: nothing to learn from
+    learned = learning.learn(out)
+    assert learned.adjusted and learned.points.get("stabilises", 0) > 0
+    # AND the held-out check measures Spearman against the grades (the rules put the highlight last)
+    assert learned.default is not None and learned.default.spearman < 0 < learned.learned.spearman
+
+
+def test_the_held_out_check_takes_spearman_against_the_grades():
+    week = {MONDAYS[0]: [graded(1, MONDAYS[0], 3, {}), graded(2, MONDAYS[0], 2, {}), graded(3, MONDAYS[0], 0, {})]}
+    follows = {1: 9.0, 2: 5.0, 3: 1.0}
+    swapped = {1: 5.0, 2: 9.0, 3: 1.0}  # the two key PRs the wrong way round: recall is blind to it, Spearman not
+    got, wrong = (learning.figures(week, lambda e, s=s: s[e.pr]) for s in (follows, swapped))  # type: ignore[misc]
+    assert got.recall == wrong.recall == 1.0
+    assert round(got.spearman, 9) == 1.0 and round(wrong.spearman, 9) == 0.5
+
+
+def test_graded_judgements_reach_the_examples():
+    prs, _ = docs_repository()
+    said = [judgement("acme/trainer", prs[0].number, "key", "changelog", grade=3),
+            judgement("acme/trainer", prs[1].number, "key", "changelog"),
+            judgement("acme/trainer", prs[2].number, "minor", "changelog", grade=0)]
+    got = {e.pr: (e.key, e.grade, e.order) for e in learning.examples(prs, said, CONFIG)}
+    assert got == {prs[0].number: (True, 3, 3.0), prs[1].number: (True, None, 1.0), prs[2].number: (False, 0, 0.0)}
+
+
+def test_a_flow_changelog_with_grades_gives_graded_judgements():
+    from prhub.core.config import ChangelogConfig
+    from prhub.flow.judgements import from_changelog
+
+    class Files:
+        def read_file(self, repo: str, path: str) -> str:
+            return ("## 1.0\n### Added\n- 🎉 new [#5](https://github.com/o/r/pull/5)\n"
+                    "### Fixed\n- a fix [#6](https://github.com/o/r/pull/6)\n")
+
+    config = replace(CONFIG, repo="o/r", changelog=ChangelogConfig("CHANGELOG.md", {"Added": "key", "Fixed": "key"},
+                                                                   {"🎉": 3, "Fixed": 1}))
+    got = from_changelog(config, lambda: Files())  # type: ignore[arg-type,return-value]
+    assert [(j.pr, j.verdict, j.grade) for j in got] == [(5, "key", 3), (6, "key", 1)]

@@ -466,7 +466,8 @@ class Store:
                 ExpressionAttributeValues=to_item({":r": repo.lower()})):
             for raw in page.get("Items", []):
                 item = from_item(raw)
-                out.append(judgement(repo, int(item["pr"]), item["verdict"], item["source"], item.get("at", "")))
+                out.append(judgement(repo, int(item["pr"]), item["verdict"], item["source"], item.get("at", ""),
+                                     item.get("grade")))
         return out
 
     # -- results ------------------------------------------------------------
@@ -521,8 +522,11 @@ class Store:
 
 
 def _judgement_item(j: Judgement) -> dict[str, Any]:
-    return {"repo": j.repo.lower(), "key": f"{j.source}#{j.pr}", "pr": j.pr, "verdict": j.verdict,
-            "source": j.source, "at": j.at}
+    item: dict[str, Any] = {"repo": j.repo.lower(), "key": f"{j.source}#{j.pr}", "pr": j.pr, "verdict": j.verdict,
+                            "source": j.source, "at": j.at}
+    if j.grade is not None:  # only a graded judgement has one: items kept before grades read the same
+        item["grade"] = j.grade
+    return item
 
 
 def is_literal(channel: Channel) -> bool:

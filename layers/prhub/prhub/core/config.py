@@ -28,7 +28,7 @@ from typing import Any
 from prhub.core.channels import Channel, parse_channels
 from prhub.core.errors import InputError
 from prhub.core.globs import check_patterns
-from prhub.core.judgements import VERDICTS, Judgement, Verdict, judgement
+from prhub.core.judgements import MAX_GRADE, VERDICTS, Judgement, Verdict, judgement, valid_grade
 from prhub.core.period import zone
 
 REPO_PATTERN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
@@ -101,20 +101,26 @@ def _name_lists(values: dict[str, Any]) -> dict[str, tuple[str, ...]]:
 class ChangelogConfig:
     """`"changelog"` of a repository: the file its maintainers curate (a path in the repository, read from its
     default branch; beside the export for a jsonl: source) and the verdict of each of its sections (None: no
-    verdict; the key "🎉" is the verdict of highlighted entries, key unless given). See prhub.engine.changelog."""
+    verdict; the key "🎉" is the verdict of highlighted entries, key unless given), and optionally each section's
+    grade (0–9, higher ranks above lower within a week; "🎉" for highlights), finer than the verdicts for the
+    learner. See prhub.engine.changelog."""
 
     path: str
     sections: dict[str, Verdict | None]
+    grades: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "sections": dict(self.sections)}
+        out: dict[str, Any] = {"path": self.path, "sections": dict(self.sections)}
+        if self.grades:  # absent without grades: a config (and the cache keys built from it) reads as before
+            out["grades"] = dict(self.grades)
+        return out
 
     @classmethod
     def from_dict(cls, data: Any) -> ChangelogConfig:
         if not isinstance(data, dict):
             raise InputError('changelog must be an object like {"path": "CHANGELOG.md", "sections": {"Added": "key"}}')
-        refuse_unknown("changelog", data, ("path", "sections"))
-        path, sections = data.get("path"), data.get("sections", {})
+        refuse_unknown("changelog", data, ("path", "sections", "grades"))
+        path, sections, grades = data.get("path"), data.get("sections", {}), data.get("grades", {})
         if (not isinstance(path, str) or not path.strip() or path.startswith("/") or "\\" in path
                 or ".." in path.split("/")):
             raise InputError(f"changelog.path must be a file's path inside the repository, got {path!r:.100}")
@@ -123,7 +129,13 @@ class ChangelogConfig:
         for name, verdict in sections.items():
             if verdict is not None and verdict not in VERDICTS:
                 raise InputError(f"changelog.sections[{name[:60]!r}] must be key, minor or null, got {verdict!r:.40}")
-        return cls(path.strip(), dict(sections))
+        if not isinstance(grades, dict) or not all(isinstance(k, str) and k.strip() for k in grades):
+            raise InputError(f'changelog.grades must map section names to whole numbers 0-{MAX_GRADE}')
+        for name, grade in grades.items():
+            if not valid_grade(grade):
+                raise InputError(f"changelog.grades[{name[:60]!r}] must be a whole number 0-{MAX_GRADE}, "
+                                 f"got {grade!r:.40}")
+        return cls(path.strip(), dict(sections), dict(grades))
 
 
 def _judgements(repo: Any, value: Any) -> tuple[Judgement, ...] | str:

@@ -2,10 +2,14 @@
 
 A PR's features are what the table of rules (prhub.engine.rules) saw: each rule that fired (indicator 1), the
 size rule's points (log10 of the library lines), the change type and the cap that bound the score. A small
-L2-regularised pairwise logistic model says how likely a PR judged key outranks a PR judged minor of the same
-week, from the differences of their default importance and features:
+L2-regularised pairwise logistic model says how likely a PR the maintainers put higher outranks one they put
+lower in the same week, from the differences of their default importance and features:
 
-    logit P(key PR above minor PR) = b·Δimportance + Σ w_j·Δx_j
+    logit P(higher PR above lower PR) = b·Δimportance + Σ w_j·Δx_j
+
+How high a judged PR is put (`Example.order`): its judgement's grade when it has one (a CHANGELOG's graded
+sections: cargo's 🎉 > Added/Changed > Fixed > the rest), else its verdict (key 1, minor 0). With verdicts alone
+the pairs are a week's (key, minor) pairs.
 
 Dividing by b puts each w_j in importance points, so the adjusted importance is the default score plus the
 points of the learned weights of what fired (clipped to 0–10). Without judgements there are no weights and the
@@ -13,10 +17,10 @@ score is exactly the rules'. The weights are penalised towards 0 (the default ru
 
 Learning is kept only when it helps: the repository's latest judged weeks (HOLD_OUT of its judged PRs, whole
 weeks) are held out of a first fit, and the learned ranking must beat the rules there on the judged PRs of each
-held-out week: recall@K (K = that week's key verdicts, pooled) and Spearman (mean over weeks) each no lower and
-at least one higher by MARGIN. Otherwise the rules stay (`Learned.adjusted` False). The weights used are then fitted on
-every judgement except those of the PRs being scored (`learn(..., scoring=...)`): a judged PR's verdict is never
-evidence for its own score.
+held-out week: recall@K (K = that week's key verdicts, pooled) and Spearman against the order (mean over weeks)
+each no lower and at least one higher by MARGIN. Otherwise the rules stay (`Learned.adjusted` False). The weights
+used are then fitted on every judgement except those of the PRs being scored (`learn(..., scoring=...)`): a judged
+PR's verdict is never evidence for its own score.
 
 Pure, standard library only; bench.calibrate --judgements prints how long cargo's fit takes.
 """
@@ -43,7 +47,7 @@ SCALE = 0.5  # the least log-odds a point of the default score is taken to add
 MAX_POINTS = 3.0  # no learned weight moves a PR by more than this many points
 HOLD_OUT = 0.25  # the share of judged PRs, as the latest whole weeks, the first fit does not see
 MARGIN = 0.01  # how much higher a held-out figure must be to count as better (smaller is noise)
-MIN_FIT = 10  # judgements a fit needs, with both verdicts among them
+MIN_FIT = 10  # judgements a fit needs, at more than one order (both verdicts, or two grades)
 SHOWN = 3  # learned weights a PR's reason names, the largest first
 ITERATIONS = 25
 
@@ -57,6 +61,13 @@ class Example:
     importance: float
     features: dict[str, float]
     key: bool
+    grade: int | None = None  # the judgement's grade, if it has one
+
+    @property
+    def order(self) -> float:
+        """How high the maintainers put this PR among its week's judged PRs: the grade, or the verdict (key 1,
+        minor 0). What the fit learns and the held-out Spearman is taken against."""
+        return float(self.grade) if self.grade is not None else float(self.key)
 
 
 def features(f: rules.Facts) -> tuple[float, dict[str, float]]:
@@ -78,15 +89,16 @@ def features(f: rules.Facts) -> tuple[float, dict[str, float]]:
     return importance, out
 
 
-def example(pr: PullRequest, config: RepoConfig, key: bool) -> Example:
+def example(pr: PullRequest, config: RepoConfig, key: bool, grade: int | None = None) -> Example:
     importance, feats = features(facts(pr, config))
-    return Example(pr.number, week_of(pr, config.tz), importance, feats, key)
+    return Example(pr.number, week_of(pr, config.tz), importance, feats, key, grade)
 
 
 def examples(prs: Iterable[PullRequest], judgements: Sequence[Judgement], config: RepoConfig) -> list[Example]:
-    """The judged PRs among `prs` as examples; a PR judged twice counts by its last judgement."""
-    verdicts = {j.pr: j.verdict == "key" for j in judgements}
-    return [example(p, config, verdicts[p.number]) for p in prs if p.number in verdicts]
+    """The judged PRs among `prs` as examples; a PR judged twice counts by its last judgement (and its grade)."""
+    last = {j.pr: j for j in judgements}
+    return [example(p, config, last[p.number].verdict == "key", last[p.number].grade)
+            for p in prs if p.number in last]
 
 
 def week_of(pr: PullRequest, tz: str) -> str:
@@ -119,9 +131,10 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
 
 
 def pairs(train: Sequence[Example]) -> list[tuple[list[tuple[int, float]], float]]:
-    """Each week's (key, minor) pairs as sparse differences (index 0: the default score, features from 1), with
-    their weight: a week's pairs weigh as much together as its judged PRs, so a busy week does not count by the
-    square of its size."""
+    """Each week's (higher, lower) pairs: every two judged PRs of one week the maintainers put at different orders
+    (a 🎉 entry above an Added one above a Fixed one, a key PR above a minor one), as sparse differences (index 0:
+    the default score, features from 1), with their weight: a week's pairs weigh as much together as its judged
+    PRs, so a busy week does not count by the square of its size. Equal orders say nothing of which comes first."""
     names = sorted({name for e in train for name in e.features})
     index = {name: i + 1 for i, name in enumerate(names)}
     by_week: dict[str, list[Example]] = {}
@@ -129,22 +142,22 @@ def pairs(train: Sequence[Example]) -> list[tuple[list[tuple[int, float]], float
         by_week.setdefault(e.week, []).append(e)
     out = []
     for members in by_week.values():
-        keys, minors = [e for e in members if e.key], [e for e in members if not e.key]
-        if not keys or not minors:
-            continue  # a week judged one way only orders nothing within itself
-        weight = len(members) / (len(keys) * len(minors))
-        for k in keys:
-            for m in minors:
-                diff = {index[n]: v for n, v in k.features.items()}
-                for n, v in m.features.items():
-                    diff[index[n]] = diff.get(index[n], 0.0) - v
-                row = [(0, k.importance - m.importance)] + [(i, v) for i, v in sorted(diff.items()) if v]
-                out.append((row, weight))
+        # In the week's order: with verdicts alone, each key PR against each minor one, as the binary fit had them.
+        ordered = [(hi, lo) for hi in members for lo in members if hi.order > lo.order]
+        if not ordered:
+            continue  # a week judged at one level only orders nothing within itself
+        weight = len(members) / len(ordered)
+        for hi, lo in ordered:
+            diff = {index[n]: v for n, v in hi.features.items()}
+            for n, v in lo.features.items():
+                diff[index[n]] = diff.get(index[n], 0.0) - v
+            row = [(0, hi.importance - lo.importance)] + [(i, v) for i, v in sorted(diff.items()) if v]
+            out.append((row, weight))
     return out
 
 
 def fit(train: Sequence[Example], l2: float) -> dict[str, float]:
-    """Each feature's learned points: a pairwise logistic model, P(the key PR outranks the minor one of its week)
+    """Each feature's learned points: a pairwise logistic model, P(the higher PR outranks the lower one of its week)
     = σ(b·Δimportance + Σ w_j·Δx_j), fitted by Newton's method. Both figures the learner is judged by (recall@K
     and Spearman within each week) measure the order inside a week, so the fit learns that order, not whether a PR
     is key across weeks. When the fitted default score does not rank upwards by SCALE a point (its points could not
@@ -163,7 +176,7 @@ def fit(train: Sequence[Example], l2: float) -> dict[str, float]:
 
 def _newton(rows: list[tuple[list[tuple[int, float]], float]], size: int, l2: float, scale: float | None
             ) -> list[float]:
-    """The weights of the penalised pairwise model (every pair's target: the key PR first); `scale` holds the
+    """The weights of the penalised pairwise model (every pair's target: the higher PR first); `scale` holds the
     default score's coefficient fixed."""
     weights = [0.0] * size
     weights[0] = scale or 0.0
@@ -235,7 +248,7 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
 @dataclass(frozen=True)
 class Figures:
     recall: float  # each week's top K (K = its key verdicts) against its key verdicts, pooled
-    spearman: float  # mean over the weeks of rho(score, verdict)
+    spearman: float  # mean over the weeks of rho(score, order): the grade where there is one, else the verdict
 
     def beats(self, other: Figures) -> bool:
         """The rule learning must pass: no lower on either figure, higher by MARGIN on one."""
@@ -247,7 +260,8 @@ class Figures:
 
 
 def figures(weeks: dict[str, list[Example]], score: Callable[[Example], float]) -> Figures:
-    """How `score` ranks each week's judged PRs against their verdicts (ties broken by PR number)."""
+    """How `score` ranks each week's judged PRs: recall@K against their key verdicts, Spearman against the order the
+    fit learns (their grades, or verdicts without); ties broken by PR number."""
     hits = keys = 0
     rhos = []
     for members in weeks.values():
@@ -255,12 +269,17 @@ def figures(weeks: dict[str, list[Example]], score: Callable[[Example], float]) 
         top = sorted(members, key=lambda e: (-score(e), e.pr))[:k]
         hits += sum(e.key for e in top)
         keys += k
-        rhos.append(spearman([score(e) for e in members], [float(e.key) for e in members]))
+        rhos.append(spearman([score(e) for e in members], [e.order for e in members]))
     return Figures(hits / keys if keys else 0.0, statistics.mean(rhos) if rhos else 0.0)
 
 
 def _usable(exs: Sequence[Example]) -> bool:
-    return len(exs) >= MIN_FIT and 0 < sum(e.key for e in exs) < len(exs)
+    return len(exs) >= MIN_FIT and _orders(exs)
+
+
+def _orders(exs: Iterable[Example]) -> bool:
+    """The examples are put at more than one order (with verdicts alone: both verdicts are there)."""
+    return len({e.order for e in exs}) > 1
 
 
 @dataclass(frozen=True)
@@ -328,7 +347,7 @@ def learn(exs: Sequence[Example], scoring: Iterable[int] = ()) -> Learned:
     own = set(scoring)
     evidence = [e for e in exs if e.pr not in own]
     train, held = held_out_split(evidence)
-    if not _usable(train) or not any(0 < sum(e.key for e in v) < len(v) for v in held.values()):
+    if not _usable(train) or not any(_orders(v) for v in held.values()):
         return Learned(len(evidence), False, "too_few")
     l2 = penalty(train)
     first = fit(train, l2)

@@ -117,7 +117,7 @@ def from_changelog(config: RepoConfig, source: Callable[[], Source]) -> list[Jud
         logger.warning("the configured changelog is not there", extra={"repo": config.repo,
                                                                       "path": config.changelog.path})
         return []
-    return read_changelog(text, config.changelog.sections, config.repo)
+    return read_changelog(text, config.changelog.sections, config.repo, config.changelog.grades)
 
 
 def from_labels(config: RepoConfig, number: int, labels: Iterable[str]) -> Judgement | None:
