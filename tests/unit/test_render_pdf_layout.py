@@ -57,3 +57,31 @@ def test_a_pr_pdf_never_ends_on_a_page_of_one_or_two_lines(tmp_path, files):
     pages = [p for p in pages if p.strip()]
     if len(pages) > 1:
         assert len(_content_lines(pages[-1])) > 2, pages[-1]
+
+
+def _undated(data: bytes) -> bytes:
+    """The PDF less its creation date and the file ID fpdf2 derives from it."""
+    return re.sub(rb"/ID \[<[0-9A-F]+><[0-9A-F]+>\]", b"", re.sub(rb"/CreationDate \(D:[^)]*\)", b"", data))
+
+
+def test_pr_pdfs_from_the_once_decoded_font_tables_are_those_of_a_fresh_font_even_from_threads(monkeypatch):
+    # GIVEN the zh week's PR pages, each with its own characters (so its own subset of the font)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fontTools import ttLib
+
+    try:
+        pdfs.font_location()
+    except Exception as exc:  # noqa: BLE001 - no font on this machine
+        pytest.skip(str(exc))
+    report = load("zh-week")
+    pages = [pulls.pull_page(report, SLUG, p["number"]) for p in report["prs"]]
+    # WHEN they are rendered from the shared decoded cmap and post, four documents at a time
+    with ThreadPoolExecutor(4) as pool:
+        shared = list(pool.map(lambda page: _undated(render_pull_pdf(page)), pages * 2))
+    # AND one at a time with a font each document decodes itself, as fpdf2 does
+    monkeypatch.setattr(pdfs, "_document_ttfont", lambda path, face: ttLib.TTFont(
+        path, recalcTimestamp=False, fontNumber=face, lazy=True))
+    fresh = [_undated(render_pull_pdf(page)) for page in pages]
+    # THEN every PDF is byte for byte the same
+    assert len(set(fresh)) == len(pages) and shared == fresh * 2

@@ -183,10 +183,37 @@ def _parsed_font(path: str, face: int) -> TTFFont:
     return font
 
 
+@cache
+def _decoded_tables(path: str, face: int) -> tuple[Any, Any, tuple[str, ...]]:
+    """The font's cmap and post tables and its glyph order, decoded once per process: decoding them took a third
+    of a PR page's PDF (fpdf2 subsets a fresh TTFont for every document, which decodes both again)."""
+    from fontTools import ttLib
+
+    with ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True) as font:
+        cmap, post = font["cmap"], font["post"]
+        for table in cmap.tables:
+            table.ensureDecompiled()
+        return cmap, post, tuple(font.getGlyphOrder())
+
+
+def _document_ttfont(path: str, face: int) -> Any:
+    """A document's own TTFont for fpdf2 to subset, its cmap and post copied from the decoded ones. Copies are
+    enough: fontTools' subsetter replaces what it prunes in them (a subtable's map, post's names), never changes
+    it in place, so documents laid out at once (threads) do not share what they subset."""
+    from fontTools import ttLib
+
+    font = ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True)
+    cmap, post, order = _decoded_tables(path, face)
+    own = copy.copy(cmap)
+    own.tables = [copy.copy(table) for table in cmap.tables]
+    font.setGlyphOrder(list(order))
+    font["cmap"], font["post"] = own, copy.copy(post)
+    return font
+
+
 def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
     """Register the CJK font in `pdf` as add_font("cjk") would, from the shared parse (what fpdf2's own
     TTFFont.__deepcopy__ shares: cmap, descriptor; widths and glyph ids are only read)."""
-    from fontTools import ttLib
     from fpdf.fonts import SubsetMap
 
     parsed = _parsed_font(path, face)
@@ -198,7 +225,7 @@ def _add_cjk(pdf: FPDF, path: str, face: int) -> TTFFont:
     # The descriptor is a PDF object fpdf2 numbers and extends (its font file) while it writes the document: each
     # document has its own, or two written at once (threads of one process) renumber each other's (KeyError: 28).
     font.desc = copy.copy(parsed.desc)
-    font.ttfont = ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True)
+    font.ttfont = _document_ttfont(path, face)
     # Subsetting would recompute every kept glyph's bounds (for a CFF font its FontBBox: a third of the render
     # time); the full font's boxes are valid, if loose, for its subset.
     font.ttfont.recalcBBoxes = False
