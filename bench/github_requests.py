@@ -6,7 +6,8 @@ Runs each source against the fake GitHub on 127.0.0.1 fed
 ../shared/data/verl-project-verl/pulls.jsonl the way one run uses it: the planner lists the
 range and asks the source for its history (`Source.history`: the COMPARISONS periods before it
 and the first merge of each of the range's authors; history lookups), then every PR's details are
-loaded, as the score workers do. The re-run keeps the state of the first (ETag cache / payload
+loaded, as the score workers do (GraphQL's listing asks the history ahead, so its history lookups are only what
+the listing did not carry). The re-run keeps the state of the first (ETag cache / payload
 store), as a second run of the same range in the deployed stack would; its history is asked again,
 since a report's history comes from the repository's own record and never from the state (REST's
 searches then answer 304s, GraphQL's POSTs cannot be conditional).

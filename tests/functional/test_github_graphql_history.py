@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
 from prhub.core.config import RepoConfig
@@ -112,6 +113,84 @@ def test_without_graphql_the_rest_history_serves() -> None:
         history = source_for(gh).history(REPO, WEEK, ["author-0", "newcomer"], folders)
         assert gh.counts["search"] == COMPARISONS + 2  # REST: a listing per period, a search per author
     assert set(history.first_merged) == {"author-0"} and len(history.earlier) == 5
+
+
+def spied(source: GraphQLSource, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The text of every query the source sends, answered or not."""
+    queries: list[str] = []
+    real = source.query
+
+    def query(text: str, variables: dict[str, Any]) -> dict[str, Any]:
+        queries.append(text)
+        return real(text, variables)
+
+    monkeypatch.setattr(source, "query", query)
+    return queries
+
+
+def with_busy_pr(pulls: list[PullRequest]) -> list[PullRequest]:
+    """The pulls, the first of WEEK's with more files than the listing's first page of them (a follow-up query)."""
+    busy = next(p for p in pulls if WEEK.contains(p.merged_at))
+    many = make_pull(busy.number, busy.merged_at, files=150)
+    return [PullRequest(**{**p.__dict__, "files": many.files, "changed_files": 150, "additions": many.additions,
+                           "deletions": many.deletions}) if p is busy else p for p in pulls]
+
+
+def test_the_listing_carries_the_history_and_history_then_asks_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    pulls = with_busy_pr(record(authors=3, earlier=40))
+    with FakeGitHub(pulls, REPO) as gh:
+        source = source_for(gh)
+        queries = spied(source, monkeypatch)
+        refs = source.list_merged(REPO, WEEK)
+        authors = {r.author for r in refs}
+        history = source.history(REPO, WEEK, authors, folders)
+        # The page with the 4 comparison periods' first pages, then the busy PR's follow-up with the authors' first
+        # merges (those became known with the page); the history sends nothing of its own.
+        assert len(queries) == gh.counts["graphql"] == 2
+        assert [f"hs{i}: search" in queries[0] for i in range(COMPARISONS + 1)] == [True] * COMPARISONS + [False]
+        assert "ha0: search" not in queries[0] and "ha4: search" in queries[1]  # 3 authors and 2 newcomers
+    with FakeGitHub(pulls, REPO) as gh:
+        alone = source_for(gh).history(REPO, WEEK, authors, folders)  # nothing carried: its own query
+        assert gh.counts == {"graphql": 1}
+    assert history == alone
+    assert_same_history(history, export_of(pulls).history(REPO, WEEK, authors, folders))
+    assert set(history.first_merged) == {"author-0", "author-1", "author-2"}  # the newcomers are new
+
+
+def test_what_the_listing_did_not_carry_the_history_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    pulls = record(authors=3, earlier=40)  # no busy PR: no query after the page carries the first merges
+    authors = {p.author for p in pulls if WEEK.contains(p.merged_at)}
+    with FakeGitHub(pulls, REPO) as gh:
+        source = source_for(gh)
+        queries = spied(source, monkeypatch)
+        source.list_merged(REPO, WEEK)
+        history = source.history(REPO, WEEK, authors, folders)
+        assert len(queries) == 2 and " s0: search" not in queries[1] and "a4: search" in queries[1]
+        # Taken once: a second history of the week asks GitHub again, all of it.
+        assert source.history(REPO, WEEK, authors, folders) == history
+        assert len(queries) == 3 and " s3: search" in queries[2]
+        # Listed for another week, carried for that one: this week's history asks all of it.
+        source.list_merged(REPO, Period(WEEK.since + timedelta(days=7), WEEK.until + timedelta(days=7), WEEK.tz))
+        assert source.history(REPO, WEEK, authors, folders) == history
+        assert " s3: search" in queries[-1]
+    assert_same_history(history, export_of(pulls).history(REPO, WEEK, authors, folders))
+
+
+def test_a_carried_slice_that_came_back_partial_is_dropped_and_asked_by_history(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pulls = [p for p in record(authors=3, earlier=40) if not WEEK.contains(p.merged_at)]  # WEEK merged nothing
+    with FakeGitHub(pulls, REPO) as gh:
+        fresh = source_for(gh).history(REPO, WEEK, set(), folders)
+        gh.reset_counts()
+        # The week's search has no node, so the fake's partial answer nulls a node of the first carried slice.
+        gh.inject("partial", path="/graphql", query="hs0: search")
+        source = source_for(gh)
+        queries = spied(source, monkeypatch)
+        assert source.list_merged(REPO, WEEK) == []
+        assert len(queries) == 1 and gh.faults[-1].times == 0  # the page stood: the slice was dropped, not retried
+        history = source.history(REPO, WEEK, set(), folders)
+        assert len(queries) == 2 and " s0: search" in queries[1] and " s1: search" not in queries[1]
+    assert history == fresh and len(history.earlier) == 40
 
 
 @pytest.fixture(scope="module")

@@ -58,3 +58,20 @@ def test_timeouts_at_the_smallest_page_still_raise() -> None:
         gh.inject("timeout", path="/graphql", times=50)
         with pytest.raises(SourceError):
             source_for(gh, page_size=20, max_tries=3).list_merged(REPO, WEEK)
+
+
+def test_a_page_that_times_out_with_the_history_it_carries_is_listed_without_it() -> None:
+    # GIVEN GitHub giving up on every query that carries the history's first comparison slice
+    pulls = week(12)
+    with FakeGitHub(pulls, REPO) as gh:
+        gh.inject("timeout", path="/graphql", query="hs0: search", times=50)
+        source = source_for(gh, page_size=20, max_tries=3)
+        # WHEN the range is listed and its history asked
+        refs = source.list_merged(REPO, WEEK)
+        authors = {ref.author for ref in refs}
+        listed = gh.counts["graphql"]
+        history = source.history(REPO, WEEK, authors, lambda pr: [])
+        # THEN the smallest page is asked without the history, which asks its own query afterwards
+        assert len(refs) == 12 and gh.counts["graphql"] == listed + 1
+    with FakeGitHub(pulls, REPO) as gh:
+        assert history == source_for(gh).history(REPO, WEEK, authors, lambda pr: [])

@@ -14,7 +14,8 @@ How it spends GitHub's budgets (docs/github.md has the design):
   files or 20,000 lines). The diff's part (hunks, old paths) is stored under the PR's head
   commit, so a re-run of the same range sends no detail request at all;
 - history: the comparison periods' PRs in one light listing over their span (titles, labels, paths),
-  and the authors' first merges 25 aliased `search(first: 1)` a query (see `history`);
+  and the authors' first merges 25 aliased `search(first: 1)` a query (see `history`); these ride along in
+  the listing's own queries where they can (`Ahead`), so a week's history usually sends nothing of its own;
 - limits: `first` stays within 1..100 and the query far under the 500,000-node limit; the
   points budget (`rateLimit { cost remaining resetAt }`) is checked before each query and
   waited for, or handed back as RetryLater when the wait outlasts the caller's deadline;
@@ -31,6 +32,7 @@ GraphQL's own budget (PointsBudget). Without a token (GraphQL needs one) or on a
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from functools import partial
@@ -177,6 +179,62 @@ FIRST_FIELDS = "issueCount nodes { ... on PullRequest { number mergedAt } }"
 
 
 Salvage = Callable[[dict[str, Any], list[dict[str, Any]]], "dict[str, Any] | None"]
+AHEAD = "h"  # the prefix of the history's aliases in listing queries (`hs<i>`, `ha<i>`; see Ahead)
+AHEAD_ALIAS = re.compile(rf"{AHEAD}[sa]\d+")
+
+
+class Ahead:
+    """The history a listing asks ahead, so the planner's `history` that follows needs no request of its own: the
+    comparison periods' first pages ride in the listing's first query, and the first merges of the authors listed so
+    far in each query that follows (the next page, a salvage, further pages), FIRSTS_PER_QUERY at a time. Aliases
+    are prefixed AHEAD. `history` takes what came and asks for the rest, as it does when nothing was carried (a
+    listing in another invocation, or one that failed)."""
+
+    def __init__(self, repo: str, period: Period) -> None:
+        self.repo, self.period, self.tz = repo, period, zone(period.tz)
+        self.before = format_timestamp(period.start_utc - timedelta(seconds=1))
+        self.slices = [(p.start_utc, p.end_utc - timedelta(seconds=1)) for p in period.previous(COMPARISONS)]
+        self.pages: dict[tuple[datetime, datetime], dict[str, Any]] = {}  # a slice's first page, as answered
+        self.firsts: dict[str, str | None] = {}  # login -> first merge ("" undated); None: none before
+        self.seen: list[str] = []  # the logins listed, in order
+        self.asked: set[str] = set()  # asked, answered or not (a login a failed query asked, history asks again)
+        self.slices_asked = False
+
+    def see(self, nodes: Iterable[dict[str, Any]]) -> None:
+        """The listed PRs' authors, as history asks for them: lower-case logins (display names are never asked)."""
+        for node in nodes:
+            if isinstance(node, dict) and node.get("mergedAt") and \
+                    self.period.contains(parse_timestamp(str(node["mergedAt"]))):
+                login = _actor(node.get("author")).lower()
+                if LOGIN.match(login) and login not in self.seen:
+                    self.seen.append(login)
+
+    def parts(self) -> tuple[list[str], dict[str, Any], list[str], tuple[list[Slice], list[str]]]:
+        """What the next query carries (`_history_parts`: the slices the first time, then the authors not asked yet),
+        and what it asks, for `take`."""
+        batch: list[Slice] = [] if self.slices_asked else [(low, high, None) for low, high in self.slices]
+        self.slices_asked = True
+        logins = [login for login in self.seen if login not in self.asked][:FIRSTS_PER_QUERY]
+        self.asked.update(logins)
+        params, variables, roots = _history_parts(self.repo, self.tz, EARLIER_FIELDS, batch, logins, self.before,
+                                                  AHEAD)
+        return params, variables, roots, (batch, logins)
+
+    def take(self, data: dict[str, Any], asked: tuple[list[Slice], list[str]]) -> None:
+        """Keep what an answer carries; an alias it lacks (a salvage dropped it) is left to history."""
+        batch, logins = asked
+        for i, (low, high, _) in enumerate(batch):
+            if isinstance(page := data.get(f"{AHEAD}s{i}"), dict):
+                self.pages[(low, high)] = page
+        for i, login in enumerate(logins):
+            if isinstance(search := data.get(f"{AHEAD}a{i}"), dict):
+                nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
+                self.firsts[login] = (str(nodes[0].get("mergedAt") or "") if nodes else "") \
+                    if int(search.get("issueCount") or 0) else None
+
+
+def _ahead_parts(ahead: Ahead | None) -> tuple[list[str], dict[str, Any], list[str], tuple[list[Slice], list[str]]]:
+    return ahead.parts() if ahead is not None else ([], {}, [], ([], []))
 
 
 class GraphQLUnavailable(SourceError):
@@ -304,6 +362,7 @@ class GraphQLSource(OnClient):
         self.budget = PointsBudget(self.http)
         self.graphql = bool(self.http.token)  # GraphQL needs authentication; without a token REST serves
         self._kept: dict[tuple[str, int], PullRequest] = {}
+        self._ahead: dict[str, Ahead] = {}  # per repository, the history its last listing asked ahead
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], reader: secrets.Secrets | None = None,
@@ -426,13 +485,14 @@ class GraphQLSource(OnClient):
         after: str | None = state.get("after")
         held: tuple[list[dict[str, Any]], dict[str, Any] | None] | None = None
         left: int | None = None  # PRs of the slice not listed yet, once a page of it has said its issueCount
+        ahead = self._ahead[repo] = Ahead(repo, period)  # a resumed listing's earlier pages: history asks those
         while slices:
             start, stop = (parse_timestamp(s) for s in slices[0])
             carry = _pending(held[0])[:MORE_PER_REQUEST] if held else []
-            search, data = self._search_graphql(repo, period, start, stop, after, carry, left)
+            search, data = self._search_graphql(repo, period, start, stop, after, carry, left, ahead)
             if held:
                 _apply_more(repo, carry, data)
-                yield ListPage(self._keep(repo, period, held[0]), held[1])
+                yield ListPage(self._keep(repo, period, held[0], ahead), held[1])
                 held = None
             total = int(search.get("issueCount") or 0)
             cut = _cut(start, stop, total) if after is None else None
@@ -440,6 +500,7 @@ class GraphQLSource(OnClient):
                 slices[:1] = cut
                 continue
             nodes = [n for n in search.get("nodes") or [] if isinstance(n, dict)]
+            ahead.see(nodes)
             info = search.get("pageInfo") or {}
             if info.get("hasNextPage") and info.get("endCursor"):
                 # after a resume the slice's earlier pages are unknown: counted from the total, an overestimate
@@ -452,28 +513,36 @@ class GraphQLSource(OnClient):
             if slices and _pending(nodes):
                 held = (nodes, resumed)
             else:
-                yield ListPage(self._keep(repo, period, nodes), resumed)
+                yield ListPage(self._keep(repo, period, nodes, ahead), resumed)
 
     def _search_graphql(self, repo: str, period: Period, start: datetime, stop: datetime, after: str | None,
                         carry: list[tuple[dict[str, Any], str]], left: int | None = None,
-                        ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """A search page (its `search`) and the whole answer, which holds the `carry` pages (`_more_parts`). When
-        fewer than a page are `left`, the page asks those only, with larger conversation pages (conversation_sizes)."""
+                        ahead: Ahead | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A search page (its `search`) and the whole answer, which holds the `carry` pages (`_more_parts`) and what
+        it asks `ahead`. When fewer than a page are `left`, the page asks those only, with larger conversation pages
+        (conversation_sizes)."""
         tz = zone(period.tz)
         merged = f"{start.astimezone(tz).isoformat()}..{stop.astimezone(tz).isoformat()}"
         owner, name = repo.split("/", 1)
         params, more, pulls, roots = _more_parts(carry)
+        history_params, history_variables, history_roots, asked = _ahead_parts(ahead)
         q = f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"
         while True:
             first = min(self.page_size, left) if left and left > 0 else self.page_size
             fields = _pull_fields(*conversation_sizes(first, self.page_size))
-            query = _search_query(params, pulls, roots, fields)
-            variables = {**more, "owner": owner, "name": name, "first": first, "after": after, "q": q}
+            query = _search_query(params + history_params, pulls, roots + history_roots, fields)
+            variables = {**more, **history_variables, "owner": owner, "name": name, "first": first, "after": after,
+                         "q": q}
 
-            salvage = partial(self._salvaged, repo, q, after, fields)
+            salvage = partial(self._salvaged, repo, q, after, fields, ahead)
             try:
                 data = self._query_retrying(query, variables, shrinkable=self.page_size > MIN_PAGE, salvage=salvage)
             except QueryTimeout:
+                if self.page_size <= MIN_PAGE and history_roots:
+                    # What the history carries may be what runs too long: never a reason for the listing to fail.
+                    history_params, history_variables, history_roots, asked = _ahead_parts(None)
+                    log.warning("GitHub timed out on the smallest search page: asking it without the history")
+                    continue
                 if self.page_size <= MIN_PAGE:
                     raise
                 self.page_size = max(MIN_PAGE, self.page_size // 2)
@@ -488,14 +557,23 @@ class GraphQLSource(OnClient):
             # range many more pages (and points) than the one timeout did. A range that stays heavy times
             # out again and shrinks again: at most one extra request per shrunk page that passed.
             self.page_size = min(self.full_page, self.page_size * 2)
+            if ahead is not None:
+                ahead.take(data, asked)
             return search, data
 
-    def _salvaged(self, repo: str, q: str, after: str | None, fields: str, data: dict[str, Any],
-                  errors: list[dict[str, Any]]) -> dict[str, Any] | None:
+    def _salvaged(self, repo: str, q: str, after: str | None, fields: str, ahead: Ahead | None,
+                  data: dict[str, Any], errors: list[dict[str, Any]]) -> dict[str, Any] | None:
         """A listing page GitHub answered but for some of its PRs (every error's path is `search.nodes.<i>...`), made
         whole by asking those PRs again, each a `search(first: 1)` after the cursor before it, all in one query: a
-        retry of a node or two instead of the page, with the first further pages of the PRs it did bring. None when the
-        errors are elsewhere or a cursor is missing."""
+        retry of a node or two instead of the page, with the first further pages of the PRs it did bring and the
+        first merges of their authors (`ahead`). An error in a history alias drops that alias: history asks it. None
+        when the errors are elsewhere or a cursor is missing."""
+        dropped = {str(e["path"][0]) for e in errors if e.get("path") and AHEAD_ALIAS.fullmatch(str(e["path"][0]))}
+        if dropped:
+            data = {key: value for key, value in data.items() if key not in dropped}
+            errors = [e for e in errors if not e.get("path") or str(e["path"][0]) not in dropped]
+            if not errors:
+                return data
         search = data.get("search")
         located = _missing_nodes(search, errors, after) if isinstance(search, dict) else None
         if not isinstance(search, dict) or located is None:
@@ -505,15 +583,22 @@ class GraphQLSource(OnClient):
         # The PRs the page did bring: their further pages ride along, as they would in the next page's query.
         carry = _pending([n for n in nodes if isinstance(n, dict)])[:MORE_PER_REQUEST]
         params, variables, pulls, roots = _more_parts(carry)
+        if ahead is not None:
+            ahead.see(n for n in nodes if isinstance(n, dict))
+        history_params, history_variables, history_roots, history_asked = _ahead_parts(ahead)
         asked = " ".join(f"m{k}: search(type: ISSUE, query: $q, first: 1, after: $m{k}) "
                          f"{{ nodes {{ ... on PullRequest {{ {fields} }} }} }}" for k in range(len(wanted)))
-        declared = "".join(f", {p}" for p in [*params, *(f"$m{k}: String" for k in range(len(wanted)))])
+        declared = "".join(f", {p}" for p in [*params, *history_params,
+                                              *(f"$m{k}: String" for k in range(len(wanted)))])
         owner, name = repo.split("/", 1)
         answer = self._query_retrying(
             f"query($owner: String!, $name: String!, $q: String!{declared}) {{ {RATE} "
             f"repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }} {asked} "
-            f"{' '.join(roots)} }}",
-            {**variables, "owner": owner, "name": name, "q": q, **{f"m{k}": c for k, c in enumerate(cursors)}})
+            f"{' '.join(roots + history_roots)} }}",
+            {**variables, **history_variables, "owner": owner, "name": name, "q": q,
+             **{f"m{k}": c for k, c in enumerate(cursors)}})
+        if ahead is not None:
+            ahead.take(answer, history_asked)
         for k, i in enumerate(wanted):
             got = [n for n in (answer.get(f"m{k}") or {}).get("nodes") or [] if isinstance(n, dict)]
             if not got:
@@ -524,10 +609,11 @@ class GraphQLSource(OnClient):
         log.info("GitHub left %d PRs out of a listing page: asked for those alone", len(wanted))
         return {**data, "search": {**search, "nodes": nodes}}
 
-    def _keep(self, repo: str, period: Period, nodes: list[dict[str, Any]]) -> list[PullRef]:
+    def _keep(self, repo: str, period: Period, nodes: list[dict[str, Any]],
+              ahead: Ahead | None = None) -> list[PullRef]:
         """Finish the nodes (further files and reviews pages), keep them for get(), return their refs."""
         nodes = [n for n in nodes if n.get("mergedAt") and period.contains(parse_timestamp(str(n["mergedAt"])))]
-        self._more_pages(repo, nodes)
+        self._more_pages(repo, nodes, ahead)
         if len(self._kept) > MAX_KEPT:
             self._kept.clear()
         refs = []
@@ -538,9 +624,10 @@ class GraphQLSource(OnClient):
             refs.append(pr.ref)
         return refs
 
-    def _more_pages(self, repo: str, nodes: list[dict[str, Any]]) -> None:
+    def _more_pages(self, repo: str, nodes: list[dict[str, Any]], ahead: Ahead | None = None) -> None:
         """Fetch the connections beyond each node's first page, in place, MORE_PER_REQUEST to a query (aliases):
-        a PR's files, reviews, threads and comments by its number, a thread's replies by its id (`node`)."""
+        a PR's files, reviews, threads and comments by its number, a thread's replies by its id (`node`); with
+        what is asked `ahead` riding along."""
         owner, name = repo.split("/", 1)
         while True:
             todo = _pending(nodes)
@@ -548,10 +635,14 @@ class GraphQLSource(OnClient):
                 return
             batch = todo[:MORE_PER_REQUEST]
             params, variables, pulls, roots = _more_parts(batch)
-            query = (f"query($owner: String!, $name: String!, {', '.join(params)}) {{ {RATE} "
+            history_params, history_variables, history_roots, asked = _ahead_parts(ahead)
+            query = (f"query($owner: String!, $name: String!, {', '.join(params + history_params)}) {{ {RATE} "
                      f"repository(owner: $owner, name: $name) {{ nameWithOwner {' '.join(pulls)} }} "
-                     f"{' '.join(roots)} }}")
-            _apply_more(repo, batch, self._query_retrying(query, {**variables, "owner": owner, "name": name}))
+                     f"{' '.join(roots + history_roots)} }}")
+            data = self._query_retrying(query, {**variables, **history_variables, "owner": owner, "name": name})
+            _apply_more(repo, batch, data)
+            if ahead is not None:
+                ahead.take(data, asked)
 
     def _pull(self, node: dict[str, Any]) -> PullRequest:
         files = [_file_change(f) for f in _nodes(node, "files")][:FILES_CAP]
@@ -588,15 +679,19 @@ class GraphQLSource(OnClient):
         they merged before and whose node (their oldest PR) gives the date. A week's history is one request.
         GitHub's search cannot sort by merge time: the date is the merge of their first-opened PR, which may not
         be their first merge. A display name (an export's or a co-author trailer's) cannot be searched: recorded
-        as not new."""
+        as not new. What the period's listing asked ahead (Ahead) is taken, not asked again."""
         if not self.graphql:
             return self.rest.history(repo, period, authors, tag)
         wanted = sorted({a.lower() for a in authors})
         logins = [name for name in wanted if LOGIN.match(name)]
         before = format_timestamp(period.start_utc - timedelta(seconds=1))
         slices = [(p.start_utc, p.end_utc - timedelta(seconds=1)) for p in period.previous(COMPARISONS)]
+        ahead = self._ahead.pop(repo, None)  # taken once: a later history of the period asks GitHub again
+        if ahead is not None and (ahead.before, ahead.slices) != (before, slices):
+            ahead = None  # the listing was of another period
         try:
-            earlier, first = self._listed(repo, comparison_span(period), tag, EARLIER_FIELDS, slices, logins, before)
+            earlier, first = self._listed(repo, comparison_span(period), tag, EARLIER_FIELDS, slices, logins, before,
+                                          ahead)
         except GraphQLUnavailable as exc:
             self._without_graphql(exc)
             return self.rest.history(repo, period, authors, tag)
@@ -620,42 +715,49 @@ class GraphQLSource(OnClient):
 
     def _listed(self, repo: str, span: Period, tag: Tagger, fields: str,
                 slices: list[tuple[datetime, datetime]] | None = None, logins: Iterable[str] = (),
-                before: str = "") -> tuple[list[dict[str, Any]], dict[str, str]]:
+                before: str = "", ahead: Ahead | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """The PRs merged in `span` as history entries, read SLICES_PER_QUERY search slices to a query (`slices`,
         inclusive whole seconds; the whole span when None), and the first merge before `before` of each of
-        `logins`, FIRSTS_PER_QUERY to a query beside them. A slice past the search cap is cut where its first page
-        says so: into slices of at most 80% of the cap, and into as many as a query asks at once when its PRs
-        fill more pages than that, so the cut's pages come in parallel rather than one after another."""
+        `logins`, FIRSTS_PER_QUERY to a query beside them; a slice's first page or a first merge the listing asked
+        `ahead` is not asked again. A slice past the search cap is cut where its first page says so: into slices of
+        at most 80% of the cap, and into as many as a query asks at once when its PRs fill more pages than that, so
+        the cut's pages come in parallel rather than one after another."""
         start, stop = span.start_utc, span.end_utc - timedelta(seconds=1)  # search ranges are inclusive
         tz = zone(span.tz)
-        todo: list[Slice] = [(low, high, None) for low, high in slices or [(start, stop)]]
-        waiting = list(logins)
         found: dict[int, PullRequest] = {}
-        first: dict[str, str] = {}
+
+        def read(search: Any, low: datetime, high: datetime, after: str | None) -> list[Slice]:
+            """A slice's page: its PRs into `found`; what is left of the slice (its cut, or its next page)."""
+            if not isinstance(search, dict):
+                raise SourceError(f"GitHub's search for {repo} answered no results object")
+            total = int(search.get("issueCount") or 0)
+            # cut into as many slices as a query asks when its PRs fill that many pages: they come in parallel
+            cut = _cut(low, high, total, min(SLICES_PER_QUERY, -(-total // PAGE))) if after is None else None
+            if cut:
+                return [(parse_timestamp(a), parse_timestamp(b), None) for a, b in cut]
+            for node in search.get("nodes") or []:
+                if isinstance(node, dict) and node.get("mergedAt"):
+                    pr = self._history_pull(node)
+                    if start <= pr.merged_at <= stop:
+                        found[pr.number] = pr
+            info = search.get("pageInfo") or {}
+            return [(low, high, str(info["endCursor"]))] if info.get("hasNextPage") and info.get("endCursor") else []
+
+        pages, firsts = (ahead.pages, ahead.firsts) if ahead is not None else ({}, {})
+        todo: list[Slice] = []
+        for low, high in slices or [(start, stop)]:
+            page = pages.get((low, high))
+            todo += [(low, high, None)] if page is None else read(page, low, high, None)
+        logins = list(logins)
+        first = {login: merged for login in logins if (merged := firsts.get(login)) is not None}
+        waiting = [login for login in logins if login not in firsts]
         while todo or waiting:
             batch, asked = todo[:SLICES_PER_QUERY], waiting[:FIRSTS_PER_QUERY]
             todo, waiting = todo[len(batch):], waiting[len(asked):]
             data = self._query_retrying(*_history_query(repo, tz, fields, batch, asked, before))
             first.update(_first_merges_in(repo, data, asked))
-            more: list[Slice] = []
-            for i, (low, high, after) in enumerate(batch):
-                search = data.get(f"s{i}")
-                if not isinstance(search, dict):
-                    raise SourceError(f"GitHub's search for {repo} answered no results object")
-                total = int(search.get("issueCount") or 0)
-                # cut into as many slices as a query asks when its PRs fill that many pages: they come in parallel
-                cut = _cut(low, high, total, min(SLICES_PER_QUERY, -(-total // PAGE))) if after is None else None
-                if cut:
-                    more += [(parse_timestamp(a), parse_timestamp(b), None) for a, b in cut]
-                    continue
-                for node in search.get("nodes") or []:
-                    if isinstance(node, dict) and node.get("mergedAt"):
-                        pr = self._history_pull(node)
-                        if start <= pr.merged_at <= stop:
-                            found[pr.number] = pr
-                info = search.get("pageInfo") or {}
-                if info.get("hasNextPage") and info.get("endCursor"):
-                    more.append((low, high, str(info["endCursor"])))
+            more = [rest for i, (low, high, after) in enumerate(batch)
+                    for rest in read(data.get(f"s{i}"), low, high, after)]
             todo = more + todo
         prs = sorted(found.values(), key=lambda pr: (pr.merged_at, pr.number))
         return [history_entry(pr, tag(pr)) for pr in prs], first
@@ -911,24 +1013,31 @@ def _file_change(f: dict[str, Any]) -> FileChange:
                       additions=int(f.get("additions") or 0), deletions=int(f.get("deletions") or 0))
 
 
-def _history_query(repo: str, tz: Any, fields: str, batch: list[Slice],
-                   logins: list[str], before: str) -> tuple[str, dict[str, Any]]:
-    """One query of aliased searches: `s<i>` a page of 100 of each slice (from its cursor), `a<i>` the oldest
-    merged PR of each login before `before`."""
+def _history_parts(repo: str, tz: Any, fields: str, batch: list[Slice], logins: list[str], before: str,
+                   prefix: str = "") -> tuple[list[str], dict[str, Any], list[str]]:
+    """Aliased searches: `<prefix>s<i>` a page of 100 of each slice (from its cursor), `<prefix>a<i>` the oldest
+    merged PR of each login before `before`; as (variable declarations, variables, root fields)."""
     params: list[str] = []
     parts: list[str] = []
     variables: dict[str, Any] = {}
     for i, (low, high, after) in enumerate(batch):
         merged = f"{low.astimezone(tz).isoformat()}..{high.astimezone(tz).isoformat()}"
-        variables[f"q{i}"] = f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"
-        variables[f"c{i}"] = after
-        params += [f"$q{i}: String!", f"$c{i}: String"]
-        parts.append(f"s{i}: search(type: ISSUE, query: $q{i}, first: {PAGE}, after: $c{i}) {{ issueCount "
-                     f"{PAGE_INFO} nodes {{ ... on PullRequest {{ {fields} }} }} }}")
+        variables[f"{prefix}q{i}"] = f"repo:{repo} is:pr is:merged merged:{merged} sort:created-asc"
+        variables[f"{prefix}c{i}"] = after
+        params += [f"${prefix}q{i}: String!", f"${prefix}c{i}: String"]
+        parts.append(f"{prefix}s{i}: search(type: ISSUE, query: ${prefix}q{i}, first: {PAGE}, after: ${prefix}c{i}) "
+                     f"{{ issueCount {PAGE_INFO} nodes {{ ... on PullRequest {{ {fields} }} }} }}")
     for i, login in enumerate(logins):
-        variables[f"f{i}"] = f"repo:{repo} is:pr is:merged author:{login} merged:<={before} sort:created-asc"
-        params.append(f"$f{i}: String!")
-        parts.append(f"a{i}: search(type: ISSUE, query: $f{i}, first: 1) {{ {FIRST_FIELDS} }}")
+        variables[f"{prefix}f{i}"] = f"repo:{repo} is:pr is:merged author:{login} merged:<={before} sort:created-asc"
+        params.append(f"${prefix}f{i}: String!")
+        parts.append(f"{prefix}a{i}: search(type: ISSUE, query: ${prefix}f{i}, first: 1) {{ {FIRST_FIELDS} }}")
+    return params, variables, parts
+
+
+def _history_query(repo: str, tz: Any, fields: str, batch: list[Slice],
+                   logins: list[str], before: str) -> tuple[str, dict[str, Any]]:
+    """One query of the history's aliased searches (`_history_parts`)."""
+    params, variables, parts = _history_parts(repo, tz, fields, batch, logins, before)
     return f"query({', '.join(params)}) {{ {RATE} {' '.join(parts)} }}", variables
 
 
