@@ -151,8 +151,9 @@ def test_concurrent_workers_complete_the_run_and_exactly_one_report_is_requested
 
 
 def test_two_workers_batches_are_with_the_model_at_the_same_time(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    # GIVEN the sample planned for the model, which answers each call in 0.5 s, 3 calls at once per invocation
-    with FakeOpenAI(latency=0.5) as fake:
+    # GIVEN the sample planned for the model, which answers each call in 1.5 s, 3 calls at once per invocation
+    # (long enough for the two to overlap when one invocation starts late on a loaded machine)
+    with FakeOpenAI(latency=1.5) as fake:
         for key, value in (("OPENAI_BASE_URL", fake.base_url), ("OPENAI_API_KEY", "sk-test"),
                            ("PRHUB_LLM_MODEL", "fake-model"), ("PRHUB_LLM_CONCURRENCY", "3")):
             monkeypatch.setenv(key, value)

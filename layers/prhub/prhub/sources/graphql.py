@@ -233,6 +233,17 @@ class Ahead:
                     if int(search.get("issueCount") or 0) else None
 
 
+def _without_ahead_errors(data: dict[str, Any], errors: list[dict[str, Any]]
+                          ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The answer and errors less the history aliases (Ahead) that came back with an error, which history then asks
+    itself; None when no error is in one."""
+    dropped = {str(e["path"][0]) for e in errors if e.get("path") and AHEAD_ALIAS.fullmatch(str(e["path"][0]))}
+    if not dropped:
+        return None
+    return ({key: value for key, value in data.items() if key not in dropped},
+            [e for e in errors if not e.get("path") or str(e["path"][0]) not in dropped])
+
+
 def _ahead_parts(ahead: Ahead | None) -> tuple[list[str], dict[str, Any], list[str], tuple[list[Slice], list[str]]]:
     return ahead.parts() if ahead is not None else ([], {}, [], ([], []))
 
@@ -568,10 +579,8 @@ class GraphQLSource(OnClient):
         retry of a node or two instead of the page, with the first further pages of the PRs it did bring and the
         first merges of their authors (`ahead`). An error in a history alias drops that alias: history asks it. None
         when the errors are elsewhere or a cursor is missing."""
-        dropped = {str(e["path"][0]) for e in errors if e.get("path") and AHEAD_ALIAS.fullmatch(str(e["path"][0]))}
-        if dropped:
-            data = {key: value for key, value in data.items() if key not in dropped}
-            errors = [e for e in errors if not e.get("path") or str(e["path"][0]) not in dropped]
+        if (kept := _without_ahead_errors(data, errors)) is not None:
+            data, errors = kept
             if not errors:
                 return data
         search = data.get("search")
