@@ -111,6 +111,7 @@ def cut(source: str, face: int, out: Path, codepoints: set[int] | None = None) -
     have = font.getBestCmap()
     # Desubroutinized: fpdf2 would otherwise prune the subroutines of every subset it makes, half its work.
     options = subset.Options(notdef_outline=True, recommended_glyphs=True, name_IDs=["*"], name_languages=["*"],
+                             glyph_names=True,  # a cut cut again (cut_font's smaller cuts) keeps its post names
                              desubroutinize=True)
     options.drop_tables += ["GSUB", "GPOS", "GDEF", "vhea", "vmtx", "VORG"]  # fpdf2 lays out horizontally, alone
     cutter = subset.Subsetter(options)
@@ -130,7 +131,18 @@ if __name__ == "__main__":
         sys.exit("usage: python cut_font.py FONT[#face] OUT")
     path, _, number = sys.argv[1].partition("#")
     common = Path(sys.argv[2])
-    for target, points in ((common.with_name(LATIN), latin_codepoints()),
-                           (common.with_name(FREQUENT), frequent_codepoints()), (common, None)):  # OUT last: make's
-        glyphs = cut(path, int(number or 0), target, points)
-        print(f"cut {path} to {glyphs} glyphs: {target} ({target.stat().st_size // 1024} KiB)")
+    # The common cut first, converted once; the smaller cuts are cut from it (glyf outlines subset as they are,
+    # so their glyphs are the same, and no glyph is converted twice: a third less of the build's seconds). OUT is
+    # put in place last (make's target: a build stopped before the others never looks done).
+    part = common.with_name(f".{common.name}.whole.{os.getpid()}")
+    try:
+        cut(path, int(number or 0), part)
+        for target, points in ((common.with_name(LATIN), latin_codepoints()),
+                               (common.with_name(FREQUENT), frequent_codepoints())):
+            glyphs = cut(str(part), 0, target, points)
+            print(f"cut {path} to {glyphs} glyphs: {target} ({target.stat().st_size // 1024} KiB)")
+        os.replace(part, common)
+    finally:
+        part.unlink(missing_ok=True)
+    print(f"cut {path} to {len(TTFont(str(common)).getGlyphOrder())} glyphs: {common} "
+          f"({common.stat().st_size // 1024} KiB)")
