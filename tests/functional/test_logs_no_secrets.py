@@ -160,7 +160,10 @@ def run(moto_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                     contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 mp.setenv("GITHUB_API_URL", gh.url)
                 mp.setenv("OPENAI_BASE_URL", model.base_url)
+                # Two days of the sample's week (8 PRs): every function and call of the week, at a quarter of its
+                # DEBUG logging (botocore's records of each call are most of this run's time).
                 result = run_pipeline(source="github", scorer="llm", lang="en", out=tmp_path_factory.mktemp("site"),
+                                      since="2026-06-01", until="2026-06-02",
                                       state=None, endpoint_url=moto_endpoint, workers=2, invoke=invoke,
                                       timeout=300)
                 assert gh.counts["graphql"] > 0 and gh.counts.get("fault_401", 0) == 0, "the token came from the secret"
