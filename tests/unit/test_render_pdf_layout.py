@@ -85,3 +85,42 @@ def test_pr_pdfs_from_the_once_decoded_font_tables_are_those_of_a_fresh_font_eve
     fresh = [_undated(render_pull_pdf(page)) for page in pages]
     # THEN every PDF is byte for byte the same
     assert len(set(fresh)) == len(pages) and shared == fresh * 2
+
+
+def test_glyf_is_shared_only_by_a_font_without_composite_glyphs(tmp_path):
+    # GIVEN a TrueType font whose "Á" is a composite of "A" and an accent (a font an operator may configure)
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    from fontTools.ttLib.tables._g_l_y_f import GlyphComponent
+
+    def box() -> object:
+        pen = TTGlyphPen(None)
+        pen.moveTo((0, 0)), pen.lineTo((0, 500)), pen.lineTo((400, 500)), pen.lineTo((400, 0)), pen.closePath()
+        return pen.glyph()
+
+    builder = FontBuilder(1000, isTTF=True)
+    builder.setupGlyphOrder([".notdef", "A", "acute", "Aacute"])
+    builder.setupCharacterMap({0x41: "A", 0xB4: "acute", 0xC1: "Aacute"})
+    glyphs = {name: box() for name in (".notdef", "A", "acute")}
+    glyphs["Aacute"] = box()
+    glyphs["Aacute"].numberOfContours, glyphs["Aacute"].components = -1, []
+    for name, dx in (("A", 0), ("acute", 100)):
+        part = GlyphComponent()
+        part.glyphName, part.x, part.y, part.flags = name, dx, 0, 0
+        glyphs["Aacute"].components.append(part)
+    builder.setupGlyf(glyphs)
+    builder.setupHorizontalMetrics({name: (500, 0) for name in glyphs})
+    builder.setupHorizontalHeader(ascent=800, descent=-200)
+    builder.setupNameTable({"familyName": "Composite", "styleName": "Regular"})
+    builder.setupOS2(), builder.setupPost()
+    path = tmp_path / "composite.ttf"
+    builder.save(str(path))
+    # WHEN its tables are decoded for sharing, as the cuts' are
+    shared, _ = pdfs._decoded_tables(str(path), 0)
+    # THEN its glyphs are not shared (the subsetter renumbers a composite's components in place); the cut's are
+    assert "glyf" not in shared and {"cmap", "post", "hmtx"} <= set(shared)
+    try:
+        cut, face = pdfs.font_for({ord("a")})
+    except Exception as exc:  # noqa: BLE001 - no font on this machine
+        pytest.skip(str(exc))
+    assert "glyf" in pdfs._decoded_tables(cut, face)[0] or not cut.endswith(".ttf")

@@ -184,30 +184,38 @@ def _parsed_font(path: str, face: int) -> TTFFont:
 
 
 @cache
-def _decoded_tables(path: str, face: int) -> tuple[Any, Any, tuple[str, ...]]:
-    """The font's cmap and post tables and its glyph order, decoded once per process: decoding them took a third
-    of a PR page's PDF (fpdf2 subsets a fresh TTFont for every document, which decodes both again)."""
+def _decoded_tables(path: str, face: int) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The font's tables that fpdf2's subsetting decodes in full for every document (cmap, post, hmtx and, for a
+    TrueType font without composite glyphs, glyf), decoded once per process, and its glyph order: decoding them
+    was most of a PR page's PDF. glyf is shared only without composites: the subsetter renumbers a composite's
+    components inside the glyph itself, which a shared glyph must not be; it only trims padding off the others,
+    which gives the same bytes however often it is done."""
     from fontTools import ttLib
 
     with ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True) as font:
-        cmap, post = font["cmap"], font["post"]
-        for table in cmap.tables:
+        tables = {tag: font[tag] for tag in ("cmap", "post", "hmtx")}
+        for table in tables["cmap"].tables:
             table.ensureDecompiled()
-        return cmap, post, tuple(font.getGlyphOrder())
+        if "glyf" in font:
+            glyf = font["glyf"]
+            if not any(glyph.isComposite() for glyph in glyf.glyphs.values()):
+                tables["glyf"] = glyf
+        return tables, tuple(font.getGlyphOrder())
 
 
 def _document_ttfont(path: str, face: int) -> Any:
-    """A document's own TTFont for fpdf2 to subset, its cmap and post copied from the decoded ones. Copies are
-    enough: fontTools' subsetter replaces what it prunes in them (a subtable's map, post's names), never changes
-    it in place, so documents laid out at once (threads) do not share what they subset."""
+    """A document's own TTFont for fpdf2 to subset, its decoded tables copied from the shared ones. Shallow copies
+    are enough: fontTools' subsetter replaces what it prunes in them (a subtable's map, post's names, the metrics,
+    the glyphs' dictionary), never changes them in place, so documents laid out at once (threads) do not share what
+    they subset."""
     from fontTools import ttLib
 
     font = ttLib.TTFont(path, recalcTimestamp=False, fontNumber=face, lazy=True)
-    cmap, post, order = _decoded_tables(path, face)
-    own = copy.copy(cmap)
-    own.tables = [copy.copy(table) for table in cmap.tables]
+    tables, order = _decoded_tables(path, face)
     font.setGlyphOrder(list(order))
-    font["cmap"], font["post"] = own, copy.copy(post)
+    for tag, table in tables.items():
+        font[tag] = copy.copy(table)
+    font["cmap"].tables = [copy.copy(sub) for sub in tables["cmap"].tables]
     return font
 
 
