@@ -1,9 +1,9 @@
-"""The embedded moto's three patches, and the start-up check that what they replace still exists.
+"""The embedded moto's patches, and the start-up check that what they replace still exists.
 
 moto is a test double, not a service: it is not thread-safe and some of its
 operations cost O(N^2) in the number of items or messages. The local runner's
 workers hit it concurrently and a year of a busy repository is thousands of
-PRs, so three patches make it behave (each explained in its docstring). They
+PRs, so the patches make it behave and keep it cheap (each explained in its docstring). They
 reach into moto's internals, which a moto release may rename: `check_moto`
 runs before they are applied and names the symbol and the moto version, so
 an upgrade fails with a message instead of a deadlock or a wrong count.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -30,6 +31,7 @@ PATCHED_SYMBOLS: tuple[tuple[str, str], ...] = (
     ("moto.dynamodb.models.table", "Table.get_item"),  # cheap_moto_transactions: the backup
     ("moto.dynamodb.models.table", "Table.delete_item"),  # cheap_moto_transactions: the rollback
     ("moto.sqs.models", "unix_time_millis"),  # cheap_moto_sqs_clock
+    ("moto.s3.models", "S3Backend._url_module"),  # s3_urls_once
     ("moto.ssm.models", "ec2_backends"),  # ssm_without_ec2
     ("moto.sqs.models", "sqs_backends"),  # not a patch: prhub_local.embedded.queued reads the queues' messages
 )
@@ -79,6 +81,7 @@ def apply_patches() -> None:
     cheap_moto_transactions()  # relies on the serialization above
     serialize_moto(SQSResponse)
     cheap_moto_sqs_clock()
+    s3_urls_once()
 
 
 def serialize_moto(handler: Any) -> None:
@@ -155,6 +158,34 @@ def cheap_moto_transactions() -> None:
 
     transact_write_items.cheap = True  # type: ignore[attr-defined]
     backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
+def s3_urls_once() -> None:
+    """Load moto's S3 URL table once, not twice per request.
+
+    moto's S3 backend reloads `moto.s3.urls` (importlib.reload) each time it is asked for its URLs, so that a
+    change of MOTO_S3_CUSTOM_ENDPOINTS is seen: two reloads per S3 call, an eighth of each call's CPU, and a PR
+    page is five calls. The module is reloaded only when that setting changes; the reload itself is locked (the
+    workers' threads reloaded it at once)."""
+    import moto.s3.models as models
+
+    backend = models.S3Backend
+    original = backend.__dict__["_url_module"].fget
+    if getattr(original, "once", False):
+        return
+    lock = threading.Lock()
+    loaded: dict[str | None, Any] = {}
+
+    def url_module(self: Any) -> Any:
+        endpoints = os.environ.get("MOTO_S3_CUSTOM_ENDPOINTS")
+        with lock:
+            if endpoints not in loaded:
+                loaded.clear()
+                loaded[endpoints] = original(self)
+            return loaded[endpoints]
+
+    url_module.once = True  # type: ignore[attr-defined]
+    backend._url_module = property(url_module)  # type: ignore[assignment]
 
 
 def cheap_moto_sqs_clock() -> None:

@@ -53,3 +53,33 @@ def test_the_embedded_ssm_answers_without_loading_moto_ec2() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     # THEN SSM answers and moto's EC2 (1.35 s of imports) was never loaded
     assert out == ["v", "False"]
+
+
+def test_s3_calls_reload_moto_s3_urls_only_when_its_endpoints_setting_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the embedded S3 with a bucket, and moto's reload of its URL module counted
+    import os
+
+    import boto3
+    import moto.s3.models as s3_models
+
+    from prhub_local.embedded import EmbeddedAws, aws_env
+
+    reloads: list[str] = []
+    real_reload = s3_models.reload
+    monkeypatch.setattr(s3_models, "reload", lambda module: reloads.append(module.__name__) or real_reload(module))
+    monkeypatch.delenv("MOTO_S3_CUSTOM_ENDPOINTS", raising=False)
+    for key, value in aws_env(None, True).items():
+        monkeypatch.setenv(key, value)
+    with EmbeddedAws(in_process=True):
+        s3 = boto3.client("s3", region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+        s3.create_bucket(Bucket="urls-once")
+        # WHEN objects are put and read, then the custom-endpoints setting changes and one more is read
+        for i in range(5):
+            s3.put_object(Bucket="urls-once", Key=f"k{i}", Body=b"x")
+            assert s3.get_object(Bucket="urls-once", Key=f"k{i}")["Body"].read() == b"x"
+        before = len(reloads)
+        monkeypatch.setenv("MOTO_S3_CUSTOM_ENDPOINTS", "http://custom.example:4566")
+        s3.get_object(Bucket="urls-once", Key="k0")
+    # THEN the URL module was reloaded at most once for the ten calls (moto reloaded it twice a call), and again
+    # once when the setting changed
+    assert before <= 1 and len(reloads) == before + 1
