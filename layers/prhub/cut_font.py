@@ -136,7 +136,7 @@ if __name__ == "__main__":
     # put in place last (make's target: a build stopped before the others never looks done).
     part = common.with_name(f".{common.name}.whole.{os.getpid()}")
     try:
-        cut(path, int(number or 0), part)
+        whole = cut(path, int(number or 0), part)
         for target, points in ((common.with_name(LATIN), latin_codepoints()),
                                (common.with_name(FREQUENT), frequent_codepoints())):
             glyphs = cut(str(part), 0, target, points)
@@ -144,5 +144,4 @@ if __name__ == "__main__":
         os.replace(part, common)
     finally:
         part.unlink(missing_ok=True)
-    print(f"cut {path} to {len(TTFont(str(common)).getGlyphOrder())} glyphs: {common} "
-          f"({common.stat().st_size // 1024} KiB)")
+    print(f"cut {path} to {whole} glyphs: {common} ({common.stat().st_size // 1024} KiB)")
