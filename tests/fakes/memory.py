@@ -275,6 +275,10 @@ class MemoryBucket:
         found = self.objects.get(key)
         return found[0] if found else None
 
+    def get_json(self, key: str) -> Any | None:
+        found = self.get(key)
+        return None if found is None else json.loads(found)
+
     def folders(self, prefix: str) -> Iterator[str]:
         """S3's ListObjectsV2 with a "/" delimiter: the distinct next path segments, in key order."""
         seen: list[str] = []

@@ -185,3 +185,40 @@ def test_list_pages_show_a_teaser_of_a_long_highlight():
     report["highlights"] = [{"text": "word " * 200, "prs": []}]
     entry = site.index_card(report, "2026-05-05-to-2026-05-07")
     assert len(entry["highlight"]) <= 240 and entry["highlight"].endswith("…")
+
+
+def _calls(s3):
+    """The S3 operations `s3` sends, by name, in order."""
+    seen: list[str] = []
+    s3.meta.events.register("before-call.s3", lambda model, **_: seen.append(model.name))
+    return seen
+
+
+def test_get_json_reads_a_document_once_while_it_is_unchanged_and_again_when_it_changes(s3):
+    bucket = S3Bucket(s3, BUCKET)
+    key = "example-org/trainer/reports/2026-05-04-to-2026-05-10/pulls.json"
+    bucket.put(key, b'{"prs": {"1": {}}}', "application/json", "no-cache")
+    calls = _calls(s3)
+    first = bucket.get_json(key)
+    assert first == {"prs": {"1": {}}} and calls == ["GetObject"]
+    assert bucket.get_json(key) is first  # unchanged: one HEAD, neither downloaded nor parsed again
+    assert calls == ["GetObject", "HeadObject"]
+    bucket.put(key, b'{"prs": {"2": {}}}', "application/json", "no-cache")  # rewritten: read anew
+    assert bucket.get_json(key) == {"prs": {"2": {}}}
+    s3.delete_object(Bucket=BUCKET, Key=key)
+    assert bucket.get_json(key) is None  # gone: never the copy held
+    assert bucket.get_json("example-org/none.json") is None
+
+
+def test_a_pr_page_is_published_without_reading_back_what_it_wrote(s3):
+    """The language versions a PR folder has are looked up for the languages not just written (a GET each)."""
+    from prhub.site import paths as sitepaths
+
+    bucket = S3Bucket(s3, BUCKET)
+    page = {"repo": "example-org/trainer", "language": "zh", "pr": {"number": 7}}
+    files = {"report.json": json.dumps(page).encode(), "index.html": b"<p>zh</p>"}
+    calls = _calls(s3)
+    keys = site.publish_pull(bucket, page, files, "zh")  # type: ignore[arg-type]
+    folder = sitepaths.pull_dir("example-org/trainer", 7, "zh", "zh")
+    assert keys == [folder + "index.html", folder + "report.json"]
+    assert calls == ["PutObject", "PutObject", "GetObject", "GetObject"]  # zh/ and en/: none there

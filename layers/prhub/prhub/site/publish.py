@@ -59,6 +59,11 @@ class Bucket(Protocol):
         """The object's bytes, or None when there is no such key."""
         ...
 
+    def get_json(self, key: str) -> Any | None:
+        """The JSON document at `key` parsed, or None when there is no such key; read-only (it may be shared with
+        other callers)."""
+        ...
+
     def folders(self, prefix: str) -> Iterator[str]:
         """Every sub-"folder" directly under `prefix` (with its trailing "/")."""
         ...
@@ -93,25 +98,27 @@ def _put(bucket: Bucket, key: str, body: bytes, cache_control: str) -> str:
     return key
 
 
-def _write(bucket: Bucket, prefix: str, files: dict[str, bytes]) -> list[str]:
-    """The files under `prefix`, report.json last, so listings never see half a page."""
+def _write(bucket: Bucket, prefix: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    """The files under `prefix`, report.json last, so listings never see half a page; returns them by key."""
     order = sorted(files, key=lambda name: name == "report.json")
-    return [_put(bucket, prefix + name, files[name], REPORT_CACHE) for name in order]
+    return {_put(bucket, prefix + name, files[name], REPORT_CACHE): files[name] for name in order}
 
 
-def _versions(bucket: Bucket, folder: str) -> dict[str, dict[str, Any]]:
-    """The language versions published in a report or PR folder: language -> report.json (root and <lang>/)."""
+def _versions(bucket: Bucket, folder: str, written: dict[str, bytes]) -> dict[str, dict[str, Any]]:
+    """The language versions published in a report or PR folder: language -> report.json (root and <lang>/).
+    What was just `written` (key -> body) is taken as it is, not read back."""
     out: dict[str, dict[str, Any]] = {}
     for sub in ["", *(f"{lang}/" for lang in sitepaths.LANGUAGES)]:
-        doc = _load(bucket, folder + sub + "report.json")
+        key = folder + sub + "report.json"
+        doc = json.loads(written[key]) if key in written else _load(bucket, key)
         if doc is not None:
             out[str(doc.get("language") or "")] = doc
     return out
 
 
-def _relink(bucket: Bucket, folder: str, home: str, render: Any) -> list[str]:
+def _relink(bucket: Bucket, folder: str, home: str, render: Any, written: dict[str, bytes]) -> list[str]:
     """Re-render the web page of every language version in `folder` with links to the others (when there are)."""
-    versions = _versions(bucket, folder)
+    versions = _versions(bucket, folder, written)
     if len(versions) < 2:
         return []
     where = {lang: folder + sitepaths.lang_dir(lang, home) for lang in versions}
@@ -125,9 +132,9 @@ def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes], home
     from prhub.site.render.html import render_html
 
     home = home or report["language"]
-    keys = _write(bucket, report_prefix(report, home), files)
+    written = _write(bucket, report_prefix(report, home), files)
     folder = sitepaths.report_folder({**report, "language": home}, home)
-    return keys + [k for k in _relink(bucket, folder, home, render_html) if k not in keys]
+    return [*written, *(k for k in _relink(bucket, folder, home, render_html, written) if k not in written)]
 
 
 def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: str) -> list[str]:
@@ -136,9 +143,9 @@ def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: 
     from prhub.site.render.pull import render_pull_html
 
     number = page["pr"]["number"]
-    keys = _write(bucket, sitepaths.pull_dir(sitepaths.base(page), number, page["language"], home), files)
+    written = _write(bucket, sitepaths.pull_dir(sitepaths.base(page), number, page["language"], home), files)
     folder = sitepaths.pull_dir(sitepaths.base(page), number, home, home)
-    return keys + [k for k in _relink(bucket, folder, home, render_pull_html) if k not in keys]
+    return [*written, *(k for k in _relink(bucket, folder, home, render_pull_html, written) if k not in written)]
 
 
 def _load(bucket: Bucket, key: str) -> dict[str, Any] | None:
@@ -162,10 +169,10 @@ def publish_pull_facts(bucket: Bucket, report: Report, facts: dict[int, dict[str
 
 
 def pull_records(bucket: Bucket, repo: str) -> dict[str, dict[str, Any]]:
-    """Every period's pulls.json as written: slug -> {prs, earlier, covers}."""
+    """Every period's pulls.json as written, read-only (Bucket.get_json): slug -> {prs, earlier, covers}."""
     out: dict[str, dict[str, Any]] = {}
     for folder in bucket.folders(f"{repo}/reports/"):
-        doc = _load(bucket, folder + "pulls.json")
+        doc = bucket.get_json(folder + "pulls.json")
         if doc is not None:
             out[folder.rstrip("/").rsplit("/", 1)[-1]] = doc
     return out
@@ -178,7 +185,9 @@ def pull_facts(bucket: Bucket, repo: str) -> dict[str, dict[int, dict[str, Any]]
 
 
 def load_report(bucket: Bucket, repo: str, slug: str, lang: str, home: str) -> dict[str, Any] | None:
-    return _load(bucket, sitepaths.report_dir(repo, slug, lang, home) + "report.json")
+    """A report's report.json as published, read-only (Bucket.get_json)."""
+    doc = bucket.get_json(sitepaths.report_dir(repo, slug, lang, home) + "report.json")
+    return doc if isinstance(doc, dict) else None
 
 
 def load_pull(bucket: Bucket, repo: str, number: int, lang: str, home: str) -> dict[str, Any] | None:
@@ -345,7 +354,7 @@ def _root_index(bucket: Bucket) -> bytes:
 def publish_digest(bucket: Bucket, digest: dict[str, Any], files: dict[str, bytes], site_url: str = "") -> list[str]:
     """Write the digest's files in _digest/<slug>/, then the digests' feed and the root page that links it."""
     period = digest["period"]
-    keys = _write(bucket, f"{ROOT}{period['since']}-to-{period['until']}/", files)
+    keys = list(_write(bucket, f"{ROOT}{period['since']}-to-{period['until']}/", files))
     keys.append(_put(bucket, f"{ROOT}feed.xml", render_digest_feed(list_digests(bucket), site_url).encode(),
                      INDEX_CACHE))
     keys.append(_put(bucket, "index.html", _root_index(bucket), INDEX_CACHE))
