@@ -196,7 +196,7 @@ def test_a_journal_left_by_a_killed_run_is_restored_on_top_of_its_generation(new
         cache = DynamoCache(aws.client("dynamodb"), stack.tables["CacheTable"])  # as the flow writes the cache
         cache.put("more", {"paid": True})
         assert journal.flush() == 1 and journal.flush() == 0
-        # an item written long ago (restored, or kept as it was) is not new: passes ask only for recent writes
+        # an item not written through the cache (a restore puts items back so) is not journaled again
         aws.client("dynamodb").put_item(TableName=stack.tables["CacheTable"], Item={
             "key": {"S": "old"}, "data": {"B": b"x"}, "expires_at": {"N": str(int(time.time()) + 3600)}})
         assert journal.flush() == 0

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from prhub.cloud.dynamo import pack, unpack
+from prhub.cloud.dynamo import Writes, pack, unpack
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +25,7 @@ TTL_SECONDS = 90 * 86_400  # CacheTable's TTL attribute drops entries nobody wro
 MAX_BYTES = 350_000  # DynamoDB items are limited to 400 KB
 BATCH_TRIES = 3  # BatchGetItem rounds for keys left unprocessed; still unprocessed then, they are misses
 READ_ERRORS = (BotoCoreError, ClientError, KeyError, ValueError, OSError, EOFError, zlib.error)
+writes = Writes()  # told of every entry written (the local state's journal: what a killed run paid for stays)
 
 
 class Cache(Protocol):
@@ -92,8 +93,10 @@ class DynamoCache:
         blob = pack(value)
         if len(blob) > MAX_BYTES:
             return
+        item = {"key": {"S": key}, "data": {"B": blob}, "expires_at": {"N": str(int(self.clock()) + TTL_SECONDS)}}
         try:
-            self.db.put_item(TableName=self.table, Item={
-                "key": {"S": key}, "data": {"B": blob}, "expires_at": {"N": str(int(self.clock()) + TTL_SECONDS)}})
+            self.db.put_item(TableName=self.table, Item=item)
         except (BotoCoreError, ClientError) as exc:
             log.warning("cache write failed for %s: %s", key[:80], exc)
+            return
+        writes.written(self.table, item)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -15,6 +17,32 @@ from botocore.exceptions import ClientError
 
 _ser = TypeSerializer()
 _de = TypeDeserializer()
+Observer = Callable[[str, dict[str, Any]], None]
+
+
+class Writes:
+    """Who is told of a table's writes: fn(table, item), the item in DynamoDB's form, after each one (the local
+    state's journal, which keeps what a killed run wrote)."""
+
+    def __init__(self) -> None:
+        self._observers: list[Observer] = []
+        self._lock = threading.Lock()
+
+    def observe(self, fn: Observer) -> None:
+        with self._lock:
+            self._observers.append(fn)
+
+    def unobserve(self, fn: Observer) -> None:
+        with self._lock:
+            if fn in self._observers:
+                self._observers.remove(fn)
+
+    def written(self, table: str, item: dict[str, Any] | None) -> None:
+        with self._lock:
+            observers = list(self._observers)
+        for fn in observers:
+            if item:
+                fn(table, item)
 
 
 def to_item(values: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
     claim(report_key, channel_id, ...)  -> Claim: send now ("first" or "update"), or skip and why
     finish(claim, outcome, now)         -> the verdict recorded (delivered / gave_up / deferred / maybe)
     log(report_key)                     -> every channel's item for that report: the report's delivery log
-    observe(fn)                         -> fn(table, item) after every write (the local state's journal)
+    writes.observe(fn)                  -> fn(table, item) after every write (the local state's journal)
 
 The key is the report's site prefix (`owner/repo/reports/<since>-to-<until>/`), not the run, so a redelivered
 message, a retried report and a re-run of the same range all meet the same item. A claim is a conditional
@@ -18,44 +18,21 @@ times (its receiver drops the copies), any other at most MAX_RESENDS times, then
 """
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from botocore.exceptions import ClientError
 
-from prhub.cloud.dynamo import from_item, to_item
+from prhub.cloud.dynamo import Writes, from_item, to_item
 
 # Longer than DeliveryFunction's timeout (120 s), so a live claim is never taken over; shorter than
 # DeliveryQueue's visibility timeout (720 s), so the redelivery after a crashed worker finds it expired.
 LEASE_SECONDS = 300
 MAX_RESENDS = 1  # resends of a maybe-delivered message to a platform without an idempotency key
 Status = Literal["sending", "delivered", "gave_up", "deferred", "maybe"]
-Observer = Callable[[str, dict[str, Any]], None]
-_observers: list[Observer] = []
-_observers_lock = threading.Lock()
-
-
-def observe(fn: Observer) -> None:
-    """Call fn(table, item) with the item (DynamoDB's form) after every ledger write, before the send it allows:
-    the local state journals the ledger so, and a run killed after a send does not send it again."""
-    with _observers_lock:
-        _observers.append(fn)
-
-
-def unobserve(fn: Observer) -> None:
-    with _observers_lock:
-        if fn in _observers:
-            _observers.remove(fn)
-
-
-def _written(table: str, item: dict[str, Any] | None) -> None:
-    with _observers_lock:
-        observers = list(_observers)
-    for fn in observers:
-        if item:
-            fn(table, item)
+# Told of every ledger write, before the send it allows: the local state journals the ledger so, and a run killed
+# after a send does not send it again.
+writes = Writes()
 
 
 @dataclass(frozen=True)
@@ -147,7 +124,7 @@ class Ledger:
             return Claim(report_key, channel_id, False, reason=_why_not(current, digest, updates),
                          sends=int(current.get("sends", 0)), busy=current.get("status") == "sending",
                          resends=int(current.get("resends", 0)))
-        _written(self.table, written.get("Attributes"))
+        writes.written(self.table, written.get("Attributes"))
         sends = int((before or {}).get("sends", 0))
         kind = "update" if before and before.get("delivered_digest") else "first"
         return Claim(report_key, channel_id, True, kind=kind, sends=sends,
@@ -170,7 +147,7 @@ class Ledger:
             ExpressionAttributeNames={"#s": "status", "#l": "lease_until",
                                       **({"#d": "digest"} if status == "delivered" else {})},
             ExpressionAttributeValues=to_item(values))
-        _written(self.table, written.get("Attributes"))
+        writes.written(self.table, written.get("Attributes"))
 
     def log(self, report_key: str) -> list[dict[str, Any]]:
         """The report's delivery log: one entry per channel, with its status, attempts, sends and times."""
