@@ -34,7 +34,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,7 +52,7 @@ from prhub.flow.plan import PlanRequest, parse_plan_event
 from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
 
-from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env, queued
+from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env, queued, site_bucket
 from prhub_local.progress import Display, lines
 from prhub_local.sample import local_watchlist, sample_settings
 from prhub_local.state import Journal, copy_files, download_bucket, locked, restore_state, save_state
@@ -657,7 +657,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
         from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
 
-        with function_env(stack), render_pool.installed(render_processes):
+        with function_env(stack), render_pool.installed(render_processes), \
+                (site_bucket() if endpoint_url is None else nullcontext()):
             begun = time.monotonic()
             to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])
             try:

@@ -44,7 +44,7 @@ from prhub.core.errors import InputError, PrhubError
 from prhub.notify import ledger
 from prhub.site.publish import TYPES
 
-from prhub_local.embedded import client, queued, stored
+from prhub_local.embedded import client, queued, restore_items, restore_objects, stored
 from prhub_local.template import Stack
 
 CURRENT, LOCK, JOURNAL = "CURRENT", "lock", "journal.jsonl"
@@ -78,6 +78,17 @@ def _decode(value: Any) -> Any:
         return {k: _decode(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_decode(v) for v in value]
+    return value
+
+
+def _wire(value: Any) -> Any:
+    """A saved item as DynamoDB's JSON on the wire: binary values stay the base64 text they were saved as."""
+    if isinstance(value, dict):
+        if set(value) == {"__b64__"}:
+            return value["__b64__"]
+        return {k: _wire(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_wire(v) for v in value]
     return value
 
 
@@ -388,7 +399,11 @@ def _journal_base(path: Path) -> str | None:
         return None
 
 
-def _put_items(ddb: Any, table: str, items: list[dict[str, Any]]) -> None:
+def _put_items(ddb: Any, table: str, saved: list[dict[str, Any]]) -> None:
+    """Saved items (_encode's form) into `table`: straight into the embedded moto when it holds the table."""
+    if restore_items(table, [_wire(item) for item in saved]):
+        return
+    items = [_decode(item) for item in saved]
     for start in range(0, len(items), 25):
         pending: dict[str, Any] = {table: [{"PutRequest": {"Item": i}} for i in items[start:start + 25]]}
         while pending:
@@ -407,7 +422,7 @@ def _restore_tables(stack: Stack, gen: Path, ddb: Any) -> dict[str, int]:
     for logical, name in stack.tables.items():
         path = gen / "tables" / f"{logical}.jsonl"
         if path.exists():
-            items = [_decode(value) for value in _read_lines(path)]
+            items = _read_lines(path)
             if logical == "IdempotencyTable":
                 items = [i for i in items if not _in_progress(i)]
             _put_items(ddb, name, items)
@@ -418,11 +433,12 @@ def _restore_tables(stack: Stack, gen: Path, ddb: Any) -> dict[str, int]:
 def _restore_buckets(stack: Stack, gen: Path, s3: Any) -> None:
     for logical, name in stack.buckets.items():
         root = gen / "buckets" / logical
-        for path in sorted(root.rglob("*")) if root.is_dir() else []:
-            if path.is_file():
-                key = path.relative_to(root).as_posix()
-                s3.put_object(Bucket=name, Key=key, Body=path.read_bytes(),
-                              ContentType=TYPES.get(path.suffix, "application/octet-stream"))
+        objects = ((path.relative_to(root).as_posix(), path.read_bytes(),
+                    TYPES.get(path.suffix, "application/octet-stream"))
+                   for path in (sorted(root.rglob("*")) if root.is_dir() else []) if path.is_file())
+        if not restore_objects(name, objects):
+            for key, body, content_type in objects:
+                s3.put_object(Bucket=name, Key=key, Body=body, ContentType=content_type)
 
 
 def _queued_lines(gen: Path, logical: str) -> list[tuple[str, float]]:
@@ -456,7 +472,7 @@ def _restore_journal(stack: Stack, state: StateDir, ddb: Any) -> int:
         return 0
     entries = [e for e in _read_lines(journal)[1:] if isinstance(e, dict) and e.get("table") in stack.tables]
     for logical in {e["table"] for e in entries} & set(JOURNALED):
-        _put_items(ddb, stack.tables[logical], [_decode(e["item"]) for e in entries if e["table"] == logical])
+        _put_items(ddb, stack.tables[logical], [e["item"] for e in entries if e["table"] == logical])
     for e in entries:  # the ledger's writes, one item's states in order: the last one stands
         if e["table"] not in JOURNALED:
             ddb.put_item(TableName=stack.tables[e["table"]], Item=_decode(e["item"]))

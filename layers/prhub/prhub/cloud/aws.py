@@ -117,7 +117,7 @@ class S3Bucket:
                 yield common["Prefix"]
 
 
-class _JsonMemo:
+class JsonMemo:
     """Parsed documents by (bucket, key) with the ETag they were read at, the least recently used dropped past
     JSON_MEMO_BYTES (of their size on S3). Thread-safe: a process's invocations may run side by side locally."""
 
@@ -154,7 +154,7 @@ class _JsonMemo:
             self.size -= held[2]
 
 
-_memo = _JsonMemo(JSON_MEMO_BYTES)
+_memo = JsonMemo(JSON_MEMO_BYTES)
 
 
 class CloudFrontCdn:

@@ -135,6 +135,9 @@ def model_settings(env: Mapping[str, str]) -> ModelSettings:
 # is one environment anyway; the local runner's workers, threads of one process, then share the parse (about
 # 1.4 s for verl's 2,883 PRs) instead of each paying it under the GIL before its first PR.
 LOCAL_EXPORTS = SourceCache(open_source)
+# The site bucket's adapter (an S3 client and the bucket's name in): replaced by `prhub run`, whose AWS is moto in
+# its own process, with one that skips the API round trip (prhub_local.embedded.EmbeddedBucket).
+SITE_BUCKET: Callable[[Any, str], Bucket] = aws.S3Bucket
 
 
 @dataclass
@@ -190,7 +193,7 @@ class Deps:
             return LOCAL_EXPORTS(spec) if _local_export(spec) else open_source(spec, s3, github)
 
         return cls(settings, Store(dynamodb, settings), Queue(aws.LazyClient("sqs")), cache,
-                   aws.S3Bucket(s3, settings.site_bucket),
+                   SITE_BUCKET(s3, settings.site_bucket),
                    aws.CloudFrontCdn(aws.LazyClient("cloudfront"), settings.distribution_id),
                    WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")),
                    SourceCache(source), Scorers(model_settings(env), secrets, registry=registry), idempotency)
@@ -244,6 +247,6 @@ class DeliveryDeps:
         metrics.configure(env.get(METRICS_NAMESPACE_ENV))
         secrets = Secrets(aws.LazyClient("secretsmanager"))
         return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
-                   aws.S3Bucket(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
+                   SITE_BUCKET(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
                    secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
                    env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""))
