@@ -9,9 +9,10 @@ published, by PagesFunction in this process, so the workers need no AWS. Spawned
 (moto's locks among them) would be copied mid-held into a forked child. A message's pages (at most
 PAGES_PER_MESSAGE) are all that is in flight, so memory stays bounded. Lambda keeps rendering in turn.
 
-The workers start only once a run has rendered IN_TURN_PAGES pages here: two spawned interpreters cost about 4.5 s
-of CPU and 250 MB before their first page, more than a week's or a month's pages take in turn (a verl week: 9.6 s
-with them, 7.3 s without; its April: 26.6 s against 25.1 s, on two cores).
+The workers start only once a run has rendered, or has queued, more than IN_TURN_PAGES pages: two spawned
+interpreters cost about 4.5 s of CPU and 250 MB before their first page, more than a week's or a month's pages take
+in turn (a verl week: 9.6 s with them, 7.3 s without; its April: 26.6 s against 25.1 s, on two cores). A year's
+1,649 pages start them at once: its first 300 in turn were 10 s of the run's one GIL.
 """
 from __future__ import annotations
 
@@ -40,9 +41,11 @@ def default_processes() -> int:
 
 
 @contextmanager
-def installed(processes: int | None = None, in_turn: int = IN_TURN_PAGES) -> Iterator[None]:
+def installed(processes: int | None = None, in_turn: int = IN_TURN_PAGES,
+              backlog: Callable[[], int] = lambda: 0) -> Iterator[None]:
     """pages.render_pages renders through `processes` spawned workers until the block ends (none: in turn), once
-    `in_turn` pages have been rendered here."""
+    the pages rendered here, with those `backlog()` messages still queued hold (asked until the workers start), are
+    more than `in_turn`."""
     count = default_processes() if processes is None else processes
     if count < 1:
         yield
@@ -54,7 +57,7 @@ def installed(processes: int | None = None, in_turn: int = IN_TURN_PAGES) -> Ite
     def workers(pages_now: int) -> ProcessPoolExecutor | None:
         nonlocal pool, rendered
         with lock:
-            if pool is None and rendered + pages_now > in_turn:
+            if pool is None and rendered + pages_now + backlog() * pages.PAGES_PER_MESSAGE > in_turn:
                 pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
                                            initializer=orphan.exit_with_parent)
             rendered += pages_now

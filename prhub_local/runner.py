@@ -657,7 +657,10 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
         from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
 
-        with function_env(stack), render_pool.installed(render_processes), \
+        def pages_queued() -> int:
+            return runner.queued("PagesQueue", client("sqs"))
+
+        with function_env(stack), render_pool.installed(render_processes, backlog=pages_queued), \
                 (site_bucket() if endpoint_url is None else nullcontext()):
             begun = time.monotonic()
             to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])

@@ -73,6 +73,18 @@ def test_a_run_spawns_no_renderer_until_its_pages_outnumber_what_is_rendered_her
     assert not multiprocessing.active_children(), "the workers are shut down with the block"
 
 
+def test_a_run_whose_queue_holds_more_pages_than_are_rendered_here_spawns_the_renderers_at_once(monkeypatch):
+    jobs = _jobs()  # 3 pages: alone, rendered here (in_turn 5)
+    queued = [1]  # messages still queued: one more holds up to PAGES_PER_MESSAGE (10) pages
+    with render_pool.installed(1, in_turn=5, backlog=lambda: queued[0]):
+        monkeypatch.setattr(render_pool, "RENDER", _pid)
+        [pid] = set(pages.render_pages(iter(jobs)))
+    assert pid != os.getpid()
+    with render_pool.installed(1, in_turn=20, backlog=lambda: queued[0]):  # 3 + 10 of 20: still here
+        monkeypatch.setattr(pages, "render_in_turn", lambda todo: iter([os.getpid()] * len(list(todo))))
+        assert set(pages.render_pages(iter(jobs))) == {os.getpid()}
+
+
 def test_no_processes_renders_in_turn():
     with render_pool.installed(0):
         assert pages.render_pages is pages.render_in_turn
