@@ -31,6 +31,7 @@ PATCHED_SYMBOLS: tuple[tuple[str, str], ...] = (
     ("moto.dynamodb.models.table", "Table.get_item"),  # cheap_moto_transactions: the backup
     ("moto.dynamodb.models.table", "Table.delete_item"),  # cheap_moto_transactions: the rollback
     ("moto.sqs.models", "unix_time_millis"),  # cheap_moto_sqs_clock
+    ("moto.sqs.models", "SQSBackend.is_message_valid_based_on_retention_period"),  # cheap_moto_sqs_retention
     ("moto.s3.models", "S3Backend._url_module"),  # s3_urls_once
     ("moto.ssm.models", "ec2_backends"),  # ssm_without_ec2
     ("moto.sqs.models", "sqs_backends"),  # not a patch: prhub_local.embedded.queued reads the queues' messages
@@ -81,6 +82,7 @@ def apply_patches() -> None:
     cheap_moto_transactions()  # relies on the serialization above
     serialize_moto(SQSResponse)
     cheap_moto_sqs_clock()
+    cheap_moto_sqs_retention()
     s3_urls_once()
 
 
@@ -204,6 +206,25 @@ def cheap_moto_sqs_clock() -> None:
     unix_time_millis.cheap = True  # type: ignore[attr-defined]
     models.unix_time_millis = unix_time_millis  # type: ignore[assignment]
 
+
+
+def cheap_moto_sqs_retention() -> None:
+    """Read a queue's retention period where moto keeps it: ReceiveMessage checked each message it returned
+    against it by computing every attribute of the queue, its message counts among them (a pass over all its
+    messages), so receiving a queue of N messages cost N^2 (a year's 1,649 score messages: 4 s of the run's GIL)."""
+    import moto.sqs.models as models
+    from moto.sqs.models import SQSBackend
+
+    original = SQSBackend.is_message_valid_based_on_retention_period
+    if getattr(original, "cheap", False):
+        return
+
+    def is_message_valid_based_on_retention_period(self: Any, queue_name: str, message: Any) -> bool:
+        retention = int(self.get_queue(queue_name).message_retention_period)
+        return bool(retention + message.sent_timestamp / 1000 > models.unix_time())
+
+    is_message_valid_based_on_retention_period.cheap = True  # type: ignore[attr-defined]
+    SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]
 
 
 class _LazyEc2Backends:

@@ -83,3 +83,34 @@ def test_s3_calls_reload_moto_s3_urls_only_when_its_endpoints_setting_changes(mo
     # THEN the URL module was reloaded at most once for the ten calls (moto reloaded it twice a call), and again
     # once when the setting changed
     assert before <= 1 and len(reloads) == before + 1
+
+
+def test_sqs_receives_without_computing_the_queue_s_attributes_and_still_drops_expired_messages(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the embedded SQS with a queue that keeps messages 60 s, and moto's queue attributes counted
+    import os
+
+    import boto3
+    import moto.sqs.models as sqs_models
+
+    from prhub_local.embedded import EmbeddedAws, aws_env
+
+    for key, value in aws_env(None, True).items():
+        monkeypatch.setenv(key, value)
+    computed: list[int] = []
+    real = sqs_models.Queue.attributes
+    monkeypatch.setattr(sqs_models.Queue, "attributes", property(lambda q: computed.append(1) or real.fget(q)))
+    with EmbeddedAws(in_process=True):
+        sqs = boto3.client("sqs", region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+        url = sqs.create_queue(QueueName="retention", Attributes={"MessageRetentionPeriod": "60"})["QueueUrl"]
+        sqs.send_message_batch(QueueUrl=url, Entries=[{"Id": str(i), "MessageBody": f"m{i}"} for i in range(5)])
+        computed.clear()
+        # WHEN the messages are received while fresh
+        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+        assert sorted(m["Body"] for m in got) == [f"m{i}" for i in range(5)]
+        # THEN no attribute of the queue was computed for them (moto did so once per message)
+        assert computed == []
+        # AND a message older than the retention period is not received
+        sqs.send_message(QueueUrl=url, MessageBody="old")
+        monkeypatch.setattr(sqs_models, "unix_time", lambda *_: __import__("time").time() + 61)
+        assert "Messages" not in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)
