@@ -303,6 +303,7 @@ class RunResult:
 
 
 STALL_SECONDS = 900.0  # a run gives up when nothing moved this long (no invocation ended, no count changed)
+PAGES_POLLERS = 2  # PagesFunction environments at once (template.yaml's mapping allows 4)
 
 
 class Runner:
@@ -416,7 +417,9 @@ class Runner:
         pollers.append(Poller(self, "PlanFunction", "PlanQueue"))  # continuations of long listings
         pollers.append(Poller(self, "ReportFunction", "ReportQueue"))
         pollers.append(Poller(self, "DeliveryFunction", "DeliveryQueue"))  # chat and e-mail, after publishing
-        pollers.append(Poller(self, "PagesFunction", "PagesQueue"))  # the PR pages of each published report
+        # The PR pages of each published report, two batches at once (the stack runs up to 4): with one, the
+        # renderers idled while it published a batch and read the next (a year's pages: 47 s, renderers half busy).
+        pollers += [Poller(self, "PagesFunction", "PagesQueue") for _ in range(PAGES_POLLERS)]
         for p in pollers:
             p.start()
         try:
