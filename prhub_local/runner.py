@@ -658,13 +658,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                                         after_save=site_from if state is not None else None) as stack:
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
-        from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
-
-        def pages_queued() -> int:
-            return runner.queued("PagesQueue", client("sqs"))
-
-        with function_env(stack), render_pool.installed(render_processes, backlog=pages_queued), \
-                (site_bucket() if endpoint_url is None else nullcontext()):
+        with function_env(stack), _local_pages(stack, render_processes, embedded=endpoint_url is None):
             begun = time.monotonic()
             to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])
             try:
@@ -785,6 +779,19 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
                     shutil.rmtree(path)
                 elif not journaled:
                     journal.path.unlink(missing_ok=True)
+
+
+@contextmanager
+def _local_pages(stack: Stack, render_processes: int | None, embedded: bool) -> Iterator[None]:
+    """PR pages rendered in `render_processes` renderers (render_pool), and, on the `embedded` moto, the site
+    written straight into its S3 (EmbeddedBucket). The pool is told the pages queue's depth from moto itself: a
+    boto3 call from the pages handler's thread would pass for one PagesFunction makes."""
+    from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
+
+    url = stack.queues["PagesQueue"]
+    with render_pool.installed(render_processes, backlog=(lambda: len(queued(url))) if embedded else lambda: 0), \
+            (site_bucket() if embedded else nullcontext()):
+        yield
 
 
 def function_env(stack: Stack) -> AbstractContextManager[None]:
