@@ -161,18 +161,54 @@ def restore_objects(bucket: str, objects: Iterable[tuple[str, bytes, str]]) -> b
 def restore_items(table: str, items: Iterable[dict[str, Any]]) -> bool:
     """Put items (DynamoDB's JSON, binary values as base64 text, as on the wire) in the embedded DynamoDB's
     `table` through moto's backend; False (nothing put) when this process's moto has no such table."""
-    if "moto.dynamodb.models" not in sys.modules:
-        return False
-    from moto.core import DEFAULT_ACCOUNT_ID
-    from moto.dynamodb.models import dynamodb_backends
-
-    backend = dynamodb_backends[os.environ.get("MOTO_ACCOUNT_ID", DEFAULT_ACCOUNT_ID)][
-        os.environ.get("AWS_DEFAULT_REGION", REGION)]
-    if table not in backend.tables:
+    backend = _dynamodb_backend()
+    if backend is None or table not in backend.tables:
         return False
     for item in items:
         backend.put_item(table, item)
     return True
+
+
+def table_items(table: str) -> list[dict[str, Any]] | None:
+    """Every item of the embedded DynamoDB's `table` as a Scan through boto3 gives it (binary values as
+    {"__b64__": base64}, the state's form: prhub_local.state._encode), read from moto's backend in this process;
+    None when this process's moto has no such table. A save scanned every table through boto3 and moto's
+    serializer: 2.7 s of a year's re-run for its 6,600 items."""
+    backend = _dynamodb_backend()
+    if backend is None or table not in backend.tables:
+        return None
+    return [{name: _attribute(value) for name, value in item.attrs.items()}
+            for item in backend.tables[table].all_items()]
+
+
+def _attribute(value: Any) -> dict[str, Any]:
+    """A moto DynamoType as an attribute value in the state's form."""
+    kind, held = value.type, value.value
+    if kind == "B":
+        return {"B": _b64(held)}
+    if kind == "BS":
+        return {"BS": [_b64(v) for v in held]}
+    if kind == "M":
+        return {"M": {k: _attribute(v) for k, v in held.items()}}
+    if kind == "L":
+        return {"L": [_attribute(v) for v in held]}
+    return {kind: held}
+
+
+def _b64(held: Any) -> dict[str, str]:
+    import base64
+
+    return {"__b64__": base64.b64encode(held).decode() if isinstance(held, bytes | bytearray) else str(held)}
+
+
+def _dynamodb_backend() -> Any | None:
+    if "moto.dynamodb.models" not in sys.modules:
+        return None
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+
+    return dynamodb_backends[os.environ.get("MOTO_ACCOUNT_ID", DEFAULT_ACCOUNT_ID)][
+        os.environ.get("AWS_DEFAULT_REGION", REGION)]
 
 
 def _s3_backend() -> Any | None:

@@ -44,7 +44,7 @@ from prhub.core.errors import InputError, PrhubError
 from prhub.notify import ledger
 from prhub.site.publish import TYPES
 
-from prhub_local.embedded import client, queued, restore_items, restore_objects, stored
+from prhub_local.embedded import client, queued, restore_items, restore_objects, stored, table_items
 from prhub_local.template import Stack
 
 CURRENT, LOCK, JOURNAL = "CURRENT", "lock", "journal.jsonl"
@@ -342,8 +342,11 @@ def save_state(stack: Stack, state: StateDir, step: Step = lambda _: None,
     (new / "tables").mkdir(parents=True)
     step("begun")
     for logical, name in stack.tables.items():
-        lines = [_line(item) + "\n" for page in ddb.get_paginator("scan").paginate(TableName=name)
-                 for item in page.get("Items", [])]
+        items = table_items(name)  # the embedded moto's, read in place; else a Scan
+        if items is None:
+            items = [item for page in ddb.get_paginator("scan").paginate(TableName=name)
+                     for item in page.get("Items", [])]
+        lines = [_line(item) + "\n" for item in items]
         _write(new / "tables" / f"{logical}.jsonl", "".join(lines).encode())
         step(f"table {logical}")
     for logical, name in stack.buckets.items():

@@ -1,5 +1,6 @@
-"""prhub run's site adapter (EmbeddedBucket: moto's S3 backend, no API round trip) against aws.S3Bucket over the
-same embedded S3: what one writes, the other and S3's API read back the same."""
+"""What prhub run reads and writes in the embedded moto's backends directly, without the API round trip, against
+the API over the same moto: the site adapter (EmbeddedBucket) against aws.S3Bucket, a table read in place against
+a Scan."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -9,7 +10,8 @@ import pytest
 from prhub.cloud import aws
 from prhub.cloud.aws import S3Bucket
 
-from prhub_local.embedded import EmbeddedAws, EmbeddedBucket, aws_env, patched_env
+from prhub_local.embedded import EmbeddedAws, EmbeddedBucket, aws_env, patched_env, table_items
+from prhub_local.state import _line
 
 NAME = "prhub-site-embedded"
 
@@ -54,3 +56,19 @@ def test_folders_are_the_ones_s3_lists(s3: Any) -> None:
                                                                                       "o/r/reports/b/"]
     assert list(mine.folders("o/")) == list(api.folders("o/")) == ["o/r/"]
     assert list(mine.folders("none/")) == []
+
+
+def test_a_table_read_in_place_is_what_a_scan_gives_in_the_state_s_form(s3: Any) -> None:
+    ddb = aws.client("dynamodb")
+    ddb.create_table(TableName="t", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}])
+    items = [{"k": {"S": "a"}, "data": {"B": b"\x00\xffgz"}, "n": {"N": "3"}, "ok": {"BOOL": True},
+              "none": {"NULL": True}, "tags": {"SS": ["x", "y"]}, "blobs": {"BS": [b"\x01", b"\x02"]},
+              "m": {"M": {"inner": {"B": b"\x10"}, "l": {"L": [{"S": "s"}, {"N": "1.5"}, {"B": b"\x20"}]}}}},
+             {"k": {"S": "b"}, "nums": {"NS": ["1", "2"]}}]
+    for item in items:
+        ddb.put_item(TableName="t", Item=item)
+    scanned = ddb.scan(TableName="t")["Items"]
+    assert sorted(map(_line, table_items("t") or [])) == sorted(map(_line, scanned))
+    assert table_items("no-such-table") is None
