@@ -7,7 +7,7 @@ callers that need a URL (tests' shared endpoint). The two share moto's state in 
 """
 from __future__ import annotations
 
-import json
+import base64
 import logging
 import os
 import socket
@@ -148,14 +148,19 @@ def restore_objects(bucket: str, objects: Iterable[tuple[str, bytes, str]]) -> b
     """Put (key, body, content type) objects in the embedded S3's `bucket` through moto's backend, as a PutObject
     would leave them; False (nothing put) when this process's moto has no such bucket. A year's state holds about
     7,000 objects: through boto3 each was a request moto parsed and answered, most of a restore's 17 s."""
-    from moto.s3.utils import metadata_from_headers
-
     backend = _s3_backend()
     if backend is None or bucket not in backend.buckets:
         return False
     for key, body, content_type in objects:
-        backend.put_object(bucket, key, body).set_metadata(metadata_from_headers({"Content-Type": content_type}))
+        _put_object(backend, bucket, key, body, {"Content-Type": content_type})
     return True
+
+
+def _put_object(backend: Any, bucket: str, key: str, body: bytes, headers: dict[str, str]) -> None:
+    """An object put in moto's S3 backend with the metadata a PutObject with these `headers` leaves."""
+    from moto.s3.utils import metadata_from_headers
+
+    backend.put_object(bucket, key, bytes(body)).set_metadata(metadata_from_headers(headers))
 
 
 def restore_items(table: str, items: Iterable[dict[str, Any]]) -> bool:
@@ -196,8 +201,6 @@ def _attribute(value: Any) -> dict[str, Any]:
 
 
 def _b64(held: Any) -> dict[str, str]:
-    import base64
-
     return {"__b64__": base64.b64encode(held).decode() if isinstance(held, bytes | bytearray) else str(held)}
 
 
@@ -239,10 +242,8 @@ class EmbeddedBucket:
         return backend
 
     def put(self, key: str, body: bytes, content_type: str, cache_control: str) -> None:
-        from moto.s3.utils import metadata_from_headers
-
-        self._backend().put_object(self.name, key, bytes(body)).set_metadata(
-            metadata_from_headers({"Content-Type": content_type, "Cache-Control": cache_control}))
+        _put_object(self._backend(), self.name, key, body, {"Content-Type": content_type,
+                                                            "Cache-Control": cache_control})
 
     def get(self, key: str) -> bytes | None:
         found = self._backend().get_object(self.name, key)
@@ -255,12 +256,9 @@ class EmbeddedBucket:
             self.memo.drop((self.name, key))
             return None
         held = self.memo.get((self.name, key))
-        if held is not None and held[0] == found.etag:
+        if held is not None and held[0] == found.etag:  # unchanged: not even copied out of moto's buffer
             return held[1]
-        body = bytes(found.value)
-        doc = json.loads(body)
-        self.memo.put((self.name, key), found.etag, doc, len(body))
-        return doc
+        return self.memo.parse((self.name, key), found.etag, bytes(found.value))
 
     def folders(self, prefix: str) -> Iterator[str]:
         """S3's ListObjectsV2 with a "/" delimiter: the distinct next path segments under `prefix`, in order."""

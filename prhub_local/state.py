@@ -512,6 +512,7 @@ class Journal(threading.Thread):
         self.stopped = threading.Event()
         self.error: BaseException | None = None
         self.pending: list[dict[str, Any]] = []  # cache writes since the last pass
+        self.pending_lock = threading.Lock()  # apart from the file's: a score worker never waits for an fsync
         self.path = state.path / JOURNAL
         self.lock = threading.Lock()  # passes and the ledger's writes append from different threads
 
@@ -534,7 +535,7 @@ class Journal(threading.Thread):
     def cache_write(self, table: str, item: dict[str, Any]) -> None:
         """A cache entry written: appended by the next pass."""
         if (logical := self._logical(table)) in JOURNALED:
-            with self.lock:
+            with self.pending_lock:
                 self.pending.append({"table": logical, "item": item})
 
     def ledger_write(self, table: str, item: dict[str, Any]) -> None:
@@ -544,7 +545,7 @@ class Journal(threading.Thread):
 
     def flush(self) -> int:
         """Append the cache writes told of since the last pass; returns how many."""
-        with self.lock:
+        with self.pending_lock:
             new, self.pending = self.pending, []
         if new:
             self._append(new)

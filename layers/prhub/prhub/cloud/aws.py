@@ -88,18 +88,16 @@ class S3Bucket:
         """The JSON document at `key`, parsed (None: no such key), shared read-only with every caller of this
         process: read again while its ETag is the same (one HEAD), it is neither downloaded nor parsed again. A
         year's PR pages read its 2 MB report.json and pulls.json once per message of ten pages, 165 times."""
-        held = _memo.get((self.name, key))
+        where = (self.name, key)
+        held = _memo.get(where)
         if held is not None and self._etag(key) == held[0]:
             return held[1]
         try:
             answer = self.s3.get_object(Bucket=self.name, Key=key)
         except self.s3.exceptions.NoSuchKey:
-            _memo.drop((self.name, key))
+            _memo.drop(where)
             return None
-        body = answer["Body"].read()
-        doc = json.loads(body)
-        _memo.put((self.name, key), str(answer.get("ETag") or ""), doc, len(body))
-        return doc
+        return _memo.parse(where, str(answer.get("ETag") or ""), answer["Body"].read())
 
     def _etag(self, key: str) -> str | None:
         try:
@@ -134,15 +132,21 @@ class JsonMemo:
             self.items.move_to_end(where)
             return held[0], held[1]
 
-    def put(self, where: tuple[str, str], etag: str, doc: Any, size: int) -> None:
+    def parse(self, where: tuple[str, str], etag: str, body: bytes) -> Any:
+        """`body` (the object at `where`, read at `etag`) parsed: the document held for that ETag, else parsed
+        and kept."""
+        held = self.get(where)
+        if held is not None and held[0] == etag:
+            return held[1]
+        doc = json.loads(body)
         with self.lock:
             self._drop(where)
-            if not etag or size > self.limit:
-                return
-            self.items[where] = (etag, doc, size)
-            self.size += size
-            while self.size > self.limit:
-                self._drop(next(iter(self.items)))
+            if etag and len(body) <= self.limit:
+                self.items[where] = (etag, doc, len(body))
+                self.size += len(body)
+                while self.size > self.limit:
+                    self._drop(next(iter(self.items)))
+        return doc
 
     def drop(self, where: tuple[str, str]) -> None:
         with self.lock:

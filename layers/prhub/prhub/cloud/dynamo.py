@@ -38,11 +38,12 @@ class Writes:
                 self._observers.remove(fn)
 
     def written(self, table: str, item: dict[str, Any] | None) -> None:
+        if not item:
+            return
         with self._lock:
             observers = list(self._observers)
         for fn in observers:
-            if item:
-                fn(table, item)
+            fn(table, item)
 
 
 def to_item(values: dict[str, Any]) -> dict[str, Any]:
