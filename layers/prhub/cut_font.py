@@ -8,7 +8,10 @@ TrueType quadratics (fontTools cu2qu): fontTools subsets glyf outlines in about 
 CFF charstrings (52 ms against 114 ms of CPU for a 300-character page), and a run writes one PDF per PR.
 Beside it go a Latin cut (LATIN: the blocks alone, no GB 2312, about 1,100 glyphs): an English PR page's PDF then
 costs 17 ms of CPU instead of 78 ms, fontTools decompiling a seventh of the glyphs for each document; and a
-frequent one (FREQUENT: the blocks and GB 2312's level 1) for Chinese pages.
+frequent one (FREQUENT: the blocks and GB 2312's level 1) for Chinese pages; and a larger one (IDEOGRAPHS: the
+common cut, every CJK Unified Ideograph of the BMP and kana, about 22,700 glyphs) for the page that quotes a
+traditional or Japanese character: the whole font (65,535 glyphs) costs a renderer about 130 MB that it keeps,
+this cut about 45 MB.
 render/pdf.py uses the smallest cut that covers a PDF's text, else the whole font, so no character is lost.
 Run at build time (the layer's Makefile, beside the layer's font; the project's Makefile, into the
 virtualenv), never in a Lambda: the cut and its conversion take seconds. Standalone (fontTools only), as
@@ -33,6 +36,7 @@ BLOCKS = [(0x20, 0x7F), (0xA0, 0x250), (0x2000, 0x2070), (0x2190, 0x2400), (0x24
 
 LATIN = "NotoSansSC-Latin.ttf"  # the Latin cut's name, beside the common cut
 FREQUENT = "NotoSansSC-Frequent.ttf"  # the blocks and GB 2312's level 1, beside the common cut
+IDEOGRAPHS = "NotoSansSC-Ideographs.ttf"  # the common cut, the BMP's CJK ideographs and kana, beside it
 # Characters of level 2 that the engine's own Chinese writes (渲染, 阈值, 熵): without them a report's page
 # would miss the frequent cut for one word of its own. A character missing here costs time, never a glyph.
 ENGINE_WORDS = "渲阈熵嘈"
@@ -65,6 +69,14 @@ def common_codepoints() -> set[int]:
             continue
         points.add(cp)
     return points
+
+
+def ideograph_codepoints() -> set[int]:
+    """The common cut's, the CJK Unified Ideographs (U+4E00-9FFF), the compatibility ideographs and kana: what
+    traditional and Japanese text quoted in a Chinese or English PR needs. Hangul and extension A are left to the
+    whole font (rarer still, and 17,000 glyphs more)."""
+    kana = {*range(0x3040, 0x3100), *range(0x31F0, 0x3200)}
+    return common_codepoints() | set(range(0x4E00, 0xA000)) | set(range(0xF900, 0xFB00)) | kana
 
 
 # cu2qu's tolerance in font units (of 1,000 per em): a tenth of a point's error at 100 pt, invisible in print
@@ -131,17 +143,13 @@ if __name__ == "__main__":
         sys.exit("usage: python cut_font.py FONT[#face] OUT")
     path, _, number = sys.argv[1].partition("#")
     common = Path(sys.argv[2])
-    # The common cut first, converted once; the smaller cuts are cut from it (glyf outlines subset as they are,
-    # so their glyphs are the same, and no glyph is converted twice: a third less of the build's seconds). OUT is
-    # put in place last (make's target: a build stopped before the others never looks done).
-    part = common.with_name(f".{common.name}.whole.{os.getpid()}")
-    try:
-        whole = cut(path, int(number or 0), part)
-        for target, points in ((common.with_name(LATIN), latin_codepoints()),
-                               (common.with_name(FREQUENT), frequent_codepoints())):
-            glyphs = cut(str(part), 0, target, points)
-            print(f"cut {path} to {glyphs} glyphs: {target} ({target.stat().st_size // 1024} KiB)")
-        os.replace(part, common)
-    finally:
-        part.unlink(missing_ok=True)
-    print(f"cut {path} to {whole} glyphs: {common} ({common.stat().st_size // 1024} KiB)")
+    # The largest cut first, converted once; the smaller cuts are cut from it (glyf outlines subset as they are,
+    # so their glyphs are the same, and no glyph is converted twice). OUT, the common cut, is written last
+    # (make's target: a build stopped before the others never looks done); cut() writes each one atomically.
+    largest = common.with_name(IDEOGRAPHS)
+    targets = [(largest, ideograph_codepoints()), (common.with_name(LATIN), latin_codepoints()),
+               (common.with_name(FREQUENT), frequent_codepoints()), (common, common_codepoints())]
+    for target, points in targets:
+        source, face = (path, int(number or 0)) if target == largest else (str(largest), 0)
+        glyphs = cut(source, face, target, points)
+        print(f"cut {path} to {glyphs} glyphs: {target} ({target.stat().st_size // 1024} KiB)")

@@ -67,6 +67,7 @@ def check_package(site: Path) -> None:
             Path("site/render/pdf.py")} <= expected
     assert shipped - expected == {Path("fonts/NotoSansSC-Regular.otf"), Path("fonts/NotoSansSC-Common.ttf"),
                                   Path("fonts/NotoSansSC-Latin.ttf"), Path("fonts/NotoSansSC-Frequent.ttf"),
+                                  Path("fonts/NotoSansSC-Ideographs.ttf"),
                                   Path("fonts/OFL.txt")}
     assert expected <= shipped
     assert all((site / "prhub" / rel).read_bytes() == (source / rel).read_bytes() for rel in expected)

@@ -205,7 +205,7 @@ def test_settings_carry_the_configured_font_from_the_environment():
 
 
 def test_the_font_cut_keeps_every_label_character():
-    from cut_font import common_codepoints
+    from cut_font import common_codepoints, ideograph_codepoints
     from prhub.site.render.labels import labels
 
     kept = common_codepoints()
@@ -213,6 +213,8 @@ def test_the_font_cut_keeps_every_label_character():
              for ch in w if not ch.isspace()}
     assert words and {ch for ch in words if ord(ch) not in kept} == set()
     assert ord("修") in kept and ord("龘") not in kept  # GB 2312 in, a rare character out
+    larger = ideograph_codepoints()
+    assert kept < larger and {ord(c) for c in "龘楽鐘ぁヶ"} <= larger and ord("한") not in larger
 
 
 def test_the_cut_draws_the_fonts_glyphs_with_truetype_outlines(tmp_path):
@@ -270,16 +272,18 @@ def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
     assert font_for(set(codepoints(["修复 rollout 的缓存", words]))) == (frequent, 0)
     assert font_for(set(codepoints(["修复 rollout 的缓存 阈值", words]))) == (frequent, 0)  # the engine's own word
     assert font_for(set(codepoints(["修复 rollout 的缓存 亟", words]))) == (cut, 0)  # GB 2312's level 2
-    assert font_for(set(codepoints(["龘 修复", words]))) == font_location()
+    ideographs = str(Path(cut).with_name("NotoSansSC-Ideographs.ttf"))
+    assert font_for(set(codepoints(["龘 楽 鐘 修复", words]))) == (ideographs, 0)  # traditional and Japanese forms
+    assert font_for(set(codepoints(["한 修复", words]))) == font_location()  # Hangul: only the whole font has it
     assert font_for(set(codepoints(["😀 修复", words]))) == (frequent, 0)  # no font draws it
     latin = str(Path(cut).with_name("NotoSansSC-Latin.ttf"))
     assert font_for(set(codepoints(["Fix the rollout cache → 2× faster", labels("en", "pull")]))) == (latin, 0)
     assert font_for(set(codepoints(["Fix the rollout cache 修复", labels("en", "pull")]))) == (frequent, 0)
     english = render_sections("Fix the rollout cache #12", labels("en", "pull"), {}, ["by alice"], [])
     assert "Fix the rollout cache #12" in pdf_text(english, tmp_path)
-    rare = render_sections("龘 修复 rollout #12", words, {}, ["作者 alice"], [])
+    rare = render_sections("한 龘 修复 rollout #12", words, {}, ["作者 alice"], [])
     common = render_sections("修复 rollout #12", words, {}, ["作者 alice"], [])
-    assert "龘 修复 rollout #12" in pdf_text(rare, tmp_path)
+    assert "한 龘 修复 rollout #12" in pdf_text(rare, tmp_path)
     assert "修复 rollout #12" in pdf_text(common, tmp_path)
     assert len(common) < len(rare)
 def test_pdfs_share_one_parse_of_the_font_and_each_embeds_only_its_own_glyphs(tmp_path):

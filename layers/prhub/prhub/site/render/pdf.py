@@ -35,9 +35,12 @@ DEBIAN_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#2"  # face
 # The font cut to its common characters (layers/prhub/cut_font.py): a PDF whose text the cut covers is
 # several times cheaper to write with it (TrueType outlines: half the subsetting of CFF's). The layer ships it
 # beside its font; `make setup` writes one into the virtualenv, cut from the font found there. Smaller cuts go
-# beside it (Latin for English pages, GB 2312's level 1 for Chinese); the smallest that covers a PDF's text is used.
-CUTS = ("NotoSansSC-Latin.ttf", "NotoSansSC-Frequent.ttf", "NotoSansSC-Common.ttf")
-COMMON_FONTS = (PACKAGED_FONT.with_name(CUTS[-1]), Path(sys.prefix) / "share" / "prhub" / CUTS[-1])
+# beside it (Latin for English pages, GB 2312's level 1 for Chinese), and a larger one (every CJK ideograph of the
+# BMP: a quoted traditional or Japanese character costs a renderer 45 MB, not the whole font's 130 MB); the
+# smallest that covers a PDF's text is used.
+COMMON = "NotoSansSC-Common.ttf"
+CUTS = ("NotoSansSC-Latin.ttf", "NotoSansSC-Frequent.ttf", COMMON, "NotoSansSC-Ideographs.ttf")
+COMMON_FONTS = (PACKAGED_FONT.with_name(COMMON), Path(sys.prefix) / "share" / "prhub" / COMMON)
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
 NO_LINE_END = set("（《「『【〔〈“‘([{")
