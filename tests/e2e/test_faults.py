@@ -16,7 +16,7 @@ import random
 import re
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -246,7 +246,8 @@ class Killed(Exception):
 
 
 class KillAfterStore(Injector):
-    """For chosen PRs the worker dies right after put_result commits: no completion check, no delete."""
+    """For chosen PRs the worker dies right after the batch's results commit (Store.put_results): no completion
+    check, no delete."""
 
     def __init__(self, victims: set[int]) -> None:
         super().__init__()
@@ -254,23 +255,23 @@ class KillAfterStore(Injector):
         self.dead = threading.local()
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        original = Store.put_result
+        original = Store.put_results
 
-        def put_result(store: Store, run_id: str, scored: ScoredPR, now: int, cached: bool = False,
-                       tokens: int = 0) -> bool:
+        def put_results(store: Store, results: Sequence[tuple[str, ScoredPR, bool, int]], now: int) -> list[bool]:
             if getattr(self.dead, "yes", False):
                 raise Killed("this worker is dead")
-            stored = original(store, run_id, scored, now, cached, tokens)
+            stored = original(store, results, now)
             with self.lock:
-                victim = scored.number in self.victims
-                self.victims.discard(scored.number)
-            if victim:
-                self.count()
+                victims = sorted({scored.number for _, scored, _, _ in results} & self.victims)
+                self.victims.difference_update(victims)
+            if victims:
+                for _ in victims:
+                    self.count()
                 self.dead.yes = True
-                raise Killed(f"killed after storing #{scored.number}")
+                raise Killed(f"killed after storing #{victims[0]}")
             return stored
 
-        monkeypatch.setattr(Store, "put_result", put_result)
+        monkeypatch.setattr(Store, "put_results", put_results)
 
     def __call__(self, name: str, handler: Handler, event: Any, context: Any) -> Any:
         self.dead.yes = False

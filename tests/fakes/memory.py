@@ -167,6 +167,9 @@ class MemoryStore:
         self.spend_tokens(run_id, tokens)  # in the same transaction in the DynamoDB store
         return True
 
+    def put_results(self, results: Sequence[tuple[str, ScoredPR, bool, int]], now: int) -> list[bool]:
+        return [self.put_result(run_id, scored, now, cached, tokens) for run_id, scored, cached, tokens in results]
+
     def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool:
         return self._put_once(run_id, Result(number, "failed", None, reason[:1000]), now)
 
@@ -255,6 +258,9 @@ class MemoryCache:
 
     def first(self, keys: Sequence[str]) -> Any | None:
         return next((v for v in map(self.get, keys) if v is not None), None)
+
+    def first_of_each(self, key_lists: Sequence[Sequence[str]]) -> list[Any | None]:
+        return [self.first(keys) for keys in key_lists]
 
     def put(self, key: str, value: Any) -> None:
         self.items[key] = json.dumps(value, ensure_ascii=False)

@@ -526,3 +526,83 @@ def test_a_money_budget_for_a_model_without_a_price_never_calls_it(stack: Stack,
     assert fake.calls == [] and pr.scored_by == "heuristic"
     assert "budget exhausted: llm.max_cost_per_run_usd is set but model unpriced-model has no price" in pr.reasons[-1]
     assert "PRHUB_LLM_PRICES" in pr.reasons[-1]
+
+
+@contextlib.contextmanager
+def dynamodb_calls() -> Any:
+    """The DynamoDB operations this thread's client makes inside the block, by name, in order."""
+    calls: list[str] = []
+    events = aws.client("dynamodb").meta.events
+
+    def seen(model: Any, **_: Any) -> None:
+        calls.append(model.name)
+
+    events.register("before-call.dynamodb", seen)
+    try:
+        yield calls
+    finally:
+        events.unregister("before-call.dynamodb", seen)
+
+
+def test_a_batch_reads_the_cache_once_and_stores_its_results_in_one_transaction(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+    messages = receive_all(stack, "ScoreQueue", 10)[:10]
+    event = sqs_event(messages, stack.queue_arns["ScoreQueue"])
+    with dynamodb_calls() as calls:
+        answer = invoke(handler(stack, "ScoreFunction"), event)
+    assert answer["batchItemFailures"] == []
+    # the run and, at the end, its progress: once per batch, as the cache read and the results' write
+    assert (calls.count("BatchGetItem"), calls.count("GetItem"), calls.count("TransactWriteItems")) == (1, 2, 1)
+    assert run_item(stack, run_id)["done"] == 10
+    # Delivered again (a duplicate batch): the cache answers all ten, the one transaction stores none of them
+    with dynamodb_calls() as calls:
+        answer = invoke(handler(stack, "ScoreFunction"), event)
+    assert answer["batchItemFailures"] == [] and calls.count("TransactWriteItems") == 1
+    assert run_item(stack, run_id)["done"] == 10
+    assert len(items(stack, "ResultsTable")) == 10 and {r["cached"] for r in items(stack, "ResultsTable")} == {False}
+
+
+def test_put_results_leaves_out_duplicates_counts_the_rest_once_and_settles_only_theirs(stack: Stack) -> None:
+    run_id = plan_sample(stack)
+    store = Deps.from_env().store
+
+    def scored(number: int) -> ScoredPR:
+        return ScoredPR(number, "t", "u", "a", "2026-06-02T00:00:00Z", ["m"], "fix", False, 1.0, 1.0, False, "s",
+                        [], [], 1, 1, 1, "heuristic")
+
+    assert store.put_result(run_id, scored(1202), 1)  # an earlier delivery stored #1202
+    batch = [(run_id, scored(1201), False, -10), (run_id, scored(1202), True, -20), (run_id, scored(1203), True, -30),
+             (run_id, scored(1201), False, -40)]  # #1201 twice in one batch
+    with dynamodb_calls() as calls:
+        assert store.put_results(batch, 2) == [True, False, True, False]
+    # the first transaction is refused for #1202 alone; the second stores the other two
+    assert calls == ["TransactWriteItems", "TransactWriteItems"]
+    run = run_item(stack, run_id)
+    assert (run["done"], run.get("tokens_used", 0)) == (3, -40)  # the duplicates' settlements are not written
+    cached = {r["number"]: r["cached"] for r in items(stack, "ResultsTable")}
+    assert cached == {1201: False, 1202: False, 1203: True}
+    # An unknown run: nothing stored, no ghost run item
+    assert store.put_results([("no-such-run", scored(1), False, 0), ("no-such-run", scored(2), False, 0)], 3) \
+        == [False, False]
+    assert {r["run_id"] for r in items(stack, "RunsTable")} == {run_id}
+    # More results than one transaction takes (100 actions): one transaction per 99, all counted
+    many = [(run_id, scored(n), False, 0) for n in range(2000, 2150)]
+    with dynamodb_calls() as calls:
+        assert store.put_results(many, 4) == [True] * 150
+    assert calls == ["TransactWriteItems", "TransactWriteItems"] and run_item(stack, run_id)["done"] == 153
+
+
+def test_the_cache_reads_many_prs_keys_in_one_call_per_hundred(stack: Stack) -> None:
+    from prhub.cloud.cache import DynamoCache
+
+    cache = DynamoCache(aws.client("dynamodb"), Deps.from_env().settings.cache_table)
+    for n in range(0, 150, 3):
+        cache.put(f"model-{n}", {"n": n})
+    cache.put("standin-1", {"n": "engine 1"})
+    key_lists = [[f"model-{n}", f"standin-{n}"] for n in range(120)]  # 240 keys
+    with dynamodb_calls() as calls:
+        found = cache.first_of_each(key_lists)
+    assert calls == ["BatchGetItem"] * 3
+    assert found[0] == {"n": 0} and found[1] == {"n": "engine 1"} and found[2] is None and found[3] == {"n": 3}
+    assert sum(v is not None for v in found) == 41
+    assert cache.first_of_each([[], ["model-3"]]) == [None, {"n": 3}]

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 TTL_SECONDS = 90 * 86_400  # CacheTable's TTL attribute drops entries nobody wrote again in three months
 MAX_BYTES = 350_000  # DynamoDB items are limited to 400 KB
+BATCH_KEYS = 100  # BatchGetItem's most keys per call
 BATCH_TRIES = 3  # BatchGetItem rounds for keys left unprocessed; still unprocessed then, they are misses
 READ_ERRORS = (BotoCoreError, ClientError, KeyError, ValueError, OSError, EOFError, zlib.error)
 writes = Writes()  # told of every entry written (the local state's journal: what a killed run paid for stays)
@@ -35,6 +36,10 @@ class Cache(Protocol):
 
     def first(self, keys: Sequence[str]) -> Any | None:
         """The value of the first of `keys` that has one, or None; one read for all of them."""
+        ...
+
+    def first_of_each(self, key_lists: Sequence[Sequence[str]]) -> list[Any | None]:
+        """first() of each list of keys, one read for all of them (a score batch's PRs)."""
         ...
 
     def put(self, key: str, value: Any) -> None:
@@ -58,22 +63,36 @@ class DynamoCache:
             return None
 
     def first(self, keys: Sequence[str]) -> Any | None:
-        wanted = list(dict.fromkeys(keys))
+        return self.first_of_each([keys])[0]
+
+    def first_of_each(self, key_lists: Sequence[Sequence[str]]) -> list[Any | None]:
+        wanted = list(dict.fromkeys(k for keys in key_lists for k in keys))
         if len(wanted) <= 1:
-            return self.get(wanted[0]) if wanted else None
+            value = self.get(wanted[0]) if wanted else None
+            return [value if keys else None for keys in key_lists]
+        found = self._read(wanted)
+        return [self._first(keys, found) for keys in key_lists]
+
+    def _read(self, wanted: list[str]) -> dict[str, Any]:
+        """The items of `wanted` keys, BATCH_KEYS at a time; what could not be read is left out (a miss)."""
         found: dict[str, Any] = {}
-        try:
-            request: dict[str, Any] = {self.table: {"Keys": [{"key": {"S": k}} for k in wanted]}}
-            for _ in range(BATCH_TRIES):  # keys DynamoDB left unprocessed (throttling) are asked again
-                answer = self.db.batch_get_item(RequestItems=request)
-                for item in answer.get("Responses", {}).get(self.table, []):
-                    found[item["key"]["S"]] = item
-                request = answer.get("UnprocessedKeys") or {}
-                if not request:
-                    break
-        except READ_ERRORS as exc:  # what was read before stays usable
-            log.warning("cache read failed for %s: %s", wanted[0][:80], exc)
-        for key in wanted:  # an unreadable or expired first key gives way to the next
+        for start in range(0, len(wanted), BATCH_KEYS):
+            try:
+                request: dict[str, Any] = {self.table: {"Keys": [{"key": {"S": k}}
+                                                                 for k in wanted[start:start + BATCH_KEYS]]}}
+                for _ in range(BATCH_TRIES):  # keys DynamoDB left unprocessed (throttling) are asked again
+                    answer = self.db.batch_get_item(RequestItems=request)
+                    for item in answer.get("Responses", {}).get(self.table, []):
+                        found[item["key"]["S"]] = item
+                    request = answer.get("UnprocessedKeys") or {}
+                    if not request:
+                        break
+            except READ_ERRORS as exc:  # what was read before stays usable
+                log.warning("cache read failed for %s: %s", wanted[start][:80], exc)
+        return found
+
+    def _first(self, keys: Sequence[str], found: dict[str, Any]) -> Any | None:
+        for key in keys:  # an unreadable or expired first key gives way to the next
             try:
                 value = self._value(found.get(key))
             except READ_ERRORS as exc:

@@ -77,6 +77,21 @@ def unpack(blob: bytes) -> Any:
     return json.loads(gzip.decompress(blob))
 
 
+def refused_by_condition(exc: ClientError, actions: int) -> list[bool] | None:
+    """Which of a transaction's `actions` failed their condition, from its CancellationReasons; None when it
+    failed for another reason (a conflict, throttling: a fault to raise). All False when a condition failed
+    and the reasons do not say which (moto may omit them)."""
+    if not condition_failed(exc):
+        return None
+    reasons = exc.response.get("CancellationReasons") or []
+    codes = [r.get("Code") or "None" for r in reasons]
+    if any(code not in ("None", "ConditionalCheckFailed") for code in codes):
+        return None
+    if len(codes) != actions:
+        return [False] * actions
+    return [code == "ConditionalCheckFailed" for code in codes]
+
+
 def condition_failed(exc: ClientError) -> bool:
     """Whether a write was refused by its condition (a duplicate, a lost claim), not by a fault."""
     code = exc.response.get("Error", {}).get("Code", "")

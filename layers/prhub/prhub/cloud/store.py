@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from prhub.cloud.dynamo import condition_failed, from_item, pack, to_item, unpack
+from prhub.cloud.dynamo import condition_failed, from_item, pack, refused_by_condition, to_item, unpack
 from prhub.core.channels import Channel
 from prhub.core.config import RepoConfig, Settings
 from prhub.core.errors import PrhubError
@@ -52,6 +52,7 @@ from prhub.core.period import Period, format_timestamp
 
 RUN_TTL_DAYS = 90
 DAY = 86_400
+MAX_TRANSACT_PUTS = 99  # TransactWriteItems takes at most 100 actions: the results and their run's counter
 FAILED = "failed"  # the status of a run its plan could never list (Store.fail_run)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 REPORT_KEY_INDEX = "ReportKeyIndex"  # the runs table's index by report folder (template.yaml)
@@ -471,36 +472,86 @@ class Store:
         return out
 
     # -- results ------------------------------------------------------------
-    def _count_in_run(self, run_id: str, counter: str, now: int, tokens: int = 0) -> dict[str, Any]:
-        # `tokens`: what the PR's model calls cost beyond (or below) their reservations, settled with the result.
+    def _count_in_run(self, run_id: str, counter: str, now: int, tokens: int = 0, count: int = 1) -> dict[str, Any]:
+        # `tokens`: what the PRs' model calls cost beyond (or below) their reservations, settled with the results.
         spent = ", tokens_used :t" if tokens else ""
         return {"Update": {
             "TableName": self.settings.runs_table, "Key": to_item({"run_id": run_id}),
-            "UpdateExpression": f"ADD {counter} :one{spent} SET updated_at = :now",
+            "UpdateExpression": f"ADD {counter} :n{spent} SET updated_at = :now",
             # ADD would create a ghost run item for an unknown (expired) run id.
             "ConditionExpression": "attribute_exists(run_id)",
-            "ExpressionAttributeValues": to_item({":one": 1, ":now": now, **({":t": tokens} if tokens else {})})}}
+            "ExpressionAttributeValues": to_item({":n": count, ":now": now, **({":t": tokens} if tokens else {})})}}
+
+    def _put(self, item: dict[str, Any]) -> dict[str, Any]:
+        return {"Put": {"TableName": self.settings.results_table, "Item": to_item(item),
+                        "ConditionExpression": "attribute_not_exists(#n)",
+                        "ExpressionAttributeNames": {"#n": "number"}}}
 
     def _put_once(self, item: dict[str, Any], run_id: str, counter: str, now: int, tokens: int = 0) -> bool:
         try:
-            self.db.transact_write_items(TransactItems=[
-                {"Put": {"TableName": self.settings.results_table, "Item": to_item(item),
-                         "ConditionExpression": "attribute_not_exists(#n)",
-                         "ExpressionAttributeNames": {"#n": "number"}}},
-                self._count_in_run(run_id, counter, now, tokens),
-            ])
+            self.db.transact_write_items(TransactItems=[self._put(item),
+                                                        self._count_in_run(run_id, counter, now, tokens)])
         except ClientError as exc:
             if condition_failed(exc):
                 return False
             raise
         return True
 
-    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False, tokens: int = 0) -> bool:
-        """Store the result and ADD done 1 (and `tokens` to tokens_used: RunBudget's unsettled difference)
-        atomically; False (and nothing changed) for a duplicate."""
-        item = {"run_id": run_id, "number": scored.number, "status": "scored", "data": pack(scored.to_dict()),
+    def _put_together(self, run_id: str, entries: list[tuple[dict[str, Any], int]], now: int) -> list[bool]:
+        """Results of one run (item, tokens) put in one transaction with the run's `done` ADDed by as many: the
+        puts DynamoDB refuses as duplicates (CancellationReasons) are left out and the rest written again. Which
+        ones were stored; all False when the run does not exist."""
+        pending = list(range(len(entries)))
+        while pending:
+            try:
+                self.db.transact_write_items(TransactItems=[self._put(entries[i][0]) for i in pending] + [
+                    self._count_in_run(run_id, "done", now, sum(entries[i][1] for i in pending), len(pending))])
+            except ClientError as exc:
+                refused = refused_by_condition(exc, len(pending) + 1)
+                if refused is None:
+                    raise
+                if refused[-1]:  # the run's own condition: it does not exist (expired), nothing can be stored
+                    return [False] * len(entries)
+                if not any(refused):  # a condition failed, the reasons do not say which: one transaction each
+                    stored = [False] * len(entries)
+                    for i in pending:
+                        stored[i] = self._put_once(entries[i][0], run_id, "done", now, entries[i][1])
+                    return stored
+                pending = [i for i, no in zip(pending, refused, strict=False) if not no]
+                continue
+            break
+        kept = set(pending)
+        return [i in kept for i in range(len(entries))]
+
+    def put_results(self, results: Sequence[tuple[str, ScoredPR, bool, int]], now: int) -> list[bool]:
+        """Store each (run_id, scored, cached, tokens) once, ADDing done (and its tokens to tokens_used:
+        RunBudget's unsettled difference) atomically with it: one transaction per run and MAX_TRANSACT_PUTS
+        results, not one per result. Which were stored; False (and nothing changed) for a duplicate, a PR given
+        twice included."""
+        stored = [False] * len(results)
+        runs: dict[str, list[int]] = {}
+        seen: set[tuple[str, int]] = set()
+        for i, (run_id, scored, _, _) in enumerate(results):
+            if (run_id, scored.number) not in seen:  # a transaction may not write one item twice
+                seen.add((run_id, scored.number))
+                runs.setdefault(run_id, []).append(i)
+        for run_id, indexes in runs.items():
+            for start in range(0, len(indexes), MAX_TRANSACT_PUTS):
+                chunk = indexes[start:start + MAX_TRANSACT_PUTS]
+                entries = [(self._result_item(run_id, results[i][1], now, results[i][2]), results[i][3])
+                           for i in chunk]
+                for i, ok in zip(chunk, self._put_together(run_id, entries, now), strict=True):
+                    stored[i] = ok
+        return stored
+
+    def _result_item(self, run_id: str, scored: ScoredPR, now: int, cached: bool) -> dict[str, Any]:
+        return {"run_id": run_id, "number": scored.number, "status": "scored", "data": pack(scored.to_dict()),
                 "scored_by": scored.scored_by, "cached": cached, "expires_at": now + RUN_TTL_DAYS * DAY}
-        return self._put_once(item, run_id, "done", now, tokens)
+
+    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False, tokens: int = 0) -> bool:
+        """Store the result and ADD done 1 (and `tokens` to tokens_used) atomically; False (and nothing changed)
+        for a duplicate."""
+        return self.put_results([(run_id, scored, cached, tokens)], now)[0]
 
     def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool:
         """Record a PR that cannot be scored and ADD failed 1 atomically; False for a duplicate."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -90,6 +90,8 @@ class RunStore(Protocol):
 
     def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False, tokens: int = 0
                    ) -> bool: ...
+
+    def put_results(self, results: Sequence[tuple[str, ScoredPR, bool, int]], now: int) -> list[bool]: ...
 
     def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool: ...
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import math
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
@@ -27,7 +29,7 @@ from prhub.flow.deps import Deps
 from prhub.flow.judgements import keep_labels
 from prhub.flow.records import dropped
 from prhub.flow.revision import request_revision
-from prhub.sources.source import TimedSource
+from prhub.sources.source import Deadline, TimedSource
 
 if TYPE_CHECKING:
     from prhub.core.config import RepoConfig
@@ -55,43 +57,116 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
     if not isinstance(raw, list) or not raw or not all(
             isinstance(r, dict) and r.get("messageId") and isinstance(r.get("body"), str) for r in raw):
         raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
-    records = [SQSRecord(r) for r in raw]
-    # Each body parsed once, here: a malformed one is kept as its error, to be dropped with it (_score_parsed).
-    messages = [_parsed(record) for record in records]
-    width = _width(messages, deps)
-    clients = aws.thread_clients()
-    scored: list[tuple[str, bool]] = []  # (run, stored) of each record scored: its run is checked once, below
+    works = _scored_together([SQSRecord(r) for r in raw], deps)
+    return {"batchItemFailures": [{"itemIdentifier": w.record.message_id} for w in works if w.error is not None]}
 
-    def one(record: SQSRecord, message: ScoreMessage | InputError) -> str | None:
-        aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
+
+def score_record(record: SQSRecord, deps: Deps) -> dict[str, Any]:
+    """One record's PR scored as a batch of one; what a batch would report as its failure is raised."""
+    [work] = _scored_together([record], deps)
+    if work.error is not None:
+        raise work.error
+    assert work.outcome is not None
+    return work.outcome
+
+
+@dataclass
+class _Work:
+    """One record of a batch on its way through _scored_together: what each step found, then its outcome (the
+    answer score_record gives) or the error that makes it a batch item failure."""
+
+    record: SQSRecord
+    message: ScoreMessage
+    now: int = 0
+    run: Run | None = None
+    pr: PullRequest | None = None
+    scorer: Scorer | None = None
+    keys: tuple[str, str] = ("", "")  # the scorer's cache key, the engine stand-in's
+    deadline: Deadline | None = None
+    budget: RunBudget | None = None
+    scored: ScoredPR | None = None
+    cached: bool = False
+    stored: bool | None = None  # whether its result was stored: None until _store wrote it (or for none at all)
+    outcome: dict[str, Any] | None = None
+    error: Exception | None = None
+
+    @property
+    def wanted(self) -> list[str]:
+        """The cache keys to read, the model's own result first."""
+        assert self.run is not None and self.scorer is not None
+        asks_model = self.scorer.kind != "heuristic" and not self.run.config.llm.retry_model
+        return list(self.keys) if asks_model else [self.keys[0]]
+
+
+def _scored_together(records: list[SQSRecord], deps: Deps) -> list[_Work]:
+    """A batch's records scored step by step, each step's reads and writes made once for the batch: every PR
+    loaded, one cache read for all, the misses scored, one transaction per run for the results, each run's
+    completion checked once. A record's own failure ends only that record (_failed applies score_message's
+    rules: handed back, recorded as failed, dropped, or raised for SQS to retry)."""
+    works: list[_Work] = []
+    for record in records:
+        parsed = _parsed(record)
+        if isinstance(parsed, InputError):
+            works.append(_Work(record, NO_MESSAGE, outcome=_drop(record, str(parsed))))  # ended at once
+        else:
+            works.append(_Work(record, parsed))
+    live = [w for w in works if w.outcome is None]
+    _each(live, lambda w: _load(w, deps), deps)
+    live = [w for w in live if w.outcome is None and w.error is None]
+    if live:
         try:
-            _score_parsed(record, message, deps, scored)
-        except Exception as exc:
-            logger.info("record failed", extra={"message_id": record.message_id, "error": f"{type(exc).__name__}"})
-            return record.message_id
-        return None
-
-    if width <= 1 or len(records) <= 1:
-        failed = [one(r, m) for r, m in zip(records, messages, strict=True)]
-    else:
-        # A pool of this invocation's own: one shared by the process would queue concurrent invocations (the
-        # local runner's workers are threads of one process) behind one another's calls.
-        with ThreadPoolExecutor(max_workers=min(width, len(records)), thread_name_prefix="score") as pool:
-            failed = list(pool.map(one, records, messages))
+            hits = deps.cache.first_of_each([w.wanted for w in live])
+        except Exception as exc:  # a cache is an optimisation: one that cannot answer is a miss
+            logger.warning("cache read failed", extra={"error": str(exc)})
+            hits = [None] * len(live)
+        for work, hit in zip(live, hits, strict=True):
+            work.scored = ScoredPR.from_dict(hit) if isinstance(hit, dict) else None
+            work.cached = work.scored is not None
+    _each(live, lambda w: _finish(w, deps), deps)
+    _store(live, deps)
     # Completion read once per run and batch, not per record: the batch whose results complete the run still sees
     # it complete (a consistent read after its writes), and claim_report lets one caller win. Should this fail,
-    # the batch comes back; its records are duplicates then, and the check runs again.
-    for run_id in dict.fromkeys(run for run, _ in scored):
-        _complete(run_id, deps, any(stored for run, stored in scored if run == run_id))
-    return {"batchItemFailures": [{"itemIdentifier": m} for m in failed if m]}
+    # the batch's records with a result come back; they are duplicates then, and the check runs again.
+    written = [w for w in live if w.stored is not None and w.error is None]
+    for run_id in dict.fromkeys(w.message.run_id for w in written):
+        mine = [w for w in written if w.message.run_id == run_id]
+        try:
+            _complete(run_id, deps, any(w.stored for w in mine))
+        except Exception as exc:
+            for work in mine:
+                work.error = exc
+    return works
 
 
-def _width(messages: list[ScoreMessage | InputError], deps: Deps) -> int:
+def _each(works: list[_Work], step: Callable[[_Work], None], deps: Deps) -> None:
+    """`step` for each work not yet ended, concurrently when a run of theirs asks for it (_width); an exception
+    ends that work alone (_failed)."""
+    clients = aws.thread_clients()
+
+    def one(work: _Work) -> None:
+        if work.outcome is not None or work.error is not None:
+            return
+        aws.adopt_clients(clients)  # the invocation's boto3 clients (same endpoint, same SQS hooks)
+        try:
+            step(work)
+        except Exception as exc:
+            _failed(work, exc, deps)
+
+    width = _width([w.message for w in works], deps)
+    if width <= 1 or len(works) <= 1:
+        for work in works:
+            one(work)
+        return
+    # A pool of this invocation's own: one shared by the process would queue concurrent invocations (the
+    # local runner's workers are threads of one process) behind one another's calls.
+    with ThreadPoolExecutor(max_workers=min(width, len(works)), thread_name_prefix="score") as pool:
+        list(pool.map(one, works))
+
+
+def _width(messages: list[ScoreMessage], deps: Deps) -> int:
     """How many of the batch's PRs may be scored at once: the most any of their runs allows."""
     width = 1
     for message in messages:
-        if isinstance(message, InputError):
-            continue
         try:
             run = _run_meta(message.run_id, deps)
         except Exception:  # _score_parsed reports it, record by record
@@ -149,6 +224,9 @@ class ScoreMessage:
         return body
 
 
+NO_MESSAGE = ScoreMessage("", 0, PullRef(0, "", "", datetime.fromtimestamp(0, UTC), ""))  # a malformed record's
+
+
 def _parsed(record: SQSRecord) -> ScoreMessage | InputError:
     try:
         return ScoreMessage.parse(record.body)
@@ -156,38 +234,103 @@ def _parsed(record: SQSRecord) -> ScoreMessage | InputError:
         return exc
 
 
-def _score_parsed(record: SQSRecord, parsed: ScoreMessage | InputError, deps: Deps,
-                  scored: list[tuple[str, bool]] | None) -> dict[str, Any]:
-    """A parsed message scored (score_message); a malformed one dropped, as it can never succeed."""
-    if isinstance(parsed, InputError):
-        return _drop(record, str(parsed))
-    return score_message(record, parsed, deps, scored)
+def _load(work: _Work, deps: Deps) -> None:
+    """The work's run, PR (its labels kept), scorer and cache keys."""
+    message = work.message
+    work.now = deps.now()
+    run = work.run = _run_meta(message.run_id, deps)
+    work.deadline = deps.deadline()
+    # The source outlives the invocation (cached per process): its call gets this invocation's time left, so a
+    # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
+    pr = work.pr = TimedSource(deps.sources(run.source), work.deadline).get(run.repo, message.ref)
+    keep_labels(run.config, pr, deps.store)  # before the result: the report that result may ask for sees it
+    scorer = work.scorer = deps.scorers.scorer(run.config, period=run.refs)
+    # The engine's stand-in for the model (outage, budget spent, invalid answers) has a key of its own: under
+    # the model's it would stop a later run from asking the model; kept apart, a re-run reuses it as it is
+    # unless the run asks for the model again (llm.retry_model).
+    work.keys = (cache_key(run.repo, message.number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version),
+                 cache_key(run.repo, message.number, pr.head_sha, FALLBACK_KIND, scorer.model, scorer.prompt_version))
 
 
-def score_record(record: SQSRecord, deps: Deps, scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
-    """Score one record's PR (score_message), its body parsed here; a malformed one is dropped."""
-    return _score_parsed(record, _parsed(record), deps, scored)
+def _finish(work: _Work, deps: Deps) -> None:
+    """The work's result: the cache's (read for the batch), else scored now and cached; the run's learned weights
+    applied, the tokens its hand-backs cost added."""
+    run, pr, scorer, message = work.run, work.pr, work.scorer, work.message
+    assert run is not None and pr is not None and scorer is not None
+    budget = work.budget = run_budget(run, deps, scorer.model)
+    scored = work.scored
+    if scored is None:
+        try:
+            left = work.deadline() if work.deadline is not None and scorer.kind == "llm" else math.inf
+            if left < run.config.llm.timeout:
+                # A model call started now could run past the function's timeout (Lambda kills it mid-call,
+                # the whole batch comes back): hand the PR to a fresh invocation instead.
+                raise NoTimeForModel(left, run.config.llm.timeout)
+            scored = scorer.score(pr, run.config, budget)
+        except HandBack as exc:
+            if message.handbacks < MAX_HANDBACKS:
+                raise
+            scored = _engine_instead(deps.scorers.engine(run.config), pr, run.config, budget,
+                                     f"{exc} (handed back {message.handbacks} times)")
+        key, standin = work.keys
+        deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
+    if run.learned:  # the repository's learned weights, after the cache: the cached result stays the rules'
+        from prhub.engine import learning
+
+        scored = learning.apply(scored, pr, run.config, learning.Learned.from_dict(run.learned))
+    # A cache hit keeps the tokens it cost when paid: the report shows what it cost, cached or not (the run's
+    # budget is charged only by this run's calls, through `budget`).
+    scored.head_sha = pr.head_sha  # results cached before it was kept have none
+    # Calls made before a hand-back were paid by this run too: the PR's tokens sum to the run's spending.
+    scored.tokens_in += message.spent[0]
+    scored.tokens_out += message.spent[1]
+    work.scored = scored
 
 
-def score_message(record: SQSRecord, message: ScoreMessage, deps: Deps,
-                  scored: list[tuple[str, bool]] | None = None) -> dict[str, Any]:
-    """Score the PR of `record`, whose body is `message`. Raising makes it a batch item failure (SQS redelivers
-    it, then ScoreDLQ): only a transient error raises. A message that can never succeed (malformed, no such run,
-    a scorer that cannot work as configured) is acknowledged, its PR recorded as failed where it belongs to a
-    run, logged and counted: retrying it would only fill the DLQ.
-
-    A scored PR's run is checked for completion here, or, given `scored`, noted there (run, stored) for the
-    caller to check once for its whole batch."""
-    run_id, number = message.run_id, message.number
-    receives = int(record.attributes.approximate_receive_count or 1)
+def _store(works: list[_Work], deps: Deps) -> None:
+    """The results written together (Store.put_results: one transaction per run), each with its calls'
+    settlement; a duplicate stores nothing, so what its budget did not hand over is written on its own."""
+    ready = [w for w in works if w.scored is not None and w.outcome is None and w.error is None]
+    if not ready:
+        return
+    now = max(w.now for w in ready)
     try:
-        outcome = _score(message, deps)
-    except RetryLater as exc:
-        # Checked first: a rate limit is never a failure, whatever the receive count.
-        return _defer(record, message, exc, deps)
+        stored = deps.store.put_results([(w.message.run_id, w.scored, w.cached, w.budget.unsettled if w.budget else 0)
+                                         for w in ready if w.scored is not None], now)
     except Exception as exc:
+        for work in ready:
+            _failed(work, exc, deps)
+        return
+    for work, ok in zip(ready, stored, strict=True):
+        try:
+            if ok and work.budget is not None:
+                work.budget.take()
+            if work.budget is not None:
+                work.budget.flush()
+        except Exception as exc:
+            _failed(work, exc, deps)
+            continue
+        metrics.count("PrsScored", int(ok))  # 0 for a duplicate delivery: counted once
+        work.stored = ok
+        work.outcome = {"run_id": work.message.run_id, "number": work.message.number, "stored": ok,
+                        "cached": work.cached}
+
+
+def _failed(work: _Work, exc: Exception, deps: Deps) -> None:
+    """What a record's failure makes of it. Only a transient error makes it a batch item failure (SQS redelivers
+    it, then ScoreDLQ). A message that can never succeed (no such run, a scorer that cannot work as configured)
+    is acknowledged, its PR recorded as failed, logged and counted: retrying it would only fill the DLQ. A PR
+    handed back (RetryLater) is sent again for later."""
+    record, message = work.record, work.message
+    run_id, number = message.run_id, message.number
+    try:
+        if work.budget is not None:
+            work.budget.flush()  # what no write took: a failure on the way
+        if isinstance(exc, RetryLater):  # checked first: a rate limit is never a failure, whatever the receives
+            work.outcome = _defer(record, message, exc, deps)
+            return
         permanent = isinstance(exc, InputError)
-        if receives >= deps.settings.max_receive_count or permanent:
+        if int(record.attributes.approximate_receive_count or 1) >= deps.settings.max_receive_count or permanent:
             # Count it as failed now so the run completes (a transient one's message still goes to ScoreDLQ).
             reason = f"{type(exc).__name__}: {exc}"
             stored = deps.store.put_failure(run_id, number, reason, deps.now())
@@ -195,16 +338,16 @@ def score_message(record: SQSRecord, message: ScoreMessage, deps: Deps,
                 logger.warning("PR failed for good", extra={"run_id": run_id, "number": number, "reason": reason})
             _complete(run_id, deps, stored)
             if permanent:
-                return _drop(record, reason, run_id, number)
+                work.outcome = _drop(record, reason, run_id, number)
+                return
         else:
             logger.warning("scoring failed, SQS will retry", extra={
-                "run_id": run_id, "number": number, "error": str(exc), "trace": traceback.format_exc(limit=3)})
-        raise
-    if scored is None:
-        _complete(run_id, deps, bool(outcome["stored"]))
-    else:
-        scored.append((run_id, bool(outcome["stored"])))
-    return outcome
+                "run_id": run_id, "number": number, "error": str(exc),
+                "trace": "".join(traceback.format_exception(exc, limit=3))})
+    except Exception as again:  # recording the failure failed too: SQS retries the record
+        exc = again
+    logger.info("record failed", extra={"message_id": record.message_id, "error": f"{type(exc).__name__}"})
+    work.error = exc
 
 
 def _drop(record: SQSRecord, reason: str, run_id: str = "", number: int = 0) -> dict[str, Any]:
@@ -261,62 +404,6 @@ def _spent(body: Any) -> tuple[int, int]:
         return max(0, int(tokens_in)), max(0, int(tokens_out))
     except (AttributeError, TypeError, ValueError):
         return 0, 0
-
-
-def _score(message: ScoreMessage, deps: Deps) -> dict[str, Any]:
-    run_id, number, ref, handbacks, spent = (message.run_id, message.number, message.ref, message.handbacks,
-                                             message.spent)
-    run = _run_meta(run_id, deps)
-    deadline = deps.deadline()
-    # The source outlives the invocation (cached per process): its call gets this invocation's time left, so a
-    # rate-limit wait that would outlast the function hands the message back (RetryLater) instead.
-    pr = TimedSource(deps.sources(run.source), deadline).get(run.repo, ref)
-    keep_labels(run.config, pr, deps.store)  # before the result: the report that result may ask for sees it
-    scorer = deps.scorers.scorer(run.config, period=run.refs)
-    key = cache_key(run.repo, number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
-    # The engine's stand-in for the model (outage, budget spent, invalid answers) has a key of its own: under
-    # the model's it would stop a later run from asking the model; kept apart, a re-run reuses it as it is
-    # unless the run asks for the model again (llm.retry_model).
-    standin = cache_key(run.repo, number, pr.head_sha, FALLBACK_KIND, scorer.model, scorer.prompt_version)
-    now = deps.now()
-    asks_model = scorer.kind != "heuristic" and not run.config.llm.retry_model
-    hit = deps.cache.first([key, standin] if asks_model else [key])  # the model's own result first
-    scored = ScoredPR.from_dict(hit) if isinstance(hit, dict) else None
-    cached = scored is not None
-    budget = run_budget(run, deps, scorer.model)
-    try:
-        if scored is None:
-            try:
-                left = deadline() if deadline is not None and scorer.kind == "llm" else math.inf
-                if left < run.config.llm.timeout:
-                    # A model call started now could run past the function's timeout (Lambda kills it mid-call,
-                    # the whole batch comes back): hand the PR to a fresh invocation instead.
-                    raise NoTimeForModel(left, run.config.llm.timeout)
-                scored = scorer.score(pr, run.config, budget)
-            except HandBack as exc:
-                if handbacks < MAX_HANDBACKS:
-                    raise
-                scored = _engine_instead(deps.scorers.engine(run.config), pr, run.config, budget,
-                                         f"{exc} (handed back {handbacks} times)")
-            deps.cache.put(key if scored.scored_by == scorer.kind else standin, scored.to_dict())
-        if run.learned:  # the repository's learned weights, after the cache: the cached result stays the rules'
-            from prhub.engine import learning
-
-            scored = learning.apply(scored, pr, run.config, learning.Learned.from_dict(run.learned))
-        # A cache hit keeps the tokens it cost when paid: the report shows what it cost, cached or not (the run's
-        # budget is charged only by this run's calls, through `budget`).
-        scored.head_sha = pr.head_sha  # results cached before it was kept have none
-        # Calls made before a hand-back were paid by this run too: the PR's tokens sum to the run's spending.
-        scored.tokens_in += spent[0]
-        scored.tokens_out += spent[1]
-        # The calls' settlement goes with the result: one write. A duplicate stores nothing, so it goes alone.
-        stored = deps.store.put_result(run_id, scored, now, cached=cached, tokens=budget.unsettled)
-        if stored:
-            budget.take()
-    finally:
-        budget.flush()  # what the write above did not take: a duplicate, or a failure on the way
-    metrics.count("PrsScored", int(stored))  # 0 for a duplicate delivery: counted once
-    return {"run_id": run_id, "number": number, "stored": stored, "cached": cached}
 
 
 def run_budget(run: Run, deps: Deps, model: str | None) -> RunBudget:
