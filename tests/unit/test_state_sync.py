@@ -60,3 +60,25 @@ def test_the_site_is_copied_from_a_saved_generation_file_by_file_and_never_linke
     # and editing the site never reaches the state: copies, not hard links
     (site / "x.json").write_bytes(b"edited")
     assert (source / "x.json").read_bytes() == b"1" and os.stat(source / "x.json").st_nlink == 1
+
+
+def test_copying_the_site_again_skips_what_it_copied_and_replaces_what_changed_on_either_side(tmp_path):
+    # GIVEN a site folder copied from a saved bucket
+    source, site = tmp_path / "gen", tmp_path / "site"
+    _tree(source)
+    assert state.copy_files(source, site) == 3
+    # WHEN it is copied again unchanged: nothing is copied
+    assert state.copy_files(source, site) == 0
+    # WHEN the save rewrote one file (same size, a new write) and a person edited another in the site folder
+    (source / "a" / "y").write_bytes(b"2")
+    os.utime(source / "a" / "y", ns=(0, os.stat(source / "a" / "y").st_mtime_ns + 1_000_000))
+    (site / "x.json").write_bytes(b"edited")
+    # THEN exactly those two are copied, and the site holds the saved bytes again
+    assert state.copy_files(source, site) == 2
+    assert (site / "a" / "y").read_bytes() == b"2" and (site / "x.json").read_bytes() == b"1"
+    assert state.copy_files(source, site) == 0
+
+
+def test_a_saved_bucket_keeps_keys_that_would_leave_its_folder_out(tmp_path):
+    keys = ["ok/index.html", "../escape", "a/../../escape", "/abs", "./x", "a//b", "dir/"]
+    assert [k for k in keys if state._safe_key(k)] == ["ok/index.html"]
