@@ -114,3 +114,36 @@ def test_sqs_receives_without_computing_the_queue_s_attributes_and_still_drops_e
         sqs.send_message(QueueUrl=url, MessageBody="old")
         monkeypatch.setattr(sqs_models, "unix_time", lambda *_: __import__("time").time() + 61)
         assert "Messages" not in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)
+
+
+def test_sqs_sends_without_counting_the_queue_s_messages_and_get_queue_attributes_still_counts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the embedded SQS, and moto's message counts watched
+    import os
+
+    import boto3
+    import moto.sqs.models as sqs_models
+
+    from prhub_local.embedded import EmbeddedAws, aws_env
+
+    for key, value in aws_env(None, True).items():
+        monkeypatch.setenv(key, value)
+    counted: list[int] = []
+    real = sqs_models.Queue.approximate_number_of_messages
+    monkeypatch.setattr(sqs_models.Queue, "approximate_number_of_messages",
+                        property(lambda q: counted.append(1) or real.fget(q)))
+    with EmbeddedAws(in_process=True):
+        sqs = boto3.client("sqs", region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+        url = sqs.create_queue(QueueName="sends", Attributes={"DelaySeconds": "0"})["QueueUrl"]
+        # WHEN 25 messages are sent, one by one and in batches
+        sqs.send_message(QueueUrl=url, MessageBody="one")
+        for start in (0, 10, 20):
+            sqs.send_message_batch(QueueUrl=url, Entries=[{"Id": str(i), "MessageBody": f"m{start + i}"}
+                                                          for i in range(min(10, 24 - start))])
+        # THEN no send counted the queue's messages (moto counted them at every send)
+        assert counted == []
+        # AND the queue's attributes still count all of them, and name every attribute as before
+        attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        assert attrs["ApproximateNumberOfMessages"] == "25" and counted
+        named = {"ApproximateNumberOfMessagesDelayed", "ApproximateNumberOfMessagesNotVisible", "DelaySeconds"}
+        assert named <= set(attrs)
