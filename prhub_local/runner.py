@@ -207,7 +207,8 @@ FLOW_QUEUES = ("PlanQueue", "ScoreQueue", "ReportQueue", "PagesQueue", "Delivery
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
 IDLE_POLL = 0.5  # s at most between short polls of an empty queue (a retry or a delayed message comes due on its
-#                own); an invocation's end polls again at once. A long poll would hold moto's SQS lock (moto_patches).
+#                own); an invocation that sent to the queue polls it again at once as it ends. A long poll would
+#                hold moto's SQS lock (moto_patches).
 
 
 class Poller(threading.Thread):
@@ -217,8 +218,9 @@ class Poller(threading.Thread):
     delivered twice meanwhile (that would burn receives of healthy messages towards the DLQ). Records the
     invocation failed come back after the short local retry delay, except those the function itself
     held back with ChangeMessageVisibility (RetryLater): the poller watches its thread's SQS client,
-    which the function shares, for those calls. An idle poller polls again as soon as any invocation ends
-    (what it sent is there to take), else every IDLE_POLL seconds.
+    which the function shares, for those calls, and for the sends it makes (Runner.watch_sends). An idle poller
+    polls again as soon as an invocation that sent to its queue ends (what it sent is there to take), else every
+    IDLE_POLL seconds.
     """
 
     def __init__(self, runner: Runner, logical: str, queue: str) -> None:
@@ -237,13 +239,14 @@ class Poller(threading.Thread):
         try:
             sqs = client("sqs")  # this thread's client: the function's code gets the same one
             sqs.meta.events.register("provide-client-params.sqs.ChangeMessageVisibility", self._note_hold)
+            self.runner.watch_sends(sqs)
             while not self.runner.stopping.is_set():
-                seen = self.runner.activity()
+                seen = self.runner.sent_to(self.url)
                 got = sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=self.batch, WaitTimeSeconds=0,
                                           VisibilityTimeout=PROCESSING_VISIBILITY,
                                           AttributeNames=["All"]).get("Messages", [])
                 if not got:
-                    self.runner.wait_for_activity(seen, IDLE_POLL)
+                    self.runner.wait_for_send(self.url, seen, IDLE_POLL)
                     continue
                 self.runner.busy(+1)
                 try:
@@ -306,6 +309,13 @@ STALL_SECONDS = 900.0  # a run gives up when nothing moved this long (no invocat
 PAGES_POLLERS = 2  # PagesFunction environments at once (template.yaml's mapping allows 4)
 
 
+SENDING = "prhub_queue_url"  # where a send's request context keeps its queue for its after-call (Runner.watch_sends)
+
+
+def _sending_to(params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+    context[SENDING] = str(params.get("QueueUrl"))
+
+
 class Runner:
     """Drives one plan event through the handlers until every planned run is reported.
 
@@ -322,6 +332,7 @@ class Runner:
         self.stopping = threading.Event()
         self._busy = 0
         self._ended = 0  # invocations ended so far
+        self._sent: dict[str, int] = {}  # queue URL -> sends to it so far (watch_sends)
         self._lock = threading.Condition()
         self.active: dict[str, int] = {}  # function -> invocations running now
         self.pages = 0  # PR pages handled so far (built, or found current)
@@ -360,11 +371,36 @@ class Runner:
             return self._ended
 
     def wait_for_activity(self, seen: int, timeout: float) -> None:
-        """Until an invocation ends after `seen` was read (messages are sent by invocations), the run stops, or
-        `timeout` passes (a delayed message or a retry comes due on its own). Idle pollers then cost two requests a
-        second, not five each: they share the process and moto's SQS lock with the workers."""
+        """Until an invocation ends after `seen` was read, the run stops, or `timeout` passes."""
         with self._lock:
             self._lock.wait_for(lambda: self._ended != seen or self.stopping.is_set(), timeout)
+
+    def watch_sends(self, sqs: Any) -> None:
+        """Count the sends `sqs` makes by queue (the pollers' and this thread's clients: every invocation's sends
+        go through one of them), so a send wakes only its own queue's idle pollers, once it is done."""
+        for operation in ("SendMessage", "SendMessageBatch"):
+            sqs.meta.events.register(f"provide-client-params.sqs.{operation}", _sending_to,
+                                     unique_id=f"prhub-sending-{operation}")
+            sqs.meta.events.register(f"after-call.sqs.{operation}", self._sent_one,
+                                     unique_id=f"prhub-sent-{operation}")
+
+    def _sent_one(self, context: dict[str, Any], **_: Any) -> None:
+        if (url := context.get(SENDING)) is not None:
+            with self._lock:
+                self._sent[url] = self._sent.get(url, 0) + 1
+                self._lock.notify_all()
+
+    def sent_to(self, url: str) -> int:
+        with self._lock:
+            return self._sent.get(url, 0)
+
+    def wait_for_send(self, url: str, seen: int, timeout: float) -> None:
+        """Until a send to `url` is done after `seen` was read (sent_to), the run stops, or `timeout` passes (a
+        delayed message or a retry comes due on its own). Idle pollers then cost two requests a second: they share
+        the process and moto's SQS lock with the workers. Woken by every invocation's end instead, a year's idle
+        pollers made 770 empty receives (each its GIL time) while 165 score batches ran."""
+        with self._lock:
+            self._lock.wait_for(lambda: self._sent.get(url, 0) != seen or self.stopping.is_set(), timeout)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -431,6 +467,7 @@ class Runner:
 
     def _wait(self, run_ids: list[str], pollers: list[Poller], timeout: float | None, stall: float) -> None:
         store, sqs = run_store(self.stack), client("sqs")
+        self.watch_sends(sqs)  # the sweep's, which this thread invokes
         deadline = None if timeout is None else time.monotonic() + timeout
         mark, moved_at, stuck = (-1, -1), time.monotonic(), _Stuck()  # (invocations ended, PRs scored), since
         while True:
