@@ -180,8 +180,12 @@ def pull_records(bucket: Bucket, repo: str) -> dict[str, dict[str, Any]]:
 
 def pull_facts(bucket: Bucket, repo: str) -> dict[str, dict[int, dict[str, Any]]]:
     """Every period's PR facts: slug -> PR number -> {files, lines, merged_at, note, ...}."""
-    return {slug: {int(n): f for n, f in (doc.get("prs") or {}).items()}
-            for slug, doc in pull_records(bucket, repo).items()}
+    return facts_from(pull_records(bucket, repo))
+
+
+def facts_from(records: dict[str, dict[str, Any]]) -> dict[str, dict[int, dict[str, Any]]]:
+    """pull_records' documents as pull_facts gives them."""
+    return {slug: {int(n): f for n, f in (doc.get("prs") or {}).items()} for slug, doc in records.items()}
 
 
 def load_report(bucket: Bucket, repo: str, slug: str, lang: str, home: str) -> dict[str, Any] | None:
