@@ -305,6 +305,7 @@ class RunResult:
     report_keys: list[str] = field(default_factory=list)  # every planned run's report, the first one's first
 
 
+LOOK_EVERY = 0.2  # s at least between two looks of the run's driver at its runs and queues (Runner._wait)
 STALL_SECONDS = 900.0  # a run gives up when nothing moved this long (no invocation ended, no count changed)
 PAGES_POLLERS = 2  # PagesFunction environments at once (template.yaml's mapping allows 4)
 
@@ -471,6 +472,7 @@ class Runner:
         deadline = None if timeout is None else time.monotonic() + timeout
         mark, moved_at, stuck = (-1, -1), time.monotonic(), _Stuck()  # (invocations ended, PRs scored), since
         while True:
+            looked = time.monotonic()
             seen = self.activity()
             for p in pollers:
                 if p.error is not None:
@@ -495,6 +497,9 @@ class Runner:
             elif now - moved_at > stall:
                 raise PipelineError(f"the run stopped moving: nothing finished for {stall:.0f} s")
             self.wait_for_activity(seen, 0.5)  # only an invocation changes a run; the sweep's clock needs a tick
+            # At most one look each LOOK_EVERY: each reads the runs' counters and the queues' (moto calls under the
+            # one GIL), and a year's score batches and pages ended 330 times, 25 a second (1.4 s of GIL).
+            self.stopping.wait(max(0.0, looked + LOOK_EVERY - time.monotonic()))
 
     @staticmethod
     def _count(runs: list[RunProgress | None]) -> int:

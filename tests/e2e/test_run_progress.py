@@ -3,15 +3,17 @@ that follows the work (issue 25; issue 24 item 7)."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prhub.cloud.store import Store
 
 from prhub_local import cli
-from prhub_local.runner import PipelineError, run_pipeline
+from prhub_local.runner import LOOK_EVERY, PipelineError, run_pipeline
 
 
 def prefix() -> str:
@@ -20,7 +22,8 @@ def prefix() -> str:
 
 @pytest.mark.slow
 def test_quiet_then_a_rerun_with_progress_that_queues_no_pr_page_again(aws_endpoint: str, tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+                                                                       capsys: pytest.CaptureFixture[str],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     state, out = tmp_path / "state", tmp_path / "site"
     # GIVEN the sample run with --quiet (on its own embedded AWS, saving --state): the paths on stdout, no
     # progress on stderr (stderr is not a terminal here)
@@ -38,8 +41,20 @@ def test_quiet_then_a_rerun_with_progress_that_queues_no_pr_page_again(aws_endpo
         return handler(event, context)
 
     lines: list[str] = []
+    looks: list[float] = []  # when the run's driver (the main thread) read the runs' counters
+    real_progress = Store.progress
+
+    def progress(self: Store, run_id: str) -> Any:
+        if threading.current_thread() is threading.main_thread():
+            looks.append(time.monotonic())
+        return real_progress(self, run_id)
+
+    monkeypatch.setattr(Store, "progress", progress)
     run_pipeline(endpoint_url=aws_endpoint, prefix=prefix(), state=state, out=out, lang="en", invoke=counting,
                  progress=lines.append)
+    # AND the driver looked at the run often enough to follow it, never twice within LOOK_EVERY
+    assert len(looks) >= 2
+    assert min(b - a for a, b in zip(looks, looks[1:], strict=False)) >= LOOK_EVERY * 0.95
     # THEN it said what it did stage by stage, and queued none of the 32 pages the first run built
     assert any(line.startswith("listing acme/rocket's PRs") for line in lines)
     assert any(line.startswith("scoring: 32/32 PRs") for line in lines)
