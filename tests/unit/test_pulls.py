@@ -338,3 +338,14 @@ def test_the_dashboards_newcomers_are_capped_with_a_link_to_the_full_list():
     assert f"等另 {380 - dashboard.NAMES_SHOWN} 位" in items and "dashboard.json" in parse_html(html).hrefs()
     full = json.loads(dashboard.full_lists(board))
     assert len(full["newcomers"]) == 380 and full["schema"] == "prhub.dashboard/1"
+
+
+def test_relative_links_are_what_posixpath_relpath_gives_for_every_pair_of_site_folders() -> None:
+    import itertools
+    import posixpath
+
+    folders = ["", "o/", "o/r/", "o/r/pull/7/", "o/r/pull/7/en/", "o/r/pull/70/", f"o/r/reports/{SLUG}/",
+               f"o/r/reports/{SLUG}/en/", "o/r2/pull/7/", "x/", "o/r/slices/rollout/pull/7/", "./o/", "o/../p/"]
+    for here, there in itertools.product(folders, repeat=2):
+        rel = posixpath.relpath(there.rstrip("/") or ".", here.rstrip("/") or ".")
+        assert sitepaths.relative(here, there) == ("./" if rel == "." else rel + "/"), (here, there)
