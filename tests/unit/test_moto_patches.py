@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import metadata
+from typing import Any
 
 import pytest
 
@@ -85,23 +88,38 @@ def test_s3_calls_reload_moto_s3_urls_only_when_its_endpoints_setting_changes(mo
     assert before <= 1 and len(reloads) == before + 1
 
 
-def test_sqs_receives_without_computing_the_queue_s_attributes_and_still_drops_expired_messages(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # GIVEN the embedded SQS with a queue that keeps messages 60 s, and moto's queue attributes counted
+@contextmanager
+def _embedded_sqs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A client of the embedded SQS, in this process."""
     import os
 
     import boto3
-    import moto.sqs.models as sqs_models
 
     from prhub_local.embedded import EmbeddedAws, aws_env
 
     for key, value in aws_env(None, True).items():
         monkeypatch.setenv(key, value)
-    computed: list[int] = []
-    real = sqs_models.Queue.attributes
-    monkeypatch.setattr(sqs_models.Queue, "attributes", property(lambda q: computed.append(1) or real.fget(q)))
     with EmbeddedAws(in_process=True):
-        sqs = boto3.client("sqs", region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+        yield boto3.client("sqs", region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, prop: str) -> list[int]:
+    """One entry for each time moto computes the queue property `prop`."""
+    import moto.sqs.models as sqs_models
+
+    calls: list[int] = []
+    real = getattr(sqs_models.Queue, prop)
+    monkeypatch.setattr(sqs_models.Queue, prop, property(lambda q: calls.append(1) or real.fget(q)))
+    return calls
+
+
+def test_sqs_receives_without_computing_the_queue_s_attributes_and_still_drops_expired_messages(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the embedded SQS with a queue that keeps messages 60 s, and moto's queue attributes counted
+    import moto.sqs.models as sqs_models
+
+    computed = _counted(monkeypatch, "attributes")
+    with _embedded_sqs(monkeypatch) as sqs:
         url = sqs.create_queue(QueueName="retention", Attributes={"MessageRetentionPeriod": "60"})["QueueUrl"]
         sqs.send_message_batch(QueueUrl=url, Entries=[{"Id": str(i), "MessageBody": f"m{i}"} for i in range(5)])
         computed.clear()
@@ -119,21 +137,8 @@ def test_sqs_receives_without_computing_the_queue_s_attributes_and_still_drops_e
 def test_sqs_sends_without_counting_the_queue_s_messages_and_get_queue_attributes_still_counts(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # GIVEN the embedded SQS, and moto's message counts watched
-    import os
-
-    import boto3
-    import moto.sqs.models as sqs_models
-
-    from prhub_local.embedded import EmbeddedAws, aws_env
-
-    for key, value in aws_env(None, True).items():
-        monkeypatch.setenv(key, value)
-    counted: list[int] = []
-    real = sqs_models.Queue.approximate_number_of_messages
-    monkeypatch.setattr(sqs_models.Queue, "approximate_number_of_messages",
-                        property(lambda q: counted.append(1) or real.fget(q)))
-    with EmbeddedAws(in_process=True):
-        sqs = boto3.client("sqs", region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+    counted = _counted(monkeypatch, "approximate_number_of_messages")
+    with _embedded_sqs(monkeypatch) as sqs:
         url = sqs.create_queue(QueueName="sends", Attributes={"DelaySeconds": "0"})["QueueUrl"]
         # WHEN 25 messages are sent, one by one and in batches
         sqs.send_message(QueueUrl=url, MessageBody="one")
