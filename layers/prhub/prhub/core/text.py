@@ -2,6 +2,7 @@
 (the renderings, the channels' messages and the digest share it)."""
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Any
@@ -30,8 +31,13 @@ def comment_link(value: Any, pr_url: Any) -> str | None:
 
 def safe_url(value: Any) -> str | None:
     """An http(s) URL with unsafe characters percent-encoded, or None for anything else."""
-    if not isinstance(value, str):
-        return None
+    return _safe_url(value) if isinstance(value, str) else None
+
+
+@functools.lru_cache(maxsize=8192)
+def _safe_url(value: str) -> str | None:
+    # Memoized: a year's report and its pages check the same few thousand PR URLs again for every reference to them
+    # (0.3 s of the year's report).
     url = _INVISIBLE.sub("", value).strip()
     try:
         parts = urlsplit(url)
