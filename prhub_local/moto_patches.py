@@ -11,6 +11,7 @@ an upgrade fails with a message instead of a deadlock or a wrong count.
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import os
 import threading
@@ -32,6 +33,7 @@ PATCHED_SYMBOLS: tuple[tuple[str, str], ...] = (
     ("moto.dynamodb.models.table", "Table.delete_item"),  # cheap_moto_transactions: the rollback
     ("moto.sqs.models", "unix_time_millis"),  # cheap_moto_sqs_clock
     ("moto.sqs.models", "SQSBackend.is_message_valid_based_on_retention_period"),  # cheap_moto_sqs_retention
+    ("moto.dynamodb.responses", "DynamoResult.execute_result"),  # plain_dynamodb_reads
     ("moto.sqs.models", "SQSBackend.send_message"),  # cheap_moto_sqs_send
     ("moto.sqs.models", "Queue.BASE_ATTRIBUTES"),  # cheap_moto_sqs_send
     ("moto.s3.models", "S3Backend._url_module"),  # s3_urls_once
@@ -82,6 +84,7 @@ def apply_patches() -> None:
 
     serialize_moto(DynamoHandler)
     cheap_moto_transactions()  # relies on the serialization above
+    plain_dynamodb_reads()
     serialize_moto(SQSResponse)
     cheap_moto_sqs_clock()
     cheap_moto_sqs_retention()
@@ -191,6 +194,44 @@ def s3_urls_once() -> None:
 
     url_module.once = True  # type: ignore[attr-defined]
     backend._url_module = property(url_module)  # type: ignore[assignment]
+
+
+READS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems"})  # plain_dynamodb_reads
+
+
+def plain_dynamodb_reads() -> None:
+    """Write moto DynamoDB's answers to item reads as JSON straight away. Its serializer walks every attribute
+    of every item through botocore's shapes: 1.1 s for the 1,649 results a year's report queries, most of the
+    serialization that took 1.4 s of the year-after-weeks run's GIL. An item read's answer is the items' own
+    DynamoDB JSON, counts and keys, with binary values as base64 (the wire's form): json.dumps writes the same
+    document (tests/unit/test_moto_patches.py compares both for every attribute type). Anything else, an
+    error among them, and a value json cannot write, keep moto's serializer."""
+    import base64
+    import json
+
+    from moto.dynamodb.responses import DynamoResult
+
+    original = DynamoResult.execute_result
+    if getattr(original, "plain", False):
+        return
+
+    def wire(value: Any) -> str:
+        if isinstance(value, bytes | bytearray):
+            return base64.b64encode(value).decode()
+        raise TypeError(type(value).__name__)
+
+    @functools.wraps(original)  # __wrapped__: moto's own, which the test compares with
+    def execute_result(self: Any, context: Any) -> Any:
+        if context.operation_model.name not in READS or isinstance(self.result, BaseException):
+            return original(self, context)
+        try:
+            body = json.dumps(self.result, default=wire, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return original(self, context)
+        return 200, {"Content-Type": "application/x-amz-json-1.0"}, body
+
+    execute_result.plain = True  # type: ignore[attr-defined]
+    DynamoResult.execute_result = execute_result  # type: ignore[method-assign]
 
 
 def cheap_moto_sqs_clock() -> None:

@@ -89,8 +89,8 @@ def test_s3_calls_reload_moto_s3_urls_only_when_its_endpoints_setting_changes(mo
 
 
 @contextmanager
-def _embedded_sqs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """A client of the embedded SQS, in this process."""
+def _embedded(monkeypatch: pytest.MonkeyPatch, service: str = "sqs") -> Iterator[Any]:
+    """A client of the embedded AWS's `service`, in this process."""
     import os
 
     import boto3
@@ -100,7 +100,7 @@ def _embedded_sqs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     for key, value in aws_env(None, True).items():
         monkeypatch.setenv(key, value)
     with EmbeddedAws(in_process=True):
-        yield boto3.client("sqs", region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+        yield boto3.client(service, region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
 
 
 def _counted(monkeypatch: pytest.MonkeyPatch, prop: str) -> list[int]:
@@ -119,7 +119,7 @@ def test_sqs_receives_without_computing_the_queue_s_attributes_and_still_drops_e
     import moto.sqs.models as sqs_models
 
     computed = _counted(monkeypatch, "attributes")
-    with _embedded_sqs(monkeypatch) as sqs:
+    with _embedded(monkeypatch) as sqs:
         url = sqs.create_queue(QueueName="retention", Attributes={"MessageRetentionPeriod": "60"})["QueueUrl"]
         sqs.send_message_batch(QueueUrl=url, Entries=[{"Id": str(i), "MessageBody": f"m{i}"} for i in range(5)])
         computed.clear()
@@ -138,7 +138,7 @@ def test_sqs_sends_without_counting_the_queue_s_messages_and_get_queue_attribute
         monkeypatch: pytest.MonkeyPatch) -> None:
     # GIVEN the embedded SQS, and moto's message counts watched
     counted = _counted(monkeypatch, "approximate_number_of_messages")
-    with _embedded_sqs(monkeypatch) as sqs:
+    with _embedded(monkeypatch) as sqs:
         url = sqs.create_queue(QueueName="sends", Attributes={"DelaySeconds": "0"})["QueueUrl"]
         # WHEN 25 messages are sent, one by one and in batches
         sqs.send_message(QueueUrl=url, MessageBody="one")
@@ -152,3 +152,58 @@ def test_sqs_sends_without_counting_the_queue_s_messages_and_get_queue_attribute
         assert attrs["ApproximateNumberOfMessages"] == "25" and counted
         named = {"ApproximateNumberOfMessagesDelayed", "ApproximateNumberOfMessagesNotVisible", "DelaySeconds"}
         assert named <= set(attrs)
+
+
+def test_dynamodb_item_reads_are_written_as_moto_s_serializer_writes_them_for_every_attribute_type(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the embedded DynamoDB, and every answer of an item read written both ways
+    import json
+
+    from moto.dynamodb.responses import DynamoResult
+
+    from prhub_local.moto_patches import READS
+
+    compared: list[str] = []
+    with _embedded(monkeypatch, "dynamodb") as ddb:
+        plain = DynamoResult.execute_result
+        assert getattr(plain, "plain", False)
+
+        def both(self: Any, context: Any) -> Any:
+            theirs, ours = plain.__wrapped__(self, context), plain(self, context)  # type: ignore[attr-defined]
+            if context.operation_model.name in READS:
+                assert (ours[0], json.loads(ours[2])) == (theirs[0], json.loads(theirs[2]))
+                assert ours[1]["Content-Type"] == theirs[1]["Content-Type"]
+                compared.append(context.operation_model.name)
+            return ours
+
+        monkeypatch.setattr(DynamoResult, "execute_result", both)
+        ddb.create_table(TableName="t", BillingMode="PAY_PER_REQUEST",
+                         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                    {"AttributeName": "sk", "KeyType": "RANGE"}],
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                               {"AttributeName": "sk", "AttributeType": "N"}])
+        every = {"s": {"S": "周报 <a>"}, "n": {"N": "-1.50"}, "b": {"B": b"\x00\xffgz"}, "t": {"BOOL": True},
+                 "z": {"NULL": True}, "ss": {"SS": ["a", "b"]}, "ns": {"NS": ["1", "2.5"]},
+                 "bs": {"BS": [b"\x01", b"\x02"]}, "l": {"L": [{"S": "x"}, {"N": "3"}, {"B": b"\x03"}]},
+                 "m": {"M": {"in": {"M": {"deep": {"L": [{"BOOL": False}]}}}, "e": {"M": {}}, "el": {"L": []}}}}
+        for sk in range(3):
+            ddb.put_item(TableName="t", Item={"pk": {"S": "a"}, "sk": {"N": str(sk)}, **every})
+        # WHEN every kind of item read is made
+        key = {"pk": {"S": "a"}, "sk": {"N": "1"}}
+        ddb.get_item(TableName="t", Key=key, ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
+        ddb.get_item(TableName="t", Key={"pk": {"S": "none"}, "sk": {"N": "1"}})
+        ddb.get_item(TableName="t", Key=key, ProjectionExpression="#m.#i, bs", ExpressionAttributeNames={
+            "#m": "m", "#i": "in"})
+        page = ddb.query(TableName="t", KeyConditionExpression="pk = :p", ExpressionAttributeValues={
+            ":p": {"S": "a"}}, Limit=2, ReturnConsumedCapacity="TOTAL")
+        ddb.query(TableName="t", KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "a"}},
+                  ExclusiveStartKey=page["LastEvaluatedKey"], Select="COUNT")
+        ddb.scan(TableName="t", FilterExpression="sk > :z", ExpressionAttributeValues={":z": {"N": "0"}})
+        got = ddb.batch_get_item(RequestItems={"t": {"Keys": [key, {"pk": {"S": "none"}, "sk": {"N": "9"}}]}},
+                                 ReturnConsumedCapacity="TOTAL")
+        ddb.transact_get_items(TransactItems=[{"Get": {"TableName": "t", "Key": key}}])
+        # THEN both wrote the same document for each, and the client reads the values back unchanged
+        assert set(compared) == READS and len(compared) == 8
+        [item] = got["Responses"]["t"]
+        assert item["b"] == {"B": b"\x00\xffgz"} and item["bs"] == {"BS": [b"\x01", b"\x02"]}
+        assert item["m"]["M"]["in"] == {"M": {"deep": {"L": [{"BOOL": False}]}}} and item["n"] == {"N": "-1.50"}
