@@ -221,10 +221,10 @@ def case_child(spec: dict[str, Any]) -> dict[str, Any]:
         state = tmp / "state"
         args = _args(spec.get("for", kind), tmp, spec)
         if kind == "prepare":  # the state a reuse case runs on, untimed, in a process of its own (run_case)
-            t = time.perf_counter()
-            for since, until in _before(spec["for"]):
+            t, periods = time.perf_counter(), _before(spec["for"])
+            for since, until in periods:
                 _run(Recorder(), {**args, "since": since, "until": until}, tmp, state)
-            return {"runs_before": len(_before(spec["for"])), "before_s": round(time.perf_counter() - t, 1)}
+            return {"runs_before": len(periods), "before_s": round(time.perf_counter() - t, 1)}
         stack.enter_context(instrumented(recorder))
         children = ChildMemory()
         children.start()

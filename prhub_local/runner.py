@@ -207,8 +207,8 @@ FLOW_QUEUES = ("PlanQueue", "ScoreQueue", "ReportQueue", "PagesQueue", "Delivery
 PROCESSING_VISIBILITY = 900  # s: a received batch stays hidden while its invocation runs, as the stack's
 #                            visibility timeout (6x the function's) does; only failures come back early.
 IDLE_POLL = 0.5  # s at most between short polls of an empty queue (a retry or a delayed message comes due on its
-#                own); an invocation that sent to the queue polls it again at once as it ends. A long poll would
-#                hold moto's SQS lock (moto_patches).
+#                own); a send to the queue polls it again at once, when done. A long poll would hold moto's SQS
+#                lock (moto_patches).
 
 
 class Poller(threading.Thread):
@@ -219,8 +219,8 @@ class Poller(threading.Thread):
     invocation failed come back after the short local retry delay, except those the function itself
     held back with ChangeMessageVisibility (RetryLater): the poller watches its thread's SQS client,
     which the function shares, for those calls, and for the sends it makes (Runner.watch_sends). An idle poller
-    polls again as soon as an invocation that sent to its queue ends (what it sent is there to take), else every
-    IDLE_POLL seconds.
+    polls again as soon as a send to its queue is done (what it sent is there to take), else every IDLE_POLL
+    seconds.
     """
 
     def __init__(self, runner: Runner, logical: str, queue: str) -> None:

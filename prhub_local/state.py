@@ -265,8 +265,8 @@ def download_bucket(s3: Any, bucket: str, target: Path, *, previous: Path | None
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
-        unchanged = previous is not None and bool(etag) and (etags or {}).get(key) == etag
-        if not (unchanged and previous is not None and _link(previous / key, path)):
+        kept = previous / key if previous is not None and etag and (etags or {}).get(key) == etag else None
+        if kept is None or not _link(kept, path):
             path.write_bytes(body())
         seen[key] = etag
     return seen

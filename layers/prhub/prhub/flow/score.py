@@ -101,8 +101,8 @@ class _Work:
 def _scored_together(records: list[SQSRecord], deps: Deps) -> list[_Work]:
     """A batch's records scored step by step, each step's reads and writes made once for the batch: every PR
     loaded, one cache read for all, the misses scored, one transaction per run for the results, each run's
-    completion checked once. A record's own failure ends only that record (_failed applies score_message's
-    rules: handed back, recorded as failed, dropped, or raised for SQS to retry)."""
+    completion checked once. A record's own failure ends only that record (_failed: handed back, recorded
+    as failed, dropped, or raised for SQS to retry)."""
     works: list[_Work] = []
     for record in records:
         parsed = _parsed(record)
@@ -169,7 +169,7 @@ def _width(messages: list[ScoreMessage], deps: Deps) -> int:
     for message in messages:
         try:
             run = _run_meta(message.run_id, deps)
-        except Exception:  # _score_parsed reports it, record by record
+        except Exception:  # _load meets it again and fails that record alone (_failed)
             continue
         width = max(width, deps.scorers.concurrency(run.config))
     return width
