@@ -39,6 +39,9 @@ PATCHED_SYMBOLS: tuple[tuple[str, str], ...] = (
     ("moto.s3.models", "S3Backend._url_module"),  # s3_urls_once
     ("moto.ssm.models", "ec2_backends"),  # ssm_without_ec2
     ("moto.sqs.models", "sqs_backends"),  # not a patch: prhub_local.embedded.queued reads the queues' messages
+    ("moto.sqs.models", "SQSBackend.receive_message"),  # not a patch: embedded.EmbeddedQueue calls these
+    ("moto.sqs.models", "SQSBackend.delete_message_batch"),
+    ("moto.sqs.models", "SQSBackend.change_message_visibility_batch"),
 )
 
 
@@ -111,7 +114,16 @@ def serialize_moto(handler: Any) -> None:
             return original(self)
 
     call_action.serialized = True  # type: ignore[attr-defined]
+    call_action.lock = lock  # type: ignore[attr-defined]
     handler.call_action = call_action
+
+
+def sqs_lock(handler: Any) -> Any:
+    """The lock serialize_moto made `handler`'s requests take: what reaches moto's backend directly takes it too."""
+    lock = getattr(handler.call_action, "lock", None)
+    if lock is None:
+        raise MotoPatchError("moto's SQS is not serialized: apply_patches() first")
+    return lock
 
 
 class _NoTableCopy:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from prhub.cloud.store import Progress as RunProgress
 from prhub.cloud.store import Run as RunItem
@@ -52,7 +52,7 @@ from prhub.flow.plan import PlanRequest, parse_plan_event
 from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
 
-from prhub_local.embedded import REGION, EmbeddedAws, aws_env, client, patched_env, queued, site_bucket
+from prhub_local.embedded import REGION, EmbeddedAws, EmbeddedQueue, aws_env, client, patched_env, queued, site_bucket
 from prhub_local.progress import Display, lines
 from prhub_local.sample import local_watchlist, sample_settings
 from prhub_local.state import Journal, copy_files, download_bucket, locked, restore_state, save_state
@@ -240,29 +240,28 @@ class Poller(threading.Thread):
             sqs = client("sqs")  # this thread's client: the function's code gets the same one
             sqs.meta.events.register("provide-client-params.sqs.ChangeMessageVisibility", self._note_hold)
             self.runner.watch_sends(sqs)
+            queue = mapped_queue(self.url, sqs)
             while not self.runner.stopping.is_set():
                 seen = self.runner.sent_to(self.url)
-                got = sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=self.batch, WaitTimeSeconds=0,
-                                          VisibilityTimeout=PROCESSING_VISIBILITY,
-                                          AttributeNames=["All"]).get("Messages", [])
+                got = queue.receive(self.batch, PROCESSING_VISIBILITY)
                 if not got:
                     self.runner.wait_for_send(self.url, seen, IDLE_POLL)
                     continue
                 self.runner.busy(+1)
                 try:
-                    self._deliver(sqs, got)
+                    self._deliver(queue, got)
                 finally:
                     self.runner.busy(-1)
         except BaseException as exc:  # surfaced by the runner: a dead poller must not hang the run
             self.error = exc
 
-    def _deliver(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
+    def _deliver(self, queue: MappedQueue, messages: list[dict[str, Any]]) -> None:
         ids = {m["MessageId"] for m in messages}
         self.runner.in_hand.update(ids)  # what a stop cuts off is due at once at the next run (state.save_state)
-        self._invoke(sqs, messages)  # an interruption (Ctrl-C, SIGTERM) out of it leaves them in hand
+        self._invoke(queue, messages)  # an interruption (Ctrl-C, SIGTERM) out of it leaves them in hand
         self.runner.in_hand.difference_update(ids)
 
-    def _invoke(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
+    def _invoke(self, queue: MappedQueue, messages: list[dict[str, Any]]) -> None:
         event = sqs_event(messages, self.arn)
         self.held.clear()
         try:
@@ -271,15 +270,53 @@ class Poller(threading.Thread):
         except Exception as exc:  # the whole invocation failed: Lambda retries every record
             self.runner.say(f"{self.logical} invocation failed: {exc}")
             failed = {m["MessageId"] for m in messages}
-        done = [m for m in messages if m["MessageId"] not in failed]
-        retry = [m for m in messages if m["MessageId"] in failed and m["ReceiptHandle"] not in self.held]
+        done = [m["ReceiptHandle"] for m in messages if m["MessageId"] not in failed]
+        retry = [m["ReceiptHandle"] for m in messages
+                 if m["MessageId"] in failed and m["ReceiptHandle"] not in self.held]
         for start in range(0, len(done), 10):
-            sqs.delete_message_batch(QueueUrl=self.url, Entries=[
-                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done[start:start + 10])])
+            queue.delete(done[start:start + 10])
         for start in range(0, len(retry), 10):
-            sqs.change_message_visibility_batch(QueueUrl=self.url, Entries=[
-                {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"], "VisibilityTimeout": self.runner.retry_delay}
-                for i, m in enumerate(retry[start:start + 10])])
+            queue.change_visibility(retry[start:start + 10], self.runner.retry_delay)
+
+
+class MappedQueue(Protocol):
+    """A queue as the local event source mapping uses it (embedded.EmbeddedQueue, or BotoQueue)."""
+
+    def receive(self, count: int, visibility: int) -> list[dict[str, Any]]: ...
+    def delete(self, handles: list[str]) -> None: ...
+    def change_visibility(self, handles: list[str], timeout: int) -> None: ...
+    def depth(self) -> int: ...
+
+
+class BotoQueue:
+    """MappedQueue through boto3: an endpoint of the caller's (a moto server, LocalStack)."""
+
+    def __init__(self, sqs: Any, url: str) -> None:
+        self.sqs, self.url = sqs, url
+
+    def receive(self, count: int, visibility: int) -> list[dict[str, Any]]:
+        return list(self.sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=count, WaitTimeSeconds=0,
+                                             VisibilityTimeout=visibility, AttributeNames=["All"]
+                                             ).get("Messages", []))
+
+    def delete(self, handles: list[str]) -> None:
+        self.sqs.delete_message_batch(QueueUrl=self.url, Entries=[
+            {"Id": str(i), "ReceiptHandle": h} for i, h in enumerate(handles)])
+
+    def change_visibility(self, handles: list[str], timeout: int) -> None:
+        self.sqs.change_message_visibility_batch(QueueUrl=self.url, Entries=[
+            {"Id": str(i), "ReceiptHandle": h, "VisibilityTimeout": timeout} for i, h in enumerate(handles)])
+
+    def depth(self) -> int:
+        attrs = self.sqs.get_queue_attributes(QueueUrl=self.url, AttributeNames=[
+            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
+            "ApproximateNumberOfMessagesDelayed"])["Attributes"]  # a rate-limited PR waits as a delayed copy
+        return sum(int(v) for v in attrs.values())
+
+
+def mapped_queue(url: str, sqs: Any) -> MappedQueue:
+    """The queue at `url` on the embedded moto's backend when boto3 would reach it there, else through `sqs`."""
+    return EmbeddedQueue.of(url) or BotoQueue(sqs, url)
 
 
 def batch_size(template: dict[str, Any], queue: str) -> int:
@@ -413,10 +450,7 @@ class Runner:
             return self._busy == 0
 
     def queue_empty(self, logical: str, sqs: Any) -> bool:
-        attrs = sqs.get_queue_attributes(QueueUrl=self.stack.queues[logical], AttributeNames=[
-            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
-            "ApproximateNumberOfMessagesDelayed"])["Attributes"]  # a rate-limited PR waits as a delayed copy
-        return sum(int(v) for v in attrs.values()) == 0
+        return self.queued(logical, sqs) == 0
 
     def run(self, events: list[dict[str, Any]], timeout: float | None = None, stall: float = STALL_SECONDS,
             resumed: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -528,9 +562,8 @@ class Runner:
             self.display.update("telling the channels")
 
     def queued(self, logical: str, sqs: Any) -> int:
-        attrs = sqs.get_queue_attributes(QueueUrl=self.stack.queues[logical], AttributeNames=[
-            "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
-        return sum(int(v) for v in attrs.values())
+        """The queue's messages, visible, in flight or delayed."""
+        return mapped_queue(self.stack.queues[logical], sqs).depth()
 
     def _unstick(self, stuck: _Stuck) -> None:
         """Nothing left to deliver, yet a run is open: a worker died or a message was lost. Past a second of that,
@@ -694,10 +727,10 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
         display.update("copying the site to the site folder")
         copy_files(saved / "buckets" / "SiteBucket", site_dir)
 
-    with display.ticking(), provisioned(template, prefix, watchlist_text, endpoint_url, state, say,
-                                        visibility_timeout, check=check_scorer, keep=lambda: not refused,
-                                        in_hand=lambda: set(in_hand),
-                                        after_save=site_from if state is not None else None) as stack:
+    with display.ticking(), \
+            provisioned(template, prefix, watchlist_text, endpoint_url, state, say, visibility_timeout,
+                        check=check_scorer, keep=lambda: not refused, in_hand=lambda: set(in_hand),
+                        after_save=site_from if state is not None else None) as stack:
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
         with function_env(stack), _local_pages(stack, render_processes, embedded=endpoint_url is None):

@@ -1,8 +1,11 @@
 """What prhub run reads and writes in the embedded moto's backends directly, without the API round trip, against
 the API over the same moto: the site adapter (EmbeddedBucket) against aws.S3Bucket, a table read in place against
-a Scan."""
+a Scan, the local event source mapping's queue calls (EmbeddedQueue) against boto3's (BotoQueue)."""
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +13,8 @@ import pytest
 from prhub.cloud import aws
 from prhub.cloud.aws import S3Bucket
 
-from prhub_local.embedded import EmbeddedAws, EmbeddedBucket, aws_env, patched_env, table_items
+from prhub_local.embedded import EmbeddedAws, EmbeddedBucket, EmbeddedQueue, aws_env, patched_env, table_items
+from prhub_local.runner import BotoQueue
 from prhub_local.state import _line
 
 NAME = "prhub-site-embedded"
@@ -72,3 +76,41 @@ def test_a_table_read_in_place_is_what_a_scan_gives_in_the_state_s_form(s3: Any)
     scanned = ddb.scan(TableName="t")["Items"]
     assert sorted(map(_line, table_items("t") or [])) == sorted(map(_line, scanned))
     assert table_items("no-such-table") is None
+
+
+def test_the_embedded_queue_receives_deletes_retries_and_dead_letters_as_sqs_does_through_boto3(s3: Any) -> None:
+    sqs = aws.client("sqs")
+    dlq = sqs.create_queue(QueueName="dlq")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    url = sqs.create_queue(QueueName="q", Attributes={
+        "RedrivePolicy": json.dumps({"deadLetterTargetArn": arn, "maxReceiveCount": "2"})})["QueueUrl"]
+    mine, api = EmbeddedQueue.of(url), BotoQueue(sqs, url)
+    assert mine is not None
+    for body in ("a", "b", "c"):
+        sqs.send_message(QueueUrl=url, MessageBody=body)
+    assert mine.depth() == api.depth() == 3
+    first, second = mine.receive(2, 900)
+    [third] = api.receive(10, 900)  # the rest: the two are in flight
+    assert mine.depth() == api.depth() == 3 and mine.receive(10, 900) == []
+    for got in (first, second):
+        assert got.keys() == third.keys() and got["Attributes"].keys() == third["Attributes"].keys()
+        assert got["MD5OfBody"] == hashlib.md5(got["Body"].encode()).hexdigest()
+        assert got["Attributes"]["ApproximateReceiveCount"] == "1"
+    assert sorted(m["Body"] for m in (first, second, third)) == ["a", "b", "c"]
+    mine.delete([first["ReceiptHandle"]])
+    assert api.depth() == 2
+    mine.change_visibility([second["ReceiptHandle"]], 0)  # a failed record, due again at once
+    [again] = api.receive(10, 900)
+    assert again["MessageId"] == second["MessageId"] and again["Attributes"]["ApproximateReceiveCount"] == "2"
+    api.change_visibility([again["ReceiptHandle"]], 0)
+    assert mine.receive(10, 900) == []  # received twice already: moved to the dead-letter queue instead
+    assert [m["Body"] for m in BotoQueue(sqs, dlq).receive(10, 900)] == [second["Body"]]
+    assert mine.depth() == api.depth() == 1  # the third, still in flight
+
+
+def test_a_queue_boto3_would_not_reach_in_this_process_has_no_embedded_queue(s3: Any) -> None:
+    url = aws.client("sqs").create_queue(QueueName="q")["QueueUrl"]
+    assert EmbeddedQueue.of(url) is not None
+    assert EmbeddedQueue.of(url.rsplit("/", 1)[0] + "/no-such-queue") is None
+    with patched_env({"AWS_ENDPOINT_URL": "http://127.0.0.1:9"}):  # a moto server or LocalStack of the caller's
+        assert os.environ["AWS_ENDPOINT_URL"] and EmbeddedQueue.of(url) is None
