@@ -272,6 +272,7 @@ class MemoryBucket:
 
     objects: dict[str, tuple[bytes, str, str]] = field(default_factory=dict)
     puts: list[str] = field(default_factory=list)
+    parsed: dict[str, tuple[bytes, Any]] = field(default_factory=dict)  # get_json's, by the body it parsed
 
     def put(self, key: str, body: bytes, content_type: str, cache_control: str) -> None:
         self.objects[key] = (bytes(body), content_type, cache_control)
@@ -282,8 +283,15 @@ class MemoryBucket:
         return found[0] if found else None
 
     def get_json(self, key: str) -> Any | None:
+        """As aws.S3Bucket.get_json: the same parsed document while the object is unchanged, so a caller that
+        changed what it was given would be seen by the next."""
         found = self.get(key)
-        return None if found is None else json.loads(found)
+        if found is None:
+            return None
+        held = self.parsed.get(key)
+        if held is None or held[0] is not found:
+            held = self.parsed[key] = (found, json.loads(found))
+        return held[1]
 
     def folders(self, prefix: str) -> Iterator[str]:
         """S3's ListObjectsV2 with a "/" delimiter: the distinct next path segments, in key order."""
