@@ -56,7 +56,7 @@ from prhub.sources.orgs import OrgRepos, expand
 from prhub_local.embedded import REGION, EmbeddedAws, EmbeddedQueue, aws_env, client, patched_env, queued, site_bucket
 from prhub_local.progress import Display, lines
 from prhub_local.sample import local_watchlist, sample_settings
-from prhub_local.state import Journal, copy_files, download_bucket, locked, restore_state, save_state
+from prhub_local.state import Journal, copy_site, download_bucket, locked, restore_state, save_state
 from prhub_local.template import LOCAL_VISIBILITY_TIMEOUT, Stack, create_stack, default_root, load_template
 
 Invoker = Callable[[str, Callable[[Any, Any], Any], Any, Any], Any]
@@ -726,7 +726,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
 
     def site_from(saved: Path) -> None:
         display.update("copying the site to the site folder")
-        copy_files(saved / "buckets" / "SiteBucket", site_dir)
+        copy_site(saved, site_dir)
 
     with display.ticking(), few_full_collections(), \
             provisioned(template, prefix, watchlist_text, endpoint_url, state, say, visibility_timeout,

@@ -1,4 +1,4 @@
-"""The embedded AWS's state between runs: tables as JSON lines, bucket objects as files, queued messages.
+"""The embedded AWS's state between runs: tables as JSON lines, buckets as packs (prhub_local.packs), queued messages.
 
 `prhub run` and `prhub invoke` restore a `--state` directory into a fresh
 stack at start and save it at the end, so the score cache, the run history
@@ -6,7 +6,8 @@ and the site accumulate as they do in a deployed stack. The directory:
 
     lock              flock'ed by the run using the state; names its holder
     CURRENT           the name of the last complete generation (replaced atomically)
-    gen-.../          a complete generation: tables/, buckets/, queues/ (every message, with when it is due)
+    gen-.../          a complete generation: tables/, buckets/ (manifests and packs), queues/ (every message,
+                      with when it is due)
     journal.jsonl     score-cache items written since that generation (header: its name)
 
 A save writes a fresh generation beside the current one, fsyncs it, then
@@ -44,6 +45,7 @@ from prhub.core.errors import InputError, PrhubError
 from prhub.notify import ledger
 from prhub.site.publish import TYPES
 
+from prhub_local import packs
 from prhub_local.embedded import client, queued, restore_items, restore_objects, stored, table_items
 from prhub_local.template import Stack
 
@@ -249,34 +251,17 @@ def locked(state: Path) -> Iterator[StateDir]:
 
 # -- saving ---------------------------------------------------------------------------------------------
 
-def download_bucket(s3: Any, bucket: str, target: Path, *, previous: Path | None = None,
-                    etags: dict[str, str] | None = None) -> dict[str, str]:
-    """Copy the bucket's objects under `target` (not fsynced: a save syncs its generation whole); returns their
-    ETags by key.
-
-    An object whose ETag is the one in `etags` is hard-linked from `previous` instead of downloaded, so
-    saving a big site costs what changed."""
-    seen: dict[str, str] = {}
+def download_bucket(s3: Any, bucket: str, target: Path) -> None:
+    """Copy the bucket's objects as files under `target` (a site folder), over what is there."""
     made: set[Path] = set()
-    for key, etag, body in _objects(s3, bucket):
-        if not _safe_key(key):
+    for key, _etag, body in _objects(s3, bucket):
+        if not packs.safe_key(key):
             continue  # a key like ../x must not escape the directory
         path = target / key
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
-        kept = previous / key if previous is not None and etag and (etags or {}).get(key) == etag else None
-        if kept is None or not _link(kept, path):
-            path.write_bytes(body())
-        seen[key] = etag
-    return seen
-
-
-def _safe_key(key: str) -> bool:
-    """Whether an object's key names a file under the folder it is saved in: relative, without "..", "." or empty
-    parts (checked on the text: resolving each path on disk cost a year's save 0.3 s)."""
-    parts = key.split("/")
-    return bool(key) and not key.startswith("/") and all(p not in ("", ".", "..") for p in parts)
+        path.write_bytes(body())
 
 
 def _objects(s3: Any, bucket: str) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
@@ -295,50 +280,11 @@ def _objects(s3: Any, bucket: str) -> Iterator[tuple[str, str, Callable[[], byte
             yield obj["Key"], obj.get("ETag", ""), functools.partial(download, obj["Key"])
 
 
-def copy_files(source: Path, target: Path) -> int:
-    """Copy the files under `source` (a saved generation's bucket) to the same paths under `target`, over what is
-    there; returns how many were copied. The site folder gets the objects the save has just written, read from disk
-    instead of downloaded from the embedded S3 a second time (a year's 10,000 objects took seconds through boto3
-    and moto). A file whose copy there has its size and modification time is skipped, as rsync's quick check does:
-    each copy takes its source's mtime, and an object a save kept is the previous generation's file (a hard link),
-    so only what changed is copied again (a year run again: 1 s of copying for the few files it rewrote).
-    Copies, not links: a person may edit the site folder (its mtime changes: it is replaced), never the state."""
-    count = 0
-    for directory, _, files in os.walk(source):
-        into = os.path.join(target, os.path.relpath(directory, source))
-        os.makedirs(into, exist_ok=True)
-        for name in files:
-            src, dst = os.path.join(directory, name), os.path.join(into, name)
-            held = os.stat(src)
-            try:
-                there = os.stat(dst)
-            except FileNotFoundError:
-                there = None
-            if there is not None and (there.st_size, there.st_mtime_ns) == (held.st_size, held.st_mtime_ns):
-                continue
-            shutil.copyfile(src, dst)
-            os.utime(dst, ns=(held.st_atime_ns, held.st_mtime_ns))
-            count += 1
-    return count
-
-
-def _link(old: Path, new: Path) -> bool:
-    """Hard-link an unchanged object from the previous generation (False where links are not supported)."""
-    try:
-        new.unlink(missing_ok=True)
-        os.link(old, new)
-    except OSError:
-        return False
-    return True
-
-
-def _etags(generation_dir: Path | None, logical: str) -> dict[str, str]:
-    if generation_dir is None:
-        return {}
-    try:
-        return dict(json.loads((generation_dir / "buckets" / f"{logical}.etags.json").read_text(encoding="utf-8")))
-    except (FileNotFoundError, ValueError):
-        return {}
+def copy_site(saved: Path, target: Path) -> int:
+    """The site bucket of the generation `saved` copied to the site folder `target` (packs.copy_out): read from
+    the save's packs, not downloaded from the embedded S3 a second time (a year's 7,000 objects took seconds
+    through boto3 and moto); returns how many files were written."""
+    return packs.copy_out(saved / "buckets", "SiteBucket", target)
 
 
 def _messages(url: str, in_hand: set[str]) -> bytes:
@@ -370,10 +316,8 @@ def save_state(stack: Stack, state: StateDir, step: Step = lambda _: None,
         _write(new / "tables" / f"{logical}.jsonl", "".join(lines).encode())
         step(f"table {logical}")
     for logical, name in stack.buckets.items():
-        prev = old / "buckets" / logical if old is not None else None
-        etags = download_bucket(s3, name, new / "buckets" / logical, previous=prev,
-                                etags=_etags(old, logical))
-        _write(new / "buckets" / f"{logical}.etags.json", json.dumps(etags, sort_keys=True).encode())
+        packs.save(_objects(s3, name), new / "buckets", logical, old / "buckets" if old is not None else None,
+                   f"{new.name}.pack")
         step(f"bucket {logical}")
     (new / "queues").mkdir()
     cut_off = in_hand()
@@ -455,13 +399,23 @@ def _restore_tables(stack: Stack, gen: Path, ddb: Any) -> dict[str, int]:
 
 def _restore_buckets(stack: Stack, gen: Path, s3: Any) -> None:
     for logical, name in stack.buckets.items():
-        root = gen / "buckets" / logical
-        objects = ((path.relative_to(root).as_posix(), path.read_bytes(),
-                    TYPES.get(path.suffix, "application/octet-stream"))
-                   for path in (sorted(root.rglob("*")) if root.is_dir() else []) if path.is_file())
+        objects = ((key, body, TYPES.get(Path(key).suffix, "application/octet-stream"))
+                   for key, body in _saved_objects(gen / "buckets", logical))
         if not restore_objects(name, objects):
             for key, body, content_type in objects:
                 s3.put_object(Bucket=name, Key=key, Body=body, ContentType=content_type)
+
+
+def _saved_objects(folder: Path, logical: str) -> Iterator[tuple[str, bytes]]:
+    """A saved bucket's objects as (key, body): from its packs, or from a file each as states were saved before
+    (and the flat layout before generations)."""
+    if packs.entries(folder, logical) is not None:
+        yield from packs.bodies(folder, logical)
+        return
+    root = folder / logical
+    for path in sorted(root.rglob("*")) if root.is_dir() else []:
+        if path.is_file():
+            yield path.relative_to(root).as_posix(), path.read_bytes()
 
 
 def _queued_lines(gen: Path, logical: str) -> list[tuple[str, float]]:

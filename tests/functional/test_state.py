@@ -44,10 +44,13 @@ def fill(stack: Stack, version: str) -> None:
     ddb.put_item(TableName=stack.tables["RunsTable"], Item={"run_id": {"S": "o/r/w/1"}, "status": {"S": version}})
     bucket = stack.buckets["SiteBucket"]
     s3.put_object(Bucket=bucket, Key="o/r/index.html", Body=f"<p>{version}</p>".encode())
-    s3.put_object(Bucket=bucket, Key="o/r/feed.xml", Body=b"<feed/>")  # unchanged: linked, not downloaded
+    s3.put_object(Bucket=bucket, Key="o/r/feed.xml", Body=FEED)  # unchanged, most of A's pack: its pack is linked
     if version == "A":
         s3.put_object(Bucket=bucket, Key="o/r/old.md", Body=b"gone in B")
     sqs.send_message(QueueUrl=stack.queues["ScoreDLQ"], MessageBody=json.dumps({"version": version}))
+
+
+FEED = b"<feed>" + b" " * 2000 + b"</feed>"
 
 
 def snapshot(stack: Stack) -> dict[str, Any]:
@@ -108,9 +111,10 @@ def test_a_kill_at_every_step_of_a_save_leaves_the_old_or_the_new_state(new_stac
 
         with pytest.raises(Killed):
             save(b, state, kill)
-        if name == "switched":  # both generations are there: the unchanged object was linked, not downloaded
-            feeds = {(g / "buckets" / "SiteBucket" / "o" / "r" / "feed.xml").stat().st_ino for g in state.glob("gen-*")}
-            assert len(feeds) == 1 and len(list(state.glob("gen-*"))) == 2
+        if name == "switched":  # both generations are there: A's pack, still mostly read, linked into B's
+            gens = sorted(state.glob("gen-*"), key=lambda g: g.name != generation(state).name)
+            packs = [{p.name: p.stat().st_ino for p in (g / "buckets" / "SiteBucket.packs").iterdir()} for g in gens]
+            assert len(gens) == 2 and len(packs[0]) == 2 and packs[1].items() <= packs[0].items()
         # THEN the next run restores A (before the switch) or B (after it), complete
         got, removed = restored(new_stack, state)
         switched = i >= steps.index("switched")
@@ -231,6 +235,28 @@ def test_a_state_in_the_old_flat_layout_is_restored_then_saved_as_a_generation(n
     # AND a migration killed before the old layout is gone leaves no stray directories behind
     (state / "tables").mkdir()
     assert restored(new_stack, state) == (got, ["tables"])
+
+
+def test_a_generation_saved_with_a_file_per_object_is_restored_then_saved_as_packs(new_stack: Any,
+                                                                                   tmp_path: Path) -> None:
+    # GIVEN a generation as states were saved before packs: the site bucket as a folder of files
+    state, gen = tmp_path / "state", tmp_path / "state" / "gen-20260101T000000000000Z-1"
+    (gen / "buckets" / "SiteBucket" / "o" / "r").mkdir(parents=True)
+    (gen / "buckets" / "SiteBucket" / "o" / "r" / "index.html").write_text("<p>files</p>")
+    (gen / "buckets" / "SiteBucket" / "o" / "r" / "report.json").write_text("{}")
+    (state / CURRENT).write_text(gen.name + "\n")
+    # WHEN it is restored and saved again
+    got, _ = restored(new_stack, state)
+    assert got["objects"] == {"o/r/index.html": b"<p>files</p>", "o/r/report.json": b"{}"}
+    stack = new_stack()
+    with locked(state) as held:
+        restore_state(stack, held)
+        save_state(stack, held)
+    # THEN the new generation holds it as a manifest and a pack, and restores the same objects
+    buckets = generation(state) / "buckets"
+    assert sorted(p.name for p in buckets.iterdir() if p.name.startswith("SiteBucket")) == [
+        "SiteBucket.objects.jsonl", "SiteBucket.packs"]
+    assert restored(new_stack, state)[0] == got
 
 
 @pytest.mark.parametrize("pointer", ["gen-20260101T000000000000Z-1\n", "\n", "../elsewhere\n"])
