@@ -25,6 +25,8 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from prhub.core.errors import PrhubError
+
 Objects = Iterator[tuple[str, str, Callable[[], bytes]]]  # (key, ETag, the body when asked)
 REPACK_BELOW = 0.5  # a pack of which less is still read is copied into the new one, not kept
 WRITERS, CHUNK = 2, 256  # copy_out's threads, and the bodies it holds at once
@@ -98,15 +100,24 @@ class _Packs:
 
     def size(self, pack: str) -> int:
         assert self.root is not None
-        return os.stat(self.root / pack).st_size
+        try:
+            return os.stat(self.root / pack).st_size
+        except FileNotFoundError:
+            raise PrhubError(f"the state is damaged: {self.root / pack} is missing") from None
 
     def read(self, entry: dict[str, Any]) -> bytes:
         assert self.root is not None
-        pack = str(entry["pack"])
-        if pack not in self.open:
-            self.open[pack] = self.stack.enter_context(open(self.root / pack, "rb"))  # noqa: SIM115 (stack closes)
+        pack, size = str(entry["pack"]), int(entry["size"])
+        try:
+            if pack not in self.open:
+                self.open[pack] = self.stack.enter_context(open(self.root / pack, "rb"))  # noqa: SIM115 (stack closes)
+        except FileNotFoundError:
+            raise PrhubError(f"the state is damaged: {self.root / pack} is missing") from None
         self.open[pack].seek(int(entry["at"]))
-        return self.open[pack].read(int(entry["size"]))
+        data = self.open[pack].read(size)
+        if len(data) != size:
+            raise PrhubError(f"the state is damaged: {self.root / pack} ends before {entry['key']!r}'s body")
+        return data
 
     def link(self, pack: str, new: Path) -> None:
         assert self.root is not None

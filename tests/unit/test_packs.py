@@ -110,3 +110,19 @@ def test_writing_the_site_again_skips_what_it_wrote_and_replaces_what_changed_on
     assert packs.copy_out(b, "SiteBucket", site) == 2
     assert (site / "a" / "y").read_bytes() == b"2" and (site / "x.json").read_bytes() == b"1"
     assert packs.copy_out(b, "SiteBucket", site) == 0
+
+
+def test_a_missing_or_cut_pack_is_named_as_damage_not_a_traceback(tmp_path):
+    import pytest
+    from prhub.core.errors import PrhubError
+
+    folder = save(tmp_path / "gen" / "buckets", {"a.json": b"1" * 100, "b.html": b"2" * 100})
+    pack = folder / "SiteBucket.packs" / "gen.pack"
+    pack.write_bytes(pack.read_bytes()[:150])  # cut inside the second body
+    with pytest.raises(PrhubError, match="damaged: .*gen.pack ends before 'b.html'"):
+        saved(folder)
+    pack.unlink()
+    with pytest.raises(PrhubError, match="damaged: .*gen.pack is missing"):
+        saved(folder)
+    with pytest.raises(PrhubError, match="is missing"):  # a save over it says the same
+        save(tmp_path / "next" / "buckets", {"a.json": b"1" * 100}, previous=folder)
