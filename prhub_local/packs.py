@@ -133,10 +133,10 @@ def _reader(folder: Path | None, logical: str) -> Iterator[_Packs]:
         yield _Packs(folder, logical, stack)
 
 
-def bodies(folder: Path, logical: str) -> Iterator[tuple[str, bytes]]:
-    """Each object of the manifest as (key, body), read from the packs."""
+def bodies(folder: Path, logical: str, listed: list[dict[str, Any]] | None = None) -> Iterator[tuple[str, bytes]]:
+    """Each object of the manifest (`listed`: as `entries` read it already) as (key, body), read from the packs."""
     with _reader(folder, logical) as packs:
-        for entry in entries(folder, logical) or []:
+        for entry in (entries(folder, logical) if listed is None else listed) or []:
             if safe_key(str(entry["key"])):
                 yield str(entry["key"]), packs.read(entry)
 

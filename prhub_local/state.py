@@ -409,8 +409,9 @@ def _restore_buckets(stack: Stack, gen: Path, s3: Any) -> None:
 def _saved_objects(folder: Path, logical: str) -> Iterator[tuple[str, bytes]]:
     """A saved bucket's objects as (key, body): from its packs, or from a file each as states were saved before
     (and the flat layout before generations)."""
-    if packs.entries(folder, logical) is not None:
-        yield from packs.bodies(folder, logical)
+    listed = packs.entries(folder, logical)
+    if listed is not None:
+        yield from packs.bodies(folder, logical, listed)
         return
     root = folder / logical
     for path in sorted(root.rglob("*")) if root.is_dir() else []:
