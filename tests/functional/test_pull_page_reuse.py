@@ -15,6 +15,7 @@ from prhub.core.config import WatchList
 from prhub.flow import pages
 from prhub.site import publish as site
 from prhub.site.render import render_all
+from prhub.site.render.pull import render_pull_all
 
 from bench.render_week import DATA, scored_week, week_history
 from tests.fakes.memory import MemoryStack, memory_stack
@@ -61,11 +62,19 @@ def pull_files(stack: MemoryStack, name: str) -> list[str]:
     return [k for k in stack.bucket.puts if "/pull/" in k and k.endswith(name)]
 
 
-def test_a_wider_period_with_the_same_prs_names_it_on_their_pages_and_keeps_their_pdfs(week):
+def test_a_wider_period_with_the_same_prs_names_it_on_their_pages_and_keeps_their_pdfs(week, monkeypatch):
     # A page names every published report listing its PR (issue 25), which its PDF does not show: a month after the
-    # week rewrites each page's HTML, Markdown and JSON once, and renders no PDF again (the year after its weeks);
-    # a re-run of the month then rewrites nothing.
+    # week rewrites each page's HTML, Markdown and JSON once from the stored files, rendering no page again (the
+    # year after its weeks); a re-run of the month then rewrites nothing.
     stack, report, scored = week
+    rendered: list[int] = []
+
+    def render_pages(jobs):
+        jobs = list(jobs)
+        rendered.extend(job[0]["pr"]["number"] for job in jobs)
+        return pages.render_in_turn(jobs)
+
+    monkeypatch.setattr(pages, "render_pages", render_pages)
     pdfs, htmls = len(pull_puts(stack)), len(pull_files(stack, "index.html"))
     pdf_before = {p["number"]: stack.bucket.get(f"{REPO}/pull/{p['number']}/report.pdf") for p in report["prs"]}
     month = {**copy.deepcopy(report), "period": {**report["period"], "since": "2026-05-01", "until": "2026-05-31"}}
@@ -81,6 +90,9 @@ def test_a_wider_period_with_the_same_prs_names_it_on_their_pages_and_keeps_thei
         html = (stack.bucket.get(f"{REPO}/pull/{number}/index.html") or b"").decode()
         assert 'href="../../reports/2026-05-01-to-2026-05-31/"' in html.split('id="mentions"', 1)[1]
         assert stack.bucket.get(f"{REPO}/pull/{number}/report.pdf") == pdf_before[number]
+        whole = render_pull_all(page, "zh", with_pdf=False)  # what rendering the page again would have written
+        assert {name: stack.bucket.get(f"{REPO}/pull/{number}/{name}") for name in whole} == whole
+    assert rendered == []
     built = len(pull_files(stack, "index.html"))
     assert publish(stack, copy.deepcopy(month), copy.deepcopy(scored)) == 0
     assert len(pull_files(stack, "index.html")) == built

@@ -51,6 +51,17 @@ def test_get_json_is_parsed_once_while_unchanged_and_read_again_after_a_write_or
     assert mine.get_json("o/r/reports/w/pulls.json") is None
 
 
+def test_the_buckets_of_one_process_share_what_they_parsed(s3: Any) -> None:
+    # Each worker thread's handlers have a bucket of their own: a document the report's fan-out parsed is the one
+    # the pages' messages read, while it stays unchanged.
+    fan_out, pages = EmbeddedBucket(s3, NAME), EmbeddedBucket(s3, NAME)
+    fan_out.put("o/r/pull/7/report.json", b'{"n": 7}', "application/json", "no-cache")
+    first = fan_out.get_json("o/r/pull/7/report.json")
+    assert pages.get_json("o/r/pull/7/report.json") is first
+    pages.put("o/r/pull/7/report.json", b'{"n": 8}', "application/json", "no-cache")
+    assert fan_out.get_json("o/r/pull/7/report.json") == {"n": 8}
+
+
 def test_folders_are_the_ones_s3_lists(s3: Any) -> None:
     mine, api = EmbeddedBucket(s3, NAME), S3Bucket(s3, NAME)
     for key in ("o/r/reports/b/report.json", "o/r/reports/a/zh/report.json", "o/r/reports/a/x", "o/r/index.html",

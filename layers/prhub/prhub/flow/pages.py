@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, cast
 
@@ -35,7 +35,7 @@ from prhub.site import paths as sitepaths
 from prhub.site import publish as site
 from prhub.site.dashboard import title_flags
 from prhub.site.paths import LANGUAGES
-from prhub.site.render.pull import render_pull_all
+from prhub.site.render.pull import relist_pull, render_pull_all
 from prhub.sources import scope
 from prhub.sources.source import TimedSource
 
@@ -178,7 +178,8 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
     base = sitepaths.base(report)
     where = {"slice": name} if (name := sitepaths.slice_name(report)) else {}  # a slice's own pages
     periods = {s: {int(n): f for n, f in (d.get("prs") or {}).items()} for s, d in stored.items() if s != slug}
-    every = _Facts.of({**periods, slug: {int(n): json_safe(f) for n, f in facts.items()}})
+    # Every period's facts as the pages' messages will read them (this period's just written): built once for both.
+    every = _facts_of(site.pull_records(deps.bucket, base))
     entries = {p["number"]: p for p in report["prs"]}
     mine = [n for n in sorted(entries)
             if not current(deps.bucket, base, n, lang, home, every, entries[n], report["scorer"])]
@@ -208,12 +209,6 @@ def _related(bucket: site.Bucket, where: dict[str, Any], periods: dict[str, dict
             bodies += [{**where, "slug": other, "lang": language, "numbers": chunk}
                        for chunk in _chunks(stale, PAGES_PER_MESSAGE)]
     return bodies
-
-
-def json_safe(facts: dict[str, Any]) -> dict[str, Any]:
-    """Facts as pulls.json gives them back (tuples as lists), so both compare equal."""
-    return {k: [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, list | tuple) else value
-            for k, value in facts.items()}
 
 
 # What a PR page shows of its PR's scoring that one period's run cannot change without the PR changing: its page is
@@ -277,6 +272,7 @@ class _Facts:
     urls: dict[int, str]
     heads: dict[int, str]
     by_file: dict[str, set[int]]  # path -> the PRs that changed it
+    near: dict[int, pulls.Neighbours] = field(default_factory=dict, compare=False)  # neighbours() once per PR
 
     @classmethod
     def of(cls, periods: dict[str, dict[int, dict[str, Any]]]) -> _Facts:
@@ -295,9 +291,15 @@ class _Facts:
         return {slug for slug, prs in self.periods.items() if number in prs}
 
     def neighbours(self, number: int) -> pulls.Neighbours:
-        """pulls.file_neighbours over every period, from the PRs sharing a file only (not a scan of every PR)."""
-        sharing = set().union(*(self.by_file.get(p, set()) for p in self.files.get(number, ())))
-        return pulls.file_neighbours(number, {n: self.files[n] for n in sharing | {number}}, self.merged_at)
+        """pulls.file_neighbours over every period, from the PRs sharing a file only (not a scan of every PR); each
+        PR's once, since the report's fan-out and then the pages' messages ask for every PR of a year (a copy: the
+        caller's to keep)."""
+        near = self.near.get(number)
+        if near is None:
+            sharing = set().union(*(self.by_file.get(p, set()) for p in self.files.get(number, ())))
+            near = self.near[number] = pulls.file_neighbours(number, {n: self.files[n] for n in sharing | {number}},
+                                                             self.merged_at)
+        return {"earlier": list(near["earlier"]), "later": list(near["later"])}
 
     def mentions(self, number: int, slug: str, lang: str) -> list[pulls.Mention]:
         """The periods whose reports list PR `number` (`slug` when none does yet)."""
@@ -361,27 +363,34 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
     here: pulls.Mention = {"slug": slug, "title": report["title"], "language": report["language"]}
     tz = str((report.get("period") or {}).get("tz") or "UTC")
     jobs: list[PageJob] = []
+    work: list[tuple[pulls.PullPage, dict[str, bytes] | None]] = []  # each page, with its files when not rendered
+    relisted_count = 0
     for number in todo:
         stored = states[number][1]
         light = relisted(stored, here, tz, facts) if stored is not None else None
         page = light or _pull_page(report, slug, lang, number, facts, config.module_map)
-        jobs.append((page, home, deps.settings.cjk_font, light is None))  # a relisted page keeps its PDF
-    pages = [job[0] for job in jobs]
+        files = None
+        if light is not None and stored is not None:  # a relisted page keeps its PDF, and the rest but its mentions
+            relisted_count += 1
+            files = relist_pull(light, cast(pulls.PullPage, stored),
+                                site.load_pull_files(deps.bucket, base, number, lang, home), home)
+        work.append((page, files))
+        if files is None:
+            jobs.append((page, home, deps.settings.cjk_font, light is None))
     rendered = render_pages(jobs)
     try:
-        for i, page in enumerate(pages):
+        for i, (page, files) in enumerate(work):
             if left is not None and done and left() < PAGE_SECONDS_MAX:
                 # A slow invocation (a loaded host, huge file lists) hands its remaining pages to the next one.
                 deps.queue.send(deps.settings.pages_queue_url, {**body, "numbers": todo[i:]})
                 break
-            keys += site.publish_pull(deps.bucket, page, next(rendered), home)
+            keys += site.publish_pull(deps.bucket, page, next(rendered) if files is None else files, home)
             done += 1
     finally:
         close = getattr(rendered, "close", None)
         if close is not None:
             close()  # a pool's map cancels the pages it has not started
     site.invalidate(deps.cdn, ["/" + k for k in keys])
-    relisted_count = sum(1 for job in jobs if not job[3])
     logger.info("pull pages published", extra={"repo": repo, "slug": slug, "lang": lang, "pages": done,
                                                "reused": len(listed) - len(todo), "relisted": relisted_count})
     return {"repo": repo, "slug": slug, "lang": lang, "pages": done, "requeued": len(todo) - done,

@@ -201,6 +201,13 @@ def load_pull(bucket: Bucket, repo: str, number: int, lang: str, home: str) -> d
     return doc if isinstance(doc, dict) else None
 
 
+def load_pull_files(bucket: Bucket, repo: str, number: int, lang: str, home: str,
+                    names: tuple[str, ...] = ("index.html", "report.md")) -> dict[str, bytes | None]:
+    """A PR page's published files (None for one it has not)."""
+    folder = sitepaths.pull_dir(repo, number, lang, home)
+    return {name: bucket.get(folder + name) for name in names}
+
+
 def _shorten(text: str, limit: int) -> str:
     """A teaser for list pages and feeds; the report page keeps the whole text."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -9,6 +9,8 @@ site, link PRs to GitHub.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,9 +157,6 @@ def _sections(page: PullPage, refs: _Refs, words: dict[str, str], with_charts: b
     files = _file_groups(page)
     risks = [{"kind": clean(r["kind"]), "label": risk_label(clean(r["kind"]), lang), "detail": clean(r["detail"]),
               "prs": [], "items": [], "more": ""} for r in pr["risks"]]
-    # The page's own report is its byline's; this section names the others that list the PR (a month, a year).
-    mentions = [{"label": "", "links": [refs.report(m)], "note": ""} for m in page["mentions"]
-                if m["slug"] != page["report"]["slug"]]
     chart = _files_chart(page, words) if with_charts else []
     sections = [
         Section("summary", words["summary"], "paragraphs", [clean(pr["summary"])] if clean(pr["summary"]) else []),
@@ -167,9 +166,16 @@ def _sections(page: PullPage, refs: _Refs, words: dict[str, str], with_charts: b
         Section("threads", words["pr_threads"], "link_rows", _threads(pr, words)),
         Section("files", words["files"], "files", {"groups": files, "charts": chart} if files else None),
         Section("related", words["related"], "link_rows", _related(page, refs, words)),
-        Section("mentions", words["mentioned_in"], "link_rows", mentions),
+        _mentions(page, refs, words),  # last: relist_pull replaces it alone
     ]
     return [s for s in sections if s.data]
+
+
+def _mentions(page: PullPage, refs: _Refs, words: dict[str, str]) -> Section:
+    """The other reports listing the PR (a month, a year): the page's own report is its byline's."""
+    return Section("mentions", words["mentioned_in"], "link_rows",
+                   [{"label": "", "links": [refs.report(m)], "note": ""} for m in page["mentions"]
+                    if m["slug"] != page["report"]["slug"]])
 
 
 @dataclass(frozen=True)
@@ -215,13 +221,14 @@ def render_pull_html(page: PullPage, home: str | None = None, alternates: list[d
 
 
 def render_pull_markdown(page: PullPage) -> str:
-    import re
-
     from prhub.site.render.markdown import environment
 
     v = pull_view(page, web=False, with_charts=False)
-    text = environment().get_template("pull.md.j2").render(**v.context())
-    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+    return _tidy(environment().get_template("pull.md.j2").render(**v.context()))
+
+
+def _tidy(markdown: str) -> str:
+    return re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
 
 
 def render_pull_pdf(page: PullPage, font: str = "") -> bytes:
@@ -238,6 +245,80 @@ def render_pull_pdf(page: PullPage, font: str = "") -> bytes:
 
 # What the PR PDF leaves out (section keys), and so what a page can change without its PDF being rendered again.
 PDF_FREE = frozenset({"mentions"})
+
+
+def _others(page: PullPage) -> bool:
+    """Whether the page names reports beside its own (it has a mentions section)."""
+    return any(m["slug"] != page["report"]["slug"] for m in page["mentions"])
+
+
+def _mentions_html(page: PullPage, home: str) -> str:
+    return _mentions_rendered("html", _mentions(page, _Refs(page, home, web=True), labels(page["language"])))
+
+
+def _mentions_markdown(page: PullPage) -> str:
+    return _mentions_rendered("md", _mentions(page, _Refs(page, page["language"], web=False), labels(page["language"])))
+
+
+_MENTIONS_HELD = 256
+_mentions_done: dict[tuple[Any, ...], str] = {}
+
+
+def _mentions_rendered(form: str, section: Section) -> str:
+    """The mentions section as pull_sections.<form>.j2 lays it out ("" when it is empty), rendered once per heading
+    and rows: the pages of one language folder link a report by the same relative URL, so a year's 1,649 relisted
+    pages share a few. link_rows reads nothing of the context but its rows."""
+    if not section.data:
+        return ""
+    rows = tuple((r["label"], r["note"], tuple((link["label"], link["url"]) for link in r["links"]))
+                 for r in section.data)
+    key = (form, section.heading, rows)
+    done = _mentions_done.get(key)
+    if done is None:
+        if form == "html":
+            from prhub.site.render.html import environment as html_environment
+
+            template = html_environment().get_template("pull_sections.html.j2")
+        else:
+            from prhub.site.render.markdown import environment as md_environment
+
+            template = md_environment().get_template("pull_sections.md.j2")
+        done = template.render(sections=[section])
+        if len(_mentions_done) >= _MENTIONS_HELD:
+            _mentions_done.clear()
+        _mentions_done[key] = done
+    return done
+
+
+# Where a PR page's last section, its mentions, ends (index.html) and starts (report.md): markup and headings of the
+# templates' own, since untrusted text is escaped in both.
+HTML_MAIN_END, HTML_MENTIONS = "</main>", '<section id="mentions">'
+
+
+def relist_pull(page: PullPage, was: PullPage, stored: Mapping[str, bytes | None],
+                home: str) -> dict[str, bytes] | None:
+    """The files of `page` but its PDF, when it is the published page `was` naming other reports (pages.relisted):
+    `stored` (was's index.html and report.md) with their mentions section, the last, rendered anew. A year after
+    its weeks lists its 1,649 pages anew; rendering each whole took 1.6 ms, and two renderer processes to start.
+
+    None when a stored file is not laid out as render_pull_all writes `was` (a page of an earlier layout, a damaged
+    object): the page is rendered whole instead."""
+    html, markdown = stored.get("index.html"), stored.get("report.md")
+    if html is None or markdown is None:
+        return None
+    text, old = html.decode(), _mentions_html(was, home)
+    end = text.rfind(HTML_MAIN_END)
+    if end < 0 or not text[:end].endswith(old) or (HTML_MENTIONS in text[:end - len(old)]):
+        return None
+    # Markdown is tidied whole (blank lines collapsed, ends stripped): the stored file is cut where its mentions
+    # section starts, and must come back from the cut and the old section tidied together.
+    md, heading = markdown.decode(), "\n## " + labels(was["language"])["mentioned_in"] + "\n"
+    cut = md.rfind(heading) + 1 if _others(was) else len(md)
+    if cut <= 0 or heading in md[:cut] or _tidy(md[:cut] + "\n" + _mentions_markdown(was)) != md:
+        return None
+    return {"report.json": json.dumps(page, ensure_ascii=False, indent=2).encode(),
+            "report.md": _tidy(md[:cut] + "\n" + _mentions_markdown(page)).encode(),
+            "index.html": (text[:end - len(old)] + _mentions_html(page, home) + text[end:]).encode()}
 
 
 def render_pull_all(page: PullPage, home: str | None = None, font: str = "", with_pdf: bool = True) -> dict[str, bytes]:
