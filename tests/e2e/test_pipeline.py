@@ -51,6 +51,7 @@ def test_sample_run_then_a_second_run_from_the_saved_state_hits_the_cache(aws_en
     for name in ("report.md", "report.pdf", "report.json", "index.html"):
         assert first.paths[name] == out / english / name and first.paths[name].stat().st_size > 0
     assert first.paths["report.pdf"].read_bytes().startswith(b"%PDF")
+    assert "report" not in vars(first)  # read only when asked: `prhub run` prints the paths and never parses it
     assert json.loads(first.paths["report.json"].read_text(encoding="utf-8")) == first.report
     assert first.report["language"] == "en"
     assert first.report["stats"]["pr_count"] == 32 and first.report["unscored"] == []
