@@ -86,6 +86,20 @@ def test_one_query_lists_a_week_and_one_diff_loads_each_pr() -> None:
     assert any(p.co_authors for p in got) and any(p.labels for p in got)
 
 
+def test_the_listing_gives_each_listed_prs_head_without_a_request() -> None:
+    pulls = week(3)
+    with FakeGitHub(pulls, REPO) as gh:
+        planner = source_for(gh)
+        refs = planner.list_merged(REPO, WEEK)
+        gh.reset_counts()
+        heads = {ref.number: planner.listed_head(REPO, ref.number) for ref in refs}
+        assert planner.listed_head(REPO, 90) == ""  # merged before the week: not listed
+        assert dict(gh.counts) == {}
+        got = {ref.number: planner.get(REPO, ref).head_sha for ref in refs}
+    # the head the score worker's cache key is made of (get), each a real commit
+    assert heads == got and all(len(h) == 40 for h in heads.values())
+
+
 def test_renames_binaries_bots_and_deleted_accounts_read_as_rest_gives_them() -> None:
     files = [FileChange("pkg/new_name.py", "renamed", 1, 1, previous_filename="pkg/old_name.py",
                         patch="@@ -3 +3 @@\n-x = 1\n+x = 2"),

@@ -121,7 +121,7 @@ def model_run(fake: FakeOpenAI, chat: FakeChat) -> MemoryStack:
 
 def superseded_report() -> int:
     """Two complete runs of DAY, the newer reported first: the older one's report is recorded as superseded, not
-    published (ReportsSuperseded). Returns the PRs each run scored."""
+    published (ReportsSuperseded). Returns the PRs each run stored."""
     from datetime import UTC, datetime, timedelta
 
     stack = memory_stack(WatchList.parse(json.dumps({"defaults": {"language": "en"},
@@ -129,9 +129,10 @@ def superseded_report() -> int:
     now, asks, scored = datetime.now(UTC), [], 0
     for minutes_ago in (30, 10):
         stack.deps = replace(stack.deps, clock=lambda m=minutes_ago: now - timedelta(minutes=m))
-        plan(DAY, stack.deps)
+        [run] = plan(DAY, stack.deps)  # the second run's PRs are cached: its plan stores them (PrsScored too)
         for message in stack.queue.take(SETTINGS.score_queue_url):
-            scored += bool(score_record(record(message), stack.deps)["stored"])
+            score_record(record(message), stack.deps)
+        scored += len(stack.store.results(str(run["run_id"])))
         asks += [m.body for m in stack.queue.take(SETTINGS.report_queue_url)]
     older, newer = asks
     assert "superseded_by" not in report_message(newer, stack.deps)

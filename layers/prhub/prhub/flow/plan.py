@@ -400,10 +400,15 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
         logger.info("run already planned", extra={"run_id": req.run_id})
         return {**summary, "duplicate": True}
     metrics.count("RunsPlanned")
-    if refs:
+    from prhub.flow import score  # with the run planned, not at the handler's import
+
+    # One message per PR left to score: the PRs whose result the cache holds for their listed head are stored here
+    # (a range run again, a year after its weeks), and when that is all of them the report is asked for already.
+    cached = score.store_cached(req.run_id, config, refs, taught, source, deps)
+    if to_score := [r for r in refs if r.number not in cached]:
         deps.queue.send_batch(deps.settings.score_queue_url,
-                              [{"run_id": req.run_id, "number": r.number, "ref": r.to_dict()} for r in refs])
-    elif deps.store.claim_report(req.run_id, int(now.timestamp())):
+                              [{"run_id": req.run_id, "number": r.number, "ref": r.to_dict()} for r in to_score])
+    elif not refs and deps.store.claim_report(req.run_id, int(now.timestamp())):
         # Nothing to score: the report (which says so) is requested right away.
         deps.queue.send(deps.settings.report_queue_url, {"run_id": req.run_id})
     logger.info("run planned", extra=summary)

@@ -29,7 +29,7 @@ from prhub.flow.deps import Deps
 from prhub.flow.judgements import keep_labels
 from prhub.flow.records import dropped
 from prhub.flow.revision import request_revision
-from prhub.sources.source import Deadline, TimedSource
+from prhub.sources.source import Deadline, Source, TimedSource
 
 if TYPE_CHECKING:
     from prhub.core.config import RepoConfig
@@ -190,6 +190,49 @@ def _run_meta(run_id: str, deps: Deps) -> Run:
 
 def cache_key(repo: str, number: int, head_sha: str, kind: str, model: str | None, prompt_version: str) -> str:
     return f"{repo}#{number}#{head_sha}#{kind}#{model or ''}#{prompt_version}"
+
+
+def store_cached(run_id: str, config: RepoConfig, refs: list[PullRef], learned: dict[str, Any] | None,
+                 source: Source,
+                 deps: Deps) -> set[int]:
+    """The PRs of a run just planned whose result the score cache holds for the head their listing gave, stored
+    by the plan as their score worker would store a cache hit (the same keys, the same transaction and count),
+    so a range run again (a year after its weeks) queues only what is left to score. Which were stored.
+
+    Left to the queue: a PR whose listing gave no head (the source would have to ask), and every PR of a run
+    whose results need the PR itself (labels that judge it: keep_labels; learned weights that re-rank it).
+    Any failure here leaves the rest to the queue too: a stored result's message, were it sent, is a duplicate
+    the worker recognises."""
+    if not refs or config.key_labels or config.minor_labels or learned:
+        return set()
+    try:
+        heads = {r.number: source.listed_head(config.repo, r.number) for r in refs}
+        numbers = [n for n, head in heads.items() if head]
+        if not numbers:
+            return set()
+        scorer = deps.scorers.scorer(config, period=[r.number for r in refs])
+        kinds = [scorer.kind] + ([FALLBACK_KIND] if scorer.kind != "heuristic" and not config.llm.retry_model
+                                 else [])
+        hits = deps.cache.first_of_each([[cache_key(config.repo, n, heads[n], kind, scorer.model,
+                                                    scorer.prompt_version) for kind in kinds] for n in numbers])
+        results = []
+        for number, hit in zip(numbers, hits, strict=True):
+            if isinstance(hit, dict):
+                scored = ScoredPR.from_dict(hit)
+                scored.head_sha = heads[number]
+                results.append((run_id, scored, True, 0))
+        stored = deps.store.put_results(results, deps.now()) if results else []
+    except Exception as exc:  # the score workers look the cache up again
+        logger.warning("cached results not stored by the plan", extra={"run_id": run_id, "error": str(exc)})
+        return set()
+    done = {scored.number for (_, scored, _, _), ok in zip(results, stored, strict=True) if ok}
+    if done:
+        metrics.count("PrsScored", len(done))
+        try:  # every PR cached: the report is asked for now, as the last worker would ask
+            _complete(run_id, deps, True)
+        except Exception as exc:  # the sweep reports a complete run nobody asked a report for
+            logger.warning("report not requested by the plan", extra={"run_id": run_id, "error": str(exc)})
+    return done
 
 
 @dataclass(frozen=True)

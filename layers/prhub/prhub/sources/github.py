@@ -226,6 +226,9 @@ class GitHubSource(OnClient):
             return []
         return self.pages(f"{path}/comments", {"per_page": PER_PAGE})
 
+    def listed_head(self, repo: str, number: int) -> str:
+        return ""  # the REST listing's refs are not kept: the score worker loads the PR
+
     def touched(self, repo: str, ref: PullRef) -> list[str]:
         """The PR's files from /files alone (a page per 100 files, revalidated by ETag), not its whole detail."""
         rows = self.pages(f"repos/{repo}/pulls/{ref.number}/files", {"per_page": PER_PAGE})

@@ -798,6 +798,11 @@ class GraphQLSource(OnClient):
         pr = self._kept.get((repo, number))
         return pr.to_export() if pr else None
 
+    def listed_head(self, repo: str, number: int) -> str:
+        """The head of a PR this process listed (get() serves that same PR); "" after a fallback to REST."""
+        pr = self._kept.get((repo, number)) if self.graphql else None
+        return pr.head_sha if pr is not None else ""
+
     def touched(self, repo: str, ref: PullRef) -> list[str]:
         """From the listing's own nodes (files up to FILES_CAP); no diff is fetched."""
         if not self.graphql:

@@ -61,6 +61,11 @@ class Source(Protocol):
         what a slice (prhub.sources.scope) filters on."""
         ...
 
+    def listed_head(self, repo: str, number: int) -> str:
+        """The head commit the listing gave for PR `number` (part of its score cache key), without a request;
+        "" where the source would have to ask (its score worker then loads the PR and looks the cache up)."""
+        ...
+
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         """Lines the report should carry about what the source could not read, in `lang`; raises InputError
         when the source cannot serve `repo` over `period` at all."""
@@ -297,6 +302,10 @@ class JsonlSource:
             raise SourceError(f"PR #{ref.number} of {repo} is not in {self.origin}")
         return pr
 
+    def listed_head(self, repo: str, number: int) -> str:
+        pr = self._of_repo(repo).get(number)
+        return pr.head_sha if pr is not None else ""
+
     def touched(self, repo: str, ref: PullRef) -> list[str]:
         return [name for f in self.get(repo, ref).files for name in (f.filename, f.previous_filename) if name]
 
@@ -506,6 +515,9 @@ class TimedSource:
     def touched(self, repo: str, ref: PullRef) -> list[str]:
         with self._timed():
             return self.source.touched(repo, ref)
+
+    def listed_head(self, repo: str, number: int) -> str:
+        return self.source.listed_head(repo, number)  # no request: nothing to time
 
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         with self._timed():
