@@ -207,3 +207,49 @@ def test_dynamodb_item_reads_are_written_as_moto_s_serializer_writes_them_for_ev
         [item] = got["Responses"]["t"]
         assert item["b"] == {"B": b"\x00\xffgz"} and item["bs"] == {"BS": [b"\x01", b"\x02"]}
         assert item["m"]["M"]["in"] == {"M": {"deep": {"L": [{"BOOL": False}]}}} and item["n"] == {"N": "-1.50"}
+
+
+def test_a_condition_is_parsed_once_and_still_judges_each_item_by_its_own_values(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from botocore.exceptions import ClientError
+    from moto.dynamodb.comparisons import ConditionExpressionParser
+
+    parses: list[str | None] = []
+    real = ConditionExpressionParser._make_op_condition
+    monkeypatch.setattr(ConditionExpressionParser, "_make_op_condition",
+                        lambda self, node: parses.append(self.condition_expression) or real(self, node))
+    with _embedded(monkeypatch, "dynamodb") as ddb:
+        ddb.create_table(TableName="t", BillingMode="PAY_PER_REQUEST",
+                         KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}])
+        once = "attribute_not_exists(k)"
+        # GIVEN twenty transactions of five puts under one condition (with names and values it does not use)
+        for t in range(20):
+            ddb.transact_write_items(TransactItems=[{"Put": {
+                "TableName": "t", "Item": {"k": {"S": f"{t}-{i}"}, "n": {"N": str(i)}}, "ConditionExpression": once}}
+                for i in range(5)])
+        # THEN it was parsed once, not 200 times, and still refuses a duplicate, naming the put
+        assert parses.count(once) == 1
+        with pytest.raises(ClientError) as refused:
+            ddb.transact_write_items(TransactItems=[
+                {"Put": {"TableName": "t", "Item": {"k": {"S": "new"}}, "ConditionExpression": once}},
+                {"Put": {"TableName": "t", "Item": {"k": {"S": "0-0"}}, "ConditionExpression": once}}])
+        reasons = [r["Code"] for r in refused.value.response["CancellationReasons"]]
+        assert reasons == ["None", "ConditionalCheckFailed"]
+        assert "Item" not in ddb.get_item(TableName="t", Key={"k": {"S": "new"}})  # the transaction was undone
+        # AND one expression with other values is judged by its own: #n < :max, where the item's n is 3
+        cap = "#n < :max"
+        ddb.put_item(TableName="t", Item={"k": {"S": "c"}, "n": {"N": "3"}})
+        for limit, allowed in (("5", True), ("2", False), ("5", True), ("3", False)):
+            try:
+                ddb.update_item(TableName="t", Key={"k": {"S": "c"}}, UpdateExpression="SET m = :max",
+                                ConditionExpression=cap, ExpressionAttributeNames={"#n": "n"},
+                                ExpressionAttributeValues={":max": {"N": limit}})
+                assert allowed, limit
+            except ClientError as exc:
+                assert not allowed and exc.response["Error"]["Code"] == "ConditionalCheckFailedException", limit
+        assert parses.count(cap) == 3  # once for each of its three values
+        # AND an expression that does not parse is refused every time, never kept
+        for _ in range(2):
+            with pytest.raises((ClientError, ValueError)):  # moto's own answer to it: a ValueError
+                ddb.put_item(TableName="t", Item={"k": {"S": "x"}}, ConditionExpression="attribute_not_exists(")

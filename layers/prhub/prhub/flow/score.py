@@ -193,8 +193,7 @@ def cache_key(repo: str, number: int, head_sha: str, kind: str, model: str | Non
 
 
 def store_cached(run_id: str, config: RepoConfig, refs: list[PullRef], learned: dict[str, Any] | None,
-                 source: Source,
-                 deps: Deps) -> set[int]:
+                 source: Source, deps: Deps) -> set[int]:
     """The PRs of a run just planned whose result the score cache holds for the head their listing gave, stored
     by the plan as their score worker would store a cache hit (the same keys, the same transaction and count),
     so a range run again (a year after its weeks) queues only what is left to score. Which were stored.
