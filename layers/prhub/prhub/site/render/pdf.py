@@ -11,7 +11,7 @@ import copy
 import dataclasses
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -93,19 +93,28 @@ def _charset(path: str, face: int) -> frozenset[int]:
         return frozenset(font.getBestCmap())
 
 
-def codepoints(value: Any) -> Iterator[int]:
-    """Every character of every string in a view (dicts, lists, sections), to choose the font by."""
+def codepoints(value: Any) -> set[int]:
+    """Every character of every string in a view (dicts, lists, sections), to choose the font by. The strings are
+    gathered, then read once: yielded character by character through the view's nesting, a year's report took
+    0.2 s here."""
+    texts: list[str] = []
+    _strings(value, texts)
+    return set(map(ord, set("".join(texts))))
+
+
+def _strings(value: Any, out: list[str]) -> None:
     if isinstance(value, str):
-        yield from map(ord, value)
+        out.append(value)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from codepoints(key)
-            yield from codepoints(item)
+            _strings(key, out)
+            _strings(item, out)
     elif isinstance(value, list | tuple | set | frozenset):
         for item in value:
-            yield from codepoints(item)
+            _strings(item, out)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        yield from codepoints([getattr(value, f.name) for f in dataclasses.fields(value)])
+        for f in dataclasses.fields(value):
+            _strings(getattr(value, f.name), out)
 
 
 @dataclass
@@ -259,7 +268,7 @@ class ReportPDF(FPDF):
         super().__init__(orientation="P", unit="mm", format="A4")
         self.running_title = running_title
         self.words = words  # the report language's labels
-        self.cjk = _add_cjk(self, *font_for(set(codepoints([running_title, words, text])), font))
+        self.cjk = _add_cjk(self, *font_for(codepoints([running_title, words, text]), font))
         self.glyphs = self.cjk.cmap.keys()  # the characters the font can draw
         self.set_margins(MARGIN, 18, MARGIN)
         self.c_margin = 0  # text starts exactly where wrap() measured it
