@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import posixpath
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from prhub.core.report import Report
@@ -104,21 +104,24 @@ def _write(bucket: Bucket, prefix: str, files: dict[str, bytes]) -> dict[str, by
     return {_put(bucket, prefix + name, files[name], REPORT_CACHE): files[name] for name in order}
 
 
-def _versions(bucket: Bucket, folder: str, written: dict[str, bytes]) -> dict[str, dict[str, Any]]:
-    """The language versions published in a report or PR folder: language -> report.json (root and <lang>/).
-    What was just `written` (key -> body) is taken as it is, not read back."""
-    out: dict[str, dict[str, Any]] = {}
+def _versions(bucket: Bucket, folder: str, written: dict[str, bytes], doc_written: Mapping[str, Any]
+              ) -> dict[str, Mapping[str, Any]]:
+    """The language versions published in a report or PR folder: language -> report.json (root and <lang>/),
+    read-only. The report.json just `written` (key -> body) is `doc_written`, not parsed again (a year's 1,649
+    relisted PR pages parsed each one they had just written); the others are read as Bucket.get_json keeps them."""
+    out: dict[str, Mapping[str, Any]] = {}
     for sub in ["", *(f"{lang}/" for lang in sitepaths.LANGUAGES)]:
         key = folder + sub + "report.json"
-        doc = json.loads(written[key]) if key in written else _load(bucket, key)
+        doc: Mapping[str, Any] | None = doc_written if key in written else bucket.get_json(key)
         if doc is not None:
             out[str(doc.get("language") or "")] = doc
     return out
 
 
-def _relink(bucket: Bucket, folder: str, home: str, render: Any, written: dict[str, bytes]) -> list[str]:
+def _relink(bucket: Bucket, folder: str, home: str, render: Any, written: dict[str, bytes],
+            doc_written: Mapping[str, Any]) -> list[str]:
     """Re-render the web page of every language version in `folder` with links to the others (when there are)."""
-    versions = _versions(bucket, folder, written)
+    versions = _versions(bucket, folder, written, doc_written)
     if len(versions) < 2:
         return []
     where = {lang: folder + sitepaths.lang_dir(lang, home) for lang in versions}
@@ -134,7 +137,7 @@ def publish_report(bucket: Bucket, report: Report, files: dict[str, bytes], home
     home = home or report["language"]
     written = _write(bucket, report_prefix(report, home), files)
     folder = sitepaths.report_folder({**report, "language": home}, home)
-    return [*written, *(k for k in _relink(bucket, folder, home, render_html, written) if k not in written)]
+    return [*written, *(k for k in _relink(bucket, folder, home, render_html, written, report) if k not in written)]
 
 
 def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: str) -> list[str]:
@@ -145,7 +148,8 @@ def publish_pull(bucket: Bucket, page: PullPage, files: dict[str, bytes], home: 
     number = page["pr"]["number"]
     written = _write(bucket, sitepaths.pull_dir(sitepaths.base(page), number, page["language"], home), files)
     folder = sitepaths.pull_dir(sitepaths.base(page), number, home, home)
-    return [*written, *(k for k in _relink(bucket, folder, home, render_pull_html, written) if k not in written)]
+    return [*written,
+            *(k for k in _relink(bucket, folder, home, render_pull_html, written, page) if k not in written)]
 
 
 def _load(bucket: Bucket, key: str) -> dict[str, Any] | None:
