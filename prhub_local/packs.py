@@ -141,6 +141,20 @@ def bodies(folder: Path, logical: str, listed: list[dict[str, Any]] | None = Non
                 yield str(entry["key"]), packs.read(entry)
 
 
+def overwrite(path: Path, body: bytes) -> None:
+    """`path` holding `body`: written over in place, then cut to its length. Opening with O_TRUNC frees the old
+    blocks first, and on this machine's ext4 (mounted with discard) that made rewriting a year's 5,000 PR page files
+    take 0.9 s; in place, 0.07 s. A reader meanwhile may see a mix, as it may see a truncated file otherwise."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+    try:
+        view = memoryview(body)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(body))
+    finally:
+        os.close(fd)
+
+
 def copy_out(folder: Path, logical: str, target: Path) -> int:
     """The saved bucket's objects written as files under `target`, over what is there; returns how many were
     written. A file there with its object's size and mtime is skipped (an earlier copy wrote it: each takes its
@@ -165,7 +179,7 @@ def copy_out(folder: Path, logical: str, target: Path) -> int:
 
     def write(job: tuple[Path, bytes, int]) -> None:
         path, body, mtime = job
-        path.write_bytes(body)
+        overwrite(path, body)
         os.utime(path, ns=(mtime, mtime))
 
     with _reader(folder, logical) as packs, ThreadPoolExecutor(WRITERS, thread_name_prefix="site-copy") as pool:
