@@ -113,12 +113,12 @@ def file_lines(facts: Mapping[str, Any]) -> list[FileLine]:
 def file_neighbours(number: int, files_by_pr: Mapping[int, Iterable[str]], merged_at: Mapping[int, str]) -> Neighbours:
     """PRs that changed one of `number`'s files, split by merge time around it, nearest first."""
     mine = set(files_by_pr.get(number, ()))
-    when = merged_at.get(number, "")
-    sharing = [n for n, paths in files_by_pr.items() if n != number and mine & set(paths)]
-    earlier = sorted((n for n in sharing if (merged_at.get(n, ""), n) < (when, number)),
-                     key=lambda n: (merged_at.get(n, ""), n), reverse=True)
-    later = sorted((n for n in sharing if (merged_at.get(n, ""), n) > (when, number)),
-                   key=lambda n: (merged_at.get(n, ""), n))
+    me = (merged_at.get(number, ""), number)
+    # Each PR's sort key made once, and no set of its paths (a year's PRs on a busy file are hundreds each).
+    sharing = sorted((merged_at.get(n, ""), n) for n, paths in files_by_pr.items()
+                     if n != number and not mine.isdisjoint(paths))
+    earlier = [key[1] for key in reversed(sharing) if key < me]
+    later = [key[1] for key in sharing if key > me]
     return {"earlier": earlier[:MAX_NEIGHBOURS], "later": later[:MAX_NEIGHBOURS]}
 
 
