@@ -14,7 +14,9 @@ PR pages and every rendering included:
 
 Per case: wall time (the runner's, from the embedded AWS's start to the site copied and the state saved), the
 handler stages from the runner's `invoke` hook and the renderers, and the process's peak RSS. The ratios are taken
-within one run of this benchmark, so a busy machine slows both sides of each.
+within one run of this benchmark, so a busy machine slows both sides of each. A reuse case's state takes minutes
+to make, and this host's speed drifts over minutes (the same week took 2.9 s and 4.0 s ten minutes apart), so the
+week is timed again just before and just after the reuse case, and its ratio is given against their mean too.
 
     python -m bench.pipeline [--quick] [--only week,year,...] [--month 5000] [--year-again]
 """
@@ -305,7 +307,10 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         before = _child({"name": spec["name"], "kind": "prepare", "for": spec["kind"], "tmp": tmp})
         if "error" in before:
             return {"case": spec["name"], "error": f"making its state: {before['error']}"}
-        return {**_child({**spec, "tmp": tmp}), **before}
+        beside = [_child({"name": "week", "kind": "week"})]  # the week again, timed beside the case (see above)
+        timed = _child({**spec, "tmp": tmp})
+        beside.append(_child({"name": "week", "kind": "week"}))
+        return {**timed, **before, "weeks_beside_s": [w["wall_s"] for w in beside if "error" not in w]}
 
 
 def _child(spec: dict[str, Any]) -> dict[str, Any]:
@@ -378,6 +383,12 @@ def rows(results: list[dict[str, Any]]) -> list[list[str]]:
         if ratio is not None:
             out.append([f"ratio {label}", f"{ratio:.2f}x", f"target at most {target:g}x"
                         + ("" if ratio <= target else ": MISSED")])
+        if ratio is not None and a and (beside := a.get("weeks_beside_s")):
+            mean = sum(beside) / len(beside)
+            near = round(float(a["wall_s"]) / mean, 2)
+            out.append([f"ratio {label} timed beside it", f"{near:.2f}x",
+                        f"weeks just before and after: {', '.join(f'{w:.2f} s' for w in beside)}; target at most "
+                        f"{target:g}x" + ("" if near <= target else ": MISSED")])
     for case, key in (("week", "week_mb"), ("year", "year_mb")):
         if case in by and "error" not in by[case]:
             for label, mb in (("", by[case]["peak_rss_mb"]), (" with renderers", by[case].get("total_peak_rss_mb", 0))):
