@@ -57,6 +57,10 @@ UNRECORDED: dict[Grant, str] = {
     ("PlanFunction", "dynamodb:GetItem", "CacheTable"):
         "REST's ETags (the recorded runs list through GraphQL) and a continued listing's kept parts "
         "(test_plan_handler drives the continuation through flow.plan)",
+    **{("PlanFunction", action, table): "a range planned again stores its cached PRs' results (the recorded runs "
+       "plan each range once, and the model's key is a secret the plan may not read); test_plan_cached drives it "
+       "through flow.plan"
+       for action, table in (("dynamodb:PutItem", "ResultsTable"), ("dynamodb:GetItem", "RunsTable"))},
     ("PlanFunction", "sqs:SendMessage", "PlanQueue"):
         "a listing's continuation: test_plan_handler drives it through flow.plan with pages of 5 PRs (the "
         "handler's source lists 100 a page)",

@@ -156,3 +156,16 @@ def replace_method(target: Any, name: str, method: Any) -> Any:
             return method if attr == name else getattr(target, attr)
 
     return Faulty()
+
+
+def test_a_scorer_only_the_model_keys_secret_names_leaves_every_pr_to_its_worker() -> None:
+    # GIVEN a repository scored by the model when its key, a named secret, can be read (the workers may read it;
+    # the plan is not granted it, so it cannot tell which scorer's cache keys are the workers')
+    stack = stack_with(llm={"api_key_secret": "prhub/llm-key"})
+    scored_week(stack)  # no Secrets Manager here: the workers' auto scorer is the engine
+    # WHEN the week is planned again
+    [again] = plan(SAMPLE, stack.deps)
+    # THEN the plan stored nothing and read no secret: every PR is its worker's
+    assert len(stack.queue.take(SCORE)) == SAMPLE_PRS
+    assert stack.store.results(str(again["run_id"])) == []
+    assert stack.deps.scorers.needs_secret(stack.deps.watchlist().get("acme/rocket"))

@@ -1097,9 +1097,10 @@ def test_no_wildcard_action_or_resource_in_any_role() -> None:
 EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
     "PlanFunction": {
         "ssm:GetParameter": {"ConfigParameter"},
-        "dynamodb:PutItem": {"RunsTable", "CacheTable"},
-        "dynamodb:UpdateItem": {"RunsTable"},  # an empty range claims its report at once
-        "dynamodb:GetItem": {"CacheTable"},  # GitHub ETags; a listing's kept parts
+        "dynamodb:PutItem": {"RunsTable", "CacheTable", "ResultsTable"},  # ResultsTable: a cached PR's result
+        "dynamodb:UpdateItem": {"RunsTable"},  # an empty range, or one all cached, claims its report at once
+        "dynamodb:GetItem": {"CacheTable", "RunsTable"},  # GitHub ETags; a listing's kept parts; the run's progress
+        "dynamodb:BatchGetItem": {"CacheTable"},  # the score cache's results for the listed heads
         "dynamodb:BatchWriteItem": {"JudgementsTable"},  # the event's judgements (prhub run --judgements)
         "dynamodb:Query": {"JudgementsTable"},  # earlier weeks' judgements, for the learner
         # PlanDLQ: the failure destination; PlanQueue: a listing's continuation

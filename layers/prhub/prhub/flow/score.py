@@ -199,21 +199,21 @@ def store_cached(run_id: str, config: RepoConfig, refs: list[PullRef], learned: 
     so a range run again (a year after its weeks) queues only what is left to score. Which were stored.
 
     Left to the queue: a PR whose listing gave no head (the source would have to ask), and every PR of a run
-    whose results need the PR itself (labels that judge it: keep_labels; learned weights that re-rank it).
-    Any failure here leaves the rest to the queue too: a stored result's message, were it sent, is a duplicate
-    the worker recognises."""
-    if not refs or config.key_labels or config.minor_labels or learned:
+    whose results need the PR itself (labels that judge it: keep_labels; learned weights that re-rank it) or
+    whose scorer only the LLM key's secret tells (the workers read it; the plan may not). Any failure here leaves
+    the rest to the queue too: a stored result's message, were it sent, is a duplicate the worker recognises."""
+    if (not refs or config.key_labels or config.minor_labels or learned
+            or deps.scorers.needs_secret(config)):
         return set()
     try:
         heads = {r.number: source.listed_head(config.repo, r.number) for r in refs}
         numbers = [n for n, head in heads.items() if head]
         if not numbers:
             return set()
-        scorer = deps.scorers.scorer(config, period=[r.number for r in refs])
-        kinds = [scorer.kind] + ([FALLBACK_KIND] if scorer.kind != "heuristic" and not config.llm.retry_model
-                                 else [])
-        hits = deps.cache.first_of_each([[cache_key(config.repo, n, heads[n], kind, scorer.model,
-                                                    scorer.prompt_version) for kind in kinds] for n in numbers])
+        model, version = deps.scorers.describe(config)  # the workers' scorer, named as their cache keys name it
+        kinds = ["heuristic"] if model is None else ["llm"] + ([] if config.llm.retry_model else [FALLBACK_KIND])
+        hits = deps.cache.first_of_each([[cache_key(config.repo, n, heads[n], kind, model, version)
+                                          for kind in kinds] for n in numbers])
         results = []
         for number, hit in zip(numbers, hits, strict=True):
             if isinstance(hit, dict):

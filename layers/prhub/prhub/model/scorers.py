@@ -101,6 +101,12 @@ class Scorers:
             logger.warning("LLM API key secret unreadable", extra={"error": str(exc)})  # once per SECRET_RETRY
             raise
 
+    def needs_secret(self, config: RepoConfig) -> bool:
+        """Whether telling which scorer `config` gets means reading the LLM key's secret (only the score workers
+        may: the plan is not granted it)."""
+        return config.scorer != "heuristic" and not self.settings.api_key and bool(
+            config.llm.api_key_secret or self.settings.api_key_secret)
+
     def endpoint(self, config: RepoConfig) -> Endpoint | None:
         """The model endpoint the configuration names, or None when no API key is configured."""
         key = self.api_key(config)
