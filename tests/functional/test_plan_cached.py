@@ -14,7 +14,7 @@ from prhub.flow.score import score_record
 
 from prhub_local.runner import LambdaContext
 from prhub_local.sample import sample_settings
-from tests.fakes.memory import MemoryStack, memory_stack
+from tests.fakes.memory import MemoryStack, Message, memory_stack
 from tests.functional.test_flow_in_memory import PREFIX, REPORT, SAMPLE, SAMPLE_PRS, SCORE, record
 
 
@@ -69,8 +69,6 @@ def test_a_message_for_a_pr_the_plan_stored_changes_nothing() -> None:
     stack.queue.take(REPORT)
     # WHEN a worker gets a message for one of them anyway (a plan's message sent before it failed, say)
     ref = next(r for r in stack.store.runs[run_id].listing)
-    from tests.fakes.memory import Message
-
     outcome = score_record(record(Message({"run_id": run_id, "number": ref.number, "ref": ref.to_dict()}, 0.0, 1)),
                            stack.deps)
     # THEN it is a duplicate: counted once, and no second report is asked for

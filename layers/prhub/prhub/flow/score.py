@@ -94,8 +94,7 @@ class _Work:
     def wanted(self) -> list[str]:
         """The cache keys to read, the model's own result first."""
         assert self.run is not None and self.scorer is not None
-        asks_model = self.scorer.kind != "heuristic" and not self.run.config.llm.retry_model
-        return list(self.keys) if asks_model else [self.keys[0]]
+        return looked_up(self.keys, self.scorer.kind, self.run.config)
 
 
 def _scored_together(records: list[SQSRecord], deps: Deps) -> list[_Work]:
@@ -192,6 +191,21 @@ def cache_key(repo: str, number: int, head_sha: str, kind: str, model: str | Non
     return f"{repo}#{number}#{head_sha}#{kind}#{model or ''}#{prompt_version}"
 
 
+def cache_keys(repo: str, number: int, head_sha: str, kind: str, model: str | None,
+               prompt_version: str) -> tuple[str, str]:
+    """The scorer's own cache key for the PR at `head_sha`, and its engine stand-in's. The stand-in for the model
+    (outage, budget spent, invalid answers) has a key of its own: under the model's it would stop a later run
+    from asking the model; kept apart, a re-run reuses it as it is unless the run asks for the model again."""
+    return (cache_key(repo, number, head_sha, kind, model, prompt_version),
+            cache_key(repo, number, head_sha, FALLBACK_KIND, model, prompt_version))
+
+
+def looked_up(keys: tuple[str, str], kind: str, config: RepoConfig) -> list[str]:
+    """Of `keys` (cache_keys), those a run reads, its scorer's own first: the stand-in's only for a model run that
+    does not ask the model again (llm.retry_model)."""
+    return list(keys) if kind != "heuristic" and not config.llm.retry_model else [keys[0]]
+
+
 def store_cached(run_id: str, config: RepoConfig, refs: list[PullRef], learned: dict[str, Any] | None,
                  source: Source, deps: Deps) -> set[int]:
     """The PRs of a run just planned whose result the score cache holds for the head their listing gave, stored
@@ -211,9 +225,9 @@ def store_cached(run_id: str, config: RepoConfig, refs: list[PullRef], learned: 
         if not numbers:
             return set()
         model, version = deps.scorers.describe(config)  # the workers' scorer, named as their cache keys name it
-        kinds = ["heuristic"] if model is None else ["llm"] + ([] if config.llm.retry_model else [FALLBACK_KIND])
-        hits = deps.cache.first_of_each([[cache_key(config.repo, n, heads[n], kind, model, version)
-                                          for kind in kinds] for n in numbers])
+        kind = "heuristic" if model is None else "llm"
+        hits = deps.cache.first_of_each([looked_up(cache_keys(config.repo, n, heads[n], kind, model, version),
+                                                   kind, config) for n in numbers])
         results = []
         for number, hit in zip(numbers, hits, strict=True):
             if isinstance(hit, dict):
@@ -287,11 +301,7 @@ def _load(work: _Work, deps: Deps) -> None:
     pr = work.pr = TimedSource(deps.sources(run.source), work.deadline).get(run.repo, message.ref)
     keep_labels(run.config, pr, deps.store)  # before the result: the report that result may ask for sees it
     scorer = work.scorer = deps.scorers.scorer(run.config, period=run.refs)
-    # The engine's stand-in for the model (outage, budget spent, invalid answers) has a key of its own: under
-    # the model's it would stop a later run from asking the model; kept apart, a re-run reuses it as it is
-    # unless the run asks for the model again (llm.retry_model).
-    work.keys = (cache_key(run.repo, message.number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version),
-                 cache_key(run.repo, message.number, pr.head_sha, FALLBACK_KIND, scorer.model, scorer.prompt_version))
+    work.keys = cache_keys(run.repo, message.number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
 
 
 def _finish(work: _Work, deps: Deps) -> None:

@@ -86,7 +86,7 @@ class Scorers:
         an unreadable secret raises SecretError (remembered for SECRET_RETRY seconds)."""
         if self.settings.api_key:
             return self.settings.api_key
-        name = config.llm.api_key_secret or self.settings.api_key_secret
+        name = self.key_secret(config)
         if not name:
             return None
         failed = self._failures.get(name)
@@ -101,11 +101,14 @@ class Scorers:
             logger.warning("LLM API key secret unreadable", extra={"error": str(exc)})  # once per SECRET_RETRY
             raise
 
+    def key_secret(self, config: RepoConfig) -> str | None:
+        """The secret api_key reads the key from: None when OPENAI_API_KEY is set or no secret is named."""
+        return None if self.settings.api_key else (config.llm.api_key_secret or self.settings.api_key_secret or None)
+
     def needs_secret(self, config: RepoConfig) -> bool:
         """Whether telling which scorer `config` gets means reading the LLM key's secret (only the score workers
         may: the plan is not granted it)."""
-        return config.scorer != "heuristic" and not self.settings.api_key and bool(
-            config.llm.api_key_secret or self.settings.api_key_secret)
+        return config.scorer != "heuristic" and self.key_secret(config) is not None
 
     def endpoint(self, config: RepoConfig) -> Endpoint | None:
         """The model endpoint the configuration names, or None when no API key is configured."""
