@@ -49,12 +49,19 @@ def columns(chart: charts.Columns) -> Markup:
     return Markup(charts.columns_svg(chart))
 
 
+def demote(html: Markup) -> Markup:
+    """A section's subheadings one level down, for the appendix, whose sections are <h3> under its <h2>. Only the
+    templates write tags: every untrusted string in `html` was escaped, so "<h3>" is always a template's."""
+    return Markup(str(html).replace("<h3>", "<h4>").replace("</h3>", "</h4>"))
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("prhub.site", "templates"),
                              autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(pr_link=pr_link, pr_links=pr_links, html_text=html_text, svg=svg, columns=columns)
+    env.filters.update(pr_link=pr_link, pr_links=pr_links, html_text=html_text, svg=svg, columns=columns,
+                       demote=demote)
     return env
 
 

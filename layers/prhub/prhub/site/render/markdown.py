@@ -57,12 +57,18 @@ def pr_links(refs: list[dict[str, Any]]) -> str:
     return ", ".join(pr_link(r) for r in refs)
 
 
+def demote(text: str) -> str:
+    """A section's subheadings one level down ("### " → "#### "), for the appendix, whose sections are "###" under
+    its "##". Untrusted text is escaped ("\\#"), so a line that starts with "#" is always a template's heading."""
+    return re.sub(r"(?m)^#", "##", text)
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("prhub.site", "templates"), autoescape=False,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
-    env.filters.update(md=md, md_text=md_text, pr_link=pr_link, pr_links=pr_links)
+    env.filters.update(md=md, md_text=md_text, pr_link=pr_link, pr_links=pr_links, demote=demote)
     return env
 
 

@@ -11,7 +11,8 @@ import copy
 import dataclasses
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -278,6 +279,16 @@ class ReportPDF(FPDF):
         self.tight = 1.0  # line and heading spacing, below 1 when a last page of a line or two is to be saved
         self.pr_urls = pr_urls  # PR number -> URL, for "#N" in narrative text
         self.lp, self.rp = words["lp"], words["rp"]  # around a PR list after text (full-width in Chinese)
+        self.depth = 0  # added to every heading's level: the appendix's sections sit one level below it
+
+    @contextmanager
+    def deeper(self) -> Iterator[None]:
+        """Headings drawn inside are one level lower (the appendix's sections' own subheadings)."""
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
 
     def fit(self, value: Any) -> str:
         """Cleaned text with only the characters the font can draw."""
@@ -354,7 +365,8 @@ class ReportPDF(FPDF):
 
     def heading(self, text: str, level: int, keep: float = 0.0) -> None:
         """A bookmarked heading; `keep` mm more stay with it (a subheading right below, say)."""
-        size = {0: 15.0, 1: 11.5}[level]
+        level += self.depth
+        size = {0: 15.0, 1: 11.5, 2: 10.5}[level]
         need = (28 if level == 0 else 18) + keep  # keep a heading with the first lines below it
         if self.tight < 1:  # a heading and two lines, no more: the room the tight pass is for
             need = (6.5 if level == 0 else 5) + 3 * LINE
@@ -696,6 +708,13 @@ def render_pdf(report: Report, font: str = "") -> bytes:
         for section in v.sections:
             pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
             LAYOUTS[section.kind](pdf, section.data)
+        if v.appendix:  # after the brief, on a page of its own: the reader of the brief can stop there
+            pdf.add_page()
+            pdf.heading(v.words["appendix"], 0)
+            for section in v.appendix:
+                pdf.heading(section.heading, 1, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
+                with pdf.deeper():
+                    LAYOUTS[section.kind](pdf, section.data)
         return pdf
 
     return _fewest_pages(build)

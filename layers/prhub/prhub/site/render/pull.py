@@ -21,7 +21,7 @@ from prhub.site.render import charts
 from prhub.site.render.labels import labels, risk_label
 from prhub.site.render.view import Section, TemplateView, scorer_text
 
-# The section kinds a PR page lays out (the week's render/view.py SECTIONS has the rest).
+# The section kinds a PR page lays out (the week's render/view.py BRIEF and APPENDIX have the rest).
 PULL_KINDS = {"paragraphs", "notes", "risks", "files", "link_rows"}
 
 

@@ -3,7 +3,7 @@
 `view(report)` cleans the text, checks the links and formats the numbers once, so
 report.md, index.html and report.pdf show the same sections, in the same order,
 with the same numbers. Each renderer walks `sections` and lays each one out by its
-`kind`; SECTIONS below is the only place the order is written. Adding a section is
+`kind`; BRIEF and APPENDIX below are the only place the order is written. Adding a section is
 one row there (and a layout per renderer when it brings a new kind).
 """
 from __future__ import annotations
@@ -327,27 +327,31 @@ def _run_notes(p: _Parts) -> Any:
     return p.notes(p.report["notes"])
 
 
-# (id, heading label, kind, builder) in reading order.
-SECTIONS: list[tuple[str, str, str, Callable[[_Parts], Any]]] = [
+# (id, heading label, kind, builder) in reading order. The brief comes first: what a maintainer reads in five
+# minutes (highlights by theme, risks at a glance, the summary, key changes, the key PRs, follow-ups, and what the
+# run could not score). Everything else sits under one appendix heading (附录 / Appendix), folded on the web page.
+BRIEF: list[tuple[str, str, str, Callable[[_Parts], Any]]] = [
     ("highlights", "highlights", "notes", _highlights),
     ("risks-brief", "risks_brief", "risk_brief", _risk_brief),
     ("summary", "summary", "paragraphs", _summary),
     ("key-changes", "key_changes", "key_changes", _key_changes),
-    ("trends", "trends", "trends", _trends),
-    ("reviews", "review_section", "reviews", _reviews),
-    ("risks", "risks", "risks", _risks),
     ("key-prs", "key_prs", "key_prs", _key_prs),
-    ("all-prs", "all_prs", "pr_index", _pr_index),
-    ("related", "related", "related", _related),
     ("suggestions", "suggestions", "numbered", _suggestions),
     ("unscored", "unscored", "unscored", _unscored),
     ("notes", "notes", "notes", _run_notes),
 ]
+APPENDIX: list[tuple[str, str, str, Callable[[_Parts], Any]]] = [
+    ("trends", "trends", "trends", _trends),
+    ("reviews", "review_section", "reviews", _reviews),
+    ("risks", "risks", "risks", _risks),
+    ("related", "related", "related", _related),
+    ("all-prs", "all_prs", "pr_index", _pr_index),
+]
 
 
-def _sections(parts: _Parts) -> list[Section]:
+def _sections(parts: _Parts, table: list[tuple[str, str, str, Callable[[_Parts], Any]]]) -> list[Section]:
     out = []
-    for sid, label, kind, build in SECTIONS:
+    for sid, label, kind, build in table:
         data = build(parts)
         if data:
             heading = _key_prs_heading(parts) if sid == "key-prs" else parts.words[label]
@@ -439,7 +443,8 @@ class ReportView(TemplateView):
     generated_at: str
     scorer: str
     stats: HeaderStats
-    sections: list[Section]
+    sections: list[Section]  # the brief
+    appendix: list[Section]  # under one heading after the brief: tables, details, every PR
 
 
 def _header_stats(stats: Stats, words: dict[str, str]) -> HeaderStats:
@@ -474,5 +479,6 @@ def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] |
         generated_at=clean(report["generated_at"]),
         scorer=scorer_text(report),
         stats=_header_stats(report["stats"], parts.words),
-        sections=_sections(parts),
+        sections=_sections(parts, BRIEF),
+        appendix=_sections(parts, APPENDIX),
     )
