@@ -160,6 +160,9 @@ class PrEntry(TypedDict):
     # What the maintainers said of it (issue 27): "key", "minor" or None; absent when the repository has no
     # judgements at all (the report is then as it always was).
     judged: NotRequired[str | None]
+    # What the brief says of it, in the report's language (engine.headline): one line, and at most two facts.
+    headline: NotRequired[str]
+    points: NotRequired[list[str]]
 
 
 class Module(TypedDict):

@@ -49,7 +49,7 @@ from prhub.core.report import (
     TrendWeek,
     Unscored,
 )
-from prhub.engine import gist, reviews
+from prhub.engine import gist, headline, reviews
 from prhub.engine.changes import is_generated
 from prhub.engine.risks import KINDS
 from prhub.engine.scoring import PR_SUFFIX, REVERT_TITLE, modules_from_title, parse_title, reverted_ref
@@ -563,13 +563,21 @@ def _hot_files(prs: list[ScoredPR]) -> list[HotFile]:
     return [{"path": path, "pr_count": len(users), "prs": sorted(users)} for path, users in hot]
 
 
-def _entries(prs: list[ScoredPR], reverts: list[Revert]) -> list[PrEntry]:
-    """The PRs' report entries, a reverted one marked with its revert (wherever the PR is shown)."""
-    entries = [p.pr_entry() for p in prs]
+def _entries(prs: list[ScoredPR], reverts: list[Revert], language: str) -> list[PrEntry]:
+    """The PRs' report entries, a reverted one marked with its revert (wherever the PR is shown), each with what
+    the brief says of it in the report's language (engine.headline)."""
     reverted_by = {c["reverts"]: c["pr"] for c in reverts if c["reverts"]}
-    for entry in entries:
-        if entry["number"] in reverted_by:
-            entry["reverted_by"] = reverted_by[entry["number"]]
+    entries = []
+    for p in prs:
+        entry = p.pr_entry()
+        if p.number in reverted_by:
+            entry["reverted_by"] = reverted_by[p.number]
+        entry["headline"] = headline.headline(p.title, p.summary, p.type, p.modules, p.changed_files, p.additions,
+                                              p.deletions, p.files, p.file_lines, language)
+        entry["points"] = headline.points(p.summary, p.breaking, p.breaking_reason, p.risks,
+                                          reverted_by.get(p.number), p.changed_files, p.additions, p.deletions,
+                                          language, said_size=entry["headline"].endswith("行）"))
+        entries.append(entry)
     return entries
 
 
@@ -602,7 +610,7 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "language": config.language,
         "scorer": scorer,
         "stats": _stats(prs, config, reach, _new_contributors(prs, history, config, reach), len(unscored)),
-        "prs": _entries(prs, reverts),
+        "prs": _entries(prs, reverts, config.language),
         "modules": modules,
         "hot_files": _hot_files(prs),
         "clusters": _clusters(prs, reverts, config.language),

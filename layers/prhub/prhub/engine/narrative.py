@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prhub.core.report import Analysis, Evidence, KeyChange, Module, Narrative, Note, PrEntry, Stats
-from prhub.engine import gist, reviews, translate
+from prhub.engine import gist, headline, reviews, translate
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
 
@@ -86,7 +86,9 @@ def _line(p: PrEntry, zh: bool) -> str:
 
 def _told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
     """A PR's line and the facts it stands on: its summary (a sentence of the description, or in zh its title in
-    Chinese with what the files, markers and description state), else its title."""
+    Chinese with what the files, markers and description state), else its title. In zh a summary that would
+    quote English (a title the translator could not carry) gives way to the brief's headline (engine.headline),
+    which says in Chinese what the engine knows."""
     title = PR_SUFFIX.sub("", parse_title(p["title"])[0] or p["title"])
     summary = str(p.get("summary") or "")
     facts = [_fact(p["number"], "title", title)]
@@ -100,6 +102,10 @@ def _told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
         summary = summary[:-len(area)]  # the line's module tag: prose names the module already
     if "据描述实测" in summary:
         facts.append(_fact(p["number"], "summary", summary.split("据描述实测", 1)[1].strip("，。 ")))
+    if zh and p.get("headline") and headline.english_prose(summary):
+        measured = headline.MEASURED.search(summary)
+        summary = p["headline"] + (f"，{measured.group(0)}" if measured else "")
+        facts[0] = _fact(p["number"], "title", title)
     if p["breaking"] and p.get("breaking_reason"):
         facts.append(_fact(p["number"], "breaking_reason", p["breaking_reason"]))
     if not zh:  # one sentence of the author's, whole: English prose is sentences, never a body cut mid-word
@@ -193,52 +199,89 @@ def _chain_sentence(numbers: set[int], report: Analysis, zh: bool) -> str:
     return ("" if zh else " ").join(out)
 
 
+def _must(report: Analysis) -> list[int]:
+    """The PRs the highlights always name: every breaking one, and the period's three most important."""
+    prs = report.get("prs", [])  # sorted by importance
+    return list(dict.fromkeys([p["number"] for p in prs if p["breaking"]] + [p["number"] for p in prs[:3]]))
+
+
 def _highlights(report: Analysis, zh: bool) -> list[Note]:
-    """The period's themes first (a cluster with a key PR, told by its lead), then key PRs of no theme."""
-    items: list[Note] = []
-    told: set[int] = set()
-    themes = [(c, m) for c, m in _themes(report) if _keyed(m)]
-    themes.sort(key=lambda t: (-_lead(t[1])["importance"], _lead(t[1])["number"]))
-    for i, (cluster, members) in enumerate(themes[:HIGHLIGHTS]):
-        items.append(_theme_highlight(i, cluster, members, report, zh))
-        told.update(p["number"] for p in members)
-    for p in report.get("prs", []):  # sorted by importance
-        if len(items) >= HIGHLIGHTS:
+    """The period's headlines by theme: a theme (a cluster of PRs on one subject) or a lone PR per item, those
+    holding a breaking PR or one of the three most important first, then the themes and key PRs by importance
+    up to HIGHLIGHTS. The PRs of `_must` are always in, whatever the cap."""
+    prs = report.get("prs", [])
+    themes = _themes(report)
+    theme_of = {p["number"]: i for i, (_, members) in enumerate(themes) for p in members}
+    picks: list[tuple[str, int]] = []
+    for n in _must(report):
+        pick = ("theme", theme_of[n]) if n in theme_of else ("pr", n)
+        if pick not in picks:
+            picks.append(pick)
+    keyed = sorted((i for i, (_, m) in enumerate(themes) if _keyed(m)),
+                   key=lambda i: (-_lead(themes[i][1])["importance"], _lead(themes[i][1])["number"]))
+    for i in keyed:
+        if len(picks) >= HIGHLIGHTS:
             break
-        if not p["key"] or p["number"] in told or p.get("reverted_by"):
-            continue
-        items.append(_lone_highlight(p, zh))
+        if ("theme", i) not in picks:
+            picks.append(("theme", i))
+    for p in prs:
+        if len(picks) >= HIGHLIGHTS:
+            break
+        if p["key"] and not p.get("reverted_by") and p["number"] not in theme_of and ("pr", p["number"]) not in picks:
+            picks.append(("pr", p["number"]))
+    by_number = {p["number"]: p for p in prs}
+    must = set(_must(report))
+    items = []
+    for kind, ref in picks:
+        if kind == "theme":
+            items.append(_theme_highlight(themes[ref][1], report, zh, must))
+        else:
+            items.append(_lone_highlight(by_number[ref], zh))
     return items
 
 
-def _theme_highlight(i: int, cluster: dict[str, Any], members: list[PrEntry], report: Analysis, zh: bool) -> Note:
-    """A theme told by its lead's line, naming up to 3 of the others by their own lines; the i-th varies the
-    sentence's shape."""
+def _theme_highlight(members: list[PrEntry], report: Analysis, zh: bool, must: set[int]) -> Note:
+    """A theme: its subsystem, its lead's line, up to two more members by their lines (those the highlights must
+    name first), the rest by number; then what follows from it (breaking reasons, revert chains)."""
     lead = _lead(members)
-    rest = sorted((p for p in members if p["number"] != lead["number"]), key=lambda p: (-p["importance"], p["number"]))
-    flag = _flags(lead, zh)
-    area = cluster["title"].split("：" if zh else ": ", 1)[0]  # the lead's module
-    area = _area(area) if zh and "：" in cluster["title"] else area
-    line = _line(lead, zh) + _size(lead, zh, i)
-    named = rest[:1]
-    others = [p["number"] for p in rest[1:4]]
+    rest = sorted((p for p in members if p["number"] != lead["number"]),
+                  key=lambda p: (p["number"] not in must, -p["importance"], p["number"]))
+    named = [p for p in rest if p["number"] in must] or rest[:1]
+    named = named[:max(2, len([p for p in named if p["number"] in must]))]
+    others = [p["number"] for p in rest if p not in named]
+    told = [lead, *named]
+    area = _subsystem(lead, zh)
+    broken = [p for p in told if p["breaking"]]
+    flag = ("[破坏性变更] " if zh else "[breaking] ") if broken else ""
+    lines = [_member(p, report, zh).replace("，属于破坏性变更", "") for p in told]
     if zh:
-        follow = "；".join(_member(p, report, zh) for p in named)
-        more = f"（另见 {_refs(others, 3, zh)}）" if others else ""
-        text = [f"{flag}{area}：#{lead['number']} {line}，重要度 {_fmt(lead['importance'])}",
-                f"{flag}#{lead['number']} {line}（{area}，重要度 {_fmt(lead['importance'])}）",
-                f"{flag}{translate.join([area, '这边'])}，#{lead['number']} {line}"
-                f"（重要度 {_fmt(lead['importance'])}）"][i % 3]
-        text += (f"。与它同组的 {follow}{more}。" if follow else "。")
+        text = f"{flag}{area + '：' if area else ''}" + "；".join(lines)
+        text += f"（另见 {_refs(others, 3, zh)}）" if others else ""
+        text += "。" + "".join(_consequence(p, zh) for p in broken)
     else:
-        follow = "; ".join(_member(p, report, zh) for p in named)
-        more = f" (see also {_refs(others, 3)})" if others else ""
-        text = (f"{flag}{area + ', ' if area else ''}#{lead['number']}: {line} importance "
-                f"{_fmt(lead['importance'])})." + (f" Alongside it: {follow}{more}." if follow else ""))
-    return {"text": text, "prs": [lead["number"], *[p["number"] for p in rest[:4]]],
-            "evidence": [*_member_facts([lead, *named], zh), _fact(lead["number"], "importance", lead["importance"]),
-                         _fact(lead["number"], "files", f"{lead['changed_files']} files, +{lead['additions']}"
-                                                         f"/−{lead['deletions']}")]}
+        text = f"{flag}{area + ': ' if area else ''}" + "; ".join(lines)
+        text += f" (see also {_refs(others, 3)})" if others else ""
+        text += "." + "".join(_consequence(p, zh) for p in broken)
+    text += _chain_sentence({p["number"] for p in members}, report, zh) if zh else (
+        f" {chain}" if (chain := _chain_sentence({p["number"] for p in members}, report, zh)) else "")
+    return {"text": text, "prs": [p["number"] for p in told] + others,
+            "evidence": [*_member_facts(told, zh), _fact(lead["number"], "importance", lead["importance"])]}
+
+
+def _subsystem(p: PrEntry, zh: bool) -> str:
+    """The subsystem a PR belongs to, as the report's language names it (its first module)."""
+    if not p["modules"]:
+        return ""
+    return _area(p["modules"][0]) if zh else p["modules"][0]
+
+
+def _consequence(p: PrEntry, zh: bool) -> str:
+    """What a breaking PR asks of its users, from why the engine found it breaking."""
+    reason = _short(str(p.get("breaking_reason") or ""), 80)
+    if zh:
+        return f"迁移：#{p['number']} {_unbracket(reason)}。" if reason else f"迁移：升级前先读 #{p['number']}。"
+    return f" #{p['number']} breaks existing use ({reason}): migrate before upgrading." if reason else \
+        f" #{p['number']} breaks existing use: migrate before upgrading."
 
 
 def _described(highlights: list[Note]) -> frozenset[int]:
@@ -253,33 +296,35 @@ def _area(name: str) -> str:
 
 
 def _lone_highlight(p: PrEntry, zh: bool) -> Note:
-    """A key PR of no theme, under its first module."""
-    area = p["modules"][0] if p["modules"] else ""
-    area = _area(area) if zh and area else area
-    flag = _flags(p, zh)
-    score = _fmt(p["importance"])
+    """A PR of no theme, under its subsystem, with its size and what follows from it."""
+    area = _subsystem(p, zh)
+    flag = ("[破坏性变更] " if zh else "[breaking] ") if p["breaking"] else ""
     line, facts = _told(p, zh)
-    line += _size(p, zh, p["number"])
+    line = line.replace("，属于破坏性变更", "") if p["breaking"] else line
+    size = "" if line.endswith("行）") else _size(p, zh, p["number"])
     if zh:
-        text = f"{flag}{area + '：' if area else ''}#{p['number']} {line}，重要度 {score}。"
+        text = f"{flag}{area + '：' if area else ''}#{p['number']} {line}{size}。"
     else:
-        text = f"{flag}{area + ', ' if area else ''}#{p['number']}: {line} importance {score})."
+        text = f"{flag}{area + ', ' if area else ''}#{p['number']}: {line}{size} importance {_fmt(p['importance'])})."
+    text += _consequence(p, zh) if p["breaking"] else ""
     return {"text": text, "prs": [p["number"]],
             "evidence": [*facts, _fact(p["number"], "importance", p["importance"]),
                          _fact(p["number"], "files",
                                f"{p['changed_files']} files, +{p['additions']}/−{p['deletions']}")]}
 
 
-def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozenset()) -> list[KeyChange]:
+def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozenset(),
+                 highlighted: frozenset[int] = frozenset()) -> list[KeyChange]:
     """A paragraph per theme (what its lead does, what the others add, its revert chains), then busy modules.
     A PR the highlights already told by its line (`described`) is named, not told again, beside a theme's or a
     module's lead: the paragraph's lines go to PRs the reader has not read about yet."""
     by_number = {p["number"]: p for p in report.get("prs", [])}
     now = _words(report, zh)[0]
-    keyed = [(c, m) for c, m in _themes(report) if _keyed(m)]  # a theme of no key PR is no key change
+    # a theme of no key PR is no key change; a theme the highlights told whole is not told twice
+    keyed = [(c, m) for c, m in _themes(report) if _keyed(m) and not {p["number"] for p in m} <= highlighted]
     changes = [_theme_change(i, cluster, members, report, zh, described)
                for i, (cluster, members) in enumerate(keyed[:KEY_CHANGES])]
-    covered = {n for change in changes for n in change["prs"]}
+    covered = {n for change in changes for n in change["prs"]} | highlighted
     for module in report.get("modules", []):
         if len(changes) >= KEY_CHANGES:
             break
@@ -312,7 +357,9 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
         text = _theme_opening(i, lead, len(members), said, untold, zh)
     chain = _chain_sentence({p["number"] for p in members}, report, zh)
     text += chain if zh else (f" {chain.strip()}" if chain else "")
-    return {"theme": cluster["title"], "text": text, "prs": list(cluster["prs"]),
+    said, area = str(lead.get("headline") or cluster["title"]), _subsystem(lead, zh)
+    return {"theme": (f"{area}：{said}" if zh else f"{area}: {said}") if area else said,
+            "text": text, "prs": list(cluster["prs"]),
             "evidence": [*_member_facts(told if recalled else [lead, *told], zh),
                          _fact(None, "clusters", cluster.get("reason", ""))]}
 
@@ -627,7 +674,8 @@ def engine_narrative(report: Analysis) -> Narrative:
     return {
         "summary": _summary(report, zh),
         "highlights": highlights,
-        "key_changes": _key_changes(report, zh, _described(highlights)),
+        "key_changes": _key_changes(report, zh, _described(highlights),
+                                    frozenset(n for item in highlights for n in item["prs"])),
         "trend_notes": _trend_notes(report, zh),
         "risk_notes": _risk_notes(report, zh),
         "relation_notes": _relation_notes(report, zh),

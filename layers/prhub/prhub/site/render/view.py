@@ -34,6 +34,7 @@ RISK_PRS = 30  # a risk kind's PRs when it has no items
 UNSCORED_ROWS = 30
 RELATED_ROWS = 20  # clusters, and revert chains
 REVIEW_ROWS = 20  # reviewers, unresolved threads, follow-ups
+BRIEF_REFS = 6  # PRs named after a risk in the brief: the appendix's risk details list them all
 REFS_SHOWN = 20  # PRs named after a note, a hot file, a module, a cluster: then "…另 N 个" (a ref marked `more`)
 # The list of every merged PR: whole (folded) on the web page, where each links to its page; its first rows in
 # report.md and report.pdf, which travel without the site.
@@ -96,8 +97,9 @@ class _Parts:
                         "url": None, "title": "", "more": True})
         return out
 
-    def notes(self, items: Any) -> list[dict[str, Any]]:
-        """Items {text, prs} (or plain strings); `prs` keeps only the PRs the text does not already cite as "#N"."""
+    def notes(self, items: Any, shown: int = REFS_SHOWN) -> list[dict[str, Any]]:
+        """Items {text, prs} (or plain strings); `prs` keeps only the PRs the text does not already cite as "#N",
+        the first `shown` of them."""
         out: list[dict[str, Any]] = []
         for item in items or []:
             text = clean(item.get("text") if isinstance(item, dict) else item)
@@ -105,7 +107,7 @@ class _Parts:
                 continue
             numbers = item.get("prs") if isinstance(item, dict) else []
             cited = _cited(text)
-            out.append({"text": text, "prs": self.refs([n for n in numbers or [] if n not in cited])})
+            out.append({"text": text, "prs": self.refs([n for n in numbers or [] if n not in cited], shown)})
         return out
 
     def more(self, total: int, shown: int) -> str:
@@ -139,10 +141,11 @@ def _highlights(p: _Parts) -> Any:
 
 def _risk_brief(p: _Parts) -> Any:
     """The narrative's risk observations, then the kinds no observation mentions, so the brief misses none."""
-    notes = p.notes(p.report["risk_notes"])
+    notes = p.notes(p.report["risk_notes"], BRIEF_REFS)
     if not notes and not p.risks:
         return None
-    noted = {n for note in notes for n in _cited(note["text"]) | _numbers(note["prs"])}
+    noted = {n for note in p.report["risk_notes"] or [] if isinstance(note, dict) for n in note.get("prs") or []}
+    noted |= {n for note in notes for n in _cited(note["text"])}
     unnoted = [r for r in p.risks if not _numbers(r["prs"]) <= noted or not r["prs"]]
     return {"notes": notes, "unnoted": unnoted}
 
@@ -265,7 +268,14 @@ def _key_prs(p: _Parts) -> Any:
     """The key PRs by importance, at most KEY_PR_ROWS; a reverted one says so first in its points."""
     rows = []
     for pr in [pr for pr in p.report["prs"] if pr["key"]][:KEY_PR_ROWS]:
-        points = _texts(pr.get("key_points"))[:KEY_POINTS]
+        if "points" in pr:  # what the brief says of it (engine.headline), in the report's language
+            rows.append({**p.ref(pr["number"]), "title": clean(pr.get("headline") or pr.get("title")),
+                         "modules": [clean(m) for m in pr.get("modules", [])],
+                         "importance": num(pr.get("importance")), "insight": num(pr.get("insight")),
+                         "key_points": _texts(pr.get("points")), "summary": "",
+                         "author": clean(pr.get("author")), "breaking": bool(pr.get("breaking"))})
+            continue
+        points = _texts(pr.get("key_points"))[:KEY_POINTS]  # a report written before the brief
         if isinstance(pr.get("reverted_by"), int):
             mark = p.words["reverted_by"].format(n=num(pr["reverted_by"]))
             points = [mark, *(points or _texts([pr.get("summary")]))][:KEY_POINTS + 1]

@@ -1,0 +1,134 @@
+"""What the brief says of one PR: a headline and at most two points, in the report's language.
+
+The brief is read in the report's language from end to end, so a zh report never quotes an English title or an
+English description bullet. A PR's headline is its summary's action when the engine (or the model) said it in
+Chinese with confidence; otherwise it is what the engine knows for sure, said in Chinese: its subsystem, its type
+and where the diff goes ("rollout 模块的修复：主要改动 async_sglang_server.py（+8/−2 行）"). The author's title
+stays one link away (the PR page, and the link's title on the web page). The points are facts the engine holds
+(breaking and why, a figure the description measured, a dependency pin, a TODO left, a revert, the size), never a
+bullet of the description cut mid-phrase.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from posixpath import basename
+
+from prhub.core.models import Risk
+from prhub.engine import gist, translate
+from prhub.engine.scoring import PR_SUFFIX, parse_title
+from prhub.engine.wording import clip, type_word
+
+POINTS = 2
+HEADLINE = 60  # characters: a table cell and a highlight's clause, not a paragraph
+# An English stretch that reads as a sentence, not a name: three words in a row, one of them lower-case prose.
+ENGLISH_RUN = re.compile(r"[A-Za-z][\w'’.-]*(?:[ \t]+[A-Za-z][\w'’.-]*){2,}")
+QUOTE = re.compile(r"[“\"]([^”\"]*)[”\"]")
+CLAUSE_END = re.compile(r"[。；;]")
+MEASURED = re.compile(r"据描述实测[^，。；]*")
+MODULE_TAG = re.compile(r"（[^（）]*）$")
+# Words that only English prose needs: one in a zh line means the translator left the sentence in English.
+PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
+                             "already", "still", "again", "just", "maybe", "simply", "better", "easier"}
+
+
+def english_prose(text: str) -> bool:
+    """Whether `text` holds English a Chinese reader would have to read as English: a quote of three or more
+    English words, or a word of English grammar outside code. Names, paths, flags and versions do not count."""
+    plain = re.sub(r"`[^`]*`", "", text)
+    if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
+        return True
+    words = re.findall(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)
+    return any(w.lower() in PROSE for w in words) or any(
+        len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
+
+
+def _area(modules: Sequence[str]) -> str:
+    """The PR's subsystem as zh prose names it: a generic module in Chinese (文档), a proper name as a module."""
+    if not modules:
+        return ""
+    said = translate.module(modules[0])
+    return said if said != modules[0] else f"{modules[0]} 模块"
+
+
+SIDE_FILE = re.compile(r"(^|/)(tests?|docs?|examples?|\.github)/|(^|/)test_[^/]*$|\.(md|rst|txt)$", re.I)
+# What a title names in code: CamelCase, snake_case, dotted names, flags (analysis.IDENTIFIER's shapes).
+NAMED = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
+
+
+def _main_file(files: Sequence[str], lines: Sequence[Sequence[int]]) -> tuple[str, int, int] | None:
+    """The file the PR changed most (name, additions, deletions), its source before its tests and docs, or None
+    when the result kept no line counts."""
+    if not files or len(lines) != len(files):
+        return None
+    i = max(range(len(files)), key=lambda k: (not SIDE_FILE.search(files[k]), sum(lines[k][:2]), -k))
+    return basename(files[i]), int(lines[i][0]), int(lines[i][1])
+
+
+def _where(changed_files: int, additions: int, deletions: int, main: tuple[str, int, int] | None) -> str:
+    """Where the diff goes, in Chinese: its main file, or its size and direction."""
+    if main and changed_files <= 2:
+        return f"改动 {main[0]}（+{main[1]}/−{main[2]} 行）"
+    if main:
+        return f"主要改动 {main[0]} 等 {changed_files} 个文件（+{additions}/−{deletions} 行）"
+    if deletions > 3 * max(additions, 1):
+        return f"以删减为主（+{additions}/−{deletions} 行）"
+    return f"改动 {changed_files} 个文件（+{additions}/−{deletions} 行）"
+
+
+def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> str:
+    """The summary's first clause, without the engine's module tag and measured figure (said as points)."""
+    description = PR_SUFFIX.sub("", parse_title(title)[0] or title)
+    said = summary.strip()
+    if not said or said == title:
+        said = gist.doing(description, kind)
+    first = CLAUSE_END.split(said, 1)[0]
+    if first.startswith(gist.doing(description, kind).rstrip("。")):  # the engine's line: its action, then facts
+        first = gist.doing(description, kind).rstrip("。")
+    area = f"（{'、'.join(modules[:2])}）"
+    if first.endswith(area):
+        first = first[:-len(area)]
+    return MEASURED.sub("", first).strip("，, ")
+
+
+def headline(title: str, summary: str, kind: str, modules: Sequence[str], changed_files: int, additions: int,
+             deletions: int, files: Sequence[str] = (), lines: Sequence[Sequence[int]] = (),
+             lang: str = "zh") -> str:
+    """The PR in one line of the report's language (see the module docstring)."""
+    if lang != "zh":
+        text = translate.strip(title) or title.strip()
+        return clip(text[:1].upper() + text[1:], HEADLINE + 30)
+    action = _action_zh(title, summary, kind, modules)
+    if action and not english_prose(action):
+        return clip(action, HEADLINE)
+    what = type_word("zh", kind) if kind in ("feat", "fix", "perf", "refactor", "docs", "test", "revert") else "改动"
+    names = list(dict.fromkeys(NAMED.findall(translate.strip(title))))[:3]
+    if names:
+        return clip(f"{what}：涉及 {'、'.join(names)}", HEADLINE)
+    return f"{what}：{_where(changed_files, additions, deletions, _main_file(files, lines))}"
+
+
+def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[Risk], reverted_by: int | None,
+           changed_files: int, additions: int, deletions: int, lang: str = "zh", said_size: bool = False) -> list[str]:
+    """At most two facts the engine holds about the PR, most telling first, in the report's language;
+    `said_size`: the headline gives the size already."""
+    zh = lang == "zh"
+    out: list[str] = []
+    if breaking:
+        reason = clip(breaking_reason, 70) if breaking_reason else ""
+        out.append((f"破坏性变更：{reason}" if reason else "破坏性变更") if zh else
+                   (f"Breaking: {reason}" if reason else "Breaking change"))
+    if reverted_by:
+        out.append(f"已被 #{reverted_by} 回滚" if zh else f"Reverted by #{reverted_by}")
+    if zh and (measured := MEASURED.search(summary)):
+        out.append(measured.group(0))
+    for kind in ("dependency_pin", "todo_left", "revert"):
+        detail = next((r.detail for r in risks if r.kind == kind), "")
+        if detail and not (zh and english_prose(detail)):
+            out.append(clip(detail, 70))
+    if any(r.kind == "missing_tests" for r in risks):
+        out.append("改了源码但没有改测试" if zh else "Source changed without test changes")
+    if not said_size:
+        out.append(f"{changed_files} 个文件，+{additions}/−{deletions} 行" if zh else
+                   f"{changed_files} file{'s' if changed_files != 1 else ''}, +{additions}/−{deletions} lines")
+    return list(dict.fromkeys(out))[:POINTS]
