@@ -48,11 +48,13 @@ def test_english_narrative_quotes_the_reports_numbers():
     # highlights by theme: the rollout cluster, told by its lead #11, names its follow-up #12
     assert text["highlights"][0]["prs"] == [11, 12]
     assert text["highlights"][0]["text"].startswith(
-        "[breaking] rollout, #11: Support the async rollout backend (2 files, +460/−20 lines; importance 9.1).")
+        "[breaking] rollout: #11 (support the async rollout backend); #12 (async rollout deadlock")
+    assert "#11 breaks existing use (tagged [BREAKING] in the title): migrate before upgrading." in \
+        text["highlights"][0]["text"]  # what follows from a breaking PR, from why the engine found it breaking
     assert all(h["prs"][0] in {p["number"] for p in report["prs"] if p["key"]} for h in text["highlights"])
     assert text["relation_notes"] == [{"text": "#13 reverts #5, not re-landed yet", "prs": [5, 13], "evidence": [
         {"pr": 13, "field": "title", "fact": "[trainer] feat: entropy bonus"}]}]  # the revert's title names it
-    assert text["key_changes"][0]["prs"] == [11, 12] and text["key_changes"][0]["theme"]
+    assert not text["key_changes"]  # the one theme is told whole in the highlights
     assert text["suggestions"][0] == ("Read the breaking changes #11 before upgrading and note the migration in the "
                                       "release notes.")
     assert "Follow up the reverted changes not re-landed yet (#13)." in text["suggestions"]
@@ -72,7 +74,8 @@ def test_chinese_narrative():
     assert text["summary"].startswith("本周合并 4 个 PR")  # a Monday–Sunday week
     assert text["relation_notes"][0]["text"] == "#13 回滚了 #5，尚未重新合入"
     assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
-    assert "，重要度 " in text["highlights"][0]["text"]  # the header's word, not a synonym
+    assert text["highlights"][0]["text"].startswith("[破坏性变更] rollout 模块：#11 支持异步 rollout 后端；#12 修复")
+    assert "迁移：#11 标题标注了 [BREAKING]。" in text["highlights"][0]["text"]
     assert "平均重要度" in text["summary"] and "平均洞察度" in text["summary"]
     assert "近 2 周首次出现 1 位" in text["summary"]
 
@@ -127,14 +130,14 @@ def test_a_zh_theme_is_a_paragraph_told_by_its_lead_and_the_others_reasons():
     assert "support the async rollout backend" not in text and "相关 PR（" not in text
 
 
-def test_a_pr_the_highlights_told_is_named_not_told_again_in_the_key_changes():
-    for lang, member, named in (("zh", "修复异步 rollout 死锁", "同组的还有 #12。"),
-                                ("en", "async rollout deadlock", "With it: #12.")):
+def test_a_theme_the_highlights_told_whole_is_not_told_again_in_the_key_changes():
+    for lang, member in (("zh", "修复异步 rollout 死锁"), ("en", "async rollout deadlock")):
         told = narrative.engine_narrative(week_report(lang))
         assert member in told["highlights"][0]["text"]  # the highlight tells #12 by its line
-        change = told["key_changes"][0]
-        assert member not in change["text"] and change["text"].endswith(named)
-        assert {f["pr"] for f in change["evidence"]} == {11, None}  # it cites only what it tells
+        assert not any({11, 12} & set(change["prs"]) for change in told["key_changes"])
+        # without the highlights, the same theme is a key change told by its lead and its member
+        change = narrative._key_changes(week_report(lang), lang == "zh")[0]
+        assert change["prs"] == [11, 12] and {f["pr"] for f in change["evidence"]} >= {11, 12}
 
 
 def test_a_theme_the_highlights_led_goes_on_to_the_members_they_did_not_tell():

@@ -15,8 +15,9 @@ from prhub.site.render.view import view
 from tests.golden.cases import load
 from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict
 
-ZH_ORDER = ["本周亮点", "风险速览", "执行摘要", "关键变更", "模块与主题趋势", "风险详情", "关键 PR", "全部合并 PR",
-            "相关 PR", "后续建议", "未评分 PR"]
+# The brief, then one appendix heading with the rest below it (issue 45).
+ZH_ORDER = ["本周亮点", "风险速览", "执行摘要", "关键变更", "关键 PR", "后续建议", "未评分 PR", "说明", "附录"]
+ZH_APPENDIX = ["模块与主题趋势", "风险详情", "相关 PR", "全部合并 PR"]
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +31,9 @@ def test_markdown_sections_come_in_reading_order():
     text = render_markdown(load("zh-week"))
     headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
     assert headings[: len(ZH_ORDER)] == ZH_ORDER
+    appendix = text.split("\n## 附录\n", 1)[1]
+    assert re.findall(r"^### (.+)$", appendix, re.MULTILINE) == ZH_APPENDIX
+    assert "#### 模块" in appendix  # a section's own subheadings one level below it
     assert text.startswith("# example-org/trainer 2026 年第 19 周周报（05-04 至 05-10）\n")
 
 
@@ -37,8 +41,8 @@ def test_empty_sections_are_left_out_not_printed_empty():
     report = load("en-small")
     text = render_markdown(report)
     headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
-    assert headings == ["Highlights", "Executive summary", "Module and theme trends", "Key PRs",
-                        "All merged PRs"]
+    assert headings == ["Highlights", "Executive summary", "Key PRs", "Appendix"]
+    assert re.findall(r"^### (.+)$", text, re.MULTILINE) == ["Module and theme trends", "All merged PRs"]
     page = render_html(report)
     assert 'id="risks"' not in page and 'id="suggestions"' not in page and 'id="highlights"' in page
 
@@ -88,7 +92,8 @@ def test_markdown_html_and_pdf_print_the_numbers_of_report_json(case, tmp_path, 
 
 def test_derived_numbers_come_from_one_helper_for_every_rendering():
     assert num(5.5) == "5.5" and num(7.0) == "7.0" and num(3) == "3" and num(6.25) == "6.25"
-    trends = {s.id: s.data for s in view(load("zh-week")).sections}["trends"]
+    v = view(load("zh-week"))
+    trends = {s.id: s.data for s in [*v.sections, *v.appendix]}["trends"]
     module = trends["modules"][1]
     assert (module["pr_count"], module["baseline"], module["delta"], module["trend"]) == ("2", "1.0", "+1.0", "上升")
 
@@ -348,9 +353,9 @@ def test_every_section_kind_has_a_layout_in_each_rendering():
     from prhub.site.render.markdown import environment as md_env
     from prhub.site.render.pdf import LAYOUTS
     from prhub.site.render.pull import PULL_KINDS
-    from prhub.site.render.view import SECTIONS
+    from prhub.site.render.view import APPENDIX, BRIEF
 
-    kinds = {kind for _, _, kind, _ in SECTIONS} | PULL_KINDS
+    kinds = {kind for _, _, kind, _ in [*BRIEF, *APPENDIX]} | PULL_KINDS
     assert kinds == set(LAYOUTS)
     for env, name in ((md_env(), "sections.md.j2"), (html_env(), "sections.html.j2")):
         module = env.get_template(name).make_module({"words": {}, "links": {}})

@@ -14,8 +14,9 @@ from tests.unit.render_support import pdf_text, render_all_strict
 
 
 def section(md: str, heading: str) -> str:
-    """The Markdown between `## heading` and the next `## `."""
-    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", md, re.MULTILINE | re.DOTALL)
+    """The Markdown between `## heading` (or the appendix's `### heading`) and the next heading of its level."""
+    match = (re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", md, re.MULTILINE | re.DOTALL) or
+             re.search(rf"^### {re.escape(heading)}\n(.*?)(?=^##?# |\Z)", md, re.MULTILINE | re.DOTALL))
     assert match, f"no section {heading}"
     return match.group(1)
 
@@ -50,7 +51,7 @@ def test_notes_show_in_their_sections_in_markdown_html_and_pdf(tmp_path):
 
 
 def test_a_pr_the_note_already_cites_is_not_listed_again():
-    related = {s.id: s.data for s in view(with_notes()).sections}["related"]
+    related = {s.id: s.data for s in view(with_notes()).appendix}["related"]
     notes = related["relation_notes"]
     assert [r["label"] for r in notes[0]["prs"]] == []  # both #4107 and #4112 are in the text
 

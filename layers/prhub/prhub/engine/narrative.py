@@ -199,9 +199,10 @@ def _chain_sentence(numbers: set[int], report: Analysis, zh: bool) -> str:
     return ("" if zh else " ").join(out)
 
 
-def _must(report: Analysis) -> list[int]:
-    """The PRs the highlights always name: every breaking one, and the period's three most important."""
-    prs = report.get("prs", [])  # sorted by importance
+def must_name(report: Analysis) -> list[int]:
+    """The PRs the highlights always name, whoever writes them: every breaking one, and the three most
+    important."""
+    prs = sorted(report.get("prs", []), key=lambda p: (-p["importance"], p["number"]))
     return list(dict.fromkeys([p["number"] for p in prs if p["breaking"]] + [p["number"] for p in prs[:3]]))
 
 
@@ -213,7 +214,7 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
     themes = _themes(report)
     theme_of = {p["number"]: i for i, (_, members) in enumerate(themes) for p in members}
     picks: list[tuple[str, int]] = []
-    for n in _must(report):
+    for n in must_name(report):
         pick = ("theme", theme_of[n]) if n in theme_of else ("pr", n)
         if pick not in picks:
             picks.append(pick)
@@ -230,7 +231,7 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
         if p["key"] and not p.get("reverted_by") and p["number"] not in theme_of and ("pr", p["number"]) not in picks:
             picks.append(("pr", p["number"]))
     by_number = {p["number"]: p for p in prs}
-    must = set(_must(report))
+    must = set(must_name(report))
     items = []
     for kind, ref in picks:
         if kind == "theme":

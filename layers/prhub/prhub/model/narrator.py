@@ -31,6 +31,7 @@ from prhub.model.answers import (
     injected,
     parse_json,
 )
+from prhub.model import brief
 from prhub.model.client import ChatModel, Completion, charged, describe, message_text, model_error, record_tokens
 from prhub.model.factguard import Facts, injecting
 from prhub.model.pricing import Prices, token_limit
@@ -122,9 +123,9 @@ class Writing:
         self.pending = []
         return True
 
-    def take(self, answer: Completion, facts: Facts, lang: str) -> tuple[Any, list[str]]:
-        """The answer's sections that pass the checks, kept; the answer's JSON and every error of the others,
-        which stay pending."""
+    def take(self, answer: Completion, facts: Facts, lang: str, report: Report) -> tuple[Any, list[str]]:
+        """The answer's sections that pass the checks (the fact guard's, then the brief's), kept; the answer's
+        JSON and every error of the others, which stay pending."""
         self.tokens_in += answer.tokens_in
         self.tokens_out += answer.tokens_out
         data, errors = parse_json(answer.content)
@@ -134,6 +135,7 @@ class Writing:
                 failing.append(name)
                 continue
             value, problems, removed = check_section(name, data[name], facts, lang)
+            problems = problems or brief.problems(name, value, report, lang)
             if problems:
                 failing.append(name)
                 errors += problems
@@ -177,7 +179,7 @@ def write(writing: Writing, report: Report, config: RepoConfig, chat: ChatModel,
             writing.stopped = f"the model was unavailable ({describe(exc)})"
             break
         record_tokens("narrative", chat.model, answer.tokens_in, answer.tokens_out)
-        data, errors = writing.take(answer, facts, lang)
+        data, errors = writing.take(answer, facts, lang, report)
         if not writing.pending:
             break
         if attempt == 0:
