@@ -14,7 +14,7 @@ from prhub.core.config import LlmConfig, RepoConfig
 from prhub.core.history import History
 from prhub.core.models import FileChange, PullRequest
 from prhub.core.period import Period
-from prhub.engine import narrative
+from prhub.engine import headline, narrative
 from prhub.engine.scoring import score_pull
 from prhub.model import answers, client, narrator
 from prhub.model.endpoint import Endpoint
@@ -328,3 +328,50 @@ def test_the_note_on_the_engine_writing_the_narrative_is_in_the_reports_language
     out = narrator.model_narrative(report, config, chat(fake, max_retries=0))
     [note] = [n for n in out["notes"] if n.startswith("叙述：")]
     assert "由引擎撰写，原因是模型不可用" in note and "narrative:" not in " ".join(out["notes"])
+
+
+def _answering(change: Any) -> Any:
+    """A fake model whose narrative answer `change` alters (the rest as the rule-based model writes it)."""
+    def answer(request: dict[str, Any]) -> Any:
+        out = rule_based(request)
+        return change(out) if "highlights" in out else out
+    return answer
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_model_brief_that_leaves_out_a_breaking_pr_gives_way_to_the_engines(language: str) -> None:
+    # GIVEN a week with a breaking PR, and a model whose highlights never name it
+    report, config = build(language)
+    breaking = [p["number"] for p in report["prs"] if p["breaking"]]
+    assert breaking
+    def drop(out: Any) -> Any:
+        kept = [h for h in out["highlights"] if not set(h["prs"]) & set(breaking)
+                and not any(f"#{n}" in h["text"] for n in breaking)]
+        return {**out, "highlights": kept}
+    with FakeOpenAI(_answering(drop)) as fake:
+        out = narrator.model_narrative(report, config, chat(fake))
+        calls = len(fake.calls)
+    # THEN the model is asked once more, then the engine's highlights stand in, naming the breaking PR
+    assert calls == 2 and out["scorer"]["narrative_by"]["highlights"] == "heuristic"
+    assert out["scorer"]["narrative_by"]["summary"] == "llm"  # the sections that kept the rules stay the model's
+    assert all(any(n in h["prs"] for h in out["highlights"]) for n in breaking)
+    assert set(narrative.must_name(report)) <= {n for h in out["highlights"] for n in h["prs"]}
+
+
+def test_a_zh_model_brief_that_quotes_english_or_runs_long_gives_way_to_the_engines() -> None:
+    report, config = build("zh")
+    def english(out: Any) -> Any:
+        first = out["highlights"][0]
+        quoted = {**first, "text": first["text"] + "（“add the async rollout backend for vllm”）"}
+        return {**out, "highlights": [quoted, *out["highlights"][1:]], "summary": out["summary"] + "。" * 700}
+    with FakeOpenAI(_answering(english)) as fake:
+        out = narrator.model_narrative(report, config, chat(fake))
+        repair = json.dumps(fake.calls[1]["messages"][-1], ensure_ascii=False)
+    assert "must be Chinese" in repair and "the brief allows 600" in repair  # the model is told why
+    assert out["scorer"]["narrative_by"]["highlights"] == "heuristic"
+    assert out["scorer"]["narrative_by"]["summary"] == "heuristic"
+    # the fake writes its suggestions in English whatever the language: refused as well, the engine's stand in
+    assert out["scorer"]["narrative_by"]["suggestions"] == "heuristic"
+    assert all(not headline.english_prose(s) for s in out["suggestions"])
+    text = json.dumps({k: out[k] for k in ("highlights", "summary")}, ensure_ascii=False)
+    assert "add the async rollout backend" not in text and len(out["summary"]) <= 600
