@@ -148,8 +148,9 @@ def test_a_theme_the_highlights_led_goes_on_to_the_members_they_did_not_tell():
     report["prs"].append(third)
     report["clusters"][0]["prs"].append(14)
     text = narrative._key_changes(report, True, described)[0]["text"]
-    assert text.startswith("围绕 #11 的 3 个 PR 里，#14 ") and "另有 #12" in text
-    assert "支持异步 rollout 后端" not in text  # the lead's line is the highlight's, not said twice
+    # the lead named by its headline only (the highlights told its line), then what the others add
+    assert text.startswith("#11（支持异步 rollout 后端）之外，同组还有 #14 ") and "另有 #12" in text
+    assert "属于破坏性变更" not in text and "涉及 2 个文件" not in text
 
 
 def test_a_single_pr_trend_is_singular():

@@ -350,9 +350,11 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
     said = ("；" if zh else "; ").join(_member(p, report, zh) for p in told)
     recalled = lead["number"] in described and bool(told)  # the highlights told the lead: go on from it
     if recalled:
-        text = (f"围绕 #{lead['number']} 的 {len(members)} 个 PR 里，{said}"
+        # the lead by its headline (a few words: the highlights told its line), then what the others add
+        named = _short(str(lead.get("headline") or _line(lead, zh)), 40)
+        text = (f"#{lead['number']}（{named}）之外，同组还有 {said}"
                 f"{'，另有 ' + _refs(untold, zh=True) if untold else ''}。" if zh else
-                f"{len(members)} related PRs around #{lead['number']}: {said}"
+                f"Besides #{lead['number']} ({_lower(named)}), {len(members) - 1} related PRs: {said}"
                 f"{'; also ' + _refs(untold) if untold else ''}.")
     else:
         text = _theme_opening(i, lead, len(members), said, untold, zh)
