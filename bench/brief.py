@@ -14,10 +14,10 @@ report.md (prhub.site.render.markdown), and this prints:
 - zh share (zh only): CJK ideographs / (CJK ideographs + Latin letters A–Z a–z + ASCII digits 0–9), over the
   same visible text of the brief, tables included, with only URLs and inline code removed. Punctuation and
   spaces are neither. This is the share a reader means by "N % Chinese": digits count as not-Chinese because a
-  reader sees "#6302 +43/−1768" as figures, not Chinese. Calibrated on 2026-12-06: main's whole zh reports of
-  verl 05-04, 05-18, 06-15 read 13.2, 14.5, 13.0 % (the issue's "14–15 %"), a hand-written Chinese brief of
-  verl 05-04 with technical names left in English reads 53.9 % (tests/unit/test_bench_brief.py; the issue's
-  "53–57 %"). Target at least SHARE_TARGET.
+  reader sees "#6302 +43/−1768" as figures, not Chinese. Calibrated on 2026-12-06: main's whole zh reports
+  read 10–15 % (verl 05-04, 05-18, 06-15: 13.2, 14.4, 12.9 %; the issue's "14–15 %"), a hand-written Chinese
+  brief of verl 05-04 with technical names left in English reads 53.9 % (tests/unit/test_bench_brief.py; the
+  issue's "53–57 %"; letters alone would read 67.9 %). Target at least SHARE_TARGET.
 - quotes (zh only): quotations in the brief's prose (tables left out; “…” or "…") holding three or more
   English words in a row; target 0. Runs: any run of six or more English words in a row anywhere in that prose
   (a title quoted raw, with or without quote marks; words may be joined by "," ";" ":"); target 0.
