@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import (
+    brief,
     coldstart,
     github_requests,
     layer_size,
@@ -50,6 +51,7 @@ def benchmarks(quick: bool) -> dict[str, Callable[[], dict[str, Any]]]:
         "render_week": render_week.run,
         "zh_share": zh_share.run,
         "zh_text": zh_text.run,
+        "brief": brief.run,
         "pull_pages": lambda: pull_pages.run((100, 1000) if quick else pull_pages.SIZES),
     }
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
+EXPORTS = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = EXPORTS / "verl-project-verl" / "pulls.jsonl"
 TZ = "Asia/Shanghai"
 RANGES = [("2026-05-04", "2026-05-10"), ("2026-06-15", "2026-06-21"), ("2026-08-03", "2026-08-09"),
           ("2026-07-01", "2026-07-31")]
@@ -55,9 +57,26 @@ def share(texts: list[str]) -> float:
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 
-def build(rows: list[Any], since: str, until: str, repo: str = "verl-project/verl", tz: str = TZ) -> dict[str, Any]:
-    """The zh report of `repo`'s PRs merged from `since` to `until` in `tz`, as ReportFunction builds it without a
-    model, with every earlier PR as history."""
+def export_path(repo: str) -> Path:
+    """Where `repo`'s export lies (../shared/data/<owner>-<name>/pulls.jsonl)."""
+    return EXPORTS / repo.replace("/", "-") / "pulls.jsonl"
+
+
+@cache
+def export_rows(repo: str) -> tuple[Any, ...] | None:
+    """Every PR of `repo`'s export as PullRequest, read once per process; None when the export is missing."""
+    from prhub.core.models import PullRequest
+
+    path = export_path(repo)
+    if not path.is_file():
+        return None
+    return tuple(PullRequest.from_export(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines())
+
+
+def build(rows: Any, since: str, until: str, repo: str = "verl-project/verl", tz: str = TZ,
+          lang: str = "zh") -> dict[str, Any]:
+    """The report (in `lang`, zh unless told) of `repo`'s PRs merged from `since` to `until` in `tz`, as
+    ReportFunction builds it without a model, with every earlier PR as history."""
     from prhub.core.config import RepoConfig
     from prhub.core.history import History
     from prhub.core.period import Period
@@ -65,7 +84,7 @@ def build(rows: list[Any], since: str, until: str, repo: str = "verl-project/ver
     from prhub.model import narrator
     from prhub.report import compose
 
-    config = RepoConfig(repo, tz=tz, scorer="heuristic", language="zh")
+    config = RepoConfig(repo, tz=tz, scorer="heuristic", language=lang)
     period = Period.parse(since, until, tz)
     scored = [score_pull(pr, config) for pr in rows if period.contains(pr.merged_at)]
     history = [pr.ref.to_dict() for pr in rows if pr.merged_at < period.end_utc]
@@ -75,11 +94,9 @@ def build(rows: list[Any], since: str, until: str, repo: str = "verl-project/ver
 
 
 def run() -> dict[str, Any]:
-    if not DATA.is_file():
+    rows = export_rows("verl-project/verl")
+    if rows is None:
         return {"rows": [["zh share", "skipped", f"{DATA} is missing"]], "skipped": True}
-    from prhub.core.models import PullRequest
-
-    rows = [PullRequest.from_export(json.loads(line)) for line in DATA.read_text(encoding="utf-8").splitlines()]
     figures: dict[str, Any] = {}
     table = []
     for since, until in RANGES:

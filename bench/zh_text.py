@@ -24,9 +24,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bench.zh_share import CJK, build, prose, share
+from bench.zh_share import CJK, EXPORTS, build, export_path, export_rows, prose, share
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = EXPORTS
 CHECKLIST = Path(__file__).with_name("title_checklist.json")
 RANGES = [("verl-project/verl", "Asia/Shanghai", since, until) for since, until in (
     ("2026-05-04", "2026-05-10"), ("2026-05-18", "2026-05-24"), ("2026-06-15", "2026-06-21"),
@@ -37,10 +37,6 @@ CHECKLIST_TARGET = 54
 # Fixed labels: words that introduce a figure or a section's part, the same in every report by design.
 FIXED = ("平均重要度", "平均洞察度", "改动最集中的模块是", "最值得先读的是", "需要留意的有", "平均每周", "平均每月")
 CLAUSE = re.compile(r"[，。；：、（）()\n！？]|#\d+")
-
-
-def _folder(repo: str) -> Path:
-    return DATA / repo.replace("/", "-") / "pulls.jsonl"
 
 
 def repeated(report: dict[str, Any]) -> dict[str, set[int]]:
@@ -105,20 +101,16 @@ def _norm(text: str) -> str:
 
 
 def run() -> dict[str, Any]:
-    from prhub.core.models import PullRequest
     from prhub.model.factguard import check_narrative
 
-    table, figures, cache = [], {}, {}
+    table, figures = [], {}
     ok = True
     for repo, tz, since, until in RANGES:
-        path = _folder(repo)
-        if not path.is_file():
-            table.append([f"{repo} {since}..{until}", "skipped", f"{path} is missing"])
+        rows = export_rows(repo)
+        if rows is None:
+            table.append([f"{repo} {since}..{until}", "skipped", f"{export_path(repo)} is missing"])
             continue
-        if repo not in cache:
-            cache[repo] = [PullRequest.from_export(json.loads(line))
-                           for line in path.read_text(encoding="utf-8").splitlines()]
-        report = build(cache[repo], since, until, repo, tz)
+        report = build(rows, since, until, repo, tz)
         value, again, errors = share(prose(report)), repeated(report), check_narrative(report)
         cited, sentences = evidence(report)
         good = value >= SHARE_TARGET and not again and not errors and cited == sentences
