@@ -87,7 +87,7 @@ def test_new_contributors_are_labelled_by_how_far_the_history_reaches(window, zh
         report["language"] = language
         report["stats"]["new_contributors_window"] = window
         files = render_all_strict(report)
-        assert f"| {label} | gina |" in files["report.md"].decode()
+        assert f"\n{label}: gina\n" in files["report.md"].decode()  # named after the appendix, beside the byline
         assert f"<p>{label}: gina</p>" in files["index.html"].decode()
         assert f"{label}: gina" in pdf_text(files["report.pdf"], tmp_path)
 

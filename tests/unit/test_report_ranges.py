@@ -113,7 +113,7 @@ def test_verl_2026_05_04_revert_chain_and_its_chinese():
                for n in report["relation_notes"])
     assert not any("尚未重新合入" in n["text"] for n in report["relation_notes"])
     assert not any("跟进被回滚" in s for s in report["suggestions"])
-    assert (f"已被 [\\#{revert}](<https://github.com/verl-project/verl/pull/{revert}>) 回滚"
+    assert (f"被 [\\#{revert}](<https://github.com/verl-project/verl/pull/{revert}>) 回滚"
             in render_markdown(report))
     themes = [k["text"] for k in [*report["highlights"], *report["key_changes"]]]
     assert any(f"其中 #{reverted} 被 #{revert} 回滚，随后由 #{refix} 重新修复。" in t for t in themes)
@@ -172,7 +172,7 @@ def test_a_year_caps_the_key_pr_table_and_summarises_contributors():
     shown = view(report)
     table = next(s for s in shown.sections if s.id == "key-prs")
     assert len(table.data) == KEY_PR_ROWS
-    assert table.heading == "关键 PR（按重要度前 15 个，共 300 个；每个 PR 见附录「全部合并 PR」）"
+    assert table.heading == "关键 PR（按重要度前 10 个，共 300 个；每个 PR 见附录「全部合并 PR」）"
     assert [r["number"] for r in table.data] == [p["number"] for p in report["prs"][:KEY_PR_ROWS]]
     assert shown.stats.new_contributors[-1] == f"等另 {300 - NEWCOMERS_SHOWN} 位"
     assert len(shown.stats.new_contributors) == NEWCOMERS_SHOWN + 1

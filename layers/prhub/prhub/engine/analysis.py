@@ -573,10 +573,10 @@ def _entries(prs: list[ScoredPR], reverts: list[Revert], language: str) -> list[
         if p.number in reverted_by:
             entry["reverted_by"] = reverted_by[p.number]
         entry["headline"] = headline.headline(p.title, p.summary, p.type, p.modules, p.changed_files, p.additions,
-                                              p.deletions, p.files, p.file_lines, language)
+                                              p.deletions, language)
         entry["points"] = headline.points(p.summary, p.breaking, p.breaking_reason, p.risks,
                                           reverted_by.get(p.number), p.changed_files, p.additions, p.deletions,
-                                          language, said_size=entry["headline"].endswith("行）"))
+                                          language, said_size="个文件" in entry["headline"])
         entries.append(entry)
     return entries
 

@@ -3,7 +3,8 @@
 The brief is read in the report's language from end to end, so a zh report never quotes an English title or an
 English description bullet. A PR's headline is its summary's action when the engine (or the model) said it in
 Chinese with confidence; otherwise it is what the engine knows for sure, said in Chinese: its subsystem, its type
-and where the diff goes ("rollout 模块的修复：主要改动 async_sglang_server.py（+8/−2 行）"). The author's title
+the names its title gives in code, else where the diff goes ("修复：涉及 tokenizer_manager";
+"重构：改动 20 个文件，以删除代码为主"). The author's title
 stays one link away (the PR page, and the link's title on the web page). The points are facts the engine holds
 (breaking and why, a figure the description measured, a dependency pin, a TODO left, a revert, the size), never a
 bullet of the description cut mid-phrase.
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from posixpath import basename
 
 from prhub.core.models import Risk
 from prhub.engine import gist, translate
@@ -26,7 +26,8 @@ ENGLISH_RUN = re.compile(r"[A-Za-z][\w'’.-]*(?:[ \t]+[A-Za-z][\w'’.-]*){2,}"
 QUOTE = re.compile(r"[“\"]([^”\"]*)[”\"]")
 CLAUSE_END = re.compile(r"[。；;]")
 MEASURED = re.compile(r"据描述实测[^，。；]*")
-MODULE_TAG = re.compile(r"（[^（）]*）$")
+# What a title names in code: CamelCase, snake_case, dotted names, flags (analysis.IDENTIFIER's shapes).
+NAMED = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
 # Words that only English prose needs: one in a zh line means the translator left the sentence in English.
 PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
                              "already", "still", "again", "just", "maybe", "simply", "better", "easier"}
@@ -43,37 +44,13 @@ def english_prose(text: str) -> bool:
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
 
 
-def _area(modules: Sequence[str]) -> str:
-    """The PR's subsystem as zh prose names it: a generic module in Chinese (文档), a proper name as a module."""
-    if not modules:
-        return ""
-    said = translate.module(modules[0])
-    return said if said != modules[0] else f"{modules[0]} 模块"
-
-
-SIDE_FILE = re.compile(r"(^|/)(tests?|docs?|examples?|\.github)/|(^|/)test_[^/]*$|\.(md|rst|txt)$", re.I)
-# What a title names in code: CamelCase, snake_case, dotted names, flags (analysis.IDENTIFIER's shapes).
-NAMED = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
-
-
-def _main_file(files: Sequence[str], lines: Sequence[Sequence[int]]) -> tuple[str, int, int] | None:
-    """The file the PR changed most (name, additions, deletions), its source before its tests and docs, or None
-    when the result kept no line counts."""
-    if not files or len(lines) != len(files):
-        return None
-    i = max(range(len(files)), key=lambda k: (not SIDE_FILE.search(files[k]), sum(lines[k][:2]), -k))
-    return basename(files[i]), int(lines[i][0]), int(lines[i][1])
-
-
-def _where(changed_files: int, additions: int, deletions: int, main: tuple[str, int, int] | None) -> str:
-    """Where the diff goes, in Chinese: its main file, or its size and direction."""
-    if main and changed_files <= 2:
-        return f"改动 {main[0]}（+{main[1]}/−{main[2]} 行）"
-    if main:
-        return f"主要改动 {main[0]} 等 {changed_files} 个文件（+{additions}/−{deletions} 行）"
+def _where(changed_files: int, additions: int, deletions: int) -> str:
+    """Where the diff goes, in Chinese: how many files, and whether it adds or takes away."""
     if deletions > 3 * max(additions, 1):
-        return f"以删减为主（+{additions}/−{deletions} 行）"
-    return f"改动 {changed_files} 个文件（+{additions}/−{deletions} 行）"
+        return f"改动 {changed_files} 个文件，以删除代码为主"
+    if additions > 3 * max(deletions, 1):
+        return f"改动 {changed_files} 个文件，以新增代码为主"
+    return f"改动 {changed_files} 个文件，增删相当"
 
 
 def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> str:
@@ -92,8 +69,7 @@ def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> s
 
 
 def headline(title: str, summary: str, kind: str, modules: Sequence[str], changed_files: int, additions: int,
-             deletions: int, files: Sequence[str] = (), lines: Sequence[Sequence[int]] = (),
-             lang: str = "zh") -> str:
+             deletions: int, lang: str = "zh") -> str:
     """The PR in one line of the report's language (see the module docstring)."""
     if lang != "zh":
         text = translate.strip(title) or title.strip()
@@ -102,10 +78,10 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
     if action and not english_prose(action):
         return clip(action, HEADLINE)
     what = type_word("zh", kind) if kind in ("feat", "fix", "perf", "refactor", "docs", "test", "revert") else "改动"
-    names = list(dict.fromkeys(NAMED.findall(translate.strip(title))))[:3]
+    names = list(dict.fromkeys(NAMED.findall(translate.strip(title))))[:2]
     if names:
         return clip(f"{what}：涉及 {'、'.join(names)}", HEADLINE)
-    return f"{what}：{_where(changed_files, additions, deletions, _main_file(files, lines))}"
+    return f"{what}：{_where(changed_files, additions, deletions)}"
 
 
 def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[Risk], reverted_by: int | None,
@@ -114,8 +90,8 @@ def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[R
     `said_size`: the headline gives the size already."""
     zh = lang == "zh"
     out: list[str] = []
-    if breaking:
-        reason = clip(breaking_reason, 70) if breaking_reason else ""
+    if breaking:  # why, files by their names (the appendix's risk details give the paths)
+        reason = clip(re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", breaking_reason), 60)
         out.append((f"破坏性变更：{reason}" if reason else "破坏性变更") if zh else
                    (f"Breaking: {reason}" if reason else "Breaking change"))
     if reverted_by:
@@ -128,7 +104,7 @@ def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[R
             out.append(clip(detail, 70))
     if any(r.kind == "missing_tests" for r in risks):
         out.append("改了源码但没有改测试" if zh else "Source changed without test changes")
-    if not said_size:
-        out.append(f"{changed_files} 个文件，+{additions}/−{deletions} 行" if zh else
+    if not said_size and not out:  # the size when nothing else is known: the table's row still says something
+        out.append(f"改动 {changed_files} 个文件，新增 {additions} 行、删除 {deletions} 行" if zh else
                    f"{changed_files} file{'s' if changed_files != 1 else ''}, +{additions}/−{deletions} lines")
     return list(dict.fromkeys(out))[:POINTS]

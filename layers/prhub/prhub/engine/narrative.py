@@ -30,7 +30,7 @@ from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
 
 HIGHLIGHTS = 5
-KEY_CHANGES = 6
+KEY_CHANGES = 3  # after the highlights: the themes they left out, then the busiest modules
 
 RISK_TEXT = {
     "zh": {
@@ -56,7 +56,7 @@ def _words(report: Any, zh: bool) -> tuple[str, str, str]:
     return period_words("zh" if zh else "en", report.get("period"))
 
 
-def _refs(numbers: list[int], limit: int = 6, zh: bool = False) -> str:
+def _refs(numbers: list[int], limit: int = 4, zh: bool = False) -> str:
     shown = ("、" if zh else ", ").join(f"#{n}" for n in numbers[:limit])  # a Chinese list takes the 顿号
     return shown + (" …" if len(numbers) > limit else "")
 
@@ -277,8 +277,12 @@ def _subsystem(p: PrEntry, zh: bool) -> str:
 
 
 def _consequence(p: PrEntry, zh: bool) -> str:
-    """What a breaking PR asks of its users, from why the engine found it breaking."""
-    reason = _short(str(p.get("breaking_reason") or ""), 80)
+    """What a breaking PR asks of its users, from why the engine found it breaking: what it removes or changes
+    (files by their names) rather than that its title says so."""
+    reason = str(p.get("breaking_reason") or "")
+    told = re.search(r"（(.+)）$" if zh else r"\((.+)\)$", reason)  # "tagged …（what the diff removes）"
+    reason = told.group(1) if told else reason
+    reason = _short(re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", reason), 80)
     if zh:
         return f"迁移：#{p['number']} {_unbracket(reason)}。" if reason else f"迁移：升级前先读 #{p['number']}。"
     return f" #{p['number']} breaks existing use ({reason}): migrate before upgrading." if reason else \
@@ -302,7 +306,7 @@ def _lone_highlight(p: PrEntry, zh: bool) -> Note:
     flag = ("[破坏性变更] " if zh else "[breaking] ") if p["breaking"] else ""
     line, facts = _told(p, zh)
     line = line.replace("，属于破坏性变更", "") if p["breaking"] else line
-    size = "" if line.endswith("行）") else _size(p, zh, p["number"])
+    size = "" if "个文件" in line else _size(p, zh, p["number"])
     if zh:
         text = f"{flag}{area + '：' if area else ''}#{p['number']} {line}{size}。"
     else:

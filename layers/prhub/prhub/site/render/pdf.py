@@ -49,7 +49,7 @@ _TOKEN = re.compile(r"[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+
 
 BODY, SMALL, LINE = 10.0, 8.5, 5.6
 # The key-PR table's columns (PR, title, modules, importance, key points): the key points get the most room.
-KEY_PR_WIDTHS = [1.2, 3.8, 1.8, 1.6, 6.6]
+KEY_PR_WIDTHS = [1.2, 4.6, 1.6, 7.6]
 # A document whose last page would hold no more than this (mm) is laid out again with TIGHT spacing, the
 # first that saves that page kept.
 ORPHAN_MM = 3 * LINE + 15  # a level-0 heading (about 15 mm with its rule) and two or three lines
@@ -617,11 +617,11 @@ def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
 
 def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     words = pdf.words
-    rows = [[[Run(p["label"], p["url"])], [Run(pdf.fit(p["title"]))], [Run(pdf.fit(", ".join(p["modules"])))],
+    rows = [[[Run(p["label"], p["url"])], [Run(pdf.fit(p["title"]))],
              [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
             for p in items]
-    pdf.wrapped_table([words["pr"], words["title"], words["modules"], words["importance"], words["key_points"]], rows,
-                      KEY_PR_WIDTHS, "LLLRL")
+    pdf.wrapped_table([words["pr"], words["title"], words["importance"], words["key_points"]], rows,
+                      KEY_PR_WIDTHS, "LLRL")
 
 
 def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:

@@ -24,7 +24,7 @@ from prhub.site.render.labels import labels, risk_label, trend_label
 KEY_POINTS = 3
 # Rows of the key-PR table: a month or a year has hundreds of key PRs; the rest stay in report.json (prs[], the
 # `key` flags and counts as judged), and the heading says how many are shown.
-KEY_PR_ROWS = 15
+KEY_PR_ROWS = 10
 # New contributors named in the header; past this the header names these and says how many more.
 NEWCOMERS_SHOWN = 20
 # Long lists stop here in every rendering with "… and N more" pointing to report.json, which keeps them whole: a
@@ -270,6 +270,7 @@ def _key_prs(p: _Parts) -> Any:
     for pr in [pr for pr in p.report["prs"] if pr["key"]][:KEY_PR_ROWS]:
         if "points" in pr:  # what the brief says of it (engine.headline), in the report's language
             rows.append({**p.ref(pr["number"]), "title": clean(pr.get("headline") or pr.get("title")),
+                         "original": clean(pr.get("title")),  # the author's title, the web page's tooltip
                          "modules": [clean(m) for m in pr.get("modules", [])],
                          "importance": num(pr.get("importance")), "insight": num(pr.get("insight")),
                          "key_points": _texts(pr.get("points")), "summary": "",
@@ -279,7 +280,7 @@ def _key_prs(p: _Parts) -> Any:
         if isinstance(pr.get("reverted_by"), int):
             mark = p.words["reverted_by"].format(n=num(pr["reverted_by"]))
             points = [mark, *(points or _texts([pr.get("summary")]))][:KEY_POINTS + 1]
-        rows.append({**p.ref(pr["number"]), "title": clean(pr.get("title")),
+        rows.append({**p.ref(pr["number"]), "title": clean(pr.get("title")), "original": "",
                      "modules": [clean(m) for m in pr.get("modules", [])], "importance": num(pr.get("importance")),
                      "insight": num(pr.get("insight")), "key_points": points,
                      "summary": clean(pr.get("summary")), "author": clean(pr.get("author")),
