@@ -4,7 +4,7 @@ The brief is read in the report's language from end to end, so a zh report never
 English description bullet. A PR's headline is its summary's action when the engine (or the model) said it in
 Chinese with confidence; otherwise it is what the engine knows for sure, said in Chinese: its subsystem, its type
 the names its title gives in code, else where the diff goes ("修复：涉及 tokenizer_manager";
-"重构：改动 20 个文件，以删除代码为主"). The author's title
+"重构：改动 20 个文件，多为删除"). The author's title
 stays one link away (the PR page, and the link's title on the web page). The points are facts the engine holds
 (breaking and why, a figure the description measured, a dependency pin, a TODO left, a revert, the size), never a
 bullet of the description cut mid-phrase.
@@ -47,9 +47,9 @@ def english_prose(text: str) -> bool:
 def _where(changed_files: int, additions: int, deletions: int) -> str:
     """Where the diff goes, in Chinese: how many files, and whether it adds or takes away."""
     if deletions > 3 * max(additions, 1):
-        return f"改动 {changed_files} 个文件，以删除代码为主"
+        return f"改动 {changed_files} 个文件，多为删除"
     if additions > 3 * max(deletions, 1):
-        return f"改动 {changed_files} 个文件，以新增代码为主"
+        return f"改动 {changed_files} 个文件，多为新增"
     return f"改动 {changed_files} 个文件，增删相当"
 
 

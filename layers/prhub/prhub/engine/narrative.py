@@ -126,7 +126,8 @@ def _member(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False) -> 
     if undone:
         return f"#{p['number']} 回滚了 #{undone}" if zh else f"#{p['number']} reverts #{undone}"
     line = _short(_line(p, zh), 70 if zh else 120)
-    return f"#{p['number']} {line}" if zh else f"#{p['number']} ({_lower(line)})"
+    # one PR, one clause: its line's own "；" would read as the next member's
+    return f"#{p['number']} {line.replace('；', '，')}" if zh else f"#{p['number']} ({_lower(line)})"
 
 
 def _size(p: PrEntry, zh: bool, i: int) -> str:

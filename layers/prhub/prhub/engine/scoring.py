@@ -31,7 +31,8 @@ from prhub.engine.wording import joined, say
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
 # engine-10: a scored PR's review facts carry who merged it (both GitHub sources read it now), which the
 # self-merged risk compares with; results cached by engine-9 say "" there. Scores are unchanged.
-ENGINE_VERSION = "engine-10"
+# engine-11: a zh breaking reason for a changed default no longer quotes the English title (issue 45).
+ENGINE_VERSION = "engine-11"
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)

@@ -118,7 +118,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "removes_def": "从 {file} 删除公共{kind} {name}",
         "removes_config_key": "从 {file} 删除配置项 {keys}",
         "changes_default_of": "将 {file} 中 {name} 的默认值从 {old} 改为 {new}",
-        "changes_default": "修改了默认行为：{title}",
+        "changes_default": "标题写明修改了默认行为",  # the English title is on the PR page, not quoted here
         "tagged_breaking": "标题标注了 [BREAKING]",
         "declared_breaking": "标题声明为破坏性变更",
         "body_breaking": "描述中写明了 BREAKING CHANGE",
