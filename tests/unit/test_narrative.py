@@ -49,7 +49,7 @@ def test_english_narrative_quotes_the_reports_numbers():
     assert text["highlights"][0]["prs"] == [11, 12]
     assert text["highlights"][0]["text"].startswith(
         "[breaking] rollout: #11 (support the async rollout backend); #12 (async rollout deadlock")
-    assert "#11 breaks existing use (tagged [BREAKING] in the title): migrate before upgrading." in \
+    assert "#11 is marked breaking by its author: follow its description before upgrading." in \
         text["highlights"][0]["text"]  # what follows from a breaking PR, from why the engine found it breaking
     assert all(h["prs"][0] in {p["number"] for p in report["prs"] if p["key"]} for h in text["highlights"])
     assert text["relation_notes"] == [{"text": "#13 reverts #5, not re-landed yet", "prs": [5, 13], "evidence": [
@@ -75,7 +75,7 @@ def test_chinese_narrative():
     assert text["relation_notes"][0]["text"] == "#13 回滚了 #5，尚未重新合入"
     assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
     assert text["highlights"][0]["text"].startswith("[破坏性变更] rollout 模块：#11 支持异步 rollout 后端；#12 修复")
-    assert "迁移：#11 标题标注了 [BREAKING]。" in text["highlights"][0]["text"]
+    assert "迁移：作者标注为破坏性变更，升级前请按 #11 的说明修改用法。" in text["highlights"][0]["text"]
     assert "平均重要度" in text["summary"] and "平均洞察度" in text["summary"]
     assert "近 2 周首次出现 1 位" in text["summary"]
 

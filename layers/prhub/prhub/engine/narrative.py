@@ -282,12 +282,13 @@ def _consequence(p: PrEntry, zh: bool) -> str:
     (files by their names) rather than that its title says so."""
     reason = str(p.get("breaking_reason") or "")
     told = re.search(r"（(.+)）$" if zh else r"\((.+)\)$", reason)  # "tagged …（what the diff removes）"
-    reason = told.group(1) if told else reason
+    reason = told.group(1) if told else "" if re.search(r"\[BREAKING\]|BREAKING CHANGE", reason) else reason
     reason = _short(re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", reason), 80)
-    if zh:
-        return f"迁移：#{p['number']} {_unbracket(reason)}。" if reason else f"迁移：升级前先读 #{p['number']}。"
+    if zh:  # the author's own marker says only that it breaks: the migration is the PR's to describe
+        return (f"迁移：#{p['number']} {_unbracket(reason)}。" if reason else
+                f"迁移：作者标注为破坏性变更，升级前请按 #{p['number']} 的说明修改用法。")
     return f" #{p['number']} breaks existing use ({reason}): migrate before upgrading." if reason else \
-        f" #{p['number']} breaks existing use: migrate before upgrading."
+        f" #{p['number']} is marked breaking by its author: follow its description before upgrading."
 
 
 def _described(highlights: list[Note]) -> frozenset[int]:
@@ -307,11 +308,10 @@ def _lone_highlight(p: PrEntry, zh: bool) -> Note:
     flag = ("[破坏性变更] " if zh else "[breaking] ") if p["breaking"] else ""
     line, facts = _told(p, zh)
     line = line.replace("，属于破坏性变更", "") if p["breaking"] else line
-    size = "" if "个文件" in line else _size(p, zh, p["number"])
-    if zh:
-        text = f"{flag}{area + '：' if area else ''}#{p['number']} {line}{size}。"
+    if zh:  # its size is the key-PR table's: the highlight says what changed
+        text = f"{flag}{area + '：' if area else ''}#{p['number']} {line}。"
     else:
-        text = f"{flag}{area + ', ' if area else ''}#{p['number']}: {line}{size} importance {_fmt(p['importance'])})."
+        text = f"{flag}{area + ': ' if area else ''}#{p['number']} ({_lower(line)})."
     text += _consequence(p, zh) if p["breaking"] else ""
     return {"text": text, "prs": [p["number"]],
             "evidence": [*facts, _fact(p["number"], "importance", p["importance"]),
