@@ -22,6 +22,7 @@ from prhub.core.config import RepoConfig
 from prhub.core.report import Narration, Report, Scorer
 from prhub.engine import narrative
 from prhub.engine.wording import cause_words, joined, say
+from prhub.model import brief
 from prhub.model.answers import (
     NARRATIVE_SCHEMA,
     SECTIONS,
@@ -31,7 +32,6 @@ from prhub.model.answers import (
     injected,
     parse_json,
 )
-from prhub.model import brief
 from prhub.model.client import ChatModel, Completion, charged, describe, message_text, model_error, record_tokens
 from prhub.model.factguard import Facts, injecting
 from prhub.model.pricing import Prices, token_limit
