@@ -126,3 +126,21 @@ def test_the_watch_list_reads_digest_and_org() -> None:
 def test_a_bad_digest_or_org_setting_is_refused_with_its_name(doc: dict[str, Any], message: str) -> None:
     with pytest.raises(InputError, match=message):
         WatchList.parse(json.dumps(doc))
+
+
+def test_the_digest_opens_with_its_brief_and_puts_the_counts_and_reviewers_in_its_appendix(tmp_path) -> None:
+    from prhub.site.render.digest import render_digest_pdf
+
+    from tests.unit.render_support import pdf_text
+
+    digest = build("", PERIOD, "zh", "2026-05-11T03:00:00Z", inputs())
+    md, html = render_digest_markdown(digest), render_digest_html(digest)
+    brief, appendix = md.split("\n## 附录\n", 1)
+    assert re.findall(r"(?m)^## (.+)", brief) == ["概览", "跨仓库的重要 PR", "破坏性变更", "共同主题", "截止时仍无报告"]
+    assert re.findall(r"(?m)^##+ (.+)", appendix) == ["各仓库"]
+    counts = f"合并 {digest['repos'][0]['pr_count']} · "
+    assert counts not in brief and counts in appendix  # each repository's counts: below the brief
+    folded = html.split('<details id="appendix" class="appendix">', 1)
+    assert len(folded) == 2 and counts in folded[1] and counts not in folded[0]
+    pdf = pdf_text(render_digest_pdf(digest), tmp_path)
+    assert pdf.index("附录") < pdf.index(counts)

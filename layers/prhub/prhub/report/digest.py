@@ -11,7 +11,8 @@ each other and with the repositories' reports:
     stats{repo_count, reported, pr_count, key_pr_count, breaking_count, risk_count, avg_importance},
     repos[]{repo, title, path, language, pr_count, key_pr_count, breaking_count, risk_count, avg_importance, summary},
     missing[] (watched repositories without a report for the period),
-    top_prs[]{repo, number, title, url, page, importance, insight, type, modules[], breaking, summary},
+    top_prs[]{repo, number, title, url, page, importance, insight, type, modules[], breaking, summary,
+              headline (what its report's brief says of it; absent from reports before the brief)},
     themes[]{kind: module|type, name, repos[], pr_count}, breaking[]{repo, number, title, url, page, detail},
     summary,
     reviewers[]{login, pr_count, changes_requested, repos[]} (only when a report has review data: its `reviews`)
@@ -124,7 +125,8 @@ class _Gathered:
         if pr.get("key"):
             self.top.append({**entry, "importance": pr.get("importance", 0), "insight": pr.get("insight", 0),
                              "type": clean(pr.get("type")), "modules": [clean(m) for m in pr.get("modules") or []],
-                             "breaking": bool(pr.get("breaking")), "summary": clean(pr.get("summary"))})
+                             "breaking": bool(pr.get("breaking")), "summary": clean(pr.get("summary")),
+                             **({"headline": clean(pr["headline"])} if pr.get("headline") else {})})
         if pr.get("breaking"):
             self.breaking.append({**entry, "detail": _breaking_detail(pr)})
         if clean(pr.get("type")):

@@ -56,7 +56,8 @@ class DigestView(TemplateView):
     until: str
     tz: str
     generated_at: str
-    sections: list[Section]
+    sections: list[Section]  # the brief
+    appendix: list[Section]
     root_href: str
     feed_href: str
 
@@ -85,7 +86,8 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
               for r in digest["repos"]]
     counts += [{"label": "", "links": [{"label": clean(m), "url": None}], "note": w["digest_no_report"]}
                for m in digest["missing"]]
-    top = [{**pr(p), "title": f"{clean(p['repo'])} · {clean(p['title'])}", "modules": p["modules"],
+    top = [{**pr(p), "title": f"{clean(p['repo'])} · {clean(p.get('headline') or p['title'])}",
+            "original": clean(p["title"]), "modules": p["modules"],
             "importance": num(p["importance"]), "key_points": [], "summary": clean(p["summary"])}
            for p in digest["top_prs"]]
     themes = [{"text": f"{w['digest_' + t['kind']]} {clean(t['name'])}: "
@@ -101,20 +103,25 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
                           + w["digest_reviewed"].format(n=num(r["pr_count"]), asked=num(r["changes_requested"]))
                           + f" {w['digest_in']} " + ", ".join(clean(x) for x in r["repos"]), "prs": []}
                  for r in digest.get("reviewers") or []]
+    # The brief (what a reader of every repository reads first), then the appendix: each repository's counts
+    # and who reviewed.
     sections = [
         Section("summary", w["digest_summary"], "paragraphs", [clean(digest["summary"])]),
-        Section("repos", w["digest_repos"], "link_rows", counts),
         Section("top-prs", w["digest_top_prs"], "key_prs", top),
-        Section("themes", w["digest_themes"], "notes", themes),
         Section("breaking", w["digest_breaking"], "risks", breaking),
-        Section("reviewers", w["digest_reviewers"], "notes", reviewers),
+        Section("themes", w["digest_themes"], "notes", themes),
         Section("missing", w["digest_missing"], "notes", [{"text": clean(m), "prs": []} for m in digest["missing"]]),
+    ]
+    appendix = [
+        Section("repos", w["digest_repos"], "link_rows", counts),
+        Section("reviewers", w["digest_reviewers"], "notes", reviewers),
     ]
     return DigestView(words=w, lang=lang, html_lang="zh-CN" if lang == "zh" else "en", links={},
                       title=clean(digest["title"]), name=clean(digest["name"]),
                       since=clean(digest["period"]["since"]), until=clean(digest["period"]["until"]),
                       tz=clean(digest["period"]["tz"]), generated_at=clean(digest["generated_at"]),
-                      sections=[s for s in sections if s.data], root_href=sitepaths.relative(here, ""),
+                      sections=[s for s in sections if s.data], appendix=[s for s in appendix if s.data],
+                      root_href=sitepaths.relative(here, ""),
                       feed_href=sitepaths.relative(here, domain.ROOT) + "feed.xml")
 
 
@@ -138,7 +145,7 @@ def render_digest_pdf(digest: dict[str, Any], site_url: str = "", font: str = ""
     v = digest_view(digest, web=False, site_url=site_url)
     w = v.words
     byline = [f"{w['period']} {v.since} {w['to']} {v.until} ({v.tz})", f"{w['generated_at']} {v.generated_at}"]
-    return render_sections(v.title, w, v.links, byline, v.sections, font)
+    return render_sections(v.title, w, v.links, byline, v.sections, font, v.appendix)
 
 
 def render_digest_all(digest: dict[str, Any], site_url: str = "", font: str = "") -> dict[str, bytes]:

@@ -708,23 +708,31 @@ def render_pdf(report: Report, font: str = "") -> bytes:
         for section in v.sections:
             pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
             LAYOUTS[section.kind](pdf, section.data)
-        if v.appendix:  # after the brief, on a page of its own: the reader of the brief can stop there
-            pdf.add_page()
-            pdf.heading(v.words["appendix"], 0)
-            for section in v.appendix:
-                pdf.heading(section.heading, 1, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
-                with pdf.deeper():
-                    LAYOUTS[section.kind](pdf, section.data)
+        _appendix(pdf, v.appendix)
         return pdf
 
     return _fewest_pages(build)
 
 
+def _appendix(pdf: ReportPDF, appendix: Sequence[Any]) -> None:
+    """The appendix after the brief, on a page of its own (the brief's reader can stop there), its sections one
+    heading level down."""
+    if not appendix:
+        return
+    pdf.add_page()
+    pdf.heading(pdf.words["appendix"], 0)
+    for section in appendix:
+        pdf.heading(section.heading, 1, keep=12 if section.kind in OPENS_WITH_SUBHEADING else 0)
+        with pdf.deeper():
+            LAYOUTS[section.kind](pdf, section.data)
+
+
 def render_sections(title: str, words: dict[str, str], links: dict[int, str], byline: Sequence[str],
-                    sections: Sequence[Any], font: str = "") -> bytes:
-    """A page other than a week (a PR's) through the same layouts: its title, byline lines, then its sections."""
+                    sections: Sequence[Any], font: str = "", appendix: Sequence[Any] = ()) -> bytes:
+    """A page other than a week (a PR's, a digest) through the same layouts: its title, byline lines, its
+    sections, then its appendix."""
     def build(spacing: float) -> ReportPDF:
-        pdf = ReportPDF(title, words, links, [byline, sections], font)
+        pdf = ReportPDF(title, words, links, [byline, sections, appendix], font)
         pdf.tight = spacing
         pdf.set_title(pdf.fit(title))
         pdf.set_author("Prhub")
@@ -741,6 +749,7 @@ def render_sections(title: str, words: dict[str, str], links: dict[int, str], by
         for section in sections:
             pdf.heading(section.heading, 0, keep=12 if section.kind in OPENS_WITH_SUBHEADING | {"files"} else 0)
             LAYOUTS[section.kind](pdf, section.data)
+        _appendix(pdf, appendix)
         return pdf
 
     return _fewest_pages(build)
