@@ -183,7 +183,8 @@ def _compose(run: Run, results: list[Result], scored: list[ScoredPR], unscored: 
                             narrator=lambda draft: narrator.model_narrative(draft, run.config, chat, deps.cache,
                                                                              prices),
                             revision=revision, changes=changed, prices=prices,
-                            judged={j.pr: j.verdict for j in said})
+                            judged={j.pr: j.verdict for j in said},
+                            corrected={j.pr: j.verdict for j in said if j.source == "correction"})
     narrator.record_cost(report["scorer"])
     if run.learned:  # what the judgements taught, beside the note the plan wrote (report.json `learning`)
         report["learning"] = run.learned
