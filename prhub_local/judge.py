@@ -18,7 +18,7 @@ from prhub.core.errors import InputError
 from prhub.core.judgements import Verdict
 from prhub.core.period import format_timestamp
 from prhub.flow.deps import Deps
-from prhub.flow.judgements import correct
+from prhub.flow.judgements import correct, unchanged
 
 from prhub_local.embedded import client
 from prhub_local.progress import Display
@@ -55,11 +55,16 @@ def judge(repo: str, key: Sequence[int], minor: Sequence[int], *, state: str | P
     made: list[dict[str, Any]] = []
     with display.ticking(), provisioned(template, prefix, watchlist_text, endpoint_url, state, display.say,
                                         keep=lambda: not refused) as stack, function_env(stack):
+        deps = Deps.from_env()
+        same = unchanged(repo, asked, deps.store)  # what the kept corrections say already, before this one
         try:
-            made = correct(repo, asked, Deps.from_env(), format_timestamp(now or datetime.now(UTC)))
+            made = correct(repo, asked, deps, format_timestamp(now or datetime.now(UTC)))
         except InputError as exc:  # checked before anything was kept: the state stays as it was
             refused.append(exc)
             raise
+        if same:
+            display.say(f"nothing changed for {', '.join(f'#{n}' for n in same)}: the maintainers' correction "
+                        "already says so (no new revision for it)")
         for revision in made:
             display.say(f"revision {revision['revision']} of {revision['report_key']} asked for (run "
                         f"{revision['run_id']})")

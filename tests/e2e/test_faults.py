@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import boto3
 import pytest
@@ -490,3 +491,61 @@ def test_github_and_model_failing_at_once(tmp_path: Path, export: tuple[Path, se
     assert by[sick] == "heuristic" and "llm" in by.values()  # the engine covered for the failing model
     assert gh.counts and len(model.calls) >= len(expected) - 1
 
+
+
+# -- 7. the weekly plan killed right after writing its run (issue 46, item 2) ------------------------------------------
+
+class PlanKilled(BaseException):
+    """The process is gone (a Lambda timeout, an out-of-memory kill): no handler of the plan sees it."""
+
+
+class KillPlanAfterRun(Injector):
+    """PlanFunction gets the weekly schedule's event; its first invocation dies right after the run is written
+    (Store.create_run), before any PR is sent to ScoreQueue. Lambda then retries the same event, which names the
+    same weekly run."""
+
+    schedule = {"time": "2026-01-12T01:00:00Z"}  # Monday 09:00 in Shanghai: WEEK has just ended
+    now = datetime(2026, 1, 12, 1, 0, 5, tzinfo=UTC)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answers: list[Any] = []
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        original = Store.create_run
+
+        def create_run(store: Store, *args: Any, **kwargs: Any) -> bool:
+            created = original(store, *args, **kwargs)
+            if created and not self.injected:
+                self.count()
+                raise PlanKilled("killed after writing the run")
+            return created
+
+        monkeypatch.setattr(Store, "create_run", create_run)
+
+    def __call__(self, name: str, handler: Handler, event: Any, context: Any) -> Any:
+        if name != "PlanFunction" or "Records" in event:
+            return handler(event, context)
+        with mock.patch("prhub.flow.deps.utc_now", return_value=self.now):
+            with pytest.raises(PlanKilled):
+                handler(self.schedule, context)
+            answer = handler(self.schedule, context)  # Lambda's retry of the asynchronous invocation
+        self.answers.append(answer)
+        return answer
+
+
+def test_a_weekly_plan_killed_after_writing_its_run_is_finished_by_the_retry(
+        tmp_path: Path, export: tuple[Path, set[int]], publishes: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path, expected = export
+    injector = KillPlanAfterRun()
+    injector.install(monkeypatch)
+    watched = json.dumps({"repos": [{"repo": REPO, "source": f"jsonl:{path}", "tz": WEEK["tz"]}]})
+    result = run(tmp_path, path, injector, config_text=watched)
+    assert injector.injected == 1
+    # Every PR scored once, one report, nothing left in a queue: the sweep had nothing to finish.
+    check(result, tmp_path / "state", publishes, expected)
+    # The retry handed on every PR of the run the killed plan wrote, instead of answering `duplicate`.
+    [answer] = injector.answers
+    [planned] = answer["runs"]
+    assert answer["ok"] is True and planned["run_id"].endswith("/weekly") and planned["sent"] == PRS

@@ -56,8 +56,12 @@ class MemoryStore:
             self.runs[run_id] = Run(run_id, config.repo, period, config, source, len(refs), list(refs),
                                     history or History([], {}, format_timestamp(period.start_utc)),
                                     created_at=created_at, updated_at=now, notes=list(notes or []), learned=learned,
-                                    judgements=list(judgements or []))
+                                    judgements=list(judgements or []), fanned=0)
             return True
+
+    def mark_fanned(self, run_id: str, count: int) -> None:
+        with self._lock:
+            self.runs[run_id].fanned = count
 
     def fail_run(self, run_id: str, config: RepoConfig, period: Period, source: str, error: str, now: int,
                  created_at: str) -> bool:

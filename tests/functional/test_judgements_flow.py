@@ -3,6 +3,7 @@ they are kept for later runs, bad ones are refused with nothing written, and a l
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -152,3 +153,65 @@ def test_prhub_judge_of_a_pr_no_run_lists_is_exit_2_and_writes_nothing(tmp_path:
     code = main(["judge", "--repo", "acme/rocket", "--key", "1210", "--state", str(state), "--out", str(out)])
     assert code == 2 and "no stored run of acme/rocket lists #1210" in capsys.readouterr().err
     assert not state.exists() and not out.exists()
+
+
+def key_rows(markdown: str) -> set[int]:
+    """The PRs with a row in report.md's key-PR table (the section from its heading to the next)."""
+    start = markdown.index("## Key PRs")
+    section = markdown[start:markdown.index("\n## ", start + 1)]
+    return {int(n) for n in re.findall(r"^\| \[\\#(\d+)\]", section, re.MULTILINE)}
+
+
+def test_a_correction_is_the_verdict_in_the_report_flag_counts_table_and_highlights(tmp_path: Path) -> None:
+    # GIVEN the week published: its most important key PR, and a PR the engine did not find key
+    stack = stack_for(tmp_path)
+    run_id, first = run_week(stack, WEEK)
+    top = max((p for p in first["prs"] if p["key"]), key=lambda p: p["importance"])["number"]
+    plain = next(p["number"] for p in first["prs"] if not p["key"] and p["judged"] is None)
+    md = stack.bucket.get(PREFIX + "report.md")
+    assert md is not None and top in key_rows(md.decode()) and plain not in key_rows(md.decode())
+    # WHEN a maintainer judges the first minor and the second key
+    later = format_timestamp(datetime.now(UTC) + timedelta(seconds=5))
+    judgements.correct("acme/rocket", {top: "minor", plain: "key"}, stack.deps, later)
+    [ask] = stack.queue.take(SETTINGS.report_queue_url)
+    publish(stack, ask.body)
+    body, md = stack.bucket.get(PREFIX + "report.json"), stack.bucket.get(PREFIX + "report.md")
+    assert body is not None and md is not None
+    second = json.loads(body)
+    # THEN the revision carries both verdicts: the flags, marked as the maintainers', the key count, the key-PR
+    # table and the highlights
+    by_number = {p["number"]: p for p in second["prs"]}
+    assert (by_number[top]["key"], by_number[top]["judged"]) == (False, "minor")
+    assert (by_number[plain]["key"], by_number[plain]["judged"]) == (True, "key")
+    assert second["stats"]["key_pr_count"] == first["stats"]["key_pr_count"]
+    assert {p["number"] for p in second["prs"] if p["key"]} == \
+        {p["number"] for p in first["prs"] if p["key"]} - {top} | {plain}
+    assert top not in key_rows(md.decode())  # (the table shows the 15 most important key PRs: `plain` is below)
+    assert all(top not in h["prs"] or len(h["prs"]) > 1 for h in second["highlights"])
+    # the scores stay the scorer's: a verdict says whether a PR is key, not how it ranks
+    assert by_number[top]["importance"] == next(p["importance"] for p in first["prs"] if p["number"] == top)
+
+
+def test_the_same_correction_again_changes_nothing(tmp_path: Path) -> None:
+    # GIVEN the week published and PR 1210 corrected to minor (revision 2)
+    stack = stack_for(tmp_path)
+    run_id, _ = run_week(stack, WEEK)
+    later = format_timestamp(datetime.now(UTC) + timedelta(seconds=5))
+    assert judgements.correct("acme/rocket", {1210: "minor"}, stack.deps, later)[0]["revision"] == 2
+    [ask] = stack.queue.take(SETTINGS.report_queue_url)
+    publish(stack, ask.body)
+    # WHEN the same correction is made twice more
+    for seconds in (10, 15):
+        again = format_timestamp(datetime.now(UTC) + timedelta(seconds=seconds))
+        assert judgements.correct("acme/rocket", {1210: "minor"}, stack.deps, again) == []
+        assert judgements.unchanged("acme/rocket", {1210: "minor"}, stack.store) == [1210]
+    # THEN no revision is asked for, and the kept correction is the first one
+    assert stack.queue.depth(SETTINGS.report_queue_url) == 0
+    run = stack.store.runs[run_id]
+    assert (run.revision, run.revision_requested) == (2, 2)
+    [kept] = [j for j in stack.store.judgements("acme/rocket") if j.source == "correction"]
+    assert kept.at == later
+    # AND a correction that does change the verdict still makes the next revision
+    back = format_timestamp(datetime.now(UTC) + timedelta(seconds=20))
+    assert judgements.unchanged("acme/rocket", {1210: "key"}, stack.store) == []
+    assert judgements.correct("acme/rocket", {1210: "key"}, stack.deps, back)[0]["revision"] == 3

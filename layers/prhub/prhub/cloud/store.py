@@ -138,10 +138,19 @@ class Run:
     # The judgements the plan read from the CHANGELOG and the watch list, so its report need not read them again;
     # None for a run planned before the plan kept them (its report gathers them itself).
     judgements: list[Judgement] | None = None
+    # How many PRs of the listing, in its order, the plan has handed on (stored from the cache or sent to be
+    # scored): below `expected`, a plan stopped part-way, and its retry hands on the rest (Store.mark_fanned).
+    # A run item from before it was kept counts as handed on.
+    fanned: int | None = None
 
     @property
     def refs(self) -> list[int]:
         return [r.number for r in self.listing]
+
+    @property
+    def fanned_out(self) -> bool:
+        """Every PR of the listing was handed on to be scored (or stored from the cache)."""
+        return self.fanned is None or self.fanned >= self.expected
 
     @classmethod
     def from_item(cls, data: dict[str, Any]) -> Run:
@@ -166,6 +175,7 @@ class Run:
             learned=json.loads(data["learned"]) if data.get("learned") else None,
             judgements=[Judgement.from_dict(j) for j in unpack(data["judgements"])] if data.get("judgements")
             else None,
+            fanned=int(data["fanned"]) if data.get("fanned") is not None else None,
         )
 
 
@@ -236,7 +246,7 @@ class Store:
             "expected": len(refs), "refs": pack([r.to_dict() for r in refs]),
             "history": pack(history.to_dict()) if history is not None else None, "status": "scoring",
             "done": 0, "failed": 0, "tokens_used": 0, "created_at": created_at, "updated_at": now,
-            "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
+            "fanned": 0, "expires_at": now + RUN_TTL_DAYS * DAY, "notes": list(notes) if notes else None,
             "learned": json.dumps(learned) if learned else None,
             # Packed: a CHANGELOG names thousands of PRs. Always written, even empty, so the report knows it was read.
             "judgements": pack([j.to_dict() for j in judgements or []]),
@@ -268,6 +278,12 @@ class Store:
                 return False
             raise
         return True
+
+    def mark_fanned(self, run_id: str, count: int) -> None:
+        """Record that the plan handed on the first `count` PRs of the run's listing (Run.fanned)."""
+        self.db.update_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),
+                            UpdateExpression="SET fanned = :n", ConditionExpression="attribute_exists(run_id)",
+                            ExpressionAttributeValues=to_item({":n": count}))
 
     def get_run(self, run_id: str, consistent: bool = True) -> Run | None:
         answer = self.db.get_item(TableName=self.settings.runs_table, Key=to_item({"run_id": run_id}),

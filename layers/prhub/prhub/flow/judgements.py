@@ -8,6 +8,7 @@
     keep_labels(config, pr, store)                     the score worker: a PR's key_labels / minor_labels kept
     correct(repo, verdicts, store, now, at)            `prhub judge`: corrections kept, the published reports
                                                        listing those PRs made again (a new revision each)
+    unchanged(repo, verdicts, store)                   the PRs whose kept correction says the same already
 
 Sources, weakest first (PRECEDENCE): the PR's labels (`key_labels`, `minor_labels`), the CHANGELOG's sections
 (`changelog`, read by the plan once a run from the default branch, or beside a jsonl: export), the watch
@@ -187,10 +188,17 @@ def changed_since(run: Run, judgements: Iterable[Judgement]) -> list[int]:
                    and run.reported_at is not None and j.at > run.reported_at})
 
 
+def unchanged(repo: str, verdicts: Mapping[int, Verdict], store: RunStore) -> list[int]:
+    """The PRs of `verdicts` whose kept correction already says the same."""
+    kept = {j.pr: j.verdict for j in resolve(j for j in store.judgements(repo) if j.source == "correction")}
+    return sorted(pr for pr, verdict in verdicts.items() if kept.get(pr) == verdict)
+
+
 def correct(repo: str, verdicts: Mapping[int, Verdict], deps: Deps, at: str) -> list[dict[str, Any]]:
     """Keep `prhub judge`'s corrections of the repository's PRs (`verdicts`), each checked first: a PR no stored
-    run lists is bad input (InputError, nothing kept). Then every published report listing one of them is made
-    again, as its next revision (claimed on the run, then queued to ReportFunction); returns those revisions."""
+    run lists is bad input (InputError, nothing kept). A correction the kept one already says is left out: it
+    changes nothing (unchanged). Then every published report listing a PR whose verdict changed is made again, as
+    its next revision (claimed on the run, then queued to ReportFunction); returns those revisions."""
     made = [judgement(repo, pr, verdict, "correction", at) for pr, verdict in sorted(verdicts.items())]
     runs = list(deps.store.runs_of(repo))
     listed = {n for run in runs for n in run.refs}
@@ -198,10 +206,14 @@ def correct(repo: str, verdicts: Mapping[int, Verdict], deps: Deps, at: str) -> 
     if unknown:
         raise InputError(f"no stored run of {repo} lists {', '.join(f'#{n}' for n in unknown)}: a correction "
                          "names a PR of a report this stack made")
+    same = set(unchanged(repo, verdicts, deps.store))
+    made = [j for j in made if j.pr not in same]  # the same word again changes nothing: no new revision
+    if not made:
+        return []
     deps.store.put_judgements(made)
     asked = []
     for run in _published(runs):
-        if not set(run.refs) & set(verdicts):
+        if not set(run.refs) & {j.pr for j in made}:
             continue
         revision = run.revision + 1
         if deps.store.claim_revision(run.run_id, revision, deps.now()):

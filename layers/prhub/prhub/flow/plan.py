@@ -25,7 +25,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics, tracing
-from prhub.cloud.store import run_id
+from prhub.cloud.store import FAILED, run_id
 from prhub.core.config import RepoConfig, WatchList, check_repo
 from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError, SourceUnavailable
 from prhub.core.history import History
@@ -207,6 +207,8 @@ def _plan_scheduled(req: PlanRequest, deps: Deps) -> dict[str, Any]:
         if transient(exc) and deps.settings.plan_queue_url:
             return _retry(req, exc, deps)
         return _failed(req, exc, deps)
+    except Exception as exc:  # noqa: BLE001 - anything else (a queue's error, a bug) is this repository's alone
+        return _broke(req, exc, deps)
 
 
 def _named(req: PlanRequest) -> dict[str, Any]:
@@ -221,6 +223,22 @@ def _retry(req: PlanRequest, exc: Exception, deps: Deps) -> dict[str, Any]:
     deps.queue.send(deps.settings.plan_queue_url, {"plan": req.to_dict()}, delay=min(MAX_DELAY, wait))
     summary = {**_named(req), "error": str(exc), "retrying": True}
     logger.warning("repository planned again later", extra=summary)
+    return summary
+
+
+def _broke(req: PlanRequest, exc: Exception, deps: Deps) -> dict[str, Any]:
+    """A repository whose plan raised what no rule expects (SQS refusing its messages, a bug), maybe after its run
+    was written: counted as a failed plan (PlansFailed) and planned again alone through PlanQueue, whose retry
+    hands on what this one did not (_planned_before); the other repositories are planned either way."""
+    logger.exception("repository plan failed", extra={**_named(req), "error": str(exc)})
+    metrics.count("PlansFailed")
+    summary = {**_named(req), "error": f"{type(exc).__name__}: {exc}"[:1000], "failed": True}
+    if deps.settings.plan_queue_url:
+        try:
+            deps.queue.send(deps.settings.plan_queue_url, {"plan": req.to_dict()}, delay=RETRY_DELAY)
+            summary["retrying"] = True
+        except Exception:  # noqa: BLE001 - the sweep reports a run left part-way, and counts it (flow/publish.py)
+            logger.exception("repository plan not queued again", extra=_named(req))
     return summary
 
 
@@ -397,22 +415,57 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     if not deps.store.create_run(req.run_id, config, period, config.source, refs, int(now.timestamp()),
                                  format_timestamp(now), notes=notes, history=history, learned=taught,
                                  judgements=read):
-        logger.info("run already planned", extra={"run_id": req.run_id})
-        return {**summary, "duplicate": True}
+        return _planned_before(req, source, summary, deps)
     metrics.count("RunsPlanned")
-    from prhub.flow import score  # with the run planned, not at the handler's import
-
-    # One message per PR left to score: the PRs whose result the cache holds for their listed head are stored here
-    # (a range run again, a year after its weeks), and when that is all of them the report is asked for already.
-    cached = score.store_cached(req.run_id, config, refs, taught, source, deps)
-    if to_score := [r for r in refs if r.number not in cached]:
-        deps.queue.send_batch(deps.settings.score_queue_url,
-                              [{"run_id": req.run_id, "number": r.number, "ref": r.to_dict()} for r in to_score])
-    elif not refs and deps.store.claim_report(req.run_id, int(now.timestamp())):
-        # Nothing to score: the report (which says so) is requested right away.
-        deps.queue.send(deps.settings.report_queue_url, {"run_id": req.run_id})
+    _fan_out(req.run_id, config, refs, 0, taught, source, deps)
     logger.info("run planned", extra=summary)
     return summary
+
+
+def _planned_before(req: PlanRequest, source: Source, summary: dict[str, Any], deps: Deps) -> dict[str, Any]:
+    """A run with this id exists: a redelivered or retried event. When its plan stopped before handing on every
+    PR (a timeout, a queue's error, a crash after the run was written), this retry hands on the rest, from where
+    the run says it got to; otherwise it is a duplicate and changes nothing."""
+    run = deps.store.get_run(req.run_id)
+    if run is None or run.status == FAILED or run.fanned_out:
+        logger.info("run already planned", extra={"run_id": req.run_id})
+        return {**summary, "duplicate": True}
+    start = run.fanned or 0
+    # The run's own listing, not this retry's: the PRs it expects are the ones handed on.
+    sent = _fan_out(run.run_id, run.config, run.listing, start, run.learned, source, deps)
+    summary = {**summary, "expected": run.expected, "resumed_from": start, "sent": sent}
+    logger.warning("run planned part-way before: the rest of its PRs handed on", extra=summary)
+    return summary
+
+
+FAN_OUT_CHUNK = 100  # PRs handed on between two records of how far the fan-out got (Run.fanned)
+
+
+def _fan_out(run_id: str, config: RepoConfig, listing: list[PullRef], start: int, learned: dict[str, Any] | None,
+             source: Source, deps: Deps) -> int:
+    """Hand on the run's PRs from `start` (its listing's order): one message per PR left to score, the PRs whose
+    result the cache holds for their listed head stored here (a range run again, a year after its weeks); when
+    none is left to score the report is asked for already. How far it got is kept on the run as it goes
+    (Store.mark_fanned), so a plan stopped part-way is finished by its retry (_planned_before). Returns how many
+    messages it sent."""
+    from prhub.flow import score  # with the run planned, not at the handler's import
+
+    left = listing[start:]
+    cached = score.store_cached(run_id, config, left, learned, source, deps)
+    sent, marked = 0, start
+    for at in range(0, len(left), FAN_OUT_CHUNK):
+        if chunk := [r for r in left[at:at + FAN_OUT_CHUNK] if r.number not in cached]:
+            deps.queue.send_batch(deps.settings.score_queue_url,
+                                  [{"run_id": run_id, "number": r.number, "ref": r.to_dict()} for r in chunk])
+            sent += len(chunk)
+            marked = start + min(len(left), at + FAN_OUT_CHUNK)
+            deps.store.mark_fanned(run_id, marked)
+    if marked < len(listing):
+        deps.store.mark_fanned(run_id, len(listing))
+    if not listing and deps.store.claim_report(run_id, deps.now()):
+        # Nothing to score: the report (which says so) is requested right away.
+        deps.queue.send(deps.settings.report_queue_url, {"run_id": run_id})
+    return sent
 
 
 def _history(source: Source, config: RepoConfig, period: Period, authors: set[str]) -> History:

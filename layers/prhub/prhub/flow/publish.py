@@ -183,7 +183,8 @@ def _compose(run: Run, results: list[Result], scored: list[ScoredPR], unscored: 
                             narrator=lambda draft: narrator.model_narrative(draft, run.config, chat, deps.cache,
                                                                              prices),
                             revision=revision, changes=changed, prices=prices,
-                            judged={j.pr: j.verdict for j in said})
+                            judged={j.pr: j.verdict for j in said},
+                            corrected={j.pr: j.verdict for j in said if j.source == "correction"})
     narrator.record_cost(report["scorer"])
     if run.learned:  # what the judgements taught, beside the note the plan wrote (report.json `learning`)
         report["learning"] = run.learned
@@ -278,6 +279,10 @@ def sweep(older_than_minutes: Any, deps: Deps) -> dict[str, Any]:
             # Claim first so a late worker finishing this run does not ask for a second report.
             deps.store.claim_report(run.run_id, now)
             revision = 1
+            if not run.fanned_out:  # its plan stopped part-way and no retry finished it: a failed plan
+                logger.error("sweep reports a run whose plan did not hand on every PR",
+                             extra={"run_id": run.run_id, "expected": run.expected, "handed_on": run.fanned})
+                metrics.count("PlansFailed")
         try:
             reported.append(report_once(run.run_id, deps, revision)["run_id"])
         except Exception as exc:  # one broken run must not keep the others stuck

@@ -3,7 +3,7 @@
 Contract:
 
     report(prs, unscored, period, config, history, generated_at, scorer, run_notes=(), narrator=engine_narration,
-           revision=1, changes=None, prices=None) -> Report (prhub.core.report)
+           revision=1, changes=None, prices=None, judged=None, corrected=None) -> Report (prhub.core.report)
     draft(...same, without narrator and prices) -> Report   what the narrator reads: the narrative sections still empty
 
 prhub.engine.analysis.analyse_period computes the period's facts; the title and the
@@ -17,6 +17,7 @@ narrative's tokens added to the run's, the run's cost and each PR's.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from prhub.core.config import RepoConfig
@@ -97,11 +98,15 @@ def revision_notes(language: str, revision: int, changes: Changes) -> list[str]:
 
 def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
           history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
-          revision: int = 1, changes: Changes | None = None, judged: Mapping[int, str] | None = None) -> Report:
+          revision: int = 1, changes: Changes | None = None, judged: Mapping[int, str] | None = None,
+          corrected: Mapping[int, str] | None = None) -> Report:
     """The report before its narrative: the analysis, the title and every note; deterministic. A revision after
     the first (`revision` > 1, with what changed) says so in report.json and in a note. With `judged` (the
-    repository's judgements, by PR: prhub.flow.judgements) each PR says its verdict, or None."""
-    facts = analysis.analyse_period(prs, unscored, period, config, history, generated_at, scorer)
+    repository's judgements, by PR: prhub.flow.judgements) each PR says its verdict, or None; `corrected` (the
+    maintainers' corrections among them, `prhub judge`) is the verdict on its PR: its key flag, and so the key
+    count, the key-PR table and the highlights."""
+    facts = analysis.analyse_period(overruled(prs, corrected or {}), unscored, period, config, history, generated_at,
+                                    scorer)
     if judged:
         facts["prs"] = [{**p, "judged": judged.get(p["number"])} for p in facts["prs"]]
     notes = [*facts["notes"], *run_notes, *paths_note(config)]
@@ -118,13 +123,20 @@ def draft(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config:
 def report(prs: list[ScoredPR], unscored: list[Unscored], period: Period, config: RepoConfig,
            history: History, generated_at: str, scorer: Scorer, run_notes: Sequence[str] = (),
            narrator: Narrator = engine_narration, revision: int = 1, changes: Changes | None = None,
-           prices: PriceTable | None = None, judged: Mapping[int, str] | None = None) -> Report:
+           prices: PriceTable | None = None, judged: Mapping[int, str] | None = None,
+           corrected: Mapping[int, str] | None = None) -> Report:
     """The report of one period: its draft with the narrator's narrative, scorer and notes, accounted at `prices`
     when the run has a price table."""
     base = draft(prs, unscored, period, config, history, generated_at, scorer, run_notes, revision, changes,
-                 judged)
+                 judged, corrected)
     narration = narrator(base)
     return {**base, **(narration if prices is None else accounted(base, narration, prices))}
+
+
+def overruled(prs: list[ScoredPR], corrected: Mapping[int, str]) -> list[ScoredPR]:
+    """The PRs with the maintainers' corrections as their key flag (the scores stay the scorer's: a correction
+    says whether a PR is key, not how it ranks)."""
+    return [replace(p, key=corrected[p.number] == "key") if p.number in corrected else p for p in prs]
 
 
 def accounted(draft: Report, narration: Narration, prices: PriceTable) -> Narration:
