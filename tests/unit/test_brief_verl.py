@@ -109,3 +109,14 @@ def test_the_key_pr_table_is_in_chinese_with_at_most_two_points() -> None:
     assert all(row.count("<br>") <= 1 for row in rows)
     assert "refactor: remove curriculum sampler" not in table and "移除 curriculum 采样器" in table
     assert narrative.must_name(week("05-04"))[:2] == [6302, 6300]
+
+
+def test_a_year_caps_its_highlights_and_still_names_every_breaking_pr() -> None:
+    report = zh_share.build(ROWS, "2026-01-01", "2026-12-31", VERL, "Asia/Shanghai", "zh")
+    breaking = {p["number"] for p in report["prs"] if p["breaking"]}
+    assert len(breaking) > narrative.HIGHLIGHTS_MAX  # dozens: one item a PR would be the whole brief
+    assert len(report["highlights"]) == narrative.HIGHLIGHTS_MAX
+    assert breaking <= highlighted(report)
+    assert report["highlights"][-1]["text"].startswith("另有 ")
+    md = render_markdown(report)
+    assert bench_brief.visible_chars(bench_brief.brief(md)) <= 6000

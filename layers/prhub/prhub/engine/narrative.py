@@ -30,6 +30,7 @@ from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
 
 HIGHLIGHTS = 5
+HIGHLIGHTS_MAX = 8  # items, whatever must be named: a month's or a year's further breaking PRs share the last one
 KEY_CHANGES = 3  # after the highlights: the themes they left out, then the busiest modules
 
 RISK_TEXT = {
@@ -234,12 +235,26 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
     by_number = {p["number"]: p for p in prs}
     must = set(must_name(report))
     items = []
-    for kind, ref in picks:
+    for kind, ref in picks[:HIGHLIGHTS_MAX - 1] if len(picks) > HIGHLIGHTS_MAX else picks:
         if kind == "theme":
             items.append(_theme_highlight(themes[ref][1], report, zh, must))
         else:
             items.append(_lone_highlight(by_number[ref], zh))
+    if len(picks) > HIGHLIGHTS_MAX:
+        told = {n for item in items for n in item["prs"]}
+        items.append(_more_breaking([by_number[n] for n in must_name(report) if n not in told], zh))
     return items
+
+
+def _more_breaking(prs: list[PrEntry], zh: bool) -> Note:
+    """The breaking PRs the items before could not hold, named in one (a month or a year has dozens)."""
+    numbers = [p["number"] for p in prs]
+    shown = _refs(numbers, 20, zh)
+    text = (f"另有 {len(numbers)} 个破坏性变更：{shown}（原因见附录「风险详情」）。" if zh else
+            f"{len(numbers)} more breaking changes: {shown} (why: see the appendix, Risks in detail).")
+    return {"text": text, "prs": numbers,
+            "evidence": [_fact(p["number"], "breaking_reason", p["breaking_reason"]) for p in prs[:20]
+                         if p.get("breaking_reason")]}
 
 
 def _theme_highlight(members: list[PrEntry], report: Analysis, zh: bool, must: set[int]) -> Note:
