@@ -349,3 +349,16 @@ def test_relative_links_are_what_posixpath_relpath_gives_for_every_pair_of_site_
     for here, there in itertools.product(folders, repeat=2):
         rel = posixpath.relpath(there.rstrip("/") or ".", here.rstrip("/") or ".")
         assert sitepaths.relative(here, there) == ("./" if rel == "." else rel + "/"), (here, there)
+
+
+def test_a_pr_page_says_when_it_merged_in_the_reports_time_zone():
+    # issue 46: the pages of an Asia/Shanghai report showed merge times in UTC
+    report = copy.deepcopy(load("zh-week"))
+    pr = report["prs"][0]
+    pr["merged_at"] = "2026-05-06T18:30:00Z"  # the next morning in Shanghai
+    page = pulls.pull_page(report, SLUG, pr["number"])
+    assert page["tz"] == report["period"]["tz"] == "Asia/Shanghai"
+    for text in (render_pull_markdown(page), render_pull_html(page, "zh")):
+        assert "2026-05-07 02:30" in text and "Asia/Shanghai" in text and "2026-05-06T18:30:00Z" not in text
+    del page["tz"]  # a page stored before it carried its zone: as stored
+    assert "2026-05-06T18:30:00Z" in render_pull_markdown(page)

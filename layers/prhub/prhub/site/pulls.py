@@ -68,6 +68,7 @@ class PullPage(TypedDict):
     mentions: list[Mention]  # every published report listing it, the scoring one included
     links: dict[str, str]  # PR number (as text, JSON keys) -> GitHub URL of the PRs named on the page (they have pages)
     head: NotRequired[str]  # the PR head (commit) the page was built for: a page is rebuilt only when it moves
+    tz: NotRequired[str]  # the scoring report's time zone: the page says when it merged there, not in UTC
 
 
 def _module_of(path: str, modules: Sequence[str], module_map: Mapping[str, str]) -> str:
@@ -191,4 +192,5 @@ def pull_page(report: Report, slug: str, number: int, files: Iterable[FileLine] 
         "files": group_files(files, pr["modules"], module_map or {}),
         "cluster": cluster, "reverts": reverts, "neighbours": near,
         "mentions": list(mentions) or [here], "links": links, **({"head": head} if head else {}),  # type: ignore[typeddict-item]
+        **({"tz": str(period["tz"])} if period.get("tz") else {}),
     }

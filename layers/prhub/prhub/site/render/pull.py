@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from prhub.core.errors import InputError
+from prhub.core.period import parse_timestamp, zone
 from prhub.core.text import clean, comment_link, num, safe_url, usd
 from prhub.site import paths as sitepaths
 from prhub.site.pulls import Mention, PullPage
@@ -100,10 +102,21 @@ def _scorer_line(page: PullPage, words: dict[str, str]) -> str:
     return scorer_text({"scorer": kind, "language": lang})  # type: ignore[typeddict-item]
 
 
+def local_time(merged_at: str, tz: str | None) -> str:
+    """A merge time as the report's readers keep time ("2026-05-06 14:03 (Asia/Shanghai)"); as stored (UTC) when
+    the page knows no zone or the value is not a timestamp."""
+    if not tz:
+        return clean(merged_at)
+    try:
+        return f"{parse_timestamp(merged_at).astimezone(zone(tz)):%Y-%m-%d %H:%M} ({clean(tz)})"
+    except (ValueError, InputError):
+        return clean(merged_at)
+
+
 def _facts(page: PullPage, words: dict[str, str]) -> list[tuple[str, str]]:
     """The header's (label, value) rows: author, merge time, modules, scores, size, scorer, and what applies."""
     pr = page["pr"]
-    facts = [(words["author"], clean(pr["author"])), (words["merged_at"], clean(pr["merged_at"])),
+    facts = [(words["author"], clean(pr["author"])), (words["merged_at"], local_time(pr["merged_at"], page.get("tz"))),
              (words["modules"], ", ".join(clean(m) for m in pr["modules"])), (words["type"], clean(pr["type"])),
              (words["importance"], num(pr["importance"])), (words["insight"], num(pr["insight"])),
              (words["changes"], f"+{num(pr['additions'])} / -{num(pr['deletions'])} · {num(pr['changed_files'])}"),
