@@ -88,6 +88,16 @@ def test_an_empty_week_still_reads():
     assert text["highlights"] == [] and text["suggestions"] == []
 
 
+def test_an_empty_week_after_busy_ones_has_no_module_falling():
+    # issue 46: every module of an empty week showed as falling
+    earlier = [history_entry(100 + i, f"[trainer, rollout] fix: thing {i}", f"2026-06-0{1 + i % 7}T08:00:00Z")
+               for i in range(12)]
+    report = analyse_period([], [], WEEK, CONFIG, History.of(earlier, WEEK), "2026-06-22T00:00:00Z",
+                            {"kind": "heuristic"})
+    assert report["modules"] and {m["trend"] for m in report["modules"]} == {"steady"}
+    assert narrative.engine_narrative(report)["trend_notes"] == []
+
+
 def test_titles_unchanged():
     assert compose.title("verl-project/verl", WEEK, "zh") == "verl-project/verl 2026 年第 25 周周报（06-15 至 06-21）"
     assert compose.title("verl-project/verl", WEEK, "en") == "verl-project/verl weekly report, 2026-W25, Jun 15–21"

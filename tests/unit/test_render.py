@@ -344,6 +344,7 @@ def test_an_empty_week_renders_a_short_report_everywhere(tmp_path):
     files = render_all_strict(report)
     md = files["report.md"].decode()
     assert re.findall(r"^## (.+)$", md, re.MULTILINE) == ["Executive summary"]
+    assert "| Avg importance | — |" in md and "0.0" not in md  # no PR, no average (issue 46)
     assert "<svg" not in files["index.html"].decode()
     assert "No PRs were merged." in pdf_text(files["report.pdf"], tmp_path)
 

@@ -439,8 +439,10 @@ def _module_trends(prs: list[ScoredPR], period: Period, known: dict[int, dict[st
         if count == 0 and baseline < 1.0:
             continue  # a module seen once in a month is not news when it is quiet
         delta = round(count - baseline, 2)
+        # a period with nothing scored is a quiet one, not every module falling at once
+        trend = _trend(count, baseline, delta, history_known) if prs else "steady"
         modules.append({"name": name, "pr_count": count, "prs": sorted(current.get(name, [])),
-                        "baseline": baseline, "delta": delta, "trend": _trend(count, baseline, delta, history_known)})
+                        "baseline": baseline, "delta": delta, "trend": trend})
     modules.sort(key=lambda m: (-m["pr_count"], -m["baseline"], m["name"]))
     trend_weeks: list[TrendWeek] = [{"since": w.since.isoformat(), "until": w.until.isoformat(), "pr_count": totals[i]}
                    for i, w in enumerate(weeks)]

@@ -459,9 +459,12 @@ class ReportView(TemplateView):
 
 
 def _header_stats(stats: Stats, words: dict[str, str]) -> HeaderStats:
+    scored = stats["pr_count"] - (stats.get("unscored_count") or 0) > 0
     return HeaderStats(
         pr_count=num(stats["pr_count"]), key_pr_count=num(stats["key_pr_count"]),
-        avg_importance=num(stats["avg_importance"]), avg_insight=num(stats["avg_insight"]),
+        # no PR scored, no average: "—", not 0.0
+        avg_importance=num(stats["avg_importance"]) if scored else "—",
+        avg_insight=num(stats["avg_insight"]) if scored else "—",
         additions=num(stats["additions"]), deletions=num(stats["deletions"]), authors=num(stats["authors"]),
         new_contributors=_newcomers(stats, words), new_contributors_label=_newcomer_label(stats, words),
         bots=_bots_line(stats, words))
