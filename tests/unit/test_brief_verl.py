@@ -120,3 +120,17 @@ def test_a_year_caps_its_highlights_and_still_names_every_breaking_pr() -> None:
     assert report["highlights"][-1]["text"].startswith("另有 ")
     md = render_markdown(report)
     assert bench_brief.visible_chars(bench_brief.brief(md)) <= 6000
+
+
+def test_a_years_risks_at_a_glance_name_each_kind_once_by_its_most_important_prs() -> None:
+    # issue 46: the year printed each risk list twice (bullets, then chips) and picked examples by number
+    report = zh_share.build(ROWS, "2026-01-01", "2026-12-31", VERL, "Asia/Shanghai", "zh")
+    importance = {p["number"]: p["importance"] for p in report["prs"]}
+    glance = bench_brief.section(render_markdown(report), "风险速览")
+    lines = [line for line in glance.splitlines() if line.startswith("- ")]
+    assert len(lines) == len(report["risks"])  # one line a kind, no second list of the same PRs
+    for note, risk in zip(report["risk_notes"], report["risks"], strict=True):
+        example = int(re.search(r"#(\d+)", note["text"]).group(1))
+        assert importance[example] == max(importance[n] for n in risk["prs"])
+        shown = note["prs"][:6]
+        assert [importance[n] for n in shown] == sorted((importance[n] for n in shown), reverse=True)

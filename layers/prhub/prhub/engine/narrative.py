@@ -456,9 +456,12 @@ def _trend_notes(report: Analysis, zh: bool) -> list[Note]:
 def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
     names = RISK_TEXT["zh" if zh else "en"]
     notes: list[Note] = []
+    importance = {p["number"]: p["importance"] for p in report.get("prs", [])}
     for risk in report.get("risks", []):
         label = names.get(risk["kind"], risk["kind"])
-        items = risk.get("items") or []
+        # the example is the risk's most important PR (a year lists hundreds by number)
+        first = min(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n)) if risk["prs"] else None
+        items = sorted(risk.get("items") or [], key=lambda i: i["pr"] != first)
         example = f"{items[0]['detail']}" if items else risk["detail"]
         example = re.split(r"；|; ", example)[0]  # the first of the example's clauses: the details section has all
         quoted = example
@@ -466,14 +469,15 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
             example = _first_pins(example, zh)
         example = re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", example)  # a file by its name: paths are there
         # The renderers list the PRs the text does not cite, so the text names only the example.
-        first, count = risk["prs"][0], len(risk["prs"])
+        count = len(risk["prs"])
         if zh:
             text = (f"{label}：#{first}，{_short(example, 120)}" if count == 1 else
                     f"{label}：{count} 个 PR，例如 #{first}：{_short(example, 120)}")
         else:
             text = (f"{label}: #{first}, {_short(example, 120)}" if count == 1 else
                     f"{label}: {count} PRs, e.g. #{first}: {_short(example, 120)}")
-        notes.append({"text": text, "prs": list(risk["prs"]), "evidence": [
+        ranked = sorted(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))  # the brief names the first few
+        notes.append({"text": text, "prs": ranked, "evidence": [
             _fact(first, "risks", quoted), *reviews.review_risk_facts(risk["kind"], first, report.get("reviews"))]})
     return notes
 
