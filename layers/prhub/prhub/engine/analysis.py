@@ -230,11 +230,11 @@ def _identifiers(text: str) -> set[str]:
     for found in IDENTIFIER.findall(text):
         name = re.sub(r"^(?:self|cls)\.", "", found).strip("._")
         name = re.sub(r"\.__\w+$", "", name)
-        # Still an identifier once `self.` is gone (`self.trainer` is the word "trainer"), not a file name, and
-        # not a product's spelling (vLLM).
+        # Still an identifier once `self.` is gone (`self.trainer` is the word "trainer"), not a file name, not
+        # a product's spelling (vLLM), nor a versioned model family (qwen3.5 names every Qwen3.5 script).
         if (len(name) >= 4 and "://" not in name and not name[:1].isdigit()
                 and re.search(r"[_.]|[a-z][A-Z]+[a-z]|^--", name) and not re.fullmatch(r"[\w]+\.(?:py|rs|md|sh)", name)
-                and not GENERIC_NAME.fullmatch(name.lower())):
+                and not GENERIC_NAME.fullmatch(name.lower()) and not re.search(r"\d\.\d", name)):
             names.add(name.lower())
     return names
 
@@ -286,7 +286,7 @@ class _Vocabulary:
     headline: dict[int, set[str]]  # of those, the ones the title and summary name
     term_users: Counter[str]
     common: int  # used by more PRs than this, a file or term says nothing about relatedness
-    rare_file_users: dict[str, set[int]]
+    few: int  # changed by more PRs than this, a file is a hub of the period (a central trainer), no one's substance
     rare_term_users: dict[str, set[int]]
     code: dict[int, dict[str, int]]  # each PR's source and test files with their changed lines
     docs_only: frozenset[int]
@@ -296,7 +296,8 @@ class _Vocabulary:
         included): no link needs less, and one shared file is what most pairs a busy period brings together."""
         on_files: Counter[int] = Counter()
         for f in self.code[pr.number]:
-            on_files.update(self.rare_file_users.get(f, ()))
+            if len(self.file_users[f]) <= self.few:
+                on_files.update(self.file_users[f])
         partners = {n for n, shared in on_files.items() if shared >= 2}
         for t in self.terms[pr.number]:
             partners |= self.rare_term_users.get(t, set())
@@ -321,8 +322,8 @@ def _vocabulary(prs: list[ScoredPR], test_paths: tuple[str, ...] = ()) -> _Vocab
         for t in ts:
             if term_users[t] <= common:
                 rare_term_users[t].add(n)
-    return _Vocabulary(file_users, terms, names, headline, term_users, common,
-                       {f: users for f, users in file_users.items() if 2 <= len(users) <= common}, rare_term_users,
+    return _Vocabulary(file_users, terms, names, headline, term_users, common, max(3, common // 2),
+                       rare_term_users,
                        {p.number: _code_lines(p, test_paths) for p in prs},
                        frozenset(p.number for p in prs if _docs_only(p, test_paths)))
 
@@ -408,7 +409,7 @@ def _link_strength(pa: ScoredPR, pb: ScoredPR, words: _Vocabulary) -> float | No
         return None  # a doc note about X joins a docs group or a PR it refers to, not the fix of X
     rare_terms = {t for t in words.terms[a] & words.terms[b] if words.term_users[t] <= words.common}
     code_a, code_b = words.code[a], words.code[b]
-    files = {f for f in code_a.keys() & code_b.keys() if len(words.file_users[f]) <= words.common}
+    files = {f for f in code_a.keys() & code_b.keys() if len(words.file_users[f]) <= words.few}
     if not rare_terms and len(files) < 2:
         return None  # most pairs a rare file brings together share nothing else: every rule below needs more
     shared_modules = set(pa.modules) & set(pb.modules)
