@@ -283,6 +283,11 @@ def test_a_theme_is_named_by_its_files_subsystem_when_the_title_tag_is_elsewhere
                    make_pr("[ckpt] feat: keep the last k steps", [change("pkg/checkpoint_engine/keep.py", 30)],
                            body="`ckpt.resume_step` skips deleted steps.", number=2, merged_at="2026-06-16T02:00:00Z")]
     assert [c["title"].split(":")[0] for c in report(abbreviated)["clusters"]] == ["ckpt"]
+    workflows = [make_pr(f"[ci] chore: pin the ascend runner image {i}", [change(".github/workflows/npu.yml", 3),
+                                                                           change(f"tests/npu/run_{i}.sh", 3)],
+                         body="Pins `npu_runner.image` to 8.1.", number=i, merged_at="2026-06-15T02:00:00Z")
+                 for i in (1, 2)]
+    assert [c["title"].split(":")[0] for c in report(workflows)["clusters"]] == ["ci"]  # the files' kind is CI
 
 
 def test_two_groups_one_weak_link_meets_stay_apart():

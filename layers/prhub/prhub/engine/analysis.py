@@ -486,17 +486,25 @@ def _describe_cluster(members: list[int], by_number: dict[int, ScoredPR], terms:
 
 
 def _subsystem(members: list[int], by_number: dict[int, ScoredPR], top_modules: list[str], config: RepoConfig) -> str:
-    """The part of the repository a cluster works on: the lead's module when a member's path names it
+    """The part of the repository a cluster works on: the lead's first module a member's path or its kind names
     (`ckpt` in verl/checkpoint_engine/), else the folder most of the members' source is in (a `[tool]` tag on
-    verl/utils/memory_utils.py is utils work)."""
+    verl/utils/memory_utils.py is utils work); the tag still when that folder is only the repository's top."""
     best = by_number[_lead_of(members, by_number)]
-    tag = (best.modules[0] if best.modules else "/".join(top_modules)) or "misc"
+    tags = list(dict.fromkeys([*best.modules, *top_modules]))
+    tag = tags[0] if tags else "misc"
     paths = [f for n in members for f in by_number[n].files if not is_generated(f)]
     source = [f for f in paths if file_kind(f, config.test_paths) == "source"] or paths
-    if not source or any(_bears(tag, f) for f in paths):
+    if not source:
         return tag
+    # A path names the module (verl/workers/rollout/ for [rollout]), or its kind does ([ci] on a workflow).
+    kinds = {file_kind(f, config.test_paths) for f in paths}
+    borne = next((t for t in tags if any(_bears(t, f) for f in paths) or any(_abbreviates(t, k) for k in kinds)),
+                 None)
+    if borne:
+        return borne
     layout = Counter(layout_module(f, config.name) for f in source)
-    return min(layout, key=lambda name: (-layout[name], name))
+    folder = min(layout, key=lambda name: (-layout[name], name))
+    return tag if folder in ("root", config.name) else folder
 
 
 @lru_cache(maxsize=65536)
