@@ -290,6 +290,7 @@ class _Vocabulary:
     rare_term_users: dict[str, set[int]]
     code: dict[int, dict[str, int]]  # each PR's source and test files with their changed lines
     docs_only: frozenset[int]
+    declared: dict[int, set[str]]  # the modules each PR's title names (tags, a conventional scope)
 
     def partners(self, pr: ScoredPR) -> set[int]:
         """The PRs sharing a rare title term or name with `pr`, or two of its rare source or test files (itself
@@ -325,7 +326,15 @@ def _vocabulary(prs: list[ScoredPR], test_paths: tuple[str, ...] = ()) -> _Vocab
     return _Vocabulary(file_users, terms, names, headline, term_users, common, max(3, common // 2),
                        rare_term_users,
                        {p.number: _code_lines(p, test_paths) for p in prs},
-                       frozenset(p.number for p in prs if _docs_only(p, test_paths)))
+                       frozenset(p.number for p in prs if _docs_only(p, test_paths)),
+                       {p.number: _declared(p.title) for p in prs})
+
+
+@lru_cache(maxsize=65536)
+def _declared(title: str) -> set[str]:
+    """The modules a title names: its tags (`[tool, data]`) or conventional scope (`fix(diag):`)."""
+    scope = parse_title(title)[2]
+    return set(modules_from_title(title)) | {s.strip() for s in re.split(r"[,/]", scope or "") if s.strip()}
 
 
 def _clusters(prs: list[ScoredPR], reverts: list[Revert], config: RepoConfig) -> list[Cluster]:
@@ -413,15 +422,21 @@ def _link_strength(pa: ScoredPR, pb: ScoredPR, words: _Vocabulary) -> float | No
     if not rare_terms and len(files) < 2:
         return None  # most pairs a rare file brings together share nothing else: every rule below needs more
     shared_modules = set(pa.modules) & set(pb.modules)
-    names = rare_terms & (words.names[a] | words.names[b])
+    names = rare_terms & (words.names[a] | words.names[b]) - set(pa.modules) - set(pb.modules)
     plain = rare_terms - names - set(pa.modules) - set(pb.modules)  # a module's name is no subject of its own
     substance = len(files) >= 2 and all(sum(code[f] for f in files) >= SUBSTANCE * sum(code.values())
                                         for code in (code_a, code_b))
-    # A name one of them is about (its title or summary names it) is their subject; names both only mention in
-    # passing (`replica_rank` in a profiling guard and in an IPC path fix) need a second one or a shared file.
-    named = bool(names & (words.headline[a] | words.headline[b])) or len(names) >= 2 or bool(names and files)
+    # A name both are about (their titles or summaries name it) is their subject; one only one of them is about,
+    # or two they mention, within a module or a file they share. Names mentioned in passing (`replica_rank` in a
+    # profiling guard and in an IPC path fix, cargo's `GlobalContext`) are no subject.
+    about = names & (words.headline[a] | words.headline[b])
+    named = bool(names & words.headline[a] & words.headline[b]) or bool(
+        (shared_modules or files) and (about or len(names) >= 2))
+    # Files are a subject when the titles say the same module too: a sweep over every trainer (autocast, a model
+    # card) shares their files with any other sweep, and a layout module says no more than the files do.
+    declared = words.declared[a] & words.declared[b]
     if not (named or (len(plain) >= 2 and (shared_modules or files))
-            or (substance and (shared_modules or plain))):
+            or (substance and (declared or plain))):
         return None
     # Rarer files and terms weigh more: two PRs alone on a file are likelier one piece of work.
     return (sum(2.0 / (len(words.file_users[f]) - 1) for f in files)
