@@ -265,6 +265,11 @@ def test_a_doc_note_joins_the_pr_it_documents():
     note = make_pr("[doc] docs: document the prefix cache of #1", [change("docs/rollout.md", 30)],
                    body="Explains `rollout.prefix_cache` added in #1.", number=2, merged_at="2026-06-16T02:00:00Z")
     assert [c["prs"] for c in report([feature, note])["clusters"]] == [[1, 2]]
+    stabilised = make_pr("feat: stabilize `build.build-dir`", [change("src/core/layout.rs", 90)], number=3,
+                         merged_at="2026-06-15T02:00:00Z")
+    guide = make_pr("docs: cross-link the build-dir guide", [change("src/doc/guide.md", 30)],
+                    body="Follow-up of #3.", number=4, merged_at="2026-06-16T02:00:00Z")
+    assert [c["prs"] for c in report([stabilised, guide])["clusters"]] == [[3, 4]]
 
 
 def test_a_theme_is_named_by_its_files_subsystem_when_the_title_tag_is_elsewhere():

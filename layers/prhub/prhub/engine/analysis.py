@@ -291,6 +291,7 @@ class _Vocabulary:
     code: dict[int, dict[str, int]]  # each PR's source and test files with their changed lines
     docs_only: frozenset[int]
     declared: dict[int, set[str]]  # the modules each PR's title names (tags, a conventional scope)
+    piece_users: Counter[str]  # the PRs whose title has each word (_pieces)
 
     def partners(self, pr: ScoredPR) -> set[int]:
         """The PRs sharing a rare title term or name with `pr`, or two of its rare source or test files (itself
@@ -327,7 +328,8 @@ def _vocabulary(prs: list[ScoredPR], test_paths: tuple[str, ...] = ()) -> _Vocab
                        rare_term_users,
                        {p.number: _code_lines(p, test_paths) for p in prs},
                        frozenset(p.number for p in prs if _docs_only(p, test_paths)),
-                       {p.number: _declared(p.title) for p in prs})
+                       {p.number: _declared(p.title) for p in prs},
+                       Counter(w for p in prs for w in _pieces(p.title)))
 
 
 @lru_cache(maxsize=65536)
@@ -387,10 +389,18 @@ def _reference_links(prs: list[ScoredPR], reverts: list[Revert], by_number: dict
 
 
 def _borne_out(pa: ScoredPR, pb: ScoredPR, words: _Vocabulary) -> bool:
-    """Whether a reference between two PRs is to shared work: they share a module, a file or a rare term. A
-    mention in passing ("pre-commit fails on main from #7300") joins a doc note to nothing it shares."""
+    """Whether a reference between two PRs is to shared work: they share a module, a file, a rare term or a rare
+    word of their titles (`build-dir` in the docs of `build.build-dir`). A mention in passing ("pre-commit fails
+    on main from #7300") joins a doc note to nothing it shares."""
     return bool(set(pa.modules) & set(pb.modules) or set(words.code[pa.number]) & set(words.code[pb.number])
-                or any(words.rare(t) for t in words.terms[pa.number] & words.terms[pb.number]))
+                or any(words.rare(t) for t in words.terms[pa.number] & words.terms[pb.number])
+                or any(words.piece_users[w] <= words.common for w in _pieces(pa.title) & _pieces(pb.title)))
+
+
+@lru_cache(maxsize=65536)
+def _pieces(title: str) -> frozenset[str]:
+    """The words of a title's description, identifiers split (`redundant_homepage` is redundant and homepage)."""
+    return frozenset(w for w in re.findall(r"[a-z]{4,}", parse_title(title)[0].lower()) if w not in STOPWORDS)
 
 
 def _shared_work_links(prs: list[ScoredPR], words: _Vocabulary,
