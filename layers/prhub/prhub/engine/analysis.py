@@ -221,11 +221,12 @@ GENERIC_NAME = re.compile(r"\w*(?:error|exception|warning)|(?:torch|np|numpy|os|
 def _names(pr: ScoredPR) -> tuple[set[str], set[str]]:
     """The identifiers, config keys and flags the PR names (`reward_model.enable`, `RewardModelConfig`, `--flag`):
     (those of its title and summary, what it says it is about; those of its key points too)."""
-    headline = _identifiers(f"{parse_title(pr.title)[0]} {pr.summary}")
+    headline = set(_identifiers(f"{parse_title(pr.title)[0]} {pr.summary}"))
     return headline, headline | _identifiers(" ".join(pr.key_points))
 
 
-def _identifiers(text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def _identifiers(text: str) -> frozenset[str]:
     names: set[str] = set()
     for found in IDENTIFIER.findall(text):
         name = re.sub(r"^(?:self|cls)\.", "", found).strip("._")
@@ -236,7 +237,7 @@ def _identifiers(text: str) -> set[str]:
                 and re.search(r"[_.]|[a-z][A-Z]+[a-z]|^--", name) and not re.fullmatch(r"[\w]+\.(?:py|rs|md|sh)", name)
                 and not GENERIC_NAME.fullmatch(name.lower()) and not re.search(r"\d\.\d", name)):
             names.add(name.lower())
-    return names
+    return frozenset(names)
 
 
 def _objects(pr: ScoredPR) -> set[str]:
