@@ -15,7 +15,7 @@ total order.
 What it computes: stats; module trends against those 4 periods (a module with a
 baseline but no PR this period is listed with pr_count 0, fading); hot files
 (changed by 2+ PRs, lock and generated files ignored, top 10); clusters of PRs
-working on the same thing, named after their lead PR; revert chains, found through
+working on the same subject (`_clusters`), named after their lead PR under its subsystem; revert chains, found through
 `history` so they reach across weeks, with the PR that re-lands or re-fixes the
 change (the reverted PR's `prs[]` entry gets `reverted_by`); risks, one entry per
 kind. The narrative slots stay empty: the
