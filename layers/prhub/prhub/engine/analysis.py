@@ -240,11 +240,6 @@ def _identifiers(text: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def _objects(pr: ScoredPR) -> set[str]:
-    """The title's terms and the identifiers the title, summary and key points name: what the PR works on."""
-    return _terms(pr.title) | _names(pr)[1]
-
-
 # Past this many PRs a file or title term is too common to say two PRs belong together (weeks up to 320 PRs
 # never reach it; a year of a busy repository does).
 MAX_RARE_USERS = 40
@@ -282,7 +277,7 @@ class _Vocabulary:
     """The files and title terms of the period with the PRs using each, and which are rare enough to link PRs."""
 
     file_users: dict[str, set[int]]
-    terms: dict[int, set[str]]  # title words and names, as _objects gives them
+    terms: dict[int, set[str]]  # each PR's title words and names: what it works on
     names: dict[int, set[str]]  # of them, the identifiers, config keys and flags
     headline: dict[int, set[str]]  # of those, the ones the title and summary name
     term_users: Counter[str]
