@@ -223,7 +223,7 @@ def test_prs_that_only_share_files_are_not_one_theme():
 
 
 def test_prs_naming_the_same_object_join_and_the_theme_is_named_by_its_lead():
-    files = ["pkg/engine/impl.py", "tests/test_engine.py"]
+    files = ["pkg/megatron/impl.py", "tests/test_engine.py"]
     prs = [make_pr("[megatron] feat: chunked entropy", [change(f, 80) for f in files], number=1,
                    body="Computes `entropy_from_logits` in chunks to cap the peak memory of long sequences.",
                    merged_at="2026-06-15T02:00:00Z"),
@@ -233,3 +233,87 @@ def test_prs_naming_the_same_object_join_and_the_theme_is_named_by_its_lead():
     clusters = report(prs)["clusters"]
     assert [c["prs"] for c in clusters] == [[1, 2]]
     assert clusters[0]["title"] == "megatron: chunked entropy"
+
+
+def test_one_shared_file_and_one_title_word_do_not_join():
+    # Issue 45 (verl #6724, #6790): a checkpoint rename touches one line of the new async trainer.
+    prs = [make_pr("[ckpt] refactor: rename the trainer arg", [change("pkg/ckpt/base.py", 80),
+                                                               change("pkg/trainer/separate_async.py", 2)],
+                   number=1, merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[trainer] feat: a runnable separate async trainer", [change("pkg/trainer/separate_async.py", 300),
+                                                                        change("pkg/rollout/server.py", 20)],
+                   number=2, merged_at="2026-06-17T02:00:00Z")]
+    assert report(prs)["clusters"] == []
+
+
+def test_a_doc_note_joins_neither_a_fix_it_mentions_in_passing_nor_one_it_shares_a_name_with():
+    fix = make_pr("[algo] fix: carry running_return through observation spans", [change("pkg/algos.py", 40)],
+                  body="`running_return` was reset at each observation span.", number=1,
+                  merged_at="2026-06-15T02:00:00Z")
+    passing = make_pr("[doc] fix: note the megatron commit MTP needs", [change("docs/advance/mtp.md", 3)],
+                      body="pre-commit fails on main for an unrelated file, a ruff-format diff from #1.", number=2,
+                      merged_at="2026-06-16T02:00:00Z")
+    naming = make_pr("[doc] fix: explain running_return", [change("docs/algo/reinforce.md", 3)],
+                     body="Documents `running_return` for multi-turn rollouts.", number=3,
+                     merged_at="2026-06-16T03:00:00Z")
+    assert report([fix, passing, naming])["clusters"] == []
+
+
+def test_a_doc_note_joins_the_pr_it_documents():
+    feature = make_pr("[rollout] feat: add `rollout.prefix_cache` option", [change("pkg/rollout/cache.py", 90)],
+                      number=1, merged_at="2026-06-15T02:00:00Z")
+    note = make_pr("[doc] docs: document the prefix cache of #1", [change("docs/rollout.md", 30)],
+                   body="Explains `rollout.prefix_cache` added in #1.", number=2, merged_at="2026-06-16T02:00:00Z")
+    assert [c["prs"] for c in report([feature, note])["clusters"]] == [[1, 2]]
+    stabilised = make_pr("feat: stabilize `build.build-dir`", [change("src/core/layout.rs", 90)], number=3,
+                         merged_at="2026-06-15T02:00:00Z")
+    guide = make_pr("docs: cross-link the build-dir guide", [change("src/doc/guide.md", 30)],
+                    body="Follow-up of #3.", number=4, merged_at="2026-06-16T02:00:00Z")
+    assert [c["prs"] for c in report([stabilised, guide])["clusters"]] == [[3, 4]]
+
+
+def test_a_theme_is_named_by_its_files_subsystem_when_the_title_tag_is_elsewhere():
+    # Issue 45 (verl #6216, #6248): memory snapshots tagged [tool] change the utils' memory and profiler code.
+    prs = [make_pr("[tool] feat: memory snapshot collection clears its history",
+                   [change("trainer/utils/memory_utils.py", 60), change("trainer/utils/profiler/profile.py", 20)],
+                   body="`memory_snapshot.clear_history` after each dump.", number=1,
+                   merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[tool] fix: memory snapshot collection on old torch", [change("trainer/utils/memory_utils.py", 8)],
+                   body="`memory_snapshot.clear_history` is not in torch 2.4.", number=2,
+                   merged_at="2026-06-16T02:00:00Z")]
+    clusters = report(prs)["clusters"]
+    assert [c["title"].split(":")[0] for c in clusters] == ["utils"]
+    abbreviated = [make_pr("[ckpt] fix: resume from the latest step", [change("pkg/checkpoint_engine/base.py", 30)],
+                           body="`ckpt.resume_step` was off by one.", number=1, merged_at="2026-06-15T02:00:00Z"),
+                   make_pr("[ckpt] feat: keep the last k steps", [change("pkg/checkpoint_engine/keep.py", 30)],
+                           body="`ckpt.resume_step` skips deleted steps.", number=2, merged_at="2026-06-16T02:00:00Z")]
+    assert [c["title"].split(":")[0] for c in report(abbreviated)["clusters"]] == ["ckpt"]
+    workflows = [make_pr(f"[ci] chore: pin the ascend runner image {i}", [change(".github/workflows/npu.yml", 3),
+                                                                           change(f"tests/npu/run_{i}.sh", 3)],
+                         body="Pins `npu_runner.image` to 8.1.", number=i, merged_at="2026-06-15T02:00:00Z")
+                 for i in (1, 2)]
+    assert [c["title"].split(":")[0] for c in report(workflows)["clusters"]] == ["ci"]  # the files' kind is CI
+
+
+def test_two_groups_one_weak_link_meets_stay_apart():
+    # A follow-up pair on retiring sync mode, a pair on PD rollout: one class both fixes mention does not chain them.
+    prs = [make_pr("[vllm] feat: retire the sync mode", [change("pkg/rollout/vllm_sync.py", 300)], number=1,
+                   merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[rollout] fix: explain the retired sync mode (follow-up of #1)",
+                   [change("pkg/rollout/vllm_sync.py", 10)], body="Suggests `AsyncReplica` instead.", number=2,
+                   merged_at="2026-06-16T02:00:00Z"),
+           make_pr("[sglang] feat: prefill-decode rollout", [change("pkg/rollout/pd.py", 400)], number=3,
+                   merged_at="2026-06-17T02:00:00Z"),
+           make_pr("[rollout] feat: vllm prefill-decode (follow-up of #3)", [change("pkg/rollout/pd.py", 90)],
+                   body="Subclasses `AsyncReplica` for the decode side.", number=4, merged_at="2026-06-18T02:00:00Z")]
+    assert sorted(c["prs"] for c in report(prs)["clusters"]) == [[1, 2], [3, 4]]
+
+
+def test_several_files_that_are_both_prs_substance_join_within_a_module():
+    files = ["pkg/tools/registry.py", "pkg/tools/function_tool.py", "tests/test_tools.py"]
+    prs = [make_pr("[tool] feat: simpler function-based registration", [change(f, 60) for f in files], number=1,
+                   merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[tool] refactor: initialise them in the worker",
+                   [*(change(f, 30) for f in files), change("pkg/worker.py", 20)], number=2,
+                   merged_at="2026-06-16T02:00:00Z")]
+    assert [c["prs"] for c in report(prs)["clusters"]] == [[1, 2]]

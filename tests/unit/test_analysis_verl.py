@@ -63,8 +63,9 @@ def test_every_week_carries_the_analysis_sections(weeks):
             assert chain["pr"] and (chain["reverts"] or chain["title"])
     busy = [r for r in weeks.values() if r["stats"]["pr_count"] >= 20]
     assert all(r["hot_files"] for r in busy)
-    # Files alone no longer join PRs (issue 23), so a busy week of unrelated work may have no theme; few do.
-    assert sum(bool(r["clusters"]) for r in busy) >= 0.95 * len(busy)
+    # Files alone no longer join PRs (issue 23), nor one file and one title word (issue 45), so a busy week of
+    # unrelated work may have no theme; few do (5 of 79 on the export of 2026-12).
+    assert sum(bool(r["clusters"]) for r in busy) >= 0.9 * len(busy)
     assert sum(bool(r["reverts"]) for r in weeks.values()) >= 15
 
 

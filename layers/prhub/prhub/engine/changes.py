@@ -48,6 +48,7 @@ def is_lock(path: str) -> bool:
     return base in LOCK_FILES or base.endswith(".lock")
 
 
+@lru_cache(maxsize=65536)  # the analysis asks per file per PR, a year's clusters some 20,000 times
 def is_generated(path: str) -> bool:
     """Files a tool writes (lock files, `_generated_*` configs): their churn says nothing about the week's work."""
     base = path.rsplit("/", 1)[-1].lower()
