@@ -208,42 +208,50 @@ def must_name(report: Analysis) -> list[int]:
     return list(dict.fromkeys([p["number"] for p in prs if p["breaking"]] + [p["number"] for p in prs[:3]]))
 
 
-def _highlights(report: Analysis, zh: bool) -> list[Note]:
-    """The period's headlines by theme: a theme (a cluster of PRs on one subject) or a lone PR per item, those
-    holding a breaking PR or one of the three most important first, then the themes and key PRs by importance
-    up to HIGHLIGHTS. The PRs of `_must` are always in, whatever the cap."""
-    prs = report.get("prs", [])
+def _units(report: Analysis) -> list[tuple[str, list[PrEntry]]]:
+    """The period's subjects as (subsystem, member PRs): each cluster under the subsystem its title heads it with
+    (engine.analysis names it by paths), each PR of no cluster under its first module."""
     themes = _themes(report)
-    theme_of = {p["number"]: i for i, (_, members) in enumerate(themes) for p in members}
-    picks: list[tuple[str, int]] = []
-    for n in must_name(report):
-        pick = ("theme", theme_of[n]) if n in theme_of else ("pr", n)
-        if pick not in picks:
-            picks.append(pick)
-    keyed = sorted((i for i, (_, m) in enumerate(themes) if _keyed(m)),
-                   key=lambda i: (-_lead(themes[i][1])["importance"], _lead(themes[i][1])["number"]))
-    for i in keyed:
-        if len(picks) >= HIGHLIGHTS:
-            break
-        if ("theme", i) not in picks:
-            picks.append(("theme", i))
-    for p in prs:
-        if len(picks) >= HIGHLIGHTS:
-            break
-        if p["key"] and not p.get("reverted_by") and p["number"] not in theme_of and ("pr", p["number"]) not in picks:
-            picks.append(("pr", p["number"]))
-    by_number = {p["number"]: p for p in prs}
+    clustered = {p["number"] for _, members in themes for p in members}
+    units = [(re.split(r"：|: ", str(c.get("title") or ""), maxsplit=1)[0], members) for c, members in themes]
+    units += [(p["modules"][0] if p["modules"] else "", [p]) for p in report.get("prs", [])
+              if p["number"] not in clustered]
+    return units
+
+
+def _highlights(report: Analysis, zh: bool) -> list[Note]:
+    """The period's headlines by subsystem: the subjects (clusters, lone PRs) holding a breaking PR or one of
+    the three most important first, then the other key ones by importance, those of one subsystem told as one
+    item, up to HIGHLIGHTS items. The PRs of `must_name` are always in; past HIGHLIGHTS_MAX items (a month, a
+    year) the last names the breaking PRs the others could not hold."""
     must = set(must_name(report))
-    items = []
-    for kind, ref in picks[:HIGHLIGHTS_MAX - 1] if len(picks) > HIGHLIGHTS_MAX else picks:
-        if kind == "theme":
-            items.append(_theme_highlight(themes[ref][1], report, zh, must))
-        else:
-            items.append(_lone_highlight(by_number[ref], zh))
-    if len(picks) > HIGHLIGHTS_MAX:
+    chosen = [(area, members) for area, members in _units(report) if must & {p["number"] for p in members}
+              or _lead(members)["key"] and not _lead(members).get("reverted_by")]
+    chosen.sort(key=lambda u: (not must & {p["number"] for p in u[1]}, -_lead(u[1])["importance"],
+                               _lead(u[1])["number"]))
+    groups: dict[str, list[PrEntry]] = {}
+    for area, members in chosen:
+        holds_must = bool(must & {p["number"] for p in members})
+        if area not in groups and len(groups) >= HIGHLIGHTS and not holds_must:
+            continue
+        groups.setdefault(area, []).extend(members)
+    items = [_theme_highlight(area, members, report, zh, must) for area, members in groups.items()]
+    if len(items) > HIGHLIGHTS_MAX:
+        items = items[:HIGHLIGHTS_MAX - 1]
         told = {n for item in items for n in item["prs"]}
+        by_number = {p["number"]: p for p in report.get("prs", [])}
         items.append(_more_breaking([by_number[n] for n in must_name(report) if n not in told], zh))
     return items
+
+
+def _one_verb(reason: str, zh: bool) -> str:
+    """Reasons that repeat one verb said once: "删除公共模块 a.py；删除公共模块 b.py" → "删除公共模块 a.py、b.py"."""
+    parts = [part.strip() for part in reason.split("；" if zh else "; ")]
+    heads = {part.rsplit(" ", 1)[0] for part in parts if " " in part}
+    if len(parts) < 2 or len(heads) != 1 or not all(" " in part for part in parts):
+        return reason
+    head = heads.pop()
+    return f"{head} " + ("、" if zh else ", ").join(part.rsplit(" ", 1)[1] for part in parts)
 
 
 def _more_breaking(prs: list[PrEntry], zh: bool) -> Note:
@@ -257,8 +265,8 @@ def _more_breaking(prs: list[PrEntry], zh: bool) -> Note:
                          if p.get("breaking_reason")]}
 
 
-def _theme_highlight(members: list[PrEntry], report: Analysis, zh: bool, must: set[int]) -> Note:
-    """A theme: its subsystem, its lead's line, up to two more members by their lines (those the highlights must
+def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, zh: bool, must: set[int]) -> Note:
+    """A subsystem's item: its lead's line, up to two more members by their lines (those the highlights must
     name first), the rest by number; then what follows from it (breaking reasons, revert chains)."""
     lead = _lead(members)
     rest = sorted((p for p in members if p["number"] != lead["number"]),
@@ -267,7 +275,7 @@ def _theme_highlight(members: list[PrEntry], report: Analysis, zh: bool, must: s
     named = named[:max(2, len([p for p in named if p["number"] in must]))]
     others = [p["number"] for p in rest if p not in named]
     told = [lead, *named]
-    area = _subsystem(lead, zh)
+    area = _area(subsystem) if zh and subsystem else subsystem
     broken = [p for p in told if p["breaking"]]
     flag = ("[破坏性变更] " if zh else "[breaking] ") if broken else ""
     lines = [_member(p, report, zh).replace("，属于破坏性变更", "") for p in told]
@@ -298,7 +306,7 @@ def _consequence(p: PrEntry, zh: bool) -> str:
     reason = str(p.get("breaking_reason") or "")
     told = re.search(r"（(.+)）$" if zh else r"\((.+)\)$", reason)  # "tagged …（what the diff removes）"
     reason = told.group(1) if told else "" if re.search(r"\[BREAKING\]|BREAKING CHANGE", reason) else reason
-    reason = _short(re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", reason), 80)
+    reason = _short(_one_verb(re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", reason), zh), 80)
     if zh:  # the author's own marker says only that it breaks: the migration is the PR's to describe
         return (f"迁移：#{p['number']} {_unbracket(reason)}。" if reason else
                 f"迁移：作者标注为破坏性变更，升级前请按 #{p['number']} 的说明修改用法。")
@@ -315,23 +323,6 @@ def _area(name: str) -> str:
     """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked a module (megatron 模块)."""
     said = translate.module(name)
     return said if said != name or not name else f"{name} 模块"
-
-
-def _lone_highlight(p: PrEntry, zh: bool) -> Note:
-    """A PR of no theme, under its subsystem, with its size and what follows from it."""
-    area = _subsystem(p, zh)
-    flag = ("[破坏性变更] " if zh else "[breaking] ") if p["breaking"] else ""
-    line, facts = _told(p, zh)
-    line = line.replace("，属于破坏性变更", "") if p["breaking"] else line
-    if zh:  # its size is the key-PR table's: the highlight says what changed
-        text = f"{flag}{area + '：' if area else ''}#{p['number']} {line}。"
-    else:
-        text = f"{flag}{area + ': ' if area else ''}#{p['number']} ({_lower(line)})."
-    text += _consequence(p, zh) if p["breaking"] else ""
-    return {"text": text, "prs": [p["number"]],
-            "evidence": [*facts, _fact(p["number"], "importance", p["importance"]),
-                         _fact(p["number"], "files",
-                               f"{p['changed_files']} files, +{p['additions']}/−{p['deletions']}")]}
 
 
 def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozenset(),
