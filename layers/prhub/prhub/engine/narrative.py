@@ -220,22 +220,23 @@ def _units(report: Analysis) -> list[tuple[str, list[PrEntry]]]:
 
 
 def _highlights(report: Analysis, zh: bool) -> list[Note]:
-    """The period's headlines by subsystem: the subjects (clusters, lone PRs) holding a breaking PR or one of
-    the three most important first, then the other key ones by importance, those of one subsystem told as one
-    item, up to HIGHLIGHTS items. The PRs of `must_name` are always in; past HIGHLIGHTS_MAX items (a month, a
-    year) the last names the breaking PRs the others could not hold."""
+    """The period's headlines, a subject (a cluster, or a PR of none) an item under its subsystem: those holding
+    a breaking PR or one of the three most important first, then the other key ones by importance, up to
+    HIGHLIGHTS items. The PRs of `must_name` are always in; past HIGHLIGHTS_MAX items (a month, a year) the
+    last names the breaking PRs the others could not hold. Subjects of one subsystem stay apart: a module holds
+    unrelated changes (a maintainer's panel grouped them finer than modules)."""
     must = set(must_name(report))
     chosen = [(area, members) for area, members in _units(report) if must & {p["number"] for p in members}
               or _lead(members)["key"] and not _lead(members).get("reverted_by")]
     chosen.sort(key=lambda u: (not must & {p["number"] for p in u[1]}, -_lead(u[1])["importance"],
                                _lead(u[1])["number"]))
-    groups: dict[str, list[PrEntry]] = {}
+    picked = [(area, members) for area, members in chosen if must & {p["number"] for p in members}]
     for area, members in chosen:
-        holds_must = bool(must & {p["number"] for p in members})
-        if area not in groups and len(groups) >= HIGHLIGHTS and not holds_must:
-            continue
-        groups.setdefault(area, []).extend(members)
-    items = [_theme_highlight(area, members, report, zh, must) for area, members in groups.items()]
+        if len(picked) >= HIGHLIGHTS:
+            break
+        if not any(members is m for _, m in picked):
+            picked.append((area, members))
+    items = [_theme_highlight(area, members, report, zh, must) for area, members in picked]
     if len(items) > HIGHLIGHTS_MAX:
         items = items[:HIGHLIGHTS_MAX - 1]
         told = {n for item in items for n in item["prs"]}
