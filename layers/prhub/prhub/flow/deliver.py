@@ -116,7 +116,8 @@ def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> di
     digest = message_digest(message)
     now = int(deps.clock())
     claim = deps.ledger.claim(job.report_key, cid, run_id=job.run_id, label=job.channel.label, digest=digest,
-                              updates=job.channel.updates, now=now, idempotent=idempotent(job.channel.channel))
+                              updates=job.channel.updates, now=now, idempotent=idempotent(job.channel.channel),
+                              resend_on_timeout=job.channel.resend_on_timeout)
     if claim.busy:
         # Another worker is sending it (SQS may hand one message to two): come back when its lease has ended.
         raise DeliveryFailed(f"{job.channel.label}: {claim.reason}")
@@ -164,14 +165,19 @@ def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: De
 
 def _maybe(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: DeliveryDeps,
            result: dict[str, Any], last_try: bool) -> dict[str, Any]:
-    """A send whose answer never came: recorded as maybe delivered; handed back to the queue for its one resend
-    (the ledger counts it before it is sent) unless that resend is spent, or the platform drops copies."""
+    """A send whose answer never came: recorded as maybe delivered. A platform that drops copies (the generic
+    webhook) is handed back to the queue to be sent again under the same delivery id; any other only when its
+    channel opted in (resend_on_timeout), for its one resend (the ledger counts it before it is sent): by default
+    a channel of a platform that cannot drop a copy is never sent a report twice."""
     _finish(deps, claim, job, "maybe", digest, outcome.attempts, outcome.detail)
-    if last_try or (claim.resends >= MAX_RESENDS and not idempotent(job.channel.channel)):
-        logger.warning("delivery maybe delivered, not sent again", extra={**result, "detail": outcome.detail})
-        return {**result, "sent": False, "maybe": True, "detail": outcome.detail}
-    raise DeliveryFailed(f"{job.channel.label}: maybe delivered ({outcome.detail}); the queue brings it back for "
-                         "one resend")
+    resend = idempotent(job.channel.channel) or (job.channel.resend_on_timeout and claim.resends < MAX_RESENDS)
+    if last_try or not resend:
+        why = ("" if idempotent(job.channel.channel) or job.channel.resend_on_timeout
+               else "; its platform cannot drop a copy and the channel does not set resend_on_timeout")
+        logger.warning("delivery maybe delivered, not sent again" + why, extra={**result, "detail": outcome.detail})
+        return {**result, "sent": False, "maybe": True, "detail": outcome.detail + why}
+    raise DeliveryFailed(f"{job.channel.label}: maybe delivered ({outcome.detail}); the queue brings it back to "
+                         "be sent again")
 
 
 def _finish(deps: DeliveryDeps, claim: Claim, job: Delivery, status: Any, digest: str, attempts: int,
