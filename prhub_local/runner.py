@@ -43,6 +43,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
+from prhub.cloud import redaction
 from prhub.cloud.store import Progress as RunProgress
 from prhub.cloud.store import Run as RunItem
 from prhub.cloud.store import Store
@@ -695,6 +696,10 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     template = load_template(root / "template.yaml")
     watchlist_text = local_watchlist(template, config_text)
     watchlist = WatchList.parse(watchlist_text)
+    # A literal channel URL or secret of --config is the logs' to hide before the stack's first DEBUG line shows
+    # the watch list (SSM's PutParameter; the deliveries' SendMessageBatch names them by reference only).
+    redaction.install()
+    redaction.known_channels(watchlist.channels())
     moment = now or datetime.now(UTC)
     if repo is None and config_text is not None:
         # --config without --repo: exactly the file's watched repositories, each for the period.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
+from prhub.cloud.store import channel_ref, is_literal
 from prhub.core.channels import Channel, parse_channel, resolve
 from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError, PrhubError
@@ -77,9 +79,18 @@ def request_channels(channels: tuple[Channel, ...], language: str, report_key: s
     if not queue_url:
         logger.warning("channels configured but no delivery queue (DELIVERY_QUEUE_URL)", extra={"run_id": run_id})
         return 0
-    bodies = [{"run_id": run_id, "report_key": report_key, "language": language, "channel": c.to_dict()}
+    bodies = [{"run_id": run_id, "report_key": report_key, "language": language, **channel_field(c)}
               for c in channels]
     return queue.send_batch(queue_url, bodies)
+
+
+def channel_field(channel: Channel) -> dict[str, Any]:
+    """How a delivery message names its channel: its settings, or, for a channel whose URL or signing secret is
+    written in the watch list (the local runner's), a reference to it there (`channel_ref`), so no queue, DLQ or
+    saved local state holds the value; the delivery finds the channel in the watch list again."""
+    if is_literal(channel):
+        return {"channel_ref": channel_ref(channel)}
+    return {"channel": channel.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -93,18 +104,29 @@ class Delivery:
     raw: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, body: str) -> Delivery:
+    def parse(cls, body: str, literal: Callable[[str], Channel | None] | None = None) -> Delivery:
+        """The message in `body`; `literal` finds a channel named by reference (`channel_ref`) in the watch list
+        (the local runner's; None in the stack, which takes no literal URL)."""
         try:
             data = json.loads(body)
-            return cls(str(data["run_id"]), str(data["report_key"]), str(data.get("language") or "zh"),
-                       parse_channel(data["channel"], "delivery.channel"), data)
+            job = (str(data["run_id"]), str(data["report_key"]), str(data.get("language") or "zh"))
+            ref = data.get("channel_ref") if isinstance(data, dict) else None
+            if ref is None:
+                return cls(*job, parse_channel(data["channel"], "delivery.channel"), data)
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"malformed delivery message: {exc!r}") from exc
+        if literal is None:
+            raise InputError(f"channel {str(ref)[:40]!r} has a literal url/secret in the watch list: that is for the "
+                             "local runner only; store it in Secrets Manager and give url_secret/secret_name")
+        channel = literal(str(ref))
+        if channel is None:
+            raise InputError(f"channel {str(ref)[:40]!r} is no longer in the watch list: not told")
+        return cls(*job, channel, data)
 
 
 def deliver_record(record: SQSRecord, deps: DeliveryDeps) -> dict[str, Any]:
     """Deliver one message's report to its channel, once. Raising makes it a batch item failure."""
-    job = Delivery.parse(record.body)
+    job = Delivery.parse(record.body, deps.literal)
     receives = int(record.attributes.approximate_receive_count or 1)
     return deliver_one(job, deps, last_try=receives >= deps.settings.max_receive_count)
 
