@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from prhub.core.errors import InputError, PrhubError, SourceError
+from prhub.core.errors import InputError, PrhubError, SourceError, SourceUnavailable
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -227,8 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = add("serve", cmd_serve)
     serve.add_argument("directory", nargs="?", default="site", metavar="DIR", help="site directory (default: ./site)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     return parser
 
 
@@ -254,6 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except Terminated:
         return 128 + signal.SIGTERM
+    except SourceUnavailable as exc:  # not bad input: the same command may succeed once GitHub answers
+        print(f"prhub: {exc}; try again when it answers", file=sys.stderr)
+        return 1
     except (InputError, SourceError) as exc:
         print(f"prhub: {exc}", file=sys.stderr)
         return 2

@@ -48,7 +48,7 @@ from prhub.cloud.store import Progress as RunProgress
 from prhub.cloud.store import Run as RunItem
 from prhub.cloud.store import Store
 from prhub.core.config import Settings, WatchList
-from prhub.core.errors import InputError, PrhubError
+from prhub.core.errors import InputError, PrhubError, SourceUnavailable
 from prhub.core.period import Period
 from prhub.flow.deps import LITERAL_ENV
 from prhub.flow.plan import PlanRequest, parse_plan_event
@@ -474,6 +474,8 @@ class Runner:
                 answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
                 if not answer.get("ok"):
                     logs.drop()
+                    if answer.get("transient"):  # GitHub cannot answer now: not bad input (exit 1, not 2)
+                        raise SourceUnavailable(answer.get("error", "the source cannot answer now"))
                     raise InputError(answer.get("error", "plan failed"))
             runs += [r for r in answer["runs"] if "error" not in r]
         for r in runs:
