@@ -383,6 +383,7 @@ class Runner:
         self.active: dict[str, int] = {}  # function -> invocations running now
         self.pages = 0  # PR pages handled so far (built, or found current)
         self.scored_shown = -1  # the PRs scored the display shows
+        self.pages_shown = 0  # the PR pages handled the display shows
 
     def invoke(self, name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
         """The hook's call, counted for the progress display (which function runs, how many PR pages are built)."""
@@ -564,11 +565,16 @@ class Runner:
             return
         if not reported or self.running("ScoreFunction"):
             return  # still scoring: shown above
-        if self.running("PagesFunction") or not self.queue_empty("PagesQueue", sqs):
-            with self._lock:
-                done = self.pages
-            self.display.update("building PR pages", done, None, f"done, {self.queued('PagesQueue', sqs)} batches left")
-        elif self.running("DeliveryFunction"):
+        with self._lock:
+            done = self.pages
+        busy = self.running("PagesFunction") or not self.queue_empty("PagesQueue", sqs)
+        if busy or done != self.pages_shown:  # every count is shown, the last one too, once the pages are done
+            left = self.queued("PagesQueue", sqs) if busy else 0
+            self.display.update("building PR pages", done, None, f"done, {left} batches left")
+            self.pages_shown = done
+            if busy:
+                return
+        if self.running("DeliveryFunction"):
             self.display.update("telling the channels")
 
     def queued(self, logical: str, sqs: Any) -> int:
