@@ -12,7 +12,9 @@ redeliveries, report retries and re-runs of the same range: the ledger's conditi
 Outcomes: delivered (recorded, counted); permanent (recorded as given up, not retried: a revoked hook stays
 revoked); throttled or transient after the in-process retries: recorded as deferred and raised, so SQS tries
 again after its visibility timeout, and on the last receive recorded as given up and left to DeliveryDLQ
-(alarmed); a wait longer than a Lambda should sleep: a delayed copy of the message (as the score service does).
+(alarmed); a wait longer than a Lambda should sleep: a delayed copy of the message (as the score service does);
+maybe delivered (no answer came): recorded so, and sent again only where a copy is dropped (the generic webhook)
+or the channel opted in (`resend_on_timeout`, once); otherwise never, so a channel gets a report at most once.
 """
 from __future__ import annotations
 
