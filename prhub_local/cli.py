@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from prhub.core.errors import InputError, PrhubError, SourceError
+from prhub.core.errors import InputError, PrhubError, SourceError, SourceUnavailable
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -227,8 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = add("serve", cmd_serve)
     serve.add_argument("directory", nargs="?", default="site", metavar="DIR", help="site directory (default: ./site)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     return parser
 
 
@@ -242,18 +242,43 @@ def _terminated(signum: int, frame: object) -> None:
     raise Terminated
 
 
+def _state_of(args: argparse.Namespace) -> Path | None:
+    """The --state a command keeps (None: it keeps none, or runs on another endpoint's stack)."""
+    state = getattr(args, "state", None)
+    return Path(state) if state and not getattr(args, "endpoint_url", None) else None
+
+
+def _stopped(how: str, args: argparse.Namespace, state: Path | None, saved_before: Path | None) -> str:
+    """The line a stopped command ends with: whether its state was saved, and what the next run does with it."""
+    from prhub_local.state import generation
+
+    if state is None:
+        return f"prhub: stopped by {how}"
+    saved = generation(state)
+    if saved is None or saved == saved_before:
+        return f"prhub: stopped by {how} before anything was saved in {state}"
+    again = " the same `prhub run` resumes the run" if args.command == "run" else " the next command starts from it"
+    return f"prhub: stopped by {how}; the state is saved in {state}:{again}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Exit codes: 0 done, 2 bad input (nothing written), 3 the --state is busy, 1 a failure of its own,
     130 Ctrl-C and 143 SIGTERM (the state saved either way)."""
-    from prhub_local.state import StateBusy
+    from prhub_local.state import StateBusy, generation
 
     args = build_parser().parse_args(argv)
     main_thread = threading.current_thread() is threading.main_thread()  # only it may set a signal handler
     previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+    state = _state_of(args)
+    saved_before = generation(state) if state is not None else None
     try:
         return int(args.func(args))
     except Terminated:
+        print(_stopped("SIGTERM", args, state, saved_before), file=sys.stderr)
         return 128 + signal.SIGTERM
+    except SourceUnavailable as exc:  # not bad input: the same command may succeed once GitHub answers
+        print(f"prhub: {exc}; try again when it answers", file=sys.stderr)
+        return 1
     except (InputError, SourceError) as exc:
         print(f"prhub: {exc}", file=sys.stderr)
         return 2
@@ -264,6 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"prhub: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        print(_stopped("Ctrl-C", args, state, saved_before), file=sys.stderr)
         return 130
     finally:
         if main_thread:

@@ -10,6 +10,8 @@
 
 A plain line is written when the stage changes or its count moves (at most one a second, the last count always),
 and at most PLAIN_EVERY seconds after the one before while a stage goes on, so a log never goes silent longer.
+When a stage ends (the next begins, or the display closes) it gets a last line with its final count and how long
+it took, unless the line before said just that; a stage's first line has no time (it would always be "0 s").
 """
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ class Display:
         self._last_draw = 0.0
         self._shown = ""  # the line the live bar shows now ("" none)
         self._said: tuple[str, int | None, int | None] = ("", None, None)
+        self._said_at = 0.0  # when the last progress line was written
         self._lock = threading.RLock()
 
     @classmethod
@@ -73,6 +76,8 @@ class Display:
             now = self.clock()
             changed = stage != self.state.stage
             if changed:
+                if not self.live and not self.quiet:
+                    self._closing(now)
                 self.state = _State(stage, done, total, unit, now)
             else:
                 self.state.done, self.state.total, self.state.unit = done, total, unit
@@ -107,8 +112,10 @@ class Display:
                 self._line(now)
 
     def close(self) -> None:
-        """End the bar's line (the terminal's next output starts on its own)."""
+        """End the bar's line (the terminal's next output starts on its own), or the last stage's plain lines."""
         with self._lock:
+            if not self.live and not self.quiet:
+                self._closing(self.clock())
             self._clear()
             self.state = _State()
 
@@ -132,18 +139,26 @@ class Display:
     # -- how it looks ----------------------------------------------------------------------------------------
 
     def text(self, now: float) -> str:
-        """The stage as words: "scoring 12/40 PRs, 8 s" ("listing PRs, 3 s" without counts)."""
+        """The stage as words: "scoring 12/40 PRs, 8 s" ("listing PRs, 3 s" without counts; no time before the
+        stage's first half second)."""
         s = self.state
         count = ""
         if s.done is not None:
             count = f" {s.done:,}" + (f"/{s.total:,}" if s.total is not None else "") + (f" {s.unit}" if s.unit
                                                                                        else "")
-        return f"{s.stage}{':' if count else ''}{count}, {now - s.since:.0f} s"
+        took = now - s.since
+        return f"{s.stage}{':' if count else ''}{count}" + (f", {took:.0f} s" if took >= 0.5 else "")
 
     def _line(self, now: float) -> None:
         self.write(self.text(now) + "\n")
-        self._last_line = now
+        self._last_line = self._said_at = now
         self._said = (self.state.stage, self.state.done, self.state.total)
+
+    def _closing(self, now: float) -> None:
+        """The ending stage's last line: its final count and time, unless the line before said just that."""
+        s = self.state
+        if s.stage and ((s.stage, s.done, s.total) != self._said or now - self._said_at >= PLAIN_MIN):
+            self._line(now)
 
     def _draw(self, now: float, force: bool = False) -> None:
         if not force and now - self._last_draw < LIVE_EVERY:

@@ -43,11 +43,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
+from prhub.cloud import redaction
 from prhub.cloud.store import Progress as RunProgress
 from prhub.cloud.store import Run as RunItem
 from prhub.cloud.store import Store
 from prhub.core.config import Settings, WatchList
-from prhub.core.errors import InputError, PrhubError
+from prhub.core.errors import InputError, PrhubError, SourceUnavailable
 from prhub.core.period import Period
 from prhub.flow.deps import LITERAL_ENV
 from prhub.flow.plan import PlanRequest, parse_plan_event
@@ -382,6 +383,7 @@ class Runner:
         self.active: dict[str, int] = {}  # function -> invocations running now
         self.pages = 0  # PR pages handled so far (built, or found current)
         self.scored_shown = -1  # the PRs scored the display shows
+        self.pages_shown = 0  # the PR pages handled the display shows
 
     def invoke(self, name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
         """The hook's call, counted for the progress display (which function runs, how many PR pages are built)."""
@@ -473,6 +475,8 @@ class Runner:
                 answer = self.invoke("PlanFunction", plan, event, LambdaContext("PlanFunction"))
                 if not answer.get("ok"):
                     logs.drop()
+                    if answer.get("transient"):  # GitHub cannot answer now: not bad input (exit 1, not 2)
+                        raise SourceUnavailable(answer.get("error", "the source cannot answer now"))
                     raise InputError(answer.get("error", "plan failed"))
             runs += [r for r in answer["runs"] if "error" not in r]
         for r in runs:
@@ -561,11 +565,16 @@ class Runner:
             return
         if not reported or self.running("ScoreFunction"):
             return  # still scoring: shown above
-        if self.running("PagesFunction") or not self.queue_empty("PagesQueue", sqs):
-            with self._lock:
-                done = self.pages
-            self.display.update("building PR pages", done, None, f"done, {self.queued('PagesQueue', sqs)} batches left")
-        elif self.running("DeliveryFunction"):
+        with self._lock:
+            done = self.pages
+        busy = self.running("PagesFunction") or not self.queue_empty("PagesQueue", sqs)
+        if busy or done != self.pages_shown:  # every count is shown, the last one too, once the pages are done
+            left = self.queued("PagesQueue", sqs) if busy else 0
+            self.display.update("building PR pages", done, None, f"done, {left} batches left")
+            self.pages_shown = done
+            if busy:
+                return
+        if self.running("DeliveryFunction"):
             self.display.update("telling the channels")
 
     def queued(self, logical: str, sqs: Any) -> int:
@@ -695,6 +704,10 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
     template = load_template(root / "template.yaml")
     watchlist_text = local_watchlist(template, config_text)
     watchlist = WatchList.parse(watchlist_text)
+    # A literal channel URL or secret of --config is the logs' to hide before the stack's first DEBUG line shows
+    # the watch list (SSM's PutParameter; the deliveries' SendMessageBatch names them by reference only).
+    redaction.install()
+    redaction.known_channels(watchlist.channels())
     moment = now or datetime.now(UTC)
     if repo is None and config_text is not None:
         # --config without --repo: exactly the file's watched repositories, each for the period.

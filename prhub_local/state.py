@@ -252,16 +252,20 @@ def locked(state: Path) -> Iterator[StateDir]:
 # -- saving ---------------------------------------------------------------------------------------------
 
 def download_bucket(s3: Any, bucket: str, target: Path) -> None:
-    """Copy the bucket's objects as files under `target` (a site folder), over what is there."""
+    """Copy the bucket's objects as files under `target` (a site folder), over what is there; never through a
+    link that leads out of it (packs.Inside)."""
     made: set[Path] = set()
+    inside = packs.Inside(target)
     for key, _etag, body in _objects(s3, bucket):
-        if not packs.safe_key(key):
-            continue  # a key like ../x must not escape the directory
+        if not packs.safe_key(key) or not inside(target / key):
+            continue  # a key like ../x, or a folder linked elsewhere, must not escape the directory
         path = target / key
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
+        packs.prepare(path)
         path.write_bytes(body())
+    inside.warn()
 
 
 def _objects(s3: Any, bucket: str) -> Iterator[tuple[str, str, Callable[[], bytes]]]:

@@ -27,7 +27,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:  # Powertools passes it as `record=`
         try:
-            Delivery.parse(record.body)
+            Delivery.parse(record.body, deps.literal)
         except InputError as exc:  # it can never succeed: acknowledged, counted, logged (not DeliveryDLQ)
             return dropped("DeliveryFunction", record.message_id, str(exc))
         return deliver_record(record, deps)

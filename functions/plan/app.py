@@ -7,7 +7,7 @@ from aws_lambda_powertools import Logger
 from prhub.cloud import metrics, tracing
 from prhub.core.errors import EventRefused, InputError, SourceError
 from prhub.flow.deps import Deps
-from prhub.flow.plan import continue_listing, is_scheduled, plan
+from prhub.flow.plan import continue_listing, is_scheduled, plan, transient
 
 logger = Logger()
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
@@ -36,7 +36,8 @@ def handler(event: Any, context: Any) -> dict[str, Any]:
             metrics.count("PlansFailed")
             raise
         logger.warning("plan refused", extra={"error": str(exc)})
-        return {"ok": False, "error": str(exc)}
+        # transient: GitHub cannot answer now, and the same request may succeed later (not bad input)
+        return {"ok": False, "error": str(exc), **({"transient": True} if transient(exc) else {})}
     # A scheduled repository that failed is its own (flow/plan.py): retried alone or recorded as a failed run.
     missed = [r for r in runs if "error" in r]
     if not missed:

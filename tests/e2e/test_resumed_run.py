@@ -110,5 +110,8 @@ def test_sigterm_saves_the_state_as_ctrl_c_does(tmp_path: Path) -> None:
         rest = proc.communicate(timeout=60)[1]
     assert proc.returncode == 128 + signal.SIGTERM, "".join(seen) + rest
     assert (state / CURRENT).exists(), "a generation was saved"
+    # and it says so, and what the next run does (issue 46, item 12: before, exit 143 and no word)
+    assert rest.splitlines()[-1] == f"prhub: stopped by SIGTERM; the state is saved in {state}: the same " \
+        "`prhub run` resumes the run", rest
     [run] = saved_runs(state)
     assert len(saved_messages(state, "ScoreQueue")) == int(run["expected"]["N"]) == 34

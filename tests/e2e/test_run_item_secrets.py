@@ -4,6 +4,7 @@ The channels are still told: the report service finds each literal channel by it
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,24 +25,42 @@ def chat() -> Iterator[FakeChat]:
         yield fake
 
 
-def test_the_runs_table_keeps_channel_references_not_urls_or_secrets(tmp_path: Path, chat: FakeChat) -> None:
+def test_the_runs_table_keeps_channel_references_not_urls_or_secrets(
+        tmp_path: Path, chat: FakeChat, caplog: pytest.LogCaptureFixture) -> None:
     export, count = thinned(tmp_path, "acme/rocket")
     slack, hook = chat.hook("slack"), chat.hook("webhook", secret="shared-secret-" + chat.hook("slack").token)
+    wecom = chat.hook("wecom")
     config = {"defaults": {"language": "en"}, "repos": [{
         **sample_settings()["config"], "source": f"jsonl:{export}",
         "notify": [{"channel": "slack", "url": slack.url},
-                   {"channel": "webhook", "url": hook.url, "secret": hook.secret}]}]}
+                   {"channel": "webhook", "url": hook.url, "secret": hook.secret},
+                   {"channel": "wecom", "url": wecom.url}]}]}
     state = tmp_path / "state"
+    # every logger at DEBUG, as `prhub run` with a DEBUG root (botocore logs each request's and answer's body)
+    caplog.set_level(logging.DEBUG)
     result = run_pipeline(config_text=json.dumps(config), **WEEK, state=state, out=tmp_path / "site", progress=quiet)
     assert result.report["stats"]["pr_count"] == count
-    assert [len(h.accepted) for h in (slack, hook)] == [1, 1], "the channels were told"
+    assert [len(h.accepted) for h in (slack, hook, wecom)] == [1, 1, 1], "the channels were told"
+    literal = (slack.url, slack.token, hook.url, hook.token, hook.secret, wecom.url, wecom.token)
+
+    # THEN no log line shows a literal value: SSM's PutParameter and GetParameter carry the watch list,
+    # SQS's SendMessageBatch the delivery messages (issue 46, item 7)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "PutParameter" in logged and "SendMessageBatch" in logged, "botocore's DEBUG lines were captured"
+    for value in literal:
+        assert value not in logged, "a literal channel value is in a log line"
+    # AND no file of the saved state holds one (the queues' and DLQs' messages name a literal channel by reference)
+    for path in (p for p in state.rglob("*") if p.is_file()):
+        text = path.read_bytes().decode("utf-8", "replace")
+        for value in literal:
+            assert value not in text, f"a literal channel value is in the state's {path.relative_to(state)}"
 
     gen = generation(state)
     assert gen is not None
     runs = (gen / "tables" / "RunsTable.jsonl").read_text("utf-8")
     assert result.run_id in runs
-    for value in (slack.url, slack.token, hook.url, hook.token, hook.secret):
+    for value in literal:
         assert value not in runs, "a literal channel value is in the state's runs table"
     [run] = [json.loads(line) for line in runs.splitlines() if result.run_id in line and "period" in line]
-    assert [ref["S"].split("-")[0] for ref in run["channel_refs"]["L"]] == ["slack", "webhook"]
+    assert [ref["S"].split("-")[0] for ref in run["channel_refs"]["L"]] == ["slack", "webhook", "wecom"]
     assert json.loads(run["config"]["S"])["notify"] == []

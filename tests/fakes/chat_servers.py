@@ -33,6 +33,12 @@ What the platforms' documentation confirmed, and what it did not (the answer her
   documented; the trigger's answers to a bad `sig` (401 here) and to a body that is not a card (400 here)
   are not: the real trigger may accept the request and fail the flow later.
 - Generic webhook: our own contract (prhub.notify.webhook), checked as a receiver would.
+- Copies: every hook here posts each request it takes, a copy too, as the platforms do as far as we could tell.
+  We found no idempotency key or message id to look up in the incoming-webhook documentation of Slack, Feishu
+  (its `uuid` dedup is on the IM API, which custom bots cannot call), DingTalk, WeCom or Teams; we could not
+  confirm that none exists undocumented, nor whether a platform drops an identical body sent twice within a
+  moment (none says so). So prhub never resends a timed-out send to them unless the channel sets
+  `resend_on_timeout`, and these fakes count every copy.
 """
 from __future__ import annotations
 

@@ -252,18 +252,25 @@ def test_a_claim_held_by_a_live_worker_is_retried_later_and_taken_over_when_its_
     from prhub.notify.ledger import LEASE_SECONDS, Ledger
 
     _, messages = publish(stack)
-    deps, job = service(clock), jobs(messages)["slack"]
-    # A worker claimed it and died before recording anything (a Lambda timeout).
+    deps, work = service(clock), jobs(messages)
+    # Workers claimed them and died before recording anything (a Lambda timeout): maybe sent, maybe not.
     digest = "d" * 64
-    claimed = Ledger(aws.client("dynamodb"), stack.tables["DeliveriesTable"]).claim(
-        PREFIX, channel_id(job.channel), run_id=job.run_id, label=job.channel.label, digest=digest, updates=False,
-        now=int(clock.now))
-    assert claimed.send
+    for job in work.values():
+        claimed = Ledger(aws.client("dynamodb"), stack.tables["DeliveriesTable"]).claim(
+            PREFIX, channel_id(job.channel), run_id=job.run_id, label=job.channel.label, digest=digest,
+            updates=False, now=int(clock.now))
+        assert claimed.send
     with pytest.raises(DeliveryFailed, match="another worker is sending it"):
-        deliver_one(job, deps)  # not dropped: SQS brings it back
-    assert hooks["slack"].received == []
+        deliver_one(work["webhook"], deps)  # not dropped: SQS brings it back
+    assert hooks["webhook"].received == []
     clock.now += LEASE_SECONDS + 1
-    assert deliver_one(job, deps)["sent"] is True and len(hooks["slack"].accepted) == 1
+    # THEN the webhook, whose receiver drops copies, is sent it under the dead worker's delivery id
+    assert deliver_one(work["webhook"], deps)["sent"] is True and len(hooks["webhook"].accepted) == 1
+    assert hooks["webhook"].accepted[0].headers["X-Prhub-Delivery"] == delivery_id(
+        PREFIX, channel_id(work["webhook"].channel), 1)
+    # AND Slack, which cannot drop a copy, is not: the dead worker may have posted it
+    answer = deliver_one(work["slack"], deps)
+    assert answer["sent"] is False and "resend_on_timeout" in answer["reason"] and hooks["slack"].received == []
 
 
 def slow_platforms(monkeypatch: pytest.MonkeyPatch, hooks: dict[str, Hook], times: int | None) -> None:
@@ -289,22 +296,45 @@ def test_a_platform_slower_than_the_client_is_not_sent_the_report_again_and_agai
                 deliver_one(job, deps, last_try=receive == 3)
             except DeliveryFailed:
                 continue
-    # THEN a chat platform, which has no idempotency key, got it at most twice: once, and one resend
-    assert {n: len(hooks[n].accepted) for n in ("slack", "feishu")} == {"slack": 2, "feishu": 2}
+    # THEN a chat platform, which has no idempotency key, got it once: never resent without resend_on_timeout
+    assert {n: len(hooks[n].accepted) for n in ("slack", "feishu")} == {"slack": 1, "feishu": 1}
     log = ledger(stack)
-    assert {n: (log[n]["status"], log[n]["resends"]) for n in ("slack", "feishu")} == {
-        "slack": ("maybe", 1), "feishu": ("maybe", 1)}
+    assert {n: (log[n]["status"], log[n].get("resends", 0)) for n in ("slack", "feishu")} == {
+        "slack": ("maybe", 0), "feishu": ("maybe", 0)}
     # AND the generic webhook was retried, but always as one delivery its receiver drops duplicates of
     ids = {r.headers["X-Prhub-Delivery"] for r in hooks["webhook"].received}
     assert len(hooks["webhook"].received) > 1 and ids == {delivery_id(PREFIX, channel_id(work["webhook"].channel), 1)}
 
 
+def test_a_channel_that_opts_in_is_resent_at_most_once_after_timeouts(
+        stack: Stack, hooks: dict[str, Hook], clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN Slack and Feishu channels with resend_on_timeout, on platforms that always answer too late
+    _, messages = publish(stack)
+    slow_platforms(monkeypatch, hooks, times=None)
+    deps, work = service(clock), jobs(messages)
+    for name in ("slack", "feishu"):
+        job = work[name]
+        opted = replace(job, channel=replace(job.channel, resend_on_timeout=True))
+        # WHEN SQS hands the message over until its last receive
+        for receive in range(1, 4):
+            try:
+                deliver_one(opted, deps, last_try=receive == 3)
+            except DeliveryFailed:
+                continue
+    # THEN each got it twice at most: once, and the one resend the ledger counted before sending it
+    assert {n: len(hooks[n].accepted) for n in ("slack", "feishu")} == {"slack": 2, "feishu": 2}
+    log = ledger(stack)
+    assert {n: (log[n]["status"], log[n]["resends"]) for n in ("slack", "feishu")} == {
+        "slack": ("maybe", 1), "feishu": ("maybe", 1)}
+
+
 def test_a_timed_out_send_is_resent_once_after_the_ledger_check(
         stack: Stack, hooks: dict[str, Hook], clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
-    # GIVEN a platform slow only for the first message
+    # GIVEN a platform slow only for the first message, to a channel that opted in to one resend
     _, messages = publish(stack)
     slow_platforms(monkeypatch, hooks, times=1)
     deps, job = service(clock), jobs(messages)["slack"]
+    job = replace(job, channel=replace(job.channel, resend_on_timeout=True))
     # WHEN the send times out: maybe delivered, recorded so, handed back to the queue, not resent at once
     with pytest.raises(DeliveryFailed, match="maybe delivered"):
         deliver_one(job, deps)
@@ -315,3 +345,17 @@ def test_a_timed_out_send_is_resent_once_after_the_ledger_check(
     assert len(hooks["slack"].received) == 2
     entry = ledger(stack)["slack"]
     assert (entry["status"], entry["resends"], entry["sends"]) == ("delivered", 1, 1)
+
+
+def test_a_timed_out_send_without_the_opt_in_is_not_resent(
+        stack: Stack, hooks: dict[str, Hook], clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a platform slow only for the first message, to a channel that did not opt in
+    _, messages = publish(stack)
+    slow_platforms(monkeypatch, hooks, times=1)
+    deps, job = service(clock), jobs(messages)["feishu"]
+    # WHEN the send times out: maybe delivered, said so, and not handed back to the queue
+    answer = deliver_one(job, deps)
+    assert answer["maybe"] is True and "resend_on_timeout" in answer["detail"]
+    # THEN no redelivery of the message sends it again
+    assert deliver_one(job, deps)["sent"] is False
+    assert len(hooks["feishu"].received) == 1 and ledger(stack)["feishu"]["status"] == "maybe"

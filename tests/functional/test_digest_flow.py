@@ -17,6 +17,7 @@ from prhub.core.history import History
 from prhub.core.period import Period
 from prhub.flow import digest
 from prhub.flow.deliver import Delivery, load_message
+from prhub.flow.deps import literal_channels
 from prhub.flow.publish import report_message
 
 from prhub_local.runner import LambdaContext
@@ -74,9 +75,15 @@ def test_the_last_report_out_publishes_the_digest_once_and_asks_its_channel_once
     assert "https://reports.example/_digest/2026-06-01-to-2026-06-07/" in feed and doc["title"] in feed
     root = (made.bucket.get("index.html") or b"").decode()
     assert f'href="{KEY}"' in root and 'href="_digest/feed.xml"' in root
+    # _digest/ has a page of its own listing the digests (before: none)
+    listing = (made.bucket.get("_digest/index.html") or b"").decode()
+    assert 'href="2026-06-01-to-2026-06-07/"' in listing and 'href="feed.xml"' in listing and doc["title"] in listing
     assert any(f"/{KEY}" in paths for paths in made.cdn.invalidations)
     [ask] = made.queue.take(DELIVERY)
-    assert ask.body["report_key"] == KEY and ask.body["channel"] == {"channel": "webhook", "url": HOOK}
+    # a literal channel is named by reference (no URL in the queue), and found in the watch list again
+    found = literal_channels(lambda: WatchList.parse(json.dumps(WATCH)))
+    assert ask.body["report_key"] == KEY and HOOK not in json.dumps(ask.body)
+    assert Delivery.parse(json.dumps(ask.body), found).channel.to_dict() == {"channel": "webhook", "url": HOOK}
 
     # WHEN the reports' services run again (a redelivery, a re-run of the week) and the sweep passes
     assert digest.after_report(rocket, made.deps) == answer
@@ -85,7 +92,7 @@ def test_the_last_report_out_publishes_the_digest_once_and_asks_its_channel_once
     assert len(digest_puts(made)) == 1 and made.queue.depth(DELIVERY) == 0
 
     # The channel's message is the digest's: its title, counts and page.
-    message = load_message(made.bucket, "https://reports.example", Delivery.parse(json.dumps(ask.body)))
+    message = load_message(made.bucket, "https://reports.example", Delivery.parse(json.dumps(ask.body), found))
     assert message.title == doc["title"] and message.counts.prs == doc["stats"]["pr_count"]
     assert message.page == "https://reports.example/" + KEY
 

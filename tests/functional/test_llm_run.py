@@ -114,6 +114,19 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     # never pass the budget.
     assert report["scorer"]["tokens_in"] + report["scorer"]["tokens_out"] <= 6000
 
+    # WHEN the budget is raised and the range run again on the same state (issue 46, item 10)
+    config.write_text(json.dumps({"repos": [{"repo": "verl-project/verl", "tz": "Asia/Shanghai",
+                                             "llm": {"max_tokens_per_run": 600000}}]}))
+    again = run(tmp_path, "--config", str(config), "--lang", "en")
+    # THEN the engine's stand-ins the cache kept are said to be an earlier run's, with the flag that asks again;
+    # nothing says this run's budget ran out
+    standins = sorted(p["number"] for p in again["prs"] if p["scored_by"] == "heuristic")
+    assert standins == sorted(p["number"] for p in report["prs"] if p["scored_by"] == "heuristic")
+    assert not [n for n in again["notes"] if "scored by the engine instead of the model" in n]
+    [kept] = [n for n in again["notes"] if "from an earlier run" in n]
+    assert kept.startswith(f"{len(standins)} PR(s)") and "budget exhausted" in kept and "--retry-model" in kept
+    assert sorted(int(n) for n in re.findall(r"#(\d+)", kept)) == standins
+
 
 def test_a_killed_llm_run_keeps_the_scores_it_paid_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     state = tmp_path / "state"

@@ -23,7 +23,7 @@ from prhub.cloud import metrics
 from prhub.core.config import WatchList
 from prhub.core.errors import InputError
 from prhub.flow.deliver import Delivery, DeliveryFailed, deliver_one
-from prhub.flow.deps import DeliveryDeps, Deps
+from prhub.flow.deps import DeliveryDeps, Deps, literal_channels
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
@@ -165,8 +165,8 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
     assert "dropped" in dropped
     deliveries = DeliveryDeps(replace(SETTINGS, delivery_queue_url=DELIVERY_QUEUE), ledger, run.bucket, run.queue,
                               read_secret=lambda name: "", http=requests.Session(), allow_literal=True,
-                              sleep=lambda seconds: None)
-    jobs = [Delivery.parse(json.dumps(m.body)) for m in run.queue.take(DELIVERY_QUEUE)]
+                              sleep=lambda seconds: None, literal=literal_channels(run.deps.watchlist))
+    jobs = [Delivery.parse(json.dumps(m.body), deliveries.literal) for m in run.queue.take(DELIVERY_QUEUE)]
     assert len(jobs) == 4
     for job in jobs:
         with contextlib.suppress(DeliveryFailed):  # the failing channel: SQS would deliver its message again

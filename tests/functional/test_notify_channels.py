@@ -10,6 +10,7 @@ import copy
 import json
 import logging
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -395,6 +396,38 @@ def test_ses_throttling_is_retried(aws_endpoint: str, clock: Clock) -> None:
     outcome = deliver(resolve(ses_channel(), {}.__getitem__), build_message(report(), links_for(report())),
                       email=ThrottledOnce(ses), sender=SENDER, clock=clock.time, sleep=clock.sleep)
     assert outcome.delivered and outcome.attempts == 2 and clock.sleeps == [1.0]
+
+
+def test_an_email_whose_answer_never_came_is_sent_once_and_maybe_delivered(
+        aws_endpoint: str, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN an SES endpoint that takes every request and answers after the client stopped waiting
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from tests.fakes.loopback import running
+
+    taken: list[bytes] = []
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            taken.append(self.rfile.read(int(self.headers["Content-Length"])))
+            time.sleep(0.8)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    monkeypatch.setitem(aws.CLIENT_CONFIG, "ses", {**aws.CLIENT_CONFIG["ses"], "read_timeout": 0.3})
+    with running(ThreadingHTTPServer(("127.0.0.1", 0), Slow)) as url:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", url)
+        aws.reset()
+        # WHEN the report is e-mailed through the stack's own SES client
+        outcome = deliver(resolve(ses_channel(), {}.__getitem__), build_message(report(), links_for(report())),
+                          email=SesEmail(aws.client("ses")), sender=SENDER, clock=clock.time, sleep=clock.sleep)
+    aws.reset()
+    # THEN SES was asked once (neither botocore nor the delivery retried a send SES may have taken)
+    assert len(taken) == 1
+    assert outcome.kind == "maybe" and outcome.attempts == 1 and "ReadTimeout" in outcome.detail
 
 
 def test_a_copy_of_the_report_is_not_changed(chat: FakeChat, http: requests.Session, clock: Clock) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -98,6 +99,20 @@ def test_the_digest_message_carries_its_counts_and_links_and_fits_slack() -> Non
     request = slack.build(message, Target("slack", "slack", "https://hooks.slack.example/x"), 0.0, "id")
     body = json.loads(request.body)
     assert digest["title"] in json.dumps(body, ensure_ascii=False) and len(body["blocks"]) <= 50
+
+
+def test_the_digest_is_named_in_a_field_of_its_own_and_repo_keeps_working() -> None:
+    from prhub.notify import webhook
+
+    digest = build("Acme weekly", PERIOD, "en", "2026-05-11T03:00:00Z", inputs())
+    message = digest_message(digest, "https://reports.example/")
+    body = json.loads(webhook.build(message, Target("webhook", "w", "https://h.example/x"), 0.0, "id").body)
+    # THEN the payload says it is the digest named so; `repo` keeps the name for receivers that read it
+    assert (body["digest"], body["repo"], body["title"]) == ("Acme weekly", "Acme weekly", digest["title"])
+    # AND a repository's report carries no digest field
+    report = json.loads(webhook.build(replace(message, digest=""), Target("webhook", "w", "https://h"), 0.0,
+                                      "id").body)
+    assert "digest" not in report
 
 
 def test_the_watch_list_reads_digest_and_org() -> None:

@@ -230,6 +230,24 @@ def test_the_notes_on_the_engine_standing_in_for_the_model_are_in_the_reports_la
     assert cause_words("zh", "something new") == "something new"  # an unknown cause is kept, not lost
 
 
+def test_stand_ins_kept_from_an_earlier_run_say_so_and_how_to_ask_the_model_again() -> None:
+    from prhub.core.models import ScoredPR
+    from prhub.model.answers import FALLBACK, fallback_notes, from_earlier_run
+
+    spent = FALLBACK + "budget exhausted: the run's token budget is spent (llm.max_tokens_per_run 10)"
+    kept = [from_earlier_run(ScoredPR(n, "t", "u", "a", "2026-05-06T00:00:00Z", [], "fix", False, 3, 2, False, "",
+                                      [], [], 1, 1, 1, "heuristic", reasons=["rules", spent])) for n in (3, 5)]
+    assert from_earlier_run(kept[0]) == kept[0]  # marked once
+    prs = [{"number": p.number, "reasons": p.reasons} for p in kept] + [{"number": 9, "reasons": [spent]}]
+    en = fallback_notes({"language": "en", "prs": prs})  # type: ignore[typeddict-item]
+    assert en == ["1 PR(s) scored by the engine instead of the model: budget exhausted (#9)",
+                  "2 PR(s) keep the engine's score from an earlier run in which the model did not score them: "
+                  "budget exhausted (#3, #5); this run spent nothing on them, and `prhub run --retry-model` asks "
+                  "the model again"]
+    zh = fallback_notes({"language": "zh", "prs": prs})  # type: ignore[typeddict-item]
+    assert "沿用此前一次运行" in zh[1] and "模型预算已用完" in zh[1] and "--retry-model" in zh[1]
+
+
 def test_every_engine_sentence_keeps_its_evidence_and_the_fact_guard_checks_it():
     from prhub.model.factguard import check_narrative
 

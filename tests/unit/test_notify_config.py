@@ -93,3 +93,16 @@ def test_a_literal_url_is_for_the_local_runner_only(caplog: pytest.LogCaptureFix
 def test_a_secret_that_is_not_a_url_is_refused() -> None:
     with pytest.raises(InputError, match="not an http"):
         resolve(Channel("slack", url_secret="prhub/slack"), {"prhub/slack": "T000/B000/xyz"}.__getitem__)
+
+
+def test_resend_on_timeout_is_a_per_channel_opt_in_the_webhook_does_not_need() -> None:
+    # A chat platform or SES cannot drop a copy: resending after a timeout is the channel's choice, off by default
+    slack = parse_channels([{"channel": "slack", "url_secret": "prhub/notify/s"}])[0]
+    opted = parse_channels([{"channel": "feishu", "url_secret": "prhub/notify/f", "resend_on_timeout": True}])[0]
+    assert slack.resend_on_timeout is False and "resend_on_timeout" not in slack.to_dict()
+    assert opted.resend_on_timeout is True and parse_channels([opted.to_dict()])[0] == opted
+    with pytest.raises(InputError, match=r"notify\[0\]\.resend_on_timeout must be true or false"):
+        parse_channels([{"channel": "slack", "url_secret": "prhub/notify/s", "resend_on_timeout": "yes"}])
+    # the generic webhook is always resent under one X-Prhub-Delivery id: the option would mean nothing there
+    with pytest.raises(InputError, match="always resent after a timeout"):
+        parse_channels([{"channel": "webhook", "url_secret": "prhub/notify/h", "resend_on_timeout": True}])

@@ -63,6 +63,21 @@ def test_the_generic_webhook_signs_the_exact_body() -> None:
                                                         "d").headers
 
 
+def test_the_generic_webhook_gives_each_pr_its_page_or_leaves_the_key_out() -> None:
+    # WITH a site URL: every highlighted PR has its page on the site
+    body = json.loads(webhook.build(message(), Target("webhook", "w", "https://h"), NOW, "d").body)
+    refs = [r for h in body["highlights"] for r in h["prs"]]
+    assert refs and all(r["page"] == f"https://r.example/{body['repo']}/pull/{r['number']}/" for r in refs)
+    # WITHOUT one (a local run's stack has none): no "page": null for every PR, the key is left out
+    doc = json.loads((GOLDEN / "zh-week" / "report.json").read_text(encoding="utf-8"))
+    bare = build_message(doc, Links.for_report("", doc["repo"], "2026-05-04", "2026-05-10",
+                                               [p["number"] for p in doc["prs"]]))
+    body = json.loads(webhook.build(bare, Target("webhook", "w", "https://h"), NOW, "d").body)
+    refs = [r for h in body["highlights"] for r in h["prs"]]
+    assert refs and all("page" not in r and r["url"].startswith("https://github.com/") for r in refs)
+    assert "null" not in webhook.build(bare, Target("webhook", "w", "https://h"), NOW, "d").body.decode()
+
+
 def test_teams_sends_one_adaptive_card() -> None:
     body = json.loads(teams.build(message("en-small"), Target("teams", "t", "https://t.example"), NOW, "d").body)
     assert body["type"] == "message" and len(body["attachments"]) == 1

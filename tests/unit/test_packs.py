@@ -126,3 +126,51 @@ def test_a_missing_or_cut_pack_is_named_as_damage_not_a_traceback(tmp_path):
         saved(folder)
     with pytest.raises(PrhubError, match="is missing"):  # a save over it says the same
         save(tmp_path / "next" / "buckets", {"a.json": b"1" * 100}, previous=folder)
+
+
+def test_the_site_is_never_written_through_a_link_that_leaves_the_folder(tmp_path, caplog):
+    # GIVEN a site folder whose `acme` is a link to a folder elsewhere, and whose feed.xml links to a file elsewhere
+    folder = save(tmp_path / "gen" / "buckets", {"index.html": b"home", "feed.xml": b"<feed/>",
+                                                  "acme/rocket/pull/1/index.html": b"pr 1",
+                                                  "acme/rocket/pull/2/index.html": b"pr 2"})
+    outside = tmp_path / "outside"
+    (outside / "rocket").mkdir(parents=True)
+    (outside / "theirs.xml").write_bytes(b"theirs")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "acme").symlink_to(outside, target_is_directory=True)
+    (site / "feed.xml").symlink_to(outside / "theirs.xml")
+    # WHEN the site is written
+    written = packs.copy_out(folder, "SiteBucket", site)
+    # THEN nothing was written outside it: the PR folders under the link are left out, and said so
+    assert sorted(str(p.relative_to(outside)) for p in outside.rglob("*")) == ["rocket", "theirs.xml"]
+    assert (outside / "theirs.xml").read_bytes() == b"theirs"
+    assert "2 site file(s) not written" in caplog.text and str(site / "acme") in caplog.text
+    # AND the files inside are written, the linked file replaced by a file of the site's own
+    assert written == 2 and (site / "index.html").read_bytes() == b"home"
+    assert not (site / "feed.xml").is_symlink() and (site / "feed.xml").read_bytes() == b"<feed/>"
+
+
+def test_a_site_downloaded_from_a_bucket_is_never_written_through_a_link_out_of_the_folder(tmp_path):
+    from prhub_local.state import download_bucket
+
+    class Bucket:  # S3's listing and reads (prhub invoke --out downloads the bucket of an endpoint of the caller's)
+        bodies = {"index.html": b"home", "acme/rocket/pull/1/index.html": b"pr 1"}
+
+        def get_paginator(self, name):
+            assert name == "list_objects_v2"
+            return self
+
+        def paginate(self, Bucket):  # noqa: N803 - boto3's name
+            return [{"Contents": [{"Key": k, "ETag": '"e"'} for k in self.bodies]}]
+
+        def get_object(self, Bucket, Key):  # noqa: N803
+            import io
+            return {"Body": io.BytesIO(self.bodies[Key])}
+
+    outside, site = tmp_path / "outside", tmp_path / "site"
+    outside.mkdir()
+    site.mkdir()
+    (site / "acme").symlink_to(outside, target_is_directory=True)
+    download_bucket(Bucket(), "prhub-site-bucket-that-moto-does-not-hold", site)
+    assert list(outside.iterdir()) == [] and (site / "index.html").read_bytes() == b"home"

@@ -48,7 +48,7 @@ def test_each_stage_change_is_a_line_of_its_own() -> None:
     display.update("listing acme/rocket's PRs")
     display.update("scoring", 0, 3, "PRs")
     display.update("rendering and publishing the report")
-    assert [text.split(",")[0].split(":")[0] for _, text in written] == [
+    assert [text.rstrip("\n").split(",")[0].split(":")[0] for _, text in written] == [
         "listing acme/rocket's PRs", "scoring", "rendering and publishing the report"]
 
 
@@ -89,9 +89,29 @@ def test_a_pipe_gets_plain_lines_and_quiet_gets_no_bar() -> None:
     pipe = io.StringIO()
     display = Display.for_stream(pipe)
     display.update("scoring", 1, 2, "PRs")
-    assert not display.live and pipe.getvalue().startswith("scoring: 1/2 PRs, 0 s\n")
+    assert not display.live and pipe.getvalue().startswith("scoring: 1/2 PRs\n")
     term = Terminal()
     quiet = Display.for_stream(term, quiet=True)
     quiet.update("scoring", 1, 2, "PRs")
     quiet.tick()
     assert term.getvalue() == ""
+
+
+def test_a_stage_that_ends_gets_a_line_with_its_last_count_and_how_long_it_took() -> None:
+    # GIVEN stages whose counts move faster than a line a second, as PR pages do, then end (issue 46, item 12)
+    display, written, clock = plain()
+    display.update("building PR pages", 0, None, "done")
+    for done in (4, 8, 12, 16, 20, 24, 28, 34):
+        clock.now += 0.3
+        display.update("building PR pages", done, None, "done")
+    clock.now += 0.3
+    display.update("telling the channels")
+    clock.now += 2.0
+    display.close()
+    texts = [text.rstrip("\n") for _, text in written]
+    # THEN the stage's first line has no time ("0 s" said nothing), its last count is written with its time,
+    # and the last stage, closed, says how long it took
+    assert texts[0] == "building PR pages: 0 done"
+    assert texts[-3] == "building PR pages: 34 done, 2 s"
+    assert texts[-2:] == ["telling the channels", "telling the channels, 2 s"]
+    assert not [t for t in texts if t.endswith(", 0 s")]

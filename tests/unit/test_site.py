@@ -69,7 +69,7 @@ def test_rebuild_lists_reports_newest_first_with_numbers_and_top_highlight(s3):
         site.publish_report(S3Bucket(s3, BUCKET), report, files_for(report))
     keys = site.rebuild_indexes(S3Bucket(s3, BUCKET), base["repo"])
     assert keys == ["example-org/trainer/index.html", "example-org/trainer/dashboard.json",
-                    "example-org/trainer/feed.xml", "index.html"]
+                    "example-org/trainer/feed.xml", "example-org/trainer/reports/index.html", "index.html"]
     for key in keys:
         head = s3.head_object(Bucket=BUCKET, Key=key)
         assert head["CacheControl"] == site.INDEX_CACHE
@@ -79,6 +79,11 @@ def test_rebuild_lists_reports_newest_first_with_numbers_and_top_highlight(s3):
     assert links == ["reports/2026-05-04-to-2026-05-10/", "reports/2026-04-27-to-2026-05-03/",
                      "reports/2026-04-20-to-2026-04-26/"]
     assert "异步 rollout 配置统一" in page and "中间的 &lt;b&gt;一周&lt;/b&gt;" in page and "合并 PR 11" in page
+    # AND the reports/ folder has a page of its own listing them (before: /owner/repo/reports/ had none)
+    listing = s3.get_object(Bucket=BUCKET, Key="example-org/trainer/reports/index.html")["Body"].read().decode()
+    assert parse_html(listing).hrefs() == ["data:,", "../../../", "../", "2026-05-04-to-2026-05-10/",
+                                           "2026-04-27-to-2026-05-03/", "2026-04-20-to-2026-04-26/"]
+    assert "中间的 &lt;b&gt;一周&lt;/b&gt;" in listing and "合并 PR 11" in listing
 
 
 def test_listing_follows_every_page(s3, monkeypatch):

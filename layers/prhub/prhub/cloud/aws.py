@@ -33,11 +33,26 @@ def _session() -> Any:  # Any: the stubs type client() per literal service name
     return boto3.session.Session(botocore_session=core)
 
 
+# Client settings by service. SES's SendEmail takes no idempotency token, so a call botocore retried after a read
+# timeout (it retries those) may send the same e-mail twice: one attempt, and the caller decides
+# (prhub.notify.delivery: a send whose answer never came is "maybe delivered", resent only where the channel opts
+# in); its timeouts are a chat platform's (prhub.notify.delivery.CONNECT_TIMEOUT, READ_TIMEOUT).
+CLIENT_CONFIG: dict[str, dict[str, Any]] = {
+    "ses": {"retries": {"total_max_attempts": 1, "mode": "standard"}, "connect_timeout": 5, "read_timeout": 20},
+}
+
+
 def client(service: str) -> Any:
     """A boto3 client for `service`, one per thread (boto3 sessions are not thread-safe)."""
     cache = _local.__dict__.setdefault("clients", {})
     if service not in cache:
-        cache[service] = _session().client(service)
+        settings = CLIENT_CONFIG.get(service)
+        if settings:
+            from botocore.config import Config
+
+            cache[service] = _session().client(service, config=Config(**settings))
+        else:
+            cache[service] = _session().client(service)
     return cache[service]
 
 

@@ -3,6 +3,7 @@
     redaction.install()        once per process (prhub.cloud.tracing.handler, notify's deliver, a secret read)
     redaction.known(value)     a secret value this process holds (a token, a key, a signing secret)
     redaction.known_url(url)   a credential URL (a webhook): its path and query values become known secrets
+    redaction.known_channels(c) the literal URLs and secrets of a watch list's channels
     redaction.redact(text)     `text` as a log may show it
 
 With the root logger at DEBUG (Lambda's log level set to DEBUG) third-party loggers write what Prhub never does:
@@ -20,8 +21,12 @@ import copy
 import logging
 import re
 import threading
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
+
+if TYPE_CHECKING:
+    from prhub.core.channels import Channel
 
 MASK = "<redacted>"
 MIN_SECRET = 6  # shorter values would mask ordinary words
@@ -78,6 +83,14 @@ def known_url(url: str | None) -> None:
         known(value)
     if parts.password:
         known(parts.password)
+
+
+def known_channels(channels: Iterable[Channel]) -> None:
+    """The literal URLs and signing secrets of a watch list's channels (the local runner's `--config`): botocore
+    logs the watch list itself at DEBUG (SSM PutParameter, GetParameter) before any of them is sent to."""
+    for channel in channels:
+        known_url(channel.url)
+        known(channel.secret)
 
 
 def redact(text: str) -> str:

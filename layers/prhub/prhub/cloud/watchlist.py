@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from prhub.cloud import redaction
 from prhub.core.config import WatchList
 from prhub.core.errors import InputError
 
@@ -37,4 +38,6 @@ class WatchListParameter:
             raise InputError(f"watch list parameter {self.name!r} could not be read: {exc}") from exc
         if isinstance(text, bytes):
             text = text.decode("utf-8", "replace")
-        return WatchList.parse(str(text))
+        watchlist = WatchList.parse(str(text))
+        redaction.known_channels(watchlist.channels())  # a literal URL or secret is the logs' to hide from now on
+        return watchlist

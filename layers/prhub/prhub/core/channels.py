@@ -3,7 +3,7 @@
     "notify": [{"channel": "slack|feishu|dingtalk|wecom|teams|webhook|email",
                 "url": "...", "url_secret": "<Secrets Manager name>",
                 "secret": "...", "secret_name": "<Secrets Manager name>",
-                "to": ["..."], "lang": "zh|en", "updates": false}]
+                "to": ["..."], "lang": "zh|en", "updates": false, "resend_on_timeout": false}]
 
 Chat webhook URLs carry their credential in the URL (Slack, Teams, WeCom's key, DingTalk's access_token),
 so a URL is a secret too: the stack reads `url_secret` and `secret_name` from Secrets Manager; a literal
@@ -25,7 +25,11 @@ CHANNELS = ("slack", "feishu", "dingtalk", "wecom", "teams", "webhook", "email")
 SIGNED = ("feishu", "dingtalk", "webhook")  # the platforms that sign requests with a shared secret
 # prhub.core.config.LANGUAGES (config imports this module, so it cannot import config); a unit test keeps them equal.
 LANGUAGES = ("zh", "en")
-KEYS = ("channel", "url", "url_secret", "secret", "secret_name", "to", "lang", "updates")
+KEYS = ("channel", "url", "url_secret", "secret", "secret_name", "to", "lang", "updates", "resend_on_timeout")
+# The channels whose receiver drops a copy of a delivery it already took (the generic webhook's X-Prhub-Delivery):
+# a send that timed out is resent to them as is. No chat platform's incoming webhook nor SES takes such a key
+# (docs/channels.md), so a timed-out send to them is resent only when the channel opts in (resend_on_timeout).
+DEDUPLICATING = ("webhook",)
 MAX_RECIPIENTS = 50  # SES: at most 50 recipients per message
 _ADDRESS = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+$")
 
@@ -42,6 +46,8 @@ class Channel:
     to: tuple[str, ...] = ()
     lang: str | None = None  # None: the repository's language
     updates: bool = False  # a re-run whose message differs is sent again (as an update); else once per report
+    # A send whose answer never came (maybe posted) is resent once; else never, as the platform cannot drop a copy.
+    resend_on_timeout: bool = False
 
     @property
     def label(self) -> str:
@@ -57,6 +63,8 @@ class Channel:
             data["to"] = list(self.to)
         if self.updates:
             data["updates"] = True
+        if self.resend_on_timeout:  # only when set: the ids of channels configured before it stay as they were
+            data["resend_on_timeout"] = True
         return data
 
 
@@ -99,6 +107,11 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
         raise InputError(f"{where}.lang must be one of {', '.join(LANGUAGES)}, got {lang!r:.20}")
     if not isinstance(item.get("updates", False), bool):
         raise InputError(f"{where}.updates must be true or false")
+    if not isinstance(item.get("resend_on_timeout", False), bool):
+        raise InputError(f"{where}.resend_on_timeout must be true or false")
+    if item.get("resend_on_timeout") and kind in DEDUPLICATING:
+        raise InputError(f"{where}: a {kind} channel is always resent after a timeout, under one X-Prhub-Delivery "
+                         "id its receiver drops copies of; drop resend_on_timeout")
     if item.get("secret") and item.get("secret_name"):
         raise InputError(f"{where}: give secret or secret_name, not both")
     to = _recipients(item.get("to"), kind, where)
@@ -115,7 +128,8 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
         if item.get("url") and not str(item["url"]).lower().startswith(("https://", "http://")):
             raise InputError(f"{where}.url must be an http(s) URL")
     return Channel(channel=kind, url=item.get("url"), url_secret=item.get("url_secret"), secret=item.get("secret"),
-                   secret_name=item.get("secret_name"), to=to, lang=lang, updates=item.get("updates", False))
+                   secret_name=item.get("secret_name"), to=to, lang=lang, updates=item.get("updates", False),
+                   resend_on_timeout=item.get("resend_on_timeout", False))
 
 
 def _recipients(value: Any, kind: str, where: str) -> tuple[str, ...]:

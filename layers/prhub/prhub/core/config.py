@@ -383,6 +383,11 @@ class WatchList:
         digest = DigestConfig.from_dict(doc["digest"], defaults) if doc.get("digest") is not None else None
         return cls(repos, defaults, org, exclude, digest)
 
+    def channels(self) -> tuple[Channel, ...]:
+        """Every channel the list subscribes: each repository's (the defaults' included) and the digest's."""
+        found = [c for r in self.repos for c in r.notify] + list(self.digest.notify if self.digest else ())
+        return tuple(dict.fromkeys(found))
+
     def with_repos(self, names: list[str]) -> WatchList:
         """The list with `names` added (the defaults' settings) unless listed already; listed settings win."""
         listed = {c.repo.lower() for c in self.repos}

@@ -12,13 +12,16 @@ redeliveries, report retries and re-runs of the same range: the ledger's conditi
 Outcomes: delivered (recorded, counted); permanent (recorded as given up, not retried: a revoked hook stays
 revoked); throttled or transient after the in-process retries: recorded as deferred and raised, so SQS tries
 again after its visibility timeout, and on the last receive recorded as given up and left to DeliveryDLQ
-(alarmed); a wait longer than a Lambda should sleep: a delayed copy of the message (as the score service does).
+(alarmed); a wait longer than a Lambda should sleep: a delayed copy of the message (as the score service does);
+maybe delivered (no answer came): recorded so, and sent again only where a copy is dropped (the generic webhook)
+or the channel opted in (`resend_on_timeout`, once); otherwise never, so a channel gets a report at most once.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -26,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
+from prhub.cloud.store import channel_ref, is_literal
 from prhub.core.channels import Channel, parse_channel, resolve
 from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError, PrhubError
@@ -77,9 +81,18 @@ def request_channels(channels: tuple[Channel, ...], language: str, report_key: s
     if not queue_url:
         logger.warning("channels configured but no delivery queue (DELIVERY_QUEUE_URL)", extra={"run_id": run_id})
         return 0
-    bodies = [{"run_id": run_id, "report_key": report_key, "language": language, "channel": c.to_dict()}
+    bodies = [{"run_id": run_id, "report_key": report_key, "language": language, **channel_field(c)}
               for c in channels]
     return queue.send_batch(queue_url, bodies)
+
+
+def channel_field(channel: Channel) -> dict[str, Any]:
+    """How a delivery message names its channel: its settings, or, for a channel whose URL or signing secret is
+    written in the watch list (the local runner's), a reference to it there (`channel_ref`), so no queue, DLQ or
+    saved local state holds the value; the delivery finds the channel in the watch list again."""
+    if is_literal(channel):
+        return {"channel_ref": channel_ref(channel)}
+    return {"channel": channel.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -93,18 +106,29 @@ class Delivery:
     raw: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, body: str) -> Delivery:
+    def parse(cls, body: str, literal: Callable[[str], Channel | None] | None = None) -> Delivery:
+        """The message in `body`; `literal` finds a channel named by reference (`channel_ref`) in the watch list
+        (the local runner's; None in the stack, which takes no literal URL)."""
         try:
             data = json.loads(body)
-            return cls(str(data["run_id"]), str(data["report_key"]), str(data.get("language") or "zh"),
-                       parse_channel(data["channel"], "delivery.channel"), data)
+            job = (str(data["run_id"]), str(data["report_key"]), str(data.get("language") or "zh"))
+            ref = data.get("channel_ref") if isinstance(data, dict) else None
+            if ref is None:
+                return cls(*job, parse_channel(data["channel"], "delivery.channel"), data)
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"malformed delivery message: {exc!r}") from exc
+        if literal is None:
+            raise InputError(f"channel {str(ref)[:40]!r} has a literal url/secret in the watch list: that is for the "
+                             "local runner only; store it in Secrets Manager and give url_secret/secret_name")
+        channel = literal(str(ref))
+        if channel is None:
+            raise InputError(f"channel {str(ref)[:40]!r} is no longer in the watch list: not told")
+        return cls(*job, channel, data)
 
 
 def deliver_record(record: SQSRecord, deps: DeliveryDeps) -> dict[str, Any]:
     """Deliver one message's report to its channel, once. Raising makes it a batch item failure."""
-    job = Delivery.parse(record.body)
+    job = Delivery.parse(record.body, deps.literal)
     receives = int(record.attributes.approximate_receive_count or 1)
     return deliver_one(job, deps, last_try=receives >= deps.settings.max_receive_count)
 
@@ -116,7 +140,8 @@ def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> di
     digest = message_digest(message)
     now = int(deps.clock())
     claim = deps.ledger.claim(job.report_key, cid, run_id=job.run_id, label=job.channel.label, digest=digest,
-                              updates=job.channel.updates, now=now, idempotent=idempotent(job.channel.channel))
+                              updates=job.channel.updates, now=now, idempotent=idempotent(job.channel.channel),
+                              resend_on_timeout=job.channel.resend_on_timeout)
     if claim.busy:
         # Another worker is sending it (SQS may hand one message to two): come back when its lease has ended.
         raise DeliveryFailed(f"{job.channel.label}: {claim.reason}")
@@ -164,14 +189,19 @@ def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: De
 
 def _maybe(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: DeliveryDeps,
            result: dict[str, Any], last_try: bool) -> dict[str, Any]:
-    """A send whose answer never came: recorded as maybe delivered; handed back to the queue for its one resend
-    (the ledger counts it before it is sent) unless that resend is spent, or the platform drops copies."""
+    """A send whose answer never came: recorded as maybe delivered. A platform that drops copies (the generic
+    webhook) is handed back to the queue to be sent again under the same delivery id; any other only when its
+    channel opted in (resend_on_timeout), for its one resend (the ledger counts it before it is sent): by default
+    a channel of a platform that cannot drop a copy is never sent a report twice."""
     _finish(deps, claim, job, "maybe", digest, outcome.attempts, outcome.detail)
-    if last_try or (claim.resends >= MAX_RESENDS and not idempotent(job.channel.channel)):
-        logger.warning("delivery maybe delivered, not sent again", extra={**result, "detail": outcome.detail})
-        return {**result, "sent": False, "maybe": True, "detail": outcome.detail}
-    raise DeliveryFailed(f"{job.channel.label}: maybe delivered ({outcome.detail}); the queue brings it back for "
-                         "one resend")
+    resend = idempotent(job.channel.channel) or (job.channel.resend_on_timeout and claim.resends < MAX_RESENDS)
+    if last_try or not resend:
+        why = ("" if idempotent(job.channel.channel) or job.channel.resend_on_timeout
+               else "; its platform cannot drop a copy and the channel does not set resend_on_timeout")
+        logger.warning("delivery maybe delivered, not sent again" + why, extra={**result, "detail": outcome.detail})
+        return {**result, "sent": False, "maybe": True, "detail": outcome.detail + why}
+    raise DeliveryFailed(f"{job.channel.label}: maybe delivered ({outcome.detail}); the queue brings it back to "
+                         "be sent again")
 
 
 def _finish(deps: DeliveryDeps, claim: Claim, job: Delivery, status: Any, digest: str, attempts: int,

@@ -25,8 +25,9 @@ from prhub.cloud import aws, metrics
 from prhub.cloud.cache import Cache, DynamoCache
 from prhub.cloud.queue import Queue
 from prhub.cloud.secrets import Secrets
-from prhub.cloud.store import Progress, Result, Run, Store
+from prhub.cloud.store import Progress, Result, Run, Store, channel_ref, is_literal
 from prhub.cloud.watchlist import WatchListParameter
+from prhub.core.channels import Channel
 from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.core.errors import InputError
 from prhub.core.history import History
@@ -218,6 +219,13 @@ class Deps:
         return lambda: context.get_remaining_time_in_millis() / 1000 - DEADLINE_RESERVE - reserve
 
 
+def literal_channels(watchlist: Callable[[], WatchList]) -> Callable[[str], Channel | None]:
+    """The lookup of a literal channel by its reference (prhub.cloud.store.channel_ref) in the watch list."""
+    def find(ref: str) -> Channel | None:
+        return next((c for c in watchlist().channels() if is_literal(c) and channel_ref(c) == ref), None)
+    return find
+
+
 @dataclass
 class DeliveryDeps:
     """What the delivery service (prhub.flow.deliver) touches, built once per process (`from_env`) or handed in
@@ -233,6 +241,8 @@ class DeliveryDeps:
     sender: str = ""
     allow_literal: bool = False
     secret_prefix: str = ""  # NotifySecretPrefix: the only secrets the function's role may read
+    # Finds a literal channel by its reference in the watch list (the local runner's; None in the stack)
+    literal: Callable[[str], Channel | None] | None = None
     clock: Callable[[], float] = time.time
     sleep: Callable[[float], None] = time.sleep
 
@@ -253,4 +263,6 @@ class DeliveryDeps:
         return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
                    SITE_BUCKET(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
                    secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
-                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""))
+                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""),
+                   literal=(literal_channels(WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")))
+                            if env.get(LITERAL_ENV) == "1" else None))

@@ -91,7 +91,7 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
         raise InputError(f"run {run_id}: revision {revision} asked for, but revision {run.revision} is the "
                          "published one (revisions are claimed one after another)")
     results = deps.store.results(run_id)
-    scored = [r.scored for r in results if r.status == "scored" and r.scored is not None]
+    scored = [_as_told(r) for r in results if r.status == "scored" and r.scored is not None]
     unscored = _unscored(run, results, {p.number for p in scored}, deps)
     report = _compose(run, results, scored, unscored, revision, deps)
     pending = [u["number"] for u in unscored if u["number"] not in _reasons(results)]
@@ -145,6 +145,15 @@ def _told(run: Run, deps: Deps) -> RepoConfig:
         logger.warning("channels of the run no longer in the watch list are not told",
                        extra={"run_id": run.run_id, "missing": len(run.channel_refs) - len(found)})
     return replace(run.config, notify=run.config.notify + found)
+
+
+def _as_told(result: Result) -> ScoredPR:
+    """The result's PR as the report tells it: an engine stand-in the score cache gave this run says its cause
+    was an earlier run's (a budget since raised would otherwise read as spent by this run)."""
+    from prhub.model.answers import from_earlier_run  # with the first report, not at the handler's import
+
+    assert result.scored is not None
+    return from_earlier_run(result.scored) if result.cached else result.scored
 
 
 def _reasons(results: list[Result]) -> dict[int, str]:

@@ -357,17 +357,49 @@ def fallback(engine: ScoredPR, note: str, tokens_in: int = 0, tokens_out: int = 
                    tokens_in=tokens_in, tokens_out=tokens_out)
 
 
+EARLIER = "kept from an earlier run: "  # after FALLBACK: a stand-in the score cache gave a later run
+# What a run says of the stand-ins it took from the cache: the cause was the earlier run's (its budget, its
+# outage), this run spent nothing on them, and asking again is one flag away. (Here, not in prhub.engine.wording,
+# for now: the lead's restructuring of the report wording owns that module.)
+EARLIER_NOTE = {
+    "en": "{n} PR(s) keep the engine's score from an earlier run in which the model did not score them: {cause} "
+          "({prs}); this run spent nothing on them, and `prhub run --retry-model` asks the model again",
+    "zh": "{n} 个 PR 沿用此前一次运行中由引擎代替模型给出的评分，当时的原因：{cause}（{prs}）；本次运行未为其花费，"
+          "`prhub run --retry-model` 会重新请求模型",
+}
+
+
+def from_earlier_run(scored: ScoredPR) -> ScoredPR:
+    """A result the score cache gave this run: an engine stand-in's reason says its cause was an earlier run's
+    (report.json keeps it; fallback_notes words it so), not this run's budget or outage."""
+    if not any(r.startswith(FALLBACK) and not r.startswith(FALLBACK + EARLIER) for r in scored.reasons):
+        return scored
+    return replace(scored, reasons=[FALLBACK + EARLIER + r[len(FALLBACK):]
+                                    if r.startswith(FALLBACK) and not r.startswith(FALLBACK + EARLIER) else r
+                                    for r in scored.reasons])
+
+
 def fallback_notes(report: Report) -> list[str]:
     """One note per cause of PRs the engine scored in place of the model (budget, outage, invalid answers),
-    naming them."""
-    causes: dict[str, list[int]] = {}
+    naming them; the stand-ins kept from an earlier run (from_earlier_run) in notes of their own."""
+    causes: dict[tuple[bool, str], list[int]] = {}
     for p in report.get("prs") or []:
         for reason in p.get("reasons") or []:
             if reason.startswith(FALLBACK):
-                causes.setdefault(reason[len(FALLBACK):].split(":")[0].split(" (")[0], []).append(int(p["number"]))
+                cause = reason[len(FALLBACK):]
+                earlier = cause.startswith(EARLIER)
+                cause = cause[len(EARLIER):] if earlier else cause
+                causes.setdefault((earlier, cause.split(":")[0].split(" (")[0]), []).append(int(p["number"]))
     lang = str(report.get("language") or "en")
-    return [say(lang, "engine_scored", n=len(prs), cause=cause_words(lang, cause),
-                prs=joined(lang, [f"#{n}" for n in sorted(prs)], "comma")) for cause, prs in sorted(causes.items())]
+    notes = []
+    for (earlier, cause), prs in sorted(causes.items()):
+        named = joined(lang, [f"#{n}" for n in sorted(prs)], "comma")
+        if earlier:
+            notes.append(EARLIER_NOTE.get(lang, EARLIER_NOTE["en"]).format(
+                n=len(prs), cause=cause_words(lang, cause), prs=named))
+        else:
+            notes.append(say(lang, "engine_scored", n=len(prs), cause=cause_words(lang, cause), prs=named))
+    return notes
 
 
 

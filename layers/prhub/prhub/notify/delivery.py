@@ -13,7 +13,8 @@ platform module to classify the answer:
 - maybe: the request went out and no answer came (a read timeout, a connection dropped after sending): the
   platform may have posted it. Resent here only to a platform with an idempotency key (the generic webhook's
   X-Prhub-Delivery, the same id on every try: its receiver drops the copies); for the others the outcome is
-  `maybe`, and the caller decides on its one resend against the ledger (prhub.flow.deliver). A request that
+  `maybe`, and the caller decides against the ledger (prhub.flow.deliver: none, or one where the channel sets
+  resend_on_timeout). A request that
   never left (a connect timeout, a refused connection) is transient: nothing can have arrived.
 
 When the attempts run out the channel is given up (kind throttled or transient, logged as an error).

@@ -8,7 +8,9 @@ exceeded" (retry after a short wait) or "Daily message quota exceeded" (wait, AW
 minutes before retrying); `MessageRejected` (unverified sender, or a recipient while the account is in
 the sandbox), `MailFromDomainNotVerifiedException`, `ConfigurationSetDoesNotExistException`,
 `AccountSendingPausedException`: permanent; `ServiceUnavailable`, `InternalFailure`, `RequestTimeout`
-and connection errors: transient.
+and a connection that never opened: transient. SendEmail takes no idempotency token (neither does SES v2's), so a
+request whose answer never came (a read timeout, a connection closed after sending) is `maybe` delivered: not
+retried here, nor by botocore (prhub.cloud.aws.CLIENT_CONFIG).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ QUOTA_WAIT = 600.0  # "wait for an interval of up to 10 minutes"
 TRANSIENT = {"ServiceUnavailable", "InternalFailure", "RequestTimeout", "ServiceUnavailableException",
              "InternalError", "RequestTimeoutException"}
 THROTTLING = {"Throttling", "ThrottlingException", "TooManyRequestsException"}
+MAYBE = "NoAnswer"  # our code for a request sent whose answer never came
 
 
 class EmailFailure(Exception):
@@ -51,7 +54,7 @@ class SesEmail:
         self.client = client
 
     def send_email(self, *, sender: str, to: tuple[str, ...], subject: str, html: str, text: str) -> str:
-        from botocore.exceptions import BotoCoreError, ClientError
+        from botocore.exceptions import BotoCoreError, ClientError, ConnectionClosedError, ReadTimeoutError
 
         try:
             answer = self.client.send_email(
@@ -62,7 +65,9 @@ class SesEmail:
         except ClientError as exc:
             error = exc.response.get("Error", {})
             raise EmailFailure(str(error.get("Code", "ClientError")), str(error.get("Message", ""))[:300]) from exc
-        except BotoCoreError as exc:  # endpoint unreachable, read timeout
+        except (ReadTimeoutError, ConnectionClosedError) as exc:  # sent, and no answer: SES may have taken it
+            raise EmailFailure(MAYBE, type(exc).__name__) from exc
+        except BotoCoreError as exc:  # endpoint unreachable: nothing was sent
             raise EmailFailure("ServiceUnavailable", type(exc).__name__) from exc
         return str(answer.get("MessageId", ""))
 
@@ -80,6 +85,8 @@ def classify(exc: EmailFailure) -> Verdict:
     if exc.code in THROTTLING:
         wait = QUOTA_WAIT if "daily" in exc.message.lower() else RATE_WAIT
         return Verdict("throttled", str(exc), wait)
+    if exc.code == MAYBE:
+        return Verdict("maybe", f"{exc}: maybe delivered")
     if exc.code in TRANSIENT:
         return Verdict("transient", str(exc))
     return Verdict("permanent", str(exc))

@@ -14,7 +14,8 @@ never changes the content that decides whether an update is due.
 Maybe delivered: a send whose answer never came (status `maybe`, or `sending` past its lease: a worker killed
 mid-send) may have been posted. It is sent again only through a claim that counts it (`resends`, checked and
 incremented in the same conditional write, before the send): a platform with an idempotency key any number of
-times (its receiver drops the copies), any other at most MAX_RESENDS times, then never.
+times (its receiver drops the copies); a platform without one (every chat platform's incoming webhook, SES) never,
+unless its channel opted in (`resend_on_timeout`), and then at most MAX_RESENDS times.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from prhub.cloud.dynamo import Writes, from_item, to_item
 # Longer than DeliveryFunction's timeout (120 s), so a live claim is never taken over; shorter than
 # DeliveryQueue's visibility timeout (720 s), so the redelivery after a crashed worker finds it expired.
 LEASE_SECONDS = 300
-MAX_RESENDS = 1  # resends of a maybe-delivered message to a platform without an idempotency key
+MAX_RESENDS = 1  # resends of a maybe-delivered message to a channel without an idempotency key that opted in
 Status = Literal["sending", "delivered", "gave_up", "deferred", "maybe"]
 # Told of every ledger write, before the send it allows: the local state journals the ledger so, and a run killed
 # after a send does not send it again.
@@ -65,16 +66,17 @@ class Ledger:
         return from_item(item) if item else None
 
     def claim(self, report_key: str, channel_id: str, *, run_id: str, label: str, digest: str, updates: bool,
-              now: int, idempotent: bool = False) -> Claim:
+              now: int, idempotent: bool = False, resend_on_timeout: bool = False) -> Claim:
         """Take the right to send, once. Allowed when the channel never got this report; when an earlier
         attempt was given up by another run (the operator fixed the channel and re-ran) or deferred; with
         `updates`, when the delivered content differs from `digest`; and for a send that maybe arrived (`maybe`,
-        or a claim whose lease ran out), as a counted resend: always where the platform is `idempotent`, else
-        while MAX_RESENDS lasts."""
+        or a claim whose lease ran out), as a counted resend: always where the platform is `idempotent`; where
+        it is not, only with `resend_on_timeout` and while MAX_RESENDS lasts."""
         before = self.get(report_key, channel_id)
         if before is not None and _maybe(before, now):
+            limit = None if idempotent else (MAX_RESENDS if resend_on_timeout else 0)
             return self._resend(before, report_key, channel_id, run_id=run_id, label=label, digest=digest,
-                                now=now, idempotent=idempotent)
+                                now=now, limit=limit)
         names = {"#s": "status", "#r": "run_id", "#l": "lease_until"}
         values: dict[str, Any] = {":sending": "sending", ":gave_up": "gave_up", ":deferred": "deferred",
                                   ":run": run_id, ":now": now, ":digest": digest}
@@ -87,12 +89,13 @@ class Ledger:
                           now=now, updates=updates)
 
     def _resend(self, before: dict[str, Any], report_key: str, channel_id: str, *, run_id: str, label: str,
-                digest: str, now: int, idempotent: bool) -> Claim:
-        """The claim of a send that maybe arrived: counted in the write that takes it, refused once spent."""
+                digest: str, now: int, limit: int | None) -> Claim:
+        """The claim of a send that maybe arrived: counted in the write that takes it, refused once `limit`
+        resends are spent (None: no limit, the receiver drops copies)."""
         resends = int(before.get("resends", 0))
-        if not idempotent and resends >= MAX_RESENDS:
-            return Claim(report_key, channel_id, False, reason=spent(before), sends=int(before.get("sends", 0)),
-                         resends=resends)
+        if limit is not None and resends >= limit:
+            return Claim(report_key, channel_id, False, reason=spent(before, limit),
+                         sends=int(before.get("sends", 0)), resends=resends)
         names = {"#s": "status", "#r": "run_id", "#l": "lease_until"}
         values: dict[str, Any] = {":was": before.get("status"), ":run": run_id, ":now": now, ":digest": digest,
                                   ":resends": resends}
@@ -168,8 +171,11 @@ def _maybe(item: dict[str, Any], now: int) -> bool:
     return status == "maybe" or (status == "sending" and int(item.get("lease_until", 0)) < now)
 
 
-def spent(item: dict[str, Any]) -> str:
+def spent(item: dict[str, Any], limit: int | None = MAX_RESENDS) -> str:
     """Why a maybe-delivered message is not sent again."""
+    if limit == 0:
+        return ("maybe delivered (the platform's answer never came); the platform cannot drop a copy and the "
+                "channel does not set resend_on_timeout: not sent again")
     return (f"maybe delivered (the platform's answer never came) and resent {int(item.get('resends', 0))} "
             "time(s): not sent again")
 

@@ -98,6 +98,7 @@ class Message:
     pdf: str | None
     since: str = ""
     until: str = ""
+    digest: str = ""  # the organisation digest's name, on a digest's message (a report's message has its repo)
 
     @property
     def words(self) -> dict[str, str]:
@@ -235,4 +236,5 @@ def digest_message(digest: Mapping[str, Any], site_url: str) -> Message:
                    summary=shorten(clean(digest["summary"]), SUMMARY_CHARS), highlights=highlights,
                    counts=Counts(prs=s["pr_count"], key_prs=s["key_pr_count"], breaking=s["breaking_count"],
                                  risks=s["risk_count"]),
-                   page=page, pdf=page + "report.pdf" if page else None, since=since, until=until)
+                   page=page, pdf=page + "report.pdf" if page else None, since=since, until=until,
+                   digest=clean(digest["name"]))

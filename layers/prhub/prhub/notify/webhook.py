@@ -38,13 +38,22 @@ def build(message: Message, target: Target, now: float, delivery_id: str) -> Req
 
 
 def payload_for(message: Message) -> dict[str, Any]:
+    # A digest's message names the digest in a field of its own; `repo` keeps its name too, as prhub.notify/1
+    # receivers written before read it.
+    named = {"digest": message.digest} if message.digest else {}
     return {
-        "schema": SCHEMA, "event": EVENT, "repo": message.repo, "language": message.lang,
+        "schema": SCHEMA, "event": EVENT, "repo": message.repo, **named, "language": message.lang,
         "period": {"since": message.since, "until": message.until},
         "title": message.title, "summary": message.summary, "counts": asdict(message.counts),
-        "highlights": [{"text": h.text, "prs": [asdict(r) for r in h.prs]} for h in message.highlights],
-        "links": {"page": message.page, "pdf": message.pdf},
+        "highlights": [{"text": h.text, "prs": [_present(asdict(r)) for r in h.prs]} for h in message.highlights],
+        "links": _present({"page": message.page, "pdf": message.pdf}),
     }
+
+
+def _present(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields that have a value: a page without a site URL to link it from (a local run's stack has none) is
+    left out, not sent as null for every PR."""
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def classify(status: int, headers: Mapping[str, str], body: str) -> Verdict:

@@ -363,6 +363,21 @@ def render_digest_feed(cards: list[dict[str, Any]], site_url: str = "") -> str:
                         self_link=f"{home}feed.xml" if home else "feed.xml", home=home or "./")
 
 
+def render_listing(heading: str, entries: list[dict[str, Any]], lang: str, root_href: str,
+                   up: dict[str, str] | None = None, feed: str = "") -> str:
+    """A folder's own page (`<repo>/reports/`, `_digest/`): its reports as cards whose `href` is relative to it."""
+    return _render_page("listing.html.j2", words=labels(lang), html_lang="zh-CN" if lang == "zh" else "en",
+                        heading=heading, entries=entries, root_href=root_href, up=up, feed=feed)
+
+
+def _digest_index(cards: list[dict[str, Any]]) -> bytes:
+    """_digest/index.html: every published digest, newest first."""
+    lang = cards[0]["language"] if cards else "zh"
+    heading = cards[0]["name"] if cards and cards[0]["name"] else labels(lang)["digests"]
+    return render_listing(heading, [{**c, "href": f"{c['slug']}/"} for c in cards], lang, "../",
+                          feed="feed.xml").encode()
+
+
 def _root_index(bucket: Bucket) -> bytes:
     digests = list_digests(bucket)
     return render_root_index(list_repositories(bucket), digests[0] if digests else None).encode()
@@ -372,8 +387,9 @@ def publish_digest(bucket: Bucket, digest: dict[str, Any], files: dict[str, byte
     """Write the digest's files in _digest/<slug>/, then the digests' feed and the root page that links it."""
     period = digest["period"]
     keys = list(_write(bucket, f"{ROOT}{period['since']}-to-{period['until']}/", files))
-    keys.append(_put(bucket, f"{ROOT}feed.xml", render_digest_feed(list_digests(bucket), site_url).encode(),
-                     INDEX_CACHE))
+    cards = list_digests(bucket)
+    keys.append(_put(bucket, f"{ROOT}feed.xml", render_digest_feed(cards, site_url).encode(), INDEX_CACHE))
+    keys.append(_put(bucket, f"{ROOT}index.html", _digest_index(cards), INDEX_CACHE))
     keys.append(_put(bucket, "index.html", _root_index(bucket), INDEX_CACHE))
     return keys
 
@@ -423,6 +439,12 @@ def rebuild_indexes(bucket: Bucket, repo: str, site_url: str = "", home: str | N
                              INDEX_CACHE))
         keys.append(_put(bucket, where[lang] + "feed.xml", render_feed(repo, entries, site_url, lang).encode(),
                          INDEX_CACHE))
+    # The reports/ folder's own page, in the home language: the reports listed on the repository's page
+    reports_page = render_listing(
+        f"{clean(sitepaths.display(repo))} · {labels(home)['reports']}",
+        [{**c, "href": f"{c['slug']}/"} for c in cards if c["language"] == home and not c["sub"]], home,
+        "../" * (repo.count("/") + 2), up={"href": "../", "name": clean(sitepaths.display(repo))})
+    keys.append(_put(bucket, where[home] + "reports/index.html", reports_page.encode(), INDEX_CACHE))
     keys.append(_put(bucket, "index.html", _root_index(bucket), INDEX_CACHE))
     return keys
 

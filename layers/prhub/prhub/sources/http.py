@@ -44,6 +44,23 @@ RETRYABLE_EXCEPTIONS = (
     requests.exceptions.ContentDecodingError,
 )
 T = TypeVar("T")
+# What a network fault says in one line, by the words its urllib3 cause carries (its own text is a nested repr).
+_NETWORK_WORDS = (("Connection refused", "connection refused"), ("Name or service not known", "host name not found"),
+                  ("nodename nor servname", "host name not found"),
+                  ("Temporary failure in name resolution", "host name not found"),
+                  ("No route to host", "no route to host"), ("Network is unreachable", "network unreachable"),
+                  ("Connection reset", "connection reset"), ("CERTIFICATE_VERIFY_FAILED", "TLS certificate refused"))
+
+
+def network_problem(exc: Exception, timeout: float) -> str:
+    """A network fault of `requests` in a few readable words ("connection refused"), not its nested repr."""
+    if isinstance(exc, requests.exceptions.Timeout):
+        return f"no answer within {timeout:g} s"
+    text = str(exc)
+    for words, said in _NETWORK_WORDS:
+        if words in text:
+            return said
+    return type(exc).__name__
 
 
 class NotFound(SourceError):
@@ -323,7 +340,7 @@ class GitHubClient:
             try:
                 response = self.session.request(method, url, headers=headers, json=body, timeout=self.timeout)
             except RETRYABLE_EXCEPTIONS as exc:
-                problem = f"{type(exc).__name__}: {exc}"
+                problem = network_problem(exc, self.timeout)
             else:
                 self.stats[f"http_{response.status_code}"] += 1
                 limits.note(response)
@@ -342,7 +359,7 @@ class GitHubClient:
             faults += 1
             self.stats["retries"] += 1
             if faults >= self.max_tries:
-                raise SourceUnavailable(f"GitHub failed {faults} times for {url}; last: {problem}")
+                raise SourceUnavailable(f"GitHub cannot answer now: {problem} ({faults} tries of {url})")
             self.wait(self.backoff(faults - 1), f"fault ({problem})")
 
     def get_json(self, url: str, conditional: bool = True) -> tuple[Any, str]:
