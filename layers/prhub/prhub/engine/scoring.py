@@ -31,7 +31,9 @@ from prhub.engine.wording import joined, say
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
 # engine-10: a scored PR's review facts carry who merged it (both GitHub sources read it now), which the
 # self-merged risk compares with; results cached by engine-9 say "" there. Scores are unchanged.
-ENGINE_VERSION = "engine-10"
+# engine-11: descriptions are read by a Markdown parser and a sentence segmenter (prhub.engine.textparse): summaries
+# and key points change (status notes, credits and vague lines skipped, list frames kept), and so may insight.
+ENGINE_VERSION = "engine-11"
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
