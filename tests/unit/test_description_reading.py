@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.engine import textparse

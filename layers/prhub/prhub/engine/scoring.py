@@ -202,7 +202,7 @@ def _insight(cleaned: str, title: str, lang: str) -> tuple[float, list[str]]:
     (measured results, test evidence), with the phrase of each part found."""
     cleaned = cleaned[:INSIGHT_CHARS]
     parts = textparse.sections(cleaned) if cleaned else []
-    prose = " ".join(b for _, c in parts for b in textparse.prose_blocks(c))
+    prose = " ".join(textparse.prose_blocks(cleaned)) if cleaned else ""  # every section's, from one parse
     words = len(prose.split()) + len(textparse.CJK.findall(prose)) // 2
     found: list[tuple[float, str]] = []
     if words >= 25:

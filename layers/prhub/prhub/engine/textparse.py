@@ -15,7 +15,6 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 import pysbd
 from markdown_it import MarkdownIt
@@ -49,6 +48,7 @@ SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 _BLOCKS = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).disable("inline")
 _INLINE = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
 _SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
+MAYBE_END = re.compile(r"[.!?][\"')\]]*\s")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ class Block:
     text: str = ""  # a heading's or a paragraph's own inline source
     level: int = 0  # a heading's level
     items: tuple[str, ...] = ()  # a list's top-level items: each one's own paragraphs, nested lists left out
+    tasks: frozenset[int] = frozenset()  # a list's lines (from its first) that are task-list items, at any depth
 
 
 def _close(tokens: list[Token], start: int) -> int:
@@ -77,9 +78,27 @@ KINDS = {"heading_open": "heading", "paragraph_open": "paragraph", "bullet_list_
          "blockquote_open": "quote", "html_block": "html", "hr": "rule"}
 
 
-@lru_cache(maxsize=64)  # strip_template, the summary, the key points and insight read the same descriptions
+# Parsed texts: strip_template leaves its result's blocks here (most are the description's own, unchanged), so the
+# summary, the key points and insight that read the cleaned description do not parse it again.
+_PARSED: dict[str, tuple[Block, ...]] = {}
+PARSED_KEPT = 64
+
+
 def blocks(text: str) -> tuple[Block, ...]:
     """The top-level blocks of a Markdown text, in order."""
+    if (found := _PARSED.get(text)) is None:
+        found = _remember(text, _parse(text))
+    return found
+
+
+def _remember(text: str, found: tuple[Block, ...]) -> tuple[Block, ...]:
+    if len(_PARSED) >= PARSED_KEPT:
+        del _PARSED[next(iter(_PARSED))]  # the oldest
+    _PARSED[text] = found
+    return found
+
+
+def _parse(text: str) -> tuple[Block, ...]:
     lines = text.split("\n")
     tokens = _BLOCKS.parse(text)
     found: list[Block] = []
@@ -96,7 +115,9 @@ def blocks(text: str) -> tuple[Block, ...]:
             elif kind == "paragraph":
                 found.append(Block(kind, source, inner[1].content))
             elif kind == "list":
-                found.append(Block(kind, source, items=_items(inner, token.level + 1)))
+                first = token.map[0]
+                found.append(Block(kind, source, items=_items(inner, token.level + 1),
+                                   tasks=frozenset(n - first for n in _task_lines(inner))))
             elif kind in ("code", "html"):
                 found.append(Block(kind, source, token.content))
             else:
@@ -116,13 +137,12 @@ def _items(tokens: list[Token], level: int) -> tuple[str, ...]:
     return tuple("\n".join(parts) for parts in items)
 
 
-def _task_lines(source: str) -> set[int]:
-    """Lines (relative to the list) of its task-list items, at any depth, with what they hold."""
-    tokens = _BLOCKS.parse(source)
+def _task_lines(tokens: list[Token]) -> set[int]:
+    """The lines of a list's task-list items ("- [ ] …", "- [x] …"), at any depth, with what they hold."""
     dropped: set[int] = set()
-    for i, token in enumerate(tokens):
-        if token.type == "list_item_open" and token.map and i + 2 < len(tokens) \
-                and tokens[i + 2].type == "inline" and TASK.match(tokens[i + 2].content):
+    for i, token in enumerate(tokens[:-2]):
+        if token.type == "list_item_open" and token.map and tokens[i + 2].type == "inline" \
+                and TASK.match(tokens[i + 2].content):
             dropped.update(range(*token.map))
     return dropped
 
@@ -142,8 +162,7 @@ def _clean(block: Block, depth: int) -> str:
             return ""
         source = _strip(unquoted, depth + 1) if depth < 3 else unquoted  # the author's answer inside the quote
     elif block.kind == "list":
-        dropped = _task_lines(source)
-        source = "\n".join(ln for n, ln in enumerate(source.split("\n")) if n not in dropped).strip()
+        source = "\n".join(ln for n, ln in enumerate(source.split("\n")) if n not in block.tasks).strip()
     elif block.kind == "paragraph" and re.match(r"^\s*[-*+]\s*\[[^\]]{0,8}\]", source):
         return ""  # a lone "- [ ]" the parser reads as text (an empty task item)
     if source.strip().strip(".:：。").lower() in EMPTY_ANSWERS:
@@ -157,8 +176,8 @@ def strip_template(body: str) -> str:
 
 
 def _strip(text: str, depth: int) -> str:
-    out: list[str] = []
-    pending: str | None = None  # a heading is written only once content follows it
+    out: list[tuple[str, Block]] = []
+    pending: Block | None = None  # a heading is written only once content follows it
     skip_level = 0
     for block in blocks(text):
         if block.kind == "heading":
@@ -166,7 +185,7 @@ def _strip(text: str, depth: int) -> str:
             if skip_level and block.level > skip_level:
                 continue
             skip_level = block.level if any(h in name for h in CHECKLIST_HEADINGS) else 0
-            pending = None if skip_level else block.source.strip()
+            pending = None if skip_level else block
             continue
         if skip_level:
             continue
@@ -174,10 +193,14 @@ def _strip(text: str, depth: int) -> str:
         if not cleaned:
             continue
         if pending:
-            out.append(pending)
+            out.append((pending.source.strip(), pending))
             pending = None
-        out.append(cleaned)
-    return "\n\n".join(out).strip()
+        out.append((cleaned, block))
+    result = "\n\n".join(c for c, _ in out).strip()
+    # The result's blocks: a block left as written is the one parsed; only a changed one (a list without its task
+    # items, an unquoted answer, a paragraph without its comment) is parsed again, alone.
+    _remember(result, tuple(b for c, block in out for b in ((block,) if c == block.source.strip() else blocks(c))))
+    return result
 
 
 def sections(text: str) -> list[tuple[str, str]]:
@@ -231,7 +254,7 @@ def _inline(source: str) -> Inline:
             if BARE_URL.search(words):
                 linked = bare = True
                 words = BARE_URL.sub(" ", words)
-            words = re.sub(r"<[^>]{0,500}>", " ", words)  # an escaped tag ("&lt;img …&gt;") is still a tag
+            words = re.sub(r"<[^>]{0,500}>", "", words)  # an escaped tag ("&lt;img …&gt;") is still a tag
             parts.append(words)
             if not in_link:
                 outside += len(re.findall(r"[^\W\d_]{2,}|[\u3400-\u9fff]", words))
@@ -251,6 +274,8 @@ def sentences(text: str) -> list[str]:
         return []
     if CJK.search(text):
         return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
+    if not MAYBE_END.search(text):  # no full stop, "!" or "?" before a space: one sentence (most list items)
+        return [text.strip()]
     # Spans of the text itself (pySBD's own strings may be respaced); a boundary with no space after it
     # ("config/{a,b}.yaml", "a.b()") is inside a word, never between sentences.
     starts = [0] + [span.start for span in _SEGMENTER.segment(text)[1:] if text[span.start - 1:span.start].isspace()]
@@ -331,7 +356,8 @@ def _informative(text: str) -> list[str]:
         return []
     if seen.linked and seen.outside <= 1:  # a links-only line ("[e2e script.](…)", "- https://…")
         return []
-    kept = [sentence for sentence in sentences(flat) if _is_sentence(sentence)]
+    kept = [sentence for sentence in sentences(flat) if _is_sentence(sentence)
+            and not (seen.linked and DANGLING.search(sentence))]  # "… to include [link]." without its link
     if kept and kept[-1].endswith((":", "：")):
         kept.pop()
     # What is left of "Green line: trtllm https://..." is a bare link's label, not a sentence.
@@ -353,7 +379,7 @@ def _is_sentence(sentence: str) -> bool:
     return not (NOT_A_POINT.search(sentence) or FILE_LIKE.match(sentence) or any(g in lowered for g in GUIDANCE)
                 or any(h in lowered for h in CHECKLIST_HEADINGS) or LEGEND.match(sentence)
                 or INSTRUCTION.match(sentence) or _formula(sentence) or PRAISE.search(sentence)
-                or STATUS.search(sentence) or DANGLING.search(sentence) or _vague(sentence))
+                or STATUS.search(sentence) or _vague(sentence))
 
 
 def _vague(sentence: str) -> bool:
@@ -466,7 +492,7 @@ def summarize(cleaned: str, fallback: str, limit: int = 300) -> str:
         if not said or len(" ".join(said)) < 12:
             continue
         if block.kind == "list":
-            said = ["; ".join(s.rstrip(" .;") for s in said) + "."]
+            said = said[:1]  # a list's first item: its others are often squashed commit messages
         # In a test or results section "this PR …" tells how it was tested, not what it changes.
         evidence = heading.startswith(NOT_POINTS)
         change = None if evidence else next((n for n, s in enumerate(said) if CHANGES.search(s)), None)
