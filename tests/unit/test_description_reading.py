@@ -86,6 +86,25 @@ def test_a_heading_or_lead_in_travels_with_the_items_it_frames():
                                           "Cache the routing table between micro-batches"]
 
 
+def test_only_a_frame_that_says_what_happened_travels_and_a_lead_in_reads_with_its_list():
+    assert textparse.key_points("### Additional info\n\n- chunking keeps the memory constant.\n\n"
+                                "### Added\n\n- a flag for the fused kernel\n") == [
+        "Chunking keeps the memory constant.", "Added: a flag for the fused kernel"]
+    lead = "Fix 12 documentation issues across the tutorials:\n\n- typos in the install guide\n- wrong device ids\n"
+    assert textparse.summarize(lead, "fallback") == \
+        "Fix 12 documentation issues across the tutorials: typos in the install guide; wrong device ids."
+    announced = "This PR contains the following:\n\n- Add a dockerfile for CANN 8.3\n- Update vllm\n"
+    assert textparse.summarize(announced, "fallback") == "Add a dockerfile for CANN 8.3"
+
+
+def test_past_the_opening_only_the_pr_or_its_author_doing_something_is_preferred():
+    text = ("The build script name lost its hash in #1.\n\nLooking at the comments, there is no use for it. "
+            "So I modified the logic to never include the hash. Let me know if this is a bad assumption.\n")
+    assert textparse.summarize(text, "fallback") == "So I modified the logic to never include the hash."
+    side = "Routine update of dependencies.\n\nUpdating ahash v0.8.11 -> v0.8.12\n\nNote: I also added a lint.\n"
+    assert textparse.summarize(side, "fallback") == "Routine update of dependencies."
+
+
 # The export's real PRs the issue quotes.
 
 def test_verl_5631_summary_is_not_its_status_note():

@@ -308,7 +308,7 @@ def _plain_end(end: re.Match[str]) -> bool:
 # What a description says that is not about the change: template placeholders, credits, pointers elsewhere.
 BARE_URL = re.compile(r"\(?<?\bhttps?://[^\s)>]{0,500}[)>]?")
 NOT_A_POINT = re.compile(
-    r"\[note which|if any\b|^issue number\b|^as title\b|^same as title|^n/?a\b|^none\b|^todo\b|\bcredits?\b|"
+    r"\[note which|if any\b|^issue number\b|^title\s*:|^as title\b|^same as title|^n/?a\b|^none\b|^todo\b|\bcredits?\b|"
     r"\bthanks?\b|"
     r"\bthank you\b|\bkudos\b|co-authored|carried as-is|^cc\b|^@|^(?:please )?(?:see|refer to|check)\b|"
     r"^(?:fix(?:es)?|close[sd]?|resolve[sd]?|related(?: to)?|follow-?ups?(?: to| of)?|part of|reapply|"
@@ -369,7 +369,8 @@ OPERATOR = re.compile(r"(?<![\w-])[=+*/%<>≥≤](?![\w-])|//|==| - ")
 FILE_LIKE = re.compile(r"^[\w./\\{},-]+\.(?:py|sh|ya?ml|json|md|toml|txt|cfg|ipynb)[.,;]?$")
 # A heading or lead-in that frames the list under it ("Removed:", "### Breaking changes"): its items read as what
 # it says, so it travels with them. Headings that only say "here are the changes" frame nothing.
-FRAMES = re.compile(r"\b(?:remov\w*|delet\w*|drop\w*|deprecat\w*|add\w*|new|breaking|renam\w*|mov\w*|replac\w*|"
+FRAMES = re.compile(r"\b(?:remov\w*|delet\w*|drop\w*|deprecat\w*|add(?:ed|s|ing)?|additions?|new|breaking|renam\w*|"
+                    r"mov\w*|replac\w*|"
                     r"fix\w*|refactor\w*|unchanged|no behaviou?r change|kept|not (?:changed|included|in this pr)|"
                     r"out of scope|follow-?ups?|todo|future work|known (?:issues?|limitations?)|limitations?|"
                     r"caveats?|migrat\w*|behaviou?r changes?)\b|移除|删除|新增|破坏|重构|修复|废弃", re.IGNORECASE)
@@ -485,7 +486,7 @@ def _framed(frame: str, point: str) -> str:
     """An item with the frame it was listed under: "Removed: 5 tool implementations …"."""
     if not frame or point.lower().startswith(frame.lower()[:4]):  # "Removed: Remove x" says it twice
         return point
-    return f"{frame}: {point[:1].lower() + point[1:] if re.match(r'[A-Z][a-z]+ ', point) else point}"
+    return f"{frame}: {point[:1].lower() + point[1:] if re.match(r'(?!I )[A-Z][a-z]* ', point) else point}"
 
 
 def _lists(content: list[Block], heading: str) -> list[tuple[str, Block]]:
