@@ -16,6 +16,7 @@ import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pysbd
 from markdown_it import MarkdownIt
@@ -80,27 +81,9 @@ KINDS = {"heading_open": "heading", "paragraph_open": "paragraph", "bullet_list_
          "blockquote_open": "quote", "html_block": "html", "hr": "rule"}
 
 
-# Parsed texts: strip_template leaves its result's blocks here (most are the description's own, unchanged), so the
-# summary, the key points and insight that read the cleaned description do not parse it again.
-_PARSED: dict[str, tuple[Block, ...]] = {}
-PARSED_KEPT = 64
-
-
+@lru_cache(maxsize=64)  # the summary, the key points and insight read the same cleaned description
 def blocks(text: str) -> tuple[Block, ...]:
     """The top-level blocks of a Markdown text, in order."""
-    if (found := _PARSED.get(text)) is None:
-        found = _remember(text, _parse(text))
-    return found
-
-
-def _remember(text: str, found: tuple[Block, ...]) -> tuple[Block, ...]:
-    if len(_PARSED) >= PARSED_KEPT:
-        del _PARSED[next(iter(_PARSED))]  # the oldest
-    _PARSED[text] = found
-    return found
-
-
-def _parse(text: str) -> tuple[Block, ...]:
     lines = text.split("\n")
     tokens = _BLOCKS.parse(text)
     found: list[Block] = []
@@ -178,7 +161,7 @@ def strip_template(body: str) -> str:
 
 
 def _strip(text: str, depth: int) -> str:
-    out: list[tuple[str, Block]] = []
+    out: list[str] = []
     pending: Block | None = None  # a heading is written only once content follows it
     skip_level = 0
     for block in blocks(text):
@@ -195,14 +178,10 @@ def _strip(text: str, depth: int) -> str:
         if not cleaned:
             continue
         if pending:
-            out.append((pending.source.strip(), pending))
+            out.append(pending.source.strip())
             pending = None
-        out.append((cleaned, block))
-    result = "\n\n".join(c for c, _ in out).strip()
-    # The result's blocks: a block left as written is the one parsed; only a changed one (a list without its task
-    # items, an unquoted answer, a paragraph without its comment) is parsed again, alone.
-    _remember(result, tuple(b for c, block in out for b in ((block,) if c == block.source.strip() else blocks(c))))
-    return result
+        out.append(cleaned)
+    return "\n\n".join(out).strip()
 
 
 def sections(text: str) -> list[tuple[str, str]]:
