@@ -455,7 +455,7 @@ ANNOUNCES = re.compile(r"\b(?:follow\w*|below|these|things|as follows|changes?|s
 
 def _frame(text: str) -> str:
     """A heading's or lead-in's words when they frame the list under them ("Removed"), else ''."""
-    words = _inline(text).text.strip().rstrip(":：").strip()
+    words = _inline(text[:200]).text.strip().rstrip(":：").strip()  # a frame is a few words
     if not words or words.endswith("?") or len(words.split()) > 5 or not FRAMES.search(words):
         return ""
     return words[:1].upper() + words[1:]
