@@ -78,14 +78,22 @@ def test_domain_code_reaches_no_network_library() -> None:
     assert wrong == []
 
 
-def test_the_engine_needs_nothing_but_the_standard_library() -> None:
+# Pure-Python text readers the engine may use (prhub.engine.textparse reads descriptions as Markdown and splits
+# their sentences): no I/O, no compiled code, in the layer's requirements.
+ENGINE_LIBRARIES = {"markdown_it", "pysbd"}
+
+
+def test_the_engine_needs_nothing_but_the_standard_library_and_its_text_readers() -> None:
     # The engine's judgement runs wherever Python does: adapters reach it through Protocols
     # (engine.risks.VersionRegistry, engine.analysis.PriorRecord), never as imports.
     wrong = [f"{path.relative_to(LAYER)}:{line}: {module}"
              for path in modules() if folder(path) == "engine"
              for line, module in imports(path)
-             if module.split(".")[0] not in sys.stdlib_module_names and module.split(".")[0] != "prhub"]
+             if module.split(".")[0] not in sys.stdlib_module_names | ENGINE_LIBRARIES
+             and module.split(".")[0] != "prhub"]
     assert wrong == []
+    assert {"markdown-it-py", "pysbd"} <= {line.split(">")[0].split("=")[0].strip() for line in
+                                           (LAYER / "requirements.txt").read_text().splitlines()}
 
 
 def test_the_rules_catch_a_domain_module_that_imports_an_adapter(tmp_path: Path) -> None:

@@ -31,7 +31,9 @@ from prhub.engine.wording import joined, say
 # Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
 # engine-10: a scored PR's review facts carry who merged it (both GitHub sources read it now), which the
 # self-merged risk compares with; results cached by engine-9 say "" there. Scores are unchanged.
-# engine-11: a zh breaking reason for a changed default no longer quotes the English title (issue 45).
+# engine-11: descriptions are read by a Markdown parser and a sentence segmenter (prhub.engine.textparse): summaries
+# and key points change (status notes, credits and vague lines skipped, list frames kept), and so may insight.
+# Also: a zh breaking reason for a changed default no longer quotes the English title (issue 45).
 ENGINE_VERSION = "engine-11"
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -201,7 +203,7 @@ def _insight(cleaned: str, title: str, lang: str) -> tuple[float, list[str]]:
     (measured results, test evidence), with the phrase of each part found."""
     cleaned = cleaned[:INSIGHT_CHARS]
     parts = textparse.sections(cleaned) if cleaned else []
-    prose = " ".join(b for _, c in parts for b in textparse.prose_blocks(c))
+    prose = " ".join(textparse.prose_blocks(cleaned)) if cleaned else ""  # every section's, from one parse
     words = len(prose.split()) + len(textparse.CJK.findall(prose)) // 2
     found: list[tuple[float, str]] = []
     if words >= 25:
