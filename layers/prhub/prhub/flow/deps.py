@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prhub.cloud import aws, metrics
 from prhub.cloud.cache import Cache, DynamoCache
 from prhub.cloud.queue import Queue
-from prhub.cloud.secrets import Secrets
+from prhub.cloud.secrets import Secrets, github_token
 from prhub.cloud.store import Progress, Result, Run, Store
 from prhub.cloud.watchlist import WatchListParameter
 from prhub.core.config import RepoConfig, Settings, WatchList
@@ -233,6 +233,9 @@ class DeliveryDeps:
     secret_prefix: str = ""  # NotifySecretPrefix: the only secrets the function's role may read
     clock: Callable[[], float] = time.time
     sleep: Callable[[float], None] = time.sleep
+    github_api_url: str = "https://api.github.com"  # GITHUB_API_URL: where a github channel posts
+    # the stack's GitHub token (GITHUB_TOKEN_SECRET, or GITHUB_TOKEN locally): a github channel's default
+    github_token: Callable[[], str | None] = lambda: None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> DeliveryDeps:
@@ -251,4 +254,6 @@ class DeliveryDeps:
         return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
                    SITE_BUCKET(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
                    secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
-                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""))
+                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""),
+                   github_api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+                   github_token=lambda: github_token(env=env, secrets=secrets))
