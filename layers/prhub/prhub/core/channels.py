@@ -138,20 +138,25 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
     to = _recipients(item.get("to"), kind, where)
     if kind == "github":
         return _github(item, where, lang)
+    _addressed(item, kind, where)
+    return Channel(channel=kind, url=item.get("url"), url_secret=item.get("url_secret"), secret=item.get("secret"),
+                   secret_name=item.get("secret_name"), to=to, lang=lang, updates=item.get("updates", False))
+
+
+def _addressed(item: dict[str, Any], kind: str, where: str) -> None:
+    """An e-mail channel's settings, or a chat platform's URL and signing secret: InputError for what is wrong."""
     if kind == "email":
         for key in ("url", "url_secret", "secret", "secret_name"):
             if item.get(key):
                 raise InputError(f"{where}: an email channel takes `to`, not {key}")
-    else:
-        if bool(item.get("url")) == bool(item.get("url_secret")):
-            raise InputError(f"{where}: a {kind} channel needs exactly one of url_secret (the stack) or url (local)")
-        if kind not in SIGNED and (item.get("secret") or item.get("secret_name")):
-            raise InputError(f"{where}: {kind} does not sign requests; drop secret/secret_name "
-                             f"(signing: {', '.join(SIGNED)})")
-        if item.get("url") and not str(item["url"]).lower().startswith(("https://", "http://")):
-            raise InputError(f"{where}.url must be an http(s) URL")
-    return Channel(channel=kind, url=item.get("url"), url_secret=item.get("url_secret"), secret=item.get("secret"),
-                   secret_name=item.get("secret_name"), to=to, lang=lang, updates=item.get("updates", False))
+        return
+    if bool(item.get("url")) == bool(item.get("url_secret")):
+        raise InputError(f"{where}: a {kind} channel needs exactly one of url_secret (the stack) or url (local)")
+    if kind not in SIGNED and (item.get("secret") or item.get("secret_name")):
+        raise InputError(f"{where}: {kind} does not sign requests; drop secret/secret_name "
+                         f"(signing: {', '.join(SIGNED)})")
+    if item.get("url") and not str(item["url"]).lower().startswith(("https://", "http://")):
+        raise InputError(f"{where}.url must be an http(s) URL")
 
 
 def _github(item: dict[str, Any], where: str, lang: str | None) -> Channel:

@@ -464,21 +464,28 @@ _UPDATE = """mutation($input: UpdateDiscussionInput!) {
 _CLOSE = """mutation($input: CloseDiscussionInput!) { closeDiscussion(input: $input) { discussion { id closed } } }"""
 
 
-def _discussion(api: GitHubApi, post: Post, known: Mapping[str, Any] | None) -> Verdict:
+def _repository(api: GitHubApi, post: Post) -> tuple[str, str]:
+    """The repository's node id and the channel's category's, by name; Refused when either cannot be had."""
     repo = post.repo
     owner, name = repo.split("/", 1)
     data = api.graphql(_REPOSITORY, {"owner": owner, "name": name}, what=f"looking up {repo}", repo=repo)
     repository = data.get("repository")
     if not repository:
-        return Verdict("permanent", f"repository {repo} not found, or the token cannot see it")
+        raise Refused(Verdict("permanent", f"repository {repo} not found, or the token cannot see it"))
     if repository.get("hasDiscussionsEnabled") is False:
-        return Verdict("permanent", f"discussions are turned off in {repo}")
+        raise Refused(Verdict("permanent", f"discussions are turned off in {repo}"))
     categories = {c["name"]: c["id"] for c in (repository.get("discussionCategories") or {}).get("nodes") or []}
     wanted = post.category or ""
     category = categories.get(wanted) or next((i for n, i in categories.items() if n.lower() == wanted.lower()), None)
     if category is None:
-        return Verdict("permanent", f"no discussion category {wanted!r} in {repo} (it has: "
-                                    f"{', '.join(sorted(categories)) or 'none'})")
+        raise Refused(Verdict("permanent", f"no discussion category {wanted!r} in {repo} (it has: "
+                                           f"{', '.join(sorted(categories)) or 'none'})"))
+    return str(repository["id"]), category
+
+
+def _discussion(api: GitHubApi, post: Post, known: Mapping[str, Any] | None) -> Verdict:
+    repo = post.repo
+    repository_id, category = _repository(api, post)
     listed: list[dict[str, Any]] | None = None
     target = known.get("id") if known and _same_post(known, post) else None
     if target is None:
@@ -492,7 +499,7 @@ def _discussion(api: GitHubApi, post: Post, known: Mapping[str, Any] | None) -> 
                              what=f"editing a discussion of {repo}", repo=repo)
         return _closing(api, post, listed, (answer.get("updateDiscussion") or {}).get("discussion") or {},
                         category, "edited")
-    answer = api.graphql(_CREATE, {"input": {"repositoryId": repository["id"], "categoryId": category,
+    answer = api.graphql(_CREATE, {"input": {"repositoryId": repository_id, "categoryId": category,
                                              "title": post.title, "body": post.body}},
                          what=f"creating a discussion in {repo}", repo=repo)
     return _closing(api, post, listed, (answer.get("createDiscussion") or {}).get("discussion") or {}, category,
