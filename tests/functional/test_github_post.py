@@ -393,3 +393,29 @@ def test_the_default_token_is_the_stacks_github_secret(published: Stack, gh: Fak
 
 def test_github_post_is_idempotent_for_the_ledger() -> None:
     assert github_post.IDEMPOTENT is True
+
+
+def test_the_digest_is_posted_to_the_repository_its_channel_names(gh: FakeGitHub, http: requests.Session) -> None:
+    """The organisation digest (`_digest/<range>/`) has no repository of its own: its channel's `repo` takes it,
+    its marker names the digest, its report in the channel's language is the one chosen."""
+    from prhub.flow.deliver import load_report
+
+    from tests.fakes.memory import MemoryBucket
+
+    bucket = MemoryBucket()
+    key = "_digest/2026-05-04-to-2026-05-10/"
+    for lang, title in (("", "Example org weekly digest"), ("zh/", "示例组织周报")):
+        doc = {"title": title, "language": "zh" if lang else "en", "stats": {"pr_count": 9},
+               "period": {"since": "2026-05-04", "until": "2026-05-10"}}
+        bucket.put(f"{key}{lang}report.json", json.dumps(doc).encode(), "application/json", "")
+        bucket.put(f"{key}{lang}report.md", f"# {title}\n\n## Top\n\n[report.pdf](report.pdf)\n".encode(),
+                   "text/markdown", "")
+    channel = parse_channel({"channel": "github", "repo": REPO, "lang": "zh"})
+    report, markdown, where_ = load_report(bucket, SITE, Delivery("digest:x", key, "en", channel))
+    post = build_post(channel, report, markdown, where_, "")
+    assert (post.repo, post.title, where_.base, where_.lang_dir) == (REPO, "示例组织周报", "_digest", "zh")
+    assert post.body.startswith("<!-- prhub:report _digest 2026-05-04..2026-05-10 zh -->")
+    page = f"{SITE}/_digest/2026-05-04-to-2026-05-10/zh/"  # the digest's folder: _digest/<range>/, no reports/
+    assert f"]({page})" in post.body and f"(<{page}report.pdf>)" in post.body
+    verdict = publish(api(gh, http), post)
+    assert verdict.kind == "delivered" and next(iter(gh.issues.values()))["title"] == "示例组织周报"

@@ -75,7 +75,9 @@ class Where:
             return None
         sub = f"{self.lang_dir}/" if self.lang_dir else ""
         root = f"{self.site_url.rstrip('/')}/{self.base.strip('/')}"
-        return safe_url(f"{root}/reports/{self.since}-to-{self.until}/{sub}")
+        # The site's layout (DESIGN.md): a repository's reports under reports/, the digest's straight under _digest/.
+        folder = "" if self.base.startswith("_") else "reports/"
+        return safe_url(f"{root}/{folder}{self.since}-to-{self.until}/{sub}")
 
     def pr_page(self, number: int) -> str | None:
         if not self.site_url or self.base.startswith("_"):
