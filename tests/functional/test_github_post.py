@@ -150,6 +150,19 @@ def test_an_issue_is_created_once_then_edited_and_found_again_by_its_marker(gh: 
     assert [c for c in calls.calls if c.startswith("GET")] == []
 
 
+def test_a_post_deleted_on_github_is_made_again_by_the_next_revision(gh: FakeGitHub, http: requests.Session) -> None:
+    report, markdown = golden()
+    for spec in ({}, {"mode": "discussion", "category": "General"}):
+        post = post_of(report, markdown, **spec)
+        first = publish(api(gh, http), post)
+        assert first.post is not None
+        gh.issues.clear()  # a maintainer deleted it
+        gh.discussions.clear()
+        again = publish(api(gh, http), replace(post, body=post.body + "\nrevised\n"), first.post)
+        assert again.kind == "delivered" and "created" in again.detail, again
+        assert len(gh.issues) + len(gh.discussions) == 1
+
+
 def test_close_previous_closes_the_earlier_weeks_issue_only(gh: FakeGitHub, http: requests.Session) -> None:
     report, markdown = golden()
     last_week = publish(api(gh, http), post_of(earlier(report), markdown, close_previous=True))

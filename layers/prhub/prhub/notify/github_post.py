@@ -209,9 +209,10 @@ def _shorten(text: str, limit: int) -> str:
 class Refused(Exception):
     """An answer that ends this attempt: its verdict (throttled, transient, maybe or permanent)."""
 
-    def __init__(self, verdict: Verdict) -> None:
+    def __init__(self, verdict: Verdict, gone: bool = False) -> None:
         super().__init__(verdict.detail)
         self.verdict = verdict
+        self.gone = gone  # 404/410 or NOT_FOUND: what was asked for is not there (a deleted post, or no repository)
 
 
 @dataclass
@@ -259,7 +260,8 @@ class GitHubApi:
         status = response.status_code
         if 200 <= status < 300:
             return response.json() if response.content else None
-        raise Refused(self.refusal(status, response.headers, _text(response), what, repo, kind))
+        raise Refused(self.refusal(status, response.headers, _text(response), what, repo, kind),
+                      gone=status in (404, 410))
 
     def graphql(self, query: str, variables: Mapping[str, Any], *, what: str, repo: str) -> dict[str, Any]:
         response = self._send("POST", self.graphql_url, {"query": query, "variables": dict(variables)}, what)
@@ -273,7 +275,9 @@ class GitHubApi:
             raise Refused(Verdict("transient", f"GitHub answered {what} with a body that is not JSON")) from None
         errors = doc.get("errors") or []
         if errors:
-            raise Refused(self.graphql_refusal(errors, response.headers, what, repo))
+            first = errors[0] if isinstance(errors[0], dict) else {}
+            raise Refused(self.graphql_refusal(errors, response.headers, what, repo),
+                          gone=first.get("type") == "NOT_FOUND")
         return doc.get("data") or {}
 
     def refusal(self, status: int, headers: Mapping[str, str], body: str, what: str, repo: str,
@@ -365,9 +369,13 @@ def publish(api: GitHubApi, post: Post, known: Mapping[str, Any] | None = None) 
     """Create the post, or edit the one the ledger (`known`) or the marker names; then close the earlier ones when
     asked. The verdict's `post` names the post ({"mode", "repo", "number", "id", "url"})."""
     try:
-        if post.mode == "discussion":
-            return _discussion(api, post, known)
-        return _issue(api, post, known)
+        return _discussion(api, post, known) if post.mode == "discussion" else _issue(api, post, known)
+    except Refused as refused:
+        if not (known and refused.gone):
+            return refused.verdict
+    # The post the ledger names is gone (a maintainer deleted it): found by its marker, or made again.
+    try:
+        return _discussion(api, post, None) if post.mode == "discussion" else _issue(api, post, None)
     except Refused as refused:
         return refused.verdict
 
