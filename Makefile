@@ -55,6 +55,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check layers/prhub prhub_local functions tests bench
 	$(BIN)/mypy
 	$(BIN)/cfn-lint template.yaml
+	@# The GitHub Action's workflow (docs/github-action.md); its composite action runs in tests/e2e/test_action.py.
+	$(BIN)/actionlint docs/workflows/prhub.yml
 	@# The architecture's rules: folders import downwards, no import cycle, no function above complexity 25.
 	$(BIN)/pytest -q -p no:cacheprovider tests/unit/test_layering.py tests/unit/test_import_cycles.py tests/unit/test_complexity.py
 

@@ -77,9 +77,11 @@ class Stack:
         """The functions' environment for a local run. Secrets are referenced by name and are not part of
         the stack, so the names are left out: the ecosystem's GITHUB_TOKEN / OPENAI_API_KEY stand in. A local
         run reads export files on this machine (the stack may not) and sends no traces. The price table the
-        template leaves empty is the shell's PRHUB_LLM_PRICES, if any."""
+        template leaves empty is the shell's PRHUB_LLM_PRICES, if any, and the site's address (CloudFront's, which
+        has no local stand-in) the shell's SITE_URL: where a GitHub Action publishes the site, so that the posts
+        and feeds link to it."""
         return {**{k: v for k, v in self.env.items()
-                   if not k.endswith("_SECRET") and not (k.startswith("PRHUB_LLM_PRICES") and not v)},
+                   if not k.endswith("_SECRET") and not (k.startswith(("PRHUB_LLM_PRICES", "SITE_URL")) and not v)},
                 "LOCAL_EXPORTS": "true", "POWERTOOLS_TRACE_DISABLED": "true"}
 
     def physical(self, logical: str) -> str | None:

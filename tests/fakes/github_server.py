@@ -40,6 +40,23 @@ GraphQL), createdAt, reviewThreads (with their comments) and comments (issue com
 `node(id)` for a review thread's further comments. The conversation is the PR's own (`reviews`,
 `review_threads`, `comments`, `created_at`), as tests/fakes/github_conversation.py fills it (`served`: what
 the fake answers is the truth tests compare with).
+Writes (the github channel, prhub.notify.github_post), as GitHub documents them: GET /repos/O/N/issues (state
+open|closed|all, creator, labels (all of them), since (updated at or after), sort created|updated, direction,
+paging; pull requests would be listed too, flagged `pull_request`, but the fake lists its issues only), POST
+/repos/O/N/issues (title, body, labels; 201) and PATCH /repos/O/N/issues/N (title, body, state, state_reason).
+Refusals: 403 "Resource not accessible by integration" when the token may not write issues (`can_write`), 410 when
+issues are turned off (`issues_enabled`), 422 "Validation Failed" for a body over 65,536 characters and for a
+label the repository does not have (`repo_labels`; errors[] {value, resource: Label, field: name, code: invalid}).
+Not confirmed in GitHub's documentation: the 422 for a missing label (GitHub may instead create the label when
+the token may push; the brief of the github channel asks for the 422, and an answer of that shape is seen in
+the wild) and the exact wording of the 403/410 messages. GraphQL serves `repository { id hasDiscussionsEnabled
+discussionCategories discussions(categoryId, orderBy, states) }` and the mutations createDiscussion,
+updateDiscussion and closeDiscussion (inputs as in octokit/graphql-schema: CreateDiscussionInput {repositoryId,
+categoryId, title, body}, UpdateDiscussionInput {discussionId, title, body, categoryId}, CloseDiscussionInput
+{discussionId, reason: RESOLVED|OUTDATED|DUPLICATE}); a token that may not write discussions gets a FORBIDDEN
+error at the mutation's path (its wording not confirmed). The fault "lost" makes a write and hangs up without
+answering (the client sees a dropped connection after sending: maybe posted).
+
 GraphQL faults: "secondary" (200 with a secondary-limit error and Retry-After),
 "partial" (one search node null, an error at its path), "timeout" (200, data null, GitHub's
 "Something went wrong ... timeout" error); the HTTP faults apply to /graphql as well.
@@ -75,10 +92,13 @@ from tests.fakes.github_conversation import issue_comment_ids, review_comment_id
 from tests.fakes.loopback import LoopbackServer
 
 FAULTS = ("401", "404", "403-retry-after", "429", "502", "slow", "cut", "cut-connection", "exhausted", "incomplete",
-          "secondary", "partial", "timeout")
+          "secondary", "partial", "timeout", "lost")
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
 RAW_MEDIA_TYPE = "application/vnd.github.raw+json"  # the contents API's raw file
-CONNECTIONS = frozenset({"search", "files", "labels", "reviews", "commits", "reviewThreads", "comments"})
+CONNECTIONS = frozenset({"search", "files", "labels", "reviews", "commits", "reviewThreads", "comments",
+                         "discussions", "discussionCategories"})
+BODY_LIMIT = 65_536  # characters of an issue's or discussion's body
+FORBIDDEN = "Resource not accessible by integration"
 
 
 @dataclass
@@ -118,8 +138,22 @@ class FakeGitHub(LoopbackServer):
         bots: Iterable[str] = (),
         org_repos: dict[str, list[dict[str, Any]]] | None = None,
         files: dict[str, str] | None = None,
+        can_write: Iterable[str] = ("issues", "discussions"),
+        issues_enabled: bool = True,
+        discussions_enabled: bool = True,
+        repo_labels: Iterable[str] = ("weekly", "report"),
+        categories: Iterable[str] = ("Announcements", "General", "Q&A"),
+        login: str = "github-actions[bot]",
     ) -> None:
         self.repo = repo
+        self.can_write = set(can_write)  # what the token may write: issues, discussions
+        self.issues_enabled = issues_enabled
+        self.discussions_enabled = discussions_enabled
+        self.repo_labels = set(repo_labels)
+        self.categories = {name: f"DIC_{i + 1}" for i, name in enumerate(categories)}
+        self.login = login  # who the token is: the author of what it posts
+        self.issues: dict[int, dict[str, Any]] = {}  # number -> the issue as GET would answer it
+        self.discussions: dict[str, dict[str, Any]] = {}  # node id -> the discussion's fields
         self.files = dict(files or {})  # the default branch's files the contents endpoint serves
         # Accounts GitHub types as bots though their login has no "[bot]" (GitHub Copilot's "Copilot"): REST says
         # so with `"type": "Bot"`, GraphQL with `__typename: Bot`. Logins ending in "[bot]" are bots too.
@@ -238,6 +272,156 @@ class FakeGitHub(LoopbackServer):
     def search_queries(self) -> list[str]:
         """The `q` of every search answered, decoded."""
         return [parse_qs(urlsplit(path).query).get("q", [""])[0] for path, _ in self.log if "/search/" in path]
+
+    # --- issues and discussions (the github channel's writes) ---------------------------------
+
+    def next_number(self) -> int:
+        """Issues, pull requests and discussions share a repository's numbers."""
+        taken = [*self.pulls, *self.issues, *(d["number"] for d in self.discussions.values())]
+        return max(taken, default=0) + 1
+
+    def now(self) -> str:
+        return datetime.fromtimestamp(self.clock(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def open_issues(self) -> list[dict[str, Any]]:
+        return [i for i in self.issues.values() if i["state"] == "open"]
+
+    def issue_listing(self, query: dict[str, list[str]]) -> list[dict[str, Any]]:
+        state = query.get("state", ["open"])[0]
+        rows = [i for i in self.issues.values() if state == "all" or i["state"] == state]
+        if "creator" in query:
+            rows = [i for i in rows if i["user"]["login"].lower() == query["creator"][0].lower()]
+        if query.get("labels", [""])[0]:
+            wanted = {x.strip().lower() for x in query["labels"][0].split(",")}
+            rows = [i for i in rows if wanted <= {label["name"].lower() for label in i["labels"]}]
+        if "since" in query:
+            rows = [i for i in rows if i["updated_at"] >= query["since"][0]]
+        field = "updated_at" if query.get("sort", ["created"])[0] == "updated" else "created_at"
+        return sorted(rows, key=lambda i: (i[field], i["number"]), reverse=query.get("direction", ["desc"])[0] != "asc")
+
+    def issue_write(self, method: str, path: str, body: Any, base: str) -> tuple[int, dict[str, Any]]:
+        """POST /repos/O/N/issues or PATCH /repos/O/N/issues/N: (status, answer)."""
+        found = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues(?:/(\d+))?", path)
+        if not found or found.group(1).lower() != self.repo.lower() or (method == "POST") == bool(found.group(2)):
+            return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
+        if "issues" not in self.can_write:
+            return 403, {"message": FORBIDDEN, "documentation_url": "https://docs.github.com/rest/issues/issues"}
+        if not self.issues_enabled:
+            return 410, {"message": "Issues are disabled for this repo",
+                         "documentation_url": "https://docs.github.com/articles/disabling-issues/"}
+        if not isinstance(body, dict):
+            return 400, {"message": "Problems parsing JSON"}
+        errors = [{"value": name, "resource": "Label", "field": "name", "code": "invalid"}
+                  for name in body.get("labels") or [] if name not in self.repo_labels]
+        if len(str(body.get("body") or "")) > BODY_LIMIT:
+            errors.append({"resource": "Issue", "code": "custom", "field": "body",
+                           "message": f"body is too long (maximum is {BODY_LIMIT} characters)"})
+        if method == "POST" and not body.get("title"):
+            errors.append({"resource": "Issue", "code": "missing_field", "field": "title"})
+        if errors:
+            return 422, {"message": "Validation Failed", "errors": errors,
+                         "documentation_url": "https://docs.github.com/rest/issues/issues"}
+        with self._lock:
+            if method == "POST":
+                number = self.next_number()
+                issue = {"id": 9_000_000 + number, "node_id": f"I_{number}", "number": number,
+                         "title": body["title"], "body": body.get("body") or "", "state": "open", "state_reason": None,
+                         "labels": [{"name": name} for name in body.get("labels") or []],
+                         "user": self.user(self.login), "created_at": self.now(), "updated_at": self.now(),
+                         "closed_at": None, "comments": 0,
+                         "url": self.api(base, f"/repos/{self.repo}/issues/{number}"),
+                         "html_url": f"https://github.com/{self.repo}/issues/{number}"}
+                self.issues[number] = issue
+                return 201, dict(issue)
+            issue = self.issues.get(int(found.group(2)))
+            if issue is None:
+                return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
+            for key in ("title", "body"):
+                if key in body:
+                    issue[key] = body[key]
+            if body.get("state") in ("open", "closed"):
+                issue["state"] = body["state"]
+                issue["closed_at"] = self.now() if body["state"] == "closed" else None
+                issue["state_reason"] = body.get("state_reason") or ("completed" if body["state"] == "closed"
+                                                                    else "reopened")
+            issue["updated_at"] = self.now()
+            return 200, dict(issue)
+
+    def discussion_node(self, d: dict[str, Any]) -> gql.Obj:
+        return gql.Obj("Discussion", id=d["id"], number=d["number"], url=d["url"], title=d["title"], body=d["body"],
+                       closed=d["closed"], stateReason=d["state_reason"], createdAt=d["created_at"],
+                       updatedAt=d["updated_at"], locked=False, author=self.actor(d["author"]),
+                       category=gql.Obj("DiscussionCategory", id=d["category"],
+                                        name=next(n for n, i in self.categories.items() if i == d["category"])))
+
+    def discussion_listing(self, args: dict[str, Any]) -> gql.Obj:
+        rows = list(self.discussions.values())
+        if args.get("categoryId"):
+            rows = [d for d in rows if d["category"] == args["categoryId"]]
+        states = args.get("states") or []
+        if states:
+            rows = [d for d in rows if ("CLOSED" if d["closed"] else "OPEN") in states]
+        order = args.get("orderBy") or {"field": "UPDATED_AT", "direction": "DESC"}
+        field = "created_at" if order.get("field") == "CREATED_AT" else "updated_at"
+        rows.sort(key=lambda d: (d[field], d["number"]), reverse=order.get("direction") != "ASC")
+        return gql.connection("Discussion", [self.discussion_node(d) for d in rows], args)
+
+    def mutation_root(self) -> gql.Obj:
+        def allowed() -> None:
+            if "discussions" not in self.can_write:
+                raise gql.GraphQLError(FORBIDDEN, "FORBIDDEN")
+
+        def check(body: Any) -> None:
+            if body is not None and len(str(body)) > BODY_LIMIT:
+                raise gql.GraphQLError(f"Body is too long (maximum is {BODY_LIMIT} characters)", "UNPROCESSABLE")
+
+        def create(args: dict[str, Any]) -> gql.Obj:
+            allowed()
+            given = args.get("input") or {}
+            if given.get("repositoryId") != "R_fake1" or not self.discussions_enabled:
+                raise gql.GraphQLError(f"Could not resolve to a node with the global id of "
+                                       f"'{given.get('repositoryId')}'", "NOT_FOUND")
+            if given.get("categoryId") not in self.categories.values():
+                raise gql.GraphQLError(f"Could not resolve to a node with the global id of "
+                                       f"'{given.get('categoryId')}'", "NOT_FOUND")
+            check(given.get("body"))
+            with self._lock:
+                number = self.next_number()
+                d = {"id": f"D_{number}", "number": number, "title": given["title"], "body": given["body"],
+                     "category": given["categoryId"], "closed": False, "state_reason": None, "author": self.login,
+                     "created_at": self.now(), "updated_at": self.now(),
+                     "url": f"https://github.com/{self.repo}/discussions/{number}"}
+                self.discussions[d["id"]] = d
+            return gql.Obj("CreateDiscussionPayload", clientMutationId=None, discussion=self.discussion_node(d))
+
+        def found(args: dict[str, Any]) -> dict[str, Any]:
+            allowed()
+            d = self.discussions.get(str((args.get("input") or {}).get("discussionId")))
+            if d is None:
+                raise gql.GraphQLError("Could not resolve to a node with the global id of "
+                                       f"'{(args.get('input') or {}).get('discussionId')}'", "NOT_FOUND")
+            return d
+
+        def update(args: dict[str, Any]) -> gql.Obj:
+            d = found(args)
+            given = args["input"]
+            check(given.get("body"))
+            for key in ("title", "body"):
+                if given.get(key) is not None:
+                    d[key] = given[key]
+            d["updated_at"] = self.now()
+            return gql.Obj("UpdateDiscussionPayload", clientMutationId=None, discussion=self.discussion_node(d))
+
+        def close(args: dict[str, Any]) -> gql.Obj:
+            d = found(args)
+            reason = args["input"].get("reason") or "RESOLVED"
+            if reason not in ("RESOLVED", "OUTDATED", "DUPLICATE"):
+                raise gql.GraphQLError(f"Argument 'reason' on InputObject 'CloseDiscussionInput' has an invalid "
+                                       f"value ({reason}).", "argumentLiteralsIncompatible")
+            d.update(closed=True, state_reason=reason, updated_at=self.now())
+            return gql.Obj("CloseDiscussionPayload", clientMutationId=None, discussion=self.discussion_node(d))
+
+        return gql.Obj("Mutation", createDiscussion=create, updateDiscussion=update, closeDiscussion=close)
 
     # --- GitHub's shapes ----------------------------------------------------------------------
 
@@ -497,7 +681,12 @@ class FakeGitHub(LoopbackServer):
                                            "NOT_FOUND")
                 return self.pull_node(base, pr)
 
-            return gql.Obj("Repository", nameWithOwner=self.repo, pullRequest=pull_request)
+            return gql.Obj("Repository", id="R_fake1", nameWithOwner=self.repo, pullRequest=pull_request,
+                           hasDiscussionsEnabled=self.discussions_enabled, hasIssuesEnabled=self.issues_enabled,
+                           discussionCategories=lambda a: gql.connection(
+                               "DiscussionCategory", [gql.Obj("DiscussionCategory", id=i, name=n, slug=n.lower())
+                                                      for n, i in self.categories.items()], a),
+                           discussions=self.discussion_listing)
 
         def search(args: dict[str, Any]) -> gql.Obj:
             if args.get("type") != "ISSUE":
@@ -642,6 +831,9 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server_fake
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         json_type = {"Content-Type": "application/json; charset=utf-8"}
+        if urlsplit(self.path).path != fake.graphql_path() and fake.prefix + "/repos/" in self.path:
+            self._rest_write("POST", raw)
+            return
         if urlsplit(self.path).path != fake.graphql_path() or not fake.graphql:
             fake.count("not_found", self.path, 404)
             self._send(404, b'{"message": "Not Found"}', json_type)
@@ -674,7 +866,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(request, dict) or not isinstance(request.get("query"), str):
                 raise gql.GraphQLError("A query attribute must be specified and must be a string.")
             variables = request.get("variables") or {}
-            declared, selections = gql.parse(request["query"])
+            operation, declared, selections = gql.parse_operation(request["query"])
             missing = [name for name in declared if name not in variables]
             cost, nodes = gql.price(selections, variables, CONNECTIONS)
         except (ValueError, gql.GraphQLError) as exc:
@@ -690,8 +882,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(body).encode(), {**json_type, **self._points_headers(0, reset)})
             return
         base = f"http://{self.headers.get('Host')}"
-        data, errors = gql.execute(fake.graphql_root(base, cost, remaining, reset, nodes), selections,
-                                   {name: None for name in missing} | variables)
+        root = fake.mutation_root() if operation == "mutation" else fake.graphql_root(base, cost, remaining, reset,
+                                                                                        nodes)
+        data, errors = gql.execute(root, selections, {name: None for name in missing} | variables)
+        if operation == "mutation" and fault and fault.kind == "lost":
+            fake.count("graphql_lost", self.path, 0)
+            self.close_connection = True  # done, and no answer: the client cannot tell whether it was
+            return
         if fault and fault.kind == "partial":
             # The first search (aliased or not) with a result: GitHub could not load it, and says so in errors.
             hit = next((alias for alias, value in data.items()
@@ -700,11 +897,49 @@ class _Handler(BaseHTTPRequestHandler):
                 data[hit]["nodes"][0] = None
                 errors.append({"type": "SERVICE_UNAVAILABLE", "path": [hit, "nodes", 0],
                                "message": "Something went wrong while loading this item."})
-        fake.count("graphql", self.path, 200)
+        fake.count("graphql_mutation" if operation == "mutation" else "graphql", self.path, 200)
         answer: dict[str, Any] = {"data": data}
         if errors:
             answer["errors"] = errors
         self._deliver(200, json.dumps(answer).encode(), {**json_type, **self._points_headers(remaining, reset)}, fault)
+
+    def do_PATCH(self) -> None:  # noqa: N802 (http.server's naming)
+        self._rest_write("PATCH", self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+    def _rest_write(self, method: str, raw: bytes) -> None:
+        """POST or PATCH of an issue, with the REST faults, the token check and the core budget of GET."""
+        fake = self.server_fake
+        path = urlsplit(self.path).path
+        if fake.prefix:
+            path = path.removeprefix(fake.prefix)
+        fault = fake.take_fault(self.path)
+        if fake.token and self.headers.get("Authorization") not in (f"Bearer {fake.token}", f"token {fake.token}"):
+            fault = fault or Fault("401", re.compile("."))
+        if fault and fault.kind == "exhausted":
+            fake.exhaust(fault.reset_in)
+        if fault and fault.kind in ("401", "404", "403-retry-after", "429", "502"):
+            self._fault(fault, "issue_write", path)
+            return
+        remaining, reset = fake.spend()
+        if remaining < 0:
+            fake.count("rate_limited", self.path, 403)
+            message = {"message": "API rate limit exceeded", "documentation_url": "https://docs.github.com/rest"}
+            self._send(403, json.dumps(message).encode(), {**self._rate_headers(0, reset),
+                                                           "Content-Type": "application/json"})
+            return
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError:
+            body = None
+        status, answer = fake.issue_write(method, path, body, f"http://{self.headers.get('Host')}")
+        kind = "issue_create" if method == "POST" else "issue_edit"
+        if fault and fault.kind == "lost" and status < 300:
+            fake.count(f"{kind}_lost", self.path, 0)
+            self.close_connection = True  # written, and no answer: the client cannot tell whether it was
+            return
+        fake.count(kind if status < 300 else f"{kind}_refused", self.path, status)
+        self._send(status, json.dumps(answer).encode(), {**self._rate_headers(remaining, reset),
+                                                         "Content-Type": "application/json; charset=utf-8"})
 
     def _points_headers(self, remaining: int, reset: float) -> dict[str, str]:
         fake = self.server_fake
@@ -743,6 +978,15 @@ class _Handler(BaseHTTPRequestHandler):
             return 200, {"type": "file", "encoding": "base64", "size": len(data), "name": name.rsplit("/", 1)[-1],
                          "path": name, "sha": hashlib.sha1(data).hexdigest(),
                          "content": base64.b64encode(data).decode()}, ""
+        issues = re.fullmatch(r"/repos/([^/]+/[^/]+)/issues", path)
+        if issues:
+            if issues.group(1).lower() != fake.repo.lower():
+                return not_found
+            if not fake.issues_enabled:
+                return 410, {"message": "Issues are disabled for this repo"}, ""
+            listing = fake.issue_listing(query)
+            chunk = listing[(page - 1) * per_page: page * per_page]
+            return 200, chunk, self._link(base, path, query, page, per_page, len(listing))
         match = re.fullmatch(r"/repos/([^/]+/[^/]+)(?:/(pulls|issues)/(\d+)(/files|/reviews|/comments)?)?", path)
         commit = re.fullmatch(r"/repos/([^/]+/[^/]+)/git/commits/(\w+)", path)
         if commit and commit.group(1).lower() == fake.repo.lower():
@@ -837,6 +1081,8 @@ def _kind(path: str) -> str:
         return "contents"
     if path.endswith("/files"):
         return "files"
+    if path.endswith("/issues"):
+        return "issues"
     if path.endswith("/reviews"):
         return "reviews"
     if path.endswith("/comments"):

@@ -3,8 +3,9 @@
 It parses the executable subset prhub's queries use: one operation (`query` with a name and
 variable definitions, or the `{ ... }` shorthand), fields with aliases and arguments (variables,
 ints, strings, booleans, null, enums, lists, objects), inline fragments (`... on Type`),
-`__typename`, and `#` comments. Named fragments, directives and mutations are refused with an
-error, not guessed at. There is no schema validation beyond what the resolvers check: an unknown
+`__typename`, and `#` comments; a `mutation` is parsed as a query is, and executed against the
+fake's mutation root. Named fragments, directives and subscriptions are refused with an error, not
+guessed at. There is no schema validation beyond what the resolvers check: an unknown
 field is an `undefinedField` error, as GitHub reports it.
 
 Limits and cost follow GitHub's documentation (docs.github.com, "Rate limits and node limits for
@@ -85,6 +86,7 @@ class Parser:
     def __init__(self, text: str) -> None:
         self.tokens = tokenize(text)
         self.i = 0
+        self.kind = "query"  # the operation's type: query or mutation
 
     def peek(self) -> tuple[str, str]:
         return self.tokens[self.i] if self.i < len(self.tokens) else ("end", "")
@@ -99,10 +101,10 @@ class Parser:
     def document(self) -> tuple[list[str], list[Field | Fragment]]:
         """(declared variable names, the operation's selections)."""
         declared: list[str] = []
-        if self.peek()[1] in ("mutation", "subscription", "fragment"):
-            raise GraphQLError(f"the fake GitHub serves queries only, not {self.peek()[1]}")
-        if self.peek()[1] == "query":
-            self.take("query")
+        if self.peek()[1] in ("subscription", "fragment"):
+            raise GraphQLError(f"the fake GitHub serves queries and mutations only, not {self.peek()[1]}")
+        if self.peek()[1] in ("query", "mutation"):
+            self.kind = self.take()
             if self.peek()[0] == "name":
                 self.take(kind="name")
             if self.peek()[1] == "(":
@@ -218,6 +220,13 @@ def resolve_args(args: dict[str, Any], variables: dict[str, Any]) -> dict[str, A
 
 def parse(query: str) -> tuple[list[str], list[Field | Fragment]]:
     return Parser(query).document()
+
+
+def parse_operation(query: str) -> tuple[str, list[str], list[Field | Fragment]]:
+    """(query | mutation, declared variable names, the operation's selections)."""
+    parser = Parser(query)
+    declared, selections = parser.document()
+    return parser.kind, declared, selections
 
 
 def price(selections: list[Field | Fragment], variables: dict[str, Any],

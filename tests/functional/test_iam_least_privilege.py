@@ -74,6 +74,9 @@ UNRECORDED: dict[Grant, str] = {
        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")},
     ("DeliveryFunction", "sqs:SendMessage", "DeliveryQueue"):
         "a channel's long throttling wait: test_delivery_handler drives it through flow.deliver, not the handler",
+    ("DeliveryFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName"):
+        "a github channel posting with the stack's token: tests/functional/test_github_post.py drives it through "
+        "flow.deliver on moto's Secrets Manager, not through the handler",
     ("DeliveryFunction", "ses:SendEmail", "NotifyEmailIdentity"):
         "e-mail is sent through prhub.notify.email on moto's SES (test_notify_channels), not through the handler",
     ("PagesFunction", "sqs:SendMessage", "PagesQueue"):

@@ -34,9 +34,51 @@ def test_settings_round_trip_through_to_dict() -> None:
 
 
 def test_every_channel_kind_is_accepted() -> None:
-    items = [{"channel": c, "url_secret": f"prhub/{c}"} for c in channels.CHANNELS if c != "email"]
+    items = [{"channel": c, "url_secret": f"prhub/{c}"} for c in channels.CHANNELS if c not in ("email", "github")]
     items.append({"channel": "email", "to": "ops@example.org"})
+    items.append({"channel": "github"})
     assert [c.channel for c in parse_channels(items)] == list(channels.CHANNELS)
+
+
+def test_a_github_channel_takes_its_settings_and_keeps_its_id_settings_only_when_set() -> None:
+    [issue, discussion] = parse_channels([
+        {"channel": "github", "labels": ["weekly", "report"], "close_previous": True, "lang": "en"},
+        {"channel": "github", "mode": "discussion", "repo": "acme/forum", "category": "Announcements",
+         "skip_empty": True, "token_secret": "prhub/notify/forum-token"}])
+    assert (issue.mode, issue.repo, issue.labels, issue.close_previous, issue.skip_empty) == (
+        "issue", None, ("weekly", "report"), True, False)
+    assert (discussion.mode, discussion.repo, discussion.category, discussion.token_secret) == (
+        "discussion", "acme/forum", "Announcements", "prhub/notify/forum-token")
+    for channel in (issue, discussion):  # the queue message carries it: it must come back the same
+        assert parse_channels([json.loads(json.dumps(channel.to_dict()))]) == (channel,)
+    assert issue.to_dict() == {"channel": "github", "mode": "issue", "labels": ["weekly", "report"],
+                               "close_previous": True, "lang": "en"}
+    assert discussion.label == "github:discussion:acme/forum"
+
+
+@pytest.mark.parametrize("item, message", [
+    ({"channel": "github", "url_secret": "n"}, "posts with a GitHub token"),
+    ({"channel": "github", "mode": "pr"}, "mode must be one of issue, discussion"),
+    ({"channel": "github", "mode": "discussion"}, "needs `category`"),
+    ({"channel": "github", "mode": "discussion", "category": "A", "labels": ["x"]}, "labels are for issues"),
+    ({"channel": "github", "category": "A"}, "category is for discussions"),
+    ({"channel": "github", "repo": "not a repo"}, "repo must look like owner/name"),
+    ({"channel": "github", "labels": "weekly"}, "labels must be a list"),
+    ({"channel": "github", "close_previous": "yes"}, "close_previous must be true or false"),
+    ({"channel": "github", "updates": True}, "edits its post on every new revision"),
+    ({"channel": "slack", "url_secret": "n", "labels": ["x"]}, "settings of a github channel"),
+])
+def test_bad_github_channels_are_refused(item: Any, message: str) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        watchlist({}, {"repo": "acme/rocket", "notify": [item]})
+
+
+def test_a_digest_github_channel_names_its_repository() -> None:
+    with pytest.raises(InputError, match=re.escape("digest.notify[0]: a github channel of the digest needs `repo`")):
+        WatchList.parse(json.dumps({"repos": ["acme/rocket"], "digest": {"notify": [{"channel": "github"}]}}))
+    parsed = WatchList.parse(json.dumps({"repos": ["acme/rocket"],
+                                         "digest": {"notify": [{"channel": "github", "repo": "acme/.github"}]}}))
+    assert parsed.digest is not None and parsed.digest.notify[0].repo == "acme/.github"
 
 
 @pytest.mark.parametrize("item, message", [

@@ -275,6 +275,8 @@ def test_the_price_table_is_a_parameter_and_a_local_run_keeps_the_shells(stack: 
     assert stack.env["PRHUB_LLM_PRICES"] == "" and stack.env["NOTIFY_SENDER"] == ""
     local = stack.function_env()
     assert "PRHUB_LLM_PRICES" not in local and "PRHUB_LLM_PRICES_AS_OF" not in local and "NOTIFY_SENDER" in local
+    # CloudFront's address has no local stand-in: the shell's SITE_URL (a GitHub Action's Pages URL) is the site's
+    assert stack.env["SITE_URL"] == "" and "SITE_URL" not in local
 
 
 def test_each_function_has_a_log_group_with_retention() -> None:
@@ -1156,7 +1158,8 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "sqs:SendMessage": {"DeliveryQueue"},  # a delayed copy for a channel that asks for a long wait
         "dynamodb:GetItem": {"DeliveriesTable"}, "dynamodb:UpdateItem": {"DeliveriesTable"},
         "s3:GetObject": {"SiteBucket"},
-        "secretsmanager:GetSecretValue": {"NotifySecretPrefix"},
+        # the channels' secrets, and the GitHub token a github channel posts with by default
+        "secretsmanager:GetSecretValue": {"NotifySecretPrefix", "GitHubTokenSecretName"},
         "ses:SendEmail": {"NotifyEmailIdentity"},
     },
 }
@@ -1195,13 +1198,13 @@ def test_secret_grants_match_the_named_secret_and_nothing_longer() -> None:
             if "secretsmanager:GetSecretValue" in as_list(statement["Action"]):
                 for resource in as_list(statement["Resource"]):
                     found += 1
-                    if function == "DeliveryFunction":
+                    if function == "DeliveryFunction" and "NotifySecretPrefix" in resource["Fn::Sub"]:
                         assert resource["Fn::Sub"].endswith(":secret:${NotifySecretPrefix}*"), resource
                         continue
                     assert re.fullmatch(r"arn:\$\{AWS::Partition\}:secretsmanager:\$\{AWS::Region\}:"
                                         r"\$\{AWS::AccountId\}:secret:\$\{(GitHubTokenSecretName|LlmApiKeySecretName)"
                                         r"\}-\?{6}", resource["Fn::Sub"]), resource
-    assert found == 6  # plan: GitHub; score: GitHub, model; report: model, GitHub; delivery: the prefix
+    assert found == 7  # plan: GitHub; score: GitHub, model; report: model, GitHub; delivery: the prefix, GitHub
 
 
 def test_secret_arn_pattern_matches_the_secret_and_not_its_namesakes() -> None:

@@ -1,13 +1,18 @@
 """A channel's settings from the watch list (`notify`), and the target they resolve to at send time.
 
-    "notify": [{"channel": "slack|feishu|dingtalk|wecom|teams|webhook|email",
+    "notify": [{"channel": "slack|feishu|dingtalk|wecom|teams|webhook|email|github",
                 "url": "...", "url_secret": "<Secrets Manager name>",
                 "secret": "...", "secret_name": "<Secrets Manager name>",
-                "to": ["..."], "lang": "zh|en", "updates": false, "resend_on_timeout": false}]
+                "to": ["..."], "lang": "zh|en", "updates": false, "resend_on_timeout": false,
+                "mode": "issue|discussion", "repo": "owner/name", "labels": ["..."], "category": "...",
+                "close_previous": false, "skip_empty": false, "token_secret": "<Secrets Manager name>"}]
 
 Chat webhook URLs carry their credential in the URL (Slack, Teams, WeCom's key, DingTalk's access_token),
 so a URL is a secret too: the stack reads `url_secret` and `secret_name` from Secrets Manager; a literal
 `url` or `secret` is accepted by the local runner only, with a warning.
+
+A `github` channel posts the report as an issue or a discussion (prhub.notify.github_post) in `repo` (default:
+the reported repository), with the GitHub token the stack already reads unless `token_secret` names another.
 """
 from __future__ import annotations
 
@@ -21,11 +26,14 @@ from prhub.core.errors import InputError
 
 logger = logging.getLogger(__name__)
 
-CHANNELS = ("slack", "feishu", "dingtalk", "wecom", "teams", "webhook", "email")
+CHANNELS = ("slack", "feishu", "dingtalk", "wecom", "teams", "webhook", "email", "github")
 SIGNED = ("feishu", "dingtalk", "webhook")  # the platforms that sign requests with a shared secret
 # prhub.core.config.LANGUAGES (config imports this module, so it cannot import config); a unit test keeps them equal.
 LANGUAGES = ("zh", "en")
 KEYS = ("channel", "url", "url_secret", "secret", "secret_name", "to", "lang", "updates", "resend_on_timeout")
+GITHUB_KEYS = ("mode", "repo", "labels", "category", "close_previous", "skip_empty", "token_secret")
+MODES = ("issue", "discussion")
+_REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 # The channels whose receiver drops a copy of a delivery it already took (the generic webhook's X-Prhub-Delivery):
 # a send that timed out is resent to them as is. No chat platform's incoming webhook nor SES takes such a key
 # (docs/channels.md), so a timed-out send to them is resent only when the channel opts in (resend_on_timeout).
@@ -48,13 +56,25 @@ class Channel:
     updates: bool = False  # a re-run whose message differs is sent again (as an update); else once per report
     # A send whose answer never came (maybe posted) is resent once; else never, as the platform cannot drop a copy.
     resend_on_timeout: bool = False
+    # github only (prhub.notify.github_post): where and how the report is posted
+    mode: str = "issue"
+    repo: str | None = None  # None: the reported repository
+    labels: tuple[str, ...] = ()
+    category: str | None = None
+    close_previous: bool = False
+    skip_empty: bool = False
+    token_secret: str | None = None  # None: the GitHub token the stack reads (GITHUB_TOKEN_SECRET)
 
     @property
     def label(self) -> str:
         """How logs and metrics name the channel: never the URL (it holds a credential)."""
+        if self.channel == "github":
+            return f"github:{self.mode}:{self.repo}" if self.repo else f"github:{self.mode}"
         return f"{self.channel}:{self.url_secret}" if self.url_secret else self.channel
 
     def to_dict(self) -> dict[str, Any]:
+        # Only what is set: a channel's id (prhub.flow.deliver.channel_id) hashes this, and must not change when
+        # a setting is added to the code.
         data: dict[str, Any] = {"channel": self.channel}
         for key in ("url", "url_secret", "secret", "secret_name", "lang"):
             if getattr(self, key) is not None:
@@ -65,6 +85,16 @@ class Channel:
             data["updates"] = True
         if self.resend_on_timeout:  # only when set: the ids of channels configured before it stay as they were
             data["resend_on_timeout"] = True
+        if self.channel == "github":
+            data["mode"] = self.mode
+            for key in ("repo", "category", "token_secret"):
+                if getattr(self, key) is not None:
+                    data[key] = getattr(self, key)
+            if self.labels:
+                data["labels"] = list(self.labels)
+            for key in ("close_previous", "skip_empty"):
+                if getattr(self, key):
+                    data[key] = True
         return data
 
 
@@ -93,10 +123,14 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
         return item
     if not isinstance(item, dict):
         raise InputError(f"{where} must be an object like {{\"channel\": \"slack\", \"url_secret\": \"...\"}}")
-    unknown = sorted(set(item) - set(KEYS))
-    if unknown:
-        raise InputError(f"unknown {where} settings: {', '.join(unknown)} (known: {', '.join(KEYS)})")
     kind = item.get("channel")
+    known = KEYS + GITHUB_KEYS if kind == "github" else KEYS
+    unknown = sorted(set(item) - set(known))
+    if unknown:
+        github = [k for k in unknown if k in GITHUB_KEYS]
+        if github:
+            raise InputError(f"{where}: {', '.join(github)} are settings of a github channel, not of {kind!r:.20}")
+        raise InputError(f"unknown {where} settings: {', '.join(unknown)} (known: {', '.join(known)})")
     if kind not in CHANNELS:
         raise InputError(f"{where}.channel must be one of {', '.join(CHANNELS)}, got {kind!r:.60}")
     for key in ("url", "url_secret", "secret", "secret_name", "lang"):
@@ -115,21 +149,62 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
     if item.get("secret") and item.get("secret_name"):
         raise InputError(f"{where}: give secret or secret_name, not both")
     to = _recipients(item.get("to"), kind, where)
+    if kind == "github":
+        return _github(item, where, lang)
+    _addressed(item, kind, where)
+    return Channel(channel=kind, url=item.get("url"), url_secret=item.get("url_secret"), secret=item.get("secret"),
+                   secret_name=item.get("secret_name"), to=to, lang=lang, updates=item.get("updates", False),
+                   resend_on_timeout=item.get("resend_on_timeout", False))
+
+
+def _addressed(item: dict[str, Any], kind: str, where: str) -> None:
+    """An e-mail channel's settings, or a chat platform's URL and signing secret: InputError for what is wrong."""
     if kind == "email":
         for key in ("url", "url_secret", "secret", "secret_name"):
             if item.get(key):
                 raise InputError(f"{where}: an email channel takes `to`, not {key}")
-    else:
-        if bool(item.get("url")) == bool(item.get("url_secret")):
-            raise InputError(f"{where}: a {kind} channel needs exactly one of url_secret (the stack) or url (local)")
-        if kind not in SIGNED and (item.get("secret") or item.get("secret_name")):
-            raise InputError(f"{where}: {kind} does not sign requests; drop secret/secret_name "
-                             f"(signing: {', '.join(SIGNED)})")
-        if item.get("url") and not str(item["url"]).lower().startswith(("https://", "http://")):
-            raise InputError(f"{where}.url must be an http(s) URL")
-    return Channel(channel=kind, url=item.get("url"), url_secret=item.get("url_secret"), secret=item.get("secret"),
-                   secret_name=item.get("secret_name"), to=to, lang=lang, updates=item.get("updates", False),
-                   resend_on_timeout=item.get("resend_on_timeout", False))
+        return
+    if bool(item.get("url")) == bool(item.get("url_secret")):
+        raise InputError(f"{where}: a {kind} channel needs exactly one of url_secret (the stack) or url (local)")
+    if kind not in SIGNED and (item.get("secret") or item.get("secret_name")):
+        raise InputError(f"{where}: {kind} does not sign requests; drop secret/secret_name "
+                         f"(signing: {', '.join(SIGNED)})")
+    if item.get("url") and not str(item["url"]).lower().startswith(("https://", "http://")):
+        raise InputError(f"{where}.url must be an http(s) URL")
+
+
+def _github(item: dict[str, Any], where: str, lang: str | None) -> Channel:
+    """A github channel: an issue or a discussion in `repo`, read with the stack's token or `token_secret`."""
+    for key in ("url", "url_secret", "secret", "secret_name"):
+        if item.get(key):
+            raise InputError(f"{where}: a github channel posts with a GitHub token (token_secret, or the stack's), "
+                             f"not {key}")
+    if item.get("updates"):
+        raise InputError(f"{where}: a github channel edits its post on every new revision; drop updates")
+    mode = item.get("mode", "issue")
+    if mode not in MODES:
+        raise InputError(f"{where}.mode must be one of {', '.join(MODES)}, got {mode!r:.30}")
+    for key in ("repo", "category", "token_secret"):
+        if item.get(key) is not None and (not isinstance(item[key], str) or not item[key].strip()):
+            raise InputError(f"{where}.{key} must be a non-empty string")
+    repo = item.get("repo")
+    if repo is not None and not _REPO.fullmatch(repo):
+        raise InputError(f"{where}.repo must look like owner/name, got {repo!r:.80}")
+    labels = item.get("labels") or []
+    if not isinstance(labels, list) or not all(isinstance(x, str) and x.strip() for x in labels):
+        raise InputError(f"{where}.labels must be a list of label names")
+    if labels and mode != "issue":
+        raise InputError(f"{where}: labels are for issues; a discussion takes a category")
+    if mode == "discussion" and not item.get("category"):
+        raise InputError(f"{where}: a discussion channel needs `category` (a discussion category's name)")
+    if mode == "issue" and item.get("category"):
+        raise InputError(f"{where}: category is for discussions; an issue takes labels")
+    for key in ("close_previous", "skip_empty"):
+        if not isinstance(item.get(key, False), bool):
+            raise InputError(f"{where}.{key} must be true or false")
+    return Channel(channel="github", lang=lang, mode=mode, repo=repo, labels=tuple(x.strip() for x in labels),
+                   category=item.get("category"), close_previous=item.get("close_previous", False),
+                   skip_empty=item.get("skip_empty", False), token_secret=item.get("token_secret"))
 
 
 def _recipients(value: Any, kind: str, where: str) -> tuple[str, ...]:
@@ -155,6 +230,8 @@ def resolve(channel: Channel, read_secret: Callable[[str], str], *, allow_litera
     `read_secret` is prhub.cloud.secrets.read_secret in the stack. A literal `url`/`secret` is refused unless
     `allow_literal` (the local runner), which logs a warning naming the channel, never the value.
     """
+    if channel.channel == "github":
+        raise ValueError("a github channel is resolved by prhub.flow.deliver (a token, not a URL)")
     url = channel.url or ""
     secret = channel.secret
     if channel.url or channel.secret:

@@ -321,7 +321,12 @@ class DigestConfig:
             raise InputError(f"digest.language must be one of {LANGUAGES}, got {language!r:.100}")
         tz = data.get("tz", defaults.get("tz", "UTC"))
         zone(tz)
-        return cls(title.strip(), parse_channels(data.get("notify"), "digest.notify"), float(hours), language, tz)
+        notify = parse_channels(data.get("notify"), "digest.notify")
+        for i, channel in enumerate(notify):
+            if channel.channel == "github" and channel.repo is None:
+                # A repository's post goes to that repository; the digest has none of its own.
+                raise InputError(f"digest.notify[{i}]: a github channel of the digest needs `repo` (owner/name)")
+        return cls(title.strip(), notify, float(hours), language, tz)
 
 
 def parse_org(doc: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:

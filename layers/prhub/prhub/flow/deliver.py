@@ -30,12 +30,13 @@ from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
 from prhub.cloud.store import channel_ref, is_literal
-from prhub.core.channels import Channel, parse_channel, resolve
+from prhub.core.channels import Channel, Target, parse_channel, resolve
 from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError, PrhubError
 from prhub.core.period import format_timestamp
 from prhub.flow.deps import DeliveryDeps, MessageQueue
-from prhub.notify.delivery import Outcome, deliver, idempotent
+from prhub.notify import github_post
+from prhub.notify.delivery import Outcome, deliver, deliver_post, idempotent
 from prhub.notify.ledger import MAX_RESENDS, Claim
 from prhub.notify.message import Links, Message, build_message, digest_message
 from prhub.report.digest import ROOT as DIGEST_ROOT
@@ -136,6 +137,8 @@ def deliver_record(record: SQSRecord, deps: DeliveryDeps) -> dict[str, Any]:
 def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> dict[str, Any]:
     cid = channel_id(job.channel)
     answer: dict[str, Any] = {"report_key": job.report_key, "channel": cid, "label": job.channel.label}
+    if job.channel.channel == "github":
+        return post_one(job, deps, cid, answer, last_try)
     message = load_message(deps.bucket, deps.settings.site_url, job)
     digest = message_digest(message)
     now = int(deps.clock())
@@ -162,11 +165,53 @@ def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> di
     return _settle(outcome, claim, job, digest, deps, answer, last_try)
 
 
+def post_one(job: Delivery, deps: DeliveryDeps, cid: str, answer: dict[str, Any], last_try: bool) -> dict[str, Any]:
+    """A github channel: the report posted as an issue or discussion, created once, edited by each revision whose
+    post differs (the ledger keeps which post it is), never posted twice."""
+    report, markdown, where = load_report(deps.bucket, deps.settings.site_url, job)
+    if job.channel.skip_empty and not _merged(report):
+        logger.info("delivery skipped", extra={**answer, "reason": "no merged PR (skip_empty)"})
+        return {**answer, "sent": False, "reason": "no merged PR (skip_empty)"}
+    repo = job.channel.repo or str(report.get("repo") or "")
+    post = github_post.build_post(job.channel, report, markdown, where, repo)
+    digest = hashlib.sha256(post.fingerprint().encode()).hexdigest()
+    claim = deps.ledger.claim(job.report_key, cid, run_id=job.run_id, label=job.channel.label, digest=digest,
+                              updates=True, now=int(deps.clock()), idempotent=True)
+    if claim.busy:
+        raise DeliveryFailed(f"{job.channel.label}: {claim.reason}")
+    if not claim.send:
+        logger.info("delivery skipped", extra={**answer, "reason": claim.reason})
+        return {**answer, "sent": False, "reason": claim.reason}
+    try:
+        check_secret_names(job.channel, deps.secret_prefix)
+        token = deps.read_secret(job.channel.token_secret).strip() if job.channel.token_secret \
+            else deps.github_token()
+        if not token:
+            raise InputError("no GitHub token to post with (GITHUB_TOKEN, the stack's GITHUB_TOKEN_SECRET, or the "
+                             "channel's token_secret)")
+    except Exception as exc:  # a missing secret: nothing to retry here
+        _finish(deps, claim, job, "gave_up", digest, 0, f"{type(exc).__name__}: {exc}")
+        logger.error("channel cannot be resolved", extra={**answer, "error": str(exc)})
+        return {**answer, "sent": False, "outcome": "permanent", "detail": str(exc)}
+    target = Target(channel="github", label=job.channel.label, url=deps.github_api_url, secret=token)
+    outcome = deliver_post(target, post, http=deps.http, clock=deps.clock, sleep=deps.sleep, known=claim.post)
+    return _settle(outcome, claim, job, digest, deps, answer, last_try)
+
+
+def _merged(report: dict[str, Any]) -> int:
+    stats = report.get("stats") or {}
+    count = stats.get("pr_count")
+    return int(count) if isinstance(count, int) else len(report.get("prs") or [])
+
+
 def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: DeliveryDeps,
             answer: dict[str, Any], last_try: bool) -> dict[str, Any]:
     result = {**answer, "outcome": outcome.kind, "attempts": outcome.attempts, "kind": claim.kind}
+    if outcome.post:
+        result["post"] = dict(outcome.post)
     if outcome.delivered:
-        _finish(deps, claim, job, "delivered", digest, outcome.attempts, outcome.detail)
+        _finish(deps, claim, job, "delivered", digest, outcome.attempts, outcome.detail,
+                dict(outcome.post) if outcome.post else None)
         metrics.count("Deliveries")
         return {**result, "sent": True}
     if outcome.kind == "permanent":
@@ -205,15 +250,15 @@ def _maybe(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: Del
 
 
 def _finish(deps: DeliveryDeps, claim: Claim, job: Delivery, status: Any, digest: str, attempts: int,
-            detail: str) -> None:
+            detail: str, post: dict[str, Any] | None = None) -> None:
     now = deps.clock()
     deps.ledger.finish(claim, status=status, run_id=job.run_id, digest=digest, attempts=attempts, detail=detail,
-                       at=format_timestamp(datetime.fromtimestamp(now, UTC)), now=int(now))
+                       at=format_timestamp(datetime.fromtimestamp(now, UTC)), now=int(now), post=post)
 
 
 def check_secret_names(channel: Channel, prefix: str) -> None:
     """Secret names outside the stack's prefix would be refused by IAM with an opaque AccessDenied: say why."""
-    for name in (channel.url_secret, channel.secret_name):
+    for name in (channel.url_secret, channel.secret_name, channel.token_secret):
         if prefix and name and not name.startswith(prefix):
             raise InputError(f"{channel.channel}: secret {name!r} is outside {prefix!r} (the stack's "
                              "NotifySecretPrefix), which is all DeliveryFunction may read")
@@ -238,6 +283,30 @@ def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
                              [p["number"] for p in report.get("prs", []) if isinstance(p, dict)
                               and isinstance(p.get("number"), int)], lang_dir)
     return build_message(report, links)
+
+
+def load_report(bucket: Bucket, site_url: str, job: Delivery) -> tuple[dict[str, Any], str, github_post.Where]:
+    """report.json and report.md in the channel's language (the report's subfolder in it when it exists, as
+    load_message picks), and where the report is."""
+    lang = job.channel.lang
+    lang_dir = lang if lang and lang != job.language else None
+    body = bucket.get(f"{job.report_key}{lang_dir}/report.json") if lang_dir else None
+    if body is None:
+        lang_dir = None
+        body = bucket.get(f"{job.report_key}report.json")
+    folder = f"{job.report_key}{lang_dir + '/' if lang_dir else ''}"
+    markdown = bucket.get(f"{folder}report.md")
+    if body is None or markdown is None:
+        raise InputError(f"no report.json and report.md under {folder}")
+    report = json.loads(body)
+    base, _, rest = job.report_key.partition("/reports/")
+    if job.report_key.startswith(DIGEST_ROOT):
+        base, rest = DIGEST_ROOT.rstrip("/"), job.report_key.removeprefix(DIGEST_ROOT)
+    since, _, until = rest.strip("/").partition("-to-")
+    language = str(report.get("language") or lang_dir or job.language)
+    where = github_post.Where(base=base, since=since, until=until, lang=language, site_url=site_url or "",
+                              lang_dir=lang_dir)
+    return report, markdown.decode("utf-8") if isinstance(markdown, bytes) else str(markdown), where
 
 
 def message_digest(message: Message) -> str:

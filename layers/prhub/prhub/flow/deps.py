@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prhub.cloud import aws, metrics
 from prhub.cloud.cache import Cache, DynamoCache
 from prhub.cloud.queue import Queue
-from prhub.cloud.secrets import Secrets
+from prhub.cloud.secrets import Secrets, github_token
 from prhub.cloud.store import Progress, Result, Run, Store, channel_ref, is_literal
 from prhub.cloud.watchlist import WatchListParameter
 from prhub.core.channels import Channel
@@ -245,6 +245,9 @@ class DeliveryDeps:
     literal: Callable[[str], Channel | None] | None = None
     clock: Callable[[], float] = time.time
     sleep: Callable[[float], None] = time.sleep
+    github_api_url: str = "https://api.github.com"  # GITHUB_API_URL: where a github channel posts
+    # the stack's GitHub token (GITHUB_TOKEN_SECRET, or GITHUB_TOKEN locally): a github channel's default
+    github_token: Callable[[], str | None] = lambda: None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> DeliveryDeps:
@@ -265,4 +268,6 @@ class DeliveryDeps:
                    secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
                    env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""),
                    literal=(literal_channels(WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")))
-                            if env.get(LITERAL_ENV) == "1" else None))
+                            if env.get(LITERAL_ENV) == "1" else None),
+                   github_api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+                   github_token=lambda: github_token(env=env, secrets=secrets))

@@ -27,12 +27,12 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from prhub.cloud import metrics, redaction
 from prhub.core.channels import Target
-from prhub.notify import dingtalk, feishu, slack, teams, webhook, wecom
+from prhub.notify import dingtalk, feishu, github_post, slack, teams, webhook, wecom
 from prhub.notify import email as mail
 from prhub.notify.message import Message, TooLarge
 from prhub.notify.wire import Kind, Request, Verdict
@@ -58,6 +58,7 @@ class Outcome:
     detail: str = ""
     retry_after: float | None = None  # set when deferred: deliver again after this many seconds
     delivery_id: str = ""
+    post: Mapping[str, Any] | None = None  # github: the issue or discussion made or edited
 
     @property
     def delivered(self) -> bool:
@@ -85,7 +86,8 @@ class Platform(Protocol):
 
 
 PLATFORMS: dict[str, Any] = {"slack": slack, "feishu": feishu, "dingtalk": dingtalk, "wecom": wecom,
-                             "teams": teams, "webhook": webhook}  # modules, each a Platform
+                             "teams": teams, "webhook": webhook,  # modules, each a Platform
+                             "github": github_post}  # a post, not a message: deliver_post
 
 
 def platform(channel: str) -> Platform:
@@ -125,6 +127,30 @@ def deliver(target: Target, message: Message, *, http: Http | None = None, clock
         outcome = _retrying(attempt, target, delivery_id, sleep, attempts, max_wait, idempotent(target.channel))
     except TooLarge as exc:
         outcome = Outcome(target.channel, target.label, "permanent", 0, str(exc), delivery_id=delivery_id)
+    _report(outcome)
+    return outcome
+
+
+def deliver_post(target: Target, post: github_post.Post, *, http: Http, clock: Callable[[], float],
+                 sleep: Callable[[float], None], known: Mapping[str, Any] | None = None, attempts: int = ATTEMPTS,
+                 max_wait: float = MAX_WAIT) -> Outcome:
+    """Post the report to GitHub (a `github` target: `url` the API's base, `secret` the token), or edit the post
+    `known` (the ledger's record of it) or its marker names. Retried as deliver() retries; a write whose answer
+    never came is tried again too, since the next try finds the post by its marker instead of making another."""
+    redaction.install()
+    redaction.known(target.secret)
+    api = github_post.GitHubApi(http, target.url, target.secret, clock)
+    seen: dict[str, Any] = dict(known or {})
+
+    def attempt() -> Verdict:
+        verdict = github_post.publish(api, post, seen or None)
+        if verdict.post:
+            seen.clear()
+            seen.update(verdict.post)
+        return verdict
+
+    outcome = _retrying(attempt, target, "", sleep, attempts, max_wait, idempotent=True)
+    outcome = replace(outcome, post=dict(seen) or None) if outcome.delivered else outcome
     _report(outcome)
     return outcome
 

@@ -48,6 +48,7 @@ class Claim:
     sends: int = 0  # messages this channel already got for this report
     busy: bool = False  # refused because another worker holds a live claim: try again later
     resends: int = 0  # sends of a maybe-delivered message counted so far (this one included)
+    post: dict[str, Any] | None = None  # github: the issue or discussion an earlier send made (edited, not remade)
 
 
 class Ledger:
@@ -130,12 +131,15 @@ class Ledger:
         writes.written(self.table, written.get("Attributes"))
         sends = int((before or {}).get("sends", 0))
         kind = "update" if before and before.get("delivered_digest") else "first"
+        post = (before or {}).get("post")
         return Claim(report_key, channel_id, True, kind=kind, sends=sends,
-                     resends=int((before or {}).get("resends", 0)) + int(resend))
+                     resends=int((before or {}).get("resends", 0)) + int(resend),
+                     post=dict(post) if isinstance(post, dict) else None)
 
     def finish(self, claim: Claim, *, status: Status, run_id: str, digest: str, attempts: int, detail: str,
-               at: str, now: int) -> None:
-        """Record the outcome of a claimed send (the log line of this channel for this report)."""
+               at: str, now: int, post: dict[str, Any] | None = None) -> None:
+        """Record the outcome of a claimed send (the log line of this channel for this report); `post` names the
+        GitHub post it made or edited, found here by the next revision."""
         sets = ["#s = :status", "attempts = :attempts", "detail = :detail", "updated_at = :at", "#l = :zero",
                 "last_run = :run"]
         values: dict[str, Any] = {":status": status, ":attempts": attempts, ":detail": detail[:500], ":at": at,
@@ -144,6 +148,9 @@ class Ledger:
             sets += ["#d = :digest", "delivered_digest = :digest", "delivered_at = :at",
                      "sends = if_not_exists(sends, :zero) + :one"]
             values |= {":digest": digest, ":one": 1}
+        if post:
+            sets.append("post = :post")
+            values[":post"] = {k: v for k, v in post.items() if v is not None and v != ""}
         written = self.ddb.update_item(
             TableName=self.table, Key=self._key(claim.report_key, claim.channel_id),
             UpdateExpression="SET " + ", ".join(sets), ReturnValues="ALL_NEW",

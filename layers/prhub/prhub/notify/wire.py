@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Literal
+from typing import Any, Literal
 
 # maybe: the request went out and its answer never came (a read timeout, a connection dropped after sending):
 # the platform may have taken it, so it is not resent as a transient failure is.
@@ -35,6 +35,7 @@ class Verdict:
     kind: Kind
     detail: str = ""
     retry_after: float | None = None  # seconds the platform asked for (throttled)
+    post: Mapping[str, Any] | None = None  # the post a github channel made or edited (kept in the ledger)
 
 
 def http_verdict(status: int, headers: Mapping[str, str], body: str) -> Verdict:
