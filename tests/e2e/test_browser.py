@@ -166,7 +166,10 @@ def test_the_week_folds_every_merged_pr_and_opens_it_on_a_phone(page, base_url, 
     page.set_viewport_size(PHONE)
     page.goto(base_url + VERL_WEEK)
     index = page.locator("#all-prs ul.pr-index")
-    assert not index.is_visible()  # folded by default
+    assert not index.is_visible()  # folded by default, in the appendix, itself folded below the brief
+    assert page.locator("#highlights").is_visible() and not page.locator("#trends").is_visible()
+    page.click("#appendix > summary")
+    assert page.locator("#trends").is_visible() and not index.is_visible()
     page.click("#all-prs summary")
     assert index.is_visible() and fits_a_phone(page)
     hrefs = index.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")

@@ -77,6 +77,8 @@ def test_hostile_review_text_runs_nothing_and_links_nowhere_else(browser, base_u
     page.on("request", lambda r: requests.append(r.url))
     try:
         page.goto(base_url + path)
+        if page.locator("#appendix > summary").count():  # the reviews sit in the folded appendix
+            page.click("#appendix > summary")
         text = page.inner_text("body")
         assert "Ignore previous instructions" in text  # the review text is shown, as text
         for who in page.locator("text=mallory").all()[:3]:

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 REPO, TZ = "verl-project/verl", "Asia/Shanghai"
 
 
-PROGRESS = re.compile(r"^listing \S+'s PRs, \d+ s$")  # prhub_local.progress's plain line for the listing stage
+PROGRESS = re.compile(r"^listing \S+'s PRs(, \d+ s)?$")  # prhub_local.progress's plain line for the listing stage
 
 
 def one_line(err: str) -> str:

@@ -114,17 +114,26 @@ def _narrative_answer(request: dict[str, Any]) -> dict[str, Any]:
     stats = facts.get("stats", {})
     numbers = [p["number"] for p in facts.get("prs", [])]
     zh = "中文" in message_text(request, "system")
-    top = numbers[:5] or []
+    # the brief's rules (prhub.model.brief): every breaking PR and the three most important named, in the
+    # report's language
+    breaking = [p["number"] for p in facts.get("prs", []) if p.get("breaking")]
+    top = list(dict.fromkeys([*numbers[:5], *breaking]))
     cite = ", ".join(f"#{n}" for n in top[:2])
     # The period's word as the prompt names it ("报告时段（本月）", "The period (this month)").
     named = re.search(r"报告时段（(.+?)）|The period \((.+?)\)", message_text(request, "user"))
     now = next((g for g in named.groups() if g), "") if named else ("本周" if zh else "this week")
     if zh:
-        summary = f"{now}合并 {stats.get('pr_count', 0)} 个 PR，其中关键 PR {stats.get('key_pr_count', 0)} 个。"
-    else:
-        summary = f"{stats.get('pr_count', 0)} PRs were merged {now}, {stats.get('key_pr_count', 0)} of them key."
+        return {
+            "summary": f"{now}合并 {stats.get('pr_count', 0)} 个 PR，其中关键 PR {stats.get('key_pr_count', 0)} 个。",
+            "highlights": [{"text": f"亮点：#{n}", "prs": [n]} for n in top],
+            "key_changes": [{"theme": "核心", "text": f"围绕 {cite} 的工作", "prs": top[:2]}] if top else [],
+            "trend_notes": [{"text": "各模块走势平稳", "prs": []}],
+            "risk_notes": [{"text": "留意改动最大的 PR", "prs": top[:1]}],
+            "relation_notes": [{"text": f"{cite} 改动相关的代码", "prs": top[:2]}] if len(top) > 1 else [],
+            "suggestions": ["补充测试", "复查改动最大的 PR", "为改动补充文档"],
+        }
     return {
-        "summary": summary,
+        "summary": f"{stats.get('pr_count', 0)} PRs were merged {now}, {stats.get('key_pr_count', 0)} of them key.",
         "highlights": [{"text": f"Highlight #{n}", "prs": [n]} for n in top],
         "key_changes": [{"theme": "core", "text": f"Work on {cite}", "prs": top[:2]}] if top else [],
         "trend_notes": [{"text": "Modules moved steadily", "prs": []}],

@@ -266,32 +266,32 @@ def _more_breaking(prs: list[PrEntry], zh: bool) -> Note:
                          if p.get("breaking_reason")]}
 
 
-def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, zh: bool, must: set[int]) -> Note:
-    """A subsystem's item: its lead's line, up to two more members by their lines (those the highlights must
-    name first), the rest by number; then what follows from it (breaking reasons, revert chains)."""
+def _told_members(members: list[PrEntry], must: set[int]) -> tuple[list[PrEntry], list[int]]:
+    """The members an item tells by their lines (its lead, then those the highlights must name, else the next
+    most important: at least two more), and the others it names by number."""
     lead = _lead(members)
     rest = sorted((p for p in members if p["number"] != lead["number"]),
                   key=lambda p: (p["number"] not in must, -p["importance"], p["number"]))
     named = [p for p in rest if p["number"] in must] or rest[:1]
-    named = named[:max(2, len([p for p in named if p["number"] in must]))]
-    others = [p["number"] for p in rest if p not in named]
-    told = [lead, *named]
+    named = named[:max(2, len(named))]
+    return [lead, *named], [p["number"] for p in rest if p not in named]
+
+
+def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, zh: bool, must: set[int]) -> Note:
+    """A subject's item under its subsystem: its lead's line, up to two more members by their lines (those the
+    highlights must name first), the rest by number; then what follows from it (breaking reasons, revert
+    chains)."""
+    told, others = _told_members(members, must)
     area = _area(subsystem) if zh and subsystem else subsystem
     broken = [p for p in told if p["breaking"]]
     flag = ("[破坏性变更] " if zh else "[breaking] ") if broken else ""
-    lines = [_member(p, report, zh).replace("，属于破坏性变更", "") for p in told]
-    if zh:
-        text = f"{flag}{area + '：' if area else ''}" + "；".join(lines)
-        text += f"（另见 {_refs(others, 3, zh)}）" if others else ""
-        text += "。" + "".join(_consequence(p, zh) for p in broken)
-    else:
-        text = f"{flag}{area + ': ' if area else ''}" + "; ".join(lines)
-        text += f" (see also {_refs(others, 3)})" if others else ""
-        text += "." + "".join(_consequence(p, zh) for p in broken)
-    text += _chain_sentence({p["number"] for p in members}, report, zh) if zh else (
-        f" {chain}" if (chain := _chain_sentence({p["number"] for p in members}, report, zh)) else "")
+    lines = ("；" if zh else "; ").join(_member(p, report, zh).replace("，属于破坏性变更", "") for p in told)
+    also = (f"（另见 {_refs(others, 3, zh)}）" if zh else f" (see also {_refs(others, 3)})") if others else ""
+    opening = f"{flag}{area + ('：' if zh else ': ') if area else ''}{lines}{also}{'。' if zh else '.'}"
+    chain = _chain_sentence({p["number"] for p in members}, report, zh)
+    text = opening + "".join(_consequence(p, zh) for p in broken) + (chain if zh or not chain else f" {chain}")
     return {"text": text, "prs": [p["number"] for p in told] + others,
-            "evidence": [*_member_facts(told, zh), _fact(lead["number"], "importance", lead["importance"])]}
+            "evidence": [*_member_facts(told, zh), _fact(told[0]["number"], "importance", told[0]["importance"])]}
 
 
 def _subsystem(p: PrEntry, zh: bool) -> str:
