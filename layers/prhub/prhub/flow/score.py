@@ -246,17 +246,19 @@ def store_cached(run_id: str, config: RepoConfig, refs: list[PullRef], learned: 
 
     Left to the queue: a PR whose listing gave no head (the source would have to ask), and every PR of a run
     whose results need the PR itself (labels that judge it: keep_labels; learned weights that re-rank it) or
-    whose scorer only the LLM key's secret tells (the workers read it; the plan may not). Any failure here leaves
-    the rest to the queue too: a stored result's message, were it sent, is a duplicate the worker recognises."""
-    if (not refs or config.key_labels or config.minor_labels or learned
-            or deps.scorers.needs_secret(config)):
+    whose scorer hinges on a key secret the plan cannot read now (Scorers.told). Any failure here leaves the
+    rest to the queue too: a stored result's message, were it sent, is a duplicate the worker recognises."""
+    if not refs or config.key_labels or config.minor_labels or learned:
         return set()
     try:
+        told = deps.scorers.told(config)  # the workers' scorer, named as their cache keys name it
+        if told is None:
+            return set()
         heads = {r.number: source.listed_head(config.repo, r.number) for r in refs}
         numbers = [n for n, head in heads.items() if head]
         if not numbers:
             return set()
-        model, version = deps.scorers.describe(config)  # the workers' scorer, named as their cache keys name it
+        model, version = told
         kind = "heuristic" if model is None else "llm"
         hits = deps.cache.first_of_each([looked_up(cache_keys(config, n, heads[n], kind, model, version),
                                                    kind, config) for n in numbers])
