@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from prhub.core.config import MODEL_SCORING_SETTINGS, SCORING_SETTINGS, LlmConfig, RepoConfig
-from prhub.core.models import FileChange, PullRequest
+from prhub.core.models import _SCORED_TYPES, FileChange, PullRequest, ScoredPR
 from prhub.engine.scoring import score_pull
 from prhub.flow.score import cache_keys, cached_result, pr_version
 
@@ -118,6 +118,10 @@ def test_a_pr_without_a_head_is_keyed_by_what_the_score_reads(edit: dict[str, An
     assert before.startswith("sha256-") and before == pr_version(pr())
     # THEN an edit between runs is another key: the older result is not served
     assert pr_version(pr(**edit)) != before
+
+
+def test_every_field_of_a_result_has_the_type_a_cached_one_is_checked_against() -> None:
+    assert set(_SCORED_TYPES) == {f.name for f in fields(ScoredPR)}
 
 
 def test_a_cached_result_of_the_pr_is_used() -> None:

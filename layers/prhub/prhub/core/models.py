@@ -407,7 +407,7 @@ class ScoredPR:
                 if f.default is MISSING and f.default_factory is MISSING:
                     raise ValueError(f"{f.name} is missing")
                 continue
-            value, kinds = data[f.name], _SCORED_TYPES[f.name]
+            value, kinds = data[f.name], _SCORED_TYPES.get(f.name, (object,))
             if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds) or (
                     isinstance(value, float) and not math.isfinite(value)):
                 raise ValueError(f"{f.name} is not {' or '.join(k.__name__ for k in kinds)}")
