@@ -10,7 +10,11 @@ PR pages and every rendering included:
 - year-after-weeks: the same year on a state where its weeks already ran (untimed, on that state first), so
   every score and PR page is reused (target: at most 3x the week's time); `--year-again` times the year on a
   state where the year itself ran instead (the same reuse, without the weeks' ten minutes);
-- month-N: N synthetic PRs over four weeks (bench/synthetic.py; 5,000 for issue 24's month): its peak RSS (1.5 GB).
+- month-N: N synthetic PRs over four weeks (bench/synthetic.py; 5,000 for issue 24's month): its peak RSS (1.5 GB);
+- week-deployed: the week run again on its own state in the deployed stack's shape: the scorer auto (not
+  heuristic) and the model key's secret named as template.yaml names it (LLM_API_KEY_SECRET, no OPENAI_API_KEY;
+  the embedded Secrets Manager holds no such secret, as a stack without a model): the plan must still store every
+  cached result (issue 46, item 11), so no score batch runs.
 
 Per case: wall time (the runner's, from the embedded AWS's start to the site copied and the state saved), the
 handler stages from the runner's `invoke` hook and the renderers, and the process's peak RSS. The ratios are taken
@@ -18,7 +22,7 @@ within one run of this benchmark, so a busy machine slows both sides of each. A 
 to make, and this host's speed drifts over minutes (the same week took 2.9 s and 4.0 s ten minutes apart), so the
 week is timed again just before and just after the reuse case, and its ratio is given against their mean too.
 
-    python -m bench.pipeline [--quick] [--only week,year,...] [--month 5000] [--year-again]
+    python -m bench.pipeline [--quick] [--only week,year,week-deployed,...] [--month 5000] [--year-again]
 """
 from __future__ import annotations
 
@@ -203,9 +207,11 @@ def _run(recorder: Recorder, args: dict[str, Any], tmp: Path, state: Path, **ext
 
 
 def _args(kind: str, tmp: Path, spec: dict[str, Any]) -> dict[str, Any]:
-    args: dict[str, Any] = {"scorer": "heuristic", "workers": WORKERS}
-    if kind in ("week", "year", "year-after-weeks", "year-again"):
-        args.update(VERL_WEEK if kind == "week" else YEAR, source=f"jsonl:{DATA}")
+    # The deployed shape leaves the scorer to the watch list (auto), which the model key's secret then decides.
+    args: dict[str, Any] = {"workers": WORKERS} if kind == "week-deployed" else {"scorer": "heuristic",
+                                                                                "workers": WORKERS}
+    if kind in ("week", "week-deployed", "year", "year-after-weeks", "year-again"):
+        args.update(VERL_WEEK if kind.startswith("week") else YEAR, source=f"jsonl:{DATA}")
     else:  # month
         path = synthetic.write_jsonl(tmp / "synthetic.jsonl", spec["n"], days=28)
         args.update(MONTH, repo=synthetic.REPO, source=f"jsonl:{path}")
@@ -227,12 +233,23 @@ def case_child(spec: dict[str, Any]) -> dict[str, Any]:
             for since, until in periods:
                 _run(Recorder(), {**args, "since": since, "until": until}, tmp, state)
             return {"runs_before": len(periods), "before_s": round(time.perf_counter() - t, 1)}
+        if kind == "week-deployed":  # the functions' environment as template.yaml gives it, then the week once
+            os.environ.pop("OPENAI_API_KEY", None)
+            os.environ["LLM_API_KEY_SECRET"] = deployed_key_secret()
+            _run(Recorder(), args, tmp, state)
         stack.enter_context(instrumented(recorder))
         children = ChildMemory()
         children.start()
         out = _run(recorder, args, tmp, state)
         return {"case": spec["name"], **out, "stages": recorder.summary(), "peak_rss_mb": _peak_mb(),
                 **children.stop()}
+
+
+def deployed_key_secret() -> str:
+    """The model key secret's name template.yaml gives the functions (LlmApiKeySecretName's default)."""
+    from prhub_local.template import load_template
+
+    return str(load_template(ROOT / "template.yaml")["Parameters"]["LlmApiKeySecretName"]["Default"])
 
 
 def _before(kind: str) -> list[tuple[str, str]]:
@@ -336,7 +353,7 @@ def _stage_note(r: dict[str, Any]) -> str:
             f" all together at most {r.get('total_peak_rss_mb', 0):.0f} MB)")
 
 
-CASES = ("week", "week-memory", "year", "year-after-weeks", "month")
+CASES = ("week", "week-memory", "year", "year-after-weeks", "month", "week-deployed")
 
 
 def specs(only: tuple[str, ...] = CASES, month: int = MONTH_N, year_again: bool = False) -> list[dict[str, Any]]:
@@ -370,6 +387,12 @@ def rows(results: list[dict[str, Any]]) -> list[list[str]]:
                         f"pages); peak RSS {r['peak_rss_mb']:.0f} MB"])
             continue
         note = _stage_note(r)
+        if r["case"] == "week-deployed":
+            batches = (r.get("stages") or {}).get("ScoreFunction", {})
+            stored = r["prs"] - batches.get("items", 0)
+            note = (f"run again, the model key's secret named (auto scorer): the plan stored {stored} of "
+                    f"{r['prs']} PRs, {batches.get('calls', 0)} score batches" + ("" if stored == r["prs"] else
+                                                                                    ": MISSED") + "; " + note)
         if "runs_before" in r:
             note = f"after {r['runs_before']} runs on its state ({r['before_s']:.0f} s, untimed); " + note
         out.append([name, f"{r['wall_s']:.1f} s", note])

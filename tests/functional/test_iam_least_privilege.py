@@ -58,8 +58,7 @@ UNRECORDED: dict[Grant, str] = {
         "REST's ETags (the recorded runs list through GraphQL) and a continued listing's kept parts "
         "(test_plan_handler drives the continuation through flow.plan)",
     **{("PlanFunction", action, table): "a range planned again stores its cached PRs' results (the recorded runs "
-       "plan each range once, and the model's key is a secret the plan may not read); test_plan_cached drives it "
-       "through flow.plan"
+       "plan each range once); test_plan_cached drives it through flow.plan"
        for action, table in (("dynamodb:PutItem", "ResultsTable"), ("dynamodb:GetItem", "RunsTable"))},
     ("PlanFunction", "sqs:SendMessage", "PlanQueue"):
         "a listing's continuation: test_plan_handler drives it through flow.plan with pages of 5 PRs (the "
@@ -129,6 +128,8 @@ def test_every_recorded_call_is_allowed_by_the_functions_role(recorded: set[Gran
     assert ("ReportFunction", "s3:PutObject", "SiteBucket") in recorded
     assert ("ScoreFunction", "dynamodb:PutItem", "ResultsTable") in recorded  # inside a transaction
     assert ("PlanFunction", "secretsmanager:GetSecretValue", "GitHubTokenSecretName") in recorded
+    # the model's key, read by the plan to tell the workers' scorer (Scorers.told; issue 46, item 11)
+    assert ("PlanFunction", "secretsmanager:GetSecretValue", "LlmApiKeySecretName") in recorded
 
 
 def test_every_grant_is_used_by_a_recorded_call_or_explained(recorded: set[Grant]) -> None:

@@ -7,15 +7,19 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from prhub.cloud.secrets import SecretError
 from prhub.core.config import WatchList
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
+from prhub.model.scorers import ModelSettings, Scorers
 
 from prhub_local.runner import LambdaContext
 from prhub_local.sample import sample_settings
 from tests.fakes.memory import MemoryStack, Message, memory_stack
+from tests.fakes.openai_server import FakeOpenAI, rule_based
 from tests.functional.test_flow_in_memory import PREFIX, REPORT, SAMPLE, SAMPLE_PRS, SCORE, record
+from tests.unit.test_template import load_template
 
 
 def stack_with(**repo: Any) -> MemoryStack:
@@ -167,3 +171,79 @@ def test_a_scorer_only_the_model_keys_secret_names_leaves_every_pr_to_its_worker
     assert len(stack.queue.take(SCORE)) == SAMPLE_PRS
     assert stack.store.results(str(again["run_id"])) == []
     assert stack.deps.scorers.needs_secret(stack.deps.watchlist().get("acme/rocket"))
+
+
+class StackSecrets:
+    """Secrets Manager as the deployed stack's functions read it: the model key's secret holds `key`, or (None)
+    does not exist."""
+
+    def __init__(self, key: str | None) -> None:
+        self.key = key
+        self.reads: list[str] = []
+
+    def read(self, name: str) -> str:
+        self.reads.append(name)
+        if self.key is None:
+            raise SecretError(f"secret {name!r} could not be read: ResourceNotFoundException", missing=True)
+        return self.key
+
+
+def deployed(stack: MemoryStack, secrets: StackSecrets, **settings: Any) -> MemoryStack:
+    """`stack` with the model settings template.yaml gives every function: the key's secret named
+    (LLM_API_KEY_SECRET, its LlmApiKeySecretName), no OPENAI_API_KEY."""
+    secret = load_template()["Parameters"]["LlmApiKeySecretName"]["Default"]
+    scorers = Scorers(ModelSettings(api_key_secret=secret, **settings), secrets)
+    return replace(stack, deps=replace(stack.deps, scorers=scorers))
+
+
+def test_the_stacks_named_key_secret_that_does_not_exist_lets_the_plan_store_the_engines_results() -> None:
+    # GIVEN a stack as deployed without a model: the template names the key's secret, nobody created it, so the
+    # workers' auto scorer is the engine; the week scored once
+    secrets = StackSecrets(None)
+    stack = deployed(stack_with(), secrets)
+    scored_week(stack)
+    # WHEN the week is planned again
+    [again] = plan(SAMPLE, stack.deps)
+    # THEN the plan read the secret, found none, and stored every PR from the engine's cache (issue 46, item 11)
+    assert secrets.reads and stack.queue.take(SCORE) == []
+    results = stack.store.results(str(again["run_id"]))
+    assert len(results) == SAMPLE_PRS and all(r.cached and r.scored and r.scored.scored_by == "heuristic"
+                                              for r in results)
+
+
+def test_the_stacks_readable_key_secret_lets_the_plan_store_the_models_results() -> None:
+    # GIVEN a stack as deployed with a model: the key in the named secret, the model at its endpoint; the week
+    # scored by the model once
+    with FakeOpenAI(rule_based) as model:
+        stack = deployed(stack_with(), StackSecrets("sk-deployed"), base_url=model.base_url, model="fake-model")
+        first_id, _ = scored_week(stack)
+        asked = model.answered
+        by = {r.number: r.scored.scored_by for r in stack.store.results(first_id) if r.scored}
+        assert "llm" in by.values()
+        # WHEN the week is planned again
+        [again] = plan(SAMPLE, stack.deps)
+        # THEN the plan stored every PR from the model's cache, queued none, and the model was not asked again
+        assert stack.queue.take(SCORE) == []
+        results = stack.store.results(str(again["run_id"]))
+        # (the model's results, and the engine's where it stood in for the model, as the workers would read them)
+        assert len(results) == SAMPLE_PRS and {r.number: r.scored.scored_by for r in results if r.scored} == by
+        assert model.answered == asked
+
+
+def test_a_key_secret_that_cannot_be_read_now_leaves_every_pr_to_its_worker() -> None:
+    # GIVEN the week scored once, then the key's secret denied or unreachable when the plan reads it (the
+    # workers may read it later and score with the model: the engine's results would be the wrong scorer's)
+    secrets = StackSecrets(None)
+    stack = deployed(stack_with(), secrets)
+    scored_week(stack)
+
+    def outage(name: str) -> str:
+        raise SecretError(f"secret {name!r} could not be read: ThrottlingException")
+
+    secrets.read = outage  # type: ignore[method-assign]
+    stack = deployed(stack, secrets)  # a plan invocation of its own: no failure remembered
+    # WHEN the week is planned again
+    [again] = plan(SAMPLE, stack.deps)
+    # THEN every PR is its worker's
+    assert len(stack.queue.take(SCORE)) == SAMPLE_PRS
+    assert stack.store.results(str(again["run_id"])) == []

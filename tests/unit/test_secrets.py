@@ -113,8 +113,17 @@ def test_json_secret_without_a_token_field_is_an_error_that_does_not_echo_it(sm:
 
 
 def test_missing_secret_is_a_clear_error_naming_it(moto_env: None) -> None:
-    with pytest.raises(secrets.SecretError, match=r"'prhub/github-token' could not be read: ResourceNotFound"):
+    with pytest.raises(secrets.SecretError, match=r"'prhub/github-token' could not be read: ResourceNotFound") as err:
         secrets.github_token(env={"GITHUB_TOKEN_SECRET": "prhub/github-token"})
+    # AND it says the secret does not exist (the plan then knows the workers' auto scorer is the engine)
+    assert err.value.missing
+
+
+def test_a_secret_that_exists_but_cannot_be_used_is_not_missing(sm: object) -> None:
+    sm.create_secret(Name="ambiguous", SecretString='{"a": "sekrit-1", "b": "sekrit-2"}')  # type: ignore[attr-defined]
+    with pytest.raises(secrets.SecretError) as err:
+        secrets.read_secret("ambiguous", provider())
+    assert not err.value.missing
 
 
 def test_binary_secret(sm: object) -> None:

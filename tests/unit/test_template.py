@@ -1109,7 +1109,8 @@ EXPECTED_GRANTS: dict[str, dict[str, set[str]]] = {
         "sqs:SendMessage": {"ScoreQueue", "ReportQueue", "PlanQueue", "PlanDLQ"},
         "sqs:ReceiveMessage": {"PlanQueue"}, "sqs:DeleteMessage": {"PlanQueue"},
         "sqs:GetQueueAttributes": {"PlanQueue"},
-        "secretsmanager:GetSecretValue": {"GitHubTokenSecretName"},
+        # the model's key: whether the workers score with the model decides which cached results the plan stores
+        "secretsmanager:GetSecretValue": {"GitHubTokenSecretName", "LlmApiKeySecretName"},
         "s3:GetObject": {"ExportBucket"},  # a jsonl:s3:// source, where ExportBucket is set
     },
     "ScoreFunction": {
@@ -1204,7 +1205,7 @@ def test_secret_grants_match_the_named_secret_and_nothing_longer() -> None:
                     assert re.fullmatch(r"arn:\$\{AWS::Partition\}:secretsmanager:\$\{AWS::Region\}:"
                                         r"\$\{AWS::AccountId\}:secret:\$\{(GitHubTokenSecretName|LlmApiKeySecretName)"
                                         r"\}-\?{6}", resource["Fn::Sub"]), resource
-    assert found == 7  # plan: GitHub; score: GitHub, model; report: model, GitHub; delivery: the prefix, GitHub
+    assert found == 8  # plan: GitHub, model; score: GitHub, model; report: model, GitHub; delivery: the prefix, GitHub
 
 
 def test_secret_arn_pattern_matches_the_secret_and_not_its_namesakes() -> None:

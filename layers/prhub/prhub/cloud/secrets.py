@@ -32,7 +32,12 @@ _JSON_KEYS = ("token", "api_key", "apiKey", "key", "value", "secret")
 
 
 class SecretError(PrhubError):
-    """A named secret could not be read; the message names the secret, never a value."""
+    """A named secret could not be read; the message names the secret, never a value. `missing`: Secrets Manager
+    says no secret has that name (not a denial or an outage), which stays so until someone creates it."""
+
+    def __init__(self, message: str, missing: bool = False) -> None:
+        super().__init__(message)
+        self.missing = missing
 
 
 class Secrets:
@@ -70,7 +75,9 @@ def read_secret(name: str, provider: SecretsProvider, max_age: int = DEFAULT_MAX
         raw = provider.get(name, max_age=max_age)
     except GetParameterError as exc:
         # The cause is the AWS error (not found, access denied): safe to show, it holds no value.
-        raise SecretError(f"secret {name!r} could not be read: {_reason(exc)}") from exc
+        reason = _reason(exc)
+        raise SecretError(f"secret {name!r} could not be read: {reason}",
+                          missing=reason == "ResourceNotFoundException") from exc
     value = _extract(raw)
     if not value:
         raise SecretError(f"secret {name!r} is empty or has no token field ({', '.join(_JSON_KEYS)})")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import hashlib
 import json
 import math
 import re
@@ -159,6 +160,15 @@ def _judgements(repo: Any, value: Any) -> tuple[Judgement, ...] | str:
     return tuple(out)
 
 
+# The settings a PR's score reads (prhub.engine.scoring and what it calls: rules, risks, reviews, classify), kept
+# apart from the rest so the score cache keys by them alone: `repo` (whose `name` the rules read) is in the key
+# already; labels that judge a PR, learned weights and everything about the report apply after the cache.
+# tests/unit/test_score_cache_key.py fails when the engine reads a setting not listed here.
+SCORING_SETTINGS = ("language", "key_threshold", "module_map", "test_paths", "highlight_labels", "chore_labels",
+                    "product_kinds", "large_change_lines", "check_registry", "bots")
+MODEL_SCORING_SETTINGS = ("max_tokens_per_pr",)  # of config.llm, read by the model's prompt (prhub.model.prompting)
+
+
 @dataclass(frozen=True)
 class RepoConfig:
     repo: str
@@ -231,6 +241,16 @@ class RepoConfig:
     @property
     def name(self) -> str:
         return self.repo.split("/")[1]
+
+    def scoring_fingerprint(self, model: bool) -> str:
+        """A digest of the settings a PR's score reads (SCORING_SETTINGS, and for the model MODEL_SCORING_SETTINGS):
+        part of the score cache's key, so a result is reused only under the settings it was scored with (a
+        watch list edited between runs, a slice and its repository with settings of their own)."""
+        read = {name: getattr(self, name) for name in SCORING_SETTINGS}
+        if model:
+            read.update({f"llm.{name}": getattr(self.llm, name) for name in MODEL_SCORING_SETTINGS})
+        text = json.dumps(read, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
     def with_overrides(self, **changes: Any) -> RepoConfig:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})

@@ -8,7 +8,9 @@ how it is stored in DynamoDB and cached.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from typing import Any
 
@@ -334,6 +336,18 @@ class Risk:
     detail: str
 
 
+# What each stored field of a ScoredPR must be (ScoredPR.checked): JSON's types, bool apart from int.
+_NUMBER, _NONE = (int, float), type(None)
+_SCORED_TYPES: dict[str, tuple[type, ...]] = {
+    "number": (int,), "title": (str,), "url": (str,), "author": (str,), "merged_at": (str,), "modules": (list,),
+    "type": (str,), "breaking": (bool,), "importance": _NUMBER, "insight": _NUMBER, "key": (bool,),
+    "summary": (str,), "key_points": (list,), "risks": (list,), "additions": (int,), "deletions": (int,),
+    "changed_files": (int,), "scored_by": (str,), "breaking_reason": (str,), "reasons": (list,), "files": (list,),
+    "file_lines": (list,), "refs": (list,), "reverts": (int, _NONE), "reviewers": (list,), "co_authors": (list,),
+    "tokens_in": (int,), "tokens_out": (int,), "note": (str,), "head_sha": (str,), "review": (dict, _NONE),
+}
+
+
 @dataclass
 class ScoredPR:
     """One PR's judgement: report.json `prs[]` plus the facts the week's analysis needs."""
@@ -381,6 +395,32 @@ class ScoredPR:
         values["risks"] = [Risk(**r) for r in values.get("risks", [])]
         known = cls.__dataclass_fields__
         return cls(**{k: v for k, v in values.items() if k in known})
+
+    @classmethod
+    def checked(cls, data: Any) -> ScoredPR:
+        """from_dict of a value read back from a store others may have written (the score cache): ValueError
+        naming the first field that is missing or of the wrong type, so a damaged entry is never reported."""
+        if not isinstance(data, dict):
+            raise ValueError(f"not an object but {type(data).__name__}")
+        for f in dataclass_fields(cls):
+            if f.name not in data:
+                if f.default is MISSING and f.default_factory is MISSING:
+                    raise ValueError(f"{f.name} is missing")
+                continue
+            value, kinds = data[f.name], _SCORED_TYPES.get(f.name, (object,))
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds) or (
+                    isinstance(value, float) and not math.isfinite(value)):
+                raise ValueError(f"{f.name} is not {' or '.join(k.__name__ for k in kinds)}")
+        for name in ("modules", "key_points", "reasons", "files", "reviewers", "co_authors"):
+            if not all(isinstance(v, str) for v in data.get(name, [])):
+                raise ValueError(f"{name} holds a value that is not text")
+        if not all(isinstance(r, dict) and isinstance(r.get("kind"), str) and isinstance(r.get("detail"), str)
+                   for r in data["risks"]):
+            raise ValueError("risks holds one without a kind and a detail")
+        try:
+            return cls.from_dict(data)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from exc
 
     def pr_entry(self) -> PrEntry:
         """This PR as report.json's `prs[]` lists it (with the model tokens it spent in this run, when any)."""

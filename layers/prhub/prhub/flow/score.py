@@ -9,6 +9,7 @@ the run's report was published asks for the report's next revision (prhub.flow.r
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import traceback
@@ -119,7 +120,11 @@ def _scored_together(records: list[SQSRecord], deps: Deps) -> list[_Work]:
             logger.warning("cache read failed", extra={"error": str(exc)})
             hits = [None] * len(live)
         for work, hit in zip(live, hits, strict=True):
-            work.scored = ScoredPR.from_dict(hit) if isinstance(hit, dict) else None
+            try:
+                work.scored = cached_result(hit, work.message.number)
+            except ValueError as exc:  # a miss: scored again, and the entry overwritten with the new result
+                logger.warning("damaged score cache entry, the PR is scored again",
+                               extra={"key": work.wanted[0], "error": str(exc)})
             work.cached = work.scored is not None
     _each(live, lambda w: _finish(w, deps), deps)
     _store(live, deps)
@@ -187,23 +192,50 @@ def _run_meta(run_id: str, deps: Deps) -> Run:
     return run
 
 
-def cache_key(repo: str, number: int, head_sha: str, kind: str, model: str | None, prompt_version: str) -> str:
-    return f"{repo}#{number}#{head_sha}#{kind}#{model or ''}#{prompt_version}"
+def cache_key(repo: str, number: int, version: str, kind: str, model: str | None, prompt_version: str,
+              settings: str) -> str:
+    return f"{repo}#{number}#{version}#{kind}#{model or ''}#{prompt_version}#{settings}"
 
 
-def cache_keys(repo: str, number: int, head_sha: str, kind: str, model: str | None,
+def cache_keys(config: RepoConfig, number: int, version: str, kind: str, model: str | None,
                prompt_version: str) -> tuple[str, str]:
-    """The scorer's own cache key for the PR at `head_sha`, and its engine stand-in's. The stand-in for the model
-    (outage, budget spent, invalid answers) has a key of its own: under the model's it would stop a later run
-    from asking the model; kept apart, a re-run reuses it as it is unless the run asks for the model again."""
-    return (cache_key(repo, number, head_sha, kind, model, prompt_version),
-            cache_key(repo, number, head_sha, FALLBACK_KIND, model, prompt_version))
+    """The scorer's own cache key for the PR at `version` (its head: pr_version), and its engine stand-in's. The
+    key ends with the digest of the settings the score reads (RepoConfig.scoring_fingerprint): a result scored
+    under other settings (the watch list edited since, a slice with its own) is not this run's.
+
+    The stand-in for the model (outage, budget spent, invalid answers) has a key of its own: under the model's it
+    would stop a later run from asking the model; kept apart, a re-run reuses it as it is unless the run asks for
+    the model again."""
+    settings = config.scoring_fingerprint(model=kind != "heuristic")
+    return (cache_key(config.repo, number, version, kind, model, prompt_version, settings),
+            cache_key(config.repo, number, version, FALLBACK_KIND, model, prompt_version, settings))
+
+
+def pr_version(pr: PullRequest) -> str:
+    """What names the PR's state in its cache key: its head, else (an export with neither head nor merge commit)
+    a digest of the PR as read, so a title or a file edited between runs is not served the older result."""
+    if pr.head_sha:
+        return pr.head_sha
+    text = json.dumps(pr.to_export(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def looked_up(keys: tuple[str, str], kind: str, config: RepoConfig) -> list[str]:
     """Of `keys` (cache_keys), those a run reads, its scorer's own first: the stand-in's only for a model run that
     does not ask the model again (llm.retry_model)."""
     return list(keys) if kind != "heuristic" and not config.llm.retry_model else [keys[0]]
+
+
+def cached_result(hit: Any, number: int) -> ScoredPR | None:
+    """The score cache's value for PR `number` as its result: None when there is none; ValueError when it is
+    damaged (a field missing or of the wrong type: ScoredPR.checked) or another PR's, which the caller takes for
+    a miss: one bad entry costs its PR a new score, never its batch-mates' results or a place in the report."""
+    if hit is None:
+        return None
+    scored = ScoredPR.checked(hit)
+    if scored.number != number:
+        raise ValueError(f"the entry is PR {scored.number}'s, not {number}'s")
+    return scored
 
 
 def store_cached(run_id: str, config: RepoConfig, refs: list[PullRef], learned: dict[str, Any] | None,
@@ -214,24 +246,29 @@ def store_cached(run_id: str, config: RepoConfig, refs: list[PullRef], learned: 
 
     Left to the queue: a PR whose listing gave no head (the source would have to ask), and every PR of a run
     whose results need the PR itself (labels that judge it: keep_labels; learned weights that re-rank it) or
-    whose scorer only the LLM key's secret tells (the workers read it; the plan may not). Any failure here leaves
-    the rest to the queue too: a stored result's message, were it sent, is a duplicate the worker recognises."""
-    if (not refs or config.key_labels or config.minor_labels or learned
-            or deps.scorers.needs_secret(config)):
+    whose scorer hinges on a key secret the plan cannot read now (Scorers.told). Any failure here leaves the
+    rest to the queue too: a stored result's message, were it sent, is a duplicate the worker recognises."""
+    if not refs or config.key_labels or config.minor_labels or learned:
         return set()
     try:
+        told = deps.scorers.told(config)  # the workers' scorer, named as their cache keys name it
+        if told is None:
+            return set()
         heads = {r.number: source.listed_head(config.repo, r.number) for r in refs}
         numbers = [n for n, head in heads.items() if head]
         if not numbers:
             return set()
-        model, version = deps.scorers.describe(config)  # the workers' scorer, named as their cache keys name it
+        model, version = told
         kind = "heuristic" if model is None else "llm"
-        hits = deps.cache.first_of_each([looked_up(cache_keys(config.repo, n, heads[n], kind, model, version),
+        hits = deps.cache.first_of_each([looked_up(cache_keys(config, n, heads[n], kind, model, version),
                                                    kind, config) for n in numbers])
         results = []
         for number, hit in zip(numbers, hits, strict=True):
-            if isinstance(hit, dict):
-                scored = ScoredPR.from_dict(hit)
+            try:
+                scored = cached_result(hit, number)
+            except ValueError:  # damaged: left to its worker, which scores it again and says so (once)
+                continue
+            if scored is not None:
                 scored.head_sha = heads[number]
                 results.append((run_id, scored, True, 0))
         stored = deps.store.put_results(results, deps.now()) if results else []
@@ -301,7 +338,8 @@ def _load(work: _Work, deps: Deps) -> None:
     pr = work.pr = TimedSource(deps.sources(run.source), work.deadline).get(run.repo, message.ref)
     keep_labels(run.config, pr, deps.store)  # before the result: the report that result may ask for sees it
     scorer = work.scorer = deps.scorers.scorer(run.config, period=run.refs)
-    work.keys = cache_keys(run.repo, message.number, pr.head_sha, scorer.kind, scorer.model, scorer.prompt_version)
+    work.keys = cache_keys(run.config, message.number, pr_version(pr), scorer.kind, scorer.model,
+                           scorer.prompt_version)
 
 
 def _finish(work: _Work, deps: Deps) -> None:

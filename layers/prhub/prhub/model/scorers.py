@@ -76,7 +76,7 @@ class Scorers:
         self._registry_factory = registry  # the package registries' client, made when a repository first checks
         self._registry: VersionRegistry | None = None
         self._chats: dict[Endpoint, ChatModel] = {}
-        self._failures: dict[str, tuple[float, str]] = {}  # secret name -> (when, why)
+        self._failures: dict[str, tuple[float, SecretError]] = {}  # secret name -> (when, why)
         self._lock = threading.Lock()
 
     def api_key(self, config: RepoConfig) -> str | None:
@@ -91,13 +91,13 @@ class Scorers:
             return None
         failed = self._failures.get(name)
         if failed and self.clock() - failed[0] < SECRET_RETRY:
-            raise SecretError(failed[1])
+            raise SecretError(str(failed[1]), missing=failed[1].missing)
         if self.secrets is None:
             raise SecretError(f"secret {name!r} could not be read: no Secrets Manager client")
         try:
             return self.secrets.read(name)
         except SecretError as exc:
-            self._failures[name] = (self.clock(), str(exc))
+            self._failures[name] = (self.clock(), exc)
             logger.warning("LLM API key secret unreadable", extra={"error": str(exc)})  # once per SECRET_RETRY
             raise
 
@@ -106,9 +106,21 @@ class Scorers:
         return None if self.settings.api_key else (config.llm.api_key_secret or self.settings.api_key_secret or None)
 
     def needs_secret(self, config: RepoConfig) -> bool:
-        """Whether telling which scorer `config` gets means reading the LLM key's secret (only the score workers
-        may: the plan is not granted it)."""
+        """Whether telling which scorer `config` gets means reading the LLM key's secret."""
         return config.scorer != "heuristic" and self.key_secret(config) is not None
+
+    def told(self, config: RepoConfig) -> tuple[str | None, str] | None:
+        """describe(config) as the score workers will find it, for the plan (granted the stack's key secret, as
+        they are); None when it hinges on a key secret that cannot be read now but might be when they read it
+        (denied, an outage): the engine guessed then would be the wrong scorer's results for a run the workers
+        score with the model. A secret that does not exist tells: they will score with the engine too."""
+        if self.needs_secret(config):
+            try:
+                self.api_key(config)
+            except SecretError as exc:
+                if not exc.missing:
+                    return None
+        return self.describe(config)
 
     def endpoint(self, config: RepoConfig) -> Endpoint | None:
         """The model endpoint the configuration names, or None when no API key is configured."""
