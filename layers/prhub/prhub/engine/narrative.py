@@ -452,7 +452,9 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
     for risk in report.get("risks", []):
         label = names.get(risk["kind"], risk["kind"])
         # the example is the risk's most important PR (a year lists hundreds by number)
-        first = min(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n)) if risk["prs"] else None
+        if not risk["prs"]:
+            continue  # a kind lists its PRs (engine.analysis._risks); none, no observation
+        first = min(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))
         items = sorted(risk.get("items") or [], key=lambda i: i["pr"] != first)
         example = f"{items[0]['detail']}" if items else risk["detail"]
         example = re.split(r"；|; ", example)[0]  # the first of the example's clauses: the details section has all

@@ -264,14 +264,21 @@ def check_secret_names(channel: Channel, prefix: str) -> None:
                              "NotifySecretPrefix), which is all DeliveryFunction may read")
 
 
-def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
-    """The message for the channel's language: the report's subfolder in that language when it exists."""
+def _in_language(bucket: Bucket, job: Delivery) -> tuple[str | None, Any]:
+    """The report.json for the channel's language, and its language folder: the report's subfolder in that
+    language when it exists (None: the report's own folder); the body None when there is no report."""
     lang = job.channel.lang
     lang_dir = lang if lang and lang != job.language else None
     body = bucket.get(f"{job.report_key}{lang_dir}/report.json") if lang_dir else None
     if body is None:
         lang_dir = None
         body = bucket.get(f"{job.report_key}report.json")
+    return lang_dir, body
+
+
+def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
+    """The message for the channel's language: the report's subfolder in that language when it exists."""
+    lang_dir, body = _in_language(bucket, job)
     if body is None:
         raise InputError(f"no report.json under {job.report_key}")
     report = json.loads(body)
@@ -288,12 +295,7 @@ def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
 def load_report(bucket: Bucket, site_url: str, job: Delivery) -> tuple[dict[str, Any], str, github_post.Where]:
     """report.json and report.md in the channel's language (the report's subfolder in it when it exists, as
     load_message picks), and where the report is."""
-    lang = job.channel.lang
-    lang_dir = lang if lang and lang != job.language else None
-    body = bucket.get(f"{job.report_key}{lang_dir}/report.json") if lang_dir else None
-    if body is None:
-        lang_dir = None
-        body = bucket.get(f"{job.report_key}report.json")
+    lang_dir, body = _in_language(bucket, job)
     folder = f"{job.report_key}{lang_dir + '/' if lang_dir else ''}"
     markdown = bucket.get(f"{folder}report.md")
     if body is None or markdown is None:
