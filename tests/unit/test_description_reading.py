@@ -137,3 +137,18 @@ def test_verl_6302_removed_items_read_as_removals():
     points = scored("verl", 6302).key_points
     assert any(p.startswith("Removed: 5 tool implementations: gsm8k_tool") for p in points), points
     assert not any(p.startswith("5 tool implementations") for p in points)
+
+
+def test_sentences_are_split_alike_from_many_threads_at_once() -> None:
+    # The local runner's score workers share the engine: pySBD's Segmenter keeps the text it segments on itself,
+    # and one shared instance gave a thread another's sentences (a week's report then depended on the timing).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from prhub.engine import textparse
+
+    texts = [f"Adds the {i}th cache, e.g. for rollout v{i}.2.1 workers. It keeps the old path. "
+             f"Then it drops the retry in worker {i}; see the notes." * (1 + i % 3) for i in range(40)]
+    alone = [textparse.sentences(t) for t in texts]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(5):
+            assert list(pool.map(textparse.sentences, texts)) == alone

@@ -286,7 +286,7 @@ class _Vocabulary:
     rare_term_users: dict[str, set[int]]
     code: dict[int, dict[str, int]]  # each PR's source and test files with their changed lines
     docs_only: frozenset[int]
-    declared: dict[int, set[str]]  # the modules each PR's title names (tags, a conventional scope)
+    declared: dict[int, frozenset[str]]  # the modules each PR's title names (tags, a conventional scope)
     piece_users: Counter[str]  # the PRs whose title has each word (_pieces)
 
     def partners(self, pr: ScoredPR) -> set[int]:
@@ -329,10 +329,10 @@ def _vocabulary(prs: list[ScoredPR], test_paths: tuple[str, ...] = ()) -> _Vocab
 
 
 @lru_cache(maxsize=65536)
-def _declared(title: str) -> set[str]:
+def _declared(title: str) -> frozenset[str]:
     """The modules a title names: its tags (`[tool, data]`) or conventional scope (`fix(diag):`)."""
     scope = parse_title(title)[2]
-    return set(modules_from_title(title)) | {s.strip() for s in re.split(r"[,/]", scope or "") if s.strip()}
+    return frozenset(modules_from_title(title)) | {s.strip() for s in re.split(r"[,/]", scope or "") if s.strip()}
 
 
 def _clusters(prs: list[ScoredPR], reverts: list[Revert], config: RepoConfig) -> list[Cluster]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -50,7 +51,15 @@ SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 # built once, since building a MarkdownIt compiles its rules.
 _BLOCKS = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).disable("inline")
 _INLINE = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
-_SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
+# pySBD's Segmenter keeps the text it is segmenting on itself (segment() sets self.original_text): one per thread,
+# or the local runner's score workers, which share this module, read each other's sentences.
+_SEGMENTERS = threading.local()
+
+
+def _segmenter() -> pysbd.Segmenter:
+    if not hasattr(_SEGMENTERS, "one"):
+        _SEGMENTERS.one = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    return _SEGMENTERS.one
 MAYBE_END = re.compile(r"(\S*?)[.!?]+[\"')\]]*\s+(?=\S)")
 
 
@@ -263,7 +272,7 @@ def sentences(text: str) -> list[str]:
     else:
         # Spans of the text itself (pySBD's own strings may be respaced); a boundary with no space after it
         # ("config/{a,b}.yaml", "a.b()") is inside a word, never between sentences.
-        starts = [0] + [span.start for span in _SEGMENTER.segment(text)[1:]
+        starts = [0] + [span.start for span in _segmenter().segment(text)[1:]
                         if text[span.start - 1:span.start].isspace()]
     return [s for s in (text[a:b].strip() for a, b in zip(starts, [*starts[1:], len(text)], strict=True)) if s]
 
