@@ -273,7 +273,7 @@ def _key_prs(p: _Parts) -> Any:
                          "original": clean(pr.get("title")),  # the author's title, the web page's tooltip
                          "modules": [clean(m) for m in pr.get("modules", [])],
                          "importance": num(pr.get("importance")), "insight": num(pr.get("insight")),
-                         "key_points": _texts(pr.get("points")), "summary": "",
+                         "key_points": _texts(pr.get("points")) or ["—"], "summary": "",  # never a blank cell
                          "author": clean(pr.get("author")), "breaking": bool(pr.get("breaking"))})
             continue
         points = _texts(pr.get("key_points"))[:KEY_POINTS]  # a report written before the brief
