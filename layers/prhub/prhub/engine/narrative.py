@@ -418,7 +418,7 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
         also = f"; also {_refs(untold)}" if untold else ""
         beyond = "; besides those above" if more else ""
         text = f"{module['pr_count']} PRs touched {module['name']} ({len(key)} key){beyond}: {said}{also}."
-    return {"theme": module["name"], "text": text, "prs": rest,
+    return {"theme": _area(module["name"]) if zh else module["name"], "text": text, "prs": rest,
             "evidence": [*_member_facts(told, zh), _fact(None, "modules", module["name"])]}
 
 
