@@ -386,10 +386,16 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     # Trends, first-time contributors and revert chains come from the repository's own record, never from
     # whatever runs a state holds: the same command gives the same report. It is narrowed as the listing is.
     history = _history(source, config, period, {r.author for r in refs})
-    # What people say of PRs is checked like the rest of the input: a PR the repository has no record of is refused
-    # before anything is written. The event's are kept for later weeks; the watch list's are read again each time.
-    # A judgement file grows by appending corrections: the last line of a PR counts, and one naming a PR the
-    # repository has no record of (a typo) is left out; both are warnings, never a failed run.
+    # The repository's own conventions (its minor markers, how it declares types), from its titles: the run's
+    # config carries them to the score workers, and into the score cache's key.
+    from prhub.engine import conventions
+
+    config = replace(config, conventions=conventions.learn(
+        config.conventions, [*(str(e.get("title", "")) for e in history.earlier), *(r.title for r in refs)]))
+    # What people say of PRs is checked against the repository's record. A judgement file grows by appending
+    # corrections: the last line of a PR counts, and one naming a PR the repository has no record of (a typo) is
+    # left out; both are warnings, never a failed run. The event's are kept for later weeks; the watch list's are
+    # read again each time.
     given, repeated = judgements.dedupe(req.judgements)
     in_watchlist, repeated_there = judgements.dedupe(judgements.watched(config, deps.settings))
     unknown = judgements.unknown_prs([*given, *in_watchlist], config, source,
