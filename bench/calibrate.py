@@ -28,7 +28,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ from prhub.core.history import History
 from prhub.core.judgements import Judgement, judgement
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import Period
-from prhub.engine import learning
+from prhub.engine import conventions, learning
 from prhub.engine.analysis import analyse_period
 from prhub.engine.changelog import read_changelog
 from prhub.engine.learning import spearman
@@ -155,6 +155,12 @@ def repo_config(repo: str, tz: str) -> RepoConfig:
     return RepoConfig(repo=repo, tz=tz, language="en")
 
 
+def with_conventions(config: RepoConfig, prs: list[PullRequest]) -> RepoConfig:
+    """The config with the conventions the repository's titles show (the plan learns them from its history the
+    same way, prhub.engine.conventions): here from the whole export."""
+    return replace(config, conventions=conventions.learn(config.conventions, [p.title for p in prs]))
+
+
 def repo_panels(held_out: bool = True) -> list[tuple[str, list[tuple[str, PanelFigures, PanelFigures]]]]:
     """Each repository's panel figures, scored by the engine alone (a repository whose export is absent is skipped)."""
     out = []
@@ -162,7 +168,7 @@ def repo_panels(held_out: bool = True) -> list[tuple[str, list[tuple[str, PanelF
         path = SHARED / folder / "pulls.jsonl"
         if path.exists():
             prs = load(path)
-            config = repo_config(repo, tz)
+            config = with_conventions(repo_config(repo, tz), prs)
             importance = {p.number: score_pull(p, config).importance for p in prs}
             out.append((repo, panel_table(prs, importance, tz, panel, held_out)))
     return out
@@ -203,6 +209,7 @@ class JudgedFigures:
 def judged_figures(prs: list[PullRequest], judgements: list[Judgement], config: RepoConfig,
                    weeks: list[Week]) -> JudgedFigures:
     """The panel `weeks` ranked by the engine alone and with what `judgements` taught it."""
+    config = with_conventions(config, prs)
     started = time.perf_counter()
     examples = learning.examples(prs, judgements, config)
     learned = learning.learn(examples)
@@ -278,8 +285,8 @@ def benchmark(data: Path = DATA) -> dict[str, Any]:
     """The `python -m bench` shape: rows of [measure, value, notes] plus the raw figures (skips without data)."""
     if not data.exists():
         return {"rows": [["engine on verl", "skipped", f"{data} is not here"]]}
-    config = RepoConfig(repo=REPO, tz="Asia/Shanghai", language="en")
     prs = load(data)
+    config = with_conventions(RepoConfig(repo=REPO, tz="Asia/Shanghai", language="en"), prs)
     reports, scoring_time, analysis_time = run(prs, config)
     entries = [e for _, r in reports for e in r["prs"]]
     typical = [r["stats"]["key_pr_count"] / r["stats"]["pr_count"] for _, r in reports if r["stats"]["pr_count"] >= 10]
@@ -321,8 +328,8 @@ def main(argv: list[str] | None = None) -> None:
         print_panels(not args.tuning)
         return
     _panel, folder, zone = REPOS[args.repo]
-    config = repo_config(args.repo, args.tz or zone)
     prs = load(args.data or SHARED / folder / "pulls.jsonl")
+    config = with_conventions(repo_config(args.repo, args.tz or zone), prs)
     reports, scoring_time, analysis_time = run(prs, config)
     all_prs = [entry for _, report in reports for entry in report["prs"]]
     if not args.quiet:

@@ -105,8 +105,6 @@ def test_judgements_carry_to_a_later_report_of_the_repository(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(("settings", "event", "says"), [
-    ({}, {"judgements": [{"pr": 99999, "verdict": "key"}]}, "no record of: #99999"),
-    ({"judgements": [{"pr": 4242, "verdict": "minor"}]}, {}, "no record of: #4242"),
     ({}, {"judgements": [{"pr": 1210, "verdict": "vital"}]}, "'verdict' must be key or minor"),
     ({}, {"judgements": {"pr": 1210}}, "judgements must be a list"),
 ])
@@ -117,6 +115,38 @@ def test_bad_judgements_refuse_the_plan_and_nothing_is_written(tmp_path: Path, s
         plan({**WEEK, **event}, stack.deps)
     assert stack.store.runs == {} and stack.store.kept == {}
     assert stack.queue.depth(SETTINGS.score_queue_url) == 0 and stack.bucket.objects == {}
+
+
+def test_a_pr_judged_on_several_lines_counts_its_last_line_with_one_warning(tmp_path: Path) -> None:
+    # GIVEN a judgements file grown by appending corrections: 1211 three times, 1217 twice
+    stack = stack_for(tmp_path)
+    event = {**WEEK, "judgements": [{"pr": 1211, "verdict": "key"}, {"pr": 1217, "verdict": "key"},
+                                    {"pr": 1211, "verdict": "minor"}, {"pr": 1217, "verdict": "minor"},
+                                    {"pr": 1211, "verdict": "key"}]}
+    # WHEN the week is planned
+    [run] = plan(event, stack.deps)
+    # THEN the last line of each PR is kept, and one warning counts the lines replaced
+    kept = {(j.source, j.pr): j.verdict for j in stack.store.judgements("acme/rocket") if j.source == "file"}
+    assert kept == {("file", 1211): "key", ("file", 1217): "minor"}
+    said = [w for w in run.get("warnings", []) if "replaced by a later line" in w]
+    assert said == ["the judgements file: 3 lines replaced by a later line on the same PR (the last line of each "
+                    "PR counts)"]
+
+
+@pytest.mark.parametrize(("settings", "event", "unknown"), [
+    ({}, {"judgements": [{"pr": 99999, "verdict": "key"}, {"pr": 1217, "verdict": "key"}]}, "#99999"),
+    ({"judgements": [{"pr": 4242, "verdict": "minor"}]}, {"judgements": [{"pr": 1217, "verdict": "key"}]}, "#4242"),
+])
+def test_a_judged_pr_the_repository_has_no_record_of_is_a_warning_not_a_failure(
+        tmp_path: Path, settings: dict[str, Any], event: dict[str, Any], unknown: str) -> None:
+    stack = stack_for(tmp_path, **settings)
+    # WHEN a week is reported with a judgement naming a PR the repository never had
+    [run] = plan({**WEEK, **event}, stack.deps)
+    # THEN the run goes on with a warning naming it, the unknown PR left out and the known one kept
+    assert f"judgements name PRs acme/rocket has no record of, left out: {unknown}" in run["warnings"]
+    kept = {(j.source, j.pr) for j in stack.store.judgements("acme/rocket")}
+    assert ("file", 1217) in kept and not {pr for _, pr in kept} - {1214, 1215, 1217}
+    assert stack.queue.depth(SETTINGS.score_queue_url) > 0
 
 
 def test_a_correction_after_publication_makes_a_new_revision(tmp_path: Path) -> None:

@@ -153,7 +153,6 @@ def test_judgements_that_do_not_beat_the_rules_keep_the_default_rules(tmp_path: 
 
 @pytest.mark.parametrize(("text", "says"), [
     ('{"pr": 1001, "verdict": "key"}\nnot json\n', r"judgements.jsonl:2: not a judgement"),
-    ('{"pr": 99999, "verdict": "key"}\n', "no record of: #99999"),
 ])
 def test_a_bad_watch_list_judgements_file_refuses_the_plan_and_writes_nothing(tmp_path: Path, text: str,
                                                                               says: str) -> None:
@@ -207,3 +206,15 @@ def test_with_no_judgements_the_report_is_what_it_was(lang: str) -> None:
     assert "learning" not in plain and not any("judged" in p for p in plain["prs"])
     assert _text(plain_md) == _text(empty_md)
     assert _text(plain_json) == _text(empty_json)
+
+
+def test_a_watch_list_judgements_file_naming_an_unknown_pr_is_a_warning(tmp_path: Path) -> None:
+    # An unknown PR is left out with a warning (issue 48): a typo in one line does not lose the week's report.
+    path = tmp_path / "judgements.jsonl"
+    path.write_text('{"pr": 99999, "verdict": "key"}\n')
+    stack = stack_for(tmp_path, judgements=f"jsonl:{path}")
+    from prhub.flow.plan import plan
+
+    [run] = plan(LAST, stack.deps)
+    assert f"judgements name PRs {REPO} has no record of, left out: #99999" in run["warnings"]
+    assert stack.queue.depth(SETTINGS.score_queue_url) > 0

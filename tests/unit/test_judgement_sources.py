@@ -153,3 +153,37 @@ def test_a_bad_correction_is_refused_before_the_stack_starts(tmp_path: Path, cap
     except SystemExit as exc:  # argparse's own refusal
         code = int(exc.code or 0)
     assert code == 2 and says in capsys.readouterr().err and not state.exists()
+
+
+# -- kept: the same PR twice -----------------------------------------------------------------------------------
+
+def test_the_store_keeps_the_last_of_a_pr_given_twice_on_dynamodb(stack: Any) -> None:
+    from prhub_local.runner import run_store
+
+    # GIVEN the same PR judged three times in one batch (DynamoDB refuses a request naming one key twice; moto only
+    # a repeated item, so one repeat is the same line again)
+    store = run_store(stack)
+    store.put_judgements([judgement("acme/rocket", pr, verdict, "file")
+                          for pr, verdict in [(1210, "key"), (1211, "key"), (1210, "key"), (1210, "minor")]])
+    # THEN the last one is kept
+    assert {j.pr: j.verdict for j in store.judgements("acme/rocket")} == {1210: "minor", 1211: "key"}
+
+
+def test_a_judgements_file_with_repeats_and_an_unknown_pr_runs_with_warnings(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN a file grown by appending: 1210 judged twice, and a PR acme/rocket never had
+    path = tmp_path / "j.jsonl"
+    path.write_text('{"pr": 1210, "verdict": "key"}\n{"pr": 99999, "verdict": "key"}\n'
+                    '{"pr": 1210, "verdict": "minor"}\n')
+    state, out = tmp_path / "state", tmp_path / "site"
+    # WHEN the sample's week is run with it
+    code = main(["run", "--repo", "acme/rocket", "--since", "2026-06-01", "--until", "2026-06-07", "--judgements",
+                 str(path), "--state", str(state), "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    # THEN the report is made, the last line counts, and the person is told of both, without a traceback
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert "the judgements file: 1 line replaced by a later line on the same PR" in err
+    assert "has no record of, left out: #99999" in err
+    report = json.loads(next(out.rglob("reports/*/report.json")).read_text())
+    assert {p["number"]: p["judged"] for p in report["prs"]}[1210] == "minor"

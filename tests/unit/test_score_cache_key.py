@@ -23,7 +23,8 @@ BASE = {"repo": "acme/rocket", "language": "en"}
 # A value other than the default for each setting the score reads: each must change the key.
 READ = {"language": "zh", "key_threshold": 9.5, "module_map": {"rocket/": "core"}, "test_paths": ["spec/"],
         "highlight_labels": ["notable"], "chore_labels": ["housekeeping"], "product_kinds": ["docs"],
-        "large_change_lines": 10, "check_registry": True, "bots": ["alice-w"]}
+        "large_change_lines": 10, "check_registry": True, "bots": ["alice-w"],
+        "conventions": {"minor_markers": ["minor"], "types": {"bugfix": "fix"}}}
 # ... and for every other setting (a setting added to RepoConfig must be put in one of the two).
 NOT_READ = {"tz": "Asia/Shanghai", "source": "jsonl:elsewhere.jsonl", "scorer": "heuristic",
             "judgements": [{"pr": 1204, "verdict": "key"}], "key_labels": ["key"], "minor_labels": ["minor"],

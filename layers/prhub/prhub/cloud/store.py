@@ -459,7 +459,9 @@ class Store:
     def put_judgements(self, judgements: list[Judgement]) -> None:
         """Keep each judgement, replacing the one of the same repository, source and PR (BatchWriteItem, 25 a
         request; what DynamoDB leaves unprocessed is sent again)."""
-        requests = [{"PutRequest": {"Item": to_item(_judgement_item(j))}} for j in judgements]
+        # One item per key, the last given: BatchWriteItem refuses a request naming one key twice.
+        unique = {(j.repo.lower(), j.source, j.pr): j for j in judgements}
+        requests = [{"PutRequest": {"Item": to_item(_judgement_item(j))}} for j in unique.values()]
         for start in range(0, len(requests), 25):
             pending = {self.settings.judgements_table: requests[start:start + 25]}
             for _ in range(10):

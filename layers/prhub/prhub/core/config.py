@@ -139,6 +139,61 @@ class ChangelogConfig:
         return cls(path.strip(), dict(sections), dict(grades))
 
 
+PR_TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "chore", "revert")  # the engine's change types
+MAX_MARKERS = 50
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """`"conventions"` of a repository: its own word on its PRs (issue 48), before the engine's inference.
+
+    `minor_markers`: title prefixes (`minor:`), `[tags]` or labels that say a PR is not worth noting;
+    `types`: a prefix, tag or label word -> the PR's type. With `learn` (the default; `"conventions": false`
+    turns it off) the plan adds what the repository's own history shows (prhub.engine.conventions.learn), the
+    given ones winning. Words are kept lower case."""
+
+    learn: bool = True
+    minor_markers: tuple[str, ...] = ()
+    types: tuple[tuple[str, str], ...] = ()  # sorted (word, type) pairs: hashable, and one order in cache keys
+
+    def type_of(self, word: str) -> str | None:
+        return dict(self.types).get(word.lower())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"learn": self.learn, "minor_markers": list(self.minor_markers), "types": dict(self.types)}
+
+    @classmethod
+    def from_value(cls, value: Any) -> Conventions:
+        """The watch list's value: false (learn nothing), true or an object of the settings; InputError naming
+        what is wrong."""
+        if isinstance(value, Conventions):
+            return value
+        if isinstance(value, bool):
+            return cls(learn=value)
+        if not isinstance(value, dict):
+            raise InputError('conventions must be false (learn none) or an object like {"minor_markers": ["minor"], '
+                             f'"types": {{"bugfix": "fix"}}}}, got {value!r:.100}')
+        refuse_unknown("conventions", value, ("learn", "minor_markers", "types"))
+        if not isinstance(value.get("learn", True), bool):
+            raise InputError(f"conventions.learn must be true or false, got {value['learn']!r:.40}")
+        markers = value.get("minor_markers", [])
+        if (not isinstance(markers, list | tuple) or len(markers) > MAX_MARKERS
+                or not all(isinstance(m, str) and m.strip() and len(m) <= 100 for m in markers)):
+            raise InputError(f"conventions.minor_markers must be a list of at most {MAX_MARKERS} words (title "
+                             f"prefixes, tags or labels), got {markers!r:.100}")
+        types = value.get("types", {})
+        if not isinstance(types, dict) or len(types) > MAX_MARKERS or not all(
+                isinstance(k, str) and k.strip() and len(k) <= 100 for k in types):
+            raise InputError('conventions.types must map title prefixes, tags or labels to a type, like '
+                             '{"bugfix": "fix"}')
+        for word, kind in types.items():
+            if kind not in PR_TYPES:
+                raise InputError(f"conventions.types[{word[:60]!r}] must be one of {', '.join(PR_TYPES)}, "
+                                 f"got {kind!r:.40}")
+        return cls(bool(value.get("learn", True)), tuple(sorted({m.strip().lower() for m in markers})),
+                   tuple(sorted((k.strip().lower(), str(v)) for k, v in types.items())))
+
+
 def _judgements(repo: Any, value: Any) -> tuple[Judgement, ...] | str:
     """The watch list's `judgements`: [{"pr": N, "verdict": "key"|"minor"}, ...] or "jsonl:PATH" (read by
     prhub.flow.judgements where exports are read)."""
@@ -165,7 +220,7 @@ def _judgements(repo: Any, value: Any) -> tuple[Judgement, ...] | str:
 # already; labels that judge a PR, learned weights and everything about the report apply after the cache.
 # tests/unit/test_score_cache_key.py fails when the engine reads a setting not listed here.
 SCORING_SETTINGS = ("language", "key_threshold", "module_map", "test_paths", "highlight_labels", "chore_labels",
-                    "product_kinds", "large_change_lines", "check_registry", "bots")
+                    "product_kinds", "large_change_lines", "check_registry", "bots", "conventions")
 MODEL_SCORING_SETTINGS = ("max_tokens_per_pr",)  # of config.llm, read by the model's prompt (prhub.model.prompting)
 
 
@@ -190,6 +245,7 @@ class RepoConfig:
     key_labels: tuple[str, ...] = ()
     minor_labels: tuple[str, ...] = ()
     changelog: ChangelogConfig | None = None
+    conventions: Conventions = field(default_factory=Conventions)  # its title prefixes, tags, labels (issue 48)
     large_change_lines: int = 1000
     check_registry: bool = False  # look pinned versions up on PyPI / npm
     llm: LlmConfig = field(default_factory=LlmConfig)
@@ -247,6 +303,7 @@ class RepoConfig:
         part of the score cache's key, so a result is reused only under the settings it was scored with (a
         watch list edited between runs, a slice and its repository with settings of their own)."""
         read = {name: getattr(self, name) for name in SCORING_SETTINGS}
+        read["conventions"] = self.conventions.to_dict()
         if model:
             read.update({f"llm.{name}": getattr(self.llm, name) for name in MODEL_SCORING_SETTINGS})
         text = json.dumps(read, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -267,6 +324,7 @@ class RepoConfig:
         data["judgements"] = self.judgements if isinstance(self.judgements, str) else [
             {"pr": j.pr, "verdict": j.verdict} for j in self.judgements]
         data["changelog"] = self.changelog.to_dict() if self.changelog else None
+        data["conventions"] = self.conventions.to_dict()
         return data
 
     @classmethod
@@ -301,6 +359,8 @@ class RepoConfig:
             values["judgements"] = _judgements(values.get("repo"), values["judgements"])
         if values.get("changelog") is not None:
             values["changelog"] = ChangelogConfig.from_dict(values["changelog"])
+        if "conventions" in values:
+            values["conventions"] = Conventions.from_value(values["conventions"])
         try:
             return cls(**values)
         except TypeError as exc:

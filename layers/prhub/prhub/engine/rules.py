@@ -126,6 +126,7 @@ class Facts:
     new_code: int = 0
     present: set[str] = field(default_factory=set)
     tags: set[str] = field(default_factory=set)
+    marker: str = ""  # the repository's "not worth noting" marker the PR carries (prhub.engine.conventions)
 
     def __post_init__(self) -> None:
         self.pairs = [(f, k) for f, k in zip(self.pr.files, self.kinds, strict=True) if not is_generated(f.filename)]
@@ -368,6 +369,8 @@ CAPS: tuple[Rule, ...] = (
     Rule("cap_housekeeping", lambda f: _housekeeping(f) if _subsystem_removed(f) is None else None, 3.5,
          "cap_housekeeping"),
     Rule("cap_chore", _repo_chore, 3.0, "cap_chore"),
+    # The repository's own "not worth noting" (`minor:`, a skip-changelog label): below key, even when it breaks.
+    Rule("cap_marker", lambda f: {"word": f.marker} if f.marker else None, 2.5, "cap_marker"),
     Rule("cap_revert", lambda f: {} if f.kind == "revert" else None, 4.5, "cap_revert"),
 )
 
@@ -381,6 +384,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "highlighted": "marked {label} by the repository",
         "changelog_entry": "writes its own changelog entry",
         "cap_chore": "a chore by the repository's convention ({word})",
+        "cap_marker": "not worth noting by the repository's convention ({word})",
         "cap_docs_title": "documentation by its title",
     },
     "zh": {
@@ -392,6 +396,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "highlighted": "仓库标记为 {label}",
         "changelog_entry": "附带变更日志条目",
         "cap_chore": "按仓库惯例属于杂务（{word}）",
+        "cap_marker": "按仓库惯例无需特别关注（{word}）",
         "cap_docs_title": "标题表明是文档改动",
     },
 }

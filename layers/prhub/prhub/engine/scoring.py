@@ -19,10 +19,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Protocol
 
-from prhub.core.config import RepoConfig
+from prhub.core.config import PR_TYPES, RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import format_timestamp
-from prhub.engine import classify, gist, reviews, rules, textparse
+from prhub.engine import classify, conventions, gist, reviews, rules, textparse
 from prhub.engine.changes import breaking_reasons, file_kind, is_generated
 from prhub.engine.risks import VersionRegistry, assess
 from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
@@ -34,7 +34,10 @@ from prhub.engine.wording import joined, say
 # engine-11: descriptions are read by a Markdown parser and a sentence segmenter (prhub.engine.textparse): summaries
 # and key points change (status notes, credits and vague lines skipped, list frames kept), and so may insight.
 # Also: a zh breaking reason for a changed default no longer quotes the English title (issue 45).
-ENGINE_VERSION = "engine-11"
+# engine-12: the repository's own conventions (prhub.engine.conventions, issue 48): its minor markers cap a PR's
+# importance, and its type words (given, or the type tags of a repository without conventional prefixes) decide the
+# type.
+ENGINE_VERSION = "engine-12"
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -44,7 +47,7 @@ REVERT_REF = re.compile(r"\b(?:this\s+)?reverts?\s+(?:pr\s+|of\s+)?(?:[\w.-]+/[\
                         r"(?:https://github\.com/[\w.-]+/[\w.-]+/pull/)(\d+)", re.IGNORECASE)
 PR_SUFFIX = re.compile(r"\s*\(#(\d+)\)\s*$")
 
-TYPES = ("feat", "fix", "perf", "refactor", "docs", "test", "ci", "chore", "revert")
+TYPES = PR_TYPES
 TYPE_ALIASES = {"feature": "feat", "feats": "feat", "bugfix": "fix", "hotfix": "fix", "bug": "fix", "fixes": "fix",
                 "refact": "refactor", "refactoring": "refactor", "doc": "docs", "tests": "test", "build": "ci",
                 "style": "chore", "misc": "chore", "deps": "chore", "release": "chore",
@@ -241,12 +244,16 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
                    if k == "source" and f.status == "added" and not is_generated(f.filename))
     source = [(f.additions, f.deletions) for f, k in zip(pr.files, kinds, strict=True)
               if k == "source" and not is_generated(f.filename)]
-    kind = _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
+    # The repository's own word first (issue 48): a prefix, tag or label it uses for a type decides it; the
+    # engine's inference fills in where the repository says nothing.
+    said = conventions.said_type(pr.title, pr.labels, config.conventions)
+    kind = said or _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
     cleaned = textparse.strip_template(pr.body)
     breaking = _breaking(pr, description, bang, kinds, config)
     return rules.Facts(pr, kind, description, f"{description}\n{cleaned[:4000]}", cleaned, kinds, breaking.flag,
                        breaking.declared, breaking.reason, config, declared=declared,
-                       tags=set(modules_from_title(pr.title)))
+                       tags=set(modules_from_title(pr.title)),
+                       marker=conventions.minor_marker(pr.title, pr.labels, config.conventions))
 
 
 def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None) -> ScoredPR:

@@ -4,7 +4,9 @@
                                                        report marks (prs[].judged) and the engine learns from
     resolve(judgements) -> list[Judgement]             one per PR: a later source in PRECEDENCE wins
     read_lines(lines, repo, source, origin)            a JSONL file of {"pr": N, "verdict": "key"|"minor"}
-    check_known(judgements, config, source, known)     InputError naming the PRs the repository has no record of
+    dedupe(judgements) -> (list[Judgement], int)       one per PR and source, the last line's, and how many were
+                                                       left out (a file grows by appending corrections)
+    unknown_prs(judgements, config, source, known)     the PRs the repository has no record of (a warning each run)
     keep_labels(config, pr, store)                     the score worker: a PR's key_labels / minor_labels kept
     correct(repo, verdicts, store, now, at)            `prhub judge`: corrections kept, the published reports
                                                        listing those PRs made again (a new revision each)
@@ -152,9 +154,31 @@ def gather(config: RepoConfig, source: Callable[[], Source], store: RunStore, se
     return resolve([*kept, *read])
 
 
-def check_known(judgements: Iterable[Judgement], config: RepoConfig, source: Source, known: set[int]) -> None:
-    """InputError naming every judged PR the repository has no record of: neither in `known` (the run's listing
-    and history) nor one the source can load. A source that cannot answer now raises SourceUnavailable."""
+def dedupe(judgements: Iterable[Judgement]) -> tuple[list[Judgement], int]:
+    """One judgement per source and PR, the last one given (a judgement file grows by appending corrections), in
+    the order first given; and how many earlier ones were left out."""
+    last: dict[tuple[str, int], Judgement] = {}
+    count = 0
+    for j in judgements:
+        key = (j.source, j.pr)
+        if key in last:
+            count += 1
+            del last[key]  # re-inserted below: the order follows the line that counts
+        last[key] = j
+    return list(last.values()), count
+
+
+def duplicates_warning(count: int, origin: str) -> str:
+    """What the person who asked is told of judgements a later one of the same PR replaced ("" for none)."""
+    if not count:
+        return ""
+    lines = "line" if count == 1 else "lines"
+    return f"{origin}: {count} {lines} replaced by a later line on the same PR (the last line of each PR counts)"
+
+
+def unknown_prs(judgements: Iterable[Judgement], config: RepoConfig, source: Source, known: set[int]) -> list[int]:
+    """Every judged PR the repository has no record of: neither in `known` (the run's listing and history) nor
+    one the source can load. A source that cannot answer now raises SourceUnavailable."""
     unknown = []
     for number in sorted({j.pr for j in judgements} - known):
         try:
@@ -163,10 +187,16 @@ def check_known(judgements: Iterable[Judgement], config: RepoConfig, source: Sou
             raise
         except SourceError:
             unknown.append(number)
-    if unknown:
-        shown = ", ".join(f"#{n}" for n in unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20
-                                                             else "")
-        raise InputError(f"judgements name PRs {config.repo} has no record of: {shown}")
+    return unknown
+
+
+def unknown_warning(repo: str, unknown: list[int]) -> str:
+    """What the person who asked is told of judged PRs the repository has no record of (left out, not a failure:
+    a typo in one line must not lose the week's report)."""
+    if not unknown:
+        return ""
+    shown = ", ".join(f"#{n}" for n in unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20 else "")
+    return f"judgements name PRs {repo} has no record of, left out: {shown}"
 
 
 def _published(runs: Iterable[Run]) -> list[Run]:

@@ -386,13 +386,27 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     # Trends, first-time contributors and revert chains come from the repository's own record, never from
     # whatever runs a state holds: the same command gives the same report. It is narrowed as the listing is.
     history = _history(source, config, period, {r.author for r in refs})
-    # What people say of PRs is checked like the rest of the input: a PR the repository has no record of is refused
-    # before anything is written. The event's are kept for later weeks; the watch list's are read again each time.
-    in_watchlist = judgements.watched(config, deps.settings)
-    judgements.check_known([*req.judgements, *in_watchlist], config, source,
-                           {r.number for r in refs} | {int(e["number"]) for e in history.earlier})
-    if req.judgements:
-        deps.store.put_judgements(list(req.judgements))
+    # The repository's own conventions (its minor markers, how it declares types), from its titles: the run's
+    # config carries them to the score workers, and into the score cache's key.
+    from prhub.engine import conventions
+
+    config = replace(config, conventions=conventions.learn(
+        config.conventions, [*(str(e.get("title", "")) for e in history.earlier), *(r.title for r in refs)]))
+    # What people say of PRs is checked against the repository's record. A judgement file grows by appending
+    # corrections: the last line of a PR counts, and one naming a PR the repository has no record of (a typo) is
+    # left out; both are warnings, never a failed run. The event's are kept for later weeks; the watch list's are
+    # read again each time.
+    given, repeated = judgements.dedupe(req.judgements)
+    in_watchlist, repeated_there = judgements.dedupe(judgements.watched(config, deps.settings))
+    unknown = judgements.unknown_prs([*given, *in_watchlist], config, source,
+                                     {r.number for r in refs} | {int(e["number"]) for e in history.earlier})
+    given = [j for j in given if j.pr not in unknown]
+    in_watchlist = [j for j in in_watchlist if j.pr not in unknown]
+    said_of = [judgements.duplicates_warning(repeated, "the judgements file"),
+               judgements.duplicates_warning(repeated_there, "the watch list's judgements"),
+               judgements.unknown_warning(config.repo, unknown)]
+    if given:
+        deps.store.put_judgements(given)
     # Read once a run: the CHANGELOG (one request to the default branch) and the watch list go with the run item to
     # its report; the table (earlier weeks' files, labels the score workers saw, corrections) is read again there.
     read = [*judgements.from_changelog(config, lambda: source), *in_watchlist]
@@ -403,6 +417,7 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     warnings = source.warnings(config.repo, period)  # for the person who asked (the CLI prints them on stderr)
     if budget := deps.scorers.budget_warning(config):
         warnings = [*warnings, budget]
+    warnings = [*warnings, *(w for w in said_of if w)]
     if warnings:
         summary["warnings"] = warnings
     # The engine's learner loads with the plan that learns, not at the handler's import.

@@ -1,0 +1,114 @@
+"""The repository's word first (issue 48): its minor markers and type words, learned from its own titles
+(prhub.engine.conventions), weigh in the engine's score; the watch list can give or turn them off."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from prhub.core.config import Conventions, RepoConfig, WatchList
+from prhub.core.errors import InputError
+from prhub.engine import conventions
+from prhub.engine.scoring import score_pull
+
+from tests.unit.engine_support import CONFIG, change, make_pr
+
+# A repository that writes `minor:` on what it leaves out of its notes, beside conventional prefixes.
+MINOR_HABIT = ["minor: tidy the logging of the rollout", "feat: add a beam search sampler", "minor: rename a helper",
+               "fix: handle an empty batch", "minor: bump a pinned version in the docs", "feat(trainer): add lr warmup",
+               "fix(data): keep the last shard"]
+# One that never does: conventional prefixes, and no `minor:`.
+NO_HABIT = ["feat: add a beam search sampler", "fix: handle an empty batch", "refactor: split the trainer",
+            "fix(data): keep the last shard", "feat(trainer): add lr warmup", "docs: explain the reward"]
+# A substantial change titled with the marker: without the repository's habit, the engine scores it as any other.
+SUBSTANTIAL = make_pr("minor: support gradient checkpointing in the trainer",
+                      [change("pkg/trainer/checkpointing.py", 220, 10), change("pkg/trainer/main.py", 40, 12),
+                       change("tests/test_checkpointing.py", 60, 0)], number=700)
+
+
+def learned(titles: list[str], given: Conventions | None = None) -> RepoConfig:
+    return replace(CONFIG, conventions=conventions.learn(given or Conventions(), titles))
+
+
+def test_a_repositorys_minor_marker_lowers_importance_only_in_a_repository_that_uses_it() -> None:
+    # GIVEN the same PR, titled "minor: ...", in a repository that writes `minor:` and in one that never does
+    habit, none = learned(MINOR_HABIT), learned(NO_HABIT)
+    assert habit.conventions.minor_markers == ("minor",) and none.conventions.minor_markers == ()
+    # WHEN each scores it
+    there, elsewhere = score_pull(SUBSTANTIAL, habit), score_pull(SUBSTANTIAL, none)
+    # THEN only the repository that uses the marker lowers it below key, and says why
+    assert not there.key and there.importance <= 2.5
+    assert any("not worth noting by the repository's convention (minor)" in r for r in there.reasons)
+    # ... and elsewhere the prefix changes nothing: the same score as with no learning at all
+    assert elsewhere.key and elsewhere.importance == score_pull(SUBSTANTIAL, CONFIG).importance
+    assert not any("not worth noting" in r for r in elsewhere.reasons)
+
+
+def test_one_stray_marker_is_not_a_convention() -> None:
+    # A repository with a single `minor:` title among many has no such habit (fewer than MIN_USES titles).
+    assert learned([*NO_HABIT, "minor: fix a typo"]).conventions.minor_markers == ()
+
+
+def test_a_marker_label_and_tag_count_once_the_repository_uses_them() -> None:
+    config = learned(["[internal] move a helper", "[internal] reorder imports", "[internal] rename a variable",
+                      "Add a sampler"])
+    assert config.conventions.minor_markers == ("internal",)
+    tagged = make_pr("[internal] support gradient checkpointing", SUBSTANTIAL.files, number=701)
+    assert score_pull(tagged, config).importance <= 2.5
+    # a given marker is read on labels too (a skip-changelog label)
+    given = replace(CONFIG, conventions=Conventions.from_value({"minor_markers": ["skip-changelog"]}))
+    labelled = replace(SUBSTANTIAL, title="support gradient checkpointing", labels=["skip-changelog"])
+    assert score_pull(labelled, given).importance <= 2.5 and score_pull(labelled, CONFIG).key
+
+
+def test_a_conventional_prefix_decides_the_type_and_type_tags_count_only_without_one() -> None:
+    # A repository declaring types with prefixes: `fix:` decides, and its tags name areas, not types.
+    consistent = learned([*NO_HABIT, "[ci] fix: retry the flaky job", "[ci] feat: cache", "[ci] fix: pin"])
+    assert consistent.conventions.types == ()
+    pr = make_pr("[ci] fix: keep the runner's cache", [change("pkg/runner.py", 8, 3)], number=702)
+    assert score_pull(pr, consistent).type == "fix"
+
+
+def test_a_repositorys_type_tags_decide_the_type_where_its_titles_carry_no_prefix() -> None:
+    # A repository tagging titles [Bugfix] / [Doc] (and no conventional prefixes) has its tags decide the type.
+    config = learned(["[Bugfix] keep the last shard", "[Bugfix] handle an empty batch", "[Bugfix] a race",
+                      "[Doc] explain the reward", "[Doc] a typo", "[Doc] the sampler", "Add a sampler"])
+    assert dict(config.conventions.types) == {"bugfix": "fix", "doc": "docs"}
+    pr = make_pr("[Bugfix] Update the sampler for empty prompts", [change("pkg/sampler.py", 5, 2)], number=703)
+    assert score_pull(pr, CONFIG).type != "fix"  # the engine alone reads "Update" as a chore
+    assert score_pull(pr, config).type == "fix"
+
+
+def test_given_conventions_win_and_false_learns_nothing() -> None:
+    given = Conventions.from_value({"types": {"Doc": "feat"}, "minor_markers": ["Trivial"]})
+    assert given.types == (("doc", "feat"),) and given.minor_markers == ("trivial",)
+    both = conventions.learn(given, ["[Doc] a", "[Doc] b", "[Doc] c", "plain"])
+    assert both.type_of("doc") == "feat" and both.minor_markers == ("trivial",)
+    off = Conventions.from_value(False)
+    assert conventions.learn(off, MINOR_HABIT) == off
+
+
+def watch(value: Any) -> RepoConfig:
+    return WatchList.parse(json.dumps({"repos": [{"repo": "o/r", "conventions": value}]})).get("o/r")
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("minor", "conventions must be false"),
+    ({"minor_prefix": ["minor"]}, "did you mean 'minor_markers'"),
+    ({"minor_markers": "minor"}, "conventions.minor_markers must be a list"),
+    ({"minor_markers": [""]}, "conventions.minor_markers must be a list"),
+    ({"types": {"bugfix": "bug"}}, "conventions.types['bugfix'] must be one of feat"),
+    ({"types": ["fix"]}, "conventions.types must map"),
+    ({"learn": "no"}, "conventions.learn must be true or false"),
+])
+def test_bad_conventions_are_refused_with_what_is_wrong(value: Any, says: str) -> None:
+    with pytest.raises(InputError, match=re.escape(says)):
+        watch(value)
+
+
+def test_conventions_round_trip_through_the_run_item() -> None:
+    config = watch({"minor_markers": ["minor"], "types": {"bugfix": "fix"}})
+    again = RepoConfig.from_dict(json.loads(json.dumps(config.to_dict())))
+    assert again == config and watch(False).conventions.learn is False
