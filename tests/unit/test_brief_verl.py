@@ -134,3 +134,10 @@ def test_a_years_risks_at_a_glance_name_each_kind_once_by_its_most_important_prs
         assert importance[example] == max(importance[n] for n in risk["prs"])
         shown = note["prs"][:6]
         assert [importance[n] for n in shown] == sorted((importance[n] for n in shown), reverse=True)
+
+
+def test_a_key_change_is_headed_by_the_subsystem_its_paths_name() -> None:
+    # #6248 and #6216 (memory snapshots, verl/utils/) carry a `[tool]` tag: the highlights and the key changes
+    # both head them by the cluster's subsystem, not by the tag
+    change = next(k for k in week("05-04")["key_changes"] if 6248 in k["prs"])
+    assert change["theme"].startswith("工具函数：") and not change["theme"].startswith("工具：")

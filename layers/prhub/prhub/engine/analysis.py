@@ -54,6 +54,7 @@ from prhub.engine.changes import file_kind, is_generated
 from prhub.engine.classify import layout_module
 from prhub.engine.risks import KINDS
 from prhub.engine.scoring import PR_SUFFIX, REVERT_TITLE, modules_from_title, parse_title, reverted_ref
+from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, joined, say
 
 TREND_WEEKS = 4
@@ -209,9 +210,6 @@ def _terms(title: str) -> set[str]:
     return {w.strip(".-+") for w in words if w.strip(".-+") not in STOPWORDS}
 
 
-# The objects a description names: identifiers (`compute_data_metrics`, `DataProto`, `a.b.c`, `--edges`).
-IDENTIFIER = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)"
-                        r"(?![\w/])")
 # Names every codebase mentions in passing, which say nothing about a PR's subject: the language's exceptions and
 # warnings, attribute access on `self`, and the standard and ubiquitous libraries' namespaces.
 GENERIC_NAME = re.compile(r"\w*(?:error|exception|warning)|(?:torch|np|numpy|os|sys|ray|re|json|math|typing|"

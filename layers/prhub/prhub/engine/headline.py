@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from prhub.core.models import Risk
 from prhub.engine import gist, translate
 from prhub.engine.scoring import PR_SUFFIX, parse_title
+from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, type_word
 
 POINTS = 2
@@ -26,8 +27,7 @@ ENGLISH_RUN = re.compile(r"[A-Za-z][\w'’.-]*(?:[ \t]+[A-Za-z][\w'’.-]*){2,}"
 QUOTE = re.compile(r"[“\"]([^”\"]*)[”\"]")
 CLAUSE_END = re.compile(r"[。；;]")
 MEASURED = re.compile(r"据描述实测[^，。；]*")
-# What a title names in code: CamelCase, snake_case, dotted names, flags (analysis.IDENTIFIER's shapes).
-NAMED = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
+PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)")
 # Words that only English prose needs: one in a zh line means the translator left the sentence in English.
 PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
                              "already", "still", "again", "just", "maybe", "simply", "better", "easier"}
@@ -44,6 +44,17 @@ def english_prose(text: str) -> bool:
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
 
 
+def briefly(reason: str, zh: bool) -> str:
+    """A reason as the brief says it: files by their names (the appendix's risk details give the paths), and
+    reasons that repeat one verb said once ("删除公共模块 a.py；删除公共模块 b.py" → "删除公共模块 a.py、b.py")."""
+    reason = PATH.sub(r"\1", reason)
+    parts = [part.strip() for part in reason.split("；" if zh else "; ")]
+    heads = {part.rsplit(" ", 1)[0] for part in parts if " " in part}
+    if len(parts) < 2 or len(heads) != 1 or not all(" " in part for part in parts):
+        return reason
+    return f"{heads.pop()} " + ("、" if zh else ", ").join(part.rsplit(" ", 1)[1] for part in parts)
+
+
 def _where(changed_files: int, additions: int, deletions: int) -> str:
     """Where the diff goes, in Chinese: how many files, and whether it adds or takes away."""
     if deletions > 3 * max(additions, 1):
@@ -56,12 +67,13 @@ def _where(changed_files: int, additions: int, deletions: int) -> str:
 def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> str:
     """The summary's first clause, without the engine's module tag and measured figure (said as points)."""
     description = PR_SUFFIX.sub("", parse_title(title)[0] or title)
+    doing = gist.doing(description, kind).rstrip("。")
     said = summary.strip()
     if not said or said == title:
-        said = gist.doing(description, kind)
+        said = doing
     first = CLAUSE_END.split(said, 1)[0]
-    if first.startswith(gist.doing(description, kind).rstrip("。")):  # the engine's line: its action, then facts
-        first = gist.doing(description, kind).rstrip("。")
+    if first.startswith(doing):  # the engine's line: its action, then facts
+        first = doing
     area = f"（{'、'.join(modules[:2])}）"
     if first.endswith(area):
         first = first[:-len(area)]
@@ -78,7 +90,7 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
     if action and not english_prose(action):
         return clip(action, HEADLINE)
     what = type_word("zh", kind) if kind in ("feat", "fix", "perf", "refactor", "docs", "test", "revert") else "改动"
-    names = list(dict.fromkeys(NAMED.findall(translate.strip(title))))[:2]
+    names = list(dict.fromkeys(IDENTIFIER.findall(translate.strip(title))))[:2]
     if names:
         return clip(f"{what}：涉及 {'、'.join(names)}", HEADLINE)
     return f"{what}：{_where(changed_files, additions, deletions)}"
@@ -91,7 +103,7 @@ def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[R
     zh = lang == "zh"
     out: list[str] = []
     if breaking:  # why, files by their names (the appendix's risk details give the paths)
-        reason = clip(re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", breaking_reason), 60)
+        reason = clip(briefly(breaking_reason, zh), 60)
         out.append((f"破坏性变更：{reason}" if reason else "破坏性变更") if zh else
                    (f"Breaking: {reason}" if reason else "Breaking change"))
     if reverted_by:

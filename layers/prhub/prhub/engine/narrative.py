@@ -106,7 +106,6 @@ def _told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
     if zh and p.get("headline") and headline.english_prose(summary):
         measured = headline.MEASURED.search(summary)
         summary = p["headline"] + (f"，{measured.group(0)}" if measured else "")
-        facts[0] = _fact(p["number"], "title", title)
     if p["breaking"] and p.get("breaking_reason"):
         facts.append(_fact(p["number"], "breaking_reason", p["breaking_reason"]))
     if not zh:  # one sentence of the author's, whole: English prose is sentences, never a body cut mid-word
@@ -147,17 +146,6 @@ def _member_facts(members: list[PrEntry], zh: bool) -> list[Evidence]:
 def _unbracket(text: str) -> str:
     """A phrase to put in brackets: its bracketed part becomes a comma clause ("较大（147 行）" → "较大，147 行")."""
     return text.replace("（", "，").replace("）", "")
-
-
-def _flags(p: PrEntry, zh: bool) -> str:
-    flags = []
-    if p["breaking"]:
-        flags.append("破坏性变更" if zh else "breaking")
-    if p["type"] == "revert":
-        flags.append("回滚" if zh else "revert")
-    if p.get("reverted_by"):
-        flags.append(f"已被 #{p['reverted_by']} 回滚" if zh else f"reverted by #{p['reverted_by']}")
-    return f"[{'/'.join(flags)}] " if flags else ""
 
 
 def _lead(members: list[PrEntry]) -> PrEntry:
@@ -208,12 +196,17 @@ def must_name(report: Analysis) -> list[int]:
     return list(dict.fromkeys([p["number"] for p in prs if p["breaking"]] + [p["number"] for p in prs[:3]]))
 
 
+def _heading(cluster: dict[str, Any]) -> str:
+    """The subsystem a cluster's title heads it with (engine.analysis names it by its members' paths)."""
+    return re.split(r"：|: ", str(cluster.get("title") or ""), maxsplit=1)[0]
+
+
 def _units(report: Analysis) -> list[tuple[str, list[PrEntry]]]:
     """The period's subjects as (subsystem, member PRs): each cluster under the subsystem its title heads it with
     (engine.analysis names it by paths), each PR of no cluster under its first module."""
     themes = _themes(report)
     clustered = {p["number"] for _, members in themes for p in members}
-    units = [(re.split(r"：|: ", str(c.get("title") or ""), maxsplit=1)[0], members) for c, members in themes]
+    units = [(_heading(c), members) for c, members in themes]
     units += [(p["modules"][0] if p["modules"] else "", [p]) for p in report.get("prs", [])
               if p["number"] not in clustered]
     return units
@@ -243,16 +236,6 @@ def _highlights(report: Analysis, zh: bool) -> list[Note]:
         by_number = {p["number"]: p for p in report.get("prs", [])}
         items.append(_more_breaking([by_number[n] for n in must_name(report) if n not in told], zh))
     return items
-
-
-def _one_verb(reason: str, zh: bool) -> str:
-    """Reasons that repeat one verb said once: "删除公共模块 a.py；删除公共模块 b.py" → "删除公共模块 a.py、b.py"."""
-    parts = [part.strip() for part in reason.split("；" if zh else "; ")]
-    heads = {part.rsplit(" ", 1)[0] for part in parts if " " in part}
-    if len(parts) < 2 or len(heads) != 1 or not all(" " in part for part in parts):
-        return reason
-    head = heads.pop()
-    return f"{head} " + ("、" if zh else ", ").join(part.rsplit(" ", 1)[1] for part in parts)
 
 
 def _more_breaking(prs: list[PrEntry], zh: bool) -> Note:
@@ -294,20 +277,13 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
             "evidence": [*_member_facts(told, zh), _fact(told[0]["number"], "importance", told[0]["importance"])]}
 
 
-def _subsystem(p: PrEntry, zh: bool) -> str:
-    """The subsystem a PR belongs to, as the report's language names it (its first module)."""
-    if not p["modules"]:
-        return ""
-    return _area(p["modules"][0]) if zh else p["modules"][0]
-
-
 def _consequence(p: PrEntry, zh: bool) -> str:
     """What a breaking PR asks of its users, from why the engine found it breaking: what it removes or changes
     (files by their names) rather than that its title says so."""
     reason = str(p.get("breaking_reason") or "")
     told = re.search(r"（(.+)）$" if zh else r"\((.+)\)$", reason)  # "tagged …（what the diff removes）"
     reason = told.group(1) if told else "" if re.search(r"\[BREAKING\]|BREAKING CHANGE", reason) else reason
-    reason = _short(_one_verb(re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", reason), zh), 80)
+    reason = _short(headline.briefly(reason, zh), 80)
     if zh:  # the author's own marker says only that it breaks: the migration is the PR's to describe
         return (f"迁移：#{p['number']} {_unbracket(reason)}。" if reason else
                 f"迁移：作者标注为破坏性变更，升级前请按 #{p['number']} 的说明修改用法。")
@@ -372,11 +348,17 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
         text = _theme_opening(i, lead, len(members), said, untold, zh)
     chain = _chain_sentence({p["number"] for p in members}, report, zh)
     text += chain if zh else (f" {chain.strip()}" if chain else "")
-    said, area = str(lead.get("headline") or cluster["title"]), _subsystem(lead, zh)
-    return {"theme": (f"{area}：{said}" if zh else f"{area}: {said}") if area else said,
-            "text": text, "prs": list(cluster["prs"]),
+    return {"theme": _theme_heading(cluster, lead, zh), "text": text, "prs": list(cluster["prs"]),
             "evidence": [*_member_facts(told if recalled else [lead, *told], zh),
                          _fact(None, "clusters", cluster.get("reason", ""))]}
+
+
+def _theme_heading(cluster: dict[str, Any], lead: PrEntry, zh: bool) -> str:
+    """A theme's heading: its subsystem (the cluster's, as the highlights name it), then its lead's headline."""
+    said, area = str(lead.get("headline") or cluster["title"]), _heading(cluster)
+    if not area:
+        return said
+    return f"{_area(area)}：{said}" if zh else f"{area}: {said}"
 
 
 def _theme_opening(i: int, lead: PrEntry, size: int, said: str, untold: list[int], zh: bool) -> str:
@@ -461,7 +443,7 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         quoted = example
         if risk["kind"] == "dependency_pin":
             example = _first_pins(example, zh)
-        example = re.sub(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)", r"\1", example)  # a file by its name: paths are there
+        example = headline.PATH.sub(r"\1", example)  # a file by its name: the details give its path
         # The renderers list the PRs the text does not cite, so the text names only the example.
         count = len(risk["prs"])
         if zh:

@@ -47,6 +47,11 @@ LINK = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\s]{0,500}\)|\[([^\]\n]{0,300})\]\([
 # Sentence ends for Chinese text and for review comments (prhub.engine.reviews); English prose goes to pySBD.
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
+# What a text names in code: identifiers (`compute_data_metrics`, `DataProto`, `a.b.c`) and flags (`--edges`). The
+# analysis joins PRs by them; the brief names them when a title cannot be said in Chinese.
+IDENTIFIER = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)"
+                        r"(?![\w/])")
+
 # One parser for the blocks (inline parsing off: it is the costly part) and one for a short text's inline markup;
 # built once, since building a MarkdownIt compiles its rules.
 _BLOCKS = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).disable("inline")

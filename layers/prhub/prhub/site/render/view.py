@@ -268,19 +268,15 @@ def _key_prs(p: _Parts) -> Any:
     """The key PRs by importance, at most KEY_PR_ROWS; a reverted one says so first in its points."""
     rows = []
     for pr in [pr for pr in p.report["prs"] if pr["key"]][:KEY_PR_ROWS]:
-        if "points" in pr:  # what the brief says of it (engine.headline), in the report's language
-            rows.append({**p.ref(pr["number"]), "title": clean(pr.get("headline") or pr.get("title")),
-                         "original": clean(pr.get("title")),  # the author's title, the web page's tooltip
-                         "modules": [clean(m) for m in pr.get("modules", [])],
-                         "importance": num(pr.get("importance")), "insight": num(pr.get("insight")),
-                         "key_points": _texts(pr.get("points")) or ["—"], "summary": "",  # never a blank cell
-                         "author": clean(pr.get("author")), "breaking": bool(pr.get("breaking"))})
-            continue
-        points = _texts(pr.get("key_points"))[:KEY_POINTS]  # a report written before the brief
-        if isinstance(pr.get("reverted_by"), int):
-            mark = p.words["reverted_by"].format(n=num(pr["reverted_by"]))
-            points = [mark, *(points or _texts([pr.get("summary")]))][:KEY_POINTS + 1]
-        rows.append({**p.ref(pr["number"]), "title": clean(pr.get("title")), "original": "",
+        if "points" in pr:  # what the brief says of it (engine.headline), in the report's language; never blank
+            title, points, original = clean(pr.get("headline") or pr.get("title")), _texts(pr["points"]) or ["—"], \
+                clean(pr.get("title"))  # the author's title: the web page's tooltip
+        else:  # a report written before the brief: its title and description's points
+            title, points, original = clean(pr.get("title")), _texts(pr.get("key_points"))[:KEY_POINTS], ""
+            if isinstance(pr.get("reverted_by"), int):
+                mark = p.words["reverted_by"].format(n=num(pr["reverted_by"]))
+                points = [mark, *(points or _texts([pr.get("summary")]))][:KEY_POINTS + 1]
+        rows.append({**p.ref(pr["number"]), "title": title, "original": original,
                      "modules": [clean(m) for m in pr.get("modules", [])], "importance": num(pr.get("importance")),
                      "insight": num(pr.get("insight")), "key_points": points,
                      "summary": clean(pr.get("summary")), "author": clean(pr.get("author")),
