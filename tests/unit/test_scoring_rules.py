@@ -164,9 +164,9 @@ def test_every_rule_says_why_in_both_languages():
     facts = {"what": "x", "lines": 1, "word": "w", "ref": "1", "label": "l", "tags": "t", "why": "y", "n": 3,
              "kind": "k"}
     for rule in (*rules.RULES, *rules.CAPS):
-        if rule.reason:
+        if rule.phrase is not None:
             for lang in ("en", "zh"):
-                assert rules.phrase(lang, rule.reason, **facts).strip()
+                assert rule.phrase.say(lang, **facts).strip()
 
 
 @pytest.mark.parametrize(("path", "repo", "module"), [

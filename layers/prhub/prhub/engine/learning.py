@@ -71,22 +71,15 @@ class Example:
 
 
 def features(f: rules.Facts) -> tuple[float, dict[str, float]]:
-    """(default importance, features) of one PR, read off the table of rules as rules.importance applies it."""
-    importance, _reasons, _signals = rules.importance(f)
+    """(default importance, features) of one PR: its type, the rules that fired as rules.importance applied them
+    (the size rule by its points, the others 1) and the cap that bound its score."""
+    judged = rules.importance(f)
     out: dict[str, float] = {f"type:{f.kind}": 1.0}
-    score, done = rules.BASE[f.kind], set()
-    for rule in rules.RULES:
-        if rule.group and rule.group in done or rule.condition(f) is None:
-            continue
-        done.add(rule.group)
-        points = rules._points(rule, f)
-        score += points
-        out[rule.name] = points if rule.name == "size" else 1.0
-    score = score if score <= 8.0 else 8.0 + (score - 8.0) / 2
-    caps = [(rules._points(cap, f), cap.name) for cap in rules.CAPS if cap.condition(f) is not None]
-    if caps and min(caps)[0] < score:
-        out[min(caps)[1]] = 1.0
-    return importance, out
+    for fired in judged.fired:
+        out[fired.rule.name] = fired.points if fired.rule.graded else 1.0
+    if judged.cap is not None:
+        out[judged.cap.name] = 1.0
+    return judged.score, out
 
 
 def example(pr: PullRequest, config: RepoConfig, key: bool, grade: int | None = None) -> Example:

@@ -5,8 +5,10 @@ type's base (BASE) and adds the points of every rule in RULES whose condition ho
 counts only when no earlier rule of that group did (a fix is judged by the worst thing it repairs, once).
 Above 8 a point counts half, so a week's milestones land at 8–9.5. Then the lowest CAPS that holds limits
 the score: docs, tests, CI, examples or dependency files only, typo fixes, housekeeping named in the title,
-reverts, a repository's own chore conventions. Every rule that moves the score leaves its phrase in
-`reasons` (PHRASES here for the rules of issue 23, the engine's wording otherwise).
+reverts, a repository's own chore conventions. Every rule that moves the score leaves its phrase (its row's, in
+zh and en) in `reasons`; `importance` also says which rules fired and the cap that bound the score, which is what
+prhub.engine.learning learns from. The table's rows, phrases and patterns are part of the engine's version
+(prhub.engine.scoring.ENGINE_VERSION): a changed row cannot reuse a result cached before it.
 
 What is the product depends on the repository: a housekeeping word (`lint`, `script`) that names a folder
 of the repository's own source is its work, not housekeeping, and `RepoConfig.product_kinds` lifts the caps
@@ -25,7 +27,7 @@ from typing import Any
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest
 from prhub.engine.changes import is_generated, versions_named
-from prhub.engine.wording import say, type_word
+from prhub.engine.wording import type_word
 
 BASE = {"feat": 3.0, "perf": 3.0, "fix": 2.5, "revert": 2.5, "refactor": 2.0, "chore": 1.5, "test": 1.0,
         "docs": 1.0, "ci": 1.0}
@@ -229,7 +231,7 @@ def _new_surface(f: Facts) -> Hit:
 
 
 def _sizeable(f: Facts) -> Hit:
-    return {"lines": f.code_lines} if f.code_lines and min(3.5, math.log10(1 + f.code_lines)) >= 1.8 else None
+    return {"lines": f.code_lines} if f.code_lines and SIZE(f) >= 1.8 else None
 
 
 def _spread(f: Facts) -> Hit:
@@ -252,68 +254,152 @@ def _changelog_entry(f: Facts) -> Hit:
 
 
 @dataclass(frozen=True)
+class Phrase:
+    """A rule's reason as a report in each language says it; placeholders take the condition's values."""
+
+    en: str
+    zh: str
+
+    def say(self, lang: str, **values: Any) -> str:
+        return (self.zh if lang == "zh" else self.en).format(**values)
+
+
+# Points computed from the facts, as data (not lambdas) so the engine's version sees their figures.
+
+@dataclass(frozen=True)
+class IfCore:
+    """`core` points for a change of the library code, `outside` for one that touches none."""
+
+    core: float
+    outside: float
+
+    def __call__(self, f: Facts) -> float:
+        return self.core if f.core else self.outside
+
+
+def _core_third(points: float) -> IfCore:
+    return IfCore(points, points / 3)
+
+
+@dataclass(frozen=True)
+class IfLines:
+    """`large` points from `lines` library lines on, `small` below."""
+
+    lines: int
+    large: float
+    small: float
+
+    def __call__(self, f: Facts) -> float:
+        return self.large if f.code_lines >= self.lines else self.small
+
+
+@dataclass(frozen=True)
+class LogLines:
+    """log10 of the library lines (generated files aside), at most `most`."""
+
+    most: float
+
+    def __call__(self, f: Facts) -> float:
+        return min(self.most, math.log10(1 + f.code_lines))
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """A cap of `low`, lifted to `breaking` for a change that breaks its users (they need to hear of it)."""
+
+    low: float
+    breaking: float = 4.5
+
+    def __call__(self, f: Facts) -> float:
+        return self.low if not f.breaking else self.breaking
+
+
+SIZE = LogLines(3.5)
+
+
+@dataclass(frozen=True)
 class Rule:
     """One line of the table: when `condition` holds, `points` (a number, or one computed from the facts) are
-    added and the phrase `reason` is shown with the condition's placeholders."""
+    added (for a cap: the score is held below them) and `phrase` is shown with the condition's placeholders."""
 
     name: str
     condition: Callable[[Facts], Hit]
     points: float | Callable[[Facts], float]
-    reason: str  # a PHRASES key, else the engine's wording key
+    phrase: Phrase | None  # None: the rule moves the score quietly
     group: str = ""  # only the first rule of a group that holds counts
+    graded: bool = False  # the learner reads its points, not only that it fired (prhub.engine.learning)
+
+    def points_for(self, f: Facts) -> float:
+        return self.points(f) if callable(self.points) else self.points
 
 
-def _core_third(points: float) -> Callable[[Facts], float]:
-    return lambda f: points if f.core else points / 3
-
+# The type's base is said first; a fix outside the library code is said so, whatever its group's rule.
+TYPE_CHANGE = Phrase("{kind} change", "{kind}类改动")
+FIX_OUTSIDE = Phrase("fix ({word}) outside the library code", "库代码以外的修复（{word}）")
+FIX_KINDS = ("revert", "refactor", "perf", "chore")  # types whose title may name what a fix repairs
 
 RULES: tuple[Rule, ...] = (
-    Rule("breaking", lambda f: {} if f.breaking and f.tagged_breaking else None, 2.0, "breaking"),
+    Rule("breaking", lambda f: {} if f.breaking and f.tagged_breaking else None, 2.0,
+         Phrase("breaking change", "破坏性变更")),
     Rule("breaking_inferred", lambda f: {"why": f.breaking_reason} if f.breaking and not f.tagged_breaking else None,
-         1.0, "breaking_inferred"),
-    Rule("subsystem_removed", _subsystem_removed, 2.5, "subsystem_removed"),
-    # A fix is judged by the worst it repairs; outside the library code a third of it (reason fix_outside).
-    Rule("fix_silent", _words_hit(SILENT, "title", ("revert", "refactor", "perf", "chore")), _core_third(2.5),
-         "fix_silent", "fix"),
-    Rule("fix_stuck", _words_hit(STUCK, "title", ("revert", "refactor", "perf", "chore")), _core_third(2.0),
-         "fix_stuck", "fix"),
-    Rule("fix_numerics", _words_hit(NUMERICS, "title", (), title_only=False), _core_third(1.5), "fix_numerics", "fix"),
-    Rule("fix_silent_body", _silent_in_body, _core_third(1.5), "fix_silent_body", "fix"),
-    Rule("fix_stuck_body", _words_hit(STUCK, "text", ()), _core_third(1.0), "fix_stuck_body", "fix"),
-    Rule("fix_crash", _words_hit(CRASH, "title", ("revert", "refactor", "perf", "chore")), _core_third(0.5),
-         "fix_crash", "fix"),
-    Rule("numerics_silent", _numerics_silent, _core_third(1.0), "numerics_silent"),
-    Rule("explained_fix", _explained_fix, lambda f: 1.0 if f.core else 0.3, "explained_fix"),
-    Rule("reported_issue", _reported_issue, lambda f: 0.5 if f.core else 0.0, "reported_issue"),
-    Rule("new_capability", _new_capability, lambda f: 1.0 if f.code_lines >= 30 else 0.5, "new_capability"),
-    Rule("new_object", _named_object, lambda f: 1.0 if f.code_lines >= 100 else 0.5, "new_object"),
-    Rule("new_surface", _new_surface, 0.5, "new_surface"),
+         1.0, Phrase("breaking: {why}", "破坏性变更：{why}")),
+    Rule("subsystem_removed", _subsystem_removed, 2.5,
+         Phrase("removes a whole subsystem ({what}, −{lines} lines)", "移除整个子系统（{what}，−{lines} 行）")),
+    # A fix is judged by the worst it repairs; outside the library code a third of it (said FIX_OUTSIDE).
+    Rule("fix_silent", _words_hit(SILENT, "title", FIX_KINDS), _core_third(2.5),
+         Phrase("fixes a result silently changed ({word})", "修复悄然改变结果的问题（{word}）"), "fix"),
+    Rule("fix_stuck", _words_hit(STUCK, "title", FIX_KINDS), _core_third(2.0),
+         Phrase("fixes a hang ({word})", "修复卡死问题（{word}）"), "fix"),
+    Rule("fix_numerics", _words_hit(NUMERICS, "title", (), title_only=False), _core_third(1.5),
+         Phrase("fixes what training computes ({word})", "修复训练计算的内容（{word}）"), "fix"),
+    Rule("fix_silent_body", _silent_in_body, _core_third(1.5),
+         Phrase("the description shows results silently changed ({word})", "描述表明结果曾被悄然改变（{word}）"),
+         "fix"),
+    Rule("fix_stuck_body", _words_hit(STUCK, "text", ()), _core_third(1.0),
+         Phrase("the description shows a hang ({word})", "描述表明曾出现卡死（{word}）"), "fix"),
+    Rule("fix_crash", _words_hit(CRASH, "title", FIX_KINDS), _core_third(0.5),
+         Phrase("fixes a failure ({word})", "修复报错（{word}）"), "fix"),
+    Rule("numerics_silent", _numerics_silent, _core_third(1.0),
+         Phrase("what training computes came out wrong ({word})", "训练算出的结果曾经有误（{word}）")),
+    Rule("explained_fix", _explained_fix, IfCore(1.0, 0.3),
+         Phrase("the description explains what went wrong", "描述说明了问题的原因")),
+    Rule("reported_issue", _reported_issue, IfCore(0.5, 0.0),
+         Phrase("fixes a reported issue (#{ref})", "修复用户报告的问题（#{ref}）")),
+    Rule("new_capability", _new_capability, IfLines(30, 1.0, 0.5), Phrase("new capability", "新功能")),
+    Rule("new_object", _named_object, IfLines(100, 1.0, 0.5),
+         Phrase("names what it adds ({what})", "点明新增对象（{what}）")),
+    Rule("new_surface", _new_surface, 0.5, Phrase("new API/config/backend surface", "新增接口、配置或后端")),
     Rule("touches_surface", lambda f: {} if f.kind == "refactor" and f.core and (
-        SURFACE.search(f.title) or OBJECT.search(f.title)) else None, 0.5, "touches_surface"),
+        SURFACE.search(f.title) or OBJECT.search(f.title)) else None, 0.5,
+         Phrase("touches an API surface", "涉及接口")),
     Rule("perf_measured", lambda f: {} if (f.kind == "perf" or PERF_WORDS.search(f.title)) and MEASURE.search(f.text)
-         else None, 1.5, "perf_measured", "perf"),
-    Rule("perf_unmeasured", lambda f: {} if f.kind == "perf" else None, 0.5, "perf_unmeasured", "perf"),
+         else None, 1.5, Phrase("performance gain with measured numbers", "性能提升，附实测数据"), "perf"),
+    Rule("perf_unmeasured", lambda f: {} if f.kind == "perf" else None, 0.5,
+         Phrase("performance change (no numbers given)", "性能改动（未给出数据）"), "perf"),
     Rule("default_change", lambda f: {} if DEFAULT_CHANGE.search(f.title) and f.core else None, 1.0,
-         "default_change"),
-    Rule("user_dependency", _user_dependency, 1.5, "user_dependency"),
+         Phrase("changes a default users get without asking", "修改了用户默认得到的行为")),
+    Rule("user_dependency", _user_dependency, 1.5,
+         Phrase("upgrades a dependency users install ({what})", "升级用户安装的依赖（{what}）")),
     Rule("large_removal", lambda f: {"lines": f.pr.deletions} if f.pr.deletions >= 300 and (
         REMOVAL.search(f.title) or f.kind == "refactor" or "refactor" in f.title.lower()) else None, 1.0,
-         "large_removal"),
+         Phrase("large removal/migration (−{lines} lines)", "大规模删除或迁移（−{lines} 行）")),
     # The library change's size (log scale, generated files aside) adds quietly; past 1.8 points it is named.
-    Rule("size", lambda f: {} if f.code_lines else None, lambda f: min(3.5, math.log10(1 + f.code_lines)), ""),
-    Rule("sizeable", _sizeable, 0.0, "sizeable"),
-    Rule("new_code", lambda f: {"lines": f.new_code} if f.code_lines and f.new_code >= 150 else None, 0.5, "new_code"),
-    Rule("spread", _spread, 0.5, "spread"),
+    Rule("size", lambda f: {} if f.code_lines else None, SIZE, None, graded=True),
+    Rule("sizeable", _sizeable, 0.0,
+         Phrase("sizeable code change ({lines} source lines)", "代码改动较大（{lines} 行源代码）")),
+    Rule("new_code", lambda f: {"lines": f.new_code} if f.code_lines and f.new_code >= 150 else None, 0.5,
+         Phrase("new code ({lines} lines in new files)", "新增代码（新文件 {lines} 行）")),
+    Rule("spread", _spread, 0.5, Phrase("spans {n} packages", "涉及 {n} 个包")),
     Rule("with_tests", lambda f: {} if f.core and "test" in f.present and f.kind in ("feat", "perf", "fix", "refactor")
-         else None, 0.5, "with_tests"),
+         else None, 0.5, Phrase("comes with tests", "附带测试")),
     Rule("measured_body", lambda f: {} if len(MEASURE.findall(f.text)) >= 2 and f.kind in ("feat", "perf", "fix")
-         else None, 0.5, "measured_body"),
-    Rule("highlighted", _highlighted, 1.5, "highlighted"),
-    Rule("changelog_entry", _changelog_entry, 0.5, "changelog_entry"),
+         else None, 0.5, Phrase("the description gives measured numbers", "描述给出了实测数据")),
+    Rule("highlighted", _highlighted, 1.5, Phrase("marked {label} by the repository", "仓库标记为 {label}")),
+    Rule("changelog_entry", _changelog_entry, 0.5, Phrase("writes its own changelog entry", "附带变更日志条目")),
 )
 
 
-# --- caps: (condition, cap, reason); the lowest that holds limits the score ---------------------------------
+# --- caps: rules whose points are a ceiling; the lowest that holds limits the score ------------------------
 
 def _only(f: Facts, kinds: set[str]) -> bool:
     return bool(f.present) and f.present <= kinds and not (f.present & set(f.config.product_kinds))
@@ -345,78 +431,73 @@ def _repo_chore(f: Facts) -> Hit:
     return {"word": sorted(marked)[0]} if marked else None
 
 
-def _lifted(f: Facts, low: float) -> float:
-    return low if not f.breaking else 4.5
-
+BUMP = Phrase("version bump", "版本升级")  # a dependency a user installs or not: a bump either way
 
 CAPS: tuple[Rule, ...] = (
-    Rule("cap_typo", lambda f: {} if TYPO.search(f.title) and f.code_lines < 50 else None, 1.0, "cap_typo"),
-    Rule("cap_docs", lambda f: {} if _only(f, {"docs"}) else None, LOW_CAP["docs"], "cap_docs"),
-    Rule("cap_tests", lambda f: {} if _only(f, {"test"}) else None, LOW_CAP["test"], "cap_tests"),
-    Rule("cap_ci", lambda f: {} if _only(f, {"ci", "test"}) else None, 2.0, "cap_ci"),
-    Rule("cap_support", lambda f: {} if _only(f, {"docs", "ci", "test"}) else None, 3.0, "cap_support"),
+    Rule("cap_typo", lambda f: {} if TYPO.search(f.title) and f.code_lines < 50 else None, 1.0,
+         Phrase("typo/wording fix", "错别字或措辞修正")),
+    Rule("cap_docs", lambda f: {} if _only(f, {"docs"}) else None, LOW_CAP["docs"],
+         Phrase("documentation only", "仅改文档")),
+    Rule("cap_tests", lambda f: {} if _only(f, {"test"}) else None, LOW_CAP["test"], Phrase("tests only", "仅改测试")),
+    Rule("cap_ci", lambda f: {} if _only(f, {"ci", "test"}) else None, 2.0, Phrase("CI only", "仅改 CI")),
+    Rule("cap_support", lambda f: {} if _only(f, {"docs", "ci", "test"}) else None, 3.0,
+         Phrase("only docs, tests and CI", "只改文档、测试和 CI")),
     Rule("cap_examples", lambda f: {} if _only(f, {"example", "docs", "test", "ci", "other", "config"})
-         and "example" in f.present else None, lambda f: _lifted(f, 3.0), "cap_examples"),
+         and "example" in f.present else None, Lifted(3.0), Phrase("examples/recipes only", "仅改示例或配方")),
     Rule("cap_bump", lambda f: {} if _only(f, {"deps", "ci", "docs", "test", "other", "example"})
-         and "deps" in f.present and _user_dependency(f) is None else None, lambda f: _lifted(f, 3.0), "cap_bump"),
+         and "deps" in f.present and _user_dependency(f) is None else None, Lifted(3.0), BUMP),
     Rule("cap_dependency", lambda f: {} if _only(f, {"deps", "ci", "docs", "test", "other", "example"})
-         and _user_dependency(f) is not None else None, lambda f: _lifted(f, 5.0), "cap_bump"),
+         and _user_dependency(f) is not None else None, Lifted(5.0), BUMP),
     Rule("cap_docs_title", lambda f: {} if DOCS_TITLE.search(f.title) and f.kind in ("docs", "refactor", "feat", "fix",
                                                                                   "chore")
-         and f.code_lines < 150 and "docs" not in f.config.product_kinds else None, 3.0, "cap_docs_title"),
-    Rule("cap_nothing", lambda f: {} if not f.present else None, 2.0, "cap_nothing"),
-    Rule("cap_tagged", _low_tags, lambda f: _lifted(f, 3.0), "cap_tagged"),
+         and f.code_lines < 150 and "docs" not in f.config.product_kinds else None, 3.0,
+         Phrase("documentation by its title", "标题表明是文档改动")),
+    Rule("cap_nothing", lambda f: {} if not f.present else None, 2.0, Phrase("no file changed", "没有改动文件")),
+    Rule("cap_tagged", _low_tags, Lifted(3.0), Phrase("tagged {tags} only", "仅标注 {tags}")),
     Rule("cap_housekeeping", lambda f: _housekeeping(f) if _subsystem_removed(f) is None else None, 3.5,
-         "cap_housekeeping"),
-    Rule("cap_chore", _repo_chore, 3.0, "cap_chore"),
+         Phrase("housekeeping ({word})", "日常维护（{word}）")),
+    Rule("cap_chore", _repo_chore, 3.0,
+         Phrase("a chore by the repository's convention ({word})", "按仓库惯例属于杂务（{word}）")),
     # The repository's own "not worth noting" (`minor:`, a skip-changelog label): below key, even when it breaks.
-    Rule("cap_marker", lambda f: {"word": f.marker} if f.marker else None, 2.5, "cap_marker"),
-    Rule("cap_revert", lambda f: {} if f.kind == "revert" else None, 4.5, "cap_revert"),
+    Rule("cap_marker", lambda f: {"word": f.marker} if f.marker else None, 2.5,
+         Phrase("not worth noting by the repository's convention ({word})", "按仓库惯例无需特别关注（{word}）")),
+    Rule("cap_revert", lambda f: {} if f.kind == "revert" else None, 4.5,
+         Phrase("a revert undoes, it adds nothing", "回滚只撤销改动，不新增功能")),
 )
 
-PHRASES: dict[str, dict[str, str]] = {
-    "en": {
-        "subsystem_removed": "removes a whole subsystem ({what}, −{lines} lines)",
-        "explained_fix": "the description explains what went wrong",
-        "numerics_silent": "what training computes came out wrong ({word})",
-        "reported_issue": "fixes a reported issue (#{ref})",
-        "user_dependency": "upgrades a dependency users install ({what})",
-        "highlighted": "marked {label} by the repository",
-        "changelog_entry": "writes its own changelog entry",
-        "cap_chore": "a chore by the repository's convention ({word})",
-        "cap_marker": "not worth noting by the repository's convention ({word})",
-        "cap_docs_title": "documentation by its title",
-    },
-    "zh": {
-        "subsystem_removed": "移除整个子系统（{what}，−{lines} 行）",
-        "explained_fix": "描述说明了问题的原因",
-        "numerics_silent": "训练算出的结果曾经有误（{word}）",
-        "reported_issue": "修复用户报告的问题（#{ref}）",
-        "user_dependency": "升级用户安装的依赖（{what}）",
-        "highlighted": "仓库标记为 {label}",
-        "changelog_entry": "附带变更日志条目",
-        "cap_chore": "按仓库惯例属于杂务（{word}）",
-        "cap_marker": "按仓库惯例无需特别关注（{word}）",
-        "cap_docs_title": "标题表明是文档改动",
-    },
-}
+
+@dataclass(frozen=True)
+class Fired:
+    """A rule that moved a PR's score, and by how many points."""
+
+    rule: Rule
+    points: float
 
 
-def phrase(lang: str, key: str, **values: Any) -> str:
-    table = PHRASES.get(lang, PHRASES["en"])
-    return table[key].format(**values) if key in table else say(lang, key, **values)
+@dataclass(frozen=True)
+class Importance:
+    """A PR's importance, the phrase of every rule that moved it, what the gist needs, and what moved it: the rules
+    that fired (the first of each group) and the caps that bound the score."""
+
+    score: float
+    reasons: tuple[str, ...]
+    signals: Signals
+    fired: tuple[Fired, ...]
+    caps: tuple[Rule, ...]  # the lowest caps that held, when they bound the score, by name; equal caps bind together
+
+    @property
+    def cap(self) -> Rule | None:
+        """The cap that bound the score (of equal ones, the first by name), if one did."""
+        return self.caps[0] if self.caps else None
 
 
-def _points(rule: Rule, f: Facts) -> float:
-    return rule.points(f) if callable(rule.points) else rule.points
-
-
-def importance(f: Facts) -> tuple[float, list[str], Signals]:
+def importance(f: Facts) -> Importance:
     """Importance with the phrase of every rule that moved it, and what it saw (see the module docstring)."""
     lang = f.config.language
     score = BASE[f.kind]
-    reasons = [say(lang, "type_change", kind=type_word(lang, f.kind))]
+    reasons = [TYPE_CHANGE.say(lang, kind=type_word(lang, f.kind))]
     signals = Signals()
+    fired: list[Fired] = []
     done: set[str] = set()
     for rule in RULES:
         if rule.group and rule.group in done:
@@ -425,26 +506,30 @@ def importance(f: Facts) -> tuple[float, list[str], Signals]:
         if hit is None:
             continue
         done.add(rule.group)
-        score += _points(rule, f)
+        points = rule.points_for(f)
+        score += points
+        fired.append(Fired(rule, points))
         if rule.group == "fix" and not f.core:
-            reasons.append(say(lang, "fix_outside", **hit))
-        elif rule.reason:
-            reasons.append(phrase(lang, rule.reason, **hit))
+            reasons.append(FIX_OUTSIDE.say(lang, **hit))
+        elif rule.phrase is not None:
+            reasons.append(rule.phrase.say(lang, **hit))
         _signal(signals, rule.name, hit)
     if score > 8.0:  # the scale's top is for the week's milestones: what lies above 8 counts half
         score = 8.0 + (score - 8.0) / 2
-    caps = [(_points(cap, f), phrase(lang, cap.reason, **hit)) for cap in CAPS if (hit := cap.condition(f)) is not None]
-    if caps:
-        cap, why = min(caps)
-        if score > cap:
-            score = cap
-            reasons.append(why)
+    held = [(cap.points_for(f), cap, hit) for cap in CAPS if (hit := cap.condition(f)) is not None]
+    low = min((points for points, _, _ in held), default=score)
+    bound = sorted(((cap, hit) for points, cap, hit in held if points == low < score), key=lambda c: c[0].name)
+    if bound:
+        score = low
+        # Of equal caps the reason shown is the first by its phrase in the report's language (as engine-12 had it).
+        reasons.append(min(cap.phrase.say(lang, **hit) for cap, hit in bound if cap.phrase is not None))
     signals.only = next((name for name, group, needs in (
         ("docs", {"docs"}, "docs"), ("tests", {"test"}, "test"), ("ci", {"ci", "test"}, "ci"),
         ("examples", {"example", "docs", "test", "ci", "other", "config"}, "example"),
         ("deps", {"deps", "ci", "docs", "test", "other", "example"}, "deps"))
         if needs in f.present and f.present <= group), "")
-    return round(max(0.0, min(10.0, score)), 1), reasons, signals
+    return Importance(round(max(0.0, min(10.0, score)), 1), tuple(reasons), signals, tuple(fired),
+                      tuple(cap for cap, _ in bound))
 
 
 def _signal(signals: Signals, name: str, hit: dict[str, Any]) -> None:

@@ -261,7 +261,8 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     seen = facts(pr, config)
     description, kind, cleaned, lang = seen.title, seen.kind, seen.body, config.language
     revert = _revert(pr, description, kind)
-    importance, reasons, signals = rules.importance(seen)
+    judged = rules.importance(seen)
+    importance, reasons, signals = judged.score, list(judged.reasons), judged.signals
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))
