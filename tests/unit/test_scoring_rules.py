@@ -10,7 +10,7 @@ from prhub.engine import narrative, rules
 from prhub.engine.analysis import analyse_period
 from prhub.engine.changes import versions_named
 from prhub.engine.classify import layout_module
-from prhub.engine.scoring import score_pull
+from prhub.engine.scoring import facts, score_pull
 
 from tests.unit.engine_support import CONFIG, change, history_entry, make_pr
 
@@ -158,6 +158,24 @@ def test_convention_keys_are_lists_of_names_and_survive_a_round_trip():
     assert config.chore_labels == ("deps",) and RepoConfig.from_dict(config.to_dict()) == config
     with pytest.raises(InputError, match="chore_labels must be a list of names"):
         RepoConfig.from_dict({"repo": "o/r", "chore_labels": "deps"})
+
+
+def test_importance_says_which_rules_fired_and_the_cap_that_bound_it():
+    # GIVEN a fix of a wrong result with tests, and a feature that only touches docs and CI, tagged [ci]
+    fix = make_pr("fix: wrong loss normalisation", [change("pkg/loss.py", 200, 20), change("tests/test_loss.py")])
+    support = make_pr("[ci] feat: add a build matrix", [change("docs/conf.py", 40), change(".github/w.yml", 9)])
+    # WHEN judged THEN the fired rules are the first of the fix group with its points, the others in table order
+    judged = rules.importance(facts(fix, CONFIG))
+    fired = {f.rule.name: f.points for f in judged.fired}
+    assert list(fired)[:2] == ["fix_silent", "size"] and fired["fix_silent"] == 2.5 and 2.3 < fired["size"] < 2.4
+    assert "fix_crash" not in fired and "with_tests" in fired and judged.cap is None and judged.caps == ()
+    assert judged.score == score_pull(fix, CONFIG).importance and list(judged.reasons) == \
+        score_pull(fix, CONFIG).reasons[:len(judged.reasons)]
+    # AND equal caps bind together: the cap is the first by name, the reason one of theirs
+    for lang in ("en", "zh"):
+        capped = rules.importance(facts(support, CONFIG.with_overrides(language=lang)))
+        assert [c.name for c in capped.caps] == ["cap_support", "cap_tagged"] and capped.cap is capped.caps[0]
+        assert capped.score == 3.0 and capped.reasons[-1] in {c.phrase.say(lang, tags="ci") for c in capped.caps}
 
 
 def test_every_rule_says_why_in_both_languages():

@@ -15,20 +15,37 @@ plus its length; the last reason says which parts were found.
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from typing import Protocol
 
+from prhub.core import text as core_text
 from prhub.core.config import PR_TYPES, RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import format_timestamp
-from prhub.engine import classify, conventions, gist, reviews, rules, textparse
+from prhub.engine import (
+    changes,
+    classify,
+    conventions,
+    fingerprint,
+    gist,
+    reviews,
+    risks,
+    rules,
+    textparse,
+    translate,
+    wording,
+)
 from prhub.engine.changes import breaking_reasons, file_kind, is_generated
 from prhub.engine.risks import VersionRegistry, assess
 from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
 from prhub.engine.wording import joined, say
 
-# Bumped whenever the engine's judgement changes, so cached results are not reused across versions.
+# The engine's version (ENGINE_VERSION, at the end of this module; part of every cached result's key, so a result
+# is not reused across versions) is this revision and a hash of the data the engine judges with. The hash follows
+# the rule table, patterns and phrases by itself; the revision is bumped by hand when code changes what the engine
+# says (a rule's condition, how the type, breaks, insight or summary are read).
 # engine-10: a scored PR's review facts carry who merged it (both GitHub sources read it now), which the
 # self-merged risk compares with; results cached by engine-9 say "" there. Scores are unchanged.
 # engine-11: descriptions are read by a Markdown parser and a sentence segmenter (prhub.engine.textparse): summaries
@@ -37,7 +54,7 @@ from prhub.engine.wording import joined, say
 # engine-12: the repository's own conventions (prhub.engine.conventions, issue 48): its minor markers cap a PR's
 # importance, and its type words (given, or the type tags of a repository without conventional prefixes) decide the
 # type.
-ENGINE_VERSION = "engine-12"
+REVISION = 12
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -393,3 +410,20 @@ class HeuristicScorer:
 
     def score(self, pr: PullRequest, config: RepoConfig, budget: Budget) -> ScoredPR:
         return score_pull(pr, config, self.registry if config.check_registry else None)
+
+
+# What the engine judges with, besides its code: the constants of these modules and of this one. The rule table
+# (each row's name, points, group and phrase; BASE and the caps' figures) and every pattern, word list and phrase
+# table the type, breaks, facts, insight, summary, risks and review facts are read with; the glossary file
+# (translate.GLOSSARY) by its content.
+JUDGED_BY = (rules, wording, changes, classify, conventions, textparse, gist, translate, risks, reviews, core_text)
+
+
+def engine_version() -> str:
+    """`engine-<REVISION>-<hash of the constants of JUDGED_BY and this module>`: a changed rule, pattern or phrase
+    makes a new version, stable across processes (prhub.engine.fingerprint)."""
+    digest = fingerprint.digest((*JUDGED_BY, sys.modules[__name__]), skip=("ENGINE_VERSION", "JUDGED_BY"))
+    return f"engine-{REVISION}-{digest}"
+
+
+ENGINE_VERSION = engine_version()
