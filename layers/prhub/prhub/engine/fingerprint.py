@@ -25,14 +25,17 @@ def canonical(value: Any) -> Any:
     """`value` as JSON data that depends on its content alone."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
-    if isinstance(value, enum.Enum):
-        return ["enum", type(value).__qualname__, canonical(value.value)]
-    if isinstance(value, re.Pattern):
-        return ["re", value.pattern if isinstance(value.pattern, str) else value.pattern.hex(), value.flags]
-    if isinstance(value, bytes):
-        return ["bytes", hashlib.sha256(value).hexdigest()]
-    if isinstance(value, Path):  # a data file by its name and content, not where it lies
-        return ["file", value.name, hashlib.sha256(value.read_bytes()).hexdigest() if value.is_file() else None]
+    if isinstance(value, dict | set | frozenset | list | tuple):
+        return _collection(value)
+    if isinstance(value, FunctionType):
+        return _function(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return ["data", type(value).__qualname__,
+                {f.name: canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}]
+    return _atom(value)
+
+
+def _collection(value: dict[Any, Any] | set[Any] | frozenset[Any] | list[Any] | tuple[Any, ...]) -> Any:
     if isinstance(value, dict):
         if all(isinstance(k, str) for k in value):  # a JSON object: its keys are sorted when dumped
             return {k: canonical(v) for k, v in value.items()}
@@ -41,19 +44,28 @@ def canonical(value: Any) -> Any:
         if all(isinstance(v, str) for v in value):
             return ["set", sorted(value)]
         return ["set", sorted((canonical(v) for v in value), key=_order)]
-    if isinstance(value, list | tuple):
-        return [canonical(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return ["data", type(value).__qualname__,
-                {f.name: canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}]
-    if isinstance(value, FunctionType):
-        # A function by its name and the values it was made with (a closure's cells, its defaults): a rule's
-        # condition built by a factory (`_words_hit(SILENT, ...)`) changes with its pattern and arguments.
-        # A function it closes over counts by its name (no recursion: a nested function may close over itself).
-        cells = [cell.cell_contents for cell in value.__closure__ or ()]
-        return ["function", value.__qualname__,
-                [["function", c.__qualname__] if isinstance(c, FunctionType) else canonical(c) for c in cells],
-                canonical(value.__defaults__)]
+    return [canonical(v) for v in value]
+
+
+def _function(value: FunctionType) -> Any:
+    """A function by its name and the values it was made with (a closure's cells, its defaults): a rule's condition
+    built by a factory (`_words_hit(SILENT, ...)`) changes with its pattern and arguments. A function it closes over
+    counts by its name (no recursion: a nested function may close over itself)."""
+    cells = [cell.cell_contents for cell in value.__closure__ or ()]
+    return ["function", value.__qualname__,
+            [["function", c.__qualname__] if isinstance(c, FunctionType) else canonical(c) for c in cells],
+            canonical(value.__defaults__)]
+
+
+def _atom(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return ["enum", type(value).__qualname__, canonical(value.value)]
+    if isinstance(value, re.Pattern):
+        return ["re", value.pattern if isinstance(value.pattern, str) else value.pattern.hex(), value.flags]
+    if isinstance(value, bytes):
+        return ["bytes", hashlib.sha256(value).hexdigest()]
+    if isinstance(value, Path):  # a data file by its name and content, not where it lies
+        return ["file", value.name, hashlib.sha256(value.read_bytes()).hexdigest() if value.is_file() else None]
     return ["object", type(value).__qualname__]  # a parser, a lock: code, not data
 
 
