@@ -204,15 +204,15 @@ def read_labels(text: str, repo: str, rules: list[Rule], highlight: int | None =
     raw = _headings(text)
     mapped: dict[str, Rule] = {}
     for name in raw:
-        rule = next((r for r in rules if re.fullmatch(r.match, name)), None)
-        if rule is not None:
-            mapped[name] = rule
+        found = next((r for r in rules if re.fullmatch(r.match, name)), None)
+        if found is not None:
+            mapped[name] = found
     labels: dict[int, Label] = {}
     broken: set[int] = set()
-    for name, entry in changelog_entries(text, mapped):
-        if name is None:
+    for section, entry in changelog_entries(text, mapped):
+        if section is None:
             continue
-        rule = mapped[name]
+        name, rule = section, mapped[section]
         category, grade = rule.category, rule.grade
         if category == "entry":
             m = own.search(entry) if own else None
