@@ -9,7 +9,7 @@ section.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from prhub.core.judgements import Judgement, Verdict, judgement
 
@@ -43,7 +43,6 @@ def read_changelog(text: str, sections: Mapping[str, Verdict | None], repo: str,
     highlight = sections.get(HIGHLIGHT, "key")
     graded = {section_name(name): grade for name, grade in (grades or {}).items() if name != HIGHLIGHT}
     highlight_grade = (grades or {}).get(HIGHLIGHT)
-    link = re.compile(r"\]\(https?://github\.com/" + re.escape(repo) + r"/pull/(\d+)/?\)", re.IGNORECASE)
     found: dict[int, Verdict] = {}
     best: dict[int, int] = {}
     for name, entry in _entries(text, verdicts):
@@ -53,12 +52,28 @@ def read_changelog(text: str, sections: Mapping[str, Verdict | None], repo: str,
             grade = highlight_grade if highlight_grade is not None else grade
         if verdict is None:
             continue
-        for number in (int(n) for n in link.findall(entry)):
+        for number in pull_links(entry, repo):
             if found.get(number) != "key":
                 found[number] = verdict
             if grade is not None and grade > best.get(number, -1):
                 best[number] = grade
     return [judgement(repo, number, verdict, "changelog", grade=best.get(number)) for number, verdict in found.items()]
+
+
+def pull_links(entry: str, repo: str) -> list[int]:
+    """The numbers of `repo`'s own pulls an entry links to (`](https://github.com/<repo>/pull/N)`), in order.
+
+    Only that form counts: a bare #N may be an issue, and an issue, another repository's PR or a compare link
+    says nothing about a PR of this one."""
+    link = re.compile(r"\]\(https?://github\.com/" + re.escape(repo) + r"/pull/(\d+)/?\)", re.IGNORECASE)
+    return [int(n) for n in link.findall(entry)]
+
+
+def changelog_entries(text: str, sections: Iterable[str]) -> Iterator[tuple[str | None, str]]:
+    """(its section's name, the entry's text) for every top-level entry, read as read_changelog reads them;
+    the name (section_name of the heading) is None outside the named `sections`. For readers that need the entries
+    themselves (the judged corpus of bench.corpus maps some sections by what their entries say)."""
+    return _entries(text, {section_name(name): None for name in sections})
 
 
 def _entries(text: str, verdicts: Mapping[str, Verdict | None]) -> Iterator[tuple[str | None, str]]:
