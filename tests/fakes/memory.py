@@ -1,6 +1,8 @@
 """In-memory stand-ins for the flow's adapters, with the semantics the DynamoDB, SQS, S3 and CloudFront ones have.
 
-`memory_deps(...)` builds a prhub.flow.deps.Deps on them, so a flow test runs plan -> score -> report without moto.
+`memory_stack(...)` builds a prhub.flow.deps.Deps on them, so a flow test runs plan -> score -> report without moto.
+The run store has a fake per port of prhub.flow.ports (MemoryRuns, MemoryResults, MemoryBudget, MemoryPublications,
+MemoryJudgements) on shared tables (MemoryTables); MemoryStore is all of them at once, as the Store is.
 They keep the guarantees that matter to the flow: a duplicate put_result/put_failure returns False and changes
 nothing; claim_report is won once; report_requested and the counters are what a consistent read returns. Every
 method takes one lock, as DynamoDB's conditional writes are atomic per item (transactions per item set).
@@ -22,7 +24,9 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS, DataRecord
-from prhub.cloud.store import Progress, Result, Run, better, planned_at
+from prhub.cloud.publications import better, planned_at
+from prhub.cloud.results import Result
+from prhub.cloud.runs import Progress, Run
 from prhub.core.config import RepoConfig, Settings, WatchList
 from prhub.core.history import History
 from prhub.core.judgements import Judgement
@@ -37,8 +41,9 @@ SETTINGS = Settings(runs_table="runs", results_table="results", cache_table="cac
                     report_queue_url="memory://report", site_bucket="site", pages_queue_url="memory://pages")
 
 
-class MemoryStore:
-    """prhub.cloud.store.Store's interface on dicts."""
+class MemoryTables:
+    """The tables every in-memory part shares (prhub.cloud.tables.Tables's counterpart): runs, results, what each
+    run's latest publication included, the kept judgements, and one lock over them all."""
 
     def __init__(self) -> None:
         self.runs: dict[str, Run] = {}
@@ -46,6 +51,10 @@ class MemoryStore:
         self.published: dict[str, int] = {}  # run id -> results its latest publication included
         self.kept: dict[tuple[str, str, int], Judgement] = {}  # (repo lower-case, source, PR) -> judgement
         self._lock = threading.Lock()
+
+
+class MemoryRuns(MemoryTables):
+    """prhub.flow.ports.Runs (prhub.cloud.runs.DynamoRuns) on dicts."""
 
     def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
                    now: int, created_at: str, notes: list[str] | None = None, history: History | None = None,
@@ -92,14 +101,10 @@ class MemoryStore:
                     if r.status not in ("reported", "failed") or r.revision_requested > r.revision]
         yield from runs
 
-    def claim_revision(self, run_id: str, revision: int, now: int) -> bool:
+    def runs_of(self, repo: str) -> Iterator[Run]:
         with self._lock:
-            run = self.runs.get(run_id)
-            if (run is None or run.status != "reported" or run.revision != revision - 1
-                    or run.revision_requested >= revision):
-                return False
-            run.revision_requested = revision
-            return True
+            runs = [copy.deepcopy(r) for r in self.runs.values() if r.repo.lower() == repo.lower()]
+        yield from runs
 
     def defer(self, run_id: str, until: int) -> None:
         with self._lock:
@@ -113,6 +118,19 @@ class MemoryStore:
             if run is None or run.report_requested is not None:
                 return False
             run.report_requested = now
+            return True
+
+
+class MemoryPublications(MemoryTables):
+    """prhub.flow.ports.Publications (prhub.cloud.publications.DynamoPublications) on the runs' dict."""
+
+    def claim_revision(self, run_id: str, revision: int, now: int) -> bool:
+        with self._lock:
+            run = self.runs.get(run_id)
+            if (run is None or run.status != "reported" or run.revision != revision - 1
+                    or run.revision_requested >= revision):
+                return False
+            run.revision_requested = revision
             return True
 
     def superseding(self, folder: str, run: Run, results: int) -> str | None:
@@ -137,6 +155,10 @@ class MemoryStore:
             self.published[run_id] = results
             return True
 
+
+class MemoryBudget(MemoryTables):
+    """prhub.flow.ports.TokenBudget (prhub.cloud.budget.DynamoBudget): the runs' tokens_used counters."""
+
     def reserve_tokens(self, run_id: str, tokens: int, limit: int) -> bool:
         with self._lock:  # the store's conditional ADD: tokens_used <= limit - tokens, on an existing run
             run = self.runs.get(run_id)
@@ -150,7 +172,11 @@ class MemoryStore:
             if run_id in self.runs:
                 self.runs[run_id].tokens_used += tokens
 
-    def _put_once(self, run_id: str, result: Result, now: int) -> bool:
+
+class MemoryResults(MemoryTables):
+    """prhub.flow.ports.Results (prhub.cloud.results.DynamoResults) on dicts, each counted on its run."""
+
+    def _put_once(self, run_id: str, result: Result, now: int, tokens: int = 0) -> bool:
         with self._lock:
             run = self.runs.get(run_id)
             if run is None or (run_id, result.number) in self.result_items:
@@ -161,15 +187,13 @@ class MemoryStore:
             else:
                 run.failed += 1
             run.updated_at = now
+            run.tokens_used += tokens  # settled in the same transaction in the DynamoDB store
             return True
 
     def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False, tokens: int = 0) -> bool:
         # Stored as the DynamoDB store packs it (JSON), so a result that would not survive the trip fails here too.
         stored = ScoredPR.from_dict(json.loads(json.dumps(scored.to_dict())))
-        if not self._put_once(run_id, Result(scored.number, "scored", stored, cached=cached), now):
-            return False
-        self.spend_tokens(run_id, tokens)  # in the same transaction in the DynamoDB store
-        return True
+        return self._put_once(run_id, Result(scored.number, "scored", stored, cached=cached), now, tokens)
 
     def put_results(self, results: Sequence[tuple[str, ScoredPR, bool, int]], now: int) -> list[bool]:
         return [self.put_result(run_id, scored, now, cached, tokens) for run_id, scored, cached, tokens in results]
@@ -181,10 +205,9 @@ class MemoryStore:
         with self._lock:
             return [copy.deepcopy(r) for (rid, _), r in sorted(self.result_items.items()) if rid == run_id]
 
-    def runs_of(self, repo: str) -> Iterator[Run]:
-        with self._lock:
-            runs = [copy.deepcopy(r) for r in self.runs.values() if r.repo.lower() == repo.lower()]
-        yield from runs
+
+class MemoryJudgements(MemoryTables):
+    """prhub.flow.ports.KeptJudgements (prhub.cloud.judgements.DynamoJudgements) on a dict."""
 
     def put_judgements(self, judgements: list[Judgement]) -> None:
         with self._lock:
@@ -198,6 +221,10 @@ class MemoryStore:
     def judgements(self, repo: str) -> list[Judgement]:
         with self._lock:
             return [replace(j, repo=repo) for (r, _, _), j in sorted(self.kept.items()) if r == repo.lower()]
+
+
+class MemoryStore(MemoryRuns, MemoryResults, MemoryBudget, MemoryPublications, MemoryJudgements):
+    """prhub.flow.ports.RunStore (prhub.cloud.store.Store): every in-memory part on one set of tables."""
 
 
 @dataclass

@@ -14,14 +14,9 @@ from prhub.cloud.cache import DynamoCache
 from prhub.core.errors import RetryLater, SourceError
 from prhub.core.models import Comment, FileChange, PullRequest, Review, ReviewThread
 from prhub.core.period import Period
-from prhub.sources.graphql import (
-    ISSUE_COMMENTS,
-    REPLIES,
-    THREADS,
-    GraphQLSource,
-    conversation_sizes,
-    needs_diff,
-)
+from prhub.sources.graphql import GraphQLSource
+from prhub.sources.graphql_details import needs_diff
+from prhub.sources.graphql_nodes import ISSUE_COMMENTS, REPLIES, THREADS, conversation_sizes
 from prhub.sources.http import CacheEtags, MemoryEtagCache
 
 from tests.fakes import FakeGitHub

@@ -16,7 +16,8 @@ from prhub.core.models import PullRequest
 from prhub.core.period import Period, parse_timestamp
 from prhub.engine.scoring import modules_for, modules_from_title
 from prhub.sources.github import LOGIN
-from prhub.sources.graphql import FIRSTS_PER_QUERY, SLICES_PER_QUERY, GraphQLSource
+from prhub.sources.graphql import GraphQLSource
+from prhub.sources.graphql_history import FIRSTS_PER_QUERY, SLICES_PER_QUERY
 from prhub.sources.source import JsonlSource
 
 from tests.conftest import VERL_EXPORT

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prhub.cloud.store import unpack
+from prhub.cloud.dynamo import unpack
 from prhub.model import answers
 
 from prhub_local import cli

@@ -5,7 +5,9 @@ from datetime import UTC, datetime
 
 import pytest
 from prhub.core.models import FileChange, PullRequest
-from prhub.sources.graphql import _split, graphql_endpoint, needs_diff
+from prhub.sources.graphql_details import needs_diff
+from prhub.sources.graphql_nodes import split_slice as _split
+from prhub.sources.graphql_query import graphql_endpoint
 
 from tests.fakes import graphql_lite as gql
 

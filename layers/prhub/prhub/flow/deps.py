@@ -3,7 +3,7 @@
 `Deps.from_env` (and `DeliveryDeps.from_env`, the delivery service's) is the one place that reads the
 environment: table and queue names, GitHub's and the model's endpoints and credentials, the metrics' namespace
 (handed to prhub.cloud.metrics). Every edge is an
-adapter with a small interface (RunStore, MessageQueue, prhub.cloud.cache.Cache,
+adapter with a small interface (the store's ports in prhub.flow.ports, MessageQueue, prhub.cloud.cache.Cache,
 prhub.site.publish.Bucket and Cdn, the watch list, sources, scorers), so tests hand in
 in-memory stand-ins (tests/fakes/memory.py) and the services never know.
 boto3 clients are made on first use (prhub.cloud.aws.LazyClient), never here.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,16 +24,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prhub.cloud import aws, metrics
 from prhub.cloud.cache import Cache, DynamoCache
 from prhub.cloud.queue import Queue
+from prhub.cloud.runs import Run, channel_ref, is_literal
 from prhub.cloud.secrets import Secrets, github_token
-from prhub.cloud.store import Progress, Result, Run, Store, channel_ref, is_literal
+from prhub.cloud.store import Store
 from prhub.cloud.watchlist import WatchListParameter
 from prhub.core.channels import Channel
-from prhub.core.config import RepoConfig, Settings, WatchList
+from prhub.core.config import Settings, WatchList
 from prhub.core.errors import InputError
-from prhub.core.history import History
-from prhub.core.judgements import Judgement
-from prhub.core.models import PullRef, ScoredPR
-from prhub.core.period import Period
+from prhub.flow.ports import RunStore
 from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers
 from prhub.notify.ledger import Ledger
 from prhub.sources.source import Deadline, Source, SourceCache, check_location, open_source
@@ -53,60 +51,6 @@ DEADLINE_RESERVE = 10.0  # seconds an invocation keeps for storing its result an
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-class RunStore(Protocol):
-    """Runs and results (prhub.cloud.store.Store). Conditional writes carry the flow's guarantees:
-    put_result/put_failure return False for a duplicate and change nothing; claim_report and each
-    claim_revision are won once."""
-
-    def create_run(self, run_id: str, config: RepoConfig, period: Period, source: str, refs: list[PullRef],
-                   now: int, created_at: str, notes: list[str] | None = None,
-                   history: History | None = None, learned: dict[str, Any] | None = None,
-                   judgements: list[Judgement] | None = None) -> bool: ...
-
-    def fail_run(self, run_id: str, config: RepoConfig, period: Period, source: str, error: str, now: int,
-                 created_at: str) -> bool: ...
-
-    def mark_fanned(self, run_id: str, count: int) -> None: ...
-
-    def get_run(self, run_id: str, consistent: bool = True) -> Run | None: ...
-
-    def progress(self, run_id: str) -> Progress | None: ...
-
-    def open_runs(self) -> Iterator[Run]: ...
-
-    def claim_report(self, run_id: str, now: int) -> bool: ...
-
-    def claim_revision(self, run_id: str, revision: int, now: int) -> bool: ...
-
-    def superseding(self, folder: str, run: Run, results: int) -> str | None: ...
-
-    def mark_reported(self, run_id: str, report_key: str, reported_at: str, now: int, revision: int = 1,
-                      results: int = 0, pending: list[int] | None = None, superseded_by: str = "") -> bool: ...
-
-    def defer(self, run_id: str, until: int) -> None: ...
-
-    def reserve_tokens(self, run_id: str, tokens: int, limit: int) -> bool: ...
-
-    def spend_tokens(self, run_id: str, tokens: int) -> None: ...
-
-    def put_result(self, run_id: str, scored: ScoredPR, now: int, cached: bool = False, tokens: int = 0
-                   ) -> bool: ...
-
-    def put_results(self, results: Sequence[tuple[str, ScoredPR, bool, int]], now: int) -> list[bool]: ...
-
-    def put_failure(self, run_id: str, number: int, reason: str, now: int) -> bool: ...
-
-    def results(self, run_id: str) -> list[Result]: ...
-
-    def runs_of(self, repo: str) -> Iterator[Run]: ...
-
-    def put_judgements(self, judgements: list[Judgement]) -> None: ...
-
-    def forget_judgement(self, repo: str, pr: int, source: str) -> None: ...
-
-    def judgements(self, repo: str) -> list[Judgement]: ...
 
 
 class MessageQueue(Protocol):

@@ -22,7 +22,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
-from prhub.cloud.store import Run
+from prhub.cloud.runs import Run
 from prhub.core.config import WatchList
 from prhub.core.period import Period, format_timestamp
 from prhub.flow.deliver import request_channels

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
 
-from prhub.cloud.store import EPOCH, Run, planned_at
+from prhub.cloud.publications import planned_at
+from prhub.cloud.runs import EPOCH, Run
 from prhub.core.config import RepoConfig, Settings, refuse_unknown
 from prhub.core.errors import InputError, SourceError, SourceUnavailable
 from prhub.core.judgements import Judgement, Verdict, judgement
@@ -36,7 +37,8 @@ from prhub.engine.changelog import read_changelog
 from prhub.sources.source import check_location
 
 if TYPE_CHECKING:
-    from prhub.flow.deps import Deps, RunStore
+    from prhub.flow.deps import Deps
+    from prhub.flow.ports import KeptJudgements
     from prhub.sources.source import Source
 
 logger = Logger(service="prhub", child=True)
@@ -131,7 +133,7 @@ def from_labels(config: RepoConfig, number: int, labels: Iterable[str]) -> Judge
     return judgement(config.repo, number, verdict, "label") if verdict else None
 
 
-def keep_labels(config: RepoConfig, pr: PullRequest, store: RunStore) -> None:
+def keep_labels(config: RepoConfig, pr: PullRequest, store: KeptJudgements) -> None:
     """Keep what the PR's labels say of it (the labels are seen only where the PR is loaded: the score worker),
     or forget a label judgement its labels no longer carry. Nothing when no label means anything."""
     if not (config.key_labels or config.minor_labels):
@@ -143,7 +145,7 @@ def keep_labels(config: RepoConfig, pr: PullRequest, store: RunStore) -> None:
         store.forget_judgement(config.repo, pr.number, "label")
 
 
-def gather(config: RepoConfig, source: Callable[[], Source], store: RunStore, settings: Settings,
+def gather(config: RepoConfig, source: Callable[[], Source], store: KeptJudgements, settings: Settings,
            read: Iterable[Judgement] | None = None) -> list[Judgement]:
     """Every judgement of the repository, one per PR (resolve): the labels, files and corrections the table
     keeps, with `read`, the CHANGELOG's and the watch list's as the plan read them, or (None: a run planned before
@@ -218,7 +220,7 @@ def changed_since(run: Run, judgements: Iterable[Judgement]) -> list[int]:
                    and run.reported_at is not None and j.at > run.reported_at})
 
 
-def unchanged(repo: str, verdicts: Mapping[int, Verdict], store: RunStore) -> list[int]:
+def unchanged(repo: str, verdicts: Mapping[int, Verdict], store: KeptJudgements) -> list[int]:
     """The PRs of `verdicts` whose kept correction already says the same."""
     kept = {j.pr: j.verdict for j in resolve(j for j in store.judgements(repo) if j.source == "correction")}
     return sorted(pr for pr, verdict in verdicts.items() if kept.get(pr) == verdict)

@@ -25,7 +25,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics, tracing
-from prhub.cloud.store import FAILED, run_id
+from prhub.cloud.runs import FAILED, run_id
 from prhub.core.config import RepoConfig, WatchList, check_repo
 from prhub.core.errors import EventRefused, InputError, RetryLater, SourceError, SourceUnavailable
 from prhub.core.history import History

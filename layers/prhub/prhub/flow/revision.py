@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from aws_lambda_powertools import Logger
 
 if TYPE_CHECKING:
-    from prhub.cloud.store import Progress
+    from prhub.cloud.runs import Progress
     from prhub.flow.deps import Deps
 
 logger = Logger(service="prhub", child=True)

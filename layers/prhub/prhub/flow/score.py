@@ -23,7 +23,8 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from prhub.cloud import aws, metrics
-from prhub.cloud.store import Run, RunBudget
+from prhub.cloud.budget import RunBudget
+from prhub.cloud.runs import Run
 from prhub.core.errors import HandBack, InputError, RetryLater
 from prhub.core.models import PullRef, PullRequest, ScoredPR
 from prhub.flow.deps import Deps

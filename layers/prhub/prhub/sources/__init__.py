@@ -1,4 +1,5 @@
-"""Where PRs come from (adapters): an export file (`source`), GitHub's GraphQL (`graphql`) and REST (`github`)
-APIs over one HTTP client (`http`), with their diffs (`diffs`) and organisation listings (`orgs`), the package
-registries (`registry`), and a report's scope applied to a listing (`scope`). May import `core` and `engine`;
-never `flow`."""
+"""Where PRs come from (adapters): an export file (`source`), GitHub's GraphQL (`graphql`, composed of
+`graphql_listing`, `graphql_details`, `graphql_history`, `graphql_pages`, `graphql_budget`, `graphql_query` and
+`graphql_nodes`) and REST (`github`) APIs over one HTTP client (`http`), with their diffs (`diffs`) and
+organisation listings (`orgs`), the package registries (`registry`), and a report's scope applied to a listing
+(`scope`). May import `core` and `engine`; never `flow`."""

@@ -10,7 +10,7 @@ The loop is built to never lose a request to a rate limit or a flaky answer:
   bounded number of times, then SourceError.
 
 Each API keeps its own budget (`Limits`): REST's is read from its answers' headers (`GitHubClient.rate`),
-GraphQL's points budget is checked before each query as well (prhub.sources.graphql.PointsBudget).
+GraphQL's points budget is checked before each query as well (prhub.sources.graphql_budget.PointsBudget).
 Conditional GETs (ETag / If-None-Match, `get_json`) make a re-run of the same range cost 304s, which GitHub
 does not count. Sleep, clock and randomness are injectable so tests never really wait.
 """
