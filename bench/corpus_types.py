@@ -31,7 +31,7 @@ from pathlib import Path
 from prhub.core.config import Conventions
 from prhub.core.models import PullRequest
 from prhub.engine.changelog import read_changelog
-from prhub.engine.scoring import facts, parse_title
+from prhub.engine.scoring import parse_title, score_pull
 
 from bench.calibrate import SHARED, load, repo_config, with_conventions
 
@@ -120,8 +120,8 @@ def readings(repo: Repo) -> dict[str, Callable[[PullRequest], str]]:
     config = repo_config(repo.name, "UTC")
     learned = with_conventions(config, repo.prs)  # what a run learns from the repository's titles
     alone = replace(config, conventions=Conventions(learn=False))
-    return {"engine": lambda p: CATEGORY[facts(p, learned).kind], "prefix": prefix_only,
-            "inference": lambda p: CATEGORY[facts(p, alone).kind]}
+    return {"engine": lambda p: CATEGORY[score_pull(p, learned).type], "prefix": prefix_only,
+            "inference": lambda p: CATEGORY[score_pull(p, alone).type]}
 
 
 def accuracy(repo: Repo) -> Accuracy:
