@@ -66,17 +66,22 @@ def test_a_marker_label_and_tag_count_once_the_repository_uses_them() -> None:
 def test_a_consistent_prefix_decides_the_type_over_tags_and_the_engines_reading() -> None:
     # A repository declaring types with prefixes: each prefix word it writes is its word for a type ...
     consistent = learned([*NO_HABIT, "[ci] fix: retry the flaky job", "[ci] feat: cache", "[ci] chore: pin"])
-    assert dict(consistent.conventions.types) == {"chore": "chore", "docs": "docs", "feat": "feat", "fix": "fix",
-                                                  "refactor": "refactor"}
-    # ... its tags name areas: `fix:` decides, not `[ci]`
+    assert dict(consistent.conventions.types) == {"chore:": "chore", "docs:": "docs", "feat:": "feat", "fix:": "fix",
+                                                  "refactor:": "refactor"}
+    # ... as a prefix: its tags name areas, `fix:` decides, not `[ci]`, and a `[docs]` tag is no type
     pr = make_pr("[ci] fix: keep the runner's cache", [change("pkg/runner.py", 8, 3)], number=702)
     assert score_pull(pr, consistent).type == "fix"
+    tagged = make_pr("[docs] support a second reward model", [change("pkg/reward.py", 80, 3)], number=707)
+    assert score_pull(tagged, consistent).type == score_pull(tagged, CONFIG).type == "feat"
     # ... and its `chore:` stands where the engine alone reads the verb: "chore: Fix ..." is its chore
     chore = make_pr("chore: Fix the precision of the loss on NPU", [change("pkg/loss.py", 30, 4)], number=704)
     alone, said = score_pull(chore, CONFIG), score_pull(chore, consistent)
     assert alone.type == "fix" and said.type == "chore"
     # The rules still score what the PR does, a fix, not a chore capped as one.
     assert said.importance == alone.importance and not any("a chore by" in r for r in said.reasons)
+    # A revert undoes a change whatever its prefix says.
+    revert = make_pr('fix: Revert "feat: add lr warmup"', [change("pkg/trainer.py", 3, 40)], number=708)
+    assert score_pull(revert, consistent).type == "revert"
 
 
 def test_a_repositorys_type_tags_decide_the_type_where_its_titles_carry_no_prefix() -> None:

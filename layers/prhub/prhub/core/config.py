@@ -148,7 +148,8 @@ class Conventions:
     """`"conventions"` of a repository: its own word on its PRs (issue 48), before the engine's inference.
 
     `minor_markers`: title prefixes (`minor:`), `[tags]` or labels that say a PR is not worth noting;
-    `types`: a prefix, tag, emoji (gitmoji's "✨") or label word -> the PR's type. With `learn` (the default;
+    `types`: a prefix, tag, emoji (gitmoji's "✨") or label word -> the PR's type (a word ending in ":" only as a
+    title's prefix). With `learn` (the default;
     `"conventions": false` turns it off) the plan adds what the repository's own history shows
     (prhub.engine.conventions.learn), the given ones winning. Words are kept lower case."""
 

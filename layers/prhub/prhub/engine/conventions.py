@@ -12,11 +12,11 @@ diffs: a word of MINOR_WORDS (the vocabulary projects use for "leave this out of
 repository's marker once at least MIN_USES earlier titles open with it. One stray `minor:` in a repository that
 never writes so changes nothing. Types: a form of saying a type counts once the repository uses it consistently.
 A conventional prefix (`fix:`, `feat(x):`) in at least CONSISTENT of its titles makes every type word it writes
-there its word (a declared `chore:` stays a chore, where the engine alone reads "chore: Fix ..." as a fix); a
-repository with fewer has its type-word tags (`[Bugfix]`, `[Doc]`) decide once it writes each MIN_USES times.
-In a repository with consistent prefixes, a tag beside a prefix names an area (verl's `[ci]`, `[doc]` beside
-`fix:`): the prefix is read first. Gitmoji (GITMOJI, gitmoji.dev's list) opening at least CONSISTENT of the titles
-decide too; a repository that opens titles with an emoji now and then (trl's 🐯, 🎀) is not ruled by them.
+there its word as a prefix ("chore:": a declared chore stays a chore, where the engine alone reads "chore: Fix ..."
+as a fix); its tags name areas (verl's `[ci]`, `[doc]` beside `fix:`), not types. A repository with fewer has its
+type-word tags (`[Bugfix]`, `[Doc]`) decide once it writes each MIN_USES times. Gitmoji (GITMOJI, gitmoji.dev's
+list) opening at least CONSISTENT of the titles decide too; a repository that opens titles with an emoji now and
+then (trl's 🐯, 🎀) is not ruled by them.
 The words and thresholds are not tuned on any repository's figures: a form must be the repository's habit to
 count. Only the type shown follows the repository's word: the importance rules read what a PR declaring a
 conventional type does (prhub.engine.scoring.facts), since scoring "chore: Fix the precision of ..." as a chore
@@ -135,8 +135,9 @@ def learn(given: Conventions, titles: Iterable[str]) -> Conventions:
     markers = {w for w in MINOR_WORDS if used[w] >= MIN_USES}
     types: dict[str, str] = {}
     if typed.total() >= CONSISTENT * len(titles):
-        # The prefix is how this repository says what a PR is: each type word it writes there decides.
-        types.update({w: TYPE_WORDS[w] for w in typed})
+        # The prefix is how this repository says what a PR is: each type word it writes there decides, as a prefix
+        # only ("fix:"): its tags name areas.
+        types.update({f"{w}:": TYPE_WORDS[w] for w in typed})
     else:
         types.update({w: TYPE_WORDS[w] for _, tagged, _ in parts for w in tagged
                       if w in TYPE_WORDS and used[w] >= MIN_USES})
@@ -156,12 +157,13 @@ def minor_marker(title: str, labels: Iterable[str], conv: Conventions) -> str:
 
 
 def said_type(title: str, labels: Iterable[str], conv: Conventions) -> str | None:
-    """The type the repository's own words give the PR: a title prefix or tag, then a label, its `types` map."""
+    """The type the repository's own words give the PR, by its `types` map: the title's prefix (a word ending in ":"
+    counts only there), its opening emoji, its tags, then its labels."""
     if not conv.types:
         return None
     mark, tagged, prefix = _parts(title)
     # The prefix first: in "[doc] fix: ..." the tag may name an area, the prefix says what the PR is.
-    for word in [*([prefix] if prefix else []), *([mark] if mark else []), *tagged,
+    for word in [*([f"{prefix}:", prefix] if prefix else []), *([mark] if mark else []), *tagged,
                  *(label.strip().lower() for label in labels)]:
         if kind := conv.type_of(word):
             return kind

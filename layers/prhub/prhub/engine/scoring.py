@@ -260,7 +260,7 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
                        breaking.declared, breaking.reason, config, declared=declared,
                        tags=set(modules_from_title(pr.title)),
                        marker=conventions.minor_marker(pr.title, pr.labels, config.conventions),
-                       reported=said or reading)
+                       reported="revert" if reading == "revert" else said or reading)  # a revert, whatever it says
 
 
 def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None) -> ScoredPR:
