@@ -31,7 +31,7 @@ from pathlib import Path
 from prhub.core.config import Conventions
 from prhub.core.models import PullRequest
 from prhub.engine.changelog import read_changelog
-from prhub.engine.scoring import parse_title, score_pull
+from prhub.engine.scoring import facts, parse_title
 
 from bench.calibrate import SHARED, load, repo_config, with_conventions
 
@@ -88,6 +88,15 @@ def cargo_labels() -> dict[int, str]:
     return {n: next(iter(c)) for n, c in found.items() if len(c) == 1}
 
 
+def _pulls(folder: Path) -> Path | None:
+    """A corpus repository's export: in its folder, or where its BUILD.json says (cargo's is ../shared/data's)."""
+    if (folder / "pulls.jsonl").exists():
+        return folder / "pulls.jsonl"
+    build = folder / "BUILD.json"
+    named = json.loads(build.read_text(encoding="utf-8")).get("pulls") if build.exists() else None
+    return Path(named) if named and Path(named).exists() else None
+
+
 def corpus_repos(corpus: Path = CORPUS) -> list[Repo]:
     """The corpus's repositories that have both files, then cargo from ../shared/data unless the corpus has it."""
     repos: list[Repo] = []
@@ -98,13 +107,14 @@ def corpus_repos(corpus: Path = CORPUS) -> list[Repo]:
     for entry in entries:
         name = entry["repo"] if isinstance(entry, dict) else str(entry)
         folder = corpus / name.replace("/", "__")
-        if not (folder / "pulls.jsonl").exists() or not (folder / "labels.jsonl").exists():
+        pulls = _pulls(folder)
+        if pulls is None or not (folder / "labels.jsonl").exists():
             continue
         with (folder / "labels.jsonl").open(encoding="utf-8") as handle:
             rows = [json.loads(line) for line in handle if line.strip()]
         labels = {int(r["number"]): r["category"] for r in rows if r.get("category") in CATEGORIES}
         repos.append(Repo(name, bool(entry.get("held_out")) if isinstance(entry, dict) else False,
-                          load(folder / "pulls.jsonl"), labels))
+                          load(pulls), labels))
     cargo = SHARED / "rust-lang-cargo"
     if "rust-lang/cargo" not in {r.name for r in repos} and (cargo / "CHANGELOG.md").exists():
         repos.append(Repo("rust-lang/cargo", False, load(cargo / "pulls.jsonl"), cargo_labels()))
@@ -120,8 +130,8 @@ def readings(repo: Repo) -> dict[str, Callable[[PullRequest], str]]:
     config = repo_config(repo.name, "UTC")
     learned = with_conventions(config, repo.prs)  # what a run learns from the repository's titles
     alone = replace(config, conventions=Conventions(learn=False))
-    return {"engine": lambda p: CATEGORY[score_pull(p, learned).type], "prefix": prefix_only,
-            "inference": lambda p: CATEGORY[score_pull(p, alone).type]}
+    return {"engine": lambda p: CATEGORY[facts(p, learned).reported], "prefix": prefix_only,
+            "inference": lambda p: CATEGORY[facts(p, alone).reported]}
 
 
 def accuracy(repo: Repo) -> Accuracy:
