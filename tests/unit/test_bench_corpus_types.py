@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from prhub.core.config import PR_TYPES
+from prhub.core.models import PullRequest
 
 from bench import corpus_types
 
@@ -23,8 +24,8 @@ def test_the_prefix_only_baseline_reads_the_conventional_prefix_and_says_fix_wit
         ["feature", "docs", "internal", "perf", "fix", "fix"]
 
 
-def _pr(number: int, title: str, path: str = "pkg/core.py") -> corpus_types.PullRequest:
-    return corpus_types.PullRequest.from_export(_row(number, title, path))
+def _pr(number: int, title: str, path: str = "pkg/core.py") -> PullRequest:
+    return PullRequest.from_export(_row(number, title, path))
 
 
 def _row(number: int, title: str, path: str = "pkg/core.py") -> dict[str, object]:
