@@ -63,12 +63,25 @@ def test_a_marker_label_and_tag_count_once_the_repository_uses_them() -> None:
     assert score_pull(labelled, given).importance <= 2.5 and score_pull(labelled, CONFIG).key
 
 
-def test_a_conventional_prefix_decides_the_type_and_type_tags_count_only_without_one() -> None:
-    # A repository declaring types with prefixes: `fix:` decides, and its tags name areas, not types.
-    consistent = learned([*NO_HABIT, "[ci] fix: retry the flaky job", "[ci] feat: cache", "[ci] fix: pin"])
-    assert consistent.conventions.types == ()
+def test_a_consistent_prefix_decides_the_type_over_tags_and_the_engines_reading() -> None:
+    # A repository declaring types with prefixes: each prefix word it writes is its word for a type ...
+    consistent = learned([*NO_HABIT, "[ci] fix: retry the flaky job", "[ci] feat: cache", "[ci] chore: pin"])
+    assert dict(consistent.conventions.types) == {"chore:": "chore", "docs:": "docs", "feat:": "feat", "fix:": "fix",
+                                                  "refactor:": "refactor"}
+    # ... as a prefix: its tags name areas, `fix:` decides, not `[ci]`, and a `[docs]` tag is no type
     pr = make_pr("[ci] fix: keep the runner's cache", [change("pkg/runner.py", 8, 3)], number=702)
     assert score_pull(pr, consistent).type == "fix"
+    tagged = make_pr("[docs] support a second reward model", [change("pkg/reward.py", 80, 3)], number=707)
+    assert score_pull(tagged, consistent).type == score_pull(tagged, CONFIG).type == "feat"
+    # ... and its `chore:` stands where the engine alone reads the verb: "chore: Fix ..." is its chore
+    chore = make_pr("chore: Fix the precision of the loss on NPU", [change("pkg/loss.py", 30, 4)], number=704)
+    alone, said = score_pull(chore, CONFIG), score_pull(chore, consistent)
+    assert alone.type == "fix" and said.type == "chore"
+    # The rules still score what the PR does, a fix, not a chore capped as one.
+    assert said.importance == alone.importance and not any("a chore by" in r for r in said.reasons)
+    # A revert undoes a change whatever its prefix says.
+    revert = make_pr('fix: Revert "feat: add lr warmup"', [change("pkg/trainer.py", 3, 40)], number=708)
+    assert score_pull(revert, consistent).type == "revert"
 
 
 def test_a_repositorys_type_tags_decide_the_type_where_its_titles_carry_no_prefix() -> None:
@@ -81,11 +94,44 @@ def test_a_repositorys_type_tags_decide_the_type_where_its_titles_carry_no_prefi
     assert score_pull(pr, config).type == "fix"
 
 
+# A repository titling every PR with gitmoji (as fastapi does), and one that opens titles with an emoji now and then.
+GITMOJI_HABIT = ["✨ Add a beam search sampler", "🐛 Fix an empty batch", "📝 Explain the reward", "⬆️ Bump numpy",
+                 "♻️ Split the trainer", "⚡ Speed up the sampler", ":sparkles: Add lr warmup",
+                 ":zap: Cache the batches", "Release 0.3"]
+NOW_AND_THEN = ["🐛 Fix an empty batch", "✨ Add a beam search sampler", "📝 Explain the reward", "Add lr warmup",
+                "Split the trainer", "Handle an empty batch", "Bump numpy", "Release 0.3", "Keep the last shard",
+                "Support fp8 in the sampler"]
+
+
+def test_a_gitmoji_titled_repository_gets_its_types_from_the_emoji() -> None:
+    config = learned(GITMOJI_HABIT)
+    assert config.conventions.type_of("🐛") == "fix" and config.conventions.type_of("✨") == "feat"
+    cases = [("🐛 Update the sampler for empty prompts", [change("pkg/sampler.py", 5, 2)], "fix"),
+             ("📝 Add a section on rewards", [change("docs/rewards.md", 40, 0), change("pkg/reward.py", 2, 1)], "docs"),
+             ("⚡️ Cache the tokenized prompts", [change("pkg/prompts.py", 30, 2)], "perf"),
+             (":zap: Cache the shard index", [change("pkg/shards.py", 30, 1)], "perf")]
+    for number, (title, files, kind) in enumerate(cases, start=710):
+        pr = make_pr(title, files, number=number)
+        assert score_pull(pr, CONFIG).type != kind, title  # the engine alone reads the words otherwise
+        assert score_pull(pr, config).type == kind, title
+
+
+def test_a_repository_that_uses_emoji_only_sometimes_is_not_ruled_by_them() -> None:
+    config = learned(NOW_AND_THEN)
+    assert config.conventions.types == ()
+    pr = make_pr("🐛 Update the sampler for empty prompts", [change("pkg/sampler.py", 5, 2)], number=720)
+    assert score_pull(pr, config).type == score_pull(pr, CONFIG).type != "fix"
+
+
 def test_given_conventions_win_and_false_learns_nothing() -> None:
     given = Conventions.from_value({"types": {"Doc": "feat"}, "minor_markers": ["Trivial"]})
     assert given.types == (("doc", "feat"),) and given.minor_markers == ("trivial",)
     both = conventions.learn(given, ["[Doc] a", "[Doc] b", "[Doc] c", "plain"])
     assert both.type_of("doc") == "feat" and both.minor_markers == ("trivial",)
+    # an emoji given with or without its U+FE0F selector is one word, as titles are read
+    emoji = replace(CONFIG, conventions=Conventions.from_value({"types": {"⬆️": "feat", "🐯": "perf"}}))
+    assert score_pull(make_pr("⬆ Bump numpy", [change("pkg/a.py")], number=705), emoji).type == "feat"
+    assert score_pull(make_pr("🐯 Bump numpy", [change("pkg/a.py")], number=706), emoji).type == "perf"
     off = Conventions.from_value(False)
     assert conventions.learn(off, MINOR_HABIT) == off
 

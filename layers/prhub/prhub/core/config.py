@@ -148,9 +148,10 @@ class Conventions:
     """`"conventions"` of a repository: its own word on its PRs (issue 48), before the engine's inference.
 
     `minor_markers`: title prefixes (`minor:`), `[tags]` or labels that say a PR is not worth noting;
-    `types`: a prefix, tag or label word -> the PR's type. With `learn` (the default; `"conventions": false`
-    turns it off) the plan adds what the repository's own history shows (prhub.engine.conventions.learn), the
-    given ones winning. Words are kept lower case."""
+    `types`: a prefix, tag, emoji (gitmoji's "✨") or label word -> the PR's type (a word ending in ":" only as a
+    title's prefix). With `learn` (the default;
+    `"conventions": false` turns it off) the plan adds what the repository's own history shows
+    (prhub.engine.conventions.learn), the given ones winning. Words are kept lower case."""
 
     learn: bool = True
     minor_markers: tuple[str, ...] = ()
@@ -190,8 +191,14 @@ class Conventions:
             if kind not in PR_TYPES:
                 raise InputError(f"conventions.types[{word[:60]!r}] must be one of {', '.join(PR_TYPES)}, "
                                  f"got {kind!r:.40}")
-        return cls(bool(value.get("learn", True)), tuple(sorted({m.strip().lower() for m in markers})),
-                   tuple(sorted((k.strip().lower(), str(v)) for k, v in types.items())))
+        return cls(bool(value.get("learn", True)), tuple(sorted({_word(m) for m in markers})),
+                   tuple(sorted((_word(k), str(v)) for k, v in types.items())))
+
+
+def _word(word: str) -> str:
+    """A convention's word as titles are read (prhub.engine.conventions.words): lower case, an emoji without the
+    U+FE0F variation selector that "⬆️" carries and "⬆" does not."""
+    return word.strip().lower().replace("\ufe0f", "")
 
 
 def _judgements(repo: Any, value: Any) -> tuple[Judgement, ...] | str:

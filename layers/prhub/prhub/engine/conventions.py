@@ -1,6 +1,7 @@
 """A repository's own conventions, learned from its history's titles (issue 48): the repository's word first.
 
-    words(title) -> list[str]                     what a title opens with: its [tags], then a `word:` prefix
+    emoji(title) -> (str, int)                    the emoji a title opens with (gitmoji, a :shortcode:), and its end
+    words(title) -> list[str]                     what a title opens with: its emoji, [tags], then a `word:` prefix
     learn(given, titles) -> Conventions           `given` (the watch list's) with what the titles show added
     minor_marker(title, labels, conv) -> str      the repository's "not worth noting" marker the PR carries, or ""
     said_type(title, labels, conv) -> str | None  the type the repository's own word gives the PR
@@ -9,13 +10,17 @@ What is learned, and why so little. The plan holds only the titles of the reposi
 and its history entries carry no sizes or labels), so a marker is learned by use, not by co-occurrence with tiny
 diffs: a word of MINOR_WORDS (the vocabulary projects use for "leave this out of the notes") counts as this
 repository's marker once at least MIN_USES earlier titles open with it. One stray `minor:` in a repository that
-never writes so changes nothing. Types: a conventional prefix (`fix:`, `feat(x):`) decides already
-(prhub.engine.scoring.parse_title); a repository that does not declare types so in at least CONSISTENT of its
-titles, but opens titles with type-word tags at least MIN_USES times (`[Bugfix]`, `[Doc]`), has those tags decide.
-In a repository with consistent prefixes, tags name areas (verl's `[ci]`, `[doc]` beside `fix:`), not types.
-The words and thresholds are not tuned on any repository's figures: a marker must be the repository's habit to
-count. (Making a consistent repository's declared type final, over the engine's reading of "chore: Fix ..." as a
-fix, was tried: it lowered verl's judged panel, so the engine keeps that reading.)
+never writes so changes nothing. Types: a form of saying a type counts once the repository uses it consistently.
+A conventional prefix (`fix:`, `feat(x):`) in at least CONSISTENT of its titles makes every type word it writes
+there its word as a prefix ("chore:": a declared chore stays a chore, where the engine alone reads "chore: Fix ..."
+as a fix); its tags name areas (verl's `[ci]`, `[doc]` beside `fix:`), not types. A repository with fewer has its
+type-word tags (`[Bugfix]`, `[Doc]`) decide once it writes each MIN_USES times. Gitmoji (GITMOJI, gitmoji.dev's
+list) opening at least CONSISTENT of the titles decide too; a repository that opens titles with an emoji now and
+then (trl's 🐯, 🎀) is not ruled by them.
+The words and thresholds are not tuned on any repository's figures: a form must be the repository's habit to
+count. Only the type shown follows the repository's word: the importance rules read what a PR declaring a
+conventional type does (prhub.engine.scoring.facts), since scoring "chore: Fix the precision of ..." as a chore
+lowered verl's judged panel.
 """
 from __future__ import annotations
 
@@ -30,58 +35,114 @@ from prhub.core.config import PR_TYPES, Conventions
 # here: the rules read a declared chore already (prhub.engine.rules, cap_chore); `misc` names a catch-all area.
 MINOR_WORDS = frozenset({"minor", "internal", "nit", "nits", "trivial", "typo", "typos", "skip-changelog",
                          "skip changelog", "no-changelog", "no changelog", "changelog-skip", "not notable"})
-TYPE_WORDS = {**{t: t for t in PR_TYPES}, "feature": "feat", "bugfix": "fix", "bug fix": "fix", "bug": "fix",
-              "hotfix": "fix", "doc": "docs", "documentation": "docs", "tests": "test", "testing": "test",
-              "build": "ci", "performance": "perf", "refactoring": "refactor"}
+TYPE_WORDS = {**{t: t for t in PR_TYPES}, "feature": "feat", "feats": "feat", "bugfix": "fix", "bug fix": "fix",
+              "bug": "fix", "hotfix": "fix", "fixes": "fix", "doc": "docs", "documentation": "docs", "tests": "test",
+              "testing": "test", "build": "ci", "performance": "perf", "optim": "perf", "refactoring": "refactor",
+              "refact": "refactor", "style": "chore", "deps": "chore", "release": "chore"}
+# gitmoji.dev's emoji as types (and their :shortcodes:), the standard list, not tuned on any repository: what a
+# repository that opens its titles with them (fastapi: ✨ 🐛 ♻️ ⬆️ 📝 🌐 🔧 👷) says a PR is. Keys are without
+# the U+FE0F variation selector, which repositories write and leave out at random.
+GITMOJI = {
+    "✨": "feat", "🎉": "feat", "💥": "feat", "♿": "feat", "🚸": "feat", "📱": "feat", "🚩": "feat", "💫": "feat",
+    "🛂": "feat", "👔": "feat", "🩺": "feat", "🦺": "feat", "🥚": "feat", "🧵": "feat", "💄": "feat",
+    "🐛": "fix", "🚑": "fix", "🔒": "fix", "🩹": "fix", "🥅": "fix",
+    "⚡": "perf",
+    "📝": "docs", "🌐": "docs", "✏": "docs", "💡": "docs", "📄": "docs",
+    "♻": "refactor", "🎨": "refactor", "🔥": "refactor", "🚚": "refactor", "🏗": "refactor", "🗑": "refactor",
+    "⚰": "refactor", "🏷": "refactor",
+    "✅": "test", "🧪": "test", "🤡": "test", "📸": "test",
+    "👷": "ci", "💚": "ci", "🚀": "ci", "🧱": "ci",
+    "⬆": "chore", "⬇": "chore", "📌": "chore", "➕": "chore", "➖": "chore", "🔧": "chore", "🔨": "chore",
+    "🔖": "chore", "🚨": "chore", "🚧": "chore", "📦": "chore", "🙈": "chore", "🔐": "chore", "👥": "chore",
+    "🍱": "chore", "🔊": "chore", "🔇": "chore", "🗃": "chore", "💬": "chore", "🌱": "chore", "⚗": "chore",
+    "🧑\u200d💻": "chore", "💸": "chore", "📈": "chore", "🔍": "chore", "🧐": "chore", "🔀": "chore",
+    "💩": "chore", "🍻": "chore", "👽": "chore",
+    "⏪": "revert",
+}
+SHORTCODES = {
+    "sparkles": "✨", "tada": "🎉", "boom": "💥", "wheelchair": "♿", "children_crossing": "🚸", "iphone": "📱",
+    "triangular_flag_on_post": "🚩", "dizzy": "💫", "passport_control": "🛂", "necktie": "👔", "stethoscope": "🩺",
+    "safety_vest": "🦺", "egg": "🥚", "thread": "🧵", "lipstick": "💄", "bug": "🐛", "ambulance": "🚑",
+    "lock": "🔒", "adhesive_bandage": "🩹", "goal_net": "🥅", "zap": "⚡", "memo": "📝", "globe_with_meridians": "🌐",
+    "pencil2": "✏", "bulb": "💡", "page_facing_up": "📄", "recycle": "♻", "art": "🎨", "fire": "🔥", "truck": "🚚",
+    "building_construction": "🏗", "wastebasket": "🗑", "coffin": "⚰", "label": "🏷", "white_check_mark": "✅",
+    "test_tube": "🧪", "clown_face": "🤡", "camera_flash": "📸", "construction_worker": "👷", "green_heart": "💚",
+    "rocket": "🚀", "bricks": "🧱", "arrow_up": "⬆", "arrow_down": "⬇", "pushpin": "📌", "heavy_plus_sign": "➕",
+    "heavy_minus_sign": "➖", "wrench": "🔧", "hammer": "🔨", "bookmark": "🔖", "rotating_light": "🚨",
+    "construction": "🚧", "package": "📦", "see_no_evil": "🙈", "closed_lock_with_key": "🔐",
+    "busts_in_silhouette": "👥", "bento": "🍱", "loud_sound": "🔊", "mute": "🔇", "card_file_box": "🗃",
+    "speech_balloon": "💬", "seedling": "🌱",
+    "alembic": "⚗", "technologist": "🧑\u200d💻", "money_with_wings": "💸", "chart_with_upwards_trend": "📈",
+    "mag": "🔍", "monocle_face": "🧐", "twisted_rightwards_arrows": "🔀", "poop": "💩", "beers": "🍻", "alien": "👽",
+    "rewind": "⏪",
+}
 MIN_USES = 3
 CONSISTENT = 0.5
 
 _TAGS = re.compile(r"^\s*((?:\[[^\]]{1,60}\]\s*)+)")
 _PREFIX = re.compile(r"^\s*\(?([A-Za-z][\w -]{0,30}?)\)?(?:\([^)]{0,60}\))?!?\s*[:：]")
+# A title's opening emoji: a :shortcode:, or a run of symbols outside ASCII that are not letters, digits or quotes.
+_EMOJI = re.compile(r"^\s*(?::([a-z0-9_+-]{2,40}):|([^\w\s\x00-\x7f“”‘’「」『』【】（）《》]+))\s*", re.IGNORECASE)
+
+
+def emoji(title: str) -> tuple[str, int]:
+    """The emoji a title opens with, and where the title goes on after it (("", 0) for none). A :shortcode: reads
+    as its emoji, U+FE0F is dropped, and of a run of symbols the longest gitmoji it starts with is the word."""
+    match = _EMOJI.match(title)
+    if not match:
+        return "", 0
+    if match.group(1):
+        known = SHORTCODES.get(match.group(1).lower(), "")
+        return (known, match.end()) if known else ("", 0)
+    run = re.sub(r"[\ufe0f\s]", "", match.group(2))
+    return next((run[:n] for n in range(len(run), 0, -1) if run[:n] in GITMOJI), run), match.end()
+
+
+def _parts(title: str) -> tuple[str, list[str], str | None]:
+    """(the opening emoji or "", each [tag]'s words, the conventional `word:` / `word(scope):` prefix after them),
+    lower case."""
+    mark, rest = emoji(title)[0], title[emoji(title)[1]:]
+    tagged: list[str] = []
+    if tags := _TAGS.match(rest):
+        for tag in re.findall(r"\[([^\]]*)\]", tags.group(1)):
+            tagged += [w.strip().lower() for w in re.split(r"[,，/]", tag) if w.strip()]
+        rest = rest[tags.end():]
+    prefix = _PREFIX.match(rest)
+    return mark, tagged, prefix.group(1).strip().lower() if prefix else None
 
 
 def words(title: str) -> list[str]:
-    """What a title opens with, lower case: each [tag]'s words (`[Bugfix]`, `[ci, docs]`), then a conventional
-    `word:` / `word(scope):` prefix after them."""
-    out: list[str] = []
-    rest = title
-    if tags := _TAGS.match(title):
-        for tag in re.findall(r"\[([^\]]*)\]", tags.group(1)):
-            out += [w.strip().lower() for w in re.split(r"[,，/]", tag) if w.strip()]
-        rest = title[tags.end():]
-    if prefix := _PREFIX.match(rest):
-        out.append(prefix.group(1).strip().lower())
-    return out
-
-
-def _prefix(title: str) -> str | None:
-    """The title's conventional `word:` prefix (after any tags), lower case."""
-    tags = _TAGS.match(title)
-    prefix = _PREFIX.match(title[tags.end():] if tags else title)
-    return prefix.group(1).strip().lower() if prefix else None
-
-
-def _tag_words(title: str) -> list[str]:
-    tags = _TAGS.match(title)
-    return words(title[:tags.end()]) if tags else []
+    """What a title opens with: its emoji, each [tag]'s words (`[Bugfix]`, `[ci, docs]`), then a conventional
+    `word:` / `word(scope):` prefix after them (lower case)."""
+    mark, tagged, prefix = _parts(title)
+    return [*([mark] if mark else []), *tagged, *([prefix] if prefix else [])]
 
 
 def learn(given: Conventions, titles: Iterable[str]) -> Conventions:
     """`given` with what the repository's titles show: its minor markers (MINOR_WORDS it opens MIN_USES titles
-    with), and the types of its type-word tags where its conventional prefixes are not consistent. The given
+    with), and the forms it declares types in consistently (at least CONSISTENT of its titles): conventional
+    prefixes, gitmoji; type-word tags used MIN_USES times count where prefixes are not consistent. The given
     markers and types stay, and a given type wins over a learned one. Nothing when `learn` is off."""
     if not given.learn:
         return given
     titles = list(titles)
     if not titles:
         return given
+    parts = [_parts(t) for t in titles]
     used = Counter(w for t in titles for w in set(words(t)))
-    prefixes = [p for t in titles if (p := _prefix(t))]
-    declared = sum(1 for p in prefixes if p in TYPE_WORDS)
-    consistent = declared >= CONSISTENT * len(titles)
+    typed = Counter(p for _, _, p in parts if p in TYPE_WORDS)
+    marks = Counter(m for m, _, _ in parts if m in GITMOJI)
     markers = {w for w in MINOR_WORDS if used[w] >= MIN_USES}
-    types = {} if consistent else {
-        w: TYPE_WORDS[w] for t in titles for w in _tag_words(t) if w in TYPE_WORDS and used[w] >= MIN_USES}
+    types: dict[str, str] = {}
+    if typed.total() >= CONSISTENT * len(titles):
+        # The prefix is how this repository says what a PR is: each type word it writes there decides, as a prefix
+        # only ("fix:"): its tags name areas.
+        types.update({f"{w}:": TYPE_WORDS[w] for w in typed})
+    else:
+        types.update({w: TYPE_WORDS[w] for _, tagged, _ in parts for w in tagged
+                      if w in TYPE_WORDS and used[w] >= MIN_USES})
+    if marks.total() >= max(MIN_USES, CONSISTENT * len(titles)):
+        types.update({m: GITMOJI[m] for m in marks})  # gitmoji is this repository's habit: each one it writes
     types.update(dict(given.types))
     return replace(given, minor_markers=tuple(sorted(markers | set(given.minor_markers))),
                    types=tuple(sorted(types.items())))
@@ -96,10 +157,14 @@ def minor_marker(title: str, labels: Iterable[str], conv: Conventions) -> str:
 
 
 def said_type(title: str, labels: Iterable[str], conv: Conventions) -> str | None:
-    """The type the repository's own words give the PR: a title prefix or tag, then a label, its `types` map."""
+    """The type the repository's own words give the PR, by its `types` map: the title's prefix (a word ending in ":"
+    counts only there), its opening emoji, its tags, then its labels."""
     if not conv.types:
         return None
-    for word in [*words(title), *(label.strip().lower() for label in labels)]:
+    mark, tagged, prefix = _parts(title)
+    # The prefix first: in "[doc] fix: ..." the tag may name an area, the prefix says what the PR is.
+    for word in [*([f"{prefix}:", prefix] if prefix else []), *([mark] if mark else []), *tagged,
+                 *(label.strip().lower() for label in labels)]:
         if kind := conv.type_of(word):
             return kind
     return None

@@ -129,6 +129,7 @@ class Facts:
     present: set[str] = field(default_factory=set)
     tags: set[str] = field(default_factory=set)
     marker: str = ""  # the repository's "not worth noting" marker the PR carries (prhub.engine.conventions)
+    reported: str = ""  # the type the PR is shown with: the repository's word where it says one, else `kind`
 
     def __post_init__(self) -> None:
         self.pairs = [(f, k) for f, k in zip(self.pr.files, self.kinds, strict=True) if not is_generated(f.filename)]

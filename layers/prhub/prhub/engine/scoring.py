@@ -54,7 +54,10 @@ from prhub.engine.wording import joined, say
 # engine-12: the repository's own conventions (prhub.engine.conventions, issue 48): its minor markers cap a PR's
 # importance, and its type words (given, or the type tags of a repository without conventional prefixes) decide the
 # type.
-REVISION = 12
+# engine-13: the type shown is the repository's word where it says one consistently (issue 48): every type word of a
+# repository with consistent conventional prefixes (its `chore:` stays a chore), gitmoji in a repository that titles
+# with them, tags after an opening emoji. Importance changes only where such a word was not read before.
+REVISION = 13
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -261,16 +264,20 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
                    if k == "source" and f.status == "added" and not is_generated(f.filename))
     source = [(f.additions, f.deletions) for f, k in zip(pr.files, kinds, strict=True)
               if k == "source" and not is_generated(f.filename)]
-    # The repository's own word first (issue 48): a prefix, tag or label it uses for a type decides it; the
-    # engine's inference fills in where the repository says nothing.
+    # The repository's own word first (issue 48): a prefix, tag, gitmoji or label it uses consistently for a type
+    # decides the type shown; the engine's inference fills in where the repository says nothing. The rules read
+    # what the PR does: on a title declaring a conventional type that is the engine's reading of it ("chore: Fix
+    # the precision of ..." scores as the fix it is), elsewhere the repository's word.
     said = conventions.said_type(pr.title, pr.labels, config.conventions)
-    kind = said or _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
+    reading = _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
+    kind = reading if declared else said or reading
     cleaned = textparse.strip_template(pr.body)
     breaking = _breaking(pr, description, bang, kinds, config)
     return rules.Facts(pr, kind, description, f"{description}\n{cleaned[:4000]}", cleaned, kinds, breaking.flag,
                        breaking.declared, breaking.reason, config, declared=declared,
                        tags=set(modules_from_title(pr.title)),
-                       marker=conventions.minor_marker(pr.title, pr.labels, config.conventions))
+                       marker=conventions.minor_marker(pr.title, pr.labels, config.conventions),
+                       reported="revert" if reading == "revert" else said or reading)  # a revert, whatever it says
 
 
 def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None) -> ScoredPR:
@@ -294,7 +301,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     reviewers = list(dict.fromkeys(r.reviewer for r in pr.reviews if r.reviewer != pr.author))
     return ScoredPR(
         number=pr.number, title=pr.title, url=pr.url, author=pr.author, merged_at=format_timestamp(pr.merged_at),
-        modules=modules, type=kind, breaking=seen.breaking, importance=importance,
+        modules=modules, type=seen.reported, breaking=seen.breaking, importance=importance,
         insight=insight, key=importance >= config.key_threshold,
         summary=summary, key_points=points, risks=risks,
         additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files, scored_by="heuristic",
