@@ -12,7 +12,9 @@ sections of view.view(report), so they show the same sections with the same numb
     charts    the chart series, drawn as SVG (HTML) and as shapes (PDF)
     markdown  report.md (Jinja2, md-escape filter for untrusted text)
     html      index.html and the site's pages (Jinja2 autoescape, no script)
-    pdf       report.pdf (fpdf2, CJK font, kinsoku wrap, bookmarks, charts)
+    pdf       report.pdf: each section kind's layout (fpdf2, bookmarks, tables, charts)
+    pdfdoc    the PDF document those layouts draw on (ReportPDF) and its kinsoku text wrap
+    pdffont   the PDF's CJK font: which file, which cut covers the text, parsed once per process
 
 Text cleaning, http(s)-only links, "#N" references and number formatting are prhub.core.text's; the CJK font is
 cut for the Lambda layer by layers/prhub/cut_font.py (docs/pdf-fonts.md).
