@@ -22,7 +22,7 @@ from typing import Protocol
 from prhub.core.config import PR_TYPES, RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import format_timestamp
-from prhub.engine import classify, conventions, gist, reviews, rules, textparse
+from prhub.engine import classify, conventions, gist, reviews, rules, synopsis, textparse
 from prhub.engine.changes import breaking_reasons, file_kind, is_generated
 from prhub.engine.risks import VersionRegistry, assess
 from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
@@ -265,7 +265,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))
-    points = textparse.key_points(cleaned)
+    points = synopsis.key_points(cleaned)
     insight, learned = _insight(cleaned, description, lang)
     reasons.append(say(lang, "insight", score=insight, parts=joined(lang, learned, "comma")))
     modules = _modules(pr, config, parse_title(pr.title)[2])
@@ -341,7 +341,7 @@ def _summary_line(pr: PullRequest, cleaned: str, description: str, kind: str, mo
                   signals: Signals, lang: str) -> str:
     """The PR's one-line summary from its description; in a zh report an English PR's is built by prhub.engine.gist."""
     fallback = description[:1].upper() + description[1:] if description else pr.title
-    summary = textparse.summarize(cleaned, fallback)
+    summary = synopsis.summarize(cleaned, fallback)
     if lang == "zh" and textparse.language(f"{description} {summary}") != "zh":
         # An English PR in a Chinese report: the line is built from what the engine knows, names kept as written.
         summary = gist.zh_line(gist.Facts(pr.number, kind, PR_SUFFIX.sub("", description), modules, breaking,
