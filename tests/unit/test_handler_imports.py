@@ -68,9 +68,9 @@ def test_the_handlers_import_no_report_model_or_idempotency_code(function: str, 
     assert others.isdisjoint(modules)
     # Libraries the layer loads with their first use, off the cold start: zoneinfo (it reads sysconfig) with the
     # first time zone, difflib with a watch list that is wrong, Powertools' event data classes with a batch.
-    assert {"zoneinfo", "difflib", "sysconfig"}.isdisjoint(modules)
-    if function != "report":  # the report handler names its SQS records' class itself (functions/report/app.py)
-        assert "aws_lambda_powertools.utilities.data_classes" not in modules
+    # Powertools' batch utility (asyncio) with the report function's first batch (prhub.cloud.batch).
+    assert {"zoneinfo", "difflib", "sysconfig", "asyncio", "aws_lambda_powertools.utilities.batch",
+            "aws_lambda_powertools.utilities.data_classes"}.isdisjoint(modules)
 
 
 def test_the_engine_scores_a_pr_without_loading_them_either() -> None:
