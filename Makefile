@@ -26,7 +26,7 @@ FONT_CUT := $(VENV)/share/prhub/NotoSansSC-Common.ttf
 
 $(FONT_CUT): layers/prhub/cut_font.py | $(STAMP)
 	@scripts/system-deps.sh fonts
-	$(BIN)/python layers/prhub/cut_font.py "$$($(BIN)/python -c 'from prhub.site.render.pdf import font_location; print("%s#%d" % font_location())')" $@
+	$(BIN)/python layers/prhub/cut_font.py "$$($(BIN)/python -c 'from prhub.site.render.pdffont import font_location; print("%s#%d" % font_location())')" $@
 
 setup: $(STAMP) $(FONT_CUT)
 	@scripts/system-deps.sh fonts

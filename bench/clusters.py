@@ -1,10 +1,10 @@
-"""Print the "related PRs" clusters of named weeks of the exports, and time `_clusters` on a year.
+"""Print the "related PRs" clusters of named weeks of the exports, and time `clusters_of` on a year.
 
     python -m bench.clusters [--weeks verl:2026-05-04 cargo:2026-06-08 ...] [--year verl:2026 verl:last]
 
 Each cluster: its title, members (number, modules, title) and reason, for reading the groupings by eye before
 and after a change of the analysis (issue 45). Weeks are Monday–Sunday in the repository's zone (verl UTC+8,
-cargo and trl UTC). A year line times `_clusters` alone on
+cargo and trl UTC). A year line times `clusters_of` alone on
 the year's scored PRs (best of 3); `verl:last` is the 365 days up to the export's last merge.
 """
 from __future__ import annotations
@@ -16,7 +16,9 @@ from datetime import date, datetime, timedelta
 from prhub.core.config import RepoConfig
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period
-from prhub.engine.analysis import _clusters, _known, _revert_chains
+from prhub.engine.analysis import _known
+from prhub.engine.clusters import clusters_of
+from prhub.engine.reverts import revert_chains
 from prhub.engine.scoring import score_pull
 
 from bench.calibrate import SHARED, load
@@ -42,8 +44,8 @@ def show_week(spec: str) -> None:
     period = Period(date.fromisoformat(monday), date.fromisoformat(monday) + timedelta(days=6), REPOS[key][1])
     prs = _scored(key, period.start_utc, period.end_utc)
     by_number = {p.number: p for p in prs}
-    reverts = _revert_chains(prs, _known(prs, []))
-    clusters = _clusters(prs, reverts, _config(key))
+    reverts = revert_chains(prs, _known(prs, []))
+    clusters = clusters_of(prs, reverts, _config(key))
     print(f"== {spec} ({len(prs)} PRs, {len(clusters)} clusters)")
     for c in clusters:
         print(f"  {c['title']}  [{c['reason']}]")
@@ -62,13 +64,13 @@ def time_year(spec: str) -> None:
         period = Period(date(int(year), 1, 1), date(int(year), 12, 31), REPOS[key][1])
         start, end = period.start_utc, period.end_utc
     prs = _scored(key, start, end)
-    reverts = _revert_chains(prs, _known(prs, []))
+    reverts = revert_chains(prs, _known(prs, []))
     best = float("inf")
     for _ in range(3):
         started = time.perf_counter()
-        clusters = _clusters(prs, reverts, _config(key))
+        clusters = clusters_of(prs, reverts, _config(key))
         best = min(best, time.perf_counter() - started)
-    print(f"== year {spec}: {len(prs)} PRs, {len(clusters)} clusters, _clusters best of 3: {best:.3f} s")
+    print(f"== year {spec}: {len(prs)} PRs, {len(clusters)} clusters, clusters_of best of 3: {best:.3f} s")
 
 
 def main() -> None:

@@ -2,7 +2,8 @@
 (the embedded AWS, the pollers, the handlers) under one GIL, and a year's 1,649 PR pages, their PDFs above all,
 were 78 % of its time on one core of two.
 
-    installed(processes) -> context manager: prhub.flow.pages renders through a spawned process pool inside it
+    with renderer(processes) as render: ...   render(jobs): a message's pages rendered by a spawned process pool,
+                                              handed to PagesFunction in its Deps (Deps.render_pages); None: in turn
 
 Only the rendering moves (render_pull_all: a PullPage in, its four files out); the page is built, and its files
 published, by PagesFunction in this process, so the workers need no AWS. Spawned, not forked: the parent's threads
@@ -40,15 +41,18 @@ def default_processes() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+Render = Callable[[Iterable[pages.PageJob]], Iterator[dict[str, bytes]]]
+
+
 @contextmanager
-def installed(processes: int | None = None, in_turn: int = IN_TURN_PAGES,
-              backlog: Callable[[], int] = lambda: 0) -> Iterator[None]:
-    """pages.render_pages renders through `processes` spawned workers until the block ends (none: in turn), once
+def renderer(processes: int | None = None, in_turn: int = IN_TURN_PAGES,
+             backlog: Callable[[], int] = lambda: 0) -> Iterator[Render | None]:
+    """What renders a message's pages (Deps.render_pages) until the block ends: `processes` spawned workers, once
     the pages rendered here, with those `backlog()` messages still queued hold (asked until the workers start), are
-    more than `in_turn`."""
+    more than `in_turn`; None (in turn) for no processes."""
     count = default_processes() if processes is None else processes
     if count < 1:
-        yield
+        yield None
         return
     lock = threading.Lock()  # the pages poller may run invocations side by side
     pool: ProcessPoolExecutor | None = None
@@ -77,10 +81,8 @@ def installed(processes: int | None = None, in_turn: int = IN_TURN_PAGES,
         except BrokenProcessPool:  # a worker died (killed, out of memory): the pages still get rendered, here
             yield from pages.render_in_turn(todo[done:])
 
-    previous, pages.render_pages = pages.render_pages, render
     try:
-        yield
+        yield render
     finally:
-        pages.render_pages = previous
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -93,8 +93,10 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
-def load_handler(root: Path, template: dict[str, Any], logical: str) -> Callable[[Any, Any], Any]:
-    """A fresh copy of the function's module (one per simulated execution environment)."""
+def load_handler(root: Path, template: dict[str, Any], logical: str, warm: Any = None) -> Callable[[Any, Any], Any]:
+    """A fresh copy of the function's module (one per simulated execution environment); `warm`, when given, is the
+    Deps it starts with, as a warm environment holds the one its first invocation built: how the runner hands a
+    function adapters of its own (its page renderer) without changing any module of the layer."""
     props = template["Resources"][logical]["Properties"]
     module_name, _, attr = props["Handler"].rpartition(".")
     path = root / props["CodeUri"] / f"{module_name}.py"
@@ -103,6 +105,8 @@ def load_handler(root: Path, template: dict[str, Any], logical: str) -> Callable
         raise PipelineError(f"cannot load {path}")
     module: ModuleType = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    if warm is not None:
+        setattr(module, "_deps", warm)  # noqa: B010 - the handlers' per-process Deps (functions/*/app.py), built when it is None
     _quiet_logs()
     return getattr(module, attr)  # type: ignore[no-any-return]
 
@@ -230,7 +234,7 @@ class Poller(threading.Thread):
         super().__init__(daemon=True, name=f"{logical}-poller")
         self.runner, self.logical, self.batch = runner, logical, batch_size(runner.stack.template, queue)
         self.url, self.arn = runner.stack.queues[queue], runner.stack.queue_arns[queue]
-        self.handler = load_handler(runner.root, runner.stack.template, logical)
+        self.handler = load_handler(runner.root, runner.stack.template, logical, runner.warm_deps(logical))
         self.error: BaseException | None = None
         self.held: set[str] = set()
 
@@ -384,6 +388,17 @@ class Runner:
         self.pages = 0  # PR pages handled so far (built, or found current)
         self.scored_shown = -1  # the PRs scored the display shows
         self.pages_shown = 0  # the PR pages handled the display shows
+        # What renders PagesFunction's pages (render_pool): handed in through its Deps; None, in turn as a Lambda.
+        self.render_pages: Callable[[Any], Iterator[dict[str, bytes]]] | None = None
+
+    def warm_deps(self, logical: str) -> Any:
+        """The Deps a function's environment starts with, where the runner has an adapter of its own for it (the
+        page renderer: PagesFunction); None where the handler builds its own from the environment."""
+        if logical != "PagesFunction" or self.render_pages is None:
+            return None
+        from prhub.flow.deps import Deps
+
+        return replace(Deps.from_env(), render_pages=self.render_pages)
 
     def invoke(self, name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
         """The hook's call, counted for the progress display (which function runs, how many PR pages are built)."""
@@ -753,7 +768,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                         after_save=site_from if state is not None else None) as stack:
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
-        with function_env(stack), _local_pages(stack, render_processes, embedded=endpoint_url is None):
+        with function_env(stack), _local_pages(stack, render_processes, embedded=endpoint_url is None) as render:
+            runner.render_pages = render
             begun = time.monotonic()
             to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])
             try:
@@ -892,16 +908,16 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
 
 
 @contextmanager
-def _local_pages(stack: Stack, render_processes: int | None, embedded: bool) -> Iterator[None]:
-    """PR pages rendered in `render_processes` renderers (render_pool), and, on the `embedded` moto, the site
-    written straight into its S3 (EmbeddedBucket). The pool is told the pages queue's depth from moto itself: a
-    boto3 call from the pages handler's thread would pass for one PagesFunction makes."""
+def _local_pages(stack: Stack, render_processes: int | None, embedded: bool) -> Iterator[Any]:
+    """The renderer of the PR pages: `render_processes` renderers (render_pool; None: in turn), and, on the
+    `embedded` moto, the site written straight into its S3 (EmbeddedBucket). The pool is told the pages queue's
+    depth from moto itself: a boto3 call from the pages handler's thread would pass for one PagesFunction makes."""
     from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
 
     url = stack.queues["PagesQueue"]
-    with render_pool.installed(render_processes, backlog=(lambda: len(queued(url))) if embedded else lambda: 0), \
-            (site_bucket() if embedded else nullcontext()):
-        yield
+    with render_pool.renderer(render_processes, backlog=(lambda: len(queued(url))) if embedded else lambda: 0) \
+            as render, (site_bucket() if embedded else nullcontext()):
+        yield render
 
 
 def function_env(stack: Stack) -> AbstractContextManager[None]:

@@ -2,21 +2,20 @@
 stuck runs."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
+from prhub.cloud.batch import sqs_batch
 from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.flow.publish import report_message
 from prhub.flow.records import dropped, message
 
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
 logger = Logger()
-# A failed report raises (the batch is one message), so SQS retries it and then moves it to ReportDLQ
-# even where the event source mapping does not ask for ReportBatchItemFailures.
-processor = BatchProcessor(event_type=EventType.SQS)
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
@@ -45,4 +44,6 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             return dropped("ReportFunction", record.message_id, str(exc))
         return report_message(body, deps)
 
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    # A failed report raises (the batch is one message), so SQS retries it and then moves it to ReportDLQ
+    # even where the event source mapping does not ask for ReportBatchItemFailures.
+    return sqs_batch(event, context, record_handler)

@@ -12,7 +12,7 @@ frequent one (FREQUENT: the blocks and GB 2312's level 1) for Chinese pages; and
 common cut, every CJK Unified Ideograph of the BMP and kana, about 22,700 glyphs) for the page that quotes a
 traditional or Japanese character: the whole font (65,535 glyphs) costs a renderer about 130 MB that it keeps,
 this cut about 45 MB.
-render/pdf.py uses the smallest cut that covers a PDF's text, else the whole font, so no character is lost.
+render/pdffont.py chooses the smallest cut that covers a PDF's text, else the whole font, so no character is lost.
 Run at build time (the layer's Makefile, beside the layer's font; the project's Makefile, into the
 virtualenv), never in a Lambda: the cut and its conversion take seconds. Standalone (fontTools only), as
 the layer build runs it before the layer's packages exist.

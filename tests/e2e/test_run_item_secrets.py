@@ -3,10 +3,12 @@ values (issue 24, low item): a run item holds what plan decided, and the state d
 The channels are still told: the report service finds each literal channel by its reference in the watch list."""
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,3 +66,20 @@ def test_the_runs_table_keeps_channel_references_not_urls_or_secrets(
     [run] = [json.loads(line) for line in runs.splitlines() if result.run_id in line and "period" in line]
     assert [ref["S"].split("-")[0] for ref in run["channel_refs"]["L"]] == ["slack", "webhook", "wecom"]
     assert json.loads(run["config"]["S"])["notify"] == []
+
+
+def test_the_pr_pages_render_through_the_runners_renderer_handed_in_by_deps(tmp_path: Path) -> None:
+    # The local runner's page renderer (prhub_local.render_pool) reaches PagesFunction in its Deps, the one its
+    # environment starts warm with, not by changing a module of the layer.
+    export, _ = thinned(tmp_path, "acme/rocket")
+    config = {"defaults": {"language": "en"}, "repos": [{**sample_settings()["config"], "source": f"jsonl:{export}"}]}
+    renderers: list[Any] = []
+
+    def watching(name: str, handler: Any, event: Any, context: Any) -> Any:
+        if name == "PagesFunction":
+            renderers.append(inspect.unwrap(handler).__globals__["_deps"].render_pages)
+        return handler(event, context)
+
+    run_pipeline(config_text=json.dumps(config), **WEEK, state=None, out=tmp_path / "site", progress=quiet,
+                 invoke=watching, render_processes=1)
+    assert renderers and all(callable(r) and r.__module__ == "prhub_local.render_pool" for r in renderers)

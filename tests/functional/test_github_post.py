@@ -20,8 +20,7 @@ from prhub.cloud import aws
 from prhub.core.channels import Target, parse_channel
 from prhub.flow.deliver import Delivery, deliver_one
 from prhub.flow.deps import DeliveryDeps
-from prhub.notify import github_post
-from prhub.notify.delivery import deliver_post
+from prhub.notify.delivery import deliver_post, idempotent
 from prhub.notify.github_post import BODY_LIMIT, GitHubApi, Post, Where, build_post, publish
 
 from prhub_local.template import Stack
@@ -400,7 +399,7 @@ def test_the_default_token_is_the_stacks_github_secret(published: Stack, gh: Fak
 
 
 def test_github_post_is_idempotent_for_the_ledger() -> None:
-    assert github_post.IDEMPOTENT is True
+    assert idempotent("github") is True
 
 
 def test_the_digest_is_posted_to_the_repository_its_channel_names(gh: FakeGitHub, http: requests.Session) -> None:

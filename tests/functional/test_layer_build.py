@@ -94,10 +94,10 @@ def check_dependencies(site: Path) -> None:
 def check_font(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import prhub
     from fontTools.ttLib import TTFont
-    from prhub.site.render.pdf import COMMON_FONTS, PACKAGED_FONT
+    from prhub.site.render.pdffont import COMMON_FONTS, PACKAGED_FONT
 
     font = site / "prhub" / "fonts" / "NotoSansSC-Regular.otf"
-    # Where the layer's own render/pdf.py looks, i.e. /opt/python/prhub/fonts/ on Lambda.
+    # Where the layer's own render/pdffont.py looks, i.e. /opt/python/prhub/fonts/ on Lambda.
     assert font.relative_to(site / "prhub") == PACKAGED_FONT.relative_to(Path(prhub.__file__).resolve().parent)
     with TTFont(font, lazy=True) as ttfont:
         assert ttfont["name"].getDebugName(1) == "Noto Sans SC"
@@ -105,7 +105,7 @@ def check_font(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert all(ord(c) in cmap for c in "这是本周合并的拉取请求：风险、测试与后续建议")
     assert "SIL OPEN FONT LICENSE Version 1.1" in (font.parent / "OFL.txt").read_text()
 
-    cut = font.with_name("NotoSansSC-Common.ttf")  # the cut beside it (cut_font.py), as render/pdf.py finds it
+    cut = font.with_name("NotoSansSC-Common.ttf")  # the cut beside it (cut_font.py), as render/pdffont.py finds it
     assert cut.relative_to(site / "prhub") == COMMON_FONTS[0].relative_to(Path(prhub.__file__).resolve().parent)
     with TTFont(cut, lazy=True) as ttfont:
         kept = set(ttfont.getBestCmap())

@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 import requests
 from prhub.cloud import redaction
+from prhub.core import platforms
 from prhub.core.channels import Target
 from prhub.notify.delivery import deliver
 from prhub.notify.message import Links, Message, build_message
 
 from tests.fakes.chat_servers import FakeChat, Fault, VirtualClock
 
-PLATFORMS = ("slack", "feishu", "dingtalk", "wecom", "teams", "webhook")
-SIGNED = ("feishu", "dingtalk", "webhook")
+PLATFORMS = platforms.names("url")  # every platform sent to a URL, each through its fake server
+SIGNED = platforms.signed()
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import requests
 from prhub.cloud import aws
+from prhub.core import platforms
 from prhub.core.channels import Channel, Target, parse_channel, resolve
 from prhub.notify.delivery import Outcome, deliver
 from prhub.notify.email import EmailFailure, SesEmail
@@ -27,8 +28,8 @@ from tests.fakes.chat_servers import FakeChat, Fault, Hook, VirtualClock
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 SITE = "https://reports.example.org"
-PLATFORMS = ("slack", "feishu", "dingtalk", "wecom", "teams", "webhook")
-SIGNED = ("feishu", "dingtalk", "webhook")
+PLATFORMS = platforms.names("url")  # every platform sent to a URL, each through its fake server
+SIGNED = platforms.signed()
 SENDER = "reports@example.org"
 
 

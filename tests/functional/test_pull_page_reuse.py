@@ -47,6 +47,24 @@ def week() -> tuple[MemoryStack, dict, list]:
     return stack, report, scored
 
 
+def test_the_pages_are_rendered_by_the_renderer_their_deps_hand_in(week):
+    # The local runner renders PR pages in a process pool it hands PagesFunction in its Deps (Deps.render_pages),
+    # changing no module of the layer: every page a message renders goes through it, in the message's order.
+    _, report, scored = week
+    stack = memory_stack(WatchList.parse(json.dumps({"repos": [{"repo": REPO, "language": "zh"}]})))
+    rendered: list[int] = []
+
+    def render_pages(jobs):
+        jobs = list(jobs)
+        rendered.extend(job[0]["pr"]["number"] for job in jobs)
+        return pages.render_in_turn(jobs)
+
+    stack.deps.render_pages = render_pages
+    publish(stack, copy.deepcopy(report), copy.deepcopy(scored))
+    assert sorted(rendered) == sorted(p["number"] for p in report["prs"])
+    assert len(pull_puts(stack)) == len(report["prs"])
+
+
 def test_a_rerun_of_the_week_queues_no_page_again(week):
     stack, report, scored = week
     built = len(pull_puts(stack))
@@ -74,7 +92,7 @@ def test_a_wider_period_with_the_same_prs_names_it_on_their_pages_and_keeps_thei
         rendered.extend(job[0]["pr"]["number"] for job in jobs)
         return pages.render_in_turn(jobs)
 
-    monkeypatch.setattr(pages, "render_pages", render_pages)
+    monkeypatch.setattr(stack.deps, "render_pages", render_pages)
     pdfs, htmls = len(pull_puts(stack)), len(pull_files(stack, "index.html"))
     pdf_before = {p["number"]: stack.bucket.get(f"{REPO}/pull/{p['number']}/report.pdf") for p in report["prs"]}
     month = {**copy.deepcopy(report), "period": {**report["period"], "since": "2026-05-01", "until": "2026-05-31"}}

@@ -57,7 +57,7 @@ def render_all_strict(report: dict[str, Any], font: str = "") -> dict[str, bytes
     """render_all with every warning (fpdf2 warns about glyphs a font lacks) turned into an error."""
     from prhub.core.errors import PrhubError
     from prhub.site.render import render_all
-    from prhub.site.render.pdf import font_location
+    from prhub.site.render.pdffont import font_location
 
     try:
         font_location(font)

@@ -1,5 +1,6 @@
 """No function a reader cannot hold: cyclomatic complexity (radon's measure) at most 25 in the layer, the
-handlers and the local harness. A 25-40 line function is normal here; a branchy 100-line one is not."""
+handlers and the local harness, with no exemption. A 25-40 line function is normal here; a branchy 100-line one is
+not."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +10,7 @@ from radon.complexity import cc_visit
 ROOT = Path(__file__).resolve().parents[2]
 TREES = ("layers/prhub/prhub", "functions", "prhub_local")
 LIMIT = 25
-# The engine's importance judgement becomes a table of rules (the engine issue); until then it is the one exception.
-EXEMPT: set[str] = set()
+
 
 
 def complexities() -> dict[str, int]:
@@ -27,11 +27,6 @@ def complexities() -> dict[str, int]:
 
 def test_no_function_is_above_the_limit() -> None:
     found = complexities()
-    over = {name: value for name, value in found.items() if value > LIMIT and name not in EXEMPT}
+    over = {name: value for name, value in found.items() if value > LIMIT}
     assert over == {}, "split these by meaning: " + ", ".join(f"{n} ({v})" for n, v in sorted(over.items()))
 
-
-def test_the_exemptions_still_exist() -> None:
-    # An exempt function that was rewritten or removed leaves the list: it must not excuse a new one later.
-    found = complexities()
-    assert all(name in found for name in EXEMPT), sorted(EXEMPT - set(found))

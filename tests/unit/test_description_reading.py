@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
-from prhub.engine import textparse
+from prhub.engine import synopsis, textparse
 from prhub.engine.scoring import score_pull
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -45,7 +45,7 @@ def test_sentences_do_not_end_at_abbreviations_versions_or_inside_a_word():
 def test_a_long_summary_is_cut_after_a_sentence_never_at_e_g():
     text = ("Route the forward of every patched model family (e.g. Moonlight-16B-A3B-Instruct loaded with "
             "trust_remote_code=True) through the fused kernel so log probs are computed once per step.")
-    summary = textparse.summarize(text, "fallback", limit=150)
+    summary = synopsis.summarize(text, "fallback", limit=150)
     assert not re.search(r"\be\.g\.$", summary) and summary.endswith("…") and len(summary) <= 151
 
 
@@ -57,52 +57,52 @@ def test_the_parser_sees_fences_and_comments_as_github_does():
 
 
 def test_summaries_skip_status_notes_praise_links_and_vague_lines():
-    assert textparse.summarize("Requires the engine to be updated to include https://x/pull/1 [Merged].\n\n"
+    assert synopsis.summarize("Requires the engine to be updated to include https://x/pull/1 [Merged].\n\n"
                                "Adds async rollout for trtllm.", "fallback") == "Adds async rollout for trtllm."
-    assert textparse.summarize("Alice did a lot of great work on the prototype. The cache is now shared across "
+    assert synopsis.summarize("Alice did a lot of great work on the prototype. The cache is now shared across "
                                "workers.", "fallback") == "The cache is now shared across workers."
-    assert textparse.summarize("[The design document for the cache](https://x/doc)\n\nShares the cache across "
+    assert synopsis.summarize("[The design document for the cache](https://x/doc)\n\nShares the cache across "
                                "workers.", "fallback") == "Shares the cache across workers."
-    assert textparse.summarize("This caused some confusions.\nBetter to split the flag in two.", "fallback") \
+    assert synopsis.summarize("This caused some confusions.\nBetter to split the flag in two.", "fallback") \
         == "Better to split the flag in two."
-    assert textparse.summarize("As title.", "Fallback") == "Fallback"
+    assert synopsis.summarize("As title.", "Fallback") == "Fallback"
 
 
 def test_the_summary_prefers_a_sentence_that_says_what_the_pr_changes():
     text = ("## Summary\n\nThe engine crashed when the model returned no log probs.\n\n"
             "## Approach\n\nInstead of patching the forward, this PR asks the model for its own log probs.\n")
-    assert textparse.summarize(text, "fallback") == \
+    assert synopsis.summarize(text, "fallback") == \
         "Instead of patching the forward, this PR asks the model for its own log probs."
     opening = "Adds a shared cache. It is keyed by the tokenizer's name.\n\n## Approach\n\nThis PR also adds x.\n"
-    assert textparse.summarize(opening, "fallback") == "Adds a shared cache. It is keyed by the tokenizer's name."
+    assert synopsis.summarize(opening, "fallback") == "Adds a shared cache. It is keyed by the tokenizer's name."
 
 
 def test_a_heading_or_lead_in_travels_with_the_items_it_frames():
     text = ("### What does this PR do?\n\n**Removed:**\n- the curriculum sampler and its config block\n\n"
             "### Breaking changes\n\n- rename `foo` to `bar` in the trainer config\n\n"
             "### Changes\n\n- cache the routing table between micro-batches\n")
-    assert textparse.key_points(text) == ["Removed: the curriculum sampler and its config block",
+    assert synopsis.key_points(text) == ["Removed: the curriculum sampler and its config block",
                                           "Breaking changes: rename foo to bar in the trainer config",
                                           "Cache the routing table between micro-batches"]
 
 
 def test_only_a_frame_that_says_what_happened_travels_and_a_lead_in_reads_with_its_list():
-    assert textparse.key_points("### Additional info\n\n- chunking keeps the memory constant.\n\n"
+    assert synopsis.key_points("### Additional info\n\n- chunking keeps the memory constant.\n\n"
                                 "### Added\n\n- a flag for the fused kernel\n") == [
         "Chunking keeps the memory constant.", "Added: a flag for the fused kernel"]
     lead = "Fix 12 documentation issues across the tutorials:\n\n- typos in the install guide\n- wrong device ids\n"
-    assert textparse.summarize(lead, "fallback") == \
+    assert synopsis.summarize(lead, "fallback") == \
         "Fix 12 documentation issues across the tutorials: typos in the install guide; wrong device ids."
     announced = "This PR contains the following:\n\n- Add a dockerfile for CANN 8.3\n- Update vllm\n"
-    assert textparse.summarize(announced, "fallback") == "Add a dockerfile for CANN 8.3"
+    assert synopsis.summarize(announced, "fallback") == "Add a dockerfile for CANN 8.3"
 
 
 def test_past_the_opening_only_the_pr_or_its_author_doing_something_is_preferred():
     text = ("The build script name lost its hash in #1.\n\nLooking at the comments, there is no use for it. "
             "So I modified the logic to never include the hash. Let me know if this is a bad assumption.\n")
-    assert textparse.summarize(text, "fallback") == "So I modified the logic to never include the hash."
+    assert synopsis.summarize(text, "fallback") == "So I modified the logic to never include the hash."
     side = "Routine update of dependencies.\n\nUpdating ahash v0.8.11 -> v0.8.12\n\nNote: I also added a lint.\n"
-    assert textparse.summarize(side, "fallback") == "Routine update of dependencies."
+    assert synopsis.summarize(side, "fallback") == "Routine update of dependencies."
 
 
 # The export's real PRs the issue quotes.
@@ -119,7 +119,7 @@ def test_verl_6184_summary_is_not_cut_at_e_g_and_says_what_the_pr_does():
     assert not re.search(r"\be\.g\.$", pr.summary)
     assert "this PR uses VeOmni's own native per-token log-probs path" in pr.summary
     cleaned = textparse.strip_template(exported("verl", 6184).body)
-    assert not re.search(r"\be\.g\.$", textparse.summarize(cleaned, "fallback", limit=200))
+    assert not re.search(r"\be\.g\.$", synopsis.summarize(cleaned, "fallback", limit=200))
 
 
 def test_cargo_17333_summary_is_not_its_credit():

@@ -66,6 +66,11 @@ def test_the_handlers_import_no_report_model_or_idempotency_code(function: str, 
     assert "prhub.cloud.tracing" in modules and not any(m.startswith("aws_xray_sdk") for m in modules)
     others = {"prhub.flow.plan", "prhub.flow.score", "prhub.flow.publish"} - {f"prhub.flow.{service}"}
     assert others.isdisjoint(modules)
+    # Libraries the layer loads with their first use, off the cold start: zoneinfo (it reads sysconfig) with the
+    # first time zone, difflib with a watch list that is wrong, Powertools' event data classes with a batch.
+    # Powertools' batch utility (asyncio) with the report function's first batch (prhub.cloud.batch).
+    assert {"zoneinfo", "difflib", "sysconfig", "asyncio", "aws_lambda_powertools.utilities.batch",
+            "aws_lambda_powertools.utilities.data_classes"}.isdisjoint(modules)
 
 
 def test_the_engine_scores_a_pr_without_loading_them_either() -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from prhub.model.factguard import Facts, check_prs, check_text
+from prhub.model.factguard import Quotable, check_prs, check_text
 
 REPORT = {
     "period": {"since": "2026-05-04", "until": "2026-05-10", "tz": "Asia/Shanghai"},
@@ -22,8 +22,8 @@ REPORT = {
 
 
 @pytest.fixture(scope="module")
-def facts() -> Facts:
-    return Facts.from_report(REPORT)
+def facts() -> Quotable:
+    return Quotable.from_report(REPORT)
 
 
 @pytest.mark.parametrize("text", [
@@ -34,7 +34,7 @@ def facts() -> Facts:
     "From 2026-05-04 to 2026-05-10.",
     "1 breaking PR and 1 feat PR this week.",
 ])
-def test_faithful_text_passes(facts: Facts, text: str) -> None:
+def test_faithful_text_passes(facts: Quotable, text: str) -> None:
     assert check_text(text, facts) == []
 
 
@@ -49,7 +49,7 @@ def test_faithful_text_passes(facts: Facts, text: str) -> None:
     ("6950 lines changed in total", "quotes 6950"),  # 5120 + 1830: the model's arithmetic
     ("merged on 2026-05-12", "quotes the date 2026-05-12"),
 ])
-def test_invented_numbers_are_caught(facts: Facts, text: str, expected: str) -> None:
+def test_invented_numbers_are_caught(facts: Quotable, text: str, expected: str) -> None:
     errors = check_text(text, facts)
     assert any(expected in e for e in errors), errors
 
@@ -57,18 +57,18 @@ def test_invented_numbers_are_caught(facts: Facts, text: str, expected: str) -> 
 def test_a_modules_key_count_is_a_count_and_a_remainder_is_not() -> None:
     prs = [{"number": n, "type": "feat", "modules": ["trainer"] if n < 206 else ["rollout"], "key": n not in (204, 205),
             "risks": []} for n in range(201, 208)]  # trainer: 201-205, 3 key; rollout: 206-207, both key
-    facts = Facts.from_report({"stats": {"pr_count": 7, "key_pr_count": 5}, "prs": prs,
+    facts = Quotable.from_report({"stats": {"pr_count": 7, "key_pr_count": 5}, "prs": prs,
                                "modules": [{"name": "trainer", "pr_count": 5, "prs": [201, 202, 203, 204, 205]}]})
     assert check_text("trainer 本周共 5 个 PR，其中关键 3 个 PR。", facts) == []  # trainer's key PRs: 3
     # 5 − 1 told above is arithmetic on the page: the engine's old "另有 4 个 PR" is rightly flagged
     assert any("says 4 PRs" in e for e in check_text("trainer 另有 4 个 PR", facts))
 
 
-def test_attached_pr_lists_must_be_the_weeks(facts: Facts) -> None:
+def test_attached_pr_lists_must_be_the_weeks(facts: Quotable) -> None:
     assert check_prs([101, 102, 55, 103], facts) == []  # 103 is unscored but merged this week
     assert check_prs([101, 4242], facts) == ["cites PR #4242, which is not one of this week's PRs"]
     assert check_prs(["101"], facts)  # a string is not a PR number
 
 
-def test_identifiers_are_not_quantities(facts: Facts) -> None:
+def test_identifiers_are_not_quantities(facts: Quotable) -> None:
     assert check_text("FSDP2, fp8, H200, Qwen3-235B-A22B, v0.9.1, sm_90 and python3.12", facts) == []

@@ -2,7 +2,7 @@
 as after an interrupted run whose PR pages are still queued): neither may change the other's objects.
 
 fpdf2 numbers a font's descriptor while it writes a document (`desc.id`) and hangs the document's font file on
-it; the CJK font's parse is shared per process (prhub.site.render.pdf._parsed_font), so a shared descriptor let
+it; the CJK font's parse is shared per process (prhub.site.render.pdffont._parsed_font), so a shared descriptor let
 one document renumber the other's mid-write: `output()` then failed with `KeyError: 28` (the descriptor's number
 in the other document), or wrote a PDF whose font pointed at the other's object.
 """

@@ -9,7 +9,7 @@ import pytest
 from prhub.core.text import clean, num, safe_url
 from prhub.site.render.html import render_html
 from prhub.site.render.markdown import md, render_markdown
-from prhub.site.render.pdf import NO_LINE_START, Run, wrap
+from prhub.site.render.pdfdoc import NO_LINE_START, Run, wrap
 from prhub.site.render.view import view
 
 from tests.golden.cases import load
@@ -184,14 +184,14 @@ def test_pdf_of_an_english_report_has_no_chinese_labels(tmp_path, rendered):
 
 def test_missing_font_is_a_clear_error(monkeypatch, tmp_path):
     from prhub.core.errors import PrhubError
-    from prhub.site.render.pdf import font_location
+    from prhub.site.render.pdffont import font_location
 
     with pytest.raises(PrhubError, match="PRHUB_CJK_FONT"):
         font_location(str(tmp_path / "none.otf"))
 
 
 def test_font_location_reads_a_face_of_the_configured_font():
-    from prhub.site.render.pdf import DEBIAN_FONT, font_location
+    from prhub.site.render.pdffont import DEBIAN_FONT, font_location
 
     path = DEBIAN_FONT.partition("#")[0]
     if not Path(path).is_file():
@@ -231,7 +231,8 @@ def test_the_cut_draws_the_fonts_glyphs_with_truetype_outlines(tmp_path):
     from fontTools.ttLib import TTFont
     from prhub.core.errors import PrhubError
     from prhub.site.render.labels import labels
-    from prhub.site.render.pdf import font_location, render_sections
+    from prhub.site.render.pdf import render_sections
+    from prhub.site.render.pdffont import font_location
 
     try:
         path, face = font_location()
@@ -267,7 +268,8 @@ def _bounds(font, glyph, pen_type):
 
 def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
     from prhub.site.render.labels import labels
-    from prhub.site.render.pdf import COMMON_FONTS, codepoints, font_for, font_location, render_sections
+    from prhub.site.render.pdf import render_sections
+    from prhub.site.render.pdffont import COMMON_FONTS, codepoints, font_for, font_location
 
     cut = next((str(c) for c in COMMON_FONTS if c.is_file()), None)
     if cut is None:
@@ -294,7 +296,8 @@ def test_a_pdf_uses_the_cut_font_only_when_it_has_every_character(tmp_path):
 def test_pdfs_share_one_parse_of_the_font_and_each_embeds_only_its_own_glyphs(tmp_path):
     from prhub.core.errors import PrhubError
     from prhub.site.render.labels import labels
-    from prhub.site.render.pdf import _parsed_font, font_location, render_sections
+    from prhub.site.render.pdf import render_sections
+    from prhub.site.render.pdffont import _parsed_font, font_location
 
     try:
         font_location()

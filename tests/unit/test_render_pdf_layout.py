@@ -8,6 +8,7 @@ import re
 import pytest
 from prhub.site import pulls
 from prhub.site.render import pdf as pdfs
+from prhub.site.render import pdfdoc, pdffont
 from prhub.site.render.pull import render_pull_pdf
 
 from tests.golden.cases import load
@@ -28,7 +29,7 @@ def test_a_header_word_gets_its_width_and_the_key_points_most_of_the_row():
     def measure(text: str) -> float:
         return 2.0 * len(text)
 
-    widths = pdfs.column_widths(["PR", "Title", "Importance"], [1, 6, 1], 100.0, measure, pad=1.0)
+    widths = pdfdoc.column_widths(["PR", "Title", "Importance"], [1, 6, 1], 100.0, measure, pad=1.0)
     assert widths[2] >= measure("Importance") + 2.0 and abs(sum(widths) - 100.0) < 1e-6
     assert widths[0] >= measure("PR") + 2.0
     # the key-PR table gives its key points the widest column, at least 40 % of the row
@@ -49,7 +50,7 @@ def test_a_pr_pdf_never_ends_on_a_page_of_one_or_two_lines(tmp_path, files):
     number = report["prs"][0]["number"]
     paths = [{"path": f"verl/workers/m{i:03d}.py", "additions": i, "deletions": 1} for i in range(files)]
     try:
-        pdfs.font_location()
+        pdffont.font_location()
     except Exception as exc:  # noqa: BLE001 - no font on this machine
         pytest.skip(str(exc))
     data = render_pull_pdf(pulls.pull_page(report, SLUG, number, files=paths))
@@ -71,7 +72,7 @@ def test_pr_pdfs_from_the_once_decoded_font_tables_are_those_of_a_fresh_font_eve
     from fontTools import ttLib
 
     try:
-        pdfs.font_location()
+        pdffont.font_location()
     except Exception as exc:  # noqa: BLE001 - no font on this machine
         pytest.skip(str(exc))
     report = load("zh-week")
@@ -80,7 +81,7 @@ def test_pr_pdfs_from_the_once_decoded_font_tables_are_those_of_a_fresh_font_eve
     with ThreadPoolExecutor(4) as pool:
         shared = list(pool.map(lambda page: _undated(render_pull_pdf(page)), pages * 2))
     # AND one at a time with a font each document decodes itself, as fpdf2 does
-    monkeypatch.setattr(pdfs, "_document_ttfont", lambda path, face: ttLib.TTFont(
+    monkeypatch.setattr(pdffont, "_document_ttfont", lambda path, face: ttLib.TTFont(
         path, recalcTimestamp=False, fontNumber=face, lazy=True))
     fresh = [_undated(render_pull_pdf(page)) for page in pages]
     # THEN every PDF is byte for byte the same
@@ -116,11 +117,11 @@ def test_glyf_is_shared_only_by_a_font_without_composite_glyphs(tmp_path):
     path = tmp_path / "composite.ttf"
     builder.save(str(path))
     # WHEN its tables are decoded for sharing, as the cuts' are
-    shared, _ = pdfs._decoded_tables(str(path), 0)
+    shared, _ = pdffont._decoded_tables(str(path), 0)
     # THEN its glyphs are not shared (the subsetter renumbers a composite's components in place); the cut's are
     assert "glyf" not in shared and {"cmap", "post", "hmtx"} <= set(shared)
     try:
-        cut, face = pdfs.font_for({ord("a")})
+        cut, face = pdffont.font_for({ord("a")})
     except Exception as exc:  # noqa: BLE001 - no font on this machine
         pytest.skip(str(exc))
-    assert "glyf" in pdfs._decoded_tables(cut, face)[0] or not cut.endswith(".ttf")
+    assert "glyf" in pdffont._decoded_tables(cut, face)[0] or not cut.endswith(".ttf")

@@ -26,13 +26,12 @@ def _pid(*_: object) -> int:
 def test_pool_renders_the_same_pages_in_order_in_other_processes(tmp_path, monkeypatch):
     jobs = _jobs()
     in_turn = list(pages.render_in_turn(jobs))
-    with render_pool.installed(1, in_turn=0):
-        assert pages.render_pages is not pages.render_in_turn
-        pooled = list(pages.render_pages(iter(jobs)))
+    with render_pool.renderer(1, in_turn=0) as render:
+        assert render is not None
+        pooled = list(render(iter(jobs)))
         # the work runs in a spawned worker, not here
         monkeypatch.setattr(render_pool, "RENDER", _pid)
-        [pid] = set(pages.render_pages(iter(jobs)))
-    assert pages.render_pages is pages.render_in_turn  # restored when the block ends
+        [pid] = set(render(iter(jobs)))
     assert pid != os.getpid()
     assert len(pooled) == len(jobs)
     for mine, theirs, (page, _, _) in zip(in_turn, pooled, jobs, strict=True):
@@ -47,28 +46,28 @@ def _die(*_: object) -> dict[str, bytes]:
 
 def test_pages_are_rendered_here_when_a_worker_dies(monkeypatch):
     jobs = _jobs()
-    with render_pool.installed(1, in_turn=0):
+    with render_pool.renderer(1, in_turn=0) as render:
         monkeypatch.setattr(render_pool, "RENDER", _die)
-        rendered = list(pages.render_pages(iter(jobs)))
+        rendered = list(render(iter(jobs)))
     assert [files["report.md"] for files in rendered] == \
         [files["report.md"] for files in pages.render_in_turn(jobs)]
 
 
 def test_a_message_without_pages_renders_nothing():
-    with render_pool.installed(1, in_turn=0):
-        assert list(pages.render_pages(iter(()))) == []
+    with render_pool.renderer(1, in_turn=0) as render:
+        assert list(render(iter(()))) == []
 
 
 def test_a_run_spawns_no_renderer_until_its_pages_outnumber_what_is_rendered_here(monkeypatch):
     jobs = _jobs()  # 3 pages a message
-    with render_pool.installed(1, in_turn=5):
+    with render_pool.renderer(1, in_turn=5) as render:
         monkeypatch.setattr(pages, "render_in_turn", lambda todo: iter([os.getpid()] * len(list(todo))))
         monkeypatch.setattr(render_pool, "RENDER", _pid)
-        here = [*pages.render_pages(iter(jobs)), *pages.render_pages(iter(jobs[:2]))]  # 5 pages: still here
+        here = [*render(iter(jobs)), *render(iter(jobs[:2]))]  # 5 pages: still here
         assert here == [os.getpid()] * 5
         assert not multiprocessing.active_children(), "no renderer was spawned for them"
-        [pid] = set(pages.render_pages(iter(jobs)))  # the sixth page on: in the workers, for the rest of the run
-        [again] = set(pages.render_pages(iter(jobs[:1])))
+        [pid] = set(render(iter(jobs)))  # the sixth page on: in the workers, for the rest of the run
+        [again] = set(render(iter(jobs[:1])))
     assert pid == again != os.getpid()
     assert not multiprocessing.active_children(), "the workers are shut down with the block"
 
@@ -76,18 +75,18 @@ def test_a_run_spawns_no_renderer_until_its_pages_outnumber_what_is_rendered_her
 def test_a_run_whose_queue_holds_more_pages_than_are_rendered_here_spawns_the_renderers_at_once(monkeypatch):
     jobs = _jobs()  # 3 pages: alone, rendered here (in_turn 5)
     queued = [1]  # messages still queued: one more holds up to PAGES_PER_MESSAGE (10) pages
-    with render_pool.installed(1, in_turn=5, backlog=lambda: queued[0]):
+    with render_pool.renderer(1, in_turn=5, backlog=lambda: queued[0]) as render:
         monkeypatch.setattr(render_pool, "RENDER", _pid)
-        [pid] = set(pages.render_pages(iter(jobs)))
+        [pid] = set(render(iter(jobs)))
     assert pid != os.getpid()
-    with render_pool.installed(1, in_turn=20, backlog=lambda: queued[0]):  # 3 + 10 of 20: still here
+    with render_pool.renderer(1, in_turn=20, backlog=lambda: queued[0]) as render:  # 3 + 10 of 20: still here
         monkeypatch.setattr(pages, "render_in_turn", lambda todo: iter([os.getpid()] * len(list(todo))))
-        assert set(pages.render_pages(iter(jobs))) == {os.getpid()}
+        assert set(render(iter(jobs))) == {os.getpid()}
 
 
 def test_no_processes_renders_in_turn():
-    with render_pool.installed(0):
-        assert pages.render_pages is pages.render_in_turn
+    with render_pool.renderer(0) as render:
+        assert render is None  # Deps.render_pages None: pages_message renders in turn
 
 
 def test_a_renderer_exits_when_its_run_is_killed():
@@ -98,7 +97,7 @@ def test_a_renderer_exits_when_its_run_is_killed():
     # a parent that starts its renderers, prints their ids, then dies without shutting them down
     script = ("import os\nfrom prhub_local import render_pool\n"
               "from prhub.flow import pages\nfrom tests.unit.test_render_pool import _jobs\n"
-              "pool = render_pool.installed(1, in_turn=0)\npool.__enter__()\nlist(pages.render_pages(_jobs()))\n"
+              "pool = render_pool.renderer(1, in_turn=0)\nrender = pool.__enter__()\nlist(render(_jobs()))\n"
               "kids = [d for d in os.listdir('/proc') if d.isdigit() and "
               "open(f'/proc/{d}/stat').read().rsplit(')', 1)[1].split()[1] == str(os.getpid())]\n"
               "print(*kids, flush=True)\n"

@@ -1,7 +1,7 @@
 """Descriptions: template stripping, sections, summary, key points, references, language."""
 from __future__ import annotations
 
-from prhub.engine import textparse
+from prhub.engine import synopsis, textparse
 
 from tests.unit.engine_support import VERL_TEMPLATE
 
@@ -27,15 +27,15 @@ def test_task_lists_go_but_other_lists_and_code_stay():
 
 def test_summary_prefers_the_what_section_and_shortens_at_a_sentence():
     text = "Intro line that is long enough.\n\n### What does this PR do?\n\n" + "First sentence here. " * 30
-    summary = textparse.summarize(text, "fallback", limit=60)
+    summary = synopsis.summarize(text, "fallback", limit=60)
     assert summary.startswith("First sentence here.") and summary.endswith(".") and len(summary) <= 60
-    assert textparse.summarize("", "Fallback title") == "Fallback title"
-    assert textparse.summarize("Fixes #12", "Fallback") == "Fallback"
+    assert synopsis.summarize("", "Fallback title") == "Fallback title"
+    assert synopsis.summarize("Fixes #12", "Fallback") == "Fallback"
 
 
 def test_key_points_are_top_level_items_with_markup_removed():
     text = "1. Add **fast** path\n   continued here\n2. Drop [old](http://x) flag\n   - nested detail\n"
-    assert textparse.key_points(text) == ["Add fast path continued here", "Drop old flag"]
+    assert synopsis.key_points(text) == ["Add fast path continued here", "Drop old flag"]
 
 
 def test_references_and_language():
@@ -49,13 +49,13 @@ def test_hostile_descriptions_are_handled_in_linear_time():
     # Each of these made a pattern scan to the end of the text from every position (minutes, not milliseconds).
     for body in ("[" * 200_000, "[a](" * 50_000, "#" + "a " * 100_000 + "x", "- " + "[" * 200_000):
         cleaned = textparse.strip_template(body)
-        assert isinstance(textparse.summarize(cleaned, "fallback"), str)
-        assert len(textparse.key_points(cleaned)) <= 5
+        assert isinstance(synopsis.summarize(cleaned, "fallback"), str)
+        assert len(synopsis.key_points(cleaned)) <= 5
 
 
 def test_key_points_skip_test_evidence_lists():
     text = "### Changes\n\n- clone only views\n\n### Test\n\n- test_clone_skipped passes\n"
-    assert textparse.key_points(text) == ["Clone only views"]
+    assert synopsis.key_points(text) == ["Clone only views"]
 
 
 def test_key_points_are_cleaned_sentences_never_credits_images_links_or_pointers():
@@ -69,11 +69,11 @@ def test_key_points_are_cleaned_sentences_never_credits_images_links_or_pointers
             "- Fix issue 6026. Add branch for cases where param_offload=True.\n"
             "- Speeds up weight sync 3x. Thanks to @bob for the review.\n"
             "- shard the [delta](https://x/doc) weights per rank\n")
-    assert textparse.key_points(text, limit=10) == ["Add branch for cases where param_offload=True.",
+    assert synopsis.key_points(text, limit=10) == ["Add branch for cases where param_offload=True.",
                                                     "Speeds up weight sync 3x.", "Shard the delta weights per rank"]
 
 
 def test_a_summary_skips_pointer_sentences_and_a_trailing_opener():
     text = "Fix issue 6026. The optimizer offload now keeps its state. The scripts are shown below:"
-    assert textparse.summarize(text, "fallback") == "The optimizer offload now keeps its state."
-    assert textparse.summarize("Please see issue https://github.com/o/r/issues/1", "Fallback") == "Fallback"
+    assert synopsis.summarize(text, "fallback") == "The optimizer offload now keeps its state."
+    assert synopsis.summarize("Please see issue https://github.com/o/r/issues/1", "Fallback") == "Fallback"

@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
+from prhub.core.platforms import PLATFORMS
+
 if TYPE_CHECKING:
     from prhub.core.channels import Channel
 
@@ -35,10 +37,9 @@ _SECRET_PARAMS = (r"access_token|token|key|api[_-]?key|apikey|sig|sign|signature
 PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # query strings: ?key=…, &sig=…, access_token=… (also percent-encoded keys' values and JSON-quoted URLs)
     (re.compile(rf"(?i)([?&;](?:{_SECRET_PARAMS})=)[^&#\s\"'<>]+"), rf"\1{MASK}"),
-    # hook paths: Slack /services/T…/B…/token, Feishu and Lark /bot/v2/hook/id, Teams /webhookb2/…, Discord
-    (re.compile(r"(/services/)[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]+"), rf"\1{MASK}"),
-    (re.compile(r"(/bot/v2/hook/)[^/?#\s\"'<>]+"), rf"\1{MASK}"),
-    (re.compile(r"(/webhookb2/)[^?#\s\"'<>]+"), rf"\1{MASK}"),
+    # each platform's hook URL: its credential where the platform puts it (Slack's path token, Feishu's hook id, ...)
+    *((re.compile(p.credential), rf"\1{MASK}") for p in PLATFORMS.values() if p.credential),
+    # Discord's hook path, a shape an operator's generic webhook may take
     (re.compile(r"(/api/webhooks/\d+/)[^/?#\s\"'<>]+"), rf"\1{MASK}"),
     # userinfo: https://user:password@host
     (re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/\s@:\"'<>]+:[^/\s@\"'<>]+@"), rf"\1{MASK}@"),

@@ -1,6 +1,6 @@
 """A channel's settings from the watch list (`notify`), and the target they resolve to at send time.
 
-    "notify": [{"channel": "slack|feishu|dingtalk|wecom|teams|webhook|email|github",
+    "notify": [{"channel": "<a platform's name: prhub.core.platforms.PLATFORMS>",
                 "url": "...", "url_secret": "<Secrets Manager name>",
                 "secret": "...", "secret_name": "<Secrets Manager name>",
                 "to": ["..."], "lang": "zh|en", "updates": false, "resend_on_timeout": false,
@@ -23,21 +23,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from prhub.core.errors import InputError
+from prhub.core.platforms import PLATFORMS, Platform, names, signed
 
 logger = logging.getLogger(__name__)
 
-CHANNELS = ("slack", "feishu", "dingtalk", "wecom", "teams", "webhook", "email", "github")
-SIGNED = ("feishu", "dingtalk", "webhook")  # the platforms that sign requests with a shared secret
 # prhub.core.config.LANGUAGES (config imports this module, so it cannot import config); a unit test keeps them equal.
 LANGUAGES = ("zh", "en")
 KEYS = ("channel", "url", "url_secret", "secret", "secret_name", "to", "lang", "updates", "resend_on_timeout")
 GITHUB_KEYS = ("mode", "repo", "labels", "category", "close_previous", "skip_empty", "token_secret")
 MODES = ("issue", "discussion")
 _REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
-# The channels whose receiver drops a copy of a delivery it already took (the generic webhook's X-Prhub-Delivery):
-# a send that timed out is resent to them as is. No chat platform's incoming webhook nor SES takes such a key
-# (docs/channels.md), so a timed-out send to them is resent only when the channel opts in (resend_on_timeout).
-DEDUPLICATING = ("webhook",)
 MAX_RECIPIENTS = 50  # SES: at most 50 recipients per message
 _ADDRESS = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+$")
 
@@ -124,15 +119,22 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
     if not isinstance(item, dict):
         raise InputError(f"{where} must be an object like {{\"channel\": \"slack\", \"url_secret\": \"...\"}}")
     kind = item.get("channel")
-    known = KEYS + GITHUB_KEYS if kind == "github" else KEYS
+    platform = PLATFORMS.get(kind) if isinstance(kind, str) else None
+    known = KEYS + GITHUB_KEYS if platform is not None and platform.address == "github" else KEYS
     unknown = sorted(set(item) - set(known))
     if unknown:
         github = [k for k in unknown if k in GITHUB_KEYS]
         if github:
             raise InputError(f"{where}: {', '.join(github)} are settings of a github channel, not of {kind!r:.20}")
         raise InputError(f"unknown {where} settings: {', '.join(unknown)} (known: {', '.join(known)})")
-    if kind not in CHANNELS:
-        raise InputError(f"{where}.channel must be one of {', '.join(CHANNELS)}, got {kind!r:.60}")
+    if platform is None:
+        raise InputError(f"{where}.channel must be one of {', '.join(names())}, got {kind!r:.60}")
+    return _parsed(item, platform, where)
+
+
+def _parsed(item: dict[str, Any], platform: Platform, where: str) -> Channel:
+    """A channel of `platform`, its settings checked."""
+    kind = platform.name
     for key in ("url", "url_secret", "secret", "secret_name", "lang"):
         if item.get(key) is not None and (not isinstance(item[key], str) or not item[key].strip()):
             raise InputError(f"{where}.{key} must be a non-empty string")
@@ -143,13 +145,15 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
         raise InputError(f"{where}.updates must be true or false")
     if not isinstance(item.get("resend_on_timeout", False), bool):
         raise InputError(f"{where}.resend_on_timeout must be true or false")
-    if item.get("resend_on_timeout") and kind in DEDUPLICATING:
-        raise InputError(f"{where}: a {kind} channel is always resent after a timeout, under one X-Prhub-Delivery "
-                         "id its receiver drops copies of; drop resend_on_timeout")
+    # No chat platform's incoming webhook nor SES drops a copy (docs/channels.md): a timed-out send to them is
+    # resent only when the channel opts in. An idempotent platform's is always resent, so the option means nothing.
+    if item.get("resend_on_timeout") and platform.idempotent:
+        raise InputError(f"{where}: a {kind} channel is always resent after a timeout (its receiver drops a copy "
+                         "it already took); drop resend_on_timeout")
     if item.get("secret") and item.get("secret_name"):
         raise InputError(f"{where}: give secret or secret_name, not both")
     to = _recipients(item.get("to"), kind, where)
-    if kind == "github":
+    if platform.address == "github":
         return _github(item, where, lang)
     _addressed(item, kind, where)
     return Channel(channel=kind, url=item.get("url"), url_secret=item.get("url_secret"), secret=item.get("secret"),
@@ -159,16 +163,16 @@ def parse_channel(item: Any, where: str = "notify[0]") -> Channel:
 
 def _addressed(item: dict[str, Any], kind: str, where: str) -> None:
     """An e-mail channel's settings, or a chat platform's URL and signing secret: InputError for what is wrong."""
-    if kind == "email":
+    if PLATFORMS[kind].address == "email":
         for key in ("url", "url_secret", "secret", "secret_name"):
             if item.get(key):
                 raise InputError(f"{where}: an email channel takes `to`, not {key}")
         return
     if bool(item.get("url")) == bool(item.get("url_secret")):
         raise InputError(f"{where}: a {kind} channel needs exactly one of url_secret (the stack) or url (local)")
-    if kind not in SIGNED and (item.get("secret") or item.get("secret_name")):
+    if not PLATFORMS[kind].signed and (item.get("secret") or item.get("secret_name")):
         raise InputError(f"{where}: {kind} does not sign requests; drop secret/secret_name "
-                         f"(signing: {', '.join(SIGNED)})")
+                         f"(signing: {', '.join(signed())})")
     if item.get("url") and not str(item["url"]).lower().startswith(("https://", "http://")):
         raise InputError(f"{where}.url must be an http(s) URL")
 
@@ -208,7 +212,7 @@ def _github(item: dict[str, Any], where: str, lang: str | None) -> Channel:
 
 
 def _recipients(value: Any, kind: str, where: str) -> tuple[str, ...]:
-    if kind != "email":
+    if PLATFORMS[kind].address != "email":
         if value:
             raise InputError(f"{where}: `to` is for email channels only")
         return ()
@@ -230,7 +234,7 @@ def resolve(channel: Channel, read_secret: Callable[[str], str], *, allow_litera
     `read_secret` is prhub.cloud.secrets.read_secret in the stack. A literal `url`/`secret` is refused unless
     `allow_literal` (the local runner), which logs a warning naming the channel, never the value.
     """
-    if channel.channel == "github":
+    if PLATFORMS[channel.channel].address == "github":
         raise ValueError("a github channel is resolved by prhub.flow.deliver (a token, not a URL)")
     url = channel.url or ""
     secret = channel.secret
@@ -244,6 +248,6 @@ def resolve(channel: Channel, read_secret: Callable[[str], str], *, allow_litera
         url = read_secret(channel.url_secret).strip()
     if channel.secret_name:
         secret = read_secret(channel.secret_name).strip()
-    if channel.channel != "email" and not url.lower().startswith(("https://", "http://")):
+    if PLATFORMS[channel.channel].address == "url" and not url.lower().startswith(("https://", "http://")):
         raise InputError(f"{channel.label}: the webhook URL is not an http(s) URL")
     return Target(channel=channel.channel, label=channel.label, url=url, secret=secret or None, to=channel.to)

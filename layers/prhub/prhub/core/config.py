@@ -16,7 +16,6 @@ leave out); `digest` makes one digest of every watched repository per period (Di
 """
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import hashlib
 import json
@@ -46,9 +45,11 @@ def refuse_unknown(where: str, given: Any, known: tuple[str, ...] | set[str]) ->
     unknown = sorted(set(given) - set(known))
     if not unknown:
         return
+    from difflib import get_close_matches  # only for a watch list that is wrong: off the handlers' cold start
+
     hints = []
     for key in unknown:
-        near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+        near = get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
         hints.append(f"{str(key)[:60]!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
     raise InputError(f"unknown {where} settings: {', '.join(hints)}; known: {', '.join(sorted(known))}")
 

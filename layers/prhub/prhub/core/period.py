@@ -3,15 +3,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import TYPE_CHECKING, Any
 
 from prhub.core.errors import InputError
+
+if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
 
 MAX_DAYS = 366
 
 
 def zone(name: str) -> ZoneInfo:
+    # zoneinfo reads the interpreter's sysconfig when imported (a few ms every handler's cold start would pay
+    # before any period is asked for): it is loaded with the first zone.
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, TypeError) as exc:  # TypeError: a non-string from an event

@@ -33,6 +33,7 @@ from prhub.engine import (
     reviews,
     risks,
     rules,
+    synopsis,
     textparse,
     translate,
     wording,
@@ -290,7 +291,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))
-    points = textparse.key_points(cleaned)
+    points = synopsis.key_points(cleaned)
     insight, learned = _insight(cleaned, description, lang)
     reasons.append(say(lang, "insight", score=insight, parts=joined(lang, learned, "comma")))
     modules = _modules(pr, config, parse_title(pr.title)[2])
@@ -366,7 +367,7 @@ def _summary_line(pr: PullRequest, cleaned: str, description: str, kind: str, mo
                   signals: Signals, lang: str) -> str:
     """The PR's one-line summary from its description; in a zh report an English PR's is built by prhub.engine.gist."""
     fallback = description[:1].upper() + description[1:] if description else pr.title
-    summary = textparse.summarize(cleaned, fallback)
+    summary = synopsis.summarize(cleaned, fallback)
     if lang == "zh" and textparse.language(f"{description} {summary}") != "zh":
         # An English PR in a Chinese report: the line is built from what the engine knows, names kept as written.
         summary = gist.zh_line(gist.Facts(pr.number, kind, PR_SUFFIX.sub("", description), modules, breaking,
@@ -423,7 +424,8 @@ class HeuristicScorer:
 # (each row's name, points, group and phrase; BASE and the caps' figures) and every pattern, word list and phrase
 # table the type, breaks, facts, insight, summary, risks and review facts are read with; the glossary file
 # (translate.GLOSSARY) by its content.
-JUDGED_BY = (rules, wording, changes, classify, conventions, textparse, gist, translate, risks, reviews, core_text)
+JUDGED_BY = (rules, wording, changes, classify, conventions, textparse, synopsis, gist, translate, risks, reviews,
+             core_text)
 
 
 def engine_version() -> str:

@@ -106,6 +106,9 @@ class Deps:
     clock: Callable[[], datetime] = field(default=lambda: utc_now())  # looked up per call, so a test can set it
     lambda_context: Any = None  # this invocation's: lets Powertools idempotency and sources see the time left
     runs: dict[str, Run] = field(default_factory=dict)  # run metadata by id: a batch holds many PRs of one run
+    # How a PagesQueue message's pages are rendered (prhub.flow.pages.PageJob in, each page's files out, in order
+    # and lazily); None: in turn, in this process, as a Lambda does. The local runner hands in its process pool's.
+    render_pages: Callable[[list[Any]], Iterator[dict[str, bytes]]] | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Deps:

@@ -54,10 +54,11 @@ def render_in_turn(jobs: Iterable[PageJob]) -> Iterator[dict[str, bytes]]:
     return (render_pull_all(*job) for job in jobs)
 
 
-# How pages_message renders a message's pages, in order and lazily (the deadline check stops between two):
-# replaced by the local runner with a process pool's map, the only way for the PR pages to use a second core
-# (prhub_local/render_pool.py).
-render_pages: Callable[[Iterable[PageJob]], Iterator[dict[str, bytes]]] = render_in_turn
+def _renderer(deps: Deps) -> Callable[[list[PageJob]], Iterator[dict[str, bytes]]]:
+    """How a message's pages are rendered, in order and lazily (the deadline check stops between two): the Deps'
+    renderer (the local runner hands in a process pool's, the only way for the PR pages to use a second core:
+    prhub_local/render_pool.py), else in turn."""
+    return deps.render_pages or render_in_turn
 
 
 def _period(report: Report) -> Period:
@@ -377,7 +378,7 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
         work.append((page, files))
         if files is None:
             jobs.append((page, home, deps.settings.cjk_font, light is None))
-    rendered = render_pages(jobs)
+    rendered = _renderer(deps)(jobs)
     try:
         for i, (page, files) in enumerate(work):
             if left is not None and done and left() < PAGE_SECONDS_MAX:

@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from prhub.cloud import aws, metrics
 from prhub.cloud.budget import RunBudget
@@ -34,6 +33,8 @@ from prhub.flow.revision import request_revision
 from prhub.sources.source import Deadline, Source, TimedSource
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
     from prhub.core.config import RepoConfig
     from prhub.engine.scoring import Budget, Scorer
 
@@ -59,6 +60,10 @@ def score_batch(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
     if not isinstance(raw, list) or not raw or not all(
             isinstance(r, dict) and r.get("messageId") and isinstance(r.get("body"), str) for r in raw):
         raise InputError("not an SQS event: ScoreFunction takes Records, each with a messageId and a body")
+    # Powertools' data classes package loads every event type it has (about 10 ms): with the first batch, not at
+    # the handler's import.
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
     works = _scored_together([SQSRecord(r) for r in raw], deps)
     return {"batchItemFailures": [{"itemIdentifier": w.record.message_id} for w in works if w.error is not None]}
 

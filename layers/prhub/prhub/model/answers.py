@@ -25,7 +25,7 @@ from prhub.core.config import RepoConfig
 from prhub.core.models import Risk, ScoredPR
 from prhub.core.report import Report
 from prhub.engine.wording import cause_words, joined, say
-from prhub.model.factguard import CITE, INJECTION_KIND, Facts, check_prs, clean_text
+from prhub.model.factguard import CITE, INJECTION_KIND, Quotable, check_prs, clean_text
 
 # Bumped when how an answer becomes a ScoredPR changes (merge, guard): part of prompt_version, so of the cache key.
 ANALYST_VERSION = "3"
@@ -260,7 +260,7 @@ OPINION = {"zh": "模型认为（引擎未找到依据）：{kind}：{detail}", 
            "found): {kind}: {detail}"}
 
 
-def guard_fields(answer: dict[str, Any], facts: Facts) -> tuple[dict[str, Any], list[str]]:
+def guard_fields(answer: dict[str, Any], facts: Quotable) -> tuple[dict[str, Any], list[str]]:
     """Every text field of a per-PR answer without the sentences the facts do not support, and the reason of each
     removal (summary, key points, breaking reason, risk details)."""
     removed: list[str] = []
@@ -403,7 +403,7 @@ def fallback_notes(report: Report) -> list[str]:
 
 
 
-def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]
+def _items(name: str, value: Any, facts: Quotable, keys: tuple[str, ...]
            ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     if not isinstance(value, list):
         return [], [f"{name} must be a list"], []
@@ -442,7 +442,7 @@ def _items(name: str, value: Any, facts: Facts, keys: tuple[str, ...]
     return items, errors, removed
 
 
-def check_section(name: str, value: Any, facts: Facts, lang: str) -> tuple[Any, list[str], list[str]]:
+def check_section(name: str, value: Any, facts: Quotable, lang: str) -> tuple[Any, list[str], list[str]]:
     """A narrative section normalised and cleaned: every sentence (or item) citing a PR, date or number the data
     does not support is removed (their reasons: the third value); the second lists shape and language errors,
     which ask the model again."""

@@ -68,8 +68,8 @@ def _suffix(text: str) -> str:
 
 
 @dataclass
-class Facts:
-    """What the week's data lets a narrative say."""
+class Quotable:
+    """What a model's text may quote: the PRs it may cite and the dates, counts, numbers and ratios of its data."""
 
     prs: set[int] = field(default_factory=set)  # PRs a text may cite
     withheld: set[int] = field(default_factory=set)  # PRs caught injecting: an item naming one goes whole
@@ -81,7 +81,7 @@ class Facts:
     ratios: set[tuple[Decimal, str]] = field(default_factory=set)  # (value, "%" or "x") quoted in data strings
 
     @classmethod
-    def from_report(cls, report: Mapping[str, Any]) -> Facts:
+    def from_report(cls, report: Mapping[str, Any]) -> Quotable:
         facts = cls()
         prs = report.get("prs") or []
         facts.week = {int(p["number"]) for p in prs} | {int(u["number"]) for u in report.get("unscored") or []}
@@ -143,7 +143,7 @@ class Facts:
 
 
     @classmethod
-    def for_text(cls, prs: set[int], text: str, extra_numbers: Collection[int] = ()) -> Facts:
+    def for_text(cls, prs: set[int], text: str, extra_numbers: Collection[int] = ()) -> Quotable:
         """What a text about one PR may say: cite `prs` and quote the numerals, dates and ratios of `text`
         (what the model read: the PR's title, description, file list, diff and the engine's figures)."""
         facts = cls(prs=set(prs), week=set(prs))
@@ -160,14 +160,14 @@ def injecting(pr: Mapping[str, Any]) -> bool:
     return any(r.get("kind") == INJECTION_KIND for r in pr.get("risks") or [])
 
 
-def check_prs(prs: list[Any], facts: Facts) -> list[str]:
+def check_prs(prs: list[Any], facts: Quotable) -> list[str]:
     """Errors for PR numbers an item attaches that are not the week's."""
     bad = [p for p in prs if not isinstance(p, int) or isinstance(p, bool) or p not in facts.prs]
     return [f"cites PR {'#' + str(p) if isinstance(p, int) else repr(p)}, which is not one of this week's PRs"
             for p in bad]
 
 
-def check_text(text: str, facts: Facts) -> list[str]:
+def check_text(text: str, facts: Quotable) -> list[str]:
     """Errors for every citation, date or quantity in `text` that the data does not support."""
     errors: list[str] = []
     for m in CITE.finditer(text):
@@ -212,7 +212,7 @@ def reason_of(error: str) -> str:
     return "number"
 
 
-def clean_text(text: str, facts: Facts) -> tuple[str, list[str]]:
+def clean_text(text: str, facts: Quotable) -> tuple[str, list[str]]:
     """`text` without every sentence that cites a PR, a date or a quantity the facts do not support, and the
     reason (reason_of) for each sentence removed."""
     kept: list[str] = []
@@ -240,7 +240,7 @@ def check_narrative(report: Mapping[str, Any]) -> list[str]:
     sentences against the report's data without the narrative, and every evidence item against the PR it names
     (the PR is the report's, and the fact it quotes stands in that PR's field)."""
     data = {k: v for k, v in report.items() if k not in NARRATIVE}
-    facts = Facts.from_report(data)
+    facts = Quotable.from_report(data)
     by_number = {int(p["number"]): p for p in report.get("prs") or []}
     errors: list[str] = []
     texts: list[tuple[str, list[Any]]] = [(str(report.get("summary") or ""),

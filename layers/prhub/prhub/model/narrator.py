@@ -33,7 +33,7 @@ from prhub.model.answers import (
     parse_json,
 )
 from prhub.model.client import ChatModel, Completion, charged, describe, message_text, model_error, record_tokens
-from prhub.model.factguard import Facts, injecting
+from prhub.model.factguard import Quotable, injecting
 from prhub.model.pricing import Prices, token_limit
 from prhub.model.prompting import estimate_tokens, narrative_messages, repair_message
 
@@ -123,7 +123,7 @@ class Writing:
         self.pending = []
         return True
 
-    def take(self, answer: Completion, facts: Facts, lang: str, report: Report) -> tuple[Any, list[str]]:
+    def take(self, answer: Completion, facts: Quotable, lang: str, report: Report) -> tuple[Any, list[str]]:
         """The answer's sections that pass the checks (the fact guard's, then the brief's), kept; the answer's
         JSON and every error of the others, which stay pending."""
         self.tokens_in += answer.tokens_in
@@ -157,7 +157,7 @@ def write(writing: Writing, report: Report, config: RepoConfig, chat: ChatModel,
     more for those that failed the checks, while the run's budget (tokens or money) lasts. What the guard kept
     is cached once the model has answered; an outage or a spent budget is not."""
     lang = config.language
-    facts = Facts.from_report(report)
+    facts = Quotable.from_report(report)
     messages = narrative_messages(config.repo, lang, report["title"], week_facts(report))
     used = int(report["scorer"].get("tokens_in") or 0) + int(report["scorer"].get("tokens_out") or 0)
     limit, why = token_limit(config.llm, prices, chat.model)  # the token or the money budget

@@ -38,7 +38,7 @@ from prhub.model.client import (
     model_error,
     record_tokens,
 )
-from prhub.model.factguard import CITE, Facts
+from prhub.model.factguard import CITE, Quotable
 from prhub.model.prompting import PrPrompt, estimate_tokens, pr_prompt, prompt_version, repair_message
 
 logger = Logger(service="prhub", child=True)
@@ -67,13 +67,13 @@ class LlmScorer:
         self.prompt_version = pr_prompt_version(language)
         self.period = frozenset(period)
 
-    def facts(self, pr: PullRequest, engine: ScoredPR, prompt: PrPrompt) -> Facts:
+    def facts(self, pr: PullRequest, engine: ScoredPR, prompt: PrPrompt) -> Quotable:
         """What the model's text about `pr` may cite and quote: the PR, the period's PRs and the PRs its own text
         cites; the numbers of what it read (the prompt carries the title, description, files, diffs, the engine's
         figures) and the PR's counts."""
         cited = {int(n) for n in CITE.findall(f"{pr.title}\n{pr.body}")}
         allowed = {pr.number, *self.period, *engine.refs, *cited, *([engine.reverts] if engine.reverts else [])}
-        return Facts.for_text(allowed, "\n".join(m["content"] for m in prompt.messages if m["role"] == "user"),
+        return Quotable.for_text(allowed, "\n".join(m["content"] for m in prompt.messages if m["role"] == "user"),
                               {pr.additions, pr.deletions, pr.changed_files, pr.additions + pr.deletions,
                                pr.commits or 0, len(pr.reviews), 1})
 

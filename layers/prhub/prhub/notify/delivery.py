@@ -28,10 +28,12 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from types import ModuleType
 from typing import Any, Protocol
 
 from prhub.cloud import metrics, redaction
 from prhub.core.channels import Target
+from prhub.core.platforms import PLATFORMS
 from prhub.notify import dingtalk, feishu, github_post, slack, teams, webhook, wecom
 from prhub.notify import email as mail
 from prhub.notify.message import Message, TooLarge
@@ -77,21 +79,26 @@ class Http(Protocol):
                 timeout: float | tuple[float, float]) -> Any: ...
 
 
-class Platform(Protocol):
-    """A platform module (slack, feishu, ...): its request for a message, and its reading of an answer."""
+class Sender(Protocol):
+    """A chat platform's module (slack, feishu, ...): its request for a message, and its reading of an answer."""
 
     def build(self, message: Message, target: Target, now: float, delivery_id: str) -> Request: ...
 
     def classify(self, status: int, headers: Mapping[str, str], body: str) -> Verdict: ...
 
 
-PLATFORMS: dict[str, Any] = {"slack": slack, "feishu": feishu, "dingtalk": dingtalk, "wecom": wecom,
-                             "teams": teams, "webhook": webhook,  # modules, each a Platform
-                             "github": github_post}  # a post, not a message: deliver_post
+# The module that sends to each platform of prhub.core.platforms.PLATFORMS, by its name (a test keeps the two
+# equal): a Sender for each platform addressed by URL; email sends through SES (mail.send), github posts the report
+# itself (deliver_post).
+SENDERS: dict[str, ModuleType] = {"slack": slack, "feishu": feishu, "dingtalk": dingtalk, "wecom": wecom,
+                                  "teams": teams, "webhook": webhook, "email": mail, "github": github_post}
 
 
-def platform(channel: str) -> Platform:
-    return PLATFORMS[channel]  # type: ignore[no-any-return]
+def url_sender(channel: str) -> Sender:
+    """The Sender of a platform addressed by URL."""
+    if PLATFORMS[channel].address != "url":
+        raise ValueError(f"a {channel} channel is not sent to a URL (email: an EmailClient; github: deliver_post)")
+    return SENDERS[channel]  # type: ignore[return-value]
 
 
 def deliver(target: Target, message: Message, *, http: Http | None = None, clock: Callable[[], float],
@@ -107,7 +114,7 @@ def deliver(target: Target, message: Message, *, http: Http | None = None, clock
     redaction.install()
     redaction.known_url(target.url)
     redaction.known(target.secret)
-    if target.channel == "email":
+    if PLATFORMS[target.channel].address == "email":
         if email is None:
             raise ValueError("an email channel needs an EmailClient")
         client = email
@@ -117,7 +124,7 @@ def deliver(target: Target, message: Message, *, http: Http | None = None, clock
     else:
         if http is None:
             raise ValueError(f"a {target.channel} channel needs an HTTP session")
-        module, session = platform(target.channel), http
+        module, session = url_sender(target.channel), http
 
         def attempt() -> Verdict:
             request = module.build(message, target, clock(), delivery_id)
@@ -157,7 +164,8 @@ def deliver_post(target: Target, post: github_post.Post, *, http: Http, clock: C
 
 def idempotent(channel: str) -> bool:
     """Whether the platform drops a copy of a delivery it already took (an idempotency key the receiver reads)."""
-    return bool(getattr(PLATFORMS.get(channel), "IDEMPOTENT", False))
+    known = PLATFORMS.get(channel)
+    return known is not None and known.idempotent
 
 
 def _retrying(attempt: Callable[[], Verdict], target: Target, delivery_id: str, sleep: Callable[[float], None],
@@ -183,7 +191,7 @@ def backoff(attempt: int) -> float:
     return min(BASE_DELAY * 2 ** (attempt - 1), MAX_DELAY)
 
 
-def _send(http: Http, module: Platform, request: Request) -> Verdict:
+def _send(http: Http, module: Sender, request: Request) -> Verdict:
     import requests
 
     try:

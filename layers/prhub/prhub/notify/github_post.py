@@ -11,7 +11,7 @@ its links made absolute to the site (the report's page and PDF, each PR's page),
 limit, with a hidden marker (`<!-- prhub:report owner/repo since..until lang -->`) naming the report. The post is
 found again by the ledger's record of it first; without one (a send whose answer never came, a lost ledger) by
 its marker among the repository's issues or discussions, so a resend edits the post instead of making a second
-one: the channel is idempotent (IDEMPOTENT), as the generic webhook is.
+one: the channel is idempotent (prhub.core.platforms), as the generic webhook is.
 
 Issues through REST (POST and PATCH /repos/{owner}/{repo}/issues, the list endpoint to find markers); discussions
 through GraphQL (createDiscussion, updateDiscussion, closeDiscussion; the repository's id and the category's by
@@ -36,7 +36,6 @@ from prhub.core.text import clean, safe_url
 from prhub.notify.message import WORDS
 from prhub.notify.wire import Verdict, retry_after
 
-IDEMPOTENT = True  # a resend finds the post by its marker and edits it: never a second post
 FORMAT = 1  # the body's layout: a new one edits every post at its report's next delivery
 # What a run of the same report rewrites without changing what it says: when it was made, its run's notes (a
 # revision's, a learning note), its revision and what the revision changed, the scorer's tokens and costs. A

@@ -20,7 +20,6 @@ from prhub.notify.message import Message
 from prhub.notify.wire import Request, Verdict, http_verdict
 
 EVENT = "report.published"
-IDEMPOTENT = True  # X-Prhub-Delivery: a send that may have arrived is resent as is, and the receiver drops it
 SCHEMA = "prhub.notify/1"
 
 
