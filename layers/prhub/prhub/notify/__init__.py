@@ -8,8 +8,9 @@
                                                        transient / permanent)
 
 One module per platform of prhub.core.platforms (slack, feishu, dingtalk, wecom, teams, webhook, email), found by its
-name in delivery.SENDERS; each knows its own payload, size limits, signing and documented error answers. github_post is the one channel that posts the report
-itself, as an issue or discussion kept and edited across revisions (delivery.deliver_post). The Request and
+name in delivery.SENDERS; each knows its own payload, size limits, signing and documented error answers.
+github_post is the one channel that posts the report itself, as an issue or discussion kept and edited across
+revisions (delivery.deliver_post). The Request and
 Verdict they exchange with delivery are `wire`'s: platforms import wire, delivery imports the platforms. Nothing
 here imports boto3 or requests at import time, so prhub.core.config can parse the `notify` setting cheaply.
 """
