@@ -33,6 +33,7 @@ from prhub.core.errors import InputError, SourceError, SourceUnavailable
 from prhub.core.judgements import Judgement, Verdict, judgement
 from prhub.core.models import PullRef, PullRequest
 from prhub.engine.changelog import read_changelog
+from prhub.flow.messages import ReportMessage
 from prhub.sources.source import check_location
 
 if TYPE_CHECKING:
@@ -247,6 +248,6 @@ def correct(repo: str, verdicts: Mapping[int, Verdict], deps: Deps, at: str) -> 
             continue
         revision = run.revision + 1
         if deps.store.claim_revision(run.run_id, revision, deps.now()):
-            deps.queue.send(deps.settings.report_queue_url, {"run_id": run.run_id, "revision": revision})
+            deps.queue.send(deps.settings.report_queue_url, ReportMessage(run.run_id, revision).body())
             asked.append({"run_id": run.run_id, "revision": revision, "report_key": run.report_key})
     return asked

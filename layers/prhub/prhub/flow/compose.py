@@ -1,0 +1,107 @@
+"""A run's report composed from its results: the first of the report service's three steps (prhub.flow.publish).
+
+    compose(run, results, how) -> Report   pure: what it reads besides the run and its results (the clock, the
+                                           model's name and prices, the judgements, the narrator) comes in `how`,
+                                           gathered by the service; nothing is read or written here
+    told(results) -> list[ScoredPR]        the scored PRs as the report tells them (its PR pages' facts too)
+    pending(run, results) -> list[int]     the listed PRs still without a result or a failure
+
+Imported with the first report, not at the handler's import: it loads the analysis (prhub.report.compose).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from prhub.cloud.store import Result, Run
+from prhub.core.judgements import Judgement
+from prhub.core.models import ScoredPR
+from prhub.core.period import format_timestamp
+from prhub.engine.wording import say
+from prhub.flow.judgements import changed_since
+from prhub.model.answers import from_earlier_run
+from prhub.report import compose as domain
+
+if TYPE_CHECKING:
+    from prhub.core.report import Changes, Report, Scorer, Unscored
+    from prhub.report.compose import Narrator, PriceTable
+
+
+@dataclass(frozen=True)
+class Composition:
+    """What a report reads besides its run and results."""
+
+    revision: int
+    generated_at: str  # report.json's generated_at
+    now: int  # epoch seconds: whether the run's PRs handed back for later are still due
+    model: str | None  # the run's scorer's model and prompt version (report.json `scorer`)
+    prompt_version: str
+    prices: PriceTable | None
+    judgements: list[Judgement]  # every judgement of the repository, one per PR (prhub.flow.judgements.gather)
+    narrator: Narrator  # the narrative: the run's model's, or the engine's
+
+
+def compose(run: Run, results: list[Result], how: Composition) -> Report:
+    """The report of the run's results."""
+    scored = told(results)
+    unscored = _unscored(run, results, {p.number for p in scored}, how.now)
+    said = how.judgements
+    changed = (changes(run, {p.number for p in scored}, _reasons(results), changed_since(run, said))
+               if how.revision > 1 else None)
+    report = domain.report(scored, unscored, run.period, run.config, run.history, how.generated_at,
+                           scorer_info(scored, how.model, how.prompt_version), run.notes, narrator=how.narrator,
+                           revision=how.revision, changes=changed, prices=how.prices,
+                           judged={j.pr: j.verdict for j in said},
+                           corrected={j.pr: j.verdict for j in said if j.source == "correction"})
+    if run.learned:  # what the judgements taught, beside the note the plan wrote (report.json `learning`)
+        report["learning"] = run.learned
+    return report
+
+
+def told(results: list[Result]) -> list[ScoredPR]:
+    """The scored PRs as the report tells them: an engine stand-in the score cache gave this run says its cause
+    was an earlier run's (a budget since raised would otherwise read as spent by this run)."""
+    return [from_earlier_run(r.scored) if r.cached else r.scored
+            for r in results if r.status == "scored" and r.scored is not None]
+
+
+def pending(run: Run, results: list[Result]) -> list[int]:
+    """The listed PRs with neither a result nor a failure: a later revision may still tell them."""
+    settled = {r.number for r in results if r.status == "failed" or (r.status == "scored" and r.scored is not None)}
+    return [r.number for r in sorted(run.listing, key=lambda r: r.number) if r.number not in settled]
+
+
+def _reasons(results: list[Result]) -> dict[int, str]:
+    """Why each PR that failed for good has no result."""
+    return {r.number: r.reason for r in results if r.status == "failed"}
+
+
+def _unscored(run: Run, results: list[Result], done: set[int], now: int) -> list[Unscored]:
+    """The listed PRs without a result (`done` has the scored ones), each with why: its failure, or that it is
+    still waiting (handed back for later) or its worker never finished."""
+    lang = run.config.language
+    reasons = {n: say(lang, "failed", detail=why) for n, why in _reasons(results).items()}
+    until = format_timestamp(datetime.fromtimestamp(run.waiting_until, UTC))
+    missing = say(lang, "no_result_yet", until=until) if run.waiting_until > now else say(lang, "no_result")
+    return [{"number": r.number, "title": r.title, "url": r.url, "reason": reasons.get(r.number, missing)}
+            for r in sorted(run.listing, key=lambda r: r.number) if r.number not in done]
+
+
+def changes(run: Run, scored: set[int], failed: dict[int, str], judged: list[int] | None = None) -> Changes:
+    """What a revision changes: the PRs without a result when the revision before was published that have one
+    now, and the PRs the maintainers corrected since (`judged`)."""
+    out: Changes = {"since": run.reported_at or "", "scored": sorted(n for n in run.published_pending if n in scored),
+                    "failed": sorted(n for n in run.published_pending if n in failed)}
+    if judged:
+        out["judged"] = sorted(judged)
+    return out
+
+
+def scorer_info(scored: list[ScoredPR], model: str | None, prompt_version: str) -> Scorer:
+    """The report's `scorer`: who scored how many PRs, with the run's scorer's model and prompt version."""
+    llm_prs = sum(1 for p in scored if p.scored_by == "llm")
+    return {"kind": "llm" if llm_prs else "heuristic", "model": model if llm_prs else None,
+            "prompt_version": prompt_version, "tokens_in": sum(p.tokens_in for p in scored),
+            "tokens_out": sum(p.tokens_out for p in scored), "llm_prs": llm_prs,
+            "heuristic_prs": len(scored) - llm_prs}
