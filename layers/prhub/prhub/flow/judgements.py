@@ -212,13 +212,6 @@ def _published(runs: Iterable[Run]) -> list[Run]:
     return list(shown.values())
 
 
-def changed_since(run: Run, judgements: Iterable[Judgement]) -> list[int]:
-    """The run's PRs corrected after its latest publication: what a correction's revision changes."""
-    listed = set(run.refs)
-    return sorted({j.pr for j in judgements if j.source == "correction" and j.pr in listed
-                   and run.reported_at is not None and j.at > run.reported_at})
-
-
 def unchanged(repo: str, verdicts: Mapping[int, Verdict], store: RunStore) -> list[int]:
     """The PRs of `verdicts` whose kept correction already says the same."""
     kept = {j.pr: j.verdict for j in resolve(j for j in store.judgements(repo) if j.source == "correction")}

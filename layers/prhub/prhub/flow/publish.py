@@ -5,7 +5,7 @@
     report_once(run_id, deps, revision=1)   under Powertools idempotency keyed by (run, revision): publish_run
                                     once, later calls get its answer
     publish_run(run_id, deps, revision=1)   the run's results, then
-        compose(run, results, how) -> Report       prhub.flow.compose, pure: the analysis and the narrative
+        compose(run, results, how) -> Report       prhub.report.results, pure: the analysis and the narrative
         publish(report, ...) -> Publication        the site: rendered and published with its PR pages' facts and
                                                    the dashboard's record (pulls.json), the indexes rebuilt, the CDN
                                                    invalidated; nothing when the report at its URL is from a newer
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from prhub.cloud.store import Run
     from prhub.core.report import Report
     from prhub.flow.announce import Publication
-    from prhub.flow.compose import Composition
+    from prhub.report.results import Composition
 
 logger = Logger(service="prhub", child=True)
 
@@ -81,8 +81,8 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
     """The run's report as revision `revision`: composed from its results, published, announced."""
     # The steps load the analysis, the renderers and the services after publication: with the first report.
     from prhub.flow.announce import announce
-    from prhub.flow.compose import compose, pending, told
     from prhub.model import narrator
+    from prhub.report.results import compose, pending, told
 
     run = deps.store.get_run(run_id, consistent=True)
     if run is None:
@@ -95,17 +95,21 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
         raise InputError(f"run {run_id}: revision {revision} asked for, but revision {run.revision} is the "
                          "published one (revisions are claimed one after another)")
     results = deps.store.results(run_id)
-    report = compose(run, results, composition(run, revision, deps))
+    how = composition(run, revision, deps)
+    report = compose(run, results, how)
     narrator.record_cost(report["scorer"])
-    return announce(publish(report, run, told(results), len(results), pending(run, results), revision, deps), deps)
+    publication = publish(report, run, told(results, how.cached_as), len(results), pending(run, results), revision,
+                          deps)
+    return announce(publication, deps)
 
 
 def composition(run: Run, revision: int, deps: Deps) -> Composition:
     """What the run's report reads besides its results: its model's name, narrator and prices, the repository's
     judgements (the CHANGELOG and the watch list as the plan read them, run.judgements: not read again), the
     clock."""
-    from prhub.flow.compose import Composition
     from prhub.model import narrator
+    from prhub.model.answers import from_earlier_run
+    from prhub.report.results import Composition
 
     model, prompt_version = deps.scorers.describe(run.config)
     chat = deps.scorers.narrator(run.config)
@@ -113,7 +117,8 @@ def composition(run: Run, revision: int, deps: Deps) -> Composition:
     said = judgements.gather(run.config, lambda: TimedSource(deps.sources(run.source), deps.deadline()), deps.store,
                              deps.settings, run.judgements)
     return Composition(revision, format_timestamp(deps.clock()), deps.now(), model, prompt_version, prices, said,
-                       lambda draft: narrator.model_narrative(draft, run.config, chat, deps.cache, prices))
+                       lambda draft: narrator.model_narrative(draft, run.config, chat, deps.cache, prices),
+                       from_earlier_run)
 
 
 def publish(report: Report, run: Run, scored: list[ScoredPR], results: int, pending: list[int], revision: int,
