@@ -105,8 +105,8 @@ def publish_run(run_id: str, deps: Deps, revision: int = 1) -> dict[str, Any]:
 
 def composition(run: Run, revision: int, deps: Deps) -> Composition:
     """What the run's report reads besides its results: its model's name, narrator and prices, the repository's
-    judgements (the CHANGELOG and the watch list as the plan read them, run.judgements: not read again), the
-    clock."""
+    judgements (the CHANGELOG's and the watch list's as the plan read them, run.judgements; read again only for a
+    run planned before the plan kept them), the clock."""
     from prhub.model import narrator
     from prhub.model.answers import from_earlier_run
     from prhub.report.results import Composition
