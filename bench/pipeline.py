@@ -263,6 +263,7 @@ def in_memory(period: dict[str, str]) -> dict[str, Any]:
     watch list the local runner uses: the work `prhub run` does, without moto, threads or queues' polling."""
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
     from prhub.core.config import WatchList
+    from prhub.flow.messages import PagesMessage, ReportMessage
     from prhub.flow.pages import pages_message
     from prhub.flow.plan import plan
     from prhub.flow.publish import report_message
@@ -287,9 +288,9 @@ def in_memory(period: dict[str, str]) -> dict[str, Any]:
                                     "attributes": {"ApproximateReceiveCount": str(m.receives)},
                                     "messageAttributes": {}, "eventSource": "aws:sqs"}), stack.deps)
         for m in report:
-            report_message(m.body, stack.deps.invoked(LambdaContext("ReportFunction")))
+            report_message(ReportMessage.of(m.body), stack.deps.invoked(LambdaContext("ReportFunction")))
         for m in pages:
-            pages_message(m.body, stack.deps)
+            pages_message(PagesMessage.of(m.body), stack.deps)
         steps.update(score=steps["score"] + len(score), report=steps["report"] + len(report),
                      pages=steps["pages"] + sum(len(m.body["numbers"]) for m in pages))
     wall = time.perf_counter() - started

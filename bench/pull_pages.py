@@ -64,6 +64,7 @@ def measure(n: int, sample: int) -> dict[str, Any]:
     from prhub.core.history import History
     from prhub.core.period import Period
     from prhub.flow import pages
+    from prhub.flow.messages import PagesMessage
     from prhub.model import narrator
     from prhub.report import compose
     from prhub.site import publish as site
@@ -84,10 +85,13 @@ def measure(n: int, sample: int) -> dict[str, Any]:
                             scorer,  # type: ignore[arg-type]
                             narrator=lambda draft: narrator.model_narrative(draft, config))
     site.publish_report(stack.bucket, report, render_all(report, "zh"), "zh")
-    fan_started = time.perf_counter()  # as publish_run: the fan-out's pulls.json before the dashboard reads it
-    messages = pages.fan_out(report, "zh", scored, stack.deps, run_history)
+    fan_started = time.perf_counter()  # as publish: the PR pages' pulls.json before the dashboard reads it
+    pages.publish_facts(report, scored, stack.deps, run_history)
     fan_out = time.perf_counter() - fan_started
     site.rebuild_indexes(stack.bucket, synthetic.REPO, "", "zh")
+    fan_started = time.perf_counter()  # as announce: the PR pages queued
+    messages = pages.queue_pages(report, "zh", scored, stack.deps)
+    fan_out += time.perf_counter() - fan_started
     report_invocation = time.perf_counter() - started
 
     queued = stack.queue.take("memory://pages")
@@ -96,7 +100,7 @@ def measure(n: int, sample: int) -> dict[str, Any]:
         # As in Lambda: the invocation sees its time left and hands back what it cannot finish.
         deps = stack.deps.invoked(Remaining(TIMEOUTS["PagesFunction"]))
         t = time.perf_counter()
-        answer = pages.pages_message(message.body, deps)
+        answer = pages.pages_message(PagesMessage.of(message.body), deps)
         batches.append({"seconds": time.perf_counter() - t, "pages": answer["pages"], "requeued": answer["requeued"]})
     slowest = max(b["seconds"] for b in batches)
     per_page = sum(b["seconds"] for b in batches) / max(1, sum(b["pages"] for b in batches))

@@ -8,8 +8,9 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
 from prhub.core.errors import InputError
-from prhub.flow.deliver import Delivery, deliver_record
+from prhub.flow.deliver import deliver_one
 from prhub.flow.deps import DeliveryDeps
+from prhub.flow.messages import DeliveryMessage
 from prhub.flow.records import dropped
 
 logger = Logger()
@@ -27,9 +28,10 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:  # Powertools passes it as `record=`
         try:
-            Delivery.parse(record.body, deps.literal)
+            message = DeliveryMessage.parse(record.body, deps.literal)  # the one parse of the body
         except InputError as exc:  # it can never succeed: acknowledged, counted, logged (not DeliveryDLQ)
             return dropped("DeliveryFunction", record.message_id, str(exc))
-        return deliver_record(record, deps)
+        receives = int(record.attributes.approximate_receive_count or 1)
+        return deliver_one(message, deps, last_try=receives >= deps.settings.max_receive_count)
 
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

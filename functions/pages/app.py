@@ -1,4 +1,5 @@
-"""PagesFunction: an SQS message {repo, slug, lang, home, numbers} -> those PRs' pages rendered and published."""
+"""PagesFunction: an SQS message {repo, slug, lang, home, numbers} (PagesMessage) -> those PRs' pages rendered and
+published."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,8 +10,9 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
 from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
+from prhub.flow.messages import PagesMessage
 from prhub.flow.pages import pages_message
-from prhub.flow.records import dropped, message
+from prhub.flow.records import dropped
 
 logger = Logger()
 # A failed batch is listed in batchItemFailures, so SQS retries it and then moves it to PagesDLQ.
@@ -27,9 +29,9 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:
         try:
-            body = message(record.body, required=("repo", "slug", "lang", "home", "numbers"))
+            message = PagesMessage.parse(record.body)  # the one parse of the body
         except InputError as exc:  # it can never succeed: acknowledged, counted, logged (not PagesDLQ)
             return dropped("PagesFunction", record.message_id, str(exc))
-        return pages_message(body, deps)
+        return pages_message(message, deps)
 
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

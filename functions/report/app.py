@@ -1,5 +1,5 @@
-"""ReportFunction: SQS {run_id} -> one published report; {"sweep": true, "older_than_minutes": N} finishes
-stuck runs."""
+"""ReportFunction: SQS {run_id} (ReportMessage) -> one published report; {"sweep": true, "older_than_minutes": N}
+finishes stuck runs."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -9,22 +9,15 @@ from prhub.cloud import tracing
 from prhub.cloud.batch import sqs_batch
 from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
+from prhub.flow.messages import ReportMessage
 from prhub.flow.publish import report_message
-from prhub.flow.records import dropped, message
+from prhub.flow.records import dropped
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 logger = Logger()
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
-
-
-def report_body(text: str) -> dict[str, Any]:
-    """A ReportQueue body: {"run_id": "..."[, "revision"]} or a sweep; InputError for one that can never be."""
-    body = message(text, one_of=("run_id", "sweep"))
-    if not body.get("sweep") and not (isinstance(body.get("run_id"), str) and body["run_id"]):
-        raise InputError("report message needs a run_id")
-    return body
 
 
 @tracing.handler  # Powertools Tracer, made on the first invocation (prhub.cloud.tracing: not at import)
@@ -34,15 +27,15 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     _deps = _deps or Deps.from_env()
     deps = _deps.invoked(context)
     if isinstance(event, dict) and "Records" not in event:
-        # The sweep schedule invokes the function directly.
-        return report_message(event, deps)
+        # The sweep schedule invokes the function directly: a bad event raises (a person's invoke sees why).
+        return report_message(ReportMessage.of(event), deps)
 
     def record_handler(record: SQSRecord) -> dict[str, Any]:
         try:
-            body = report_body(record.body)
+            message = ReportMessage.parse(record.body)  # the one parse of the body
         except InputError as exc:  # it can never succeed: acknowledged, counted, logged (not ReportDLQ)
             return dropped("ReportFunction", record.message_id, str(exc))
-        return report_message(body, deps)
+        return report_message(message, deps)
 
     # A failed report raises (the batch is one message), so SQS retries it and then moves it to ReportDLQ
     # even where the event source mapping does not ask for ReportBatchItemFailures.

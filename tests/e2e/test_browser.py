@@ -68,6 +68,7 @@ def verl_site(site_dir):
 
     from prhub.core.config import WatchList
     from prhub.flow import pages
+    from prhub.flow.messages import PagesMessage
 
     from bench.render_week import DATA, scored_week, week_history
     from tests.fakes.memory import memory_stack
@@ -84,11 +85,13 @@ def verl_site(site_dir):
         for lang in ("zh", "en"):
             report, scored = scored_week(lang)
             site.publish_report(bucket, report, render_all(report, "zh"), "zh")
-            pages.fan_out(report, "zh", scored, deps, week_history())  # as publish_run: before the dashboard
+            pages.publish_facts(report, scored, deps, week_history())  # as publish: before the dashboard
             site.rebuild_indexes(bucket, report["repo"], "", "zh")
+            pages.queue_pages(report, "zh", scored, deps)  # as announce
             keys = [p["number"] for p in report["prs"] if p["key"]][:4]
             body = stack.queue.take("memory://pages")[0].body
-            pages.pages_message({**body, "numbers": keys}, deps)  # the pages the test opens; the rest cost time
+            # the pages the test opens; the rest cost time
+            pages.pages_message(PagesMessage.of({**body, "numbers": keys}), deps)
         for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix="verl-project/"):
             for obj in page.get("Contents", []):  # the site's root page stays the two-repository one
                 target = site_dir / obj["Key"]

@@ -134,10 +134,14 @@ def report_record(body: str, message_id: str) -> dict[str, Any]:
     return record
 
 
-BAD_REPORT_BODIES = [(json.dumps({"run_id": "acme/rocket/2026-06-01_2026-06-07/nope"}), "does not exist"),
-                     (json.dumps({"sweep": True, "older_than_minutes": "soon"}), "older_than_minutes must be a number")]
+BAD_REPORT_BODIES = [(json.dumps({"run_id": "acme/rocket/2026-06-01_2026-06-07/nope"}), "does not exist")]
+# Malformed bodies, refused where ReportMessage parses them (issue 49): a retry would meet the same body.
 NOT_REPORT_MESSAGES = [("{}", "has none of run_id, sweep"), ("{run", "not JSON"),
-                       (json.dumps({"run_id": 7}), "needs a run_id"), ("Hello from SQS!", "not JSON")]
+                       (json.dumps({"run_id": 7}), "needs a run_id"), ("Hello from SQS!", "not JSON"),
+                       (json.dumps({"sweep": True, "older_than_minutes": "soon"}),
+                        "older_than_minutes must be a number"),
+                       (json.dumps({"run_id": "acme/rocket/2026-06-01_2026-06-07/x", "revision": "2"}),
+                        "revision must be a whole number")]
 
 
 @pytest.mark.parametrize(("body", "words"), BAD_REPORT_BODIES, ids=[w for _, w in BAD_REPORT_BODIES])

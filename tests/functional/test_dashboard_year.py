@@ -2,8 +2,8 @@
 (verl's export as the run's source, in-memory stack).
 
 Each run is made as the flow makes it: the listing and the history from the source as PlanFunction takes them,
-engine scores, then the report service's publishing steps (report.json, pages.fan_out with the run's history and
-config, the indexes). PR pages are not rendered: they do not touch the record.
+engine scores, then the report service's publishing steps (report.json, pages.publish_facts with the run's history
+and config, the indexes). PR pages are not rendered: they do not touch the record.
 """
 from __future__ import annotations
 
@@ -89,8 +89,9 @@ class Run:
     def publish(self) -> None:
         bucket = self.stack.bucket
         site.publish_report(bucket, self.report, {"report.json": json.dumps(self.report).encode()}, "zh")
-        pages.fan_out(self.report, "zh", self.scored, self.stack.deps, self.history, self.config)
+        pages.publish_facts(self.report, self.scored, self.stack.deps, self.history, self.config)
         site.rebuild_indexes(bucket, REPO, "", "zh")
+        pages.queue_pages(self.report, "zh", self.scored, self.stack.deps)
 
     @property
     def record(self) -> dict[str, Any]:

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 from prhub.cloud import aws
-from prhub.flow.deliver import Delivery, DeliveryFailed, channel_id, deliver_one, delivery_id
+from prhub.flow.deliver import DeliveryFailed, channel_id, deliver_one, delivery_id
 from prhub.flow.deps import DeliveryDeps
+from prhub.flow.messages import DeliveryMessage
 
 from prhub_local.runner import sqs_event
 from prhub_local.sample import sample_settings
@@ -89,8 +90,8 @@ def service(clock: Clock) -> DeliveryDeps:
     return replace(DeliveryDeps.from_env(), clock=clock.time, sleep=clock.sleep)
 
 
-def jobs(messages: list[dict[str, Any]]) -> dict[str, Delivery]:
-    parsed = [Delivery.parse(m["Body"]) for m in messages]
+def jobs(messages: list[dict[str, Any]]) -> dict[str, DeliveryMessage]:
+    parsed = [DeliveryMessage.parse(m["Body"]) for m in messages]
     return {j.channel.channel: j for j in parsed}
 
 
@@ -204,8 +205,8 @@ def test_a_changed_report_is_sent_as_an_update_only_where_configured(
     assert deliver_one(rerun["webhook"], deps)["reason"].endswith("takes no updates")
     assert deliver_one(rerun["webhook"], deps)["sent"] is False
     # The same subscription, now taking updates: delivered once more, marked as an update.
-    updates = {**rerun["slack"].raw, "channel": {**rerun["slack"].raw["channel"], "updates": True}}
-    first = Delivery.parse(json.dumps({**updates, "report_key": PREFIX}))
+    updates = {**rerun["slack"].body(), "channel": {**rerun["slack"].body()["channel"], "updates": True}}
+    first = DeliveryMessage.parse(json.dumps({**updates, "report_key": PREFIX}))
     assert deliver_one(first, deps)["sent"] is True  # its first message (a new subscription)
     s3.put_object(Bucket=bucket, Key=PREFIX + "report.json",
                   Body=json.dumps({**report, "summary": "Revised again."}).encode())
@@ -219,7 +220,8 @@ def test_a_changed_report_is_sent_as_an_update_only_where_configured(
 def test_a_literal_url_is_refused_in_the_stack(stack: Stack, hooks: dict[str, Hook], clock: Clock) -> None:
     _, messages = publish(stack)
     job = jobs(messages)["slack"]
-    literal = Delivery.parse(json.dumps({**job.raw, "channel": {"channel": "slack", "url": hooks["slack"].url}}))
+    literal = DeliveryMessage.parse(json.dumps({**job.body(), "channel": {"channel": "slack",
+                                                                           "url": hooks["slack"].url}}))
     answer = deliver_one(literal, service(clock))
     assert answer["sent"] is False and "local runner only" in answer["detail"]
     assert hooks["slack"].received == []
@@ -230,7 +232,7 @@ def test_a_secret_outside_the_stacks_prefix_is_refused_with_the_reason(
     _, messages = publish(stack)
     aws.client("secretsmanager").create_secret(Name=f"elsewhere/{stack.prefix}", SecretString=hooks["slack"].url)
     job = jobs(messages)["slack"]
-    outside = Delivery.parse(json.dumps({**job.raw, "channel": {"channel": "slack",
+    outside = DeliveryMessage.parse(json.dumps({**job.body(), "channel": {"channel": "slack",
                                                                 "url_secret": f"elsewhere/{stack.prefix}"}}))
     answer = deliver_one(outside, service(clock))
     assert answer["sent"] is False and "outside 'prhub/notify/'" in answer["detail"]
@@ -241,7 +243,7 @@ def test_the_sample_event_is_one_delivery_message() -> None:
     from tests.conftest import load_event
 
     [record] = load_event("deliver-sqs.json")["Records"]
-    job = Delivery.parse(record["body"])
+    job = DeliveryMessage.parse(record["body"])
     assert job.report_key == PREFIX and job.channel.url_secret == "prhub/notify/slack-eng"
     assert json.loads(record["body"]) == {"run_id": job.run_id, "report_key": job.report_key,
                                           "language": job.language, "channel": job.channel.to_dict()}

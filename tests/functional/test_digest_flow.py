@@ -16,8 +16,9 @@ from prhub.core.config import WatchList
 from prhub.core.history import History
 from prhub.core.period import Period
 from prhub.flow import digest
-from prhub.flow.deliver import Delivery, load_message
+from prhub.flow.deliver import load_message
 from prhub.flow.deps import literal_channels
+from prhub.flow.messages import DeliveryMessage, ReportMessage
 from prhub.flow.publish import report_message
 
 from prhub_local.runner import LambdaContext
@@ -83,7 +84,7 @@ def test_the_last_report_out_publishes_the_digest_once_and_asks_its_channel_once
     # a literal channel is named by reference (no URL in the queue), and found in the watch list again
     found = literal_channels(lambda: WatchList.parse(json.dumps(WATCH)))
     assert ask.body["report_key"] == KEY and HOOK not in json.dumps(ask.body)
-    assert Delivery.parse(json.dumps(ask.body), found).channel.to_dict() == {"channel": "webhook", "url": HOOK}
+    assert DeliveryMessage.parse(json.dumps(ask.body), found).channel.to_dict() == {"channel": "webhook", "url": HOOK}
 
     # WHEN the reports' services run again (a redelivery, a re-run of the week) and the sweep passes
     assert digest.after_report(rocket, made.deps) == answer
@@ -92,7 +93,7 @@ def test_the_last_report_out_publishes_the_digest_once_and_asks_its_channel_once
     assert len(digest_puts(made)) == 1 and made.queue.depth(DELIVERY) == 0
 
     # The channel's message is the digest's: its title, counts and page.
-    message = load_message(made.bucket, "https://reports.example", Delivery.parse(json.dumps(ask.body), found))
+    message = load_message(made.bucket, "https://reports.example", DeliveryMessage.parse(json.dumps(ask.body), found))
     assert message.title == doc["title"] and message.counts.prs == doc["stats"]["pr_count"]
     assert message.page == "https://reports.example/" + KEY
 
@@ -100,19 +101,19 @@ def test_the_last_report_out_publishes_the_digest_once_and_asks_its_channel_once
 def test_past_the_deadline_the_sweep_publishes_it_naming_the_missing_repository() -> None:
     early = stack("2026-06-08T02:59:00+00:00")  # the week ended at midnight UTC; the deadline is three hours on
     publish_report(early, "acme/rocket")
-    assert report_message({"sweep": True, "older_than_minutes": 30}, early.deps)["digest"] == {
+    assert report_message(ReportMessage(sweep=True, older_than_minutes=30), early.deps)["digest"] == {
         "period": WEEK.slug, "waiting": True}
     assert not digest_puts(early)
 
     late = replace(early.deps, clock=lambda: datetime(2026, 6, 8, 3, 1, tzinfo=UTC))
-    answer: dict[str, Any] = report_message({"sweep": True, "older_than_minutes": 30}, late)
+    answer: dict[str, Any] = report_message(ReportMessage(sweep=True, older_than_minutes=30), late)
     assert answer["digest"]["missing"] == ["acme/booster"]
     doc = json.loads(early.bucket.get(KEY + "report.json") or b"")
     assert doc["missing"] == ["acme/booster"] and "acme/booster" in doc["summary"]
     assert "acme/booster" in (early.bucket.get(KEY + "index.html") or b"").decode()
     # booster's report comes later: the period already had its digest
     assert digest.after_report(publish_report(early, "acme/booster"), late) == answer["digest"]
-    assert report_message({"sweep": True, "older_than_minutes": 30}, late)["digest"] == answer["digest"]
+    assert report_message(ReportMessage(sweep=True, older_than_minutes=30), late)["digest"] == answer["digest"]
     assert len(digest_puts(early)) == 1 and len(early.queue.take(DELIVERY)) == 1
 
 

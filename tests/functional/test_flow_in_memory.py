@@ -14,6 +14,7 @@ import pytest
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud.queue import QueueError
 from prhub.core.config import WatchList
+from prhub.flow.messages import ReportMessage
 from prhub.flow.plan import continue_listing, plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
@@ -68,9 +69,9 @@ def test_plan_score_report_on_memory_adapters_a_duplicate_delivery_changes_nothi
 
     # WHEN the report message is delivered twice and the sweep runs too
     reporter = stack.deps.invoked(LambdaContext("ReportFunction"))
-    answer = report_message(ask.body, reporter)
-    assert report_message(ask.body, reporter) == answer
-    assert report_message({"sweep": True, "older_than_minutes": 0}, reporter) == {"swept": [], "failed": []}
+    answer = report_message(ReportMessage.of(ask.body), reporter)
+    assert report_message(ReportMessage.of(ask.body), reporter) == answer
+    assert report_message(ReportMessage(sweep=True, older_than_minutes=0), reporter) == {"swept": [], "failed": []}
     # THEN exactly one report was published, with every PR, and the run says so
     assert stack.bucket.puts.count(PREFIX + "report.json") == 1
     body = stack.bucket.get(PREFIX + "report.json")
@@ -130,7 +131,7 @@ def test_a_pr_that_cannot_be_scored_is_named_in_the_report() -> None:
         raise AssertionError("the last receive must still fail the record")
     # WHEN the run, now complete, is reported
     [ask] = stack.queue.take(REPORT)
-    report_message(ask.body, stack.deps.invoked(LambdaContext("ReportFunction")))
+    report_message(ReportMessage.of(ask.body), stack.deps.invoked(LambdaContext("ReportFunction")))
     # THEN the report came out and names the PR as unscored, with the reason
     body = stack.bucket.get(PREFIX + "report.json")
     assert body is not None
@@ -176,8 +177,8 @@ def score_and_report(stack: MemoryStack) -> dict[str, Any]:
         score_record(record(m), replace(stack.deps, runs={}))
     reporter = stack.deps.invoked(LambdaContext("ReportFunction"))
     for ask in stack.queue.take(REPORT):
-        report_message(ask.body, reporter)
-    assert report_message({"sweep": True, "older_than_minutes": 0}, reporter)["failed"] == []
+        report_message(ReportMessage.of(ask.body), reporter)
+    assert report_message(ReportMessage(sweep=True, older_than_minutes=0), reporter)["failed"] == []
     body = stack.bucket.get(PREFIX + "report.json")
     assert body is not None
     return dict(json.loads(body))

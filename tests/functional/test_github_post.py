@@ -18,8 +18,9 @@ import pytest
 import requests
 from prhub.cloud import aws
 from prhub.core.channels import Target, parse_channel
-from prhub.flow.deliver import Delivery, deliver_one
+from prhub.flow.deliver import deliver_one
 from prhub.flow.deps import DeliveryDeps
+from prhub.flow.messages import DeliveryMessage
 from prhub.notify.delivery import deliver_post, idempotent
 from prhub.notify.github_post import BODY_LIMIT, GitHubApi, Post, Where, build_post, publish
 
@@ -297,8 +298,8 @@ def service(gh: FakeGitHub, clock: VirtualClock) -> DeliveryDeps:
                    github_token=lambda: TOKEN)
 
 
-def job(channel: dict[str, Any], run_id: str = "run-1") -> Delivery:
-    return Delivery(run_id, KEY, "zh", parse_channel(channel))
+def job(channel: dict[str, Any], run_id: str = "run-1") -> DeliveryMessage:
+    return DeliveryMessage(run_id, KEY, "zh", parse_channel(channel))
 
 
 @pytest.mark.parametrize("setup, spec, cause", [
@@ -418,7 +419,7 @@ def test_the_digest_is_posted_to_the_repository_its_channel_names(gh: FakeGitHub
         bucket.put(f"{key}{lang}report.md", f"# {title}\n\n## Top\n\n[report.pdf](report.pdf)\n".encode(),
                    "text/markdown", "")
     channel = parse_channel({"channel": "github", "repo": REPO, "lang": "zh"})
-    report, markdown, where_ = load_report(bucket, SITE, Delivery("digest:x", key, "en", channel))
+    report, markdown, where_ = load_report(bucket, SITE, DeliveryMessage("digest:x", key, "en", channel))
     post = build_post(channel, report, markdown, where_, "")
     assert (post.repo, post.title, where_.base, where_.lang_dir) == (REPO, "示例组织周报", "_digest", "zh")
     assert post.body.startswith("<!-- prhub:report _digest 2026-05-04..2026-05-10 zh -->")

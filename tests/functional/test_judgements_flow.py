@@ -13,6 +13,7 @@ from prhub.core.config import WatchList
 from prhub.core.errors import InputError
 from prhub.core.period import format_timestamp
 from prhub.flow import judgements, pages
+from prhub.flow.messages import PagesMessage, ReportMessage
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
@@ -53,9 +54,9 @@ def stack_for(tmp_path: Path, **settings: Any) -> MemoryStack:
 
 def publish(stack: MemoryStack, body: dict[str, Any]) -> str:
     """The report message delivered, and the PR pages it queued built; where the report is."""
-    answer = report_message(body, stack.deps.invoked(LambdaContext("ReportFunction")))
+    answer = report_message(ReportMessage.of(body), stack.deps.invoked(LambdaContext("ReportFunction")))
     for message in stack.queue.take(SETTINGS.pages_queue_url):
-        pages.pages_message(message.body, stack.deps)
+        pages.pages_message(PagesMessage.of(message.body), stack.deps)
     return str(answer["report_key"])
 
 

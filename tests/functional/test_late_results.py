@@ -23,6 +23,7 @@ from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp
 from prhub.engine.scoring import HeuristicScorer
 from prhub.flow.deps import Deps
+from prhub.flow.messages import ReportMessage
 from prhub.flow.plan import plan
 from prhub.flow.publish import WAIT_LIMIT, report_message
 from prhub.flow.score import MAX_HANDBACKS, score_record
@@ -81,7 +82,8 @@ def test_a_rate_limited_pr_keeps_its_run_alive_and_scored_after_the_sweep_makes_
     # WHEN the wait is long over and the PR's copy still has not come back (a backlog), the sweep reports the run
     later = Deps.from_env()
     later.clock = lambda: datetime.now(UTC) + timedelta(minutes=32)  # past the wait and the sweep age
-    swept = report_message({"sweep": True, "older_than_minutes": 30}, later.invoked(LambdaContext("ReportFunction")))
+    swept = report_message(ReportMessage(sweep=True, older_than_minutes=30),
+                           later.invoked(LambdaContext("ReportFunction")))
     assert swept["swept"] == [run_id]
     first = json.loads(s3_text(stack, PREFIX + "report.json"))
     assert [u["number"] for u in first["unscored"]] == [late_number] and "revision" not in first
@@ -198,7 +200,7 @@ def test_a_result_stored_while_a_revision_is_made_gets_the_next_revision() -> No
         return out
 
     stack.store.results = results_then_b  # type: ignore[method-assign]
-    assert report_message(ask.body, reporter)["revision"] == 2
+    assert report_message(ReportMessage.of(ask.body), reporter)["revision"] == 2
     stack.store.results = read  # type: ignore[method-assign]
     # THEN revision 2 holds A (B came too late for it), and B's worker, seeing 2 pending, asked for nothing:
     # the publisher asked for revision 3 after marking 2
@@ -208,13 +210,13 @@ def test_a_result_stored_while_a_revision_is_made_gets_the_next_revision() -> No
     assert [u["number"] for u in second["unscored"]] == [b.body["number"]]
     [ask3] = stack.queue.take(REPORT)
     assert ask3.body == {"run_id": run_id, "revision": 3}
-    report_message(ask3.body, reporter)
+    report_message(ReportMessage.of(ask3.body), reporter)
     third = report_json(stack)
     assert third["revision"] == 3 and third["changes"]["scored"] == [b.body["number"]]
     assert third["unscored"] == [] and third["stats"]["pr_count"] == SAMPLE_PRS
     # AND each revision was published once, however often it is asked for
     for body, revision in ((ask.body, 2), (ask3.body, 3), ({"run_id": run_id}, 3)):
-        assert report_message(body, reporter)["revision"] == revision
+        assert report_message(ReportMessage.of(body), reporter)["revision"] == revision
     assert stack.bucket.puts.count(PREFIX + "report.json") == 2
     assert stack.queue.take(REPORT) == []
 
@@ -226,12 +228,12 @@ def test_a_revision_whose_message_was_lost_is_published_by_the_sweep() -> None:
     score_record(record(late), stack.deps)
     [lost] = stack.queue.take(REPORT)  # received, never processed (the report failed into ReportDLQ)
     reporter = stack.deps.invoked(LambdaContext("ReportFunction"))
-    assert report_message({"sweep": True, "older_than_minutes": 0}, reporter)["swept"] == [run_id]
+    assert report_message(ReportMessage(sweep=True, older_than_minutes=0), reporter)["swept"] == [run_id]
     assert report_json(stack)["revision"] == 2 and stack.store.runs[run_id].revision == 2
     # The message redriven later publishes nothing more, and the sweep has nothing left to do.
-    assert report_message(lost.body, reporter)["revision"] == 2
+    assert report_message(ReportMessage.of(lost.body), reporter)["revision"] == 2
     assert stack.bucket.puts.count(PREFIX + "report.json") == 1
-    assert report_message({"sweep": True, "older_than_minutes": 0}, reporter)["swept"] == []
+    assert report_message(ReportMessage(sweep=True, older_than_minutes=0), reporter)["swept"] == []
 
 
 def test_a_run_waiting_past_the_wait_limit_is_reported_naming_the_waiting_pr() -> None:
@@ -244,10 +246,10 @@ def test_a_run_waiting_past_the_wait_limit_is_reported_naming_the_waiting_pr() -
     limited = dataclasses.replace(stack.deps, sources=lambda spec: RateLimited(3600))
     assert score_record(record(stuck), limited)["deferred"] == 3601
     reporter = stack.deps.invoked(LambdaContext("ReportFunction"))
-    assert report_message({"sweep": True, "older_than_minutes": 0}, reporter)["waiting"] == [run_id]
+    assert report_message(ReportMessage(sweep=True, older_than_minutes=0), reporter)["waiting"] == [run_id]
     stack.store.runs[run_id].created_at = format_timestamp(datetime.now(UTC) - timedelta(seconds=WAIT_LIMIT + 1))
     # WHEN the sweep runs: the report comes out without it
-    assert report_message({"sweep": True, "older_than_minutes": 0}, reporter)["swept"] == [run_id]
+    assert report_message(ReportMessage(sweep=True, older_than_minutes=0), reporter)["swept"] == [run_id]
     [unscored] = report_json(stack)["unscored"]
     assert unscored["number"] == stuck.body["number"] and "handed back for later" in unscored["reason"]
 

@@ -44,6 +44,31 @@ def test_a_record_that_can_never_succeed_is_acknowledged_counted_and_logged(
     assert items(stack, "RunsTable") == [] and depth(stack, "ScoreQueue") == 0
 
 
+# Bodies with every key their message needs, one of them of the wrong kind: as hopeless as AWS's sample, refused
+# where the handler parses them (prhub.flow.messages, issue 49) rather than failing deep in the service and being
+# retried into the DLQ.
+MALFORMED = {
+    "ScoreFunction": {"run_id": "acme/rocket/2026-06-01_2026-06-07/x", "number": "twelve",
+                      "ref": {"number": 12, "title": "t", "author": "a", "merged_at": "2026-06-02T00:00:00Z",
+                              "url": "u"}},
+    "ReportFunction": {"run_id": "acme/rocket/2026-06-01_2026-06-07/x", "revision": 0},
+    "PagesFunction": {"repo": "acme/rocket", "slug": "2026-06-01-to-2026-06-07", "lang": "zh", "home": "zh",
+                      "numbers": ["seven"]},
+    "DeliveryFunction": {"run_id": "x", "report_key": "acme/rocket/reports/2026-06-01-to-2026-06-07/",
+                         "channel": {"channel": "pager"}},
+}
+SWEEP = {"sweep": True, "older_than_minutes": "soon"}
+
+
+@pytest.mark.parametrize("function", list(MALFORMED))
+def test_a_body_with_a_malformed_field_is_refused_at_the_handler_not_retried(
+        stack: Stack, function: str, counted: list[str]) -> None:
+    bodies = [MALFORMED[function], *([SWEEP] if function == "ReportFunction" else [])]
+    answer = invoke(handler(stack, function), records(stack, function, bodies), function)
+    assert answer["batchItemFailures"] == [], answer
+    assert counted.count("MessagesDropped") == len(bodies)
+
+
 def test_a_malformed_report_record_does_not_fail_the_good_one_beside_it(stack: Stack, counted: list[str]) -> None:
     # GIVEN a planned empty range, whose report message waits on ReportQueue
     from tests.functional.flow_support import receive_all

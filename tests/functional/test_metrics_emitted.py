@@ -22,8 +22,9 @@ from moto import mock_aws
 from prhub.cloud import metrics
 from prhub.core.config import WatchList
 from prhub.core.errors import InputError
-from prhub.flow.deliver import Delivery, DeliveryFailed, deliver_one
+from prhub.flow.deliver import DeliveryFailed, deliver_one
 from prhub.flow.deps import DeliveryDeps, Deps, literal_channels
+from prhub.flow.messages import DeliveryMessage, ReportMessage
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
@@ -135,8 +136,8 @@ def superseded_report() -> int:
         scored += len(stack.store.results(str(run["run_id"])))
         asks += [m.body for m in stack.queue.take(SETTINGS.report_queue_url)]
     older, newer = asks
-    assert "superseded_by" not in report_message(newer, stack.deps)
-    assert report_message(older, stack.deps)["superseded_by"] == newer["run_id"]
+    assert "superseded_by" not in report_message(ReportMessage.of(newer), stack.deps)
+    assert report_message(ReportMessage.of(older), stack.deps)["superseded_by"] == newer["run_id"]
     return scored // 2
 
 
@@ -159,14 +160,14 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
         fake.responder = down_for({first})
         outcomes = [score_record(record(m), run.deps) for m in messages[:-1]]
         assert all(o["stored"] for o in outcomes)
-        swept = report_message({"sweep": True, "older_than_minutes": 0}, run.deps)
+        swept = report_message(ReportMessage(sweep=True, older_than_minutes=0), run.deps)
         assert swept == {"swept": [planned["run_id"]], "failed": []}
     dropped = score_record(record(replace(messages[0], body={"not": "a score message"})), run.deps)
     assert "dropped" in dropped
     deliveries = DeliveryDeps(replace(SETTINGS, delivery_queue_url=DELIVERY_QUEUE), ledger, run.bucket, run.queue,
                               read_secret=lambda name: "", http=requests.Session(), allow_literal=True,
                               sleep=lambda seconds: None, literal=literal_channels(run.deps.watchlist))
-    jobs = [Delivery.parse(json.dumps(m.body), deliveries.literal) for m in run.queue.take(DELIVERY_QUEUE)]
+    jobs = [DeliveryMessage.parse(json.dumps(m.body), deliveries.literal) for m in run.queue.take(DELIVERY_QUEUE)]
     assert len(jobs) == 4
     for job in jobs:
         with contextlib.suppress(DeliveryFailed):  # the failing channel: SQS would deliver its message again
@@ -178,7 +179,7 @@ def test_the_code_emits_every_catalogued_metric_with_the_alarms_dimensions_and_n
     plan(DAY, stuck.deps)
     stuck.deps = replace(stuck.deps, watchlist=unreadable_watchlist)
     # (nor the period's digest, which it tries after the runs: DigestFailures)
-    assert len(report_message({"sweep": True, "older_than_minutes": 0}, stuck.deps)["failed"]) == 1
+    assert len(report_message(ReportMessage(sweep=True, older_than_minutes=0), stuck.deps)["failed"]) == 1
 
     # GitHub: a week listed, then a PR whose details meet a spent rate limit that resets past the worker's time.
     clock = FakeClock()

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from prhub.cloud.secrets import SecretError
 from prhub.core.config import WatchList
+from prhub.flow.messages import ReportMessage
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
@@ -33,7 +34,7 @@ def scored_week(stack: MemoryStack) -> tuple[str, dict[str, Any]]:
     for message in stack.queue.take(SCORE):
         score_record(record(message), stack.deps)
     [ask] = stack.queue.take(REPORT)
-    report_message(ask.body, stack.deps.invoked(LambdaContext("ReportFunction")))
+    report_message(ReportMessage.of(ask.body), stack.deps.invoked(LambdaContext("ReportFunction")))
     return str(run["run_id"]), json.loads(stack.bucket.get(PREFIX + "report.json") or b"{}")
 
 
@@ -57,7 +58,7 @@ def test_a_week_planned_again_is_stored_by_the_plan_and_reported_alike() -> None
     heads = {r.number: r.scored.head_sha for r in stack.store.results(first_id) if r.scored}
     assert {r.number: r.scored.head_sha for r in results if r.scored} == heads and all(heads.values())
     # AND the report made from them says what the first one said
-    report_message(ask.body, stack.deps.invoked(LambdaContext("ReportFunction")))
+    report_message(ReportMessage.of(ask.body), stack.deps.invoked(LambdaContext("ReportFunction")))
     second = json.loads(stack.bucket.get(PREFIX + "report.json") or b"{}")
     assert second["stats"] == first["stats"]
     assert [(p["number"], p["importance"], p["key"]) for p in second["prs"]] == \

@@ -13,6 +13,7 @@ import json
 import pytest
 from prhub.core.config import WatchList
 from prhub.flow import pages
+from prhub.flow.messages import PagesMessage
 from prhub.site import publish as site
 from prhub.site.render import render_all
 from prhub.site.render.pull import render_pull_all
@@ -27,11 +28,13 @@ QUEUE = "memory://pages"
 
 
 def publish(stack: MemoryStack, report: dict, scored: list) -> int:
-    """What publish_run does after composing, then PagesFunction on every queued message; the messages queued."""
+    """What publish and announce do with a composed report, then PagesFunction on every queued message; the
+    messages queued."""
     site.publish_report(stack.bucket, report, render_all(report, "zh"), "zh")
-    queued = pages.fan_out(report, "zh", scored, stack.deps, week_history())
+    pages.publish_facts(report, scored, stack.deps, week_history())
+    queued = pages.queue_pages(report, "zh", scored, stack.deps)
     for message in stack.queue.take(QUEUE):
-        pages.pages_message(message.body, stack.deps)
+        pages.pages_message(PagesMessage.of(message.body), stack.deps)
     return queued
 
 
@@ -148,6 +151,6 @@ def test_a_redelivered_message_for_a_current_page_renders_nothing(week):
     before = len(pull_puts(stack))
     number = report["prs"][1]["number"]
     body = {"repo": REPO, "slug": "2026-05-04-to-2026-05-10", "lang": "zh", "home": "zh", "numbers": [number]}
-    answer = pages.pages_message(body, stack.deps)
+    answer = pages.pages_message(PagesMessage.of(body), stack.deps)
     assert (answer["pages"], answer["reused"]) == (0, 1)
     assert len(pull_puts(stack)) == before

@@ -1,8 +1,8 @@
 """A real verl week published in zh, then in en, with its PR pages rendered by the pages fan-out (in-memory stack).
 
-The report service's publishing steps (site.publish_report, pages.fan_out with the run's history,
-rebuild_indexes) run as publish_run calls them, and every queued PagesQueue message is handed to
-pages_message, as PagesFunction would receive it.
+The report service's publishing steps (site.publish_report, pages.publish_facts with the run's history,
+rebuild_indexes, then pages.queue_pages) run as publish and announce call them, and every queued PagesQueue message
+is handed to pages_message, as PagesFunction would receive it.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from prhub.core.config import WatchList
 from prhub.core.period import Period, parse_timestamp
 from prhub.flow import pages
+from prhub.flow.messages import PagesMessage
 from prhub.site import publish as site
 from prhub.site.render import render_all
 
@@ -32,9 +33,10 @@ def publish(stack, lang):
     report, scored = scored_week(lang)
     home = stack.deps.watchlist().get(REPO).language
     site.publish_report(stack.bucket, report, render_all(report, home), home)
-    queued = pages.fan_out(report, home, scored, stack.deps, week_history())
+    pages.publish_facts(report, scored, stack.deps, week_history())
     site.rebuild_indexes(stack.bucket, REPO, "", home)
-    answers = [pages.pages_message(m.body, stack.deps) for m in stack.queue.take("memory://pages")]
+    queued = pages.queue_pages(report, home, scored, stack.deps)
+    answers = [pages.pages_message(PagesMessage.of(m.body), stack.deps) for m in stack.queue.take("memory://pages")]
     return report, queued, answers
 
 
@@ -172,11 +174,12 @@ def test_a_later_report_updates_the_earlier_pages_it_adds_relations_to(both):
              "reverts": []}
     scored.number, scored.files, scored.merged_at = later_number, [path], "2026-05-12T01:00:00Z"
     site.publish_report(stack.bucket, later, render_all(later, "zh"), "zh")
-    pages.fan_out(later, "zh", [scored], stack.deps)
+    pages.publish_facts(later, [scored], stack.deps)
+    pages.queue_pages(later, "zh", [scored], stack.deps)
     bodies = [m.body for m in stack.queue.take("memory://pages")]
     assert any(b["slug"] == "2026-05-04-to-2026-05-10" and earlier in b["numbers"] for b in bodies)
     for body in bodies:
-        pages.pages_message(body, stack.deps)
+        pages.pages_message(PagesMessage.of(body), stack.deps)
     page = json.loads(text(stack, f"{REPO}/pull/{earlier}/report.json"))
     assert later_number in page["neighbours"]["later"]
     assert f'href="../{later_number}/"' in text(stack, f"{REPO}/pull/{earlier}/index.html")
@@ -190,9 +193,10 @@ def test_after_a_longer_report_a_pr_page_still_links_to_its_week(both):
     month = {**report, "period": {**report["period"], "since": "2026-05-01", "until": "2026-05-31"},
              "title": "verl-project/verl 2026 年 5 月月报"}
     site.publish_report(stack.bucket, month, render_all(month, "zh"), "zh")
-    pages.fan_out(month, "zh", scored, stack.deps)
+    pages.publish_facts(month, scored, stack.deps)
+    pages.queue_pages(month, "zh", scored, stack.deps)
     for m in stack.queue.take("memory://pages"):
-        pages.pages_message(m.body, stack.deps)
+        pages.pages_message(PagesMessage.of(m.body), stack.deps)
     # THEN each page belongs to its week and names the month among the other reports that list it
     number = zh["prs"][0]["number"]
     page = json.loads(text(stack, f"{REPO}/pull/{number}/report.json"))
@@ -219,7 +223,8 @@ def test_an_invocation_near_its_deadline_queues_the_pages_it_did_not_render(both
     for n in numbers:  # pages not built yet (a page built for the same head is left as it is)
         stack.bucket.objects.pop(f"{REPO}/pull/{n}/report.json")
     body = {"repo": REPO, "slug": "2026-05-04-to-2026-05-10", "lang": "zh", "home": "zh", "numbers": numbers}
-    answer = pages.pages_message(body, stack.deps.invoked(Context(pages.PAGE_SECONDS_MAX)))  # room for one page
+    # room for one page
+    answer = pages.pages_message(PagesMessage.of(body), stack.deps.invoked(Context(pages.PAGE_SECONDS_MAX)))
     assert (answer["pages"], answer["requeued"]) == (1, 2)
     [rest] = stack.queue.take("memory://pages")
     assert rest.body == {**body, "numbers": numbers[1:]}

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from prhub.core.config import WatchList
 from prhub.core.models import ScoredPR
+from prhub.flow.messages import ReportMessage
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_batch
@@ -40,7 +41,7 @@ def scored(stack: MemoryStack, messages: list[Message], batch: int = 10) -> None
 
 def reported(stack: MemoryStack) -> None:
     for ask in stack.queue.take(REPORT):
-        report_message(ask.body, stack.deps.invoked(LambdaContext("ReportFunction")))
+        report_message(ReportMessage.of(ask.body), stack.deps.invoked(LambdaContext("ReportFunction")))
 
 
 def report(stack: MemoryStack, prefix: str = PREFIX) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from prhub.cloud import aws
 from prhub.core.config import WatchList
+from prhub.flow.messages import ReportMessage
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message
 from prhub.flow.score import score_record
@@ -91,9 +92,9 @@ def test_a_report_of_an_older_run_does_not_replace_a_newer_runs_report() -> None
     assert set(asks) == {older, newer}
     reporter = stack.deps.invoked(LambdaContext("ReportFunction"))
     # WHEN the newer one publishes first, then the older one's report message arrives (redelivered, late)
-    first = report_message(asks[newer], reporter)
+    first = report_message(ReportMessage.of(asks[newer]), reporter)
     published = stack.bucket.get(REPORT_JSON)
-    late = report_message(asks[older], reporter)
+    late = report_message(ReportMessage.of(asks[older]), reporter)
     # THEN the older report is recorded as superseded: not published, no channel told
     assert "superseded_by" not in first and first["pr_count"] == SAMPLE_PRS
     assert (late["superseded_by"], late["deliveries"]) == (newer, 0)

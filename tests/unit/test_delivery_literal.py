@@ -9,8 +9,9 @@ import pytest
 from prhub.cloud import redaction
 from prhub.core.config import WatchList
 from prhub.core.errors import InputError
-from prhub.flow.deliver import Delivery, channel_id, request_channels
+from prhub.flow.deliver import channel_id, request_channels
 from prhub.flow.deps import literal_channels
+from prhub.flow.messages import DeliveryMessage
 
 from tests.fakes.memory import MemoryQueue
 
@@ -35,7 +36,7 @@ def test_a_literal_channel_is_queued_by_reference_and_found_in_the_watch_list_ag
         assert not any(value in b for b in bodies), "a literal channel value is in a delivery message"
     # the named channel is carried as it is; the literal ones by reference, found again with their values
     lookup = literal_channels(watchlist)
-    jobs = [Delivery.parse(b, lookup) for b in bodies]
+    jobs = [DeliveryMessage.parse(b, lookup) for b in bodies]
     assert [j.channel for j in jobs] == list(channels)
     assert [channel_id(j.channel) for j in jobs] == [channel_id(c) for c in channels]  # one ledger entry each
 
@@ -45,10 +46,10 @@ def test_a_reference_the_watch_list_lost_or_the_stack_cannot_follow_is_refused_w
     request_channels(watchlist().get("acme/rocket").notify[:1], "en", "k/", "run-1", queue, "q")
     body = json.dumps(queue.messages["q"][0].body)
     with pytest.raises(InputError, match="for the local runner only"):
-        Delivery.parse(body)
+        DeliveryMessage.parse(body)
     empty = WatchList.parse('{"repos": ["acme/rocket"]}')
     with pytest.raises(InputError, match="no longer in the watch list"):
-        Delivery.parse(body, literal_channels(lambda: empty))
+        DeliveryMessage.parse(body, literal_channels(lambda: empty))
 
 
 def test_the_watch_lists_literal_values_are_the_logs_to_hide() -> None:

@@ -4,8 +4,11 @@
                    once from the environment, the one place that reads it
     flow.plan      plan(event, deps): validate, list merged PRs, write the run, fan out to ScoreQueue
     flow.score     score_record(record, deps): load, score (cached), store once, completion check
-    flow.publish   report_message(body, deps): the idempotent report (analyse, narrate, render, publish) and
-                   the sweep that finishes stuck runs
-    flow.pages     fan_out(report, home, scored, deps) and pages_message(body, deps): the PR pages of a
+    flow.messages  ReportMessage, PagesMessage, DeliveryMessage: the report's queues' messages, built by their
+                   senders and parsed once by their handlers
+    flow.publish   report_message(message, deps): the idempotent report, compose -> publish -> announce
+                   (flow.compose, the site, flow.announce), and the sweep that finishes stuck runs
+    flow.pages     publish_facts and queue_pages (the report's), pages_message(message, deps): the PR pages of a
                    published report, a bounded batch per PagesQueue message
+    flow.deliver   request_deliveries (the report's) and deliver_one(message, deps): one channel told once
 """

@@ -2,7 +2,9 @@
 
     request_deliveries(config, report_key, run_id, queue, queue_url)  the report service, after publishing:
                                                                       one DeliveryQueue message per channel
-    deliver_record(record, deps)                                      one such message -> the channel told once
+    deliver_one(message, deps, last_try)                              one such message (parsed by the handler:
+                                                                      prhub.flow.messages.DeliveryMessage) -> the
+                                                                      channel told once
 
 A slow or broken channel never delays or fails a report: the report only enqueues. Each message is one
 channel, so one channel failing does not stop the others. Exactly once per (report, channel) across SQS
@@ -21,8 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -30,11 +31,12 @@ from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
 from prhub.cloud.store import channel_ref, is_literal
-from prhub.core.channels import Channel, Target, parse_channel, resolve
+from prhub.core.channels import Channel, Target, resolve
 from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError, PrhubError
 from prhub.core.period import format_timestamp
 from prhub.flow.deps import DeliveryDeps, MessageQueue
+from prhub.flow.messages import DeliveryMessage
 from prhub.notify import github_post
 from prhub.notify.delivery import Outcome, deliver, deliver_post, idempotent
 from prhub.notify.ledger import MAX_RESENDS, Claim
@@ -42,7 +44,6 @@ from prhub.notify.message import Links, Message, build_message, digest_message
 from prhub.report.digest import ROOT as DIGEST_ROOT
 
 if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
     from prhub.site.publish import Bucket
 
@@ -82,59 +83,15 @@ def request_channels(channels: tuple[Channel, ...], language: str, report_key: s
     if not queue_url:
         logger.warning("channels configured but no delivery queue (DELIVERY_QUEUE_URL)", extra={"run_id": run_id})
         return 0
-    bodies = [{"run_id": run_id, "report_key": report_key, "language": language, **channel_field(c)}
-              for c in channels]
-    return queue.send_batch(queue_url, bodies)
+    # A channel whose URL or secret is written in the watch list (the local runner's) goes by reference.
+    messages = [DeliveryMessage(run_id, report_key, language, c, channel_ref(c) if is_literal(c) else None)
+                for c in channels]
+    return queue.send_batch(queue_url, [m.body() for m in messages])
 
 
-def channel_field(channel: Channel) -> dict[str, Any]:
-    """How a delivery message names its channel: its settings, or, for a channel whose URL or signing secret is
-    written in the watch list (the local runner's), a reference to it there (`channel_ref`), so no queue, DLQ or
-    saved local state holds the value; the delivery finds the channel in the watch list again."""
-    if is_literal(channel):
-        return {"channel_ref": channel_ref(channel)}
-    return {"channel": channel.to_dict()}
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """One DeliveryQueue message."""
-
-    run_id: str
-    report_key: str
-    language: str
-    channel: Channel
-    raw: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def parse(cls, body: str, literal: Callable[[str], Channel | None] | None = None) -> Delivery:
-        """The message in `body`; `literal` finds a channel named by reference (`channel_ref`) in the watch list
-        (the local runner's; None in the stack, which takes no literal URL)."""
-        try:
-            data = json.loads(body)
-            job = (str(data["run_id"]), str(data["report_key"]), str(data.get("language") or "zh"))
-            ref = data.get("channel_ref") if isinstance(data, dict) else None
-            if ref is None:
-                return cls(*job, parse_channel(data["channel"], "delivery.channel"), data)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"malformed delivery message: {exc!r}") from exc
-        if literal is None:
-            raise InputError(f"channel {str(ref)[:40]!r} has a literal url/secret in the watch list: that is for the "
-                             "local runner only; store it in Secrets Manager and give url_secret/secret_name")
-        channel = literal(str(ref))
-        if channel is None:
-            raise InputError(f"channel {str(ref)[:40]!r} is no longer in the watch list: not told")
-        return cls(*job, channel, data)
-
-
-def deliver_record(record: SQSRecord, deps: DeliveryDeps) -> dict[str, Any]:
-    """Deliver one message's report to its channel, once. Raising makes it a batch item failure."""
-    job = Delivery.parse(record.body, deps.literal)
-    receives = int(record.attributes.approximate_receive_count or 1)
-    return deliver_one(job, deps, last_try=receives >= deps.settings.max_receive_count)
-
-
-def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> dict[str, Any]:
+def deliver_one(job: DeliveryMessage, deps: DeliveryDeps, last_try: bool = False) -> dict[str, Any]:
+    """Deliver the message's report to its channel, once (`last_try`: SQS will not hand it over again). Raising
+    makes it a batch item failure."""
     cid = channel_id(job.channel)
     answer: dict[str, Any] = {"report_key": job.report_key, "channel": cid, "label": job.channel.label}
     if job.channel.channel == "github":
@@ -165,7 +122,8 @@ def deliver_one(job: Delivery, deps: DeliveryDeps, last_try: bool = False) -> di
     return _settle(outcome, claim, job, digest, deps, answer, last_try)
 
 
-def post_one(job: Delivery, deps: DeliveryDeps, cid: str, answer: dict[str, Any], last_try: bool) -> dict[str, Any]:
+def post_one(job: DeliveryMessage, deps: DeliveryDeps, cid: str, answer: dict[str, Any],
+             last_try: bool) -> dict[str, Any]:
     """A github channel: the report posted as an issue or discussion, created once, edited by each revision whose
     post differs (the ledger keeps which post it is), never posted twice."""
     report, markdown, where = load_report(deps.bucket, deps.settings.site_url, job)
@@ -204,7 +162,7 @@ def _merged(report: dict[str, Any]) -> int:
     return int(count) if isinstance(count, int) else len(report.get("prs") or [])
 
 
-def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: DeliveryDeps,
+def _settle(outcome: Outcome, claim: Claim, job: DeliveryMessage, digest: str, deps: DeliveryDeps,
             answer: dict[str, Any], last_try: bool) -> dict[str, Any]:
     result = {**answer, "outcome": outcome.kind, "attempts": outcome.attempts, "kind": claim.kind}
     if outcome.post:
@@ -223,7 +181,7 @@ def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: De
         # The platform asked for a longer wait than a Lambda should sleep: a delayed copy, this one done.
         _finish(deps, claim, job, "deferred", digest, outcome.attempts, outcome.detail)
         delay = min(int(outcome.retry_after) + 1, SQS_MAX_DELAY)
-        deps.queue.send(deps.settings.delivery_queue_url, job.raw, delay=delay)
+        deps.queue.send(deps.settings.delivery_queue_url, job.body(), delay=delay)
         return {**result, "sent": False, "deferred": delay}
     if last_try:
         _finish(deps, claim, job, "gave_up", digest, outcome.attempts, outcome.detail)
@@ -232,7 +190,7 @@ def _settle(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: De
     raise DeliveryFailed(f"{job.channel.label}: {outcome.kind} after {outcome.attempts} attempt(s): {outcome.detail}")
 
 
-def _maybe(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: DeliveryDeps,
+def _maybe(outcome: Outcome, claim: Claim, job: DeliveryMessage, digest: str, deps: DeliveryDeps,
            result: dict[str, Any], last_try: bool) -> dict[str, Any]:
     """A send whose answer never came: recorded as maybe delivered. A platform that drops copies (the generic
     webhook) is handed back to the queue to be sent again under the same delivery id; any other only when its
@@ -249,7 +207,7 @@ def _maybe(outcome: Outcome, claim: Claim, job: Delivery, digest: str, deps: Del
                          "be sent again")
 
 
-def _finish(deps: DeliveryDeps, claim: Claim, job: Delivery, status: Any, digest: str, attempts: int,
+def _finish(deps: DeliveryDeps, claim: Claim, job: DeliveryMessage, status: Any, digest: str, attempts: int,
             detail: str, post: dict[str, Any] | None = None) -> None:
     now = deps.clock()
     deps.ledger.finish(claim, status=status, run_id=job.run_id, digest=digest, attempts=attempts, detail=detail,
@@ -264,7 +222,7 @@ def check_secret_names(channel: Channel, prefix: str) -> None:
                              "NotifySecretPrefix), which is all DeliveryFunction may read")
 
 
-def _in_language(bucket: Bucket, job: Delivery) -> tuple[str | None, Any]:
+def _in_language(bucket: Bucket, job: DeliveryMessage) -> tuple[str | None, Any]:
     """The report.json for the channel's language, and its language folder: the report's subfolder in that
     language when it exists (None: the report's own folder); the body None when there is no report."""
     lang = job.channel.lang
@@ -276,7 +234,7 @@ def _in_language(bucket: Bucket, job: Delivery) -> tuple[str | None, Any]:
     return lang_dir, body
 
 
-def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
+def load_message(bucket: Bucket, site_url: str, job: DeliveryMessage) -> Message:
     """The message for the channel's language: the report's subfolder in that language when it exists."""
     lang_dir, body = _in_language(bucket, job)
     if body is None:
@@ -292,7 +250,7 @@ def load_message(bucket: Bucket, site_url: str, job: Delivery) -> Message:
     return build_message(report, links)
 
 
-def load_report(bucket: Bucket, site_url: str, job: Delivery) -> tuple[dict[str, Any], str, github_post.Where]:
+def load_report(bucket: Bucket, site_url: str, job: DeliveryMessage) -> tuple[dict[str, Any], str, github_post.Where]:
     """report.json and report.md in the channel's language (the report's subfolder in it when it exists, as
     load_message picks), and where the report is."""
     lang_dir, body = _in_language(bucket, job)

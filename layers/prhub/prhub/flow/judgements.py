@@ -34,6 +34,7 @@ from prhub.core.errors import InputError, SourceError, SourceUnavailable
 from prhub.core.judgements import Judgement, Verdict, judgement
 from prhub.core.models import PullRef, PullRequest
 from prhub.engine.changelog import read_changelog
+from prhub.flow.messages import ReportMessage
 from prhub.sources.source import check_location
 
 if TYPE_CHECKING:
@@ -213,13 +214,6 @@ def _published(runs: Iterable[Run]) -> list[Run]:
     return list(shown.values())
 
 
-def changed_since(run: Run, judgements: Iterable[Judgement]) -> list[int]:
-    """The run's PRs corrected after its latest publication: what a correction's revision changes."""
-    listed = set(run.refs)
-    return sorted({j.pr for j in judgements if j.source == "correction" and j.pr in listed
-                   and run.reported_at is not None and j.at > run.reported_at})
-
-
 def unchanged(repo: str, verdicts: Mapping[int, Verdict], store: KeptJudgements) -> list[int]:
     """The PRs of `verdicts` whose kept correction already says the same."""
     kept = {j.pr: j.verdict for j in resolve(j for j in store.judgements(repo) if j.source == "correction")}
@@ -249,6 +243,6 @@ def correct(repo: str, verdicts: Mapping[int, Verdict], deps: Deps, at: str) -> 
             continue
         revision = run.revision + 1
         if deps.store.claim_revision(run.run_id, revision, deps.now()):
-            deps.queue.send(deps.settings.report_queue_url, {"run_id": run.run_id, "revision": revision})
+            deps.queue.send(deps.settings.report_queue_url, ReportMessage(run.run_id, revision).body())
             asked.append({"run_id": run.run_id, "revision": revision, "report_key": run.report_key})
     return asked

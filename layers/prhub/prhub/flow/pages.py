@@ -1,12 +1,15 @@
 """The PR-page service (PagesFunction): each published report's PR pages, rendered by a fan-out of their own.
 
-    fan_out(report, home, scored, deps, history=None, config=None) -> int
-                                                  after a report is published: its pulls.json (the PR pages' facts
-                                                  and the dashboard's record of the repository, completed to its
-                                                  52 weeks from config's source), then PagesQueue
-                                                  messages of at most PAGES_PER_MESSAGE PR numbers each, plus the
-                                                  earlier periods' PRs it adds relations to; returns the count
-    pages_message(body, deps) -> dict             one message: render and publish those PRs' pages
+    publish_facts(report, scored, deps, history=None, config=None)
+                                                  the report's publication (prhub.flow.publish), before the
+                                                  indexes: its pulls.json (the PR pages' facts and the dashboard's
+                                                  record of the repository, completed to its 52 weeks from config's
+                                                  source)
+    queue_pages(report, home, scored, deps) -> int   its announcement (prhub.flow.announce): PagesQueue messages
+                                                  (prhub.flow.messages.PagesMessage) of at most PAGES_PER_MESSAGE PR
+                                                  numbers each, plus the earlier periods' PRs it adds relations to
+    pages_message(message, deps) -> dict          one message, parsed by PagesFunction's handler: render and
+                                                  publish those PRs' pages
 
 The report worker only queues; a PagesFunction invocation renders a bounded number of
 pages (each about 0.2 s with its PDF), so no invocation nears its timeout however large
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any, cast
 
@@ -30,6 +33,7 @@ from prhub.core.models import ScoredPR
 from prhub.core.period import Period, parse_timestamp, zone
 from prhub.core.report import Report
 from prhub.flow.deps import Deps
+from prhub.flow.messages import PagesMessage
 from prhub.site import dashboard, pulls
 from prhub.site import paths as sitepaths
 from prhub.site import publish as site
@@ -155,15 +159,14 @@ def _chunks(numbers: list[int], size: int) -> Iterable[list[int]]:
         yield numbers[start:start + size]
 
 
-def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, history: History | None = None,
-            config: RepoConfig | None = None) -> int:
-    """Write the period's pulls.json and queue its PR pages, and the earlier pages its PRs add relations to.
+def publish_facts(report: Report, scored: list[ScoredPR], deps: Deps, history: History | None = None,
+                  config: RepoConfig | None = None) -> None:
+    """Write the period's pulls.json: its PRs' facts (what their pages show of them and relate them by) and the
+    dashboard's record of the repository. Before the indexes, which read it.
 
     `history` is the run's (what its source listed before the period), for the dashboard's record; with the run's
     `config`, the weeks of the dashboard's year no record covers are listed from its source (`year`). What an
-    earlier run of the period recorded (another language, a revision before) is kept. A page already built for the
-    same PR head, scoring and neighbours (`current`) is not queued again: a re-run, or a year after its weeks,
-    reuses the pages the runs before built."""
+    earlier run of the period recorded (another language, a revision before) is kept."""
     slug = _slug(report)
     facts = {p.number: {"files": list(p.files), "lines": list(p.file_lines), "merged_at": p.merged_at,
                         "url": p.url, "note": p.note, "author": p.author, "modules": list(p.modules),
@@ -175,41 +178,50 @@ def fan_out(report: Report, home: str, scored: list[ScoredPR], deps: Deps, histo
     if config is not None:
         doc = year(report, config, doc, stored, history, deps)
     site.publish_pull_facts(deps.bucket, report, facts, doc)
+
+
+def queue_pages(report: Report, home: str, scored: list[ScoredPR], deps: Deps) -> int:
+    """Queue the published report's PR pages, and the earlier periods' pages its PRs add relations to (after
+    publish_facts: the messages read what it wrote); returns how many messages. A page already built for the same
+    PR head, scoring and neighbours (`current`) is not queued again: a re-run, or a year after its weeks, reuses the
+    pages the runs before built."""
+    slug = _slug(report)
     repo, lang = report["repo"], report["language"]
     base = sitepaths.base(report)
-    where = {"slice": name} if (name := sitepaths.slice_name(report)) else {}  # a slice's own pages
+    part = sitepaths.slice_name(report) or ""  # a slice's own pages
+    stored = site.pull_records(deps.bucket, base)
     periods = {s: {int(n): f for n, f in (d.get("prs") or {}).items()} for s, d in stored.items() if s != slug}
-    # Every period's facts as the pages' messages will read them (this period's just written): built once for both.
-    every = _facts_of(site.pull_records(deps.bucket, base))
+    # Every period's facts as the pages' messages will read them: built once for both kinds of message.
+    every = _facts_of(stored)
     entries = {p["number"]: p for p in report["prs"]}
     mine = [n for n in sorted(entries)
             if not current(deps.bucket, base, n, lang, home, every, entries[n], report["scorer"])]
-    bodies = [{"repo": repo, **where, "slug": slug, "lang": lang, "home": home, "numbers": chunk}
-              for chunk in _chunks(mine, PAGES_PER_MESSAGE)]
-    bodies += _related(deps.bucket, {"repo": repo, **where, "home": home}, periods, every, scored, set(entries))
-    if bodies:
-        deps.queue.send_batch(deps.settings.pages_queue_url, bodies)
+    messages = [PagesMessage(repo, slug, lang, home, tuple(chunk), part) for chunk in _chunks(mine, PAGES_PER_MESSAGE)]
+    messages += _related(deps.bucket, PagesMessage(repo, "", "", home, (), part), periods, every, scored, set(entries))
+    if messages:
+        deps.queue.send_batch(deps.settings.pages_queue_url, [m.body() for m in messages])
     logger.info("pull pages queued", extra={"repo": repo, "slug": slug, "lang": lang, "queued": len(mine),
-                                            "reused": len(entries) - len(mine), "messages": len(bodies)})
-    return len(bodies)
+                                            "reused": len(entries) - len(mine), "messages": len(messages)})
+    return len(messages)
 
 
-def _related(bucket: site.Bucket, where: dict[str, Any], periods: dict[str, dict[int, dict[str, Any]]],
-             every: _Facts, scored: list[ScoredPR], mine: set[int]) -> list[dict[str, Any]]:
-    """The messages for the pages of other periods' PRs on the same files as `scored`: they gain a "later" (or
-    "earlier") link, so they are rendered again (each once, from the first period listing it), unless that link
-    is there already."""
+def _related(bucket: site.Bucket, where: PagesMessage, periods: dict[str, dict[int, dict[str, Any]]],
+             every: _Facts, scored: list[ScoredPR], mine: set[int]) -> list[PagesMessage]:
+    """The messages for the pages of other periods' PRs on the same files as `scored` (`where`: their repository,
+    slice and home): they gain a "later" (or "earlier") link, so they are rendered again (each once, from the first
+    period listing it), unless that link is there already."""
     paths = {f for p in scored for f in p.files}
-    seen, bodies = set(mine), []
+    seen: set[int] = set(mine)
+    messages: list[PagesMessage] = []
+    folder = sitepaths.folder(where.repo, where.slice)
     for other, prs in sorted(periods.items()):
         touched = sorted(n for n, f in prs.items() if n not in seen and paths & set(f.get("files") or []))
         seen.update(touched)
         for language in LANGUAGES:  # the worker skips a language the period was not published in
-            stale = [n for n in touched if not current(bucket, sitepaths.folder(where["repo"], where.get("slice", "")),
-                                                       n, language, where["home"], every)]
-            bodies += [{**where, "slug": other, "lang": language, "numbers": chunk}
-                       for chunk in _chunks(stale, PAGES_PER_MESSAGE)]
-    return bodies
+            stale = [n for n in touched if not current(bucket, folder, n, language, where.home, every)]
+            messages += [replace(where, slug=other, lang=language, numbers=tuple(chunk))
+                         for chunk in _chunks(stale, PAGES_PER_MESSAGE)]
+    return messages
 
 
 # What a PR page shows of its PR's scoring that one period's run cannot change without the PR changing: its page is
@@ -342,17 +354,16 @@ def _pull_page(report: Any, slug: str, lang: str, number: int, facts: _Facts,
                            head=facts.heads.get(number, ""))
 
 
-def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    """Render and publish the pages of body["numbers"] from the period body["slug"] in body["lang"]."""
-    repo, slug, lang, home = str(body["repo"]), str(body["slug"]), str(body["lang"]), str(body["home"])
-    part = str(body.get("slice") or "")  # a slice's pages live in its own folder
-    base = sitepaths.folder(repo, part)
-    numbers = [int(n) for n in body["numbers"]][:PAGES_PER_MESSAGE]
+def pages_message(message: PagesMessage, deps: Deps) -> dict[str, Any]:
+    """Render and publish the pages of the message's PRs (at most PAGES_PER_MESSAGE) from its period's report."""
+    repo, slug, lang, home = message.repo, message.slug, message.lang, message.home
+    base = sitepaths.folder(repo, message.slice)  # a slice's pages live in its own folder
+    numbers = list(message.numbers[:PAGES_PER_MESSAGE])
     report: Any = site.load_report(deps.bucket, base, slug, lang, home)
     if report is None:  # that period was never published in this language
         return {"repo": repo, "slug": slug, "lang": lang, "pages": 0}
     facts = _facts_of(site.pull_records(deps.bucket, base))
-    config = deps.watchlist().get(repo, part)
+    config = deps.watchlist().get(repo, message.slice)
     entries = {p["number"]: p for p in report["prs"]}
     listed = [n for n in numbers if n in entries]
     # A message delivered again, or queued before another built the page, renders nothing already current.
@@ -383,7 +394,7 @@ def pages_message(body: dict[str, Any], deps: Deps) -> dict[str, Any]:
         for i, (page, files) in enumerate(work):
             if left is not None and done and left() < PAGE_SECONDS_MAX:
                 # A slow invocation (a loaded host, huge file lists) hands its remaining pages to the next one.
-                deps.queue.send(deps.settings.pages_queue_url, {**body, "numbers": todo[i:]})
+                deps.queue.send(deps.settings.pages_queue_url, replace(message, numbers=tuple(todo[i:])).body())
                 break
             keys += site.publish_pull(deps.bucket, page, next(rendered) if files is None else files, home)
             done += 1

@@ -35,6 +35,7 @@ from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.flow import judgements
 from prhub.flow.deps import Deps
 from prhub.flow.judgements import read_lines
+from prhub.flow.messages import ReportMessage
 from prhub.flow.records import dropped
 from prhub.sources import orgs, scope
 from prhub.sources.source import Deadline, Source, TimedSource
@@ -471,7 +472,7 @@ def _fan_out(run_id: str, config: RepoConfig, listing: list[PullRef], start: int
     for at in range(0, len(left), FAN_OUT_CHUNK):
         if chunk := [r for r in left[at:at + FAN_OUT_CHUNK] if r.number not in cached]:
             deps.queue.send_batch(deps.settings.score_queue_url,
-                                  [{"run_id": run_id, "number": r.number, "ref": r.to_dict()} for r in chunk])
+                                  [score.ScoreMessage(run_id, r.number, r).body() for r in chunk])
             sent += len(chunk)
             marked = start + min(len(left), at + FAN_OUT_CHUNK)
             deps.store.mark_fanned(run_id, marked)
@@ -479,7 +480,7 @@ def _fan_out(run_id: str, config: RepoConfig, listing: list[PullRef], start: int
         deps.store.mark_fanned(run_id, len(listing))
     if not listing and deps.store.claim_report(run_id, deps.now()):
         # Nothing to score: the report (which says so) is requested right away.
-        deps.queue.send(deps.settings.report_queue_url, {"run_id": run_id})
+        deps.queue.send(deps.settings.report_queue_url, ReportMessage(run_id).body())
     return sent
 
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
+from prhub.flow.messages import ReportMessage
+
 if TYPE_CHECKING:
     from prhub.cloud.runs import Progress
     from prhub.flow.deps import Deps
@@ -29,6 +31,6 @@ def request_revision(run_id: str, progress: Progress, deps: Deps) -> bool:
     revision = progress.revision + 1
     if not deps.store.claim_revision(run_id, revision, deps.now()):
         return False
-    deps.queue.send(deps.settings.report_queue_url, {"run_id": run_id, "revision": revision})
+    deps.queue.send(deps.settings.report_queue_url, ReportMessage(run_id, revision).body())
     logger.info("late results, report revision requested", extra={"run_id": run_id, "revision": revision})
     return True

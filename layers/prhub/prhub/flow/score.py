@@ -28,6 +28,7 @@ from prhub.core.errors import HandBack, InputError, RetryLater
 from prhub.core.models import PullRef, PullRequest, ScoredPR
 from prhub.flow.deps import Deps
 from prhub.flow.judgements import keep_labels
+from prhub.flow.messages import ReportMessage
 from prhub.flow.records import dropped
 from prhub.flow.revision import request_revision
 from prhub.sources.source import Deadline, Source, TimedSource
@@ -312,6 +313,12 @@ class ScoreMessage:
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"malformed score message: {exc!r}") from exc
 
+    def body(self) -> dict[str, Any]:
+        """The body its producer sends (the plan: one per PR to score)."""
+        return {"run_id": self.run_id, "number": self.number, "ref": self.ref.to_dict(),
+                **({"handed_back": self.handbacks} if self.handbacks else {}),
+                **({"spent": list(self.spent)} if any(self.spent) else {})}
+
     def body_after(self, exc: RetryLater) -> dict[str, Any]:
         """The body sent again for later: as received, with a hand-back counted and what its calls cost added."""
         body = dict(self.raw)
@@ -530,5 +537,5 @@ def _complete(run_id: str, deps: Deps, stored: bool) -> None:
         if stored:
             request_revision(run_id, progress, deps)
     elif progress.complete and progress.report_requested is None and deps.store.claim_report(run_id, deps.now()):
-        deps.queue.send(deps.settings.report_queue_url, {"run_id": run_id})
+        deps.queue.send(deps.settings.report_queue_url, ReportMessage(run_id).body())
         logger.info("run complete, report requested", extra={"run_id": run_id})
