@@ -1,21 +1,21 @@
 """DeliveryFunction: an SQS batch of {run_id, report_key, language, channel}; each channel told once."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
+from prhub.cloud.batch import sqs_batch
 from prhub.core.errors import InputError
 from prhub.flow.deliver import deliver_one
 from prhub.flow.deps import DeliveryDeps
 from prhub.flow.messages import DeliveryMessage
 from prhub.flow.records import dropped
 
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
 logger = Logger()
-# One record per channel: a failed channel is listed in batchItemFailures, the others are done.
-processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 _deps: DeliveryDeps | None = None  # built on the first invocation, kept while the environment is warm
 
 
@@ -34,4 +34,5 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         receives = int(record.attributes.approximate_receive_count or 1)
         return deliver_one(message, deps, last_try=receives >= deps.settings.max_receive_count)
 
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    # One record per channel: a failed channel is listed in batchItemFailures, the others are done.
+    return sqs_batch(event, context, record_handler, raise_on_entire_batch_failure=False)

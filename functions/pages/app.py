@@ -2,21 +2,21 @@
 published."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from prhub.cloud import tracing
+from prhub.cloud.batch import sqs_batch
 from prhub.core.errors import InputError
 from prhub.flow.deps import Deps
 from prhub.flow.messages import PagesMessage
 from prhub.flow.pages import pages_message
 from prhub.flow.records import dropped
 
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
 logger = Logger()
-# A failed batch is listed in batchItemFailures, so SQS retries it and then moves it to PagesDLQ.
-processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 _deps: Deps | None = None  # built on the first invocation, kept while the environment is warm
 
 
@@ -34,4 +34,5 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             return dropped("PagesFunction", record.message_id, str(exc))
         return pages_message(message, deps)
 
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    # A failed batch is listed in batchItemFailures, so SQS retries it and then moves it to PagesDLQ.
+    return sqs_batch(event, context, record_handler, raise_on_entire_batch_failure=False)
