@@ -37,7 +37,7 @@ from prhub.core.config import RepoConfig
 from prhub.core.judgements import Judgement
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import zone
-from prhub.engine import rules
+from prhub.engine import prior, rules
 from prhub.engine.scoring import facts
 
 # The penalties on each feature weight tried (the default score's coefficient and the intercept are not penalised):
@@ -86,7 +86,9 @@ def features(f: rules.Facts) -> tuple[float, dict[str, float]]:
     caps = [(rules._points(cap, f), cap.name) for cap in rules.CAPS if cap.condition(f) is not None]
     if caps and min(caps)[0] < score:
         out[min(caps)[1]] = 1.0
-    return importance, out
+    # The default importance is the engine's: the rules' score with the points learned across repositories
+    # (prhub.engine.prior); a repository's own judgements adjust on top of it.
+    return prior.adjust(importance, out, prior.load()), out
 
 
 def example(pr: PullRequest, config: RepoConfig, key: bool, grade: int | None = None) -> Example:

@@ -22,7 +22,7 @@ from typing import Protocol
 from prhub.core.config import PR_TYPES, RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import format_timestamp
-from prhub.engine import classify, conventions, gist, reviews, rules, textparse
+from prhub.engine import classify, conventions, gist, prior, reviews, rules, textparse
 from prhub.engine.changes import breaking_reasons, file_kind, is_generated
 from prhub.engine.risks import VersionRegistry, assess
 from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
@@ -37,7 +37,9 @@ from prhub.engine.wording import joined, say
 # engine-12: the repository's own conventions (prhub.engine.conventions, issue 48): its minor markers cap a PR's
 # importance, and its type words (given, or the type tags of a repository without conventional prefixes) decide the
 # type.
-ENGINE_VERSION = "engine-12"
+# engine-13: importance adds the points learned across many repositories' maintainers (prhub.engine.prior, its
+# importance_model.json; issue 48). A retrained model is a new engine version.
+ENGINE_VERSION = "engine-13"
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -256,12 +258,18 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
                        marker=conventions.minor_marker(pr.title, pr.labels, config.conventions))
 
 
-def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None) -> ScoredPR:
-    """Judge one PR from its title, description, labels and changed files."""
+def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None,
+               model: prior.Prior | None = None) -> ScoredPR:
+    """Judge one PR from its title, description, labels and changed files. Importance is the rules' score with the
+    points learned across repositories (`model`, the shipped prhub.engine.prior one by default); the reasons stay
+    the rules'."""
     seen = facts(pr, config)
     description, kind, cleaned, lang = seen.title, seen.kind, seen.body, config.language
     revert = _revert(pr, description, kind)
     importance, reasons, signals = rules.importance(seen)
+    model = prior.load() if model is None else model
+    if model.points:
+        importance = prior.adjust(importance, prior.fired(seen), model)
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))

@@ -1,0 +1,84 @@
+"""Importance learned across many repositories' maintainers (issue 48): the points the table of rules' features earn.
+
+    load(path=MODEL) -> Prior                     the shipped model (importance_model.json beside this module)
+    fired(f) -> dict[str, float]                  what the table of rules saw of a PR: its features
+    adjust(importance, features, prior) -> float  the rules' score plus the learned points of what fired
+
+The model is a pairwise logistic fit (bench/train_importance.py, docs/importance-model.md) over the features
+prhub.engine.learning reads: the change type (`type:feat`), each rule that fired (1), the size rule's points and
+the cap that bound the score. Its weights, divided by the rules' score's own coefficient, are importance points:
+a PR's default importance is the rules' score plus the points of what fired, clipped to 0–10, each weight within
+±max_points. The reasons a report prints stay the rules'; a repository's own judgements (prhub.engine.learning)
+adjust on top. Without the file, or with an empty model, the score is exactly the rules'.
+
+Pure, standard library: a JSON file read once per process.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from prhub.engine import rules
+
+MODEL = Path(__file__).with_name("importance_model.json")
+MAX_POINTS = 3.0  # as prhub.engine.learning.MAX_POINTS: no learned weight moves a PR by more than this
+
+
+@dataclass(frozen=True)
+class Prior:
+    """A model's learned points per feature (what the rules saw), with the version that names it."""
+
+    version: str = ""
+    points: dict[str, float] = field(default_factory=dict)
+    max_points: float = MAX_POINTS
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Prior:
+        cap = float(data.get("max_points", MAX_POINTS))
+        return cls(str(data.get("version", "")),
+                   {str(k): max(-cap, min(cap, float(v))) for k, v in (data.get("weights") or {}).items()}, cap)
+
+
+OFF = Prior("off")  # the rules alone
+
+
+@lru_cache(maxsize=4)
+def load(path: Path = MODEL) -> Prior:
+    """The model in `path` (the shipped one by default); the rules alone when there is no such file."""
+    if not path.exists():
+        return OFF
+    return Prior.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def fired(f: rules.Facts) -> dict[str, float]:
+    """A PR's features as the table of rules applies them (the reading prhub.engine.learning.features makes): its
+    type, every rule that fired (1; the size rule its points), and the cap that bound the score."""
+    out: dict[str, float] = {f"type:{f.kind}": 1.0}
+    score, done = rules.BASE[f.kind], set()
+    for rule in rules.RULES:
+        if rule.group and rule.group in done or rule.condition(f) is None:
+            continue
+        done.add(rule.group)
+        points = rules._points(rule, f)
+        score += points
+        out[rule.name] = points if rule.name == "size" else 1.0
+    score = score if score <= 8.0 else 8.0 + (score - 8.0) / 2
+    caps = [(rules._points(cap, f), cap.name) for cap in rules.CAPS if cap.condition(f) is not None]
+    if caps and min(caps)[0] < score:
+        out[min(caps)[1]] = 1.0
+    return out
+
+
+def moved(features: dict[str, float], prior: Prior) -> float:
+    """The learned points of what fired."""
+    return sum(prior.points[n] * v for n, v in features.items() if n in prior.points)
+
+
+def adjust(importance: float, features: dict[str, float], prior: Prior) -> float:
+    """The rules' `importance` with the learned points of what fired, clipped to 0–10 (unchanged without a model)."""
+    if not prior.points:
+        return importance
+    return round(max(0.0, min(10.0, importance + moved(features, prior))), 1)
