@@ -94,21 +94,24 @@ def corpus(root: Path = CORPUS) -> list[JudgedRepo]:
     for entry in _entries(json.loads(index.read_text(encoding="utf-8"))):
         repo = str(entry.get("repo") or entry.get("name") or entry.get("full_name"))
         folder = root / repo.replace("/", "__")
-        if not (folder / "pulls.jsonl").exists() or not (folder / "labels.jsonl").exists():
-            continue  # still being built
         build = json.loads((folder / "BUILD.json").read_text(encoding="utf-8")) \
             if (folder / "BUILD.json").exists() else {}
+        # An export kept elsewhere is read in place (cargo's in ../shared/data): BUILD.json says where
+        pulls = folder / "pulls.jsonl" if (folder / "pulls.jsonl").exists() else Path(build.get("pulls") or folder)
+        if not pulls.is_file() or not (folder / "labels.jsonl").exists():
+            continue  # still being built
         since, until = _covered(entry, build)
-        prs = _load_prs(folder / "pulls.jsonl")
+        prs = _load_prs(pulls)
         named: dict[int, int] = {}
         with (folder / "labels.jsonl").open(encoding="utf-8") as handle:
             for line in handle:
                 if line.strip():
                     row = json.loads(line)
                     named[int(row["number"])] = max(named.get(int(row["number"]), 0), int(row.get("grade") or 0))
+        # Only the covered range: outside it the changelog's silence says nothing, and its named PRs alone would
+        # be a sample of the graded ones
         grades = {p.number: named.get(p.number, 0) for p in prs
-                  if p.number in named or ((since is None or p.merged_at.date() >= since)
-                                           and (until is None or p.merged_at.date() <= until))}
+                  if (since is None or p.merged_at.date() >= since) and (until is None or p.merged_at.date() <= until)}
         commit = str(entry.get("commit") or build.get("commit") or build.get("head") or "")
         out.append(JudgedRepo(repo, bool(entry.get("held_out")), commit, prs, grades))
     return out
@@ -151,6 +154,7 @@ class Seen:
     lines: int  # changed lines (the size-only ranking)
     rules: float  # today's rules' importance
     features: dict[str, float]
+    ceiling: float = 10.0  # the rules' lowest cap that holds: the learned points do not lift a PR past it
 
     @property
     def pick(self) -> bool:
@@ -163,8 +167,9 @@ def seen(repo: JudgedRepo) -> list[Seen]:
     out = []
     for pr in repo.judged:
         f = facts(pr, config)
+        feats, ceiling = prior.read(f)
         out.append(Seen(repo.repo, pr.number, week_of(pr), repo.grades[pr.number], pr.additions + pr.deletions,
-                        rules.importance(f)[0], prior.fired(f)))
+                        rules.importance(f)[0], feats, ceiling))
     return out
 
 
@@ -226,7 +231,7 @@ def today(row: Seen) -> float:
 
 
 def with_model(model: prior.Prior) -> Callable[[Seen], float]:
-    return lambda row: prior.adjust(row.rules, row.features, model)
+    return lambda row: prior.adjust(row.rules, row.features, model, row.ceiling)
 
 
 @dataclass(frozen=True)
@@ -270,6 +275,8 @@ def print_table(root: Path = CORPUS, model: prior.Prior | None = None, held_out:
     print(f"\n== importance against maintainers' picks (grade >= {PICK}), corpus {root}"
           f"{'' if (root / 'index.json').exists() else ' (absent: cargo from ../shared/data)'}; "
           f"model {model.version or 'none'}")
+    print("  (a repository the model was trained on is scored in sample here: its leave-one-repository-out figures are "
+          "in docs/importance-model.md)")
     print(f"  {'repository':<32} {'PRs':>5} {'picks':>5}   recall@K / ROC AUC:  size-only   rules today   "
           f"rules+model   model-rules AUC")
     for row in rows(root, model, held_out):
@@ -281,9 +288,10 @@ def print_table(root: Path = CORPUS, model: prior.Prior | None = None, held_out:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--model", type=Path, help="a model file (default: the one the engine ships, if any)")
     parser.add_argument("--tuning", action="store_true", help="the training repositories only (while tuning)")
     args = parser.parse_args(argv)
-    print_table(args.corpus, held_out=not args.tuning)
+    print_table(args.corpus, prior.load(args.model) if args.model else None, held_out=not args.tuning)
 
 
 if __name__ == "__main__":

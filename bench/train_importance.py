@@ -18,7 +18,8 @@ pairs weigh as much together as its judged PRs (as prhub.engine.learning's fit),
 weigh REPO_WEIGHT together, so each repository counts the same however busy it is. L2 penalty on the w_j (not b);
 w_j / b are importance points (b held at SCALE when the fit would put it lower). The type weights are shifted
 together so the training PRs' mean importance stays the rules' (a constant moves no ranking within a week), each
-weight is then clipped to ±MAX_POINTS and the ones under 0.05 point dropped.
+weight is then clipped to ±MAX_POINTS and the ones under 0.05 point dropped. The engine adds the points under the
+rules' lowest cap that holds (prhub.engine.prior.adjust), and so do the figures here.
 
 Penalty: the one of PENALTIES with the best mean ROC AUC over leave-one-repository-out folds on the training
 repositories (each fold fits on the others and scores the one left out); the strongest when tied.
@@ -28,6 +29,7 @@ Writes layers/prhub/prhub/engine/importance_model.json and docs/importance-model
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import random
@@ -43,7 +45,7 @@ from typing import Any
 from prhub.engine import prior
 from prhub.engine.scoring import ENGINE_VERSION
 
-from bench.corpus_importance import CORPUS, PICK, Figures, JudgedRepo, Seen, corpus, figures, seen, today
+from bench.corpus_importance import CORPUS, PICK, Figures, JudgedRepo, Seen, corpus, figures, seen, today, with_model
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL_OUT = ROOT / "layers" / "prhub" / "prhub" / "engine" / "importance_model.json"
@@ -229,7 +231,7 @@ def leave_one_out(judged: dict[str, tuple[bool, list[Seen]]], l2: float) -> list
         others = {n: v for n, v in judged.items() if n != name}
         model = model_of(fit(others, l2))
         out.append(Fold(name, len(rows), sum(r.pick for r in rows), figures(rows, today),
-                        figures(rows, lambda r, m=model: prior.adjust(r.rules, r.features, m))))  # type: ignore[misc]
+                        figures(rows, with_model(model))))
     return out
 
 
@@ -252,8 +254,9 @@ def choose(judged: dict[str, tuple[bool, list[Seen]]]) -> tuple[float, dict[floa
 
 def model_file(fitted: Fitted, l2: float, repos: Sequence[JudgedRepo], judged: dict[str, tuple[bool, list[Seen]]],
                folds: list[Fold]) -> dict[str, Any]:
+    digest = hashlib.sha256(json.dumps(sorted(fitted.points.items())).encode()).hexdigest()[:8]
     return {
-        "version": VERSION,
+        "version": f"{VERSION}-{digest}",  # the weights' digest: a retrained model is a new engine version
         "engine": ENGINE_VERSION,
         "trained": datetime.now(UTC).strftime("%Y-%m-%d"),
         "method": "pairwise L2 logistic, pairs within a repository's UTC week at different changelog grades, "
@@ -280,7 +283,7 @@ MEANINGS = {
 
 def meaning(name: str) -> str:
     if name.startswith("type:"):
-        return f"a PR of type `{name[5:]}`"
+        return f"a PR of type `{name[5:]}` (the types carry the centring constant: compare them with each other)"
     if name == "size":
         return MEANINGS["size"]
     if name.startswith("cap_"):
@@ -293,7 +296,9 @@ def report(data: dict[str, Any], l2: float, folds: dict[float, list[Fold]], seco
         "# The importance model (issue 48)",
         "",
         "Written by `python -m bench.train_importance`; do not edit by hand. The engine (prhub.engine.prior) adds",
-        "these points to the rules' score; the reasons a report prints stay the rules'.",
+        "these points to the rules' score, under the rules' lowest cap that holds, when the model file is in the",
+        "layer (layers/prhub/prhub/engine/importance_model.json); the reasons a report prints stay the rules'.",
+        "Whether it is shipped, and the held-out repositories' figures: docs/calibration.md.",
         "",
         "## Data",
         "",
@@ -312,7 +317,9 @@ def report(data: dict[str, Any], l2: float, folds: dict[float, list[Fold]], seco
         "features the table of rules gives a PR (its type, each rule that fired, the size rule's points, the cap that",
         f"bound it). At most {PAIRS_PER_REPO} pairs per repository (fixed seed); a week's pairs weigh as its judged",
         "PRs, every repository's pairs the same in total. w_j / b are importance points; the type points are shifted",
-        f"together so the training PRs' mean importance is the rules'; each is clipped to ±{MAX_POINTS:g}.",
+        f"together so the training PRs' mean importance is the rules'; each is clipped to ±{MAX_POINTS:g}. The engine",
+        "adds them under the rules' lowest cap that holds (docs only, a typo, a repository's `minor:`), as the",
+        "figures below do.",
         f"Penalty chosen among {', '.join(f'{p:g}' for p in PENALTIES)} by the mean leave-one-repository-out ROC AUC",
         f"(picks: grade ≥ {PICK}): **{l2:g}**; b = {data['scale']} log-odds per point.",
         "",

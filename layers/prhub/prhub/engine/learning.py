@@ -87,8 +87,8 @@ def features(f: rules.Facts) -> tuple[float, dict[str, float]]:
     if caps and min(caps)[0] < score:
         out[min(caps)[1]] = 1.0
     # The default importance is the engine's: the rules' score with the points learned across repositories
-    # (prhub.engine.prior); a repository's own judgements adjust on top of it.
-    return prior.adjust(importance, out, prior.load()), out
+    # (prhub.engine.prior), under the rules' lowest cap; a repository's own judgements adjust on top of it.
+    return prior.adjust(importance, out, prior.load(), min(caps)[0] if caps else 10.0), out
 
 
 def example(pr: PullRequest, config: RepoConfig, key: bool, grade: int | None = None) -> Example:

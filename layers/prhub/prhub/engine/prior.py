@@ -1,15 +1,16 @@
 """Importance learned across many repositories' maintainers (issue 48): the points the table of rules' features earn.
 
     load(path=MODEL) -> Prior                     the shipped model (importance_model.json beside this module)
-    fired(f) -> dict[str, float]                  what the table of rules saw of a PR: its features
-    adjust(importance, features, prior) -> float  the rules' score plus the learned points of what fired
+    read(f) -> (features, ceiling)                what the table of rules saw of a PR, and its lowest cap
+    adjust(importance, features, prior, ceiling)  the rules' score plus the learned points of what fired
 
 The model is a pairwise logistic fit (bench/train_importance.py, docs/importance-model.md) over the features
 prhub.engine.learning reads: the change type (`type:feat`), each rule that fired (1), the size rule's points and
 the cap that bound the score. Its weights, divided by the rules' score's own coefficient, are importance points:
-a PR's default importance is the rules' score plus the points of what fired, clipped to 0–10, each weight within
-±max_points. The reasons a report prints stay the rules'; a repository's own judgements (prhub.engine.learning)
-adjust on top. Without the file, or with an empty model, the score is exactly the rules'.
+a PR's default importance is the rules' score plus the points of what fired, clipped to 0–10 and to the lowest of
+the rules' caps that holds (the caps are the rules' firm word: docs only, a typo, the repository's own `minor:`),
+each weight within ±max_points. The reasons a report prints stay the rules'; a repository's own judgements
+(prhub.engine.learning) adjust on top. Without the file, or with an empty model, the score is exactly the rules'.
 
 Pure, standard library: a JSON file read once per process.
 """
@@ -53,9 +54,10 @@ def load(path: Path = MODEL) -> Prior:
     return Prior.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
-def fired(f: rules.Facts) -> dict[str, float]:
-    """A PR's features as the table of rules applies them (the reading prhub.engine.learning.features makes): its
-    type, every rule that fired (1; the size rule its points), and the cap that bound the score."""
+def read(f: rules.Facts) -> tuple[dict[str, float], float]:
+    """(features, ceiling) of a PR as the table of rules applies them (the reading prhub.engine.learning.features
+    makes): its type, every rule that fired (1; the size rule its points) and the cap that bound the score; and the
+    lowest cap that holds (10 without one), which the learned points do not lift a PR past."""
     out: dict[str, float] = {f"type:{f.kind}": 1.0}
     score, done = rules.BASE[f.kind], set()
     for rule in rules.RULES:
@@ -69,7 +71,12 @@ def fired(f: rules.Facts) -> dict[str, float]:
     caps = [(rules._points(cap, f), cap.name) for cap in rules.CAPS if cap.condition(f) is not None]
     if caps and min(caps)[0] < score:
         out[min(caps)[1]] = 1.0
-    return out
+    return out, min(caps)[0] if caps else 10.0
+
+
+def fired(f: rules.Facts) -> dict[str, float]:
+    """A PR's features (see `read`)."""
+    return read(f)[0]
 
 
 def moved(features: dict[str, float], prior: Prior) -> float:
@@ -77,8 +84,10 @@ def moved(features: dict[str, float], prior: Prior) -> float:
     return sum(prior.points[n] * v for n, v in features.items() if n in prior.points)
 
 
-def adjust(importance: float, features: dict[str, float], prior: Prior) -> float:
-    """The rules' `importance` with the learned points of what fired, clipped to 0–10 (unchanged without a model)."""
+def adjust(importance: float, features: dict[str, float], prior: Prior, ceiling: float = 10.0) -> float:
+    """The rules' `importance` with the learned points of what fired, clipped to 0–10 and kept under the `ceiling`
+    of the rules' caps (a docs-only change, a repository's own "minor:" stay below key whatever else fired);
+    unchanged without a model."""
     if not prior.points:
         return importance
-    return round(max(0.0, min(10.0, importance + moved(features, prior))), 1)
+    return round(max(0.0, min(10.0, ceiling, importance + moved(features, prior))), 1)

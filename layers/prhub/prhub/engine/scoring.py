@@ -37,9 +37,10 @@ from prhub.engine.wording import joined, say
 # engine-12: the repository's own conventions (prhub.engine.conventions, issue 48): its minor markers cap a PR's
 # importance, and its type words (given, or the type tags of a repository without conventional prefixes) decide the
 # type.
-# engine-13: importance adds the points learned across many repositories' maintainers (prhub.engine.prior, its
-# importance_model.json; issue 48). A retrained model is a new engine version.
-ENGINE_VERSION = "engine-13"
+# engine-13: importance adds the points learned across many repositories' maintainers when a model is shipped
+# (prhub.engine.prior, its importance_model.json; issue 48). The model's version (a digest of its weights) is part
+# of the engine's, so shipping or retraining one changes every cached score's fingerprint.
+ENGINE_VERSION = "engine-13" + (f"+{prior.load().version}" if prior.load().points else "")
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -269,7 +270,8 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     importance, reasons, signals = rules.importance(seen)
     model = prior.load() if model is None else model
     if model.points:
-        importance = prior.adjust(importance, prior.fired(seen), model)
+        feats, ceiling = prior.read(seen)
+        importance = prior.adjust(importance, feats, model, ceiling)
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))
