@@ -1,12 +1,14 @@
 """The deterministic engine's per-PR judgement: modules, type, breaking, importance, insight, risks.
 
-Contract: `score_pull(pr, config, registry=None) -> ScoredPR`, deterministic; no I/O
-unless a `registry` is handed in and `config.check_registry` is on.
+Contract: `score_pull(pr, config, registry=None, model=None) -> ScoredPR`, deterministic; no I/O
+unless a `registry` is handed in and `config.check_registry` is on (the shipped importance model is read once
+per process).
 
 Importance (0–10) is judged by the table of rules in prhub.engine.rules (condition, points, the reason
 shown), from what this module reads of the PR: its type (the title's conventional prefix, else its verb,
 else what its lines do), modules (title tags, labels, module_map, scope, the repository's layout:
-prhub.engine.classify), breaks (declared or inferred from the diff) and reverts.
+prhub.engine.classify), breaks (declared or inferred from the diff) and reverts; plus, when a model learned
+across repositories is shipped (prhub.engine.prior), the points it gives what the rules saw.
 
 Insight (0–10) is what a reader learns from the description once the PR template is stripped: why
 (root cause, motivation), how (a design section, trade-offs) and proof (measured results, test evidence),
