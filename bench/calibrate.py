@@ -9,9 +9,11 @@ with their scores and reasons; then the distribution over all weeks (importance
 histogram, key share, insight histogram, risk kinds, inferred breaking flags) and
 the time taken. Then the judged panels (bench.panel), per repository (verl, cargo, trl): recall@K and
 Spearman of the engine's importance and of a size-only ranking (changed lines) against the panel's grades,
-on the weeks tuned on and the held-out weeks apart. Last, type accuracy against the corpus's changelog categories
-(bench.corpus_types), per repository and the held-out repositories pooled. `--tuning` leaves the held-out weeks'
-and repositories' figures out, for use while tuning. Default data: ../shared/data/verl-project-verl/pulls.jsonl.
+on the weeks tuned on and the held-out weeks apart. Then the judged corpus (issue 48), per repository and the
+held-out repositories pooled: recall@K and ROC AUC of importance against the maintainers' picks, beside size-only
+and the rules without the learned model (bench.corpus_importance); and type accuracy against the changelog's
+categories (bench.corpus_types). `--tuning` leaves the held-out weeks' and repositories' figures out, for use while
+tuning. Default data: ../shared/data/verl-project-verl/pulls.jsonl.
 
 `--judgements` (issue 27): the engine with a repository's judgements learned (prhub.engine.learning) against the
 engine alone, on later panel weeks no judgement comes from. cargo: its CHANGELOG.md's judgements of the export's
@@ -45,6 +47,7 @@ from prhub.engine.changelog import read_changelog
 from prhub.engine.learning import spearman
 from prhub.engine.scoring import ENGINE_VERSION, score_pull
 
+from bench import corpus_importance
 from bench.panel import PANEL, REPOS, Week
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -373,6 +376,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"time: scoring {scoring_time:.2f} s ({1000 * scoring_time / len(prs):.2f} ms/PR), "
           f"week analysis {analysis_time:.2f} s for {len(reports)} weeks")
     print_panels(not args.tuning)
+    corpus_importance.print_table(held_out=not args.tuning)
     from bench import corpus_types  # reads this module's loaders: imported here, not at the top
 
     corpus_types.print_table(not args.tuning)

@@ -37,7 +37,7 @@ from prhub.core.config import RepoConfig
 from prhub.core.judgements import Judgement
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import zone
-from prhub.engine import rules
+from prhub.engine import prior, rules
 from prhub.engine.scoring import facts
 
 # The penalties on each feature weight tried (the default score's coefficient and the intercept are not penalised):
@@ -74,12 +74,10 @@ def features(f: rules.Facts) -> tuple[float, dict[str, float]]:
     """(default importance, features) of one PR: its type, the rules that fired as rules.importance applied them
     (the size rule by its points, the others 1) and the cap that bound its score."""
     judged = rules.importance(f)
-    out: dict[str, float] = {f"type:{f.kind}": 1.0}
-    for fired in judged.fired:
-        out[fired.rule.name] = fired.points if fired.rule.graded else 1.0
-    if judged.cap is not None:
-        out[judged.cap.name] = 1.0
-    return judged.score, out
+    feats, ceiling = prior.judged(judged, f.kind)
+    # The default importance is the engine's: the rules' score with the points learned across repositories
+    # (prhub.engine.prior), under the rules' lowest cap; a repository's own judgements adjust on top of it.
+    return prior.adjust(judged.score, feats, prior.load(), ceiling), feats
 
 
 def example(pr: PullRequest, config: RepoConfig, key: bool, grade: int | None = None) -> Example:

@@ -485,6 +485,7 @@ class Importance:
     signals: Signals
     fired: tuple[Fired, ...]
     caps: tuple[Rule, ...]  # the lowest caps that held, when they bound the score, by name; equal caps bind together
+    ceiling: float = 10.0  # the lowest cap that held, bound or not (10 without one): what nothing lifts the PR past
 
     @property
     def cap(self) -> Rule | None:
@@ -530,7 +531,7 @@ def importance(f: Facts) -> Importance:
         ("deps", {"deps", "ci", "docs", "test", "other", "example"}, "deps"))
         if needs in f.present and f.present <= group), "")
     return Importance(round(max(0.0, min(10.0, score)), 1), tuple(reasons), signals, tuple(fired),
-                      tuple(cap for cap, _ in bound))
+                      tuple(cap for cap, _ in bound), min(low, 10.0) if held else 10.0)
 
 
 def _signal(signals: Signals, name: str, hit: dict[str, Any]) -> None:

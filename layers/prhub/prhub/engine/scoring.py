@@ -1,12 +1,14 @@
 """The deterministic engine's per-PR judgement: modules, type, breaking, importance, insight, risks.
 
-Contract: `score_pull(pr, config, registry=None) -> ScoredPR`, deterministic; no I/O
-unless a `registry` is handed in and `config.check_registry` is on.
+Contract: `score_pull(pr, config, registry=None, model=None) -> ScoredPR`, deterministic; no I/O
+unless a `registry` is handed in and `config.check_registry` is on (the shipped importance model is read once
+per process).
 
 Importance (0–10) is judged by the table of rules in prhub.engine.rules (condition, points, the reason
 shown), from what this module reads of the PR: its type (the title's conventional prefix, else its verb,
 else what its lines do), modules (title tags, labels, module_map, scope, the repository's layout:
-prhub.engine.classify), breaks (declared or inferred from the diff) and reverts.
+prhub.engine.classify), breaks (declared or inferred from the diff) and reverts; plus, when a model learned
+across repositories is shipped (prhub.engine.prior), the points it gives what the rules saw.
 
 Insight (0–10) is what a reader learns from the description once the PR template is stripped: why
 (root cause, motivation), how (a design section, trade-offs) and proof (measured results, test evidence),
@@ -30,6 +32,7 @@ from prhub.engine import (
     conventions,
     fingerprint,
     gist,
+    prior,
     reviews,
     risks,
     rules,
@@ -281,13 +284,20 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
                        reported="revert" if reading == "revert" else said or reading)  # a revert, whatever it says
 
 
-def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None) -> ScoredPR:
-    """Judge one PR from its title, description, labels and changed files."""
+def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None,
+               model: prior.Prior | None = None) -> ScoredPR:
+    """Judge one PR from its title, description, labels and changed files. Importance is the rules' score with the
+    points learned across repositories (`model`, the shipped prhub.engine.prior one by default); the reasons stay
+    the rules'."""
     seen = facts(pr, config)
     description, kind, cleaned, lang = seen.title, seen.kind, seen.body, config.language
     revert = _revert(pr, description, kind)
     judged = rules.importance(seen)
     importance, reasons, signals = judged.score, list(judged.reasons), judged.signals
+    model = prior.load() if model is None else model
+    if model.points:
+        feats, ceiling = prior.judged(judged, seen.kind)
+        importance = prior.adjust(importance, feats, model, ceiling)
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
         reasons.append(say(lang, "reverts", what=what))
@@ -423,9 +433,9 @@ class HeuristicScorer:
 # What the engine judges with, besides its code: the constants of these modules and of this one. The rule table
 # (each row's name, points, group and phrase; BASE and the caps' figures) and every pattern, word list and phrase
 # table the type, breaks, facts, insight, summary, risks and review facts are read with; the glossary file
-# (translate.GLOSSARY) by its content.
+# (translate.GLOSSARY) and the importance model learned across repositories (prior.MODEL) by their content.
 JUDGED_BY = (rules, wording, changes, classify, conventions, textparse, synopsis, gist, translate, risks, reviews,
-             core_text)
+             core_text, prior)
 
 
 def engine_version() -> str:
