@@ -135,7 +135,7 @@ def test_key_changes_name_the_lead_change_without_its_title_tags():
 def test_a_zh_theme_is_a_paragraph_told_by_its_lead_and_the_others_reasons():
     text = narrative._key_changes(week_report("zh"), zh=True)[0]["text"]  # no highlight told its members before
     # the lead's title in Chinese with its files, then the other member's own line: no stock reason
-    assert text.startswith("#11 支持异步 rollout 后端，属于破坏性变更，涉及 2 个文件、+460/−20 行。")
+    assert text.startswith("#11 支持异步 rollout 后端，属于破坏性变更，共 2 个文件、+460/−20 行。")
     assert "同组的 #12 修复异步 rollout 死锁" in text and "修复卡死问题" not in text
     assert "support the async rollout backend" not in text and "相关 PR（" not in text
 

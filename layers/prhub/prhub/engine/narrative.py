@@ -134,7 +134,7 @@ def _size(p: PrEntry, zh: bool, i: int) -> str:
     """How much a PR changed, from its files: a clause to follow its line (its shape varies with `i`)."""
     files, plus, minus = p["changed_files"], p["additions"], p["deletions"]
     if zh:
-        return [f"，改动 {files} 个文件（+{plus}/−{minus} 行）", f"，涉及 {files} 个文件、+{plus}/−{minus} 行",
+        return [f"，改动 {files} 个文件（+{plus}/−{minus} 行）", f"，共 {files} 个文件、+{plus}/−{minus} 行",
                 f"（{files} 个文件，+{plus}/−{minus} 行）"][i % 3]
     return f" ({files} file{'s' if files != 1 else ''}, +{plus}/−{minus} lines;"  # the importance closes it
 
@@ -272,20 +272,19 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     also = (f"（另见 {_refs(others, 3, zh)}）" if zh else f" (see also {_refs(others, 3)})") if others else ""
     opening = f"{flag}{area + ('：' if zh else ': ') if area else ''}{lines}{also}{'。' if zh else '.'}"
     chain = _chain_sentence({p["number"] for p in members}, report, zh)
-    text = opening + "".join(_consequence(p, zh) for p in broken) + (chain if zh or not chain else f" {chain}")
+    # an item of one PR: its migration needs no number again
+    text = opening + "".join(_consequence(p, zh, len(told) + len(others) > 1) for p in broken) + (
+        chain if zh or not chain else f" {chain}")
     return {"text": text, "prs": [p["number"] for p in told] + others,
             "evidence": [*_member_facts(told, zh), _fact(told[0]["number"], "importance", told[0]["importance"])]}
 
 
-def _consequence(p: PrEntry, zh: bool) -> str:
+def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
     """What a breaking PR asks of its users, from why the engine found it breaking: what it removes or changes
-    (files by their names) rather than that its title says so."""
-    reason = str(p.get("breaking_reason") or "")
-    told = re.search(r"（(.+)）$" if zh else r"\((.+)\)$", reason)  # "tagged …（what the diff removes）"
-    reason = told.group(1) if told else "" if re.search(r"\[BREAKING\]|BREAKING CHANGE", reason) else reason
-    reason = _short(headline.briefly(reason, zh), 80)
+    (files by their names) rather than that its title says so; by its number when the item tells several."""
+    reason = _short(headline.migration(str(p.get("breaking_reason") or ""), zh), 80)
     if zh:  # the author's own marker says only that it breaks: the migration is the PR's to describe
-        return (f"迁移：#{p['number']} {_unbracket(reason)}。" if reason else
+        return (f"迁移：{'#' + str(p['number']) + ' ' if numbered else ''}{_unbracket(reason)}。" if reason else
                 f"迁移：作者标注为破坏性变更，升级前请按 #{p['number']} 的说明修改用法。")
     return f" #{p['number']} breaks existing use ({reason}): migrate before upgrading." if reason else \
         f" #{p['number']} is marked breaking by its author: follow its description before upgrading."
@@ -322,7 +321,22 @@ def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozens
             continue  # a module's PRs none of which is key are no key change either
         changes.append(_module_change(module, rest, by_number, report, now, zh, described))
         covered.update(rest)
-    return changes
+    return _distinct_headings(changes, by_number, zh)
+
+
+def _distinct_headings(changes: list[KeyChange], by_number: dict[int, PrEntry], zh: bool) -> list[KeyChange]:
+    """Two key changes under one subsystem (two themes, or a theme and its module's other PRs): the second says
+    its lead's headline too, so no two headings read alike."""
+    seen: set[str] = set()
+    out = []
+    for change in changes:
+        members = [by_number[n] for n in change["prs"] if n in by_number]
+        lead = _lead(members) if members else None
+        if change["theme"] in seen and lead is not None and lead.get("headline"):
+            change = {**change, "theme": f"{change['theme']}{'：' if zh else ': '}{lead['headline']}"}
+        seen.add(change["theme"])
+        out.append(change)
+    return out
 
 
 def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], report: Analysis, zh: bool,
@@ -354,16 +368,18 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
 
 
 def _theme_heading(cluster: dict[str, Any], lead: PrEntry, zh: bool) -> str:
-    """A theme's heading: its subsystem (the cluster's, as the highlights name it), then its lead's headline."""
-    said, area = str(lead.get("headline") or cluster["title"]), _heading(cluster)
+    """A theme's heading: its subsystem (the cluster's, as the highlights name it), else its lead's headline.
+    The paragraph below tells the lead: a heading that said it too would be read twice."""
+    area = _heading(cluster)
     if not area:
-        return said
-    return f"{_area(area)}：{said}" if zh else f"{area}: {said}"
+        return str(lead.get("headline") or cluster["title"])
+    return _area(area) if zh else area
 
 
 def _theme_opening(i: int, lead: PrEntry, size: int, said: str, untold: list[int], zh: bool) -> str:
     """A theme's paragraph told from its lead's line (its shape varies with `i`), then the members `said`."""
-    line = _line(lead, zh) + (_size(lead, zh, i + 1) if zh else "")
+    line = _line(lead, zh)
+    line += _size(lead, zh, i + 1) if zh and "个文件" not in line else ""  # a headline may give the size already
     if zh:
         opening = [f"#{lead['number']} {line}。", f"这一组以 #{lead['number']} 为首：{line}。",
                    f"{size} 个 PR 围绕 #{lead['number']} 展开：{line}。"][i % 3]
@@ -439,7 +455,7 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         first = min(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))
         items = sorted(risk.get("items") or [], key=lambda i: i["pr"] != first)
         example = f"{items[0]['detail']}" if items else risk["detail"]
-        example = re.split(r"；|; ", example)[0]  # the first of the example's clauses: the details section has all
+        example = _first_clause(example)  # the details section has all
         quoted = example
         if risk["kind"] == "dependency_pin":
             example = _first_pins(example, zh)
@@ -456,6 +472,17 @@ def _risk_notes(report: Analysis, zh: bool) -> list[Note]:
         notes.append({"text": text, "prs": ranked, "evidence": [
             _fact(first, "risks", quoted), *reviews.review_risk_facts(risk["kind"], first, report.get("reviews"))]})
     return notes
+
+
+def _first_clause(text: str) -> str:
+    """The first of `text`'s "；"-separated clauses, where a clause's own brackets may hold "；" too: a cut inside
+    "（a；b）" would leave the bracket open."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c in "（(") - (c in "）)")
+        if depth <= 0 and (c == "；" or text.startswith("; ", i)):
+            return text[:i]
+    return text
 
 
 def _first_pins(detail: str, zh: bool, shown: int = 2) -> str:
