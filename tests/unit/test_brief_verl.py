@@ -164,3 +164,13 @@ def test_a_key_pr_row_says_what_the_change_came_with_rather_than_its_line_counts
     assert prs[5631]["points"] == ["附带测试和文档"]
     assert prs[6302]["points"][0] == "破坏性变更：删除公共模块 __init__.py、sampler.py"
     assert prs[6265]["points"] == ["改了源码但没有改测试"]  # a risk still comes first
+
+
+def test_a_brief_reason_names_two_files_and_counts_the_rest() -> None:
+    # the appendix's risk details list every file; the brief's line names two
+    many = "；".join(f"删除公共模块 verl/tools/t{i}.py" for i in range(5))
+    assert headline.briefly(many, True) == "删除公共模块 t0.py、t1.py 等 5 个"
+    assert headline.briefly("removes public module a/x.py; removes public module a/y.py", False) == \
+        "removes public module x.py, y.py"
+    assert headline.briefly("removes public module a.py; removes public module b.py; removes public module c.py",
+                            False) == "removes public module a.py, b.py and 1 more"

@@ -44,6 +44,9 @@ def english_prose(text: str) -> bool:
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
 
 
+NAMES = 2  # files a brief reason names before it counts the rest
+
+
 def briefly(reason: str, zh: bool) -> str:
     """A reason as the brief says it: files by their names (the appendix's risk details give the paths), and
     reasons that repeat one verb said once ("删除公共模块 a.py；删除公共模块 b.py" → "删除公共模块 a.py、b.py")."""
@@ -52,7 +55,11 @@ def briefly(reason: str, zh: bool) -> str:
     heads = {part.rsplit(" ", 1)[0] for part in parts if " " in part}
     if len(parts) < 2 or len(heads) != 1 or not all(" " in part for part in parts):
         return reason
-    return f"{heads.pop()} " + ("、" if zh else ", ").join(part.rsplit(" ", 1)[1] for part in parts)
+    names = [part.rsplit(" ", 1)[1] for part in parts]
+    shown = ("、" if zh else ", ").join(names[:NAMES])
+    if len(names) > NAMES:  # the brief names a few; the appendix's risk details list every file
+        shown += f" 等 {len(names)} 个" if zh else f" and {len(names) - NAMES} more"
+    return f"{heads.pop()} {shown}"
 
 
 def migration(reason: str, zh: bool) -> str:

@@ -658,10 +658,10 @@ def _notable_zh(seen: _Notable) -> list[str]:
     if seen.busiest:
         second.append(f"改动最集中的模块是 {'、'.join(map(translate.module, seen.busiest))}"
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
-    if seen.lead:
+    if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
         second.append("最值得先读的是 " + "，以及 ".join(
             f"{translate.join([_area(p['modules'][0]), '的']) + ' ' if p['modules'] else ''}#{p['number']}"
-            f"（{_unbracket(_short(_line(p, True), 60))}）" for p in seen.lead))
+            for p in seen.lead) + "（见上文亮点）")
     settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
     attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",
                  f"{seen.reverts} 条回滚记录{settled}" if seen.reverts else ""]
@@ -674,9 +674,9 @@ def _notable_en(seen: _Notable) -> list[str]:
     second = []
     if seen.busiest:
         second.append(f"The busiest modules were {', '.join(seen.busiest)}")
-    if seen.lead:
-        second.append("the changes to read first are " + " and ".join(
-            f"#{p['number']} ({_lower(_short(_line(p, False), 100))})" for p in seen.lead))
+    if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
+        second.append("the changes to read first are " + " and ".join(f"#{p['number']}" for p in seen.lead)
+                      + " (see the highlights)")
     breaking, reverts = seen.breaking, seen.reverts
     attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
                  f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
