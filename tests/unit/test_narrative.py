@@ -5,7 +5,7 @@ import re
 
 from prhub.core.history import History
 from prhub.core.period import Period
-from prhub.engine import narrative
+from prhub.engine import narrative, observations, summary, telling
 from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import score_pull
 from prhub.report import compose
@@ -261,8 +261,8 @@ def test_every_engine_sentence_keeps_its_evidence_and_the_fact_guard_checks_it()
                  for i in text[s]]
         assert items and all(i["evidence"] for i in items)
         assert all({"pr", "field", "fact"} == set(e) for i in items for e in i["evidence"])
-        assert narrative.summary_evidence(report)
-        assert check_narrative({**report, **text, "summary_evidence": narrative.summary_evidence(report)}) == []
+        assert summary.evidence(report)
+        assert check_narrative({**report, **text, "summary_evidence": summary.evidence(report)}) == []
         forged = {**report, **text, "highlights": [{**text["highlights"][0], "evidence": [
             {"pr": 11, "field": "title", "fact": "adds a GPU kernel"}]}]}
         assert any("does not say it" in e for e in check_narrative(forged))  # a fact the PR's title does not say
@@ -322,15 +322,15 @@ def test_a_risk_note_names_the_first_pins_and_its_evidence_keeps_them_all():
     detail = "依赖版本：trtllm 1.3.0rc15, megatron-core==0.17.0, transformers==5.3.0"
     report = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": detail,
                          "items": [{"pr": 41, "detail": detail}]}]}
-    note = narrative._risk_notes(report, True)[0]
+    note = observations.risk_notes(report, True)[0]
     assert note["text"] == "依赖版本变更：#41，依赖版本：trtllm 1.3.0rc15、megatron-core==0.17.0 等"
     assert note["evidence"] == [{"pr": 41, "field": "risks", "fact": detail}]
     short = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": "依赖版本：vllm 0.17→0.18", "items": []}]}
-    assert narrative._risk_notes(short, True)[0]["text"].endswith("依赖版本：vllm 0.17→0.18")
+    assert observations.risk_notes(short, True)[0]["text"].endswith("依赖版本：vllm 0.17→0.18")
 
 
 def test_a_chinese_list_of_prs_takes_the_enumeration_comma():
-    assert narrative._refs([1, 2, 3], zh=True) == "#1、#2、#3" and narrative._refs([1, 2]) == "#1, #2"
+    assert telling.refs_text([1, 2, 3], zh=True) == "#1、#2、#3" and telling.refs_text([1, 2]) == "#1, #2"
     made = narrative.engine_narrative(week_report("zh"))
     texts = [made["summary"], *made["suggestions"],
              *(n["text"] for s in ("highlights", "key_changes", "trend_notes") for n in made[s])]

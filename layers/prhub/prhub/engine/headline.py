@@ -12,7 +12,7 @@ bullet of the description cut mid-phrase.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from prhub.core.models import Risk
 from prhub.engine import gist, translate
@@ -112,7 +112,7 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
     return f"{what}：{_where(changed_files, additions, deletions)}"
 
 
-def _came_with(kinds: Sequence[str], zh: bool) -> str:
+def _came_with(kinds: Collection[str], zh: bool) -> str:
     """"附带测试和文档" / "with tests and docs": what the source change came with, from its files' kinds."""
     if "source" not in kinds:
         return ""
@@ -125,7 +125,7 @@ def _came_with(kinds: Sequence[str], zh: bool) -> str:
 
 def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[Risk], reverted_by: int | None,
            changed_files: int, additions: int, deletions: int, lang: str = "zh", said_size: bool = False,
-           kinds: Sequence[str] = ()) -> list[str]:
+           kinds: Collection[str] = ()) -> list[str]:
     """At most two facts the engine holds about the PR, most telling first, in the report's language;
     `said_size`: the headline gives the size already; `kinds`: its files' kinds (engine.changes.file_kind), to
     say that it came with tests or docs (what a reviewer checks first) when nothing more telling is known."""
