@@ -55,6 +55,7 @@ from prhub.flow.plan import PlanRequest, parse_plan_event
 from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
 
+from prhub_local import packs
 from prhub_local.embedded import REGION, EmbeddedAws, EmbeddedQueue, aws_env, client, patched_env, queued, site_bucket
 from prhub_local.progress import Display, lines
 from prhub_local.sample import local_watchlist, sample_settings
@@ -798,6 +799,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
         display.update("saving the state")  # provisioned's exit, which copies the site from the saved files
     timings["total_s"] = time.monotonic() - started
     paths = {name: site_dir / key / name for name in ("report.md", "report.pdf", "report.json", "index.html")}
+    _check_written(site_dir, keys, state)
     for k in keys:
         say(f"report written: {site_dir / k}")
     digest = site_dir / digest_folder(Period.parse(str(event["since"]), str(event["until"]), "UTC"))
@@ -813,6 +815,24 @@ def with_judgements(events: list[dict[str, Any]], repo: str | None, judgements: 
     if repo is None or len(events) != 1:
         raise InputError("--judgements is for one repository: give --repo")
     events[0]["judgements"] = judgements
+
+
+class SiteNotWritten(PrhubError):
+    """A report the run published that the site folder does not hold: the copy refused to write it through a link
+    leading out of the folder (prhub_local.packs.Inside)."""
+
+
+def _check_written(site_dir: Path, keys: list[str], state: str | Path | None) -> None:
+    """Never "report written" for a report the copy left out: it says which link kept it out and fails the run."""
+    inside = packs.Inside(site_dir)
+    missing = [site_dir / k for k in keys if not (inside(site_dir / k / "report.md") and
+                                                  (site_dir / k / "report.md").is_file())]
+    if missing:
+        links = [p for p in missing[0].parents if p.is_symlink()]
+        why = f"{links[-1]} is a link that leads out of it" if links else "the copy could not write it there"
+        kept = f"; the run is saved in {state}" if state is not None else ""
+        raise SiteNotWritten(f"{len(missing)} report(s) not written to {site_dir}, e.g. {missing[0]}: {why}{kept}. "
+                             "Remove the link and run the same command again")
 
 
 def _copy_site(stack: Stack, site_dir: Path) -> None:

@@ -339,3 +339,31 @@ def test_a_call_that_never_answers_is_charged_and_the_engine_scores(fake: FakeOp
     assert scored.scored_by == "heuristic" and "model unavailable" in scored.note
     assert len(fake.calls) == 3 and scored.tokens_out == 3 * PR_ANSWER_TOKENS and scored.tokens_in > 0
     assert budget.spent == scored.tokens_in + scored.tokens_out
+
+
+def test_the_repositorys_word_stands_over_the_models_type_and_minor_marker(fake: FakeOpenAI) -> None:
+    # GIVEN a repository that writes `minor:` and conventional prefixes (learned from its titles), and the model
+    # calling a `minor:` PR a feature worth 8 and a `docs:` PR a fix
+    from dataclasses import replace
+
+    from prhub.core.config import Conventions
+    from prhub.engine import conventions
+
+    titles = ["minor: tidy logging", "feat: add a sampler", "minor: rename a helper", "fix: handle an empty batch",
+              "minor: bump a pin", "docs: explain the reward", "docs: fix a link", "feat(trainer): add warmup"]
+    config = replace(CONFIG, conventions=conventions.learn(Conventions(), titles))
+    minor, docs = make_pr(21, "minor: rename the loss helper", size=300), make_pr(22, "docs: explain the loss")
+    fake.enqueue(answer(importance=8.0, type="feat"))
+    fake.enqueue(answer(importance=5.0, type="fix"))
+    # WHEN the model scores them
+    scored_minor, scored_docs = (scorer_for(fake).score(pr, config, Budget(100_000)) for pr in (minor, docs))
+    # THEN the model's word counts only where the repository said nothing: the marker holds the score at the
+    # engine's, the prefix decides the type
+    engine_minor = score_pull(minor, config)
+    assert scored_minor.scored_by == "llm" and scored_minor.importance == engine_minor.importance < 8.0
+    assert any("marks 'minor'" in r for r in scored_minor.reasons)
+    assert scored_docs.type == "docs" and scored_docs.importance == 5.0
+    # and a repository without those habits takes the model's answer as before
+    fake.enqueue(answer(importance=8.0, type="feat"))
+    plain = scorer_for(fake).score(minor, CONFIG, Budget(100_000))
+    assert plain.importance == min(8.0, score_pull(minor, CONFIG).importance + answers.GUARD_POINTS)

@@ -140,4 +140,37 @@ def test_a_key_change_is_headed_by_the_subsystem_its_paths_name() -> None:
     # #6248 and #6216 (memory snapshots, verl/utils/) carry a `[tool]` tag: the highlights and the key changes
     # both head them by the cluster's subsystem, not by the tag
     change = next(k for k in week("05-04")["key_changes"] if 6248 in k["prs"])
-    assert change["theme"].startswith("工具函数：") and not change["theme"].startswith("工具：")
+    assert change["theme"] == "工具函数"  # the subsystem alone: the paragraph below tells its lead
+
+
+def test_a_risk_at_a_glance_closes_the_brackets_it_opens() -> None:
+    # #6302's reason "标题标注了 [BREAKING]（删除公共模块 __init__.py；删除公共模块 sampler.py）" was cut at its "；",
+    # leaving 「（删除公共模块 __init__.py（#6300）」 in the risks at a glance
+    for note in week("05-04")["risk_notes"]:
+        assert note["text"].count("（") == note["text"].count("）"), note["text"]
+        assert note["text"].count("(") == note["text"].count(")"), note["text"]
+
+
+def test_a_single_pr_item_says_its_migration_without_its_number_again() -> None:
+    # 「#6302 移除 …。迁移：#6302 删除公共模块 …」 named the PR twice in one item
+    item = next(h for h in week("05-04")["highlights"] if h["prs"] == [6302])
+    assert item["text"].count("#6302") == 1 and "迁移：删除公共模块" in item["text"]
+
+
+def test_a_key_pr_row_says_what_the_change_came_with_rather_than_its_line_counts() -> None:
+    # #5631 (trtllm async RL) changed source, tests and docs: "附带测试和文档" says what a reviewer checks first;
+    # a breaking PR's point says what it removes, not that its title is tagged
+    prs = {p["number"]: p for p in week("05-04")["prs"]}
+    assert prs[5631]["points"] == ["附带测试和文档"]
+    assert prs[6302]["points"][0] == "破坏性变更：删除公共模块 __init__.py、sampler.py"
+    assert prs[6265]["points"] == ["改了源码但没有改测试"]  # a risk still comes first
+
+
+def test_a_brief_reason_names_two_files_and_counts_the_rest() -> None:
+    # the appendix's risk details list every file; the brief's line names two
+    many = "；".join(f"删除公共模块 verl/tools/t{i}.py" for i in range(5))
+    assert headline.briefly(many, True) == "删除公共模块 t0.py、t1.py 等 5 个"
+    assert headline.briefly("removes public module a/x.py; removes public module a/y.py", False) == \
+        "removes public module x.py, y.py"
+    assert headline.briefly("removes public module a.py; removes public module b.py; removes public module c.py",
+                            False) == "removes public module a.py, b.py and 1 more"

@@ -5,7 +5,7 @@ import re
 
 from prhub.core.history import History
 from prhub.core.period import Period
-from prhub.engine import narrative
+from prhub.engine import narrative, observations, summary, telling
 from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import score_pull
 from prhub.report import compose
@@ -135,7 +135,7 @@ def test_key_changes_name_the_lead_change_without_its_title_tags():
 def test_a_zh_theme_is_a_paragraph_told_by_its_lead_and_the_others_reasons():
     text = narrative._key_changes(week_report("zh"), zh=True)[0]["text"]  # no highlight told its members before
     # the lead's title in Chinese with its files, then the other member's own line: no stock reason
-    assert text.startswith("#11 支持异步 rollout 后端，属于破坏性变更，涉及 2 个文件、+460/−20 行。")
+    assert text.startswith("#11 支持异步 rollout 后端，属于破坏性变更，共 2 个文件、+460/−20 行。")
     assert "同组的 #12 修复异步 rollout 死锁" in text and "修复卡死问题" not in text
     assert "support the async rollout backend" not in text and "相关 PR（" not in text
 
@@ -171,10 +171,13 @@ def test_a_single_pr_trend_is_singular():
         "fsdp: 1 PR this week vs 3.5/week over the previous 4 (fading)")
 
 
-def test_the_summary_names_the_lead_changes_in_chinese_without_their_titles():
-    summary = narrative.engine_narrative(week_report("zh"))["summary"]
-    assert "最值得先读的是 rollout 模块的 #11（支持异步 rollout 后端，属于破坏性变更），" \
-           "以及 rollout 模块的 #12（修复异步 rollout 死锁，#11 的 follow-up）" in summary
+def test_the_summary_names_the_lead_changes_and_leaves_their_lines_to_the_highlights():
+    told = narrative.engine_narrative(week_report("zh"))
+    summary = told["summary"]
+    # the highlights just above tell #11 and #12 by their lines: the summary points there, it does not repeat them
+    assert "最值得先读的是 rollout 模块的 #11，以及 rollout 模块的 #12（见上文亮点）" in summary
+    assert {11, 12} <= {n for item in told["highlights"] for n in item["prs"]}
+    assert "支持异步 rollout 后端" not in summary
     assert "[BREAKING]" not in summary and "support the async" not in summary
 
 
@@ -258,8 +261,8 @@ def test_every_engine_sentence_keeps_its_evidence_and_the_fact_guard_checks_it()
                  for i in text[s]]
         assert items and all(i["evidence"] for i in items)
         assert all({"pr", "field", "fact"} == set(e) for i in items for e in i["evidence"])
-        assert narrative.summary_evidence(report)
-        assert check_narrative({**report, **text, "summary_evidence": narrative.summary_evidence(report)}) == []
+        assert summary.evidence(report)
+        assert check_narrative({**report, **text, "summary_evidence": summary.evidence(report)}) == []
         forged = {**report, **text, "highlights": [{**text["highlights"][0], "evidence": [
             {"pr": 11, "field": "title", "fact": "adds a GPU kernel"}]}]}
         assert any("does not say it" in e for e in check_narrative(forged))  # a fact the PR's title does not say
@@ -319,15 +322,15 @@ def test_a_risk_note_names_the_first_pins_and_its_evidence_keeps_them_all():
     detail = "依赖版本：trtllm 1.3.0rc15, megatron-core==0.17.0, transformers==5.3.0"
     report = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": detail,
                          "items": [{"pr": 41, "detail": detail}]}]}
-    note = narrative._risk_notes(report, True)[0]
+    note = observations.risk_notes(report, True)[0]
     assert note["text"] == "依赖版本变更：#41，依赖版本：trtllm 1.3.0rc15、megatron-core==0.17.0 等"
     assert note["evidence"] == [{"pr": 41, "field": "risks", "fact": detail}]
     short = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": "依赖版本：vllm 0.17→0.18", "items": []}]}
-    assert narrative._risk_notes(short, True)[0]["text"].endswith("依赖版本：vllm 0.17→0.18")
+    assert observations.risk_notes(short, True)[0]["text"].endswith("依赖版本：vllm 0.17→0.18")
 
 
 def test_a_chinese_list_of_prs_takes_the_enumeration_comma():
-    assert narrative._refs([1, 2, 3], zh=True) == "#1、#2、#3" and narrative._refs([1, 2]) == "#1, #2"
+    assert telling.refs_text([1, 2, 3], zh=True) == "#1、#2、#3" and telling.refs_text([1, 2]) == "#1, #2"
     made = narrative.engine_narrative(week_report("zh"))
     texts = [made["summary"], *made["suggestions"],
              *(n["text"] for s in ("highlights", "key_changes", "trend_notes") for n in made[s])]

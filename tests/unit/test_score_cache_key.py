@@ -78,12 +78,14 @@ def test_a_setting_the_score_does_not_read_leaves_the_key_and_the_result_alone(n
         assert score_pull(pr, changed).to_dict() == result, (name, pr.number)
 
 
-def test_the_model_prompts_budget_keys_the_models_results_only() -> None:
+@pytest.mark.parametrize("edit", [{"max_tokens_per_pr": 1000}, {"temperature": 0.9}])
+def test_the_model_settings_key_the_models_results_only(edit: dict[str, Any]) -> None:
+    # a budget or a temperature edited in the watch list: the model's cached answers were given under the old one
     base = config()
-    smaller = replace(base, llm=LlmConfig(max_tokens_per_pr=1000))
-    assert MODEL_SCORING_SETTINGS == ("max_tokens_per_pr",)
-    assert cache_keys(base, 7, "abc", "llm", "m", "p") != cache_keys(smaller, 7, "abc", "llm", "m", "p")
-    assert cache_keys(base, 7, "abc", "heuristic", None, "v") == cache_keys(smaller, 7, "abc", "heuristic", None, "v")
+    edited = replace(base, llm=LlmConfig(**edit))
+    assert set(MODEL_SCORING_SETTINGS) == {"max_tokens_per_pr", "temperature"}
+    assert cache_keys(base, 7, "abc", "llm", "m", "p") != cache_keys(edited, 7, "abc", "llm", "m", "p")
+    assert cache_keys(base, 7, "abc", "heuristic", None, "v") == cache_keys(edited, 7, "abc", "heuristic", None, "v")
 
 
 def test_a_slice_with_settings_of_its_own_has_keys_of_its_own() -> None:

@@ -229,7 +229,9 @@ def _judgements(repo: Any, value: Any) -> tuple[Judgement, ...] | str:
 # tests/unit/test_score_cache_key.py fails when the engine reads a setting not listed here.
 SCORING_SETTINGS = ("language", "key_threshold", "module_map", "test_paths", "highlight_labels", "chore_labels",
                     "product_kinds", "large_change_lines", "check_registry", "bots", "conventions")
-MODEL_SCORING_SETTINGS = ("max_tokens_per_pr",)  # of config.llm, read by the model's prompt (prhub.model.prompting)
+# Of config.llm: what the model's answer depends on beyond its name and prompt version (both in the key already):
+# the prompt's budget (prhub.model.prompting) and the sampling temperature (prhub.model.scorers).
+MODEL_SCORING_SETTINGS = ("max_tokens_per_pr", "temperature")
 
 
 @dataclass(frozen=True)

@@ -368,7 +368,7 @@ class Report(Analysis):
     relation_notes: list[Note]
     revision: NotRequired[int]  # 2, 3, ...: absent in the first publication (revision 1)
     changes: NotRequired[Changes]  # with revision
-    # The facts the engine's summary stands on (prhub.engine.narrative.summary_evidence); absent when a model wrote
+    # The facts the engine's summary stands on (prhub.engine.summary.evidence); absent when a model wrote
     # the summary. The list sections' items carry theirs in their own `evidence`.
     summary_evidence: NotRequired[list[Evidence]]
     # What the repository's judgements taught the engine (prhub.engine.learning.Learned.to_dict(): judgements,

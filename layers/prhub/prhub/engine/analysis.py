@@ -228,11 +228,11 @@ def _hot_files(prs: list[ScoredPR]) -> list[HotFile]:
     return [{"path": path, "pr_count": len(users), "prs": sorted(users)} for path, users in hot]
 
 
-def _entries(prs: list[ScoredPR], reverts: list[Revert], language: str) -> list[PrEntry]:
+def _entries(prs: list[ScoredPR], reverts: list[Revert], config: RepoConfig) -> list[PrEntry]:
     """The PRs' report entries, a reverted one marked with its revert (wherever the PR is shown), each with what
     the brief says of it in the report's language (engine.headline)."""
     reverted_by = {c["reverts"]: c["pr"] for c in reverts if c["reverts"]}
-    entries = []
+    entries, language = [], config.language
     for p in prs:
         entry = p.pr_entry()
         if p.number in reverted_by:
@@ -241,7 +241,8 @@ def _entries(prs: list[ScoredPR], reverts: list[Revert], language: str) -> list[
                                               p.deletions, language)
         entry["points"] = headline.points(p.summary, p.breaking, p.breaking_reason, p.risks,
                                           reverted_by.get(p.number), p.changed_files, p.additions, p.deletions,
-                                          language, said_size="个文件" in entry["headline"])
+                                          language, said_size="个文件" in entry["headline"],
+                                          kinds={file_kind(f, config.test_paths) for f in p.files})
         entries.append(entry)
     return entries
 
@@ -275,7 +276,7 @@ def analyse_period(prs: list[ScoredPR], unscored: list[Unscored], period: Period
         "language": config.language,
         "scorer": scorer,
         "stats": _stats(prs, config, reach, _new_contributors(prs, history, config, reach), len(unscored)),
-        "prs": _entries(prs, reverts, config.language),
+        "prs": _entries(prs, reverts, config),
         "modules": modules,
         "hot_files": _hot_files(prs),
         "clusters": clusters_of(prs, reverts, config),

@@ -12,7 +12,7 @@ bullet of the description cut mid-phrase.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from prhub.core.models import Risk
 from prhub.engine import gist, translate
@@ -44,6 +44,9 @@ def english_prose(text: str) -> bool:
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
 
 
+NAMES = 2  # files a brief reason names before it counts the rest
+
+
 def briefly(reason: str, zh: bool) -> str:
     """A reason as the brief says it: files by their names (the appendix's risk details give the paths), and
     reasons that repeat one verb said once ("删除公共模块 a.py；删除公共模块 b.py" → "删除公共模块 a.py、b.py")."""
@@ -52,7 +55,20 @@ def briefly(reason: str, zh: bool) -> str:
     heads = {part.rsplit(" ", 1)[0] for part in parts if " " in part}
     if len(parts) < 2 or len(heads) != 1 or not all(" " in part for part in parts):
         return reason
-    return f"{heads.pop()} " + ("、" if zh else ", ").join(part.rsplit(" ", 1)[1] for part in parts)
+    names = [part.rsplit(" ", 1)[1] for part in parts]
+    shown = ("、" if zh else ", ").join(names[:NAMES])
+    if len(names) > NAMES:  # the brief names a few; the appendix's risk details list every file
+        shown += f" 等 {len(names)} 个" if zh else f" and {len(names) - NAMES} more"
+    return f"{heads.pop()} {shown}"
+
+
+def migration(reason: str, zh: bool) -> str:
+    """What a breaking PR removes or changes, from why the engine found it breaking, said briefly: the diff's
+    findings a marked title carries in brackets ("tagged [BREAKING]（删除公共模块 a.py）"), "" when the marker is
+    all there is (the author says only that it breaks)."""
+    told = re.search(r"（(.+)）$" if zh else r"\((.+)\)$", reason)
+    reason = told.group(1) if told else "" if re.search(r"\[BREAKING\]|BREAKING CHANGE", reason) else reason
+    return briefly(reason, zh)
 
 
 def _where(changed_files: int, additions: int, deletions: int) -> str:
@@ -96,14 +112,27 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
     return f"{what}：{_where(changed_files, additions, deletions)}"
 
 
+def _came_with(kinds: Collection[str], zh: bool) -> str:
+    """"附带测试和文档" / "with tests and docs": what the source change came with, from its files' kinds."""
+    if "source" not in kinds:
+        return ""
+    parts = [word for kind, word in (("test", "测试" if zh else "tests"), ("docs", "文档" if zh else "docs"))
+             if kind in kinds]
+    if not parts:
+        return ""
+    return "附带" + "和".join(parts) if zh else "With " + " and ".join(parts)
+
+
 def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[Risk], reverted_by: int | None,
-           changed_files: int, additions: int, deletions: int, lang: str = "zh", said_size: bool = False) -> list[str]:
+           changed_files: int, additions: int, deletions: int, lang: str = "zh", said_size: bool = False,
+           kinds: Collection[str] = ()) -> list[str]:
     """At most two facts the engine holds about the PR, most telling first, in the report's language;
-    `said_size`: the headline gives the size already."""
+    `said_size`: the headline gives the size already; `kinds`: its files' kinds (engine.changes.file_kind), to
+    say that it came with tests or docs (what a reviewer checks first) when nothing more telling is known."""
     zh = lang == "zh"
     out: list[str] = []
     if breaking:  # why, files by their names (the appendix's risk details give the paths)
-        reason = clip(briefly(breaking_reason, zh), 60)
+        reason = clip(migration(breaking_reason, zh), 60)
         out.append((f"破坏性变更：{reason}" if reason else "破坏性变更") if zh else
                    (f"Breaking: {reason}" if reason else "Breaking change"))
     if reverted_by:
@@ -116,6 +145,8 @@ def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[R
             out.append(clip(detail, 70))
     if any(r.kind == "missing_tests" for r in risks):
         out.append("改了源码但没有改测试" if zh else "Source changed without test changes")
+    if not out and (came := _came_with(kinds, zh)):
+        out.append(came)
     if not said_size and not out:  # the size when nothing else is known: the table's row still says something
         out.append(f"改动 {changed_files} 个文件，新增 {additions} 行、删除 {deletions} 行" if zh else
                    f"{changed_files} file{'s' if changed_files != 1 else ''}, +{additions}/−{deletions} lines")

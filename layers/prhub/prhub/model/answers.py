@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from prhub.core.config import RepoConfig
@@ -278,10 +278,20 @@ def guard_fields(answer: dict[str, Any], facts: Quotable) -> tuple[dict[str, Any
     return answer, removed
 
 
+@dataclass(frozen=True)
+class RepoWord:
+    """What the repository's own conventions say of a PR (prhub.engine.conventions): a type, a minor marker."""
+
+    type: str | None = None
+    minor: str = ""
+
+
 def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected: bool,
-          removed: Sequence[str] = ()) -> ScoredPR:
+          removed: Sequence[str] = (), said: RepoWord | None = None) -> ScoredPR:
     """The model's judgement over the engine's facts. Line and file counts, references and the engine's
-    risks stay; modules declared by the author (title tags, module map) win over the model's guesses.
+    risks stay; modules declared by the author (title tags, module map) win over the model's guesses. The
+    repository's own word (`said`, issue 48) wins too: a type its convention states stands, and a PR it marks
+    minor scores no higher than the engine scored it under that marker.
 
     A PR whose text tries to instruct the model is the engine's alone (`injected_pr`): an answer it may have
     dictated says nothing in the report. Risks the engine checks (ENGINE_CHECKED) stand only on its evidence: the
@@ -290,14 +300,20 @@ def merge(engine: ScoredPR, answer: dict[str, Any], config: RepoConfig, injected
     if injected:
         return injected_pr(engine, config.language)
     reasons = list(engine.reasons) + [GUARD + why for why in removed]
+    said = said or RepoWord()
     importance, why = guard(answer["importance"], engine.importance, "importance")
+    if said.minor and importance > engine.importance:
+        why = (f"model importance {importance:g} over the engine's {engine.importance:g} for a PR the repository "
+               f"marks '{said.minor}'; kept at the engine's")
+        importance = engine.importance
     insight, why_insight = guard(answer["insight"], engine.insight, "insight")
     reasons += [w for w in (why, why_insight) if w]
     modules = engine.modules if engine.modules and engine.modules != ["misc"] else (answer["modules"] or
                                                                                     engine.modules)
     return replace(
         engine, importance=importance, insight=insight, key=importance >= config.key_threshold,
-        modules=modules, type="revert" if engine.type == "revert" else answer["type"], breaking=engine.breaking,
+        modules=modules, type=engine.type if engine.type == "revert" or said.type else answer["type"],
+        breaking=engine.breaking,
         breaking_reason=engine.breaking_reason if engine.breaking else "",
         risks=_risks_over(engine, answer, config.language), summary=answer["summary"] or engine.summary,
         key_points=answer["key_points"][:3] or engine.key_points, reasons=reasons, scored_by="llm",

@@ -20,7 +20,7 @@ from aws_lambda_powertools import Logger
 from prhub.cloud import metrics
 from prhub.core.config import RepoConfig
 from prhub.core.report import Narration, Report, Scorer
-from prhub.engine import narrative
+from prhub.engine import narrative, summary
 from prhub.engine.wording import cause_words, joined, say
 from prhub.model import brief
 from prhub.model.answers import (
@@ -220,7 +220,7 @@ def model_narrative(report: Report, config: RepoConfig, chat: ChatModel | None =
                  "guard": {"removed_sentences": sum(total.values()), "by_reason": dict(sorted(total.items())),
                            "in_prs": sum(in_prs.values()), "in_narrative": sum(writing.removed.values())}})
     record_guard(total)
-    told = {"summary_evidence": narrative.summary_evidence(report)} if writing.by["summary"] == "heuristic" else {}
+    told = {"summary_evidence": summary.evidence(report)} if writing.by["summary"] == "heuristic" else {}
     return cast(Narration, {**writing.sections, "scorer": info, "notes": notes, **told})
 
 

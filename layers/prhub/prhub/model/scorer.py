@@ -17,11 +17,13 @@ from aws_lambda_powertools import Logger
 from prhub.cloud import metrics
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
-from prhub.engine.scoring import Budget, HeuristicScorer
+from prhub.engine import conventions
+from prhub.engine.scoring import Budget, HeuristicScorer, parse_title
 from prhub.model.answers import (
     ANALYST_VERSION,
     GUARD_POINTS,
     PR_SCHEMA,
+    RepoWord,
     fallback,
     guard_fields,
     injected,
@@ -121,7 +123,10 @@ class LlmScorer:
         """A valid answer, its text guarded, over the engine's result; what the calls spent and what the prompt
         covered said on it."""
         parsed, removed = guard_fields(answer, self.facts(pr, engine, prompt))
-        scored = merge(engine, parsed, config, injected(f"{pr.title}\n{pr.body}"), removed)
+        # the repository's word (issue 48): a type its conventions or the title's conventional prefix state
+        said = RepoWord(conventions.said_type(pr.title, pr.labels, config.conventions) or parse_title(pr.title)[1],
+                        conventions.minor_marker(pr.title, pr.labels, config.conventions))
+        scored = merge(engine, parsed, config, injected(f"{pr.title}\n{pr.body}"), removed, said)
         scored.tokens_in, scored.tokens_out = spent
         scored.reasons.append(prompt.coverage(pr, config.language))
         if prompt.left_out:

@@ -25,7 +25,7 @@ from prhub.core.history import History
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period
 from prhub.core.report import Changes, Cost, Narration, PrEntry, Report, Scorer, Unscored
-from prhub.engine import analysis, narrative
+from prhub.engine import analysis, narrative, summary
 from prhub.engine.wording import joined, say
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -82,7 +82,7 @@ def paths_note(config: RepoConfig) -> list[str]:
 def engine_narration(draft: Report) -> Narration:
     """The engine's narrative; the scorer and notes stay as they are."""
     return {**narrative.engine_narrative(draft), "scorer": draft["scorer"], "notes": draft["notes"],
-            "summary_evidence": narrative.summary_evidence(draft)}
+            "summary_evidence": summary.evidence(draft)}
 
 
 def revision_notes(language: str, revision: int, changes: Changes) -> list[str]:

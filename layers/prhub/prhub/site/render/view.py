@@ -34,7 +34,7 @@ RISK_PRS = 30  # a risk kind's PRs when it has no items
 UNSCORED_ROWS = 30
 RELATED_ROWS = 20  # clusters, and revert chains
 REVIEW_ROWS = 20  # reviewers, unresolved threads, follow-ups
-BRIEF_REFS = 6  # PRs named after a risk in the brief: the appendix's risk details list them all
+BRIEF_REFS = 3  # PRs named after a risk in the brief: the appendix's risk details list them all
 REFS_SHOWN = 20  # PRs named after a note, a hot file, a module, a cluster: then "…另 N 个" (a ref marked `more`)
 # The list of every merged PR: whole (folded) on the web page, where each links to its page; its first rows in
 # report.md and report.pdf, which travel without the site.

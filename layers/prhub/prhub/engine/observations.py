@@ -1,0 +1,189 @@
+"""The narrative's observations: modules rising or fading, one note per risk kind, the revert chains, and the
+follow-ups they suggest (engine.narrative assembles them with the highlights and the summary)."""
+from __future__ import annotations
+
+import re
+
+from prhub.core.report import Analysis, Note, Stats
+from prhub.engine import headline, reviews, translate
+from prhub.engine.telling import (
+    area_name,
+    fact,
+    fmt,
+    now_words,
+    pr_line,
+    pr_told,
+    refs_text,
+    short,
+)
+
+RISK_TEXT = {
+    "zh": {
+        "breaking": "破坏性变更", "revert": "回滚", "dependency_pin": "依赖版本变更", "todo_left": "新增 TODO/FIXME",
+        "large_change": "超大改动", "missing_tests": "改了源码但没有改测试", "title_convention": "标题规范问题",
+        "doc_mismatch": "文档与代码不符",
+        "unresolved_review": "合并时未解决的审阅意见", "unreviewed": "未经审阅合并", "follow_up": "承诺的后续工作",
+    },
+    "en": {
+        "breaking": "breaking changes", "revert": "reverts", "dependency_pin": "dependency pins",
+        "todo_left": "new TODO/FIXME markers", "large_change": "very large changes",
+        "missing_tests": "source changes without test changes", "title_convention": "title convention problems",
+        "doc_mismatch": "docs out of step with code",
+        "unresolved_review": "review threads unresolved at merge", "unreviewed": "PRs merged without review",
+        "follow_up": "follow-ups promised in review",
+    },
+}
+
+
+TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
+               "en": {"rising": "rising", "fading": "fading", "new": "new"}}
+
+
+def trend_notes(report: Analysis, zh: bool) -> list[Note]:
+    notes: list[Note] = []
+    words = TREND_WORDS["zh" if zh else "en"]
+    now, per, before = now_words(report, zh)
+    for module in report.get("modules", []):
+        trend = module.get("trend")
+        if trend not in ("rising", "fading", "new"):
+            continue
+        if trend == "new" and module["pr_count"] < 2:
+            continue  # one PR in a module unseen for a month is not a trend
+        base = fmt(module.get("baseline", 0))
+        if zh:
+            text = (f"{area_name(module['name'])}：{now} {module['pr_count']} 个 PR，"
+                    f"{before}平均{per} {base} 个（{words[trend]}）")
+        else:
+            count = f"{module['pr_count']} PR{'s' if module['pr_count'] != 1 else ''}"
+            text = f"{module['name']}: {count} {now} vs {base}{per} over {before} ({words[trend]})"
+        notes.append({"text": text, "prs": list(module["prs"]),
+                      "evidence": [fact(None, "modules", f"{module['name']}: pr_count {module['pr_count']}, "
+                                                         f"baseline {base}, trend {trend}")]})
+    return notes[:5]
+
+
+def risk_notes(report: Analysis, zh: bool) -> list[Note]:
+    names = RISK_TEXT["zh" if zh else "en"]
+    notes: list[Note] = []
+    importance = {p["number"]: p["importance"] for p in report.get("prs", [])}
+    for risk in report.get("risks", []):
+        label = names.get(risk["kind"], risk["kind"])
+        # the example is the risk's most important PR (a year lists hundreds by number)
+        if not risk["prs"]:
+            continue  # a kind lists its PRs (engine.analysis._risks); none, no observation
+        first = min(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))
+        items = sorted(risk.get("items") or [], key=lambda i: i["pr"] != first)
+        example = f"{items[0]['detail']}" if items else risk["detail"]
+        example = _first_clause(example)  # the details section has all
+        quoted = example
+        if risk["kind"] == "dependency_pin":
+            example = _first_pins(example, zh)
+        example = headline.PATH.sub(r"\1", example)  # a file by its name: the details give its path
+        # The renderers list the PRs the text does not cite, so the text names only the example.
+        count = len(risk["prs"])
+        if zh:
+            text = (f"{label}：#{first}，{short(example, 120)}" if count == 1 else
+                    f"{label}：{count} 个 PR，例如 #{first}：{short(example, 120)}")
+        else:
+            text = (f"{label}: #{first}, {short(example, 120)}" if count == 1 else
+                    f"{label}: {count} PRs, e.g. #{first}: {short(example, 120)}")
+        ranked = sorted(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))  # the brief names the first few
+        notes.append({"text": text, "prs": ranked, "evidence": [
+            fact(first, "risks", quoted), *reviews.review_risk_facts(risk["kind"], first, report.get("reviews"))]})
+    return notes
+
+
+def _first_clause(text: str) -> str:
+    """The first of `text`'s "；"-separated clauses, where a clause's own brackets may hold "；" too: a cut inside
+    "（a；b）" would leave the bracket open."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c in "（(") - (c in "）)")
+        if depth <= 0 and (c == "；" or text.startswith("; ", i)):
+            return text[:i]
+    return text
+
+
+def _first_pins(detail: str, zh: bool, shown: int = 2) -> str:
+    """A pin list cut to its first `shown` pins ("依赖版本：a、b 等"): the note points at the risk, whose section
+    below lists every pin."""
+    if not (match := re.match(r"^(.*?[：:]\s*)(.+)$", detail)) or len(pins := match.group(2).split(", ")) <= shown:
+        return detail
+    return match.group(1) + ("、".join(pins[:shown]) + " 等" if zh else ", ".join(pins[:shown]) + ", …")
+
+
+def relation_notes(report: Analysis, zh: bool) -> list[Note]:
+    by_number = {p["number"]: p for p in report.get("prs", [])}
+    notes: list[Note] = []
+    for chain in report.get("reverts", []):
+        prs = [n for n in (chain["reverts"], chain["pr"], chain["relanded_by"]) if n]
+        target = f"#{chain['reverts']}" if chain["reverts"] else f"“{short(chain['title'], 60)}”"
+        reverted = by_number.get(chain["reverts"] or 0)
+        what = f"（{pr_line(reverted, zh)}）" if zh and reverted else ""
+        back, refix = chain["relanded_by"], chain.get("relanded_how") == "refix"
+        if zh:
+            text = f"#{chain['pr']} 回滚了 {target}{what}"
+            text += (f"，随后 #{back} 重新修复了这一问题" if refix else f"，随后由 #{back} 重新合入" if back else
+                     "，尚未重新合入")
+        else:
+            text = f"#{chain['pr']} reverts {target}"
+            text += (f", fixed again by #{back}" if refix else f", re-landed by #{back}" if back else
+                     ", not re-landed yet")
+        facts = [fact(chain["pr"], "title", chain["title"]) if chain["pr"] in by_number else
+                 fact(None, "reverts", chain["title"])]
+        if reverted:
+            facts += pr_told(reverted, zh)[1]
+        notes.append({"text": text, "prs": prs, "evidence": facts})
+    return notes
+
+
+# What to do next about each kind of finding, in the order suggested; {refs} are its PRs.
+SUGGESTIONS = (
+    ("breaking", "升级前请阅读破坏性变更 {refs}，并在发布说明中写明迁移方式。",
+     "Read the breaking changes {refs} before upgrading and note the migration in the release notes."),
+    ("open_reverts", "跟进被回滚且尚未重新合入的改动（{refs}）。",
+     "Follow up the reverted changes not re-landed yet ({refs})."),
+    ("untested_key", "为没有测试的关键 PR 补充测试：{refs}。", "Add tests for key PRs merged without any: {refs}."),
+    ("follow_up", "兑现审阅中承诺的后续工作（{refs}）。", "Do the follow-ups promised in review ({refs})."),
+    ("unresolved_review", "确认合并时未解决的审阅意见是否仍要处理（{refs}）。",
+     "Check whether the review threads left open at merge still need work ({refs})."),
+    ("dependency_pin", "核对依赖版本变更（{refs}）与部署镜像是否一致。",
+     "Check the dependency changes ({refs}) against the deployed images."),
+    ("todo_left", "为新增的 TODO/FIXME 建立 issue 跟踪（{refs}）。",
+     "Track the new TODO/FIXME markers in issues ({refs})."),
+    ("doc_mismatch", "为改动了接口或配置却未更新文档的 PR 补充文档：{refs}。",
+     "Document the API/config changes merged without docs: {refs}."),
+    ("title_convention", "提醒作者按规范书写标题标签（{refs}）。", "Remind authors of the title convention ({refs})."),
+)
+
+
+def suggestions(report: Analysis, zh: bool) -> list[str]:
+    asks: dict[str, list[int]] = {r["kind"]: r["prs"] for r in report.get("risks", [])}
+    key = {p["number"] for p in report.get("prs", []) if p["key"]}
+    asks["open_reverts"] = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed: done
+    asks["untested_key"] = [n for n in asks.get("missing_tests", []) if n in key]
+    out = [(in_zh if zh else in_en).format(refs=refs_text(asks[name], zh=zh))
+           for name, in_zh, in_en in SUGGESTIONS if asks.get(name)]
+    rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
+    if rising:
+        named = "、".join(map(translate.module, rising[:3]))
+        out.append(f"关注活跃度较{now_words(report, zh)[2]}上升的模块：{named}。" if zh else
+                   f"Watch the modules gaining activity: {', '.join(rising[:3])}.")
+    welcome = _welcome(report["stats"], zh)
+    if welcome:
+        out.append(welcome)
+    return out[:5]
+
+
+def _welcome(stats: Stats, zh: bool) -> str:
+    """A welcome to the period's newcomers ("first seen in the last N weeks" when the history is short), or ''."""
+    newcomers = stats.get("new_contributors") or []
+    window = stats.get("new_contributors_window") or 0
+    plural = "s" if len(newcomers) != 1 else ""
+    if newcomers and window:
+        return (f"欢迎近 {window} 周首次出现的 {len(newcomers)} 位贡献者。" if zh else
+                f"Welcome the {len(newcomers)} contributor{plural} first seen in the last {window} weeks.")
+    if newcomers:
+        return (f"欢迎 {len(newcomers)} 位首次贡献者。" if zh else
+                f"Welcome the {len(newcomers)} first-time contributor{plural}.")
+    return ""

@@ -1,0 +1,137 @@
+"""The engine's executive summary: the period's figures, then where the work was, what to read first (the
+highlights tell it) and what needs attention; and the facts it stands on."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prhub.core.report import Analysis, Evidence, PrEntry, Stats
+from prhub.engine import reviews, translate
+from prhub.engine.telling import (
+    area_name,
+    fact,
+    keyed,
+    member_facts,
+    now_words,
+    themes_of,
+)
+
+
+@dataclass(frozen=True)
+class _Notable:
+    """What the summary's second paragraph points at."""
+
+    lead: list[PrEntry]  # the first two key PRs not reverted: the ones to read first
+    busiest: list[str]  # the three modules with the most PRs
+    themes: int  # clusters with a key PR
+    breaking: int
+    reverts: int  # revert chains
+    back: int  # of them, re-landed or re-fixed
+
+
+def _busiest(report: Analysis) -> list[str]:
+    """The three modules with the most PRs among those with a key PR: docs PRs alone do not make a module the
+    week's centre."""
+    key = {p["number"] for p in report.get("prs", []) if p["key"]}
+    return [m["name"] for m in report.get("modules", []) if m["pr_count"] and key & set(m["prs"])][:3]
+
+
+def _notable(report: Analysis) -> _Notable:
+    chains = report.get("reverts", [])
+    return _Notable(
+        lead=[p for p in report.get("prs", []) if p["key"] and not p.get("reverted_by")][:2],
+        busiest=_busiest(report),
+        themes=len([c for c, m in themes_of(report) if keyed(m)]),
+        breaking=sum(1 for p in report.get("prs", []) if p["breaking"]),
+        reverts=len(chains), back=sum(1 for c in chains if c["relanded_by"]))
+
+
+def paragraphs(report: Analysis, zh: bool) -> str:
+    s = report["stats"]
+    now = now_words(report, zh)[0]
+    if s["pr_count"] == 0:
+        return f"{now}没有合并的 PR。" if zh else f"No pull requests were merged {now}."
+    waiting = s.get("unscored_count", 0)
+    if waiting >= s["pr_count"]:  # merged, none scored yet: no figures to give, and never "none merged"
+        return (f"{now}合并 {s['pr_count']} 个 PR，均尚未评分（见“未评分 PR”），暂无统计。" if zh else
+                f"{_merged_en(s['pr_count'])} {now}; none is scored yet (see Unscored PRs), so there are no figures.")
+    notable = _notable(report)
+    if zh:
+        second = _notable_zh(notable)
+        text = _figures_zh(s, now) + ("\n\n" + "；".join(second) + "。" if second else "")
+    else:
+        second = _notable_en(notable)
+        text = _figures_en(s) + ("\n\n" + "; ".join(second) + "." if second else "")
+    said = reviews.summary_line(report.get("reviews"), zh)  # a paragraph of its own, only with review data
+    return text + ("\n\n" + said if said else "")
+
+
+def _figures_zh(s: Stats, now: str) -> str:
+    """The period's figures: PRs, key PRs, authors and newcomers, lines, average scores."""
+    window = s.get("new_contributors_window") or 0  # the history reaches back only this many weeks
+    newcomers = (f"近 {window} 周首次出现 {len(s['new_contributors'])} 位" if window else
+                 f"新贡献者 {len(s['new_contributors'])} 位")
+    waiting = s.get("unscored_count", 0)
+    merged = (f"{now}合并 {s['pr_count']} 个 PR，其中 {waiting} 个尚未评分；已评分的 {s['pr_count'] - waiting} 个中"
+              if waiting else f"{now}合并 {s['pr_count']} 个 PR，其中")
+    return (f"{merged}关键 PR {s['key_pr_count']} 个，来自 {s['authors']} 位作者"
+            f"（{newcomers}），共 +{s['additions']}/−{s['deletions']} 行；"
+            f"平均重要度 {s['avg_importance']:.1f}，平均洞察度 {s['avg_insight']:.1f}。")
+
+
+def _figures_en(s: Stats) -> str:
+    n, window, waiting = s["pr_count"], s.get("new_contributors_window") or 0, s.get("unscored_count", 0)
+    merged = _merged_en(n) + (f" ({waiting} not scored yet; the figures are the other {n - waiting}'s)"
+                              if waiting else "")
+    newcomers = (f"{len(s['new_contributors'])} first seen in the last {window} weeks" if window else
+                 f"{len(s['new_contributors'])} first-time")
+    return (f"{merged}, {s['key_pr_count']} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
+            f"({newcomers}), +{s['additions']}/−{s['deletions']} lines; "
+            f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
+
+
+def _merged_en(n: int) -> str:
+    return f"{n} PRs were merged" if n != 1 else "1 PR was merged"
+
+
+def _notable_zh(seen: _Notable) -> list[str]:
+    second = []
+    if seen.busiest:
+        second.append(f"改动最集中的模块是 {'、'.join(map(translate.module, seen.busiest))}"
+                      + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
+    if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
+        second.append("最值得先读的是 " + "，以及 ".join(
+            f"{translate.join([area_name(p['modules'][0]), '的']) + ' ' if p['modules'] else ''}#{p['number']}"
+            for p in seen.lead) + "（见上文亮点）")
+    settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
+    attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",
+                 f"{seen.reverts} 条回滚记录{settled}" if seen.reverts else ""]
+    if seen.breaking or seen.reverts:
+        second.append("需要留意的有 " + "和 ".join(a for a in attention if a))
+    return second
+
+
+def _notable_en(seen: _Notable) -> list[str]:
+    second = []
+    if seen.busiest:
+        second.append(f"The busiest modules were {', '.join(seen.busiest)}")
+    if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
+        second.append("the changes to read first are " + " and ".join(f"#{p['number']}" for p in seen.lead)
+                      + " (see the highlights)")
+    breaking, reverts = seen.breaking, seen.reverts
+    attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
+                 f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
+    if breaking or reverts:
+        second.append(" and ".join(a for a in attention if a) + (" need" if breaking + reverts > 1 else " needs")
+                      + " attention")
+    return second
+
+
+def evidence(report: Analysis) -> list[Evidence]:
+    """What the engine's summary stands on: the period's stats, and the lines of the PRs it says to read first."""
+    zh = report.get("language", "zh") == "zh"
+    s = report["stats"]
+    facts = [fact(None, "stats", f"{name} {s[name]}") for name in  # type: ignore[literal-required]
+             ("pr_count", "key_pr_count", "authors", "additions", "deletions", "avg_importance", "avg_insight")]
+    if s["pr_count"]:
+        facts += member_facts(_notable(report).lead, zh) + reviews.summary_facts(report.get("reviews"))
+    return facts
