@@ -46,6 +46,7 @@ from prhub.core.report import (
     Unscored,
 )
 from prhub.engine import headline, reviews
+from prhub.engine.changes import file_kind
 from prhub.engine.clusters import clusters_of, file_users
 from prhub.engine.reverts import revert_chains, timestamp, when
 from prhub.engine.risks import KINDS
