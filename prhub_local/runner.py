@@ -637,8 +637,14 @@ def refuse_bad_input(events: list[dict[str, Any]], watchlist: WatchList, now: da
 
 def _same_report(run: RunItem, request: PlanRequest) -> bool:
     """The run makes the report `request` asks for: the same repository or slice, period, language, source and
-    settings (the channels aside: the run item keeps references to them, prhub.cloud.store)."""
-    return run.period == request.period and replace(run.config, notify=()) == replace(request.config, notify=())
+    settings (the channels aside: the run item keeps references to them, prhub.cloud.store). The run's conventions
+    hold what its plan learned from the repository's titles beside the given ones (flow.plan): the same report when
+    the given ones are all there and learning is as asked."""
+    given, kept = request.config.conventions, run.config.conventions
+    conventions = given == kept if not given.learn else (
+        kept.learn and set(given.minor_markers) <= set(kept.minor_markers) and set(given.types) <= set(kept.types))
+    return run.period == request.period and conventions and \
+        replace(run.config, notify=(), conventions=given) == replace(request.config, notify=(), conventions=given)
 
 
 def resumable(events: list[dict[str, Any]], watchlist: WatchList, now: datetime,
