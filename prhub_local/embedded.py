@@ -339,15 +339,3 @@ class EmbeddedBucket:
         names = sorted(self._backend().get_bucket(self.name).keys.keys())
         yield from dict.fromkeys(prefix + name[len(prefix):].split("/", 1)[0] + "/"
                                  for name in names if name.startswith(prefix) and "/" in name[len(prefix):])
-
-
-@contextmanager
-def site_bucket() -> Iterator[None]:
-    """The handlers' Deps write the site through EmbeddedBucket inside the block (prhub.flow.deps.SITE_BUCKET)."""
-    from prhub.flow import deps
-
-    previous, deps.SITE_BUCKET = deps.SITE_BUCKET, EmbeddedBucket
-    try:
-        yield
-    finally:
-        deps.SITE_BUCKET = previous

@@ -35,7 +35,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
@@ -56,7 +56,16 @@ from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
 
 from prhub_local import packs
-from prhub_local.embedded import REGION, EmbeddedAws, EmbeddedQueue, aws_env, client, patched_env, queued, site_bucket
+from prhub_local.embedded import (
+    REGION,
+    EmbeddedAws,
+    EmbeddedBucket,
+    EmbeddedQueue,
+    aws_env,
+    client,
+    patched_env,
+    queued,
+)
 from prhub_local.progress import Display, lines
 from prhub_local.sample import local_watchlist, sample_settings
 from prhub_local.state import Journal, copy_site, download_bucket, locked, restore_state, save_state
@@ -391,15 +400,23 @@ class Runner:
         self.pages_shown = 0  # the PR pages handled the display shows
         # What renders PagesFunction's pages (render_pool): handed in through its Deps; None, in turn as a Lambda.
         self.render_pages: Callable[[Any], Iterator[dict[str, bytes]]] | None = None
+        # What writes the site: on the embedded moto, its S3 backend straight (EmbeddedBucket); None, through S3.
+        self.site_bucket: Any = None
 
     def warm_deps(self, logical: str) -> Any:
-        """The Deps a function's environment starts with, where the runner has an adapter of its own for it (the
-        page renderer: PagesFunction); None where the handler builds its own from the environment."""
-        if logical != "PagesFunction" or self.render_pages is None:
-            return None
-        from prhub.flow.deps import Deps
+        """The Deps a function's environment starts with, where the runner has adapters of its own for it (the
+        embedded site bucket; PagesFunction's page renderer); None where the handler builds its own from the
+        environment. Handed in, never swapped into a module of the layer."""
+        from prhub.flow.deps import DeliveryDeps, Deps
 
-        return replace(Deps.from_env(), render_pages=self.render_pages)
+        renders = logical == "PagesFunction" and self.render_pages is not None
+        if self.site_bucket is None and not renders:
+            return None
+        made = {"site_bucket": self.site_bucket} if self.site_bucket is not None else {}
+        if logical == "DeliveryFunction":
+            return DeliveryDeps.from_env(**made)
+        deps = Deps.from_env(**made)
+        return replace(deps, render_pages=self.render_pages) if renders else deps
 
     def invoke(self, name: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
         """The hook's call, counted for the progress display (which function runs, how many PR pages are built)."""
@@ -480,7 +497,7 @@ class Runner:
     def run(self, events: list[dict[str, Any]], timeout: float | None = None, stall: float = STALL_SECONDS,
             resumed: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         """Plan `events`, then drive them and the `resumed` runs (see resumable) until all are reported."""
-        plan = load_handler(self.root, self.stack.template, "PlanFunction")
+        plan = load_handler(self.root, self.stack.template, "PlanFunction", self.warm_deps("PlanFunction"))
         runs = list(resumed or [])
         for r in runs:
             self.say(f"resuming run {r['run_id']}, stopped part-way: {r['results']} of its {r['expected']} PRs "
@@ -606,7 +623,7 @@ class Runner:
         if stuck.swept >= 3:
             raise PipelineError("the report could not be written (see the messages above)")
         self.say("queues drained but the run is open: sweeping")
-        handler = load_handler(self.root, self.stack.template, "ReportFunction")
+        handler = load_handler(self.root, self.stack.template, "ReportFunction", self.warm_deps("ReportFunction"))
         try:
             self.invoke("ReportFunction", handler, {"sweep": True, "older_than_minutes": 0},
                         LambdaContext("ReportFunction"))
@@ -777,6 +794,7 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
         with function_env(stack), _local_pages(stack, render_processes, embedded=endpoint_url is None) as render:
             runner.render_pages = render
+            runner.site_bucket = EmbeddedBucket if endpoint_url is None else None
             begun = time.monotonic()
             to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])
             try:
@@ -935,14 +953,14 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
 
 @contextmanager
 def _local_pages(stack: Stack, render_processes: int | None, embedded: bool) -> Iterator[Any]:
-    """The renderer of the PR pages: `render_processes` renderers (render_pool; None: in turn), and, on the
-    `embedded` moto, the site written straight into its S3 (EmbeddedBucket). The pool is told the pages queue's
-    depth from moto itself: a boto3 call from the pages handler's thread would pass for one PagesFunction makes."""
+    """The renderer of the PR pages: `render_processes` renderers (render_pool; None: in turn). On the `embedded`
+    moto the pool is told the pages queue's depth from moto itself: a boto3 call from the pages handler's thread
+    would pass for one PagesFunction makes."""
     from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
 
     url = stack.queues["PagesQueue"]
     with render_pool.renderer(render_processes, backlog=(lambda: len(queued(url))) if embedded else lambda: 0) \
-            as render, (site_bucket() if embedded else nullcontext()):
+            as render:
         yield render
 
 

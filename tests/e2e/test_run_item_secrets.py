@@ -74,12 +74,20 @@ def test_the_pr_pages_render_through_the_runners_renderer_handed_in_by_deps(tmp_
     export, _ = thinned(tmp_path, "acme/rocket")
     config = {"defaults": {"language": "en"}, "repos": [{**sample_settings()["config"], "source": f"jsonl:{export}"}]}
     renderers: list[Any] = []
+    buckets: dict[str, set[str]] = {}
 
     def watching(name: str, handler: Any, event: Any, context: Any) -> Any:
+        result = handler(event, context)
+        deps = inspect.unwrap(handler).__globals__["_deps"]
         if name == "PagesFunction":
-            renderers.append(inspect.unwrap(handler).__globals__["_deps"].render_pages)
-        return handler(event, context)
+            renderers.append(deps.render_pages)
+        buckets.setdefault(name, set()).add(type(deps.bucket).__name__)
+        return result
 
     run_pipeline(config_text=json.dumps(config), **WEEK, state=None, out=tmp_path / "site", progress=quiet,
                  invoke=watching, render_processes=1)
     assert renderers and all(callable(r) and r.__module__ == "prhub_local.render_pool" for r in renderers)
+    # and the site is written straight into the embedded moto's S3 by every function that writes it (issue 49:
+    # handed in by the Deps each starts with, where the layer's deps.SITE_BUCKET was swapped before)
+    assert {name: kinds for name, kinds in buckets.items() if name in ("ReportFunction", "PagesFunction")} == {
+        "ReportFunction": {"EmbeddedBucket"}, "PagesFunction": {"EmbeddedBucket"}}

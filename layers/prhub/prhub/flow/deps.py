@@ -84,9 +84,9 @@ def model_settings(env: Mapping[str, str]) -> ModelSettings:
 # is one environment anyway; the local runner's workers, threads of one process, then share the parse (about
 # 1.4 s for verl's 2,883 PRs) instead of each paying it under the GIL before its first PR.
 LOCAL_EXPORTS = SourceCache(open_source)
-# The site bucket's adapter (an S3 client and the bucket's name in): replaced by `prhub run`, whose AWS is moto in
-# its own process, with one that skips the API round trip (prhub_local.embedded.EmbeddedBucket).
-SITE_BUCKET: Callable[[Any, str], Bucket] = aws.S3Bucket
+# The site bucket's adapter is made from an S3 client and the bucket's name: `prhub run`, whose AWS is moto in its
+# own process, hands its handlers Deps made with one that skips the API round trip (prhub_local.embedded).
+SiteBucket = Callable[[Any, str], "Bucket"]
 
 
 @dataclass
@@ -111,7 +111,7 @@ class Deps:
     render_pages: Callable[[list[Any]], Iterator[dict[str, bytes]]] | None = None
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Deps:
+    def from_env(cls, env: Mapping[str, str] | None = None, site_bucket: SiteBucket = aws.S3Bucket) -> Deps:
         """The stack's adapters, from the environment template.yaml sets (or the local runner does)."""
         env = dict(os.environ if env is None else env)
         settings = Settings.from_env(env)
@@ -145,7 +145,7 @@ class Deps:
             return LOCAL_EXPORTS(spec) if _local_export(spec) else open_source(spec, s3, github)
 
         return cls(settings, Store(dynamodb, settings), Queue(aws.LazyClient("sqs")), cache,
-                   SITE_BUCKET(s3, settings.site_bucket),
+                   site_bucket(s3, settings.site_bucket),
                    aws.CloudFrontCdn(aws.LazyClient("cloudfront"), settings.distribution_id),
                    WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")),
                    SourceCache(source), Scorers(model_settings(env), secrets, registry=registry), idempotency)
@@ -197,7 +197,7 @@ class DeliveryDeps:
     github_token: Callable[[], str | None] = lambda: None
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> DeliveryDeps:
+    def from_env(cls, env: Mapping[str, str] | None = None, site_bucket: SiteBucket = aws.S3Bucket) -> DeliveryDeps:
         # The delivery function's own clients, loaded when it builds them: the other handlers never send a message
         # (SES's client comes with prhub.notify, which loads the renderers).
         import requests
@@ -211,7 +211,7 @@ class DeliveryDeps:
         metrics.configure(env.get(METRICS_NAMESPACE_ENV))
         secrets = Secrets(aws.LazyClient("secretsmanager"))
         return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
-                   SITE_BUCKET(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
+                   site_bucket(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
                    secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
                    env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""),
                    literal=(literal_channels(WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")))
