@@ -792,9 +792,8 @@ def run_pipeline(*, repo: str | None = None, since: str | None = None, until: st
                         after_save=site_from if state is not None else None) as stack:
         timings["setup_s"] = time.monotonic() - started
         runner = Runner(root, stack, invoke or direct_invoke, display, workers, visibility_timeout, in_hand)
-        with function_env(stack), _local_pages(stack, render_processes, embedded=endpoint_url is None) as render:
-            runner.render_pages = render
-            runner.site_bucket = EmbeddedBucket if endpoint_url is None else None
+        with function_env(stack), _local_pages(stack, render_processes, embedded=endpoint_url is None) as adapters:
+            runner.render_pages, runner.site_bucket = adapters
             begun = time.monotonic()
             to_plan, resumed = resumable(events, watchlist, moment, stack) if state is not None else (events, [])
             try:
@@ -953,15 +952,16 @@ def provisioned(template: dict[str, Any], prefix: str, watchlist_text: str, endp
 
 @contextmanager
 def _local_pages(stack: Stack, render_processes: int | None, embedded: bool) -> Iterator[Any]:
-    """The renderer of the PR pages: `render_processes` renderers (render_pool; None: in turn). On the `embedded`
-    moto the pool is told the pages queue's depth from moto itself: a boto3 call from the pages handler's thread
-    would pass for one PagesFunction makes."""
+    """(the PR pages' renderer, the site bucket's adapter) the functions are handed: `render_processes` renderers
+    (render_pool; None: in turn), and on the `embedded` moto the site written straight into its S3 (EmbeddedBucket;
+    else None, through S3). The pool is told the pages queue's depth from moto itself: a boto3 call from the pages
+    handler's thread would pass for one PagesFunction makes."""
     from prhub_local import render_pool  # the renderers' imports: only once the input is accepted
 
     url = stack.queues["PagesQueue"]
     with render_pool.renderer(render_processes, backlog=(lambda: len(queued(url))) if embedded else lambda: 0) \
             as render:
-        yield render
+        yield render, EmbeddedBucket if embedded else None
 
 
 def function_env(stack: Stack) -> AbstractContextManager[None]:
