@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FUNCTIONS = ("plan", "score", "report")
+FUNCTIONS = ("plan", "score", "report", "pages", "deliver")
 MAX_RATIO = 1.5  # a handler's import against `import boto3` in the same run
 RUNS = 7
 # Libraries and modules a handler must not load at import, and the handlers they are banned from.
@@ -33,7 +33,7 @@ NOT_FOR_WORKERS = ("fpdf", "jinja2", "openai", "playwright", "moto", "prhub.engi
                    "prhub.model.client", "prhub.model.answers", "prhub.model.scorer", "prhub.model.narrator",
                    "prhub.engine.narrative", "aws_lambda_powertools.utilities.idempotency")
 # The report function imports its analysis and rendering with its first report (the sweep rarely needs them).
-FORBIDDEN = {"score": NOT_FOR_WORKERS, "plan": NOT_FOR_WORKERS, "report": NOT_FOR_WORKERS}
+FORBIDDEN = {name: NOT_FOR_WORKERS for name in FUNCTIONS}  # pages and deliver render with their first message
 LAMBDA_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing", "POWERTOOLS_SERVICE_NAME": "prhub", "RUNS_TABLE": "runs",
