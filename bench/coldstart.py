@@ -33,7 +33,10 @@ NOT_FOR_WORKERS = ("fpdf", "jinja2", "openai", "playwright", "moto", "prhub.engi
                    "prhub.model.client", "prhub.model.answers", "prhub.model.scorer", "prhub.model.narrator",
                    "prhub.engine.narrative", "aws_lambda_powertools.utilities.idempotency")
 # The report function imports its analysis and rendering with its first report (the sweep rarely needs them).
-FORBIDDEN = {name: NOT_FOR_WORKERS for name in FUNCTIONS}  # pages and deliver render with their first message
+RENDERING = ("fpdf", "jinja2", "prhub.site.render", "prhub.engine.analysis")
+# PagesFunction renders with every message it takes: its renderers may come at import, nothing else banned may.
+FORBIDDEN = {**{name: NOT_FOR_WORKERS for name in ("score", "plan", "report", "deliver")},
+             "pages": tuple(m for m in NOT_FOR_WORKERS if m not in RENDERING)}
 LAMBDA_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing", "POWERTOOLS_SERVICE_NAME": "prhub", "RUNS_TABLE": "runs",
