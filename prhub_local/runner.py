@@ -50,7 +50,7 @@ from prhub.cloud.store import Store
 from prhub.core.config import Settings, WatchList
 from prhub.core.errors import InputError, PrhubError, SourceUnavailable
 from prhub.core.period import Period
-from prhub.flow.deps import LITERAL_ENV
+from prhub.flow.delivery_deps import LITERAL_ENV
 from prhub.flow.plan import PlanRequest, parse_plan_event
 from prhub.report.digest import folder as digest_folder
 from prhub.sources.orgs import OrgRepos, expand
@@ -407,7 +407,8 @@ class Runner:
         """The Deps a function's environment starts with, where the runner has adapters of its own for it (the
         embedded site bucket; PagesFunction's page renderer); None where the handler builds its own from the
         environment. Handed in, never swapped into a module of the layer."""
-        from prhub.flow.deps import DeliveryDeps, Deps
+        from prhub.flow.delivery_deps import DeliveryDeps
+        from prhub.flow.deps import Deps
 
         renders = logical == "PagesFunction" and self.render_pages is not None
         if self.site_bucket is None and not renders:

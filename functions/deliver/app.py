@@ -8,7 +8,7 @@ from prhub.cloud import tracing
 from prhub.cloud.batch import sqs_batch
 from prhub.core.errors import InputError
 from prhub.flow.deliver import deliver_one
-from prhub.flow.deps import DeliveryDeps
+from prhub.flow.delivery_deps import DeliveryDeps
 from prhub.flow.messages import DeliveryMessage
 from prhub.flow.records import dropped
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from prhub.cloud import aws
 from prhub.flow.deliver import DeliveryFailed, channel_id, deliver_one, delivery_id
-from prhub.flow.deps import DeliveryDeps
+from prhub.flow.delivery_deps import DeliveryDeps
 from prhub.flow.messages import DeliveryMessage
 
 from prhub_local.runner import sqs_event

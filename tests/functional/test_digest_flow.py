@@ -17,7 +17,7 @@ from prhub.core.history import History
 from prhub.core.period import Period
 from prhub.flow import digest
 from prhub.flow.deliver import load_message
-from prhub.flow.deps import literal_channels
+from prhub.flow.delivery_deps import literal_channels
 from prhub.flow.messages import DeliveryMessage, ReportMessage
 from prhub.flow.publish import report_message
 

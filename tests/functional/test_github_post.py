@@ -19,7 +19,7 @@ import requests
 from prhub.cloud import aws
 from prhub.core.channels import Target, parse_channel
 from prhub.flow.deliver import deliver_one
-from prhub.flow.deps import DeliveryDeps
+from prhub.flow.delivery_deps import DeliveryDeps
 from prhub.flow.messages import DeliveryMessage
 from prhub.notify.delivery import deliver_post, idempotent
 from prhub.notify.github_post import BODY_LIMIT, GitHubApi, Post, Where, build_post, publish

@@ -23,7 +23,8 @@ from prhub.cloud import metrics
 from prhub.core.config import WatchList
 from prhub.core.errors import InputError
 from prhub.flow.deliver import DeliveryFailed, deliver_one
-from prhub.flow.deps import DeliveryDeps, Deps, literal_channels
+from prhub.flow.delivery_deps import DeliveryDeps, literal_channels
+from prhub.flow.deps import Deps
 from prhub.flow.messages import DeliveryMessage, ReportMessage
 from prhub.flow.plan import plan
 from prhub.flow.publish import report_message

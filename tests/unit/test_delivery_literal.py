@@ -10,7 +10,7 @@ from prhub.cloud import redaction
 from prhub.core.config import WatchList
 from prhub.core.errors import InputError
 from prhub.flow.deliver import channel_id, request_channels
-from prhub.flow.deps import literal_channels
+from prhub.flow.delivery_deps import literal_channels
 from prhub.flow.messages import DeliveryMessage
 
 from tests.fakes.memory import MemoryQueue

@@ -10,7 +10,6 @@ tells such a run from a dead one.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import Any
 
 from prhub.cloud.dynamo import from_item, pack, to_item, unpack
 from prhub.cloud.tables import Tables, expires, won
-from prhub.core.channels import Channel
+from prhub.core.channels import Channel, channel_ref, is_literal
 from prhub.core.config import RepoConfig
 from prhub.core.errors import PrhubError
 from prhub.core.history import History
@@ -304,18 +303,6 @@ class DynamoRuns(Tables):
             ConditionExpression="attribute_exists(run_id) AND "
                                 "(attribute_not_exists(waiting_until) OR waiting_until < :u)",
             ExpressionAttributeValues=to_item({":u": until})))
-
-
-def is_literal(channel: Channel) -> bool:
-    """The channel's URL or signing secret is written in the watch list (the local runner's), not named."""
-    return bool(channel.url or channel.secret)
-
-
-def channel_ref(channel: Channel) -> str:
-    """How a run item names a literal channel: a digest of its settings, never the URL or the secret (the same
-    id the delivery ledger gives the channel: prhub.flow.deliver.channel_id)."""
-    text = json.dumps(channel.to_dict(), sort_keys=True, ensure_ascii=False)
-    return f"{channel.channel}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
 def literal_channels(run: Run, watched: tuple[Channel, ...]) -> tuple[Channel, ...]:

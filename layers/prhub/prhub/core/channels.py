@@ -16,6 +16,8 @@ the reported repository), with the GitHub token the stack already reads unless `
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -251,3 +253,15 @@ def resolve(channel: Channel, read_secret: Callable[[str], str], *, allow_litera
     if PLATFORMS[channel.channel].address == "url" and not url.lower().startswith(("https://", "http://")):
         raise InputError(f"{channel.label}: the webhook URL is not an http(s) URL")
     return Target(channel=channel.channel, label=channel.label, url=url, secret=secret or None, to=channel.to)
+
+
+def is_literal(channel: Channel) -> bool:
+    """The channel's URL or signing secret is written in the watch list (the local runner's), not named."""
+    return bool(channel.url or channel.secret)
+
+
+def channel_ref(channel: Channel) -> str:
+    """How a run item names a literal channel: a digest of its settings, never the URL or the secret (the same
+    id the delivery ledger gives the channel: prhub.flow.deliver.channel_id; kept on the run by prhub.cloud.runs)."""
+    text = json.dumps(channel.to_dict(), sort_keys=True, ensure_ascii=False)
+    return f"{channel.channel}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"

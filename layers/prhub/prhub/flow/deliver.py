@@ -30,12 +30,11 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger
 
 from prhub.cloud import metrics
-from prhub.cloud.store import channel_ref, is_literal
-from prhub.core.channels import Channel, Target, resolve
+from prhub.core.channels import Channel, Target, channel_ref, is_literal, resolve
 from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError, PrhubError
 from prhub.core.period import format_timestamp
-from prhub.flow.deps import DeliveryDeps, MessageQueue
+from prhub.flow.delivery_deps import DeliveryDeps, MessageQueue
 from prhub.flow.messages import DeliveryMessage
 from prhub.notify import github_post
 from prhub.notify.delivery import Outcome, deliver, deliver_post, idempotent

@@ -1,11 +1,10 @@
 """Everything a flow service touches, built once per process from the environment and handed in.
 
-`Deps.from_env` (and `DeliveryDeps.from_env`, the delivery service's) is the one place that reads the
-environment: table and queue names, GitHub's and the model's endpoints and credentials, the metrics' namespace
-(handed to prhub.cloud.metrics). Every edge is an
-adapter with a small interface (the store's ports in prhub.flow.ports, MessageQueue, prhub.cloud.cache.Cache,
-prhub.site.publish.Bucket and Cdn, the watch list, sources, scorers), so tests hand in
-in-memory stand-ins (tests/fakes/memory.py) and the services never know.
+`Deps.from_env` (and prhub.flow.delivery_deps.DeliveryDeps.from_env, the delivery service's) is the one place
+that reads the environment: table and queue names, GitHub's and the model's endpoints and credentials, the
+metrics' namespace (handed to prhub.cloud.metrics). Every edge is an adapter with a small interface (the store's
+ports in prhub.flow.ports, MessageQueue, prhub.cloud.cache.Cache, prhub.site.publish.Bucket and Cdn, the watch
+list, sources, scorers), so tests hand in in-memory stand-ins (tests/fakes/memory.py) and the services never know.
 boto3 clients are made on first use (prhub.cloud.aws.LazyClient), never here.
 
 A Deps also holds what a warm Lambda keeps between invocations: the parsed
@@ -15,52 +14,35 @@ one per process and give each invocation its context with `invoked`.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from prhub.cloud import aws, metrics
 from prhub.cloud.cache import Cache, DynamoCache
 from prhub.cloud.queue import Queue
-from prhub.cloud.runs import Run, channel_ref, is_literal
-from prhub.cloud.secrets import Secrets, github_token
-from prhub.cloud.store import Store
+from prhub.cloud.secrets import Secrets
 from prhub.cloud.watchlist import WatchListParameter
-from prhub.core.channels import Channel
 from prhub.core.config import Settings, WatchList
-from prhub.core.errors import InputError
-from prhub.flow.ports import RunStore
+from prhub.flow.delivery_deps import METRICS_NAMESPACE_ENV, MessageQueue, SiteBucket
 from prhub.model.scorers import DEFAULT_CONCURRENCY, ModelSettings, Scorers
-from prhub.notify.ledger import Ledger
 from prhub.sources.source import Deadline, Source, SourceCache, check_location, open_source
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency.persistence.base import BasePersistenceLayer
 
+    from prhub.cloud.runs import Run
     from prhub.engine.risks import VersionRegistry
-    from prhub.notify.delivery import Http
-    from prhub.notify.email import EmailClient
+    from prhub.flow.ports import RunStore
     from prhub.site.publish import Bucket, Cdn
 
-METRICS_NAMESPACE_ENV = "POWERTOOLS_METRICS_NAMESPACE"  # template.yaml's Globals: no namespace, no metrics
-LITERAL_ENV = "PRHUB_NOTIFY_ALLOW_LITERAL"  # set by the local runner only: literal url/secret accepted
 DEADLINE_RESERVE = 10.0  # seconds an invocation keeps for storing its result and answering SQS
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
-
-class MessageQueue(Protocol):
-    """SQS (prhub.cloud.queue.Queue)."""
-
-    def send(self, queue_url: str, body: dict[str, Any], delay: float = 0) -> None: ...
-
-    def send_batch(self, queue_url: str, bodies: list[dict[str, Any]]) -> int: ...
-
-    def hold(self, queue_url: str, receipt_handle: str, seconds: float) -> None: ...
 
 
 def _local_export(spec: str) -> bool:
@@ -84,9 +66,6 @@ def model_settings(env: Mapping[str, str]) -> ModelSettings:
 # is one environment anyway; the local runner's workers, threads of one process, then share the parse (about
 # 1.4 s for verl's 2,883 PRs) instead of each paying it under the GIL before its first PR.
 LOCAL_EXPORTS = SourceCache(open_source)
-# The site bucket's adapter is made from an S3 client and the bucket's name: `prhub run`, whose AWS is moto in its
-# own process, hands its handlers Deps made with one that skips the API round trip (prhub_local.embedded).
-SiteBucket = Callable[[Any, str], "Bucket"]
 
 
 @dataclass
@@ -113,6 +92,8 @@ class Deps:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, site_bucket: SiteBucket = aws.S3Bucket) -> Deps:
         """The stack's adapters, from the environment template.yaml sets (or the local runner does)."""
+        from prhub.cloud.store import Store  # the run store: not DeliveryFunction's, which never loads it
+
         env = dict(os.environ if env is None else env)
         settings = Settings.from_env(env)
         metrics.configure(env.get(METRICS_NAMESPACE_ENV))
@@ -164,57 +145,3 @@ class Deps:
         if context is None:
             return None
         return lambda: context.get_remaining_time_in_millis() / 1000 - DEADLINE_RESERVE - reserve
-
-
-def literal_channels(watchlist: Callable[[], WatchList]) -> Callable[[str], Channel | None]:
-    """The lookup of a literal channel by its reference (prhub.cloud.store.channel_ref) in the watch list."""
-    def find(ref: str) -> Channel | None:
-        return next((c for c in watchlist().channels() if is_literal(c) and channel_ref(c) == ref), None)
-    return find
-
-
-@dataclass
-class DeliveryDeps:
-    """What the delivery service (prhub.flow.deliver) touches, built once per process (`from_env`) or handed in
-    by a test."""
-
-    settings: Settings
-    ledger: Ledger
-    bucket: Bucket
-    queue: MessageQueue
-    read_secret: Callable[[str], str]
-    http: Http
-    email: EmailClient | None = None
-    sender: str = ""
-    allow_literal: bool = False
-    secret_prefix: str = ""  # NotifySecretPrefix: the only secrets the function's role may read
-    # Finds a literal channel by its reference in the watch list (the local runner's; None in the stack)
-    literal: Callable[[str], Channel | None] | None = None
-    clock: Callable[[], float] = time.time
-    sleep: Callable[[float], None] = time.sleep
-    github_api_url: str = "https://api.github.com"  # GITHUB_API_URL: where a github channel posts
-    # the stack's GitHub token (GITHUB_TOKEN_SECRET, or GITHUB_TOKEN locally): a github channel's default
-    github_token: Callable[[], str | None] = lambda: None
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, site_bucket: SiteBucket = aws.S3Bucket) -> DeliveryDeps:
-        # The delivery function's own clients, loaded when it builds them: the other handlers never send a message
-        # (SES's client comes with prhub.notify, which loads the renderers).
-        import requests
-
-        from prhub.notify.email import SesEmail
-
-        env = dict(os.environ if env is None else env)
-        settings = Settings.from_env(env)
-        if not settings.deliveries_table:
-            raise InputError("environment variable DELIVERIES_TABLE is not set (template.yaml sets it)")
-        metrics.configure(env.get(METRICS_NAMESPACE_ENV))
-        secrets = Secrets(aws.LazyClient("secretsmanager"))
-        return cls(settings, Ledger(aws.LazyClient("dynamodb"), settings.deliveries_table),
-                   site_bucket(aws.LazyClient("s3"), settings.site_bucket), Queue(aws.LazyClient("sqs")),
-                   secrets.read, requests.Session(), SesEmail(aws.LazyClient("ses")), env.get("NOTIFY_SENDER", ""),
-                   env.get(LITERAL_ENV) == "1", env.get("NOTIFY_SECRET_PREFIX", ""),
-                   literal=(literal_channels(WatchListParameter(settings.config_parameter, aws.LazyClient("ssm")))
-                            if env.get(LITERAL_ENV) == "1" else None),
-                   github_api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
-                   github_token=lambda: github_token(env=env, secrets=secrets))
