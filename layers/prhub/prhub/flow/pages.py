@@ -34,12 +34,10 @@ from prhub.core.period import Period, parse_timestamp, zone
 from prhub.core.report import Report
 from prhub.flow.deps import Deps
 from prhub.flow.messages import PagesMessage
-from prhub.site import dashboard, pulls
 from prhub.site import paths as sitepaths
 from prhub.site import publish as site
-from prhub.site.dashboard import title_flags
+from prhub.site import pulls
 from prhub.site.paths import LANGUAGES
-from prhub.site.render.pull import relist_pull, render_pull_all
 from prhub.sources import scope
 from prhub.sources.source import TimedSource
 
@@ -55,6 +53,8 @@ PageJob = tuple[pulls.PullPage, str, str, bool]
 def render_in_turn(jobs: Iterable[PageJob]) -> Iterator[dict[str, bytes]]:
     """Each page's files, one after another in this process: a Lambda (about one vCPU at 1,024 MB, no /dev/shm
     for a process pool) has nothing better."""
+    from prhub.site.render.pull import render_pull_all  # the renderers: with the first page, not at import
+
     return (render_pull_all(*job) for job in jobs)
 
 
@@ -93,6 +93,8 @@ def _reach(history: History, tz: str) -> date | None:
 
 def _entries(listed: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """History entries as the record keeps them: breaking and revert judged by their titles."""
+    from prhub.site.dashboard import title_flags  # the dashboard's code: with the first record, not at import
+
     return [{"number": int(e["number"]), "merged_at": str(e["merged_at"]), "author": str(e.get("author") or ""),
              "modules": list(e.get("modules") or []), **title_flags(str(e.get("title") or ""))} for e in listed]
 
@@ -127,6 +129,7 @@ def year(report: Report, config: RepoConfig, doc: dict[str, Any], stored: Mappin
     or when the source fails (warned: those weeks stay "no data", as before)."""
     # The engine's rules, only where the dashboard has weeks to list: a PagesFunction cold start never needs them.
     from prhub.engine.scoring import modules_for
+    from prhub.site import dashboard
 
     slug = _slug(report)
     tz = doc["covers"]["tz"]
@@ -384,6 +387,8 @@ def pages_message(message: PagesMessage, deps: Deps) -> dict[str, Any]:
         files = None
         if light is not None and stored is not None:  # a relisted page keeps its PDF, and the rest but its mentions
             relisted_count += 1
+            from prhub.site.render.pull import relist_pull  # the renderers: with the first page, not at import
+
             files = relist_pull(light, cast(pulls.PullPage, stored),
                                 site.load_pull_files(deps.bucket, base, number, lang, home), home)
         work.append((page, files))
