@@ -27,7 +27,7 @@ from typing import Any
 
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest
-from prhub.engine import conventions, prior, rules
+from prhub.engine import conventions, learning, prior, rules
 from prhub.engine.changelog import read_changelog
 from prhub.engine.scoring import facts
 
@@ -179,16 +179,7 @@ def seen(repo: JudgedRepo) -> list[Seen]:
 
 def auc(scores: Sequence[float], picks: Sequence[bool]) -> float:
     """ROC AUC: the chance a pick outscores a non-pick (ties half), by ranks (Mann–Whitney)."""
-    order = sorted(range(len(scores)), key=lambda i: scores[i])
-    ranks = [0.0] * len(scores)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and scores[order[j + 1]] == scores[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
+    ranks = learning.ranks(scores)
     pos = sum(picks)
     neg = len(picks) - pos
     if not pos or not neg:

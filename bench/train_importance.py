@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from prhub.engine import prior
+from prhub.engine import learning, prior
 from prhub.engine.scoring import ENGINE_VERSION
 
 from bench.corpus_importance import CORPUS, PICK, Figures, JudgedRepo, Seen, corpus, figures, seen, today, with_model
@@ -58,7 +58,6 @@ REPO_WEIGHT = 100.0
 SCALE = 0.5  # as prhub.engine.learning.SCALE: the least log-odds a point of the rules' score is taken to add
 MAX_POINTS = prior.MAX_POINTS
 MIN_POINTS = 0.05
-ITERATIONS = 30
 SEED = 48
 
 Row = tuple[list[tuple[int, float]], float]  # a pair's sparse difference (index 0: the rules' score) and weight
@@ -113,68 +112,6 @@ def names_of(rows: Sequence[Seen]) -> list[str]:
 # --- the fit -------------------------------------------------------------------------------------------------
 
 
-def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (the penalty keeps the Hessian positive definite)."""
-    n = len(vector)
-    a = [row[:] + [vector[i]] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        a[col], a[pivot] = a[pivot], a[col]
-        if abs(a[col][col]) < 1e-12:
-            continue
-        for r in range(col + 1, n):
-            factor = a[r][col] / a[col][col]
-            if factor:
-                for c in range(col, n + 1):
-                    a[r][c] -= factor * a[col][c]
-    out = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        if abs(a[r][r]) >= 1e-12:
-            out[r] = (a[r][n] - sum(a[r][c] * out[c] for c in range(r + 1, n))) / a[r][r]
-    return out
-
-
-def newton(rows: Sequence[Row], size: int, l2: float, scale: float | None = None,
-           start: list[float] | None = None) -> list[float]:
-    """The penalised pairwise logistic weights (every pair's target: the higher-graded PR first); `scale` holds
-    the rules' score's coefficient fixed."""
-    weights = list(start) if start else [0.0] * size
-    if scale is not None:
-        weights[0] = scale
-    for _ in range(ITERATIONS):
-        grad = [0.0] * size
-        hess = [[0.0] * size for _ in range(size)]
-        for row, weight in rows:
-            z = 0.0
-            for i, v in row:
-                z += weights[i] * v
-            p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-            g, h = weight * (p - 1.0), weight * p * (1.0 - p)
-            for a, (i, v) in enumerate(row):
-                grad[i] += g * v
-                hv = h * v
-                line = hess[i]
-                for j, u in row[a:]:
-                    line[j] += hv * u
-        for i in range(size):  # rows list their indices in order, so only the upper triangle was summed
-            for j in range(i + 1, size):
-                hess[j][i] = hess[i][j]
-        for i in range(1, size):
-            grad[i] += l2 * weights[i]
-            hess[i][i] += l2
-        hess[0][0] += 1e-6
-        if scale is not None:
-            grad[0] = 0.0
-            for i in range(size):
-                hess[0][i] = hess[i][0] = 0.0
-            hess[0][0] = 1.0
-        step = _solve(hess, grad)
-        weights = [w - s for w, s in zip(weights, step, strict=True)]
-        if max(abs(s) for s in step) < 1e-5:
-            break
-    return weights
-
-
 @dataclass(frozen=True)
 class Fitted:
     points: dict[str, float]  # importance points per feature, centred, clipped, small ones dropped
@@ -192,10 +129,10 @@ def fit(judged: dict[str, tuple[bool, list[Seen]]], l2: float) -> Fitted:
     rows = [row for _, seen_rows in judged.values() for row in pairs(seen_rows, index)]
     if not rows:
         return Fitted({}, 0.0, False)
-    weights = newton(rows, len(names) + 1, l2)
+    weights = learning.newton(rows, len(names) + 1, l2)
     held_scale = weights[0] < SCALE
     if held_scale:
-        weights = newton(rows, len(names) + 1, l2, SCALE, weights)
+        weights = learning.newton(rows, len(names) + 1, l2, SCALE, weights)
     raw = {n: weights[index[n]] / weights[0] for n in names}
     # A constant on every type moves no pair: put it where the training PRs' mean importance (each repository
     # weighing the same) stays the rules'.

@@ -158,19 +158,21 @@ def fit(train: Sequence[Example], l2: float) -> dict[str, float]:
     rows = pairs(train)
     if not rows:
         return {}
-    weights = _newton(rows, len(names) + 1, l2, None)
+    weights = newton(rows, len(names) + 1, l2)
     if weights[0] < SCALE:
-        weights = _newton(rows, len(names) + 1, l2, SCALE)
+        weights = newton(rows, len(names) + 1, l2, SCALE)
     return {name: round(max(-MAX_POINTS, min(MAX_POINTS, weights[i + 1] / weights[0])), 2)
             for i, name in enumerate(names) if abs(weights[i + 1] / weights[0]) >= 0.05}
 
 
-def _newton(rows: list[tuple[list[tuple[int, float]], float]], size: int, l2: float, scale: float | None
-            ) -> list[float]:
+def newton(rows: Sequence[tuple[list[tuple[int, float]], float]], size: int, l2: float, scale: float | None = None,
+           start: Sequence[float] | None = None) -> list[float]:
     """The weights of the penalised pairwise model (every pair's target: the higher PR first); `scale` holds the
-    default score's coefficient fixed."""
-    weights = [0.0] * size
-    weights[0] = scale or 0.0
+    default score's coefficient fixed; `start`: the weights to start from (zeros). Weight 0 is the default score's
+    coefficient and is not penalised. Also what bench.train_importance fits across repositories with."""
+    weights = list(start) if start else [0.0] * size
+    if scale is not None or not start:
+        weights[0] = scale or 0.0
     for _ in range(ITERATIONS):
         grad = [0.0] * size
         hess = [[0.0] * size for _ in range(size)]
