@@ -7,7 +7,7 @@ grades. Repositories index.json marks `held_out` never enter the fit, the penalt
 here: `train_repos` drops them before anything else, and `fit` refuses them.
 
 Model, fixed before any figure: a pairwise logistic model over the features the table of rules gives a PR
-(prhub.engine.prior.fired: its type, each rule that fired, the size rule's points, the cap that bound it),
+(prhub.engine.prior.read: its type, each rule that fired, the size rule's points, the cap that bound it),
 beside the rules' score itself:
 
     logit P(higher-graded PR above lower-graded PR of the same repository-week) = b·Δrules + Σ w_j·Δx_j

@@ -18,7 +18,7 @@ FIX = make_pr("fix: handle an empty value in the parser",
 
 def test_a_learned_weight_of_a_fired_rule_moves_the_score_and_not_the_reasons():
     # GIVEN a PR that fires `with_tests`, and a model that learned points for it
-    assert "with_tests" in prior.fired(facts(FIX, CONFIG))
+    assert "with_tests" in prior.read(facts(FIX, CONFIG))[0]
     up = prior.Prior("test-up", {"with_tests": 1.5})
     down = prior.Prior("test-down", {"with_tests": -1.5, "rule_that_never_fires": 3.0})
     off = score_pull(FIX, CONFIG, model=prior.OFF)

@@ -73,11 +73,6 @@ def judged(verdict: rules.Importance, kind: str) -> tuple[dict[str, float], floa
     return out, verdict.ceiling
 
 
-def fired(f: rules.Facts) -> dict[str, float]:
-    """A PR's features (see `read`)."""
-    return read(f)[0]
-
-
 def moved(features: dict[str, float], prior: Prior) -> float:
     """The learned points of what fired."""
     return sum(prior.points[n] * v for n, v in features.items() if n in prior.points)
