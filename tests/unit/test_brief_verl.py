@@ -174,3 +174,9 @@ def test_a_brief_reason_names_two_files_and_counts_the_rest() -> None:
         "removes public module x.py, y.py"
     assert headline.briefly("removes public module a.py; removes public module b.py; removes public module c.py",
                             False) == "removes public module a.py, b.py and 1 more"
+
+
+def test_a_single_pr_item_marked_breaking_by_its_author_alone_says_so_without_its_number_again() -> None:
+    # #6804 (08-10) says only that it breaks: 「…。迁移：作者标注为破坏性变更，升级前请按 #6804 的说明修改用法。」
+    item = next(h for h in week("08-10")["highlights"] if h["prs"] == [6804])
+    assert item["text"].count("#6804") == 1 and "升级前请按其说明修改用法" in item["text"]

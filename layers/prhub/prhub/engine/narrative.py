@@ -147,8 +147,9 @@ def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
     (files by their names) rather than that its title says so; by its number when the item tells several."""
     reason = short(headline.migration(str(p.get("breaking_reason") or ""), zh), 80)
     if zh:  # the author's own marker says only that it breaks: the migration is the PR's to describe
+        whose = f" #{p['number']} 的" if numbered else "其"
         return (f"迁移：{'#' + str(p['number']) + ' ' if numbered else ''}{unbracket(reason)}。" if reason else
-                f"迁移：作者标注为破坏性变更，升级前请按 #{p['number']} 的说明修改用法。")
+                f"迁移：作者标注为破坏性变更，升级前请按{whose}说明修改用法。")
     return f" #{p['number']} breaks existing use ({reason}): migrate before upgrading." if reason else \
         f" #{p['number']} is marked breaking by its author: follow its description before upgrading."
 
