@@ -81,6 +81,13 @@ def test_a_revision_names_the_prs_corrected_after_the_last_publication_only() ->
     assert corrected_since(replace(run, reported_at=None), said) == []
 
 
+def test_a_correction_in_the_publications_own_second_is_named() -> None:
+    # timestamps are to the second: `prhub judge` right after the run that published (tests/e2e/test_judge_again.py
+    # failed in one CI run when both fell in one second: the revision said nothing was judged)
+    run = RunRecord([ref(1)], reported_at="2026-06-08T00:00:00Z")
+    assert corrected_since(run, [judgement(REPO, 1, "minor", "correction", "2026-06-08T00:00:00Z")]) == [1]
+
+
 def test_compose_reads_nothing_but_its_arguments() -> None:
     run = RunRecord([ref(1), ref(2)], learned={"weights": {}})
     results = [Result(1, "scored", make_scored(1))]

@@ -110,10 +110,12 @@ def pending(run: RunRecord, results: Sequence[ResultRecord]) -> list[int]:
 
 
 def corrected_since(run: RunRecord, judgements: Iterable[Judgement]) -> list[int]:
-    """The run's PRs corrected after its latest publication: what a correction's revision changes."""
+    """The run's PRs corrected since its latest publication: what a correction's revision changes. Both times are
+    to the second: a correction in the publication's own second counts (`prhub judge` right after a run made one
+    whose revision said nothing was judged), at worst naming again one the publication already held."""
     listed = {r.number for r in run.listing}
     return sorted({j.pr for j in judgements if j.source == "correction" and j.pr in listed
-                   and run.reported_at is not None and j.at > run.reported_at})
+                   and run.reported_at is not None and j.at >= run.reported_at})
 
 
 def _reasons(results: Sequence[ResultRecord]) -> dict[int, str]:
