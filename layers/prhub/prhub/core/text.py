@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, urlsplit
 
 # Controls (NUL, escapes), bidi overrides/isolates and zero-width characters: untrusted
@@ -53,19 +53,70 @@ def _safe_url(value: str) -> str | None:
 PR_REF = re.compile(r"(?<![&\w])#(\d{1,7})\b")
 
 
-def segments(text: str, links: dict[int, str]) -> list[tuple[str, str | None]]:
-    """`text` cut around "#N" references to PRs the data has URLs for: [(text, url or None)]."""
-    out: list[tuple[str, str | None]] = []
+class Piece(NamedTuple):
+    """A run of text as the renderings lay it out: linked to a PR (`url`), set as code, or plain."""
+    text: str
+    url: str | None = None
+    code: bool = False
+
+
+# A code span as GitHub shows one in a title or a description: `name`. No "|" (it would end a Markdown table's
+# cell) and no line break; anything else between two backticks is shown literally.
+_MARKED = re.compile(r"`([^`|\n]{1,120})`")
+# A name a reader knows as code though nobody marked it: one token of word characters joined by "_", ".", "/",
+# "::" or "-", with an optional "()"; ASCII only, so that it ends where Chinese text begins.
+_NAME = re.compile(r"(?<![\w`./:-])[A-Za-z_][\w]*(?:(?:::|[./-])\w+)*(?:\(\))?(?![\w`/:-]|\.\w)", re.ASCII)
+_FILE = re.compile(r"\.(?:py|pyi|rs|toml|md|rst|ya?ml|json|jsonl|sh|js|ts|tsx|jsx|cfg|ini|txt|lock|ipynb|go|c|cc|cpp|h|"
+                   r"hpp|cu|java|kt|proto|sql|html|css|j2)$")
+_CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+){3,}|[a-z]+(?:[A-Z][a-z0-9]+){2,}")
+
+
+def code_name(token: str) -> bool:
+    """Whether `token` reads as code: snake_case, a file with its extension, a path with "::", a call "f()", or a
+    CamelCase of three words (a class); product names such as "DeepSeek", "SGLang" or "vLLM" stay words."""
+    if "_" in token.strip("_") or _FILE.search(token) or "::" in token or token.endswith("()"):
+        return any(c.isalpha() for c in token)
+    return "-" not in token and "." not in token and "/" not in token and bool(_CAMEL.fullmatch(token))
+
+
+def pieces(text: str, links: dict[int, str]) -> list[Piece]:
+    """`text` cut into pieces: its code spans (marked with backticks, or names that read as code) and around
+    them its "#N" references to PRs the data has URLs for, linked."""
+    out: list[Piece] = []
+    last = 0
+    for match in _code_spans(text):
+        out += _linked(text[last:match[0]], links)
+        out.append(Piece(match[2], code=True))
+        last = match[1]
+    return out + _linked(text[last:], links)
+
+
+def _code_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, code) of every code span of `text`, marked ones first, then bare names between them."""
+    spans, last = [], 0
+    for marked in [*_MARKED.finditer(text), None]:
+        stop = marked.start() if marked else len(text)
+        spans += [(last + m.start(), last + m.end(), m.group(0)) for m in _NAME.finditer(text[last:stop])
+                  if code_name(m.group(0))]
+        if marked:
+            if marked.group(1).strip():
+                spans.append((marked.start(), marked.end(), marked.group(1)))
+            last = marked.end()
+    return spans
+
+
+def _linked(text: str, links: dict[int, str]) -> list[Piece]:
+    out: list[Piece] = []
     last = 0
     for match in PR_REF.finditer(text):
         url = links.get(int(match.group(1)))
         if url:
             if match.start() > last:
-                out.append((text[last:match.start()], None))
-            out.append((match.group(0), url))
+                out.append(Piece(text[last:match.start()]))
+            out.append(Piece(match.group(0), url))
             last = match.end()
     if last < len(text):
-        out.append((text[last:], None))
+        out.append(Piece(text[last:]))
     return out
 
 

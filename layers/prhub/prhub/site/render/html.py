@@ -13,7 +13,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from prhub.core.report import Report
-from prhub.core.text import segments
+from prhub.core.text import Piece, pieces
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
 from prhub.site.render.view import view
@@ -28,11 +28,18 @@ def pr_link(ref: dict[str, Any]) -> Markup:
     return Markup('<span class="pr">{}</span>').format(ref["label"])
 
 
-def html_text(value: str, links: dict[int, str]) -> Markup:
-    """Escaped text with each "#N" of a PR in the data linked to its URL."""
-    return Markup("").join(
-        Markup('<a class="pr" href="{}" rel="nofollow noopener">{}</a>').format(url, seg) if url else escape(seg)
-        for seg, url in segments(value, links))
+def html_text(value: str, links: dict[int, str] | None = None) -> Markup:
+    """Escaped text with each "#N" of a PR in the data linked to its URL and code (`name`, snake_case, files) in
+    <code>."""
+    return Markup("").join(_piece(p) for p in pieces(value, links or {}))
+
+
+def _piece(piece: Piece) -> Markup:
+    if piece.code:
+        return Markup("<code>{}</code>").format(piece.text)
+    if piece.url:
+        return Markup('<a class="pr" href="{}" rel="nofollow noopener">{}</a>').format(piece.url, piece.text)
+    return escape(piece.text)
 
 
 def pr_links(refs: list[dict[str, Any]]) -> Markup:

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from prhub.core.report import Report
-from prhub.core.text import clean, segments
+from prhub.core.text import Piece, clean, pieces
 from prhub.site.render.view import view
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~&@])")
@@ -39,10 +39,16 @@ def md(value: Any) -> str:
     return _escape(clean(value))
 
 
-def md_text(value: Any, links: dict[int, str]) -> str:
-    """Like `md`, with each "#N" of a PR in the data linked to its URL."""
-    parts = segments(clean(value), links)
-    return "".join(f"[\\{seg}](<{url}>)" if url else _escape(seg, i == 0) for i, (seg, url) in enumerate(parts))
+def md_text(value: Any, links: dict[int, str] | None = None) -> str:
+    """Like `md`, with each "#N" of a PR in the data linked to its URL and code (`name`, snake_case, files) set as
+    code spans, whose content is literal Markdown."""
+    return "".join(_piece(p, i == 0) for i, p in enumerate(pieces(clean(value), links or {})))
+
+
+def _piece(piece: Piece, first: bool) -> str:
+    if piece.code:  # pieces() keeps "`", "|" and line breaks out of code: nothing can close the span early
+        return f"`{piece.text}`"
+    return f"[\\{piece.text}](<{piece.url}>)" if piece.url else _escape(piece.text, first)
 
 
 def pr_link(ref: dict[str, Any]) -> str:

@@ -51,7 +51,7 @@ def _cover(pdf: ReportPDF, v: ReportView) -> None:
         pdf.draw_line(line, MARGIN, 9)
         pdf.ln(9)
     pdf.ln(1)
-    byline = f"{words['repo']} {v.repo} · {words['period']} {v.since} {words['to']} {v.until} ({v.tz})"
+    byline = f"{words['repo']} {v.repo} · {words['period']} {v.dates} ({v.tz})"
     pdf.paragraph([Run(T(byline))], size=SMALL, after=0.5)
     pdf.paragraph([Run(T(f"{words['generated_by']} {v.scorer} · {words['generated_at']} {v.generated_at}"))],
                   size=SMALL, after=2)
@@ -193,7 +193,7 @@ def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
 
 def _key_prs(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     words = pdf.words
-    rows = [[[Run(p["label"], p["url"])], [Run(pdf.fit(p["title"]))],
+    rows = [[[Run(p["label"], p["url"])], pdf.runs(p["title"], linked=False),
              [Run(p["importance"])], pdf.runs(_points(p["key_points"]) or p["summary"])]
             for p in items]
     pdf.wrapped_table([words["pr"], words["title"], words["importance"], words["key_points"]], rows,
@@ -226,7 +226,7 @@ def _numbered(pdf: ReportPDF, items: list[str]) -> None:
 def _pr_index(pdf: ReportPDF, d: dict[str, Any]) -> None:
     """The first PR_INDEX_ROWS merged PRs, one compact line each."""
     for p in d["prs"][: d["shown"]]:
-        pdf.paragraph([Run(p["label"], p["url"]), Run(" " + pdf.fit(p["title"]))], size=SMALL, indent=5,
+        pdf.paragraph([Run(p["label"], p["url"]), Run(" "), *pdf.runs(p["title"], linked=False)], size=SMALL, indent=5,
                       after=0.2)
     _more(pdf, d["more"])
 

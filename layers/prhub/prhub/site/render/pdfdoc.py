@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fpdf import FPDF
 
-from prhub.core.text import clean, segments
+from prhub.core.text import clean, pieces
 from prhub.site.render.pdffont import add_cjk, codepoints, font_for
 
 NO_LINE_START = set("，。、；：？！）》」』】〕〉”’,.;:?!)]}%…·ー～")
@@ -32,17 +32,19 @@ MARGIN = 16.0
 ACCENT = (59, 111, 182)
 MUTED = (90, 99, 110)
 WARN = (179, 89, 0)
+CODE = (150, 50, 40)
 
 
 @dataclass
 class Run:
     text: str
     link: str | None = None
+    code: bool = False  # drawn in CODE: the PDF's one font has no monospace face
 
 
 def tokens(runs: Sequence[Run]) -> list[Run]:
     """Break points: every CJK character, every Latin word with its trailing spaces."""
-    return [Run(t, r.link) for r in runs for t in _TOKEN.findall(r.text)]
+    return [replace(r, text=t) for r in runs for t in _TOKEN.findall(r.text)]
 
 
 def _carried(line: list[Run], tok: Run) -> list[Run]:
@@ -85,16 +87,16 @@ def wrap(runs: Sequence[Run], width: float, measure: Callable[[str], float]) -> 
             continue
         while measure(tok.text.rstrip()) + used > width and len(tok.text.rstrip()) > 1:
             cut = _fitting(tok.text, used, width, measure)
-            line.append(Run(tok.text[:cut], tok.link))
+            line.append(replace(tok, text=tok.text[:cut]))
             lines.append(line)
             line, used = [], 0.0
-            tok = Run(tok.text[cut:], tok.link)
+            tok = replace(tok, text=tok.text[cut:])
         line.append(tok)
         used += measure(tok.text)
     if line:
         lines.append(line)
     for ln in lines:  # trailing spaces take no room at a line end
-        ln[-1] = Run(ln[-1].text.rstrip(), ln[-1].link)
+        ln[-1] = replace(ln[-1], text=ln[-1].text.rstrip())
     return lines
 
 
@@ -155,9 +157,10 @@ class ReportPDF(FPDF):
 
     # -- text -------------------------------------------------------------------------------------------
 
-    def runs(self, text: Any, refs: Sequence[dict[str, Any]] = ()) -> list[Run]:
-        """Text (its "#N" PR references linked) followed by "(#1, #2)" links."""
-        out = [Run(seg, url) for seg, url in segments(self.fit(text), self.pr_urls)]
+    def runs(self, text: Any, refs: Sequence[dict[str, Any]] = (), linked: bool = True) -> list[Run]:
+        """Text (its code marked, its "#N" PR references linked unless not `linked`) followed by "(#1, #2)"
+        links."""
+        out = [Run(p.text, p.url, p.code) for p in pieces(self.fit(text), self.pr_urls if linked else {})]
         if refs:
             out.append(Run(self.lp if out else self.lp.strip()))
             for i, ref in enumerate(refs):
@@ -176,15 +179,15 @@ class ReportPDF(FPDF):
         self.set_x(x)
         merged: list[Run] = []
         for run in line:  # one cell per link span, not per character: cells are what cost time
-            if merged and merged[-1].link == run.link:
-                merged[-1] = Run(merged[-1].text + run.text, run.link)
+            if merged and (merged[-1].link, merged[-1].code) == (run.link, run.code):
+                merged[-1] = replace(run, text=merged[-1].text + run.text)
             else:
                 merged.append(run)
         for run in merged:
-            if run.link:
-                self.set_text_color(*ACCENT)
+            if run.link or run.code:
+                self.set_text_color(*(ACCENT if run.link else CODE))
             self.cell(self.measure(run.text), h, run.text, link=run.link or "")
-            if run.link:
+            if run.link or run.code:
                 self.set_text_color(0, 0, 0)
 
     def paragraph(self, runs: list[Run], size: float = BODY, indent: float = 0.0, bullet: str = "",
