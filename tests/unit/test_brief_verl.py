@@ -180,3 +180,22 @@ def test_a_single_pr_item_marked_breaking_by_its_author_alone_says_so_without_it
     # #6804 (08-10) says only that it breaks: 「…。迁移：作者标注为破坏性变更，升级前请按 #6804 的说明修改用法。」
     item = next(h for h in week("08-10")["highlights"] if h["prs"] == [6804])
     assert item["text"].count("#6804") == 1 and "升级前请按其说明修改用法" in item["text"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_follow_up_points_at_the_risks_above_instead_of_naming_their_prs_again(lang: str) -> None:
+    # verl 05-04: breaking #6300/#6302, pins #6222/#6230/#6262 and titles #6260/#6300 were each named twice, in
+    # risks at a glance and again in the follow-ups just below
+    report = week("05-04", lang)
+    told = {n for note in report["risk_notes"] for n in [*note["prs"][:3], *map(int, re.findall(r"#(\d+)",
+                                                                                               note["text"]))]}
+    asks = [s for s in report["suggestions"] if re.search(r"破坏性变更|依赖版本|标题标签|breaking|dependency|title",
+                                                           s)]
+    assert len(asks) == 3, report["suggestions"]
+    assert all(not re.search(r"#\d+", s) for s in asks), asks
+    assert ("上文的 2 个破坏性变更" if lang == "zh" else "breaking changes above (2 PRs)") in asks[0]
+    untested = next(s for s in report["suggestions"] if "测试" in s or "tests" in s)
+    named = [int(n) for n in re.findall(r"#(\d+)", untested)]
+    importance = {p["number"]: p["importance"] for p in report["prs"]}
+    assert named and named == sorted(named, key=lambda n: -importance[n])  # the key PRs most worth a test first
+    assert told  # risks at a glance still names the PRs

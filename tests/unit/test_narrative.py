@@ -55,8 +55,9 @@ def test_english_narrative_quotes_the_reports_numbers():
     assert text["relation_notes"] == [{"text": "#13 reverts #5, not re-landed yet", "prs": [5, 13], "evidence": [
         {"pr": 13, "field": "title", "fact": "[trainer] feat: entropy bonus"}]}]  # the revert's title names it
     assert not text["key_changes"]  # the one theme is told whole in the highlights
-    assert text["suggestions"][0] == ("Read the breaking changes #11 before upgrading and note the migration in the "
-                                      "release notes.")
+    # risks at a glance names #11 just above: the follow-up points up instead of naming it again
+    assert text["suggestions"][0] == ("Read the breaking changes above (1 PR) before upgrading and note the migration "
+                                      "in the release notes.")
     assert "Follow up the reverted changes not re-landed yet (#13)." in text["suggestions"]
     assert any(n["text"].startswith("breaking changes: #11, ") for n in text["risk_notes"])
 
