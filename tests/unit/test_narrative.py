@@ -99,8 +99,12 @@ def test_an_empty_week_after_busy_ones_has_no_module_falling():
     assert narrative.engine_narrative(report)["trend_notes"] == []
 
 
-def test_titles_unchanged():
-    assert compose.title("verl-project/verl", WEEK, "zh") == "verl-project/verl 2026 年第 25 周周报（06-15 至 06-21）"
+def test_titles_say_their_dates_as_the_language_writes_them():
+    assert compose.title("verl-project/verl", WEEK, "zh") == "verl-project/verl 2026 年第 25 周周报（6 月 15 日至 21 日）"
+    across = Period.parse("2026-06-29", "2026-07-05", "UTC")
+    assert compose.title("o/r", across, "zh") == "o/r 2026 年第 27 周周报（6 月 29 日至 7 月 5 日）"
+    new_year = Period.parse("2025-12-29", "2026-01-04", "UTC")
+    assert compose.title("o/r", new_year, "zh") == "o/r 2026 年第 1 周周报（2025 年 12 月 29 日至 2026 年 1 月 4 日）"
     assert compose.title("verl-project/verl", WEEK, "en") == "verl-project/verl weekly report, 2026-W25, Jun 15–21"
 
 

@@ -138,6 +138,16 @@ def kind_of(period: Any) -> str:
         return "range"
 
 
+def zh_dates(since: date, until: date, year: bool = True) -> str:
+    """The dates from `since` to `until` as Chinese writes them ("2026 年 5 月 4 日至 5 月 10 日"); without the
+    `year` of a range inside one year, and without the month twice ("5 月 4 日至 10 日")."""
+    if since.year != until.year:
+        return f"{since.year} 年 {since.month} 月 {since.day} 日至 {until.year} 年 {until.month} 月 {until.day} 日"
+    start = f"{since.year} 年 " if year else ""
+    end = f"{until.day} 日" if not year and since.month == until.month else f"{until.month} 月 {until.day} 日"
+    return f"{start}{since.month} 月 {since.day} 日至 {end}"
+
+
 def _month_end(day: date) -> date:
     following = (day.replace(day=28) + timedelta(days=4)).replace(day=1)
     return following - timedelta(days=1)

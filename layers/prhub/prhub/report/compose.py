@@ -23,7 +23,7 @@ from typing import Protocol
 from prhub.core.config import RepoConfig
 from prhub.core.history import History
 from prhub.core.models import ScoredPR
-from prhub.core.period import Period
+from prhub.core.period import Period, zh_dates
 from prhub.core.report import Changes, Cost, Narration, PrEntry, Report, Scorer, Unscored
 from prhub.engine import analysis, narrative, summary
 from prhub.engine.wording import joined, say
@@ -52,13 +52,14 @@ def title(repo: str, period: Period, lang: str) -> str:
     week, kind = period.iso_week, period.kind
     s, u = period.since, period.until
     if lang == "zh":
+        # Chinese dates: a month's or a year's title names it whole, a week's says its days
         if week:
-            return f"{repo} {week[0]} 年第 {week[1]} 周周报（{s:%m-%d} 至 {u:%m-%d}）"
+            return f"{repo} {week[0]} 年第 {week[1]} 周周报（{zh_dates(s, u, year=False)}）"
         if kind == "month":
-            return f"{repo} {s.year} 年 {s.month} 月月报（{s:%m-%d} 至 {u:%m-%d}）"
+            return f"{repo} {s.year} 年 {s.month} 月月报"
         if kind == "year":
-            return f"{repo} {s.year} 年年报（{s.isoformat()} 至 {u.isoformat()}）"
-        return f"{repo} 报告（{s.isoformat()} 至 {u.isoformat()}）"
+            return f"{repo} {s.year} 年年报"
+        return f"{repo} 报告（{zh_dates(s, u)}）"
     if week:
         end = f"{u.day}" if s.month == u.month else f"{MONTHS[u.month - 1]} {u.day}"
         return f"{repo} weekly report, {week[0]}-W{week[1]:02d}, {MONTHS[s.month - 1]} {s.day}–{end}"

@@ -17,7 +17,7 @@ from prhub.core.text import clean, num, safe_url
 from prhub.report import digest as domain
 from prhub.site import paths as sitepaths
 from prhub.site.render.labels import labels
-from prhub.site.render.view import Section, TemplateView
+from prhub.site.render.view import Section, TemplateView, dates
 
 WORDS = {
     "zh": {"repos": "各仓库", "top_prs": "跨仓库的重要 PR", "themes": "共同主题", "breaking": "破坏性变更",
@@ -54,6 +54,7 @@ class DigestView(TemplateView):
     name: str
     since: str
     until: str
+    dates: str  # since to until, as the language writes dates
     tz: str
     generated_at: str
     sections: list[Section]  # the brief
@@ -119,6 +120,7 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
     return DigestView(words=w, lang=lang, html_lang="zh-CN" if lang == "zh" else "en", links={},
                       title=clean(digest["title"]), name=clean(digest["name"]),
                       since=clean(digest["period"]["since"]), until=clean(digest["period"]["until"]),
+                      dates=dates(digest["period"], lang, w),
                       tz=clean(digest["period"]["tz"]), generated_at=clean(digest["generated_at"]),
                       sections=[s for s in sections if s.data], appendix=[s for s in appendix if s.data],
                       root_href=sitepaths.relative(here, ""),
@@ -144,7 +146,7 @@ def render_digest_pdf(digest: dict[str, Any], site_url: str = "", font: str = ""
 
     v = digest_view(digest, web=False, site_url=site_url)
     w = v.words
-    byline = [f"{w['period']} {v.since} {w['to']} {v.until} ({v.tz})", f"{w['generated_at']} {v.generated_at}"]
+    byline = [f"{w['period']} {v.dates} ({v.tz})", f"{w['generated_at']} {v.generated_at}"]
     return render_sections(v.title, w, v.links, byline, v.sections, font, v.appendix)
 
 

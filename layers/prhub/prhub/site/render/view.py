@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from datetime import date
 from functools import cached_property
 from typing import Any
 
-from prhub.core.period import kind_of
+from prhub.core.period import kind_of, zh_dates
 from prhub.core.report import Report, Stats
 from prhub.core.text import PR_REF, clean, comment_link, num, safe_url, signed, usd
 from prhub.site import paths as sitepaths
@@ -434,6 +435,18 @@ class TemplateView:
         return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
 
+def dates(period: dict[str, Any], lang: str, words: dict[str, str]) -> str:
+    """The period's dates as the header says them: Chinese dates in zh ("2026 年 5 月 4 日至 5 月 10 日"), else
+    "2026-05-04 to 2026-05-10"."""
+    since, until = clean(period["since"]), clean(period["until"])
+    if lang == "zh":
+        try:
+            return zh_dates(date.fromisoformat(since), date.fromisoformat(until))
+        except ValueError:
+            pass
+    return f"{since} {words['to']} {until}"
+
+
 @dataclass(frozen=True)
 class ReportView(TemplateView):
     """A report as its renderings read it: the header's fields, then its non-empty sections in reading order."""
@@ -446,6 +459,7 @@ class ReportView(TemplateView):
     repo_url: str | None
     since: str
     until: str
+    dates: str  # since to until, as the language writes dates
     tz: str
     generated_at: str
     scorer: str
@@ -486,6 +500,7 @@ def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] |
         repo=clean(f"{report['repo']} ({name})" if name else report["repo"]),
         repo_url=safe_url(f"https://github.com/{report['repo']}"),
         since=clean(period["since"]), until=clean(period["until"]), tz=clean(period["tz"]),
+        dates=dates(period, lang, parts.words),
         generated_at=clean(report["generated_at"]),
         scorer=scorer_text(report),
         stats=_header_stats(report["stats"], parts.words),
