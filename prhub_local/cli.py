@@ -61,7 +61,7 @@ def _read_judgements(path: str | None, repo: str | None) -> list[dict[str, objec
     if path is None:
         return None
     from prhub.core.config import check_repo
-    from prhub.flow.judgements import read_lines
+    from prhub.sources.judgements import read_lines
 
     if repo is None:
         raise InputError("--judgements is for one repository: give --repo")

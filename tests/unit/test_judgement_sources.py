@@ -2,20 +2,23 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prhub.core.config import WatchList
 from prhub.core.errors import InputError
-from prhub.core.judgements import judgement
+from prhub.core.judgements import judgement, resolve
 from prhub.core.models import PullRequest
-from prhub.flow.judgements import from_labels, read_lines, resolve
+from prhub.flow.judgements import from_labels, gather
 from prhub.sources.github import GitHubSource
+from prhub.sources.judgements import read_lines
 from prhub.sources.source import JsonlSource
 
 from prhub_local.cli import main
 from tests.fakes.github_server import FakeGitHub
+from tests.fakes.memory import SETTINGS, MemoryJudgements
 
 SAMPLE = Path(__file__).resolve().parents[2] / "prhub_local" / "sample" / "acme-rocket.jsonl"
 CHANGELOG = "## 1.4\n### Added\n- 🎉 a thing [#1210](https://github.com/acme/rocket/pull/1210)\n"
@@ -85,6 +88,45 @@ def test_an_export_s_changelog_is_the_file_beside_it(tmp_path: Path) -> None:
     source = JsonlSource.from_path(str(export))
     assert source.read_file("acme/rocket", "CHANGELOG.md") == CHANGELOG
     assert source.read_file("acme/rocket", "OTHER.md") is None
+
+
+# -- a run's judgements gathered ----------------------------------------------------------------------------
+
+class Changelog:
+    """A source that holds one file, the CHANGELOG, and counts how often it is opened."""
+
+    def __init__(self) -> None:
+        self.opened = 0
+
+    def __call__(self) -> Changelog:
+        self.opened += 1
+        return self
+
+    def read_file(self, repo: str, path: str) -> str | None:
+        return CHANGELOG.replace("acme/rocket", repo) if path == "CHANGELOG.md" else None
+
+
+def test_a_run_planned_before_the_plan_kept_its_judgements_reads_them_now(tmp_path: Path) -> None:
+    # GIVEN a kept label and file judgement, a CHANGELOG making #1210 key, and the watch list's jsonl: file
+    watched = tmp_path / "watched.jsonl"
+    watched.write_text('{"pr": 7, "verdict": "minor"}\n')
+    config = repo_config(changelog={"path": "CHANGELOG.md", "sections": {"Added": "key"}},
+                         judgements=f"jsonl:{watched}")
+    kept = MemoryJudgements()
+    kept.put_judgements([judgement("o/r", 1210, "minor", "label"), judgement("o/r", 7, "key", "label"),
+                         judgement("o/r", 9, "key", "file")])
+    settings = replace(SETTINGS, local_exports=True)
+    source = Changelog()
+    # WHEN a run without kept judgements (None) gathers them
+    said = gather(config, source, kept, settings)  # type: ignore[arg-type]
+    # THEN the CHANGELOG and the watch list are read now, and each beats a label
+    assert [(j.pr, j.verdict, j.source) for j in said] == [
+        (7, "minor", "watchlist"), (9, "key", "file"), (1210, "key", "changelog")]
+    assert source.opened == 1
+    # and a run that kept them (even none) opens no source: the kept table alone
+    kept_only = gather(config, source, kept, settings, read=[])  # type: ignore[arg-type]
+    assert [(j.pr, j.source) for j in kept_only] == [(7, "label"), (9, "file"), (1210, "label")]
+    assert source.opened == 1
 
 
 # -- the watch list's keys ------------------------------------------------------------------------------------

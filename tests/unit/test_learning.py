@@ -265,7 +265,7 @@ def test_graded_judgements_reach_the_examples():
 
 def test_a_flow_changelog_with_grades_gives_graded_judgements():
     from prhub.core.config import ChangelogConfig
-    from prhub.flow.judgements import from_changelog
+    from prhub.sources.judgements import from_changelog
 
     class Files:
         def read_file(self, repo: str, path: str) -> str:

@@ -204,7 +204,7 @@ def _word(word: str) -> str:
 
 def _judgements(repo: Any, value: Any) -> tuple[Judgement, ...] | str:
     """The watch list's `judgements`: [{"pr": N, "verdict": "key"|"minor"}, ...] or "jsonl:PATH" (read by
-    prhub.flow.judgements where exports are read)."""
+    prhub.sources.judgements where exports are read)."""
     if isinstance(value, str):
         if not value.startswith("jsonl:") or len(value) == len("jsonl:"):
             raise InputError(f'judgements must be a list of {{"pr": N, "verdict": "key"}} or "jsonl:PATH", '

@@ -7,6 +7,7 @@ ranks against the other judged PRs of its week, finer than key/minor, for the le
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -15,6 +16,9 @@ from prhub.core.errors import InputError
 Verdict = Literal["key", "minor"]
 VERDICTS: tuple[Verdict, ...] = ("key", "minor")
 SOURCES = ("watchlist", "file", "label", "changelog", "correction")
+# Which source wins a PR, weakest first: a rule over many PRs gives way to a verdict on one PR, and a person's
+# latest word, the correction, beats everything.
+PRECEDENCE = ("label", "changelog", "watchlist", "file", "correction")
 MAX_GRADE = 9
 
 
@@ -55,3 +59,12 @@ def judgement(repo: str, pr: Any, verdict: Any, source: str, at: str = "", grade
 
 def valid_grade(grade: Any) -> bool:
     return not isinstance(grade, bool) and isinstance(grade, int) and 0 <= grade <= MAX_GRADE
+
+
+def resolve(judgements: Iterable[Judgement]) -> list[Judgement]:
+    """One judgement per PR, by PR number: the later source in PRECEDENCE wins; within one source, the later
+    one (corrections by their time)."""
+    best: dict[int, Judgement] = {}
+    for j in sorted(judgements, key=lambda j: (PRECEDENCE.index(j.source), j.at)):
+        best[j.pr] = j
+    return [best[n] for n in sorted(best)]

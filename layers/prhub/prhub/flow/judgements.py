@@ -2,8 +2,6 @@
 
     gather(config, source, store, settings, read) -> list[Judgement]   one per PR, the strongest source's: what a
                                                        report marks (prs[].judged) and the engine learns from
-    resolve(judgements) -> list[Judgement]             one per PR: a later source in PRECEDENCE wins
-    read_lines(lines, repo, source, origin)            a JSONL file of {"pr": N, "verdict": "key"|"minor"}
     dedupe(judgements) -> (list[Judgement], int)       one per PR and source, the last line's, and how many were
                                                        left out (a file grows by appending corrections)
     unknown_prs(judgements, config, source, known)     the PRs the repository has no record of (a warning each run)
@@ -12,118 +10,34 @@
                                                        listing those PRs made again (a new revision each)
     unchanged(repo, verdicts, store)                   the PRs whose kept correction says the same already
 
-Sources, weakest first (PRECEDENCE): the PR's labels (`key_labels`, `minor_labels`), the CHANGELOG's sections
-(`changelog`, read by the plan once a run from the default branch, or beside a jsonl: export), the watch
-list's `judgements` (a list, or "jsonl:PATH" read where exports are read), a run's `--judgements` file, and
-`prhub judge`'s corrections. Rules over many PRs give way to a verdict on one PR, and a person's latest word,
-the correction, beats everything. What cannot be read again is kept in the stack's JudgementsTable (files,
-labels the score workers saw, corrections), so later weeks' reports see earlier weeks' judgements.
+Sources, weakest first (prhub.core.judgements.PRECEDENCE, applied by its resolve): the PR's labels (`key_labels`,
+`minor_labels`), the CHANGELOG's sections (`changelog`, read by the plan once a run from the default branch, or
+beside a jsonl: export), the watch list's `judgements` (a list, or "jsonl:PATH" read where exports are read), a
+run's `--judgements` file, and `prhub judge`'s corrections. The CHANGELOG and the watch list are read where they
+are written by prhub.sources.judgements; this module decides what is kept and what a run gathers. What cannot be
+read again is kept in the stack's JudgementsTable (files, labels the score workers saw, corrections), so later
+weeks' reports see earlier weeks' judgements.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools import Logger
-
 from prhub.cloud.publications import planned_at
 from prhub.cloud.runs import EPOCH, Run
-from prhub.core.config import RepoConfig, Settings, refuse_unknown
+from prhub.core.config import RepoConfig, Settings
 from prhub.core.errors import InputError, SourceError, SourceUnavailable
-from prhub.core.judgements import Judgement, Verdict, judgement
+from prhub.core.judgements import Judgement, Verdict, judgement, resolve
 from prhub.core.models import PullRef, PullRequest
-from prhub.engine.changelog import read_changelog
 from prhub.flow.messages import ReportMessage
-from prhub.sources.source import check_location
+from prhub.sources.judgements import written
 
 if TYPE_CHECKING:
     from prhub.flow.deps import Deps
     from prhub.flow.ports import KeptJudgements
     from prhub.sources.source import Source
 
-logger = Logger(service="prhub", child=True)
-
-PRECEDENCE = ("label", "changelog", "watchlist", "file", "correction")  # weakest first
 KEPT = ("file", "label", "correction")  # what the table keeps: the flow cannot read it again
-MAX_LINE = 10_000  # characters of one judgement line: a longer one is not a judgement
-
-
-def resolve(judgements: Iterable[Judgement]) -> list[Judgement]:
-    """One judgement per PR, by PR number: the later source in PRECEDENCE wins; within one source, the later
-    one (corrections by their time)."""
-    best: dict[int, Judgement] = {}
-    for j in sorted(judgements, key=lambda j: (PRECEDENCE.index(j.source), j.at)):
-        best[j.pr] = j
-    return [best[n] for n in sorted(best)]
-
-
-def read_lines(lines: Iterable[str], repo: str, source: str, origin: str) -> list[Judgement]:
-    """The judgements of a JSONL file, one {"pr": N, "verdict": "key"|"minor"} a line (a "repo" naming `repo`
-    may be given); InputError naming the first bad line (`origin`:line), never its text."""
-    out = []
-    for lineno, line in enumerate(lines, 1):
-        text = line.removeprefix("\ufeff") if lineno == 1 else line
-        if not text.strip():
-            continue
-        try:
-            row: Any = json.loads(text) if len(text) <= MAX_LINE else None
-        except (ValueError, RecursionError):
-            row = None
-        if not isinstance(row, dict):
-            raise InputError(f'{origin}:{lineno}: not a judgement (a JSON object {{"pr": N, "verdict": "key"}})')
-        refuse_unknown(f"{origin}:{lineno} judgement", row, ("pr", "verdict", "repo"))
-        if str(row.get("repo", repo)).lower() != repo.lower():
-            raise InputError(f"{origin}:{lineno}: a judgement of {str(row['repo'])[:100]!r}, not of {repo}")
-        try:
-            out.append(judgement(repo, row.get("pr"), row.get("verdict"), source))
-        except InputError as exc:
-            raise InputError(f"{origin}:{lineno}: {exc}") from None
-    return out
-
-
-def watched(config: RepoConfig, settings: Settings) -> list[Judgement]:
-    """The watch list's judgements of the repository: its list, or its "jsonl:PATH" file, read where an export
-    may be (prhub.sources.source.check_location: the export bucket in the stack, a local path in the CLI)."""
-    if not isinstance(config.judgements, str):
-        return list(config.judgements)
-    check_location(config.judgements, settings.export_bucket, settings.local_exports)
-    path = config.judgements.removeprefix("jsonl:")
-    return read_lines(_read_text(path).splitlines(), config.repo, "watchlist", path)
-
-
-def _read_text(path: str) -> str:
-    """A judgements file at a local path or s3://bucket/key (checked by the caller like an export's)."""
-    if path.startswith("s3://"):
-        from prhub.cloud.aws import LazyClient, read_s3_url
-
-        try:
-            return read_s3_url(LazyClient("s3"), path).decode("utf-8", errors="replace")
-        except Exception as exc:  # botocore raises many shapes; the message is what matters
-            raise InputError(f"cannot read judgements file {path}: {exc}") from exc
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError as exc:
-        raise InputError(f"cannot read judgements file {path}: {exc.strerror}") from exc
-
-
-def from_changelog(config: RepoConfig, source: Callable[[], Source]) -> list[Judgement]:
-    """The CHANGELOG's judgements, read through the repository's source (opened only when a changelog is
-    configured): [] without one, or when it cannot be read now (said in the log: a report never fails for it)."""
-    if config.changelog is None:
-        return []
-    try:
-        text = source().read_file(config.repo, config.changelog.path)
-    except Exception as exc:  # SourceError, RetryLater, a bucket it cannot read: the report goes on without it
-        logger.warning("the changelog could not be read", extra={"repo": config.repo, "path": config.changelog.path,
-                                                                 "error": f"{type(exc).__name__}: {exc}"[:500]})
-        return []
-    if text is None:
-        logger.warning("the configured changelog is not there", extra={"repo": config.repo,
-                                                                      "path": config.changelog.path})
-        return []
-    return read_changelog(text, config.changelog.sections, config.repo, config.changelog.grades)
 
 
 def from_labels(config: RepoConfig, number: int, labels: Iterable[str]) -> Judgement | None:
@@ -153,7 +67,7 @@ def gather(config: RepoConfig, source: Callable[[], Source], store: KeptJudgemen
     the plan kept them) read now, the CHANGELOG through `source()`."""
     kept = [j for j in store.judgements(config.repo) if j.source in KEPT]
     if read is None:
-        read = [*from_changelog(config, source), *watched(config, settings)]
+        read = written(config, source, settings)
     return resolve([*kept, *read])
 
 

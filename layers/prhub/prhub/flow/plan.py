@@ -34,10 +34,10 @@ from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.flow import judgements
 from prhub.flow.deps import Deps
-from prhub.flow.judgements import read_lines
 from prhub.flow.messages import ReportMessage
 from prhub.flow.records import dropped
 from prhub.sources import orgs, scope
+from prhub.sources.judgements import from_changelog, read_lines, watched
 from prhub.sources.source import Deadline, Source, TimedSource
 
 logger = Logger(service="prhub", child=True)
@@ -398,7 +398,7 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
     # left out; both are warnings, never a failed run. The event's are kept for later weeks; the watch list's are
     # read again each time.
     given, repeated = judgements.dedupe(req.judgements)
-    in_watchlist, repeated_there = judgements.dedupe(judgements.watched(config, deps.settings))
+    in_watchlist, repeated_there = judgements.dedupe(watched(config, deps.settings))
     unknown = judgements.unknown_prs([*given, *in_watchlist], config, source,
                                      {r.number for r in refs} | {int(e["number"]) for e in history.earlier})
     given = [j for j in given if j.pr not in unknown]
@@ -410,7 +410,7 @@ def _plan_one(asked: PlanRequest | Continuation, deps: Deps) -> dict[str, Any]:
         deps.store.put_judgements(given)
     # Read once a run: the CHANGELOG (one request to the default branch) and the watch list go with the run item to
     # its report; the table (earlier weeks' files, labels the score workers saw, corrections) is read again there.
-    read = [*judgements.from_changelog(config, lambda: source), *in_watchlist]
+    read = [*from_changelog(config, lambda: source), *in_watchlist]
     said = judgements.gather(config, lambda: source, deps.store, deps.settings, read)
     now = deps.clock()
     summary = {"run_id": req.run_id, "repo": config.repo, **({"slice": config.slice} if config.slice else {}),
