@@ -138,9 +138,9 @@ def relation_notes(report: Analysis, zh: bool) -> list[Note]:
 
 
 # What to do next about each kind of finding, in the order suggested; {refs} are its PRs. A kind that risks at a
-# glance tells just above names no PR again: {n} counts them and the sentence points up (TOLD_ABOVE).
+# glance tells just above names no PR again: {n} (zh) / {prs} (en) count them and the sentence points up.
 SUGGESTIONS = (
-    ("breaking", "升级前请阅读上文的 {n} 个破坏性变更，并在发布说明中写明迁移方式。",
+    ("breaking", "升级前请阅读上文的{n}破坏性变更，并在发布说明中写明迁移方式。",
      "Read the breaking changes above ({prs}) before upgrading and note the migration in the release notes."),
     ("open_reverts", "跟进被回滚且尚未重新合入的改动（{refs}）。",
      "Follow up the reverted changes not re-landed yet ({refs})."),
@@ -148,13 +148,13 @@ SUGGESTIONS = (
     ("follow_up", "兑现审阅中承诺的后续工作（{refs}）。", "Do the follow-ups promised in review ({refs})."),
     ("unresolved_review", "确认合并时未解决的审阅意见是否仍要处理（{refs}）。",
      "Check whether the review threads left open at merge still need work ({refs})."),
-    ("dependency_pin", "核对上文的 {n} 个依赖版本变更与部署镜像是否一致。",
+    ("dependency_pin", "核对上文的{n}依赖版本变更与部署镜像是否一致。",
      "Check the dependency changes above ({prs}) against the deployed images."),
-    ("todo_left", "为上文新增的 TODO/FIXME 建立 issue 跟踪（{n} 个 PR）。",
+    ("todo_left", "为上文新增的 TODO/FIXME 建立 issue 跟踪。",
      "Track the new TODO/FIXME markers above in issues ({prs})."),
-    ("doc_mismatch", "为上文改动了接口或配置却未更新文档的 {n} 个 PR 补充文档。",
+    ("doc_mismatch", "为上文改动了接口或配置却未更新文档的{n} PR 补充文档。",
      "Document the API/config changes above merged without docs ({prs})."),
-    ("title_convention", "提醒上文 {n} 个 PR 的作者按规范书写标题标签。",
+    ("title_convention", "提醒上文{n} PR 的作者按规范书写标题标签。",
      "Remind the authors above of the title convention ({prs})."),
 )
 
@@ -167,7 +167,8 @@ def suggestions(report: Analysis, zh: bool) -> list[str]:
     # the key PRs without tests most worth a test first, as risks at a glance names them
     asks["untested_key"] = sorted((n for n in asks.get("missing_tests", []) if n in key),
                                   key=lambda n: (-importance.get(n, 0.0), n))
-    out = [(in_zh if zh else in_en).format(refs=refs_text(asks[name], zh=zh), n=len(asks[name]),
+    out = [(in_zh if zh else in_en).format(refs=refs_text(asks[name], zh=zh),
+                                           n=f" {len(asks[name])} 个" if len(asks[name]) > 1 else "",
                                            prs=f"{len(asks[name])} PR{'s' if len(asks[name]) != 1 else ''}")
            for name, in_zh, in_en in SUGGESTIONS if asks.get(name)]
     rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]

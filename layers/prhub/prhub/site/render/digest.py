@@ -146,7 +146,7 @@ def render_digest_pdf(digest: dict[str, Any], site_url: str = "", font: str = ""
 
     v = digest_view(digest, web=False, site_url=site_url)
     w = v.words
-    byline = [f"{w['period']} {v.dates} ({v.tz})", f"{w['generated_at']} {v.generated_at}"]
+    byline = [f"{w['period']} {v.dates}{w['lp']}{v.tz}{w['rp']}", f"{w['generated_at']} {v.generated_at}"]
     return render_sections(v.title, w, v.links, byline, v.sections, font, v.appendix)
 
 

@@ -51,7 +51,7 @@ def _cover(pdf: ReportPDF, v: ReportView) -> None:
         pdf.draw_line(line, MARGIN, 9)
         pdf.ln(9)
     pdf.ln(1)
-    byline = f"{words['repo']} {v.repo} · {words['period']} {v.dates} ({v.tz})"
+    byline = f"{words['repo']} {v.repo} · {words['period']} {v.dates}{words['lp']}{v.tz}{words['rp']}"
     pdf.paragraph([Run(T(byline))], size=SMALL, after=0.5)
     pdf.paragraph([Run(T(f"{words['generated_by']} {v.scorer} · {words['generated_at']} {v.generated_at}"))],
                   size=SMALL, after=2)
