@@ -199,3 +199,14 @@ def test_a_follow_up_points_at_the_risks_above_instead_of_naming_their_prs_again
     importance = {p["number"]: p["importance"] for p in report["prs"]}
     assert named and named == sorted(named, key=lambda n: -importance[n])  # the key PRs most worth a test first
     assert told  # risks at a glance still names the PRs
+
+
+@pytest.mark.parametrize("name", ["05-04", "08-10", "06-15"])
+def test_an_english_line_is_a_whole_sentence_or_the_title_never_a_sentence_cut_short(name: str) -> None:
+    # verl 05-04 read "#5631 (note that this MR only enables e2e async RL functionalities for trtllm rollout and
+    # tested convergence, it hasn't…)": a description's sentence too long for the brief gives way to the title
+    report = week(name, "en")
+    prose = [item["text"] for item in report["highlights"]] + [k["text"] for k in report["key_changes"]]
+    assert not [t for t in prose if re.search(r"\w…", t)], prose
+    if name == "05-04":
+        assert "#5631 (enable Async RL for trtllm rollout)" in report["highlights"][2]["text"]

@@ -39,6 +39,9 @@ def fmt(value: float) -> str:
     return f"{value:g}"
 
 
+EN_LINE = 120  # characters of an English line in the brief: a longer sentence of a description gives way to the title
+
+
 def pr_line(p: PrEntry, zh: bool) -> str:
     """What a PR does, as one sentence without its final stop: its summary, else its title's action."""
     return pr_told(p, zh)[0]
@@ -69,6 +72,9 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
         facts.append(fact(p["number"], "breaking_reason", p["breaking_reason"]))
     if not zh:  # one sentence of the author's, whole: English prose is sentences, never a body cut mid-word
         summary = re.split(r"(?<=[a-z0-9)`'\"”])[.!?]\s+(?=[A-Z`])", summary, maxsplit=1)[0].rstrip(".")
+        if len(summary) > EN_LINE and p.get("headline"):  # a sentence too long to tell whole: the title says it
+            summary = str(p["headline"])
+            facts = [fact(p["number"], "title", title), *(f for f in facts if f["field"] not in ("title", "body"))]
     return short(summary, 160), facts
 
 
@@ -84,7 +90,7 @@ def member_line(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False)
     undone = next((c["reverts"] for c in report.get("reverts", []) if c["pr"] == p["number"] and c["reverts"]), None)
     if undone:
         return f"#{p['number']} 回滚了 #{undone}" if zh else f"#{p['number']} reverts #{undone}"
-    line = short(pr_line(p, zh), 70 if zh else 120)
+    line = short(pr_line(p, zh), 70 if zh else EN_LINE)
     # one PR, one clause: its line's own "；" would read as the next member's
     return f"#{p['number']} {line.replace('；', '，')}" if zh else f"#{p['number']} ({lowered(line)})"
 
