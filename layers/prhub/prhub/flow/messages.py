@@ -21,7 +21,7 @@ from prhub.core.channels import Channel, parse_channel
 from prhub.core.errors import InputError
 
 
-def _object(body: str | None) -> dict[str, Any]:
+def json_object(body: str | None) -> dict[str, Any]:
     """The body as a JSON object; InputError for any other body (AWS's sample "Hello from SQS!" among them)."""
     try:
         data = json.loads(body or "")
@@ -52,7 +52,7 @@ class ReportMessage:
     @classmethod
     def parse(cls, body: str | None) -> ReportMessage:
         """A ReportQueue body: {"run_id": "..."[, "revision": N]} or {"sweep": true[, "older_than_minutes": N]}."""
-        data = _object(body)
+        data = json_object(body)
         if "run_id" not in data and "sweep" not in data:
             raise InputError("the message has none of run_id, sweep")
         return cls.of(data)
@@ -98,7 +98,7 @@ class PagesMessage:
     @classmethod
     def parse(cls, body: str | None) -> PagesMessage:
         """A PagesQueue body: {"repo", ["slice",] "slug", "lang", "home", "numbers": [N, ...]}."""
-        return cls.of(_object(body))
+        return cls.of(json_object(body))
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> PagesMessage:

@@ -34,7 +34,7 @@ from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
 from prhub.flow import judgements
 from prhub.flow.deps import Deps
-from prhub.flow.messages import ReportMessage
+from prhub.flow.messages import ReportMessage, json_object
 from prhub.flow.records import dropped
 from prhub.sources import orgs, scope
 from prhub.sources.judgements import from_changelog, read_lines, watched
@@ -67,6 +67,10 @@ class PlanRequest:
     def to_dict(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "config": self.config.to_dict(), "period": self.period.to_dict(),
                 **({"judgements": [j.to_dict() for j in self.judgements]} if self.judgements else {})}
+
+    def body(self) -> dict[str, Any]:
+        """PlanQueue's body: this repository to plan again alone (PlanMessage.parse reads it back)."""
+        return {"plan": self.to_dict()}
 
     @classmethod
     def from_dict(cls, data: Any) -> PlanRequest:
@@ -221,7 +225,7 @@ def _retry(req: PlanRequest, exc: Exception, deps: Deps) -> dict[str, Any]:
     """Plan this repository alone again later, through PlanQueue (a retry of the whole event would list the
     others again)."""
     wait = max(RETRY_DELAY, exc.retry_after if isinstance(exc, RetryLater) else 0.0)
-    deps.queue.send(deps.settings.plan_queue_url, {"plan": req.to_dict()}, delay=min(MAX_DELAY, wait))
+    deps.queue.send(deps.settings.plan_queue_url, req.body(), delay=min(MAX_DELAY, wait))
     summary = {**_named(req), "error": str(exc), "retrying": True}
     logger.warning("repository planned again later", extra=summary)
     return summary
@@ -236,7 +240,7 @@ def _broke(req: PlanRequest, exc: Exception, deps: Deps) -> dict[str, Any]:
     summary = {**_named(req), "error": f"{type(exc).__name__}: {exc}"[:1000], "failed": True}
     if deps.settings.plan_queue_url:
         try:
-            deps.queue.send(deps.settings.plan_queue_url, {"plan": req.to_dict()}, delay=RETRY_DELAY)
+            deps.queue.send(deps.settings.plan_queue_url, req.body(), delay=RETRY_DELAY)
             summary["retrying"] = True
         except Exception:  # noqa: BLE001 - the sweep reports a run left part-way, and counts it (flow/publish.py)
             logger.exception("repository plan not queued again", extra=_named(req))
@@ -267,7 +271,8 @@ class Continuation:
     chunks: int
     notes: list[str]
 
-    def to_dict(self) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:
+        """PlanQueue's body: the listing to carry on (PlanMessage.parse reads it back)."""
         return {"continue": self.request.to_dict(), "resume": self.resume, "chunks": self.chunks,
                 "notes": self.notes}
 
@@ -288,15 +293,20 @@ def _chunk_key(run_id: str, index: int) -> str:
     return f"listing#{run_id}#{index}"
 
 
-def _job(body: Any) -> PlanRequest | Continuation:
-    """A PlanQueue message: a scheduled repository to plan again ({"plan": request}) or a listing's continuation;
-    InputError for a body that is neither (it can never succeed)."""
-    if isinstance(body, dict) and "plan" in body:
+class PlanMessage:
+    """PlanQueue's bodies, parsed once where PlanFunction takes its records (continue_listing): a scheduled
+    repository to plan again alone (PlanRequest.body) or a listing to carry on (Continuation.body)."""
+
+    @staticmethod
+    def parse(body: str | None) -> PlanRequest | Continuation:
+        """The body's request or continuation; InputError for any other body (it can never succeed)."""
+        data = json_object(body)
+        if "plan" not in data:
+            return Continuation.from_dict(data)
         try:
-            return PlanRequest.from_dict(body["plan"])
+            return PlanRequest.from_dict(data["plan"])
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise InputError(f"not a plan request: {type(exc).__name__}: {str(exc)[:200]}") from None
-    return Continuation.from_dict(body)
 
 
 def continue_listing(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
@@ -308,8 +318,8 @@ def continue_listing(event: dict[str, Any], deps: Deps) -> dict[str, Any]:
     for record in event.get("Records") or []:
         message_id = record.get("messageId", "")
         try:
-            job = _job(json.loads(record["body"]))
-        except (InputError, ValueError, KeyError, TypeError) as exc:
+            job = PlanMessage.parse(record.get("body"))
+        except InputError as exc:
             dropped("PlanFunction", message_id, str(exc))
             continue
         try:
@@ -358,7 +368,7 @@ def _listing(source: Source, job: Continuation, left: Deadline | None,
         deps.cache.put(_chunk_key(job.request.run_id, chunks), [r.to_dict() for r in refs[start:start + CHUNK]])
         chunks += 1
     after = Continuation(job.request, resume, chunks, job.notes)
-    deps.queue.send(deps.settings.plan_queue_url, after.to_dict(), delay=delay)
+    deps.queue.send(deps.settings.plan_queue_url, after.body(), delay=delay)
     req = job.request
     summary = {"run_id": req.run_id, "repo": req.config.repo, "period": req.period.to_dict(), "continued": True,
                "listed": len(refs), "chunks": chunks}
