@@ -210,3 +210,10 @@ def test_an_english_line_is_a_whole_sentence_or_the_title_never_a_sentence_cut_s
     assert not [t for t in prose if re.search(r"\w…", t)], prose
     if name == "05-04":
         assert "#5631 (enable Async RL for trtllm rollout)" in report["highlights"][2]["text"]
+
+
+def test_a_zh_list_of_prs_takes_the_enumeration_comma() -> None:
+    # "（#6251, #6231, #6206, …另 10 个）" in a Chinese sentence: a Chinese list is joined with 、
+    zh, en = render_markdown(week("05-04")), render_markdown(week("05-04", "en"))
+    assert not re.search(r"\), \[\\#", zh) and re.search(r"\)、\[\\#", zh)
+    assert re.search(r"\), \[\\#", en) and "、" not in en

@@ -42,8 +42,8 @@ def _piece(piece: Piece) -> Markup:
     return escape(piece.text)
 
 
-def pr_links(refs: list[dict[str, Any]]) -> Markup:
-    return Markup(", ").join(pr_link(r) for r in refs)
+def pr_links(refs: list[dict[str, Any]], sep: str = ", ") -> Markup:
+    return Markup(escape(sep)).join(pr_link(r) for r in refs)
 
 
 def svg(series: charts.Series) -> Markup:

@@ -85,6 +85,7 @@ LABELS: dict[str, dict[str, str]] = {
         "reverts_pr": "回滚了",
         "relanded_by": "随后重新合入",
         "sep": "，",
+        "list_sep": "、",  # between PR numbers: a Chinese list takes the 顿号
         "lp": "（",
         "rp": "）",
         "suggestions": "后续建议",
@@ -243,6 +244,7 @@ LABELS: dict[str, dict[str, str]] = {
         "reverts_pr": "reverts",
         "relanded_by": "relanded by",
         "sep": ", ",
+        "list_sep": ", ",
         "lp": " (",
         "rp": ")",
         "suggestions": "Follow-up suggestions",

@@ -59,8 +59,8 @@ def pr_link(ref: dict[str, Any]) -> str:
     return f"[{label}](<{ref['url']}>)" if ref.get("url") else label
 
 
-def pr_links(refs: list[dict[str, Any]]) -> str:
-    return ", ".join(pr_link(r) for r in refs)
+def pr_links(refs: list[dict[str, Any]], sep: str = ", ") -> str:
+    return sep.join(pr_link(r) for r in refs)
 
 
 def demote(text: str) -> str:

@@ -37,7 +37,7 @@ def _refs_cell(pdf: ReportPDF, refs: Sequence[dict[str, Any]]) -> list[Run]:
     out: list[Run] = []
     for i, ref in enumerate(refs):
         if i:
-            out.append(Run(", "))
+            out.append(Run(pdf.words["list_sep"]))
         out.append(Run(ref["label"], ref.get("url")))
     return out
 

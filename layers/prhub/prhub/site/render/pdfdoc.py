@@ -165,7 +165,7 @@ class ReportPDF(FPDF):
             out.append(Run(self.lp if out else self.lp.strip()))
             for i, ref in enumerate(refs):
                 if i:
-                    out.append(Run(", "))
+                    out.append(Run(self.words["list_sep"]))
                 out.append(Run(ref["label"], ref.get("url")))
             out.append(Run(self.rp))
         return out
