@@ -168,7 +168,7 @@ def seen(repo: JudgedRepo) -> list[Seen]:
     for pr in repo.judged:
         f = facts(pr, config)
         judged = rules.importance(f)
-        feats, ceiling = prior.judged(judged, f.kind)
+        feats, ceiling = prior.seen(f, judged)
         out.append(Seen(repo.repo, pr.number, week_of(pr), repo.grades[pr.number], pr.additions + pr.deletions,
                         judged.score, feats, ceiling))
     return out
