@@ -37,7 +37,9 @@ VERBS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rf"^(?:
     ("improve", r"improv\w*|better|make\w*|change\w*|tweak\w*|adjust\w*|polish\w*"),
 ))
 PREFIX = "x:"  # every feature's name starts so: the rules' own features never do
-SHARES = ("source", "test", "docs", "ci", "config", "other", "example", "deps")  # prhub.engine.changes.file_kind
+# prhub.engine.changes.file_kind's kinds but source: the shares sum to 1, so the source files' is what the others
+# are weighed against (with it, the shares would add a constant the fit cannot tell from the types').
+SHARES = ("test", "docs", "ci", "config", "other", "example", "deps")
 BREAKING = re.compile(r"\bbreak(?:ing)?\b", re.I)
 DEPRECATES = re.compile(r"deprecat", re.I)
 ISSUE_REF = re.compile(r"#\d+")
@@ -51,11 +53,11 @@ MEANINGS = {
     "x:ref": "its description names a `#number`",
     "x:breaking_word": "its title or description says \"break\"/\"breaking\"",
     "x:deprecat": "its title or description says \"deprecat…\"",
-    "x:title_words": "per unit of log10(1 + the title's words)",
+    "x:title_words": "per unit of log10(1 + the title's words) − 1 (0 at ten words)",
     "x:backtick": "its title quotes code in backticks",
     "x:cli_flag": "its title names a `--flag`",
     "x:declared": "its title declares a conventional type (`fix:`)",
-    **{f"x:share_{kind}": f"the share of its changed lines in {kind} files" for kind in SHARES},
+    **{f"x:share_{kind}": f"the share of its changed lines in {kind} files (source files' the rest)" for kind in SHARES},
     **{f"x:verb_{name}": f"its title opens with a verb of the `{name}` kind" for name, _ in VERBS},
 }
 
@@ -78,7 +80,8 @@ def of(f: rules.Facts) -> dict[str, float]:
         "x:deprecat": float(bool(DEPRECATES.search(f.text))),
         **{f"x:share_{kind}": lines[kind] / total if total else 0.0 for kind in SHARES},
         **({f"x:verb_{verb}": 1.0} if verb else {}),
-        "x:title_words": math.log10(1 + len(title.split())),
+        # Centred at a ten-word title: every PR has a title, and a constant would shift the types' points.
+        "x:title_words": math.log10(1 + len(title.split())) - 1,
         "x:backtick": float("`" in pr.title),
         "x:cli_flag": float(bool(CLI_FLAG.search(pr.title))),
         "x:declared": float(f.declared is not None),
