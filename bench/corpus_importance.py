@@ -4,7 +4,8 @@
 
 The corpus (built outside the project, /work/cache/corpus by default or $PRHUB_CORPUS) holds, per repository, an
 export (`pulls.jsonl`) and its changelog's grades (`labels.jsonl`: 3 highlight, 2 feature/changed/breaking/perf,
-1 fix, 0 docs/internal/deps); a PR merged in the changelog's covered range that it does not name is grade 0.
+1 fix, 0 docs/internal/deps); a PR merged in the changelog's covered range that it does not name is grade 0, unless
+it is of a part of the repository the changelog never covers (BUILD.json's `out_of_scope`: then it is not judged).
 `index.json` marks the repositories held out: they never enter training (bench.train_importance) and are reported
 apart. Without a corpus, cargo's export and CHANGELOG.md from ../shared/data stand in (read as bench.calibrate
 reads them), so the pipeline runs before the corpus exists.
@@ -30,6 +31,8 @@ from prhub.core.models import PullRequest
 from prhub.engine import conventions, learning, prior, rules
 from prhub.engine.changelog import read_changelog
 from prhub.engine.scoring import facts
+
+from bench.corpus import out_of_scope
 
 CORPUS = Path(os.environ.get("PRHUB_CORPUS", "/work/cache/corpus"))
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -109,9 +112,13 @@ def corpus(root: Path = CORPUS) -> list[JudgedRepo]:
                     row = json.loads(line)
                     named[int(row["number"])] = max(named.get(int(row["number"]), 0), int(row.get("grade") or 0))
         # Only the covered range: outside it the changelog's silence says nothing, and its named PRs alone would
-        # be a sample of the graded ones
+        # be a sample of the graded ones. Nor a part of the repository its changelog never covers (BUILD.json's
+        # `out_of_scope`, bench.corpus: ruff's ty PRs, whose changelog is another repository's): unnamed there is
+        # not "not worth noting".
+        scope = build.get("out_of_scope") or {}
         grades = {p.number: named.get(p.number, 0) for p in prs
-                  if (since is None or p.merged_at.date() >= since) and (until is None or p.merged_at.date() <= until)}
+                  if (since is None or p.merged_at.date() >= since) and (until is None or p.merged_at.date() <= until)
+                  and not out_of_scope(p.title, [f.filename for f in p.files], scope)}
         commit = str(entry.get("commit") or build.get("commit") or build.get("head") or "")
         out.append(JudgedRepo(repo, bool(entry.get("held_out")), commit, prs, grades))
     return out
@@ -168,7 +175,7 @@ def seen(repo: JudgedRepo) -> list[Seen]:
     for pr in repo.judged:
         f = facts(pr, config)
         judged = rules.importance(f)
-        feats, ceiling = prior.judged(judged, f.kind)
+        feats, ceiling = prior.seen(f, judged)
         out.append(Seen(repo.repo, pr.number, week_of(pr), repo.grades[pr.number], pr.additions + pr.deletions,
                         judged.score, feats, ceiling))
     return out

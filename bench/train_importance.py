@@ -7,8 +7,9 @@ grades. Repositories index.json marks `held_out` never enter the fit, the penalt
 here: `train_repos` drops them before anything else, and `fit` refuses them.
 
 Model, fixed before any figure: a pairwise logistic model over the features the table of rules gives a PR
-(prhub.engine.prior.read: its type, each rule that fired, the size rule's points, the cap that bound it),
-beside the rules' score itself:
+(prhub.engine.prior.read: its type, each rule that fired, the size rule's points, the cap that bound it) and
+the PR's own facts beside the rules (prhub.engine.features: a bot author, its description, where its changed lines
+fall, the verb its title opens with), beside the rules' score itself:
 
     logit P(higher-graded PR above lower-graded PR of the same repository-week) = b·Δrules + Σ w_j·Δx_j
 
@@ -37,12 +38,12 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from prhub.engine import learning, prior
+from prhub.engine import features, learning, prior
 from prhub.engine.scoring import ENGINE_VERSION
 
 from bench.corpus_importance import CORPUS, PICK, Figures, JudgedRepo, Seen, corpus, figures, seen, today, with_model
@@ -52,7 +53,7 @@ MODEL_OUT = ROOT / "layers" / "prhub" / "prhub" / "engine" / "importance_model.j
 REPORT_OUT = ROOT / "docs" / "importance-model.md"
 VERSION = "importance-1"
 
-PENALTIES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+PENALTIES = (0.3, 1.0, 3.0, 10.0, 30.0)  # five leave-one-out sweeps keep a run under three minutes
 PAIRS_PER_REPO = 2000
 REPO_WEIGHT = 100.0
 SCALE = 0.5  # as prhub.engine.learning.SCALE: the least log-odds a point of the rules' score is taken to add
@@ -103,6 +104,11 @@ def pairs(rows: Sequence[Seen], index: dict[str, int]) -> list[Row]:
             out.append(([(0, hi.rules - lo.rules)] + [(i, v) for i, v in sorted(diff.items()) if v], weight))
     whole = sum(w for _, w in out)
     return [(row, w * REPO_WEIGHT / whole) for row, w in out]
+
+
+def beside_rules(row: Seen) -> Seen:
+    """`row` with only the features beside the rules (prhub.engine.features'), the rules' own left to their points."""
+    return replace(row, features={n: v for n, v in row.features.items() if n.startswith(features.PREFIX)})
 
 
 def names_of(rows: Sequence[Seen]) -> list[str]:
@@ -225,6 +231,8 @@ def meaning(name: str) -> str:
         return MEANINGS["size"]
     if name.startswith("cap_"):
         return f"the rules' score was capped by `{name}`"
+    if name in features.MEANINGS:
+        return features.MEANINGS[name]
     return f"rule `{name}` fired"
 
 
@@ -252,7 +260,8 @@ def report(data: dict[str, Any], l2: float, folds: dict[float, list[Fold]], seco
         "Pairwise L2-penalised logistic regression: for two judged PRs of one repository's UTC Monday–Sunday week",
         "at different changelog grades, logit P(the higher-graded first) = b·Δ(rules' score) + Σ w_j·Δx_j, x the",
         "features the table of rules gives a PR (its type, each rule that fired, the size rule's points, the cap that",
-        f"bound it). At most {PAIRS_PER_REPO} pairs per repository (fixed seed); a week's pairs weigh as its judged",
+        "bound it) and the PR's facts beside the rules (prhub.engine.features, `x:` below).",
+        f"At most {PAIRS_PER_REPO} pairs per repository (fixed seed); a week's pairs weigh as its judged",
         "PRs, every repository's pairs the same in total. w_j / b are importance points; the type points are shifted",
         f"together so the training PRs' mean importance is the rules'; each is clipped to ±{MAX_POINTS:g}. The engine",
         "adds them under the rules' lowest cap that holds (docs only, a typo, a repository's `minor:`), as the",
@@ -276,7 +285,7 @@ def report(data: dict[str, Any], l2: float, folds: dict[float, list[Fold]], seco
         lines += [f"| {f.repo} | {f.prs} | {f.picks} | {f.rules} | {f.model} |" for f in folds[l2]]
     else:
         lines.append("One training repository only: no leave-one-out figures.")
-    lines += ["", "## Weights (importance points)", "", "| feature | points | what fired |", "| --- | ---: | --- |"]
+    lines += ["", "## Weights (importance points)", "", "| feature | points | what it is |", "| --- | ---: | --- |"]
     lines += [f"| `{n}` | {p:+.2f} | {meaning(n)} |" for n, p in data["weights"].items()]
     lines += ["", f"Fitted in {seconds:.0f} s.", ""]
     return "\n".join(lines)
@@ -288,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL_OUT)
     parser.add_argument("--report", type=Path, default=REPORT_OUT)
     parser.add_argument("--dry-run", action="store_true", help="print, write nothing")
+    parser.add_argument("--beside-rules", action="store_true",
+                        help="learn points only for the facts beside the rules (prhub.engine.features' x:), the "
+                             "rules' own points kept as they are set")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     repos = train_repos(corpus(args.corpus))  # held-out repositories dropped before anything is read of them
@@ -295,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         print("no training repositories", file=sys.stderr)
         return 1
     judged = {r.repo: (False, seen(r)) for r in repos}
+    if args.beside_rules:
+        judged = {name: (held, [beside_rules(s) for s in rows]) for name, (held, rows) in judged.items()}
     print(f"read {sum(len(v[1]) for v in judged.values())} judged PRs of {len(repos)} repositories "
           f"in {time.perf_counter() - started:.0f} s")
     l2, folds = choose(judged)

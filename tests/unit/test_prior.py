@@ -147,3 +147,15 @@ def test_auc_counts_ties_half():
     assert corpus_importance.auc([1, 2, 3, 4], [False, False, True, True]) == 1.0
     assert corpus_importance.auc([1, 1, 1, 1], [False, False, True, True]) == 0.5
     assert corpus_importance.auc([2, 1], [False, True]) == 0.0
+
+
+def test_a_part_the_changelog_never_covers_is_not_judged(tmp_path: Path):
+    # GIVEN a repository whose build says its changelog never covers module 1's PRs (as ruff's never covers ty's)
+    root = write_corpus(tmp_path / "corpus")
+    build = {"out_of_scope": {"title": r"fix: handle an empty value in module 1\b", "paths": ["pkg/mod3.py"]}}
+    (root / "acme__one" / "BUILD.json").write_text(json.dumps(build), encoding="utf-8")
+    one = next(r for r in corpus_importance.corpus(root) if r.repo == "acme/one")
+    # WHEN the corpus is read THEN those PRs are not judged (unnamed there is no grade 0), the others are
+    judged = {p.number % 10 for p in one.judged}
+    assert judged == {0, 2} and len(one.judged) == 12
+    assert len(next(r for r in corpus_importance.corpus(root) if r.repo == "acme/two").judged) == 24

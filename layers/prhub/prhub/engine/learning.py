@@ -74,10 +74,12 @@ def features(f: rules.Facts) -> tuple[float, dict[str, float]]:
     """(default importance, features) of one PR: its type, the rules that fired as rules.importance applied them
     (the size rule by its points, the others 1) and the cap that bound its score."""
     judged = rules.importance(f)
-    feats, ceiling = prior.judged(judged, f.kind)
+    feats, _ = prior.judged(judged, f.kind)
     # The default importance is the engine's: the rules' score with the points learned across repositories
-    # (prhub.engine.prior), under the rules' lowest cap; a repository's own judgements adjust on top of it.
-    return prior.adjust(judged.score, feats, prior.load(), ceiling), feats
+    # (prhub.engine.prior, which reads more of the PR than the rules), under the rules' lowest cap; a repository's
+    # own judgements adjust on top of it, by what the rules saw.
+    seen, ceiling = prior.seen(f, judged)
+    return prior.adjust(judged.score, seen, prior.load(), ceiling), feats
 
 
 def example(pr: PullRequest, config: RepoConfig, key: bool, grade: int | None = None) -> Example:

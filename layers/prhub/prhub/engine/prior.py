@@ -1,17 +1,20 @@
 """Importance learned across many repositories' maintainers (issue 48): the points the table of rules' features earn.
 
     load(path=MODEL) -> Prior                     the shipped model (importance_model.json beside this module)
-    read(f) -> (features, ceiling)                what the table of rules saw of a PR, and its lowest cap
-    judged(importance, kind) -> the same            from the table's judgement (rules.importance) already made
+    read(f) -> (features, ceiling)                what the model reads of a PR, and the rules' lowest cap
+    seen(f, importance) -> the same               with the table's judgement (rules.importance) already made
+    judged(importance, kind) -> the same          what the table of rules alone saw (prhub.engine.learning's)
     adjust(importance, features, prior, ceiling)  the rules' score plus the learned points of what fired
 
 The model is a pairwise logistic fit (bench/train_importance.py, docs/importance-model.md) over the features
 prhub.engine.learning reads: the change type (`type:feat`), each rule that fired (1), the size rule's points and
-the cap that bound the score. Its weights, divided by the rules' score's own coefficient, are importance points:
-a PR's default importance is the rules' score plus the points of what fired, clipped to 0–10 and to the lowest of
-the rules' caps that holds (the caps are the rules' firm word: docs only, a typo, the repository's own `minor:`),
-each weight within ±max_points. The reasons a report prints stay the rules'; a repository's own judgements
-(prhub.engine.learning) adjust on top. Without the file, or with an empty model, the score is exactly the rules'.
+the cap that bound the score; and what the PR shows where its repository says nothing (prhub.engine.features:
+a bot author, its description, where its lines fall, the verb its title opens with). Its weights, divided by the
+rules' score's own coefficient, are importance points: a PR's default importance is the rules' score plus the
+points of what fired, clipped to 0–10 and to the lowest of the rules' caps that holds (the caps are the rules'
+firm word: docs only, a typo, the repository's own `minor:`), each weight within ±max_points. The reasons a
+report prints stay the rules'; a repository's own judgements (prhub.engine.learning) adjust on top. Without the
+file, or with an empty model, the score is exactly the rules'.
 
 Pure, standard library: a JSON file read once per process.
 """
@@ -23,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from prhub.engine import rules
+from prhub.engine import features, rules
 
 MODEL = Path(__file__).with_name("importance_model.json")
 MAX_POINTS = 3.0  # as prhub.engine.learning.MAX_POINTS: no learned weight moves a PR by more than this
@@ -56,8 +59,15 @@ def load(path: Path = MODEL) -> Prior:
 
 
 def read(f: rules.Facts) -> tuple[dict[str, float], float]:
-    """(features, ceiling) of a PR as the table of rules judges it (see `judged`)."""
-    return judged(rules.importance(f), f.kind)
+    """(features, ceiling) of a PR as the model reads it (see `seen`)."""
+    return seen(f, rules.importance(f))
+
+
+def seen(f: rules.Facts, verdict: rules.Importance) -> tuple[dict[str, float], float]:
+    """(features, ceiling) of a PR whose table of rules judged it `verdict`: what the table saw (`judged`) and the
+    PR's own facts beside the rules (prhub.engine.features): what the model's points are of."""
+    out, ceiling = judged(verdict, f.kind)
+    return {**out, **features.of(f)}, ceiling
 
 
 def judged(verdict: rules.Importance, kind: str) -> tuple[dict[str, float], float]:

@@ -30,6 +30,7 @@ from prhub.engine import (
     changes,
     classify,
     conventions,
+    features,
     fingerprint,
     gist,
     prior,
@@ -296,7 +297,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     importance, reasons, signals = judged.score, list(judged.reasons), judged.signals
     model = prior.load() if model is None else model
     if model.points:
-        feats, ceiling = prior.judged(judged, seen.kind)
+        feats, ceiling = prior.seen(seen, judged)
         importance = prior.adjust(importance, feats, model, ceiling)
     if kind == "revert":
         what = f"#{revert.number}" if revert.number else revert.title or say(lang, "earlier_change")
@@ -433,9 +434,10 @@ class HeuristicScorer:
 # What the engine judges with, besides its code: the constants of these modules and of this one. The rule table
 # (each row's name, points, group and phrase; BASE and the caps' figures) and every pattern, word list and phrase
 # table the type, breaks, facts, insight, summary, risks and review facts are read with; the glossary file
-# (translate.GLOSSARY) and the importance model learned across repositories (prior.MODEL) by their content.
+# (translate.GLOSSARY) and the importance model learned across repositories (prior.MODEL) by their content, with
+# the facts beside the rules it weighs (features).
 JUDGED_BY = (rules, wording, changes, classify, conventions, textparse, synopsis, gist, translate, risks, reviews,
-             core_text, prior)
+             core_text, features, prior)
 
 
 def engine_version() -> str:
