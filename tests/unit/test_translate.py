@@ -212,6 +212,20 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("[vllm] refactor: drop support for vLLM older than 0.18.0", "refactor", "移除对早于 0.18.0 的 vLLM 的支持"),
     ("fix(diag): Give diagnostics the same display path behavior as rustc",
      "fix", "让诊断信息的显示路径行为与 rustc 相同"),
+    # an adverb said before its verb, also after a negation; "get rid of" (a verb of three words)
+    ("[fsdp] fix: do not manually move model to GPU", "fix", "不再手动将模型移到 GPU"),
+    ("[hardware] feat: Auto set device_name to npu for Ascend NPU",
+     "feat", "自动为 Ascend NPU 将 device_name 设为 npu"),
+    ("[BREAKING][rollout,cfg] refactor: get rid of actor_rollout_ref config from rollout", "refactor",
+     "从 rollout 中去掉 actor_rollout_ref 配置"),
+    # a rename without a verb; "fixes to X"; "by <a verb>"; "pull X out into Y"; a subject before a verb in -s
+    ("🩳 `max_seq_length` to `max_length`", "", "`max_seq_length` 改为 `max_length`"),
+    ("[trtllm] fix: minor fixes to trtllm rollout", "fix", "对 trtllm rollout 的若干小修复"),
+    ("[ci] fix: fix ci by downgrade transformers to <5", "fix", "通过将 transformers 降级到 <5 修复 ci"),
+    ("refactor(shell): Pull out hyperlink logic into anstyle-hyperlink",
+     "refactor", "将超链接逻辑抽出到 anstyle-hyperlink"),
+    ("[worker] fix: new engine saves megatron LoRA adapters checkpoints",
+     "fix", "新的引擎保存 megatron LoRA adapter 检查点"),
 ])
 def test_recurring_structures_read_in_chinese_order(title: str, kind: str, zh: str) -> None:
     description = translate.strip(title)

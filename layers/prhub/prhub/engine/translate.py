@@ -27,6 +27,10 @@ LABEL = re.compile(r"^([\w./+-]*[A-Z/.][\w./+-]*)\s*[:：]\s+(.+)$")  # "SDFT/SD
 NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Add ...": a two-word lead-in
 ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", "explicitly", "temporarily",
            "only", "partially", "actually"}
+# Adverbs that open a verb phrase and say something: said before the verb ("do not manually move X": 不再手动移动 X).
+ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按条件", "gracefully": "优雅地",
+             "safely": "安全地", "manually": "手动", "explicitly": "显式", "temporarily": "临时", "temporary": "临时",
+             "lazily": "延迟", "optionally": "可选地", "asynchronously": "异步", "silently": "静默"}
 ARTICLES = {"the", "a", "an"}
 FILLERS = {"actually", "really", "just"}  # emphasis Chinese leaves unsaid
 # Verbs whose "in Y" names where the thing is ("修复 Y 中的 X"); others say where the doing is ("在 Y 中新增 X").
@@ -73,7 +77,8 @@ TO_TARGET = {"pass": "传给", "set": "设为", "change": "改为", "point": "�
              "bind": "绑定到", "pin": "固定到", "restore": "恢复到", "reset": "重置为", "revert": "回滚到",
              "fall back": "回退到", "update": "更新到", "upgrade": "升级到", "bump": "升级到", "adapt": "适配到",
              "default": "默认设为", "scale": "扩展到", "contribute": "贡献给", "report": "报告给", "assign": "分配给",
-             "delegate": "委托给"}
+             "delegate": "委托给", "integrate": "集成到", "fallback": "回退到",
+             "reassign": "重新分配给"}
 # "treat X as Y": the verb's Chinese with what X becomes ("将 X 视为 Y").
 AS_TARGET = {"treat": "视为", "use": "用作", "mark": "标记为", "register": "注册为", "set": "设为", "expose": "暴露为",
              "export": "导出为", "save": "保存为", "store": "存储为", "rename": "重命名为", "keep": "保留为",
@@ -286,6 +291,9 @@ def _phrase(text: str) -> str:
                          r"\s+(.+)$", text, re.I):  # "vLLM older than 0.18.0": 早于 0.18.0 的 vLLM
         said = glossary()["attributes"][f"{match.group(2).lower()} than"]
         return join([said, _phrase(match.group(3)), "的", _phrase(match.group(1))])
+    if (parts := _split(text, "to")) and re.search(r"\b(?:fix|fixes|changes?|updates?|improvements?|tweaks?)$",
+                                                    parts[0], re.I):
+        return join(["对", _phrase(parts[1]), "的", _phrase(parts[0])])  # "minor fixes to X": 对 X 的若干小修复
     if match := re.match(r"^per\s+(.+)$", text, re.I):
         return join(["按", _phrase(match.group(1))])  # "per micro-batch": 按微批次
     if (parts := _split(text, "between")) and (pair := _split(parts[1], "and")):
@@ -314,7 +322,7 @@ def _phrase(text: str) -> str:
 def _verb(tokens: list[str]) -> tuple[str, str, int] | None:
     """(the verb's glossary key, its Chinese, how many tokens it takes) at the start of `tokens`."""
     verbs = glossary()["verbs"]
-    for size in (2, 1):
+    for size in (3, 2, 1):
         chunk = tokens[:size]
         if len(chunk) < size or any(t[0] in "`'(" for t in chunk):
             continue
@@ -377,7 +385,7 @@ def _unknown_verb(word: str, lower: bool = True) -> bool:
     neither a glossary word, nor a short lower-case name ("hccl", "npu"), nor shaped as an adjective
     ("Conversational"); `lower`: whether a lower-case word may be one."""
     if not re.fullmatch(r"[A-Z][a-z]+" if not lower else r"[A-Za-z][a-z]+", word) or \
-            word.islower() and len(word) <= 4 or re.search(r"(?:al|ous|ive|ic|able|ible|ful|less|ary)$", word):
+            word.islower() and len(word) <= 4 or re.search(r"(?:al|ous|ic|able|ible|ful|less|ary)$", word):
         return False
     return _known([word.lower()], 0, False)[0] is None and _verb([word]) is None
 
@@ -416,11 +424,13 @@ def clause(text: str, kind: str = "") -> str:
         because = match.group(2)  # "disable X due to Y": the cause first, as Chinese says it
         return join(["因", _gerund(because), "，", clause(match.group(1), kind)])
     tokens = TOKEN.findall(text)
-    while tokens and tokens[0].lower() in ADVERBS:
+    while tokens and tokens[0].lower() in ADVERBS - ADVERB_ZH.keys():
         tokens = tokens[1:]
+    if len(tokens) > 1 and tokens[0].lower() in ADVERB_ZH and _verb(tokens[1:]):  # "automatically resume X"
+        return join([ADVERB_ZH[tokens[0].lower()], clause(" ".join(tokens[1:]), kind)])
     if tokens and tokens[0].lower() in ("don't", "do", "never", "dont") and len(tokens) > 1:
         negated = tokens[2:] if tokens[0].lower() == "do" and tokens[1].lower() == "not" else tokens[1:]
-        if _verb(negated):
+        if _verb(negated) or negated and negated[0].lower() in ADVERB_ZH and _verb(negated[1:]):
             return join(["不再", clause(" ".join(negated), kind)])  # "Don't gather logits ...": 不再汇总
     found = _verb(tokens)
     if found and tokens[0].lower().endswith("ing") and tokens[0].lower() in glossary()["nouns"]:
@@ -430,7 +440,7 @@ def clause(text: str, kind: str = "") -> str:
     if not found and (said := _subject_verb(tokens)):
         return said
     if not found and tokens and _unknown_verb(tokens[0]) and any(t.lower() in GRAMMAR for t in tokens[1:]):
-        return " ".join(tokens)  # "reflect X in Y": a verb the glossary lacks; a guessed noun phrase would mislead
+        return text  # "reflect X in Y": a verb the glossary lacks; a guessed noun phrase would mislead
     moved = re.search(r"\s(?:from|into)\s", text, re.I) is not None  # "separate X from Y": the verb
     if not found or tokens[0].lower() in glossary()["attributes"] and not moved:  # "sharded delta weight sync"
         if (stated := _stated(" ".join(tokens), kind)) is not None:
@@ -453,6 +463,8 @@ def _subject_verb(tokens: list[str]) -> str | None:
         word = tokens[j].lower()
         if _verb(tokens[:j]) or any(t in (",", "and", "or") for t in tokens[:j]):
             return None
+        if all(t.lower() in glossary()["attributes"] for t in tokens[:j]):
+            continue  # "minor fixes to X": an attribute is no subject
         if word in MODALS and (found := _verb(tokens[j + 1:])):
             rest = " ".join(tokens[j + 1 + found[2]:])
             zh = "使用" if found[0] == "use" else found[1]  # "should use X": 应使用 X (改用 is a change of tool)
@@ -476,6 +488,8 @@ def _nominal(tokens: list[str], kind: str) -> str:
         at = {"after": "后", "during": "期间"}.get(joint, "时")
         said = join([_gerund(match.group(2)), f"{at}的", _phrase(match.group(1))])
         return join(["修复", said]) if kind == "fix" else said
+    if (parts := _split(text, "to")) and all(_verbatim(p, False) and " " not in p for p in parts):
+        return join([parts[0], "改为", parts[1]])  # "`max_seq_length` to `max_length`": a rename
     if tokens and tokens[-1].lower() in ("fix", "fixes"):
         return join(["修复", " ".join(tokens[:-1])])  # "nccl broadcast bucket size fix": the thing, as named
     if kind != "fix" and (match := re.match(r"^(.+?)\s+support\s+for\s+(.+)$", text, re.I)):
@@ -520,7 +534,9 @@ def _defaulted(key: str, zh: str, rest: str) -> str | None:
         return join(["默认", _shaped(key, zh, match.group(1))])
     if not (parts := _split(rest, "by")):
         return None
-    if _verb(TOKEN.findall(parts[1])) and re.match(r"^\S+ing\b", parts[1]):  # "by setting X": 通过设置 X
+    means = TOKEN.findall(parts[1])
+    if _verb(means) and (re.match(r"^\S+ing\b", parts[1]) or means[0].lower() in glossary()["verbs"] and
+                         means[0].lower() not in glossary()["nouns"]):  # "by setting X", "by downgrade X"
         return join(["通过", _doing(parts[1]), _shaped(key, zh, parts[0])])
     if key in ("sort", "group", "wrap", "filter", "split", "index", "order", "select", "key", "partition", "normalize",
                "scale", "divide", "multiply", "weight", "average"):
@@ -605,7 +621,8 @@ def _to_shaped(key: str, zh: str, rest: str) -> str | None:
         if key == "add" and not COLLECTIONS.search(target):  # added to a thing, not put into a list
             return join(["为", target, "添加", _phrase(parts[0])])
         return join(["将", _phrase(parts[0]), "加入" if key == "add" else zh, target])
-    if key in ("merge", "integrate", "inject", "fold", "load", "insert", "incorporate", "embed", "put") and \
+    if key in ("merge", "integrate", "inject", "fold", "load", "insert", "incorporate", "embed", "put", "pull out",
+               "extract", "factor out", "wire", "move", "push", "pack") and \
             (into := _split(rest, "into")):
         return join(["将", _phrase(into[0]), f"{zh.removesuffix('到')}到", _phrase(into[1])])
     if key in TO_TARGET and parts:
