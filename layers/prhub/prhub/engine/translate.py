@@ -499,7 +499,8 @@ def _nominal(tokens: list[str], kind: str) -> str:
     if kind == "fix" and (parts := _split(text, "on")):  # "[trainer] fix: f on image and video"
         return join(["修复", _phrase(parts[0]), "对", _phrase(parts[1]), "的处理"])
     if kind == "fix":
-        return join(["修复", _phrase(text)])
+        said = _phrase(text)
+        return said if said.endswith("修复") else join(["修复", said])  # "minor fixes to X": no 修复 twice
     return _phrase(text)
 
 
