@@ -472,7 +472,8 @@ def _subject_verb(tokens: list[str]) -> str | None:
         if re.fullmatch(r"[a-z]+(?:e?s)", word) and word not in nouns and word[:-1] not in nouns and \
                 (found := _verb(tokens[j:])) and found[0] != word:
             rest = " ".join(tokens[j + found[2]:])
-            return join([_phrase(" ".join(tokens[:j])), _shaped(found[0], found[1], rest)])
+            zh = "使用" if found[0] == "use" else found[1]  # "X uses Y": 使用 (改用 is a change of tool)
+            return join([_phrase(" ".join(tokens[:j])), _shaped(found[0], zh, rest)])
     return None
 
 
@@ -573,8 +574,8 @@ def _aimed(key: str, zh: str, rest: str) -> str | None:
     if match := re.match(r"^(.+?)\s+so\s+(?:that\s+)?(.+)$", rest, re.I):
         then, works = re.subn(r"\s+(?:works?|work again)$", "", match.group(2), flags=re.I)
         return join([_shaped(key, zh, match.group(1)), "，使", _phrase(then), "可用" if works else ""])
-    if match := _purpose().search(rest):
-        aim = match.group(1).lower()
+    if (match := _purpose().search(rest)) and _known(TOKEN.findall(rest[match.start(1):]), 0, False)[1] < 2:
+        aim = match.group(1).lower()  # not "to ignore list" (a noun phrase the glossary knows)
         verb = glossary()["verbs"].get(aim, "")
         said = clause(f"{aim} {rest[match.end():]}")
         tail = said.removeprefix(verb) if said.startswith(verb) else said  # the purpose's verb is said once
@@ -626,6 +627,11 @@ def _to_shaped(key: str, zh: str, rest: str) -> str | None:
                "extract", "factor out", "wire", "move", "push", "pack") and \
             (into := _split(rest, "into")):
         return join(["将", _phrase(into[0]), f"{zh.removesuffix('到')}到", _phrase(into[1])])
+    if key in TO_TARGET and parts and (after := TOKEN.findall(parts[1])) and len(after) > 1 and \
+            after[0].lower() in glossary()["verbs"] and not _known(after, 0, False)[1] > 1:
+        return join([_shaped(key, zh, parts[0]), "，以", _doing(parts[1])])  # "update docs to document X": a purpose
+    if key in TO_TARGET and parts and (source := _split(parts[0], "from")):  # "change X from A to B": 将 X 从 A 改为 B
+        return join(["将", _phrase(source[0]), "从", _phrase(source[1]), TO_TARGET[key], _phrase(parts[1])])
     if key in TO_TARGET and parts:
         if aim := _split(parts[1], "for"):  # "set X to True for some scripts": 为部分脚本将 X 设为 True
             return join(["为", _phrase(aim[1]), "将", _phrase(parts[0]), TO_TARGET[key], _phrase(aim[0])])
@@ -801,7 +807,7 @@ def title(raw: str, kind: str = "") -> str:
 def _coordinated(text: str, kind: str) -> str:
     tokens = TOKEN.findall(text)
     for i, token in enumerate(tokens):
-        if token.lower() == "and" and 0 < i < len(tokens) - 2 and _verb(tokens[i + 1:]) and _verb(tokens):
+        if token.lower() in ("and", "&") and 0 < i < len(tokens) - 2 and _verb(tokens[i + 1:]) and _verb(tokens):
             return join([clause(" ".join(tokens[:i]), kind), "并", _coordinated(" ".join(tokens[i + 1:]), kind)])
         if token == "," and 0 < i < len(tokens) - 2 and _verb(tokens) and (after := _verb(tokens[i + 1:])) and \
                 after[0] not in glossary()["nouns"] and tokens[i + 1].lower() != "and":
