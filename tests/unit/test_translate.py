@@ -226,6 +226,14 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
      "refactor", "将超链接逻辑抽出到 anstyle-hyperlink"),
     ("[worker] fix: new engine saves megatron LoRA adapters checkpoints",
      "fix", "新的引擎保存 megatron LoRA adapter 检查点"),
+    # "change X from A to B"; "to <a verb> Y" after a target verb is a purpose, "to ignore list" a noun; "&"
+    ("Change tiny model dtype from float16 to bfloat16 to fix CUDA error", "fix",
+     "将小型模型的 dtype 从 float16 改为 bfloat16，以修复 CUDA 错误"),
+    ("docs(layout): Updated layout module docs to document new layout", "docs", "更新布局模块文档，以记录新的布局"),
+    ("[ci] fix: add `flash_attn_supports_top_left_mask` to ignore list", "fix",
+     "将 `flash_attn_supports_top_left_mask` 加入忽略列表"),
+    ("[BREAKING][ci] feat: add CI request channel & improve PR template", "feat", "新增 CI 请求通道并改进 PR 模板"),
+    ("fix(git): make checkout names independent of git config", "fix", "让 checkout 名称不依赖 git 配置"),
 ])
 def test_recurring_structures_read_in_chinese_order(title: str, kind: str, zh: str) -> None:
     description = translate.strip(title)
