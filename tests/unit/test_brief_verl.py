@@ -67,8 +67,11 @@ def test_a_title_the_translator_cannot_carry_is_said_in_chinese_with_what_the_en
     by_number = {p["number"]: p for p in report["prs"]}
     assert "few" not in by_number[6230]["headline"]  # "trtllm rollout docker image and a few scripts"
     assert by_number[6230]["headline"].startswith("修复：")
-    # "use VeOmni's native return_log_probs path to compute log_probs": its type and the names it touches
-    assert by_number[6184]["headline"] == "新功能：涉及 VeOmni、return_log_probs"
+    # "fix seq_len pad len, and adapt to new mtp_loss api (for megatron dev brance)": its type and the names it touches
+    assert by_number[6206]["headline"] == "修复：涉及 seq_len、mtp_loss"
+    # a title the translator carries is said in Chinese, its names kept: "use VeOmni's native return_log_probs path
+    # to compute log_probs"
+    assert by_number[6184]["headline"] == "改用 VeOmni 的原生 return_log_probs 路径，以计算 log_probs"
     assert "“" not in "".join(k["theme"] for k in report["key_changes"])
 
 
