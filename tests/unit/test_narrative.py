@@ -100,7 +100,8 @@ def test_an_empty_week_after_busy_ones_has_no_module_falling():
 
 
 def test_titles_say_their_dates_as_the_language_writes_them():
-    assert compose.title("verl-project/verl", WEEK, "zh") == "verl-project/verl 2026 年第 25 周周报（6 月 15 日至 21 日）"
+    zh = compose.title("verl-project/verl", WEEK, "zh")
+    assert zh == "verl-project/verl 2026 年第 25 周周报（6 月 15 日至 21 日）"
     across = Period.parse("2026-06-29", "2026-07-05", "UTC")
     assert compose.title("o/r", across, "zh") == "o/r 2026 年第 27 周周报（6 月 29 日至 7 月 5 日）"
     new_year = Period.parse("2025-12-29", "2026-01-04", "UTC")

@@ -57,7 +57,8 @@ MEANINGS = {
     "x:backtick": "its title quotes code in backticks",
     "x:cli_flag": "its title names a `--flag`",
     "x:declared": "its title declares a conventional type (`fix:`)",
-    **{f"x:share_{kind}": f"the share of its changed lines in {kind} files (source files' the rest)" for kind in SHARES},
+    **{f"x:share_{kind}": f"the share of its changed lines in {kind} files (source files' the rest)"
+       for kind in SHARES},
     **{f"x:verb_{name}": f"its title opens with a verb of the `{name}` kind" for name, _ in VERBS},
 }
 
