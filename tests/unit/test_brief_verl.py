@@ -220,3 +220,11 @@ def test_a_zh_list_of_prs_takes_the_enumeration_comma() -> None:
     zh, en = render_markdown(week("05-04")), render_markdown(week("05-04", "en"))
     assert not re.search(r"\), \[\\#", zh) and re.search(r"\)、\[\\#", zh)
     assert re.search(r"\), \[\\#", en) and "、" not in en
+
+
+def test_a_cut_title_never_ends_inside_a_name() -> None:
+    # verl 05-04's table read "将 request_id 写入 reward_extra_infos_to_dump，而非 `reward_extra_`…": a cut at "_"
+    # split a name, which then showed as code of its own
+    for p in week("05-04")["prs"]:
+        text = str(p.get("headline") or "")
+        assert not re.search(r"[A-Za-z0-9][_./:]…", text), text

@@ -28,6 +28,7 @@ from prhub.engine import headline, observations, summary, translate
 from prhub.engine.telling import (
     area_name,
     chain_sentence,
+    cited,
     fact,
     keyed,
     lead_of,
@@ -220,7 +221,7 @@ def _theme_change(i: int, cluster: dict[str, Any], members: list[PrEntry], repor
         text = _theme_opening(i, lead, len(members), said, untold, zh)
     chain = chain_sentence({p["number"] for p in members}, report, zh)
     text += chain if zh else (f" {chain.strip()}" if chain else "")
-    return {"theme": _theme_heading(cluster, lead, zh), "text": text, "prs": list(cluster["prs"]),
+    return {"theme": _theme_heading(cluster, lead, zh), "text": text, "prs": cited(text, list(cluster["prs"])),
             "evidence": [*member_facts(told if recalled else [lead, *told], zh),
                          fact(None, "clusters", cluster.get("reason", ""))]}
 
@@ -274,7 +275,7 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
         also = f"; also {refs_text(untold)}" if untold else ""
         beyond = "; besides those above" if more else ""
         text = f"{module['pr_count']} PRs touched {module['name']} ({len(key)} key){beyond}: {said}{also}."
-    return {"theme": area_name(module["name"]) if zh else module["name"], "text": text, "prs": rest,
+    return {"theme": area_name(module["name"]) if zh else module["name"], "text": text, "prs": cited(text, rest),
             "evidence": [*member_facts(told, zh), fact(None, "modules", module["name"])]}
 
 

@@ -17,8 +17,18 @@ def now_words(report: Any, zh: bool) -> tuple[str, str, str]:
 
 
 def refs_text(numbers: list[int], limit: int = 4, zh: bool = False) -> str:
+    """The first `limit` PRs by number, then how many there are in all ("#1、#2 等 5 个" / "#1, #2 and 3 more")."""
     shown = ("、" if zh else ", ").join(f"#{n}" for n in numbers[:limit])  # a Chinese list takes the 顿号
-    return shown + (" …" if len(numbers) > limit else "")
+    if len(numbers) <= limit:
+        return shown
+    return f"{shown} 等 {len(numbers)} 个" if zh else f"{shown} and {len(numbers) - limit} more"
+
+
+def cited(text: str, numbers: list[int]) -> list[int]:
+    """The PRs of `numbers` that `text` names as "#N": a paragraph that counts the rest ("等 9 个") hands the
+    renderers no others to list after it."""
+    named = {int(n) for n in re.findall(r"#(\d+)", text)}
+    return [n for n in numbers if n in named]
 
 
 def short(text: str, limit: int = 90) -> str:

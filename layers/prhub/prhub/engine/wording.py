@@ -195,13 +195,18 @@ def period_words(language: str, period: Any) -> tuple[str, str, str]:
     return PERIOD_WORDS.get(language, PERIOD_WORDS["en"])[kind_of(period or {})]
 
 
+def _in_name(c: str) -> bool:
+    """Part of a Latin word or a code name ("reward_extra_infos_dict", "a.py", "a::b", "multi-output")."""
+    return len(c) == 1 and c.isascii() and (c.isalnum() or c in "_-./:`'")
+
+
 def clip(text: str, limit: int) -> str:
     """`text` in at most `limit` characters, cut where a word ends (a Latin word, a code name or a number is never
     cut in two; Chinese may end at any character), with "…" when cut."""
     if len(text) <= limit:
         return text
     head = text[:limit - 1]
-    if text[limit - 1].isascii() and text[limit - 1].isalnum() and head[-1:].isascii() and head[-1:].isalnum():
+    if _in_name(text[limit - 1]) and _in_name(head[-1:]):
         cut = max(head.rfind(" "), max((i for i, c in enumerate(head) if not c.isascii()), default=-1))
         head = head[:cut + 1] if cut > 0 else head
     return head.rstrip(" ,，、;；:：(（") + "…"
