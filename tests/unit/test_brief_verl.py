@@ -133,7 +133,8 @@ def test_a_years_risks_at_a_glance_name_each_kind_once_by_its_most_important_prs
     lines = [line for line in glance.splitlines() if line.startswith("- ")]
     assert len(lines) == len(report["risks"])  # one line a kind, no second list of the same PRs
     for note, risk in zip(report["risk_notes"], report["risks"], strict=True):
-        example = int(re.search(r"#(\d+)", note["text"]).group(1))
+        # a kind's example is its most important PR; the breaking ones are all in the highlights, named by rank
+        example = int(re.search(r"#(\d+)", note["text"]).group(1)) if risk["kind"] != "breaking" else note["prs"][0]
         assert importance[example] == max(importance[n] for n in risk["prs"])
         shown = note["prs"][:6]
         assert [importance[n] for n in shown] == sorted((importance[n] for n in shown), reverse=True)
@@ -228,3 +229,14 @@ def test_a_cut_title_never_ends_inside_a_name() -> None:
     for p in week("05-04")["prs"]:
         text = str(p.get("headline") or "")
         assert not re.search(r"[A-Za-z0-9][_./:]…", text), text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_breaking_risk_at_a_glance_points_at_the_highlights_that_tell_its_migration(lang: str) -> None:
+    # verl 08-10 read "破坏性变更：2 个 PR，例如 #6804：标题标注了 [BREAKING]（#7374）", just below highlights
+    # that tell both PRs and their migrations
+    report = week("08-10", lang)
+    note = next(n for n in report["risk_notes"] if n["prs"][0] in (6804, 7374))
+    assert note["text"] == ("破坏性变更：2 个 PR，都在上文亮点中" if lang == "zh" else
+                            "breaking changes: 2 PRs, all in the highlights above")
+    assert set(note["prs"]) == {6804, 7374} <= highlighted(report)

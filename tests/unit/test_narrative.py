@@ -59,7 +59,9 @@ def test_english_narrative_quotes_the_reports_numbers():
     assert text["suggestions"][0] == ("Read the breaking changes above (1 PR) before upgrading and note the migration "
                                       "in the release notes.")
     assert "Follow up the reverted changes not re-landed yet (#13)." in text["suggestions"]
-    assert any(n["text"].startswith("breaking changes: #11, ") for n in text["risk_notes"])
+    # the highlights tell #11 with its migration: the risks at a glance point there (the renderer names #11)
+    assert {"text": "breaking changes: 1 PR, all in the highlights above", "prs": [11]} in [
+        {k: n[k] for k in ("text", "prs")} for n in text["risk_notes"]]
 
 
 def test_every_number_in_the_narrative_is_in_the_report():

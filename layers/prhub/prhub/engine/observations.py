@@ -81,13 +81,18 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
         example = headline.PATH.sub(r"\1", example)  # a file by its name: the details give its path
         # The renderers list the PRs the text does not cite, so the text names only the example.
         count = len(risk["prs"])
+        ranked = sorted(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))  # the brief names the first few
+        if risk["kind"] == "breaking":  # the highlights name every one with its migration (narrative.must_name)
+            text = (f"{label}：{count} 个 PR，都在上文亮点中" if zh else
+                    f"{label}: {count} PR{'s' if count != 1 else ''}, all in the highlights above")
+            notes.append({"text": text, "prs": ranked, "evidence": [fact(first, "risks", quoted)]})
+            continue
         if zh:
             text = (f"{label}：#{first}，{short(example, 120)}" if count == 1 else
                     f"{label}：{count} 个 PR，例如 #{first}：{short(example, 120)}")
         else:
             text = (f"{label}: #{first}, {short(example, 120)}" if count == 1 else
                     f"{label}: {count} PRs, e.g. #{first}: {short(example, 120)}")
-        ranked = sorted(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))  # the brief names the first few
         notes.append({"text": text, "prs": ranked, "evidence": [
             fact(first, "risks", quoted), *reviews.review_risk_facts(risk["kind"], first, report.get("reviews"))]})
     return notes
