@@ -58,16 +58,16 @@ def prepared(title: str) -> tuple[str, str]:
 
 
 def culprits(said: str) -> list[str]:
-    """The English words of a fallen translation that make it fall: grammar and verbs (translate.GRAMMAR, a known
+    """The English words of a fallen translation that make it fall: grammar and verbs (lexicon.GRAMMAR, a known
     verb), marked "+", and words the glossary does not know; not the terms it keeps in English (rollout, token)."""
-    from prhub.engine import translate
+    from prhub.engine import lexicon
 
     out = []
     for word in WORD.findall(re.sub(r"`[^`]*`|“[^”]*”", "", said)):
         w = word.lower()
-        if w in translate.GRAMMAR or translate._verb([w]) is not None:
+        if w in lexicon.GRAMMAR or lexicon.verb([w]) is not None:
             out.append(f"+{w}")
-        elif translate._known([w], 0, False)[0] is None:
+        elif lexicon.known([w], 0, False)[0] is None:
             out.append(w)
     return list(dict.fromkeys(out))
 

@@ -2,6 +2,7 @@
 the same in every process, with no hand bump."""
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import prhub
 import pytest
-from prhub.engine import rules, scoring, wording
+from prhub.engine import lexicon, noun_phrases, rules, scoring, verb_phrases, wording
 from prhub.engine.scoring import ENGINE_VERSION, engine_version
 
 
@@ -34,6 +35,10 @@ CHANGES = {
     "a type pattern of the scoring module": lambda m: m.setattr(scoring, "TYPE_ALIASES",
                                                                  {**scoring.TYPE_ALIASES, "feature": "chore"}),
     "the hand-kept revision": lambda m: m.setattr(scoring, "REVISION", scoring.REVISION + 1),
+    "a translator's verb class": lambda m: m.setitem(lexicon.TO_TARGET, "hand", "交给"),
+    "a translator's noun-phrase pattern": lambda m: m.setattr(noun_phrases, "CONTAINERS",
+                                                               noun_phrases.re.compile("(?:脚本)$")),
+    "a translator's adverb": lambda m: m.setitem(verb_phrases.ADVERB_ZH, "quietly", "静默"),
 }
 
 
@@ -61,3 +66,29 @@ def test_the_version_is_the_same_in_every_process() -> None:
         seen.add(proc.stdout.strip())
     # THEN each says the version this process computed
     assert seen == {ENGINE_VERSION}
+
+
+def _engine_imports(module: str) -> set[str]:
+    """The prhub.engine modules `module`'s source imports (`from prhub.engine import x`, `from prhub.engine.x ...`)."""
+    path = Path(prhub.__file__).resolve().parent.parent.joinpath(*module.split(".")).with_suffix(".py")
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "prhub.engine":
+            found |= {f"prhub.engine.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("prhub.engine."):
+            found.add(node.module or "")
+    return found
+
+
+def test_every_engine_module_the_judgement_reads_is_judged() -> None:
+    # A module split in two (translate's words, phrases and clauses) keeps its constants in the version only when
+    # the new modules are judged too: whatever a judged module imports from the engine is judged (the hasher aside).
+    judged = {module.__name__ for module in scoring.JUDGED_BY} | {scoring.__name__}
+    reached: set[str] = set()
+    todo = sorted(judged)
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo.extend(_engine_imports(name))
+    assert reached - judged == {"prhub.engine.fingerprint"}

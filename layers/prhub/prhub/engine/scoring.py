@@ -33,6 +33,8 @@ from prhub.engine import (
     features,
     fingerprint,
     gist,
+    lexicon,
+    noun_phrases,
     prior,
     reviews,
     risks,
@@ -40,6 +42,7 @@ from prhub.engine import (
     synopsis,
     textparse,
     translate,
+    verb_phrases,
     wording,
 )
 from prhub.engine.changes import breaking_reasons, file_kind, is_generated
@@ -434,10 +437,11 @@ class HeuristicScorer:
 # What the engine judges with, besides its code: the constants of these modules and of this one. The rule table
 # (each row's name, points, group and phrase; BASE and the caps' figures) and every pattern, word list and phrase
 # table the type, breaks, facts, insight, summary, risks and review facts are read with; the glossary file
-# (translate.GLOSSARY) and the importance model learned across repositories (prior.MODEL) by their content, with
-# the facts beside the rules it weighs (features).
-JUDGED_BY = (rules, wording, changes, classify, conventions, textparse, synopsis, gist, translate, risks, reviews,
-             core_text, features, prior)
+# (lexicon.GLOSSARY) and the importance model learned across repositories (prior.MODEL) by their content, with
+# the facts beside the rules it weighs (features). The translator's word lists, phrase and clause patterns are
+# in its modules (translate, lexicon, noun_phrases, verb_phrases).
+JUDGED_BY = (rules, wording, changes, classify, conventions, textparse, synopsis, gist, translate, lexicon,
+             noun_phrases, verb_phrases, risks, reviews, core_text, features, prior)
 
 
 def engine_version() -> str:

@@ -1,0 +1,163 @@
+"""Noun phrases in Chinese order: "X of Y" -> "Y 的 X", "X in Y" -> "Y 中的 X", "X and Y" -> "X 和 Y", "the same X
+as Y" -> "与 Y 相同的 X"; a run of words in glossary Chinese where the glossary knows them, as written where not.
+
+A parenthesis that opens with a verb ("(expose X)") is a clause: the caller says how a clause is said (the verb
+phrases, prhub.engine.verb_phrases, pass their own), since clauses hold noun phrases and this module must not
+import them back.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from prhub.engine.lexicon import CJK, GRAMMAR, PREPOSITIONS, TOKEN, glossary, join, known, lookup, split, verb
+
+Clause = Callable[[str], str]  # how a verb phrase is said (prhub.engine.verb_phrases.clause)
+
+ARTICLES = {"the", "a", "an"}
+FILLERS = {"actually", "really", "just"}  # emphasis Chinese leaves unsaid
+TROUBLES = re.compile(r"\b(?:issues?|problems?|bugs?|errors?)$", re.I)  # "fix issues with X": trouble in X
+HEADS = ("for", "of", "in", "with", "between")  # "X with A and B": the "and" joins the preposition's objects
+CONTAINERS = re.compile(r"(?:脚本|文件|文档|模块|配置|测试|script|file|module)$")
+# An acronym's English plural ("GPUs", "LLMs", "APIs"); the acronym stays, its -s goes.
+ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
+# "X and Y", "X of Y": the word, whether Y is said first, what joins them and what follows.
+JOINS = (("and", False, "和", ""), ("of", True, "的", ""), ("for", True, "的", ""), ("in", True, "中的", ""),
+         ("with", True, "带有", "的"), ("from", True, "中的", ""))
+
+
+def phrase(text: str, clause: Clause) -> str:
+    """A noun phrase in Chinese order (`clause`: how a parenthesis that opens with a verb is said)."""
+    text = text.strip()
+    if not text:
+        return ""
+    if (said := _framed(text, clause)) is not None:
+        return said
+    if (said := _joined(text, clause)) is not None:
+        return said
+    return words(TOKEN.findall(text), clause, first=True)
+
+
+def _framed(text: str, clause: Clause) -> str | None:
+    """A phrase in a fixed Chinese frame: "X, not Y", "the same X as Y", "X older than Y", "fixes to X", "per X",
+    "X between A and B", "X about Y", "X for the script"; None when `text` is none of them."""
+    if match := re.match(r"^(.+?)(?:\s+instead\s+of|\s+rather\s+than|\s*,\s+not)\s+(.+)$", text, re.I):
+        return join([phrase(match.group(1), clause), "，而非", phrase(match.group(2), clause)])  # "X, not per mb"
+    if match := re.match(r"^(?:the\s+)?same\s+(.+?)\s+(?:with|as)\s+(.+)$", text, re.I):
+        return join(["与", phrase(match.group(2), clause), "相同的", phrase(match.group(1), clause)])  # "same X as Y"
+    if match := re.match(r"^(.+?)\s+(older|newer|higher|lower|greater|less|more|larger|smaller|shorter|longer)\s+than"
+                         r"\s+(.+)$", text, re.I):  # "vLLM older than 0.18.0": 早于 0.18.0 的 vLLM
+        said = glossary()["attributes"][f"{match.group(2).lower()} than"]
+        return join([said, phrase(match.group(3), clause), "的", phrase(match.group(1), clause)])
+    if (parts := split(text, "to")) and re.search(r"\b(?:fix|fixes|changes?|updates?|improvements?|tweaks?)$",
+                                                   parts[0], re.I):
+        return join(["对", phrase(parts[1], clause), "的", phrase(parts[0], clause)])  # "minor fixes to X"
+    if match := re.match(r"^per\s+(.+)$", text, re.I):
+        return join(["按", phrase(match.group(1), clause)])  # "per micro-batch": 按微批次
+    if (parts := split(text, "between")) and (pair := split(parts[1], "and")):
+        return join([phrase(pair[0], clause), "与", phrase(pair[1], clause), "之间的", phrase(parts[0], clause)])
+    if parts := split(text, "about"):  # "the readme about X": 关于 X 的 readme
+        return join(["关于", phrase(parts[1], clause), "的", phrase(parts[0], clause)])
+    if (parts := split(text, "for")) and CONTAINERS.search(container := phrase(parts[1], clause)):
+        return join([container, "中的", phrase(parts[0], clause)])  # "output_dir for the script": 脚本中的 output_dir
+    return None
+
+
+def _joined(text: str, clause: Clause) -> str | None:
+    """Two phrases around the first of JOINS `text` has: "X and Y" -> "X 和 Y", "X of Y" -> "Y 的 X", "X with Y" ->
+    "带有 Y 的 X"; None when it has none."""
+    for word, before, between, after in JOINS:
+        if (parts := split(text, word)) and word == "and" and any(split(parts[0], w) for w in HEADS):
+            continue  # "X for A and B": the "and" joins the preposition's objects, it is split below
+        if parts:
+            a, b = phrase(parts[0], clause), phrase(parts[1], clause)
+            if word == "and" and (named := re.fullmatch(r"([A-Za-z][\w .-]*?)\s*([\u4e00-\u9fff]\S*)", b)) \
+                    and not CJK.search(a):
+                b = join([named.group(1), "的", named.group(2)])  # "PyTorch JIT 和 DataLoader 的弃用警告"
+            if word == "with" and TROUBLES.search(parts[0]):
+                return join([b, "中的", a])  # "issues with X": the trouble is in X
+            return join([between, b, after, a] if word == "with" else
+                        [b, between, a, after] if before else [a, between, b, after])
+    return None
+
+
+def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
+    """A run of words, glossary phrases (up to 3 words) in Chinese, the rest as written (`clause`: as for
+    phrase)."""
+    tables = glossary()
+    out: list[str] = []
+    tokens = [t for t in tokens if t.lower() not in FILLERS]
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.lower() in ARTICLES:
+            i += 1
+            continue
+        if token.isdigit() and i + 1 < len(tokens) and (unit := lookup(tables["nouns"], tokens[i + 1:i + 2])):
+            out.append(f"{token} 个{unit}")  # "1 version" -> "1 个版本"
+            i += 2
+            continue
+        if token == ",":
+            out.append("、")
+            i += 1
+            continue
+        if token.startswith("(") and token.endswith(")"):
+            out.append("（" + "、".join(_aside(t.strip(), clause) for t in token[1:-1].split(",")) + "）")
+            i += 1
+            continue
+        if re.fullmatch(r"[A-Za-z][\w.-]*'s", token):  # "VeOmni's native path": VeOmni 的原生路径
+            _attach(out, token[:-2], in_glossary=False)
+            out.append("的")
+            i += 1
+            continue
+        found, size, noun = known(tokens, i, first)
+        if found is None and (done := _participle(tokens, i)):
+            _attach(out, done, in_glossary=True)  # "generated files": 生成的文件
+            i += 1
+            continue
+        if found is None:
+            _attach(out, ACRONYM_PLURAL.sub(r"\1", token), in_glossary=False)  # "GPUs" -> "GPU": Chinese has no plural
+            i += 1
+            continue
+        if noun and CJK.search(found) and _unknown(tokens, i + size):
+            found = " ".join(tokens[i:i + size])  # "reward loop": a name the glossary knows half of stays whole
+        _attach(out, found, in_glossary=True)
+        i += size
+    return join(out)
+
+
+def _participle(tokens: list[str], i: int) -> str:
+    """A past participle before its noun ("customized datasets"), said as the verb's Chinese and 的; '' otherwise."""
+    word = tokens[i]
+    if not re.fullmatch(r"[a-z][a-z-]*ed", word) or i + 1 >= len(tokens) or tokens[i + 1].lower() in PREPOSITIONS \
+            or tokens[i + 1] == "," or word in GRAMMAR:
+        return ""
+    found = verb([word])
+    return f"{found[1]}的" if found and found[0] != word else ""
+
+
+def _aside(text: str, clause: Clause) -> str:
+    """A part of a parenthesis: a clause when it opens with a verb ("expose X" -> 暴露 X), else a noun phrase."""
+    tokens = TOKEN.findall(text)
+    return clause(text) if len(tokens) > 1 and verb(tokens) else phrase(text, clause)
+
+
+def _unknown(tokens: list[str], i: int) -> bool:
+    """Whether tokens[i] is a plain English word the glossary does not know (half of a compound name)."""
+    if not 0 <= i < len(tokens):
+        return False
+    word = tokens[i]
+    return re.fullmatch(r"[a-z][a-z-]*", word) is not None and word not in PREPOSITIONS and \
+        word not in ARTICLES and known(tokens, i, False)[0] is None and verb([word]) is None
+
+
+def _attach(out: list[str], word: str, in_glossary: bool) -> None:
+    """`word` after `out`, with 的 where a Chinese or code modifier meets an English term the glossary keeps
+    ("配置的 docstring") or any word after code ("`AsyncGRPOTrainer` 的 clip-ratio")."""
+    plain = re.fullmatch(r"[a-z][a-z-]*", word) is not None and word not in PREPOSITIONS
+    modifier = out[-1] in glossary()["attributes"].values() if out else False  # "异步 rollout", not "异步的"
+    after_code = bool(out) and out[-1].startswith("`")
+    after_chinese = bool(out) and in_glossary and CJK.match(out[-1][-1]) is not None and not out[-1].endswith("的")
+    if plain and not modifier and (after_code or after_chinese):
+        out.append("的")
+    out.append(word)

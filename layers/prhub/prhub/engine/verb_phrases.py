@@ -1,0 +1,547 @@
+"""Verb phrases and clauses in Chinese order: a verb, its object and the structure around them ("fix X when Y" ->
+"修复 Y 时的 X", "add missing X for Y" -> "为 Y 补上缺失的 X", "bump X to V" -> "将 X 升级到 V", "remove X from Y"
+-> "从 Y 中移除 X", "make X optional" -> "让 X 变为可选"), a subject before its verb ("X should use Y"), a passive
+or a state ("X is None"), and a title without a verb ("X not take effect").
+
+Clauses and verb phrases hold each other ("X to avoid Y", "stop X from sampling Y"), so they live together; noun
+phrases (prhub.engine.noun_phrases) are below them and are told how to say a clause.
+"""
+from __future__ import annotations
+
+import re
+
+from prhub.engine import noun_phrases
+from prhub.engine.lexicon import (
+    AS_TARGET,
+    CAUSATIVE,
+    FOR_TARGET,
+    FROM_SOURCE,
+    GRAMMAR,
+    INFINITIVE,
+    KEPT_FROM,
+    MOVED_TO,
+    OBJECT_IN,
+    PREPOSITIONS,
+    PURPOSE_ZH,
+    SUBJECT_IN,
+    TO_TARGET,
+    TOKEN,
+    WITH_BASE,
+    glossary,
+    join,
+    known,
+    purpose,
+    split,
+    unknown_verb,
+    verb,
+    verbatim,
+)
+from prhub.engine.noun_phrases import TROUBLES
+
+ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", "explicitly", "temporarily",
+           "only", "partially", "actually"}
+# Adverbs that open a verb phrase and say something: said before the verb ("do not manually move X": 不再手动移动 X).
+ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按条件", "gracefully": "优雅地",
+             "safely": "安全地", "manually": "手动", "explicitly": "显式", "temporarily": "临时", "temporary": "临时",
+             "lazily": "延迟", "optionally": "可选地", "asynchronously": "异步", "silently": "静默"}
+MODALS = {"should": "应", "must": "必须", "will": "将", "can": "可以", "cannot": "无法", "can't": "无法",
+          "shall": "应", "may": "可以"}
+# "X is set", "X will be initialized in Y": said as the verb acting on X ("在 Y 中初始化 X").
+PASSIVE = re.compile(r"^(.+?)\s+(?:is|are|was|were|gets?|got|(?:will|should|must|can|would)\s+(?:now\s+)?be|"
+                     r"has\s+been|have\s+been)\s+(?:now\s+)?(not\s+)?([a-z][a-z-]*(?:ed|en)|set|built|run|put|cut|"
+                     r"split|kept|left|read|shut down|sent|spent|thrown|bound|found|held)\b\s*(.*)$", re.I)
+# "X is None", "X is invalid", "X is not compatible with Y": a state, said "X 为 None", "X 无效".
+COPULA = re.compile(r"^(.+?)\s+(?:is|are)\s+(not\s+)?(.+)$", re.I)
+# "support X via Y": the means, said first ("通过 Y 支持 X"); "over" only before a name ("over NCCL").
+MEANS = re.compile(r"^(.+?)\s+(?:via|through|using|over(?=\s+[A-Z0-9`]))\s+(.+)$")
+FOLDER = re.compile(r"(?:目录|目录名|路径|文件夹)$")
+COLLECTIONS = re.compile(r"(?:列表|依赖|表格|集合|矩阵|list|deps|matrix)$")
+VERSION = re.compile(r"(?:^|[\s=<>@~^])v?\d+(?:\.\d+)*\b")
+
+
+def _phrase(text: str) -> str:
+    """A noun phrase; a parenthesis in it that opens with a verb is said as a clause."""
+    return noun_phrases.phrase(text, clause)
+
+
+def clause(text: str, kind: str = "") -> str:
+    """One verb phrase in Chinese order; without a verb, the type's action (fix) or the phrase itself."""
+    text = text.strip().rstrip(".")
+    if (match := re.match(r"^(.+?)\s+due\s+to\s+(.+)$", text, re.I)) and match.group(1).strip():
+        because = match.group(2)  # "disable X due to Y": the cause first, as Chinese says it
+        return join(["因", _gerund(because), "，", clause(match.group(1), kind)])
+    tokens = TOKEN.findall(text)
+    while tokens and tokens[0].lower() in ADVERBS - ADVERB_ZH.keys():
+        tokens = tokens[1:]
+    if (said := _qualified(tokens, kind)) is not None:
+        return said
+    return _plain(text, tokens, kind)
+
+
+def _qualified(tokens: list[str], kind: str) -> str | None:
+    """A verb phrase after an adverb that says something or a negation ("do not manually move X": 不再手动移动 X);
+    None when it has neither."""
+    if len(tokens) > 1 and tokens[0].lower() in ADVERB_ZH and verb(tokens[1:]):  # "automatically resume X"
+        return join([ADVERB_ZH[tokens[0].lower()], clause(" ".join(tokens[1:]), kind)])
+    if tokens and tokens[0].lower() in ("don't", "do", "never", "dont") and len(tokens) > 1:
+        negated = tokens[2:] if tokens[0].lower() == "do" and tokens[1].lower() == "not" else tokens[1:]
+        if verb(negated) or negated and negated[0].lower() in ADVERB_ZH and verb(negated[1:]):
+            return join(["不再", clause(" ".join(negated), kind)])  # "Don't gather logits ...": 不再汇总
+    return None
+
+
+def _plain(text: str, tokens: list[str], kind: str) -> str:
+    """A clause without its adverb: its opening verb in the structure the clause uses (_shaped); without one, its
+    subject and verb, its state, or the verbless phrase (_nominal)."""
+    found = verb(tokens)
+    if found and tokens[0].lower().endswith("ing") and tokens[0].lower() in glossary()["nouns"]:
+        found = None  # "Packing with X", "Sampling of Y": a noun that opens the title, not a verb
+    if tokens and tokens[0].lower() == "default" and (parts := split(" ".join(tokens[1:]), "to")):
+        return join(["将", _phrase(parts[0]), "默认设为", _phrase(parts[1])])  # "Default SFT loss to chunked_nll"
+    if not found and (said := _subject_verb(tokens)):
+        return said
+    if not found and tokens and unknown_verb(tokens[0]) and any(t.lower() in GRAMMAR for t in tokens[1:]):
+        return text  # "reflect X in Y": a verb the glossary lacks; a guessed noun phrase would mislead
+    moved = re.search(r"\s(?:from|into)\s", text, re.I) is not None  # "separate X from Y": the verb
+    if not found or tokens[0].lower() in glossary()["attributes"] and not moved:  # "sharded delta weight sync"
+        if (stated := _stated(" ".join(tokens), kind)) is not None:
+            return join(["修复", stated, "的问题"]) if kind == "fix" else stated
+        return _nominal(tokens, kind)
+    key, zh, size = found
+    rest = " ".join(tokens[size:]).replace(" ,", ",")
+    return _shaped(key, zh, rest)
+
+
+def _subject_verb(tokens: list[str]) -> str | None:
+    """A sentence with its subject first: "X falls back to Y" -> "X 回退到 Y", "X should use Y" -> "X 应改用 Y"
+    (the subject at most three words, none of them a verb)."""
+    nouns = glossary()["nouns"]
+    for j in range(1, min(4, len(tokens))):
+        word = tokens[j].lower()
+        if verb(tokens[:j]) or any(t in (",", "and", "or") for t in tokens[:j]):
+            return None
+        if all(t.lower() in glossary()["attributes"] for t in tokens[:j]):
+            continue  # "minor fixes to X": an attribute is no subject
+        if word in MODALS and (found := verb(tokens[j + 1:])):
+            rest = " ".join(tokens[j + 1 + found[2]:])
+            zh = "使用" if found[0] == "use" else found[1]  # "should use X": 应使用 X (改用 is a change of tool)
+            return join([_phrase(" ".join(tokens[:j])), MODALS[word], _shaped(found[0], zh, rest)])
+        if re.fullmatch(r"[a-z]+(?:e?s)", word) and word not in nouns and word[:-1] not in nouns and \
+                (found := verb(tokens[j:])) and found[0] != word:
+            rest = " ".join(tokens[j + found[2]:])
+            zh = "使用" if found[0] == "use" else found[1]  # "X uses Y": 使用 (改用 is a change of tool)
+            return join([_phrase(" ".join(tokens[:j])), _shaped(found[0], zh, rest)])
+    return None
+
+
+def _nominal(tokens: list[str], kind: str) -> str:
+    """A title without a verb: "X fix" -> "修复 X", "X not take effect" -> "修复 X 不生效的问题"."""
+    text = " ".join(tokens)
+    if match := re.match(r"^(.+?)\s+(?:does\s+not|doesn't|not|never)\s+(?:take|takes|taking)\s+effect$", text, re.I):
+        return join([_phrase(match.group(1)), "不生效"]) if kind != "fix" else \
+            join(["修复", _phrase(match.group(1)), "不生效的问题"])
+    if (match := re.match(r"^(.+?)\s+(?:when|while|if|after|during)\s+(.+)$", text, re.I)) and \
+            not unknown_verb(tokens[0]):  # "X deadlock when Y"; not "Invalidate X when Y" (a verb it lacks)
+        joint = text[match.end(1):].split()[0].lower()
+        at = {"after": "后", "during": "期间"}.get(joint, "时")
+        said = join([_gerund(match.group(2)), f"{at}的", _phrase(match.group(1))])
+        return join(["修复", said]) if kind == "fix" else said
+    if (parts := split(text, "to")) and all(verbatim(p, False) and " " not in p for p in parts):
+        return join([parts[0], "改为", parts[1]])  # "`max_seq_length` to `max_length`": a rename
+    if tokens and tokens[-1].lower() in ("fix", "fixes"):
+        return join(["修复", " ".join(tokens[:-1])])  # "nccl broadcast bucket size fix": the thing, as named
+    if kind != "fix" and (match := re.match(r"^(.+?)\s+support\s+for\s+(.+)$", text, re.I)):
+        return join(["为", _phrase(match.group(2)), "支持", _phrase(match.group(1))])  # "PP/VPP support for X"
+    if kind != "fix" and (parts := split(text, "for")) and (match := MEANS.match(parts[0])):
+        return join(["为", _phrase(parts[1]), "提供基于", _phrase(match.group(2)), "的", _phrase(match.group(1))])
+    if kind == "fix" and (parts := split(text, "on")):  # "[trainer] fix: f on image and video"
+        return join(["修复", _phrase(parts[0]), "对", _phrase(parts[1]), "的处理"])
+    if kind == "fix":
+        said = _phrase(text)
+        return said if said.endswith("修复") else join(["修复", said])  # "minor fixes to X": no 修复 twice
+    return _phrase(text)
+
+
+def _stated(text: str, kind: str = "") -> str | None:
+    """A passive or a state: "tools will be initialized in Y" -> "在 Y 中初始化工具" (the verb acting on its subject),
+    "X is None" -> "X 为 None", "X is not compatible with Y" -> "X 与 Y 不兼容". None when `text` is neither."""
+    if (match := PASSIVE.match(text)) and _subject(match.group(1)) and \
+            (found := verb([match.group(3).split()[0]])) and match.group(3).lower() not in glossary()["attributes"]:
+        active = _doing(f"{found[0]} {match.group(1)} {match.group(4)}".strip())
+        if match.group(2):
+            return join(["不再" if kind != "fix" else "未", active])
+        return active
+    if not (match := COPULA.match(text)) or verb(TOKEN.findall(match.group(1))) or not _subject(match.group(1)):
+        return None
+    subject, negated, state = _phrase(match.group(1)), bool(match.group(2)), match.group(3).strip()
+    tokens = TOKEN.findall(state)
+    attributes = glossary()["attributes"]
+    for size in (2, 1):  # "compatible with Y", "invalid"
+        word = " ".join(tokens[:size]).lower()
+        if len(tokens) >= size and word in attributes:
+            said = attributes[word].removesuffix("的")
+            tail = _phrase(" ".join(tokens[size:]))
+            if size == 2 and said.startswith(("兼容", "与")):
+                return join([subject, "与", tail, "不" if negated else "", said.removeprefix("与其")])
+            return join([subject, "不" if negated else "", said, tail])
+    if len(tokens) == 1 and verbatim(tokens[0], False) or state.lower() in ("none", "null", "true", "false", "empty"):
+        return join([subject, "不为" if negated else "为", state])
+    return None
+
+
+def _subject(text: str) -> bool:
+    """Whether `text` can be a sentence's subject: a noun phrase of at most five words, no clause inside it
+    (no "when", "to", "for"...), not opened by a capitalised word the glossary does not know (a verb it lacks:
+    "Assert X is applied")."""
+    tokens = TOKEN.findall(text)
+    if not 0 < len(tokens) <= 5 or any(t.lower() in GRAMMAR - {"the", "a", "an", "of", "all", "new", "its"}
+                                       for t in tokens):
+        return False
+    return not unknown_verb(tokens[0], lower=False)
+
+
+def _gerund(text: str) -> str:
+    """A "when"/"while" clause: "initializing multiple tools" -> "初始化多个工具", "using X" -> "使用 X", "X is
+    disabled" -> "禁用 X"."""
+    if (stated := _stated(text)) is not None:  # "offload is disabled": a state, though "offload" is a verb too
+        return stated
+    if not verb(TOKEN.findall(text)) and (said := _subject_verb(TOKEN.findall(text))):
+        return said  # "a worker restarts": worker 重启
+    return _doing(text)
+
+
+def _doing(text: str) -> str:
+    """A verb phrase inside a sentence ("by setting X", "using X", "instead of duplicating X"): its verb in base
+    form even where the gerund is a glossary noun ("setting"), and "use" said 使用 (改用 names a switch)."""
+    tokens = TOKEN.findall(text)
+    if (found := verb(tokens)) is None or re.fullmatch(r"[a-z]+ed", tokens[0]):
+        return _phrase(text)  # "due to retained value": a participle before its noun, no verb phrase
+    said = _shaped(found[0], "使用" if found[0] == "use" else found[1], " ".join(tokens[found[2]:]).replace(" ,", ","))
+    return said
+
+
+def _shaped(key: str, zh: str, rest: str) -> str:
+    """The verb `zh` (glossary key `key`) and its object `rest`, in the structure the title uses."""
+    if not rest:
+        return zh
+    if (match := re.match(r"^to\s+(.+)$", rest, re.I)) and verb(TOKEN.findall(match.group(1))):
+        if key in INFINITIVE:  # "try to fix X", "make sure to keep X": 尝试修复 X
+            return join([zh, _doing(match.group(1))])
+        return join([zh, "，以", _doing(match.group(1))])  # "refactor to use X": 重构，以使用 X
+    for shape in (_contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
+        if (said := shape(key, zh, rest)) is not None:
+            return said
+    if key == "depend" and rest.lower().startswith("on "):
+        rest = rest[3:]
+    return _placed(key, zh, rest)
+
+
+def _contrasted(key: str, zh: str, rest: str) -> str | None:
+    """"X instead of Y", "X rather than Y", "X, not Y" -> "X，而非 Y" (Y a verb phrase or a noun phrase)."""
+    if not (match := re.match(r"^(.+?)(?:\s+instead\s+of|\s+rather\s+than|\s*,\s+not)\s+(.+)$", rest, re.I)):
+        return None
+    other = match.group(2)
+    return join([_shaped(key, zh, match.group(1)), "，而非", _doing(other)])
+
+
+def _defaulted(key: str, zh: str, rest: str) -> str | None:
+    """"enable X by default" -> "默认启用 X"; "reduce X by moving Y" -> "通过移动 Y 减少 X"; "wrap X by name" ->
+    "按名称封装 X"."""
+    if match := re.match(r"^(.+?)\s+by\s+default$", rest, re.I):
+        return join(["默认", _shaped(key, zh, match.group(1))])
+    if not (parts := split(rest, "by")):
+        return None
+    means = TOKEN.findall(parts[1])
+    if verb(means) and (re.match(r"^\S+ing\b", parts[1]) or means[0].lower() in glossary()["verbs"] and
+                         means[0].lower() not in glossary()["nouns"]):  # "by setting X", "by downgrade X"
+        return join(["通过", _doing(parts[1]), _shaped(key, zh, parts[0])])
+    if key in ("sort", "group", "wrap", "filter", "split", "index", "order", "select", "key", "partition", "normalize",
+               "scale", "divide", "multiply", "weight", "average"):
+        zh = "缩放" if key == "scale" else zh  # "scale the loss by the token count": 按 token 数量缩放损失
+        return join(["按", _phrase(parts[1]), _shaped(key, zh, parts[0])])
+    return None
+
+
+def _conditioned(key: str, zh: str, rest: str) -> str | None:
+    """"fix X when Y" -> "修复 Y 时的 X"; "drop X after Y in Z" -> "在 Z 中丢弃 Y 后 X"."""
+    if not (match := re.match(r"^(.+?)\s+(?:when|while|if|after|before|during|without)\s+(.+)$", rest, re.I)):
+        return None
+    if purpose().search(match.group(1)):
+        return None  # "skip X to avoid OOM during Y": the condition is the purpose's, said with it (_aimed)
+    joint = rest[match.end(1):].split()[0]
+    at = {"after": "后", "before": "前", "during": "期间"}.get(joint.lower(), "时")
+    when, obj = match.group(2), _phrase(match.group(1))
+    if joint.lower() == "without":  # "preserve X without expert parallelism": 在不使用专家并行时保留 X
+        done = verb(TOKEN.findall(when))
+        when = join(["不", clause(when)]) if done else join(["不使用", _phrase(when)])
+        if key in OBJECT_IN:
+            return join([zh, when, "时的", obj])
+        return join(["在", when, "时", _shaped(key, zh, match.group(1))])
+    if not verb(TOKEN.findall(when)) and (parts := split(when, "in")):  # "after truncation in SFT"
+        return join(["在", _phrase(parts[1]), "中", _shaped(key, zh, f"{match.group(1)} {joint} {parts[0]}")])
+    if key in OBJECT_IN:
+        return join([zh, _gerund(when), at if "的" in obj[:6] else f"{at}的", obj])
+    return join(["在", _gerund(when), at, _shaped(key, zh, match.group(1))])
+
+
+def _aimed(key: str, zh: str, rest: str) -> str | None:
+    """"X so Y works" -> "X，使 Y 可用"; "X to avoid Y" -> "X，以避免 Y"."""
+    if match := re.match(r"^(.+?)\s+so\s+(?:that\s+)?(.+)$", rest, re.I):
+        then, works = re.subn(r"\s+(?:works?|work again)$", "", match.group(2), flags=re.I)
+        return join([_shaped(key, zh, match.group(1)), "，使", _phrase(then), "可用" if works else ""])
+    if (match := purpose().search(rest)) and known(TOKEN.findall(rest[match.start(1):]), 0, False)[1] < 2:
+        aim = match.group(1).lower()  # not "to ignore list" (a noun phrase the glossary knows)
+        verb = glossary()["verbs"].get(aim, "")
+        said = clause(f"{aim} {rest[match.end():]}")
+        tail = said.removeprefix(verb) if said.startswith(verb) else said  # the purpose's verb is said once
+        done = rest[:match.start()].rstrip(" ,")  # "upgrade X, to resolve Y": the comma is the purpose's
+        lead = PURPOSE_ZH.get(aim, "以" + verb) if said.startswith(verb) else "以"  # "以在 fork 上运行"
+        if key in CAUSATIVE and done and not split(done, "in") and not split(done, "for"):
+            return join([zh, _phrase(done), _doing(rest[match.start():].strip()[3:])])  # "allow users to pass X"
+        return join([_shaped(key, zh, done), "，", lead, tail])
+    return None
+
+
+def _means(key: str, zh: str, rest: str) -> str | None:
+    """"support X via Y" -> "通过 Y 支持 X"; "sync X over NCCL" -> "通过 NCCL 同步 X"."""
+    if not (match := MEANS.match(rest)):
+        return None
+    way = match.group(2)
+    how = "使用" if re.match(r"^.+?\s+using\s", rest) else "通过"
+    return join([how, _phrase(way), _shaped(key, zh, match.group(1))])
+
+
+def _to_shaped(key: str, zh: str, rest: str) -> str | None:
+    """Structures around "to"/"into": enable X to Y, bump X to V, move X to Y, refactor X into Y, add X to Y."""
+    parts = split(rest, "to")
+    if key == "enable" and parts:
+        return join(["让", _phrase(parts[0]), "支持", _phrase(parts[1])])
+    for shape in (_bumped, _moved, _put_into, _to_target):
+        if (said := shape(key, zh, rest, parts)) is not None:
+            return said
+    return _as_target(key, zh, rest)
+
+
+def _bumped(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str | None:
+    """"bump X to 0.5.15" -> "将 X 升级到 0.5.15", "bump X from A to B" -> "将 X 从 A 升级到 B" (`parts`: `rest`
+    around its last "to")."""
+    if key in ("bump", "upgrade", "update", "downgrade") and parts and (source := split(parts[0], "from")) and \
+            re.search(r"\d", parts[1]):  # "bump X from 0.5.14 to 0.5.15": 将 X 从 0.5.14 升级到 0.5.15
+        return join(["将", _phrase(source[0]), "从", source[1], f"{zh}到", parts[1]])
+    if key in ("bump", "upgrade", "update", "pin", "set") and parts and re.search(r"\d", parts[1]):
+        return join(["将", _phrase(parts[0]), f"{zh}到", parts[1]]) if parts[0] else join([f"{zh}到", parts[1]])
+    if key == "bump" and re.match(r"^to\s+\S*\d", rest, re.I):
+        return join([f"{zh}到", rest[3:]])
+    return None
+
+
+def _moved(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str | None:
+    """"migrate X from A to B" -> "将 X 从 A 迁移到 B", "refactor X into Y" -> "将 X 重构为 Y", "switch from A to B"
+    -> "从 A 改为 B", "switch to X" -> "改用 X"."""
+    if key in MOVED_TO and parts:
+        if source := split(parts[0], "from"):  # "migrate X from A to B": 将 X 从 A 迁移到 B
+            return join(["将", _phrase(source[0]), "从", _phrase(source[1]), MOVED_TO[key], _phrase(parts[1])])
+        return join(["将", _phrase(parts[0]), MOVED_TO[key], _phrase(parts[1])])
+    if key in ("refactor", "rename", "convert", "split") and (into := split(rest, "into") or parts):
+        return join(["将", _phrase(into[0]), f"{zh}为", _phrase(into[1])])
+    if key == "switch" and (match := re.match(r"^from\s+(.+?)\s+to\s+(.+)$", rest, re.I)):
+        return join(["从", _phrase(match.group(1)), "改为", _phrase(match.group(2))])
+    if key == "switch" and rest.lower().startswith("to "):
+        return join(["改用", _phrase(rest[3:])])
+    return None
+
+
+def _put_into(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str | None:
+    """"add X to Y" -> "为 Y 添加 X" (a list: "将 X 加入 Y"), "merge X into Y" -> "将 X 合并到 Y"."""
+    if key in ("add", "re-add") and parts:
+        target = _phrase(parts[1])
+        if key == "add" and not COLLECTIONS.search(target):  # added to a thing, not put into a list
+            return join(["为", target, "添加", _phrase(parts[0])])
+        return join(["将", _phrase(parts[0]), "加入" if key == "add" else zh, target])
+    if key in ("merge", "integrate", "inject", "fold", "load", "insert", "incorporate", "embed", "put", "pull out",
+               "extract", "factor out", "wire", "move", "push", "pack") and \
+            (into := split(rest, "into")):
+        return join(["将", _phrase(into[0]), f"{zh.removesuffix('到')}到", _phrase(into[1])])
+    return None
+
+
+def _to_target(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str | None:
+    """Verbs that take "X to Y" as a target (TO_TARGET): "pass X to Y" -> "将 X 传给 Y", "change X from A to B",
+    "set X to Y for Z", "fall back to Y"; a verb after the target's "to" is a purpose ("update docs to document X")."""
+    if key in TO_TARGET and parts and (after := TOKEN.findall(parts[1])) and len(after) > 1 and \
+            after[0].lower() in glossary()["verbs"] and not known(after, 0, False)[1] > 1:
+        return join([_shaped(key, zh, parts[0]), "，以", _doing(parts[1])])  # "update docs to document X": a purpose
+    if key in TO_TARGET and parts and (source := split(parts[0], "from")):  # "change X from A to B": 将 X 从 A 改为 B
+        return join(["将", _phrase(source[0]), "从", _phrase(source[1]), TO_TARGET[key], _phrase(parts[1])])
+    if key in TO_TARGET and parts:
+        if aim := split(parts[1], "for"):  # "set X to True for some scripts": 为部分脚本将 X 设为 True
+            return join(["为", _phrase(aim[1]), "将", _phrase(parts[0]), TO_TARGET[key], _phrase(aim[0])])
+        return join(["将", _phrase(parts[0]), TO_TARGET[key], _phrase(parts[1])])
+    if rest.lower().startswith("to ") and (key in TO_TARGET or key in MOVED_TO):  # "fall back to X", "migrate to X"
+        return join([TO_TARGET.get(key) or MOVED_TO[key], _phrase(rest[3:])])
+    return None
+
+
+def _as_target(key: str, zh: str, rest: str) -> str | None:
+    """"treat X as Y" -> "将 X 视为 Y", "cap X at N" -> "将 X 限制在 N 内", "add X as Y" -> "新增 X 作为 Y"."""
+    if key in AS_TARGET and (parts := split(rest, "as")):
+        if aim := split(parts[1], "for"):  # "treat X as 0 for engine init": 为引擎初始化将 X 视为 0
+            return join(["为", _phrase(aim[1]), "将", _phrase(parts[0]), AS_TARGET[key], _phrase(aim[0])])
+        return join(["将", _phrase(parts[0]), AS_TARGET[key], _phrase(parts[1])])
+    if key in ("cap", "limit", "clamp", "pin", "set") and (parts := split(rest, "at")):
+        pinned = key == "pin"
+        return join(["将", _phrase(parts[0]), "固定在" if pinned else "限制在", _phrase(parts[1]),
+                     "" if pinned else "内"])
+    if key != "give" and (parts := split(rest, "as")) and parts[0] and \
+            not re.match(r"^(?:well|much|many|soon|long)\b", parts[1], re.I):
+        return join([zh, _phrase(parts[0]), "作为", _phrase(parts[1])])  # "add X as an alternative engine"
+    return None
+
+
+def _paired(key: str, zh: str, rest: str) -> str | None:
+    """make X Y, give X a Y, remove X from Y, replace X with Y, align X with Y, prevent X from appearing in Y."""
+    if key == "make":
+        return _make(rest)
+    if key == "give" and (said := _given(zh, rest)) is not None:
+        return said
+    if key in ("remove", "drop", "exclude", "delete", "rip") and (parts := split(rest, "from")):
+        return join(["从", _phrase(parts[1]), "中", zh, _phrase(parts[0])])
+    if (said := _with_shaped(key, zh, rest)) is not None:
+        return said
+    return _from_shaped(key, zh, rest)
+
+
+def _given(zh: str, rest: str) -> str | None:
+    """"give X a Y" -> "为 X 提供 Y", "give X the same Y as Z" -> "让 X 的 Y 与 Z 相同"."""
+    if not (match := re.match(r"^(.+?)\s+(?:the|a|an)\s+(.+)$", rest, re.I)):
+        return None
+    if same := re.match(r"^same\s+(.+?)\s+as\s+(.+)$", match.group(2), re.I):  # "give X the same Y as Z"
+        return join(["让", _phrase(match.group(1)), "的", _phrase(same.group(1)), "与", _phrase(same.group(2)),
+                     "相同"])
+    return join(["为", _phrase(match.group(1)), zh, _phrase(match.group(2))])  # "give X a Y": 为 X 提供 Y
+
+
+def _with_shaped(key: str, zh: str, rest: str) -> str | None:
+    """"replace X with Y" -> "用 Y 替换 X", "align X with Y" -> "让 X 与 Y 对齐", "share X with Y" ->
+    "将 X 与 Y 共享"."""
+    if key == "replace" and (parts := split(rest, "with")):
+        return join(["用", _phrase(parts[1]), "替换", _phrase(parts[0])])
+    if key in ("align", "sync") and (parts := split(rest, "with")):
+        return join(["让", _phrase(parts[0]), "与", _phrase(parts[1]), "对齐" if key == "align" else "保持一致"])
+    if key in ("share", "pair", "match", "compare", "merge", "combine") and (parts := split(rest, "with")):
+        return join(["将", _phrase(parts[0]), "与", _phrase(parts[1]), zh])  # "share X with Y": 将 X 与 Y 共享
+    return None
+
+
+def _from_shaped(key: str, zh: str, rest: str) -> str | None:
+    """"prevent X from appearing in Y", "stop X from sampling Y" (what is kept from happening), "move X from A to B",
+    "build X from Y" (a source: "基于 Y 构建 X"), "load X from Y" -> "从 Y 中加载 X"."""
+    if key == "prevent" and (match := re.match(r"^(.+?)\s+from\s+appearing\s+in\s+(.+)$", rest, re.I)):
+        return join([zh, _phrase(match.group(2)), "中出现", _phrase(match.group(1))])
+    if key in KEPT_FROM and (parts := split(rest, "from")) and verb(TOKEN.findall(parts[1])):
+        return join([KEPT_FROM[key], _phrase(parts[0]), clause(parts[1])])  # "stop the policy from sampling X"
+    if (parts := split(rest, "from")) and (moved := split(parts[1], "to")) and key in ("move", "migrate", "sync",
+                                                                                            "copy", "port", "backport"):
+        return join(["将", _phrase(parts[0]), "从", _phrase(moved[0]), f"{zh}到", _phrase(moved[1])])
+    if key in FROM_SOURCE and (parts := split(rest, "from")):
+        return join(["基于", _phrase(parts[1]), zh, _phrase(parts[0])])  # "build RL tokenizer from HFModelConfig"
+    if (parts := split(rest, "from")) and not re.search(r"\bto\b", parts[1]) and key not in OBJECT_IN and \
+            not re.match(r"^\S+ing\b", parts[1]):  # "fix X loading from Y", "stop X from scrolling": not a source
+        return join(["从", _phrase(parts[1]), "中" if not verbatim(parts[1], False) else "", zh, _phrase(parts[0])])
+    return None
+
+
+def _placed(key: str, zh: str, rest: str) -> str:
+    """The verb and its object with a place or target: "in Y", "on Y", "for Y", "with Y", "from Y"."""
+    tokens = TOKEN.findall(rest)
+    if re.fullmatch(r"[a-z]+ing", tokens[0]) and tokens[0] not in glossary()["nouns"] and verb(tokens) and \
+            len(tokens) > 1 and tokens[1].lower() not in PREPOSITIONS:  # not "fix caching in SFT": a noun
+        return join([zh, _doing(rest)])  # "prevent creating new threads for X": 防止为 X 创建新线程
+    if key in ("fix", "correct") and re.match(r"^(?:a\s+|some\s+)?typos?\b", rest, re.I):
+        zh = "修正"
+    if (parts := split(rest, "with")) and TROUBLES.search(parts[0]):
+        return join([zh, _phrase(rest)])
+    if (said := _located(key, zh, rest)) is not None:
+        return said
+    if parts := split(rest, "for"):
+        return _targeted(key, zh, parts)
+    if (parts := split(rest, "with")) and key in OBJECT_IN:
+        return join([zh, _phrase(rest)])  # "prevent X with heterogeneous buffers": 防止带有异构缓冲区的 X
+    if (parts := split(rest, "with")) and re.search(r"\bsame\b", parts[0], re.I):
+        return join([zh, _phrase(rest)])  # "use the same X with Y": 使用与 Y 相同的 X
+    if parts := split(rest, "with"):
+        return join(["基于" if key in WITH_BASE else "用", _phrase(parts[1]), zh, _phrase(parts[0])])
+    if (parts := split(rest, "from")) and key in ("reuse", "load", "read", "copy", "import", "restore"):
+        return join([zh, _phrase(parts[1]), "的", _phrase(parts[0])])
+    if key == "pin" and not VERSION.search(rest):
+        return join([zh, _phrase(rest), "版本"])
+    if key == "add" and rest.lower() in ("test", "tests", "testing"):
+        return "补充测试"
+    return join([zh, _phrase(rest)])
+
+
+def _located(key: str, zh: str, rest: str) -> str | None:
+    """"fix X in Y" -> "修复 Y 中的 X"; "add X in Y" -> "在 Y 中新增 X"; "X on Y" -> "在 Y 上 ..."."""
+    for word in ("in", "on", "under", "within", "inside", "at", "across", "over", "between"):
+        if parts := split(rest, word):
+            place = _phrase(parts[1])
+            if word == "across":  # "cache X across weight updates": 跨权重更新缓存 X
+                return join(["跨", place, _placed(key, zh, parts[0])])
+            if word == "between":
+                return join(["在", place, "之间", _placed(key, zh, parts[0])])
+            if word == "at" and key in OBJECT_IN:
+                return join([zh, place, "处的", _phrase(parts[0])])
+            if word == "at":  # "add X at the end of Y": 在 Y 的末尾新增 X
+                return join(["在", place, _placed(key, zh, parts[0])])
+            where = "上" if word in ("on", "over") else "下" if word == "under" or FOLDER.search(place) else "中"
+            if key in SUBJECT_IN and word == "in" and verbatim(parts[1], False) and " " not in parts[1]:
+                return join([place, _placed(key, zh, parts[0])])  # "return X in f": f returns X
+            if key in OBJECT_IN and word in ("in", "within", "inside"):
+                if "中的" in place:  # one 中的 a phrase: "脚本中 output_dir 的命名错误"
+                    return join([zh, place.replace("中的", "中", 1), "的", _phrase(parts[0])])
+                return join([zh, place, "中的", _phrase(parts[0])])
+            return join(["在", place, where, _placed(key, zh, parts[0])])
+    if match := re.match(r"^(in|on|from)\s+(.+)$", rest, re.I):  # no object: "run in X", "exclude from X"
+        spot = _phrase(match.group(2))
+        around = {"in": ("在", "下" if FOLDER.search(spot) else "中"), "on": ("在", "上"),
+                  "from": ("从", "中")}[match.group(1).lower()]
+        return join([around[0], spot, around[1], zh])
+    return None
+
+
+def _targeted(key: str, zh: str, parts: tuple[str, str]) -> str:
+    """"add X for Y" -> "为 Y 新增 X" (missing X: 补上缺失的 X); "return X for Y" -> "对 Y 返回 X"."""
+    obj, target = parts
+    if key in ("drop", "remove", "deprecate", "add", "restore") and re.fullmatch(r"(?:the\s+)?support", obj, re.I):
+        return join(["移除" if key == "drop" else zh, "对", _phrase(target), "的支持"])  # 移除对 X 的支持
+    if key in FOR_TARGET or key == "re-add":
+        if key == "add" and obj.lower().startswith("missing "):
+            return join(["为", _phrase(target), "补上缺失的", _phrase(obj[8:])])
+        if key == "add" and obj.lower() in ("test", "tests", "testing", "unit tests"):
+            return join(["为", _phrase(target), "补充测试"])
+        return join(["为", _phrase(target), zh, _phrase(obj)])
+    if key in OBJECT_IN:
+        return join([zh, _phrase(target), "的", _phrase(obj)])
+    if key == "use":  # "use uv for the docker image": Docker 镜像改用 uv
+        return join([_phrase(target), zh, _phrase(obj)])
+    return join(["对", _phrase(target), zh, _phrase(obj)])
+
+
+def _make(rest: str) -> str:
+    """"make X optional in Z" -> "让 Z 中的 X 变为可选"; "make X resilient to Y" -> "让 X 能应对 Y"."""
+    if match := re.match(r"^(.+?)\s+(?:the\s+)?default$", rest, re.I):
+        return join(["将", _phrase(match.group(1)), "设为默认"])
+    attributes = glossary()["attributes"]
+    tokens = TOKEN.findall(rest)
+    for i in range(1, len(tokens)):
+        for size in (2, 1):
+            word = " ".join(tokens[i:i + size]).lower()
+            if word in attributes and len(tokens[i:i + size]) == size:
+                subject, tail = " ".join(tokens[:i]), " ".join(tokens[i + size:])
+                said = attributes[word]
+                if size == 2:  # "resilient to", "compatible with": the attribute takes an object
+                    return join(["让", _phrase(subject), said, _phrase(tail)])
+                if tail.lower().startswith("in "):
+                    subject = f"{subject} in {tail[3:]}"
+                return join(["让", _phrase(subject), "变为", said.removesuffix("的")])
+    return join(["让", _phrase(rest)])
