@@ -8,7 +8,7 @@ one row there (and a layout per renderer when it brings a new kind).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import date
 from functools import cached_property
@@ -435,7 +435,7 @@ class TemplateView:
         return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
 
-def dates(period: dict[str, Any], lang: str, words: dict[str, str]) -> str:
+def dates(period: Mapping[str, Any], lang: str, words: dict[str, str]) -> str:
     """The period's dates as the header says them: Chinese dates in zh ("2026 年 5 月 4 日至 5 月 10 日"), else
     "2026-05-04 to 2026-05-10"."""
     since, until = clean(period["since"]), clean(period["until"])
