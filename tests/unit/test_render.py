@@ -321,7 +321,7 @@ def test_pdfs_share_one_parse_of_the_font_and_each_embeds_only_its_own_glyphs(tm
 def test_risk_detail_shows_per_pr_items_when_given_else_the_detail():
     report = load("zh-week")
     with_items = render_markdown(report)
-    assert "- [\\#4120](<https://github.com/example-org/trainer/pull/4120>): sglang worker 的改动没有测试" in with_items
+    assert "- [\\#4120](<https://github.com/example-org/trainer/pull/4120>)：sglang worker 的改动没有测试" in with_items
     report["risks"][1].pop("items")
     without = render_markdown(report)
     assert "critic 前向逻辑变化没有对应测试。 ([\\#4107]" in without

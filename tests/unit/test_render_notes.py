@@ -82,14 +82,14 @@ def test_an_unknown_risk_kind_renders_as_itself_escaped():
 @pytest.mark.parametrize(("window", "zh", "en"), [(4, "近 4 周首次出现的贡献者", "First seen in the last 4 weeks"),
                                                  (0, "新贡献者", "New contributors")])
 def test_new_contributors_are_labelled_by_how_far_the_history_reaches(window, zh, en, tmp_path):
-    for language, label in (("zh", zh), ("en", en)):
+    for language, label in (("zh", zh + "："), ("en", en + ": ")):
         report = copy.deepcopy(load("zh-week"))
         report["language"] = language
         report["stats"]["new_contributors_window"] = window
         files = render_all_strict(report)
-        assert f"\n{label}: gina\n" in files["report.md"].decode()  # named after the appendix, beside the byline
-        assert f"<p>{label}: gina</p>" in files["index.html"].decode()
-        assert f"{label}: gina" in pdf_text(files["report.pdf"], tmp_path)
+        assert f"\n{label}gina\n" in files["report.md"].decode()  # named after the appendix, beside the byline
+        assert f"<p>{label}gina</p>" in files["index.html"].decode()
+        assert f"{label}gina" in pdf_text(files["report.pdf"], tmp_path)
 
 
 def test_the_key_pr_table_shows_at_most_three_key_points():

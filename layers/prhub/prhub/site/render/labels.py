@@ -86,6 +86,7 @@ LABELS: dict[str, dict[str, str]] = {
         "relanded_by": "随后重新合入",
         "sep": "，",
         "list_sep": "、",  # between PR numbers: a Chinese list takes the 顿号
+        "colon": "：",
         "lp": "（",
         "rp": "）",
         "suggestions": "后续建议",
@@ -245,6 +246,7 @@ LABELS: dict[str, dict[str, str]] = {
         "relanded_by": "relanded by",
         "sep": ", ",
         "list_sep": ", ",
+        "colon": ": ",
         "lp": " (",
         "rp": ")",
         "suggestions": "Follow-up suggestions",

@@ -73,9 +73,10 @@ def _cover(pdf: ReportPDF, v: ReportView) -> None:
         pdf.cell(card_w - 4, 6, T(value))
     pdf.set_y(y + 17)
     if s.new_contributors:
-        pdf.paragraph([Run(T(f"{s.new_contributors_label}: {', '.join(s.new_contributors)}"))], size=SMALL)
+        named = ", ".join(s.new_contributors)
+        pdf.paragraph([Run(T(f"{s.new_contributors_label}{words['colon']}{named}"))], size=SMALL)
     if s.bots:
-        pdf.paragraph([Run(T(f"{words['bots']}: {s.bots}"))], size=SMALL)
+        pdf.paragraph([Run(T(f"{words['bots']}{words['colon']}{s.bots}"))], size=SMALL)
 
 
 # -- one layout per section kind (render/view.py) -----------------------------------------------------------------
@@ -90,7 +91,7 @@ def _risk_brief(pdf: ReportPDF, d: dict[str, Any]) -> None:
     _bullets(pdf, d["notes"])
     for r in d["unnoted"]:
         pdf.set_text_color(*WARN)
-        pdf.paragraph([Run(pdf.fit(r["label"]) + (": " if r["prs"] else "")), *_refs_cell(pdf, r["prs"])],
+        pdf.paragraph([Run(pdf.fit(r["label"]) + (pdf.words["colon"] if r["prs"] else "")), *_refs_cell(pdf, r["prs"])],
                       indent=5, bullet="•", after=0.8)
         pdf.set_text_color(0, 0, 0)
 
@@ -157,7 +158,7 @@ def _reviews(pdf: ReportPDF, d: dict[str, Any]) -> None:
         _more(pdf, d["threads_more"])
     if d["unreviewed"]:
         pdf.heading(words["unreviewed_prs"], 1)
-        own = [Run(f" ({T(words['self_merged_prs'])}: "), *_refs_cell(pdf, d["self_merged"]), Run(")")]
+        own = [Run(f" ({T(words['self_merged_prs'])}{words['colon']}"), *_refs_cell(pdf, d["self_merged"]), Run(")")]
         pdf.paragraph([*_refs_cell(pdf, d["unreviewed"]), *(own if d["self_merged"] else [])])
     if d["follow_ups"]:
         pdf.heading(words["follow_ups"], 1)
@@ -186,8 +187,8 @@ def _risks(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
         if not r["items"]:  # the engine's detail repeats its per-PR items
             pdf.paragraph(pdf.runs(r["detail"], r["prs"]))
         for item in r["items"]:
-            pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(": "), *pdf.runs(item["detail"])],
-                          size=SMALL, indent=5, bullet="•", after=0.5)
+            pdf.paragraph([Run(item["pr"]["label"], item["pr"]["url"]), Run(pdf.words["colon"]),
+                           *pdf.runs(item["detail"])], size=SMALL, indent=5, bullet="•", after=0.5)
         _more(pdf, r["more"])
 
 
@@ -205,8 +206,8 @@ def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:
     words = pdf.words
     for c in d["clusters"]:
         reason = [Run(" — " + pdf.fit(c["reason"]))] if c["reason"] else []
-        pdf.paragraph([Run(pdf.fit(c["title"]) + ": "), *_refs_cell(pdf, c["prs"]), *reason], indent=5, bullet="•",
-                      after=0.8)
+        pdf.paragraph([Run(pdf.fit(c["title"]) + pdf.words["colon"]), *_refs_cell(pdf, c["prs"]), *reason], indent=5,
+                      bullet="•", after=0.8)
     _bullets(pdf, d["relation_notes"])
     for r in [] if d["relation_notes"] else d["reverts"]:
         runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {pdf.fit(words['reverts_pr'])} "),
@@ -252,7 +253,7 @@ def _files(pdf: ReportPDF, d: dict[str, Any]) -> None:
 
 def _links(pdf: ReportPDF, rows: list[dict[str, Any]]) -> None:
     for r in rows:
-        runs = [Run(pdf.fit(r["label"]) + ": ")] if r["label"] else []
+        runs = [Run(pdf.fit(r["label"]) + pdf.words["colon"])] if r["label"] else []
         for i, link in enumerate(r["links"]):
             runs += ([Run(", ")] if i else []) + [Run(pdf.fit(link["label"]), link.get("url"))]
         if r.get("note"):
