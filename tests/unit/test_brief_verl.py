@@ -240,3 +240,17 @@ def test_a_breaking_risk_at_a_glance_points_at_the_highlights_that_tell_its_migr
     assert note["text"] == ("破坏性变更：2 个 PR，都在上文亮点中" if lang == "zh" else
                             "breaking changes: 2 PRs, all in the highlights above")
     assert set(note["prs"]) == {6804, 7374} <= highlighted(report)
+
+
+def test_a_series_of_titles_keeps_what_each_one_says_after_its_colon() -> None:
+    # trl 06-08's table read "让 KTO 与 DPO 对齐" three times (#5939, #5982, #6029: "Align KTO with DPO: Support VLM",
+    # "…: Improve error message for VLM truncation", …): the part after the colon was cut as a second clause
+    rows = zh_share.export_rows("huggingface/trl")
+    if rows is None:
+        pytest.skip("../shared/data/huggingface-trl is not here")
+    report = zh_share.build(rows, "2026-06-08", "2026-06-14", "huggingface/trl", "UTC", "zh")
+    said = {p["number"]: p["headline"] for p in report["prs"] if p["number"] in (5939, 5982, 6029)}
+    assert said[5939] == "让 KTO 与 DPO 对齐：支持 VLM"
+    assert len(set(said.values())) == 3, said
+    breaking = next(n for n in report["risk_notes"] if n["prs"] == [5987])
+    assert breaking["text"] == "破坏性变更：#5987，见上文亮点"  # one PR: not "1 个 PR，都在…"

@@ -60,7 +60,7 @@ def test_english_narrative_quotes_the_reports_numbers():
                                       "in the release notes.")
     assert "Follow up the reverted changes not re-landed yet (#13)." in text["suggestions"]
     # the highlights tell #11 with its migration: the risks at a glance point there (the renderer names #11)
-    assert {"text": "breaking changes: 1 PR, all in the highlights above", "prs": [11]} in [
+    assert {"text": "breaking changes: #11, in the highlights above", "prs": [11]} in [
         {k: n[k] for k in ("text", "prs")} for n in text["risk_notes"]]
 
 

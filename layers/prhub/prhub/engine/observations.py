@@ -83,8 +83,11 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
         count = len(risk["prs"])
         ranked = sorted(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))  # the brief names the first few
         if risk["kind"] == "breaking":  # the highlights name every one with its migration (narrative.must_name)
-            text = (f"{label}：{count} 个 PR，都在上文亮点中" if zh else
-                    f"{label}: {count} PR{'s' if count != 1 else ''}, all in the highlights above")
+            if count == 1:
+                text = f"{label}：#{first}，见上文亮点" if zh else f"{label}: #{first}, in the highlights above"
+            else:
+                text = (f"{label}：{count} 个 PR，都在上文亮点中" if zh else
+                        f"{label}: {count} PRs, all in the highlights above")
             notes.append({"text": text, "prs": ranked, "evidence": [fact(first, "risks", quoted)]})
             continue
         if zh:

@@ -49,9 +49,14 @@ def title(raw: str, kind: str = "") -> str:
     asides = [m.group(0) for m in re.finditer(r"(?<!`)\s*\([^()`]*\)", text)]
     for aside in asides:  # "(1 version)", "(GRPO, RLOO)": said after the sentence, as Chinese brackets them
         text = text.replace(aside, "")
-    breaks = r"\s*;\s+" if '"' in text else r"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+"  # a quote keeps its colon
-    out = [_coordinated(part, kind) for part in re.split(breaks, text)]
-    return join([lead + "；".join(p for p in out if p), *(noun_phrases.words([a.strip()], clause) for a in asides)])
+    breaks = r"(\s*;\s+)" if '"' in text else r"(\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+)"  # a quote keeps its colon
+    parts = re.split(breaks, text)
+    said = ""
+    for i in range(0, len(parts), 2):  # "Align KTO with DPO: Support VLM": a colon still names what, in Chinese
+        part = _coordinated(parts[i], kind)
+        if part:
+            said += ("：" if ":" in parts[i - 1] else "；") + part if said else part
+    return join([lead + said, *(noun_phrases.words([a.strip()], clause) for a in asides)])
 
 
 def _coordinated(text: str, kind: str) -> str:
