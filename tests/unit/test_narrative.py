@@ -42,9 +42,10 @@ def test_english_narrative_quotes_the_reports_numbers():
     text = narrative.engine_narrative(report)
     assert set(text) == SECTIONS
     stats = report["stats"]
+    # the title block, just above the summary, gives the lines and the average scores: not said twice
     assert text["summary"].startswith(f"{stats['pr_count']} PRs were merged, {stats['key_pr_count']} of them key, "
-                                      f"by {stats['authors']} authors (1 first seen in the last 2 weeks), "
-                                      f"+{stats['additions']}/−{stats['deletions']} lines")
+                                      f"by {stats['authors']} authors (1 first seen in the last 2 weeks).\n\n")
+    assert "average importance" not in text["summary"] and f"+{stats['additions']}/" not in text["summary"]
     # highlights by theme: the rollout cluster, told by its lead #11, names its follow-up #12
     assert text["highlights"][0]["prs"] == [11, 12]
     assert text["highlights"][0]["text"].startswith(
@@ -79,7 +80,7 @@ def test_chinese_narrative():
     assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
     assert text["highlights"][0]["text"].startswith("[破坏性变更] rollout 模块：#11 支持异步 rollout 后端；#12 修复")
     assert "迁移：作者标注为破坏性变更，升级前请按 #11 的说明修改用法。" in text["highlights"][0]["text"]
-    assert "平均重要度" in text["summary"] and "平均洞察度" in text["summary"]
+    assert "平均重要度" not in text["summary"] and "平均洞察度" not in text["summary"] and "行" not in text["summary"]
     assert "近 2 周首次出现 1 位" in text["summary"]
 
 

@@ -66,16 +66,15 @@ def paragraphs(report: Analysis, zh: bool) -> str:
 
 
 def _figures_zh(s: Stats, now: str) -> str:
-    """The period's figures: PRs, key PRs, authors and newcomers, lines, average scores."""
+    """The period's figures: PRs, key PRs, authors and newcomers. The lines and the average scores are the title
+    block's, just above: said again here, every figure of the header was read twice."""
     window = s.get("new_contributors_window") or 0  # the history reaches back only this many weeks
     newcomers = (f"近 {window} 周首次出现 {len(s['new_contributors'])} 位" if window else
                  f"新贡献者 {len(s['new_contributors'])} 位")
     waiting = s.get("unscored_count", 0)
     merged = (f"{now}合并 {s['pr_count']} 个 PR，其中 {waiting} 个尚未评分；已评分的 {s['pr_count'] - waiting} 个中"
               if waiting else f"{now}合并 {s['pr_count']} 个 PR，其中")
-    return (f"{merged}关键 PR {s['key_pr_count']} 个，来自 {s['authors']} 位作者"
-            f"（{newcomers}），共 +{s['additions']}/−{s['deletions']} 行；"
-            f"平均重要度 {s['avg_importance']:.1f}，平均洞察度 {s['avg_insight']:.1f}。")
+    return f"{merged}关键 PR {s['key_pr_count']} 个，来自 {s['authors']} 位作者（{newcomers}）。"
 
 
 def _figures_en(s: Stats) -> str:
@@ -85,8 +84,7 @@ def _figures_en(s: Stats) -> str:
     newcomers = (f"{len(s['new_contributors'])} first seen in the last {window} weeks" if window else
                  f"{len(s['new_contributors'])} first-time")
     return (f"{merged}, {s['key_pr_count']} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
-            f"({newcomers}), +{s['additions']}/−{s['deletions']} lines; "
-            f"average importance {s['avg_importance']:.1f}, average insight {s['avg_insight']:.1f}.")
+            f"({newcomers}).")
 
 
 def _merged_en(n: int) -> str:
