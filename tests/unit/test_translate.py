@@ -258,3 +258,13 @@ def test_a_title_opened_by_a_verb_the_glossary_lacks_stays_english_and_falls_bac
     assert gist.doing("reflect doc folder move in book deployment", "chore").startswith("维护：“")
     # a lower-case short name, an adjective and a glossary word open titles that still translate
     assert translate.title("Conversational dataset support for `DPOTrainer`") == "为 `DPOTrainer` 支持对话式数据集"
+
+
+def test_generic_folders_of_any_layout_are_named_in_chinese() -> None:
+    # cargo's core/util/diag/publish, trl's experimental/models/chat_templates, a file at the top: the highlights
+    # headed them "experimental 模块" four times in one trl week
+    from prhub.engine.telling import area_name
+
+    assert [area_name(m) for m in ("experimental", "core", "util", "diag", "publish", "chat_templates", "root")] == [
+        "实验特性", "核心", "工具函数", "诊断", "发布", "对话模板", "仓库根目录"]
+    assert area_name("megatron") == "megatron 模块"  # a proper name stays, marked a module
