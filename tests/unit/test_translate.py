@@ -268,3 +268,10 @@ def test_generic_folders_of_any_layout_are_named_in_chinese() -> None:
     assert [area_name(m) for m in ("experimental", "core", "util", "diag", "publish", "chat_templates", "root")] == [
         "实验特性", "核心", "工具函数", "诊断", "发布", "对话模板", "仓库根目录"]
     assert area_name("megatron") == "megatron 模块"  # a proper name stays, marked a module
+
+
+def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
+    # verl #7032 read "在跳过 Manager 中支持参数同步步": "Skip Manager" is a component, not the verb "skip"
+    assert translate.title("[tool, rollout] feat: support parameter sync steps in Skip Manager").startswith(
+        "在 Skip Manager 中支持")
+    assert translate.title("fix deadlock in the sampler") == "修复采样器中的死锁"  # a plain place is still said

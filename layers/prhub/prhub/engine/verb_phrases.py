@@ -64,6 +64,15 @@ def _phrase(text: str) -> str:
     return noun_phrases.phrase(text, clause)
 
 
+def _place(text: str) -> str:
+    """Where a thing is, after "in", "on", ...: a name when it opens with two capitalised words ("in Skip
+    Manager"), though its first word is also a verb; else a noun phrase."""
+    tokens = TOKEN.findall(text)
+    if len(tokens) == 2 and all(re.fullmatch(r"[A-Z][a-z]+", t) for t in tokens) and verb(tokens):
+        return text
+    return _phrase(text)
+
+
 def clause(text: str, kind: str = "") -> str:
     """One verb phrase in Chinese order; without a verb, the type's action (fix) or the phrase itself."""
     text = text.strip().rstrip(".")
@@ -484,7 +493,7 @@ def _located(key: str, zh: str, rest: str) -> str | None:
     """"fix X in Y" -> "修复 Y 中的 X"; "add X in Y" -> "在 Y 中新增 X"; "X on Y" -> "在 Y 上 ..."."""
     for word in ("in", "on", "under", "within", "inside", "at", "across", "over", "between"):
         if parts := split(rest, word):
-            place = _phrase(parts[1])
+            place = _place(parts[1])
             if word == "across":  # "cache X across weight updates": 跨权重更新缓存 X
                 return join(["跨", place, _placed(key, zh, parts[0])])
             if word == "between":
