@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from prhub.core.report import Analysis, Evidence, PrEntry
+from prhub.core.text import PR_REF
 from prhub.engine import gist, headline, translate
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
@@ -25,9 +26,9 @@ def refs_text(numbers: list[int], limit: int = 4, zh: bool = False) -> str:
 
 
 def cited(text: str, numbers: list[int]) -> list[int]:
-    """The PRs of `numbers` that `text` names as "#N": a paragraph that counts the rest ("等 9 个") hands the
-    renderers no others to list after it."""
-    named = {int(n) for n in re.findall(r"#(\d+)", text)}
+    """The PRs of `numbers` that `text` names as "#N" (as the renderers find them: core.text.PR_REF): a paragraph
+    that counts the rest ("等 9 个") hands the renderers no others to list after it."""
+    named = {int(m.group(1)) for m in PR_REF.finditer(text)}
     return [n for n in numbers if n in named]
 
 
