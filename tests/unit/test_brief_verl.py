@@ -254,3 +254,8 @@ def test_a_series_of_titles_keeps_what_each_one_says_after_its_colon() -> None:
     assert len(set(said.values())) == 3, said
     breaking = next(n for n in report["risk_notes"] if n["prs"] == [5987])
     assert breaking["text"] == "破坏性变更：#5987，见上文亮点"  # one PR: not "1 个 PR，都在…"
+
+
+def test_the_summary_puts_no_space_between_chinese_words() -> None:
+    # "最值得先读的是 工具的 #6302，以及 工具的 #6300": a space belongs only between Chinese and Latin
+    assert "最值得先读的是工具的 #6302，以及工具的 #6300" in week("05-04")["summary"]

@@ -97,9 +97,11 @@ def _notable_zh(seen: _Notable) -> list[str]:
         second.append(f"改动最集中的模块是 {'、'.join(map(translate.module, seen.busiest))}"
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
     if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
-        second.append("最值得先读的是 " + "，以及 ".join(
-            f"{translate.join([area_name(p['modules'][0]), '的']) + ' ' if p['modules'] else ''}#{p['number']}"
-            for p in seen.lead) + "（见上文亮点）")
+        parts = ["最值得先读的是"]
+        for i, p in enumerate(seen.lead):  # join spaces Chinese from Latin only: "是工具的 #6302", "是 rollout 模块的"
+            parts += (["，以及"] if i else []) + ([area_name(p["modules"][0]), "的"] if p["modules"] else [])
+            parts.append(f"#{p['number']}")
+        second.append(translate.join(parts) + "（见上文亮点）")
     settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
     attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",
                  f"{seen.reverts} 条回滚记录{settled}" if seen.reverts else ""]
