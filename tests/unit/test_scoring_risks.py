@@ -127,8 +127,17 @@ def test_title_convention_when_the_tag_disagrees_with_the_paths():
 def test_file_kinds():
     paths = {"tests/test_a.py": "test", "pkg/a_test.py": "test", ".github/workflows/x.yml": "ci",
              "docker/Dockerfile.x": "deps", "docker/README.md": "docs", "docs/a.rst": "docs",
-             "examples/run.sh": "example", "pkg/a.py": "source", "pkg/config/a.yaml": "config", "uv.lock": "deps"}
+             "examples/run.sh": "example", "pkg/a.py": "source", "pkg/config/a.yaml": "config", "uv.lock": "deps",
+             # a root dotfile or dot folder is the repository's own tooling, not something its users run
+             ".gemini/config.yaml": "ci", ".gitignore": "ci", ".vscode/settings.json": "ci"}
     assert {p: file_kind(p, CONFIG.test_paths) for p in paths} == paths
+
+
+def test_deleting_the_repositorys_tooling_config_breaks_no_user():
+    # verl #7219 "[ci] chore: remove gemini code review" deleted .gemini/config.yaml and was a breaking highlight
+    gone = [change(".gemini/config.yaml", 0, 12, status="removed")]
+    assert "breaking" not in risks(make_pr("[ci] chore: remove gemini code review", gone))
+    assert "breaking" in risks(make_pr("[ci] chore: remove x", [change("pkg/config/a.yaml", 0, 12, status="removed")]))
 
 
 def test_every_risk_has_a_detail():

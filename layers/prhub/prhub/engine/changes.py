@@ -57,7 +57,7 @@ def is_generated(path: str) -> bool:
 
 
 def file_kind(path: str, test_paths: Sequence[str]) -> str:
-    """test | ci | deps | docs | example | source | config | other."""
+    """test | ci (and the repository's other tooling) | deps | docs | example | source | config | other."""
     return _file_kind(path, tuple(test_paths))
 
 
@@ -66,8 +66,8 @@ def _file_kind(path: str, test_paths: tuple[str, ...]) -> str:
     lower = path.lower()
     if is_test(path, test_paths):
         return "test"
-    if lower.startswith(CI_PREFIXES):
-        return "ci"
+    if lower.startswith(CI_PREFIXES) or lower.startswith("."):
+        return "ci"  # a dotfile or dot folder at the root is the repository's tooling (.gemini/, .gitignore)
     if DEPENDENCY_FILE.search(path) or is_lock(path):
         return "deps"
     if lower.startswith(DOC_PREFIXES) or lower.endswith(DOC_EXTENSIONS):
