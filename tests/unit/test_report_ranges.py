@@ -210,3 +210,13 @@ def test_every_number_in_the_zh_month_narrative_is_in_its_data():
     for number in re.findall(r"\d+(?:\.\d+)?", repr(sections)):
         assert number in facts, number
     assert report["title"] == "example-org/trainer 2026 年 7 月月报"
+
+
+def test_the_zh_header_names_chinas_time_zone_by_its_city():
+    prs, history = month_prs()
+    days = Period.parse("2026-07-01", "2026-07-10", "Asia/Shanghai")
+    zh = full_report([p for p in prs if p.merged_at < "2026-07-11"], days, ZH, history)
+    assert view(zh).tz == "北京时间"
+    assert "| 周期 | 2026 年 7 月 1 日至 7 月 10 日（北京时间） |" in render_markdown(zh)
+    assert view({**zh, "language": "en"}).tz == "Asia/Shanghai"  # en keeps the IANA name
+    assert view({**zh, "period": {**zh["period"], "tz": "Europe/Berlin"}}).tz == "Europe/Berlin"

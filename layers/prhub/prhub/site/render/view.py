@@ -447,6 +447,17 @@ def dates(period: Mapping[str, Any], lang: str, words: dict[str, str]) -> str:
     return f"{since} {words['to']} {until}"
 
 
+# Chinese readers name China's one time zone by its city, not by its IANA key.
+ZONE_NAMES = {"zh": dict.fromkeys(("Asia/Shanghai", "Asia/Chongqing", "Asia/Harbin", "Asia/Urumqi", "PRC"),
+                                  "北京时间")}
+
+
+def zone(period: Mapping[str, Any], lang: str) -> str:
+    """The period's time zone as the header says it ("北京时间" in zh for Asia/Shanghai, else the IANA name)."""
+    tz = clean(period["tz"])
+    return ZONE_NAMES.get(lang, {}).get(tz, tz)
+
+
 @dataclass(frozen=True)
 class ReportView(TemplateView):
     """A report as its renderings read it: the header's fields, then its non-empty sections in reading order."""
@@ -499,7 +510,7 @@ def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] |
         title=clean(report["title"]),
         repo=clean(f"{report['repo']} ({name})" if name else report["repo"]),
         repo_url=safe_url(f"https://github.com/{report['repo']}"),
-        since=clean(period["since"]), until=clean(period["until"]), tz=clean(period["tz"]),
+        since=clean(period["since"]), until=clean(period["until"]), tz=zone(period, lang),
         dates=dates(period, lang, parts.words),
         generated_at=clean(report["generated_at"]),
         scorer=scorer_text(report),
