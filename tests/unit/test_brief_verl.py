@@ -198,10 +198,14 @@ def test_a_follow_up_points_at_the_risks_above_instead_of_naming_their_prs_again
     assert len(asks) == 3, report["suggestions"]
     assert all(not re.search(r"#\d+", s) for s in asks), asks
     assert ("上文的 2 个破坏性变更" if lang == "zh" else "breaking changes above (2 PRs)") in asks[0]
+    # the untested key PRs too: risks at a glance counts them and names them first, the follow-up points up
     untested = next(s for s in report["suggestions"] if "测试" in s or "tests" in s)
-    named = [int(n) for n in re.findall(r"#(\d+)", untested)]
-    importance = {p["number"]: p["importance"] for p in report["prs"]}
-    assert named and named == sorted(named, key=lambda n: -importance[n])  # the key PRs most worth a test first
+    missing = next(r["prs"] for r in report["risks"] if r["kind"] == "missing_tests")
+    key = [p["number"] for p in report["prs"] if p["key"] and p["number"] in missing]
+    assert not re.search(r"#\d+", untested) and f"{len(key)}" in untested, untested
+    glance = next(n for n in report["risk_notes"] if re.match(r"改了源码但没有改测试|source changes", n["text"]))
+    assert (f"其中关键 PR {len(key)} 个" if lang == "zh" else f"({len(key)} key)") in glance["text"]
+    assert set(glance["prs"][:len(key)]) == set(key)  # the key ones are named first
     assert told  # risks at a glance still names the PRs
 
 

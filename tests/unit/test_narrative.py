@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from prhub.core.history import History
 from prhub.core.period import Period
-from prhub.engine import narrative, observations, summary, telling
+from prhub.engine import narrative, observations, summary, telling, wording
 from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import score_pull
 from prhub.report import compose
@@ -332,10 +333,30 @@ def test_a_risk_note_names_the_first_pins_and_its_evidence_keeps_them_all():
     report = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": detail,
                          "items": [{"pr": 41, "detail": detail}]}]}
     note = observations.risk_notes(report, True)[0]
-    assert note["text"] == "依赖版本变更：#41，依赖版本：trtllm 1.3.0rc15、megatron-core==0.17.0 等"
+    assert note["text"] == "依赖版本变更：#41，trtllm 1.3.0rc15、megatron-core==0.17.0 等"  # the label said once
     assert note["evidence"] == [{"pr": 41, "field": "risks", "fact": detail}]
     short = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": "依赖版本：vllm 0.17→0.18", "items": []}]}
-    assert observations.risk_notes(short, True)[0]["text"].endswith("依赖版本：vllm 0.17→0.18")
+    assert observations.risk_notes(short, True)[0]["text"] == "依赖版本变更：#41，vllm 0.17→0.18"
+
+
+@pytest.mark.parametrize("zh, wanted", [
+    (True, "超大改动：2 个 PR，例如 #41：改动 2070 行，涉及 28 个文件"),
+    (False, "very large changes: 2 PRs, e.g. #41: 2070 changed lines in 28 files")])
+def test_risks_at_a_glance_says_how_large_and_leaves_the_split_to_the_details(zh: bool, wanted: str):
+    # verl 07-13 read "改动 2070 行（+2056/−14），涉及 28 个文件" above the same line in the details
+    detail = wording.say("zh" if zh else "en", "large", size=2070, additions=2056, deletions=14, n=28, threshold=1000)
+    report = {"prs": [{"number": 41, "importance": 9.1, "key": True}, {"number": 42, "importance": 8.0, "key": True}],
+              "risks": [{"kind": "large_change", "prs": [41, 42], "detail": detail,
+                         "items": [{"pr": 41, "detail": detail}]}]}
+    note = observations.risk_notes(report, zh)[0]
+    assert note["text"] == wanted and "+2056/−14" in note["evidence"][0]["fact"]  # the evidence keeps the split
+
+
+def test_a_chinese_title_convention_lists_its_folders_with_the_enumeration_comma():
+    from prhub.engine.risks import tag_mismatch
+    files = [change("pkg/loss.py"), change("tests/test_loss.py")]
+    assert tag_mismatch(["doc"], files, CONFIG.with_overrides(language="zh")) == "标注为 [doc]，但只改动了 pkg、tests"
+    assert tag_mismatch(["doc"], files, CONFIG) == "tagged [doc] but touches only pkg, tests"
 
 
 def test_a_chinese_list_of_prs_takes_the_enumeration_comma():

@@ -16,6 +16,7 @@ from prhub.engine.telling import (
     refs_text,
     short,
 )
+from prhub.engine.wording import say
 
 RISK_TEXT = {
     "zh": {
@@ -34,6 +35,8 @@ RISK_TEXT = {
     },
 }
 
+
+SIZE_SPLIT = re.compile(r"（\+\d+/−\d+）| \(\+\d+/−\d+\)")  # a large change's added/removed split
 
 TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
                "en": {"rising": "rising", "fading": "fading", "new": "new"}}
@@ -66,6 +69,7 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
     names = RISK_TEXT["zh" if zh else "en"]
     notes: list[Note] = []
     importance = {p["number"]: p["importance"] for p in report.get("prs", [])}
+    key = {p["number"] for p in report.get("prs", []) if p["key"]}
     for risk in report.get("risks", []):
         label = names.get(risk["kind"], risk["kind"])
         # the example is the risk's most important PR (a year lists hundreds by number)
@@ -79,6 +83,7 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
         if risk["kind"] == "dependency_pin":
             example = _first_pins(example, zh)
         example = headline.PATH.sub(r"\1", example)  # a file by its name: the details give its path
+        example = SIZE_SPLIT.sub("", example)  # "+2056/−14" too: the glance says how large, the details how
         # The renderers list the PRs the text does not cite, so the text names only the example.
         count = len(risk["prs"])
         ranked = sorted(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))  # the brief names the first few
@@ -90,12 +95,15 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
                         f"{label}: {count} PRs, all in the highlights above")
             notes.append({"text": text, "prs": ranked, "evidence": [fact(first, "risks", quoted)]})
             continue
+        keyed = len(key & set(risk["prs"])) if risk["kind"] == "missing_tests" else 0  # the follow-ups ask for those
         if zh:
+            among = f"（其中关键 PR {keyed} 个）" if 0 < keyed < count else ""
             text = (f"{label}：#{first}，{short(example, 120)}" if count == 1 else
-                    f"{label}：{count} 个 PR，例如 #{first}：{short(example, 120)}")
+                    f"{label}：{count} 个 PR{among}，例如 #{first}：{short(example, 120)}")
         else:
+            among = f" ({keyed} key)" if 0 < keyed < count else ""
             text = (f"{label}: #{first}, {short(example, 120)}" if count == 1 else
-                    f"{label}: {count} PRs, e.g. #{first}: {short(example, 120)}")
+                    f"{label}: {count} PRs{among}, e.g. #{first}: {short(example, 120)}")
         notes.append({"text": text, "prs": ranked, "evidence": [
             fact(first, "risks", quoted), *reviews.review_risk_facts(risk["kind"], first, report.get("reviews"))]})
     return notes
@@ -113,11 +121,13 @@ def _first_clause(text: str) -> str:
 
 
 def _first_pins(detail: str, zh: bool, shown: int = 2) -> str:
-    """A pin list cut to its first `shown` pins ("依赖版本：a、b 等"): the note points at the risk, whose section
-    below lists every pin."""
-    if not (match := re.match(r"^(.*?[：:]\s*)(.+)$", detail)) or len(pins := match.group(2).split(", ")) <= shown:
-        return detail
-    return match.group(1) + ("、".join(pins[:shown]) + " 等" if zh else ", ".join(pins[:shown]) + ", …")
+    """A pin list cut to its first `shown` pins ("a、b 等"): the note points at the risk, whose section below lists
+    every pin. The list's own label goes: the note's ("依赖版本变更：") says it."""
+    label = say("zh" if zh else "en", "pins", shown="")
+    listed = detail.removeprefix(label)
+    if listed == detail or len(pins := listed.split(", ")) <= shown:
+        return listed
+    return "、".join(pins[:shown]) + " 等" if zh else ", ".join(pins[:shown]) + ", …"
 
 
 def relation_notes(report: Analysis, zh: bool) -> list[Note]:
@@ -152,7 +162,8 @@ SUGGESTIONS = (
      "Read the breaking changes above ({prs}) before upgrading and note the migration in the release notes."),
     ("open_reverts", "跟进被回滚且尚未重新合入的改动（{refs}）。",
      "Follow up the reverted changes not re-landed yet ({refs})."),
-    ("untested_key", "为没有测试的关键 PR 补充测试：{refs}。", "Add tests for key PRs merged without any: {refs}."),
+    ("untested_key", "为上文没有测试的{n}关键 PR 补充测试。",
+     "Add tests to the key PRs above merged without any ({prs})."),
     ("follow_up", "兑现审阅中承诺的后续工作（{refs}）。", "Do the follow-ups promised in review ({refs})."),
     ("unresolved_review", "确认合并时未解决的审阅意见是否仍要处理（{refs}）。",
      "Check whether the review threads left open at merge still need work ({refs})."),
@@ -169,12 +180,10 @@ SUGGESTIONS = (
 
 def suggestions(report: Analysis, zh: bool) -> list[str]:
     asks: dict[str, list[int]] = {r["kind"]: r["prs"] for r in report.get("risks", [])}
-    importance = {p["number"]: p["importance"] for p in report.get("prs", [])}
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
     asks["open_reverts"] = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed: done
-    # the key PRs without tests most worth a test first, as risks at a glance names them
-    asks["untested_key"] = sorted((n for n in asks.get("missing_tests", []) if n in key),
-                                  key=lambda n: (-importance.get(n, 0.0), n))
+    # risks at a glance names the untested PRs by importance, the key ones first, and counts those
+    asks["untested_key"] = [n for n in asks.get("missing_tests", []) if n in key]
     out = [(in_zh if zh else in_en).format(refs=refs_text(asks[name], zh=zh),
                                            n=f" {len(asks[name])} 个" if len(asks[name]) > 1 else "",
                                            prs=f"{len(asks[name])} PR{'s' if len(asks[name]) != 1 else ''}")

@@ -143,7 +143,7 @@ def tag_mismatch(tags: Sequence[str], files: Sequence[FileChange], config: RepoC
         if hints and any(h in path for h in hints for path in paths):
             return ""
     return say(config.language, "tag_mismatch", tags=", ".join(tags),
-               paths=", ".join(sorted({p.split("/")[0] for p in paths})[:4]))
+               paths=("、" if config.language == "zh" else ", ").join(sorted({p.split("/")[0] for p in paths})[:4]))
 
 
 def doc_mismatch(files: Sequence[FileChange], config: RepoConfig, breaking: bool, breaking_reason: str) -> Risk | None:
