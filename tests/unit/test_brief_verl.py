@@ -263,3 +263,11 @@ def test_a_series_of_titles_keeps_what_each_one_says_after_its_colon() -> None:
 def test_the_summary_puts_no_space_between_chinese_words() -> None:
     # "最值得先读的是 工具的 #6302，以及 工具的 #6300": a space belongs only between Chinese and Latin
     assert "最值得先读的是工具的 #6302，以及工具的 #6300" in week("05-04")["summary"]
+
+
+def test_a_headline_that_knows_only_the_diff_says_so_once():
+    # a chore whose title stays English fell back to "改动：改动 1 个文件，多为删除"
+    said = headline.headline("[ci] chore: kindly ask the bots to stop pinging us", "", "chore", [], 1, 0, 40)
+    assert said == "改动 1 个文件，多为删除"
+    fix = headline.headline("fix: kindly ask the bots to stop pinging us", "", "fix", [], 2, 30, 1)
+    assert fix == "修复：改动 2 个文件，多为新增"

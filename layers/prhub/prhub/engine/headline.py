@@ -109,7 +109,8 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
     names = list(dict.fromkeys(IDENTIFIER.findall(translate.strip(title))))[:2]
     if names:
         return clip(f"{what}：涉及 {'、'.join(names)}", HEADLINE)
-    return f"{what}：{_where(changed_files, additions, deletions)}"
+    where = _where(changed_files, additions, deletions)
+    return where if what == "改动" else f"{what}：{where}"  # not "改动：改动 1 个文件"
 
 
 def _came_with(kinds: Collection[str], zh: bool) -> str:
