@@ -145,7 +145,7 @@ def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[R
         if detail and not (zh and english_prose(detail)):
             out.append(clip(detail, 70))
     if any(r.kind == "missing_tests" for r in risks):
-        out.append("改了源码但没有改测试" if zh else "Source changed without test changes")
+        out.append("未改测试" if zh else "No test changes")  # the opposite of "附带测试", as short: a column of it
     if not out and (came := _came_with(kinds, zh)):
         out.append(came)
     if not said_size and not out:  # the size when nothing else is known: the table's row still says something
