@@ -150,11 +150,17 @@ def section(markdown: str, heading: str) -> str:
 
 
 def items(section_md: str) -> list[str]:
-    """A section's items: its level-3 subsections when it has them, else its top-level list items."""
+    """A section's items: its level-3 subsections when it has them, else its top-level list items; a top-level
+    item that only heads a nested list (a theme over its subjects) counts as its nested items."""
     if re.search(r"^###[ \t]", section_md, re.M):
         return [p for p in re.split(r"^(?=###[ \t])", section_md, flags=re.M) if p.startswith("###")]
-    return [p for p in re.split(r"^(?=(?:[-*+]|\d+[.)])[ \t])", section_md, flags=re.M)
-            if re.match(r"(?:[-*+]|\d+[.)])[ \t]", p)]
+    out: list[str] = []
+    for p in re.split(r"^(?=(?:[-*+]|\d+[.)])[ \t])", section_md, flags=re.M):
+        if not re.match(r"(?:[-*+]|\d+[.)])[ \t]", p):
+            continue
+        head, *nested = re.split(r"^(?=[ \t]+[-*+][ \t])", p, flags=re.M)
+        out += [n.strip() for n in nested] if nested and not refs(head) else [p]
+    return out
 
 
 def refs(markdown: str) -> set[int]:

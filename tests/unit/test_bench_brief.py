@@ -85,6 +85,11 @@ def test_english_runs_are_six_words_or_more():
     assert brief.english_runs("one two three. four five six") == []
 
 
+def test_a_theme_over_nested_subjects_counts_as_its_subjects():
+    part = "\n- 实验特性\n  - [\\#1](<u>) a\n  - [\\#2](<u>) b\n- x：[\\#3](<u>) c\n  - 续 #4\n"
+    assert [brief.refs(i) for i in brief.items(part)] == [{1}, {2}, {3, 4}]  # a head citing a PR stays one item
+
+
 def test_highlight_items_and_their_refs():
     report_md = ("# T\n\n## 本周亮点\n\n- 工具：[\\#6302](<https://x/6302>) 移除，同组 [\\#6189](<https://x/6189>)\n"
                  "  续行 #6300\n- [\\#5631](<https://x/5631>) 异步\n\n## 风险速览\n\n- #9999\n")

@@ -271,3 +271,14 @@ def test_a_headline_that_knows_only_the_diff_says_so_once():
     assert said == "改动 1 个文件，多为删除"
     fix = headline.headline("fix: kindly ask the bots to stop pinging us", "", "fix", [], 2, 30, 1)
     assert fix == "修复：改动 2 个文件，多为新增"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_each_highlight_names_the_theme_it_opens_with_so_a_theme_of_several_is_said_once(lang: str) -> None:
+    report = week("05-04", lang)
+    themed = [h for h in report["highlights"] if h.get("theme")]
+    assert themed and all(re.match(rf"(\[[^]]+\] )?{re.escape(h['theme'])}[：:]", h["text"]) for h in themed)
+    shared = {h["theme"] for h in themed if sum(o.get("theme") == h["theme"] for o in themed) > 1}
+    part = bench_brief.section(render_markdown(report), "本周亮点" if lang == "zh" else "Highlights")
+    for theme in shared:
+        assert part.count(f"- {theme}\n") == 1, part

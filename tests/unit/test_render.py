@@ -364,3 +364,28 @@ def test_every_section_kind_has_a_layout_in_each_rendering():
     for env, name in ((md_env(), "sections.md.j2"), (html_env(), "sections.html.j2")):
         module = env.get_template(name).make_module({"words": {}, "links": {}})
         assert all(callable(getattr(module, kind, None)) for kind in kinds), name
+
+
+def test_a_theme_heading_several_highlights_is_said_once_with_its_subjects_under_it(tmp_path):
+    # trl 2026-06-08 read "实验特性：" at the head of four of its five highlights
+    report = load("zh-week")
+    texts = [("rollout 模块：[破坏性变更] #4101 统一异步配置。", [4101], "rollout 模块"),
+             ("critic 模块：#4107 支持梯度检查点。", [4107], "critic 模块"),
+             ("[破坏性变更] rollout 模块：#4110 修正损失缩放。", [4110], "rollout 模块")]
+    report["highlights"] = [{"text": t, "prs": p, "theme": th} for t, p, th in texts]
+    md_text = render_markdown(report)
+    part = md_text.split("## 本周亮点", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in part.splitlines() if ln.strip()]
+    assert lines[0] == "- rollout 模块"  # at its first item's place, said once
+    assert lines[1].startswith("  - \\[破坏性变更\\] [\\#4101]")
+    assert lines[2].startswith("  - \\[破坏性变更\\] [\\#4110]")
+    assert lines[3].startswith("- critic 模块：[\\#4107]")  # a theme of one item keeps its line
+    assert part.count("rollout 模块") == 1
+    html = render_all_strict(report)
+    page = html["index.html"].decode()
+    assert re.search(r"<li>rollout 模块<ul><li>\[破坏性变更\] <a [^>]*>#4101</a>", page)
+    text = pdf_text(html["report.pdf"], tmp_path)
+    assert "rollout 模块" in text and text.count("rollout 模块") == 1 and "– [破坏性变更] #4110" in text
+    # a model's highlights carry no theme: one item each, as written
+    report["highlights"] = [{"text": t, "prs": p} for t, p, _ in texts]
+    assert render_markdown(report).count("rollout 模块") == 2

@@ -288,6 +288,8 @@ class Note(TypedDict):
     text: str
     prs: list[int]
     evidence: NotRequired[list[Evidence]]
+    # A highlight's subsystem, as its text opens ("实验特性：…"): the renderers list a theme's subjects under it once.
+    theme: NotRequired[str]
 
 
 class KeyChange(TypedDict):

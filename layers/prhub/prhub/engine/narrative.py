@@ -139,8 +139,11 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     # an item of one PR: its migration needs no number again
     text = opening + "".join(_consequence(p, zh, len(told) + len(others) > 1) for p in broken) + (
         chain if zh or not chain else f" {chain}")
-    return {"text": text, "prs": [p["number"] for p in told] + others,
-            "evidence": [*member_facts(told, zh), fact(told[0]["number"], "importance", told[0]["importance"])]}
+    note: Note = {"text": text, "prs": [p["number"] for p in told] + others,
+                  "evidence": [*member_facts(told, zh), fact(told[0]["number"], "importance", told[0]["importance"])]}
+    if area:
+        note["theme"] = area
+    return note
 
 
 def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:

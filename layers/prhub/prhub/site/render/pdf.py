@@ -84,6 +84,8 @@ def _cover(pdf: ReportPDF, v: ReportView) -> None:
 def _bullets(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     for n in items:
         pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
+        for s in n.get("sub") or ():  # a theme's subjects, under it
+            pdf.paragraph(pdf.runs(s["text"], s["prs"]), indent=10, bullet="–", after=0.8)
 
 
 def _risk_brief(pdf: ReportPDF, d: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ one row there (and a layout per renderer when it brings a new kind).
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from datetime import date
@@ -137,7 +138,30 @@ def _numbers(refs: list[dict[str, Any]]) -> set[Any]:
 
 
 def _highlights(p: _Parts) -> Any:
-    return p.notes(p.report["highlights"])
+    """The highlights by theme: a subsystem heading several items (subjects the engine keeps apart) is said once,
+    at its first item's place, with its subjects listed under it ("sub")."""
+    items = [i for i in p.report["highlights"] or [] if isinstance(i, dict)]
+    themes = Counter(clean(i.get("theme")) for i in items if i.get("theme"))
+    out: list[dict[str, Any]] = []
+    groups: dict[str, dict[str, Any]] = {}
+    for item in items:
+        theme = clean(item.get("theme"))
+        if themes[theme] < 2 or not theme:
+            out += p.notes([item])
+            continue
+        if theme not in groups:
+            groups[theme] = {"text": theme, "prs": [], "sub": []}
+            out.append(groups[theme])
+        groups[theme]["sub"] += p.notes([{**item, "text": _without(clean(item.get("text")), theme)}])
+    return out
+
+
+def _without(text: str, theme: str) -> str:
+    """An item's text without the theme it opens with: "[破坏性变更] megatron 模块：#1 …" → "[破坏性变更] #1 …"."""
+    for said in (f"{theme}：", f"{theme}: "):
+        if said in text:
+            return text.replace(said, "", 1)
+    return text
 
 
 def _risk_brief(p: _Parts) -> Any:
