@@ -212,12 +212,12 @@ def test_a_follow_up_points_at_the_risks_above_instead_of_naming_their_prs_again
 @pytest.mark.parametrize("name", ["05-04", "08-10", "06-15"])
 def test_an_english_line_is_a_whole_sentence_or_the_title_never_a_sentence_cut_short(name: str) -> None:
     # verl 05-04 read "#5631 (note that this MR only enables e2e async RL functionalities for trtllm rollout and
-    # tested convergence, it hasn't…)": a description's sentence too long for the brief gives way to the title
+    # tested convergence, it hasn't…)": an English line is the PR's title, whole, as a changelog says it
     report = week(name, "en")
     prose = [item["text"] for item in report["highlights"]] + [k["text"] for k in report["key_changes"]]
     assert not [t for t in prose if re.search(r"\w…", t)], prose
     if name == "05-04":
-        assert "#5631 (enable Async RL for trtllm rollout)" in report["highlights"][2]["text"]
+        assert "rollout: enable Async RL for trtllm rollout (#5631)." in report["highlights"][2]["text"]
 
 
 def test_a_zh_list_of_prs_takes_the_enumeration_comma() -> None:

@@ -50,7 +50,7 @@ def fmt(value: float) -> str:
     return f"{value:g}"
 
 
-EN_LINE = 120  # characters of an English line in the brief: a longer sentence of a description gives way to the title
+EN_LINE = 120  # characters of an English line in the brief: its title, cut only past this
 
 
 def pr_line(p: PrEntry, zh: bool) -> str:
@@ -59,10 +59,10 @@ def pr_line(p: PrEntry, zh: bool) -> str:
 
 
 def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
-    """A PR's line and the facts it stands on: its summary (a sentence of the description, or in zh its title in
-    Chinese with what the files, markers and description state), else its title. In zh a summary that would
-    quote English (a title the translator could not carry) gives way to the brief's headline (engine.headline),
-    which says in Chinese what the engine knows."""
+    """A PR's line and the facts it stands on. In zh its summary (its title in Chinese with what the files, markers
+    and description state), else its title's action; a summary that would quote English (a title the translator
+    could not carry) gives way to the brief's headline (engine.headline), which says in Chinese what the engine
+    knows. In en its title, whole, as a changelog gives it."""
     title = PR_SUFFIX.sub("", parse_title(p["title"])[0] or p["title"])
     summary = str(p.get("summary") or "")
     facts = [fact(p["number"], "title", title)]
@@ -81,11 +81,10 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
         summary = p["headline"] + (f"，{measured.group(0)}" if measured else "")
     if p["breaking"] and p.get("breaking_reason"):
         facts.append(fact(p["number"], "breaking_reason", p["breaking_reason"]))
-    if not zh:  # one sentence of the author's, whole: English prose is sentences, never a body cut mid-word
-        summary = re.split(r"(?<=[a-z0-9)`'\"”])[.!?]\s+(?=[A-Z`])", summary, maxsplit=1)[0].rstrip(".")
-        if len(summary) > EN_LINE and p.get("headline"):  # a sentence too long to tell whole: the title says it
-            summary = str(p["headline"])
-            facts = [fact(p["number"], "title", title), *(f for f in facts if f["field"] not in ("title", "body"))]
+    if not zh:  # what it does as its title says it, a changelog's line: the description's first sentence is as
+        # often context ("PR #16722 introduced a check…", cargo #17071) or an aside ("X is the only caller")
+        facts = [fact(p["number"], "title", title), *(f for f in facts if f["field"] not in ("title", "body"))]
+        return short(title[:1].upper() + title[1:], 160), facts
     return short(summary, 160), facts
 
 
@@ -103,7 +102,7 @@ def member_line(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False)
         return f"#{p['number']} 回滚了 #{undone}" if zh else f"#{p['number']} reverts #{undone}"
     line = short(pr_line(p, zh), 70 if zh else EN_LINE)
     # one PR, one clause: its line's own "；" would read as the next member's
-    return f"#{p['number']} {line.replace('；', '，')}" if zh else f"#{p['number']} ({lowered(line)})"
+    return f"#{p['number']} {line.replace('；', '，')}" if zh else f"{lowered(line)} (#{p['number']})"
 
 
 def size_clause(p: PrEntry, zh: bool, i: int) -> str:
