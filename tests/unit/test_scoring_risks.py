@@ -166,3 +166,16 @@ def test_doc_mismatch_for_breaks_and_new_options_without_docs():
         "adds --warmup-steps, warmup, decay but no documentation file changed")
     plain_change = [change("pkg/trainer.py", 5, 1, patch="@@ -1 +1 @@\n-x = 1\n+x = 2\n")]
     assert "doc_mismatch" not in risks(make_pr("[trainer] fix: x", plain_change))
+
+
+def test_a_titles_module_tags_put_the_one_its_source_bears_first():
+    # verl #7374 "[ci, trainer] feat: remove mindspeedllm backend engine support" removes trainer and engine code
+    # and trims two workflows: its highlight was headed "CI 流水线" (its first tag)
+    with VERL.open(encoding="utf-8") as handle:
+        pr = next(p for line in handle if (p := PullRequest.from_export(json.loads(line))).number == 7374)
+    assert score_pull(pr, VERL_CONFIG).modules == ["trainer", "ci"]
+    # no tag borne by source: the title's order stands
+    assert score_pull(make_pr("[ci, trainer] fix: x", [change(".github/workflows/a.yml")]), CONFIG).modules == [
+        "ci", "trainer"]
+    assert score_pull(make_pr("[ci, trainer] fix: x", [change("pkg/trainer/a.py")]), CONFIG).modules == [
+        "trainer", "ci"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 CONTAINERS = {"src", "lib", "libs", "crates", "packages", "pkg", "python", "source", "sources", "components"}
 
@@ -39,3 +40,31 @@ def modules_by_layout(paths: Sequence[str], kinds: Sequence[str], repo_name: str
     if not counts:
         return []
     return [min(counts, key=lambda name: (-counts[name], name))]
+
+
+def source_first(tags: Sequence[str], paths: Sequence[str], kinds: Sequence[str]) -> list[str]:
+    """A title's module tags, those its source files bear first (in the title's order otherwise): verl #7374
+    "[ci, trainer] feat: remove mindspeedllm backend engine support" removes trainer and engine code and only
+    trims two workflows, so its first module, the one prose names it by, is trainer."""
+    source = [p for p, k in zip(paths, kinds, strict=True) if k == "source"]
+    return sorted(tags, key=lambda tag: not any(bears(tag, p) for p in source))
+
+
+@lru_cache(maxsize=65536)
+def bears(tag: str, path: str) -> bool:
+    """Whether a component of `path` is the module `tag` names."""
+    return any(abbreviates(tag, part) for part in re.split(r"[/.]", path))
+
+
+def abbreviates(tag: str, part: str) -> bool:
+    """Whether a module tag names a path component: the same word, one inside the other, or an abbreviation
+    (its letters in order from the same first letter: ckpt for checkpoint_engine, cfg for config)."""
+    tag, part = re.sub(r"[\W_]", "", tag.lower()), re.sub(r"[\W_]", "", part.lower())
+    if not tag or not part:
+        return False
+    if len(tag) <= 2:  # "ci", "ep", "rl": inside a word or as its letters they would name nearly any path ("critic")
+        return tag == part
+    if tag in part or (len(part) >= 3 and part in tag):
+        return True
+    letters = iter(part)
+    return tag[0] == part[0] and all(ch in letters for ch in tag)

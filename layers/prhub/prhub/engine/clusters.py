@@ -19,7 +19,7 @@ from prhub.core.models import ScoredPR
 from prhub.core.report import Cluster, Revert
 from prhub.engine import gist
 from prhub.engine.changes import file_kind, is_generated
-from prhub.engine.classify import layout_module
+from prhub.engine.classify import abbreviates, bears, layout_module
 from prhub.engine.reverts import is_revert
 from prhub.engine.scoring import PR_SUFFIX, modules_from_title, parse_title
 from prhub.engine.textparse import IDENTIFIER
@@ -351,31 +351,13 @@ def _subsystem(members: list[int], by_number: dict[int, ScoredPR], top_modules: 
         return tag
     # A path names the module (verl/workers/rollout/ for [rollout]), or its kind does ([ci] on a workflow).
     kinds = {file_kind(f, config.test_paths) for f in paths}
-    borne = next((t for t in tags if any(_bears(t, f) for f in paths) or any(_abbreviates(t, k) for k in kinds)),
+    borne = next((t for t in tags if any(bears(t, f) for f in paths) or any(abbreviates(t, k) for k in kinds)),
                  None)
     if borne:
         return borne
     layout = Counter(layout_module(f, config.name) for f in source)
     folder = min(layout, key=lambda name: (-layout[name], name))
     return tag if folder in ("root", config.name) else folder
-
-
-@lru_cache(maxsize=65536)
-def _bears(tag: str, path: str) -> bool:
-    """Whether a component of `path` is the module `tag` names."""
-    return any(_abbreviates(tag, part) for part in re.split(r"[/.]", path))
-
-
-def _abbreviates(tag: str, part: str) -> bool:
-    """Whether a module tag names a path component: the same word, one inside the other, or an abbreviation
-    (its letters in order from the same first letter: ckpt for checkpoint_engine, cfg for config)."""
-    tag, part = re.sub(r"[\W_]", "", tag.lower()), re.sub(r"[\W_]", "", part.lower())
-    if not tag or not part:
-        return False
-    if tag in part or (len(part) >= 3 and part in tag):
-        return True
-    letters = iter(part)
-    return tag[0] == part[0] and all(ch in letters for ch in tag)
 
 
 def _cluster_title(members: list[int], by_number: dict[int, ScoredPR], head: str, language: str) -> str:

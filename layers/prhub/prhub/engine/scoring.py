@@ -173,7 +173,8 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
 def _modules(pr: PullRequest, config: RepoConfig, scope: str | None) -> list[str]:
     tagged = modules_from_title(pr.title)
     if tagged:
-        return tagged
+        paths = [f.filename for f in pr.files]
+        return classify.source_first(tagged, paths, [file_kind(p, config.test_paths) for p in paths])
     if pr.labels:
         return sorted({label.strip().lower() for label in pr.labels if label.strip()})
     if config.module_map:
