@@ -282,3 +282,6 @@ def test_each_highlight_names_the_theme_it_opens_with_so_a_theme_of_several_is_s
     part = bench_brief.section(render_markdown(report), "本周亮点" if lang == "zh" else "Highlights")
     for theme in shared:
         assert part.count(f"- {theme}\n") == 1, part
+    nested = re.findall(r"^  - (.+)$", part, re.M)
+    assert nested  # and each opens as a line does: "Remove curriculum sampler…", not "remove curriculum…"
+    assert all(re.match(r"(\\\[[^]]+\\\] )?([A-Z\[`#]|\\#)", line) for line in nested), nested

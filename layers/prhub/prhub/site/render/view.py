@@ -8,6 +8,7 @@ one row there (and a layout per renderer when it brings a new kind).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
@@ -159,8 +160,9 @@ def _highlights(p: _Parts) -> Any:
 def _without(text: str, theme: str) -> str:
     """An item's text without the theme it opens with: "[破坏性变更] megatron 模块：#1 …" → "[破坏性变更] #1 …"."""
     for said in (f"{theme}：", f"{theme}: "):
-        if said in text:
-            return text.replace(said, "", 1)
+        if said in text:  # what followed the colon now opens the line: "hide X (#6000)" → "Hide X (#6000)"
+            return re.sub(r"^((?:\[[^\]]*\] )?)([a-z])", lambda m: m.group(1) + m.group(2).upper(),
+                          text.replace(said, "", 1))
     return text
 
 
