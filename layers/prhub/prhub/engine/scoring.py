@@ -345,7 +345,7 @@ def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], c
     declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
     inferred = breaking_reasons(pr.files, config.test_paths, lang)
     if DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
-        inferred.append(say(lang, "changes_default", title=description[:100]))
+        inferred.append(say(lang, "changes_default"))
     if tagged_breaking:
         reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
     elif declared_breaking:

@@ -22,7 +22,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "removes_def": "removes public {kind} {name} from {file}",
         "removes_config_key": "removes config key {keys} from {file}",
         "changes_default_of": "changes the default of {name} in {file} from {old} to {new}",
-        "changes_default": "changes a default: {title}",
+        "changes_default": "changes a default, as its title says",  # the title is beside it wherever it shows
         "tagged_breaking": "tagged [BREAKING] in the title",
         "declared_breaking": "declared breaking in the title",
         "body_breaking": "BREAKING CHANGE stated in the description",
@@ -85,7 +85,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "removes_def": "从 {file} 删除公共{kind} {name}",
         "removes_config_key": "从 {file} 删除配置项 {keys}",
         "changes_default_of": "将 {file} 中 {name} 的默认值从 {old} 改为 {new}",
-        "changes_default": "标题写明修改了默认行为",  # the English title is on the PR page, not quoted here
+        "changes_default": "标题写明修改了默认行为",
         "tagged_breaking": "标题标注了 [BREAKING]",
         "declared_breaking": "标题声明为破坏性变更",
         "body_breaking": "描述中写明了 BREAKING CHANGE",
