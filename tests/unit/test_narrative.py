@@ -363,3 +363,11 @@ def test_a_chinese_list_of_prs_takes_the_enumeration_comma():
     texts = [made["summary"], *made["suggestions"],
              *(n["text"] for s in ("highlights", "key_changes", "trend_notes") for n in made[s])]
     assert not any(re.search(r"#\d+, #\d+", t) for t in texts)
+
+
+def test_the_busiest_modules_take_a_space_only_beside_latin():
+    # trl 06-08 read "改动最集中的模块是 实验特性、trainer、对话模板"
+    def said(*busiest: str) -> str:
+        return summary._notable_zh(summary._Notable([], list(busiest), 0, 0, 0, 0))[0]
+    assert said("experimental", "trainer") == "改动最集中的模块是实验特性、trainer"
+    assert said("rollout", "experimental") == "改动最集中的模块是 rollout、实验特性"

@@ -94,7 +94,8 @@ def _merged_en(n: int) -> str:
 def _notable_zh(seen: _Notable) -> list[str]:
     second = []
     if seen.busiest:
-        second.append(f"改动最集中的模块是 {'、'.join(map(translate.module, seen.busiest))}"
+        # a space beside Latin only: "是实验特性、trainer", "是 rollout、trainer"
+        second.append(translate.join(["改动最集中的模块是", "、".join(map(translate.module, seen.busiest))])
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
     if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
         parts = ["最值得先读的是"]
