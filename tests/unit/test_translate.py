@@ -12,6 +12,9 @@ from prhub.engine import translate
     ("[trainer] fix: return NaN for empty tensors in compute_metrics", "compute_metrics 对空张量返回 NaN"),
     ("[megatron] fix: add missing FP8 padding for router replay", "为 router replay 补上缺失的 FP8 padding"),
     ("fix memory leakage when initializing multiple tools", "修复初始化多个工具时的内存泄漏"),
+    # how it is done, said before the verb (cargo #17095 read "在顺序中报告所有错误")
+    ("fix(diag): Report all errors, in order", "按顺序报告所有错误"),
+    ("[vllm] feat: get gpt-oss encoding on demand", "按需获取 gpt-oss encoding"),
     # "feature" is 特性: a Chinese reader's word, and Rust's for Cargo's features too ("默认特性", "不稳定特性")
     ("[fsdp] feat: Support zero2 optional feature for FSDP1", "为 FSDP1 支持 zero2 可选特性"),
     ("feat(unstable): add -Zbuild-analysis unstable feature", "新增 -Zbuild-analysis 不稳定的特性"),

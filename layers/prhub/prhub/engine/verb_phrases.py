@@ -44,6 +44,10 @@ ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", 
 ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按条件", "gracefully": "优雅地",
              "safely": "安全地", "manually": "手动", "explicitly": "显式", "temporarily": "临时", "temporary": "临时",
              "lazily": "延迟", "optionally": "可选地", "asynchronously": "异步", "silently": "静默"}
+# How a verb phrase is done, said last in English and before the verb in Chinese ("按顺序报告所有错误").
+MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
+             "at once": "一次性", "on demand": "按需", "in the background": "在后台"}
+MANNER = re.compile(rf"^(.+?),?\s+({'|'.join(MANNER_ZH)})$", re.I)
 MODALS = {"should": "应", "must": "必须", "will": "将", "can": "可以", "cannot": "无法", "can't": "无法",
           "shall": "应", "may": "可以"}
 # "X is set", "X will be initialized in Y": said as the verb acting on X ("在 Y 中初始化 X").
@@ -79,6 +83,8 @@ def clause(text: str, kind: str = "") -> str:
     if (match := re.match(r"^(.+?)\s+due\s+to\s+(.+)$", text, re.I)) and match.group(1).strip():
         because = match.group(2)  # "disable X due to Y": the cause first, as Chinese says it
         return join(["因", _gerund(because), "，", clause(match.group(1), kind)])
+    if (match := MANNER.match(text)) and verb(TOKEN.findall(match.group(1))):  # "report all errors, in order"
+        return join([MANNER_ZH[match.group(2).lower()], clause(match.group(1), kind)])
     tokens = TOKEN.findall(text)
     while tokens and tokens[0].lower() in ADVERBS - ADVERB_ZH.keys():
         tokens = tokens[1:]
