@@ -268,8 +268,10 @@ def test_the_dashboards_weeks_from_github_are_the_exports(verl: tuple[JsonlSourc
         assert len(want.earlier) > 1000
         tagged = [bool(modules_from_title(e["title"])) for e in want.earlier]
         assert sum(tagged) > 0.9 * len(tagged)  # verl's titles carry their modules
-        assert [g["modules"] for g, t in zip(got.earlier, tagged, strict=True) if t] == [
-            w["modules"] for w, t in zip(want.earlier, tagged, strict=True) if t]
+        # the same tags; without files they keep the title's order, where the engine puts first the one its source
+        # bears (trends count a PR's modules as a set)
+        assert [sorted(g["modules"]) for g, t in zip(got.earlier, tagged, strict=True) if t] == [
+            sorted(w["modules"]) for w, t in zip(want.earlier, tagged, strict=True) if t]
         assert requests.get("graphql", 0) == 0 and requests["search"] <= 2 * pages + 4  # split while past the cap
 
 
