@@ -389,3 +389,12 @@ def test_a_theme_heading_several_highlights_is_said_once_with_its_subjects_under
     # a model's highlights carry no theme: one item each, as written
     report["highlights"] = [{"text": t, "prs": p} for t, p, _ in texts]
     assert render_markdown(report).count("rollout 模块") == 2
+
+
+def test_a_line_opens_with_a_capital_only_when_its_first_word_is_a_plain_word():
+    from prhub.core.text import capitalised
+    assert capitalised("add the entropy bonus") == "Add the entropy bonus"
+    # verl #7051 "`gen_batch_size` falls back to `train_batch_size`" read "Gen_batch_size falls back…"
+    assert capitalised("gen_batch_size falls back to train_batch_size") == "gen_batch_size falls back to train_batch_size"
+    assert capitalised("vLLM: sync weights") == "vLLM: sync weights" and capitalised("x86 build") == "x86 build"
+    assert capitalised("fix: y") == "Fix: y" and capitalised("") == ""

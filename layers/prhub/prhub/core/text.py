@@ -142,3 +142,9 @@ def signed(value: Any) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
         return "+" + num(value)
     return num(value)
+
+
+def capitalised(line: str) -> str:
+    """A line's first letter up when it opens with a plain word ("add x" -> "Add x"); a name or code stays as
+    written (`gen_batch_size falls back…` never becomes "Gen_batch_size")."""
+    return line[:1].upper() + line[1:] if re.match(r"[a-z]+(?=[\s,:;]|$)", line) else line

@@ -15,6 +15,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from prhub.core.models import Risk
+from prhub.core.text import capitalised
 from prhub.engine import gist, translate
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
@@ -101,7 +102,7 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
     """The PR in one line of the report's language (see the module docstring)."""
     if lang != "zh":
         text = translate.strip(title) or title.strip()
-        return clip(text[:1].upper() + text[1:], HEADLINE + 30)
+        return clip(capitalised(text), HEADLINE + 30)
     action = _action_zh(title, summary, kind, modules)
     if action and not english_prose(action):
         return clip(action, HEADLINE)

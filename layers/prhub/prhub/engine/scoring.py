@@ -26,6 +26,7 @@ from prhub.core import text as core_text
 from prhub.core.config import PR_TYPES, RepoConfig
 from prhub.core.models import PullRequest, ScoredPR
 from prhub.core.period import format_timestamp
+from prhub.core.text import capitalised
 from prhub.engine import (
     changes,
     classify,
@@ -381,7 +382,7 @@ def _revert(pr: PullRequest, description: str, kind: str) -> _Reverted:
 def _summary_line(pr: PullRequest, cleaned: str, description: str, kind: str, modules: list[str], breaking: bool,
                   signals: Signals, lang: str) -> str:
     """The PR's one-line summary from its description; in a zh report an English PR's is built by prhub.engine.gist."""
-    fallback = description[:1].upper() + description[1:] if description else pr.title
+    fallback = capitalised(description) if description else pr.title
     summary = synopsis.summarize(cleaned, fallback)
     if lang == "zh" and textparse.language(f"{description} {summary}") != "zh":
         # An English PR in a Chinese report: the line is built from what the engine knows, names kept as written.

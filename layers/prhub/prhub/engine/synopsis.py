@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from prhub.core.text import capitalised
 from prhub.engine.textparse import CHECKLIST_HEADINGS, GUIDANCE, PROSE, Block, inline, section_blocks, sentences
 
 # What a description says that is not about the change: template placeholders, credits, pointers elsewhere.
@@ -115,10 +116,8 @@ def _informative(text: str, opener: bool = False) -> list[str]:
 
 
 def _point(flat: str) -> str:
-    """A point's first letter up."""
-    if re.match(r"[a-z]+ ", flat):  # a plain word, not an identifier such as trust_remote_code
-        flat = flat[:1].upper() + flat[1:]
-    return flat
+    """A point's first letter up (a plain word's, not an identifier's such as trust_remote_code)."""
+    return capitalised(flat)
 
 
 def _is_sentence(sentence: str) -> bool:

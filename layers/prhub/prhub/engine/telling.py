@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from prhub.core.report import Analysis, Evidence, PrEntry
-from prhub.core.text import PR_REF
+from prhub.core.text import PR_REF, capitalised
 from prhub.engine import gist, headline, translate
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
@@ -84,7 +84,7 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
     if not zh:  # what it does as its title says it, a changelog's line: the description's first sentence is as
         # often context ("PR #16722 introduced a check…", cargo #17071) or an aside ("X is the only caller")
         facts = [fact(p["number"], "title", title), *(f for f in facts if f["field"] not in ("title", "body"))]
-        return short(title[:1].upper() + title[1:], 160), facts
+        return short(capitalised(title), 160), facts
     return short(summary, 160), facts
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from prhub.core.period import kind_of, zh_dates
 from prhub.core.report import Report, Stats
-from prhub.core.text import PR_REF, clean, comment_link, num, safe_url, signed, usd
+from prhub.core.text import PR_REF, capitalised, clean, comment_link, num, safe_url, signed, usd
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
 from prhub.site.render.labels import labels, risk_label, trend_label
@@ -161,8 +161,9 @@ def _without(text: str, theme: str) -> str:
     """An item's text without the theme it opens with: "[破坏性变更] megatron 模块：#1 …" → "[破坏性变更] #1 …"."""
     for said in (f"{theme}：", f"{theme}: "):
         if said in text:  # what followed the colon now opens the line: "hide X (#6000)" → "Hide X (#6000)"
-            return re.sub(r"^((?:\[[^\]]*\] )?)([a-z])", lambda m: m.group(1) + m.group(2).upper(),
-                          text.replace(said, "", 1))
+            rest = text.replace(said, "", 1)
+            flag = m.group(0) if (m := re.match(r"\[[^\]]*\] ", rest)) else ""
+            return flag + capitalised(rest[len(flag):])
     return text
 
 
