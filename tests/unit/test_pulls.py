@@ -358,7 +358,9 @@ def test_a_pr_page_says_when_it_merged_in_the_reports_time_zone():
     pr["merged_at"] = "2026-05-06T18:30:00Z"  # the next morning in Shanghai
     page = pulls.pull_page(report, SLUG, pr["number"])
     assert page["tz"] == report["period"]["tz"] == "Asia/Shanghai"
-    for text in (render_pull_markdown(page), render_pull_html(page, "zh")):
-        assert "2026-05-07 02:30" in text and "Asia/Shanghai" in text and "2026-05-06T18:30:00Z" not in text
+    for text in (render_pull_markdown(page), render_pull_html(page, "zh")):  # as the zh report's header names it
+        assert "2026-05-07 02:30（北京时间）" in text and "2026-05-06T18:30:00Z" not in text
+    english = {**page, "language": "en"}
+    assert "2026-05-07 02:30 (Asia/Shanghai)" in render_pull_html(english, "en")
     del page["tz"]  # a page stored before it carried its zone: as stored
     assert "2026-05-06T18:30:00Z" in render_pull_markdown(page)

@@ -17,7 +17,7 @@ from prhub.core.text import clean, num, safe_url
 from prhub.report import digest as domain
 from prhub.site import paths as sitepaths
 from prhub.site.render.labels import labels
-from prhub.site.render.view import Section, TemplateView, dates, zone
+from prhub.site.render.view import Section, TemplateView, dates, zone_name
 
 WORDS = {
     "zh": {"repos": "各仓库", "top_prs": "跨仓库的重要 PR", "themes": "共同主题", "breaking": "破坏性变更",
@@ -121,7 +121,7 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
                       title=clean(digest["title"]), name=clean(digest["name"]),
                       since=clean(digest["period"]["since"]), until=clean(digest["period"]["until"]),
                       dates=dates(digest["period"], lang, w),
-                      tz=zone(digest["period"], lang), generated_at=clean(digest["generated_at"]),
+                      tz=zone_name(digest["period"]["tz"], lang), generated_at=clean(digest["generated_at"]),
                       sections=[s for s in sections if s.data], appendix=[s for s in appendix if s.data],
                       root_href=sitepaths.relative(here, ""),
                       feed_href=sitepaths.relative(here, domain.ROOT) + "feed.xml")

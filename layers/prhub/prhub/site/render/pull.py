@@ -21,7 +21,7 @@ from prhub.site import paths as sitepaths
 from prhub.site.pulls import Mention, PullPage
 from prhub.site.render import charts
 from prhub.site.render.labels import labels, risk_label
-from prhub.site.render.view import Section, TemplateView, scorer_text
+from prhub.site.render.view import Section, TemplateView, scorer_text, zone_name
 
 # The section kinds a PR page lays out (the week's render/view.py BRIEF and APPENDIX have the rest).
 PULL_KINDS = {"paragraphs", "notes", "risks", "files", "link_rows"}
@@ -102,13 +102,14 @@ def _scorer_line(page: PullPage, words: dict[str, str]) -> str:
     return scorer_text({"scorer": kind, "language": lang})  # type: ignore[typeddict-item]
 
 
-def local_time(merged_at: str, tz: str | None) -> str:
-    """A merge time as the report's readers keep time ("2026-05-06 14:03 (Asia/Shanghai)"); as stored (UTC) when
-    the page knows no zone or the value is not a timestamp."""
+def local_time(merged_at: str, tz: str | None, lang: str = "en") -> str:
+    """A merge time as the report's readers keep time ("2026-05-06 14:03 (Asia/Shanghai)", in zh "（北京时间）", as
+    the report's header names it); as stored (UTC) when the page knows no zone or the value is not a timestamp."""
     if not tz:
         return clean(merged_at)
     try:
-        return f"{parse_timestamp(merged_at).astimezone(zone(tz)):%Y-%m-%d %H:%M} ({clean(tz)})"
+        when = f"{parse_timestamp(merged_at).astimezone(zone(tz)):%Y-%m-%d %H:%M}"
+        return f"{when}（{zone_name(tz, lang)}）" if lang == "zh" else f"{when} ({zone_name(tz, lang)})"
     except (ValueError, InputError):
         return clean(merged_at)
 
@@ -116,7 +117,8 @@ def local_time(merged_at: str, tz: str | None) -> str:
 def _facts(page: PullPage, words: dict[str, str]) -> list[tuple[str, str]]:
     """The header's (label, value) rows: author, merge time, modules, scores, size, scorer, and what applies."""
     pr = page["pr"]
-    facts = [(words["author"], clean(pr["author"])), (words["merged_at"], local_time(pr["merged_at"], page.get("tz"))),
+    merged = local_time(pr["merged_at"], page.get("tz"), page["language"])
+    facts = [(words["author"], clean(pr["author"])), (words["merged_at"], merged),
              (words["modules"], ", ".join(clean(m) for m in pr["modules"])), (words["type"], clean(pr["type"])),
              (words["importance"], num(pr["importance"])), (words["insight"], num(pr["insight"])),
              (words["changes"], f"+{num(pr['additions'])} / -{num(pr['deletions'])} · {num(pr['changed_files'])}"),

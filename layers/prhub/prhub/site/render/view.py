@@ -479,10 +479,10 @@ ZONE_NAMES = {"zh": dict.fromkeys(("Asia/Shanghai", "Asia/Chongqing", "Asia/Harb
                                   "北京时间")}
 
 
-def zone(period: Mapping[str, Any], lang: str) -> str:
-    """The period's time zone as the header says it ("北京时间" in zh for Asia/Shanghai, else the IANA name)."""
-    tz = clean(period["tz"])
-    return ZONE_NAMES.get(lang, {}).get(tz, tz)
+def zone_name(tz: Any, lang: str) -> str:
+    """A time zone as a reader of `lang` names it ("北京时间" in zh for Asia/Shanghai, else the IANA name)."""
+    name = clean(tz)
+    return ZONE_NAMES.get(lang, {}).get(name, name)
 
 
 @dataclass(frozen=True)
@@ -537,7 +537,7 @@ def view(report: Report, with_charts: bool = True, pull_links: tuple[str, str] |
         title=clean(report["title"]),
         repo=clean(f"{report['repo']} ({name})" if name else report["repo"]),
         repo_url=safe_url(f"https://github.com/{report['repo']}"),
-        since=clean(period["since"]), until=clean(period["until"]), tz=zone(period, lang),
+        since=clean(period["since"]), until=clean(period["until"]), tz=zone_name(period["tz"], lang),
         dates=dates(period, lang, parts.words),
         generated_at=clean(report["generated_at"]),
         scorer=scorer_text(report),
