@@ -371,3 +371,18 @@ def test_the_busiest_modules_take_a_space_only_beside_latin():
         return summary._notable_zh(summary._Notable([], list(busiest), 0, 0, 0, 0))[0]
     assert said("experimental", "trainer") == "改动最集中的模块是实验特性、trainer"
     assert said("rollout", "experimental") == "改动最集中的模块是 rollout、实验特性"
+
+
+def test_a_highlight_that_counts_the_rest_of_its_subject_hands_the_renderers_none_to_list_again():
+    # ruff 2026-06-08 read "（另见 #25651、#25823、#25822 等 4 个）。（#25833）": the renderer listed the fourth again
+    prs = [_entry(40 + i, f"[trainer] feat: add part {i}", i < 2, 8 - i) for i in range(8)]
+    report = {"language": "zh", "prs": prs, "reverts": [], "risks": []}
+    note = narrative._theme_highlight("trainer", prs, report, True, set())
+    assert "等 6 个" in note["text"]
+    named = {int(n) for n in re.findall(r"#(\d+)", note["text"])}
+    assert set(note["prs"]) == named and len(named) == 5
+    from prhub.site.render.view import view
+
+    from tests.golden.cases import load
+    shown = view({**load("zh-week"), "highlights": [note]})
+    assert next(s for s in shown.sections if s.id == "highlights").data[0]["prs"] == []

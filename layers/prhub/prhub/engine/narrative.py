@@ -139,7 +139,8 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     # an item of one PR: its migration needs no number again
     text = opening + "".join(_consequence(p, zh, len(told) + len(others) > 1) for p in broken) + (
         chain if zh or not chain else f" {chain}")
-    note: Note = {"text": text, "prs": [p["number"] for p in told] + others,
+    # the PRs it names: one it counts past the "另见" list ("等 4 个") is not listed again after it by the renderers
+    note: Note = {"text": text, "prs": cited(text, [p["number"] for p in told] + others),
                   "evidence": [*member_facts(told, zh), fact(told[0]["number"], "importance", told[0]["importance"])]}
     if area:
         note["theme"] = area
