@@ -386,3 +386,14 @@ def test_a_highlight_that_counts_the_rest_of_its_subject_hands_the_renderers_non
     from tests.golden.cases import load
     shown = view({**load("zh-week"), "highlights": [note]})
     assert next(s for s in shown.sections if s.id == "highlights").data[0]["prs"] == []
+
+
+def test_a_second_heading_of_one_subsystem_names_its_lead_when_the_headline_knows_only_the_diff():
+    # ruff 2026-06-08 had "### ty_python_semantic 模块：新功能：改动 2 个文件，多为新增"
+    by_number = {1: {**_entry(1, "feat: a", True, 7), "headline": "新增 a"},
+                 2: {**_entry(2, "feat: b", True, 6), "headline": "新功能：改动 2 个文件，多为新增"},
+                 3: {**_entry(3, "feat: c", True, 5), "headline": "新增 c"}}
+    changes = [{"theme": "core 模块", "text": "", "prs": [1]}, {"theme": "core 模块", "text": "", "prs": [2]},
+               {"theme": "core 模块", "text": "", "prs": [3]}]
+    headings = [c["theme"] for c in narrative._distinct_headings(changes, by_number, True)]
+    assert headings == ["core 模块", "core 模块（#2）", "core 模块：新增 c"]

@@ -196,7 +196,10 @@ def _distinct_headings(changes: list[KeyChange], by_number: dict[int, PrEntry], 
         members = [by_number[n] for n in change["prs"] if n in by_number]
         lead = lead_of(members) if members else None
         if change["theme"] in seen and lead is not None and lead.get("headline"):
-            change = {**change, "theme": f"{change['theme']}{'：' if zh else ': '}{lead['headline']}"}
+            # a headline that only knows the diff ("新功能：改动 2 个文件，多为新增") says nothing as a heading
+            said = f"{'：' if zh else ': '}{lead['headline']}" if not headline.DIFF_ONLY.search(lead["headline"]) \
+                else f"{'（' if zh else ' ('}#{lead['number']}{'）' if zh else ')'}"
+            change = {**change, "theme": change["theme"] + said}
         seen.add(change["theme"])
         out.append(change)
     return out
