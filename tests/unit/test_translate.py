@@ -15,6 +15,9 @@ from prhub.engine import translate
     # how it is done, said before the verb (cargo #17095 read "在顺序中报告所有错误")
     ("fix(diag): Report all errors, in order", "按顺序报告所有错误"),
     ("[vllm] feat: get gpt-oss encoding on demand", "按需获取 gpt-oss encoding"),
+    # a version is released (发布), memory freed (释放): trl "Release 0.9.2" read "释放 0.9.2"
+    ("Release 0.9.2", "发布 0.9.2"), ("Release version 0.137.0", "发布 0.137.0"),
+    ("release GPU memory after rollout", "在 rollout 后释放 GPU 内存"),
     # "feature" is 特性: a Chinese reader's word, and Rust's for Cargo's features too ("默认特性", "不稳定特性")
     ("[fsdp] feat: Support zero2 optional feature for FSDP1", "为 FSDP1 支持 zero2 可选特性"),
     ("feat(unstable): add -Zbuild-analysis unstable feature", "新增 -Zbuild-analysis 不稳定的特性"),

@@ -239,6 +239,8 @@ def _shaped(key: str, zh: str, rest: str) -> str:
     """The verb `zh` (glossary key `key`) and its object `rest`, in the structure the title uses."""
     if not rest:
         return zh
+    if key == "release" and re.match(r"^(?:version\s+)?v?\d+(?:\.\d+)+\S*$", rest, re.I):  # a version is 发布d,
+        return join(["发布", re.sub(r"^version\s+", "", rest, flags=re.I)])  # memory is 释放d
     if (match := re.match(r"^to\s+(.+)$", rest, re.I)) and verb(TOKEN.findall(match.group(1))):
         if key in INFINITIVE:  # "try to fix X", "make sure to keep X": 尝试修复 X
             return join([zh, _doing(match.group(1))])
