@@ -117,7 +117,7 @@ def test_a_report_without_analysis_sections_still_gets_a_narrative():
     minimal = {"language": "en", "stats": {"pr_count": 1, "key_pr_count": 0, "authors": 1, "new_contributors": [],
                                            "additions": 1, "deletions": 0, "avg_importance": 2.0, "avg_insight": 0.0}}
     text = narrative.engine_narrative(minimal)
-    assert text["summary"].startswith("1 PR was merged, 0 of them key, by 1 author (0 first-time)")
+    assert text["summary"].startswith("1 PR was merged, 0 of them key, by 1 author.")  # no "(0 first-time)"
     assert text["key_changes"] == [] and text["risk_notes"] == []
 
 
@@ -397,3 +397,12 @@ def test_a_second_heading_of_one_subsystem_names_its_lead_when_the_headline_know
                {"theme": "core 模块", "text": "", "prs": [3]}]
     headings = [c["theme"] for c in narrative._distinct_headings(changes, by_number, True)]
     assert headings == ["core 模块", "core 模块（#2）", "core 模块：新增 c"]
+
+
+def test_the_summary_leaves_out_what_is_none_and_counts_one_module_as_one():
+    # mypy 2026-06-08 read "by 3 authors (0 first-time)" and "The busiest modules were mypy"
+    stats = {"pr_count": 3, "key_pr_count": 2, "authors": 3, "new_contributors": []}
+    assert summary._figures_en(stats) == "3 PRs were merged, 2 of them key, by 3 authors."
+    assert summary._figures_zh(stats, "本周") == "本周合并 3 个 PR，其中关键 PR 2 个，来自 3 位作者。"
+    assert summary._figures_zh({**stats, "new_contributors": ["a"]}, "本周").endswith("3 位作者（新贡献者 1 位）。")
+    assert summary._notable_en(summary._Notable([], ["mypy"], 0, 0, 0, 0))[0] == "The busiest module was mypy"

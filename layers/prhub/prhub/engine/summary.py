@@ -74,7 +74,8 @@ def _figures_zh(s: Stats, now: str) -> str:
     waiting = s.get("unscored_count", 0)
     merged = (f"{now}合并 {s['pr_count']} 个 PR，其中 {waiting} 个尚未评分；已评分的 {s['pr_count'] - waiting} 个中"
               if waiting else f"{now}合并 {s['pr_count']} 个 PR，其中")
-    return f"{merged}关键 PR {s['key_pr_count']} 个，来自 {s['authors']} 位作者（{newcomers}）。"
+    newcomers = f"（{newcomers}）" if s["new_contributors"] else ""  # "新贡献者 0 位" says nothing
+    return f"{merged}关键 PR {s['key_pr_count']} 个，来自 {s['authors']} 位作者{newcomers}。"
 
 
 def _figures_en(s: Stats) -> str:
@@ -83,8 +84,9 @@ def _figures_en(s: Stats) -> str:
                               if waiting else "")
     newcomers = (f"{len(s['new_contributors'])} first seen in the last {window} weeks" if window else
                  f"{len(s['new_contributors'])} first-time")
-    return (f"{merged}, {s['key_pr_count']} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''} "
-            f"({newcomers}).")
+    newcomers = f" ({newcomers})" if s["new_contributors"] else ""
+    return f"{merged}, {s['key_pr_count']} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''}" \
+        f"{newcomers}."
 
 
 def _merged_en(n: int) -> str:
@@ -114,7 +116,8 @@ def _notable_zh(seen: _Notable) -> list[str]:
 def _notable_en(seen: _Notable) -> list[str]:
     second = []
     if seen.busiest:
-        second.append(f"The busiest modules were {', '.join(seen.busiest)}")
+        second.append(f"The busiest modules were {', '.join(seen.busiest)}" if len(seen.busiest) > 1 else
+                      f"The busiest module was {seen.busiest[0]}")
     if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
         second.append("the changes to read first are " + " and ".join(f"#{p['number']}" for p in seen.lead)
                       + " (see the highlights)")
