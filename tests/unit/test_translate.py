@@ -18,6 +18,12 @@ from prhub.engine import translate
     # a version is released (发布), memory freed (释放): trl "Release 0.9.2" read "释放 0.9.2"
     ("Release 0.9.2", "发布 0.9.2"), ("Release version 0.137.0", "发布 0.137.0"),
     ("release GPU memory after rollout", "在 rollout 后释放 GPU 内存"),
+    # a call's parentheses are code, not an aside moved after the sentence (88 titles read "…（）" or "…（cuda）")
+    ("fix: use del instead of explicit shutdown in CombinedLoader.reset()",
+     "改用 del，而非 CombinedLoader.reset() 中的显式关闭"),
+    ("[rollout, vllm] fix: use engine.sleep() instead of collective_rpc", "改用 engine.sleep()，而非 collective_rpc"),
+    ("[data] fix: merge metrics from all workers in DataProto.concat()",
+     "从 DataProto.concat() 中的所有 worker 合并指标"),
     # "feature" is 特性: a Chinese reader's word, and Rust's for Cargo's features too ("默认特性", "不稳定特性")
     ("[fsdp] feat: Support zero2 optional feature for FSDP1", "为 FSDP1 支持 zero2 可选特性"),
     ("feat(unstable): add -Zbuild-analysis unstable feature", "新增 -Zbuild-analysis 不稳定的特性"),

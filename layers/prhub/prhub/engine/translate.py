@@ -46,7 +46,8 @@ def title(raw: str, kind: str = "") -> str:
         lead, text = clause(named.group(1), kind) + "：", named.group(2)
     elif (named := LABEL.match(text)) and verbatim(named.group(1), False):
         lead, text = named.group(1) + "：", named.group(2)  # "SDFT/SDPO: live teacher logprobs": a name, then what
-    asides = [m.group(0) for m in re.finditer(r"(?<!`)\s*\([^()`]*\)", text)]
+    # a call's parentheses ("CombinedLoader.reset()", "f(x)") are code, not an aside
+    asides = [m.group(0) for m in re.finditer(r"(?<!`)(?:\s+|(?<![\w.)]))\([^()`]*[^()`\s][^()`]*\)", text)]
     for aside in asides:  # "(1 version)", "(GRPO, RLOO)": said after the sentence, as Chinese brackets them
         text = text.replace(aside, "")
     breaks = r"(\s*;\s+)" if '"' in text else r"(\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+)"  # a quote keeps its colon
