@@ -194,6 +194,8 @@ def test_every_rule_says_why_in_both_languages():
     ("trl/core.py", "trl", "trl"),
     ("verl/workers/rollout/vllm.py", "verl", "workers"),
     ("README.md", "trl", "root"),
+    # workflows are the CI a [ci] tag names (torchmetrics had "CI 流水线" and "github 模块" side by side)
+    (".github/workflows/greetings.yml", "torchmetrics", "ci"), (".circleci/config.yml", "x", "ci"),
 ])
 def test_modules_follow_the_repositorys_own_layout(path, repo, module):
     assert layout_module(path, repo) == module

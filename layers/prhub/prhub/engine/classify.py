@@ -27,6 +27,8 @@ def layout_module(path: str, repo_name: str) -> str:
     while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]) == _norm(repo_name)):
         folders = folders[1:]
     if folders:
+        if folders[0] in (".github", ".gitlab", ".circleci", ".buildkite"):
+            return "ci"  # the workflows a [ci] tag names; "github" read as a module of the code
         return folders[0].lstrip(".") or "root"
     if len(parts) > 1:  # a file right in the package (`trl/core.py`): the package is the module
         return parts[-2].lstrip(".") or "root"
