@@ -196,6 +196,9 @@ def test_every_rule_says_why_in_both_languages():
     ("README.md", "trl", "root"),
     # workflows are the CI a [ci] tag names (torchmetrics had "CI 流水线" and "github 模块" side by side)
     (".github/workflows/greetings.yml", "torchmetrics", "ci"), (".circleci/config.yml", "x", "ci"),
+    # a package named like a word of the repository's name (every pytorch-lightning PR read "lightning 模块")
+    ("src/lightning/pytorch/trainer/trainer.py", "pytorch-lightning", "trainer"),
+    ("src/lightning/fabric/fabric.py", "pytorch-lightning", "fabric"),
 ])
 def test_modules_follow_the_repositorys_own_layout(path, repo, module):
     assert layout_module(path, repo) == module

@@ -24,7 +24,10 @@ def layout_module(path: str, repo_name: str) -> str:
     """The module of one path under the repository's layout ('root' for a file at the top)."""
     parts = path.split("/")
     folders = parts[:-1]
-    while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]) == _norm(repo_name)):
+    # the package is named like the repository, or like a word of its name (src/lightning/pytorch/ in
+    # pytorch-lightning: its modules are trainer, callbacks…, not "lightning" for everything)
+    named = {_norm(repo_name)} | {_norm(w) for w in re.split(r"[-_.]", repo_name) if len(w) >= 4}
+    while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]) in named):
         folders = folders[1:]
     if folders:
         if folders[0] in (".github", ".gitlab", ".circleci", ".buildkite"):
