@@ -64,35 +64,27 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
     could not carry) gives way to the brief's headline (engine.headline), which says in Chinese what the engine
     knows. In en its title, whole, as a changelog gives it."""
     title = PR_SUFFIX.sub("", parse_title(p["title"])[0] or p["title"])
+    why = [fact(p["number"], "breaking_reason", p["breaking_reason"])] if p["breaking"] and p.get(
+        "breaking_reason") else []
+    if not zh:  # what it does as its title says it, a changelog's line: the description's first sentence is as
+        # often context ("PR #16722 introduced a check…", cargo #17071) or an aside ("X is the only caller")
+        return short(capitalised(title), 160), [fact(p["number"], "title", title), *why]
     summary = str(p.get("summary") or "")
     facts = [fact(p["number"], "title", title)]
     if not summary or summary == p["title"]:
-        summary = gist.doing(title, p["type"]) if zh else title
-    elif not _from_title(summary, title, p["type"], zh):
+        summary = gist.doing(title, p["type"])
+    elif not summary.startswith(gist.doing(title, p["type"]).rstrip("。")):
         facts = [fact(p["number"], "body", summary)]  # the author's sentence: scoring took it from the body
     summary = summary.rstrip("。.")
     area = f"（{'、'.join(p['modules'][:2])}）"
-    if zh and p["modules"] and summary.endswith(area):
+    if p["modules"] and summary.endswith(area):
         summary = summary[:-len(area)]  # the line's module tag: prose names the module already
     if "据描述实测" in summary:
         facts.append(fact(p["number"], "summary", summary.split("据描述实测", 1)[1].strip("，。 ")))
-    if zh and p.get("headline") and headline.english_prose(summary):
+    if p.get("headline") and headline.english_prose(summary):
         measured = headline.MEASURED.search(summary)
         summary = p["headline"] + (f"，{measured.group(0)}" if measured else "")
-    if p["breaking"] and p.get("breaking_reason"):
-        facts.append(fact(p["number"], "breaking_reason", p["breaking_reason"]))
-    if not zh:  # what it does as its title says it, a changelog's line: the description's first sentence is as
-        # often context ("PR #16722 introduced a check…", cargo #17071) or an aside ("X is the only caller")
-        facts = [fact(p["number"], "title", title), *(f for f in facts if f["field"] not in ("title", "body"))]
-        return short(capitalised(title), 160), facts
-    return short(summary, 160), facts
-
-
-def _from_title(summary: str, title: str, kind: str, zh: bool) -> bool:
-    """Whether a PR's summary was built from its title (the engine's line) rather than taken from its body."""
-    if zh:
-        return summary.startswith(gist.doing(title, kind).rstrip("。"))
-    return summary.rstrip(".").lower() == title.rstrip(".").lower()
+    return short(summary, 160), facts + why
 
 
 def member_line(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False) -> str:
