@@ -343,7 +343,9 @@ def test_a_risk_note_names_the_first_pins_and_its_evidence_keeps_them_all():
 def test_risks_at_a_glance_says_how_large_and_leaves_the_split_to_the_details(zh: bool, wanted: str):
     # verl 07-13 read "改动 2070 行（+2056/−14），涉及 28 个文件" above the same line in the details
     detail = wording.say("zh" if zh else "en", "large", size=2070, additions=2056, deletions=14, n=28, threshold=1000)
-    report = {"prs": [{"number": 41, "importance": 9.1, "key": True}, {"number": 42, "importance": 8.0, "key": True}],
+    sizes = {"additions": 2056, "deletions": 14, "changed_files": 28}
+    report = {"prs": [{"number": 41, "importance": 9.1, "key": True, **sizes},
+                      {"number": 42, "importance": 8.0, "key": True, **sizes}],
               "risks": [{"kind": "large_change", "prs": [41, 42], "detail": detail,
                          "items": [{"pr": 41, "detail": detail}]}]}
     note = observations.risk_notes(report, zh)[0]

@@ -2,8 +2,6 @@
 follow-ups they suggest (engine.narrative assembles them with the highlights and the summary)."""
 from __future__ import annotations
 
-import re
-
 from prhub.core.report import Analysis, Note, Stats
 from prhub.engine import headline, reviews, translate
 from prhub.engine.telling import (
@@ -35,8 +33,6 @@ RISK_TEXT = {
     },
 }
 
-
-SIZE_SPLIT = re.compile(r"（\+\d+/−\d+）| \(\+\d+/−\d+\)")  # a large change's added/removed split
 
 TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
                "en": {"rising": "rising", "fading": "fading", "new": "new"}}
@@ -70,6 +66,7 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
     notes: list[Note] = []
     importance = {p["number"]: p["importance"] for p in report.get("prs", [])}
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
+    by_number = {p["number"]: p for p in report.get("prs", [])}
     for risk in report.get("risks", []):
         label = names.get(risk["kind"], risk["kind"])
         # the example is the risk's most important PR (a year lists hundreds by number)
@@ -83,7 +80,9 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
         if risk["kind"] == "dependency_pin":
             example = _first_pins(example, zh)
         example = headline.PATH.sub(r"\1", example)  # a file by its name: the details give its path
-        example = SIZE_SPLIT.sub("", example)  # "+2056/−14" too: the glance says how large, the details how
+        if risk["kind"] == "large_change" and (p := by_number.get(first)):  # how large: the details say how
+            example = say("zh" if zh else "en", "large_glance_one" if p["changed_files"] == 1 else "large_glance",
+                          size=p["additions"] + p["deletions"], n=p["changed_files"])
         # The renderers list the PRs the text does not cite, so the text names only the example.
         count = len(risk["prs"])
         ranked = sorted(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))  # the brief names the first few

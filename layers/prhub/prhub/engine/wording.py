@@ -49,6 +49,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "todo": "adds {n} TODO/FIXME markers, e.g. {file}: {line}",
         "large_one": "{size} changed lines (+{additions}/−{deletions}) in 1 file; threshold {threshold}",
         "large": "{size} changed lines (+{additions}/−{deletions}) in {n} files; threshold {threshold}",
+        "large_glance_one": "{size} changed lines in 1 file",  # risks at a glance: how large, the details how
+        "large_glance": "{size} changed lines in {n} files",
         "tag_mismatch": "tagged [{tags}] but touches only {paths}",
         "untagged_breaking": "breaking change without [BREAKING] in the title",
         "doc_breaking": "breaking change ({why}) but no documentation file changed",
@@ -110,6 +112,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "todo": "新增 {n} 处 TODO/FIXME，例如 {file}：{line}",
         "large_one": "改动 {size} 行（+{additions}/−{deletions}），涉及 1 个文件；阈值 {threshold}",
         "large": "改动 {size} 行（+{additions}/−{deletions}），涉及 {n} 个文件；阈值 {threshold}",
+        "large_glance_one": "改动 {size} 行，涉及 1 个文件",
+        "large_glance": "改动 {size} 行，涉及 {n} 个文件",
         "tag_mismatch": "标注为 [{tags}]，但只改动了 {paths}",
         "untagged_breaking": "破坏性变更，但标题没有标注 [BREAKING]",
         "doc_breaking": "破坏性变更（{why}），但没有改文档",
