@@ -20,13 +20,18 @@ def _norm(name: str) -> str:
     return re.sub(r"[-_.]", "", name.lower())
 
 
+@lru_cache(maxsize=64)
+def _package_names(repo_name: str) -> frozenset[str]:
+    """The package is named like the repository, or like a word of its name (src/lightning/pytorch/ in
+    pytorch-lightning: its modules are trainer, callbacks…, not "lightning" for everything)."""
+    return frozenset({_norm(repo_name)} | {_norm(w) for w in re.split(r"[-_.]", repo_name) if len(w) >= 4})
+
+
 def layout_module(path: str, repo_name: str) -> str:
     """The module of one path under the repository's layout ('root' for a file at the top)."""
     parts = path.split("/")
     folders = parts[:-1]
-    # the package is named like the repository, or like a word of its name (src/lightning/pytorch/ in
-    # pytorch-lightning: its modules are trainer, callbacks…, not "lightning" for everything)
-    named = {_norm(repo_name)} | {_norm(w) for w in re.split(r"[-_.]", repo_name) if len(w) >= 4}
+    named = _package_names(repo_name)
     while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]) in named):
         folders = folders[1:]
     if folders:

@@ -108,8 +108,9 @@ def local_time(merged_at: str, tz: str | None, lang: str = "en") -> str:
     if not tz:
         return clean(merged_at)
     try:
+        words = labels(lang)
         when = f"{parse_timestamp(merged_at).astimezone(zone(tz)):%Y-%m-%d %H:%M}"
-        return f"{when}（{zone_name(tz, lang)}）" if lang == "zh" else f"{when} ({zone_name(tz, lang)})"
+        return f"{when}{words['lp']}{zone_name(tz, lang)}{words['rp']}"
     except (ValueError, InputError):
         return clean(merged_at)
 
