@@ -140,8 +140,9 @@ def english_runs(text: str) -> list[str]:
 
 
 def section(markdown: str, heading: str) -> str:
-    """The Markdown under the level-2 heading `heading`, up to the next level-1 or level-2 heading."""
-    found = re.search(rf"^##[ \t]+{re.escape(heading)}[ \t]*$", markdown, re.M)
+    """The Markdown under the level-2 heading `heading` (with or without a bracketed aside after it, as "风险速览
+    （每类的全部 PR 见附录「风险详情」）"), up to the next level-1 or level-2 heading."""
+    found = re.search(rf"^##[ \t]+{re.escape(heading)}(?:[ \t]*(?:（|\()[^\n]*)?[ \t]*$", markdown, re.M)
     if not found:
         return ""
     rest = markdown[found.end():]

@@ -285,3 +285,23 @@ def test_each_highlight_names_the_theme_it_opens_with_so_a_theme_of_several_is_s
     nested = re.findall(r"^  - (.+)$", part, re.M)
     assert nested  # and each opens as a line does: "Remove curriculum sampler…", not "remove curriculum…"
     assert all(re.match(r"(\\\[[^]]+\\\] )?([A-Z\[`#]|\\#)", line) for line in nested), nested
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_risk_at_a_glance_names_its_other_prs_only_when_they_are_few(lang: str) -> None:
+    # verl 05-04 read "改了源码但没有改测试：14 个 PR（其中关键 PR 11 个），例如 #6265：…（#6300、#6302、#6117、…另 10
+    # 个）": three bare numbers and a count the line had given; the appendix's risk details list all 14 with what
+    # each changed, and the heading says so. Two others ("vllm 0.17→0.18（#6230、#6262）") still fit.
+    markdown = render_markdown(week("05-04", lang))
+    start = markdown.index("## 风险速览" if lang == "zh" else "## Risks at a glance")
+    top = markdown[start:markdown.index("\n## ", start)]
+    lines = [line for line in top.splitlines() if line.startswith("- ")]
+    untested = next(line for line in lines if "没有改测试" in line or "without test changes" in line)
+    assert len(re.findall(r"\\#\d+", untested)) == 1 and "另" not in untested and "more" not in untested
+    pins = next(line for line in lines if "vllm 0.17" in line)
+    assert {int(n) for n in re.findall(r"\\#(\d+)", pins)} == {6222, 6230, 6262}
+    heading = top.splitlines()[0]
+    assert ("附录「风险详情」" if lang == "zh" else '"Risks in detail"') in heading
+    missing = next(r for r in week("05-04", lang)["risks"] if r["kind"] == "missing_tests")
+    appendix = markdown[markdown.index("## 附录" if lang == "zh" else "## Appendix"):]
+    assert all(f"\\#{n}" in appendix for n in missing["prs"])  # what the brief leaves out, the appendix lists

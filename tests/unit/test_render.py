@@ -16,7 +16,8 @@ from tests.golden.cases import load
 from tests.unit.render_support import markdown_to_html, parse_html, pdf_text, render_all_strict
 
 # The brief, then one appendix heading with the rest below it (issue 45).
-ZH_ORDER = ["本周亮点", "风险速览", "执行摘要", "关键变更", "关键 PR", "后续建议", "未评分 PR", "说明", "附录"]
+ZH_ORDER = ["本周亮点", "风险速览（每类的全部 PR 见附录「风险详情」）", "执行摘要", "关键变更", "关键 PR", "后续建议",
+            "未评分 PR", "说明", "附录"]
 ZH_APPENDIX = ["模块与主题趋势", "风险详情", "相关 PR", "全部合并 PR"]
 
 

@@ -15,7 +15,8 @@ from tests.unit.render_support import pdf_text, render_all_strict
 
 def section(md: str, heading: str) -> str:
     """The Markdown between `## heading` (or the appendix's `### heading`) and the next heading of its level."""
-    match = (re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", md, re.MULTILINE | re.DOTALL) or
+    aside = r"(?: ?[（(][^\n]*)?"  # "## Risks at a glance (every PR … is in the appendix, …)"
+    match = (re.search(rf"^## {re.escape(heading)}{aside}\n(.*?)(?=^## |\Z)", md, re.MULTILINE | re.DOTALL) or
              re.search(rf"^### {re.escape(heading)}\n(.*?)(?=^##?# |\Z)", md, re.MULTILINE | re.DOTALL))
     assert match, f"no section {heading}"
     return match.group(1)

@@ -37,7 +37,10 @@ RISK_PRS = 30  # a risk kind's PRs when it has no items
 UNSCORED_ROWS = 30
 RELATED_ROWS = 20  # clusters, and revert chains
 REVIEW_ROWS = 20  # reviewers, unresolved threads, follow-ups
-BRIEF_REFS = 3  # PRs named after a risk in the brief: the appendix's risk details list them all
+# A risk in the brief names the PRs its text does not cite when there are at most this many; more, and it names
+# none: three bare numbers and "…另 13 个" tell a reader nothing the count did not, and the appendix's risk
+# details list every one with what it did (the section's heading says so)
+BRIEF_REFS = 2
 REFS_SHOWN = 20  # PRs named after a note, a hot file, a module, a cluster: then "…另 N 个" (a ref marked `more`)
 # The list of every merged PR: whole (folded) on the web page, where each links to its page; its first rows in
 # report.md and report.pdf, which travel without the site.
@@ -169,7 +172,8 @@ def _without(text: str, theme: str) -> str:
 
 def _risk_brief(p: _Parts) -> Any:
     """The narrative's risk observations, then the kinds no observation mentions, so the brief misses none."""
-    notes = p.notes(p.report["risk_notes"], BRIEF_REFS)
+    notes = [{**note, "prs": [] if any(r.get("more") for r in note["prs"]) else note["prs"]}
+             for note in p.notes(p.report["risk_notes"], BRIEF_REFS)]
     if not notes and not p.risks:
         return None
     noted = {n for note in p.report["risk_notes"] or [] if isinstance(note, dict) for n in note.get("prs") or []}
