@@ -110,7 +110,7 @@ def test_the_key_pr_table_is_in_chinese_with_at_most_two_points() -> None:
     rows = [line for line in table.splitlines() if line.startswith("| [")]
     assert len(rows) == 10
     assert all(row.count("<br>") <= 1 for row in rows)
-    assert "refactor: remove curriculum sampler" not in table and "移除 curriculum 采样器" in table
+    assert "refactor: remove curriculum sampler" not in table and "移除课程采样器" in table
     assert narrative.must_name(week("05-04"))[:2] == [6302, 6300]
 
 

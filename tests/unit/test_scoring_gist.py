@@ -58,7 +58,7 @@ def test_measured_effects_breaks_defaults_and_housekeeping_come_from_the_pr():
 def test_zh_reports_get_the_chinese_line_and_en_reports_the_authors_opening():
     pr = make_pr("[fsdp] fix: sync merged LoRA weights before context exit", [change("pkg/fsdp.py", 30, 6)],
                  body="### What does this PR do?\n\nThe rollout got stale weights because the iterator was lazy.\n")
-    assert score_pull(pr, ZH).summary == "在 context exit 前同步合并后的 LoRA 权重。"
+    assert score_pull(pr, ZH).summary == "在上下文退出前同步合并后的 LoRA 权重。"
     assert score_pull(pr, CONFIG).summary == "The rollout got stale weights because the iterator was lazy."
     chinese = make_pr("[fsdp] fix: 修复 rollout 卡住",
                       body="### What does this PR do?\n\n修复了长序列下 rollout 卡住的问题。\n")

@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from prhub.engine import translate
+from prhub.engine import headline, translate
 
 
 @pytest.mark.parametrize(("title", "zh"), [
@@ -28,7 +28,7 @@ from prhub.engine import translate
     ("[fsdp] feat: Support zero2 optional feature for FSDP1", "为 FSDP1 支持 zero2 可选特性"),
     ("feat(unstable): add -Zbuild-analysis unstable feature", "新增 -Zbuild-analysis 不稳定的特性"),
     ("support decouple ppo for v1 separate_async", "为 v1 separate_async 支持 decouple ppo"),
-    ("avoid redundant clone in the actor", "避免 actor 中的多余的 clone"),
+    ("avoid redundant clone in the actor", "避免 actor 中的多余的克隆"),
     ("remove x86_64-apple-darwin from CI and tests", "从 CI 和测试中移除 x86_64-apple-darwin"),
     ("chore(deps): bump serde to 1.0.200", "将 serde 升级到 1.0.200"),
     ("make `reward_extra_info` optional in `reward_result`", "让 `reward_result` 中的 `reward_extra_info` 变为可选"),
@@ -47,7 +47,7 @@ def test_title_structures_read_in_chinese_order(title: str, zh: str) -> None:
     ("fix: preserve generation config during merge", "在合并期间保留生成配置"),
     ("fix: preserve GPT-OSS weights without expert parallelism", "在不使用专家并行时保留 GPT-OSS 权重"),
     ("fix: skip redundant clone in get_named_tensor_buckets to avoid OOM during SGLang weight sync",
-     "跳过 get_named_tensor_buckets 中的多余的 clone，以避免 SGLang 权重同步期间的 OOM"),
+     "跳过 get_named_tensor_buckets 中的多余的克隆，以避免 SGLang 权重同步期间的 OOM"),
     # the means: via / using / over a name
     ("feat: support sglang ROCm backend via aiter defaults", "通过 aiter 默认支持 sglang ROCm 后端"),
     ("feat: sharded delta weight sync over NCCL for disaggregated rollout",
@@ -290,3 +290,35 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
     assert translate.title("[tool, rollout] feat: support parameter sync steps in Skip Manager").startswith(
         "在 Skip Manager 中支持")
     assert translate.title("fix deadlock in the sampler") == "修复采样器中的死锁"  # a plain place is still said
+
+
+@pytest.mark.parametrize("title, zh", [
+    # "X fix" says "fix X": "nccl broadcast bucket size fix" had fallen back to "重构：改动 1 个文件，增删相当"
+    ("[ckpt]: nccl broadcast bucket size fix", "修复 nccl 广播 bucket 大小"),
+    ("minor BCO fixes", "修复 BCO"),
+    ("[GRPO] Reference model initialization bug fix", "修复参考模型初始化"),
+    # a container's image is a 镜像 ("将稳定 trtllm 图像升级到…"); a model's image, even in a CI fix, an 图像
+    ("[docker] feat: bump stable trtllm image to 1.3.0rc15", "将稳定 trtllm 镜像升级到 1.3.0rc15"),
+    ("[ci] chore: Update ascend ci image", "更新 ascend ci 镜像"),
+    ("Fix OOM in CI by reducing image size of tiny Gemma3 model", "通过减少小型 Gemma3 模型的图像大小修复 CI 中的 OOM"),
+    ("[doc] chore: update arch image", "更新 arch 图像"),
+    # words the exports' key PRs left in English
+    ("[ckpt] feat: Node-local multi-sender broadcast in NCCL checkpoint engine",
+     "NCCL 检查点引擎中的节点本地多发送端广播"),
+    ("[fully_async, rollout] feat: enable online policy distillation in fully async training",
+     "在完全异步训练中启用在线策略蒸馏"),
+    ("[ckpt] fix: use separate magic_recv buffer to prevent weight corruption",
+     "改用独立的 magic_recv 缓冲区，以防止权重损坏"),
+])
+def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) -> None:
+    assert translate.title(title) == zh
+
+
+@pytest.mark.parametrize("line, prose", [
+    ("完全异步 Policy add Rollout Importance Sampling", True),  # the title's verb was never found
+    ("修复 RotaryEmbedding 的 npu disable flash_attn", True),
+    ("新增 `add` 命令的补全", False),  # code is a name
+    ("基于 stop token 和回复格式化新增 Gemma4 工具解析器", False),  # a term the glossary keeps is no sign
+])
+def test_a_title_verb_left_in_english_marks_the_line_as_english(line: str, prose: bool) -> None:
+    assert headline.english_prose(line) is prose

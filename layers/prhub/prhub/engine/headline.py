@@ -17,6 +17,7 @@ from collections.abc import Collection, Sequence
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
+from prhub.engine.lexicon import verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, type_word
@@ -42,8 +43,17 @@ def english_prose(text: str) -> bool:
     if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
         return True
     words = re.findall(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)
-    return any(w.lower() in PROSE for w in words) or any(
+    return any(w.lower() in PROSE or _verb_left(w) for w in words) or any(
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
+
+
+# Verbs a title opens with that no name or term is made of: one left in English in a zh line ("完全异步 Policy
+# add Rollout …", "npu disable flash_attn") means the translator did not find the sentence's verb.
+LEFT_VERBS = {"add", "fix", "remove", "implement", "introduce", "enable", "disable", "deprecate", "rename"}
+
+
+def _verb_left(word: str) -> bool:
+    return word.islower() and (found := verb([word])) is not None and found[0] in LEFT_VERBS
 
 
 NAMES = 2  # files a brief reason names before it counts the rest

@@ -27,6 +27,12 @@ CONVENTIONAL = re.compile(r"^\s*(?:[a-z][\w-]*(?:\([^)]*\))?!?|fix|feat|chore|do
 SYMBOLS = re.compile(r"^[^\w`'\"\[(]+")
 SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 LABEL = re.compile(r"^([\w./+-]*[A-Z/.][\w./+-]*)\s*[:：]\s+(.+)$")  # "SDFT/SDPO: ...", "StackLLaMA: ..."
+# A title about containers: its "image" is the container's.
+CONTAINER = re.compile(r"(?i)\b(?:docker\w*|containers?|ci|cann|stable|base|build|upload|registry|pipeline)\b|"
+                       r"\d+\.\d+\.\d+")
+# "Benchmark CI fix", "minor BCO fixes": a noun phrase, then the fix (none of "for", "&", " - ": a sentence)
+TRAILING_FIX = re.compile(r"(?i)(?:(?:small|minor|tiny|quick|various|misc|some|several)\s+)*"
+                          r"((?:(?!\b(?:for|to|in|on|with|of)\b)[^;:&])+?)\s+(?:bug\s*)?fix(?:es)?")
 NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Add ...": a two-word lead-in
 
 
@@ -41,6 +47,11 @@ def strip(title: str) -> str:
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
     text = strip(raw)
+    if CONTAINER.search(text):  # "bump stable trtllm image to 1.3.0rc15": a container's image is a 镜像, not a 图像
+        text = re.sub(r"(?i)(?<!docker )\bimage(s?)\b(?!\s+(?:tokens?|sizes?|inputs?|data|processor|patch|features?))",
+                      r"container image\1", text)  # "image token budget" in a CI fix is still the model's
+    if (fixed := TRAILING_FIX.fullmatch(text)) and " - " not in text and not verb(TOKEN.findall(text)):
+        text = f"fix {fixed.group(1)}"  # "Benchmark CI fix" says "fix the benchmark CI": 修复基准测试 CI
     lead = ""
     if (named := NAMED.match(text)) and verb(TOKEN.findall(named.group(1))):
         lead, text = clause(named.group(1), kind) + "：", named.group(2)
