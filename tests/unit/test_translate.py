@@ -309,6 +309,8 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
      "在完全异步训练中启用在线策略蒸馏"),
     ("[ckpt] fix: use separate magic_recv buffer to prevent weight corruption",
      "改用独立的 magic_recv 缓冲区，以防止权重损坏"),
+    ("[megatron] fix: remove redundant return value for hf_config", "移除 hf_config 的多余的返回值"),
+    ("Replace deprecated list with tuple indexing in PPOTrainer", "用 PPOTrainer 中的元组索引替换已弃用的列表"),
 ])
 def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) -> None:
     assert translate.title(title) == zh
