@@ -305,3 +305,24 @@ def test_a_risk_at_a_glance_names_its_other_prs_only_when_they_are_few(lang: str
     missing = next(r for r in week("05-04", lang)["risks"] if r["kind"] == "missing_tests")
     appendix = markdown[markdown.index("## 附录" if lang == "zh" else "## Appendix"):]
     assert all(f"\\#{n}" in appendix for n in missing["prs"])  # what the brief leaves out, the appendix lists
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("zh", "迁移：用到 `trainer` 的地方改用 `actor_wg`。"),
+    ("en", "Migration: use `actor_wg` where `trainer` was used."),
+])
+def test_a_renamed_names_migration_is_its_new_name(lang: str, said: str) -> None:
+    # #6724 "rename misleading `trainer` arg to `actor_wg`" (breaking) read "迁移：作者标注为破坏性变更，升级前请按其
+    # 说明修改用法": the title says what its users change
+    item = next(h for h in week("06-15", lang)["highlights"] if "#6724" in h["text"])
+    assert item["text"].endswith(said)
+
+
+def test_a_changed_defaults_migration_is_to_set_the_old_value() -> None:
+    # "迁移：#6951 标题写明修改了默认行为" said again what the title had just said; what its users do is keep the
+    # old value where they rely on it. Diff findings and the author's bare marker keep their own sentences.
+    zh, en = headline.migration_step("标题写明修改了默认行为", "x", True), headline.migration_step(
+        "changes a default, as its title says", "x", False)
+    assert (zh, en) == ("依赖旧默认值之处需显式设置原值", "set the old default explicitly where you rely on it")
+    assert headline.migration_step("标题标注了 [BREAKING]（删除公共模块 a.py）", "x", True) == "删除公共模块 a.py"
+    assert headline.migration_step("标题标注了 [BREAKING]", "rename foo to bar", True) == ""  # not code: no guess

@@ -20,7 +20,7 @@ from prhub.engine import gist, translate
 from prhub.engine.lexicon import verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
-from prhub.engine.wording import clip, type_word
+from prhub.engine.wording import clip, say, type_word
 
 POINTS = 2
 HEADLINE = 60  # characters: a table cell and a highlight's clause, not a paragraph
@@ -81,6 +81,27 @@ def migration(reason: str, zh: bool) -> str:
     told = re.search(r"（(.+)）$" if zh else r"\((.+)\)$", reason)
     reason = told.group(1) if told else "" if re.search(r"\[BREAKING\]|BREAKING CHANGE", reason) else reason
     return briefly(reason, zh)
+
+
+# "rename misleading `trainer` arg to `actor_wg`", "change micro_batch_size to micro_batch_size_per_gpu": a name
+# (code: backticks, "_", ".", CamelCase) renamed to another, the migration its users make.
+RENAMED = re.compile(r"\b(?:rename[sd]?|change[sd]?)\s+(?:[a-z]+\s+){0,2}?`?([A-Za-z][\w.]*)`?\s+(?:[a-z]+\s+)?"
+                     r"(?:to|->|→)\s+`?([A-Za-z][\w.]*)`?", re.I)
+CODE_NAME = re.compile(r"[_.]|[a-z][A-Z]")
+
+
+def migration_step(reason: str, title: str, zh: bool) -> str:
+    """What a breaking PR's users do, where the engine knows: use the new name of a renamed one (the title's
+    "rename `a` to `b`"), set a changed default's old value where they relied on it; else what it removes or
+    changes (migration). "" when the author's marker is all there is."""
+    said = migration(reason, zh)
+    if said in (say("zh", "changes_default"), say("en", "changes_default")):
+        return "依赖旧默认值之处需显式设置原值" if zh else "set the old default explicitly where you rely on it"
+    if not said and (renamed := RENAMED.search(translate.strip(title))) and \
+            all(CODE_NAME.search(name) or name in title.split("`") for name in renamed.groups()):
+        old, new = renamed.groups()
+        return f"用到 `{old}` 的地方改用 `{new}`" if zh else f"use `{new}` where `{old}` was used"
+    return said
 
 
 def _where(changed_files: int, additions: int, deletions: int) -> str:
