@@ -261,8 +261,18 @@ def test_a_series_of_titles_keeps_what_each_one_says_after_its_colon() -> None:
 
 
 def test_the_summary_puts_no_space_between_chinese_words() -> None:
-    # "最值得先读的是 工具的 #6302，以及 工具的 #6300": a space belongs only between Chinese and Latin
-    assert "最值得先读的是工具的 #6302，以及工具的 #6300" in week("05-04")["summary"]
+    # "最值得先读的是 工具的 #6302，以及 工具的 #6300": a space belongs only between Chinese and Latin; and one
+    # subsystem is named once ("工具的 #6302，以及工具的 #6300" said 工具 twice)
+    assert "最值得先读的是工具的 #6302 和 #6300（见上文亮点）" in week("05-04")["summary"]
+
+
+def test_the_summary_names_the_prs_to_read_first_by_the_highlights_subsystem() -> None:
+    # July's summary read "最值得先读的是检查点的 #6974，以及 megatron 模块的 #7181" while the highlights just above
+    # filed #7181 (module megatron, a checkpoint feature) under 检查点
+    report = zh_share.build(ROWS, "2026-07-01", "2026-07-31", VERL, "Asia/Shanghai", "zh")
+    item = next(h for h in report["highlights"] if 7181 in h["prs"])
+    assert item["theme"] == "检查点"
+    assert "最值得先读的是检查点的 #6974 和 #7181" in report["summary"]
 
 
 def test_a_headline_that_knows_only_the_diff_says_so_once():

@@ -185,7 +185,7 @@ def test_the_summary_names_the_lead_changes_and_leaves_their_lines_to_the_highli
     told = narrative.engine_narrative(week_report("zh"))
     summary = told["summary"]
     # the highlights just above tell #11 and #12 by their lines: the summary points there, it does not repeat them
-    assert "最值得先读的是 rollout 模块的 #11，以及 rollout 模块的 #12（见上文亮点）" in summary
+    assert "最值得先读的是 rollout 模块的 #11 和 #12（见上文亮点）" in summary
     assert {11, 12} <= {n for item in told["highlights"] for n in item["prs"]}
     assert "支持异步 rollout 后端" not in summary
     assert "[BREAKING]" not in summary and "support the async" not in summary
@@ -370,7 +370,7 @@ def test_a_chinese_list_of_prs_takes_the_enumeration_comma():
 def test_the_busiest_modules_take_a_space_only_beside_latin():
     # trl 06-08 read "改动最集中的模块是 实验特性、trainer、对话模板"
     def said(*busiest: str) -> str:
-        return summary._notable_zh(summary._Notable([], list(busiest), 0, 0, 0, 0))[0]
+        return summary._notable_zh(summary._Notable([], list(busiest), 0, 0, 0, 0), {})[0]
     assert said("experimental", "trainer") == "改动最集中的模块是实验特性、trainer"
     assert said("rollout", "experimental") == "改动最集中的模块是 rollout、实验特性"
 

@@ -293,7 +293,8 @@ def engine_narrative(report: Analysis) -> Narrative:
     zh = report.get("language", "zh") == "zh"
     highlights = _highlights(report, zh)
     return {
-        "summary": summary.paragraphs(report, zh),
+        "summary": summary.paragraphs(report, zh, {n: item["theme"] for item in highlights if item.get("theme")
+                                                   for n in item["prs"]}),
         "highlights": highlights,
         "key_changes": _key_changes(report, zh, _described(highlights),
                                     frozenset(n for item in highlights for n in item["prs"])),

@@ -45,7 +45,9 @@ def _notable(report: Analysis) -> _Notable:
         reverts=len(chains), back=sum(1 for c in chains if c["relanded_by"]))
 
 
-def paragraphs(report: Analysis, zh: bool) -> str:
+def paragraphs(report: Analysis, zh: bool, themes: dict[int, str] | None = None) -> str:
+    """The summary; `themes`: the subsystem the highlights file a PR under, by number, which the PRs to read first
+    are named by (a PR's first module may be another: #7181 of module megatron stood under 检查点)."""
     s = report["stats"]
     now = now_words(report, zh)[0]
     if s["pr_count"] == 0:
@@ -56,7 +58,7 @@ def paragraphs(report: Analysis, zh: bool) -> str:
                 f"{_merged_en(s['pr_count'])} {now}; none is scored yet (see Unscored PRs), so there are no figures.")
     notable = _notable(report)
     if zh:
-        second = _notable_zh(notable)
+        second = _notable_zh(notable, themes or {})
         text = _figures_zh(s, now) + ("\n\n" + "；".join(second) + "。" if second else "")
     else:
         second = _notable_en(notable)
@@ -93,17 +95,21 @@ def _merged_en(n: int) -> str:
     return f"{n} PRs were merged" if n != 1 else "1 PR was merged"
 
 
-def _notable_zh(seen: _Notable) -> list[str]:
+def _notable_zh(seen: _Notable, themes: dict[int, str]) -> list[str]:
     second = []
     if seen.busiest:
         # a space beside Latin only: "是实验特性、trainer", "是 rollout、trainer"
         second.append(translate.join(["改动最集中的模块是", "、".join(map(translate.module, seen.busiest))])
                       + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
     if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
-        parts = ["最值得先读的是"]
+        parts, said = ["最值得先读的是"], ""
         for i, p in enumerate(seen.lead):  # join spaces Chinese from Latin only: "是工具的 #6302", "是 rollout 模块的"
-            parts += (["，以及"] if i else []) + ([area_name(p["modules"][0]), "的"] if p["modules"] else [])
-            parts.append(f"#{p['number']}")
+            area = themes.get(p["number"]) or (area_name(p["modules"][0]) if p["modules"] else "")
+            if i and area == said:  # one subsystem is named once: "检查点的 #6974 和 #7181"
+                parts += ["和", f"#{p['number']}"]
+                continue
+            parts += (["，以及"] if i else []) + ([area, "的"] if area else []) + [f"#{p['number']}"]
+            said = area
         second.append(translate.join(parts) + "（见上文亮点）")
     settled = f"（其中 {seen.back} 条已重新合入或修复）" if seen.back else ""
     attention = [f"{seen.breaking} 个破坏性变更" if seen.breaking else "",
