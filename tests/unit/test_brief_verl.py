@@ -336,3 +336,12 @@ def test_a_changed_defaults_migration_is_to_set_the_old_value() -> None:
     assert (zh, en) == ("依赖旧默认值之处需显式设置原值", "set the old default explicitly where you rely on it")
     assert headline.migration_step("标题标注了 [BREAKING]（删除公共模块 a.py）", "x", True) == "删除公共模块 a.py"
     assert headline.migration_step("标题标注了 [BREAKING]", "rename foo to bar", True) == ""  # not code: no guess
+
+
+def test_a_modules_other_prs_after_its_theme_are_headed_as_the_rest() -> None:
+    # verl 05-18 (en) had "### trainer" (a theme led by #6354) and then "### trainer: Add set_expandable_segments
+    # support for npu", the first line of the paragraph below it: the module's other PRs say so instead
+    report = zh_share.build(ROWS, "2026-05-18", "2026-05-24", VERL, "Asia/Shanghai", "en")
+    headings = [k["theme"] for k in report["key_changes"]]
+    assert headings[:2] == ["trainer", "trainer: other changes"]
+    assert report["key_changes"][1]["text"].startswith("4 PRs touched trainer (3 key); besides those above:")

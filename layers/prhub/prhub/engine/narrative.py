@@ -184,14 +184,17 @@ def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozens
         rest = [n for n in module["prs"] if n not in covered]
         if module["pr_count"] < 2 or len(rest) < 2 or not any(by_number[n]["key"] for n in rest if n in by_number):
             continue  # a module's PRs none of which is key are no key change either
-        changes.append(_module_change(module, rest, by_number, report, now, zh, described))
+        change = _module_change(module, rest, by_number, report, now, zh, described)
+        if any(c["theme"] == change["theme"] for c in changes):  # a theme of the module came first: these are the rest
+            change["theme"] += "：其他改动" if zh else ": other changes"
+        changes.append(change)
         covered.update(rest)
     return _distinct_headings(changes, by_number, zh)
 
 
 def _distinct_headings(changes: list[KeyChange], by_number: dict[int, PrEntry], zh: bool) -> list[KeyChange]:
-    """Two key changes under one subsystem (two themes, or a theme and its module's other PRs): the second says
-    its lead's headline too, so no two headings read alike."""
+    """Two themes under one subsystem: the second says its lead's headline too, so no two headings read alike (a
+    module's other PRs after its theme are headed so by _key_changes)."""
     seen: set[str] = set()
     out = []
     for change in changes:
