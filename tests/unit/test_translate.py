@@ -311,6 +311,10 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
      "改用独立的 magic_recv 缓冲区，以防止权重损坏"),
     ("[megatron] fix: remove redundant return value for hf_config", "移除 hf_config 的多余的返回值"),
     ("Replace deprecated list with tuple indexing in PPOTrainer", "用 PPOTrainer 中的元组索引替换已弃用的列表"),
+    # "default to X" opening a clause is a verb (trl #5987, breaking, had fallen back to "重构：改动 4 个文件"); a
+    # default after another verb stays a word
+    ("Simplify agent skills target and default to `.agents`", "简化智能体技能的 target 并默认改为 `.agents`"),
+    ("fall back to default X", "回退到默认 X"),
 ])
 def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) -> None:
     assert translate.title(title) == zh

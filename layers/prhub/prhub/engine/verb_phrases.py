@@ -113,6 +113,8 @@ def _plain(text: str, tokens: list[str], kind: str) -> str:
         found = None  # "Packing with X", "Sampling of Y": a noun that opens the title, not a verb
     if tokens and tokens[0].lower() == "default" and (parts := split(" ".join(tokens[1:]), "to")):
         return join(["将", _phrase(parts[0]), "默认设为", _phrase(parts[1])])  # "Default SFT loss to chunked_nll"
+    if len(tokens) > 2 and tokens[0].lower() in ("default", "defaults") and tokens[1].lower() == "to":
+        return join(["默认改为", _phrase(" ".join(tokens[2:]))])  # "… and default to `.agents`"
     if not found and (said := _subject_verb(tokens)):
         return said
     if not found and tokens and unknown_verb(tokens[0]) and any(t.lower() in GRAMMAR for t in tokens[1:]):
