@@ -144,10 +144,25 @@ def test_every_risk_has_a_detail():
     files = [change("pkg/a.py", 900, 300, status="removed"),
              change("requirements.txt", 1, 1, patch="@@ -1 +1 @@\n-torch==2.5.0\n+torch==2.6.0\n"),
              change("pkg/b.py", 5, 0, patch="@@ -0,0 +1 @@\n+# XXX: temporary\n")]
-    scored = score_pull(make_pr('Revert "[doc] feat: x"', files), CONFIG)
-    assert {r.kind for r in scored.risks} >= {"breaking", "revert", "dependency_pin", "todo_left", "large_change",
-                                              "title_convention"}
-    assert all(r.detail.strip() for r in scored.risks)
+    titles = ('Revert "[doc] feat: x"', "[doc] feat: x")
+    reverted, plain = (score_pull(make_pr(title, files), CONFIG) for title in titles)
+    assert {r.kind for r in reverted.risks} >= {"revert", "dependency_pin", "todo_left", "large_change",
+                                                "title_convention"}
+    assert {r.kind for r in plain.risks} >= {"breaking", "dependency_pin", "todo_left", "large_change",
+                                             "title_convention", "doc_mismatch"}
+    assert all(r.detail.strip() for r in [*reverted.risks, *plain.risks])
+
+
+def test_a_revert_breaks_only_when_its_author_says_so():
+    # The sample's #1209 reverted #1205 of the same week and stood as a breaking change ("迁移：删除公共模块
+    # ack_bench.py") for deleting the module #1205 had added: what a revert removes is the reverted PR's own
+    removed = [change("pkg/ack_bench.py", 0, 120, status="removed"), change("pkg/worker.py", 3, 40)]
+    revert = score_pull(make_pr('Revert "[worker] perf: batch acknowledgements"', removed), CONFIG)
+    assert not revert.breaking and "breaking" not in {r.kind for r in revert.risks}
+    assert "revert" in {r.kind for r in revert.risks}
+    assert score_pull(make_pr("[worker] refactor: drop the ack bench", removed), CONFIG).breaking
+    declared = score_pull(make_pr('[BREAKING] Revert "[worker] perf: batch acknowledgements"', removed), CONFIG)
+    assert declared.breaking
 
 
 def test_title_convention_is_not_judged_when_one_tag_cannot_be_located():

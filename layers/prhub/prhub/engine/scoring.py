@@ -66,7 +66,8 @@ from prhub.engine.wording import joined, say
 # engine-13: the type shown is the repository's word where it says one consistently (issue 48): every type word of a
 # repository with consistent conventional prefixes (its `chore:` stays a chore), gitmoji in a repository that titles
 # with them, tags after an opening emoji. Importance changes only where such a word was not read before.
-REVISION = 13
+# engine-14: a revert is breaking only when its author declares it (what it removes is the reverted PR's own).
+REVISION = 14
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -282,7 +283,7 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
     reading = _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
     kind = reading if declared else said or reading
     cleaned = textparse.strip_template(pr.body)
-    breaking = _breaking(pr, description, bang, kinds, config)
+    breaking = _breaking(pr, description, bang, kinds, config, revert=reading == "revert")
     return rules.Facts(pr, kind, description, f"{description}\n{cleaned[:4000]}", cleaned, kinds, breaking.flag,
                        breaking.declared, breaking.reason, config, declared=declared,
                        tags=set(modules_from_title(pr.title)),
@@ -339,13 +340,17 @@ class _Breaking:
     reason: str  # the declaration, then the inferred reasons (at most two)
 
 
-def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], config: RepoConfig) -> _Breaking:
+def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], config: RepoConfig,
+              revert: bool = False) -> _Breaking:
+    """`revert`: the PR undoes another, so what it removes or changes back is that PR's own (its revert risk
+    says so): breaking only when its author declares it. The sample's #1209 reverted #1205 of the same week and
+    stood as a breaking change for deleting the module #1205 had added."""
     lang = config.language
     tag_breaking = any(t.strip().upper() == "BREAKING" for t in _tags(pr.title))
     tagged_breaking = tag_breaking or bang
     declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
-    inferred = breaking_reasons(pr.files, config.test_paths, lang)
-    if DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
+    inferred = [] if revert else breaking_reasons(pr.files, config.test_paths, lang)
+    if not revert and DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
         inferred.append(say(lang, "changes_default"))
     if tagged_breaking:
         reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
