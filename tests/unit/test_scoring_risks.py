@@ -37,7 +37,7 @@ def test_test_paths_are_configurable():
 def test_todo_left_reads_added_lines_only():
     patch = "@@ -1,3 +1,4 @@\n # TODO: old marker stays\n-x = 1\n+x = 2  # FIXME: handle negative steps\n+y = 3\n"
     found = risks(make_pr("fix: x", [change("pkg/a.py", 2, 1, patch=patch), change("tests/test_a.py")]))
-    assert found["todo_left"] == "adds 1 TODO/FIXME marker, e.g. pkg/a.py: x = 2 # FIXME: handle negative steps"
+    assert found["todo_left"] == "adds 1 TODO or FIXME marker, e.g. pkg/a.py: `x = 2 # FIXME: handle negative steps`"
     moved = "@@ -1 +1 @@\n-# TODO: later\n+# TODO: later\n"
     assert "todo_left" not in risks(make_pr("fix: x", [change("pkg/a.py", 1, 1, patch=moved)]))
 
@@ -194,3 +194,22 @@ def test_a_titles_module_tags_put_the_one_its_source_bears_first():
         "ci", "trainer"]
     assert score_pull(make_pr("[ci, trainer] fix: x", [change("pkg/trainer/a.py")]), CONFIG).modules == [
         "trainer", "ci"]
+
+
+def test_a_todo_is_told_whole_at_a_glance_and_counted_in_a_table_cell():
+    # make run's sample read "新增 1 处 FIXME，例如 redis_streams.py：# TODO: handle consumer group …": the brief cut
+    # "TODO/FIXME" as a path, and the English comment stood as prose; the key-PR table cut the line mid-code
+    from prhub.core.models import Risk
+    from prhub.engine import headline, observations
+
+    patch = "@@ -1 +1,2 @@\n x\n+# TODO: handle `group` rebalancing when a worker dies\n"
+    pr = make_pr("[storage] feat: x", [change("pkg/storage/redis_streams.py", 2, 0, patch=patch)])
+    detail = next(r.detail for r in score_pull(pr, CONFIG.with_overrides(language="zh")).risks if r.kind == "todo_left")
+    assert detail == ("新增 1 处 TODO 或 FIXME，例如 pkg/storage/redis_streams.py："
+                      "`# TODO: handle 'group' rebalancing when a worker dies`")
+    entry = {"number": 7, "importance": 8.0, "key": True, "changed_files": 1, "additions": 2, "deletions": 0}
+    report = {"prs": [entry], "risks": [{"kind": "todo_left", "prs": [7], "detail": detail,
+                                          "items": [{"pr": 7, "detail": detail}]}]}
+    note = observations.risk_notes(report, True)[0]["text"]
+    assert note.startswith("新增 TODO/FIXME：#7，新增 1 处 TODO 或 FIXME，例如 redis_streams.py：`# TODO:")
+    assert headline.points("", False, "", [Risk("todo_left", detail)], None, 1, 2, 0) == ["新增 1 处 TODO 或 FIXME"]

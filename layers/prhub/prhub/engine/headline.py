@@ -175,6 +175,8 @@ def points(summary: str, breaking: bool, breaking_reason: str, risks: Sequence[R
         out.append(measured.group(0))
     for kind in ("dependency_pin", "todo_left", "revert"):
         detail = next((r.detail for r in risks if r.kind == kind), "")
+        if kind == "todo_left":  # how many; the marker's line (code, cut mid-span in a cell) is the appendix's
+            detail = re.split(r"，例如|, e\.g\. ", detail)[0]
         if detail and not (zh and english_prose(detail)):
             out.append(clip(detail, 70))
     if any(r.kind == "missing_tests" for r in risks):
