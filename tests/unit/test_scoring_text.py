@@ -77,3 +77,11 @@ def test_a_summary_skips_pointer_sentences_and_a_trailing_opener():
     text = "Fix issue 6026. The optimizer offload now keeps its state. The scripts are shown below:"
     assert synopsis.summarize(text, "fallback") == "The optimizer offload now keeps its state."
     assert synopsis.summarize("Please see issue https://github.com/o/r/issues/1", "Fallback") == "Fallback"
+
+
+def test_chinese_sentences_of_a_summary_follow_each_other_without_a_space():
+    # make run's sample #1210 read "…本地时间 02:30 不存在。 现在按 UTC 计算…": two Chinese sentences joined as English
+    body = ("夏令时切换的那一小时内，调度器会跳过任务：本地时间 02:30 不存在。"
+            "现在按 UTC 计算下一次触发时间，再转换回本地时间。")
+    assert synopsis.summarize(body, "x") == body
+    assert synopsis._fit(["It adds a cache.", "Misses are logged."], 300) == "It adds a cache. Misses are logged."

@@ -66,7 +66,8 @@ from prhub.engine.wording import joined, say
 # engine-13: the type shown is the repository's word where it says one consistently (issue 48): every type word of a
 # repository with consistent conventional prefixes (its `chore:` stays a chore), gitmoji in a repository that titles
 # with them, tags after an opening emoji. Importance changes only where such a word was not read before.
-# engine-14: a revert is breaking only when its author declares it (what it removes is the reverted PR's own).
+# engine-14: a revert is breaking only when its author declares it (what it removes is the reverted PR's own);
+# a summary's Chinese sentences follow each other without a space.
 REVISION = 14
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").

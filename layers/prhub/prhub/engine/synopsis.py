@@ -150,7 +150,9 @@ def _fit(said: list[str], limit: int) -> str:
     """Whole sentences up to `limit` characters; a first sentence longer than that is cut at a word, with '…'."""
     text = ""
     for sentence in said:
-        longer = f"{text} {sentence}" if text else sentence
+        # Chinese sentences follow each other without a space ("…不存在。现在按 UTC…")
+        space = "" if not text or text.endswith(("。", "！", "？")) else " "
+        longer = f"{text}{space}{sentence}"
         if len(longer) > limit:
             break
         text = longer
