@@ -315,6 +315,9 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
     # default after another verb stays a word
     ("Simplify agent skills target and default to `.agents`", "简化智能体技能的 target 并默认改为 `.agents`"),
     ("fall back to default X", "回退到默认 X"),
+    # make run's sample quoted these raw
+    ("[api] feat: job priorities", "任务优先级"),
+    ("[scheduler] feat: cron expressions for periodic jobs", "周期性任务的 cron 表达式"),
 ])
 def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) -> None:
     assert translate.title(title) == zh
