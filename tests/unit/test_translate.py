@@ -327,6 +327,8 @@ def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) 
     ("完全异步 Policy add Rollout Importance Sampling", True),  # the title's verb was never found
     ("修复 RotaryEmbedding 的 npu disable flash_attn", True),
     ("新增 `add` 命令的补全", False),  # code is a name
+    ("为 cargo add 新增补全", False),  # and so is a tool's subcommand
+    ("为 add --path 新增补全", False),
     ("基于 stop token 和回复格式化新增 Gemma4 工具解析器", False),  # a term the glossary keeps is no sign
 ])
 def test_a_title_verb_left_in_english_marks_the_line_as_english(line: str, prose: bool) -> None:

@@ -42,18 +42,23 @@ def english_prose(text: str) -> bool:
     plain = re.sub(r"`[^`]*`", "", text)
     if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
         return True
-    words = re.findall(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)
-    return any(w.lower() in PROSE or _verb_left(w) for w in words) or any(
+    words = list(re.finditer(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain))
+    return any(w.group(0).lower() in PROSE or _verb_left(w) for w in words) or any(
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
 
 
 # Verbs a title opens with that no name or term is made of: one left in English in a zh line ("完全异步 Policy
-# add Rollout …", "npu disable flash_attn") means the translator did not find the sentence's verb.
+# add Rollout …", "npu disable flash_attn") means the translator did not find the sentence's verb. A tool's
+# subcommand ("cargo add", "add --path", "fix 命令") is a name.
 LEFT_VERBS = {"add", "fix", "remove", "implement", "introduce", "enable", "disable", "deprecate", "rename"}
+SUBCOMMAND = (re.compile(r"\b(?:cargo|git|npm|pnpm|yarn|pip|uv|poetry|conda|gh|rustup|go)\s+$"),
+              re.compile(r"^\s*(?:--?\w|命令|子命令)"))
 
 
-def _verb_left(word: str) -> bool:
-    return word.islower() and (found := verb([word])) is not None and found[0] in LEFT_VERBS
+def _verb_left(word: re.Match[str]) -> bool:
+    said, text = word.group(0), word.string
+    return said.islower() and (found := verb([said])) is not None and found[0] in LEFT_VERBS and not (
+        SUBCOMMAND[0].search(text[:word.start()]) or SUBCOMMAND[1].match(text[word.end():]))
 
 
 NAMES = 2  # files a brief reason names before it counts the rest
