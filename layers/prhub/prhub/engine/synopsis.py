@@ -151,8 +151,8 @@ def _fit(said: list[str], limit: int) -> str:
     text = ""
     for sentence in said:
         # Chinese sentences follow each other without a space ("…不存在。现在按 UTC…")
-        space = "" if not text or text.endswith(("。", "！", "？")) else " "
-        longer = f"{text}{space}{sentence}"
+        gap = "" if not text or text.endswith(("。", "！", "？")) else " "
+        longer = f"{text}{gap}{sentence}"
         if len(longer) > limit:
             break
         text = longer
