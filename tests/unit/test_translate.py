@@ -315,11 +315,38 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
     # default after another verb stays a word
     ("Simplify agent skills target and default to `.agents`", "简化智能体技能的 target 并默认改为 `.agents`"),
     ("fall back to default X", "回退到默认 X"),
+    # verl 06-01: "修复：改动 1 个文件，多为新增" (importance 8.3), "新增平台抽象层层…", "arbitrary 代码执行"
+    ("[megatron] fix: Fix GPU memory leak in ref model offload by explicitly releasing storage",
+     "通过显式释放存储修复参考模型 offload 中的 GPU 内存泄漏"),
+    ("[hardware] feat: add platform abstraction layer and plugin-based engine override system",
+     "新增平台抽象层和 plugin-based 引擎覆盖系统"),
+    ("[rollout] fix: avoid arbitrary code execution in Qwen3 tool parser", "避免 Qwen3 工具解析器中的任意代码执行"),
+    ("Allow configuring arbitrary codegen backends", "允许配置任意 codegen 后端"),
+    # a condition tells a state: 未配置, not 不再配置 (a change)
+    ("fix: improve error message when `pad_token_id` is not configured", "在未配置 `pad_token_id` 时改进错误信息"),
     # make run's sample quoted these raw
     ("[api] feat: job priorities", "任务优先级"),
     ("[scheduler] feat: cron expressions for periodic jobs", "周期性任务的 cron 表达式"),
 ])
 def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) -> None:
+    assert translate.title(title) == zh
+
+
+@pytest.mark.parametrize("title, zh", [
+    # an image is a container's only by the word beside it; code, paths and flags stay as written
+    ("[ci] fix: handle `image` field in CI config", "处理 CI 配置中的 `image` 字段"),
+    ("[ci] update scripts/ci/image.py", "更新 scripts/ci/image.py"),
+    ("feat: support image generation pipeline", "支持图像生成流水线"),
+    ("fix: images of the base model", "基础模型的图像"),
+    ("[ci,sglang] feat: update docker file building schema, from sglang base images",
+     "更新 sglang 基础镜像中的 Docker 文件构建的 schema"),
+    # a fix of nothing named is not "修复 Minor"
+    ("Minor fix", "小修复"),
+    ("Temporary fix", "临时修复"),
+    # "default to X to Y": the purpose after the new default
+    ("Default to bf16 to save memory", "默认改为 bf16，以保存内存"),
+])
+def test_what_the_review_found(title: str, zh: str) -> None:
     assert translate.title(title) == zh
 
 
@@ -329,6 +356,10 @@ def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) 
     ("新增 `add` 命令的补全", False),  # code is a name
     ("为 cargo add 新增补全", False),  # and so is a tool's subcommand
     ("为 add --path 新增补全", False),
+    ("为 `cargo` add 新增补全", False),
+    ("修复 Dataset 的 remove 方法在空列表时崩溃", False),  # a method, a switch, a call: names
+    ("新增 enable 开关", False),
+    ("修复 dict 的 add() 调用", False),
     ("基于 stop token 和回复格式化新增 Gemma4 工具解析器", False),  # a term the glossary keeps is no sign
 ])
 def test_a_title_verb_left_in_english_marks_the_line_as_english(line: str, prose: bool) -> None:

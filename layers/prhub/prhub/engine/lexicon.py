@@ -26,6 +26,10 @@ GRAMMAR = {"to", "with", "for", "in", "on", "of", "from", "by", "via", "using", 
            "due", "where", "while", "does", "do", "don't", "doesn't", "no", "more", "less", "some", "any", "new",
            "over", "at", "per", "through", "under", "within", "vs", "upon", "about", "onto", "out", "up", "off"}
 
+# Words that only qualify a fix ("minor fixes", "Quick fix"): a title of them and "fix" names nothing it fixes.
+QUALIFIERS = r"small|minor|tiny|quick|various|misc|some|several|final|temporary|another|more|robust|proper|" \
+             r"better|additional|further|critical|hot|partial|simple|major|real|correct"
+
 # Verbs by the structure they take (prhub.engine.verb_phrases says each structure).
 # Verbs whose "in Y" names where the thing is ("修复 Y 中的 X"); others say where the doing is ("在 Y 中新增 X").
 OBJECT_IN = {"fix", "hotfix", "avoid", "prevent", "strip", "remove", "expand", "correct", "resolve", "drop",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from prhub.engine import noun_phrases
-from prhub.engine.lexicon import CJK, GLOSSARY, GRAMMAR, TOKEN, glossary, join, module, verb, verbatim
+from prhub.engine.lexicon import CJK, GLOSSARY, GRAMMAR, QUALIFIERS, TOKEN, glossary, join, module, verb, verbatim
 from prhub.engine.verb_phrases import clause
 
 __all__ = ["GLOSSARY", "GRAMMAR", "clause", "glossary", "join", "leftover", "module", "sentence", "strip", "title"]
@@ -27,11 +27,15 @@ CONVENTIONAL = re.compile(r"^\s*(?:[a-z][\w-]*(?:\([^)]*\))?!?|fix|feat|chore|do
 SYMBOLS = re.compile(r"^[^\w`'\"\[(]+")
 SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 LABEL = re.compile(r"^([\w./+-]*[A-Z/.][\w./+-]*)\s*[:：]\s+(.+)$")  # "SDFT/SDPO: ...", "StackLLaMA: ..."
-# A title about containers: its "image" is the container's.
-CONTAINER = re.compile(r"(?i)\b(?:docker\w*|containers?|ci|cann|stable|base|build|upload|registry|pipeline)\b|"
-                       r"\d+\.\d+\.\d+")
-# "Benchmark CI fix", "minor BCO fixes": a noun phrase, then the fix (none of "for", "&", " - ": a sentence)
-TRAILING_FIX = re.compile(r"(?i)(?:(?:small|minor|tiny|quick|various|misc|some|several)\s+)*"
+# An image that is a container's, by the word just before it ("stable trtllm image", "ci image", "vllm 0.20.2
+# image") or what follows it ("image build", "image to 1.3.0rc15"); a plain word, not code, a path or a flag.
+IMAGE = re.compile(r"(?i)(?<![\w/.`-])images?(?![\w/.`-])")
+IMAGE_BEFORE = re.compile(r"(?i)(?:^|[\s(])(?:docker|ci|cann|stable|base|npu|runtime|container|trtllm|vllm|sglang|"
+                          r"mcore|[\w.+-]*\d\.\d[\w.+-]*)\s+$")
+IMAGE_AFTER = re.compile(r"(?i)^\s+(?:build|upload|tag|registry|version|(?:version\s+)?to\s+v?\d)")
+# "nccl broadcast bucket size fix", "minor BCO fixes": a noun phrase, then the fix (none of "for", "&", " - ": a
+# sentence); what is fixed is named after the words that only qualify the fix ("Minor fix" names nothing).
+TRAILING_FIX = re.compile(rf"(?i)(?:(?:{QUALIFIERS})\s+)*(?!(?:{QUALIFIERS})\b)"
                           r"((?:(?!\b(?:for|to|in|on|with|of)\b)[^;:&])+?)\s+(?:bug\s*)?fix(?:es)?")
 NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Add ...": a two-word lead-in
 
@@ -47,11 +51,8 @@ def strip(title: str) -> str:
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
     text = strip(raw)
-    if CONTAINER.search(text):  # "bump stable trtllm image to 1.3.0rc15": a container's image is a 镜像, not a 图像
-        text = re.sub(r"(?i)(?<!docker )\bimage(s?)\b(?!\s+(?:tokens?|sizes?|inputs?|data|processor|patch|features?))",
-                      r"container image\1", text)  # "image token budget" in a CI fix is still the model's
     if (fixed := TRAILING_FIX.fullmatch(text)) and " - " not in text and not verb(TOKEN.findall(text)):
-        text = f"fix {fixed.group(1)}"  # "Benchmark CI fix" says "fix the benchmark CI": 修复基准测试 CI
+        text = f"fix {fixed.group(1)}"  # "bucket size fix" says "fix the bucket size": 修复 bucket 大小
     lead = ""
     if (named := NAMED.match(text)) and verb(TOKEN.findall(named.group(1))):
         lead, text = clause(named.group(1), kind) + "：", named.group(2)
@@ -68,7 +69,16 @@ def title(raw: str, kind: str = "") -> str:
         part = _coordinated(parts[i], kind)
         if part:
             said += ("：" if ":" in parts[i - 1] else "；") + part if said else part
-    return join([lead + said, *(noun_phrases.words([a.strip()], clause) for a in asides)])
+    said = join([lead + said, *(noun_phrases.words([a.strip()], clause) for a in asides)])
+    return said.replace("图像", "镜像") if _container_images(text) else said
+
+
+def _container_images(text: str) -> bool:
+    """Whether the title's images are all containers' ("bump stable trtllm image to 1.3.0rc15": 镜像, not 图像)."""
+    plain = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), text)
+    found = list(IMAGE.finditer(plain))
+    return bool(found) and all(IMAGE_BEFORE.search(plain[:m.start()]) or IMAGE_AFTER.match(plain[m.end():])
+                               for m in found)
 
 
 def _coordinated(text: str, kind: str) -> str:

@@ -23,6 +23,7 @@ from prhub.engine.lexicon import (
     OBJECT_IN,
     PREPOSITIONS,
     PURPOSE_ZH,
+    QUALIFIERS,
     SUBJECT_IN,
     TO_TARGET,
     TOKEN,
@@ -43,7 +44,8 @@ ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", 
 # Adverbs that open a verb phrase and say something: said before the verb ("do not manually move X": 不再手动移动 X).
 ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按条件", "gracefully": "优雅地",
              "safely": "安全地", "manually": "手动", "explicitly": "显式", "temporarily": "临时", "temporary": "临时",
-             "lazily": "延迟", "optionally": "可选地", "asynchronously": "异步", "silently": "静默"}
+             "lazily": "延迟", "optionally": "可选地", "asynchronously": "异步", "silently": "静默",
+             "uniformly": "统一"}
 # How a verb phrase is done, said last in English and before the verb in Chinese ("按顺序报告所有错误").
 MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
              "at once": "一次性", "on demand": "按需", "in the background": "在后台"}
@@ -111,10 +113,10 @@ def _plain(text: str, tokens: list[str], kind: str) -> str:
     found = verb(tokens)
     if found and tokens[0].lower().endswith("ing") and tokens[0].lower() in glossary()["nouns"]:
         found = None  # "Packing with X", "Sampling of Y": a noun that opens the title, not a verb
+    if len(tokens) > 2 and tokens[0].lower() in ("default", "defaults") and tokens[1].lower() == "to":
+        return _shaped("default to", "默认改为", " ".join(tokens[2:]))  # "… and default to `.agents`"
     if tokens and tokens[0].lower() == "default" and (parts := split(" ".join(tokens[1:]), "to")):
         return join(["将", _phrase(parts[0]), "默认设为", _phrase(parts[1])])  # "Default SFT loss to chunked_nll"
-    if len(tokens) > 2 and tokens[0].lower() in ("default", "defaults") and tokens[1].lower() == "to":
-        return join(["默认改为", _phrase(" ".join(tokens[2:]))])  # "… and default to `.agents`"
     if not found and (said := _subject_verb(tokens)):
         return said
     if not found and tokens and unknown_verb(tokens[0]) and any(t.lower() in GRAMMAR for t in tokens[1:]):
@@ -165,7 +167,8 @@ def _nominal(tokens: list[str], kind: str) -> str:
         return join(["修复", said]) if kind == "fix" else said
     if (parts := split(text, "to")) and all(verbatim(p, False) and " " not in p for p in parts):
         return join([parts[0], "改为", parts[1]])  # "`max_seq_length` to `max_length`": a rename
-    if tokens and tokens[-1].lower() in ("fix", "fixes"):
+    if tokens and tokens[-1].lower() in ("fix", "fixes") and not re.fullmatch(
+            rf"(?i)(?:(?:{QUALIFIERS})\s*)*", " ".join(tokens[:-1])):  # "Minor fix" names nothing it fixes
         return join(["修复", " ".join(tokens[:-1])])  # "nccl broadcast bucket size fix": the thing, as named
     if kind != "fix" and (match := re.match(r"^(.+?)\s+support\s+for\s+(.+)$", text, re.I)):
         return join(["为", _phrase(match.group(2)), "支持", _phrase(match.group(1))])  # "PP/VPP support for X"
@@ -220,7 +223,9 @@ def _subject(text: str) -> bool:
 def _gerund(text: str) -> str:
     """A "when"/"while" clause: "initializing multiple tools" -> "初始化多个工具", "using X" -> "使用 X", "X is
     disabled" -> "禁用 X"."""
-    if (stated := _stated(text)) is not None:  # "offload is disabled": a state, though "offload" is a verb too
+    # "offload is disabled": a state, though "offload" is a verb too; "X is not configured" a state too, 未配置
+    # (not 不再配置, which says a change): a condition tells how things are
+    if (stated := _stated(text, "fix")) is not None:
         return stated
     if not verb(TOKEN.findall(text)) and (said := _subject_verb(TOKEN.findall(text))):
         return said  # "a worker restarts": worker 重启
@@ -270,10 +275,13 @@ def _defaulted(key: str, zh: str, rest: str) -> str | None:
         return join(["默认", _shaped(key, zh, match.group(1))])
     if not (parts := split(rest, "by")):
         return None
-    means = TOKEN.findall(parts[1])
-    if verb(means) and (re.match(r"^\S+ing\b", parts[1]) or means[0].lower() in glossary()["verbs"] and
-                         means[0].lower() not in glossary()["nouns"]):  # "by setting X", "by downgrade X"
-        return join(["通过", _doing(parts[1]), _shaped(key, zh, parts[0])])
+    how, way = "", parts[1]
+    if (adverb := re.match(r"^(\w+ly)\s+(\S+ing\b.*)$", way)) and adverb.group(1).lower() in ADVERB_ZH:
+        how, way = ADVERB_ZH[adverb.group(1).lower()], adverb.group(2)  # "by explicitly releasing X": 通过显式释放 X
+    means = TOKEN.findall(way)
+    if verb(means) and (re.match(r"^\S+ing\b", way) or means[0].lower() in glossary()["verbs"] and
+                        means[0].lower() not in glossary()["nouns"]):  # "by setting X", "by downgrade X"
+        return join(["通过", how + _doing(way), _shaped(key, zh, parts[0])])
     if key in ("sort", "group", "wrap", "filter", "split", "index", "order", "select", "key", "partition", "normalize",
                "scale", "divide", "multiply", "weight", "average"):
         zh = "缩放" if key == "scale" else zh  # "scale the loss by the token count": 按 token 数量缩放损失
