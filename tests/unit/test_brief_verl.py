@@ -333,9 +333,19 @@ def test_a_changed_defaults_migration_is_to_set_the_old_value() -> None:
     # old value where they rely on it. Diff findings and the author's bare marker keep their own sentences.
     zh, en = headline.migration_step("标题写明修改了默认行为", "x", True), headline.migration_step(
         "changes a default, as its title says", "x", False)
-    assert (zh, en) == ("依赖旧默认值之处需显式设置原值", "set the old default explicitly where you rely on it")
-    assert headline.migration_step("标题标注了 [BREAKING]（删除公共模块 a.py）", "x", True) == "删除公共模块 a.py"
-    assert headline.migration_step("标题标注了 [BREAKING]", "rename foo to bar", True) == ""  # not code: no guess
+    assert (zh, en) == (("依赖旧默认值之处需显式设置原值", True),
+                        ("set the old default explicitly where you rely on it", True))
+    assert headline.migration_step("删除公共模块 a.py；标题写明修改了默认行为", "x", True) == (
+        "删除公共模块 a.py；依赖旧默认值之处需显式设置原值", False)  # beside a finding, the step replaces the phrase
+    step = headline.migration_step  # what the diff found is what it changes, not a step
+    assert step("标题标注了 [BREAKING]（删除公共模块 a.py）", "x", True) == ("删除公共模块 a.py", False)
+    assert step("标题标注了 [BREAKING]", "rename foo to bar", True) == ("", False)  # not code: no guess
+    # a value is no name: "change `lr_scheduler` default to `cosine`", "change `mode` to `async`"
+    assert step("tagged [BREAKING] in the title", "change `lr_scheduler` default to `cosine`", False) == ("", False)
+    assert step("tagged [BREAKING] in the title", "change `mode` to `async`", False) == ("", False)
+    # "feat!:" declares it, and says no more than [BREAKING] does: the rename is still read from the title
+    assert step("declared breaking in the title", "feat!: rename `old_name` to `new_name`", False) == (
+        "use `new_name` where `old_name` was used", True)
 
 
 def test_a_modules_other_prs_after_its_theme_are_headed_as_the_rest() -> None:

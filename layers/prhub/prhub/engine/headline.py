@@ -42,8 +42,9 @@ def english_prose(text: str) -> bool:
     plain = re.sub(r"`[^`]*`", "", text)
     if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
         return True
-    words = list(re.finditer(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain))
-    return any(w.group(0).lower() in PROSE or _verb_left(w) for w in words) or any(
+    blanked = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), text)  # code out, every position kept
+    words = list(re.finditer(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", blanked))
+    return any(w.group(0).lower() in PROSE or _verb_left(w, text.replace("`", " ")) for w in words) or any(
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
 
 
@@ -51,14 +52,16 @@ def english_prose(text: str) -> bool:
 # add Rollout …", "npu disable flash_attn") means the translator did not find the sentence's verb. A tool's
 # subcommand ("cargo add", "add --path", "fix 命令") is a name.
 LEFT_VERBS = {"add", "fix", "remove", "implement", "introduce", "enable", "disable", "deprecate", "rename"}
-SUBCOMMAND = (re.compile(r"\b(?:cargo|git|npm|pnpm|yarn|pip|uv|poetry|conda|gh|rustup|go)\s+$"),
-              re.compile(r"^\s*(?:--?\w|命令|子命令)"))
+SUBCOMMAND = (re.compile(r"\b(?:cargo|git|npm|pnpm|yarn|pip|uv|poetry|conda|gh|rustup|go|docker|make|kubectl|"
+                         r"helm)\s+$"),
+              re.compile(r"^\s*(?:--?\w|\(|命令|子命令|方法|函数|指令|接口|开关|参数|选项|调用)"))
 
 
-def _verb_left(word: re.Match[str]) -> bool:
-    said, text = word.group(0), word.string
+def _verb_left(word: re.Match[str], context: str) -> bool:
+    """`word` (of `context` with its code marks blanked, positions kept) is a title's verb left in English."""
+    said = word.group(0)
     return said.islower() and (found := verb([said])) is not None and found[0] in LEFT_VERBS and not (
-        SUBCOMMAND[0].search(text[:word.start()]) or SUBCOMMAND[1].match(text[word.end():]))
+        SUBCOMMAND[0].search(context[:word.start()]) or SUBCOMMAND[1].match(context[word.end():]))
 
 
 NAMES = 2  # files a brief reason names before it counts the rest
@@ -84,29 +87,39 @@ def migration(reason: str, zh: bool) -> str:
     findings a marked title carries in brackets ("tagged [BREAKING]（删除公共模块 a.py）"), "" when the marker is
     all there is (the author says only that it breaks)."""
     told = re.search(r"（(.+)）$" if zh else r"\((.+)\)$", reason)
-    reason = told.group(1) if told else "" if re.search(r"\[BREAKING\]|BREAKING CHANGE", reason) else reason
+    markers = {say("zh" if zh else "en", m) for m in ("tagged_breaking", "declared_breaking", "body_breaking")}
+    marked = reason in markers or re.search(r"\[BREAKING\]|BREAKING CHANGE", reason)  # "feat!:" says only that
+    reason = told.group(1) if told else "" if marked else reason
     return briefly(reason, zh)
 
 
 # "rename misleading `trainer` arg to `actor_wg`", "change micro_batch_size to micro_batch_size_per_gpu": a name
 # (code: backticks, "_", ".", CamelCase) renamed to another, the migration its users make.
-RENAMED = re.compile(r"\b(?:rename[sd]?|change[sd]?)\s+(?:[a-z]+\s+){0,2}?`?([A-Za-z][\w.]*)`?\s+(?:[a-z]+\s+)?"
-                     r"(?:to|->|→)\s+`?([A-Za-z][\w.]*)`?", re.I)
+RENAMED = re.compile(r"\b(rename[sd]?|change[sd]?)\s+(?:(?:the|misleading|confusing|legacy|old)\s+){0,2}"
+                     r"`?([A-Za-z][\w.]*)`?\s+(?:(?:arg|argument|param|parameter|option|field|flag|key|attribute|"
+                     r"method|function|class|module|config|setting|name)s?\s+)?(?:to|->|→)\s+`?([A-Za-z][\w.]*)`?",
+                     re.I)
 CODE_NAME = re.compile(r"[_.]|[a-z][A-Z]")
 
 
-def migration_step(reason: str, title: str, zh: bool) -> str:
-    """What a breaking PR's users do, where the engine knows: use the new name of a renamed one (the title's
-    "rename `a` to `b`"), set a changed default's old value where they relied on it; else what it removes or
-    changes (migration). "" when the author's marker is all there is."""
-    said = migration(reason, zh)
-    if said in (say("zh", "changes_default"), say("en", "changes_default")):
-        return "依赖旧默认值之处需显式设置原值" if zh else "set the old default explicitly where you rely on it"
-    if not said and (renamed := RENAMED.search(translate.strip(title))) and \
-            all(CODE_NAME.search(name) or name in title.split("`") for name in renamed.groups()):
-        old, new = renamed.groups()
-        return f"用到 `{old}` 的地方改用 `{new}`" if zh else f"use `{new}` where `{old}` was used"
-    return said
+def migration_step(reason: str, title: str, zh: bool) -> tuple[str, bool]:
+    """What a breaking PR asks of its users, and whether that is a step they take (not only what the PR removes or
+    changes, from migration()): the new name of a renamed one (the title's "rename `a` to `b`"), a changed
+    default's old value set where they rely on it. ("", False) when the author's marker is all there is."""
+    said, lang = migration(reason, zh), "zh" if zh else "en"
+    default, step = say(lang, "changes_default"), ("依赖旧默认值之处需显式设置原值" if zh else
+                                                    "set the old default explicitly where you rely on it")
+    if said == default:
+        return step, True
+    if default in said:  # beside what the diff found: "删除公共模块 a.py；依赖旧默认值之处需显式设置原值"
+        return said.replace(default, step), False
+    # "rename" renames; "change `a_b` to `a_b_c`" only between code names ("change `mode` to `async`" sets a value)
+    if not said and (renamed := RENAMED.search(translate.strip(title))) and all(
+            CODE_NAME.search(name) or renamed.group(1).lower().startswith("rename") and name in title.split("`")
+            for name in renamed.groups()[1:]):
+        old, new = renamed.groups()[1:]
+        return (f"用到 `{old}` 的地方改用 `{new}`" if zh else f"use `{new}` where `{old}` was used"), True
+    return said, False
 
 
 def _where(changed_files: int, additions: int, deletions: int) -> str:

@@ -151,13 +151,16 @@ def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
     """What a breaking PR asks of its users (headline.migration_step): the new name of a renamed one, the old value
     of a changed default, else what it removes or changes (files by their names) rather than that its title says
     so; by its number when the item tells several."""
-    reason = short(headline.migration_step(str(p.get("breaking_reason") or ""), str(p.get("title") or ""), zh), 80)
+    said, step = headline.migration_step(str(p.get("breaking_reason") or ""), str(p.get("title") or ""), zh)
+    reason = short(said, 80)
     if zh:  # the author's own marker says only that it breaks: the migration is the PR's to describe
         whose = f" #{p['number']} 的" if numbered else "其"
         return (f"迁移：{'#' + str(p['number']) + ' ' if numbered else ''}{unbracket(reason)}。" if reason else
                 f"迁移：作者标注为破坏性变更，升级前请按{whose}说明修改用法。")
-    which = f" (#{p['number']})" if numbered else ""
-    return f" Migration{which}: {reason}." if reason else \
+    if step:  # what users do, said as such ("Migration: use `actor_wg` where `trainer` was used.")
+        which = f" (#{p['number']})" if numbered else ""
+        return f" Migration{which}: {reason.rstrip('.')}{'' if reason.endswith('…') else '.'}"
+    return f" #{p['number']} breaks existing use ({reason}): migrate before upgrading." if reason else \
         f" #{p['number']} is marked breaking by its author: follow its description before upgrading."
 
 
