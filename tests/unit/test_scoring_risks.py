@@ -37,7 +37,7 @@ def test_test_paths_are_configurable():
 def test_todo_left_reads_added_lines_only():
     patch = "@@ -1,3 +1,4 @@\n # TODO: old marker stays\n-x = 1\n+x = 2  # FIXME: handle negative steps\n+y = 3\n"
     found = risks(make_pr("fix: x", [change("pkg/a.py", 2, 1, patch=patch), change("tests/test_a.py")]))
-    assert found["todo_left"] == "adds 1 TODO or FIXME marker, e.g. pkg/a.py: `x = 2 # FIXME: handle negative steps`"
+    assert found["todo_left"] == "adds 1 TODO or FIXME marker, e.g. pkg/a.py: x = 2 # FIXME: handle negative steps"
     moved = "@@ -1 +1 @@\n-# TODO: later\n+# TODO: later\n"
     assert "todo_left" not in risks(make_pr("fix: x", [change("pkg/a.py", 1, 1, patch=moved)]))
 
@@ -196,20 +196,27 @@ def test_a_titles_module_tags_put_the_one_its_source_bears_first():
         "trainer", "ci"]
 
 
-def test_a_todo_is_told_whole_at_a_glance_and_counted_in_a_table_cell():
+def test_a_todo_at_a_glance_says_how_many_and_where_and_the_details_quote_it():
     # make run's sample read "新增 1 处 FIXME，例如 redis_streams.py：# TODO: handle consumer group …": the brief cut
-    # "TODO/FIXME" as a path, and the English comment stood as prose; the key-PR table cut the line mid-code
+    # "TODO/FIXME" as a path, and the comment's English stood as prose; the key-PR table cut the line mid-phrase.
+    # The brief says how many and where; the appendix's details quote the line (code of any length, "|" and "; ")
     from prhub.core.models import Risk
     from prhub.engine import headline, observations
 
-    patch = "@@ -1 +1,2 @@\n x\n+# TODO: handle `group` rebalancing when a worker dies\n"
-    pr = make_pr("[storage] feat: x", [change("pkg/storage/redis_streams.py", 2, 0, patch=patch)])
-    detail = next(r.detail for r in score_pull(pr, CONFIG.with_overrides(language="zh")).risks if r.kind == "todo_left")
-    assert detail == ("新增 1 处 TODO 或 FIXME，例如 pkg/storage/redis_streams.py："
-                      "`# TODO: handle 'group' rebalancing when a worker dies`")
-    entry = {"number": 7, "importance": 8.0, "key": True, "changed_files": 1, "additions": 2, "deletions": 0}
-    report = {"prs": [entry], "risks": [{"kind": "todo_left", "prs": [7], "detail": detail,
-                                          "items": [{"pr": 7, "detail": detail}]}]}
-    note = observations.risk_notes(report, True)[0]["text"]
-    assert note.startswith("新增 TODO/FIXME：#7，新增 1 处 TODO 或 FIXME，例如 redis_streams.py：`# TODO:")
-    assert headline.points("", False, "", [Risk("todo_left", detail)], None, 1, 2, 0) == ["新增 1 处 TODO 或 FIXME"]
+    line = "x = 1; y = 2  # TODO: handle `group` | rebalancing when a worker dies, see configs/ppo/base.yaml"
+    patch = f"@@ -1 +1,3 @@\n x\n+{line}\n+# FIXME: later\n"
+    pr = make_pr("[storage] feat: x", [change("pkg/storage/redis_streams.py", 3, 0, patch=patch)])
+    for lang, said, glance in (
+            ("zh", "新增 2 处 TODO 或 FIXME，例如 pkg/storage/redis_streams.py：", "共 2 处，首处在 redis_streams.py"),
+            ("en", "adds 2 TODO or FIXME markers, e.g. pkg/storage/redis_streams.py: ", "2 in all, the first in "
+                                                                                        "redis_streams.py")):
+        detail = next(r.detail for r in score_pull(pr, CONFIG.with_overrides(language=lang)).risks
+                      if r.kind == "todo_left")
+        assert detail.startswith(said) and "# TODO: handle" in detail
+        entry = {"number": 7, "importance": 8.0, "key": True, "changed_files": 1, "additions": 3, "deletions": 0}
+        report = {"prs": [entry], "risks": [{"kind": "todo_left", "prs": [7], "detail": detail,
+                                              "items": [{"pr": 7, "detail": detail}]}]}
+        note = observations.risk_notes(report, lang == "zh")[0]["text"]
+        assert note.endswith(glance) and "TODO: handle" not in note, note
+        point = headline.points("", False, "", [Risk("todo_left", detail)], None, 1, 3, 0, lang)
+        assert point == [said.split("，例如")[0] if lang == "zh" else said.split(", e.g.")[0]]

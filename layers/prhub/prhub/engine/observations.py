@@ -2,7 +2,9 @@
 follow-ups they suggest (engine.narrative assembles them with the highlights and the summary)."""
 from __future__ import annotations
 
-from prhub.core.report import Analysis, Note, Stats
+import re
+
+from prhub.core.report import Analysis, Note, PrEntry, Stats
 from prhub.engine import headline, reviews, translate
 from prhub.engine.telling import (
     area_name,
@@ -32,6 +34,11 @@ RISK_TEXT = {
         "follow_up": "follow-ups promised in review",
     },
 }
+
+
+# A todo_left detail (engine.wording's todo / todo_one): how many markers, and the first one's file.
+TODO_DETAIL = re.compile(r"^新增 (\d+) 处 TODO 或 FIXME，例如 (\S+?)："
+                         r"|^adds (\d+) TODO or FIXME markers?, e\.g\. (\S+?): ")
 
 
 TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
@@ -74,15 +81,9 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
             continue  # a kind lists its PRs (engine.analysis._risks); none, no observation
         first = min(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))
         items = sorted(risk.get("items") or [], key=lambda i: i["pr"] != first)
-        example = f"{items[0]['detail']}" if items else risk["detail"]
-        example = _first_clause(example)  # the details section has all
-        quoted = example
-        if risk["kind"] == "dependency_pin":
-            example = _first_pins(example, zh)
-        example = headline.PATH.sub(r"\1", example)  # a file by its name: the details give its path
-        if risk["kind"] == "large_change" and (p := by_number.get(first)):  # how large: the details say how
-            example = say("zh" if zh else "en", "large_glance_one" if p["changed_files"] == 1 else "large_glance",
-                          size=p["additions"] + p["deletions"], n=p["changed_files"])
+        detail = f"{items[0]['detail']}" if items else risk["detail"]
+        quoted = _first_clause(detail)  # the details section has all
+        example = _glance(risk["kind"], detail, quoted, by_number.get(first), zh)
         # The renderers list the PRs the text does not cite, so the text names only the example.
         count = len(risk["prs"])
         ranked = sorted(risk["prs"], key=lambda n: (-importance.get(n, 0.0), n))  # the brief names the first few
@@ -106,6 +107,22 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
         notes.append({"text": text, "prs": ranked, "evidence": [
             fact(first, "risks", quoted), *reviews.review_risk_facts(risk["kind"], first, report.get("reviews"))]})
     return notes
+
+
+def _glance(kind: str, detail: str, quoted: str, pr: PrEntry | None, zh: bool) -> str:
+    """A risk's example as the brief says it, from its detail (`quoted`: its first clause): a pin list cut short,
+    a new TODO by how many and where (its line is code of any length; the details below quote it), a large change
+    by its size, files by their names (the details give their paths)."""
+    example = _first_pins(quoted, zh) if kind == "dependency_pin" else quoted
+    if kind == "todo_left" and (todo := TODO_DETAIL.match(detail)):
+        n, where = todo.group(1) or todo.group(3), todo.group(2) or todo.group(4)
+        example = (f"1 处，在 {where}" if n == "1" else f"共 {n} 处，首处在 {where}") if zh else \
+            (f"1, in {where}" if n == "1" else f"{n} in all, the first in {where}")
+    example = headline.PATH.sub(r"\1", example)
+    if kind == "large_change" and pr:
+        example = say("zh" if zh else "en", "large_glance_one" if pr["changed_files"] == 1 else "large_glance",
+                      size=pr["additions"] + pr["deletions"], n=pr["changed_files"])
+    return example
 
 
 def _first_clause(text: str) -> str:

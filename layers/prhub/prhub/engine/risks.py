@@ -114,9 +114,7 @@ def todo_left(files: Sequence[FileChange], language: str = "en") -> Risk | None:
     if not found:
         return None
     first_file, first_line = found[0]
-    # the marker's line is code, said as code (a "`" of its own would close the span early); "TODO or FIXME", not
-    # "TODO/FIXME", which the brief would cut as a path to "FIXME"
-    first_line = first_line.replace("`", "'")
+    # "TODO or FIXME", not "TODO/FIXME", which a brief that names files by their names would cut as a path
     return Risk("todo_left", say(language, "todo_one" if len(found) == 1 else "todo", n=len(found), file=first_file,
                                  line=first_line))
 
