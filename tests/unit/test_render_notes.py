@@ -100,3 +100,17 @@ def test_the_key_pr_table_shows_at_most_three_key_points():
     md = render_all_strict(report)["report.md"].decode()
     row = next(line for line in md.splitlines() if "point 1" in line)
     assert "point 3" in row and "point 4" not in row
+
+
+def test_a_risk_kind_no_note_covers_names_two_prs_at_a_glance_and_counts_the_rest():
+    # with a model's narrative (five risk notes at most) or none, a kind's line listed up to 30 PRs by number
+    report = copy.deepcopy(load("zh-week"))
+    prs = [p["number"] for p in report["prs"]][:5]
+    report["risks"] = [{"kind": "missing_tests", "prs": prs, "detail": "x",
+                        "items": [{"pr": n, "detail": "x"} for n in prs]}]
+    report["risk_notes"] = []
+    md = render_all_strict(report)["report.md"].decode()
+    line = next(line for line in section(md, "风险速览").splitlines() if line.startswith("- "))
+    assert len(re.findall(r"\\#\d+", line)) == 2 and "…另 3 个" in line, line
+    appendix = md[md.index("## 附录"):]
+    assert all(f"\\#{n}" in appendix for n in prs)

@@ -125,3 +125,22 @@ def test_glyf_is_shared_only_by_a_font_without_composite_glyphs(tmp_path):
     except Exception as exc:  # noqa: BLE001 - no font on this machine
         pytest.skip(str(exc))
     assert "glyf" in pdffont._decoded_tables(cut, face)[0] or not cut.endswith(".ttf")
+
+
+def test_a_heading_wider_than_the_page_wraps_inside_the_margins():
+    # "Risks at a glance (every PR of each kind is in the appendix, …)" ran 6 mm past the right margin: a heading was
+    # one cell, never wrapped (a theme's heading can be a PR's long title, too)
+    from prhub.site.render.labels import labels
+
+    words = labels("en", "week")
+    long = 'Key PRs (top 10 of 69 by importance; every PR is in the appendix, "All merged PRs") ' * 2
+    heights = []
+    for text in ("Short", long):
+        pdf = pdfdoc.ReportPDF("t", words, {}, text)
+        pdf.add_page()
+        start = pdf.get_y()
+        pdf.heading(text, 0)
+        heights.append(pdf.get_y() - start)
+        pdf.set_font("cjk", size=15.0)
+        assert pdf.measure(long.strip()) > pdf.epw  # the long one cannot fit one line
+    assert heights[1] >= heights[0] + 2 * 15.0 * 0.55  # three lines, not one running off the page

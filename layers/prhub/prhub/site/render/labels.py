@@ -182,7 +182,7 @@ LABELS: dict[str, dict[str, str]] = {
         "page": "Web page",
         "downloads": "Downloads",
         "highlights": "Highlights",
-        "risks_brief": "Risks at a glance (every PR of each kind is in the appendix, \"Risks in detail\")",
+        "risks_brief": "Risks at a glance (the appendix lists every PR: \"Risks in detail\")",
         "summary": "Executive summary",
         "key_changes": "Key changes",
         "trends": "Module and theme trends",

@@ -218,8 +218,11 @@ class ReportPDF(FPDF):
         self.start_section(self.fit(text), level=level)
         self.set_font("cjk", size=size)
         self.set_text_color(*(ACCENT if level == 0 else (30, 35, 40)))
-        self.cell(self.epw, size * 0.55, self.fit(text))
-        self.ln(size * 0.55 + 1)
+        # a heading wider than the page ("Key PRs (top 10 of 69 by importance; …)", a theme's long lead) wraps
+        for line in wrap([Run(self.fit(text))], self.epw, self.measure):
+            self.cell(self.epw, size * 0.55, "".join(run.text for run in line))
+            self.ln(size * 0.55)
+        self.ln(1)
         if level == 0:
             self.set_draw_color(*ACCENT)
             self.set_line_width(0.4)

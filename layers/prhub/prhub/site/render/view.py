@@ -178,7 +178,10 @@ def _risk_brief(p: _Parts) -> Any:
         return None
     noted = {n for note in p.report["risk_notes"] or [] if isinstance(note, dict) for n in note.get("prs") or []}
     noted |= {n for note in notes for n in _cited(note["text"])}
-    unnoted = [r for r in p.risks if not _numbers(r["prs"]) <= noted or not r["prs"]]
+    every = {clean(r.get("kind")): list(r.get("prs") or []) for r in p.report["risks"]}
+    # a kind no note covers: its first BRIEF_REFS PRs, then how many more ("…另 N 个")
+    unnoted = [{**r, "prs": p.refs(every.get(r["kind"], []), BRIEF_REFS)} for r in p.risks
+               if not _numbers(r["prs"]) <= noted or not r["prs"]]
     return {"notes": notes, "unnoted": unnoted}
 
 
