@@ -355,3 +355,11 @@ def test_a_modules_other_prs_after_its_theme_are_headed_as_the_rest() -> None:
     headings = [k["theme"] for k in report["key_changes"]]
     assert headings[:2] == ["trainer", "trainer: other changes"]
     assert report["key_changes"][1]["text"].startswith("4 PRs touched trainer (3 key); besides those above:")
+
+
+def test_a_moved_module_is_named_by_as_many_folders_as_tell_its_two_places_apart():
+    # trl 06-22 read "迁移：将公共模块 distillation.py 移到 distillation.py": by its name alone a move said nothing
+    said = headline.by_name("将公共模块 trl/trainer/gold.py 移到 trl/experimental/gold.py；删除公共模块 trl/a/b.py")
+    assert said == "将公共模块 trainer/gold.py 移到 experimental/gold.py；删除公共模块 b.py"
+    assert headline.by_name("moves public module rocket/core/queue.py to rocket/core/enqueue.py") == (
+        "moves public module queue.py to enqueue.py")

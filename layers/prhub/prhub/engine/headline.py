@@ -67,10 +67,26 @@ def _verb_left(word: re.Match[str], context: str) -> bool:
 NAMES = 2  # files a brief reason names before it counts the rest
 
 
+def by_name(text: str) -> str:
+    """`text` with each path said by its file's name, or by as many of its last folders as tell it from another
+    path of `text` with that name: "将公共模块 trl/trainer/gold.py 移到 trl/experimental/gold.py" →
+    "将公共模块 trainer/gold.py 移到 experimental/gold.py" (by the name alone it read "gold.py 移到 gold.py")."""
+    paths = {m.group(0) for m in PATH.finditer(text)}
+
+    def named(m: re.Match[str]) -> str:
+        parts = m.group(0).split("/")
+        for n in range(1, len(parts) + 1):
+            tail = "/".join(parts[-n:])
+            if not any(other != m.group(0) and (other == tail or other.endswith("/" + tail)) for other in paths):
+                return tail
+        return m.group(0)
+    return PATH.sub(named, text)
+
+
 def briefly(reason: str, zh: bool) -> str:
     """A reason as the brief says it: files by their names (the appendix's risk details give the paths), and
     reasons that repeat one verb said once ("删除公共模块 a.py；删除公共模块 b.py" → "删除公共模块 a.py、b.py")."""
-    reason = PATH.sub(r"\1", reason)
+    reason = by_name(reason)
     parts = [part.strip() for part in reason.split("；" if zh else "; ")]
     heads = {part.rsplit(" ", 1)[0] for part in parts if " " in part}
     if len(parts) < 2 or len(heads) != 1 or not all(" " in part for part in parts):

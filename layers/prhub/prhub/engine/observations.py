@@ -118,7 +118,7 @@ def _glance(kind: str, detail: str, quoted: str, pr: PrEntry | None, zh: bool) -
         n, where = todo.group(1) or todo.group(3), todo.group(2) or todo.group(4)
         example = (f"1 处，在 {where}" if n == "1" else f"共 {n} 处，首处在 {where}") if zh else \
             (f"1, in {where}" if n == "1" else f"{n} in all, the first in {where}")
-    example = headline.PATH.sub(r"\1", example)
+    example = headline.by_name(example)
     if kind == "large_change" and pr:
         example = say("zh" if zh else "en", "large_glance_one" if pr["changed_files"] == 1 else "large_glance",
                       size=pr["additions"] + pr["deletions"], n=pr["changed_files"])
