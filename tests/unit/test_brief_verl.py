@@ -363,3 +363,14 @@ def test_a_moved_module_is_named_by_as_many_folders_as_tell_its_two_places_apart
     assert said == "将公共模块 trainer/gold.py 移到 experimental/gold.py；删除公共模块 b.py"
     assert headline.by_name("moves public module rocket/core/queue.py to rocket/core/enqueue.py") == (
         "moves public module queue.py to enqueue.py")
+
+
+def test_a_long_risk_at_a_glance_cuts_its_aside_and_keeps_what_it_says_after_it():
+    # verl 06-22 read "文档与代码不符：…例如 #6779：破坏性变更（将公共模块 … 移到 …；将公共模块 …），但没…": the
+    # cut took the words that say what the risk is
+    from prhub.engine import observations
+
+    aside = "；".join(f"将公共模块 pkg/module_{i}.py 移到 pkg/new/module_{i}.py" for i in range(4))
+    said = observations._within(f"破坏性变更（{aside}），但没有改文档", 120)
+    assert said.endswith("…），但没有改文档") and len(said) <= 125
+    assert observations._within("短的（说明），但没有改文档", 120) == "短的（说明），但没有改文档"

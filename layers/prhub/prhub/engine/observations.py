@@ -98,12 +98,12 @@ def risk_notes(report: Analysis, zh: bool) -> list[Note]:
         keyed = len(key & set(risk["prs"])) if risk["kind"] == "missing_tests" else 0  # the follow-ups ask for those
         if zh:
             among = f"（其中关键 PR {keyed} 个）" if 0 < keyed < count else ""
-            text = (f"{label}：#{first}，{short(example, 120)}" if count == 1 else
-                    f"{label}：{count} 个 PR{among}，例如 #{first}：{short(example, 120)}")
+            text = (f"{label}：#{first}，{_within(example, 120)}" if count == 1 else
+                    f"{label}：{count} 个 PR{among}，例如 #{first}：{_within(example, 120)}")
         else:
             among = f" ({keyed} key)" if 0 < keyed < count else ""
-            text = (f"{label}: #{first}, {short(example, 120)}" if count == 1 else
-                    f"{label}: {count} PRs{among}, e.g. #{first}: {short(example, 120)}")
+            text = (f"{label}: #{first}, {_within(example, 120)}" if count == 1 else
+                    f"{label}: {count} PRs{among}, e.g. #{first}: {_within(example, 120)}")
         notes.append({"text": text, "prs": ranked, "evidence": [
             fact(first, "risks", quoted), *reviews.review_risk_facts(risk["kind"], first, report.get("reviews"))]})
     return notes
@@ -123,6 +123,17 @@ def _glance(kind: str, detail: str, quoted: str, pr: PrEntry | None, zh: bool) -
         example = say("zh" if zh else "en", "large_glance_one" if pr["changed_files"] == 1 else "large_glance",
                       size=pr["additions"] + pr["deletions"], n=pr["changed_files"])
     return example
+
+
+def _within(text: str, limit: int) -> str:
+    """`text` in about `limit` characters, an aside in brackets cut first: "破坏性变更（将公共模块 a 移到 b；…），
+    但没有改文档" keeps what it says after the aside (it had been cut to "…，但没…")."""
+    if len(text) > limit and (aside := re.search(r"（([^（）]+)）|\(([^()]+)\)", text)):
+        inner = aside.group(1) or aside.group(2)
+        room = max(len(inner) - (len(text) - limit), 12)
+        left, right = ("（", "）") if aside.group(1) else ("(", ")")
+        text = text[:aside.start()] + left + short(inner, room) + right + text[aside.end():]
+    return short(text, limit)
 
 
 def _first_clause(text: str) -> str:
