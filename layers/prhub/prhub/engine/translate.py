@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from prhub.engine import noun_phrases
-from prhub.engine.lexicon import CJK, GLOSSARY, GRAMMAR, QUALIFIERS, TOKEN, glossary, join, module, verb, verbatim
+from prhub.engine.lexicon import CJK, GLOSSARY, GRAMMAR, TOKEN, glossary, join, module, verb, verbatim
 from prhub.engine.verb_phrases import clause
 
 __all__ = ["GLOSSARY", "GRAMMAR", "clause", "glossary", "join", "leftover", "module", "sentence", "strip", "title"]
@@ -33,10 +33,6 @@ IMAGE = re.compile(r"(?i)(?<![\w/.`-])images?(?![\w/.`-])")
 IMAGE_BEFORE = re.compile(r"(?i)(?:^|[\s(])(?:docker|ci|cann|stable|base|npu|runtime|container|trtllm|vllm|sglang|"
                           r"mcore|[\w.+-]*\d\.\d[\w.+-]*)\s+$")
 IMAGE_AFTER = re.compile(r"(?i)^\s+(?:build|upload|tag|registry|version|(?:version\s+)?to\s+v?\d)")
-# "nccl broadcast bucket size fix", "minor BCO fixes": a noun phrase, then the fix (none of "for", "&", " - ": a
-# sentence); what is fixed is named after the words that only qualify the fix ("Minor fix" names nothing).
-TRAILING_FIX = re.compile(rf"(?i)(?:(?:{QUALIFIERS})\s+)*(?!(?:{QUALIFIERS})\b)"
-                          r"((?:(?!\b(?:for|to|in|on|with|of)\b)[^;:&])+?)\s+(?:bug\s*)?fix(?:es)?")
 NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Add ...": a two-word lead-in
 
 
@@ -51,8 +47,6 @@ def strip(title: str) -> str:
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
     text = strip(raw)
-    if (fixed := TRAILING_FIX.fullmatch(text)) and " - " not in text and not verb(TOKEN.findall(text)):
-        text = f"fix {fixed.group(1)}"  # "bucket size fix" says "fix the bucket size": 修复 bucket 大小
     lead = ""
     if (named := NAMED.match(text)) and verb(TOKEN.findall(named.group(1))):
         lead, text = clause(named.group(1), kind) + "：", named.group(2)

@@ -117,6 +117,8 @@ def _plain(text: str, tokens: list[str], kind: str) -> str:
         return _shaped("default to", "默认改为", " ".join(tokens[2:]))  # "… and default to `.agents`"
     if tokens and tokens[0].lower() == "default" and (parts := split(" ".join(tokens[1:]), "to")):
         return join(["将", _phrase(parts[0]), "默认设为", _phrase(parts[1])])  # "Default SFT loss to chunked_nll"
+    if not found and (said := _fixed(text)) is not None:
+        return said
     if not found and (said := _subject_verb(tokens)):
         return said
     if not found and tokens and unknown_verb(tokens[0]) and any(t.lower() in GRAMMAR for t in tokens[1:]):
@@ -167,9 +169,6 @@ def _nominal(tokens: list[str], kind: str) -> str:
         return join(["修复", said]) if kind == "fix" else said
     if (parts := split(text, "to")) and all(verbatim(p, False) and " " not in p for p in parts):
         return join([parts[0], "改为", parts[1]])  # "`max_seq_length` to `max_length`": a rename
-    if tokens and tokens[-1].lower() in ("fix", "fixes") and not re.fullmatch(
-            rf"(?i)(?:(?:{QUALIFIERS})\s*)*", " ".join(tokens[:-1])):  # "Minor fix" names nothing it fixes
-        return join(["修复", " ".join(tokens[:-1])])  # "nccl broadcast bucket size fix": the thing, as named
     if kind != "fix" and (match := re.match(r"^(.+?)\s+support\s+for\s+(.+)$", text, re.I)):
         return join(["为", _phrase(match.group(2)), "支持", _phrase(match.group(1))])  # "PP/VPP support for X"
     if kind != "fix" and (parts := split(text, "for")) and (match := MEANS.match(parts[0])):
@@ -180,6 +179,19 @@ def _nominal(tokens: list[str], kind: str) -> str:
         said = _phrase(text)
         return said if said.endswith("修复") else join(["修复", said])  # "minor fixes to X": no 修复 twice
     return _phrase(text)
+
+
+# "nccl broadcast bucket size fix", "minor BCO fixes": a noun phrase, then its fix (none of "for", "&", " - ": a
+# sentence); what is fixed is named after the words that only qualify the fix ("Minor fix" names nothing).
+FIXED = re.compile(rf"(?i)(?:(?:{QUALIFIERS})\s+)*(?!(?:{QUALIFIERS})\b)"
+                   r"((?:(?!\b(?:for|to|in|on|with|of)\b)[^;:&])+?)\s+(?:bug\s*)?fix(?:es)?")
+
+
+def _fixed(text: str) -> str | None:
+    """A verbless title that names a thing and its fix, said "修复 X" ("修复 nccl 广播 bucket 大小"); None otherwise."""
+    if " - " in text or not (match := FIXED.fullmatch(text)):
+        return None
+    return join(["修复", _phrase(match.group(1))])
 
 
 def _stated(text: str, kind: str = "") -> str | None:
