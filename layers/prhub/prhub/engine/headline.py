@@ -17,7 +17,7 @@ from collections.abc import Collection, Sequence
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
-from prhub.engine.lexicon import verb
+from prhub.engine.lexicon import blank_code, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, say, type_word
@@ -39,11 +39,10 @@ PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "prop
 def english_prose(text: str) -> bool:
     """Whether `text` holds English a Chinese reader would have to read as English: a quote of three or more
     English words, or a word of English grammar outside code. Names, paths, flags and versions do not count."""
-    plain = re.sub(r"`[^`]*`", "", text)
+    plain = blank_code(text)
     if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
         return True
-    blanked = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), text)  # code out, every position kept
-    words = list(re.finditer(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", blanked))
+    words = re.finditer(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)
     return any(w.group(0).lower() in PROSE or _verb_left(w, text.replace("`", " ")) for w in words) or any(
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
 

@@ -132,6 +132,12 @@ def verbatim(token: str, first: bool) -> bool:
     return token[0].isupper() and not first
 
 
+def blank_code(text: str) -> str:
+    """`text` with its code spans (`x`) blanked, every other character where it was: words outside code are found
+    at their own positions."""
+    return re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), text)
+
+
 def join(parts: list[str]) -> str:
     """Parts joined as mixed Chinese is written: no space between Chinese, one between Chinese and Latin."""
     out = ""

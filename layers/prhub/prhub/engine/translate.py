@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from prhub.engine import noun_phrases
-from prhub.engine.lexicon import CJK, GLOSSARY, GRAMMAR, TOKEN, glossary, join, module, verb, verbatim
+from prhub.engine.lexicon import CJK, GLOSSARY, GRAMMAR, TOKEN, blank_code, glossary, join, module, verb, verbatim
 from prhub.engine.verb_phrases import clause
 
 __all__ = ["GLOSSARY", "GRAMMAR", "clause", "glossary", "join", "leftover", "module", "sentence", "strip", "title"]
@@ -69,7 +69,7 @@ def title(raw: str, kind: str = "") -> str:
 
 def _container_images(text: str) -> bool:
     """Whether the title's images are all containers' ("bump stable trtllm image to 1.3.0rc15": 镜像, not 图像)."""
-    plain = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), text)
+    plain = blank_code(text)
     found = list(IMAGE.finditer(plain))
     return bool(found) and all(IMAGE_BEFORE.search(plain[:m.start()]) or IMAGE_AFTER.match(plain[m.end():])
                                for m in found)
