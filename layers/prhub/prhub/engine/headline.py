@@ -122,8 +122,7 @@ def migration_step(reason: str, title: str, zh: bool) -> tuple[str, bool]:
     changes, from migration()): the new name of a renamed one (the title's "rename `a` to `b`"), a changed
     default's old value set where they rely on it. ("", False) when the author's marker is all there is."""
     said, lang = migration(reason, zh), "zh" if zh else "en"
-    default, step = say(lang, "changes_default"), ("依赖旧默认值之处需显式设置原值" if zh else
-                                                    "set the old default explicitly where you rely on it")
+    default, step = say(lang, "changes_default"), say(lang, "default_step")
     if said == default:
         return step, True
     if default in said:  # beside what the diff found: "删除公共模块 a.py；依赖旧默认值之处需显式设置原值"
@@ -133,7 +132,7 @@ def migration_step(reason: str, title: str, zh: bool) -> tuple[str, bool]:
             CODE_NAME.search(name) or renamed.group(1).lower().startswith("rename") and name in title.split("`")
             for name in renamed.groups()[1:]):
         old, new = renamed.groups()[1:]
-        return (f"用到 `{old}` 的地方改用 `{new}`" if zh else f"use `{new}` where `{old}` was used"), True
+        return say(lang, "rename_step", old=old, new=new), True
     return said, False
 
 

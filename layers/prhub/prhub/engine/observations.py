@@ -16,7 +16,7 @@ from prhub.engine.telling import (
     refs_text,
     short,
 )
-from prhub.engine.wording import say
+from prhub.engine.wording import reading, say
 
 RISK_TEXT = {
     "zh": {
@@ -34,11 +34,6 @@ RISK_TEXT = {
         "follow_up": "follow-ups promised in review",
     },
 }
-
-
-# A todo_left detail (engine.wording's todo / todo_one): how many markers, and the first one's file.
-TODO_DETAIL = re.compile(r"^新增 (\d+) 处 TODO 或 FIXME，例如 (\S+?)："
-                         r"|^adds (\d+) TODO or FIXME markers?, e\.g\. (\S+?): ")
 
 
 TREND_WORDS = {"zh": {"rising": "上升", "fading": "回落", "new": "新出现"},
@@ -113,14 +108,15 @@ def _glance(kind: str, detail: str, quoted: str, pr: PrEntry | None, zh: bool) -
     """A risk's example as the brief says it, from its detail (`quoted`: its first clause): a pin list cut short,
     a new TODO by how many and where (its line is code of any length; the details below quote it), a large change
     by its size, files by their names (the details give their paths)."""
+    lang = "zh" if zh else "en"
     example = _first_pins(quoted, zh) if kind == "dependency_pin" else quoted
-    if kind == "todo_left" and (todo := TODO_DETAIL.match(detail)):
-        n, where = todo.group(1) or todo.group(3), todo.group(2) or todo.group(4)
-        example = (f"1 处，在 {where}" if n == "1" else f"共 {n} 处，首处在 {where}") if zh else \
-            (f"1, in {where}" if n == "1" else f"{n} in all, the first in {where}")
+    for key in ("todo_one", "todo") if kind == "todo_left" else ():
+        if todo := reading(lang, key).match(detail):  # the detail read back as risks.todo_left wrote it
+            example = say(lang, key.replace("todo", "todo_glance"), **todo.groupdict())
+            break
     example = headline.by_name(example)
     if kind == "large_change" and pr:
-        example = say("zh" if zh else "en", "large_glance_one" if pr["changed_files"] == 1 else "large_glance",
+        example = say(lang, "large_glance_one" if pr["changed_files"] == 1 else "large_glance",
                       size=pr["additions"] + pr["deletions"], n=pr["changed_files"])
     return example
 

@@ -6,6 +6,8 @@ The engine writes prose into report.json that the renderers show as is, so it fo
 """
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Any
 
 from prhub.core.period import kind_of
@@ -51,6 +53,11 @@ PHRASES: dict[str, dict[str, str]] = {
         "large": "{size} changed lines (+{additions}/−{deletions}) in {n} files; threshold {threshold}",
         "large_glance_one": "{size} changed lines in 1 file",  # risks at a glance: how large, the details how
         "large_glance": "{size} changed lines in {n} files",
+        "todo_glance_one": "1, in {file}",  # risks at a glance: how many and where, the details quote the line
+        "todo_glance": "{n} in all, the first in {file}",
+        # what a breaking PR's users do (engine.headline.migration_step)
+        "default_step": "set the old default explicitly where you rely on it",
+        "rename_step": "use `{new}` where `{old}` was used",
         "tag_mismatch": "tagged [{tags}] but touches only {paths}",
         "untagged_breaking": "breaking change without [BREAKING] in the title",
         "doc_breaking": "breaking change ({why}) but no documentation file changed",
@@ -114,6 +121,10 @@ PHRASES: dict[str, dict[str, str]] = {
         "large": "改动 {size} 行（+{additions}/−{deletions}），涉及 {n} 个文件；阈值 {threshold}",
         "large_glance_one": "改动 {size} 行，涉及 1 个文件",
         "large_glance": "改动 {size} 行，涉及 {n} 个文件",
+        "todo_glance_one": "1 处，在 {file}",
+        "todo_glance": "共 {n} 处，首处在 {file}",
+        "default_step": "依赖旧默认值之处需显式设置原值",
+        "rename_step": "用到 `{old}` 的地方改用 `{new}`",
         "tag_mismatch": "标注为 [{tags}]，但只改动了 {paths}",
         "untagged_breaking": "破坏性变更，但标题没有标注 [BREAKING]",
         "doc_breaking": "破坏性变更（{why}），但没有改文档",
@@ -158,6 +169,16 @@ SEPARATORS = {"en": {"list": "; ", "comma": ", "}, "zh": {"list": "；", "comma"
 def say(language: str, key: str, **values: Any) -> str:
     """The sentence `key` in `language` (en for anything else), with `values` filled in."""
     return PHRASES.get(language, PHRASES["en"])[key].format(**values)
+
+
+@cache
+def reading(language: str, key: str) -> re.Pattern[str]:
+    """The sentence `key` in `language` as a pattern that reads its values back (a named group each, "n" digits,
+    a value before a space or a colon none of either): what a risk's detail said, from the detail alone."""
+    parts = re.split(r"\{(\w+)\}", PHRASES.get(language, PHRASES["en"])[key])
+    return re.compile("".join(re.escape(part) if i % 2 == 0 else
+                              rf"(?P<{part}>\d+)" if part == "n" else rf"(?P<{part}>.+?)"
+                              for i, part in enumerate(parts)) + "$", re.S)
 
 
 # Why the model did not score or write, as prhub.model and prhub.flow.score say it (English, for the logs), by its
