@@ -330,12 +330,6 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
     # make run's sample quoted these raw
     ("[api] feat: job priorities", "任务优先级"),
     ("[scheduler] feat: cron expressions for periodic jobs", "周期性任务的 cron 表达式"),
-])
-def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) -> None:
-    assert translate.title(title) == zh
-
-
-@pytest.mark.parametrize("title, zh", [
     # an image is a container's only by the word beside it; code, paths and flags stay as written
     ("[ci] fix: handle `image` field in CI config", "处理 CI 配置中的 `image` 字段"),
     ("[ci] update scripts/ci/image.py", "更新 scripts/ci/image.py"),
@@ -349,7 +343,7 @@ def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) 
     # "default to X to Y": the purpose after the new default
     ("Default to bf16 to save memory", "默认改为 bf16，以保存内存"),
 ])
-def test_what_the_review_found(title: str, zh: str) -> None:
+def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) -> None:
     assert translate.title(title) == zh
 
 
