@@ -33,7 +33,7 @@ PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)")
 DIFF_ONLY = re.compile(r"改动 \d+ 个文件，(?:多为新增|多为删除|增删相当)$")  # a zh headline that knows only the diff
 # Words that only English prose needs: one in a zh line means the translator left the sentence in English.
 PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
-                             "already", "still", "again", "just", "maybe", "simply", "better", "easier"}
+                             "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless"}
 
 
 def english_prose(text: str) -> bool:
@@ -42,7 +42,7 @@ def english_prose(text: str) -> bool:
     plain = blank_code(text)
     if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
         return True
-    words = re.finditer(r"(?<![\w/.`-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)
+    words = re.finditer(r"(?<![\w/.`=-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)  # "=allow" is a value
     return any(w.group(0).lower() in PROSE or _verb_left(w, text.replace("`", " ")) for w in words) or any(
         len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
 
@@ -50,7 +50,8 @@ def english_prose(text: str) -> bool:
 # Verbs a title opens with that no name or term is made of: one left in English in a zh line ("完全异步 Policy
 # add Rollout …", "npu disable flash_attn") means the translator did not find the sentence's verb. A tool's
 # subcommand ("cargo add", "add --path", "fix 命令") is a name.
-LEFT_VERBS = {"add", "fix", "remove", "implement", "introduce", "enable", "disable", "deprecate", "rename"}
+LEFT_VERBS = {"add", "fix", "remove", "implement", "introduce", "enable", "disable", "deprecate", "rename", "support",
+              "use", "allow", "modify"}
 SUBCOMMAND = (re.compile(r"\b(?:cargo|git|npm|pnpm|yarn|pip|uv|poetry|conda|gh|rustup|go|docker|make|kubectl|"
                          r"helm)\s+$"),
               re.compile(r"^\s*(?:--?\w|\(|命令|子命令|方法|函数|指令|接口|开关|参数|选项|调用)"))

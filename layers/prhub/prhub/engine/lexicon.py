@@ -97,6 +97,26 @@ def module(name: str) -> str:
     return _modules().get(name.lower(), name)
 
 
+def compound(token: str) -> str | None:
+    """A hyphenated word of a name or noun and an ending the glossary frames ("EP-aware": EP 感知的,
+    "backend-owned": 由后端持有的), or plain nouns the glossary knows paired by slashes ("eviction/refill":
+    驱逐/回填); None otherwise. The head is the noun's Chinese where the glossary knows it, else as written; a
+    compound the glossary lists whole ("function-based") is looked up before this."""
+    if re.fullmatch(r"[a-z]+(?:/[a-z]+)+", token):
+        said = [lookup(glossary()["nouns"], [part]) for part in token.split("/")]
+        return "/".join(s for s in said if s) if all(s and CJK.search(s) for s in said) else None
+    match = re.fullmatch(r"([A-Za-z][A-Za-z0-9.+]*)-([A-Za-z]+)", token)
+    template = _data().get("compounds", {}).get(match.group(2).lower()) if match else None
+    if match is None or template is None:
+        return None
+    head = match.group(1)
+    said = lookup(glossary()["nouns"], [head]) if head.islower() or head.istitle() else None
+    if said is None and head.islower() and len(head) < 3:
+        return None  # "im-compatible" is a misspelt "incompatible", not "compatible with im"
+    before, after = template.split("{}")
+    return join([before, said if said and CJK.search(said) else head, after])
+
+
 def _stems(word: str) -> list[str]:
     """The forms a glossary may list an inflected word under ("fixes" -> fix, "stopped" -> stop)."""
     w = word.lower()
@@ -186,11 +206,14 @@ def verb(tokens: list[str]) -> tuple[str, str, int] | None:
 
 
 def split(text: str, word: str) -> tuple[str, str] | None:
-    """`text` around the last top-level ` word ` (not inside backticks or brackets)."""
+    """`text` around the last top-level ` word ` (not inside backticks or brackets, nor inside a phrase the glossary
+    lists whole: "broadcast wait for complete" is no "X for Y")."""
     depth, positions = 0, []
     tokens = TOKEN.findall(text)
+    nouns = glossary()["nouns"]
     for i, token in enumerate(tokens):
-        if token.lower() == word and 0 < i < len(tokens) - 1 and depth == 0:
+        if token.lower() == word and 0 < i < len(tokens) - 1 and depth == 0 and \
+                " ".join(tokens[i - 1:i + 2]).lower() not in nouns:
             positions.append(i)
     if not positions:
         return None

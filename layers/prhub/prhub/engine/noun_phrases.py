@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from prhub.engine.lexicon import CJK, GRAMMAR, PREPOSITIONS, TOKEN, glossary, join, known, lookup, split, verb
+from prhub.engine.lexicon import CJK, GRAMMAR, PREPOSITIONS, TOKEN, compound, glossary, join, known, lookup, split, verb
 
 Clause = Callable[[str], str]  # how a verb phrase is said (prhub.engine.verb_phrases.clause)
 
@@ -23,7 +23,7 @@ CONTAINERS = re.compile(r"(?:脚本|文件|文档|模块|配置|测试|script|fi
 ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
 # "X and Y", "X of Y": the word, whether Y is said first, what joins them and what follows.
 JOINS = (("and", False, "和", ""), ("of", True, "的", ""), ("for", True, "的", ""), ("in", True, "中的", ""),
-         ("with", True, "带有", "的"), ("from", True, "中的", ""))
+         ("with", True, "带有", "的"), ("from", True, "中的", ""), ("on", True, "上的", ""))
 
 
 def phrase(text: str, clause: Clause) -> str:
@@ -52,6 +52,8 @@ def _framed(text: str, clause: Clause) -> str | None:
     if (parts := split(text, "to")) and re.search(r"\b(?:fix|fixes|changes?|updates?|improvements?|tweaks?)$",
                                                    parts[0], re.I):
         return join(["对", phrase(parts[1], clause), "的", phrase(parts[0], clause)])  # "minor fixes to X"
+    if match := re.match(r"^(.+?)\s+based\s+on\s+(.+)$", text, re.I):  # "datatype based on X": 基于 X 的 datatype
+        return join(["基于", phrase(match.group(2), clause), "的", phrase(match.group(1), clause)])
     if match := re.match(r"^per\s+(.+)$", text, re.I):
         return join(["按", phrase(match.group(1), clause)])  # "per micro-batch": 按微批次
     if (parts := split(text, "between")) and (pair := split(parts[1], "and")):
@@ -111,6 +113,10 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
             i += 1
             continue
         found, size, noun = known(tokens, i, first)
+        if found is None and (whole := _whole(tokens, i)):
+            _attach(out, whole, in_glossary=True)
+            i += 1
+            continue
         if found is None and (done := _participle(tokens, i)):
             _attach(out, done, in_glossary=True)  # "generated files": 生成的文件
             i += 1
@@ -124,6 +130,20 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
         _attach(out, found, in_glossary=True)
         i += size
     return join(out)
+
+
+def _whole(tokens: list[str], i: int) -> str:
+    """tokens[i] said as one word the glossary does not list: "use" last in its phrase, a noun ("the use of X": X
+    的用法; the glossary lists "use" as a verb), or a compound ("EP-aware": EP 感知的; "eviction/refill handling":
+    淘汰/回填处理). A slash pair is read only as a modifier of a noun: "codeowner for role/engine" names a folder.
+    Said last, a compound is a state ("make X thread-safe": 线程安全), not a modifier. '' when it is none of them."""
+    token, last = tokens[i], i == len(tokens) - 1
+    if token.lower() == "use" and last:
+        return glossary()["nouns"]["usage"]
+    framed = compound(token)
+    if not framed or "-" not in token and (last or not known(tokens, i + 1, False)[2]):
+        return ""
+    return framed.removesuffix("的") if last else framed
 
 
 def _participle(tokens: list[str], i: int) -> str:
