@@ -103,8 +103,8 @@ def compound(token: str) -> str | None:
     驱逐/回填); None otherwise. The head is the noun's Chinese where the glossary knows it, else as written; a
     compound the glossary lists whole ("function-based") is looked up before this."""
     if re.fullmatch(r"[a-z]+(?:/[a-z]+)+", token):
-        said = [lookup(glossary()["nouns"], [part]) for part in token.split("/")]
-        return "/".join(s for s in said if s) if all(s and CJK.search(s) for s in said) else None
+        parts = [lookup(glossary()["nouns"], [part]) or "" for part in token.split("/")]
+        return "/".join(parts) if all(CJK.search(part) for part in parts) else None
     match = re.fullmatch(r"([A-Za-z][A-Za-z0-9.+]*)-([A-Za-z]+)", token)
     template = _data().get("compounds", {}).get(match.group(2).lower()) if match else None
     if match is None or template is None:
