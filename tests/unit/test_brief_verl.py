@@ -374,3 +374,23 @@ def test_a_long_risk_at_a_glance_cuts_its_aside_and_keeps_what_it_says_after_it(
     said = observations._within(f"破坏性变更（{aside}），但没有改文档", 120)
     assert said.endswith("…），但没有改文档") and len(said) <= 125
     assert observations._within("短的（说明），但没有改文档", 120) == "短的（说明），但没有改文档"
+
+
+@pytest.mark.parametrize("lang, line, point", [
+    ("zh", "据描述实测提速 2.81×", "据描述实测提速 2.81×"),
+    # the en brief had dropped the figure: "…in NCCL checkpoint engine (#7291)", its table's point "With tests"
+    ("en", "broadcast in NCCL checkpoint engine, measured 2.81× faster", "Measured: 2.81× faster"),
+])
+def test_a_figure_the_description_measured_is_said_in_either_language(lang: str, line: str, point: str) -> None:
+    report = week("08-10", lang)
+    item = next(h for h in report["highlights"] if 7291 in h["prs"])
+    assert line in item["text"]
+    entry = next(p for p in report["prs"] if p["number"] == 7291)
+    assert point in entry["points"] and entry["measured"] == point
+    assert point in bench_brief.brief(render_markdown(report))  # the key-PR table's row
+
+
+def test_a_result_stored_before_the_measured_figure_was_kept_gives_its_zh_summarys() -> None:
+    assert headline.measured("", "修复广播，据描述实测提速 2.81×。") == "据描述实测提速 2.81×"
+    assert headline.measured("Measured: 2.81× faster", "Fix broadcast.") == "Measured: 2.81× faster"
+    assert headline.measured("", "Fix broadcast.") == ""

@@ -345,6 +345,7 @@ _SCORED_TYPES: dict[str, tuple[type, ...]] = {
     "changed_files": (int,), "scored_by": (str,), "breaking_reason": (str,), "reasons": (list,), "files": (list,),
     "file_lines": (list,), "refs": (list,), "reverts": (int, _NONE), "reviewers": (list,), "co_authors": (list,),
     "tokens_in": (int,), "tokens_out": (int,), "note": (str,), "head_sha": (str,), "review": (dict, _NONE),
+    "measured": (str,),
 }
 
 
@@ -385,6 +386,9 @@ class ScoredPR:
     note: str = ""  # e.g. why the model's answer was replaced
     head_sha: str = ""  # the PR head it was scored at: its page is built once per head ("" for older results)
     review: PrReview | None = None  # what its conversation says (engine.reviews); None when the source read none
+    # the effect its description measured, in the report's language ("Measured: 2.81× faster"; engine.gist); ""
+    # when none, or for results stored before it was kept (a zh summary says it too)
+    measured: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -240,10 +240,12 @@ def _entries(prs: list[ScoredPR], reverts: list[Revert], config: RepoConfig) -> 
             entry["reverted_by"] = reverted_by[p.number]
         entry["headline"] = headline.headline(p.title, p.summary, p.type, p.modules, p.changed_files, p.additions,
                                               p.deletions, language)
+        entry["measured"] = headline.measured(p.measured, p.summary)
         entry["points"] = headline.points(p.summary, p.breaking, p.breaking_reason, p.risks,
                                           reverted_by.get(p.number), p.changed_files, p.additions, p.deletions,
                                           language, said_size="个文件" in entry["headline"],
-                                          kinds={file_kind(f, config.test_paths) for f in p.files})
+                                          kinds={file_kind(f, config.test_paths) for f in p.files},
+                                          measured=entry["measured"])
         entries.append(entry)
     return entries
 

@@ -67,8 +67,12 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
     why = [fact(p["number"], "breaking_reason", p["breaking_reason"])] if p["breaking"] and p.get(
         "breaking_reason") else []
     if not zh:  # what it does as its title says it, a changelog's line: the description's first sentence is as
-        # often context ("PR #16722 introduced a check…", cargo #17071) or an aside ("X is the only caller")
-        return short(capitalised(title), 160), [fact(p["number"], "title", title), *why]
+        # often context ("PR #16722 introduced a check…", cargo #17071) or an aside ("X is the only caller"); then
+        # what it measured, as the zh line's summary says it
+        said = p.get("measured") or ""
+        line = short(capitalised(title), 160 - len(said)) + (", " + said.replace("Measured: ", "measured ") if said
+                                                            else "")  # "…, measured 2.81× faster"
+        return line, [fact(p["number"], "title", title), *why, *([fact(p["number"], "measured", said)] if said else [])]
     summary = str(p.get("summary") or "")
     facts = [fact(p["number"], "title", title)]
     if not summary or summary == p["title"]:
