@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from prhub.engine import translate
+from prhub.engine.wording import say
 
 # A measured effect: "54 GiB to ~150 MiB", "1.8x", "30% faster".
 UNIT = r"(?:x|×|%|ms|s|sec|min|gb|gib|mb|mib|tb|tokens?/s|tok/s|it/s|samples?/s|tflops)"
@@ -46,18 +47,15 @@ QUOTED_TYPE = {"feat": "新功能", "fix": "修复", "perf": "性能优化", "re
 WHY_ONLY = {"docs": "只改文档", "tests": "只改测试", "ci": "只改 CI", "examples": "只改示例", "deps": "只改依赖"}
 
 
-def effect(body: str, zh: bool = True) -> str:
-    """The measured effect the description states, in a short phrase of the report's language, or ''."""
+def effect(body: str, lang: str = "zh") -> str:
+    """The measured effect the description states, in a short phrase of `lang` (wording's measured_*), or ''."""
     body = body[:6000]  # results are stated early; the patterns stay cheap on huge descriptions
     if match := CHANGE.search(body):
-        return f"据描述实测 {match.group(1)} → {match.group(2)}" if zh else \
-            f"Measured: {match.group(1)} → {match.group(2)}"
+        return say(lang, "measured_change", old=match.group(1), new=match.group(2))
     if match := SPEEDUP.search(body):
-        return f"据描述实测提速 {match.group(1) or match.group(2)}" if zh else \
-            f"Measured: {match.group(1) or match.group(2)} faster"
+        return say(lang, "measured_faster", by=match.group(1) or match.group(2))
     if match := SAVING.search(body):
-        return f"据描述实测减少 {match.group(1) or match.group(2)}" if zh else \
-            f"Measured: {match.group(1) or match.group(2)} less"
+        return say(lang, "measured_less", by=match.group(1) or match.group(2))
     return ""
 
 

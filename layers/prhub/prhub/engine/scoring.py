@@ -329,7 +329,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
         refs=_references(pr, revert.number), reverts=revert.number, reviewers=reviewers,
         co_authors=list(pr.co_authors), head_sha=pr.head_sha,
         review=reviews.pr_review(pr, config),  # beside the judgement, never in it: review text moves no score
-        measured=gist.effect(cleaned, lang == "zh"),
+        measured=gist.effect(cleaned, lang),
     )
 
 

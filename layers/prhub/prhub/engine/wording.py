@@ -57,6 +57,10 @@ PHRASES: dict[str, dict[str, str]] = {
         "todo_glance": "{n} in all, the first in {file}",
         # what a breaking PR's users do (engine.headline.migration_step)
         "default_step": "set the old default explicitly where you rely on it",
+        # the effect a description measured (engine.gist.effect): a table's point, and after an en line's title
+        "measured_change": "Measured: {old} → {new}",
+        "measured_faster": "Measured: {by} faster",
+        "measured_less": "Measured: {by} less",
         "rename_step": "use `{new}` where `{old}` was used",
         "tag_mismatch": "tagged [{tags}] but touches only {paths}",
         "untagged_breaking": "breaking change without [BREAKING] in the title",
@@ -124,6 +128,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "todo_glance_one": "1 处，在 {file}",
         "todo_glance": "共 {n} 处，首处在 {file}",
         "default_step": "依赖旧默认值之处需显式设置原值",
+        "measured_change": "据描述实测 {old} → {new}",
+        "measured_faster": "据描述实测提速 {by}",
+        "measured_less": "据描述实测减少 {by}",
         "rename_step": "用到 `{old}` 的地方改用 `{new}`",
         "tag_mismatch": "标注为 [{tags}]，但只改动了 {paths}",
         "untagged_breaking": "破坏性变更，但标题没有标注 [BREAKING]",
