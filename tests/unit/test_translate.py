@@ -402,3 +402,13 @@ def test_a_misspelt_prefix_is_no_compound() -> None:
 ])
 def test_a_title_verb_left_in_english_marks_the_line_as_english(line: str, prose: bool) -> None:
     assert headline.english_prose(line) is prose
+
+
+def test_a_name_keeps_its_number_and_a_pinned_version_is_said_once() -> None:
+    # trl #5453 "CI Gemma 4 support" read "Gemma 4 个支持"; peft #3377 "Pin kernels version" read "固定 kernel 版本版本"
+    assert translate.title("Gemma 4 support") == "Gemma 4 支持"
+    assert translate.title("Add 2 tests for the sampler") == "为采样器新增 2 个测试"
+    assert translate.title("Pin kernels version") == "固定 kernel 版本"
+    assert translate.title("Pin torch") == "固定 torch 版本"
+    # "until" left in a line is English a reader must read (peft #3394 "跳过失败 Diffusers tests until v0.40.0")
+    assert headline.english_prose(translate.title("Skip failing Diffusers tests until v0.40.0"))

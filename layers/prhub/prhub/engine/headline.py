@@ -33,7 +33,8 @@ PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)")
 DIFF_ONLY = re.compile(r"改动 \d+ 个文件，(?:多为新增|多为删除|增删相当)$")  # a zh headline that knows only the diff
 # Words that only English prose needs: one in a zh line means the translator left the sentence in English.
 PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
-                             "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless"}
+                             "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless",
+                             "until", "unless"}
 
 
 def english_prose(text: str) -> bool:

@@ -95,7 +95,9 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
         if token.lower() in ARTICLES:
             i += 1
             continue
-        if token.isdigit() and i + 1 < len(tokens) and (unit := lookup(tables["nouns"], tokens[i + 1:i + 2])):
+        named = bool(out) and i > 0 and out[-1] == tokens[i - 1] and tokens[i - 1][:1].isupper()
+        if (token.isdigit() and not named and i + 1 < len(tokens)
+                and (unit := lookup(tables["nouns"], tokens[i + 1:i + 2]))):  # "Gemma 4 support": a name's version
             out.append(f"{token} 个{unit}")  # "1 version" -> "1 个版本"
             i += 2
             continue

@@ -513,7 +513,8 @@ def _placed(key: str, zh: str, rest: str) -> str:
     if (parts := split(rest, "from")) and key in ("reuse", "load", "read", "copy", "import", "restore"):
         return join([zh, _phrase(parts[1]), "的", _phrase(parts[0])])
     if key == "pin" and not VERSION.search(rest):
-        return join([zh, _phrase(rest), "版本"])
+        pinned = _phrase(rest)  # "pin torch" pins its version; "pin torch version" says so already
+        return join([zh, pinned, "" if pinned.endswith("版本") else "版本"])
     if key == "add" and rest.lower() in ("test", "tests", "testing"):
         return "补充测试"
     return join([zh, _phrase(rest)])
