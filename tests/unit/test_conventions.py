@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from prhub.core.config import Conventions, RepoConfig, WatchList
 from prhub.core.errors import InputError
-from prhub.engine import conventions
-from prhub.engine.scoring import score_pull
+from prhub.engine import conventions, headline
+from prhub.engine.scoring import parse_title, score_pull
 
 from tests.unit.engine_support import CONFIG, change, make_pr
 
@@ -92,6 +92,35 @@ def test_a_repositorys_type_tags_decide_the_type_where_its_titles_carry_no_prefi
     pr = make_pr("[Bugfix] Update the sampler for empty prompts", [change("pkg/sampler.py", 5, 2)], number=703)
     assert score_pull(pr, CONFIG).type != "fix"  # the engine alone reads "Update" as a chore
     assert score_pull(pr, config).type == "fix"
+
+
+# A repository that opens its titles with numpy's acronyms in capitals, mostly without a colon (as peft does).
+CAPS_HABIT = ["FIX Resolve regex target_modules in the config", "ENH Refactor LoRA variant resolution",
+              "DOC Expand installation guide", "TST Skip failing tests", "CI Pin kernels version",
+              "FIX: Keep the last shard", "MAINT: Bump numpy", "Add a sampler"]
+
+
+def test_type_words_in_capitals_are_read_with_or_without_a_colon() -> None:
+    # The repository's habit: its capitals before the title count as its prefixes, consistently used.
+    config = learned(CAPS_HABIT)
+    assert dict(config.conventions.types) == {"ci:": "ci", "doc:": "docs", "enh:": "feat", "fix:": "fix",
+                                              "maint:": "chore", "tst:": "test"}
+    # The title says its type and goes on after it: the word is not a verb, nor "ENH:" a module named "enh".
+    assert parse_title("FIX Resolve regex target_modules") == ("Resolve regex target_modules", "fix", None, False)
+    assert parse_title("ENH: add a beam search sampler") == ("add a beam search sampler", "feat", None, False)
+    enh = make_pr("ENH Refactor LoRA variant resolution", [change("pkg/lora/variants.py", 90, 40)], number=730)
+    assert score_pull(enh, config).type == "feat" and "enh" not in score_pull(enh, config).modules
+    assert score_pull(replace(enh, title="Refactor LoRA variant resolution"), CONFIG).type == "refactor"
+    # A capitalised word that is a sentence's subject, or one before its own prefix, is not the form.
+    for title in ("CI fails on Windows", "CI hotfix: xfail the paged test", "FIX CI: Targeting fused parameters",
+                  "DPO Fix the loss", "FIX bnb weights can be dequantized on CPU"):
+        assert parse_title(title)[0] == title and conventions.bare_type_word(title) == ("", 0), title
+    # The headline says the title's own words in Chinese, without the type word read as the verb "fix".
+    fixed = score_pull(make_pr("FIX Resolve regex target_modules in MoE config conversion",
+                               [change("pkg/config.py", 20, 4)], number=732), replace(config, language="zh"))
+    said = headline.headline(fixed.title, fixed.summary, fixed.type, fixed.modules, fixed.changed_files,
+                             fixed.additions, fixed.deletions)
+    assert said == "解决 MoE 配置转换中的正则 target_modules", said
 
 
 # A repository titling every PR with gitmoji (as fastapi does), and one that opens titles with an emoji now and then.

@@ -2,6 +2,7 @@
 
     emoji(title) -> (str, int)                    the emoji a title opens with (gitmoji, a :shortcode:), and its end
     words(title) -> list[str]                     what a title opens with: its emoji, [tags], then a `word:` prefix
+    bare_type_word(text) -> (str, int)            a type word in capitals without a colon ("FIX ..."), and its end
     learn(given, titles) -> Conventions           `given` (the watch list's) with what the titles show added
     minor_marker(title, labels, conv) -> str      the repository's "not worth noting" marker the PR carries, or ""
     said_type(title, labels, conv) -> str | None  the type the repository's own word gives the PR
@@ -31,6 +32,10 @@ from dataclasses import replace
 
 from prhub.core.config import PR_TYPES, Conventions
 
+# numpy's commit acronyms (its development workflow's list; scikit-learn's MNT) as types: written upper case, with a
+# colon or without one ("ENH: ...", peft's "FIX Resolve ..."). API, BENCH, DEP, DEV and TYP name no type of ours.
+ACRONYMS = {"enh": "feat", "maint": "chore", "mnt": "chore", "tst": "test", "bld": "ci", "sty": "chore",
+            "rev": "revert", "rel": "chore"}
 # Words projects open a title with, or label a PR with, to say it is not worth a reader's time. `chore` is not
 # here: the rules read a declared chore already (prhub.engine.rules, cap_chore); `misc` names a catch-all area.
 MINOR_WORDS = frozenset({"minor", "internal", "nit", "nits", "trivial", "typo", "typos", "skip-changelog",
@@ -38,7 +43,7 @@ MINOR_WORDS = frozenset({"minor", "internal", "nit", "nits", "trivial", "typo", 
 TYPE_WORDS = {**{t: t for t in PR_TYPES}, "feature": "feat", "feats": "feat", "bugfix": "fix", "bug fix": "fix",
               "bug": "fix", "hotfix": "fix", "fixes": "fix", "doc": "docs", "documentation": "docs", "tests": "test",
               "testing": "test", "build": "ci", "performance": "perf", "optim": "perf", "refactoring": "refactor",
-              "refact": "refactor", "style": "chore", "deps": "chore", "release": "chore"}
+              "refact": "refactor", "style": "chore", "deps": "chore", "release": "chore", **ACRONYMS}
 # gitmoji.dev's emoji as types (and their :shortcodes:), the standard list, not tuned on any repository: what a
 # repository that opens its titles with them (fastapi: ✨ 🐛 ♻️ ⬆️ 📝 🌐 🔧 👷) says a PR is. Keys are without
 # the U+FE0F variation selector, which repositories write and leave out at random.
@@ -81,6 +86,9 @@ CONSISTENT = 0.5
 
 _TAGS = re.compile(r"^\s*((?:\[[^\]]{1,60}\]\s*)+)")
 _PREFIX = re.compile(r"^\s*\(?([A-Za-z][\w -]{0,30}?)\)?(?:\([^)]{0,60}\))?!?\s*[:：]")
+# A type word in capitals without a colon, before a capital or a quote (peft: "FIX Resolve regex ...", "DOC Improve
+# ..."); "CI fails on ..." is a sentence about CI.
+_BARE = re.compile(r"^\s*([A-Z]{2,8})\s+(?=[A-Z`'\"])")
 # A title's opening emoji: a :shortcode:, or a run of symbols outside ASCII that are not letters, digits or quotes.
 _EMOJI = re.compile(r"^\s*(?::([a-z0-9_+-]{2,40}):|([^\w\s\x00-\x7f“”‘’「」『』【】（）《》]+))\s*", re.IGNORECASE)
 
@@ -98,6 +106,16 @@ def emoji(title: str) -> tuple[str, int]:
     return next((run[:n] for n in range(len(run), 0, -1) if run[:n] in GITMOJI), run), match.end()
 
 
+def bare_type_word(text: str) -> tuple[str, int]:
+    """The type word `text` opens with in capitals and without a colon ("FIX Resolve ...", "ENH Refactor ..."), lower
+    case, and where the text goes on after it; ("", 0) for none. Where the rest opens with a `word:` prefix of its
+    own ("CI hotfix: ...", "FIX CI: ...") that prefix is the form the title is written in, so none."""
+    match = _BARE.match(text)
+    if not match or match.group(1).lower() not in TYPE_WORDS or _PREFIX.match(text[match.end():]):
+        return "", 0
+    return match.group(1).lower(), match.end()
+
+
 def _parts(title: str) -> tuple[str, list[str], str | None]:
     """(the opening emoji or "", each [tag]'s words, the conventional `word:` / `word(scope):` prefix after them),
     lower case."""
@@ -108,7 +126,7 @@ def _parts(title: str) -> tuple[str, list[str], str | None]:
             tagged += [w.strip().lower() for w in re.split(r"[,，/]", tag) if w.strip()]
         rest = rest[tags.end():]
     prefix = _PREFIX.match(rest)
-    return mark, tagged, prefix.group(1).strip().lower() if prefix else None
+    return mark, tagged, prefix.group(1).strip().lower() if prefix else bare_type_word(rest)[0] or None
 
 
 def words(title: str) -> list[str]:

@@ -68,7 +68,9 @@ from prhub.engine.wording import joined, say
 # with them, tags after an opening emoji. Importance changes only where such a word was not read before.
 # engine-14: a revert is breaking only when its author declares it (what it removes is the reverted PR's own);
 # a summary's Chinese sentences follow each other without a space.
-REVISION = 14
+# engine-15: numpy's type acronyms are type words ("ENH:" was read as a module), and a repository writing them in
+# capitals without a colon ("FIX Resolve ...", peft) has them read as its prefix, not as the title's verb.
+REVISION = 15
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -82,7 +84,7 @@ TYPES = PR_TYPES
 TYPE_ALIASES = {"feature": "feat", "feats": "feat", "bugfix": "fix", "hotfix": "fix", "bug": "fix", "fixes": "fix",
                 "refact": "refactor", "refactoring": "refactor", "doc": "docs", "tests": "test", "build": "ci",
                 "style": "chore", "misc": "chore", "deps": "chore", "release": "chore",
-                "performance": "perf", "optim": "perf"}
+                "performance": "perf", "optim": "perf", **conventions.ACRONYMS}
 VERB_TYPES = (
     ("revert", re.compile(r"^(revert|reverts|reverting)\b", re.I)),
     ("fix", re.compile(r"^(fix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|handle\w*|patch\w*|"
@@ -133,6 +135,9 @@ def parse_title(title: str) -> tuple[str, str | None, str | None, bool]:
     """(description, conventional type or None, scope or None, `!` marker) of a title, tags removed."""
     match = TITLE.match(title)
     rest = (match.group(2) if match else title).strip().lstrip(":：").strip()
+    bare, end = conventions.bare_type_word(rest)
+    if bare:  # "FIX Resolve ...": the type in capitals, without a colon
+        return rest[end:].strip(), conventions.TYPE_WORDS[bare], None, False
     conv = CONVENTIONAL.match(rest)
     if conv:
         word = conv.group(1).lower()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from prhub.engine import noun_phrases
+from prhub.engine import conventions, noun_phrases
 from prhub.engine.lexicon import CJK, GLOSSARY, GRAMMAR, TOKEN, blank_code, glossary, join, module, verb, verbatim
 from prhub.engine.verb_phrases import clause
 
@@ -37,10 +37,12 @@ NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Ad
 
 
 def strip(title: str) -> str:
-    """A title without its tags, conventional prefix, leading symbols and (#N) suffix."""
+    """A title without its tags, conventional prefix (or a type word in capitals: "FIX Resolve ..."), leading symbols
+    and (#N) suffix."""
     text = SUFFIX.sub("", title).strip()
     for _ in range(3):
         text = SYMBOLS.sub("", TAGS.sub("", CONVENTIONAL.sub("", text))).strip()
+        text = text[conventions.bare_type_word(text)[1]:]
     return text.rstrip(".").strip()
 
 
