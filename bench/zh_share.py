@@ -77,17 +77,25 @@ def build(rows: Any, since: str, until: str, repo: str = "verl-project/verl", tz
           lang: str = "zh") -> dict[str, Any]:
     """The report (in `lang`, zh unless told) of `repo`'s PRs merged from `since` to `until` in `tz`, as
     ReportFunction builds it without a model, with every earlier PR as history."""
+    from dataclasses import replace
+
     from prhub.core.config import RepoConfig
     from prhub.core.history import History
     from prhub.core.period import Period
+    from prhub.engine import conventions
     from prhub.engine.scoring import score_pull
     from prhub.model import narrator
     from prhub.report import compose
 
     config = RepoConfig(repo, tz=tz, scorer="heuristic", language=lang)
     period = Period.parse(since, until, tz)
-    scored = [score_pull(pr, config) for pr in rows if period.contains(pr.merged_at)]
     history = [pr.ref.to_dict() for pr in rows if pr.merged_at < period.end_utc]
+    # The repository's conventions, learned from the titles a run's plan reads (prhub.flow.plan): the comparison
+    # periods' and the period's own.
+    now = [pr for pr in rows if period.contains(pr.merged_at)]
+    titles = [*(str(e["title"]) for e in History.of(history, period).earlier), *(pr.title for pr in now)]
+    config = replace(config, conventions=conventions.learn(config.conventions, titles))
+    scored = [score_pull(pr, config) for pr in now]
     scorer = {"kind": "heuristic", "model": None, "prompt_version": "bench"}
     return dict(compose.report(scored, [], period, config, History.of(history, period), f"{until}T23:59:59Z", scorer,
                                narrator=lambda draft: narrator.model_narrative(draft, config)))

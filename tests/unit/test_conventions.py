@@ -165,6 +165,30 @@ def test_given_conventions_win_and_false_learns_nothing() -> None:
     assert conventions.learn(off, MINOR_HABIT) == off
 
 
+def test_an_unmarked_break_is_told_only_where_the_repository_marks_breaks() -> None:
+    # A PR that removes a public module, its title without [BREAKING]: the engine infers the break either way.
+    pr = make_pr("feat: move the legacy loader into the new sampler", [change("pkg/legacy.py", 0, 80, status="removed"),
+                                                                      change("pkg/sampler.py", 90, 4)], number=740)
+    plain = [f"fix: handle case {n}" for n in range(conventions.SEEN)]
+    marking, never, short = learned([*plain, "[BREAKING] feat: drop the v1 API"]), learned(plain), learned(plain[:10])
+    assert (marking.conventions.breaking_marker, never.conventions.breaking_marker,
+            short.conventions.breaking_marker) == (True, False, None)
+
+    def told(config: RepoConfig, body: str = "") -> bool:
+        scored = score_pull(replace(pr, body=body), config)
+        assert scored.breaking
+        return any(r.kind == "title_convention" and "BREAKING" in r.detail for r in scored.risks)
+
+    # told where its titles mark breaks, or where too few titles say; not where many never do (trl: none in 3,044)
+    assert told(marking) and told(short) and told(CONFIG) and not told(never)
+    # ... unless the PR's own template asks for the mark (verl's: "Add `[BREAKING]` to the PR title if ...")
+    assert told(never, "- [ ] Add `[BREAKING]` to the PR title if it breaks any API.")
+    # `feat!:` and a `breaking:` prefix are marks too; the watch list's word wins over what titles show
+    assert learned([*plain, "feat(api)!: drop v1"]).conventions.breaking_marker is True
+    assert learned([*plain, "breaking: drop v1"]).conventions.breaking_marker is True
+    assert learned(plain, Conventions.from_value({"breaking_marker": True})).conventions.breaking_marker is True
+
+
 def watch(value: Any) -> RepoConfig:
     return WatchList.parse(json.dumps({"repos": [{"repo": "o/r", "conventions": value}]})).get("o/r")
 
@@ -177,6 +201,7 @@ def watch(value: Any) -> RepoConfig:
     ({"types": {"bugfix": "bug"}}, "conventions.types['bugfix'] must be one of feat"),
     ({"types": ["fix"]}, "conventions.types must map"),
     ({"learn": "no"}, "conventions.learn must be true or false"),
+    ({"breaking_marker": "yes"}, "conventions.breaking_marker must be true"),
 ])
 def test_bad_conventions_are_refused_with_what_is_wrong(value: Any, says: str) -> None:
     with pytest.raises(InputError, match=re.escape(says)):
@@ -184,6 +209,6 @@ def test_bad_conventions_are_refused_with_what_is_wrong(value: Any, says: str) -
 
 
 def test_conventions_round_trip_through_the_run_item() -> None:
-    config = watch({"minor_markers": ["minor"], "types": {"bugfix": "fix"}})
+    config = watch({"minor_markers": ["minor"], "types": {"bugfix": "fix"}, "breaking_marker": False})
     again = RepoConfig.from_dict(json.loads(json.dumps(config.to_dict())))
     assert again == config and watch(False).conventions.learn is False

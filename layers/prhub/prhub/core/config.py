@@ -150,19 +150,22 @@ class Conventions:
 
     `minor_markers`: title prefixes (`minor:`), `[tags]` or labels that say a PR is not worth noting;
     `types`: a prefix, tag, emoji (gitmoji's "✨") or label word -> the PR's type (a word ending in ":" only as a
-    title's prefix). With `learn` (the default;
-    `"conventions": false` turns it off) the plan adds what the repository's own history shows
+    title's prefix); `breaking_marker`: whether the repository marks a breaking change in its titles (`[BREAKING]`,
+    `feat!:`), so that one without the mark is worth telling its author (None: not known, told). With `learn` (the
+    default; `"conventions": false` turns it off) the plan adds what the repository's own history shows
     (prhub.engine.conventions.learn), the given ones winning. Words are kept lower case."""
 
     learn: bool = True
     minor_markers: tuple[str, ...] = ()
     types: tuple[tuple[str, str], ...] = ()  # sorted (word, type) pairs: hashable, and one order in cache keys
+    breaking_marker: bool | None = None
 
     def type_of(self, word: str) -> str | None:
         return dict(self.types).get(word.lower())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"learn": self.learn, "minor_markers": list(self.minor_markers), "types": dict(self.types)}
+        return {"learn": self.learn, "minor_markers": list(self.minor_markers), "types": dict(self.types),
+                "breaking_marker": self.breaking_marker}
 
     @classmethod
     def from_value(cls, value: Any) -> Conventions:
@@ -175,9 +178,12 @@ class Conventions:
         if not isinstance(value, dict):
             raise InputError('conventions must be false (learn none) or an object like {"minor_markers": ["minor"], '
                              f'"types": {{"bugfix": "fix"}}}}, got {value!r:.100}')
-        refuse_unknown("conventions", value, ("learn", "minor_markers", "types"))
+        refuse_unknown("conventions", value, ("learn", "minor_markers", "types", "breaking_marker"))
         if not isinstance(value.get("learn", True), bool):
             raise InputError(f"conventions.learn must be true or false, got {value['learn']!r:.40}")
+        if not isinstance(value.get("breaking_marker"), bool | None):
+            raise InputError("conventions.breaking_marker must be true (titles mark breaking changes), false or null, "
+                             f"got {value['breaking_marker']!r:.40}")
         markers = value.get("minor_markers", [])
         if (not isinstance(markers, list | tuple) or len(markers) > MAX_MARKERS
                 or not all(isinstance(m, str) and m.strip() and len(m) <= 100 for m in markers)):
@@ -193,7 +199,7 @@ class Conventions:
                 raise InputError(f"conventions.types[{word[:60]!r}] must be one of {', '.join(PR_TYPES)}, "
                                  f"got {kind!r:.40}")
         return cls(bool(value.get("learn", True)), tuple(sorted({_word(m) for m in markers})),
-                   tuple(sorted((_word(k), str(v)) for k, v in types.items())))
+                   tuple(sorted((_word(k), str(v)) for k, v in types.items())), value.get("breaking_marker"))
 
 
 def _word(word: str) -> str:

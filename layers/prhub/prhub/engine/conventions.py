@@ -4,6 +4,7 @@
     words(title) -> list[str]                     what a title opens with: its emoji, [tags], then a `word:` prefix
     bare_type_word(text) -> (str, int)            a type word in capitals without a colon ("FIX ..."), and its end
     learn(given, titles) -> Conventions           `given` (the watch list's) with what the titles show added
+    marks_breaking(title) -> bool                 whether a title marks a breaking change ([BREAKING], `feat!:`)
     minor_marker(title, labels, conv) -> str      the repository's "not worth noting" marker the PR carries, or ""
     said_type(title, labels, conv) -> str | None  the type the repository's own word gives the PR
 
@@ -83,9 +84,11 @@ SHORTCODES = {
 }
 MIN_USES = 3
 CONSISTENT = 0.5
+SEEN = 50  # titles without one mark of a breaking change that say the repository does not mark them
 
 _TAGS = re.compile(r"^\s*((?:\[[^\]]{1,60}\]\s*)+)")
 _PREFIX = re.compile(r"^\s*\(?([A-Za-z][\w -]{0,30}?)\)?(?:\([^)]{0,60}\))?!?\s*[:：]")
+_BANG = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*\(?[A-Za-z][\w-]{0,30}\)?(?:\([^)]{0,60}\))?!\s*[:：]")
 # A type word in capitals without a colon, before a capital or a quote (peft: "FIX Resolve regex ...", "DOC Improve
 # ..."); "CI fails on ..." is a sentence about CI.
 _BARE = re.compile(r"^\s*([A-Z]{2,8})\s+(?=[A-Z`'\"])")
@@ -136,6 +139,12 @@ def words(title: str) -> list[str]:
     return [*([mark] if mark else []), *tagged, *([prefix] if prefix else [])]
 
 
+def marks_breaking(title: str) -> bool:
+    """Whether a title marks a breaking change: a [BREAKING] tag or `breaking:` prefix, or a conventional `type!:`."""
+    _, tagged, prefix = _parts(title)
+    return "breaking" in (*tagged, prefix) or bool(_BANG.match(title[emoji(title)[1]:]))
+
+
 def learn(given: Conventions, titles: Iterable[str]) -> Conventions:
     """`given` with what the repository's titles show: its minor markers (MINOR_WORDS it opens MIN_USES titles
     with), and the forms it declares types in consistently (at least CONSISTENT of its titles): conventional
@@ -162,8 +171,12 @@ def learn(given: Conventions, titles: Iterable[str]) -> Conventions:
     if marks.total() >= max(MIN_USES, CONSISTENT * len(titles)):
         types.update({m: GITMOJI[m] for m in marks})  # gitmoji is this repository's habit: each one it writes
     types.update(dict(given.types))
+    # One title marking a break shows the habit (cargo writes `feat!:` 7 times in 1,252); many with none, its absence.
+    marked = any(marks_breaking(t) for t in titles)
+    breaking = given.breaking_marker if given.breaking_marker is not None else (
+        True if marked else False if len(titles) >= SEEN else None)
     return replace(given, minor_markers=tuple(sorted(markers | set(given.minor_markers))),
-                   types=tuple(sorted(types.items())))
+                   types=tuple(sorted(types.items())), breaking_marker=breaking)
 
 
 def minor_marker(title: str, labels: Iterable[str], conv: Conventions) -> str:

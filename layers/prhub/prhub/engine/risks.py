@@ -172,7 +172,10 @@ def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking
         if risk:
             found.append(risk)
     convention = tag_mismatch(tags, pr.files, config)
-    if breaking and not tagged_breaking:
+    # The mark is asked for only where the repository uses one: its titles mark breaks (or the history is too short
+    # to tell), or its PR template asks for [BREAKING]; trl never writes it, and telling its authors is no help.
+    asked = config.conventions.breaking_marker is not False or "[BREAKING]" in (pr.body or "")
+    if breaking and not tagged_breaking and asked:
         convention = joined(config.language, [c for c in (convention, say(config.language, "untagged_breaking")) if c])
     if convention:
         found.append(Risk("title_convention", convention))

@@ -69,7 +69,8 @@ from prhub.engine.wording import joined, say
 # engine-14: a revert is breaking only when its author declares it (what it removes is the reverted PR's own);
 # a summary's Chinese sentences follow each other without a space.
 # engine-15: numpy's type acronyms are type words ("ENH:" was read as a module), and a repository writing them in
-# capitals without a colon ("FIX Resolve ...", peft) has them read as its prefix, not as the title's verb.
+# capitals without a colon ("FIX Resolve ...", peft) has them read as its prefix, not as the title's verb. A break
+# without [BREAKING] is a risk only where the repository marks breaks (Conventions.breaking_marker) or asks to.
 REVISION = 15
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
