@@ -129,7 +129,14 @@ def test_file_kinds():
              "docker/Dockerfile.x": "deps", "docker/README.md": "docs", "docs/a.rst": "docs",
              "examples/run.sh": "example", "pkg/a.py": "source", "pkg/config/a.yaml": "config", "uv.lock": "deps",
              # a root dotfile or dot folder is the repository's own tooling, not something its users run
-             ".gemini/config.yaml": "ci", ".gitignore": "ci", ".vscode/settings.json": "ci"}
+             ".gemini/config.yaml": "ci", ".gitignore": "ci", ".vscode/settings.json": "ci",
+             # other ecosystems' tests: hono's src/utils/url.test.ts and runtime-tests/, cargo's resolver-tests crate
+             "src/utils/url.test.ts": "test", "src/jsx/hooks.spec.tsx": "test", "src/jsx/__tests__/a.ts": "test",
+             "runtime-tests/deno/index.ts": "test", "crates/resolver-tests/src/lib.rs": "test",
+             "pkg/server/handler_test.go": "test", "spec/models/user_spec.rb": "test",
+             # ... and not a name that only holds the word
+             "src/testing.ts": "source", "src/latest.ts": "source", "src/contest/a.go": "source",
+             "src/unit-tests.ts": "source"}
     assert {p: file_kind(p, CONFIG.test_paths) for p in paths} == paths
 
 

@@ -29,11 +29,19 @@ CONFIG_EXTENSIONS = (".yaml", ".yml", ".toml", ".json", ".ini", ".cfg")
 
 
 def is_test(path: str, test_paths: Sequence[str]) -> bool:
-    """Whether `path` is a test file under the repository's test conventions (config.test_paths)."""
+    """Whether `path` is a test file under the repository's test conventions (config.test_paths): a folder
+    ("tests/"; "-tests/" ends a folder's name: runtime-tests/), a name's part (".test." in url.test.ts), a name's
+    end ("_test.go") or start ("test_")."""
     base = path.rsplit("/", 1)[-1]
     for pattern in test_paths:
-        if pattern.endswith("/"):
+        if pattern.endswith("/") and pattern.startswith(("-", "_")):
+            if any(folder.endswith(pattern[:-1]) for folder in path.split("/")[:-1]):
+                return True
+        elif pattern.endswith("/"):
             if path.startswith(pattern) or f"/{pattern}" in path:
+                return True
+        elif len(pattern) > 2 and pattern.startswith(".") and pattern.endswith("."):
+            if pattern in base:
                 return True
         elif "." in pattern or pattern.startswith("_"):
             if base.endswith(pattern) or base == pattern:
