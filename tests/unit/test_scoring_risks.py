@@ -136,7 +136,9 @@ def test_file_kinds():
              "pkg/server/handler_test.go": "test", "spec/models/user_spec.rb": "test",
              # ... and not a name that only holds the word
              "src/testing.ts": "source", "src/latest.ts": "source", "src/contest/a.go": "source",
-             "src/unit-tests.ts": "source"}
+             "src/unit-tests.ts": "source",
+             # a dot folder below the root is tooling too: an editor's settings, a runtime test's static files
+             "benchmarks/deno/.vscode/settings.json": "ci", "runtime-tests/bun/.static/a.txt": "test"}
     assert {p: file_kind(p, CONFIG.test_paths) for p in paths} == paths
 
 

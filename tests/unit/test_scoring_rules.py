@@ -248,3 +248,19 @@ def test_no_theme_is_led_by_a_pr_that_is_not_key_and_a_theme_without_one_is_no_k
     must = set(narrative.must_name(report))  # the top three are highlighted, key or not (issue 45)
     for note in text["highlights"]:
         assert by_number[note["prs"][0]]["key"] or note["prs"][0] in must
+
+
+def test_what_a_chore_removes_is_not_what_it_repairs():
+    # hono #5108 "chore(benchmark): remove not used benchmarks" scored 9.8, the month's lead: "not used" read as a
+    # silently changed result, and an editor's benchmarks/deno/.vscode/settings.json as a config its users load.
+    files = [change(f"benchmarks/deno/{name}.ts", 0, 20, status="removed") for name in ("fast", "faster", "oak")]
+    files.append(change("benchmarks/deno/.vscode/settings.json", 0, 7, status="removed"))
+    removal = score_pull(make_pr("chore(benchmark): remove not used benchmarks", files, number=760), CONFIG)
+    assert not removal.breaking and not removal.key
+    assert not any("silently" in r for r in removal.reasons)
+    # ... while a chore that names what it repairs still counts it, and so does a fix that removes
+    repair = facts(make_pr("chore: lr schedule not applied after resume", [change("pkg/sched.py", 20, 4)]), CONFIG)
+    assert "fix_silent" in {f.rule.name for f in rules.importance(repair).fired}
+    fix = facts(make_pr("fix: remove the stale cache that returns wrong logits", [change("pkg/cache.py", 5, 30)]),
+                CONFIG)
+    assert "fix_silent" in {f.rule.name for f in rules.importance(fix).fired}

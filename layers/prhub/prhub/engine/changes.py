@@ -74,8 +74,10 @@ def _file_kind(path: str, test_paths: tuple[str, ...]) -> str:
     lower = path.lower()
     if is_test(path, test_paths):
         return "test"
-    if lower.startswith(CI_PREFIXES) or lower.startswith("."):
-        return "ci"  # a dotfile or dot folder at the root is the repository's tooling (.gemini/, .gitignore)
+    if lower.startswith(CI_PREFIXES) or lower.startswith(".") or "/." in lower.rsplit("/", 1)[0]:
+        # a dotfile or dot folder at the root is the repository's tooling (.gemini/, .gitignore), and so is a dot
+        # folder anywhere (an editor's benchmarks/deno/.vscode/settings.json is no config its users load)
+        return "ci"
     if DEPENDENCY_FILE.search(path) or is_lock(path):
         return "deps"
     if lower.startswith(DOC_PREFIXES) or lower.endswith(DOC_EXTENSIONS):

@@ -157,6 +157,8 @@ def _words_hit(pattern: re.Pattern[str], where: str, kinds: tuple[str, ...], tit
     def condition(f: Facts) -> Hit:
         # Identifiers count by their words: `scale_rewards` names rewards.
         found = pattern.search((f.title if where == "title" else f.text).replace("_", " "))
+        if found and f.kind != "fix" and REMOVAL.search(f.title):
+            return None  # what a chore removes, not what it repairs: "remove not used benchmarks", "drop stale docs"
         if found and (f.kind == "fix" or (f.kind in kinds and where == "title" and title_only)):
             return {"word": found.group(0).lower()}
         return None
