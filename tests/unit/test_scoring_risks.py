@@ -229,3 +229,19 @@ def test_a_todo_at_a_glance_says_how_many_and_where_and_the_details_quote_it():
         assert note.endswith(glance) and "TODO: handle" not in note, note
         point = headline.points("", False, "", [Risk("todo_left", detail)], None, 1, 3, 0, lang)
         assert point == [said.split("，例如")[0] if lang == "zh" else said.split(", e.g.")[0]]
+
+
+def test_tests_written_beside_the_code_are_tests():
+    # axum writes its tests inside src/*.rs (#[crate::test]); Go beside the code in the same package's file
+    rust = ("@@ -1,2 +1,9 @@\n fn redirect() {}\n+#[cfg(test)]\n+mod tests {\n+    #[crate::test]\n"
+            "+    async fn it_redirects() {}\n+}\n")
+    go = "@@ -1,1 +1,4 @@\n package server\n+func TestHandler(t *testing.T) {\n+}\n"
+    for path, patch in (("axum/src/response/redirect.rs", rust), ("pkg/server/handler.go", go)):
+        pr = make_pr("feat: redirect parts", [change(path, 12, 1, patch=patch)], number=770)
+        scored = score_pull(pr, CONFIG)
+        assert "missing_tests" not in {r.kind for r in scored.risks}, path
+        assert any("with tests" in r for r in scored.reasons), path
+    # a diff that only mentions a test, or removes one, adds none
+    plain = "@@ -1,2 +1,2 @@\n-#[test]\n-fn old() {}\n+// see the test module\n+fn new() {}\n"
+    pr = make_pr("feat: redirect parts", [change("axum/src/response/redirect.rs", 2, 2, patch=plain)], number=771)
+    assert "missing_tests" in {r.kind for r in score_pull(pr, CONFIG).risks}

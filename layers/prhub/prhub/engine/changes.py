@@ -95,6 +95,17 @@ def _file_kind(path: str, test_paths: tuple[str, ...]) -> str:
     return "other"
 
 
+# A test written inside a source file, as Rust (#[test], #[tokio::test], #[cfg(test)]), Go, Python and JavaScript
+# write them beside the code: tests a diff adds there are tests, though no test file changed.
+INLINE_TEST = re.compile(r"^\s*(?:#\[(?:[\w:]+::)?test\b|#\[cfg\(test\)\]|func Test\w*\(\w+ \*testing\.T\)|"
+                         r"(?:async\s+)?def test_\w*\(|(?:it|test|describe)\(\s*['\"`])")
+
+
+def adds_inline_tests(change: FileChange) -> bool:
+    """Whether a file's diff adds a test inside it (Rust's #[test] in src/, Go's func TestX, ...)."""
+    return any(INLINE_TEST.match(line) for line in patch_lines(change.patch)[0])
+
+
 def patch_lines(patch: str | None) -> tuple[list[str], list[str]]:
     """(added, removed) lines of a unified diff hunk text, without the +/- marker."""
     added: list[str] = []

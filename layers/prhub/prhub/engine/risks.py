@@ -21,7 +21,16 @@ from typing import Protocol
 from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest, Risk
 from prhub.engine import textparse
-from prhub.engine.changes import Pin, file_kind, is_lock, options_added, pins_in, todos_added, versions_named
+from prhub.engine.changes import (
+    Pin,
+    adds_inline_tests,
+    file_kind,
+    is_lock,
+    options_added,
+    pins_in,
+    todos_added,
+    versions_named,
+)
 from prhub.engine.wording import joined, say
 
 KINDS = ("breaking", "revert", "dependency_pin", "todo_left", "title_convention", "doc_mismatch", "large_change",
@@ -53,7 +62,7 @@ TAG_PATHS: dict[str, tuple[str, ...]] = {
 def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | None:
     source = [f for f in files if file_kind(f.filename, config.test_paths) == "source"]
     tests = [f for f in files if file_kind(f.filename, config.test_paths) == "test"]
-    if not source or tests:
+    if not source or tests or any(adds_inline_tests(f) for f in source):
         return None
     lines = sum(f.changes for f in source)
     one = len(source) == 1

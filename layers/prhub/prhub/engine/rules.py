@@ -26,7 +26,7 @@ from typing import Any
 
 from prhub.core.config import RepoConfig
 from prhub.core.models import PullRequest
-from prhub.engine.changes import is_generated, versions_named
+from prhub.engine.changes import adds_inline_tests, is_generated, versions_named
 from prhub.engine.wording import type_word
 
 BASE = {"feat": 3.0, "perf": 3.0, "fix": 2.5, "revert": 2.5, "refactor": 2.0, "chore": 1.5, "test": 1.0,
@@ -136,6 +136,8 @@ class Facts:
         self.code_lines = sum(f.changes for f, k in self.pairs if k == "source")
         self.new_code = sum(f.additions for f, k in self.pairs if k == "source" and f.status == "added")
         self.present = {k for _, k in self.pairs}
+        if any(k == "source" and adds_inline_tests(f) for f, k in self.pairs):
+            self.present.add("test")  # tests written beside the code (Rust's #[test] in src/)
 
     @property
     def core(self) -> bool:
