@@ -71,7 +71,8 @@ from prhub.engine.wording import joined, say
 # engine-15: numpy's type acronyms are type words ("ENH:" was read as a module), and a repository writing them in
 # capitals without a colon ("FIX Resolve ...", peft) has them read as its prefix, not as the title's verb. A break
 # without [BREAKING] is a risk only where the repository marks breaks (Conventions.breaking_marker) or asks to. A
-# dot folder below the root is tooling; a chore that removes names no repair ("remove not used benchmarks").
+# dot folder below the root is tooling; a chore that removes names no repair ("remove not used benchmarks"); tests a
+# diff writes inside a source file (#[test]) are tests.
 REVISION = 15
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
