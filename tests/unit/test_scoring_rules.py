@@ -199,6 +199,9 @@ def test_every_rule_says_why_in_both_languages():
     # a package named like a word of the repository's name (every pytorch-lightning PR read "lightning 模块")
     ("src/lightning/pytorch/trainer/trainer.py", "pytorch-lightning", "trainer"),
     ("src/lightning/fabric/fabric.py", "pytorch-lightning", "fabric"),
+    # a folder of one folder per subsystem: gh's pkg/cmd/<command>/ read "cmd 模块" for nearly every PR
+    ("pkg/cmd/repo/license/list.go", "cli", "repo"), ("internal/config/config.go", "cli", "config"),
+    ("cmd/gh/main.go", "cli", "gh"), ("pkg/cmd/factory.go", "cli", "cmd"),
 ])
 def test_modules_follow_the_repositorys_own_layout(path, repo, module):
     assert layout_module(path, repo) == module

@@ -14,6 +14,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 CONTAINERS = {"src", "lib", "libs", "crates", "packages", "pkg", "python", "source", "sources", "components"}
+# Folders that hold one folder per subsystem: Go's cmd/<command>/ and internal/<package>/, a CLI's commands/<name>/,
+# plugins/<name>/ (gh's pkg/cmd/repo/, pkg/cmd/pr/: "cmd" was the module of nearly every PR). A file right in one is
+# the folder's own.
+NESTED_CONTAINERS = {"cmd", "internal", "commands", "plugins", "extensions"}
 
 
 def _norm(name: str) -> str:
@@ -32,7 +36,8 @@ def layout_module(path: str, repo_name: str) -> str:
     parts = path.split("/")
     folders = parts[:-1]
     named = _package_names(repo_name)
-    while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]) in named):
+    while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]) in named
+                       or folders[0].lower() in NESTED_CONTAINERS and len(folders) > 1):
         folders = folders[1:]
     if folders:
         if folders[0] in (".github", ".gitlab", ".circleci", ".buildkite"):
