@@ -412,3 +412,16 @@ def test_a_name_keeps_its_number_and_a_pinned_version_is_said_once() -> None:
     assert translate.title("Pin torch") == "固定 torch 版本"
     # "until" left in a line is English a reader must read (peft #3394 "跳过失败 Diffusers tests until v0.40.0")
     assert headline.english_prose(translate.title("Skip failing Diffusers tests until v0.40.0"))
+
+
+def test_words_new_repositories_title_with_read_in_chinese() -> None:
+    # gh (cli/cli) and trl titles that fell back to "新功能：改动 N 个文件" or kept English words
+    assert translate.title("Supporting filtering on `gist list`") == "在 `gist list` 上支持过滤"
+    assert translate.title("Add entropy based filtering inside the GRPOTrainer") == "在 GRPOTrainer 中新增基于熵的过滤"
+    assert translate.title("use rule based reward") == "改用基于规则的奖励"
+    # a two-word noun before "based" is not cut in half ("model engine based critic" is not 基于引擎的)
+    assert "基于引擎" not in translate.title("enable model engine based critic")
+    assert translate.title("impl IntoResponseParts for Redirect") == "对 Redirect 实现 IntoResponseParts"
+    assert translate.title("use Retry-After header for HTTP 429 responses") == "HTTP 429 回复改用 Retry-After 头"
+    # "even" left in a line is English a reader must read
+    assert headline.english_prose(translate.title("Print the login URL even when opening a browser"))

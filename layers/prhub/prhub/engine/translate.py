@@ -36,6 +36,18 @@ IMAGE_AFTER = re.compile(r"(?i)^\s+(?:build|upload|tag|registry|version|(?:versi
 NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Add ...": a two-word lead-in
 
 
+SPACED_COMPOUND = re.compile(r"(?:(?<=\s)|^)(?:([A-Za-z']+)\s+)?([A-Za-z][\w.]*) based\b(?!\s+(?:on|upon)\b)")
+
+
+def _compound(found: re.Match[str]) -> str:
+    """"entropy based filtering" is the compound "entropy-based filtering" where one word makes it (after a verb, a
+    preposition or nothing); "model engine based critic" is left, its noun two words long."""
+    before, word = found.group(1) or "", found.group(2)
+    if word.lower() in GRAMMAR or before and before.lower() not in GRAMMAR and verb([before]) is None:
+        return found.group(0)
+    return f"{before} {word}-based".lstrip()
+
+
 def strip(title: str) -> str:
     """A title without its tags, conventional prefix (or a type word in capitals: "FIX Resolve ..."), leading symbols
     and (#N) suffix."""
@@ -48,7 +60,7 @@ def strip(title: str) -> str:
 
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
-    text = strip(raw)
+    text = SPACED_COMPOUND.sub(_compound, strip(raw))
     lead = ""
     if (named := NAMED.match(text)) and verb(TOKEN.findall(named.group(1))):
         lead, text = clause(named.group(1), kind) + "：", named.group(2)
