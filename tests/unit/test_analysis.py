@@ -6,6 +6,7 @@ import random
 
 from prhub.core.history import History
 from prhub.core.period import Period
+from prhub.engine import observations
 from prhub.engine.analysis import analyse_period
 from prhub.engine.scoring import score_pull
 
@@ -93,6 +94,20 @@ def test_rising_module():
                    merged_at="2026-06-16T03:00:00Z") for i in range(1, 4)]
     assert report(prs, history)["modules"][0] | {"prs": None} == {
         "name": "rollout", "pr_count": 3, "prs": None, "baseline": 0.25, "delta": 2.75, "trend": "rising"}
+
+
+def test_the_follow_ups_watch_a_rising_module_not_the_top_level_files():
+    # gh's October ended "关注活跃度…上升的模块：仓库根目录": its README and go.mod are no part anyone watches
+    history = [history_entry(10, "[rollout] fix: a", "2026-06-08T03:00:00Z"),
+               history_entry(11, "docs: a", "2026-06-08T03:00:00Z", modules=["root"])]
+    prs = [make_pr(f"[rollout] fix: thing {i}", [change(f"pkg/r{i}.py")], number=i,
+                   merged_at="2026-06-16T03:00:00Z") for i in range(1, 4)]
+    prs += [make_pr(f"chore: top file {i}", [change(f"NOTES{i}.txt")], number=i, merged_at="2026-06-16T03:00:00Z")
+            for i in range(4, 7)]
+    result = report(prs, history)
+    assert {m["name"] for m in result["modules"] if m["trend"] == "rising"} >= {"rollout", "root"}
+    said = [s for s in observations.suggestions(result, False) if s.startswith("Watch")]
+    assert said == ["Watch the modules gaining activity: rollout."]
 
 
 def test_without_earlier_history_there_are_no_newcomers_and_a_note_says_so():

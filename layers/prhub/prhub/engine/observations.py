@@ -211,7 +211,9 @@ def suggestions(report: Analysis, zh: bool) -> list[str]:
                                            n=f" {len(asks[name])} 个" if len(asks[name]) > 1 else "",
                                            prs=f"{len(asks[name])} PR{'s' if len(asks[name]) != 1 else ''}")
            for name, in_zh, in_en in SUGGESTIONS if asks.get(name)]
-    rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"]
+    # the repository's top-level files and its catch-all are no part anyone watches (gh's "watch: 仓库根目录")
+    rising = [m["name"] for m in report.get("modules", []) if m.get("trend") == "rising"
+              and m["name"] not in ("root", "misc")]
     if rising:
         named = "、".join(map(translate.module, rising[:3]))
         out.append(f"关注活跃度较{now_words(report, zh)[2]}上升的模块：{named}。" if zh else
