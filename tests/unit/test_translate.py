@@ -341,7 +341,7 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
     ("Minor fix", "小修复"),
     ("Temporary fix", "临时修复"),
     # "default to X to Y": the purpose after the new default
-    ("Default to bf16 to save memory", "默认改为 bf16，以保存内存"),
+    ("Default to bf16 to save memory", "默认改为 bf16，以节省内存"),
 ])
 def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) -> None:
     assert translate.title(title) == zh
@@ -425,3 +425,14 @@ def test_words_new_repositories_title_with_read_in_chinese() -> None:
     assert translate.title("use Retry-After header for HTTP 429 responses") == "HTTP 429 回复改用 Retry-After 头"
     # "even" left in a line is English a reader must read
     assert headline.english_prose(translate.title("Print the login URL even when opening a browser"))
+
+
+def test_on_after_a_reaction_names_when_and_on_a_platform_names_where() -> None:
+    # verl #7334 read "在引擎后端导入失败上警告" (on the failure, as on a surface)
+    assert translate.title("warn on engine backend import failure instead of silent skip") == \
+        "在引擎后端导入失败时警告，而非静默的跳过"
+    assert translate.title("Don't panic on unknown bins") == "不再在未知的 bins 时触发 panic"
+    # a platform, a branch or a name after "on" is a place still
+    assert translate.title("warn on ROCm") == "在 ROCm 上警告"
+    assert translate.title("fix failing rollout config test on main") == "修复在 main 上失败 rollout 配置测试"
+    assert translate.title("offload to save memory") == "卸载，以节省内存"

@@ -520,6 +520,18 @@ def _placed(key: str, zh: str, rest: str) -> str:
     return join([zh, _phrase(rest)])
 
 
+# Verbs that answer an event: after them "on" names when ("warn on import failure": 在导入失败时警告), not where.
+REACTIONS = {"warn", "error", "panic", "abort", "raise", "throw", "bail"}
+PLATFORMS = re.compile(r"\b(?:[cgnt]pus?|main|master|nightly|stable|beta|windows|linux|mac(?:os)?|rocm|cuda|ci)\b",
+                       re.I)
+
+
+def _event(key: str, after: str) -> bool:
+    """Whether "on" after the verb `key` names an event (a lower-case noun phrase: "panic on unknown bins"), not a
+    platform, a branch or a name ("warn on ROCm", "on main": 在 ... 上)."""
+    return key in REACTIONS and after[:1].islower() and not verbatim(after, False) and not PLATFORMS.search(after)
+
+
 def _located(key: str, zh: str, rest: str) -> str | None:
     """"fix X in Y" -> "修复 Y 中的 X"; "add X in Y" -> "在 Y 中新增 X"; "X on Y" -> "在 Y 上 ..."."""
     for word in ("in", "on", "under", "within", "inside", "at", "across", "over", "between"):
@@ -534,6 +546,8 @@ def _located(key: str, zh: str, rest: str) -> str | None:
             if word == "at":  # "add X at the end of Y": 在 Y 的末尾新增 X
                 return join(["在", place, _placed(key, zh, parts[0])])
             where = "上" if word in ("on", "over") else "下" if word == "under" or FOLDER.search(place) else "中"
+            if word == "on" and _event(key, parts[1]):
+                where = "时"  # "raise X on timeout": 在超时时引发 X, an event, not a place
             if key in SUBJECT_IN and word == "in" and verbatim(parts[1], False) and " " not in parts[1]:
                 return join([place, _placed(key, zh, parts[0])])  # "return X in f": f returns X
             if key in OBJECT_IN and word in ("in", "within", "inside"):
@@ -543,7 +557,8 @@ def _located(key: str, zh: str, rest: str) -> str | None:
             return join(["在", place, where, _placed(key, zh, parts[0])])
     if match := re.match(r"^(in|on|from)\s+(.+)$", rest, re.I):  # no object: "run in X", "exclude from X"
         spot = _phrase(match.group(2))
-        around = {"in": ("在", "下" if FOLDER.search(spot) else "中"), "on": ("在", "上"),
+        when = "时" if _event(key, match.group(2)) else "上"
+        around = {"in": ("在", "下" if FOLDER.search(spot) else "中"), "on": ("在", when),
                   "from": ("从", "中")}[match.group(1).lower()]
         return join([around[0], spot, around[1], zh])
     return None
