@@ -152,8 +152,9 @@ def test_zh_prose_names_generic_modules_in_chinese_and_keeps_proper_names():
     data = json.loads(translate.GLOSSARY.read_text(encoding="utf-8"))
     clash = {k for k, v in data["modules"].items() if k in nouns and nouns[k] != v}
     # an examples/ folder holds 示例, "examples" in a title are 样本; a docker/ folder holds the images (verl 06-15
-    # read "docker 本周 3 个 PR"), "docker" in a title is the tool
-    assert clash <= {"examples", "ci", "docker"}, clash
+    # read "docker 本周 3 个 PR"), "docker" in a title is the tool; the root module is the top-level files (仓库根目录),
+    # "root" in a title a root (文档根, 根日志器)
+    assert clash <= {"examples", "ci", "docker", "root"}, clash
     assert module("docker") == "Docker 镜像"
 
 
@@ -181,7 +182,7 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("[rollout] fix: guard sglang profiling when self.tokenizer_manager is None", "fix",
      "在 self.tokenizer_manager 为 None 时保护 sglang 性能分析"),
     ("[Update reward_trainer.py] append PeftSavingCallback if callbacks is not None", "",
-     "在 callbacks 不为 None 时追加 PeftSavingCallback"),
+     "在回调不为 None 时追加 PeftSavingCallback"),
     ("[doc] fix: `actor_rollout_ref.critic` is not correct", "fix", "修复 `actor_rollout_ref.critic` 不正确的问题"),
     # "instead of", ", not X", "rather than": 而非
     ("fix: share frozen layers with reference model instead of duplicating in memory", "fix",
@@ -436,3 +437,15 @@ def test_on_after_a_reaction_names_when_and_on_a_platform_names_where() -> None:
     assert translate.title("warn on ROCm") == "在 ROCm 上警告"
     assert translate.title("fix failing rollout config test on main") == "修复在 main 上失败 rollout 配置测试"
     assert translate.title("offload to save memory") == "卸载，以节省内存"
+
+
+def test_a_title_opened_by_correct_corrects_and_front_end_words_read_in_chinese() -> None:
+    # "correct" opening a title is the verb: 31 export headlines read "修复正确的错别字" and the like
+    assert translate.title("correct typo in script comment") == "修正脚本注释中的错别字"
+    assert translate.title("Correct shape") == "修正形状"
+    assert translate.title("use the correct dtype") == "改用正确的 dtype"  # mid-title, still the attribute
+    # vue's June fell back to "修复：改动 2 个文件，多为新增" on 9 of its 10 key PRs
+    assert translate.title("skip async component callbacks after unmount") == "跳过卸载后的异步组件回调"
+    assert translate.title("respect data-allow-mismatch on conditional branches") == \
+        "在条件分支上遵循 data-allow-mismatch"
+    assert translate.title("handle teleport unmount edge case") == "处理 teleport 卸载边界情况"

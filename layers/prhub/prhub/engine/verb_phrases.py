@@ -124,7 +124,7 @@ def _plain(text: str, tokens: list[str], kind: str) -> str:
     if not found and tokens and unknown_verb(tokens[0]) and any(t.lower() in GRAMMAR for t in tokens[1:]):
         return text  # "reflect X in Y": a verb the glossary lacks; a guessed noun phrase would mislead
     moved = re.search(r"\s(?:from|into)\s", text, re.I) is not None  # "separate X from Y": the verb
-    if not found or tokens[0].lower() in glossary()["attributes"] and not moved:  # "sharded delta weight sync"
+    if not found or _opens_with_attribute(tokens) and not moved:
         if (stated := _stated(" ".join(tokens), kind)) is not None:
             return join(["修复", stated, "的问题"]) if kind == "fix" else stated
         return _nominal(tokens, kind)
@@ -530,6 +530,12 @@ def _event(key: str, after: str) -> bool:
     """Whether "on" after the verb `key` names an event (a lower-case noun phrase: "panic on unknown bins"), not a
     platform, a branch or a name ("warn on ROCm", "on main": 在 ... 上)."""
     return key in REACTIONS and after[:1].islower() and not verbatim(after, False) and not PLATFORMS.search(after)
+
+
+def _opens_with_attribute(tokens: list[str]) -> bool:
+    """"sharded delta weight sync" opens with an attribute, a noun phrase; "correct filter rewrite recursion" with
+    the verb (修正), which a title opening with it always is (31 export lines read "修复正确的错别字" and the like)."""
+    return bool(tokens) and tokens[0].lower() in glossary()["attributes"] and tokens[0].lower() != "correct"
 
 
 def _located(key: str, zh: str, rest: str) -> str | None:
