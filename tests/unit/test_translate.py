@@ -449,3 +449,11 @@ def test_a_title_opened_by_correct_corrects_and_front_end_words_read_in_chinese(
     assert translate.title("respect data-allow-mismatch on conditional branches") == \
         "在条件分支上遵循 data-allow-mismatch"
     assert translate.title("handle teleport unmount edge case") == "处理 teleport 卸载边界情况"
+
+
+def test_a_colon_inside_code_does_not_split_the_title() -> None:
+    # vue #14902 read "在 `once 的 wrapped 时保留 watch 回调返回值：true`": its code cut in two, a backtick left open
+    said = translate.title("preserve watch callback return value when wrapped for `once: true`")
+    assert "`once: true`" in said and said.count("`") == 2
+    assert translate.title("support `a: b` in config") == "在配置中支持 `a: b`"
+    assert translate.title("Align KTO with DPO: Support VLM") == "让 KTO 与 DPO 对齐：支持 VLM"

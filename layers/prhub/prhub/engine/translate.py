@@ -70,8 +70,8 @@ def title(raw: str, kind: str = "") -> str:
     asides = [m.group(0) for m in re.finditer(r"(?<!`)(?:\s+|(?<![\w.)]))\([^()`]*[^()`\s][^()`]*\)", text)]
     for aside in asides:  # "(1 version)", "(GRPO, RLOO)": said after the sentence, as Chinese brackets them
         text = text.replace(aside, "")
-    breaks = r"(\s*;\s+)" if '"' in text else r"(\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+)"  # a quote keeps its colon
-    parts = re.split(breaks, text)
+    breaks = r"\s*;\s+" if '"' in text else r"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+"  # a quote keeps its colon
+    parts = _split_outside_code(breaks, text)
     said = ""
     for i in range(0, len(parts), 2):  # "Align KTO with DPO: Support VLM": a colon still names what, in Chinese
         part = _coordinated(parts[i], kind)
@@ -79,6 +79,17 @@ def title(raw: str, kind: str = "") -> str:
             said += ("：" if ":" in parts[i - 1] else "；") + part if said else part
     said = join([lead + said, *(noun_phrases.words([a.strip()], clause) for a in asides)])
     return said.replace("图像", "镜像") if _container_images(text) else said
+
+
+def _split_outside_code(pattern: str, text: str) -> list[str]:
+    """`re.split(f"({pattern})", text)`, but not inside a code span: "for `once: true`" is one clause (vue #14902
+    read "在 `once 的 wrapped 时…：true`", its code cut in two)."""
+    parts, start = [], 0
+    masked = re.sub(r"`[^`]*`", lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # positions kept
+    for found in re.finditer(pattern, masked):
+        parts += [text[start:found.start()], text[found.start():found.end()]]
+        start = found.end()
+    return [*parts, text[start:]]
 
 
 def _container_images(text: str) -> bool:
