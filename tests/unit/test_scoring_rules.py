@@ -261,6 +261,13 @@ def test_what_a_chore_removes_is_not_what_it_repairs():
     removal = score_pull(make_pr("chore(benchmark): remove not used benchmarks", files, number=760), CONFIG)
     assert not removal.breaking and not removal.key
     assert not any("silently" in r for r in removal.reasons)
+    # an experiment's config and a benchmark suite's module are nothing users load (peft #3115 "Remove deprecated
+    # Bone experiments" was breaking for method_comparison/experiments/.../adapter_config.json; trl #2085 scored 8.9)
+    gone = [change("method_comparison/experiments/bone/llama-3B/adapter_config.json", 0, 20, status="removed"),
+            change("benchmark/benchmark_level1.py", 0, 90, status="removed")]
+    assert not score_pull(make_pr("Remove deprecated Bone experiments", gone, number=761), CONFIG).breaking
+    kept = [change("pkg/configs/default.yaml", 0, 20, status="removed")]
+    assert score_pull(make_pr("Remove the default config", kept, number=762), CONFIG).breaking
     # ... while a chore that names what it repairs still counts it, and so does a fix that removes
     repair = facts(make_pr("chore: lr schedule not applied after resume", [change("pkg/sched.py", 20, 4)]), CONFIG)
     assert "fix_silent" in {f.rule.name for f in rules.importance(repair).fired}

@@ -264,9 +264,15 @@ def _module_name(path: str) -> str:
     return path[:-3].replace("/", ".").removesuffix(".__init__")
 
 
+# An experiment's or a benchmark suite's files: nothing a user imports or loads (peft's
+# method_comparison/experiments/<method>/adapter_config.json, hono's benchmarks/).
+UNSHIPPED = re.compile(r"(?:^|/)(?:experiments?|benchmarks?|benches)/", re.IGNORECASE)
+
+
 def _public_module(path: str, kind: str) -> bool:
     base = path.rsplit("/", 1)[-1]
-    return kind == "source" and path.endswith(".py") and (base == "__init__.py" or not base.startswith("_"))
+    return kind == "source" and path.endswith(".py") and (base == "__init__.py" or not base.startswith("_")) \
+        and not UNSHIPPED.search(path)
 
 
 def _key_values(lines: list[str], pattern: re.Pattern[str]) -> dict[str, str]:
@@ -313,7 +319,7 @@ def _files_gone(change: FileChange, kind: str, all_removed_lines: list[str], tes
     if (change.status == "renamed" and change.previous_filename
             and _public_module(change.previous_filename, file_kind(change.previous_filename, test_paths))):
         return [say(language, "moves_module", old=change.previous_filename, new=change.filename)]
-    if change.status == "removed" and kind == "config":
+    if change.status == "removed" and kind == "config" and not UNSHIPPED.search(change.filename):
         return [say(language, "removes_config_file", file=change.filename)]
     return []
 

@@ -72,7 +72,7 @@ from prhub.engine.wording import joined, say
 # capitals without a colon ("FIX Resolve ...", peft) has them read as its prefix, not as the title's verb. A break
 # without [BREAKING] is a risk only where the repository marks breaks (Conventions.breaking_marker) or asks to. A
 # dot folder below the root is tooling; a chore that removes names no repair ("remove not used benchmarks"); tests a
-# diff writes inside a source file (#[test]) are tests.
+# diff writes inside a source file (#[test]) are tests; an experiment's or benchmark's file removed breaks nothing.
 REVISION = 15
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
