@@ -457,3 +457,13 @@ def test_a_colon_inside_code_does_not_split_the_title() -> None:
     assert "`once: true`" in said and said.count("`") == 2
     assert translate.title("support `a: b` in config") == "在配置中支持 `a: b`"
     assert translate.title("Align KTO with DPO: Support VLM") == "让 KTO 与 DPO 对齐：支持 VLM"
+
+
+def test_a_title_that_names_only_a_branch_says_it_merges_that_branch() -> None:
+    # hono's year led its highlights with four PRs titled "Next" (its next branch merged into main, no description)
+    said = headline.headline("Next", "", "feat", ["adapter"], 27, 1400, 127)
+    assert said == "合并 next 分支：27 个文件，+1400/−127 行" and headline.says_size(said)
+    said = headline.headline("next (#5154)", "", "feat", [], 41, 2000, 419, "en")
+    assert said == "Merge of the next branch: 41 files, +2000/−419 lines" and headline.says_size(said)
+    assert headline.headline("Next steps for the sampler", "", "feat", [], 2, 10, 1, "en") != \
+        "Merge of the next branch: 2 files, +10/−1 lines"

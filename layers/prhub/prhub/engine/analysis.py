@@ -243,7 +243,7 @@ def _entries(prs: list[ScoredPR], reverts: list[Revert], config: RepoConfig) -> 
         entry["measured"] = headline.measured(p.measured, p.summary)
         entry["points"] = headline.points(p.summary, p.breaking, p.breaking_reason, p.risks,
                                           reverted_by.get(p.number), p.changed_files, p.additions, p.deletions,
-                                          language, said_size="个文件" in entry["headline"],
+                                          language, said_size=headline.says_size(entry["headline"]),
                                           kinds={file_kind(f, config.test_paths) for f in p.files},
                                           measured=entry["measured"])
         entries.append(entry)

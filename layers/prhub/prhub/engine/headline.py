@@ -163,9 +163,17 @@ def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> s
     return MEASURED.sub("", first).strip("，, ")
 
 
+# A title that is only a branch's name: the PR brings that branch's work in (hono's "Next", git-flow's "Develop").
+BRANCH_TITLE = re.compile(r"^\s*(next|main|master|dev|develop|development|canary|beta|staging)\s*$", re.IGNORECASE)
+
+
 def headline(title: str, summary: str, kind: str, modules: Sequence[str], changed_files: int, additions: int,
              deletions: int, lang: str = "zh") -> str:
     """The PR in one line of the report's language (see the module docstring)."""
+    if branch := BRANCH_TITLE.match(PR_SUFFIX.sub("", title)):  # "Next" says nothing the reader can use
+        name = branch.group(1).lower()
+        return (f"合并 {name} 分支：{changed_files} 个文件，+{additions}/−{deletions} 行" if lang == "zh" else
+                f"Merge of the {name} branch: {changed_files} files, +{additions}/−{deletions} lines")
     if lang != "zh":
         text = translate.strip(title) or title.strip()
         return clip(capitalised(text), HEADLINE + 30)
@@ -178,6 +186,12 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
         return clip(f"{what}：涉及 {'、'.join(names)}", HEADLINE)
     where = _where(changed_files, additions, deletions)
     return where if what == "改动" else f"{what}：{where}"  # not "改动：改动 1 个文件"
+
+
+def says_size(line: str) -> bool:
+    """Whether a headline gives the diff's size already (the engine's "改动 3 个文件", a branch's "41 files, +…"), so
+    the key points need not."""
+    return "个文件" in line or re.search(r"\d files, \+", line) is not None
 
 
 def _came_with(kinds: Collection[str], zh: bool) -> str:
