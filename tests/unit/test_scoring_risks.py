@@ -138,7 +138,10 @@ def test_file_kinds():
              "src/testing.ts": "source", "src/latest.ts": "source", "src/contest/a.go": "source",
              "src/unit-tests.ts": "source",
              # a dot folder below the root is tooling too: an editor's settings, a runtime test's static files
-             "benchmarks/deno/.vscode/settings.json": "ci", "runtime-tests/bun/.static/a.txt": "test"}
+             "benchmarks/deno/.vscode/settings.json": "ci", "runtime-tests/bun/.static/a.txt": "test",
+             # the repository's own tools' settings (hono #4797 removing a tsconfig.json read as breaking)
+             "packages/app/tsconfig.build.json": "ci", "clippy.toml": "ci", "vitest.config.ts": "ci",
+             "pkg/config/tsconfig_loader.py": "source"}
     assert {p: file_kind(p, CONFIG.test_paths) for p in paths} == paths
 
 

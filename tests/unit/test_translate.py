@@ -467,3 +467,14 @@ def test_a_title_that_names_only_a_branch_says_it_merges_that_branch() -> None:
     assert said == "Merge of the next branch: 41 files, +2000/−419 lines" and headline.says_size(said)
     assert headline.headline("Next steps for the sampler", "", "feat", [], 2, 10, 1, "en") != \
         "Merge of the next branch: 2 files, +10/−1 lines"
+
+
+def test_a_branch_merge_is_told_by_its_headline_in_the_prose_too() -> None:
+    from prhub.engine import telling
+
+    entry = {"number": 4735, "title": "Next", "type": "feat", "modules": ["adapter"], "summary": "Next",
+             "breaking": False, "breaking_reason": "", "changed_files": 27, "additions": 1433, "deletions": 94,
+             "headline": "合并 next 分支：27 个文件，+1433/−94 行"}
+    line, facts = telling.pr_told(entry, True)
+    assert line == "合并 next 分支：27 个文件，+1433/−94 行"
+    assert {f["field"]: f["fact"] for f in facts}["additions"] == "1433"  # the figures stand on the PR's own

@@ -26,6 +26,12 @@ EXAMPLE_PREFIXES = ("examples/", "example/", "recipe/", "recipes/", "scripts/", 
 RECIPE_PREFIXES = ("recipe/", "recipes/")
 DOC_PREFIXES = ("docs/", "doc/")
 CONFIG_EXTENSIONS = (".yaml", ".yml", ".toml", ".json", ".ini", ".cfg")
+# The repository's own tools' settings (compiler, linters, formatters, test runners), not a config its users load:
+# hono #4797 removing a tsconfig.json was read as a breaking change.
+TOOL_CONFIG = re.compile(r"(?:^|/)(?:tsconfig[^/]*\.json|jsconfig\.json|\.?eslintrc[^/]*|eslint\.config\.[^/]+|"
+                         r"\.?prettierrc[^/]*|prettier\.config\.[^/]+|jest\.config\.[^/]+|vitest\.config\.[^/]+|"
+                         r"babel\.config\.[^/]+|tox\.ini|mypy\.ini|\.flake8|ruff\.toml|rustfmt\.toml|clippy\.toml|"
+                         r"\.editorconfig|codecov\.ya?ml|\.coveragerc)$", re.IGNORECASE)
 
 
 def is_test(path: str, test_paths: Sequence[str]) -> bool:
@@ -74,7 +80,8 @@ def _file_kind(path: str, test_paths: tuple[str, ...]) -> str:
     lower = path.lower()
     if is_test(path, test_paths):
         return "test"
-    if lower.startswith(CI_PREFIXES) or lower.startswith(".") or "/." in lower.rsplit("/", 1)[0]:
+    if lower.startswith(CI_PREFIXES) or lower.startswith(".") or "/." in lower.rsplit("/", 1)[0] or \
+            TOOL_CONFIG.search(path):
         # a dotfile or dot folder at the root is the repository's tooling (.gemini/, .gitignore), and so is a dot
         # folder anywhere (an editor's benchmarks/deno/.vscode/settings.json is no config its users load)
         return "ci"

@@ -66,6 +66,9 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
     title = PR_SUFFIX.sub("", parse_title(p["title"])[0] or p["title"])
     why = [fact(p["number"], "breaking_reason", p["breaking_reason"])] if p["breaking"] and p.get(
         "breaking_reason") else []
+    if p.get("headline") and headline.BRANCH_TITLE.match(title):  # "Next": the merge of a branch, and its size
+        return p["headline"], [fact(p["number"], "title", title), *why, *(
+            fact(p["number"], field, p[field]) for field in ("changed_files", "additions", "deletions"))]
     if not zh:  # what it does as its title says it, a changelog's line: the description's first sentence is as
         # often context ("PR #16722 introduced a check…", cargo #17071) or an aside ("X is the only caller"); then
         # what it measured, as the zh line's summary says it
