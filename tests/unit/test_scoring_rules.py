@@ -274,3 +274,12 @@ def test_what_a_chore_removes_is_not_what_it_repairs():
     fix = facts(make_pr("fix: remove the stale cache that returns wrong logits", [change("pkg/cache.py", 5, 30)]),
                 CONFIG)
     assert "fix_silent" in {f.rule.name for f in rules.importance(fix).fired}
+
+
+def test_a_title_that_only_mentions_a_default_changes_none():
+    # axum #3550 "Make it easier to visually scan for default features" was a breaking highlight ("changes a default")
+    files = [change("axum/src/lib.rs", 20, 18)]
+    assert not score_pull(make_pr("Make it easier to visually scan for default features", files, number=780),
+                          CONFIG).breaking
+    for title in ("make vllm the default rollout", "Make Megatron Bridge default", "change the default lr"):
+        assert score_pull(make_pr(title, files, number=781), CONFIG).breaking, title

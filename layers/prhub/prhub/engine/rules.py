@@ -76,9 +76,12 @@ HOUSEKEEPING = re.compile(r"(?<![\w-])(ci|nightly|pre-?commit|lint\w*|e2e tests?
 LOW_TAGS = {"ci", "doc", "docs", "test", "tests", "env", "docker", "deployment", "example", "examples"}
 # A title that says a default changes ("enable V1 trainer by default", "set ETP default to null"): users who relied
 # on the old behaviour get the new one without touching their config.
-DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|make|makes|flip\w*|enabl\w*|disabl\w*|"
-                            r"turn\w*\s+(?:on|off)|revert\w*)\b[^.;]{0,60}\bdefaults?\b|\bby default\b|"
-                            r"\bdefaults?\s+(?:to|from)\b", re.I)
+# "make" only with its object and "(the) default" next ("make X the default"): "Make it easier to visually scan for
+# default features" (axum #3550) changes no default.
+DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|flip\w*|enabl\w*|disabl\w*|"
+                            r"turn\w*\s+(?:on|off)|revert\w*)\b[^.;]{0,60}\bdefaults?\b|"
+                            r"\bmakes?(?:\s+[\w`.-]+){1,4}?\s+(?:the\s+|a\s+)?defaults?\b(?!\s+features?\b)|"
+                            r"\bby default\b|\bdefaults?\s+(?:to|from)\b", re.I)
 # How a description explains what a fix repairs: the cause, the conditions, the state before the change.
 EXPLAINS = re.compile(r"\b(root cause|the cause|caused by|is caused|was caused|because|happens when|occurs when|"
                       r"this is due|due to|before this (?:pr|change)|previously|currently,? (?:when|if|the|we)|"
