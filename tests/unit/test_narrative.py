@@ -45,7 +45,7 @@ def test_english_narrative_quotes_the_reports_numbers():
     stats = report["stats"]
     # the title block, just above the summary, gives the lines and the average scores: not said twice
     assert text["summary"].startswith(f"{stats['pr_count']} PRs were merged, {stats['key_pr_count']} of them key, "
-                                      f"by {stats['authors']} authors (1 first seen in the last 2 weeks).\n\n")
+                                      f"by {stats['authors']} authors (1 not seen in the 2 weeks before).\n\n")
     assert "average importance" not in text["summary"] and f"+{stats['additions']}/" not in text["summary"]
     # highlights by theme: the rollout cluster, told by its lead #11, names its follow-up #12
     assert text["highlights"][0]["prs"] == [11, 12]
@@ -82,7 +82,7 @@ def test_chinese_narrative():
     assert text["highlights"][0]["text"].startswith("[破坏性变更] rollout 模块：#11 支持异步 rollout 后端；#12 修复")
     assert "迁移：作者标注为破坏性变更，升级前请按 #11 的说明修改用法。" in text["highlights"][0]["text"]
     assert "平均重要度" not in text["summary"] and "平均洞察度" not in text["summary"] and "行" not in text["summary"]
-    assert "近 2 周首次出现 1 位" in text["summary"]
+    assert "此前 2 周未出现过的 1 位" in text["summary"]
 
 
 def test_an_empty_week_still_reads():

@@ -80,7 +80,7 @@ def test_an_unknown_risk_kind_renders_as_itself_escaped():
     assert "\\<img src=x onerror=alert\\(1\\)\\>\\_odd" in files["report.md"].decode()
 
 
-@pytest.mark.parametrize(("window", "zh", "en"), [(4, "近 4 周首次出现的贡献者", "First seen in the last 4 weeks"),
+@pytest.mark.parametrize(("window", "zh", "en"), [(4, "此前 4 周未出现过的贡献者", "Not seen in the 4 weeks before"),
                                                  (0, "新贡献者", "New contributors")])
 def test_new_contributors_are_labelled_by_how_far_the_history_reaches(window, zh, en, tmp_path):
     for language, label in (("zh", zh + "："), ("en", en + ": ")):

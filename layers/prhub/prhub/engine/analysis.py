@@ -206,7 +206,7 @@ def _stats(prs: list[ScoredPR], config: RepoConfig, reach: _Reach, newcomers: li
         # people: bots are counted apart, and a PR whose author is gone has nobody to count
         "authors": len({p.author for p in prs if not config.is_bot(p.author) and p.author != NO_AUTHOR}),
         "new_contributors": newcomers,
-        # How far back "new" was judged, so a report can say "first seen in the last 4 weeks" when that is all
+        # How far back "new" was judged, so a report can say "not seen in the 4 weeks before" when that is all
         # it knows: "" without history; new_contributors_window is the weeks covered when the history is short.
         "history_since": reach.since,
         "new_contributors_window": reach.weeks,

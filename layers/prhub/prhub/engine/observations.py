@@ -225,13 +225,14 @@ def suggestions(report: Analysis, zh: bool) -> list[str]:
 
 
 def _welcome(stats: Stats, zh: bool) -> str:
-    """A welcome to the period's newcomers ("first seen in the last N weeks" when the history is short), or ''."""
+    """A welcome to the period's newcomers ("not seen in the N weeks before" when the history is short: the record
+    starts N weeks before the period), or ''."""
     newcomers = stats.get("new_contributors") or []
     window = stats.get("new_contributors_window") or 0
     plural = "s" if len(newcomers) != 1 else ""
     if newcomers and window:
-        return (f"欢迎近 {window} 周首次出现的 {len(newcomers)} 位贡献者。" if zh else
-                f"Welcome the {len(newcomers)} contributor{plural} first seen in the last {window} weeks.")
+        return (f"欢迎此前 {window} 周未出现过的 {len(newcomers)} 位贡献者。" if zh else
+                f"Welcome the {len(newcomers)} contributor{plural} not seen in the {window} weeks before.")
     if newcomers:
         return (f"欢迎 {len(newcomers)} 位首次贡献者。" if zh else
                 f"Welcome the {len(newcomers)} first-time contributor{plural}.")

@@ -71,7 +71,7 @@ def _figures_zh(s: Stats, now: str) -> str:
     """The period's figures: PRs, key PRs, authors and newcomers. The lines and the average scores are the title
     block's, just above: said again here, every figure of the header was read twice."""
     window = s.get("new_contributors_window") or 0  # the history reaches back only this many weeks
-    newcomers = (f"近 {window} 周首次出现 {len(s['new_contributors'])} 位" if window else
+    newcomers = (f"此前 {window} 周未出现过的 {len(s['new_contributors'])} 位" if window else
                  f"新贡献者 {len(s['new_contributors'])} 位")
     waiting = s.get("unscored_count", 0)
     merged = (f"{now}合并 {s['pr_count']} 个 PR，其中 {waiting} 个尚未评分；已评分的 {s['pr_count'] - waiting} 个中"
@@ -84,7 +84,7 @@ def _figures_en(s: Stats) -> str:
     n, window, waiting = s["pr_count"], s.get("new_contributors_window") or 0, s.get("unscored_count", 0)
     merged = _merged_en(n) + (f" ({waiting} not scored yet; the figures are the other {n - waiting}'s)"
                               if waiting else "")
-    newcomers = (f"{len(s['new_contributors'])} first seen in the last {window} weeks" if window else
+    newcomers = (f"{len(s['new_contributors'])} not seen in the {window} weeks before" if window else
                  f"{len(s['new_contributors'])} first-time")
     newcomers = f" ({newcomers})" if s["new_contributors"] else ""
     return f"{merged}, {s['key_pr_count']} of them key, by {s['authors']} author{'s' if s['authors'] != 1 else ''}" \

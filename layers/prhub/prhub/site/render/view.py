@@ -422,7 +422,7 @@ def scorer_text(report: Report) -> str:
 
 
 def _newcomer_label(stats: Stats, words: dict[str, str]) -> str:
-    """"New contributors", or "first seen in the last N weeks" when the history reached back only N weeks."""
+    """"New contributors", or "not seen in the N weeks before" when the history reached back only N weeks."""
     window = stats["new_contributors_window"]
     if isinstance(window, int) and not isinstance(window, bool) and window > 0:
         return words["new_contributors_window"].format(n=window)
