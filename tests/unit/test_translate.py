@@ -478,3 +478,16 @@ def test_a_branch_merge_is_told_by_its_headline_in_the_prose_too() -> None:
     line, facts = telling.pr_told(entry, True)
     assert line == "合并 next 分支：27 个文件，+1433/−94 行"
     assert {f["field"]: f["fact"] for f in facts}["additions"] == "1433"  # the figures stand on the PR's own
+
+
+def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
+    # renovate's "update dependency X to V" (23 of hono's titles kept "dependency" in English)
+    assert translate.title("update dependency esbuild to ^0.25.5") == "将依赖 esbuild 更新到 ^0.25.5"
+    assert translate.title("Support for Activated LoRA") == "支持 Activated LoRA"
+    assert translate.title("Allow peft_method to be a string") == "允许 peft_method 为字符串"
+    assert translate.title("allow users to skip the check") == "允许用户跳过检查"
+    # an attribute after its noun is a state, without a dangling 的
+    assert translate.title("Fixed nightly tests failing due to unused_variables lint") == \
+        "因 unused_variables lint，修复夜间测试失败"
+    assert translate.title("Fix PEFT instruction tuning") == "修复 PEFT 指令微调"
+    assert translate.title("TST Extend BD-LoRA test suite") == "扩展 BD-LoRA 测试套件"

@@ -127,9 +127,7 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
             _attach(out, ACRONYM_PLURAL.sub(r"\1", token), in_glossary=False)  # "GPUs" -> "GPU": Chinese has no plural
             i += 1
             continue
-        if noun and CJK.search(found) and _unknown(tokens, i + size):
-            found = " ".join(tokens[i:i + size])  # "reward loop": a name the glossary knows half of stays whole
-        _attach(out, found, in_glossary=True)
+        _attach(out, _placed(found, noun, tokens, i, size, bool(out)), in_glossary=True)
         i += size
     return join(out)
 
@@ -162,6 +160,20 @@ def _aside(text: str, clause: Clause) -> str:
     """A part of a parenthesis: a clause when it opens with a verb ("expose X" -> 暴露 X), else a noun phrase."""
     tokens = TOKEN.findall(text)
     return clause(text) if len(tokens) > 1 and verb(tokens) else phrase(text, clause)
+
+
+def _placed(found: str, noun: bool, tokens: list[str], i: int, size: int, after: bool) -> str:
+    """The glossary's word for tokens[i:i + size] where it stands (`after`: words came before it)."""
+    if noun and CJK.search(found) and _unknown(tokens, i + size) and tokens[i].lower() not in NAMING:
+        return " ".join(tokens[i:i + size])  # "reward loop": a name the glossary knows half of stays whole
+    if not noun and after and i + size == len(tokens):
+        return found.removesuffix("的")  # after its noun, a state: "nightly tests failing": 夜间测试失败
+    return found
+
+
+# Words that name what the next word is ("update dependency esbuild", renovate's 23 titles in hono): 依赖 esbuild,
+# not half of a compound name.
+NAMING = {"dependency", "dependencies", "package", "packages", "crate", "crates", "library", "plugin"}
 
 
 def _unknown(tokens: list[str], i: int) -> bool:

@@ -269,7 +269,23 @@ def _shaped(key: str, zh: str, rest: str) -> str:
             return said
     if key == "depend" and rest.lower().startswith("on "):
         rest = rest[3:]
+    if key == "support" and rest.lower().startswith("for "):
+        return join([zh, _phrase(rest[4:])])  # "Support for Activated LoRA": 支持 Activated LoRA
+    if (said := _permitted(key, zh, rest)) is not None:
+        return said
     return _placed(key, zh, rest)
+
+
+def _permitted(key: str, zh: str, rest: str) -> str | None:
+    """"allow X to be Y" -> "允许 X 为 Y"; "allow X to target Y" -> "允许 X 指向 Y" (what X may do, a clause)."""
+    if key not in ("allow", "enable", "let", "force") or not (match := re.match(r"^(.+?)\s+to\s+(.+)$", rest, re.I)):
+        return None
+    what, then = match.groups()
+    if be := re.match(r"^be\s+(?:a|an)\s+(.+)$", then, re.I):  # a noun; "to be different with X" is left
+        return join([zh, _phrase(what), "为", _phrase(be.group(1))])
+    if verb(TOKEN.findall(then)) and not re.search(r"\d", then):
+        return join([zh, _phrase(what), clause(then)])
+    return None
 
 
 def _contrasted(key: str, zh: str, rest: str) -> str | None:
