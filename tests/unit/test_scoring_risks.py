@@ -141,7 +141,10 @@ def test_file_kinds():
              "benchmarks/deno/.vscode/settings.json": "ci", "runtime-tests/bun/.static/a.txt": "test",
              # the repository's own tools' settings (hono #4797 removing a tsconfig.json read as breaking)
              "packages/app/tsconfig.build.json": "ci", "clippy.toml": "ci", "vitest.config.ts": "ci",
-             "pkg/config/tsconfig_loader.py": "source"}
+             "pkg/config/tsconfig_loader.py": "source",
+             # Kotlin's test source sets (okhttp's July was told 10 PRs had no tests; 9 had theirs in commonTest/)
+             "okhttp/src/commonTest/kotlin/okhttp3/CacheTest.kt": "test", "app/src/androidTest/java/A.java": "test",
+             "okhttp/src/commonJvmAndroid/kotlin/okhttp3/Cache.kt": "source"}
     assert {p: file_kind(p, CONFIG.test_paths) for p in paths} == paths
 
 

@@ -202,6 +202,10 @@ def test_every_rule_says_why_in_both_languages():
     # a folder of one folder per subsystem: gh's pkg/cmd/<command>/ read "cmd 模块" for nearly every PR
     ("pkg/cmd/repo/license/list.go", "cli", "repo"), ("internal/config/config.go", "cli", "config"),
     ("cmd/gh/main.go", "cli", "gh"), ("pkg/cmd/factory.go", "cli", "cmd"),
+    # a JVM project's source sets and packages: okhttp's every PR read "commonJvmAndroid 模块", a Java project's "main"
+    ("okhttp/src/commonJvmAndroid/kotlin/okhttp3/internal/dns/DnsCache.kt", "okhttp", "dns"),
+    ("okhttp-dnsoverhttps/src/main/kotlin/okhttp3/dnsoverhttps/DnsOverHttps.kt", "okhttp", "okhttp-dnsoverhttps"),
+    ("src/main/java/com/acme/shop/http/Client.java", "shop", "http"), ("src/io/net/tcp/stream.rs", "x", "io"),
 ])
 def test_modules_follow_the_repositorys_own_layout(path, repo, module):
     assert layout_module(path, repo) == module

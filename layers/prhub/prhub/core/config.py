@@ -249,9 +249,10 @@ class RepoConfig:
     scorer: str = "auto"  # auto | heuristic | llm
     key_threshold: float = 4.0  # engine scale: about half of a typical verl week (docs/calibration.md)
     module_map: dict[str, str] = field(default_factory=dict)  # path prefix -> module
-    # Python's, JavaScript's (url.test.ts, __tests__/), Go's and Ruby's test files; spec/ may be a specification
-    test_paths: tuple[str, ...] = ("tests/", "test/", "__tests__/", "-tests/", "_tests/", "test_", "_test.py",
-                                   "_test.go", "_spec.rb", ".test.", ".spec.", "conftest.py")
+    # Python's, JavaScript's (url.test.ts, __tests__/), Go's, Ruby's and Kotlin's (src/commonTest/, jvmTest/) test
+    # files; spec/ may be a specification
+    test_paths: tuple[str, ...] = ("tests/", "test/", "__tests__/", "-tests/", "_tests/", "*Test/", "test_",
+                                   "_test.py", "_test.go", "_spec.rb", ".test.", ".spec.", "conftest.py")
     # The repository's own conventions the engine reads (prhub.engine.rules): labels that mark a change as
     # mattering or as a chore, and the file kinds it ships (a docs site's "docs"), which are then not capped.
     highlight_labels: tuple[str, ...] = ("release-notes", "highlight", "breaking-change")

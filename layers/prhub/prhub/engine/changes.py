@@ -36,12 +36,12 @@ TOOL_CONFIG = re.compile(r"(?:^|/)(?:tsconfig[^/]*\.json|jsconfig\.json|\.?eslin
 
 def is_test(path: str, test_paths: Sequence[str]) -> bool:
     """Whether `path` is a test file under the repository's test conventions (config.test_paths): a folder
-    ("tests/"; "-tests/" ends a folder's name: runtime-tests/), a name's part (".test." in url.test.ts), a name's
-    end ("_test.go") or start ("test_")."""
+    ("tests/"; "-tests/" ends a folder's name: runtime-tests/, and "*Test/" Kotlin's commonTest/), a name's part
+    (".test." in url.test.ts), a name's end ("_test.go") or start ("test_")."""
     base = path.rsplit("/", 1)[-1]
     for pattern in test_paths:
-        if pattern.endswith("/") and pattern.startswith(("-", "_")):
-            if any(folder.endswith(pattern[:-1]) for folder in path.split("/")[:-1]):
+        if pattern.endswith("/") and pattern.startswith(("-", "_", "*")):
+            if any(folder.endswith(pattern[:-1].lstrip("*")) for folder in path.split("/")[:-1]):
                 return True
         elif pattern.endswith("/"):
             if path.startswith(pattern) or f"/{pattern}" in path:

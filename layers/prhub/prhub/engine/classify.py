@@ -31,13 +31,28 @@ def _package_names(repo_name: str) -> frozenset[str]:
     return frozenset({_norm(repo_name)} | {_norm(w) for w in re.split(r"[-_.]", repo_name) if len(w) >= 4})
 
 
+# A JVM project's source roots: src/main/java/, and Kotlin's source sets (src/commonMain/kotlin/, src/jvmMain/...).
+LANGUAGE_ROOTS = {"java", "kotlin", "scala", "groovy", "resources"}
+REVERSE_DOMAINS = {"com", "org", "io", "net", "dev", "me"}
+
+
+def _source_set(folders: list[str]) -> bool:
+    """Whether folders[0] is a JVM source set or language root ("main", "commonJvmAndroid" before "kotlin/",
+    "kotlin" itself), which holds the packages: okhttp's every PR read "commonJvmAndroid 模块"."""
+    name = folders[0]
+    return name.lower() in LANGUAGE_ROOTS or name == "main" or (
+        re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)+", name) is not None and folders[1].lower() in LANGUAGE_ROOTS)
+
+
 def layout_module(path: str, repo_name: str) -> str:
     """The module of one path under the repository's layout ('root' for a file at the top)."""
     parts = path.split("/")
     folders = parts[:-1]
     named = _package_names(repo_name)
-    while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]) in named
-                       or folders[0].lower() in NESTED_CONTAINERS and len(folders) > 1):
+    while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]).rstrip("0123456789") in named
+                       or len(folders) > 1 and (folders[0].lower() in NESTED_CONTAINERS or _source_set(folders))):
+        if folders[0].lower() in LANGUAGE_ROOTS and len(folders) > 3 and folders[1] in REVERSE_DOMAINS:
+            folders = folders[2:]  # java/com/acme/...: the package's organisation is no subsystem
         folders = folders[1:]
     if folders:
         if folders[0] in (".github", ".gitlab", ".circleci", ".buildkite"):
