@@ -152,10 +152,11 @@ def verbatim(token: str, first: bool) -> bool:
     return token[0].isupper() and not first
 
 
-def blank_code(text: str) -> str:
+def blank_code(text: str, marks: str = " ", fill: str = " ") -> str:
     """`text` with its code spans (`x`) blanked, every other character where it was: words outside code are found
-    at their own positions."""
-    return re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), text)
+    at their own positions. `marks` stands for the backticks and `fill` for the code ("`", "x": a span still reads
+    as one code word, not as space a pattern may swallow)."""
+    return re.sub(r"`[^`]*`", lambda m: marks + fill * (len(m.group(0)) - 2) + marks, text)
 
 
 def join(parts: list[str]) -> str:

@@ -127,7 +127,7 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
             _attach(out, ACRONYM_PLURAL.sub(r"\1", token), in_glossary=False)  # "GPUs" -> "GPU": Chinese has no plural
             i += 1
             continue
-        _attach(out, _placed(found, noun, tokens, i, size, bool(out)), in_glossary=True)
+        _attach(out, _in_place(found, noun, tokens, i, size, bool(out)), in_glossary=True)
         i += size
     return join(out)
 
@@ -162,7 +162,7 @@ def _aside(text: str, clause: Clause) -> str:
     return clause(text) if len(tokens) > 1 and verb(tokens) else phrase(text, clause)
 
 
-def _placed(found: str, noun: bool, tokens: list[str], i: int, size: int, after: bool) -> str:
+def _in_place(found: str, noun: bool, tokens: list[str], i: int, size: int, after: bool) -> str:
     """The glossary's word for tokens[i:i + size] where it stands (`after`: words came before it)."""
     if noun and CJK.search(found) and _unknown(tokens, i + size) and tokens[i].lower() not in NAMING:
         return " ".join(tokens[i:i + size])  # "reward loop": a name the glossary knows half of stays whole

@@ -84,10 +84,9 @@ REVERT_REF = re.compile(r"\b(?:this\s+)?reverts?\s+(?:pr\s+|of\s+)?(?:[\w.-]+/[\
 PR_SUFFIX = re.compile(r"\s*\(#(\d+)\)\s*$")
 
 TYPES = PR_TYPES
-TYPE_ALIASES = {"feature": "feat", "feats": "feat", "bugfix": "fix", "hotfix": "fix", "bug": "fix", "fixes": "fix",
-                "refact": "refactor", "refactoring": "refactor", "doc": "docs", "tests": "test", "build": "ci",
-                "style": "chore", "misc": "chore", "deps": "chore", "release": "chore",
-                "performance": "perf", "optim": "perf", **conventions.ACRONYMS}
+# A conventional prefix's word as a type: the words conventions reads as a repository's word, and "misc:", a
+# catch-all prefix (as a tag or label "misc" names an area, so conventions does not read it).
+TYPE_ALIASES = {**conventions.TYPE_WORDS, "misc": "chore"}
 VERB_TYPES = (
     ("revert", re.compile(r"^(revert|reverts|reverting)\b", re.I)),
     ("fix", re.compile(r"^(fix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|handle\w*|patch\w*|"

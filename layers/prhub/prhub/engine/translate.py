@@ -85,8 +85,7 @@ def _split_outside_code(pattern: str, text: str) -> list[str]:
     """`re.split(f"({pattern})", text)`, but not inside a code span: "for `once: true`" is one clause (vue #14902
     read "在 `once 的 wrapped 时…：true`", its code cut in two)."""
     parts, start = [], 0
-    masked = re.sub(r"`[^`]*`", lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)  # positions kept
-    for found in re.finditer(pattern, masked):
+    for found in re.finditer(pattern, blank_code(text, "`", "x")):
         parts += [text[start:found.start()], text[found.start():found.end()]]
         start = found.end()
     return [*parts, text[start:]]
