@@ -491,3 +491,33 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
         "因 unused_variables lint，修复夜间测试失败"
     assert translate.title("Fix PEFT instruction tuning") == "修复 PEFT 指令微调"
     assert translate.title("TST Extend BD-LoRA test suite") == "扩展 BD-LoRA 测试套件"
+
+
+def test_words_the_exports_had_left_english_in_a_chinese_line() -> None:
+    # each line as the three exports had printed it before (the headline dump of 2026-12-07)
+    # trl #6310 read "在 ChatML collator 截断 whole 提示时抛出 clear 错误"
+    assert translate.title("Raise clear error when ChatML collator truncates the whole prompt") == \
+        "在 ChatML collator 截断整个提示时抛出明确的错误"
+    assert translate.title("Clear the cache on exit") == "在退出时清除缓存"  # the verb where it opens the title
+    # verl #3390 "etp 配置故障 change", trl #1229 "修复故障 change"
+    assert translate.title("[`core` / SFTTrainer] Fix breaking change") == "修复破坏性变更"
+    assert translate.title("[rollout, vllm] fix: name change for compilation level") == "编译级别的名称改动"
+    assert translate.title("[CI] feat: only check changed files") == "检查修改的文件"  # the participle as it was
+    # "back": verl #3750 "将 "clip" mode back 重命名为 "mask" 模式", trl #821 "为 DPO 添加 RMSProp back"
+    assert translate.title('[rollout] refactor: rename "clip" mode back to "mask" mode') == \
+        '将 "clip" 模式改回 "mask" 模式'
+    assert translate.title("Add RMSProp back to DPO") == "为 DPO 恢复 RMSProp"
+    assert translate.title("fix readme and add back citation") == "修复 README 并恢复 citation"
+    # "in favor of": trl #2386 "在 `PPOTrainer` 中在 `model` 的 favor 中弃用 `policy`"
+    assert translate.title("Deprecate `policy` in favor of `model` in `PPOTrainer`") == \
+        "弃用 `policy`，改用 `PPOTrainer` 中的 `model`"
+    assert translate.title("chore: remove undici in favor of global fetch") == "移除 undici，改用全局 fetch"
+    # a lower-case owner in Chinese, a name as written: verl #7117 "保存基础 model 的代码"
+    assert translate.title("use model's max_position_embeddings for max_model_len") == \
+        "max_model_len 改用模型的 max_position_embeddings"
+    assert translate.title("Accessing each build script's `OUT_DIR`") == "访问每个构建脚本的 `OUT_DIR`"
+    assert translate.title("fix: revert the behavior checking lockfile's VCS status") == \
+        "回滚行为检查 lockfile 的 VCS status"  # a word the glossary keeps English gets no 的 of its own
+    # a quantity before "of": okhttp #9242 "清除 lint 警告的 bunch"
+    assert translate.title("Clear a bunch of lint warnings.") == "清除一批 lint 警告"
+    assert translate.title("the number of workers") == "worker 的数量"

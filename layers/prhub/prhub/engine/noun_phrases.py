@@ -21,6 +21,8 @@ HEADS = ("for", "of", "in", "with", "between")  # "X with A and B": the "and" jo
 CONTAINERS = re.compile(r"(?:脚本|文件|文档|模块|配置|测试|script|file|module)$")
 # An acronym's English plural ("GPUs", "LLMs", "APIs"); the acronym stays, its -s goes.
 ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
+QUANTITY_ZH = {"bunch": "一批", "lot": "大量", "lots": "大量", "couple": "几个", "handful": "几个", "number": "一些"}
+QUANTITY = re.compile(rf"^(?:a\s+)?({'|'.join(QUANTITY_ZH)})\s+of\s+(.+)$", re.I)
 # "X and Y", "X of Y": the word, whether Y is said first, what joins them and what follows.
 JOINS = (("and", False, "和", ""), ("of", True, "的", ""), ("for", True, "的", ""), ("in", True, "中的", ""),
          ("with", True, "带有", "的"), ("from", True, "中的", ""), ("on", True, "上的", ""))
@@ -40,7 +42,9 @@ def phrase(text: str, clause: Clause) -> str:
 
 def _framed(text: str, clause: Clause) -> str | None:
     """A phrase in a fixed Chinese frame: "X, not Y", "the same X as Y", "X older than Y", "fixes to X", "per X",
-    "X between A and B", "X about Y", "X for the script"; None when `text` is none of them."""
+    "X between A and B", "X about Y", "X for the script", "a bunch of X"; None when `text` is none of them."""
+    if match := QUANTITY.match(text):  # "a bunch of lint warnings": 一批 lint 警告, not "lint 警告的 bunch"
+        return join([QUANTITY_ZH[match.group(1).lower()], phrase(match.group(2), clause)])
     if match := re.match(r"^(.+?)(?:\s+instead\s+of|\s+rather\s+than|\s*,\s+not)\s+(.+)$", text, re.I):
         return join([phrase(match.group(1), clause), "，而非", phrase(match.group(2), clause)])  # "X, not per mb"
     if match := re.match(r"^(?:the\s+)?same\s+(.+?)\s+(?:with|as)\s+(.+)$", text, re.I):
@@ -110,7 +114,7 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
             i += 1
             continue
         if re.fullmatch(r"[A-Za-z][\w.-]*'s", token):  # "VeOmni's native path": VeOmni 的原生路径
-            _attach(out, token[:-2], in_glossary=False)
+            _attach(out, *_owner(token[:-2]))
             out.append("的")
             i += 1
             continue
@@ -130,6 +134,13 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
         _attach(out, _in_place(found, noun, tokens, i, size, bool(out)), in_glossary=True)
         i += size
     return join(out)
+
+
+def _owner(word: str) -> tuple[str, bool]:
+    """The owner before 's, and whether said by the glossary: a name as written, a lower-case noun in Chinese
+    ("model's code": 模型的代码; "lockfile", which the glossary keeps English, as written)."""
+    said = lookup(glossary()["nouns"], [word]) if word.islower() else None
+    return (said, True) if said and CJK.search(said) else (word, False)
 
 
 def _whole(tokens: list[str], i: int) -> str:

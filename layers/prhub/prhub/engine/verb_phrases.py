@@ -49,6 +49,7 @@ ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按�
 # How a verb phrase is done, said last in English and before the verb in Chinese ("按顺序报告所有错误").
 MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
              "at once": "一次性", "on demand": "按需", "in the background": "在后台"}
+FAVOURED = re.compile(r"^(.+?)\s+in\s+favou?r\s+of\s+(.+)$", re.I)
 MANNER = re.compile(rf"^(.+?),?\s+({'|'.join(MANNER_ZH)})$", re.I)
 MODALS = {"should": "应", "must": "必须", "will": "将", "can": "可以", "cannot": "无法", "can't": "无法",
           "shall": "应", "may": "可以"}
@@ -85,6 +86,8 @@ def clause(text: str, kind: str = "") -> str:
     if (match := re.match(r"^(.+?)\s+due\s+to\s+(.+)$", text, re.I)) and match.group(1).strip():
         because = match.group(2)  # "disable X due to Y": the cause first, as Chinese says it
         return join(["因", _gerund(because), "，", clause(match.group(1), kind)])
+    if (match := FAVOURED.match(text)) and match.group(1).strip():  # "deprecate X in favor of Y": 弃用 X，改用 Y
+        return join([clause(match.group(1), kind), "，改用", _phrase(match.group(2))])
     if (match := MANNER.match(text)) and verb(TOKEN.findall(match.group(1))):  # "report all errors, in order"
         return join([MANNER_ZH[match.group(2).lower()], clause(match.group(1), kind)])
     tokens = TOKEN.findall(text)
@@ -130,7 +133,33 @@ def _plain(text: str, tokens: list[str], kind: str) -> str:
         return _nominal(tokens, kind)
     key, zh, size = found
     rest = " ".join(tokens[size:]).replace(" ,", ",")
+    if (undone := _back(key, rest)) is not None:
+        return undone
     return _shaped(key, zh, rest)
+
+
+# "add X back", "rename X back to Y": a thing restored, or set as it was.
+RESTORED = {"add", "bring", "put", "re-add", "readd"}
+SET_BACK = {"rename", "switch", "change", "set", "move", "turn"}  # not "revert": it quotes a title
+
+
+def _back(key: str, rest: str) -> str | None:
+    """"add X back (to Y)" / "add back X" -> "（为 Y ）恢复 X"; "rename X back to Y" -> "将 X 改回 Y"; None
+    without "back" (where "back" had stayed English: "将 "clip" mode back 重命名为 "mask" 模式")."""
+    if key in SET_BACK and (match := re.match(r"^(.+?)\s+back\s+to\s+(.+)$", rest, re.I)):
+        return join(["将", _phrase(match.group(1)), "改回", _phrase(match.group(2))])
+    if key not in RESTORED:
+        return None
+    if match := re.match(r"^back\s+(.+)$", rest, re.I):
+        return join(["恢复", _phrase(match.group(1))])
+    if match := re.match(r"^(.+?)\s+back(?:\s+(to|in|into|for)\s+(.+))?$", rest, re.I):
+        what = join(["恢复", _phrase(match.group(1))])
+        if not match.group(2):
+            return what
+        where = ["为", _phrase(match.group(3))] if match.group(2).lower() in ("to", "for") \
+            else ["在", _phrase(match.group(3)), "中"]
+        return join([*where, what])
+    return None
 
 
 def _subject_verb(tokens: list[str]) -> str | None:
@@ -542,16 +571,26 @@ PLATFORMS = re.compile(r"\b(?:[cgnt]pus?|main|master|nightly|stable|beta|windows
                        re.I)
 
 
+# What "on" names as a moment after any verb ("clear the cache on exit": 在退出时).
+EVENTS = {"change", "exit", "error", "errors", "failure", "timeout", "save", "startup", "shutdown", "close", "reload"}
+
+
 def _event(key: str, after: str) -> bool:
-    """Whether "on" after the verb `key` names an event (a lower-case noun phrase: "panic on unknown bins"), not a
-    platform, a branch or a name ("warn on ROCm", "on main": 在 ... 上)."""
+    """Whether "on" after the verb `key` names an event (a lower-case noun phrase: "panic on unknown bins"; one of
+    EVENTS after any verb), not a platform, a branch or a name ("warn on ROCm", "on main": 在 ... 上)."""
+    if after.strip().lower() in EVENTS:
+        return True
     return key in REACTIONS and after[:1].islower() and not verbatim(after, False) and not PLATFORMS.search(after)
 
 
+# Words both an attribute and a verb that a title opening with them always uses as the verb: "correct filter
+# rewrite recursion" (31 export lines had read "修复正确的错别字" and the like), "clear the cache", "changed X to Y".
+VERB_FIRST = {"correct", "clear", "changed"}
+
+
 def _opens_with_attribute(tokens: list[str]) -> bool:
-    """"sharded delta weight sync" opens with an attribute, a noun phrase; "correct filter rewrite recursion" with
-    the verb (修正), which a title opening with it always is (31 export lines read "修复正确的错别字" and the like)."""
-    return bool(tokens) and tokens[0].lower() in glossary()["attributes"] and tokens[0].lower() != "correct"
+    """"sharded delta weight sync" opens with an attribute, a noun phrase; a word of VERB_FIRST with the verb."""
+    return bool(tokens) and tokens[0].lower() in glossary()["attributes"] and tokens[0].lower() not in VERB_FIRST
 
 
 def _located(key: str, zh: str, rest: str) -> str | None:
