@@ -111,6 +111,10 @@ def test_type_words_in_capitals_are_read_with_or_without_a_colon() -> None:
     enh = make_pr("ENH Refactor LoRA variant resolution", [change("pkg/lora/variants.py", 90, 40)], number=730)
     assert score_pull(enh, config).type == "feat" and "enh" not in score_pull(enh, config).modules
     assert score_pull(replace(enh, title="Refactor LoRA variant resolution"), CONFIG).type == "refactor"
+    # polars' "depr:" is a type word too (its deprecations had been a module named "depr")
+    depr = make_pr("depr: Deprecate casts from string to temporal dtypes", [change("pkg/compute/cast.rs", 30, 2)],
+                   number=731)
+    assert parse_title(depr.title)[1] == "refactor" and "depr" not in score_pull(depr, CONFIG).modules
     # A capitalised word that is a sentence's subject, or one before its own prefix, is not the form.
     for title in ("CI fails on Windows", "CI hotfix: xfail the paged test", "FIX CI: Targeting fused parameters",
                   "DPO Fix the loss", "FIX bnb weights can be dequantized on CPU"):

@@ -287,3 +287,15 @@ def test_a_title_that_only_mentions_a_default_changes_none():
                           CONFIG).breaking
     for title in ("make vllm the default rollout", "Make Megatron Bridge default", "change the default lr"):
         assert score_pull(make_pr(title, files, number=781), CONFIG).breaking, title
+
+
+def test_a_default_the_repository_calls_its_build_or_tests_breaks_no_user():
+    # polars #28358 "build: Set the default `dev` profile to `line-tables-only`" led its week as a breaking change
+    manifest = [change("Cargo.toml", 2, 2)]
+    assert not score_pull(make_pr("build: Set the default `dev` profile to `line-tables-only`", manifest,
+                                  number=782), CONFIG).breaking
+    assert not score_pull(make_pr("test: set the default seed to 0", [change("pkg/sampler.py", 2, 2)], number=783),
+                          CONFIG).breaking
+    # the same words in a PR the repository does not call tooling still change what users get
+    assert score_pull(make_pr("Set the default `dev` profile to `line-tables-only`", manifest, number=784),
+                      CONFIG).breaking

@@ -44,7 +44,10 @@ MINOR_WORDS = frozenset({"minor", "internal", "nit", "nits", "trivial", "typo", 
 TYPE_WORDS = {**{t: t for t in PR_TYPES}, "feature": "feat", "feats": "feat", "bugfix": "fix", "bug fix": "fix",
               "bug": "fix", "hotfix": "fix", "fixes": "fix", "doc": "docs", "documentation": "docs", "tests": "test",
               "testing": "test", "build": "ci", "performance": "perf", "optim": "perf", "refactoring": "refactor",
-              "refact": "refactor", "style": "chore", "deps": "chore", "release": "chore", **ACRONYMS}
+              "refact": "refactor", "style": "chore", "deps": "chore", "release": "chore",
+              # polars' "depr:" (a deprecation changes no behaviour yet; its removal is the break): had been a
+              # module named "depr"
+              "depr": "refactor", "deprecation": "refactor", **ACRONYMS}
 # gitmoji.dev's emoji as types (and their :shortcodes:), the standard list, not tuned on any repository: what a
 # repository that opens its titles with them (fastapi: ✨ 🐛 ♻️ ⬆️ 📝 🌐 🔧 👷) says a PR is. Keys are without
 # the U+FE0F variation selector, which repositories write and leave out at random.

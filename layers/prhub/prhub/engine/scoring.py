@@ -73,7 +73,9 @@ from prhub.engine.wording import joined, say
 # without [BREAKING] is a risk only where the repository marks breaks (Conventions.breaking_marker) or asks to. A
 # dot folder below the root is tooling; a chore that removes names no repair ("remove not used benchmarks"); tests a
 # diff writes inside a source file (#[test]) are tests; an experiment's or benchmark's file removed breaks nothing.
-REVISION = 15
+# engine-16: a default changed by a PR the repository calls its build or tests (`build:`, `ci:`, `test:`) breaks
+# nobody; polars' `depr:` is a type word (refactor), not a module.
+REVISION = 16
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -291,7 +293,8 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
     reading = _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
     kind = reading if declared else said or reading
     cleaned = textparse.strip_template(pr.body)
-    breaking = _breaking(pr, description, bang, kinds, config, revert=reading == "revert")
+    breaking = _breaking(pr, description, bang, kinds, config, revert=reading == "revert",
+                         tooling=(said or declared) in ("ci", "test"))
     return rules.Facts(pr, kind, description, f"{description}\n{cleaned[:4000]}", cleaned, kinds, breaking.flag,
                        breaking.declared, breaking.reason, config, declared=declared,
                        tags=set(modules_from_title(pr.title)),
@@ -350,16 +353,18 @@ class _Breaking:
 
 
 def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], config: RepoConfig,
-              revert: bool = False) -> _Breaking:
+              revert: bool = False, tooling: bool = False) -> _Breaking:
     """`revert`: the PR undoes another, so what it removes or changes back is that PR's own (its revert risk
     says so): breaking only when its author declares it. The sample's #1209 reverted #1205 of the same week and
-    stood as a breaking change for deleting the module #1205 had added."""
+    stood as a breaking change for deleting the module #1205 had added. `tooling`: the repository says the PR is
+    its build or tests (`build:`, `ci:`, `test:`), so a default it changes is its developers' (polars #28358
+    "build: Set the default `dev` profile to `line-tables-only`" had led its week as a breaking change)."""
     lang = config.language
     tag_breaking = any(t.strip().upper() == "BREAKING" for t in _tags(pr.title))
     tagged_breaking = tag_breaking or bang
     declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
     inferred = [] if revert else breaking_reasons(pr.files, config.test_paths, lang)
-    if not revert and DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
+    if not (revert or tooling) and DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
         inferred.append(say(lang, "changes_default"))
     if tagged_breaking:
         reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
