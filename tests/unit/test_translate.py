@@ -521,3 +521,33 @@ def test_words_the_exports_had_left_english_in_a_chinese_line() -> None:
     # a quantity before "of": okhttp #9242 "清除 lint 警告的 bunch"
     assert translate.title("Clear a bunch of lint warnings.") == "清除一批 lint 警告"
     assert translate.title("the number of workers") == "worker 的数量"
+
+
+def test_shapes_a_data_library_s_titles_fell_back_on() -> None:
+    # pola-rs/polars, read as a new user: 456 of its 1,313 headlines fell back to "修复：改动 N 个文件", its week's
+    # lead among them; each line here had fallen back or read as quoted
+    assert translate.title("fix: Fix cross filter not applied with sink and CSE") == \
+        "修复在 sink 和 CSE 下 cross 过滤未被应用的问题"  # a thing a step did not reach
+    assert translate.title("perf: Do not remove cache if predicates not pushed to all inputs") == \
+        "不再移除谓词未被推送到所有输入时的缓存"
+    assert translate.title("Fixed ref model not used in PPO generation") == "修复在 PPO 生成中参考模型未被使用的问题"
+    # a verb whose object is a sentence; "where possible"
+    assert translate.title("fix: Ensure BinaryView offset+len does not exceed i32::MAX where possible") == \
+        "尽可能确保 BinaryView offset+len 不超出 i32::MAX"
+    assert translate.title("Ensure that te.pytorch exists") == "确保 te.pytorch 存在"
+    # "make X a Y" (had read "让 partition_hive opt 参数"), "X back to V", a trailing adverb
+    assert translate.title("feat: Make partition_hive an opt flag") == "将 partition_hive 设为 opt 参数"
+    assert translate.title("ci: Downgrade the `release-drafter` ci version back to version 6") == \
+        "将 `release-drafter` 的 ci 版本降级回版本 6"
+    assert translate.title("⚓ [vllm] ensure MASTER_ADDR/MASTER_PORT are set safely") == \
+        "确保安全地设置 MASTER_ADDR/MASTER_PORT"
+    # the verbs and nouns of a data library ("Serve 过期从 object_store DNS 缓存中记录" had led a highlight)
+    assert translate.title("feat: Serve stale records from object_store DNS cache") == \
+        "从 object_store DNS 缓存提供过期的记录"
+    assert translate.title("perf: Run projection pushdown after predicate pushdown") == "在谓词下推后运行投影下推"
+    assert translate.title("fix: Incorrect boolean min/max with nulls") == "带有空值的错误的布尔值 min/max"
+    # a condition that says its own 在 gets no second one (hono #5110 "在在查询模式中转发 …")
+    assert translate.title("fix(method-override): set duplex when forwarding a stream body in query mode") == \
+        "在查询模式中转发 stream body 时设置 duplex"
+    # a gerund the glossary does not list as a noun stays out of a noun phrase (trl #2389)
+    assert "估计值" not in translate.title("Suppress warning for estimating tokens in trainers")

@@ -48,7 +48,8 @@ ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按�
              "uniformly": "统一"}
 # How a verb phrase is done, said last in English and before the verb in Chinese ("按顺序报告所有错误").
 MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
-             "at once": "一次性", "on demand": "按需", "in the background": "在后台"}
+             "at once": "一次性", "on demand": "按需", "in the background": "在后台", "where possible": "尽可能",
+             "if possible": "尽可能"}
 FAVOURED = re.compile(r"^(.+?)\s+in\s+favou?r\s+of\s+(.+)$", re.I)
 MANNER = re.compile(rf"^(.+?),?\s+({'|'.join(MANNER_ZH)})$", re.I)
 MODALS = {"should": "应", "must": "必须", "will": "将", "can": "可以", "cannot": "无法", "can't": "无法",
@@ -140,14 +141,15 @@ def _plain(text: str, tokens: list[str], kind: str) -> str:
 
 # "add X back", "rename X back to Y": a thing restored, or set as it was.
 RESTORED = {"add", "bring", "put", "re-add", "readd"}
-SET_BACK = {"rename", "switch", "change", "set", "move", "turn"}  # not "revert": it quotes a title
+SET_BACK = {"rename": "改回", "switch": "切换回", "change": "改回", "set": "改回", "move": "移回", "turn": "改回",
+            "downgrade": "降级回", "roll": "回滚到"}  # not "revert": it quotes a title
 
 
 def _back(key: str, rest: str) -> str | None:
     """"add X back (to Y)" / "add back X" -> "（为 Y ）恢复 X"; "rename X back to Y" -> "将 X 改回 Y"; None
     without "back" (where "back" had stayed English: "将 "clip" mode back 重命名为 "mask" 模式")."""
     if key in SET_BACK and (match := re.match(r"^(.+?)\s+back\s+to\s+(.+)$", rest, re.I)):
-        return join(["将", _phrase(match.group(1)), "改回", _phrase(match.group(2))])
+        return join(["将", _phrase(match.group(1)), SET_BACK[key], _phrase(match.group(2))])
     if key not in RESTORED:
         return None
     if match := re.match(r"^back\s+(.+)$", rest, re.I):
@@ -163,8 +165,8 @@ def _back(key: str, rest: str) -> str | None:
 
 
 def _subject_verb(tokens: list[str]) -> str | None:
-    """A sentence with its subject first: "X falls back to Y" -> "X 回退到 Y", "X should use Y" -> "X 应改用 Y"
-    (the subject at most three words, none of them a verb)."""
+    """A sentence with its subject first: "X falls back to Y" -> "X 回退到 Y", "X should use Y" -> "X 应改用 Y",
+    "X does not exceed Y" -> "X 不超出 Y" (the subject at most three words, none of them a verb)."""
     nouns = glossary()["nouns"]
     for j in range(1, min(4, len(tokens))):
         word = tokens[j].lower()
@@ -172,6 +174,11 @@ def _subject_verb(tokens: list[str]) -> str | None:
             return None
         if all(t.lower() in glossary()["attributes"] for t in tokens[:j]):
             continue  # "minor fixes to X": an attribute is no subject
+        negated = j + 1 if word in ("doesn't", "don't") else \
+            j + 2 if word in ("does", "do") and j + 1 < len(tokens) and tokens[j + 1].lower() == "not" else 0
+        if negated and (found := verb(tokens[negated:])):  # "X does not exceed Y": X 不超出 Y
+            rest = " ".join(tokens[negated + found[2]:])
+            return join([_phrase(" ".join(tokens[:j])), "不", _shaped(found[0], found[1], rest)])
         if word in MODALS and (found := verb(tokens[j + 1:])):
             rest = " ".join(tokens[j + 1 + found[2]:])
             zh = "使用" if found[0] == "use" else found[1]  # "should use X": 应使用 X (改用 is a change of tool)
@@ -190,6 +197,8 @@ def _nominal(tokens: list[str], kind: str) -> str:
     if match := re.match(r"^(.+?)\s+(?:does\s+not|doesn't|not|never)\s+(?:take|takes|taking)\s+effect$", text, re.I):
         return join([_phrase(match.group(1)), "不生效"]) if kind != "fix" else \
             join(["修复", _phrase(match.group(1)), "不生效的问题"])
+    if (said := _undone(text)) is not None:
+        return join(["修复", said, "的问题"]) if kind == "fix" else said
     if (match := re.match(r"^(.+?)\s+(?:when|while|if|after|during)\s+(.+)$", text, re.I)) and \
             not unknown_verb(tokens[0]):  # "X deadlock when Y"; not "Invalidate X when Y" (a verb it lacks)
         joint = text[match.end(1):].split()[0].lower()
@@ -208,6 +217,27 @@ def _nominal(tokens: list[str], kind: str) -> str:
         said = _phrase(text)
         return said if said.endswith("修复") else join(["修复", said])  # "minor fixes to X": no 修复 twice
     return _phrase(text)
+
+
+UNDONE = re.compile(r"^(.+?)\s+(?:(?:is|are)\s+)?not\s+([a-z]+ed)\b\s*(?:(when|if|after|with|in|on|to)\s+(.+))?$",
+                    re.I)
+UNDONE_AT = {"when": ("在", "时"), "if": ("在", "时"), "after": ("在", "后"), "with": ("在", "下"), "in": ("在", "中"),
+             "on": ("在", "上")}
+
+
+def _undone(text: str) -> str | None:
+    """"X not applied with Y" -> "在 Y 下 X 未被应用": a thing a step did not reach; None when `text` is not one."""
+    if not (match := UNDONE.match(text)) or not (found := verb([match.group(2)])) or \
+            verb(TOKEN.findall(match.group(1))) or not _subject(match.group(1)):
+        return None
+    said = join([_phrase(match.group(1)), "未被", "使用" if found[0] == "use" else found[1]])
+    if not match.group(3):
+        return said
+    if match.group(3).lower() == "to":  # "not pushed to all inputs": 未被推送到所有输入
+        return join([said, "到", _phrase(match.group(4))])
+    before, after = UNDONE_AT[match.group(3).lower()]
+    return join([before, _gerund(match.group(4)) if match.group(3).lower() in ("when", "if", "after")
+                 else _phrase(match.group(4)), after, said])
 
 
 # "nccl broadcast bucket size fix", "minor BCO fixes": a noun phrase, then its fix (none of "for", "&", " - ": a
@@ -268,6 +298,8 @@ def _gerund(text: str) -> str:
     # (not 不再配置, which says a change): a condition tells how things are
     if (stated := _stated(text, "fix")) is not None:
         return stated
+    if (undone := _undone(text)) is not None:  # "if predicates not pushed to all inputs"
+        return undone
     if not verb(TOKEN.findall(text)) and (said := _subject_verb(TOKEN.findall(text))):
         return said  # "a worker restarts": worker 重启
     return _doing(text)
@@ -293,6 +325,13 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         if key in INFINITIVE:  # "try to fix X", "make sure to keep X": 尝试修复 X
             return join([zh, _doing(match.group(1))])
         return join([zh, "，以", _doing(match.group(1))])  # "refactor to use X": 重构，以使用 X
+    if key in THAT_CLAUSE and (said := _that(rest)):  # "ensure X does not exceed Y": 确保 X 不超出 Y
+        return join([zh, said])
+    if (how := re.match(r"^([^,:;]+?)\s+(\w+ly)$", rest)) and how.group(2).lower() in ADVERB_ZH \
+            and not split(how.group(1), "and"):  # "set X safely"; in "X and do Y conditionally" it is Y's
+        return join([ADVERB_ZH[how.group(2).lower()], _shaped(key, zh, how.group(1))])
+    if key in ("fix", "hotfix", "resolve") and (said := _undone(rest)) is not None:  # "fix X not applied with Y"
+        return join([zh, said, "的问题"])
     for shape in (_contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
         if (said := shape(key, zh, rest)) is not None:
             return said
@@ -303,6 +342,20 @@ def _shaped(key: str, zh: str, rest: str) -> str:
     if (said := _permitted(key, zh, rest)) is not None:
         return said
     return _placed(key, zh, rest)
+
+
+# Verbs whose object may be a sentence ("ensure (that) X does not exceed Y").
+THAT_CLAUSE = {"ensure", "make sure", "check", "verify", "assert", "guarantee"}
+
+
+def _that(rest: str) -> str | None:
+    """The sentence a verb of THAT_CLAUSE takes, in Chinese (its subject, then a verb or a state); None when `rest`
+    is a noun phrase."""
+    rest = re.sub(r"^that\s+", "", rest, flags=re.I)
+    tokens = TOKEN.findall(rest)
+    if verb(tokens):
+        return None
+    return _subject_verb(tokens) or _stated(rest, "fix")
 
 
 def _permitted(key: str, zh: str, rest: str) -> str | None:
@@ -365,7 +418,8 @@ def _conditioned(key: str, zh: str, rest: str) -> str | None:
         return join(["在", _phrase(parts[1]), "中", _shaped(key, zh, f"{match.group(1)} {joint} {parts[0]}")])
     if key in OBJECT_IN:
         return join([zh, _gerund(when), at if "的" in obj[:6] else f"{at}的", obj])
-    return join(["在", _gerund(when), at, _shaped(key, zh, match.group(1))])
+    condition = _gerund(when)  # "在查询模式中转发 X" is its own 在: not "在在查询模式中转发 X 时"
+    return join(["" if condition.startswith("在") else "在", condition, at, _shaped(key, zh, match.group(1))])
 
 
 def _aimed(key: str, zh: str, rest: str) -> str | None:
@@ -644,9 +698,12 @@ def _targeted(key: str, zh: str, parts: tuple[str, str]) -> str:
 
 
 def _make(rest: str) -> str:
-    """"make X optional in Z" -> "让 Z 中的 X 变为可选"; "make X resilient to Y" -> "让 X 能应对 Y"."""
+    """"make X optional in Z" -> "让 Z 中的 X 变为可选"; "make X resilient to Y" -> "让 X 能应对 Y"; "make X a Y" ->
+    "将 X 设为 Y"."""
     if match := re.match(r"^(.+?)\s+(?:the\s+)?default$", rest, re.I):
         return join(["将", _phrase(match.group(1)), "设为默认"])
+    if (match := re.match(r"^(.+?)\s+(?:a|an)\s+(.+)$", rest, re.I)) and len(TOKEN.findall(match.group(1))) <= 3:
+        return join(["将", _phrase(match.group(1)), "设为", _phrase(match.group(2))])  # "make X an opt-in flag"
     attributes = glossary()["attributes"]
     tokens = TOKEN.findall(rest)
     for i in range(1, len(tokens)):
