@@ -551,3 +551,7 @@ def test_shapes_a_data_library_s_titles_fell_back_on() -> None:
         "在查询模式中转发 stream body 时设置 duplex"
     # a gerund the glossary does not list as a noun stays out of a noun phrase (trl #2389)
     assert "估计值" not in translate.title("Suppress warning for estimating tokens in trainers")
+    # a condition opening the title, and "when needed" (polars #28319 had fallen back, verl #1651 read "在 needed 时")
+    assert translate.title("feat: When displaying IRExprs, only add parentheses when needed for disambiguation") == \
+        "在显示 IRExprs 时，在消歧需要时新增括号"
+    assert translate.title("fix: only load reference policy when needed in DAPO") == "在 DAPO 中在需要时加载参考策略"

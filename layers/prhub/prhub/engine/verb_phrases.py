@@ -87,6 +87,10 @@ def clause(text: str, kind: str = "") -> str:
     if (match := re.match(r"^(.+?)\s+due\s+to\s+(.+)$", text, re.I)) and match.group(1).strip():
         because = match.group(2)  # "disable X due to Y": the cause first, as Chinese says it
         return join(["因", _gerund(because), "，", clause(match.group(1), kind)])
+    if match := re.match(r"^(when|while|if|after|before)\s+([^,]+),\s+(.+)$", text, re.I):  # "When V-ing X, do Y"
+        at = {"after": "后", "before": "前"}.get(match.group(1).lower(), "时")
+        condition = _gerund(match.group(2))
+        return join(["" if condition.startswith("在") else "在", condition, at, "，", clause(match.group(3), kind)])
     if (match := FAVOURED.match(text)) and match.group(1).strip():  # "deprecate X in favor of Y": 弃用 X，改用 Y
         return join([clause(match.group(1), kind), "，改用", _phrase(match.group(2))])
     if (match := MANNER.match(text)) and verb(TOKEN.findall(match.group(1))):  # "report all errors, in order"
@@ -296,6 +300,8 @@ def _gerund(text: str) -> str:
     disabled" -> "禁用 X"."""
     # "offload is disabled": a state, though "offload" is a verb too; "X is not configured" a state too, 未配置
     # (not 不再配置, which says a change): a condition tells how things are
+    if needed := re.match(r"^(?:it\s+is\s+)?(?:needed|necessary|required)(?:\s+(?:for|by)\s+(.+))?$", text, re.I):
+        return join([_phrase(needed.group(1) or ""), "需要"])  # "when needed for disambiguation": 消歧需要时
     if (stated := _stated(text, "fix")) is not None:
         return stated
     if (undone := _undone(text)) is not None:  # "if predicates not pushed to all inputs"
