@@ -555,3 +555,21 @@ def test_shapes_a_data_library_s_titles_fell_back_on() -> None:
     assert translate.title("feat: When displaying IRExprs, only add parentheses when needed for disambiguation") == \
         "在显示 IRExprs 时，在消歧需要时新增括号"
     assert translate.title("fix: only load reference policy when needed in DAPO") == "在 DAPO 中在需要时加载参考策略"
+
+
+def test_or_either_both_and_a_data_library_s_words() -> None:
+    # "or" joins two nouns as "and" does (verl #4091 and polars #27954 had fallen back)
+    assert translate.title("[megatron] fix: Use tokenizer path or model path in config") == \
+        "在配置中改用分词器路径或模型路径"
+    assert translate.title("feat: Add suggestions in wrong api usage or mismatched column names") == \
+        "在错误的 api 用法或不匹配列名称中新增建议"
+    assert "OR" in translate.title("fix(jwt): use `Math.floor` instead of bitwise OR for safe timestamp")  # an operator
+    # hono #3883 "头或 multiValueHeaders 的 either，而非 both", trl #843 "支持 both 旧和新的 …", trl #210 "Let 的支持"
+    assert translate.title("fix(adapter/aws-lambda): APIGWProxyResult should contain either of headers or "
+                           "multiValueHeaders, not both") == "APIGWProxyResult 应包含头或 multiValueHeaders，而非两者"
+    assert translate.title("Support both old and new diffusers import path") == "支持旧的和新的 diffusers 导入路径"
+    assert translate.title("Let's support naive Pipeline Parallelism") == "支持朴素的 Pipeline Parallelism"
+    assert translate.title("feat: Add naive out-of-core spilling to Polars") == "为 Polars 添加朴素的核外溢写"
+    assert translate.title("fix(python): Close ResourceWarning leaks in database tests") == \
+        "在数据库测试中关闭 ResourceWarning 泄漏"
+    assert translate.title("refactor(rust): Add statistics to spill contexts") == "为 spill 上下文添加统计"

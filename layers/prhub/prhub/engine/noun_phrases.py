@@ -24,8 +24,8 @@ ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
 QUANTITY_ZH = {"bunch": "一批", "lot": "大量", "lots": "大量", "couple": "几个", "handful": "几个", "number": "一些"}
 QUANTITY = re.compile(rf"^(?:a\s+)?({'|'.join(QUANTITY_ZH)})\s+of\s+(.+)$", re.I)
 # "X and Y", "X of Y": the word, whether Y is said first, what joins them and what follows.
-JOINS = (("and", False, "和", ""), ("of", True, "的", ""), ("for", True, "的", ""), ("in", True, "中的", ""),
-         ("with", True, "带有", "的"), ("from", True, "中的", ""), ("on", True, "上的", ""))
+JOINS = (("and", False, "和", ""), ("or", False, "或", ""), ("of", True, "的", ""), ("for", True, "的", ""),
+         ("in", True, "中的", ""), ("with", True, "带有", "的"), ("from", True, "中的", ""), ("on", True, "上的", ""))
 
 
 def phrase(text: str, clause: Clause) -> str:
@@ -43,6 +43,8 @@ def phrase(text: str, clause: Clause) -> str:
 def _framed(text: str, clause: Clause) -> str | None:
     """A phrase in a fixed Chinese frame: "X, not Y", "the same X as Y", "X older than Y", "fixes to X", "per X",
     "X between A and B", "X about Y", "X for the script", "a bunch of X"; None when `text` is none of them."""
+    if match := re.match(r"^(?:either\s+(?:of\s+)?|both\s+(?=.+\sand\s))(.+)$", text, re.I):
+        return phrase(match.group(1), clause)  # "either of X or Y": X 或 Y; "both X and Y": X 和 Y
     if match := QUANTITY.match(text):  # "a bunch of lint warnings": 一批 lint 警告, not "lint 警告的 bunch"
         return join([QUANTITY_ZH[match.group(1).lower()], phrase(match.group(2), clause)])
     if match := re.match(r"^(.+?)(?:\s+instead\s+of|\s+rather\s+than|\s*,\s+not)\s+(.+)$", text, re.I):
@@ -73,8 +75,10 @@ def _joined(text: str, clause: Clause) -> str | None:
     """Two phrases around the first of JOINS `text` has: "X and Y" -> "X 和 Y", "X of Y" -> "Y 的 X", "X with Y" ->
     "带有 Y 的 X"; None when it has none."""
     for word, before, between, after in JOINS:
-        if (parts := split(text, word)) and word == "and" and any(split(parts[0], w) for w in HEADS):
+        if (parts := split(text, word)) and word in ("and", "or") and any(split(parts[0], w) for w in HEADS):
             continue  # "X for A and B": the "and" joins the preposition's objects, it is split below
+        if word == "or" and re.search(r"\bOR\b", text):
+            continue  # "bitwise OR" names an operator
         if parts:
             a, b = phrase(parts[0], clause), phrase(parts[1], clause)
             if word == "and" and (named := re.fullmatch(r"([A-Za-z][\w .-]*?)\s*([\u4e00-\u9fff]\S*)", b)) \

@@ -83,7 +83,7 @@ def _place(text: str) -> str:
 
 def clause(text: str, kind: str = "") -> str:
     """One verb phrase in Chinese order; without a verb, the type's action (fix) or the phrase itself."""
-    text = text.strip().rstrip(".")
+    text = re.sub(r"^let'?s\s+", "", text.strip().rstrip("."), flags=re.I)  # "Let's support X": support X
     if (match := re.match(r"^(.+?)\s+due\s+to\s+(.+)$", text, re.I)) and match.group(1).strip():
         because = match.group(2)  # "disable X due to Y": the cause first, as Chinese says it
         return join(["因", _gerund(because), "，", clause(match.group(1), kind)])
