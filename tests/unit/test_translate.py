@@ -573,3 +573,15 @@ def test_or_either_both_and_a_data_library_s_words() -> None:
     assert translate.title("fix(python): Close ResourceWarning leaks in database tests") == \
         "在数据库测试中关闭 ResourceWarning 泄漏"
     assert translate.title("refactor(rust): Add statistics to spill contexts") == "为 spill 上下文添加统计"
+
+
+def test_a_fallback_headline_names_the_code_its_title_quotes() -> None:
+    # polars #28355, its week's most important PR, led the highlights as "修复：改动 9 个文件，多为新增"
+    said = headline.headline("fix: Raise error instead of silent wrapping for `select(len())`", "", "fix",
+                             ["polars-expr"], 9, 120, 10)
+    assert said == "修复：涉及 select(len())", said
+    # a span that is no name ("%", ".1", "<p>") is skipped; a long expression is named by its identifiers
+    assert headline.headline("Fix mdman to not incorrectly strip `<p>` tags", "", "fix", [], 44, 10, 10) == \
+        "修复：改动 44 个文件，增删相当"
+    assert headline.headline("fix doc: penalty starts when it exceeds `max_response_length - overlong_buffer.len`",
+                             "", "fix", [], 2, 3, 3) == "修复：涉及 max_response_length、overlong_buffer.len"
