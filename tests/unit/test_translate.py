@@ -579,7 +579,7 @@ def test_a_fallback_headline_names_the_code_its_title_quotes() -> None:
     # polars #28355, its week's most important PR, led the highlights as "修复：改动 9 个文件，多为新增"
     said = headline.headline("fix: Raise error instead of silent wrapping for `select(len())`", "", "fix",
                              ["polars-expr"], 9, 120, 10)
-    assert said == "修复：涉及 select(len())", said
+    assert said == "修复：涉及 `select(len())`", said  # code stays code
     # a span that is no name ("%", ".1", "<p>") is skipped; a long expression is named by its identifiers
     assert headline.headline("Fix mdman to not incorrectly strip `<p>` tags", "", "fix", [], 44, 10, 10) == \
         "修复：改动 44 个文件，增删相当"

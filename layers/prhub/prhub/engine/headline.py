@@ -181,19 +181,20 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
     if action and not english_prose(action):
         return clip(action, HEADLINE)
     what = type_word("zh", kind) if kind in ("feat", "fix", "perf", "refactor", "docs", "test", "revert") else "改动"
-    names = _named(translate.strip(title))
-    if names:
-        return clip(f"{what}：涉及 {'、'.join(names)}", HEADLINE)
+    if names := _named(translate.strip(title)):
+        line = f"{what}：涉及 {names[0]}"
+        return clip(line if len(names) < 2 or len(line) + len(names[1]) >= HEADLINE else f"{line}、{names[1]}",
+                    HEADLINE)
     where = _where(changed_files, additions, deletions)
     return where if what == "改动" else f"{what}：{where}"  # not "改动：改动 1 个文件"
 
 
 def _named(text: str) -> list[str]:
-    """At most two names a title gives: its code in backticks first (polars "… for `select(len())`"), then its
-    identifiers."""
+    """At most two names a title gives: its code in backticks first, kept as code (polars "… for `select(len())`"),
+    then its identifiers."""
     short = r"`([^`\n]{1,40})`"  # a longer span is an expression: its identifiers name it
     code = [c.strip().strip("'\"") for c in re.findall(short, text)]
-    code = [c for c in code if re.search(r"[A-Za-z]{2}", c)]  # not "%", ".1" or "<p>"
+    code = [f"`{c}`" for c in code if re.search(r"[A-Za-z]{2}", c)]  # not "%", ".1" or "<p>"
     return list(dict.fromkeys(code + IDENTIFIER.findall(re.sub(short, " ", text))))[:2]
 
 
