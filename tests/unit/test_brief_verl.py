@@ -354,7 +354,7 @@ def test_a_modules_other_prs_after_its_theme_are_headed_as_the_rest() -> None:
     report = zh_share.build(ROWS, "2026-05-18", "2026-05-24", VERL, "Asia/Shanghai", "en")
     headings = [k["theme"] for k in report["key_changes"]]
     assert headings[:2] == ["trainer", "trainer: other changes"]
-    assert report["key_changes"][1]["text"].startswith("4 PRs touched trainer (3 key); besides those above:")
+    assert report["key_changes"][1]["text"].startswith("4 PRs touched it (3 key); besides those above:")
 
 
 def test_a_moved_module_is_named_by_as_many_folders_as_tell_its_two_places_apart():

@@ -319,11 +319,13 @@ def test_a_modules_paragraph_states_the_modules_own_counts_which_the_guard_accep
     by_number = {p["number"]: p for p in prs}
     # #31 was told with a theme above: the paragraph covers the rest, but counts the module's own PRs
     change = narrative._module_change(report["modules"][0], [32, 33, 34], by_number, report, "本周", True)
-    assert change["text"].startswith("trainer 本周共 4 个 PR，其中关键 3 个，除上文外：#32 ")
+    # under the module's own heading, the paragraph does not name the module again
+    assert change["text"].startswith("本周共 4 个 PR，其中关键 3 个，除上文外：#32 ")
+    assert change["theme"] == "trainer 模块"
     assert "3 个 PR" not in change["text"]  # 4 − 1: a remainder no table shows
     assert check_narrative({**report, "key_changes": [change]}) == []  # 3: trainer's key PRs, no other count
     english = narrative._module_change(report["modules"][0], [32, 33, 34], by_number, report, "this week", False)
-    assert english["text"].startswith("4 PRs touched trainer (3 key); besides those above: add metrics (#32); ")
+    assert english["text"].startswith("4 PRs touched it (3 key); besides those above: add metrics (#32); ")
 
 
 def test_a_risk_note_names_the_first_pins_and_its_evidence_keeps_them_all():

@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from prhub.core.report import Analysis, KeyChange, Module, Narrative, Note, PrEntry
-from prhub.engine import headline, observations, summary, translate
+from prhub.engine import headline, observations, summary
 from prhub.engine.telling import (
     area_name,
     chain_sentence,
@@ -281,15 +281,14 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
     if zh:
         said = "；".join(member_line(p, report, zh, in_module=True) for p in told)
         listed = "；另有 ".join(part for part in (said, refs_text(untold, zh=True)) if part)
+        # the paragraph stands under the module's heading: the name is not said again (every renderer heads it)
         counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
-        name = translate.module(module["name"])
-        said = f"{now}共 {counts}，除上文外：{listed}。" if more else f"{now} {counts}：{listed}。"
-        text = translate.join([name, said])
+        text = f"{now}共 {counts}，除上文外：{listed}。" if more else f"{now} {counts}：{listed}。"
     else:
         said = "; ".join(member_line(p, report, zh, in_module=True) for p in told)
         also = f"; also {refs_text(untold)}" if untold else ""
         beyond = "; besides those above" if more else ""
-        text = f"{module['pr_count']} PRs touched {module['name']} ({len(key)} key){beyond}: {said}{also}."
+        text = f"{module['pr_count']} PRs touched it ({len(key)} key){beyond}: {said}{also}."
     return {"theme": area_name(module["name"]) if zh else module["name"], "text": text, "prs": cited(text, rest),
             "evidence": [*member_facts(told, zh), fact(None, "modules", module["name"])]}
 
