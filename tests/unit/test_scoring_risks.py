@@ -142,6 +142,8 @@ def test_file_kinds():
              # the repository's own tools' settings (hono #4797 removing a tsconfig.json read as breaking)
              "packages/app/tsconfig.build.json": "ci", "clippy.toml": "ci", "vitest.config.ts": "ci",
              "pkg/config/tsconfig_loader.py": "source",
+             # its docs site's builder (pydantic-ai #7416 removing mkdocs.yml was a breaking highlight)
+             "mkdocs.yml": "ci", "website/docusaurus.config.ts": "ci", "src/doc/book.toml": "ci",
              # Kotlin's test source sets (okhttp's July was told 10 PRs had no tests; 9 had theirs in commonTest/)
              "okhttp/src/commonTest/kotlin/okhttp3/CacheTest.kt": "test", "app/src/androidTest/java/A.java": "test",
              "okhttp/src/commonJvmAndroid/kotlin/okhttp3/Cache.kt": "source"}

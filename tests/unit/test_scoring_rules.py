@@ -206,6 +206,10 @@ def test_every_rule_says_why_in_both_languages():
     ("okhttp/src/commonJvmAndroid/kotlin/okhttp3/internal/dns/DnsCache.kt", "okhttp", "dns"),
     ("okhttp-dnsoverhttps/src/main/kotlin/okhttp3/dnsoverhttps/DnsOverHttps.kt", "okhttp", "okhttp-dnsoverhttps"),
     ("src/main/java/com/acme/shop/http/Client.java", "shop", "http"), ("src/io/net/tcp/stream.rs", "x", "io"),
+    # a distribution's folder holding the package: pydantic-ai's week was one "pydantic_ai_slim 模块" of 37 PRs
+    ("pydantic_ai_slim/pydantic_ai/models/openai.py", "pydantic-ai", "models"),
+    ("py-polars/src/polars/dataframe/frame.py", "polars", "dataframe"),
+    ("pydantic_evals/pydantic_evals/dataset.py", "pydantic-ai", "pydantic_evals"),  # a package of its own
 ])
 def test_modules_follow_the_repositorys_own_layout(path, repo, module):
     assert layout_module(path, repo) == module

@@ -585,3 +585,9 @@ def test_a_fallback_headline_names_the_code_its_title_quotes() -> None:
         "修复：改动 44 个文件，增删相当"
     assert headline.headline("fix doc: penalty starts when it exceeds `max_response_length - overlong_buffer.len`",
                              "", "fix", [], 2, 3, 3) == "修复：涉及 max_response_length、overlong_buffer.len"
+
+
+def test_them_is_said_in_chinese() -> None:
+    # pydantic-ai #7443 read "修正 … 列表并用 wire-probe 测试固定 them"
+    assert translate.title("Correct the `ModelSettings` `Supported by:` lists and pin them with a wire-probe test") \
+        .endswith("固定它们")

@@ -26,12 +26,14 @@ EXAMPLE_PREFIXES = ("examples/", "example/", "recipe/", "recipes/", "scripts/", 
 RECIPE_PREFIXES = ("recipe/", "recipes/")
 DOC_PREFIXES = ("docs/", "doc/")
 CONFIG_EXTENSIONS = (".yaml", ".yml", ".toml", ".json", ".ini", ".cfg")
-# The repository's own tools' settings (compiler, linters, formatters, test runners), not a config its users load:
-# hono #4797 removing a tsconfig.json was read as a breaking change.
+# The repository's own tools' settings (compiler, linters, formatters, test runners, its docs site's builder), not a
+# config its users load: hono #4797 removing a tsconfig.json was read as a breaking change, and pydantic-ai #7416
+# removing its MkDocs pipeline (mkdocs.yml) was a breaking highlight.
 TOOL_CONFIG = re.compile(r"(?:^|/)(?:tsconfig[^/]*\.json|jsconfig\.json|\.?eslintrc[^/]*|eslint\.config\.[^/]+|"
                          r"\.?prettierrc[^/]*|prettier\.config\.[^/]+|jest\.config\.[^/]+|vitest\.config\.[^/]+|"
                          r"babel\.config\.[^/]+|tox\.ini|mypy\.ini|\.flake8|ruff\.toml|rustfmt\.toml|clippy\.toml|"
-                         r"\.editorconfig|codecov\.ya?ml|\.coveragerc)$", re.IGNORECASE)
+                         r"\.editorconfig|codecov\.ya?ml|\.coveragerc|mkdocs\.ya?ml|docusaurus\.config\.[^/]+|"
+                         r"book\.toml)$", re.IGNORECASE)
 
 
 def is_test(path: str, test_paths: Sequence[str]) -> bool:

@@ -44,11 +44,21 @@ def _source_set(folders: list[str]) -> bool:
         re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)+", name) is not None and folders[1].lower() in LANGUAGE_ROOTS)
 
 
+def _distribution(folders: list[str], named: frozenset[str]) -> bool:
+    """Whether folders[0] holds the package named like the repository, directly or under src/: a distribution's
+    folder in a monorepo (pydantic-ai's pydantic_ai_slim/pydantic_ai/, polars' py-polars/src/polars/), which had
+    made one module of every PR under it."""
+    below = folders[1:3] if len(folders) > 2 and folders[1].lower() in CONTAINERS else folders[1:2]
+    return len(folders) > 1 and _norm(below[-1]) in named and _norm(folders[0]) not in named
+
+
 def layout_module(path: str, repo_name: str) -> str:
     """The module of one path under the repository's layout ('root' for a file at the top)."""
     parts = path.split("/")
     folders = parts[:-1]
     named = _package_names(repo_name)
+    if _distribution(folders, named):
+        folders = folders[1:]
     while folders and (folders[0].lower() in CONTAINERS or _norm(folders[0]).rstrip("0123456789") in named
                        or len(folders) > 1 and (folders[0].lower() in NESTED_CONTAINERS or _source_set(folders))):
         if folders[0].lower() in LANGUAGE_ROOTS and len(folders) > 3 and folders[1] in REVERSE_DOMAINS:

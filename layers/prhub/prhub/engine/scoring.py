@@ -74,7 +74,8 @@ from prhub.engine.wording import joined, say
 # dot folder below the root is tooling; a chore that removes names no repair ("remove not used benchmarks"); tests a
 # diff writes inside a source file (#[test]) are tests; an experiment's or benchmark's file removed breaks nothing.
 # engine-16: a default changed by a PR the repository calls its build or tests (`build:`, `ci:`, `test:`) breaks
-# nobody; polars' `depr:` is a type word (refactor), not a module.
+# nobody; polars' `depr:` is a type word (refactor), not a module; a distribution's folder holding the package
+# (pydantic_ai_slim/pydantic_ai/) is no module; a docs site's builder settings (mkdocs.yml, book.toml) are tooling.
 REVISION = 16
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
