@@ -591,3 +591,12 @@ def test_them_is_said_in_chinese() -> None:
     # pydantic-ai #7443 read "修正 … 列表并用 wire-probe 测试固定 them"
     assert translate.title("Correct the `ModelSettings` `Supported by:` lists and pin them with a wire-probe test") \
         .endswith("固定它们")
+
+
+def test_a_trailing_with_support_for_is_its_own_clause() -> None:
+    # pydantic-ai #6324, its week's most important PR, read "为 OpenAI、Gemini、Azure 和 xAI 新增带有支持的带有 …"
+    assert translate.title("Add realtime speech-to-speech support with `Agent.realtime()`, with support for OpenAI, "
+                           "Gemini, Azure, and xAI") == \
+        "基于 `Agent.realtime()` 新增实时语音到语音支持，支持 OpenAI、Gemini、Azure 和 xAI"
+    assert translate.title("[reward] feat: use `load_extern_object` in `get_custom_reward_fn`, supporting pkg path") \
+        == "在 `get_custom_reward_fn` 中改用 `load_extern_object`，支持 pkg 路径"

@@ -91,6 +91,8 @@ def clause(text: str, kind: str = "") -> str:
         at = {"after": "后", "before": "前"}.get(match.group(1).lower(), "时")
         condition = _gerund(match.group(2))
         return join(["" if condition.startswith("在") else "在", condition, at, "，", clause(match.group(3), kind)])
+    if match := re.match(r"^(.+?),\s+(?:with\s+support\s+for|supporting)\s+(.+)$", text, re.I):  # ", with support
+        return join([clause(match.group(1), kind), "，支持", _phrase(match.group(2))])  # for A and B": 支持 A 和 B
     if (match := FAVOURED.match(text)) and match.group(1).strip():  # "deprecate X in favor of Y": 弃用 X，改用 Y
         return join([clause(match.group(1), kind), "，改用", _phrase(match.group(2))])
     if (match := MANNER.match(text)) and verb(TOKEN.findall(match.group(1))):  # "report all errors, in order"
