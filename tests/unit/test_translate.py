@@ -600,3 +600,15 @@ def test_a_trailing_with_support_for_is_its_own_clause() -> None:
         "基于 `Agent.realtime()` 新增实时语音到语音支持，支持 OpenAI、Gemini、Azure 和 xAI"
     assert translate.title("[reward] feat: use `load_extern_object` in `get_custom_reward_fn`, supporting pkg path") \
         == "在 `get_custom_reward_fn` 中改用 `load_extern_object`，支持 pkg 路径"
+
+
+def test_a_revert_says_the_reverted_title_in_chinese_where_it_can() -> None:
+    from prhub.engine import gist
+
+    # cargo #14799 quoted the English title ("回滚 “feat: Add `CARGO_RUSTC_CURRENT_DIR`”"); verl #4259 fell back
+    assert gist.doing('Revert "feat: Add `CARGO_RUSTC_CURRENT_DIR`"', "revert") == \
+        "回滚“新增 `CARGO_RUSTC_CURRENT_DIR`”"
+    assert gist.doing('Revert "[worker] feat: add support for colocate replicas"', "revert") == \
+        "回滚“新增对 colocate 副本的支持”"
+    # a title the glossary cannot carry stays the author's, quoted
+    assert gist.doing('Revert "Frobnicate the widgets"', "revert") == "回滚 “Frobnicate the widgets”"

@@ -63,7 +63,8 @@ def doing(description: str, kind: str) -> str:
     """What a PR does, its title in Chinese ("为 router replay 补上缺失的 FP8 padding"); a title the glossary
     cannot carry whole (an English word left in the Chinese frame) is quoted as the author wrote it."""
     if reverted := REVERTED.match(description.strip()):
-        return f"回滚 “{reverted.group(1)}”"
+        inner = translate.title(reverted.group(1))  # the reverted PR's title in Chinese, where it can be said
+        return f"回滚“{inner}”" if inner and not translate.leftover(inner) else f"回滚 “{reverted.group(1)}”"
     said = translate.title(description, kind)
     if not said or translate.leftover(said):
         quoted = f"“{translate.strip(description) or description.strip()}”"
