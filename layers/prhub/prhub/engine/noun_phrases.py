@@ -42,7 +42,8 @@ def phrase(text: str, clause: Clause) -> str:
 
 def _framed(text: str, clause: Clause) -> str | None:
     """A phrase in a fixed Chinese frame: "X, not Y", "the same X as Y", "X older than Y", "fixes to X", "per X",
-    "X between A and B", "X about Y", "X for the script", "a bunch of X"; None when `text` is none of them."""
+    "X between A and B", "X about Y", "X for the script", "a bunch of X", "either of X or Y"; None when `text` is none
+    of them."""
     if match := re.match(r"^(?:either\s+(?:of\s+)?|both\s+(?=.+\sand\s))(.+)$", text, re.I):
         return phrase(match.group(1), clause)  # "either of X or Y": X 或 Y; "both X and Y": X 和 Y
     if match := QUANTITY.match(text):  # "a bunch of lint warnings": 一批 lint 警告, not "lint 警告的 bunch"

@@ -50,8 +50,9 @@ ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按�
 MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
              "at once": "一次性", "on demand": "按需", "in the background": "在后台", "where possible": "尽可能",
              "if possible": "尽可能"}
-FAVOURED = re.compile(r"^(.+?)\s+in\s+favou?r\s+of\s+(.+)$", re.I)
 MANNER = re.compile(rf"^(.+?),?\s+({'|'.join(MANNER_ZH)})$", re.I)
+# "deprecate X in favor of Y": what replaces the thing, said after it ("弃用 X，改用 Y").
+FAVOURED = re.compile(r"^(.+?)\s+in\s+favou?r\s+of\s+(.+)$", re.I)
 MODALS = {"should": "应", "must": "必须", "will": "将", "can": "可以", "cannot": "无法", "can't": "无法",
           "shall": "应", "may": "可以"}
 # "X is set", "X will be initialized in Y": said as the verb acting on X ("在 Y 中初始化 X").
@@ -152,7 +153,7 @@ SET_BACK = {"rename": "改回", "switch": "切换回", "change": "改回", "set"
 
 
 def _back(key: str, rest: str) -> str | None:
-    """"add X back (to Y)" / "add back X" -> "（为 Y ）恢复 X"; "rename X back to Y" -> "将 X 改回 Y"; None
+    """"add X back (to Y)" / "add back X" -> "（为 Y）恢复 X"; "rename X back to Y" -> "将 X 改回 Y"; None
     without "back" (where "back" had stayed English: "将 "clip" mode back 重命名为 "mask" 模式")."""
     if key in SET_BACK and (match := re.match(r"^(.+?)\s+back\s+to\s+(.+)$", rest, re.I)):
         return join(["将", _phrase(match.group(1)), SET_BACK[key], _phrase(match.group(2))])
