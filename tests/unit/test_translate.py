@@ -612,3 +612,12 @@ def test_a_revert_says_the_reverted_title_in_chinese_where_it_can() -> None:
         "回滚“新增对 colocate 副本的支持”"
     # a title the glossary cannot carry stays the author's, quoted
     assert gist.doing('Revert "Frobnicate the widgets"', "revert") == "回滚 “Frobnicate the widgets”"
+
+
+def test_a_purpose_after_a_condition_is_the_whole_title_s() -> None:
+    # vue #13928 read "清除占位并在解决，以启用 GC 后回退 el", verl #5208 "在恢复 kv_cache，以防止 … 前新增同步"
+    said = translate.title("fix(suspense): clear placeholder and fallback el after resolve to enable GC")
+    assert said == "清除占位并在解决后回退 el，以启用 GC"
+    assert translate.title("[trtllm] fix: add synchronization before resume kv_cache to prevent oom in non-leader "
+                           "ranks") == "在恢复 kv_cache 前新增同步，以防止 non-leader rank 中的 oom"
+    assert "以填充" not in translate.title("😷 Fix SFT masking EOS when equal to PAD")  # PAD is a name, no verb

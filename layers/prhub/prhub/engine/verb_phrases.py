@@ -414,6 +414,10 @@ def _conditioned(key: str, zh: str, rest: str) -> str | None:
         return None
     if purpose().search(match.group(1)):
         return None  # "skip X to avoid OOM during Y": the condition is the purpose's, said with it (_aimed)
+    if (aim := purpose().search(f"{match.group(2)} ")) and aim.group(1).islower():  # "clear X after resolve to
+        # enable GC": the whole's purpose; not "when equal to PAD" (a name)
+        then = _conditioned(key, zh, rest[:match.start(2) + aim.start()])
+        return join([then, "，以", clause(match.group(2)[aim.start(1):])]) if then else None
     joint = rest[match.end(1):].split()[0]
     at = {"after": "后", "before": "前", "during": "期间"}.get(joint.lower(), "时")
     when, obj = match.group(2), _phrase(match.group(1))
