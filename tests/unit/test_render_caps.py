@@ -89,3 +89,17 @@ def test_pr_lists_in_notes_hot_files_and_clusters_stop_with_how_many_more(tmp_pa
     more_clusters = f"… 另有 {45 - views.RELATED_ROWS} 项"  # and the clusters past the first RELATED_ROWS
     assert all(more_clusters in text for text in (md, html, pdf))
     assert len(files["report.md"]) < 60_000
+
+
+def test_a_related_group_s_title_shows_its_code_as_code_and_its_markup_as_text(tmp_path):
+    # pydantic-ai's appendix read "基于 \`Agent.realtime\(\)\` 新增…": the group's title (its lead's headline) was
+    # escaped whole in report.md, its code shown with backslashes, where every other line sets code as code
+    report = load("zh-week")
+    numbers = [p["number"] for p in report["prs"]][:2]
+    report["clusters"] = [{"title": "基于 `Agent.realtime()` 新增实时支持 <script>alert(1)</script>", "reason": "",
+                           "prs": numbers}]
+    files = render_all_strict(report)
+    md, html = files["report.md"].decode(), files["index.html"].decode()
+    assert "`Agent.realtime()`" in md and "\\`" not in md.split("基于", 1)[1].split("\n", 1)[0]
+    assert "<code>Agent.realtime()</code>" in html and "<script>alert(1)" not in html
+    assert "Agent.realtime()" in pdf_text(files["report.pdf"], tmp_path)

@@ -208,8 +208,8 @@ def _related(pdf: ReportPDF, d: dict[str, Any]) -> None:
     words = pdf.words
     for c in d["clusters"]:
         reason = [Run(" — " + pdf.fit(c["reason"]))] if c["reason"] else []
-        pdf.paragraph([Run(pdf.fit(c["title"]) + pdf.words["colon"]), *_refs_cell(pdf, c["prs"]), *reason], indent=5,
-                      bullet="•", after=0.8)
+        pdf.paragraph([*pdf.runs(c["title"], linked=False), Run(pdf.words["colon"]), *_refs_cell(pdf, c["prs"]),
+                       *reason], indent=5, bullet="•", after=0.8)
     _bullets(pdf, d["relation_notes"])
     for r in [] if d["relation_notes"] else d["reverts"]:
         runs = [Run(r["pr"]["label"], r["pr"]["url"]), Run(f" {pdf.fit(words['reverts_pr'])} "),
