@@ -621,3 +621,24 @@ def test_a_purpose_after_a_condition_is_the_whole_title_s() -> None:
     assert translate.title("[trtllm] fix: add synchronization before resume kv_cache to prevent oom in non-leader "
                            "ranks") == "在恢复 kv_cache 前新增同步，以防止 non-leader rank 中的 oom"
     assert "以填充" not in translate.title("😷 Fix SFT masking EOS when equal to PAD")  # PAD is a name, no verb
+
+
+def test_stray_backticks_and_a_code_s_plural_are_mended() -> None:
+    # pydantic-ai #7412 "… bugs from `#6676```" had read "`#6676` `` 中的"; axum #3836 "`MethodRouter`s" had read
+    # "`MethodRouter` 的 s"; trl #1862 "```setup_chat_format```" had read "`` `setup_chat_format` ``"
+    mended = translate.strip
+    assert mended("Fix inherited realtime WebRTC and Azure `for_realtime` bugs from `#6676```") == \
+        "Fix inherited realtime WebRTC and Azure `for_realtime` bugs from `#6676`"
+    said = translate.title("fix(axum): deduplicate methods in the `Allow` header after merging `MethodRouter`s")
+    assert said == "在合并 `MethodRouter` 后在 `Allow` 头中去重方法"
+    assert translate.title("Import missing ```setup_chat_format```") == "导入缺失的 `setup_chat_format`"
+    assert mended("match the rest of trl/experimental`") == "match the rest of trl/experimental"
+    assert translate.title("Warnings pointing to RFC") == "指向 RFC 的警告"
+
+
+def test_a_headline_s_first_clause_ends_outside_a_quote() -> None:
+    # pydantic-ai #4859 led its year's highlights as "新功能：“output validate/process hooks" (an open quote): the
+    # summary quotes the English title, cut at the ";" inside it
+    title = "feat(capabilities)!: output validate/process hooks; scope `prepare_tools` to function tools"
+    summary = "新功能：“output validate/process hooks; scope `prepare_tools` to function tools”，属于破坏性变更。"
+    assert headline.headline(title, summary, "feat", [], 10, 100, 10) == "新功能：涉及 `prepare_tools`"

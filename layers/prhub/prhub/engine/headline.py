@@ -154,7 +154,9 @@ def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> s
     said = summary.strip()
     if not said or said == title:
         said = doing
-    first = CLAUSE_END.split(said, 1)[0]
+    # the first clause ends outside quotes and code: "新功能：“a; b”" is one (its quote is what english_prose reads)
+    masked = re.sub(r"“[^”]*”|`[^`]*`", lambda m: "x" * len(m.group(0)), said)
+    first = said[:end.start()] if (end := CLAUSE_END.search(masked)) else said
     if first.startswith(doing):  # the engine's line: its action, then facts
         first = doing
     area = f"（{'、'.join(modules[:2])}）"

@@ -42,10 +42,13 @@ def phrase(text: str, clause: Clause) -> str:
 
 def _framed(text: str, clause: Clause) -> str | None:
     """A phrase in a fixed Chinese frame: "X, not Y", "the same X as Y", "X older than Y", "fixes to X", "per X",
-    "X between A and B", "X about Y", "X for the script", "a bunch of X", "either of X or Y"; None when `text` is none
-    of them."""
+    "X between A and B", "X about Y", "X for the script", "a bunch of X", "either of X or Y", "X pointing at Y"; None
+    when `text` is none of them."""
     if match := re.match(r"^(?:either\s+(?:of\s+)?|both\s+(?=.+\sand\s))(.+)$", text, re.I):
         return phrase(match.group(1), clause)  # "either of X or Y": X 或 Y; "both X and Y": X 和 Y
+    if match := re.match(r"^(.+?)\s+(pointing\s+(?:at|to)|containing|referring\s+to)\s+(.+)$", text, re.I):
+        how = {"pointing": "指向", "containing": "包含", "referring": "引用"}[match.group(2).split()[0].lower()]
+        return join([how, phrase(match.group(3), clause), "的", phrase(match.group(1), clause)])  # "X pointing at Y"
     if match := QUANTITY.match(text):  # "a bunch of lint warnings": 一批 lint 警告, not "lint 警告的 bunch"
         return join([QUANTITY_ZH[match.group(1).lower()], phrase(match.group(2), clause)])
     if match := re.match(r"^(.+?)(?:\s+instead\s+of|\s+rather\s+than|\s*,\s+not)\s+(.+)$", text, re.I):

@@ -49,13 +49,24 @@ def _compound(found: re.Match[str]) -> str:
 
 
 def strip(title: str) -> str:
-    """A title without its tags, conventional prefix (or a type word in capitals: "FIX Resolve ..."), leading symbols
-    and (#N) suffix."""
+    """A title without its tags, conventional prefix (or a type word in capitals: "FIX Resolve ..."), leading symbols,
+    (#N) suffix and stray backticks."""
     text = SUFFIX.sub("", title).strip()
     for _ in range(3):
         text = SYMBOLS.sub("", TAGS.sub("", CONVENTIONAL.sub("", text))).strip()
         text = text[conventions.bare_type_word(text)[1]:]
-    return text.rstrip(".").strip()
+    return _code_mended(text.rstrip(".").strip())
+
+
+def _code_mended(text: str) -> str:
+    """Code spans as a title means them: a run of backticks is one (```x```, ``x``), none is left open (pydantic-ai
+    #7412 "… from `#6676```" had read "`#6676` `` 中的"), and a code's plural is the code ("`FileUrl`s" had read
+    "`FileUrl` 的 s")."""
+    text = re.sub(r"`{2,}", "`", text)
+    if text.count("`") % 2:
+        cut = text.rfind("`")
+        text = text[:cut] + text[cut + 1:]
+    return re.sub(r"(`[^`]+`)s\b", r"\1", text)
 
 
 def title(raw: str, kind: str = "") -> str:
