@@ -642,3 +642,6 @@ def test_a_headline_s_first_clause_ends_outside_a_quote() -> None:
     title = "feat(capabilities)!: output validate/process hooks; scope `prepare_tools` to function tools"
     summary = "新功能：“output validate/process hooks; scope `prepare_tools` to function tools”，属于破坏性变更。"
     assert headline.headline(title, summary, "feat", [], 10, 100, 10) == "新功能：涉及 `prepare_tools`"
+    # pydantic-ai #4227, a breaking highlight of its year, had read "默认禁止在本地网络下载 `FileUrl` 的 s 点"
+    assert translate.title("Disallow downloading `FileUrl`s pointing at the local network by default") == \
+        "默认禁止下载指向本地网络的 `FileUrl`"

@@ -663,7 +663,9 @@ def _opens_with_attribute(tokens: list[str]) -> bool:
 def _located(key: str, zh: str, rest: str) -> str | None:
     """"fix X in Y" -> "修复 Y 中的 X"; "add X in Y" -> "在 Y 中新增 X"; "X on Y" -> "在 Y 上 ..."."""
     for word in ("in", "on", "under", "within", "inside", "at", "across", "over", "between"):
-        if parts := split(rest, word):
+        if (parts := split(rest, word)) and re.search(r"\bpointing$", parts[0], re.I):
+            continue  # "X pointing at Y" names X (noun_phrases): no place
+        if parts:
             place = _place(parts[1])
             if word == "across":  # "cache X across weight updates": 跨权重更新缓存 X
                 return join(["跨", place, _placed(key, zh, parts[0])])
