@@ -253,3 +253,15 @@ def test_tests_written_beside_the_code_are_tests():
     plain = "@@ -1,2 +1,2 @@\n-#[test]\n-fn old() {}\n+// see the test module\n+fn new() {}\n"
     pr = make_pr("feat: redirect parts", [change("axum/src/response/redirect.rs", 2, 2, patch=plain)], number=771)
     assert "missing_tests" in {r.kind for r in score_pull(pr, CONFIG).risks}
+
+
+def test_a_revert_of_an_unnamed_change_reads_without_a_gap_in_chinese():
+    # pydantic-ai's year read "回滚：9 个 PR，例如 #4847：回滚 此前的改动"
+    from dataclasses import replace
+
+    pr = score_pull(make_pr("Revert the batching change", [change("pkg/a.py", 2, 20)], number=900),
+                    replace(CONFIG, language="zh"))
+    assert [r.detail for r in pr.risks if r.kind == "revert"] == ["回滚此前的改动"]
+    numbered = score_pull(make_pr("Revert #12", [change("pkg/a.py", 2, 20)], number=901),
+                          replace(CONFIG, language="zh"))
+    assert [r.detail for r in numbered.risks if r.kind == "revert"] == ["回滚 #12"]  # a space before a number stays

@@ -174,8 +174,13 @@ SEPARATORS = {"en": {"list": "; ", "comma": ", "}, "zh": {"list": "；", "comma"
 
 
 def say(language: str, key: str, **values: Any) -> str:
-    """The sentence `key` in `language` (en for anything else), with `values` filled in."""
-    return PHRASES.get(language, PHRASES["en"])[key].format(**values)
+    """The sentence `key` in `language` (en for anything else), with `values` filled in; in Chinese no space is left
+    between two Chinese characters a value meets ("回滚 {what}" with 此前的改动 had read "回滚 此前的改动")."""
+    said = PHRASES.get(language, PHRASES["en"])[key].format(**values)
+    return CJK_GAP.sub("", said) if language == "zh" else said
+
+
+CJK_GAP = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
 
 
 @cache
