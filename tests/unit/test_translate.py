@@ -645,3 +645,15 @@ def test_a_headline_s_first_clause_ends_outside_a_quote() -> None:
     # pydantic-ai #4227, a breaking highlight of its year, had read "默认禁止在本地网络下载 `FileUrl` 的 s 点"
     assert translate.title("Disallow downloading `FileUrl`s pointing at the local network by default") == \
         "默认禁止下载指向本地网络的 `FileUrl`"
+
+
+def test_a_described_with_object_says_which_thing() -> None:
+    # polars #27775, a June highlight, read "用矛盾的谓词消除过滤" ("with" as the means); axum #3453 "用末尾的 chars
+    # 拒绝 JSON bodies"
+    assert translate.title("perf: Eliminate filters with contradictory predicates") == "消除带有矛盾的谓词的过滤"
+    assert translate.title("Allow HTTP/1.1 Upgrades with empty RequestBody") == \
+        "允许带有空 RequestBody 的 HTTP/1.1 Upgrades"
+    # a verb that betters a thing takes "with" as its means, and so does a verb of building
+    assert translate.title("⛰️ Reduce peak vram consumption with efficient selective log_softmax") == \
+        "用高效的 selective log_softmax 减少 peak vram 消耗"
+    assert translate.title("Refactor the loader with a new cache") == "基于新的缓存重构 loader"

@@ -616,12 +616,8 @@ def _placed(key: str, zh: str, rest: str) -> str:
         return said
     if parts := split(rest, "for"):
         return _targeted(key, zh, parts)
-    if (parts := split(rest, "with")) and key in OBJECT_IN:
-        return join([zh, _phrase(rest)])  # "prevent X with heterogeneous buffers": 防止带有异构缓冲区的 X
-    if (parts := split(rest, "with")) and re.search(r"\bsame\b", parts[0], re.I):
-        return join([zh, _phrase(rest)])  # "use the same X with Y": 使用与 Y 相同的 X
     if parts := split(rest, "with"):
-        return join(["基于" if key in WITH_BASE else "用", _phrase(parts[1]), zh, _phrase(parts[0])])
+        return _with_placed(key, zh, rest, parts)
     if (parts := split(rest, "from")) and key in ("reuse", "load", "read", "copy", "import", "restore"):
         return join([zh, _phrase(parts[1]), "的", _phrase(parts[0])])
     if key == "pin" and not VERSION.search(rest):
@@ -630,6 +626,15 @@ def _placed(key: str, zh: str, rest: str) -> str:
     if key == "add" and rest.lower() in ("test", "tests", "testing"):
         return "补充测试"
     return join([zh, _phrase(rest)])
+
+
+def _with_placed(key: str, zh: str, rest: str, parts: tuple[str, str]) -> str:
+    """The verb, its object and "with Y": which X ("prevent X with heterogeneous buffers": 防止带有异构缓冲区的 X;
+    "reject X with trailing chars"), else what X is done with ("用 Y …", "基于 Y …")."""
+    if key in OBJECT_IN or key not in WITH_BASE | BETTERED and _described(parts[1]) or \
+            re.search(r"\bsame\b", parts[0], re.I):  # "use the same X with Y": 使用与 Y 相同的 X
+        return join([zh, _phrase(rest)])
+    return join(["基于" if key in WITH_BASE else "用", _phrase(parts[1]), zh, _phrase(parts[0])])
 
 
 # Verbs that answer an event: after them "on" names when ("warn on import failure": 在导入失败时警告), not where.
@@ -692,6 +697,19 @@ def _located(key: str, zh: str, rest: str) -> str | None:
                   "from": ("从", "中")}[match.group(1).lower()]
         return join([around[0], spot, around[1], zh])
     return None
+
+
+# Verbs that make a thing better with a means ("reduce X with an efficient Y": 用高效的 Y 减少 X).
+BETTERED = {"reduce", "improve", "enhance", "optimize", "speed up", "accelerate", "update", "extend", "clean",
+            "test", "document"}
+
+
+def _described(text: str) -> bool:
+    """Whether a "with" object opens with a word that describes it (an attribute, a participle): it says which X
+    ("eliminate filters with contradictory predicates": 带有矛盾谓词的过滤), not what X is done with."""
+    tokens = [t for t in TOKEN.findall(text) if t.lower() not in ("a", "an", "the")]
+    return bool(tokens) and (tokens[0].lower() in glossary()["attributes"] or re.fullmatch(r"[a-z]+ed", tokens[0]) is
+                             not None)
 
 
 def _targeted(key: str, zh: str, parts: tuple[str, str]) -> str:
