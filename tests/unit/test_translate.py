@@ -657,3 +657,12 @@ def test_a_described_with_object_says_which_thing() -> None:
     assert translate.title("⛰️ Reduce peak vram consumption with efficient selective log_softmax") == \
         "用高效的 selective log_softmax 减少 peak vram 消耗"
     assert translate.title("Refactor the loader with a new cache") == "基于新的缓存重构 loader"
+
+
+def test_general_software_words_and_windows_the_system() -> None:
+    # pydantic-ai's and polars' titles had left these English ("Harden against 异步阻塞死锁", "改进其 observability")
+    assert translate.title("chore: Harden against async blocking deadlocks") == "防范异步阻塞死锁"
+    assert translate.title("🔭 Fix package discovery configuration in setup.cfg") == "修复 setup.cfg 中的包发现配置"
+    assert translate.title("Flash Attention capitalization fix") == "修复 Flash Attention 大小写"
+    # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
+    assert "Windows" in translate.title("Fix CacheTest on Windows")
