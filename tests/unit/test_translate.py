@@ -666,3 +666,14 @@ def test_general_software_words_and_windows_the_system() -> None:
     assert translate.title("Flash Attention capitalization fix") == "修复 Flash Attention 大小写"
     # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
     assert "Windows" in translate.title("Fix CacheTest on Windows")
+
+
+def test_a_version_target_a_code_s_owner_and_check_for() -> None:
+    # cargo #14975 "upgrade `gix` to the latest release 0.69." and #14796 had fallen back; hono #4571 read
+    # "将 esbuild 更新到 version 0.27.1"; cargo #15182 "`cargo metadata` 's 输出"
+    assert translate.title("upgrade `gix` to the latest release 0.69.") == "将 `gix` 升级到 0.69"
+    assert translate.title("chore: update esbuild to version 0.27.1") == "将 esbuild 更新到 0.27.1"
+    assert translate.title("chore(toml): disable `toml`'s default features") == "禁用 `toml` 的默认特性"
+    assert translate.title("chore(ci): Check for clippy `correctness`") == "检查 clippy `correctness`"
+    assert translate.title("fix: Check for (shallow) IR node equality on top of hashing in CSPE") == \
+        "除 CSPE 中的 hashing 外，检查 IR node equality （shallow）"

@@ -121,6 +121,10 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
             out.append("（" + "、".join(_aside(t.strip(), clause) for t in token[1:-1].split(",")) + "）")
             i += 1
             continue
+        if token in ("'s", "’s") and out:  # after code: "`toml`'s default features": `toml` 的默认特性
+            out.append("的")
+            i += 1
+            continue
         if re.fullmatch(r"[A-Za-z][\w.-]*'s", token):  # "VeOmni's native path": VeOmni 的原生路径
             _attach(out, *_owner(token[:-2]))
             out.append("的")

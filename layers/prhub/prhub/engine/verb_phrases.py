@@ -94,6 +94,8 @@ def clause(text: str, kind: str = "") -> str:
         return join(["" if condition.startswith("在") else "在", condition, at, "，", clause(match.group(3), kind)])
     if match := re.match(r"^(.+?),\s+(?:with\s+support\s+for|supporting)\s+(.+)$", text, re.I):  # ", with support
         return join([clause(match.group(1), kind), "，支持", _phrase(match.group(2))])  # for A and B": 支持 A 和 B
+    if (match := re.match(r"^(.+?)\s+on\s+top\s+of\s+(.+)$", text, re.I)) and match.group(1).strip():
+        return join(["除", _phrase(match.group(2)), "外，", clause(match.group(1), kind)])  # "X on top of Y": 除 Y 外
     if (match := FAVOURED.match(text)) and match.group(1).strip():  # "deprecate X in favor of Y": 弃用 X，改用 Y
         return join([clause(match.group(1), kind), "，改用", _phrase(match.group(2))])
     if (match := MANNER.match(text)) and verb(TOKEN.findall(match.group(1))):  # "report all errors, in order"
@@ -473,6 +475,9 @@ def _to_shaped(key: str, zh: str, rest: str) -> str | None:
     return _as_target(key, zh, rest)
 
 
+LATEST = re.compile(r"^(?:the\s+)?(?:latest\s+|newest\s+)?(?:stable\s+)?(?:release|version)\s+(?=v?\d)", re.I)
+
+
 def _bumped(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str | None:
     """"bump X to 0.5.15" -> "将 X 升级到 0.5.15", "bump X from A to B" -> "将 X 从 A 升级到 B" (`parts`: `rest`
     around its last "to")."""
@@ -480,7 +485,8 @@ def _bumped(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str 
             re.search(r"\d", parts[1]):  # "bump X from 0.5.14 to 0.5.15": 将 X 从 0.5.14 升级到 0.5.15
         return join(["将", _phrase(source[0]), "从", source[1], f"{zh}到", parts[1]])
     if key in ("bump", "upgrade", "update", "pin", "set") and parts and re.search(r"\d", parts[1]):
-        return join(["将", _phrase(parts[0]), f"{zh}到", parts[1]]) if parts[0] else join([f"{zh}到", parts[1]])
+        target = LATEST.sub("", parts[1])  # "to the latest release 0.69": 到 0.69
+        return join(["将", _phrase(parts[0]), f"{zh}到", target]) if parts[0] else join([f"{zh}到", target])
     if key == "bump" and re.match(r"^to\s+\S*\d", rest, re.I):
         return join([f"{zh}到", rest[3:]])
     return None
