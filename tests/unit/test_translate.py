@@ -677,3 +677,15 @@ def test_a_version_target_a_code_s_owner_and_check_for() -> None:
     assert translate.title("chore(ci): Check for clippy `correctness`") == "检查 clippy `correctness`"
     assert translate.title("fix: Check for (shallow) IR node equality on top of hashing in CSPE") == \
         "除 CSPE 中的 hashing 外，检查 IR node equality （shallow）"
+
+
+def test_links_references_and_calls_to_a_thing_and_a_trailing_participle() -> None:
+    # trl #4502 "Fix link to OpenEnv docs" and trl #81 had fallen back; cargo #14850 "always link to std" too
+    assert translate.title("Fix link to OpenEnv docs") == "修复指向 OpenEnv 文档的链接"
+    assert translate.title("Remove references to \"listify_batch\"") == "移除指向 \"listify_batch\" 的参考"
+    assert translate.title("Serialize calls to Dns.Callback") == "序列化对 Dns.Callback 的调用"
+    assert translate.title("fix(build-std): always link to std when testing proc-macros") == \
+        "在测试 proc-macros 时链接到 std"
+    # polars #27793 read "指向 AI Policy 正确的损坏的链接"; trl #5272 had fallen back
+    assert translate.title("docs: Broken link to AI Policy corrected") == "修正指向 AI Policy 的损坏的链接"
+    assert translate.title("Nemotron 3 examples added") == "新增 Nemotron 3 样本"

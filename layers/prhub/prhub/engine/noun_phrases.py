@@ -59,9 +59,10 @@ def _framed(text: str, clause: Clause) -> str | None:
                          r"\s+(.+)$", text, re.I):  # "vLLM older than 0.18.0": 早于 0.18.0 的 vLLM
         said = glossary()["attributes"][f"{match.group(2).lower()} than"]
         return join([said, phrase(match.group(3), clause), "的", phrase(match.group(1), clause)])
-    if (parts := split(text, "to")) and re.search(r"\b(?:fix|fixes|changes?|updates?|improvements?|tweaks?)$",
-                                                   parts[0], re.I):
-        return join(["对", phrase(parts[1], clause), "的", phrase(parts[0], clause)])  # "minor fixes to X"
+    if (parts := split(text, "to")) and (toward := re.search(
+            r"\b(?:(fix|fixes|changes?|updates?|improvements?|tweaks?|calls?)|(references?|links?|pointers?))$",
+            parts[0], re.I)):  # "minor fixes to X": 对 X 的 …; "link to X": 指向 X 的链接
+        return join(["对" if toward.group(1) else "指向", phrase(parts[1], clause), "的", phrase(parts[0], clause)])
     if match := re.match(r"^(.+?)\s+based\s+on\s+(.+)$", text, re.I):  # "datatype based on X": 基于 X 的 datatype
         return join(["基于", phrase(match.group(2), clause), "的", phrase(match.group(1), clause)])
     if match := re.match(r"^per\s+(.+)$", text, re.I):

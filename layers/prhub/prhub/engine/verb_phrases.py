@@ -208,6 +208,9 @@ def _nominal(tokens: list[str], kind: str) -> str:
             join(["修复", _phrase(match.group(1)), "不生效的问题"])
     if (said := _undone(text)) is not None:
         return join(["修复", said, "的问题"]) if kind == "fix" else said
+    if (done := re.match(r"^(.+?)\s+(corrected|fixed|updated|removed|added|renamed)$", text, re.I)) and \
+            (found := verb([done.group(2)])):  # "Broken link to AI Policy corrected": 修正指向 AI Policy 的损坏的链接
+        return join([found[1], _phrase(done.group(1))])
     if (match := re.match(r"^(.+?)\s+(?:when|while|if|after|during)\s+(.+)$", text, re.I)) and \
             not unknown_verb(tokens[0]):  # "X deadlock when Y"; not "Invalidate X when Y" (a verb it lacks)
         joint = text[match.end(1):].split()[0].lower()
