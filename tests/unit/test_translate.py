@@ -493,86 +493,135 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     assert translate.title("TST Extend BD-LoRA test suite") == "扩展 BD-LoRA 测试套件"
 
 
-def test_words_the_exports_had_left_english_in_a_chinese_line() -> None:
-    # each line as the three exports had printed it before (the headline dump of 2026-12-07)
-    # trl #6310 read "在 ChatML collator 截断 whole 提示时抛出 clear 错误"
-    assert translate.title("Raise clear error when ChatML collator truncates the whole prompt") == \
-        "在 ChatML collator 截断整个提示时抛出明确的错误"
-    assert translate.title("Clear the cache on exit") == "在退出时清除缓存"  # the verb where it opens the title
-    # verl #3390 "etp 配置故障 change", trl #1229 "修复故障 change"
-    assert translate.title("[`core` / SFTTrainer] Fix breaking change") == "修复破坏性变更"
-    assert translate.title("[rollout, vllm] fix: name change for compilation level") == "编译级别的名称改动"
-    assert translate.title("[CI] feat: only check changed files") == "检查修改的文件"  # the participle as it was
+# Lines the exports printed otherwise before this round (the headline dumps of 2026-12-07: the three shared exports,
+# seven new repositories, polars and pydantic-ai), each with what it had read.
+@pytest.mark.parametrize(("title", "zh"), [
+    # trl #6310 "在 ChatML collator 截断 whole 提示时抛出 clear 错误"; "clear" is the verb where it opens the title
+    ("Raise clear error when ChatML collator truncates the whole prompt",
+     "在 ChatML collator 截断整个提示时抛出明确的错误"),
+    ("Clear the cache on exit", "在退出时清除缓存"),
+    # verl #3390 "etp 配置故障 change", trl #1229 "修复故障 change"; the participle "changed" as it was
+    ("[`core` / SFTTrainer] Fix breaking change", "修复破坏性变更"),
+    ("[rollout, vllm] fix: name change for compilation level", "编译级别的名称改动"),
+    ("[CI] feat: only check changed files", "检查修改的文件"),
     # "back": verl #3750 "将 "clip" mode back 重命名为 "mask" 模式", trl #821 "为 DPO 添加 RMSProp back"
-    assert translate.title('[rollout] refactor: rename "clip" mode back to "mask" mode') == \
-        '将 "clip" 模式改回 "mask" 模式'
-    assert translate.title("Add RMSProp back to DPO") == "为 DPO 恢复 RMSProp"
-    assert translate.title("fix readme and add back citation") == "修复 README 并恢复 citation"
+    ('[rollout] refactor: rename "clip" mode back to "mask" mode', '将 "clip" 模式改回 "mask" 模式'),
+    ("Add RMSProp back to DPO", "为 DPO 恢复 RMSProp"),
+    ("fix readme and add back citation", "修复 README 并恢复 citation"),
+    ("ci: Downgrade the `release-drafter` ci version back to version 6", "将 `release-drafter` 的 ci 版本降级回版本 6"),
     # "in favor of": trl #2386 "在 `PPOTrainer` 中在 `model` 的 favor 中弃用 `policy`"
-    assert translate.title("Deprecate `policy` in favor of `model` in `PPOTrainer`") == \
-        "弃用 `policy`，改用 `PPOTrainer` 中的 `model`"
-    assert translate.title("chore: remove undici in favor of global fetch") == "移除 undici，改用全局 fetch"
-    # a lower-case owner in Chinese, a name as written: verl #7117 "保存基础 model 的代码"
-    assert translate.title("use model's max_position_embeddings for max_model_len") == \
-        "max_model_len 改用模型的 max_position_embeddings"
-    assert translate.title("Accessing each build script's `OUT_DIR`") == "访问每个构建脚本的 `OUT_DIR`"
-    assert translate.title("fix: revert the behavior checking lockfile's VCS status") == \
-        "回滚行为检查 lockfile 的 VCS status"  # a word the glossary keeps English gets no 的 of its own
+    ("Deprecate `policy` in favor of `model` in `PPOTrainer`", "弃用 `policy`，改用 `PPOTrainer` 中的 `model`"),
+    ("chore: remove undici in favor of global fetch", "移除 undici，改用全局 fetch"),
+    # a lower-case owner in Chinese (verl #7117 "保存基础 model 的代码"), a word the glossary keeps English as written,
+    # a code's owner (cargo #15182 "`cargo metadata` 's 输出")
+    ("use model's max_position_embeddings for max_model_len", "max_model_len 改用模型的 max_position_embeddings"),
+    ("Accessing each build script's `OUT_DIR`", "访问每个构建脚本的 `OUT_DIR`"),
+    ("fix: revert the behavior checking lockfile's VCS status", "回滚行为检查 lockfile 的 VCS status"),
+    ("chore(toml): disable `toml`'s default features", "禁用 `toml` 的默认特性"),
     # a quantity before "of": okhttp #9242 "清除 lint 警告的 bunch"
-    assert translate.title("Clear a bunch of lint warnings.") == "清除一批 lint 警告"
-    assert translate.title("the number of workers") == "worker 的数量"
+    ("Clear a bunch of lint warnings.", "清除一批 lint 警告"),
+    ("the number of workers", "worker 的数量"),
+    # a thing a step did not reach (polars #28297, #28341 and trl #1534 had fallen back)
+    ("fix: Fix cross filter not applied with sink and CSE", "修复在 sink 和 CSE 下 cross 过滤未被应用的问题"),
+    ("perf: Do not remove cache if predicates not pushed to all inputs", "不再移除谓词未被推送到所有输入时的缓存"),
+    ("Fixed ref model not used in PPO generation", "修复在 PPO 生成中参考模型未被使用的问题"),
+    # a verb whose object is a sentence; "where possible"; a trailing adverb
+    ("fix: Ensure BinaryView offset+len does not exceed i32::MAX where possible",
+     "尽可能确保 BinaryView offset+len 不超出 i32::MAX"),
+    ("Ensure that te.pytorch exists", "确保 te.pytorch 存在"),
+    ("⚓ [vllm] ensure MASTER_ADDR/MASTER_PORT are set safely", "确保安全地设置 MASTER_ADDR/MASTER_PORT"),
+    # "make X a Y" (polars #28345 had read "让 partition_hive opt 参数")
+    ("feat: Make partition_hive an opt flag", "将 partition_hive 设为 opt 参数"),
+    # a data library's verbs and nouns ("Serve 过期从 object_store DNS 缓存中记录" had led a highlight)
+    ("feat: Serve stale records from object_store DNS cache", "从 object_store DNS 缓存提供过期的记录"),
+    ("perf: Run projection pushdown after predicate pushdown", "在谓词下推后运行投影下推"),
+    ("fix: Incorrect boolean min/max with nulls", "带有空值的错误的布尔值 min/max"),
+    ("feat: Add naive out-of-core spilling to Polars", "为 Polars 添加朴素的核外溢写"),
+    ("fix(python): Close ResourceWarning leaks in database tests", "在数据库测试中关闭 ResourceWarning 泄漏"),
+    ("refactor(rust): Add statistics to spill contexts", "为 spill 上下文添加统计"),  # "spill" is no verb
+    # a condition with its own 在 gets no second one (hono #5110 "在在查询模式中转发 …"); a condition opening the
+    # title and "when needed" (polars #28319 had fallen back, verl #1651 read "在 needed 时")
+    ("fix(method-override): set duplex when forwarding a stream body in query mode",
+     "在查询模式中转发 stream body 时设置 duplex"),
+    ("feat: When displaying IRExprs, only add parentheses when needed for disambiguation",
+     "在显示 IRExprs 时，在消歧需要时新增括号"),
+    ("fix: only load reference policy when needed in DAPO", "在 DAPO 中在需要时加载参考策略"),
+    # "or" joins two nouns as "and" does (verl #4091, polars #27954); "either", "both", "Let's" (hono #3883 "头或
+    # multiValueHeaders 的 either，而非 both", trl #843 "支持 both 旧和新的 …", trl #210 "Let 的支持")
+    ("[megatron] fix: Use tokenizer path or model path in config", "在配置中改用分词器路径或模型路径"),
+    ("feat: Add suggestions in wrong api usage or mismatched column names",
+     "在错误的 api 用法或不匹配列名称中新增建议"),
+    ("fix(adapter/aws-lambda): APIGWProxyResult should contain either of headers or multiValueHeaders, not both",
+     "APIGWProxyResult 应包含头或 multiValueHeaders，而非两者"),
+    ("Support both old and new diffusers import path", "支持旧的和新的 diffusers 导入路径"),
+    ("Let's support naive Pipeline Parallelism", "支持朴素的 Pipeline Parallelism"),
+    # a trailing ", with support for X" (pydantic-ai #6324, its week's most important PR, read "为 OpenAI、Gemini、
+    # Azure 和 xAI 新增带有支持的带有 …")
+    ("Add realtime speech-to-speech support with `Agent.realtime()`, with support for OpenAI, Gemini, Azure, and xAI",
+     "基于 `Agent.realtime()` 新增实时语音到语音支持，支持 OpenAI、Gemini、Azure 和 xAI"),
+    ("[reward] feat: use `load_extern_object` in `get_custom_reward_fn`, supporting pkg path",
+     "在 `get_custom_reward_fn` 中改用 `load_extern_object`，支持 pkg 路径"),
+    # a purpose after a condition is the whole title's (vue #13928 "清除占位并在解决，以启用 GC 后回退 el", verl #5208)
+    ("fix(suspense): clear placeholder and fallback el after resolve to enable GC",
+     "清除占位并在解决后回退 el，以启用 GC"),
+    ("[trtllm] fix: add synchronization before resume kv_cache to prevent oom in non-leader ranks",
+     "在恢复 kv_cache 前新增同步，以防止 non-leader rank 中的 oom"),
+    # a title's code mended (axum #3836 "`MethodRouter` 的 s", trl #1862 "`` `setup_chat_format` ``"); "X pointing at
+    # Y" (pydantic-ai #4227, a breaking highlight of its year, "默认禁止在本地网络下载 `FileUrl` 的 s 点")
+    ("fix(axum): deduplicate methods in the `Allow` header after merging `MethodRouter`s",
+     "在合并 `MethodRouter` 后在 `Allow` 头中去重方法"),
+    ("Import missing ```setup_chat_format```", "导入缺失的 `setup_chat_format`"),
+    ("Warnings pointing to RFC", "指向 RFC 的警告"),
+    ("Disallow downloading `FileUrl`s pointing at the local network by default",
+     "默认禁止下载指向本地网络的 `FileUrl`"),
+    # a described "with" object says which thing (polars #27775, a June highlight, "用矛盾的谓词消除过滤"); a verb that
+    # betters or builds a thing takes "with" as its means
+    ("perf: Eliminate filters with contradictory predicates", "消除带有矛盾的谓词的过滤"),
+    ("Allow HTTP/1.1 Upgrades with empty RequestBody", "允许带有空 RequestBody 的 HTTP/1.1 Upgrades"),
+    ("⛰️ Reduce peak vram consumption with efficient selective log_softmax",
+     "用高效的 selective log_softmax 减少 peak vram 消耗"),
+    ("Refactor the loader with a new cache", "基于新的缓存重构 loader"),
+    # general software words ("Harden against 异步阻塞死锁", "改进其 observability")
+    ("chore: Harden against async blocking deadlocks", "防范异步阻塞死锁"),
+    ("🔭 Fix package discovery configuration in setup.cfg", "修复 setup.cfg 中的包发现配置"),
+    ("Flash Attention capitalization fix", "修复 Flash Attention 大小写"),
+    # a version target (cargo #14975 had fallen back, hono #4571 "更新到 version 0.27.1"), "check for", "on top of"
+    ("upgrade `gix` to the latest release 0.69.", "将 `gix` 升级到 0.69"),
+    ("chore: update esbuild to version 0.27.1", "将 esbuild 更新到 0.27.1"),
+    ("chore(ci): Check for clippy `correctness`", "检查 clippy `correctness`"),
+    ("fix: Check for (shallow) IR node equality on top of hashing in CSPE",
+     "除 CSPE 中的 hashing 外，检查 IR node equality （shallow）"),
+    # a link, reference or call to a thing (trl #4502, #81 had fallen back; cargo #14850 "always link to std"); a
+    # trailing participle (polars #27793 "指向 AI Policy 正确的损坏的链接")
+    ("Fix link to OpenEnv docs", "修复指向 OpenEnv 文档的链接"),
+    ('Remove references to "listify_batch"', '移除指向 "listify_batch" 的参考'),
+    ("Serialize calls to Dns.Callback", "序列化对 Dns.Callback 的调用"),
+    ("fix(build-std): always link to std when testing proc-macros", "在测试 proc-macros 时链接到 std"),
+    ("docs: Broken link to AI Policy corrected", "修正指向 AI Policy 的损坏的链接"),
+    ("Nemotron 3 examples added", "新增 Nemotron 3 样本"),
+])
+def test_lines_new_repositories_and_the_exports_had_printed_otherwise(title: str, zh: str) -> None:
+    assert translate.title(title) == zh
 
 
-def test_shapes_a_data_library_s_titles_fell_back_on() -> None:
-    # pola-rs/polars, read as a new user: 456 of its 1,313 headlines fell back to "修复：改动 N 个文件", its week's
-    # lead among them; each line here had fallen back or read as quoted
-    assert translate.title("fix: Fix cross filter not applied with sink and CSE") == \
-        "修复在 sink 和 CSE 下 cross 过滤未被应用的问题"  # a thing a step did not reach
-    assert translate.title("perf: Do not remove cache if predicates not pushed to all inputs") == \
-        "不再移除谓词未被推送到所有输入时的缓存"
-    assert translate.title("Fixed ref model not used in PPO generation") == "修复在 PPO 生成中参考模型未被使用的问题"
-    # a verb whose object is a sentence; "where possible"
-    assert translate.title("fix: Ensure BinaryView offset+len does not exceed i32::MAX where possible") == \
-        "尽可能确保 BinaryView offset+len 不超出 i32::MAX"
-    assert translate.title("Ensure that te.pytorch exists") == "确保 te.pytorch 存在"
-    # "make X a Y" (had read "让 partition_hive opt 参数"), "X back to V", a trailing adverb
-    assert translate.title("feat: Make partition_hive an opt flag") == "将 partition_hive 设为 opt 参数"
-    assert translate.title("ci: Downgrade the `release-drafter` ci version back to version 6") == \
-        "将 `release-drafter` 的 ci 版本降级回版本 6"
-    assert translate.title("⚓ [vllm] ensure MASTER_ADDR/MASTER_PORT are set safely") == \
-        "确保安全地设置 MASTER_ADDR/MASTER_PORT"
-    # the verbs and nouns of a data library ("Serve 过期从 object_store DNS 缓存中记录" had led a highlight)
-    assert translate.title("feat: Serve stale records from object_store DNS cache") == \
-        "从 object_store DNS 缓存提供过期的记录"
-    assert translate.title("perf: Run projection pushdown after predicate pushdown") == "在谓词下推后运行投影下推"
-    assert translate.title("fix: Incorrect boolean min/max with nulls") == "带有空值的错误的布尔值 min/max"
-    # a condition that says its own 在 gets no second one (hono #5110 "在在查询模式中转发 …")
-    assert translate.title("fix(method-override): set duplex when forwarding a stream body in query mode") == \
-        "在查询模式中转发 stream body 时设置 duplex"
+def test_what_a_line_no_longer_says() -> None:
     # a gerund the glossary does not list as a noun stays out of a noun phrase (trl #2389)
     assert "估计值" not in translate.title("Suppress warning for estimating tokens in trainers")
-    # a condition opening the title, and "when needed" (polars #28319 had fallen back, verl #1651 read "在 needed 时")
-    assert translate.title("feat: When displaying IRExprs, only add parentheses when needed for disambiguation") == \
-        "在显示 IRExprs 时，在消歧需要时新增括号"
-    assert translate.title("fix: only load reference policy when needed in DAPO") == "在 DAPO 中在需要时加载参考策略"
-
-
-def test_or_either_both_and_a_data_library_s_words() -> None:
-    # "or" joins two nouns as "and" does (verl #4091 and polars #27954 had fallen back)
-    assert translate.title("[megatron] fix: Use tokenizer path or model path in config") == \
-        "在配置中改用分词器路径或模型路径"
-    assert translate.title("feat: Add suggestions in wrong api usage or mismatched column names") == \
-        "在错误的 api 用法或不匹配列名称中新增建议"
     assert "OR" in translate.title("fix(jwt): use `Math.floor` instead of bitwise OR for safe timestamp")  # an operator
-    # hono #3883 "头或 multiValueHeaders 的 either，而非 both", trl #843 "支持 both 旧和新的 …", trl #210 "Let 的支持"
-    assert translate.title("fix(adapter/aws-lambda): APIGWProxyResult should contain either of headers or "
-                           "multiValueHeaders, not both") == "APIGWProxyResult 应包含头或 multiValueHeaders，而非两者"
-    assert translate.title("Support both old and new diffusers import path") == "支持旧的和新的 diffusers 导入路径"
-    assert translate.title("Let's support naive Pipeline Parallelism") == "支持朴素的 Pipeline Parallelism"
-    assert translate.title("feat: Add naive out-of-core spilling to Polars") == "为 Polars 添加朴素的核外溢写"
-    assert translate.title("fix(python): Close ResourceWarning leaks in database tests") == \
-        "在数据库测试中关闭 ResourceWarning 泄漏"
-    assert translate.title("refactor(rust): Add statistics to spill contexts") == "为 spill 上下文添加统计"
+    assert "以填充" not in translate.title("😷 Fix SFT masking EOS when equal to PAD")  # PAD is a name, no verb
+    # pydantic-ai #7443 read "修正 … 列表并用 wire-probe 测试固定 them"
+    assert translate.title("Correct the `ModelSettings` `Supported by:` lists and pin them with a wire-probe test") \
+        .endswith("固定它们")
+    # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
+    assert "Windows" in translate.title("Fix CacheTest on Windows")
+
+
+def test_stray_backticks_are_mended() -> None:
+    # pydantic-ai #7412 "… bugs from `#6676```" had read "`#6676` `` 中的"
+    mended = translate.strip
+    assert mended("Fix inherited realtime WebRTC and Azure `for_realtime` bugs from `#6676```") == \
+        "Fix inherited realtime WebRTC and Azure `for_realtime` bugs from `#6676`"
+    assert mended("match the rest of trl/experimental`") == "match the rest of trl/experimental"
 
 
 def test_a_fallback_headline_names_the_code_its_title_quotes() -> None:
@@ -587,19 +636,12 @@ def test_a_fallback_headline_names_the_code_its_title_quotes() -> None:
                              "", "fix", [], 2, 3, 3) == "修复：涉及 max_response_length、overlong_buffer.len"
 
 
-def test_them_is_said_in_chinese() -> None:
-    # pydantic-ai #7443 read "修正 … 列表并用 wire-probe 测试固定 them"
-    assert translate.title("Correct the `ModelSettings` `Supported by:` lists and pin them with a wire-probe test") \
-        .endswith("固定它们")
-
-
-def test_a_trailing_with_support_for_is_its_own_clause() -> None:
-    # pydantic-ai #6324, its week's most important PR, read "为 OpenAI、Gemini、Azure 和 xAI 新增带有支持的带有 …"
-    assert translate.title("Add realtime speech-to-speech support with `Agent.realtime()`, with support for OpenAI, "
-                           "Gemini, Azure, and xAI") == \
-        "基于 `Agent.realtime()` 新增实时语音到语音支持，支持 OpenAI、Gemini、Azure 和 xAI"
-    assert translate.title("[reward] feat: use `load_extern_object` in `get_custom_reward_fn`, supporting pkg path") \
-        == "在 `get_custom_reward_fn` 中改用 `load_extern_object`，支持 pkg 路径"
+def test_a_headline_s_first_clause_ends_outside_a_quote() -> None:
+    # pydantic-ai #4859 led its year's highlights as "新功能：“output validate/process hooks" (an open quote): the
+    # summary quotes the English title, cut at the ";" inside it
+    title = "feat(capabilities)!: output validate/process hooks; scope `prepare_tools` to function tools"
+    summary = "新功能：“output validate/process hooks; scope `prepare_tools` to function tools”，属于破坏性变更。"
+    assert headline.headline(title, summary, "feat", [], 10, 100, 10) == "新功能：涉及 `prepare_tools`"
 
 
 def test_a_revert_says_the_reverted_title_in_chinese_where_it_can() -> None:
@@ -612,80 +654,3 @@ def test_a_revert_says_the_reverted_title_in_chinese_where_it_can() -> None:
         "回滚“新增对 colocate 副本的支持”"
     # a title the glossary cannot carry stays the author's, quoted
     assert gist.doing('Revert "Frobnicate the widgets"', "revert") == "回滚 “Frobnicate the widgets”"
-
-
-def test_a_purpose_after_a_condition_is_the_whole_title_s() -> None:
-    # vue #13928 read "清除占位并在解决，以启用 GC 后回退 el", verl #5208 "在恢复 kv_cache，以防止 … 前新增同步"
-    said = translate.title("fix(suspense): clear placeholder and fallback el after resolve to enable GC")
-    assert said == "清除占位并在解决后回退 el，以启用 GC"
-    assert translate.title("[trtllm] fix: add synchronization before resume kv_cache to prevent oom in non-leader "
-                           "ranks") == "在恢复 kv_cache 前新增同步，以防止 non-leader rank 中的 oom"
-    assert "以填充" not in translate.title("😷 Fix SFT masking EOS when equal to PAD")  # PAD is a name, no verb
-
-
-def test_stray_backticks_and_a_code_s_plural_are_mended() -> None:
-    # pydantic-ai #7412 "… bugs from `#6676```" had read "`#6676` `` 中的"; axum #3836 "`MethodRouter`s" had read
-    # "`MethodRouter` 的 s"; trl #1862 "```setup_chat_format```" had read "`` `setup_chat_format` ``"
-    mended = translate.strip
-    assert mended("Fix inherited realtime WebRTC and Azure `for_realtime` bugs from `#6676```") == \
-        "Fix inherited realtime WebRTC and Azure `for_realtime` bugs from `#6676`"
-    said = translate.title("fix(axum): deduplicate methods in the `Allow` header after merging `MethodRouter`s")
-    assert said == "在合并 `MethodRouter` 后在 `Allow` 头中去重方法"
-    assert translate.title("Import missing ```setup_chat_format```") == "导入缺失的 `setup_chat_format`"
-    assert mended("match the rest of trl/experimental`") == "match the rest of trl/experimental"
-    assert translate.title("Warnings pointing to RFC") == "指向 RFC 的警告"
-
-
-def test_a_headline_s_first_clause_ends_outside_a_quote() -> None:
-    # pydantic-ai #4859 led its year's highlights as "新功能：“output validate/process hooks" (an open quote): the
-    # summary quotes the English title, cut at the ";" inside it
-    title = "feat(capabilities)!: output validate/process hooks; scope `prepare_tools` to function tools"
-    summary = "新功能：“output validate/process hooks; scope `prepare_tools` to function tools”，属于破坏性变更。"
-    assert headline.headline(title, summary, "feat", [], 10, 100, 10) == "新功能：涉及 `prepare_tools`"
-    # pydantic-ai #4227, a breaking highlight of its year, had read "默认禁止在本地网络下载 `FileUrl` 的 s 点"
-    assert translate.title("Disallow downloading `FileUrl`s pointing at the local network by default") == \
-        "默认禁止下载指向本地网络的 `FileUrl`"
-
-
-def test_a_described_with_object_says_which_thing() -> None:
-    # polars #27775, a June highlight, read "用矛盾的谓词消除过滤" ("with" as the means); axum #3453 "用末尾的 chars
-    # 拒绝 JSON bodies"
-    assert translate.title("perf: Eliminate filters with contradictory predicates") == "消除带有矛盾的谓词的过滤"
-    assert translate.title("Allow HTTP/1.1 Upgrades with empty RequestBody") == \
-        "允许带有空 RequestBody 的 HTTP/1.1 Upgrades"
-    # a verb that betters a thing takes "with" as its means, and so does a verb of building
-    assert translate.title("⛰️ Reduce peak vram consumption with efficient selective log_softmax") == \
-        "用高效的 selective log_softmax 减少 peak vram 消耗"
-    assert translate.title("Refactor the loader with a new cache") == "基于新的缓存重构 loader"
-
-
-def test_general_software_words_and_windows_the_system() -> None:
-    # pydantic-ai's and polars' titles had left these English ("Harden against 异步阻塞死锁", "改进其 observability")
-    assert translate.title("chore: Harden against async blocking deadlocks") == "防范异步阻塞死锁"
-    assert translate.title("🔭 Fix package discovery configuration in setup.cfg") == "修复 setup.cfg 中的包发现配置"
-    assert translate.title("Flash Attention capitalization fix") == "修复 Flash Attention 大小写"
-    # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
-    assert "Windows" in translate.title("Fix CacheTest on Windows")
-
-
-def test_a_version_target_a_code_s_owner_and_check_for() -> None:
-    # cargo #14975 "upgrade `gix` to the latest release 0.69." and #14796 had fallen back; hono #4571 read
-    # "将 esbuild 更新到 version 0.27.1"; cargo #15182 "`cargo metadata` 's 输出"
-    assert translate.title("upgrade `gix` to the latest release 0.69.") == "将 `gix` 升级到 0.69"
-    assert translate.title("chore: update esbuild to version 0.27.1") == "将 esbuild 更新到 0.27.1"
-    assert translate.title("chore(toml): disable `toml`'s default features") == "禁用 `toml` 的默认特性"
-    assert translate.title("chore(ci): Check for clippy `correctness`") == "检查 clippy `correctness`"
-    assert translate.title("fix: Check for (shallow) IR node equality on top of hashing in CSPE") == \
-        "除 CSPE 中的 hashing 外，检查 IR node equality （shallow）"
-
-
-def test_links_references_and_calls_to_a_thing_and_a_trailing_participle() -> None:
-    # trl #4502 "Fix link to OpenEnv docs" and trl #81 had fallen back; cargo #14850 "always link to std" too
-    assert translate.title("Fix link to OpenEnv docs") == "修复指向 OpenEnv 文档的链接"
-    assert translate.title("Remove references to \"listify_batch\"") == "移除指向 \"listify_batch\" 的参考"
-    assert translate.title("Serialize calls to Dns.Callback") == "序列化对 Dns.Callback 的调用"
-    assert translate.title("fix(build-std): always link to std when testing proc-macros") == \
-        "在测试 proc-macros 时链接到 std"
-    # polars #27793 read "指向 AI Policy 正确的损坏的链接"; trl #5272 had fallen back
-    assert translate.title("docs: Broken link to AI Policy corrected") == "修正指向 AI Policy 的损坏的链接"
-    assert translate.title("Nemotron 3 examples added") == "新增 Nemotron 3 样本"
