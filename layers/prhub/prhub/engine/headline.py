@@ -155,7 +155,7 @@ def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> s
     if not said or said == title:
         said = doing
     # the first clause ends outside quotes and code: "新功能：“a; b”" is one (its quote is what english_prose reads)
-    masked = re.sub(r"“[^”]*”|`[^`]*`", lambda m: "x" * len(m.group(0)), said)
+    masked = re.sub(r"“[^”]*”", lambda m: "x" * len(m.group(0)), blank_code(said, "x", "x"))
     first = said[:end.start()] if (end := CLAUSE_END.search(masked)) else said
     if first.startswith(doing):  # the engine's line: its action, then facts
         first = doing

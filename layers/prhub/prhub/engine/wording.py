@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from prhub.core.period import kind_of
+from prhub.engine.lexicon import CJK
 
 PHRASES: dict[str, dict[str, str]] = {
     "en": {
@@ -173,14 +174,15 @@ PERIOD_WORDS = {
 SEPARATORS = {"en": {"list": "; ", "comma": ", "}, "zh": {"list": "；", "comma": "、"}}
 
 
+# A space between two Chinese characters, which lexicon.join never writes: a value meeting its phrase leaves none
+# ("回滚 {what}" with 此前的改动 had read "回滚 此前的改动").
+CJK_GAP = re.compile(rf"(?<={CJK.pattern}) (?={CJK.pattern})")
+
+
 def say(language: str, key: str, **values: Any) -> str:
-    """The sentence `key` in `language` (en for anything else), with `values` filled in; in Chinese no space is left
-    between two Chinese characters a value meets ("回滚 {what}" with 此前的改动 had read "回滚 此前的改动")."""
+    """The sentence `key` in `language` (en for anything else), with `values` filled in (in Chinese, see CJK_GAP)."""
     said = PHRASES.get(language, PHRASES["en"])[key].format(**values)
     return CJK_GAP.sub("", said) if language == "zh" else said
-
-
-CJK_GAP = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
 
 
 @cache
