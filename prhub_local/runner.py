@@ -398,6 +398,7 @@ class Runner:
         self.pages = 0  # PR pages handled so far (built, or found current)
         self.scored_shown = -1  # the PRs scored the display shows
         self.pages_shown = 0  # the PR pages handled the display shows
+        self.report_shown = False  # whether the display said the report stage
         # What renders PagesFunction's pages (render_pool): handed in through its Deps; None, in turn as a Lambda.
         self.render_pages: Callable[[Any], Iterator[dict[str, bytes]]] | None = None
         # What writes the site: on the embedded moto, its S3 backend straight (EmbeddedBucket); None, through S3.
@@ -596,9 +597,13 @@ class Runner:
             self.scored_shown = scored
         if self.running("ReportFunction"):
             self.display.update("rendering and publishing the report")
+            self.report_shown = True
             return
         if not reported or self.running("ScoreFunction"):
             return  # still scoring: shown above
+        if not self.report_shown:  # a report quicker than a look (a rerun's cached week) is said all the same
+            self.display.update("rendering and publishing the report")
+            self.report_shown = True
         with self._lock:
             done = self.pages
         busy = self.running("PagesFunction") or not self.queue_empty("PagesQueue", sqs)

@@ -115,3 +115,24 @@ def test_a_stage_that_ends_gets_a_line_with_its_last_count_and_how_long_it_took(
     assert texts[-3] == "building PR pages: 34 done, 2 s"
     assert texts[-2:] == ["telling the channels", "telling the channels, 2 s"]
     assert not [t for t in texts if t.endswith(", 0 s")]
+
+
+def test_a_report_quicker_than_the_runners_look_is_still_said() -> None:
+    # the e2e rerun of a cached week failed now and then: its report started and ended between two of the
+    # runner's looks (LOOK_EVERY apart), so no "rendering and publishing the report" line was ever written
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from prhub.cloud.runs import Progress
+
+    from prhub_local.runner import Runner
+
+    lines: list[str] = []
+    runner = Runner(Path("."), SimpleNamespace(queues={}), None, Display(lines.append), workers=1)  # type: ignore
+    runner.queued = lambda logical, sqs: 0  # type: ignore[method-assign]
+    done = [Progress(done=32, failed=0, expected=32, revision=1)]
+    runner._show(done, reported=True, sqs=None)  # no function is running: the report came and went
+    assert any(line.startswith("rendering and publishing the report") for line in lines)
+    said = len(lines)
+    runner._show(done, reported=True, sqs=None)
+    assert not any(line.startswith("rendering") for line in lines[said:])  # once
