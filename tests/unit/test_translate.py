@@ -599,6 +599,24 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("fix(build-std): always link to std when testing proc-macros", "在测试 proc-macros 时链接到 std"),
     ("docs: Broken link to AI Policy corrected", "修正指向 AI Policy 的损坏的链接"),
     ("Nemotron 3 examples added", "新增 Nemotron 3 样本"),
+    # everyday words of a web build tool (vite) and an RL framework (slime) that had fallen back ("修复：改动 N 个文件")
+    ("fix: escape ids with multiple null bytes", "转义带有多个空字节的 ID"),
+    ("fix: unwatch deleted root directory on Windows", "在 Windows 上取消监听删除的根目录"),
+    ("fix(hmr): trigger prune event when last import is removed (#20781)", "在移除最后的导入时触发 prune 事件"),
+    ("fix(ssr): throw friendly error when calling `ssrLoadModule` with non-runnable ssr env",
+     "在用 non-runnable ssr 环境调用 `ssrLoadModule` 时抛出友好的错误"),
+    ("docs: fix grammar in Vite 5.1 blog post", "修复 Vite 5.1 博客文章中的语法"),
+    ("test: mock vite.dev to avoid flaky failure", "模拟 vite.dev，以避免不稳定的失败"),
+    ("fix: avoid circular dependency between body.ts and request.ts", "在 body.ts 和 request.ts 之间避免循环依赖"),
+    ("fix: display absolute path in the `missing in PATH` warning", "在 `missing in PATH` 警告中显示绝对路径"),
+    ("Do not mutate headers when initialising tableprinter", "不再在初始化 tableprinter 时修改头"),
+    # an -ing word after "and" qualifies a noun unless an -ing verb came before it (slime #2250, its week's second
+    # PR, read "新增 lightweight rollout 钩子并采样控制"; verl #3012 "支持自定义模型初始化并 FSDP 的合并")
+    ("Add lightweight rollout hooks and sampling controls", "新增轻量的 rollout 钩子和采样控制"),
+    ("[fsdp, trainer, ckpt] feat: support custom model init and merging for FSDP",
+     "为 FSDP 支持自定义模型初始化和合并"),
+    ("[ci, trtllm] test: speed up trtllm CI by using smaller models and reducing test parameters",
+     "通过使用更小的模型加速 trtllm CI 并减少测试参数"),
 ])
 def test_lines_new_repositories_and_the_exports_had_printed_otherwise(title: str, zh: str) -> None:
     assert translate.title(title) == zh
@@ -612,6 +630,23 @@ def test_what_a_line_no_longer_says() -> None:
     # pydantic-ai #7443 read "修正 … 列表并用 wire-probe 测试固定 them"
     assert translate.title("Correct the `ModelSettings` `Supported by:` lists and pin them with a wire-probe test") \
         .endswith("固定它们")
+    # a capitalised name is no attribute (verl #1514 "将绝对 Zero 加入", peft #2577 "循环 Convolution Adaptation"), and
+    # "what we mean" is English (cargo #15957 read "澄清 what we 均值")
+    assert "Absolute Zero" in translate.title("Add Absolute Zero to awesome work list")
+    assert "Circular Convolution" in translate.title("FEAT Add C3A (Circular Convolution Adaptation)")
+    said = headline.headline("docs(index): Clarify what we mean by omitting features", "", "docs", [], 1, 9, 9)
+    assert "均值" not in said, said
+    # a hyphenated package is a name, not English around a thin Chinese frame (slime #2251, its week's most important
+    # PR, had read "新功能：改动 119 个文件，多为删除"; cargo's cargo-semver-checks bumps "改动：涉及 v0.40.0")
+    for english, zh in (("Internalize mbridge and remove megatron-bridge", "内置 mbridge 并移除 megatron-bridge"),
+                        ("chore(deps): update cargo-semver-checks to v0.40.0", "将 cargo-semver-checks 更新到 v0.40.0"),
+                        ("chore: upgrade markdown-it-image-size", "升级 markdown-it-image-size")):
+        assert translate.title(english) == zh and translate.leftover(zh) == 0
+    # ... but a prefixed verb, a hyphenated adjective and "need" are English (cargo #16570, trl #2044, verl #6498)
+    for english in ("Re-downgrade curl-sys", "make cuda-only tests device-agnostic",
+                    "fix: Make Expr.hash on Categorical mapping-independent",
+                    "[ci] chore: triton-ascend==3.2.1 need install path in docker"):
+        assert translate.leftover(translate.title(english)) > 0, english
     # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
     assert "Windows" in translate.title("Fix CacheTest on Windows")
 
@@ -634,6 +669,10 @@ def test_a_fallback_headline_names_the_code_its_title_quotes() -> None:
         "修复：改动 44 个文件，增删相当"
     assert headline.headline("fix doc: penalty starts when it exceeds `max_response_length - overlong_buffer.len`",
                              "", "fix", [], 2, 3, 3) == "修复：涉及 max_response_length、overlong_buffer.len"
+    # a span over 40 characters pairs its own ticks (pydantic-ai #5681 read "涉及 `so request omits`、`, and`")
+    assert headline.headline("Fix `GoogleModelSettings.google_cached_content` so request omits `system_instruction`, "
+                             "`tools`, and `tool_config`", "", "fix", [], 2, 30, 3) == \
+        "修复：涉及 `GoogleModelSettings.google_cached_content`"
 
 
 def test_a_headline_s_first_clause_ends_outside_a_quote() -> None:

@@ -194,10 +194,15 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
 def _named(text: str) -> list[str]:
     """At most two names a title gives: its code in backticks first, kept as code (polars "… for `select(len())`"),
     then its identifiers."""
-    short = r"`([^`\n]{1,40})`"  # a longer span is an expression: its identifiers name it
-    code = [c.strip().strip("'\"") for c in re.findall(short, text)]
+    span = re.compile(r"`([^`\n]+)`")  # paired first: a long span must not pair its closing tick with the next
+
+    def short(code: str) -> bool:  # a longer span is an expression: its identifiers name it
+        return len(code) <= 40 or len(code) <= 60 and not re.search(r"\s", code)
+
+    code = [c.strip().strip("'\"") for c in span.findall(text) if short(c)]
     code = [f"`{c}`" for c in code if re.search(r"[A-Za-z]{2}", c)]  # not "%", ".1" or "<p>"
-    return list(dict.fromkeys(code + IDENTIFIER.findall(re.sub(short, " ", text))))[:2]
+    rest = span.sub(lambda m: " " if short(m.group(1)) else m.group(1), text)
+    return list(dict.fromkeys(code + IDENTIFIER.findall(rest)))[:2]
 
 
 def says_size(line: str) -> bool:

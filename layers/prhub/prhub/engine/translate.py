@@ -110,10 +110,17 @@ def _container_images(text: str) -> bool:
                                for m in found)
 
 
+def _same_form(before: list[str], then: str) -> bool:
+    """Whether a word after "and" can be a verb joined to one before it: in "Add hooks and sampling controls"
+    "sampling" qualifies a noun; "by using X and reducing Y" joins two -ing verbs."""
+    return not then.lower().endswith("ing") or any(w.lower().endswith("ing") and verb([w]) for w in before)
+
+
 def _coordinated(text: str, kind: str) -> str:
     tokens = TOKEN.findall(text)
     for i, token in enumerate(tokens):
-        if token.lower() in ("and", "&") and 0 < i < len(tokens) - 2 and verb(tokens[i + 1:]) and verb(tokens):
+        if token.lower() in ("and", "&") and 0 < i < len(tokens) - 2 and verb(tokens[i + 1:]) and verb(tokens) \
+                and _same_form(tokens[:i], tokens[i + 1]):
             return join([clause(" ".join(tokens[:i]), kind), "并", _coordinated(" ".join(tokens[i + 1:]), kind)])
         if token == "," and 0 < i < len(tokens) - 2 and verb(tokens) and (after := verb(tokens[i + 1:])) and \
                 after[0] not in glossary()["nouns"] and tokens[i + 1].lower() != "and":
@@ -130,9 +137,36 @@ def leftover(line: str) -> int:
     words = re.findall(r"(?<![\w`'/.-])[A-Za-z][a-z'-]*(?![\w`/.-])", re.sub(r"`[^`]*`|“[^”]*”", "", line))
     nouns = glossary()["nouns"]
     left = sum(1 for w in words if w.lower() in GRAMMAR or w.islower() and w.endswith(("s", "ed", "ing"))
-               and w not in nouns and verb([w]) is not None and w[:-1] not in nouns)  # "replaces", "enabled"
-    plain = sum(len(w) for w in words if w.islower())
+               and w not in nouns and verb([w]) is not None and w[:-1] not in nouns  # "replaces", "enabled"
+               or _prefixed_verb(w))
+    plain = sum(len(w) for w in words if w.islower() and not _package(w))
     return left + (1 if len(CJK.findall(line)) * 4 < plain else 0)  # a thin Chinese frame around English
+
+
+# A hyphenated word opening with one of these is English made of English ("re-structure", "non-local").
+PREFIXES = {"re", "auto", "un", "non", "pre", "post", "mid", "multi", "self", "cross", "semi", "anti", "co", "sub",
+            "over", "under", "in", "out", "de", "dis", "inter", "intra", "per", "single", "first", "well", "as"}
+
+
+ADJECTIVE_ENDINGS = ("ive", "ent", "ant", "al", "ic", "able", "ible", "less", "ous", "ful", "ly", "ed", "ing")
+
+
+def _package(word: str) -> bool:
+    """Whether a hyphenated lower-case word is a name (a package, tool or feature: "cargo-semver-checks",
+    "megatron-bridge"), not English of two known words ("mapping-independent") or a prefix ("re-structure")."""
+    parts = word.split("-")
+    if len(parts) < 2 or not all(parts) or parts[0] in PREFIXES or parts[-1].endswith(ADJECTIVE_ENDINGS):
+        return False  # "model-agnostic", "case-insensitive", "null-terminated" are English
+    known = {**glossary()["verbs"], **glossary()["nouns"], **glossary()["attributes"]}
+    return any(p not in known and p.rstrip("s") not in known and p not in GRAMMAR for p in parts)
+
+
+def _prefixed_verb(word: str) -> bool:
+    """A verb under a prefix ("Re-downgrade", "auto-update", "un-deprecate") left in English; a participle
+    ("non-existing", "pre-tokenized") qualifies a noun."""
+    head, _, rest = word.lower().partition("-")
+    return head in ("re", "auto", "un", "de", "pre", "post", "self") and rest.isalpha() \
+        and not rest.endswith(("ed", "ing")) and verb([rest]) is not None
 
 
 def sentence(text: str, limit: int = 14) -> str:
