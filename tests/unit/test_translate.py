@@ -610,6 +610,8 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("fix: avoid circular dependency between body.ts and request.ts", "在 body.ts 和 request.ts 之间避免循环依赖"),
     ("fix: display absolute path in the `missing in PATH` warning", "在 `missing in PATH` 警告中显示绝对路径"),
     ("Do not mutate headers when initialising tableprinter", "不再在初始化 tableprinter 时修改头"),
+    ("fix(build): map CSS chunks in chunk import maps (fix #22946)", "在分块导入映射中映射 CSS 分块（修复 #22946）"),
+    ("Disk-level delta weight sync", "磁盘级增量权重同步"),
     # an -ing word after "and" qualifies a noun unless an -ing verb came before it (slime #2250, its week's second
     # PR, read "新增 lightweight rollout 钩子并采样控制"; verl #3012 "支持自定义模型初始化并 FSDP 的合并")
     ("Add lightweight rollout hooks and sampling controls", "新增轻量的 rollout 钩子和采样控制"),
