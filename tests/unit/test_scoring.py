@@ -64,6 +64,9 @@ def test_modules_fall_back_to_labels_then_path_map_then_scope_then_folder():
     ("Don't use libc::LOCK_* on Solaris", None, "fix"),
     ("⛰️ Reduce peak vram consumption with a selective log_softmax", None, "perf"),
     ("🔂 Use vLLM prefix caching for speedup", None, "perf"),
+    # slime titles a fix "bugfix" (8 of its PRs had read as refactor or feat), trl "Hotfix CI: …"
+    ("bugfix", [change("slime/backends/a.py", 3, 9)], "fix"),
+    ("Hotfix CI: Mark tests as xfail", [change("tests/test_a.py")], "fix"),
 ])
 def test_type_from_prefix_verbs_and_paths(title, files, expected):
     assert score_pull(make_pr(title, files), CONFIG).type == expected

@@ -677,6 +677,15 @@ def test_a_fallback_headline_names_the_code_its_title_quotes() -> None:
         "修复：涉及 `GoogleModelSettings.google_cached_content`"
 
 
+def test_a_headline_that_is_a_bare_verb_falls_back_to_what_the_diff_did() -> None:
+    # slime's July named #2183 "cleanup" as "清理" among its key PRs; trl #116 "fix" read "修复"
+    assert headline.headline("cleanup", "", "refactor", [], 9, 10, 200) == "重构：改动 9 个文件，多为删除"
+    assert headline.headline("fix", "", "fix", [], 1, 5, 5) == "修复：改动 1 个文件，增删相当"
+    # "bugfix on X" fixes X (slime #1420 had read "修复修复对 UpdateWeightFromDistributed 的处理")
+    assert headline.headline("bugfix on UpdateWeightFromDistributed", "", "fix", [], 1, 5, 5) == \
+        "修复 UpdateWeightFromDistributed 的问题"
+
+
 def test_a_headline_s_first_clause_ends_outside_a_quote() -> None:
     # pydantic-ai #4859 led its year's highlights as "新功能：“output validate/process hooks" (an open quote): the
     # summary quotes the English title, cut at the ";" inside it

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from functools import cache
 
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
-from prhub.engine.lexicon import blank_code, verb
+from prhub.engine.lexicon import blank_code, glossary, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, say, type_word
@@ -180,7 +181,7 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
         text = translate.strip(title) or title.strip()
         return clip(capitalised(text), HEADLINE + 30)
     action = _action_zh(title, summary, kind, modules)
-    if action and not english_prose(action):
+    if action and not english_prose(action) and action not in _bare_verbs():  # "cleanup": 清理 of what?
         return clip(action, HEADLINE)
     what = type_word("zh", kind) if kind in ("feat", "fix", "perf", "refactor", "docs", "test", "revert") else "改动"
     if names := _named(translate.strip(title)):
@@ -189,6 +190,13 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
                     HEADLINE)
     where = _where(changed_files, additions, deletions)
     return where if what == "改动" else f"{what}：{where}"  # not "改动：改动 1 个文件"
+
+
+@cache
+def _bare_verbs() -> frozenset[str]:
+    """The Chinese of every verb the glossary knows: a headline that is one of them alone ("清理", "修复") names
+    nothing the PR did it to."""
+    return frozenset(glossary()["verbs"].values())
 
 
 def _named(text: str) -> list[str]:

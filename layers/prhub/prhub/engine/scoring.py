@@ -92,7 +92,7 @@ TYPES = PR_TYPES
 TYPE_ALIASES = {**conventions.TYPE_WORDS, "misc": "chore"}
 VERB_TYPES = (
     ("revert", re.compile(r"^(revert|reverts|reverting)\b", re.I)),
-    ("fix", re.compile(r"^(fix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|handle\w*|patch\w*|"
+    ("fix", re.compile(r"^(fix\w*|bug\s*fix\w*|hotfix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|handle\w*|patch\w*|"
                        r"don'?t|do not|never|stop|ensure\w*|restore\w*|guard\w*|properly|"
                        r"make\s+(?:\S+\s+){1,4}(?:work\w*|resilient|robust|consistent\w*))\b", re.I)),
     ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster|reduc\w*\s+(?:\S+\s+){0,2}"

@@ -203,6 +203,8 @@ def _subject_verb(tokens: list[str]) -> str | None:
 def _nominal(tokens: list[str], kind: str) -> str:
     """A title without a verb: "X fix" -> "修复 X", "X not take effect" -> "修复 X 不生效的问题"."""
     text = " ".join(tokens)
+    if match := re.match(r"^(?:bug\s*fix|hot\s*fix)(?:es)?\s+(?:on|for|in|of|to)\s+(.+)$", text, re.I):
+        return join(["修复", _phrase(match.group(1)), "的问题"])  # "bugfix on X", not "修复修复对 X 的处理"
     if match := re.match(r"^(.+?)\s+(?:does\s+not|doesn't|not|never)\s+(?:take|takes|taking)\s+effect$", text, re.I):
         return join([_phrase(match.group(1)), "不生效"]) if kind != "fix" else \
             join(["修复", _phrase(match.group(1)), "不生效的问题"])
