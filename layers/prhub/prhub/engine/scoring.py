@@ -92,8 +92,8 @@ TYPES = PR_TYPES
 TYPE_ALIASES = {**conventions.TYPE_WORDS, "misc": "chore"}
 VERB_TYPES = (
     ("revert", re.compile(r"^(revert|reverts|reverting)\b", re.I)),
-    ("fix", re.compile(r"^(fix\w*|bug\s*fix\w*|hotfix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|handle\w*|patch\w*|"
-                       r"don'?t|do not|never|stop|ensure\w*|restore\w*|guard\w*|properly|"
+    ("fix", re.compile(r"^(fix\w*|bug\s*fix\w*|hotfix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|"
+                       r"handle\w*|patch\w*|don'?t|do not|never|stop|ensure\w*|restore\w*|guard\w*|properly|"
                        r"make\s+(?:\S+\s+){1,4}(?:work\w*|resilient|robust|consistent\w*))\b", re.I)),
     ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster|reduc\w*\s+(?:\S+\s+){0,2}"
                         r"(?:memory|vram|latency|time|overhead|peak|allocations?))\b", re.I)),
