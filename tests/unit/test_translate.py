@@ -704,3 +704,14 @@ def test_a_revert_says_the_reverted_title_in_chinese_where_it_can() -> None:
         "回滚“新增对 colocate 副本的支持”"
     # a title the glossary cannot carry stays the author's, quoted
     assert gist.doing('Revert "Frobnicate the widgets"', "revert") == "回滚 “Frobnicate the widgets”"
+
+
+def test_a_clipped_line_closes_its_quote_and_leaves_no_code_open() -> None:
+    from prhub.engine.wording import clip
+
+    # vite's July appendix titled a related group "“don't crash stack-trace source mapping when…：", its quote open
+    said = clip("“don't crash stack-trace source mapping when globalThis.Buffer is absent”", 45)
+    assert said == "“don't crash stack-trace source mapping when…”", said
+    # trl #2510's headline had ended inside code ("重命名为 `…"), which opens code to the end of the page
+    said = clip("将 collator `PreferenceCollator` 重命名为 `DataCollatorForPreference`", 40)
+    assert said == "将 collator `PreferenceCollator` 重命名为…", said

@@ -241,11 +241,16 @@ def _in_name(c: str) -> bool:
 
 def clip(text: str, limit: int) -> str:
     """`text` in at most `limit` characters, cut where a word ends (a Latin word, a code name or a number is never
-    cut in two; Chinese may end at any character), with "…" when cut."""
+    cut in two; Chinese may end at any character), with "…" when cut; a quote cut inside is closed after it and
+    a code span is never left open."""
     if len(text) <= limit:
         return text
     head = text[:limit - 1]
     if _in_name(text[limit - 1]) and _in_name(head[-1:]):
         cut = max(head.rfind(" "), max((i for i, c in enumerate(head) if not c.isascii()), default=-1))
         head = head[:cut + 1] if cut > 0 else head
-    return head.rstrip(" ,，、;；:：(（") + "…"
+    head = head.rstrip(" ,，、;；:：(（")
+    if head.count("`") % 2:  # never an open code span: cut before it
+        head = head[:head.rfind("`")].rstrip(" ,，、;；:：(（")
+    closes = "".join(close for opens, close in (("“", "”"), ("「", "」")) if head.count(opens) > head.count(close))
+    return head + "…" + closes  # a quote cut inside still ends: “don't crash when…”
