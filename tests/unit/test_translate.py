@@ -407,7 +407,7 @@ def test_a_title_verb_left_in_english_marks_the_line_as_english(line: str, prose
 
 def test_a_name_keeps_its_number_and_a_pinned_version_is_said_once() -> None:
     # trl #5453 "CI Gemma 4 support" read "Gemma 4 个支持"; peft #3377 "Pin kernels version" read "固定 kernel 版本版本"
-    assert translate.title("Gemma 4 support") == "Gemma 4 支持"
+    assert translate.title("Gemma 4 support") == "支持 Gemma 4"
     assert translate.title("Add 2 tests for the sampler") == "为采样器新增 2 个测试"
     assert translate.title("Pin kernels version") == "固定 kernel 版本"
     assert translate.title("Pin torch") == "固定 torch 版本"
@@ -612,6 +612,13 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("Do not mutate headers when initialising tableprinter", "不再在初始化 tableprinter 时修改头"),
     ("fix(build): map CSS chunks in chunk import maps (fix #22946)", "在分块导入映射中映射 CSS 分块（修复 #22946）"),
     ("Disk-level delta weight sync", "磁盘级增量权重同步"),
+    # slime's week of 05-25: "Patch X for Y" (had read "修复增量同步的 Patch sglang"), "backward compatibility"
+    # (反向兼容性), "X support" says what it supports (trl #5942 "Nemotron 3 Ultra 支持"), a participle after "to"
+    # is no purpose (polars #27851 would read "升级，以打过补丁的版本")
+    ("Patch sglang 0.5.12.post1 for delta sync", "对增量同步修补 sglang 0.5.12.post1"),
+    ("Add backward compatibility to delta weight updation", "为增量权重更新添加向后兼容性"),
+    ("Nemotron 3 Ultra support", "支持 Nemotron 3 Ultra"),
+    ("docs: Bump to patched version", "升级到打过补丁的版本"),
     # an -ing word after "and" qualifies a noun unless an -ing verb came before it (slime #2250, its week's second
     # PR, read "新增 lightweight rollout 钩子并采样控制"; verl #3012 "支持自定义模型初始化并 FSDP 的合并")
     ("Add lightweight rollout hooks and sampling controls", "新增轻量的 rollout 钩子和采样控制"),
@@ -675,6 +682,16 @@ def test_a_fallback_headline_names_the_code_its_title_quotes() -> None:
     assert headline.headline("Fix `GoogleModelSettings.google_cached_content` so request omits `system_instruction`, "
                              "`tools`, and `tool_config`", "", "fix", [], 2, 30, 3) == \
         "修复：涉及 `GoogleModelSettings.google_cached_content`"
+
+
+def test_a_title_named_like_a_branch_says_its_type_and_then_what_it_does() -> None:
+    # slime #1929, its week's seventh PR, read "Feat/minimax m2.5 支持"; verl #1212 "Feat/memory 优化的损失"
+    assert headline.headline("Feat/minimax m2.5 support", "", "feat", [], 3, 90, 5) == "支持 minimax m2.5"
+    assert headline.headline("Feat/memory optimized loss", "", "feat", [], 3, 90, 5) == "内存优化的损失"
+    from prhub.engine.scoring import parse_title
+
+    assert parse_title("Fix/qwen3 5 mtp bridge")[:2] == ("qwen3 5 mtp bridge", "fix")
+    assert parse_title("fix/foo.py")[1] is None  # a path is not a branch's name
 
 
 def test_a_headline_that_is_a_bare_verb_falls_back_to_what_the_diff_did() -> None:

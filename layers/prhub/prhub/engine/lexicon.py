@@ -25,7 +25,8 @@ GRAMMAR = {"to", "with", "for", "in", "on", "of", "from", "by", "via", "using", 
            "their", "the", "a", "an", "and", "or", "but", "all", "only", "also", "now", "then", "there", "because",
            "due", "where", "while", "does", "do", "don't", "doesn't", "no", "more", "less", "some", "any", "new",
            "over", "at", "per", "through", "under", "within", "vs", "upon", "about", "onto", "out", "up", "off",
-           "down", "what", "how", "why", "we", "our", "you", "your", "another", "need", "needs", "must", "cannot"}
+           "down", "what", "how", "why", "we", "our", "you", "your", "another", "need", "needs", "must", "cannot",
+           "inside"}
 
 # Words that only qualify a fix ("minor fixes", "Quick fix"): a title of them and "fix" names nothing it fixes.
 QUALIFIERS = r"small|minor|tiny|quick|various|misc|some|several|final|temporary|another|more|robust|proper|" \

@@ -221,8 +221,8 @@ def _nominal(tokens: list[str], kind: str) -> str:
         return join(["修复", said]) if kind == "fix" else said
     if (parts := split(text, "to")) and all(verbatim(p, False) and " " not in p for p in parts):
         return join([parts[0], "改为", parts[1]])  # "`max_seq_length` to `max_length`": a rename
-    if kind != "fix" and (match := re.match(r"^(.+?)\s+support\s+for\s+(.+)$", text, re.I)):
-        return join(["为", _phrase(match.group(2)), "支持", _phrase(match.group(1))])  # "PP/VPP support for X"
+    if kind != "fix" and (said := _supported(text)):
+        return said
     if kind != "fix" and (parts := split(text, "for")) and (match := MEANS.match(parts[0])):
         return join(["为", _phrase(parts[1]), "提供基于", _phrase(match.group(2)), "的", _phrase(match.group(1))])
     if kind == "fix" and (parts := split(text, "on")):  # "[trainer] fix: f on image and video"
@@ -231,6 +231,17 @@ def _nominal(tokens: list[str], kind: str) -> str:
         said = _phrase(text)
         return said if said.endswith("修复") else join(["修复", said])  # "minor fixes to X": no 修复 twice
     return _phrase(text)
+
+
+def _supported(text: str) -> str:
+    """"PP/VPP support for X" -> "为 X 支持 PP/VPP"; "minimax m2.5 support" -> "支持 minimax m2.5" (not a list's
+    last item's support, nor "X with LoRA support"); '' otherwise."""
+    if match := re.match(r"^(.+?)\s+support\s+for\s+(.+)$", text, re.I):
+        return join(["为", _phrase(match.group(2)), "支持", _phrase(match.group(1))])
+    if (match := re.match(r"^(.+?)\s+support$", text, re.I)) and \
+            not re.search(r",|\b(?:and|with|for|in|on|to|of|from|by)\b", match.group(1), re.I):
+        return join(["支持", _phrase(match.group(1))])
+    return ""
 
 
 UNDONE = re.compile(r"^(.+?)\s+(?:(?:is|are)\s+)?not\s+([a-z]+ed)\b\s*(?:(when|if|after|with|in|on|to)\s+(.+))?$",
@@ -337,7 +348,8 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         return zh
     if key == "release" and re.match(r"^(?:version\s+)?v?\d+(?:\.\d+)+\S*$", rest, re.I):  # a version is 发布d,
         return join(["发布", re.sub(r"^version\s+", "", rest, flags=re.I)])  # memory is 释放d
-    if (match := re.match(r"^to\s+(.+)$", rest, re.I)) and verb(TOKEN.findall(match.group(1))):
+    if (match := re.match(r"^to\s+(.+)$", rest, re.I)) and (aim := verb(words := TOKEN.findall(match.group(1)))) \
+            and aim[0].split()[0] == words[0].lower():  # "bump to patched version": a participle is no purpose
         if key in INFINITIVE:  # "try to fix X", "make sure to keep X": 尝试修复 X
             return join([zh, _doing(match.group(1))])
         return join([zh, "，以", _doing(match.group(1))])  # "refactor to use X": 重构，以使用 X
