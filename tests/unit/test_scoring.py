@@ -38,6 +38,18 @@ def test_modules_fall_back_to_labels_then_path_map_then_scope_then_folder():
     assert score_pull(make_pr("fix something", []), CONFIG).modules == ["misc"]
 
 
+def test_a_type_tag_with_a_scope_names_the_scope_as_the_module():
+    # ms-swift's "[Bugfix (rlhf)] skip model reload …" had been the module "bugfix (rlhf)" in its week's highlights,
+    # and verl's "[feat, SFT]" the modules sft and feat
+    from prhub.engine import conventions
+    from prhub.engine.scoring import modules_from_title
+
+    assert modules_from_title("[Bugfix (rlhf)] skip model reload during colocate vLLM init") == ["rlhf"]
+    assert modules_from_title("[feat, SFT] Support LigerKernel for SFT") == ["sft"]
+    assert modules_from_title("[1/N][rollout, trainer] x") == ["rollout", "trainer"]
+    assert conventions.words("[Bugfix (rlhf)] skip model reload")[0] == "bugfix"  # the tag's type word is read
+
+
 # -- type ----------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("title", "files", "expected"), [

@@ -129,7 +129,7 @@ def _parts(title: str) -> tuple[str, list[str], str | None]:
     tagged: list[str] = []
     if tags := _TAGS.match(rest):
         for tag in re.findall(r"\[([^\]]*)\]", tags.group(1)):
-            tagged += [w.strip().lower() for w in re.split(r"[,，/]", tag) if w.strip()]
+            tagged += [w.strip().lower() for w in re.split(r"[,，/()]", tag) if w.strip()]  # "[Bugfix (rlhf)]"
         rest = rest[tags.end():]
     prefix = _PREFIX.match(rest)
     return mark, tagged, prefix.group(1).strip().lower() if prefix else bare_type_word(rest)[0] or None

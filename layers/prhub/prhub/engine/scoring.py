@@ -123,16 +123,20 @@ def modules_from_title(title: str) -> list[str]:
     return modules_of(tags)
 
 
+# A title tag's part that names no module: a series' [1/N], a state, a type word.
+NOT_MODULE = re.compile(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc|bug ?fix|hot ?fix|bug|fix|feat|feature)\s*",
+                        re.IGNORECASE)
+
+
 def modules_of(tags: list[str]) -> list[str]:
     """Module names in title tags; `[1/N]`, `[WIP]` and the like are not modules."""
     mods: list[str] = []
     for tag in tags:
-        if re.fullmatch(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc|bug ?fix|hot ?fix|bug|fix|feat|feature)\s*", tag,
-                        re.IGNORECASE):
+        if NOT_MODULE.fullmatch(tag):
             continue
-        for part in re.split(r"[,，/]", tag):
+        for part in re.split(r"[,，/()]", tag):  # "[Bugfix (rlhf)]": a type and its module
             name = part.strip().lower()
-            if name and name != "breaking" and name not in mods:
+            if name and name != "breaking" and name not in mods and not NOT_MODULE.fullmatch(name):
                 mods.append(name)
     return mods
 
