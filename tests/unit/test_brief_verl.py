@@ -102,6 +102,8 @@ def test_a_key_change_says_something_of_its_lead() -> None:
 def test_the_brief_names_each_breaking_prs_migration_by_what_it_removes() -> None:
     text = next(h["text"] for h in week("05-04")["highlights"] if "#6300" in h["text"])
     assert "迁移：#6300 删除公共模块 mcp_base_tool.py" in text  # the file by its name: the appendix has its path
+    # and what its users do about it, as the en report's "migrate before upgrading" (it had ended at the file name)
+    assert "mcp_search_tool.py，升级前需修改受影响的用法。" in text, text
 
 
 def test_the_key_pr_table_is_in_chinese_with_at_most_two_points() -> None:

@@ -155,8 +155,11 @@ def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
     reason = short(said, 80)
     if zh:  # the author's own marker says only that it breaks: the migration is the PR's to describe
         whose = f" #{p['number']} 的" if numbered else "其"
-        return (f"迁移：{'#' + str(p['number']) + ' ' if numbered else ''}{unbracket(reason)}。" if reason else
-                f"迁移：作者标注为破坏性变更，升级前请按{whose}说明修改用法。")
+        if not reason:
+            return f"迁移：作者标注为破坏性变更，升级前请按{whose}说明修改用法。"
+        told = f"{'#' + str(p['number']) + ' ' if numbered else ''}{unbracket(reason)}"
+        # what it removes or changes is not yet a step: say what users do about it, as the en line does
+        return f"迁移：{told}。" if step else f"迁移：{told.rstrip('…')}，升级前需修改受影响的用法。"
     if step:  # what users do, said as such ("Migration: use `actor_wg` where `trainer` was used.")
         which = f" (#{p['number']})" if numbered else ""
         return f" Migration{which}: {reason.rstrip('.')}{'' if reason.endswith('…') else '.'}"
