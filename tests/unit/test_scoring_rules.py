@@ -180,7 +180,7 @@ def test_importance_says_which_rules_fired_and_the_cap_that_bound_it():
 
 def test_every_rule_says_why_in_both_languages():
     facts = {"what": "x", "lines": 1, "word": "w", "ref": "1", "label": "l", "tags": "t", "why": "y", "n": 3,
-             "kind": "k"}
+             "kind": "k", "id": "CVE-2026-1"}
     for rule in (*rules.RULES, *rules.CAPS):
         if rule.phrase is not None:
             for lang in ("en", "zh"):
@@ -303,3 +303,18 @@ def test_a_default_the_repository_calls_its_build_or_tests_breaks_no_user():
     # the same words in a PR the repository does not call tooling still change what users get
     assert score_pull(make_pr("Set the default `dev` profile to `line-tables-only`", manifest, number=784),
                       CONFIG).breaking
+
+
+def test_a_fix_that_closes_a_security_advisory_is_a_key_fix_and_a_dependency_bump_for_one_is_not():
+    # caddy's "forward_auth: `copy_headers` does not strip client-supplied identity headers (Fixes GHSA-7r4p-vjf4-
+    # gxv4)" read as a feature of 5.3; cargo #17031 "Fix CVE-2026-5222 and CVE-2026-5223" scored 4.8
+    own = score_pull(make_pr("forward_auth: `copy_headers` does not strip client-supplied identity headers "
+                             "(Fixes GHSA-7r4p-vjf4-gxv4)", [change("modules/caddyhttp/auth.go", 20, 4)]), CONFIG)
+    assert own.type == "fix" and own.key, (own.type, own.importance)
+    assert any("GHSA-7R4P-VJF4-GXV4" in r for r in own.reasons), own.reasons
+    plain = score_pull(make_pr("fix(forward_auth): `copy_headers` strips client-supplied identity headers",
+                               [change("modules/caddyhttp/auth.go", 20, 4)]), CONFIG)
+    assert plain.type == "fix" and own.importance >= plain.importance + 2.0, (own.importance, plain.importance)
+    bump = score_pull(make_pr("Bump `transformers` floor to >=5.5.0 for CVE-2026-5241",
+                              [change("pyproject.toml", 1, 1), change("pkg/compat.py", 2, 2)]), CONFIG)
+    assert bump.type == "chore" and not any("CVE" in r for r in bump.reasons), bump.reasons

@@ -49,6 +49,10 @@ CRASH = re.compile(r"\b(crash\w*|ooms?|out of memory|segfault\w*|broken|error\w*
 NUMERICS = re.compile(r"\b(loss\w*|grad\w*|advantages?|rewards?|log_?probs?|logprobs?|entropy|kl|weights?|"
                       r"normali[sz]\w*|masks?|position\w*|rope|routing|router|experts?|metrics?|flops|tflops|"
                       r"sampling|tokeni[sz]\w*|chat_template|padding)\b", re.IGNORECASE)
+# A dependency bump's title: one that closes an advisory is the bump it is.
+BUMP_TITLE = re.compile(r"^(bump\w*|upgrad\w*|updat\w*|pin\w*)\b", re.IGNORECASE)
+# A security advisory's id: a CVE, or GitHub's GHSA-xxxx-xxxx-xxxx.
+ADVISORY = re.compile(r"\bCVE-\d{4}-\d{4,}\b|\bGHSA(?:-[0-9a-z]{4}){3}\b", re.IGNORECASE)
 # Titles of feats that polish what exists rather than add to it.
 NOT_NEW = re.compile(r"^(polish\w*|refin\w*|improv\w*|tid\w*|clean\w*|updat\w*|bump\w*|upgrad\w*|renam\w*|mov\w*|"
                      r"minor|unif\w*|simplif\w*|deprecat\w*)\b", re.IGNORECASE)
@@ -223,6 +227,13 @@ def _reported_issue(f: Facts) -> Hit:
     return {"ref": found.group(1)} if found else None
 
 
+def _security_fix(f: Facts) -> Hit:
+    """A fix of the repository's own code that names the advisory it closes (a CVE or GitHub's GHSA id): users
+    upgrade for it. A dependency bump that closes one is capped as the bump it is (cap_dependency)."""
+    found = ADVISORY.search(f.title) if f.code_lines and not BUMP_TITLE.match(f.title) else None
+    return {"id": found.group(0).upper()} if found else None
+
+
 def _new_capability(f: Facts) -> Hit:
     return {} if f.kind in ("feat", "perf") and not REMOVAL.match(f.title) and not NOT_NEW.match(f.title) else None
 
@@ -354,6 +365,7 @@ RULES: tuple[Rule, ...] = (
     Rule("subsystem_removed", _subsystem_removed, 2.5,
          Phrase("removes a whole subsystem ({what}, −{lines} lines)", "移除整个子系统（{what}，−{lines} 行）")),
     # A fix is judged by the worst it repairs; outside the library code a third of it (said FIX_OUTSIDE).
+    Rule("security_fix", _security_fix, 2.0, Phrase("fixes security advisory {id}", "修复安全公告 {id}")),
     Rule("fix_silent", _words_hit(SILENT, "title", FIX_KINDS), _core_third(2.5),
          Phrase("fixes a result silently changed ({word})", "修复悄然改变结果的问题（{word}）"), "fix"),
     Rule("fix_stuck", _words_hit(STUCK, "title", FIX_KINDS), _core_third(2.0),

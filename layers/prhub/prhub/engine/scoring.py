@@ -76,7 +76,9 @@ from prhub.engine.wording import joined, say
 # engine-16: a default changed by a PR the repository calls its build or tests (`build:`, `ci:`, `test:`) breaks
 # nobody; polars' `depr:` is a type word (refactor), not a module; a distribution's folder holding the package
 # (pydantic_ai_slim/pydantic_ai/) is no module; a docs site's builder settings (mkdocs.yml, book.toml) are tooling.
-REVISION = 16
+# engine-17: a title naming a CVE or GHSA advisory that the PR's own code closes is a security fix (type fix, 2
+# points); "bugfix"/"Hotfix" titles are fixes; a type tag's scope ("[Bugfix (rlhf)]") is the module.
+REVISION = 17
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -172,6 +174,8 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
     if declared:
         return declared
     verb = next((t for t, pattern in VERB_TYPES if pattern.match(description)), None)
+    if verb is None and rules.ADVISORY.search(description):
+        return "fix"  # "`copy_headers` does not strip identity headers (Fixes GHSA-…)" closes an advisory
     if verb == "chore" and rules.PERF_WORDS.search(description) and not re.search(r"\d", description):
         return "perf"  # "Use vLLM prefix caching for speedup": a speed-up, not a bump
     if verb in ("revert", "fix", "perf", "feat"):
