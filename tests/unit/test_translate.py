@@ -612,6 +612,11 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("Do not mutate headers when initialising tableprinter", "不再在初始化 tableprinter 时修改头"),
     ("fix(build): map CSS chunks in chunk import maps (fix #22946)", "在分块导入映射中映射 CSS 分块（修复 #22946）"),
     ("Disk-level delta weight sync", "磁盘级增量权重同步"),
+    # "fix X being Yed (in Z)" (caddy #7533 read "修复 health 检查中的 `health_port` 的 being 被忽略")
+    ("reverseproxy: Fix `health_port` being ignored in health checks",
+     "修复在 health 检查中 `health_port` 被忽略的问题"),
+    ("intercept: fix replace_status being silently dropped", "修复 replace_status 被静默丢弃的问题"),
+    ("Fix fmt-c.h not being installed with fmt-c library", "修复在 fmt-c 库下 fmt-c.h 未被安装的问题"),
     # slime's week of 05-25: "Patch X for Y" (had read "修复增量同步的 Patch sglang"), "backward compatibility"
     # (反向兼容性), "X support" says what it supports (trl #5942 "Nemotron 3 Ultra 支持"), a participle after "to"
     # is no purpose (polars #27851 would read "升级，以打过补丁的版本")

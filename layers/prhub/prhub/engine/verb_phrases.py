@@ -250,6 +250,29 @@ UNDONE_AT = {"when": ("在", "时"), "if": ("在", "时"), "after": ("在", "后
              "on": ("在", "上")}
 
 
+# "X being ignored in Y", "X was being silently dropped", "X not being installed with Y": a thing a step wrongly did
+BEING = re.compile(r"^(.+?)\s+(?:(?:is|are|was|were)\s+)?(not\s+)?being\s+(?:(\w+ly)\s+)?([a-z]+(?:ed|en|wn))\b\s*"
+                   r"(?:(when|if|after|with|in|on|by)\s+(.+))?$", re.I)
+
+
+def _suffered(text: str) -> str | None:
+    """"X being ignored in health checks" -> "在 health 检查中 X 被忽略"; None when `text` is not one."""
+    if not (match := BEING.match(text)) or not (found := verb([match.group(4)])) or \
+            verb(TOKEN.findall(match.group(1))) or not _subject(match.group(1)) or \
+            match.group(3) and match.group(3).lower() not in ADVERB_ZH:
+        return None
+    how = ADVERB_ZH.get((match.group(3) or "").lower(), "")
+    done = join(["未被" if match.group(2) else "被", how, found[1]])
+    joint, where = (match.group(5) or "").lower(), match.group(6)
+    if joint == "by":  # "X being overwritten by Y": X 被 Y 覆盖
+        return join([_phrase(match.group(1)), "被", _phrase(where), how, found[1]]) if not match.group(2) else None
+    said = join([_phrase(match.group(1)), done])
+    if not joint:
+        return said
+    before, after = UNDONE_AT[joint]
+    return join([before, _gerund(where) if joint in ("when", "if", "after") else _phrase(where), after, said])
+
+
 def _undone(text: str) -> str | None:
     """"X not applied with Y" -> "在 Y 下 X 未被应用": a thing a step did not reach; None when `text` is not one."""
     if not (match := UNDONE.match(text)) or not (found := verb([match.group(2)])) or \
@@ -358,8 +381,8 @@ def _shaped(key: str, zh: str, rest: str) -> str:
     if (how := re.match(r"^([^,:;]+?)\s+(\w+ly)$", rest)) and how.group(2).lower() in ADVERB_ZH \
             and not split(how.group(1), "and"):  # "set X safely"; in "X and do Y conditionally" it is Y's
         return join([ADVERB_ZH[how.group(2).lower()], _shaped(key, zh, how.group(1))])
-    if key in ("fix", "hotfix", "resolve") and (said := _undone(rest)) is not None:  # "fix X not applied with Y"
-        return join([zh, said, "的问题"])
+    if key in ("fix", "hotfix", "resolve") and (said := _undone(rest) or _suffered(rest)) is not None:
+        return join([zh, said, "的问题"])  # "fix X not applied with Y", "fix X being ignored in Y"
     for shape in (_contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
         if (said := shape(key, zh, rest)) is not None:
             return said
