@@ -202,6 +202,9 @@ def test_every_rule_says_why_in_both_languages():
     # a folder of one folder per subsystem: gh's pkg/cmd/<command>/ read "cmd 模块" for nearly every PR
     ("pkg/cmd/repo/license/list.go", "cli", "repo"), ("internal/config/config.go", "cli", "config"),
     ("cmd/gh/main.go", "cli", "gh"), ("pkg/cmd/factory.go", "cli", "cmd"),
+    # caddy's modules/<subsystem>/: its quarter had a "modules 模块" of 9 PRs
+    ("modules/caddyhttp/reverseproxy/healthchecks.go", "caddy", "caddyhttp"),
+    ("modules/standard/imports.go", "caddy", "standard"),
     # a JVM project's source sets and packages: okhttp's every PR read "commonJvmAndroid 模块", a Java project's "main"
     ("okhttp/src/commonJvmAndroid/kotlin/okhttp3/internal/dns/DnsCache.kt", "okhttp", "dns"),
     ("okhttp-dnsoverhttps/src/main/kotlin/okhttp3/dnsoverhttps/DnsOverHttps.kt", "okhttp", "okhttp-dnsoverhttps"),

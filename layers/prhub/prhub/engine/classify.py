@@ -17,7 +17,7 @@ CONTAINERS = {"src", "lib", "libs", "crates", "packages", "pkg", "python", "sour
 # Folders that hold one folder per subsystem: Go's cmd/<command>/ and internal/<package>/, a CLI's commands/<name>/,
 # plugins/<name>/ (gh's pkg/cmd/repo/, pkg/cmd/pr/: "cmd" was the module of nearly every PR). A file right in one is
 # the folder's own.
-NESTED_CONTAINERS = {"cmd", "internal", "commands", "plugins", "extensions"}
+NESTED_CONTAINERS = {"cmd", "internal", "commands", "plugins", "extensions", "modules"}
 
 
 def _norm(name: str) -> str:
