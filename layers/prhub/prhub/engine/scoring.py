@@ -83,6 +83,7 @@ REVISION = 17
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
 CONVENTIONAL = re.compile(r"^\(?([A-Za-z]+)\)?(?:\(([^)]*)\))?(!)?\s*[:：]\s*(.*)$", re.DOTALL)
+# A title written as a branch's name: "Feat/minimax m2.5 support", "Fix/qwen3 5 mtp bridge".
 BRANCH_TYPE = re.compile(r"^(feat|feature|fix|bugfix|hotfix)/(?=[A-Za-z][\w.-]*\s)", re.IGNORECASE)
 REVERT_TITLE = re.compile(r"^\s*revert\s*[:：]?\s*[\"“'](.+?)[\"”']?\s*$", re.IGNORECASE | re.DOTALL)
 REVERT_REF = re.compile(r"\b(?:this\s+)?reverts?\s+(?:pr\s+|of\s+)?(?:[\w.-]+/[\w.-]+)?#(\d+)|\brevert\w*\s+(?:of\s+)?"

@@ -146,8 +146,7 @@ def leftover(line: str) -> int:
 # A hyphenated word opening with one of these is English made of English ("re-structure", "non-local").
 PREFIXES = {"re", "auto", "un", "non", "pre", "post", "mid", "multi", "self", "cross", "semi", "anti", "co", "sub",
             "over", "under", "in", "out", "de", "dis", "inter", "intra", "per", "single", "first", "well", "as"}
-
-
+# A hyphenated word ending in one of these is an English adjective ("model-agnostic"), not a package's name.
 ADJECTIVE_ENDINGS = ("ive", "ent", "ant", "al", "ic", "able", "ible", "less", "ous", "ful", "ly", "ed", "ing")
 
 
