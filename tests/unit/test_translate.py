@@ -737,3 +737,12 @@ def test_a_clipped_line_closes_its_quote_and_leaves_no_code_open() -> None:
     # trl #2510's headline had ended inside code ("重命名为 `…"), which opens code to the end of the page
     said = clip("将 collator `PreferenceCollator` 重命名为 `DataCollatorForPreference`", 40)
     assert said == "将 collator `PreferenceCollator` 重命名为…", said
+
+
+def test_an_en_headline_of_one_bare_word_says_what_the_diff_did() -> None:
+    # slime's "bugfix" and "cleanup", trl's "fix": the en key-PR table had listed "Bugfix", "Cleanup", "Fix"
+    said = headline.headline("cleanup", "", "refactor", [], 9, 10, 200, lang="en")
+    assert said == "Cleanup: 9 files, +10/−200 lines" and headline.says_size(said)
+    assert headline.headline("fix: typo", "", "fix", [], 1, 1, 1, lang="en") == "Typo: 1 file, +1/−1 lines"
+    assert headline.says_size("Typo: 1 file, +1/−1 lines")
+    assert headline.headline("🎞️ GSPO", "", "feat", [], 4, 300, 2, lang="en") == "GSPO"  # a name names the change

@@ -179,6 +179,9 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
                 f"Merge of the {name} branch: {changed_files} files, +{additions}/−{deletions} lines")
     if lang != "zh":
         text = translate.strip(title) or title.strip()
+        if re.fullmatch(r"[A-Za-z][a-z-]*", text):  # "cleanup", "fix", "bugfix": of what? (not a name: "GSPO")
+            files = "1 file" if changed_files == 1 else f"{changed_files} files"
+            return f"{capitalised(text)}: {files}, +{additions}/−{deletions} lines"
         return clip(capitalised(text), HEADLINE + 30)
     action = _action_zh(title, summary, kind, modules)
     if action and not english_prose(action) and action not in _bare_verbs():  # "cleanup": 清理 of what?
@@ -216,7 +219,7 @@ def _named(text: str) -> list[str]:
 def says_size(line: str) -> bool:
     """Whether a headline gives the diff's size already (the engine's "改动 3 个文件", a branch's "41 files, +…"), so
     the key points need not."""
-    return "个文件" in line or re.search(r"\d files, \+", line) is not None
+    return "个文件" in line or re.search(r"\d files?, \+", line) is not None
 
 
 def _came_with(kinds: Collection[str], zh: bool) -> str:
