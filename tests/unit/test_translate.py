@@ -697,6 +697,7 @@ def test_a_title_named_like_a_branch_says_its_type_and_then_what_it_does() -> No
 
     assert parse_title("Fix/qwen3 5 mtp bridge")[:2] == ("qwen3 5 mtp bridge", "fix")
     assert parse_title("fix/foo.py")[1] is None  # a path is not a branch's name
+    assert headline.headline("Feat/minimax m2.5 support", "", "feat", [], 3, 90, 5, lang="en") == "Minimax m2.5 support"
 
 
 def test_a_headline_that_is_a_bare_verb_falls_back_to_what_the_diff_did() -> None:

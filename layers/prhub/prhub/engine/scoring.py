@@ -83,8 +83,6 @@ REVISION = 17
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
 CONVENTIONAL = re.compile(r"^\(?([A-Za-z]+)\)?(?:\(([^)]*)\))?(!)?\s*[:：]\s*(.*)$", re.DOTALL)
-# A title written as a branch's name: "Feat/minimax m2.5 support", "Fix/qwen3 5 mtp bridge".
-BRANCH_TYPE = re.compile(r"^(feat|feature|fix|bugfix|hotfix)/(?=[A-Za-z][\w.-]*\s)", re.IGNORECASE)
 REVERT_TITLE = re.compile(r"^\s*revert\s*[:：]?\s*[\"“'](.+?)[\"”']?\s*$", re.IGNORECASE | re.DOTALL)
 REVERT_REF = re.compile(r"\b(?:this\s+)?reverts?\s+(?:pr\s+|of\s+)?(?:[\w.-]+/[\w.-]+)?#(\d+)|\brevert\w*\s+(?:of\s+)?"
                         r"(?:https://github\.com/[\w.-]+/[\w.-]+/pull/)(\d+)", re.IGNORECASE)
@@ -151,7 +149,7 @@ def parse_title(title: str) -> tuple[str, str | None, str | None, bool]:
     bare, end = conventions.bare_type_word(rest)
     if bare:  # "FIX Resolve ...": the type in capitals, without a colon
         return rest[end:].strip(), conventions.TYPE_WORDS[bare], None, False
-    if slashed := BRANCH_TYPE.match(rest):  # "Feat/minimax m2.5 support": a branch's name as the title
+    if slashed := conventions.BRANCH_TYPE.match(rest):  # "Feat/minimax m2.5 support": a branch's name as the title
         return rest[slashed.end():].strip(), conventions.TYPE_WORDS[slashed.group(1).lower()], None, False
     conv = CONVENTIONAL.match(rest)
     if conv:

@@ -49,11 +49,11 @@ def _compound(found: re.Match[str]) -> str:
 
 
 def strip(title: str) -> str:
-    """A title without its tags, conventional prefix (or a type word in capitals: "FIX Resolve ..."), leading symbols,
-    (#N) suffix and stray backticks."""
+    """A title without its tags, conventional prefix (or a type word in capitals: "FIX Resolve ...", or a branch's:
+    "Feat/…"), leading symbols, (#N) suffix and stray backticks."""
     text = SUFFIX.sub("", title).strip()
     for _ in range(3):
-        text = SYMBOLS.sub("", TAGS.sub("", CONVENTIONAL.sub("", text))).strip()
+        text = SYMBOLS.sub("", TAGS.sub("", CONVENTIONAL.sub("", conventions.BRANCH_TYPE.sub("", text)))).strip()
         text = text[conventions.bare_type_word(text)[1]:]
     return _code_mended(text.rstrip(".").strip())
 
