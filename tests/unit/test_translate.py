@@ -747,3 +747,12 @@ def test_an_en_headline_of_one_bare_word_says_what_the_diff_did() -> None:
     assert headline.headline("fix: typo", "", "fix", [], 1, 1, 1, lang="en") == "Typo: 1 file, +1/−1 lines"
     assert headline.says_size("Typo: 1 file, +1/−1 lines")
     assert headline.headline("🎞️ GSPO", "", "feat", [], 4, 300, 2, lang="en") == "GSPO"  # a name names the change
+
+
+def test_a_headline_that_is_only_a_name_says_its_type_and_a_release_says_so() -> None:
+    # ms-swift's week of 08-10 had a highlight that read "#9914 qwen3.8."; trl's "Release: v1.9" read "v1.9"
+    assert headline.headline("[model] qwen3.8", "", "feat", ["model"], 3, 90, 5) == "新功能：qwen3.8"
+    assert headline.headline("Release: v1.9", "", "chore", [], 2, 2, 2) == "发布 v1.9"
+    assert headline.headline("Python Polars 1.43.0", "", "refactor", [], 2, 2, 2) == "发布 Python Polars 1.43.0"
+    # "keep X optional" keeps it so (ms-swift #9886 read "保留 MiMo 依赖可选")
+    assert translate.title("fix(template): keep MiMo dependencies optional") == "保持 MiMo 依赖可选"

@@ -18,7 +18,7 @@ from functools import cache
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
-from prhub.engine.lexicon import blank_code, glossary, verb
+from prhub.engine.lexicon import CJK, blank_code, glossary, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, say, type_word
@@ -184,9 +184,11 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
             return f"{capitalised(text)}: {files}, +{additions}/−{deletions} lines"
         return clip(capitalised(text), HEADLINE + 30)
     action = _action_zh(title, summary, kind, modules)
-    if action and not english_prose(action) and action not in _bare_verbs():  # "cleanup": 清理 of what?
-        return clip(action, HEADLINE)
     what = type_word("zh", kind) if kind in ("feat", "fix", "perf", "refactor", "docs", "test", "revert") else "改动"
+    if action and not english_prose(action) and action not in _bare_verbs():  # "cleanup": 清理 of what?
+        if re.fullmatch(r"(?:[A-Z][\w.-]*\s+){0,3}v?\d+(?:\.\d+)+\S*", action):
+            return f"发布 {action}"  # "Release: v1.9", "Python Polars 1.43.0": a release
+        return clip(action if CJK.search(action) else f"{what}：{action}", HEADLINE)  # "[model] qwen3.8": a name
     if names := _named(translate.strip(title)):
         line = f"{what}：涉及 {names[0]}"
         return clip(line if len(names) < 2 or len(line) + len(names[1]) >= HEADLINE else f"{line}、{names[1]}",

@@ -599,6 +599,9 @@ def _paired(key: str, zh: str, rest: str) -> str | None:
     """make X Y, give X a Y, remove X from Y, replace X with Y, align X with Y, prevent X from appearing in Y."""
     if key == "make":
         return _make(rest)
+    if key == "keep" and len(tokens := TOKEN.findall(rest)) > 1 and \
+            (state := glossary()["attributes"].get(tokens[-1].lower())):  # "keep X optional": 保持 X 可选
+        return join(["保持", _phrase(" ".join(tokens[:-1])), state.removesuffix("的")])
     if key == "give" and (said := _given(zh, rest)) is not None:
         return said
     if key in ("remove", "drop", "exclude", "delete", "rip") and (parts := split(rest, "from")):
