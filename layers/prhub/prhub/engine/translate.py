@@ -13,6 +13,7 @@ prhub.engine.verb_phrases.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from prhub.engine import conventions, noun_phrases
 from prhub.engine.lexicon import CJK, GLOSSARY, GRAMMAR, TOKEN, blank_code, glossary, join, module, verb, verbatim
@@ -156,8 +157,14 @@ def _package(word: str) -> bool:
     parts = word.split("-")
     if len(parts) < 2 or not all(parts) or parts[0] in PREFIXES or parts[-1].endswith(ADJECTIVE_ENDINGS):
         return False  # "model-agnostic", "case-insensitive", "null-terminated" are English
-    known = {**glossary()["verbs"], **glossary()["nouns"], **glossary()["attributes"]}
+    known = _english()
     return any(p not in known and p.rstrip("s") not in known and p not in GRAMMAR for p in parts)
+
+
+@cache
+def _english() -> frozenset[str]:
+    """Every English word and phrase the glossary translates."""
+    return frozenset(word for part in glossary().values() for word in part)
 
 
 def _prefixed_verb(word: str) -> bool:
