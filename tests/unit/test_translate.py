@@ -612,6 +612,7 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("Do not mutate headers when initialising tableprinter", "不再在初始化 tableprinter 时修改头"),
     ("fix(build): map CSS chunks in chunk import maps (fix #22946)", "在分块导入映射中映射 CSS 分块（修复 #22946）"),
     ("Disk-level delta weight sync", "磁盘级增量权重同步"),
+    ("feat: integrate with Vite Task for zero-config build caching", "对零配置构建缓存集成 Vite Task"),
     # "fix X being Yed (in Z)" (caddy #7533 read "修复 health 检查中的 `health_port` 的 being 被忽略")
     ("reverseproxy: Fix `health_port` being ignored in health checks",
      "修复在 health 检查中 `health_port` 被忽略的问题"),
