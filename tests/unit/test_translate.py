@@ -613,6 +613,14 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("fix(build): map CSS chunks in chunk import maps (fix #22946)", "在分块导入映射中映射 CSS 分块（修复 #22946）"),
     ("Disk-level delta weight sync", "磁盘级增量权重同步"),
     ("feat: integrate with Vite Task for zero-config build caching", "对零配置构建缓存集成 Vite Task"),
+    # "make X do Y" (cargo #15496 had fallen back; vite #23184 read "让 … chunkImportMap work"), a trailing
+    # "consistently" (vite #22874 "改用 … 的 consistently"), embeddings, cancellation, drain, yield
+    ("Make cargo script ignore workspaces", "让 cargo 脚本忽略 workspace"),
+    ("fix(build): make client chunkImportMap work with `sharedPlugins: true`",
+     "让客户端 chunkImportMap 兼容 `sharedPlugins: true`"),
+    ("refactor(legacy): use `babel-plugin-polyfill-*` consistently", "一致地改用 `babel-plugin-polyfill-*`"),
+    ("Drain spawned tasks during agent cancellation", "在智能体取消期间排空派生的任务"),
+    ("Support Google embedding models", "支持 Google 嵌入模型"),
     # "fix X being Yed (in Z)" (caddy #7533 read "修复 health 检查中的 `health_port` 的 being 被忽略")
     ("reverseproxy: Fix `health_port` being ignored in health checks",
      "修复在 health 检查中 `health_port` 被忽略的问题"),
@@ -662,6 +670,9 @@ def test_what_a_line_no_longer_says() -> None:
                     "fix: Make Expr.hash on Categorical mapping-independent",
                     "[ci] chore: triton-ascend==3.2.1 need install path in docker"):
         assert translate.leftover(translate.title(english)) > 0, english
+    # "make tests pass" is no 传递 (peft #3226), nor "make the assert …" a verb (verl #5735)
+    assert "传递" not in translate.title("TST Make GPU tests pass on devices with lots of VRAM")
+    assert translate.leftover(translate.title("make the assert user-friendly for `get_tensordict`")) > 0
     # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
     assert "Windows" in translate.title("Fix CacheTest on Windows")
 

@@ -45,7 +45,7 @@ ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", 
 ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按条件", "gracefully": "优雅地",
              "safely": "安全地", "manually": "手动", "explicitly": "显式", "temporarily": "临时", "temporary": "临时",
              "lazily": "延迟", "optionally": "可选地", "asynchronously": "异步", "silently": "静默",
-             "uniformly": "统一"}
+             "uniformly": "统一", "consistently": "一致地"}
 # How a verb phrase is done, said last in English and before the verb in Chinese ("按顺序报告所有错误").
 MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
              "at once": "一次性", "on demand": "按需", "in the background": "在后台", "where possible": "尽可能",
@@ -799,4 +799,18 @@ def _make(rest: str) -> str:
                 if tail.lower().startswith("in "):
                     subject = f"{subject} in {tail[3:]}"
                 return join(["让", _phrase(subject), "变为", said.removesuffix("的")])
-    return join(["让", _phrase(rest)])
+    return _made_to(tokens) or join(["让", _phrase(rest)])
+
+
+def _made_to(tokens: list[str]) -> str:
+    """"make UI tests handle hyperlinks" -> "让 UI 测试处理超链接" (a subject of at most three words, then a verb);
+    '' for "make tests pass" (succeed, not 传递), "make the assert …" or "make X directly use Y"."""
+    nouns = glossary()["nouns"]
+    for i in range(1, min(4, len(tokens) - 1)):
+        lead = [t.lower() for t in tokens[:i]]
+        if tokens[i].islower() and tokens[i] not in nouns and tokens[i].rstrip("s") not in nouns and \
+                (found := verb(tokens[i:])) and found[0] != "pass" and not verb(tokens[:i]) \
+                and not any(t.endswith("ly") for t in lead) and not set(lead) <= {"the", "a", "an", "this"}:
+            return join(["让", _phrase(" ".join(tokens[:i])), _shaped(found[0], found[1],
+                                                                     " ".join(tokens[i + found[2]:]))])
+    return ""
