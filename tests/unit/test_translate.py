@@ -673,6 +673,11 @@ def test_what_a_line_no_longer_says() -> None:
     # "make tests pass" is no 传递 (peft #3226), nor "make the assert …" a verb (verl #5735)
     assert "传递" not in translate.title("TST Make GPU tests pass on devices with lots of VRAM")
     assert translate.leftover(translate.title("make the assert user-friendly for `get_tensordict`")) > 0
+    # a term the glossary keeps in English ("trainer", "changelog") is no English around a thin frame (verl #5909,
+    # cargo #15119 had fallen back to "修复：改动 6 个文件，增删相当")
+    for english, zh in (("[trainer,perf] fix: enable profiler for SFT trainer", "为 SFT trainer 启用 profiler"),
+                        ("Move the changelog to the cargo book", "将 changelog 移到 cargo book")):
+        assert headline.headline(english, "", "fix", [], 6, 10, 10) == zh
     # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
     assert "Windows" in translate.title("Fix CacheTest on Windows")
 

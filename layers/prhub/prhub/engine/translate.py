@@ -140,7 +140,7 @@ def leftover(line: str) -> int:
     left = sum(1 for w in words if w.lower() in GRAMMAR or w.islower() and w.endswith(("s", "ed", "ing"))
                and w not in nouns and verb([w]) is not None and w[:-1] not in nouns  # "replaces", "enabled"
                or _prefixed_verb(w))
-    plain = sum(len(w) for w in words if w.islower() and not _package(w))
+    plain = sum(len(w) for w in words if w.islower() and not _package(w) and nouns.get(w) != w)  # kept terms
     return left + (1 if len(CJK.findall(line)) * 4 < plain else 0)  # a thin Chinese frame around English
 
 
