@@ -678,6 +678,8 @@ def test_what_a_line_no_longer_says() -> None:
     for english, zh in (("[trainer,perf] fix: enable profiler for SFT trainer", "为 SFT trainer 启用 profiler"),
                         ("Move the changelog to the cargo book", "将 changelog 移到 cargo book")):
         assert headline.headline(english, "", "fix", [], 6, 10, 10) == zh
+    # "and above", "below 3.14" are English (verl #3072 read "以支持 hf transformer==4.54.0 和 above")
+    assert translate.leftover(translate.title("[fsdp] fix: patch fsdp2 to support hf transformer==4.54.0 and above"))
     # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
     assert "Windows" in translate.title("Fix CacheTest on Windows")
 

@@ -26,7 +26,7 @@ GRAMMAR = {"to", "with", "for", "in", "on", "of", "from", "by", "via", "using", 
            "due", "where", "while", "does", "do", "don't", "doesn't", "no", "more", "less", "some", "any", "new",
            "over", "at", "per", "through", "under", "within", "vs", "upon", "about", "onto", "out", "up", "off",
            "down", "what", "how", "why", "we", "our", "you", "your", "another", "need", "needs", "must", "cannot",
-           "inside", "behind"}
+           "inside", "behind", "above", "below"}
 
 # Words that only qualify a fix ("minor fixes", "Quick fix"): a title of them and "fix" names nothing it fixes.
 QUALIFIERS = r"small|minor|tiny|quick|various|misc|some|several|final|temporary|another|more|robust|proper|" \
