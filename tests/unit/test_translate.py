@@ -766,6 +766,8 @@ def test_an_en_headline_of_one_bare_word_says_what_the_diff_did() -> None:
     assert headline.headline("fix: typo", "", "fix", [], 1, 1, 1, lang="en") == "Typo: 1 file, +1/−1 lines"
     assert headline.says_size("Typo: 1 file, +1/−1 lines")
     assert headline.headline("🎞️ GSPO", "", "feat", [], 4, 300, 2, lang="en") == "GSPO"  # a name names the change
+    # a type word's colon needs no space (ms-swift #9898 "fix:MiMo audio input" read "Fix:MiMo audio input")
+    assert headline.headline("fix:MiMo audio input", "", "fix", [], 1, 5, 5, lang="en") == "MiMo audio input"
 
 
 def test_a_headline_that_is_only_a_name_says_its_type_and_a_release_says_so() -> None:

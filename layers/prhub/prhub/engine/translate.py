@@ -23,8 +23,8 @@ __all__ = ["GLOSSARY", "GRAMMAR", "clause", "glossary", "join", "leftover", "mod
 
 # Tags and prefixes a title opens with: "[trainer, fsdp]", "feat(config)!:", "🪦", "util:".
 TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*)+")
-CONVENTIONAL = re.compile(r"^\s*(?:[a-z][\w-]*(?:\([^)]*\))?!?|fix|feat|chore|docs?|test|refactor|perf|ci)\s*[:：]\s+",
-                          re.I)
+CONVENTIONAL = re.compile(r"^\s*(?:[a-z][\w-]*(?:\([^)]*\))?!?\s*[:：]\s+|"  # a type word needs no space: "fix:MiMo"
+                          r"(?:fix|feat|chore|docs?|test|refactor|perf|ci)(?:\([^)]*\))?!?\s*[:：]\s*)", re.I)
 SYMBOLS = re.compile(r"^[^\w`'\"\[(]+")
 SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 LABEL = re.compile(r"^([\w./+-]*[A-Z/.][\w./+-]*)\s*[:：]\s+(.+)$")  # "SDFT/SDPO: ...", "StackLLaMA: ..."
