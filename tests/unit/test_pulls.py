@@ -80,6 +80,18 @@ def test_a_model_note_and_the_breaking_reason_are_shown():
     assert facts["破坏性"] == pr["breaking_reason"] and facts["模型未给出 / 被替换的部分"] == "模型未给出风险"
 
 
+def test_a_pr_pages_size_names_its_files_in_the_reports_language():
+    # slime #1943's page read "代码变更 | +5 / -536 · 2": the 2 had no unit
+    for case, label in (("zh-week", "代码变更"), ("en-small", "Lines changed")):
+        report = load(case)
+        for pr in report["prs"][:3]:
+            facts = dict(pull_view(pulls.pull_page(report, SLUG, pr["number"])).facts)
+            n = pr["changed_files"]
+            files = ("1 个文件" if n == 1 else f"{n} 个文件") if case.startswith("zh") else \
+                ("1 file" if n == 1 else f"{n} files")
+            assert facts[label].endswith(f" · {files}"), facts[label]
+
+
 def test_teasers_are_in_the_reports_language_or_left_out():
     assert in_language("rollout 模块本周改动最多，共 5 个 PR", "zh")
     assert not in_language("[破坏性变更] #6804 …（重要度 9）：This PR extends ContinuousTokenBuilder to …", "zh")

@@ -119,10 +119,11 @@ def _facts(page: PullPage, words: dict[str, str]) -> list[tuple[str, str]]:
     """The header's (label, value) rows: author, merge time, modules, scores, size, scorer, and what applies."""
     pr = page["pr"]
     merged = local_time(pr["merged_at"], page.get("tz"), page["language"])
+    files = words["files_one"] if pr["changed_files"] == 1 else words["files_n"].format(n=num(pr["changed_files"]))
     facts = [(words["author"], clean(pr["author"])), (words["merged_at"], merged),
              (words["modules"], ", ".join(clean(m) for m in pr["modules"])), (words["type"], clean(pr["type"])),
              (words["importance"], num(pr["importance"])), (words["insight"], num(pr["insight"])),
-             (words["changes"], f"+{num(pr['additions'])} / -{num(pr['deletions'])} · {num(pr['changed_files'])}"),
+             (words["changes"], f"+{num(pr['additions'])} / -{num(pr['deletions'])} · {files}"),
              (words["scored_by"], _scorer_line(page, words))]
     if pr["breaking"]:
         facts.insert(4, (words["breaking"], clean(pr["breaking_reason"]) or words["yes"]))
