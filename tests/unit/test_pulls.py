@@ -92,6 +92,22 @@ def test_a_pr_pages_size_names_its_files_in_the_reports_language():
             assert facts[label].endswith(f" · {files}"), facts[label]
 
 
+def test_a_pr_pages_type_and_the_reports_type_list_are_in_the_reports_language():
+    # slime #1943's zh page read "类型 | refactor", and the zh appendix listed "fix：41"
+    from prhub.site.render.view import view
+
+    def types(report):
+        return [t["name"] for s in view(report).appendix if s.id == "trends" for t in s.data["types"]]
+
+    report = load("zh-week")
+    words = {"feat": "新功能", "fix": "修复", "refactor": "重构", "docs": "文档", "chore": "杂项", "test": "测试",
+             "revert": "回滚"}
+    for pr in report["prs"][:4]:
+        assert dict(pull_view(pulls.pull_page(report, SLUG, pr["number"])).facts)["类型"] == words[pr["type"]]
+    assert types(report) and all(n in words.values() for n in types(report)), types(report)
+    assert set(types({**report, "language": "en"})) == {en for en, zh in words.items() if zh in types(report)}
+
+
 def test_teasers_are_in_the_reports_language_or_left_out():
     assert in_language("rollout 模块本周改动最多，共 5 个 PR", "zh")
     assert not in_language("[破坏性变更] #6804 …（重要度 9）：This PR extends ContinuousTokenBuilder to …", "zh")

@@ -19,6 +19,7 @@ from typing import Any
 from prhub.core.period import kind_of, zh_dates
 from prhub.core.report import Report, Stats
 from prhub.core.text import PR_REF, capitalised, clean, comment_link, num, safe_url, signed, usd
+from prhub.engine.wording import type_word
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
 from prhub.site.render.labels import labels, risk_label, trend_label
@@ -209,12 +210,12 @@ def _reviewers(stats: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _types(stats: Any) -> list[dict[str, Any]]:
+def _types(stats: Any, lang: str) -> list[dict[str, Any]]:
+    """The PR types and their counts, each type as the report's language says it (zh: 修复, not fix)."""
     raw = stats.get("types") or {}
-    if isinstance(raw, dict):
-        return [{"name": clean(k), "count": v} for k, v in raw.items()]
-    return [{"name": clean(t.get("type") or t.get("name")), "count": t.get("count")}
-            for t in raw if isinstance(t, dict)]
+    pairs = raw.items() if isinstance(raw, dict) else \
+        [(t.get("type") or t.get("name"), t.get("count")) for t in raw if isinstance(t, dict)]
+    return [{"name": clean(type_word(lang, str(k)).strip()), "count": v} for k, v in pairs]
 
 
 def _trends(p: _Parts) -> Any:
@@ -235,7 +236,7 @@ def _trends(p: _Parts) -> Any:
         "hot_files": [{"path": clean(f.get("path")), "pr_count": num(f.get("pr_count")), "prs": p.refs(f.get("prs"))}
                       for f in p.report["hot_files"]],
         "reviewers": [] if p.report.get("reviews") else _reviewers(stats),  # the Reviews section has them then
-        "types": _types(stats),
+        "types": _types(stats, p.lang),
     }
     return parts if any(v for k, v in parts.items() if k != "has_module_trend") else None
 
