@@ -678,8 +678,11 @@ def test_what_a_line_no_longer_says() -> None:
     for english, zh in (("[trainer,perf] fix: enable profiler for SFT trainer", "为 SFT trainer 启用 profiler"),
                         ("Move the changelog to the cargo book", "将 changelog 移到 cargo book")):
         assert headline.headline(english, "", "fix", [], 6, 10, 10) == zh
-    # "and above", "below 3.14" are English (verl #3072 read "以支持 hf transformer==4.54.0 和 above")
-    assert translate.leftover(translate.title("[fsdp] fix: patch fsdp2 to support hf transformer==4.54.0 and above"))
+    # "X and above" is 及以上 (verl #3072 read "以支持 hf transformer==4.54.0 和 above"); "below 3.14" is English
+    assert translate.title("[fsdp] fix: patch fsdp2 to support hf transformer==4.54.0 and above") == \
+        "修补 fsdp2，以支持 hf transformer==4.54.0 及以上"
+    assert translate.title("Update X for vllm versions 0.13.0 and above") == "为 vllm 版本 0.13.0 及以上更新 X"
+    assert translate.leftover(translate.title("Pin hatchling below 1.32 for release builds"))
     # "window" was tried and left out: the glossary's plural lookup read the system, Windows, as 窗口
     assert "Windows" in translate.title("Fix CacheTest on Windows")
 

@@ -70,9 +70,13 @@ def _code_mended(text: str) -> str:
     return re.sub(r"(`[^`]+`)s\b", r"\1", text)
 
 
+# A version and what comes after it ("transformers==4.54.0 and above", "v0.13.0 or later"): 及以上.
+AND_ABOVE = re.compile(r"(\d[\w.]*)\s+(?:and|or)\s+(?:above|later|newer|higher)\b", re.I)
+
+
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
-    text = SPACED_COMPOUND.sub(_compound, strip(raw))
+    text = SPACED_COMPOUND.sub(_compound, AND_ABOVE.sub("\\1\u2191", strip(raw)))  # "4.54.0 and above": one word
     lead = ""
     if (named := NAMED.match(text)) and verb(TOKEN.findall(named.group(1))):
         lead, text = clause(named.group(1), kind) + "：", named.group(2)
@@ -90,6 +94,7 @@ def title(raw: str, kind: str = "") -> str:
         if part:
             said += ("：" if ":" in parts[i - 1] else "；") + part if said else part
     said = join([lead + said, *(noun_phrases.words([a.strip()], clause) for a in asides)])
+    said = re.sub(r"\u2191\s*(?=[\u4e00-\u9fff])", " 及以上", said).replace("\u2191", " 及以上")
     return said.replace("图像", "镜像") if _container_images(text) else said
 
 
