@@ -612,6 +612,9 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("Do not mutate headers when initialising tableprinter", "不再在初始化 tableprinter 时修改头"),
     ("fix(build): map CSS chunks in chunk import maps (fix #22946)", "在分块导入映射中映射 CSS 分块（修复 #22946）"),
     ("Disk-level delta weight sync", "磁盘级增量权重同步"),
+    # "Node 24" is the runtime (trl #4733, peft #3008, slime #1590 read "对节点 24 个兼容性升级 GitHub Actions")
+    ("Upgrade GitHub Actions for Node 24 compatibility", "对 Node.js 24 兼容性升级 GitHub Actions"),
+    ("ci: run tests on Node 26", "在 Node.js 26 上运行测试"),
     ("feat: integrate with Vite Task for zero-config build caching", "对零配置构建缓存集成 Vite Task"),
     # "make X do Y" (cargo #15496 had fallen back; vite #23184 read "让 … chunkImportMap work"), a trailing
     # "consistently" (vite #22874 "改用 … 的 consistently"), embeddings, cancellation, drain, yield

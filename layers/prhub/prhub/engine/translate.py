@@ -70,13 +70,16 @@ def _code_mended(text: str) -> str:
     return re.sub(r"(`[^`]+`)s\b", r"\1", text)
 
 
+# "Node 24": the JavaScript runtime and its version (not 节点 and a count: "对节点 24 个兼容性").
+NODE_VERSION = re.compile(r"\bNode\s+(?=\d)")
 # A version and what comes after it ("transformers==4.54.0 and above", "v0.13.0 or later"): 及以上.
 AND_ABOVE = re.compile(r"(\d[\w.]*)\s+(?:and|or)\s+(?:above|later|newer|higher)\b", re.I)
 
 
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
-    text = SPACED_COMPOUND.sub(_compound, AND_ABOVE.sub("\\1\u2191", strip(raw)))  # "4.54.0 and above": one word
+    text = AND_ABOVE.sub("\\1\u2191", NODE_VERSION.sub("Node.js ", strip(raw)))  # "4.54.0 and above": one word
+    text = SPACED_COMPOUND.sub(_compound, text)
     lead = ""
     if (named := NAMED.match(text)) and verb(TOKEN.findall(named.group(1))):
         lead, text = clause(named.group(1), kind) + "：", named.group(2)
