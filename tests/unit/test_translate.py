@@ -615,6 +615,7 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     # "Node 24" is the runtime (trl #4733, peft #3008, slime #1590 read "对节点 24 个兼容性升级 GitHub Actions")
     ("Upgrade GitHub Actions for Node 24 compatibility", "对 Node.js 24 兼容性升级 GitHub Actions"),
     ("ci: run tests on Node 26", "在 Node.js 26 上运行测试"),
+    ("fix(legacy): workaround safari 15 error caching bug", "规避 safari 15 错误缓存问题"),  # a name's version
     ("feat: integrate with Vite Task for zero-config build caching", "对零配置构建缓存集成 Vite Task"),
     # "make X do Y" (cargo #15496 had fallen back; vite #23184 read "让 … chunkImportMap work"), a trailing
     # "consistently" (vite #22874 "改用 … 的 consistently"), embeddings, cancellation, drain, yield

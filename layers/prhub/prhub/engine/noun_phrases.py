@@ -108,7 +108,7 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
         if token.lower() in ARTICLES:
             i += 1
             continue
-        named = bool(out) and i > 0 and out[-1] == tokens[i - 1] and tokens[i - 1][:1].isupper()
+        named = bool(out) and i > 0 and out[-1] == tokens[i - 1] and tokens[i - 1][:1].isalpha()  # "safari 15 error"
         if (token.isdigit() and not named and i + 1 < len(tokens)
                 and (unit := lookup(tables["nouns"], tokens[i + 1:i + 2]))):  # "Gemma 4 support": a name's version
             out.append(f"{token} 个{unit}")  # "1 version" -> "1 个版本"
