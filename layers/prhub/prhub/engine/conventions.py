@@ -92,10 +92,10 @@ SEEN = 50  # titles without one mark of a breaking change that say the repositor
 _TAGS = re.compile(r"^\s*((?:\[[^\]]{1,60}\]\s*)+)")
 _PREFIX = re.compile(r"^\s*\(?([A-Za-z][\w -]{0,30}?)\)?(?:\([^)]{0,60}\))?!?\s*[:：]")
 _BANG = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*\(?[A-Za-z][\w-]{0,30}\)?(?:\([^)]{0,60}\))?!\s*[:：]")
-# A type word in capitals without a colon, before a capital or a quote (peft: "FIX Resolve regex ...", "DOC Improve
-# ..."); "CI fails on ..." is a sentence about CI.
 # A title written as a branch's name: "Feat/minimax m2.5 support", "Fix/qwen3 5 mtp bridge".
 BRANCH_TYPE = re.compile(r"^(feat|feature|fix|bugfix|hotfix)/(?=[A-Za-z][\w.-]*\s)", re.IGNORECASE)
+# A type word in capitals without a colon, before a capital or a quote (peft: "FIX Resolve regex ...", "DOC Improve
+# ..."); "CI fails on ..." is a sentence about CI.
 _BARE = re.compile(r"^\s*([A-Z]{2,8})\s+(?=[A-Z`'\"])")
 # A title's opening emoji: a :shortcode:, or a run of symbols outside ASCII that are not letters, digits or quotes.
 _EMOJI = re.compile(r"^\s*(?::([a-z0-9_+-]{2,40}):|([^\w\s\x00-\x7f“”‘’「」『』【】（）《》]+))\s*", re.IGNORECASE)

@@ -97,7 +97,7 @@ def title(raw: str, kind: str = "") -> str:
         if part:
             said += ("：" if ":" in parts[i - 1] else "；") + part if said else part
     said = join([lead + said, *(noun_phrases.words([a.strip()], clause) for a in asides)])
-    said = re.sub(r"\u2191\s*(?=[\u4e00-\u9fff])", " 及以上", said).replace("\u2191", " 及以上")
+    said = re.sub(rf"\u2191\s*(?={CJK.pattern})", " 及以上", said).replace("\u2191", " 及以上")
     return said.replace("图像", "镜像") if _container_images(text) else said
 
 

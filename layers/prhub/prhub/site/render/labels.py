@@ -1,6 +1,8 @@
 """The words around the data, in each report language (zh default, en on request)."""
 from __future__ import annotations
 
+from prhub.engine.wording import type_word
+
 LABELS: dict[str, dict[str, str]] = {
     "zh": {
         "repo": "仓库",
@@ -397,3 +399,8 @@ def labels(language: str, kind: str = "week") -> dict[str, str]:
 def risk_label(kind: str, language: str) -> str:
     """A risk kind in words; a kind without a label (added later, or by a model) shows as its identifier."""
     return RISK_KINDS.get(language, RISK_KINDS["en"]).get(kind, kind)
+
+
+def type_label(kind: str, language: str) -> str:
+    """A PR type as a label in `language` (zh: 重构, not refactor), as the report's headlines say it."""
+    return type_word(language, kind).strip()  # zh's "CI " is spaced for a sentence, not for a label

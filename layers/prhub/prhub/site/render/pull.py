@@ -17,11 +17,10 @@ from typing import Any
 from prhub.core.errors import InputError
 from prhub.core.period import parse_timestamp, zone
 from prhub.core.text import clean, comment_link, num, safe_url, usd
-from prhub.engine.wording import type_word
 from prhub.site import paths as sitepaths
 from prhub.site.pulls import Mention, PullPage
 from prhub.site.render import charts
-from prhub.site.render.labels import labels, risk_label
+from prhub.site.render.labels import labels, risk_label, type_label
 from prhub.site.render.view import Section, TemplateView, scorer_text, zone_name
 
 # The section kinds a PR page lays out (the week's render/view.py BRIEF and APPENDIX have the rest).
@@ -120,7 +119,7 @@ def _facts(page: PullPage, words: dict[str, str]) -> list[tuple[str, str]]:
     """The header's (label, value) rows: author, merge time, modules, scores, size, scorer, and what applies."""
     pr = page["pr"]
     merged = local_time(pr["merged_at"], page.get("tz"), page["language"])
-    kind = clean(type_word(page["language"], str(pr["type"])).strip())  # zh: 重构, not refactor
+    kind = clean(type_label(str(pr["type"]), page["language"]))
     files = words["files_one"] if pr["changed_files"] == 1 else words["files_n"].format(n=num(pr["changed_files"]))
     facts = [(words["author"], clean(pr["author"])), (words["merged_at"], merged),
              (words["modules"], ", ".join(clean(m) for m in pr["modules"])), (words["type"], kind),

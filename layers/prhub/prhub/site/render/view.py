@@ -19,10 +19,9 @@ from typing import Any
 from prhub.core.period import kind_of, zh_dates
 from prhub.core.report import Report, Stats
 from prhub.core.text import PR_REF, capitalised, clean, comment_link, num, safe_url, signed, usd
-from prhub.engine.wording import type_word
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
-from prhub.site.render.labels import labels, risk_label, trend_label
+from prhub.site.render.labels import labels, risk_label, trend_label, type_label
 
 # Key points shown per PR in the key-PR table: a row of five long bullets buried the table (report.json keeps all).
 KEY_POINTS = 3
@@ -215,7 +214,7 @@ def _types(stats: Any, lang: str) -> list[dict[str, Any]]:
     raw = stats.get("types") or {}
     pairs = raw.items() if isinstance(raw, dict) else \
         [(t.get("type") or t.get("name"), t.get("count")) for t in raw if isinstance(t, dict)]
-    return [{"name": clean(type_word(lang, str(k)).strip()), "count": v} for k, v in pairs]
+    return [{"name": clean(type_label(str(k), lang)), "count": v} for k, v in pairs]
 
 
 def _trends(p: _Parts) -> Any:
