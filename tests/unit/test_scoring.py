@@ -79,6 +79,17 @@ def test_a_type_tag_with_a_scope_names_the_scope_as_the_module():
     # slime titles a fix "bugfix" (8 of its PRs had read as refactor or feat), trl "Hotfix CI: …"
     ("bugfix", [change("slime/backends/a.py", 3, 9)], "fix"),
     ("Hotfix CI: Mark tests as xfail", [change("tests/test_a.py")], "fix"),
+    # tokio's doc comments live in its .rs files: the title's words say docs ("document …" had read as a feature)
+    ("runtime: document interaction with fork()", [change("tokio/src/runtime/mod.rs", 20, 0)], "docs"),
+    ("sync: clarify that recv returns None once closed", [change("tokio/src/sync/mpsc.rs", 6, 2)], "docs"),
+    ("io: Explain how to flush stdout/stderr", [change("tokio/src/io/stdout.rs", 30, 0)], "docs"),
+    ("Add docs and good defaults for `DistillationTrainer`", None, "docs"),
+    # a message clarified, an EXPLAIN plan, a document store or the docs' CI are code
+    ("Clarify warning for using `features` in `patch`", [change("src/cargo/a.rs", 20, 4)], "feat"),
+    ("Clarify the error message when a path is missing", [change("src/a.rs", 9, 9)], "refactor"),
+    ("Explain plan for streaming queries", [change("src/plan.rs", 200, 0)], "feat"),
+    ("Document loader for PDFs", [change("src/loaders/pdf.py", 200, 0)], "feat"),
+    ("Update doc CI", [change(".github/workflows/docs.yml")], "ci"),
 ])
 def test_type_from_prefix_verbs_and_paths(title, files, expected):
     assert score_pull(make_pr(title, files), CONFIG).type == expected

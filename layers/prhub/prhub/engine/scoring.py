@@ -78,7 +78,9 @@ from prhub.engine.wording import joined, say
 # (pydantic_ai_slim/pydantic_ai/) is no module; a docs site's builder settings (mkdocs.yml, book.toml) are tooling.
 # engine-17: a title naming a CVE or GHSA advisory that the PR's own code closes is a security fix (type fix, 2
 # points); "bugfix"/"Hotfix" titles are fixes; a type tag's scope ("[Bugfix (rlhf)]") is the module.
-REVISION = 17
+# engine-18: a title that documents, explains or clarifies, or adds docs, is docs where the repository says no type
+# (tokio's doc comments are in its source files).
+REVISION = 18
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -99,6 +101,15 @@ VERB_TYPES = (
                        r"make\s+(?:\S+\s+){1,4}(?:work\w*|resilient|robust|consistent\w*))\b", re.I)),
     ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster|reduc\w*\s+(?:\S+\s+){0,2}"
                         r"(?:memory|vram|latency|time|overhead|peak|allocations?))\b", re.I)),
+    # "Document …", "Explain …", "Clarify that …", "Add docs for …": the words a repository's docs are changed
+    # with (tokio's doc comments live in its .rs files, so the files alone do not say so); a clarified message or
+    # an EXPLAIN plan is code
+    ("docs", re.compile(r"^(document(?:s|ed|ing)?\b(?!\s+(?:store|loader|db|model|type|id|symbol|view)s?\b)|"
+                        r"explain(?:s|ed|ing)?\b(?!\s+(?:plan|output|analy[sz]e)\b)|"
+                        r"clarif\w*\b(?!\s+(?:\S+\s+){0,3}(?:error|warning|message|panic|diagnostic)s?\b)|"
+                        r"(?:add|improve|update|expand|polish|rewrite|reword)\w*\s+(?:\S+\s+){0,2}"
+                        r"(?:docs?|documentation|docstrings?|doc[- ]?comments?)(?![\w-])"
+                        r"(?!\s+(?:ci|build|job|workflow)s?\b))", re.I)),
     ("feat", re.compile(r"^(add\w*|support\w*|implement\w*|introduc\w*|enabl\w*|allow\w*|new|suggest\w*|"
                         r"warn\w*|emit\w*|expose\w*|stabili[sz]\w*|integrat\w*|extend\w*|teach\w*|"
                         r"consider\w*|provide\w*|create\w*)\b", re.I)),
@@ -177,7 +188,7 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
         return "fix"  # "`copy_headers` does not strip identity headers (Fixes GHSA-…)" closes an advisory
     if verb == "chore" and rules.PERF_WORDS.search(description) and not re.search(r"\d", description):
         return "perf"  # "Use vLLM prefix caching for speedup": a speed-up, not a bump
-    if verb in ("revert", "fix", "perf", "feat"):
+    if verb in ("revert", "fix", "perf", "docs", "feat"):
         return verb
     if kinds:
         only = set(kinds)
