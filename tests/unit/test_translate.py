@@ -248,7 +248,7 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     # "change X from A to B"; "to <a verb> Y" after a target verb is a purpose, "to ignore list" a noun; "&"
     ("Change tiny model dtype from float16 to bfloat16 to fix CUDA error", "fix",
      "将小型模型的 dtype 从 float16 改为 bfloat16，以修复 CUDA 错误"),
-    ("docs(layout): Updated layout module docs to document new layout", "docs", "更新布局模块文档，以记录新的布局"),
+    ("docs(layout): Updated layout module docs to document new layout", "docs", "更新布局模块文档，以说明新的布局"),
     ("[ci] fix: add `flash_attn_supports_top_left_mask` to ignore list", "fix",
      "将 `flash_attn_supports_top_left_mask` 加入忽略列表"),
     ("[BREAKING][ci] feat: add CI request channel & improve PR template", "feat", "新增 CI 请求通道并改进 PR 模板"),
@@ -627,7 +627,7 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("Support Google embedding models", "支持 Google 嵌入模型"),
     # "fix X being Yed (in Z)" (caddy #7533 read "修复 health 检查中的 `health_port` 的 being 被忽略")
     ("reverseproxy: Fix `health_port` being ignored in health checks",
-     "修复在 health 检查中 `health_port` 被忽略的问题"),
+     "修复在健康检查中 `health_port` 被忽略的问题"),
     ("intercept: fix replace_status being silently dropped", "修复 replace_status 被静默丢弃的问题"),
     ("Fix fmt-c.h not being installed with fmt-c library", "修复在 fmt-c 库下 fmt-c.h 未被安装的问题"),
     # slime's week of 05-25: "Patch X for Y" (had read "修复增量同步的 Patch sglang"), "backward compatibility"
@@ -784,3 +784,23 @@ def test_a_headline_that_is_only_a_name_says_its_type_and_a_release_says_so() ->
     assert headline.headline("Python Polars 1.43.0", "", "refactor", [], 2, 2, 2) == "发布 Python Polars 1.43.0"
     # "keep X optional" keeps it so (ms-swift #9886 read "保留 MiMo 依赖可选")
     assert translate.title("fix(template): keep MiMo dependencies optional") == "保持 MiMo 依赖可选"
+
+
+def test_serving_and_runtime_words_of_lmdeploy_and_tokio_titles() -> None:
+    # lmdeploy's week of 06-08 listed #4656 and #4645 as "新功能：改动 7 个文件，多为新增" in its key-PR table
+    assert translate.title("Fuse gdr preprocess") == "融合 gdr 预处理"
+    assert translate.title("Improve engine health monitoring") == "改进引擎健康监控"
+    assert translate.title("refactor: simplify multimodal preprocessing expansion") == "简化多模态预处理展开"
+    assert translate.title("time: wake `DelayQueue` when cleared") == "在清空时唤醒 `DelayQueue`"  # had read 明确的
+    assert translate.title("runtime: wake deferred tasks before entering `block_in_place`") == \
+        "在进入 `block_in_place` 前唤醒推迟的任务"
+    assert translate.title("sync: document memory ordering guarantees for Semaphore") == "为 Semaphore 说明内存顺序保证"
+    # a model's version before "image" names no container (LLaMA-Factory #10478 had read 镜像预处理); a tag's does
+    assert translate.title("[fix] Fix MiniCPM-V-4.6 image preprocessing behavior") == \
+        "修复 MiniCPM-V-4.6 图像预处理行为"
+    assert translate.title("upgrade cuda12.4 image to 12.8") == "将 cuda12.4 镜像升级到 12.8"
+    # the comma before "via" closes the object (cli #8824 had read "对命令和 subcommands、列出…")
+    assert translate.title("add aliases for the command and subcommands, via help") == \
+        "通过帮助为命令和 subcommands 新增别名"
+    # "throughout" is English a zh reader would have to read: the headline falls back (trl #654)
+    assert headline.english_prose(translate.title("Resolve various typos throughout the docs"))

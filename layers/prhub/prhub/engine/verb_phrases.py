@@ -501,7 +501,8 @@ def _means(key: str, zh: str, rest: str) -> str | None:
         return None
     way = match.group(2)
     how = "使用" if re.match(r"^.+?\s+using\s", rest) else "通过"
-    return join([how, _phrase(way), _shaped(key, zh, match.group(1))])
+    # "add aliases for the command, via help": the comma closed the object, not a list ("为命令、新增别名")
+    return join([how, _phrase(way), _shaped(key, zh, match.group(1).rstrip(",").rstrip())])
 
 
 def _to_shaped(key: str, zh: str, rest: str) -> str | None:
