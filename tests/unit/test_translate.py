@@ -806,3 +806,18 @@ def test_serving_and_runtime_words_of_lmdeploy_and_tokio_titles() -> None:
         "通过帮助为命令和 subcommands 新增别名"
     # "throughout" is English a zh reader would have to read: the headline falls back (trl #654)
     assert headline.english_prose(translate.title("Resolve various typos throughout the docs"))
+
+
+def test_a_pr_told_only_by_a_name_is_told_by_its_headline() -> None:
+    # LLaMA-Factory's April highlights read "模型：#10346 gemma4。" where its key-PR table said "新功能：gemma4"
+    from prhub.engine import telling
+
+    entry = {"number": 10346, "title": "[model] gemma4", "type": "feat", "modules": ["model"], "summary": "gemma4",
+             "breaking": False, "breaking_reason": "", "changed_files": 6, "additions": 300, "deletions": 2,
+             "headline": "新功能：gemma4"}
+    assert telling.pr_told(entry, True)[0] == "新功能：gemma4"
+    # a summary in Chinese stays the line
+    told = {**entry, "title": "[model] support gemma4", "summary": "支持 gemma4", "headline": "支持 gemma4"}
+    assert telling.pr_told(told, True)[0] == "支持 gemma4"
+    # "low" and "high" are said (LLaMA-Factory #10300 had read "为 low 内存占用权重加载…")
+    assert translate.title("[misc] fix high memory usage") == "修复高内存占用"

@@ -9,6 +9,7 @@ from typing import Any
 from prhub.core.report import Analysis, Evidence, PrEntry
 from prhub.core.text import PR_REF, capitalised
 from prhub.engine import gist, headline, translate
+from prhub.engine.lexicon import CJK
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
 
@@ -88,7 +89,8 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
         summary = summary[:-len(area)]  # the line's module tag: prose names the module already
     if "据描述实测" in summary:
         facts.append(fact(p["number"], "summary", summary.split("据描述实测", 1)[1].strip("，。 ")))
-    if p.get("headline") and headline.english_prose(summary):
+    # a summary in English, or one that is only a name ("gemma4"), gives way to the headline ("新功能：gemma4")
+    if p.get("headline") and (headline.english_prose(summary) or not CJK.search(summary)):
         measured = headline.MEASURED.search(summary)
         summary = p["headline"] + (f"，{measured.group(0)}" if measured else "")
     return short(summary, 160), facts + why
