@@ -134,6 +134,9 @@ def test_file_kinds():
              "src/utils/url.test.ts": "test", "src/jsx/hooks.spec.tsx": "test", "src/jsx/__tests__/a.ts": "test",
              "runtime-tests/deno/index.ts": "test", "crates/resolver-tests/src/lib.rs": "test",
              "pkg/server/handler_test.go": "test", "spec/models/user_spec.rb": "test",
+             # Rust's test module beside its code (tokio #8252 had "changes 3 source files, most in `tests.rs`, but
+             # no test file"), Django's app tests
+             "tokio/src/runtime/time_alt/tests.rs": "test", "shop/orders/tests.py": "test",
              # ... and not a name that only holds the word
              "src/testing.ts": "source", "src/latest.ts": "source", "src/contest/a.go": "source",
              "src/unit-tests.ts": "source",

@@ -250,9 +250,11 @@ class RepoConfig:
     key_threshold: float = 4.0  # engine scale: about half of a typical verl week (docs/calibration.md)
     module_map: dict[str, str] = field(default_factory=dict)  # path prefix -> module
     # Python's, JavaScript's (url.test.ts, __tests__/), Go's, Ruby's and Kotlin's (src/commonTest/, jvmTest/) test
-    # files; spec/ may be a specification
+    # files, Rust's test module beside its code (src/runtime/tests.rs) and Django's app tests.py; spec/ may be a
+    # specification
     test_paths: tuple[str, ...] = ("tests/", "test/", "__tests__/", "-tests/", "_tests/", "*Test/", "test_",
-                                   "_test.py", "_test.go", "_spec.rb", ".test.", ".spec.", "conftest.py")
+                                   "_test.py", "_test.go", "_spec.rb", ".test.", ".spec.", "conftest.py", "tests.rs",
+                                   "tests.py")
     # The repository's own conventions the engine reads (prhub.engine.rules): labels that mark a change as
     # mattering or as a chore, and the file kinds it ships (a docs site's "docs"), which are then not capped.
     highlight_labels: tuple[str, ...] = ("release-notes", "highlight", "breaking-change")
