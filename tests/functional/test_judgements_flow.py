@@ -171,7 +171,7 @@ def test_a_correction_after_publication_makes_a_new_revision(tmp_path: Path) -> 
     second = json.loads(body)
     assert second["revision"] == 2 and second["changes"]["judged"] == [1210]
     assert verdicts(second)[1210] == "minor"
-    assert any("corrected their verdict on 1 PR(s)" in n and "#1210" in n for n in second["notes"])
+    assert any("corrected their verdict on 1 PR" in n and "#1210" in n for n in second["notes"])
     page = stack.bucket.get("acme/rocket/pull/1210/report.md")
     assert page is not None and "| Judged by the maintainers | minor |" in page.decode()
 

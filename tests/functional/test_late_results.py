@@ -104,7 +104,7 @@ def test_a_rate_limited_pr_keeps_its_run_alive_and_scored_after_the_sweep_makes_
     [note] = [n for n in second["notes"] if n.startswith("revision 2")]
     assert f"#{late_number}" in note and first_at in note
     # AND the note shows in every format, and the repository's page and feed show the revision
-    said = "revision 2: made again with the results of 1 PR(s)"
+    said = "revision 2: made again with the results of 1 PR"
     assert said in s3_text(stack, PREFIX + "report.md").decode().replace("\\", "")  # Markdown escapes ( and )
     assert said in re.sub(r"<[^>]+>", "", s3_text(stack, PREFIX + "index.html").decode())
     assert said in " ".join(pdf_text(s3_text(stack, PREFIX + "report.pdf"), tmp_path).split())

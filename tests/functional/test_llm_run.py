@@ -107,7 +107,8 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     assert (report["scorer"]["narrative_tokens_in"] > 0) == (narrator == "llm")
     [note] = [n for n in report["notes"] if "scored by the engine instead of the model: budget exhausted" in n]
     # counted and named
-    assert note.startswith(f"{by.count('heuristic')} PR(s)")
+    n = by.count("heuristic")
+    assert note.startswith(f"{n} PR{'' if n == 1 else 's'} scored by the engine")
     assert sorted(int(n) for n in re.findall(r"#(\d+)", note)) == sorted(
         p["number"] for p in report["prs"] if p["scored_by"] == "heuristic")
     # Each call reserves its prompt and longest answer on the run item before it is sent: the 4 workers together
@@ -124,7 +125,9 @@ def test_run_budget_caps_the_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     assert standins == sorted(p["number"] for p in report["prs"] if p["scored_by"] == "heuristic")
     assert not [n for n in again["notes"] if "scored by the engine instead of the model" in n]
     [kept] = [n for n in again["notes"] if "from an earlier run" in n]
-    assert kept.startswith(f"{len(standins)} PR(s)") and "budget exhausted" in kept and "--retry-model" in kept
+    n = len(standins)
+    assert kept.startswith(f"{n} PR{'' if n == 1 else 's'} with the engine's score kept") and "budget exhausted" in kept
+    assert "--retry-model" in kept
     assert sorted(int(n) for n in re.findall(r"#(\d+)", kept)) == standins
 
 

@@ -144,7 +144,7 @@ def test_budget_exhausted_means_no_call(fake: FakeOpenAI) -> None:
     other = scorer_for(fake).score(make_pr(3), CONFIG, Budget(50))
     report = {"prs": [scored.pr_entry(), other.pr_entry()]}
     assert answers.fallback_notes(report) == [
-        f"2 PR(s) scored by the engine instead of the model: budget exhausted (#3, #{scored.number})"]
+        f"2 PRs scored by the engine instead of the model: budget exhausted (#3, #{scored.number})"]
 
 
 def test_token_counts_are_emitted_as_metrics_without_the_key(fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,

@@ -62,10 +62,10 @@ def test_every_rendering_shows_the_bots_line(tmp_path: Any) -> None:
               "risk_notes": [], "relation_notes": []}  # the narrative's sections: a report always has them
     files = render_all(report)  # type: ignore[arg-type]
     md, html = files["report.md"].decode(), files["index.html"].decode()
-    line = "2 PR(s) (dependabot[bot], renovate-bot), not counted as authors"
+    line = "2 PRs (dependabot[bot], renovate-bot), not counted as authors"
     assert f"<p>Bots: {line}</p>" in html
-    assert r"| Bots | 2 PR\(s\) \(dependabot\[bot\], renovate-bot\), not counted as authors |" in md  # escaped
-    assert "Bots: 2 PR(s) (dependabot[bot], renovate-bot), not counted as" in " ".join(
+    assert r"| Bots | 2 PRs \(dependabot\[bot\], renovate-bot\), not counted as authors |" in md  # escaped
+    assert "Bots: 2 PRs (dependabot[bot], renovate-bot), not counted as" in " ".join(
         pdf_text(files["report.pdf"], tmp_path).split())
 
 
@@ -77,7 +77,7 @@ def test_excluded_authors_are_never_planned_and_the_run_says_so() -> None:
     run = stack.store.get_run(planned["run_id"])
     assert run is not None and planned["expected"] == 30  # the sample's 32 PRs but #1207 and #1221
     assert not {1207, 1221} & set(run.refs)
-    assert "2 PR(s) left out by configuration (authors: Renovate-Acme)." in run.notes
+    assert "2 PRs left out by configuration (authors: Renovate-Acme)." in run.notes
 
 
 def test_review_bots_are_not_among_the_reviewers() -> None:
@@ -98,3 +98,14 @@ def test_the_dashboard_leaves_bots_out_of_its_contributors() -> None:
     assert board is not None
     assert sorted(a["name"] for a in board["most_active"]) == ["Frank", "alice"]  # not dependabot[bot], renovate-bot
     assert [n["name"] for n in board["newcomers"]] == ["Frank"]
+
+
+def test_an_english_count_of_prs_says_pr_or_prs():
+    from prhub.core.text import prs_counted
+
+    # tokio's en week of 07-20 read "Bots | 1 PR(s) (dependabot[bot]), not counted as authors"
+    assert prs_counted("1 PR(s) (dependabot[bot]), not counted as authors") == "1 PR (dependabot[bot]), not counted " \
+        "as authors"
+    assert prs_counted("made again with the results of 12 PR(s) that arrived") == \
+        "made again with the results of 12 PRs that arrived"
+    assert prs_counted("#11 PR(s)") == "#11 PR(s)"  # no count: a PR number is not one

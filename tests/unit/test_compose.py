@@ -63,7 +63,7 @@ def test_keys_are_in_report_json_order():
 def test_a_revision_says_which_and_what_changed_in_report_json_and_a_note():
     scored, history = week()
     changes: Changes = {"since": "2026-06-22T01:00:00Z", "scored": [2], "failed": []}
-    for lang, said in (("en", "revision 2: made again with the results of 1 PR(s) that arrived after the revision "
+    for lang, said in (("en", "revision 2: made again with the results of 1 PR that arrived after the revision "
                               "published 2026-06-22T01:00:00Z (#2)"),
                        ("zh", "第 2 版：2026-06-22T01:00:00Z 发布上一版之后又收到 1 个 PR 的结果（#2），据此重新生成")):
         config = replace(CONFIG, language=lang)

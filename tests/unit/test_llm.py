@@ -292,4 +292,4 @@ def test_nothing_the_model_wrote_about_an_injecting_pr_reaches_the_report() -> N
         assert words not in text
     assert merged.scored_by == "heuristic"
     assert answers.fallback_notes({"prs": [merged.pr_entry()]}) == [
-        "1 PR(s) scored by the engine instead of the model: prompt injection (#7)"]
+        "1 PR scored by the engine instead of the model: prompt injection (#7)"]

@@ -238,7 +238,7 @@ def test_the_notes_on_the_engine_standing_in_for_the_model_are_in_the_reports_la
     assert fallback_notes({"language": "zh", "prs": prs}) == [  # type: ignore[typeddict-item]
         "2 个 PR 由引擎代替模型评分：本次运行的 token 预算已用完（#3、#5）"]
     assert fallback_notes({"language": "en", "prs": prs}) == [  # type: ignore[typeddict-item]
-        "2 PR(s) scored by the engine instead of the model: the run's token budget is spent (#3, #5)"]
+        "2 PRs scored by the engine instead of the model: the run's token budget is spent (#3, #5)"]
     assert cause_words("zh", "the model was unavailable (timeout)") == "模型不可用（timeout）"
     assert cause_words("zh", "something new") == "something new"  # an unknown cause is kept, not lost
 
@@ -253,8 +253,8 @@ def test_stand_ins_kept_from_an_earlier_run_say_so_and_how_to_ask_the_model_agai
     assert from_earlier_run(kept[0]) == kept[0]  # marked once
     prs = [{"number": p.number, "reasons": p.reasons} for p in kept] + [{"number": 9, "reasons": [spent]}]
     en = fallback_notes({"language": "en", "prs": prs})  # type: ignore[typeddict-item]
-    assert en == ["1 PR(s) scored by the engine instead of the model: budget exhausted (#9)",
-                  "2 PR(s) keep the engine's score from an earlier run in which the model did not score them: "
+    assert en == ["1 PR scored by the engine instead of the model: budget exhausted (#9)",
+                  "2 PRs with the engine's score kept from an earlier run in which the model did not score them: "
                   "budget exhausted (#3, #5); this run spent nothing on them, and `prhub run --retry-model` asks "
                   "the model again"]
     zh = fallback_notes({"language": "zh", "prs": prs})  # type: ignore[typeddict-item]

@@ -120,6 +120,14 @@ def _linked(text: str, links: dict[int, str]) -> list[Piece]:
     return out
 
 
+_PRS = re.compile(r"(?<![#\d])\b(\d+) PR\(s\)")
+
+
+def prs_counted(text: str) -> str:
+    """English "N PR(s)" as a reader says it: "1 PR", "3 PRs" (a sentence is written once, for any count)."""
+    return _PRS.sub(lambda m: f"{m.group(1)} PR{'' if m.group(1) == '1' else 's'}", text)
+
+
 def num(value: Any) -> str:
     """One formatting of numbers for every rendering (floats with one decimal when exact)."""
     if isinstance(value, bool):

@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from prhub.core.period import kind_of
+from prhub.core.text import prs_counted
 from prhub.engine.lexicon import CJK
 
 PHRASES: dict[str, dict[str, str]] = {
@@ -182,7 +183,7 @@ CJK_GAP = re.compile(rf"(?<={CJK.pattern}) (?={CJK.pattern})")
 def say(language: str, key: str, **values: Any) -> str:
     """The sentence `key` in `language` (en for anything else), with `values` filled in (in Chinese, see CJK_GAP)."""
     said = PHRASES.get(language, PHRASES["en"])[key].format(**values)
-    return CJK_GAP.sub("", said) if language == "zh" else said
+    return CJK_GAP.sub("", said) if language == "zh" else prs_counted(said)
 
 
 @cache

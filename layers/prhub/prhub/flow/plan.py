@@ -184,7 +184,7 @@ def excluded_note(config: RepoConfig, n: int) -> str:
     logins = ", ".join(config.exclude_authors)
     if config.language == "zh":
         return f"按配置排除了 {n} 个 PR（作者：{logins}）。"
-    return f"{n} PR(s) left out by configuration (authors: {logins})."
+    return f"{n} PR{'' if n == 1 else 's'} left out by configuration (authors: {logins})."
 
 
 def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:

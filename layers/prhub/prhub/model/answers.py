@@ -24,6 +24,7 @@ from typing import Any
 from prhub.core.config import RepoConfig
 from prhub.core.models import Risk, ScoredPR
 from prhub.core.report import Report
+from prhub.core.text import prs_counted
 from prhub.engine.wording import cause_words, joined, say
 from prhub.model.factguard import CITE, INJECTION_KIND, Quotable, check_prs, clean_text
 
@@ -378,7 +379,7 @@ EARLIER = "kept from an earlier run: "  # after FALLBACK: a stand-in the score c
 # outage), this run spent nothing on them, and asking again is one flag away. (Here, not in prhub.engine.wording,
 # for now: the lead's restructuring of the report wording owns that module.)
 EARLIER_NOTE = {
-    "en": "{n} PR(s) keep the engine's score from an earlier run in which the model did not score them: {cause} "
+    "en": "{n} PR(s) with the engine's score kept from an earlier run in which the model did not score them: {cause} "
           "({prs}); this run spent nothing on them, and `prhub run --retry-model` asks the model again",
     "zh": "{n} 个 PR 沿用此前一次运行中由引擎代替模型给出的评分，当时的原因：{cause}（{prs}）；本次运行未为其花费，"
           "`prhub run --retry-model` 会重新请求模型",
@@ -411,8 +412,8 @@ def fallback_notes(report: Report) -> list[str]:
     for (earlier, cause), prs in sorted(causes.items()):
         named = joined(lang, [f"#{n}" for n in sorted(prs)], "comma")
         if earlier:
-            notes.append(EARLIER_NOTE.get(lang, EARLIER_NOTE["en"]).format(
-                n=len(prs), cause=cause_words(lang, cause), prs=named))
+            notes.append(prs_counted(EARLIER_NOTE.get(lang, EARLIER_NOTE["en"]).format(
+                n=len(prs), cause=cause_words(lang, cause), prs=named)))
         else:
             notes.append(say(lang, "engine_scored", n=len(prs), cause=cause_words(lang, cause), prs=named))
     return notes

@@ -18,7 +18,7 @@ from typing import Any
 
 from prhub.core.period import kind_of, zh_dates
 from prhub.core.report import Report, Stats
-from prhub.core.text import PR_REF, capitalised, clean, comment_link, num, safe_url, signed, usd
+from prhub.core.text import PR_REF, capitalised, clean, comment_link, num, prs_counted, safe_url, signed, usd
 from prhub.site import paths as sitepaths
 from prhub.site.render import charts
 from prhub.site.render.labels import labels, risk_label, trend_label, type_label
@@ -435,7 +435,7 @@ def _bots_line(stats: Stats, words: dict[str, str]) -> str:
     if not bots or not bots["prs"]:
         return ""
     logins = ", ".join(clean(b) for b in bots["logins"])
-    return words["bots_line"].format(n=num(bots["prs"]), logins=logins)
+    return prs_counted(words["bots_line"].format(n=num(bots["prs"]), logins=logins))
 
 
 def _newcomers(stats: Stats, words: dict[str, str]) -> list[str]:
