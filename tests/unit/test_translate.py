@@ -821,3 +821,17 @@ def test_a_pr_told_only_by_a_name_is_told_by_its_headline() -> None:
     assert telling.pr_told(told, True)[0] == "支持 gemma4"
     # "low" and "high" are said (LLaMA-Factory #10300 had read "为 low 内存占用权重加载…")
     assert translate.title("[misc] fix high memory usage") == "修复高内存占用"
+
+
+def test_a_headline_quotes_no_english_title_and_an_adverb_stands_before_its_verb() -> None:
+    # lmdeploy's week of 03-23 highlighted "#4393 重构：“Builtin mrope”"; "Builtin" is now said, and a title the
+    # translator cannot carry is not quoted in a headline: the type and what the diff did, or the names it gives
+    assert headline.headline("Builtin mrope", "", "refactor", [], 30, 700, 682) == "内置 mrope"
+    assert headline.headline("Simplify backtrack", "", "refactor", [], 1, 20, 20) == "重构：改动 1 个文件，增删相当"
+    assert headline.headline("🎁 `RewardTrainer` refactor", "", "feat", [], 3, 90, 80) == "新功能：涉及 `RewardTrainer`"
+    # one or two words that name something are that name, unquoted
+    assert headline.headline("[XPO] xpo trainer", "", "feat", ["xpo"], 10, 900, 3) == "新功能：xpo trainer"
+    # "fully implement X in Y": the adverb before its verb, after where (lmdeploy #4429 had fallen back)
+    assert translate.title("feat: fully implement compressed-tensors gs32 support in TurboMind") == \
+        "在 TurboMind 中完整实现 compressed-tensors gs32 支持"
+    assert translate.title("[hardware] fix: automatically set device for SFT case") == "为 SFT 情况自动设置设备"

@@ -18,7 +18,7 @@ from functools import cache
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
-from prhub.engine.lexicon import CJK, blank_code, glossary, verb
+from prhub.engine.lexicon import CJK, blank_code, glossary, known, unknown_verb, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, say, type_word
@@ -185,7 +185,10 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
         return clip(capitalised(text), HEADLINE + 30)
     action = _action_zh(title, summary, kind, modules)
     what = type_word("zh", kind) if kind in ("feat", "fix", "perf", "refactor", "docs", "test", "revert") else "改动"
-    if action and not english_prose(action) and action not in _bare_verbs():  # "cleanup": 清理 of what?
+    # a bare verb ("cleanup": 清理 of what?) or the author's words quoted (gist.doing quotes a title it could not
+    # carry) is no headline in Chinese; one or two words that name something are said as the name they are
+    action, quoted = _unquoted(action, what)
+    if action and not english_prose(action) and action not in _bare_verbs() and not quoted:
         if re.fullmatch(r"(?:[A-Z][\w.-]*\s+){0,3}v?\d+(?:\.\d+)+\S*", action):
             return f"发布 {action}"  # "Release: v1.9", "Python Polars 1.43.0": a release
         return clip(action if CJK.search(action) else f"{what}：{action}", HEADLINE)  # "[model] qwen3.8": a name
@@ -195,6 +198,23 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
                     HEADLINE)
     where = _where(changed_files, additions, deletions)
     return where if what == "改动" else f"{what}：{where}"  # not "改动：改动 1 个文件"
+
+
+def _unquoted(action: str, what: str) -> tuple[str, bool]:
+    """`action` with an English quote of one or two words that name something said as that name ("新功能：“xpo
+    trainer”" → "新功能：xpo trainer"), and whether an English quote is left (a verb or a participle opens it:
+    "重构：“Simplify backtrack”", "“reformatted”": the author's sentence, not a name)."""
+    found = re.fullmatch(r"(.*?)“([^”]*)”", action)
+    if not found or CJK.search(found.group(2)) or not re.search(r"[A-Za-z]", found.group(2)):
+        return action, False
+    words = found.group(2).split()
+    first, last = words[0] if words else "", words[-1] if words else ""
+    opens_a_name = first and not verb([first]) and not re.search(r"(?:ed|ing)$", first) and \
+        first.lower() not in PROSE and not unknown_verb(first)  # "realign values", "reformatted": a sentence
+    ends_a_name = known([last.lower()], 0, False)[2] or re.search(r"\d|[a-z][A-Z]|^[A-Z]{2,}$", last)
+    if 0 < len(words) <= 2 and "`" not in found.group(2) and opens_a_name and ends_a_name:
+        return f"{found.group(1) or what + '：'}{found.group(2)}", False
+    return action, True
 
 
 @cache

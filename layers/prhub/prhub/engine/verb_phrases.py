@@ -45,7 +45,7 @@ ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", 
 ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按条件", "gracefully": "优雅地",
              "safely": "安全地", "manually": "手动", "explicitly": "显式", "temporarily": "临时", "temporary": "临时",
              "lazily": "延迟", "optionally": "可选地", "asynchronously": "异步", "silently": "静默",
-             "uniformly": "统一", "consistently": "一致地"}
+             "uniformly": "统一", "consistently": "一致地", "fully": "完整"}
 # How a verb phrase is done, said last in English and before the verb in Chinese ("按顺序报告所有错误").
 MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
              "at once": "一次性", "on demand": "按需", "in the background": "在后台", "where possible": "尽可能",
@@ -111,8 +111,10 @@ def clause(text: str, kind: str = "") -> str:
 def _qualified(tokens: list[str], kind: str) -> str | None:
     """A verb phrase after an adverb that says something or a negation ("do not manually move X": 不再手动移动 X);
     None when it has neither."""
-    if len(tokens) > 1 and tokens[0].lower() in ADVERB_ZH and verb(tokens[1:]):  # "automatically resume X"
-        return join([ADVERB_ZH[tokens[0].lower()], clause(" ".join(tokens[1:]), kind)])
+    if len(tokens) > 1 and tokens[0].lower() in ADVERB_ZH and (found := verb(tokens[1:])):  # "automatically resume X"
+        how, said = ADVERB_ZH[tokens[0].lower()], clause(" ".join(tokens[1:]), kind)
+        at = said.find(found[1])  # before the verb, after where or how it is done ("在 TurboMind 中完整实现")
+        return join([said[:at], how + found[1], said[at + len(found[1]):]]) if at > 0 else join([how, said])
     if tokens and tokens[0].lower() in ("don't", "do", "never", "dont") and len(tokens) > 1:
         negated = tokens[2:] if tokens[0].lower() == "do" and tokens[1].lower() == "not" else tokens[1:]
         if verb(negated) or negated and negated[0].lower() in ADVERB_ZH and verb(negated[1:]):
