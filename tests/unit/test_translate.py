@@ -835,3 +835,20 @@ def test_a_headline_quotes_no_english_title_and_an_adverb_stands_before_its_verb
     assert translate.title("feat: fully implement compressed-tensors gs32 support in TurboMind") == \
         "在 TurboMind 中完整实现 compressed-tensors gs32 支持"
     assert translate.title("[hardware] fix: automatically set device for SFT case") == "为 SFT 情况自动设置设备"
+
+
+def test_zh_prose_quotes_no_english_title_for_a_revert_or_a_member() -> None:
+    from prhub.engine import telling
+    from prhub.engine.scoring import _Reverted
+
+    # vue's week of 2025-09-22 had "回滚：#13925，回滚 “fix(hmr): prevent `__VUE_HMR_RUNTIME__` from being
+    # overwritten by vue runtime in 3rd-party libraries”" in its risks at a glance
+    title = "fix(hmr): prevent `__VUE_HMR_RUNTIME__` from being overwritten by vue runtime in 3rd-party libraries"
+    assert _Reverted(None, title).named("zh") == "涉及 `__VUE_HMR_RUNTIME__` 的改动"
+    assert _Reverted(None, "[style] minor: remove subclass").named("zh") == "“移除 subclass”"
+    assert _Reverted(None, title).named("en") == f"“{title}”" and _Reverted(13925, title).named("zh") == "#13925"
+    # ms-swift's week of 2026-03-09 highlighted "#8249 新功能：“compat transformers 5.3.0”"
+    entry = {"number": 8249, "title": "[compat] compat transformers 5.3.0", "type": "feat", "modules": ["compat"],
+             "summary": "新功能：“compat transformers 5.3.0”。", "breaking": False, "breaking_reason": "",
+             "changed_files": 3, "additions": 40, "deletions": 2, "headline": "新功能：改动 3 个文件，多为新增"}
+    assert telling.pr_told(entry, True)[0] == "新功能：改动 3 个文件，多为新增"

@@ -200,12 +200,18 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
     return where if what == "改动" else f"{what}：{where}"  # not "改动：改动 1 个文件"
 
 
+def quotes_english(text: str) -> bool:
+    """Whether `text` quotes English (“…” with letters and no Chinese): gist.doing's quote of a title it could not
+    carry, which a Chinese line does not repeat."""
+    return any(not CJK.search(q) and re.search(r"[A-Za-z]", q) for q in re.findall(r"“([^”]*)”", text))
+
+
 def _unquoted(action: str, what: str) -> tuple[str, bool]:
     """`action` with an English quote of one or two words that name something said as that name ("新功能：“xpo
     trainer”" → "新功能：xpo trainer"), and whether an English quote is left (a verb or a participle opens it:
     "重构：“Simplify backtrack”", "“reformatted”": the author's sentence, not a name)."""
     found = re.fullmatch(r"(.*?)“([^”]*)”", action)
-    if not found or CJK.search(found.group(2)) or not re.search(r"[A-Za-z]", found.group(2)):
+    if not found or not quotes_english(action):
         return action, False
     words = found.group(2).split()
     first, last = words[0] if words else "", words[-1] if words else ""

@@ -79,7 +79,7 @@ from prhub.engine.wording import joined, say
 # engine-17: a title naming a CVE or GHSA advisory that the PR's own code closes is a security fix (type fix, 2
 # points); "bugfix"/"Hotfix" titles are fixes; a type tag's scope ("[Bugfix (rlhf)]") is the module.
 # engine-18: a title that documents, explains or clarifies, or adds docs, is docs where the repository says no type
-# (tokio's doc comments are in its source files).
+# (tokio's doc comments are in its source files); a zh revert risk quotes no English title.
 REVISION = 18
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -407,9 +407,18 @@ class _Reverted:
     title: str = ""
 
     def named(self, lang: str) -> str:
-        """How the revert risk names what was reverted."""
-        return (f"#{self.number}" if self.number else f"“{self.title}”" if self.title else
-                say(lang, "earlier_change"))
+        """How the revert risk names what was reverted: its number, else its title (in a zh report in Chinese, or
+        by the names it gives: an English title is not quoted in Chinese prose), else "an earlier change"."""
+        if self.number or not self.title:
+            return f"#{self.number}" if self.number else say(lang, "earlier_change")
+        if lang != "zh":
+            return f"“{self.title}”"
+        said = translate.title(self.title)
+        if said and not translate.leftover(said):
+            return f"“{said}”"
+        names = [f"`{c}`" for c in re.findall(r"`([^`\n]{1,40})`", self.title)] or \
+            textparse.IDENTIFIER.findall(self.title)
+        return f"涉及 {names[0]} 的改动" if names else say(lang, "earlier_change")
 
 
 def _revert(pr: PullRequest, description: str, kind: str) -> _Reverted:

@@ -89,8 +89,10 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
         summary = summary[:-len(area)]  # the line's module tag: prose names the module already
     if "据描述实测" in summary:
         facts.append(fact(p["number"], "summary", summary.split("据描述实测", 1)[1].strip("，。 ")))
-    # a summary in English, or one that is only a name ("gemma4"), gives way to the headline ("新功能：gemma4")
-    if p.get("headline") and (headline.english_prose(summary) or not CJK.search(summary)):
+    # a summary in English, one that quotes the English title, or one that is only a name ("gemma4") gives way to
+    # the headline ("新功能：gemma4")
+    if p.get("headline") and (headline.english_prose(summary) or headline.quotes_english(summary) or
+                              not CJK.search(summary)):
         measured = headline.MEASURED.search(summary)
         summary = p["headline"] + (f"，{measured.group(0)}" if measured else "")
     return short(summary, 160), facts + why
