@@ -852,3 +852,22 @@ def test_zh_prose_quotes_no_english_title_for_a_revert_or_a_member() -> None:
              "summary": "新功能：“compat transformers 5.3.0”。", "breaking": False, "breaking_reason": "",
              "changed_files": 3, "additions": 40, "deletions": 2, "headline": "新功能：改动 3 个文件，多为新增"}
     assert telling.pr_told(entry, True)[0] == "新功能：改动 3 个文件，多为新增"
+
+
+def test_make_x_adj_keeps_what_follows_the_attribute() -> None:
+    # "make X more modular" had read "让 X 变为更多" (more as 更多, modular dropped); okhttp #9112 "Make Request.toCurl
+    # work more like Chrome's 'copy as cURL'" had read "让 Request.toCurl work 变为更多", its comparison dropped
+    assert translate.title("[trainer] refactor: make main_ppo TaskRunner more modular") == \
+        "让 main_ppo TaskRunner 变得更模块化"
+    assert translate.title("fix(tree): Make output more deterministic") == "让输出变得更确定性"
+    assert headline.english_prose(translate.title("Make Request.toCurl work more like Chrome's 'copy as cURL'"))
+    assert translate.title("axum-extra: Make axum optional dependency") == "将 axum 设为可选依赖"
+    assert translate.title("[reward] fix: make `RateLimitedRewardManager` accept legacy kwargs") == \
+        "让 `RateLimitedRewardManager` 接受旧版 kwargs"
+    assert translate.title("[recipe] fix: make LangGraph agent example runnable out-of-the-box") == \
+        "让 LangGraph 智能体示例变为可运行、开箱即用"
+    assert translate.title("[fix] make position_id_per_seconds configurable for Qwen2OmniPlugin") == \
+        "让 Qwen2OmniPlugin 的 position_id_per_seconds 变为可配置"
+    # "more" before an attribute is a comparative in a noun phrase too
+    assert translate.title("fix(types): more precise types for Events") == "事件的更精确类型"
+    assert translate.title("make X optional") == "让 X 变为可选"

@@ -35,7 +35,8 @@ DIFF_ONLY = re.compile(r"改动 \d+ 个文件，(?:多为新增|多为删除|增
 # Words that only English prose needs: one in a zh line means the translator left the sentence in English.
 PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
                              "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless",
-                             "until", "unless", "responsible", "even", "generally", "specifically", "throughout"}
+                             "until", "unless", "responsible", "even", "generally", "specifically", "throughout",
+                             "among", "locally"}
 
 
 def english_prose(text: str) -> bool:

@@ -131,6 +131,10 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
             out.append("的")
             i += 1
             continue
+        if compared := _comparative(tokens, i):
+            _attach(out, compared[0], in_glossary=True)
+            i += compared[1]
+            continue
         found, size, noun = known(tokens, i, first)
         if found is None and (whole := _whole(tokens, i)):
             _attach(out, whole, in_glossary=True)
@@ -147,6 +151,15 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
         _attach(out, _in_place(found, noun, tokens, i, size, bool(out)), in_glossary=True)
         i += size
     return join(out)
+
+
+def _comparative(tokens: list[str], i: int) -> tuple[str, int] | None:
+    """"more precise" at tokens[i]: (更精确的, the words it takes), not 更多精确; None when "more" is no comparative
+    there (more before a noun is 更多)."""
+    if tokens[i].lower() != "more" or i + 1 >= len(tokens):
+        return None
+    said, size, noun = known(tokens, i + 1, False)
+    return ("更" + said, 1 + size) if said and not noun and not said.startswith("更") else None
 
 
 def _owner(word: str) -> tuple[str, bool]:

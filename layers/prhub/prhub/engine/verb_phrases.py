@@ -789,20 +789,39 @@ def _make(rest: str) -> str:
         return join(["将", _phrase(match.group(1)), "设为默认"])
     if (match := re.match(r"^(.+?)\s+(?:a|an)\s+(.+)$", rest, re.I)) and len(TOKEN.findall(match.group(1))) <= 3:
         return join(["将", _phrase(match.group(1)), "设为", _phrase(match.group(2))])  # "make X an opt-in flag"
-    attributes = glossary()["attributes"]
     tokens = TOKEN.findall(rest)
     for i in range(1, len(tokens)):
+        more = tokens[i].lower() == "more"  # "make X more modular": 更模块化, not 更多
         for size in (2, 1):
-            word = " ".join(tokens[i:i + size]).lower()
-            if word in attributes and len(tokens[i:i + size]) == size:
-                subject, tail = " ".join(tokens[:i]), " ".join(tokens[i + size:])
-                said = attributes[word]
-                if size == 2:  # "resilient to", "compatible with": the attribute takes an object
-                    return join(["让", _phrase(subject), said, _phrase(tail)])
-                if tail.lower().startswith("in "):
-                    subject = f"{subject} in {tail[3:]}"
-                return join(["让", _phrase(subject), "变为", said.removesuffix("的")])
+            if (said := _made_state(tokens, i, size, more)) is not None:
+                return said
     return _made_to(tokens) or join(["让", _phrase(rest)])
+
+
+def _made_state(tokens: list[str], i: int, size: int, more: bool) -> str | None:
+    """"make X ATTR …" with the attribute of `size` words at tokens[i] (after "more" when `more`): "让 X 变为可选",
+    "让 X 变得更模块化", "将 X 设为可选依赖"; None when no attribute stands there or more than one follows it."""
+    attributes = glossary()["attributes"]
+    at = i + 1 if more else i
+    word = " ".join(tokens[at:at + size]).lower()
+    if word not in attributes or len(tokens[at:at + size]) != size:
+        return None
+    subject, tail = " ".join(tokens[:i]), " ".join(tokens[at + size:])
+    said = attributes[word].removesuffix("的")
+    if size == 2 and not more:  # "resilient to", "compatible with": the attribute takes an object
+        return join(["让", _phrase(subject), said, _phrase(tail)])
+    following = tail.split()[0].lower() if tail else ""
+    if following in ("in", "for", "on"):  # "optional in Z": Z 中的 X
+        subject = f"{subject} {tail}"
+    elif tail and not more and len(tail.split()) == 1 and known(tail.split(), 0, False)[2] and \
+            not any(verb([t]) for t in tokens[1:i]):  # "make X accept legacy kwargs" is _made_to's
+        return join(["将", _phrase(subject), "设为", _phrase(f"{word} {tail}")])  # "optional dependency"
+    elif tail and (single := attributes.get(tail.lower())):  # "runnable out-of-the-box"
+        said = f"{said}、{single.removesuffix('的')}"
+    elif tail and following not in PREPOSITIONS:
+        return None  # "work more like Y": more than an attribute follows
+    # a phrase after it is dropped, as a headline's few words are: "faster and more memory efficient" says the first
+    return join(["让", _phrase(subject), "变得更" + said if more else "变为" + said])
 
 
 def _made_to(tokens: list[str]) -> str:
