@@ -871,3 +871,11 @@ def test_make_x_adj_keeps_what_follows_the_attribute() -> None:
     # "more" before an attribute is a comparative in a noun phrase too
     assert translate.title("fix(types): more precise types for Events") == "事件的更精确类型"
     assert translate.title("make X optional") == "让 X 变为可选"
+
+
+def test_start_doing_is_to_begin_not_to_launch() -> None:
+    # okhttp's week of 2025-10-06 read "#9111 启动 publishing dispatcher 队列事件"
+    assert translate.title("Start publishing dispatcher queue events") == "开始发布 dispatcher 队列事件"
+    assert translate.title("Start including ECH data in RouteSelector results") == \
+        "开始在 RouteSelector 结果中包含 ECH 数据"
+    assert translate.title("start vllm server") == "启动 vllm 服务端"  # a thing started is launched

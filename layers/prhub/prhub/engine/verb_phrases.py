@@ -373,6 +373,9 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         return zh
     if key == "release" and re.match(r"^(?:version\s+)?v?\d+(?:\.\d+)+\S*$", rest, re.I):  # a version is 发布d,
         return join(["发布", re.sub(r"^version\s+", "", rest, flags=re.I)])  # memory is 释放d
+    words = TOKEN.findall(rest)
+    if key in ("start", "begin") and words[0].lower().endswith("ing") and verb(words):
+        return join(["开始", _doing(rest)])  # "Start publishing X": 开始发布 X, not 启动
     if (match := re.match(r"^to\s+(.+)$", rest, re.I)) and (aim := verb(words := TOKEN.findall(match.group(1)))) \
             and aim[0].split()[0] == words[0].lower():  # "bump to patched version": a participle is no purpose
         if key in INFINITIVE:  # "try to fix X", "make sure to keep X": 尝试修复 X
