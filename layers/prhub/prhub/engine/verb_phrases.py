@@ -373,9 +373,6 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         return zh
     if key == "release" and re.match(r"^(?:version\s+)?v?\d+(?:\.\d+)+\S*$", rest, re.I):  # a version is 发布d,
         return join(["发布", re.sub(r"^version\s+", "", rest, flags=re.I)])  # memory is 释放d
-    words = TOKEN.findall(rest)
-    if key in ("start", "begin") and words[0].lower().endswith("ing") and verb(words):
-        return join(["开始", _doing(rest)])  # "Start publishing X": 开始发布 X, not 启动
     if (match := re.match(r"^to\s+(.+)$", rest, re.I)) and (aim := verb(words := TOKEN.findall(match.group(1)))) \
             and aim[0].split()[0] == words[0].lower():  # "bump to patched version": a participle is no purpose
         if key in INFINITIVE:  # "try to fix X", "make sure to keep X": 尝试修复 X
@@ -388,7 +385,7 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         return join([ADVERB_ZH[how.group(2).lower()], _shaped(key, zh, how.group(1))])
     if key in ("fix", "hotfix", "resolve") and (said := _undone(rest) or _suffered(rest)) is not None:
         return join([zh, said, "的问题"])  # "fix X not applied with Y", "fix X being ignored in Y"
-    for shape in (_contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
+    for shape in (_begun, _contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
         if (said := shape(key, zh, rest)) is not None:
             return said
     if key == "depend" and rest.lower().startswith("on "):
@@ -497,6 +494,14 @@ def _aimed(key: str, zh: str, rest: str) -> str | None:
         if key in CAUSATIVE and done and not split(done, "in") and not split(done, "for"):
             return join([zh, _phrase(done), _doing(rest[match.start():].strip()[3:])])  # "allow users to pass X"
         return join([_shaped(key, zh, done), "，", lead, tail])
+    return None
+
+
+def _begun(key: str, zh: str, rest: str) -> str | None:
+    """"Start publishing X": 开始发布 X (a thing started is launched, 启动; doing something is begun)."""
+    words = TOKEN.findall(rest)
+    if key in ("start", "begin") and words and words[0].lower().endswith("ing") and verb(words):
+        return join(["开始", _doing(rest)])
     return None
 
 
