@@ -47,6 +47,8 @@ def test_a_type_tag_with_a_scope_names_the_scope_as_the_module():
     assert modules_from_title("[Bugfix (rlhf)] skip model reload during colocate vLLM init") == ["rlhf"]
     assert modules_from_title("[feat, SFT] Support LigerKernel for SFT") == ["sft"]
     assert modules_from_title("[1/N][rollout, trainer] x") == ["rollout", "trainer"]
+    # ruff tags its rule sets in code: "[`pylint`] …" had made the module "`pylint`" (printed as code in its brief)
+    assert modules_from_title("[`pylint`] Detect more exotic NaN literals in `PLW0177`") == ["pylint"]
     assert conventions.words("[Bugfix (rlhf)] skip model reload")[0] == "bugfix"  # the tag's type word is read
 
 

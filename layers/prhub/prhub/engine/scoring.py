@@ -79,7 +79,8 @@ from prhub.engine.wording import joined, say
 # engine-17: a title naming a CVE or GHSA advisory that the PR's own code closes is a security fix (type fix, 2
 # points); "bugfix"/"Hotfix" titles are fixes; a type tag's scope ("[Bugfix (rlhf)]") is the module.
 # engine-18: a title that documents, explains or clarifies, or adds docs, is docs where the repository says no type
-# (tokio's doc comments are in its source files); a zh revert risk quotes no English title.
+# (tokio's doc comments are in its source files); a zh revert risk quotes no English title; a tag's module is its
+# name without backticks (ruff's "[`pylint`]").
 REVISION = 18
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -147,7 +148,7 @@ def modules_of(tags: list[str]) -> list[str]:
         if NOT_MODULE.fullmatch(tag):
             continue
         for part in re.split(r"[,，/()]", tag):  # "[Bugfix (rlhf)]": a type and its module
-            name = part.strip().lower()
+            name = part.strip().strip("`").strip().lower()  # ruff's "[`pylint`]": the rule set, not code
             if name and name != "breaking" and name not in mods and not NOT_MODULE.fullmatch(name):
                 mods.append(name)
     return mods
