@@ -34,7 +34,7 @@ from prhub.engine import headline, translate
     ("make `reward_extra_info` optional in `reward_result`", "让 `reward_result` 中的 `reward_extra_info` 变为可选"),
     ("use uv for the docker image", "Docker 镜像改用 uv"),
     ("Refactor `Layout` into `BuildDirLayout`", "将 `Layout` 重构为 `BuildDirLayout`"),
-    ("update triton-ascend and fix npu ut", "更新 triton-ascend 并修复 npu 单元测试"),
+    ("update triton-ascend and fix npu ut", "更新 triton-ascend 并修复 NPU 单元测试"),
     ("🪂 Don't gather logits in SFT to avoid hanging", "不再在 SFT 中汇总 logits，以避免卡死"),
     ("feat(config): Allow `build.dir` on Windows", "在 Windows 上允许 `build.dir`"),
 ])
@@ -178,7 +178,7 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     # a passive, said as the verb acting on its subject; a state, said "X 为 None" / "X 不正确"
     ("[tool] refactor: tools will be initialized in AgentLoopWorker", "refactor", "在 AgentLoopWorker 中初始化工具"),
     ("[ci] feat: npu nightly ci log is redirected to the specified directory", "feat",
-     "将 npu 夜间 CI 日志重定向到指定的目录"),
+     "将 NPU 夜间 CI 日志重定向到指定的目录"),
     ("[rollout] fix: guard sglang profiling when self.tokenizer_manager is None", "fix",
      "在 self.tokenizer_manager 为 None 时保护 sglang 性能分析"),
     ("[Update reward_trainer.py] append PeftSavingCallback if callbacks is not None", "",
@@ -195,7 +195,7 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
      "通过为 `get_soft_overlong_punishment` 设置参数修复 GRPO CLI"),
     # where a thing goes: "pass X to Y", "set X to Y for Z", "treat X as Y", "add X as Y", "cap X at Y"
     ("[veomni] fix: pass mixed precision config to veomni", "fix", "将混合精度配置传给 veomni"),
-    ("[megatron] fix: set use_mbridge to True for some npu scripts", "fix", "为部分 npu 脚本将 use_mbridge 设为 True"),
+    ("[megatron] fix: set use_mbridge to True for some npu scripts", "fix", "为部分 NPU 脚本将 use_mbridge 设为 True"),
     ("[rollout, vllm] fix: treat null rollout seed as 0 for engine init",
      "fix", "为引擎初始化将空的 rollout 随机种子视为 0"),
     ("[ray,rollout,trtllm] feat: Adding tensorrt_llm as new rollout engine",
@@ -234,13 +234,13 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     # an adverb said before its verb, also after a negation; "get rid of" (a verb of three words)
     ("[fsdp] fix: do not manually move model to GPU", "fix", "不再手动将模型移到 GPU"),
     ("[hardware] feat: Auto set device_name to npu for Ascend NPU",
-     "feat", "自动为 Ascend NPU 将 device_name 设为 npu"),
+     "feat", "自动为 Ascend NPU 将 device_name 设为 NPU"),
     ("[BREAKING][rollout,cfg] refactor: get rid of actor_rollout_ref config from rollout", "refactor",
      "从 rollout 中去掉 actor_rollout_ref 配置"),
     # a rename without a verb; "fixes to X"; "by <a verb>"; "pull X out into Y"; a subject before a verb in -s
     ("🩳 `max_seq_length` to `max_length`", "", "`max_seq_length` 改为 `max_length`"),
     ("[trtllm] fix: minor fixes to trtllm rollout", "fix", "对 trtllm rollout 的若干小修复"),
-    ("[ci] fix: fix ci by downgrade transformers to <5", "fix", "通过将 transformers 降级到 <5 修复 ci"),
+    ("[ci] fix: fix ci by downgrade transformers to <5", "fix", "通过将 transformers 降级到 <5 修复 CI"),
     ("refactor(shell): Pull out hyperlink logic into anstyle-hyperlink",
      "refactor", "将超链接逻辑抽出到 anstyle-hyperlink"),
     ("[worker] fix: new engine saves megatron LoRA adapters checkpoints",
@@ -303,7 +303,7 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
     ("[GRPO] Reference model initialization bug fix", "修复参考模型初始化"),
     # a container's image is a 镜像 ("将稳定 trtllm 图像升级到…"); a model's image, even in a CI fix, an 图像
     ("[docker] feat: bump stable trtllm image to 1.3.0rc15", "将稳定 trtllm 镜像升级到 1.3.0rc15"),
-    ("[ci] chore: Update ascend ci image", "更新 ascend ci 镜像"),
+    ("[ci] chore: Update ascend ci image", "更新 ascend CI 镜像"),
     ("Fix OOM in CI by reducing image size of tiny Gemma3 model", "通过减少小型 Gemma3 模型的图像大小修复 CI 中的 OOM"),
     ("[doc] chore: update arch image", "更新 arch 图像"),
     # words the exports' key PRs left in English
@@ -508,7 +508,7 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ('[rollout] refactor: rename "clip" mode back to "mask" mode', '将 "clip" 模式改回 "mask" 模式'),
     ("Add RMSProp back to DPO", "为 DPO 恢复 RMSProp"),
     ("fix readme and add back citation", "修复 README 并恢复 citation"),
-    ("ci: Downgrade the `release-drafter` ci version back to version 6", "将 `release-drafter` 的 ci 版本降级回版本 6"),
+    ("ci: Downgrade the `release-drafter` ci version back to version 6", "将 `release-drafter` CI 版本降级回版本 6"),
     # "in favor of": trl #2386 "在 `PPOTrainer` 中在 `model` 的 favor 中弃用 `policy`"
     ("Deprecate `policy` in favor of `model` in `PPOTrainer`", "弃用 `policy`，改用 `PPOTrainer` 中的 `model`"),
     ("chore: remove undici in favor of global fetch", "移除 undici，改用全局 fetch"),
@@ -550,7 +550,7 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     # multiValueHeaders 的 either，而非 both", trl #843 "支持 both 旧和新的 …", trl #210 "Let 的支持")
     ("[megatron] fix: Use tokenizer path or model path in config", "在配置中改用分词器路径或模型路径"),
     ("feat: Add suggestions in wrong api usage or mismatched column names",
-     "在错误的 api 用法或不匹配列名称中新增建议"),
+     "在错误的 API 用法或不匹配列名称中新增建议"),
     ("fix(adapter/aws-lambda): APIGWProxyResult should contain either of headers or multiValueHeaders, not both",
      "APIGWProxyResult 应包含头或 multiValueHeaders，而非两者"),
     ("Support both old and new diffusers import path", "支持旧的和新的 diffusers 导入路径"),
