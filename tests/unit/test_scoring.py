@@ -92,6 +92,10 @@ def test_a_type_tag_with_a_scope_names_the_scope_as_the_module():
     ("Explain plan for streaming queries", [change("src/plan.rs", 200, 0)], "feat"),
     ("Document loader for PDFs", [change("src/loaders/pdf.py", 200, 0)], "feat"),
     ("Update doc CI", [change(".github/workflows/docs.yml")], "ci"),
+    # a formatter's docstring handling is code; "Address" is no "add"; a test documented is a test
+    ("Add support for docstring code formatting", [change("src/format.rs", 300, 20)], "feat"),
+    ("Address doc review comments", [change("src/a.rs", 5, 5)], "refactor"),
+    ("Document the num_items_in_batch denominator bug", [change("tests/test_distill.py", 30, 2)], "test"),
 ])
 def test_type_from_prefix_verbs_and_paths(title, files, expected):
     assert score_pull(make_pr(title, files), CONFIG).type == expected

@@ -137,6 +137,7 @@ def test_file_kinds():
              # Rust's test module beside its code (tokio #8252 had "changes 3 source files, most in `tests.rs`, but
              # no test file"), Django's app tests
              "tokio/src/runtime/time_alt/tests.rs": "test", "shop/orders/tests.py": "test",
+             "crates/ty/src/types/property_tests.rs": "test", "app/contests.py": "source", "src/attests.rs": "source",
              # ... and not a name that only holds the word
              "src/testing.ts": "source", "src/latest.ts": "source", "src/contest/a.go": "source",
              "src/unit-tests.ts": "source",

@@ -435,7 +435,7 @@ def test_on_after_a_reaction_names_when_and_on_a_platform_names_where() -> None:
     assert translate.title("Don't panic on unknown bins") == "不再在未知的 bins 时触发 panic"
     # a platform, a branch or a name after "on" is a place still
     assert translate.title("warn on ROCm") == "在 ROCm 上警告"
-    assert translate.title("fix failing rollout config test on main") == "修复在 main 上失败 rollout 配置测试"
+    assert translate.title("fix failing rollout config test on main") == "在 main 上修复失败的 rollout 配置测试"
     assert translate.title("offload to save memory") == "卸载，以节省内存"
 
 
@@ -816,9 +816,10 @@ def test_a_pr_told_only_by_a_name_is_told_by_its_headline() -> None:
              "breaking": False, "breaking_reason": "", "changed_files": 6, "additions": 300, "deletions": 2,
              "headline": "新功能：gemma4"}
     assert telling.pr_told(entry, True)[0] == "新功能：gemma4"
-    # a summary in Chinese stays the line
-    told = {**entry, "title": "[model] support gemma4", "summary": "支持 gemma4", "headline": "支持 gemma4"}
-    assert telling.pr_told(told, True)[0] == "支持 gemma4"
+    # a summary in Chinese stays the line (the headline may say less)
+    told = {**entry, "title": "[model] support gemma4", "summary": "支持 gemma4 的多模态输入",
+            "headline": "支持 gemma4"}
+    assert telling.pr_told(told, True)[0] == "支持 gemma4 的多模态输入"
     # "low" and "high" are said (LLaMA-Factory #10300 had read "为 low 内存占用权重加载…")
     assert translate.title("[misc] fix high memory usage") == "修复高内存占用"
 
@@ -867,9 +868,9 @@ def test_make_x_adj_keeps_what_follows_the_attribute() -> None:
     assert translate.title("[recipe] fix: make LangGraph agent example runnable out-of-the-box") == \
         "让 LangGraph 智能体示例变为可运行、开箱即用"
     assert translate.title("[fix] make position_id_per_seconds configurable for Qwen2OmniPlugin") == \
-        "让 Qwen2OmniPlugin 的 position_id_per_seconds 变为可配置"
+        "让 position_id_per_seconds 对 Qwen2OmniPlugin 可配置"
     # "more" before an attribute is a comparative in a noun phrase too
-    assert translate.title("fix(types): more precise types for Events") == "事件的更精确类型"
+    assert translate.title("fix(types): more precise inference for chained expressions") == "chained 表达式的更精确推理"
     assert translate.title("make X optional") == "让 X 变为可选"
 
 
@@ -879,3 +880,29 @@ def test_start_doing_is_to_begin_not_to_launch() -> None:
     assert translate.title("Start including ECH data in RouteSelector results") == \
         "开始在 RouteSelector 结果中包含 ECH 数据"
     assert translate.title("start vllm server") == "启动 vllm 服务端"  # a thing started is launched
+
+
+def test_what_a_review_of_the_tenth_session_found() -> None:
+    from prhub.engine.scoring import _Reverted
+
+    # "more" counts before things and compares before one ("Add more native completions" had read 更原生补全)
+    assert translate.title("feat(tree): Add more native completions") == "新增更多原生补全"
+    assert translate.title("More helpful error for invalid cargo-features = []") == \
+        "无效的 cargo-features = [] 的更有用的错误"
+    # a count of images is no container's tag, a tag in capitals is
+    assert translate.title("Fix crash with 2 images") == "修复带有 2 个图像的崩溃"
+    assert translate.title("upgrade vLLM-0.8.5 image") == "升级 vLLM-0.8.5 镜像"
+    # the adverb goes before the main verb, not before the first word that reads like it
+    assert translate.title("safely close connections when closing the pool") == "在关闭池时安全地关闭连接"
+    # "for Z" says for whom, not whose (verl #1370 had read "让异步函数的装饰器 register 变为可用")
+    assert translate.title("[ray] feat: Making decorator register available for async function") == \
+        "让装饰器 register 对异步函数可用"
+    # an -ing word the glossary knows as a state is no action ("fix existing tests" had read 修复存在测试)
+    assert translate.title("fix existing tests") == "修复现有的测试"
+    assert translate.title("start existing services") != "开始存在 services"
+    # a revert risk says no Chinese sentence with English grammar left in it
+    assert _Reverted(None, "fix(hmr): prevent runtime from being overwritten").named("zh") == "此前的改动"
+    # one or two lower-case words that name something stay a name ("flowgrpo trainer", 35 files of verl's)
+    assert headline.headline("[5/n][trainer] feat: flowgrpo trainer", "", "feat", ["trainer"], 35, 3000, 9) == \
+        "新功能：flowgrpo trainer"
+    assert headline.headline("realign values", "", "refactor", [], 1, 3, 3) == "重构：改动 1 个文件，增删相当"

@@ -39,7 +39,8 @@ TOOL_CONFIG = re.compile(r"(?:^|/)(?:tsconfig[^/]*\.json|jsconfig\.json|\.?eslin
 def is_test(path: str, test_paths: Sequence[str]) -> bool:
     """Whether `path` is a test file under the repository's test conventions (config.test_paths): a folder
     ("tests/"; "-tests/" ends a folder's name: runtime-tests/, and "*Test/" Kotlin's commonTest/), a name's part
-    (".test." in url.test.ts), a name's end ("_test.go") or start ("test_")."""
+    (".test." in url.test.ts), a name's end ("_test.go") or start ("test_"), a whole name ("tests.rs", and
+    property_tests.rs)."""
     base = path.rsplit("/", 1)[-1]
     for pattern in test_paths:
         if pattern.endswith("/") and pattern.startswith(("-", "_", "*")):
@@ -51,8 +52,11 @@ def is_test(path: str, test_paths: Sequence[str]) -> bool:
         elif len(pattern) > 2 and pattern.startswith(".") and pattern.endswith("."):
             if pattern in base:
                 return True
+        elif "." in pattern and pattern[0].isalpha():  # a whole name or its end after "_": tests.rs,
+            if base == pattern or base.endswith("_" + pattern):  # property_tests.rs (not contests.py)
+                return True
         elif "." in pattern or pattern.startswith("_"):
-            if base.endswith(pattern) or base == pattern:
+            if base.endswith(pattern):
                 return True
         elif base.startswith(pattern):
             return True

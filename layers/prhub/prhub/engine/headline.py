@@ -18,7 +18,7 @@ from functools import cache
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
-from prhub.engine.lexicon import CJK, blank_code, glossary, known, unknown_verb, verb
+from prhub.engine.lexicon import CJK, blank_code, glossary, known, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, say, type_word
@@ -36,7 +36,7 @@ DIFF_ONLY = re.compile(r"改动 \d+ 个文件，(?:多为新增|多为删除|增
 PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
                              "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless",
                              "until", "unless", "responsible", "even", "generally", "specifically", "throughout",
-                             "among", "locally"}
+                             "among", "locally", "overwrote", "wrote", "broke"}
 
 
 def english_prose(text: str) -> bool:
@@ -216,9 +216,11 @@ def _unquoted(action: str, what: str) -> tuple[str, bool]:
         return action, False
     words = found.group(2).split()
     first, last = words[0] if words else "", words[-1] if words else ""
-    opens_a_name = first and not verb([first]) and not re.search(r"(?:ed|ing)$", first) and \
-        first.lower() not in PROSE and not unknown_verb(first)  # "realign values", "reformatted": a sentence
-    ends_a_name = known([last.lower()], 0, False)[2] or re.search(r"\d|[a-z][A-Z]|^[A-Z]{2,}$", last)
+    # "realign values", "reformatted", "rebrand": a verb of the author's sentence, known or shaped as one
+    verbal = verb([first]) or re.search(r"(?:ed|ing|i[sz]e|ify)$|^(?:re|un|de)[a-z]{3}", first.lower())
+    opens_a_name = first and not verbal and first.lower() not in PROSE
+    ends_a_name = known([last.lower()], 0, False)[2] or re.search(r"\d|[a-z][A-Z]|^[A-Z]{2,}$", last) or \
+        len(words) == 1 and first.islower()  # "mrope", a lower-case name
     if 0 < len(words) <= 2 and "`" not in found.group(2) and opens_a_name and ends_a_name:
         return f"{found.group(1) or what + '：'}{found.group(2)}", False
     return action, True

@@ -154,12 +154,18 @@ def words(tokens: list[str], clause: Clause, first: bool = False) -> str:
 
 
 def _comparative(tokens: list[str], i: int) -> tuple[str, int] | None:
-    """"more precise" at tokens[i]: (更精确的, the words it takes), not 更多精确; None when "more" is no comparative
-    there (more before a noun is 更多)."""
+    """"more precise" at tokens[i]: (更精确, the words it takes), not 更多精确, where it compares: after "a"/"the",
+    before one thing ("more helpful error") or before nothing; None where it counts ("more native completions":
+    更多原生补全)."""
     if tokens[i].lower() != "more" or i + 1 >= len(tokens):
         return None
     said, size, noun = known(tokens, i + 1, False)
-    return ("更" + said, 1 + size) if said and not noun and not said.startswith("更") else None
+    if not said or noun or said.startswith("更"):
+        return None
+    following = tokens[i + 1 + size] if i + 1 + size < len(tokens) else ""
+    counted = following.lower().endswith("s") and known([following], 0, False)[2] and not (
+        i > 0 and tokens[i - 1].lower() in ("a", "an", "the"))
+    return None if counted else ("更" + said, 1 + size)
 
 
 def _owner(word: str) -> tuple[str, bool]:

@@ -105,13 +105,14 @@ VERB_TYPES = (
     # "Document …", "Explain …", "Clarify that …", "Add docs for …": the words a repository's docs are changed
     # with (tokio's doc comments live in its .rs files, so the files alone do not say so); a clarified message or
     # an EXPLAIN plan is code
-    ("docs", re.compile(r"^(document(?:s|ed|ing)?\b(?!\s+(?:store|loader|db|model|type|id|symbol|view)s?\b)|"
-                        r"explain(?:s|ed|ing)?\b(?!\s+(?:plan|output|analy[sz]e)\b)|"
+    ("docs", re.compile(r"^(document(?:s|ed|ing)?\b(?!\s+(?:store|loader|parser|db|model|type|id|symbol|view)s?\b)|"
+                        r"explain(?:s|ed|ing)?\b(?!\s+(?:plan|output|command|analy[sz]e)s?\b)|"
                         r"clarif\w*\b(?!\s+(?:\S+\s+){0,3}(?:error|warning|message|panic|diagnostic)s?\b)|"
-                        r"(?:add|improve|update|expand|polish|rewrite|reword)\w*\s+(?:\S+\s+){0,2}"
-                        r"(?:docs?|documentation|docstrings?|doc[- ]?comments?)(?![\w-])"
-                        r"(?!\s+(?:ci|build|job|workflow)s?\b))", re.I)),
-    ("feat", re.compile(r"^(add\w*|support\w*|implement\w*|introduc\w*|enabl\w*|allow\w*|new|suggest\w*|"
+                        r"(?:add(?:s|ed|ing)?|improv\w*|updat\w*|expand\w*|polish\w*|rewrit\w*|reword\w*)\s+"
+                        r"(?:\S+\s+){0,2}(?:docs?|documentation|doc ?strings?|doc[- ]?comments?)(?![\w-])"
+                        r"(?!\s+(?:ci|build|builder|job|workflow|code|detection|formatting|formatter|checker|coverage|"
+                        r"generation|generator|lint|linter|style|tests?)\b))", re.I)),
+    ("feat", re.compile(r"^(add(?:s|ed|ing)?|support\w*|implement\w*|introduc\w*|enabl\w*|allow\w*|new|suggest\w*|"
                         r"warn\w*|emit\w*|expose\w*|stabili[sz]\w*|integrat\w*|extend\w*|teach\w*|"
                         r"consider\w*|provide\w*|create\w*)\b", re.I)),
     ("refactor", re.compile(r"^(refactor\w*|remov\w*|clean\w*|renam\w*|mov\w*|simplif\w*|unif\w*|deprecat\w*|"
@@ -176,6 +177,18 @@ def parse_title(title: str) -> tuple[str, str | None, str | None, bool]:
     return rest, None, None, False
 
 
+def _verb_type(description: str, kinds: list[str]) -> str | None:
+    """The type the title's verb says (VERB_TYPES), with what its words or files add."""
+    verb = next((t for t, pattern in VERB_TYPES if pattern.match(description)), None)
+    if verb is None and rules.ADVISORY.search(description):
+        return "fix"  # "`copy_headers` does not strip identity headers (Fixes GHSA-…)" closes an advisory
+    if verb == "chore" and rules.PERF_WORDS.search(description) and not re.search(r"\d", description):
+        return "perf"  # "Use vLLM prefix caching for speedup": a speed-up, not a bump
+    if verb == "docs" and kinds and set(kinds) <= {"test", "ci"}:
+        return "test" if "test" in kinds else "ci"  # "Document the … bug" in a test: the files say what it is
+    return verb
+
+
 def _type(description: str, declared: str | None, kinds: list[str], new_code: int = 0,
           source_lines: tuple[int, int] = (0, 0)) -> str:
     if REVERT_TITLE.match(description):
@@ -184,11 +197,7 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
         return "fix"  # "[model] chore: Fix Qwen3-235B precision issues" is a fix
     if declared:
         return declared
-    verb = next((t for t, pattern in VERB_TYPES if pattern.match(description)), None)
-    if verb is None and rules.ADVISORY.search(description):
-        return "fix"  # "`copy_headers` does not strip identity headers (Fixes GHSA-…)" closes an advisory
-    if verb == "chore" and rules.PERF_WORDS.search(description) and not re.search(r"\d", description):
-        return "perf"  # "Use vLLM prefix caching for speedup": a speed-up, not a bump
+    verb = _verb_type(description, kinds)
     if verb in ("revert", "fix", "perf", "docs", "feat"):
         return verb
     if kinds:
@@ -415,7 +424,8 @@ class _Reverted:
         if lang != "zh":
             return f"“{self.title}”"
         said = translate.title(self.title)
-        if said and not translate.leftover(said):
+        if said and not translate.leftover(said) and not any(  # "防止 being overwritten …": English grammar left
+                w.lower() in lexicon.GRAMMAR | {"again", "being"} for w in re.findall(r"[A-Za-z]+", said)):
             return f"“{said}”"
         names = [f"`{c}`" for c in re.findall(r"`([^`\n]{1,40})`", self.title)] or \
             textparse.IDENTIFIER.findall(self.title)

@@ -31,10 +31,10 @@ LABEL = re.compile(r"^([\w./+-]*[A-Z/.][\w./+-]*)\s*[:：]\s+(.+)$")  # "SDFT/SD
 # An image that is a container's, by the word just before it ("stable trtllm image", "ci image", "vllm 0.20.2
 # image") or what follows it ("image build", "image to 1.3.0rc15"); a plain word, not code, a path or a flag.
 IMAGE = re.compile(r"(?i)(?<![\w/.`-])images?(?![\w/.`-])")
-# a version before "image" is a container's tag ("vllm-0.8.5 image", "cuda12.4 image"), a model's name is not
-# ("MiniCPM-V-4.6 image preprocessing": 图像)
+# a version before "image" is a container's tag ("0.10.1 image", "vLLM-0.8.5 image", "CUDA12.4 image"), a model's
+# name with a version inside it is not ("MiniCPM-V-4.6 image preprocessing", "qwen2.5-vl image": 图像), nor a count
 IMAGE_BEFORE = re.compile(r"(?:^|[\s(])(?:(?i:docker|ci|cann|stable|base|npu|runtime|container|trtllm|vllm|sglang|"
-                          r"mcore)|v?\d[\w.+-]*|[a-z]+[-_]?\d+\.\d[\w.+-]*)\s+$")
+                          r"mcore)|v?\d+(?:\.\d+)+[\w.+]*|[A-Za-z]+[-_]?v?\d+(?:\.\d+)+[\w.+]*)\s+$")
 IMAGE_AFTER = re.compile(r"(?i)^\s+(?:build|upload|tag|registry|version|(?:version\s+)?to\s+v?\d)")
 NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Add ...": a two-word lead-in
 

@@ -113,7 +113,7 @@ def _qualified(tokens: list[str], kind: str) -> str | None:
     None when it has neither."""
     if len(tokens) > 1 and tokens[0].lower() in ADVERB_ZH and (found := verb(tokens[1:])):  # "automatically resume X"
         how, said = ADVERB_ZH[tokens[0].lower()], clause(" ".join(tokens[1:]), kind)
-        at = said.find(found[1])  # before the verb, after where or how it is done ("在 TurboMind 中完整实现")
+        at = said.rfind(found[1])  # before the main verb, last in Chinese ("在 TurboMind 中完整实现")
         return join([said[:at], how + found[1], said[at + len(found[1]):]]) if at > 0 else join([how, said])
     if tokens and tokens[0].lower() in ("don't", "do", "never", "dont") and len(tokens) > 1:
         negated = tokens[2:] if tokens[0].lower() == "do" and tokens[1].lower() == "not" else tokens[1:]
@@ -498,9 +498,11 @@ def _aimed(key: str, zh: str, rest: str) -> str | None:
 
 
 def _begun(key: str, zh: str, rest: str) -> str | None:
-    """"Start publishing X": 开始发布 X (a thing started is launched, 启动; doing something is begun)."""
+    """"Start publishing X": 开始发布 X (a thing started is launched, 启动; doing something is begun); "start
+    existing services" starts services."""
     words = TOKEN.findall(rest)
-    if key in ("start", "begin") and words and words[0].lower().endswith("ing") and verb(words):
+    if key == "start" and words and words[0].lower().endswith("ing") and verb(words) and \
+            words[0].lower() not in glossary()["attributes"]:
         return join(["开始", _doing(rest)])
     return None
 
@@ -666,7 +668,8 @@ def _placed(key: str, zh: str, rest: str) -> str:
     """The verb and its object with a place or target: "in Y", "on Y", "for Y", "with Y", "from Y"."""
     tokens = TOKEN.findall(rest)
     if re.fullmatch(r"[a-z]+ing", tokens[0]) and tokens[0] not in glossary()["nouns"] and verb(tokens) and \
-            len(tokens) > 1 and tokens[1].lower() not in PREPOSITIONS:  # not "fix caching in SFT": a noun
+            tokens[0] not in glossary()["attributes"] and len(tokens) > 1 and \
+            tokens[1].lower() not in PREPOSITIONS:  # not "fix caching in SFT" (a noun), "use existing X" (a state)
         return join([zh, _doing(rest)])  # "prevent creating new threads for X": 防止为 X 创建新线程
     if key in ("fix", "correct") and re.match(r"^(?:a\s+|some\s+)?typos?\b", rest, re.I):
         zh = "修正"
@@ -819,10 +822,13 @@ def _made_state(tokens: list[str], i: int, size: int, more: bool) -> str | None:
     if size == 2 and not more:  # "resilient to", "compatible with": the attribute takes an object
         return join(["让", _phrase(subject), said, _phrase(tail)])
     following = tail.split()[0].lower() if tail else ""
-    if following in ("in", "for", "on"):  # "optional in Z": Z 中的 X
+    if following in ("in", "on"):  # "optional in Z": Z 中的 X
         subject = f"{subject} {tail}"
-    elif tail and not more and len(tail.split()) == 1 and known(tail.split(), 0, False)[2] and \
-            not any(verb([t]) for t in tokens[1:i]):  # "make X accept legacy kwargs" is _made_to's
+    elif following == "for" and not more:  # "available for async functions": 对异步函数可用 (not theirs)
+        return join(["让", _phrase(subject), "对", _phrase(tail[4:]), said])
+    elif tail and not more and len(tail.split()) == 1 and (known(tail.split(), 0, False)[2] or
+                                                           re.fullmatch(r"[A-Z]{2,}s?", tail)) \
+            and not any(verb([t]) for t in tokens[1:i]):  # "make X accept legacy kwargs" is _made_to's
         return join(["将", _phrase(subject), "设为", _phrase(f"{word} {tail}")])  # "optional dependency"
     elif tail and (single := attributes.get(tail.lower())):  # "runnable out-of-the-box"
         said = f"{said}、{single.removesuffix('的')}"

@@ -77,7 +77,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "cluster_related": "related",
         "no_history": "no history before this period: trends and first-time contributors are not computed",
         "short_history": "first-time contributors are judged against the history since {since} only",
-        "unscored": "{n} PR(s) could not be scored and are left out of the statistics",
+        "unscored": "{n} PR(s) could not be scored (left out of the statistics)",
         # why a PR has no result, or the engine stood in for the model (the report's notes and unscored list)
         "no_result": "no result: its worker never finished",
         "no_result_yet": "no result yet: PRs of this run were handed back for later (a rate limit) until {until}; "

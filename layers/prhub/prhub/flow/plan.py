@@ -32,6 +32,7 @@ from prhub.core.history import History
 from prhub.core.judgements import Judgement
 from prhub.core.models import PullRef, PullRequest
 from prhub.core.period import Period, format_timestamp, parse_timestamp, zone
+from prhub.core.text import prs_counted
 from prhub.flow import judgements
 from prhub.flow.deps import Deps
 from prhub.flow.messages import ReportMessage, json_object
@@ -184,7 +185,7 @@ def excluded_note(config: RepoConfig, n: int) -> str:
     logins = ", ".join(config.exclude_authors)
     if config.language == "zh":
         return f"按配置排除了 {n} 个 PR（作者：{logins}）。"
-    return f"{n} PR{'' if n == 1 else 's'} left out by configuration (authors: {logins})."
+    return prs_counted(f"{n} PR(s) left out by configuration (authors: {logins}).")
 
 
 def plan(event: Any, deps: Deps) -> list[dict[str, Any]]:
