@@ -396,3 +396,13 @@ def test_a_result_stored_before_the_measured_figure_was_kept_gives_its_zh_summar
     assert headline.measured("", "修复广播，据描述实测提速 2.81×。") == "据描述实测提速 2.81×"
     assert headline.measured("Measured: 2.81× faster", "Fix broadcast.") == "Measured: 2.81× faster"
     assert headline.measured("", "Fix broadcast.") == ""
+
+
+def test_a_headline_that_knows_only_the_diff_says_its_place_once() -> None:
+    # verl 08-10's key-PR table said of #7340 only "修复：改动 3 个文件，多为新增"; it names its module now, and the
+    # megatron paragraph it stands in does not say the module again
+    report = week("08-10")
+    pr = next(p for p in report["prs"] if p["number"] == 7340)
+    assert pr["headline"] == "修复：megatron 模块，改动 3 个文件，多为新增"
+    paragraph = next(k for k in report["key_changes"] if "#7340" in k["text"])
+    assert paragraph["theme"] == "megatron 模块" and "#7340 修复：改动 3 个文件，多为新增" in paragraph["text"]

@@ -282,7 +282,7 @@ def test_a_title_opened_by_a_verb_the_glossary_lacks_stays_english_and_falls_bac
 def test_generic_folders_of_any_layout_are_named_in_chinese() -> None:
     # cargo's core/util/diag/publish, trl's experimental/models/chat_templates, a file at the top: the highlights
     # headed them "experimental 模块" four times in one trl week
-    from prhub.engine.telling import area_name
+    from prhub.engine.lexicon import area_name
 
     assert [area_name(m) for m in ("experimental", "core", "util", "diag", "publish", "chat_templates", "root")] == [
         "实验特性", "核心", "工具函数", "诊断", "发布", "对话模板", "仓库根目录"]
@@ -906,3 +906,11 @@ def test_what_a_review_of_the_tenth_session_found() -> None:
     assert headline.headline("[5/n][trainer] feat: flowgrpo trainer", "", "feat", ["trainer"], 35, 3000, 9) == \
         "新功能：flowgrpo trainer"
     assert headline.headline("realign values", "", "refactor", [], 1, 3, 3) == "重构：改动 1 个文件，增删相当"
+
+
+def test_a_headline_that_knows_only_the_diff_says_where_in_the_repository() -> None:
+    # verl 07-13's key-PR table listed #6680 (7.4) as "新功能：改动 11 个文件，多为新增": of what part, it did not say
+    said = headline.headline("Whatever thing", "", "feat", ["rollout"], 11, 900, 10)
+    assert said == "新功能：rollout 模块，改动 11 个文件，多为新增" and headline.DIFF_ONLY.search(said)
+    assert headline.headline("Whatever thing", "", "feat", ["misc"], 11, 900, 10) == "新功能：改动 11 个文件，多为新增"
+    assert headline.headline("Whatever thing", "", "docs", ["doc"], 1, 9, 10) == "文档：改动 1 个文件，增删相当"

@@ -18,7 +18,7 @@ from functools import cache
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
-from prhub.engine.lexicon import CJK, blank_code, glossary, known, verb
+from prhub.engine.lexicon import CJK, area_name, blank_code, glossary, known, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.wording import clip, say, type_word
@@ -32,6 +32,7 @@ CLAUSE_END = re.compile(r"[。；;]")
 MEASURED = re.compile(r"据描述实测[^，。；]*")
 PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)")
 DIFF_ONLY = re.compile(r"改动 \d+ 个文件，(?:多为新增|多为删除|增删相当)$")  # a zh headline that knows only the diff
+UNPLACED = {"misc", "root", "other", "others"}  # modules that say no place in the repository
 # Words that only English prose needs: one in a zh line means the translator left the sentence in English.
 PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
                              "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless",
@@ -198,6 +199,9 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
         return clip(line if len(names) < 2 or len(line) + len(names[1]) >= HEADLINE else f"{line}、{names[1]}",
                     HEADLINE)
     where = _where(changed_files, additions, deletions)
+    place = area_name(modules[0]) if modules and modules[0] not in UNPLACED else ""
+    if place and place != what:  # where in the repository, too: "新功能：rollout 模块，改动 11 个文件"
+        where = f"{place}，{where}"
     return where if what == "改动" else f"{what}：{where}"  # not "改动：改动 1 个文件"
 
 

@@ -100,6 +100,12 @@ def module(name: str) -> str:
     return _modules().get(name.lower(), name)
 
 
+def area_name(name: str) -> str:
+    """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked a module (megatron 模块)."""
+    said = module(name)
+    return said if said != name or not name else f"{name} 模块"
+
+
 def compound(token: str) -> str | None:
     """A hyphenated word of a name or noun and an ending the glossary frames ("EP-aware": EP 感知的,
     "backend-owned": 由后端持有的), or plain nouns the glossary knows paired by slashes ("eviction/refill":

@@ -25,8 +25,8 @@ from typing import Any
 
 from prhub.core.report import Analysis, KeyChange, Module, Narrative, Note, PrEntry
 from prhub.engine import headline, observations, summary
+from prhub.engine.lexicon import area_name
 from prhub.engine.telling import (
-    area_name,
     chain_sentence,
     cited,
     fact,
@@ -133,6 +133,7 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     broken = [p for p in told if p["breaking"]]
     flag = ("[破坏性变更] " if zh else "[breaking] ") if broken else ""
     lines = ("；" if zh else "; ").join(member_line(p, report, zh).replace("，属于破坏性变更", "") for p in told)
+    lines = lines.replace(f"{area}，", "") if zh and area else lines  # a headline's place, said by the item
     also = (f"（另见 {refs_text(others, 3, zh)}）" if zh else f" (see also {refs_text(others, 3)})") if others else ""
     opening = f"{flag}{area + ('：' if zh else ': ') if area else ''}{lines}{also}{'。' if zh else '.'}"
     chain = chain_sentence({p["number"] for p in members}, report, zh)
@@ -195,6 +196,8 @@ def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozens
             change["theme"] += "：其他改动" if zh else ": other changes"
         changes.append(change)
         covered.update(rest)
+    if zh:  # a headline's place ("新功能：rollout 模块，改动 …") is the paragraph's heading
+        changes = [{**c, "text": c["text"].replace(f"{c['theme']}，", "")} for c in changes]
     return _distinct_headings(changes, by_number, zh)
 
 

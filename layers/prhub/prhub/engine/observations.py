@@ -6,8 +6,8 @@ import re
 
 from prhub.core.report import Analysis, Note, PrEntry, Stats
 from prhub.engine import headline, reviews, translate
+from prhub.engine.lexicon import area_name
 from prhub.engine.telling import (
-    area_name,
     fact,
     fmt,
     now_words,

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from prhub.core.report import Analysis, Evidence, PrEntry, Stats
 from prhub.engine import reviews, translate
+from prhub.engine.lexicon import area_name
 from prhub.engine.telling import (
-    area_name,
     fact,
     keyed,
     member_facts,

@@ -8,7 +8,7 @@ from typing import Any
 
 from prhub.core.report import Analysis, Evidence, PrEntry
 from prhub.core.text import PR_REF, capitalised
-from prhub.engine import gist, headline, translate
+from prhub.engine import gist, headline
 from prhub.engine.lexicon import CJK
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.wording import clip, period_words
@@ -165,12 +165,6 @@ def chain_sentence(numbers: set[int], report: Analysis, zh: bool) -> str:
                     f", then re-landed by #{back}" if back else ", not re-landed yet")
             out.append(f"{target} was reverted by #{c['pr']}{tail}.")
     return ("" if zh else " ").join(out)
-
-
-def area_name(name: str) -> str:
-    """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked a module (megatron 模块)."""
-    said = translate.module(name)
-    return said if said != name or not name else f"{name} 模块"
 
 
 def lowered(line: str) -> str:
