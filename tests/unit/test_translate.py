@@ -914,3 +914,13 @@ def test_a_headline_that_knows_only_the_diff_says_where_in_the_repository() -> N
     assert said == "新功能：rollout 模块，改动 11 个文件，多为新增" and headline.DIFF_ONLY.search(said)
     assert headline.headline("Whatever thing", "", "feat", ["misc"], 11, 900, 10) == "新功能：改动 11 个文件，多为新增"
     assert headline.headline("Whatever thing", "", "docs", ["doc"], 1, 9, 10) == "文档：改动 1 个文件，增删相当"
+
+
+def test_a_title_of_two_sentences_reads_as_two_clauses() -> None:
+    # verl #32 had read "让 wandb 可选 dependency. 在现有的脚本中允许额外的参数"
+    assert translate.title("[example] fix: make wandb optional dependency. allow extra args in existing scripts") == \
+        "将 wandb 设为可选依赖；在现有的脚本中允许额外的参数"
+    assert translate.title("Fix crash. Add tests") == "修复崩溃；补充测试"
+    # an abbreviation's period ends no sentence
+    assert "；" not in translate.title("Misc. clean-up for import resolver")
+    assert "；" not in translate.title("support models, e.g. Qwen")

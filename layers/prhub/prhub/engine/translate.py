@@ -36,6 +36,7 @@ IMAGE = re.compile(r"(?i)(?<![\w/.`-])images?(?![\w/.`-])")
 IMAGE_BEFORE = re.compile(r"(?:^|[\s(])(?:(?i:docker|ci|cann|stable|base|npu|runtime|container|trtllm|vllm|sglang|"
                           r"mcore)|v?\d+(?:\.\d+)+[\w.+]*|[A-Za-z]+[-_]?v?\d+(?:\.\d+)+[\w.+]*)\s+$")
 IMAGE_AFTER = re.compile(r"(?i)^\s+(?:build|upload|tag|registry|version|(?:version\s+)?to\s+v?\d)")
+ABBREVIATIONS = ("etc", "misc", "compat", "wrt", "approx", "incl", "impl", "config", "deps", "resp")  # "Misc. fix"
 NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Add ...": a two-word lead-in
 
 
@@ -91,7 +92,10 @@ def title(raw: str, kind: str = "") -> str:
     asides = [m.group(0) for m in re.finditer(r"(?<!`)(?:\s+|(?<![\w.)]))\([^()`]*[^()`\s][^()`]*\)", text)]
     for aside in asides:  # "(1 version)", "(GRPO, RLOO)": said after the sentence, as Chinese brackets them
         text = text.replace(aside, "")
-    breaks = r"\s*;\s+" if '"' in text else r"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+"  # a quote keeps its colon
+    # "; ", a sentence's end ("make wandb optional. allow extra args": not "e.g.", "Misc.", a version) and a colon
+    # (a quote keeps its colon) part a title's clauses
+    sentence = r"|(?<=[a-z]{3})" + "".join(rf"(?<!\b(?i:{a}))" for a in ABBREVIATIONS) + r"\.\s+(?=[A-Za-z])"
+    breaks = r"\s*;\s+" + sentence if '"' in text else r"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+" + sentence
     parts = _split_outside_code(breaks, text)
     said = ""
     for i in range(0, len(parts), 2):  # "Align KTO with DPO: Support VLM": a colon still names what, in Chinese
