@@ -924,3 +924,12 @@ def test_a_title_of_two_sentences_reads_as_two_clauses() -> None:
     # an abbreviation's period ends no sentence
     assert "；" not in translate.title("Misc. clean-up for import resolver")
     assert "；" not in translate.title("support models, e.g. Qwen")
+
+
+def test_latin_abbreviations_and_w_slash_are_said_in_chinese() -> None:
+    # verl #5612 had read "…的处理器（e.g. Qwen3.5）", peft #2551 "对齐 xpu 行为 w/ cuda"
+    assert translate.title("[config] fix: sync chat_template from tokenizer to processor for multimodal base models "
+                           "(e.g. Qwen3.5)") == "将 chat_template 从分词器同步到多模态基础模型的处理器（例如 Qwen3.5）"
+    assert translate.title("align xpu behavior w/ cuda") == "让 xpu 行为与 cuda 对齐"
+    assert translate.title("Preserve trivia (i.e. comments) in PLR5501") == "在 PLR5501 中保留 trivia （即注释）"
+    assert translate.title("[ty] Use `Box<SystemPath>` etc. in `Files`") == "在 `Files` 中改用 `Box<SystemPath>` 等"

@@ -82,6 +82,7 @@ AND_ABOVE = re.compile(r"(\d[\w.]*)\s+(?:and|or)\s+(?:above|later|newer|higher)\
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
     text = AND_ABOVE.sub("\\1\u2191", NODE_VERSION.sub("Node.js ", strip(raw)))  # "4.54.0 and above": one word
+    text = re.sub(r"(?<![\w/])w/o(?=\s)", "without", re.sub(r"(?<![\w/])w/(?=\s)", "with", text))  # "LoRA w/ VLMs"
     text = SPACED_COMPOUND.sub(_compound, text)
     lead = ""
     if (named := NAMED.match(text)) and verb(TOKEN.findall(named.group(1))):
@@ -104,7 +105,16 @@ def title(raw: str, kind: str = "") -> str:
             said += ("：" if ":" in parts[i - 1] else "；") + part if said else part
     said = join([lead + said, *(noun_phrases.words([a.strip()], clause) for a in asides)])
     said = re.sub(rf"\u2191\s*(?={CJK.pattern})", " 及以上", said).replace("\u2191", " 及以上")
+    said = _abbreviations_said(said)
     return said.replace("图像", "镜像") if _container_images(text) else said
+
+
+def _abbreviations_said(said: str) -> str:
+    """e.g., i.e. and etc. left among Chinese said in Chinese: "（例如 Qwen3.5）", "`reveal_mro` 等"."""
+    said = re.sub(r"[、，]?\s*\b(e\.g|i\.e)\.,?[、，]?\s*", lambda m: ("，" if m.group(0)[0] in "、，" else "") +
+                  ("例如 " if m.group(1) == "e.g" else "即 "), said)
+    said = re.sub(r"[、，]?\s*\betc\.(?=\s|$)", " 等", said)
+    return re.sub(rf"(例如|即|等) (?={CJK.pattern})", r"\1", said)  # no space between Chinese
 
 
 def _split_outside_code(pattern: str, text: str) -> list[str]:
