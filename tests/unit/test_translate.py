@@ -933,3 +933,13 @@ def test_latin_abbreviations_and_w_slash_are_said_in_chinese() -> None:
     assert translate.title("align xpu behavior w/ cuda") == "让 xpu 行为与 cuda 对齐"
     assert translate.title("Preserve trivia (i.e. comments) in PLR5501") == "在 PLR5501 中保留 trivia （即注释）"
     assert translate.title("[ty] Use `Box<SystemPath>` etc. in `Files`") == "在 `Files` 中改用 `Box<SystemPath>` 等"
+
+
+def test_linter_and_type_checker_words_from_ruff() -> None:
+    # ruff's titles kept these in English: "减少 FastAPI false positives", "为 ecosystem 检查添加…", "enum 成员访问"
+    assert translate.title("Reduce FastAPI false positives in `unused-async` (`RUF029`)") == \
+        "在 `unused-async` （`RUF029`）中减少 FastAPI 误报"
+    assert translate.title("Support enum member access via enum instances and members") == \
+        "通过枚举实例和成员支持枚举成员访问"
+    assert translate.title("Exclude broken symlinks in ecosystem checks") == "在生态检查中排除损坏的符号链接"
+    assert translate.title("test: Ignore very slow test") == "忽略非常慢速测试"
