@@ -590,7 +590,7 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("chore: update esbuild to version 0.27.1", "将 esbuild 更新到 0.27.1"),
     ("chore(ci): Check for clippy `correctness`", "检查 clippy `correctness`"),
     ("fix: Check for (shallow) IR node equality on top of hashing in CSPE",
-     "除 CSPE 中的 hashing 外，检查 IR node equality （shallow）"),
+     "除 CSPE 中的哈希外，检查 IR 节点相等性（shallow）"),
     # a link, reference or call to a thing (trl #4502, #81 had fallen back; cargo #14850 "always link to std"); a
     # trailing participle (polars #27793 "指向 AI Policy 正确的损坏的链接")
     ("Fix link to OpenEnv docs", "修复指向 OpenEnv 文档的链接"),
@@ -943,3 +943,7 @@ def test_linter_and_type_checker_words_from_ruff() -> None:
         "通过枚举实例和成员支持枚举成员访问"
     assert translate.title("Exclude broken symlinks in ecosystem checks") == "在生态检查中排除损坏的符号链接"
     assert translate.title("test: Ignore very slow test") == "忽略非常慢速测试"
+    # Python's words for code: ruff's titles had kept comprehension, overload, subscript, namespace in English
+    assert translate.title("Extend `PERF102` to comprehensions and generators") == "将 `PERF102` 扩展到推导式和生成器"
+    assert translate.title("Detect empty implicit namespace packages") == "检测空隐式命名空间包"
+    assert translate.title("Improve subscript assignment diagnostics") == "改进下标赋值诊断信息"
