@@ -947,3 +947,8 @@ def test_linter_and_type_checker_words_from_ruff() -> None:
     assert translate.title("Extend `PERF102` to comprehensions and generators") == "将 `PERF102` 扩展到推导式和生成器"
     assert translate.title("Detect empty implicit namespace packages") == "检测空隐式命名空间包"
     assert translate.title("Improve subscript assignment diagnostics") == "改进下标赋值诊断信息"
+    # ... and the words of editors and diagnostics; a preposition left in English sends the line to the fallback
+    assert translate.title("Include error location in GitHub Action diagnostic messages") == \
+        "在 GitHub Action 诊断信息消息中包含错误位置"
+    assert translate.title("Bump minimum tokio version to 1.38") == "将最小 tokio 版本升级到 1.38"
+    assert headline.english_prose(translate.title("Refactor whitespace around operators"))

@@ -37,7 +37,8 @@ UNPLACED = {"misc", "root", "other", "others"}  # modules that say no place in t
 PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
                              "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless",
                              "until", "unless", "responsible", "even", "generally", "specifically", "throughout",
-                             "among", "locally", "overwrote", "wrote", "broke"}
+                             "among", "locally", "overwrote", "wrote", "broke", "around", "against", "outside",
+                             "directly"}
 
 
 def english_prose(text: str) -> bool:
