@@ -952,3 +952,12 @@ def test_linter_and_type_checker_words_from_ruff() -> None:
         "在 GitHub Action 诊断信息消息中包含错误位置"
     assert translate.title("Bump minimum tokio version to 1.38") == "将最小 tokio 版本升级到 1.38"
     assert headline.english_prose(translate.title("Refactor whitespace around operators"))
+
+
+def test_a_version_alone_names_nothing_in_a_fallback() -> None:
+    # a zh digest of lmdeploy listed #4605 as "性能：涉及 v0.2.1"
+    said = headline.headline("perf(guided-decoding): optimize with async D2H copy and xgrammar v0.2.1", "", "perf",
+                             ["serve"], 4, 90, 3)
+    assert "v0.2.1" not in said and said == "性能：serve 模块，改动 4 个文件，多为新增"
+    assert headline.headline("feat(deps): widen `@vitejs/devtools` peer range to v0.5.0", "", "feat", ["deps"], 2, 3,
+                             3) == "新功能：涉及 `@vitejs/devtools`"

@@ -249,7 +249,8 @@ def _named(text: str) -> list[str]:
     code = [c.strip().strip("'\"") for c in span.findall(text) if short(c)]
     code = [f"`{c}`" for c in code if re.search(r"[A-Za-z]{2}", c)]  # not "%", ".1" or "<p>"
     rest = span.sub(lambda m: " " if short(m.group(1)) else m.group(1), text)
-    return list(dict.fromkeys(code + IDENTIFIER.findall(rest)))[:2]
+    names = [n for n in IDENTIFIER.findall(rest) if not re.fullmatch(r"v?\d+(?:\.\d+)+\S*", n)]  # a version names
+    return list(dict.fromkeys(code + names))[:2]  # nothing by itself ("性能：涉及 v0.2.1")
 
 
 def says_size(line: str) -> bool:
