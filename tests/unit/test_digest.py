@@ -159,3 +159,26 @@ def test_the_digest_opens_with_its_brief_and_puts_the_counts_and_reviewers_in_it
     assert len(folded) == 2 and counts in folded[1] and counts not in folded[0]
     pdf = pdf_text(render_digest_pdf(digest), tmp_path)
     assert pdf.index("附录") < pdf.index(counts)
+
+
+def test_a_zh_digest_says_its_pr_points_and_shared_types_in_chinese() -> None:
+    # a digest of lmdeploy and tokio (2026-08-03) gave as key points the PRs' summaries, one quoting an English title
+    # ("重构：“split api server endpoints”…"), and its shared themes read "类型 feat: 12 个 PR 见于 a, b"
+    given = inputs()
+    for _, doc in filter(None, given.values()):
+        for pr in doc["prs"]:
+            pr["headline"], pr["points"] = f"要点标题 {pr['number']}", [f"附带测试 {pr['number']}"]
+            pr["summary"] = "新功能：“an English title quoted”"
+    digest = build("", PERIOD, "zh", "2026-05-11T03:00:00Z", given)
+    md = render_digest_markdown(digest)
+    top = digest["top_prs"][0]
+    assert top["points"] == [f"附带测试 {top['number']}"]
+    assert f"附带测试 {top['number']}" in md and "an English title quoted" not in md.split("## 附录")[0]
+    shared = [t for t in digest["themes"] if t["kind"] == "type"]
+    zh_type = {"feat": "新功能", "fix": "修复", "refactor": "重构", "chore": "杂项", "docs": "文档", "perf": "性能"}
+    assert shared and all(f"类型 {zh_type[t['name']]}：" in md for t in shared)
+    assert "，见于 acme/booster、acme/rocket" in md or "，见于 acme/rocket、acme/booster" in md
+    # en says a count of one as "1 PR"
+    from prhub.site.render.digest import _theme_line, words
+    line = _theme_line({"kind": "type", "name": "fix", "repos": ["a/b", "c/d"], "pr_count": 1}, "en", words("en"))
+    assert line == "type fix: 1 PR in a/b, c/d"

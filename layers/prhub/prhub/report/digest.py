@@ -12,7 +12,7 @@ each other and with the repositories' reports:
     repos[]{repo, title, path, language, pr_count, key_pr_count, breaking_count, risk_count, avg_importance, summary},
     missing[] (watched repositories without a report for the period),
     top_prs[]{repo, number, title, url, page, importance, insight, type, modules[], breaking, summary,
-              headline (what its report's brief says of it; absent from reports before the brief)},
+              headline, points[] (what its report's brief says of it; absent from reports before the brief)},
     themes[]{kind: module|type, name, repos[], pr_count}, breaking[]{repo, number, title, url, page, detail},
     summary,
     reviewers[]{login, pr_count, changes_requested, repos[]} (only when a report has review data: its `reviews`)
@@ -126,7 +126,8 @@ class _Gathered:
             self.top.append({**entry, "importance": pr.get("importance", 0), "insight": pr.get("insight", 0),
                              "type": clean(pr.get("type")), "modules": [clean(m) for m in pr.get("modules") or []],
                              "breaking": bool(pr.get("breaking")), "summary": clean(pr.get("summary")),
-                             **({"headline": clean(pr["headline"])} if pr.get("headline") else {})})
+                             **({"headline": clean(pr["headline"])} if pr.get("headline") else {}),
+                             **({"points": [clean(x) for x in pr["points"]]} if pr.get("points") else {})})
         if pr.get("breaking"):
             self.breaking.append({**entry, "detail": _breaking_detail(pr)})
         if clean(pr.get("type")):

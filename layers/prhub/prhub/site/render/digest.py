@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from prhub.core.text import clean, num, safe_url
+from prhub.core.text import clean, num, prs_counted, safe_url
 from prhub.report import digest as domain
 from prhub.site import paths as sitepaths
-from prhub.site.render.labels import labels
+from prhub.site.render.labels import labels, type_label
 from prhub.site.render.view import Section, TemplateView, dates, zone_name
 
 WORDS = {
@@ -29,9 +29,9 @@ WORDS = {
            "breaking": "Breaking changes", "missing": "No report by the deadline", "summary": "Overview",
            "no_report": "no report by the deadline", "in": "in", "module": "module", "type": "type",
            "feed": "Digest feed", "name": "Organisation digest",
-           "counts": "{pr} PRs · {key} key · {breaking} breaking · {risks} risks", "prs_in": "{n} PRs",
+           "counts": "{pr} PRs · {key} key · {breaking} breaking · {risks} risks", "prs_in": "{n} PR(s)",
            "reviewers": "Reviewers across repositories",
-           "reviewed": "reviewed {n} PRs ({asked} with changes requested)"},
+           "reviewed": "reviewed {n} PR(s) ({asked} with changes requested)"},
 }
 
 
@@ -63,6 +63,16 @@ class DigestView(TemplateView):
     feed_href: str
 
 
+def _theme_line(theme: dict[str, Any], lang: str, w: dict[str, str]) -> str:
+    """"类型 新功能：12 个 PR，见于 a/b、c/d" / "type feat: 12 PRs in a/b, c/d": a type in the digest's language."""
+    name = type_label(clean(theme["name"]), lang) if theme["kind"] == "type" else clean(theme["name"])
+    repos = ("、" if lang == "zh" else ", ").join(clean(r) for r in theme["repos"])
+    prs = w["digest_prs_in"].format(n=num(theme["pr_count"]))
+    if lang == "zh":
+        return f"{w['digest_' + theme['kind']]} {name}：{prs}，{w['digest_in']} {repos}"
+    return prs_counted(f"{w['digest_' + theme['kind']]} {name}: {prs} {w['digest_in']} {repos}")
+
+
 def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") -> DigestView:
     """The header and the non-empty sections of a digest, as every rendering reads them."""
     lang = digest["language"]
@@ -87,22 +97,21 @@ def digest_view(digest: dict[str, Any], web: bool = True, site_url: str = "") ->
               for r in digest["repos"]]
     counts += [{"label": "", "links": [{"label": clean(m), "url": None}], "note": w["digest_no_report"]}
                for m in digest["missing"]]
+    # a PR's key points are what its report's key-PR table says (in the report's language); a report before the
+    # brief had none, and its summary stands in
     top = [{**pr(p), "title": f"{clean(p['repo'])} · {clean(p.get('headline') or p['title'])}",
-            "original": clean(p["title"]), "modules": p["modules"],
-            "importance": num(p["importance"]), "key_points": [], "summary": clean(p["summary"])}
+            "original": clean(p["title"]), "modules": p["modules"], "importance": num(p["importance"]),
+            "key_points": [clean(x) for x in p.get("points") or []], "summary": clean(p["summary"])}
            for p in digest["top_prs"]]
-    themes = [{"text": f"{w['digest_' + t['kind']]} {clean(t['name'])}: "
-                       f"{w['digest_prs_in'].format(n=num(t['pr_count']))} {w['digest_in']} "
-                       + ", ".join(clean(r) for r in t["repos"]), "prs": []}
-              for t in digest["themes"]]
+    themes = [{"text": _theme_line(t, lang, w), "prs": []} for t in digest["themes"]]
     by_repo: dict[str, list[dict[str, Any]]] = {}
     for b in digest["breaking"]:
         by_repo.setdefault(clean(b["repo"]), []).append({"pr": pr(b), "detail": clean(b["detail"])})
     breaking = [{"kind": "breaking", "label": repo, "detail": "", "prs": [], "items": items, "more": ""}
                 for repo, items in by_repo.items()]
-    reviewers = [{"text": f"{clean(r['login'])}: "
-                          + w["digest_reviewed"].format(n=num(r["pr_count"]), asked=num(r["changes_requested"]))
-                          + f" {w['digest_in']} " + ", ".join(clean(x) for x in r["repos"]), "prs": []}
+    reviewers = [{"text": prs_counted(f"{clean(r['login'])}: " + w["digest_reviewed"].format(
+                      n=num(r["pr_count"]), asked=num(r["changes_requested"]))
+                      + f" {w['digest_in']} " + ", ".join(clean(x) for x in r["repos"])), "prs": []}
                  for r in digest.get("reviewers") or []]
     # The brief (what a reader of every repository reads first), then the appendix: each repository's counts
     # and who reviewed.
