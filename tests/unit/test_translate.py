@@ -961,3 +961,16 @@ def test_a_version_alone_names_nothing_in_a_fallback() -> None:
     assert "v0.2.1" not in said and said == "性能：serve 模块，改动 4 个文件，多为新增"
     assert headline.headline("feat(deps): widen `@vitejs/devtools` peer range to v0.5.0", "", "feat", ["deps"], 2, 3,
                              3) == "新功能：涉及 `@vitejs/devtools`"
+
+
+def test_a_long_migration_keeps_whole_parts() -> None:
+    # LLaMA-Factory's week of 2026-01-05 read "迁移：将公共模块 `model_loader.py` 移到 `model_engine.py`；将公共模块
+    # `trainer_utils/__init__.py` 移到，升级前需修改受影响的用法。": the second move cut before its target
+    from prhub.engine import narrative
+
+    reason = ("将公共模块 `src/llamafactory/v1/core/model_loader.py` 移到 `src/llamafactory/v1/core/model_engine.py`；"
+              "将公共模块 `src/llamafactory/v1/core/trainer_utils/__init__.py` 移到 "
+              "`src/llamafactory/v1/utils/__init__.py`")
+    pr = {"number": 9721, "title": "[v1] add cli sampler", "breaking_reason": reason, "breaking": True}
+    said = narrative._consequence(pr, True, numbered=False)
+    assert said == "迁移：将公共模块 `model_loader.py` 移到 `model_engine.py` 等，升级前需修改受影响的用法。", said

@@ -153,7 +153,7 @@ def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
     of a changed default, else what it removes or changes (files by their names) rather than that its title says
     so; by its number when the item tells several."""
     said, step = headline.migration_step(str(p.get("breaking_reason") or ""), str(p.get("title") or ""), zh)
-    reason = short(said, 80)
+    reason = _whole_parts(said, 80, zh)
     if zh:  # the author's own marker says only that it breaks: the migration is the PR's to describe
         whose = f" #{p['number']} 的" if numbered else "其"
         if not reason:
@@ -166,6 +166,21 @@ def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
         return f" Migration{which}: {reason.rstrip('.')}{'' if reason.endswith('…') else '.'}"
     return f" #{p['number']} breaks existing use ({reason}): migrate before upgrading." if reason else \
         f" #{p['number']} is marked breaking by its author: follow its description before upgrading."
+
+
+def _whole_parts(reason: str, limit: int, zh: bool) -> str:
+    """A migration's parts ("；"-separated) that fit in `limit` characters, whole, then "等" / "…" for the rest: a part
+    cut mid-way loses its target ("将公共模块 a.py 移到，升级前…" had read as if a.py moved nowhere)."""
+    parts = [part.strip() for part in reason.split("；" if zh else "; ")]
+    kept: list[str] = []
+    for part in parts:
+        if len("；".join([*kept, part])) > limit:
+            break
+        kept.append(part)
+    if not kept:  # one part longer than the line: cut where a word ends, as before
+        return short(reason, limit)
+    rest = "；".join(kept) if zh else "; ".join(kept)
+    return rest if len(kept) == len(parts) else rest + (" 等" if zh else "; …")
 
 
 def _described(highlights: list[Note]) -> frozenset[int]:
