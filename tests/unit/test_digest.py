@@ -178,6 +178,10 @@ def test_a_zh_digest_says_its_pr_points_and_shared_types_in_chinese() -> None:
     zh_type = {"feat": "新功能", "fix": "修复", "refactor": "重构", "chore": "杂项", "docs": "文档", "perf": "性能"}
     assert shared and all(f"类型 {zh_type[t['name']]}：" in md for t in shared)
     assert "，见于 acme/booster、acme/rocket" in md or "，见于 acme/rocket、acme/booster" in md
+    # the channels' message says the same of them
+    from prhub.notify.message import digest_message
+    said = [h.text for h in digest_message(digest, "").highlights]
+    assert said[0] == f"{top['repo']}: 要点标题 {top['number']}"
     # en says a count of one as "1 PR"
     from prhub.site.render.digest import _theme_line, words
     line = _theme_line({"kind": "type", "name": "fix", "repos": ["a/b", "c/d"], "pr_count": 1}, "en", words("en"))

@@ -106,3 +106,13 @@ def test_fit_drops_highlights_from_the_end_then_shortens_then_refuses() -> None:
     assert bare.highlights == () and len(bare.summary) <= 40
     with pytest.raises(TooLarge):
         fit(message, lambda m: m, lambda m: False)
+
+
+def test_a_topped_up_highlight_says_what_the_brief_says_of_the_pr() -> None:
+    # a zh message topped up from key PRs took their summaries, which may quote an English title
+    doc = report()
+    doc["highlights"] = doc["highlights"][:1]
+    for pr in doc["prs"]:
+        pr["summary"], pr["headline"] = "新功能：“an English title”。", f"新增第 {pr['number']} 号功能"
+    topped = build_message(doc, links(doc))
+    assert [h.text for h in topped.highlights[1:]] == ["新增第 4107 号功能", "新增第 4110 号功能"]

@@ -164,7 +164,9 @@ def _highlights(report: dict[str, Any], refs: _Refs) -> list[Highlight]:
     for pr in refs.prs.values():
         if len(highlights) >= MIN_HIGHLIGHTS:
             break
-        if pr.get("key") and pr["number"] not in cited and (text := clean(pr.get("summary") or pr.get("title"))):
+        # what the report's brief says of it (its headline, in the report's language), else its summary or title
+        if pr.get("key") and pr["number"] not in cited and (
+                text := clean(pr.get("headline") or pr.get("summary") or pr.get("title"))):
             ref = refs.ref(pr["number"])
             highlights.append(Highlight(shorten(text, HIGHLIGHT_CHARS), (ref,) if ref else ()))
     return highlights
@@ -227,7 +229,7 @@ def digest_message(digest: Mapping[str, Any], site_url: str) -> Message:
     since, until = digest["period"]["since"], digest["period"]["until"]
     page = safe_url(f"{base}{DIGEST_ROOT}{since}-to-{until}/") if base else None
     highlights = tuple(
-        Highlight(shorten(f"{p['repo']}: {p['summary'] or p['title']}", HIGHLIGHT_CHARS),
+        Highlight(shorten(f"{p['repo']}: {p.get('headline') or p['summary'] or p['title']}", HIGHLIGHT_CHARS),
                   (PrRef(p["number"], shorten(p["title"], 200), safe_url(p["url"]),
                          safe_url(base + p["page"]) if base else None),))
         for p in digest["top_prs"][:MAX_HIGHLIGHTS])
