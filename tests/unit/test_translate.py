@@ -606,7 +606,7 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("fix: unwatch deleted root directory on Windows", "在 Windows 上取消监听删除的根目录"),
     ("fix(hmr): trigger prune event when last import is removed (#20781)", "在移除最后的导入时触发 prune 事件"),
     ("fix(ssr): throw friendly error when calling `ssrLoadModule` with non-runnable ssr env",
-     "在用 non-runnable ssr 环境调用 `ssrLoadModule` 时抛出友好的错误"),
+     "在用非可运行 ssr 环境调用 `ssrLoadModule` 时抛出友好的错误"),
     ("docs: fix grammar in Vite 5.1 blog post", "修复 Vite 5.1 博客文章中的语法"),
     ("test: mock vite.dev to avoid flaky failure", "模拟 vite.dev，以避免不稳定的失败"),
     ("fix: avoid circular dependency between body.ts and request.ts", "在 body.ts 和 request.ts 之间避免循环依赖"),
@@ -974,3 +974,10 @@ def test_a_long_migration_keeps_whole_parts() -> None:
     pr = {"number": 9721, "title": "[v1] add cli sampler", "breaking_reason": reason, "breaking": True}
     said = narrative._consequence(pr, True, numbered=False)
     assert said == "迁移：将公共模块 `model_loader.py` 移到 `model_engine.py` 等，升级前需修改受影响的用法。", said
+
+
+def test_non_before_a_word_is_fei() -> None:
+    # polars' June read "为 non 原生方案新增外部 `object_store` 支持"
+    assert translate.title("Add external object_store support for non-native schemes") == \
+        "为非原生方案新增外部 object_store 支持"
+    assert translate.title("[ty] Check non-generic overload implementations") == "检查非通用重载实现"

@@ -38,7 +38,7 @@ PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "prop
                              "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless",
                              "until", "unless", "responsible", "even", "generally", "specifically", "throughout",
                              "among", "locally", "overwrote", "wrote", "broke", "around", "against", "outside",
-                             "directly"}
+                             "directly", "neither", "nor"}
 
 
 def english_prose(text: str) -> bool:

@@ -115,6 +115,9 @@ def compound(token: str) -> str | None:
         parts = [lookup(glossary()["nouns"], [part]) or "" for part in token.split("/")]
         return "/".join(parts) if all(CJK.search(part) for part in parts) else None
     match = re.fullmatch(r"([A-Za-z][A-Za-z0-9.+]*)-([A-Za-z]+)", token)
+    if match and match.group(1).lower() == "non":  # "non-native": 非原生, not "non 原生"
+        said = glossary()["attributes"].get(match.group(2).lower()) or lookup(glossary()["nouns"], [match.group(2)])
+        return "非" + said.removesuffix("的") if said and CJK.search(said) else None
     template = _data().get("compounds", {}).get(match.group(2).lower()) if match else None
     if match is None or template is None:
         return None
