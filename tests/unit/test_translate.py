@@ -981,3 +981,10 @@ def test_non_before_a_word_is_fei() -> None:
     assert translate.title("Add external object_store support for non-native schemes") == \
         "为非原生方案新增外部 object_store 支持"
     assert translate.title("[ty] Check non-generic overload implementations") == "检查非通用重载实现"
+
+
+def test_two_bumps_in_one_title_read_as_two() -> None:
+    # verl #6215 had fallen back to "CI 流水线，改动 2 个文件，增删相当" (it read "将 trtllm to 1.3.0rc13 和 verl …")
+    assert translate.title("[ci] chore: bump trtllm to 1.3.0rc13 and verl to v0.7.1") == \
+        "将 trtllm 升级到 1.3.0rc13，将 verl 升级到 v0.7.1"
+    assert translate.title("update vllm to 0.9 and fix tests") == "将 vllm 更新到 0.9 并修复测试"  # a bump and a fix

@@ -531,12 +531,20 @@ def _to_shaped(key: str, zh: str, rest: str) -> str | None:
 LATEST = re.compile(r"^(?:the\s+)?(?:latest\s+|newest\s+)?(?:stable\s+)?(?:release|version)\s+(?=v?\d)", re.I)
 
 
+BUMPED_PAIR = re.compile(r"^(\S+(?:\s+\S+)?\s+to\s+v?\d\S*)\s+and\s+(\S+(?:\s+\S+)?\s+to\s+v?\d\S*)$", re.I)
+
+
 def _bumped(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str | None:
     """"bump X to 0.5.15" -> "将 X 升级到 0.5.15", "bump X from A to B" -> "将 X 从 A 升级到 B" (`parts`: `rest`
     around its last "to")."""
     if key in ("bump", "upgrade", "update", "downgrade") and parts and (source := split(parts[0], "from")) and \
             re.search(r"\d", parts[1]):  # "bump X from 0.5.14 to 0.5.15": 将 X 从 0.5.14 升级到 0.5.15
         return join(["将", _phrase(source[0]), "从", source[1], f"{zh}到", parts[1]])
+    if key in ("bump", "upgrade", "update", "pin") and (pair := BUMPED_PAIR.match(rest)):  # "bump A to 1.3 and
+        first, second = _bumped(key, zh, pair.group(1), split(pair.group(1), "to")), \
+            _bumped(key, zh, pair.group(2), split(pair.group(2), "to"))  # B to 0.7": 将 A 升级到 1.3，将 B 升级到 0.7
+        if first and second:
+            return join([first, "，", second])
     if key in ("bump", "upgrade", "update", "pin", "set") and parts and re.search(r"\d", parts[1]):
         target = LATEST.sub("", parts[1])  # "to the latest release 0.69": 到 0.69
         return join(["将", _phrase(parts[0]), f"{zh}到", target]) if parts[0] else join([f"{zh}到", target])
