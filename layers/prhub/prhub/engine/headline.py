@@ -21,54 +21,16 @@ from prhub.engine import gist, translate
 from prhub.engine.lexicon import CJK, area_name, blank_code, glossary, known, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
+from prhub.engine.translate import PROSE, english_prose
 from prhub.engine.wording import clip, say, type_word
 
 POINTS = 2
 HEADLINE = 60  # characters: a table cell and a highlight's clause, not a paragraph
-# An English stretch that reads as a sentence, not a name: three words in a row, one of them lower-case prose.
-ENGLISH_RUN = re.compile(r"[A-Za-z][\w'’.-]*(?:[ \t]+[A-Za-z][\w'’.-]*){2,}")
-QUOTE = re.compile(r"[“\"]([^”\"]*)[”\"]")
 CLAUSE_END = re.compile(r"[。；;]")
 MEASURED = re.compile(r"据描述实测[^，。；]*")
 PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)")
 DIFF_ONLY = re.compile(r"改动 \d+ 个文件，(?:多为新增|多为删除|增删相当)$")  # a zh headline that knows only the diff
 UNPLACED = {"misc", "root", "other", "others"}  # modules that say no place in the repository
-# Words that only English prose needs: one in a zh line means the translator left the sentence in English.
-PROSE = translate.GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
-                             "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless",
-                             "until", "unless", "responsible", "even", "generally", "specifically", "throughout",
-                             "among", "locally", "overwrote", "wrote", "broke", "around", "against", "outside",
-                             "directly", "neither", "nor"}
-
-
-def english_prose(text: str) -> bool:
-    """Whether `text` holds English a Chinese reader would have to read as English: a quote of three or more
-    English words, or a word of English grammar outside code. Names, paths, flags and versions do not count."""
-    plain = blank_code(text)
-    if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
-        return True
-    words = re.finditer(r"(?<![\w/.`=-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)  # "=allow" is a value
-    return any(w.group(0).lower() in PROSE or _verb_left(w, text.replace("`", " ")) for w in words) or any(
-        len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
-
-
-# Verbs a title opens with that no name or term is made of: one left in English in a zh line ("完全异步 Policy
-# add Rollout …", "npu disable flash_attn") means the translator did not find the sentence's verb. A tool's
-# subcommand ("cargo add", "add --path", "fix 命令") is a name.
-LEFT_VERBS = {"add", "fix", "remove", "implement", "introduce", "enable", "disable", "deprecate", "rename", "support",
-              "use", "allow", "modify"}
-SUBCOMMAND = (re.compile(r"\b(?:cargo|git|npm|pnpm|yarn|pip|uv|poetry|conda|gh|rustup|go|docker|make|kubectl|"
-                         r"helm)\s+$"),
-              re.compile(r"^\s*(?:--?\w|\(|命令|子命令|方法|函数|指令|接口|开关|参数|选项|调用)"))
-
-
-def _verb_left(word: re.Match[str], context: str) -> bool:
-    """`word` (of `context` with its code marks blanked, positions kept) is a title's verb left in English."""
-    said = word.group(0)
-    return said.islower() and (found := verb([said])) is not None and found[0] in LEFT_VERBS and not (
-        SUBCOMMAND[0].search(context[:word.start()]) or SUBCOMMAND[1].match(context[word.end():]))
-
-
 NAMES = 2  # files a brief reason names before it counts the rest
 
 

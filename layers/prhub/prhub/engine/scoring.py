@@ -424,8 +424,7 @@ class _Reverted:
         if lang != "zh":
             return f"“{self.title}”"
         said = translate.title(self.title)
-        if said and not translate.leftover(said) and not any(  # "防止 being overwritten …": English grammar left
-                w.lower() in lexicon.GRAMMAR | {"again", "being"} for w in re.findall(r"[A-Za-z]+", said)):
+        if said and not translate.leftover(said) and not translate.english_prose(said):  # "防止 being overwritten …"
             return f"“{said}”"
         names = [f"`{c}`" for c in re.findall(r"`([^`\n]{1,40})`", self.title)] or \
             textparse.IDENTIFIER.findall(self.title)

@@ -37,6 +37,9 @@ IMAGE_BEFORE = re.compile(r"(?:^|[\s(])(?:(?i:docker|ci|cann|stable|base|npu|run
                           r"mcore)|v?\d+(?:\.\d+)+[\w.+]*|[A-Za-z]+[-_]?v?\d+(?:\.\d+)+[\w.+]*)\s+$")
 IMAGE_AFTER = re.compile(r"(?i)^\s+(?:build|upload|tag|registry|version|(?:version\s+)?to\s+v?\d)")
 ABBREVIATIONS = ("etc", "misc", "compat", "wrt", "approx", "incl", "impl", "config", "deps", "resp")  # "Misc. fix"
+# A sentence's end inside a title ("make wandb optional. allow extra args"), not an abbreviation's ("e.g.", "Misc.")
+# nor a version's
+SENTENCE_END = r"(?<=[a-z]{3})" + "".join(rf"(?<!\b(?i:{a}))" for a in ABBREVIATIONS) + r"\.\s+(?=[A-Za-z])"
 NAMED = re.compile(r"^([\w-]+(?:\s[\w-]+)?)\s*[:：]\s+(.+)$")  # "Hotfix CI: Add ...": a two-word lead-in
 
 
@@ -93,10 +96,8 @@ def title(raw: str, kind: str = "") -> str:
     asides = [m.group(0) for m in re.finditer(r"(?<!`)(?:\s+|(?<![\w.)]))\([^()`]*[^()`\s][^()`]*\)", text)]
     for aside in asides:  # "(1 version)", "(GRPO, RLOO)": said after the sentence, as Chinese brackets them
         text = text.replace(aside, "")
-    # "; ", a sentence's end ("make wandb optional. allow extra args": not "e.g.", "Misc.", a version) and a colon
-    # (a quote keeps its colon) part a title's clauses
-    sentence = r"|(?<=[a-z]{3})" + "".join(rf"(?<!\b(?i:{a}))" for a in ABBREVIATIONS) + r"\.\s+(?=[A-Za-z])"
-    breaks = r"\s*;\s+" + sentence if '"' in text else r"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+" + sentence
+    # "; ", a sentence's end and a colon (a quote keeps its colon) part a title's clauses
+    breaks = rf"\s*;\s+|{SENTENCE_END}" if '"' in text else rf"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+|{SENTENCE_END}"
     parts = _split_outside_code(breaks, text)
     said = ""
     for i in range(0, len(parts), 2):  # "Align KTO with DPO: Support VLM": a colon still names what, in Chinese
@@ -206,3 +207,42 @@ def sentence(text: str, limit: int = 14) -> str:
     if not words or len(words) > limit or not verb(TOKEN.findall(strip(text))):
         return ""
     return title(text)
+
+
+# An English stretch that reads as a sentence, not a name: three words in a row, one of them lower-case prose.
+ENGLISH_RUN = re.compile(r"[A-Za-z][\w'’.-]*(?:[ \t]+[A-Za-z][\w'’.-]*){2,}")
+QUOTE = re.compile(r"[“\"]([^”\"]*)[”\"]")
+# Words that only English prose needs: one in a zh line means the translator left the sentence in English.
+PROSE = GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "correctly", "really",
+                   "already", "still", "again", "just", "maybe", "simply", "better", "easier", "regardless",
+                   "until", "unless", "responsible", "even", "generally", "specifically", "throughout",
+                   "among", "locally", "overwrote", "wrote", "broke", "around", "against", "outside",
+                   "directly", "neither", "nor", "being"}
+
+
+def english_prose(text: str) -> bool:
+    """Whether `text` holds English a Chinese reader would have to read as English: a quote of three or more
+    English words, or a word of English grammar outside code. Names, paths, flags and versions do not count."""
+    plain = blank_code(text)
+    if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
+        return True
+    words = re.finditer(r"(?<![\w/.`=-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)  # "=allow" is a value
+    return any(w.group(0).lower() in PROSE or _verb_left(w, text.replace("`", " ")) for w in words) or any(
+        len(re.findall(r"(?<![\w/.-])[a-z]{2,}(?![\w/.-])", run)) >= 3 for run in ENGLISH_RUN.findall(plain))
+
+
+# Verbs a title opens with that no name or term is made of: one left in English in a zh line ("完全异步 Policy
+# add Rollout …", "npu disable flash_attn") means the translator did not find the sentence's verb. A tool's
+# subcommand ("cargo add", "add --path", "fix 命令") is a name.
+LEFT_VERBS = {"add", "fix", "remove", "implement", "introduce", "enable", "disable", "deprecate", "rename", "support",
+              "use", "allow", "modify"}
+SUBCOMMAND = (re.compile(r"\b(?:cargo|git|npm|pnpm|yarn|pip|uv|poetry|conda|gh|rustup|go|docker|make|kubectl|"
+                         r"helm)\s+$"),
+              re.compile(r"^\s*(?:--?\w|\(|命令|子命令|方法|函数|指令|接口|开关|参数|选项|调用)"))
+
+
+def _verb_left(word: re.Match[str], context: str) -> bool:
+    """`word` (of `context` with its code marks blanked, positions kept) is a title's verb left in English."""
+    said = word.group(0)
+    return said.islower() and (found := verb([said])) is not None and found[0] in LEFT_VERBS and not (
+        SUBCOMMAND[0].search(context[:word.start()]) or SUBCOMMAND[1].match(context[word.end():]))
