@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 from prhub.core.history import History
 from prhub.core.period import Period
@@ -19,10 +20,10 @@ FIELDS = {"schema", "repo", "period", "generated_at", "language", "scorer", "sta
           "notes"}
 
 
-def report(prs, history=(), unscored=()):
-    scored = [score_pull(p, CONFIG) for p in prs]
+def report(prs, history=(), unscored=(), config=CONFIG):
+    scored = [score_pull(p, config) for p in prs]
     listing = [history_entry(p.number, p.title, p.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), p.author) for p in prs]
-    return analyse_period(scored, list(unscored), WEEK, CONFIG, History.of([*history, *listing], WEEK),
+    return analyse_period(scored, list(unscored), WEEK, config, History.of([*history, *listing], WEEK),
                           "2026-06-22T01:00:00Z", SCORER)
 
 
@@ -248,6 +249,21 @@ def test_prs_naming_the_same_object_join_and_the_theme_is_named_by_its_lead():
     clusters = report(prs)["clusters"]
     assert [c["prs"] for c in clusters] == [[1, 2]]
     assert clusters[0]["title"] == "megatron: chunked entropy"
+
+
+def test_the_names_a_description_gives_join_prs_in_every_report_language():
+    # arrow-rs 2026-08-03 grouped its variant PRs one way in en and another in zh: the grouping read the summary,
+    # which a zh report builds from the translated title, so a name only the description gave was lost in zh
+    files = ["pkg/megatron/impl.py", "tests/test_engine.py"]
+    prs = [make_pr("[megatron] feat: chunked entropy", [change(f, 80) for f in files], number=1,
+                   body="Computes `entropy_from_logits` in chunks to cap the peak memory of long sequences.",
+                   merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[worker] fix: guard an empty batch", [change(f, 5) for f in files], number=2,
+                   body="`entropy_from_logits` returned NaN for an empty batch after the chunking change.",
+                   merged_at="2026-06-16T02:00:00Z")]
+    zh = report(prs, config=replace(CONFIG, language="zh"))
+    assert [c["prs"] for c in zh["clusters"]] == [c["prs"] for c in report(prs)["clusters"]] == [[1, 2]]
+    assert "entropy_from_logits" not in " ".join(p["summary"] for p in zh["prs"])  # the zh summary does not say it
 
 
 def test_one_shared_file_and_one_title_word_do_not_join():

@@ -75,3 +75,18 @@ def test_real_groups_stay_together(clusters_of):
     week = clusters_of("2026-05-04", "2026-05-10")
     assert together(week, 6226, 6258, 6265)  # a fix, its revert and the re-fix
     assert together(week, 6189, 6300)  # function tools, then tools initialised in the agent loop worker
+
+
+CARGO = DATA.parents[1] / "rust-lang-cargo" / "pulls.jsonl"
+
+
+@pytest.mark.skipif(not CARGO.exists(), reason=f"{CARGO} is not here")
+def test_a_weeks_groups_do_not_change_with_the_report_language():
+    # cargo 2025-12-01: #16322 joined #16309 and #16331 in en only, by a flag its summary named (a zh summary is the
+    # translated title); whether `--target` is their subject is the grouping's question, the same in both
+    from bench.zh_share import build, export_rows
+
+    rows = export_rows("rust-lang/cargo")
+    groups = {lang: [c["prs"] for c in build(rows, "2025-12-01", "2025-12-07", "rust-lang/cargo", "UTC",
+                                             lang)["clusters"]] for lang in ("zh", "en")}
+    assert groups["zh"] == groups["en"] and any(16322 in g for g in groups["zh"])

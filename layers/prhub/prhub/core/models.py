@@ -345,7 +345,7 @@ _SCORED_TYPES: dict[str, tuple[type, ...]] = {
     "changed_files": (int,), "scored_by": (str,), "breaking_reason": (str,), "reasons": (list,), "files": (list,),
     "file_lines": (list,), "refs": (list,), "reverts": (int, _NONE), "reviewers": (list,), "co_authors": (list,),
     "tokens_in": (int,), "tokens_out": (int,), "note": (str,), "head_sha": (str,), "review": (dict, _NONE),
-    "measured": (str,),
+    "measured": (str,), "subject_names": (list, _NONE),
 }
 
 
@@ -389,6 +389,9 @@ class ScoredPR:
     # the effect its description measured, in the report's language ("Measured: 2.81× faster"; engine.gist); ""
     # when none, or for results stored before it was kept (a zh summary says it too)
     measured: str = ""
+    # the identifiers its title and description's synopsis name (textparse.identifiers), in no report language:
+    # what the week's groups join PRs by (engine.clusters); None for results stored before they were kept
+    subject_names: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -415,8 +418,8 @@ class ScoredPR:
             if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds) or (
                     isinstance(value, float) and not math.isfinite(value)):
                 raise ValueError(f"{f.name} is not {' or '.join(k.__name__ for k in kinds)}")
-        for name in ("modules", "key_points", "reasons", "files", "reviewers", "co_authors"):
-            if not all(isinstance(v, str) for v in data.get(name, [])):
+        for name in ("modules", "key_points", "reasons", "files", "reviewers", "co_authors", "subject_names"):
+            if not all(isinstance(v, str) for v in data.get(name) or []):
                 raise ValueError(f"{name} holds a value that is not text")
         if not all(isinstance(r, dict) and isinstance(r.get("kind"), str) and isinstance(r.get("detail"), str)
                    for r in data["risks"]):

@@ -22,7 +22,7 @@ from prhub.engine.changes import file_kind, is_generated
 from prhub.engine.classify import abbreviates, bears, layout_module
 from prhub.engine.reverts import is_revert
 from prhub.engine.scoring import PR_SUFFIX, modules_from_title, parse_title
-from prhub.engine.textparse import IDENTIFIER
+from prhub.engine.textparse import identifiers
 from prhub.engine.wording import clip, joined, say
 
 MAX_CLUSTER = 6  # a "related PRs" group larger than this is a theme, which modules[] already shows
@@ -44,32 +44,15 @@ def _terms(title: str) -> set[str]:
     return {w.strip(".-+") for w in words if w.strip(".-+") not in STOPWORDS}
 
 
-# Names every codebase mentions in passing, which say nothing about a PR's subject: the language's exceptions and
-# warnings, attribute access on `self`, and the standard and ubiquitous libraries' namespaces.
-GENERIC_NAME = re.compile(r"\w*(?:error|exception|warning)|(?:torch|np|numpy|os|sys|ray|re|json|math|typing|"
-                          r"logging|time|pathlib|collections|functools|std)\..*")
-
-
 def _names(pr: ScoredPR) -> tuple[set[str], set[str]]:
     """The identifiers, config keys and flags the PR names (`reward_model.enable`, `RewardModelConfig`, `--flag`):
-    (those of its title and summary, what it says it is about; those of its key points too)."""
-    headline = set(_identifiers(f"{parse_title(pr.title)[0]} {pr.summary}"))
-    return headline, headline | _identifiers(" ".join(pr.key_points))
-
-
-@lru_cache(maxsize=65536)
-def _identifiers(text: str) -> frozenset[str]:
-    names: set[str] = set()
-    for found in IDENTIFIER.findall(text):
-        name = re.sub(r"^(?:self|cls)\.", "", found).strip("._")
-        name = re.sub(r"\.__\w+$", "", name)
-        # Still an identifier once `self.` is gone (`self.trainer` is the word "trainer"), not a file name, not
-        # a product's spelling (vLLM), nor a versioned model family (qwen3.5 names every Qwen3.5 script).
-        if (len(name) >= 4 and "://" not in name and not name[:1].isdigit()
-                and re.search(r"[_.]|[a-z][A-Z]+[a-z]|^--", name) and not re.fullmatch(r"[\w]+\.(?:py|rs|md|sh)", name)
-                and not GENERIC_NAME.fullmatch(name.lower()) and not re.search(r"\d\.\d", name)):
-            names.add(name.lower())
-    return frozenset(names)
+    (those of its title and description's synopsis, what it says it is about; those of its key points too). The
+    synopsis's are the engine's `subject_names`, in no report language: the week's groups must not change with it
+    (arrow-rs 2026-08-03 grouped #10157 with #10320 in en, apart in zh, whose summary is the translated title). A
+    result stored before them reads its title and summary."""
+    headline = set(pr.subject_names) if pr.subject_names is not None else \
+        set(identifiers(f"{parse_title(pr.title)[0]} {pr.summary}"))
+    return headline, headline | identifiers(" ".join(pr.key_points))
 
 
 # Past this many PRs a file or title term is too common to say two PRs belong together (weeks up to 320 PRs

@@ -211,8 +211,9 @@ def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozens
             change["theme"] += "：其他改动" if zh else ": other changes"
         changes.append(change)
         covered.update(rest)
-    if zh:  # a headline's place ("新功能：rollout 模块，改动 …") is the paragraph's heading
-        changes = [{**c, "text": c["text"].replace(f"{c['theme']}，", "")} for c in changes]
+    if zh:  # a headline's place ("新功能：rollout 模块，改动 …") is the paragraph's heading, or opens it ("megatron
+        # 模块：其他改动")
+        changes = [{**c, "text": c["text"].replace(f"{c['theme'].split('：', 1)[0]}，", "")} for c in changes]
     return _distinct_headings(changes, by_number, zh)
 
 

@@ -81,7 +81,9 @@ from prhub.engine.wording import joined, say
 # engine-18: a title that documents, explains or clarifies, or adds docs, is docs where the repository says no type
 # (tokio's doc comments are in its source files); a zh revert risk quotes no English title; a tag's module is its
 # name without backticks (ruff's "[`pylint`]").
-REVISION = 18
+# engine-19: a result keeps the names its title and description's synopsis give (subject_names), whatever the
+# report's language, so a week's groups are the same in zh and en.
+REVISION = 19
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
@@ -355,7 +357,8 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     insight, learned = _insight(cleaned, description, lang)
     reasons.append(say(lang, "insight", score=insight, parts=joined(lang, learned, "comma")))
     modules = _modules(pr, config, parse_title(pr.title)[2])
-    summary = _summary_line(pr, cleaned, description, kind, modules, seen.breaking, signals, lang)
+    synopsis_line = synopsis.summarize(cleaned, capitalised(description) if description else pr.title)
+    summary = _summary_line(pr, synopsis_line, cleaned, description, kind, modules, seen.breaking, signals, lang)
     risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=seen.breaking,
                    breaking_reason=seen.breaking_reason, tagged_breaking=seen.tagged_breaking,
                    revert_of=revert.named(lang) if kind == "revert" else "", registry=registry)
@@ -370,6 +373,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
         files=[f.filename for f in pr.files], file_lines=[[f.additions, f.deletions] for f in pr.files],
         refs=_references(pr, revert.number), reverts=revert.number, reviewers=reviewers,
         co_authors=list(pr.co_authors), head_sha=pr.head_sha,
+        subject_names=sorted(textparse.identifiers(f"{parse_title(pr.title)[0]} {synopsis_line}")),
         review=reviews.pr_review(pr, config),  # beside the judgement, never in it: review text moves no score
         measured=gist.effect(cleaned, lang),
     )
@@ -439,11 +443,10 @@ def _revert(pr: PullRequest, description: str, kind: str) -> _Reverted:
     return _Reverted(*reverted_ref(rest if REVERT_TITLE.match(rest) else description, pr.body))
 
 
-def _summary_line(pr: PullRequest, cleaned: str, description: str, kind: str, modules: list[str], breaking: bool,
-                  signals: Signals, lang: str) -> str:
-    """The PR's one-line summary from its description; in a zh report an English PR's is built by prhub.engine.gist."""
-    fallback = capitalised(description) if description else pr.title
-    summary = synopsis.summarize(cleaned, fallback)
+def _summary_line(pr: PullRequest, summary: str, cleaned: str, description: str, kind: str, modules: list[str],
+                  breaking: bool, signals: Signals, lang: str) -> str:
+    """The PR's one-line summary, its description's synopsis; in a zh report an English PR's is built by
+    prhub.engine.gist."""
     if lang == "zh" and textparse.language(f"{description} {summary}") != "zh":
         # An English PR in a Chinese report: the line is built from what the engine knows, names kept as written.
         summary = gist.zh_line(gist.Facts(pr.number, kind, PR_SUFFIX.sub("", description), modules, breaking,

@@ -53,6 +53,28 @@ SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 IDENTIFIER = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)"
                         r"(?![\w/])")
 
+# Names every codebase mentions in passing, which say nothing about a PR's subject: the language's exceptions and
+# warnings, attribute access on `self`, and the standard and ubiquitous libraries' namespaces.
+GENERIC_NAME = re.compile(r"\w*(?:error|exception|warning)|(?:torch|np|numpy|os|sys|ray|re|json|math|typing|"
+                          r"logging|time|pathlib|collections|functools|std)\..*")
+
+
+@lru_cache(maxsize=65536)
+def identifiers(text: str) -> frozenset[str]:
+    """The identifiers, config keys and flags `text` names that can be a PR's subject, lower case."""
+    names: set[str] = set()
+    for found in IDENTIFIER.findall(text):
+        name = re.sub(r"^(?:self|cls)\.", "", found).strip("._")
+        name = re.sub(r"\.__\w+$", "", name)
+        # Still an identifier once `self.` is gone (`self.trainer` is the word "trainer"), not a file name, not
+        # a product's spelling (vLLM), nor a versioned model family (qwen3.5 names every Qwen3.5 script).
+        if (len(name) >= 4 and "://" not in name and not name[:1].isdigit()
+                and re.search(r"[_.]|[a-z][A-Z]+[a-z]|^--", name) and not re.fullmatch(r"[\w]+\.(?:py|rs|md|sh)", name)
+                and not GENERIC_NAME.fullmatch(name.lower()) and not re.search(r"\d\.\d", name)):
+            names.add(name.lower())
+    return frozenset(names)
+
+
 # One parser for the blocks (inline parsing off: it is the costly part) and one for a short text's inline markup;
 # built once, since building a MarkdownIt compiles its rules.
 _BLOCKS = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).disable("inline")
