@@ -133,6 +133,13 @@ def test_cargo_17353_summary_is_not_a_vague_line():
     assert summary.startswith("Better to stabilize min-publish-age configs incrementally.")
 
 
+def test_a_reverts_summary_says_why_not_the_line_git_wrote():
+    # "This reverts commit 15a7672…" and "Reverts verl-project/verl#6350" were the en summaries of reverts
+    assert scored("cargo", 15512).summary.startswith("There was a miscommunication about some outstanding concerns")
+    assert scored("verl", 6360).summary.startswith('Revert "[fsdp] fix: emit distillation outputs')
+    assert scored("verl", 7488).summary == "Will cause hccl error when update weights for npu"
+
+
 def test_verl_6302_removed_items_read_as_removals():
     points = scored("verl", 6302).key_points
     assert any(p.startswith("Removed: 5 tool implementations: gsm8k_tool") for p in points), points

@@ -26,8 +26,11 @@ NOT_A_POINT = re.compile(
 # Praise for someone's work ("Tor did a lot of great work on this"): a credit in other words.
 PRAISE = re.compile(r"\b(?:great|awesome|amazing|excellent|nice|fantastic|hard|heavy) work\b|\bappreciat\w*|"
                     r"\bgrateful\b|\bshout-?outs?\b|\bhats? off\b|\bhuge props\b", re.IGNORECASE)
-# Where the PR stands rather than what it does: "[Merged]", "Requires … to be merged", "Ready for review", "as title".
+# Where the PR stands rather than what it does: "[Merged]", "Requires … to be merged", "Ready for review", "as title";
+# and the lines git and GitHub write into a revert ("This reverts commit 15a7672…", "Reverts rust-lang/cargo#16847"),
+# which say less than its title.
 STATUS = re.compile(
+    r"^this reverts commit [0-9a-f]{7,40}\b|^reverts [\w.-]+/[\w.-]+#\d+\W*$|"
     r"\[(?:merged|closed|wip|draft|done|landed|open|in progress)\]|\((?:merged|landed|wip|draft)\)|"
     r"^(?:requires|depends on|blocked (?:by|on)|needs|waiting (?:on|for)|stacked on(?: top of)?|based on|"
     r"on top of)\b.{0,120}\b(?:merged?|land(?:ed|s)?|released?|updated|pr|prs|#\d+)\b|"
