@@ -94,7 +94,7 @@ class _Vocabulary:
     file_users: dict[str, set[int]]
     terms: dict[int, set[str]]  # each PR's title words and names: what it works on
     names: dict[int, set[str]]  # of them, the identifiers, config keys and flags
-    headline: dict[int, set[str]]  # of those, the ones the title and summary name
+    headline: dict[int, set[str]]  # of those, the ones the title and synopsis name
     term_users: Counter[str]
     common: int  # used by more PRs than this, a file or term says nothing about relatedness
     few: int  # changed by more PRs than this, a file is a hub of the period (a central trainer), no one's substance
@@ -247,7 +247,7 @@ def _link_strength(pa: ScoredPR, pb: ScoredPR, words: _Vocabulary) -> float | No
     plain = rare_terms - names - set(pa.modules) - set(pb.modules)  # a module's name is no subject of its own
     substance = len(files) >= 2 and all(sum(code[f] for f in files) >= SUBSTANCE * sum(code.values())
                                         for code in (code_a, code_b))
-    # A name both are about (their titles or summaries name it) is their subject; one only one of them is about,
+    # A name both are about (their titles or synopses name it) is their subject; one only one of them is about,
     # or two they mention, within a module or a file they share. Names mentioned in passing (`replica_rank` in a
     # profiling guard and in an IPC path fix, cargo's `GlobalContext`) are no subject.
     about = names & (words.headline[a] | words.headline[b])
