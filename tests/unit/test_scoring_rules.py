@@ -321,3 +321,35 @@ def test_a_fix_that_closes_a_security_advisory_is_a_key_fix_and_a_dependency_bum
     bump = score_pull(make_pr("Bump `transformers` floor to >=5.5.0 for CVE-2026-5241",
                               [change("pyproject.toml", 1, 1), change("pkg/compat.py", 2, 2)]), CONFIG)
     assert bump.type == "chore" and not any("CVE" in r for r in bump.reasons), bump.reasons
+
+
+def test_a_repositorys_dev_tooling_is_no_public_module_and_a_release_pr_is_a_chore():
+    # arrow-rs #10451 ("Update version to 59.2.0, update changelog generation to git-cliff") was a breaking
+    # highlight for deleting dev/release/label_issues.py; its "Prepare for 58.1.0 release" PRs were refactors
+    release = make_pr("Update version to 59.2.0, update changelog generation to git-cliff",
+                      [change("Cargo.toml", 40, 40), change("CHANGELOG.md", 200, 0), change("cliff.toml", 80, 0),
+                       change("dev/release/label_issues.py", 0, 120, status="removed"),
+                       change("dev/release/update_change_log.sh", 10, 30)])
+    scored = score_pull(release, CONFIG)
+    assert not scored.breaking and scored.type == "chore"
+    for title in ("Prepare for `58.1.0` release", "Prepare for 57.1.0 release: Changelog and Version", "Release 0.1.1"):
+        assert score_pull(make_pr(title, [change("Cargo.toml", 40, 40), change("CHANGELOG.md", 200, 0),
+                                          change("dev/release/README.md", 2, 2)]), CONFIG).type == "chore", title
+    # a library's module of that name is no tooling
+    assert score_pull(make_pr("Remove the dev helpers", [change("pkg/dev/helpers.py", 0, 120, status="removed")]),
+                      CONFIG).breaking
+
+
+def test_a_benchmark_ships_to_no_user_and_weighs_as_a_test():
+    # arrow-rs #10512 "bench(parquet): cover DELTA_BYTE_ARRAY large values in the arrow_writer benchmark" (one
+    # file under parquet/benches/) was a 6.4 feature, ranked second of an 80-PR week
+    bench = make_pr("bench(parquet): cover DELTA_BYTE_ARRAY large values in the arrow_writer benchmark",
+                    [change("parquet/benches/arrow_writer.rs", 180, 4)])
+    scored = score_pull(bench, CONFIG)
+    assert scored.type == "test" and not scored.key
+    # a fix's size is its shipped code's: a 1,265-line benchmark beside it adds no weight (lmdeploy #4633)
+    shipped = [change("pkg/serve/parser.py", 60, 40), change("tests/test_parser.py", 30, 10)]
+    with_bench = score_pull(make_pr("fix: avoid per-request tokenizer work in parsers",
+                                    [*shipped, change("benchmark/benchmark_chat.py", 1265, 0)]), CONFIG)
+    alone = score_pull(make_pr("fix: avoid per-request tokenizer work in parsers", shipped), CONFIG)
+    assert with_bench.importance == alone.importance

@@ -21,7 +21,11 @@ LOCK_FILES = ("uv.lock", "poetry.lock", "package-lock.json", "yarn.lock", "pnpm-
 DEPENDENCY_FILE = re.compile(
     r"(^|/)(requirements[^/]*\.(txt|in)|pyproject\.toml|setup\.py|setup\.cfg|Dockerfile[^/]*|[^/]*\.dockerfile|"
     r"package\.json|environment[^/]*\.ya?ml|constraints[^/]*\.txt)$", re.IGNORECASE)
-CI_PREFIXES = (".github/", ".gitlab-ci", ".circleci/", ".buildkite/", "ci/", ".pre-commit-config", ".readthedocs")
+# The repository's own tooling: CI, and a root dev/ folder (arrow-rs' dev/release/ scripts, verl's dev/ installers).
+CI_PREFIXES = (".github/", ".gitlab-ci", ".circleci/", ".buildkite/", "ci/", ".pre-commit-config", ".readthedocs",
+               "dev/")
+# A benchmark suite measures the code and ships to no user: read as a test (arrow-rs' parquet/benches/).
+BENCHMARKS = re.compile(r"(?:^|/)(?:benches|benchmarks?)/", re.IGNORECASE)
 EXAMPLE_PREFIXES = ("examples/", "example/", "recipe/", "recipes/", "scripts/", "tutorials/", "notebooks/")
 RECIPE_PREFIXES = ("recipe/", "recipes/")
 DOC_PREFIXES = ("docs/", "doc/")
@@ -84,7 +88,7 @@ def file_kind(path: str, test_paths: Sequence[str]) -> str:
 @lru_cache(maxsize=65536)  # every rule asks again for the same paths; a week's files repeat across PRs
 def _file_kind(path: str, test_paths: tuple[str, ...]) -> str:
     lower = path.lower()
-    if is_test(path, test_paths):
+    if is_test(path, test_paths) or BENCHMARKS.search(path) and lower.endswith(CODE_EXTENSIONS):
         return "test"
     if lower.startswith(CI_PREFIXES) or lower.startswith(".") or "/." in lower.rsplit("/", 1)[0] or \
             TOOL_CONFIG.search(path):

@@ -45,6 +45,8 @@ TYPE_WORDS = {**{t: t for t in PR_TYPES}, "feature": "feat", "feats": "feat", "b
               "bug": "fix", "hotfix": "fix", "fixes": "fix", "doc": "docs", "documentation": "docs", "tests": "test",
               "testing": "test", "build": "ci", "performance": "perf", "optim": "perf", "refactoring": "refactor",
               "refact": "refactor", "style": "chore", "deps": "chore", "release": "chore",
+              # arrow-rs' "bench(parquet):": a benchmark measures the code and ships to no user, as a test
+              "bench": "test", "benches": "test", "benchmark": "test", "benchmarks": "test",
               # polars' "depr:" (a deprecation changes no behaviour yet; its removal is the break): had been a
               # module named "depr"
               "depr": "refactor", "deprecation": "refactor", **ACRONYMS}

@@ -82,7 +82,9 @@ from prhub.engine.wording import joined, say
 # (tokio's doc comments are in its source files); a zh revert risk quotes no English title; a tag's module is its
 # name without backticks (ruff's "[`pylint`]").
 # engine-19: a result keeps the names its title and description's synopsis give (subject_names), whatever the
-# report's language, so a week's groups are the same in zh and en.
+# report's language, so a week's groups are the same in zh and en; a root dev/ folder is the repository's tooling
+# (no public module); a benchmark suite's code weighs as a test, "bench:" is a test type; "Prepare for X release"
+# and "Release vX" are chores.
 REVISION = 19
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -120,7 +122,9 @@ VERB_TYPES = (
     ("refactor", re.compile(r"^(refactor\w*|remov\w*|clean\w*|renam\w*|mov\w*|simplif\w*|unif\w*|deprecat\w*|"
                             r"drop\w*|delet\w*|replac\w*|migrat\w*|decoupl\w*|split\w*|extract\w*|"
                             r"reorgani[sz]\w*|restructur\w*|consolidat\w*|inline\w*)\b", re.I)),
-    ("chore", re.compile(r"^(bump\w*|upgrad\w*|updat\w*|pin\w*|chang\w*|set|modif\w*|use)\b", re.I)),
+    # "Prepare for 58.1.0 release", "Release v0.4.0": a release's version and changelog
+    ("chore", re.compile(r"^(bump\w*|upgrad\w*|updat\w*|pin\w*|chang\w*|set|modif\w*|use|"
+                         r"prepar\w*\s+(?:for\s+)?(?:the\s+)?(?:\S+\s+){0,2}releases?|releas\w*\s+`?v?\d)\b", re.I)),
 )
 
 def _tags(title: str) -> list[str]:
