@@ -14,7 +14,7 @@ from prhub.engine import headline, translate
     ("fix memory leakage when initializing multiple tools", "修复初始化多个工具时的内存泄漏"),
     # how it is done, said before the verb (cargo #17095 read "在顺序中报告所有错误")
     ("fix(diag): Report all errors, in order", "按顺序报告所有错误"),
-    ("[vllm] feat: get gpt-oss encoding on demand", "按需获取 gpt-oss encoding"),
+    ("[vllm] feat: get gpt-oss encoding on demand", "按需获取 gpt-oss 编码"),
     # a version is released (发布), memory freed (释放): trl "Release 0.9.2" read "释放 0.9.2"
     ("Release 0.9.2", "发布 0.9.2"), ("Release version 0.137.0", "发布 0.137.0"),
     ("release GPU memory after rollout", "在 rollout 后释放 GPU 内存"),
@@ -596,7 +596,7 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("Fix link to OpenEnv docs", "修复指向 OpenEnv 文档的链接"),
     ('Remove references to "listify_batch"', '移除指向 "listify_batch" 的参考'),
     ("Serialize calls to Dns.Callback", "序列化对 Dns.Callback 的调用"),
-    ("fix(build-std): always link to std when testing proc-macros", "在测试 proc-macros 时链接到 std"),
+    ("fix(build-std): always link to std when testing proc-macros", "在测试 proc-macros 时始终链接到 std"),
     ("docs: Broken link to AI Policy corrected", "修正指向 AI Policy 的损坏的链接"),
     ("Nemotron 3 examples added", "新增 Nemotron 3 示例"),
     # "examples" in a title are mostly code (cargo's "examples dir", tokio's "doc examples"), 示例 as the folder
@@ -646,9 +646,35 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
      "为 FSDP 支持自定义模型初始化和合并"),
     ("[ci, trtllm] test: speed up trtllm CI by using smaller models and reducing test parameters",
      "通过使用更小的模型加速 trtllm CI 并减少测试参数"),
+    # apache/arrow-rs and gin-gonic/gin, read the first time (their titles had fallen back or kept English)
+    ("Prepare for `55.2.0` release", "准备发布 `55.2.0`"),
+    ("Update version to 59.2.0, update changelog generation to git-cliff",
+     "将版本更新到 59.2.0，将 changelog 生成更新到 git-cliff"),
+    ("fix(arrow-avro): bound untrusted OCF block size and item counts", "限制不可信的 OCF 块大小和条目数量"),
+    ("Reduce copies in Arrow IPC writer", "在 Arrow IPC 写入器中减少拷贝"),
+    ("Enable a few more clippy lints", "启用更多 clippy lint"),
+    ("Remove unused TypeVarVariance bounds", "移除未使用的 TypeVarVariance 边界"),
+    ("fix: streaming not working when tools are enabled", "在启用工具时流式无法正常工作"),
+    ("Fix streaming not working when tools are enabled", "修复在启用工具时流式无法正常工作的问题"),
+    ("fix(gin): literal colon routes not working with engine.Handler()",
+     "在 engine.Handler() 下字面量冒号路由无法正常工作"),
+    # a gerund and its object after a verb or as a whole object ("Avoid triggering" had read "使用 … 时的触发")
+    ("Avoid triggering DTZ001-006 when using `.astimezone()`", "避免在使用 `.astimezone()` 时触发 DTZ001-006"),
+    ("[ty] Avoid treating metaclass declarations as populated values", "避免将 metaclass 声明视为填充的值"),
+    ("Add support for reading nested structs", "新增对读取嵌套结构体的支持"),
+    ("[training_utils] fix: stop using `math` naming under reward score", "停止在奖励分数下使用 `math` 命名"),
+    # "always" is said, before its verb, and "use" after an adverb is 使用 (a switch is 改用)
+    ("chore(context): always trust xff headers from unix socket", "从 unix socket 中始终信任 xff 头"),
+    ("[misc] feat: always use robust `get_event_loop`", "始终使用 robust `get_event_loop`"),
 ])
 def test_lines_new_repositories_and_the_exports_had_printed_otherwise(title: str, zh: str) -> None:
     assert translate.title(title) == zh
+
+
+def test_a_gerund_inside_a_longer_phrase_is_not_guessed() -> None:
+    # which words "reading" takes in "on reading papers with the hf CLI" is a guess: the line keeps the English
+    # word, and the headline falls back
+    assert "reading" in translate.title("Add a tip to the Paper Index on reading papers with the hf CLI")
 
 
 def test_what_a_line_no_longer_says() -> None:
@@ -829,7 +855,8 @@ def test_a_headline_quotes_no_english_title_and_an_adverb_stands_before_its_verb
     # translator cannot carry is not quoted in a headline: the type and what the diff did, or the names it gives
     assert headline.headline("Builtin mrope", "", "refactor", [], 30, 700, 682) == "内置 mrope"
     assert headline.headline("Simplify backtrack", "", "refactor", [], 1, 20, 20) == "重构：改动 1 个文件，增删相当"
-    assert headline.headline("🎁 `RewardTrainer` refactor", "", "feat", [], 3, 90, 80) == "新功能：涉及 `RewardTrainer`"
+    assert headline.headline("🎁 `RewardTrainer` refactor", "", "feat", [], 3, 90, 80) == "`RewardTrainer` 重构"
+    assert headline.headline("🎁 `RewardTrainer` teardown", "", "feat", [], 3, 90, 80) == "新功能：涉及 `RewardTrainer`"
     # one or two words that name something are that name, unquoted
     assert headline.headline("[XPO] xpo trainer", "", "feat", ["xpo"], 10, 900, 3) == "新功能：xpo trainer"
     # "fully implement X in Y": the adverb before its verb, after where (lmdeploy #4429 had fallen back)

@@ -218,6 +218,13 @@ def verb(tokens: list[str]) -> tuple[str, str, int] | None:
     return None
 
 
+def gerund(tokens: list[str]) -> bool:
+    """Whether `tokens` open with a verb's -ing form and its object ("reading encrypted pages"), not a noun the
+    glossary knows ("sampling params", "padding")."""
+    return len(tokens) > 1 and re.fullmatch(r"[a-z]+ing", tokens[0]) is not None \
+        and known(tokens, 0, True)[0] is None and verb(tokens) is not None
+
+
 def split(text: str, word: str) -> tuple[str, str] | None:
     """`text` around the last top-level ` word ` (not inside backticks or brackets, nor inside a phrase the glossary
     lists whole: "broadcast wait for complete" is no "X for Y")."""

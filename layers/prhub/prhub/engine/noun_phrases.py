@@ -10,7 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from prhub.engine.lexicon import CJK, GRAMMAR, PREPOSITIONS, TOKEN, compound, glossary, join, known, lookup, split, verb
+from prhub.engine.lexicon import (
+    CJK,
+    GRAMMAR,
+    PREPOSITIONS,
+    TOKEN,
+    compound,
+    glossary,
+    join,
+    known,
+    lookup,
+    split,
+    verb,
+)
 
 Clause = Callable[[str], str]  # how a verb phrase is said (prhub.engine.verb_phrases.clause)
 

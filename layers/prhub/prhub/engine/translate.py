@@ -149,9 +149,11 @@ def _coordinated(text: str, kind: str) -> str:
                 and _same_form(tokens[:i], tokens[i + 1]):
             return join([clause(" ".join(tokens[:i]), kind), "并", _coordinated(" ".join(tokens[i + 1:]), kind)])
         if token == "," and 0 < i < len(tokens) - 2 and verb(tokens) and (after := verb(tokens[i + 1:])) and \
-                after[0] not in glossary()["nouns"] and tokens[i + 1].lower() != "and":
+                (after[0] not in glossary()["nouns"] or tokens[i + 1].lower() == tokens[0].lower()) and \
+                tokens[i + 1].lower() != "and":
             # "deprecate workers, migrate to engines": two verb phrases; a verb that is also a noun ("test",
-            # "support") may be a list's next item, so it does not split
+            # "support") may be a list's next item, so it does not split, unless the title opened with it
+            # ("Update version to 59.2.0, update changelog generation to git-cliff")
             return join([clause(" ".join(tokens[:i]), kind), "，", _coordinated(" ".join(tokens[i + 1:]), kind)])
     return clause(text, kind)
 

@@ -28,6 +28,7 @@ from prhub.engine.lexicon import (
     TO_TARGET,
     TOKEN,
     WITH_BASE,
+    gerund,
     glossary,
     join,
     known,
@@ -37,7 +38,7 @@ from prhub.engine.lexicon import (
     verb,
     verbatim,
 )
-from prhub.engine.noun_phrases import TROUBLES
+from prhub.engine.noun_phrases import HEADS, TROUBLES
 
 ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", "explicitly", "temporarily",
            "only", "partially", "actually"}
@@ -45,7 +46,7 @@ ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", 
 ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按条件", "gracefully": "优雅地",
              "safely": "安全地", "manually": "手动", "explicitly": "显式", "temporarily": "临时", "temporary": "临时",
              "lazily": "延迟", "optionally": "可选地", "asynchronously": "异步", "silently": "静默",
-             "uniformly": "统一", "consistently": "一致地", "fully": "完整"}
+             "uniformly": "统一", "consistently": "一致地", "fully": "完整", "always": "始终"}
 # How a verb phrase is done, said last in English and before the verb in Chinese ("按顺序报告所有错误").
 MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
              "at once": "一次性", "on demand": "按需", "in the background": "在后台", "where possible": "尽可能",
@@ -69,8 +70,16 @@ VERSION = re.compile(r"(?:^|[\s=<>@~^])v?\d+(?:\.\d+)*\b")
 
 
 def _phrase(text: str) -> str:
-    """A noun phrase; a parenthesis in it that opens with a verb is said as a clause."""
+    """A noun phrase; a parenthesis in it that opens with a verb is said as a clause, and so is a whole object that
+    is a gerund and its own object ("support for reading nested structs": 对读取嵌套结构体的支持). Not one inside a
+    longer phrase ("on reading papers with the hf CLI"): which words it takes is then a guess."""
+    if _gerund_object(text):
+        return _doing(text)
     return noun_phrases.phrase(text, clause)
+
+
+def _gerund_object(text: str) -> bool:
+    return gerund(TOKEN.findall(text)) and not any(split(text, w) for w in ("and", "or", "on", "from", *HEADS))
 
 
 def _place(text: str) -> str:
@@ -112,9 +121,11 @@ def _qualified(tokens: list[str], kind: str) -> str | None:
     """A verb phrase after an adverb that says something or a negation ("do not manually move X": 不再手动移动 X);
     None when it has neither."""
     if len(tokens) > 1 and tokens[0].lower() in ADVERB_ZH and (found := verb(tokens[1:])):  # "automatically resume X"
-        how, said = ADVERB_ZH[tokens[0].lower()], clause(" ".join(tokens[1:]), kind)
-        at = said.rfind(found[1])  # before the main verb, last in Chinese ("在 TurboMind 中完整实现")
-        return join([said[:at], how + found[1], said[at + len(found[1]):]]) if at > 0 else join([how, said])
+        how, said, zh = ADVERB_ZH[tokens[0].lower()], clause(" ".join(tokens[1:]), kind), found[1]
+        if found[0] == "use":  # "always use X" says how X is used (始终使用), not a switch to it (改用)
+            said, zh = said.replace(zh, "使用", 1), "使用"
+        at = said.rfind(zh)  # before the main verb, last in Chinese ("在 TurboMind 中完整实现")
+        return join([said[:at], how + zh, said[at + len(zh):]]) if at > 0 else join([how, said])
     if tokens and tokens[0].lower() in ("don't", "do", "never", "dont") and len(tokens) > 1:
         negated = tokens[2:] if tokens[0].lower() == "do" and tokens[1].lower() == "not" else tokens[1:]
         if verb(negated) or negated and negated[0].lower() in ADVERB_ZH and verb(negated[1:]):
@@ -248,6 +259,9 @@ def _supported(text: str) -> str:
 
 UNDONE = re.compile(r"^(.+?)\s+(?:(?:is|are)\s+)?not\s+([a-z]+ed)\b\s*(?:(when|if|after|with|in|on|to)\s+(.+))?$",
                     re.I)
+# "X not working with Y", "X doesn't work when Y": a thing that fails, under what.
+BROKEN = re.compile(r"^(.+?)\s+(?:(?:is|are)\s+)?(?:not\s+working|(?:does\s+not|doesn'?t|do\s+not|don'?t)\s+work)"
+                    r"(?:\s+(when|if|after|with|in|on)\s+(.+))?$", re.I)
 UNDONE_AT = {"when": ("在", "时"), "if": ("在", "时"), "after": ("在", "后"), "with": ("在", "下"), "in": ("在", "中"),
              "on": ("在", "上")}
 
@@ -275,11 +289,24 @@ def _suffered(text: str) -> str | None:
     return join([before, _gerund(where) if joint in ("when", "if", "after") else _phrase(where), after, said])
 
 
+def _broken(text: str) -> str | None:
+    """"X not working with Y" -> "在 Y 下 X 无法正常工作"; None when `text` is not one."""
+    if not (broken := BROKEN.match(text)) or verb(TOKEN.findall(broken.group(1))):
+        return None
+    said = join([_phrase(broken.group(1)), "无法正常工作"])
+    if not broken.group(2):
+        return said
+    before, after = UNDONE_AT[broken.group(2).lower()]
+    return join([before, _gerund(broken.group(3)) if broken.group(2).lower() in ("when", "if", "after")
+                 else _phrase(broken.group(3)), after, said])
+
+
 def _undone(text: str) -> str | None:
-    """"X not applied with Y" -> "在 Y 下 X 未被应用": a thing a step did not reach; None when `text` is not one."""
+    """"X not applied with Y" -> "在 Y 下 X 未被应用": a thing a step did not reach, or one that fails ("X not
+    working with Y"); None when `text` is neither."""
     if not (match := UNDONE.match(text)) or not (found := verb([match.group(2)])) or \
             verb(TOKEN.findall(match.group(1))) or not _subject(match.group(1)):
-        return None
+        return _broken(text)
     said = join([_phrase(match.group(1)), "未被", "使用" if found[0] == "use" else found[1]])
     if not match.group(3):
         return said
@@ -357,6 +384,14 @@ def _gerund(text: str) -> str:
     return _doing(text)
 
 
+def _gerund_taken(_key: str, zh: str, rest: str) -> str | None:
+    """"avoid triggering X when using Y": 避免在使用 Y 时触发 X, the gerund a verb and its own object; None when
+    `rest` is no single gerund phrase."""
+    if gerund(TOKEN.findall(rest)) and not split(rest, "and") and not split(rest, "or"):
+        return join([zh, _gerund(rest)])
+    return None
+
+
 def _doing(text: str) -> str:
     """A verb phrase inside a sentence ("by setting X", "using X", "instead of duplicating X"): its verb in base
     form even where the gerund is a glossary noun ("setting"), and "use" said 使用 (改用 names a switch)."""
@@ -385,13 +420,15 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         return join([ADVERB_ZH[how.group(2).lower()], _shaped(key, zh, how.group(1))])
     if key in ("fix", "hotfix", "resolve") and (said := _undone(rest) or _suffered(rest)) is not None:
         return join([zh, said, "的问题"])  # "fix X not applied with Y", "fix X being ignored in Y"
-    for shape in (_begun, _contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
+    for shape in (_begun, _gerund_taken, _contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
         if (said := shape(key, zh, rest)) is not None:
             return said
     if key == "depend" and rest.lower().startswith("on "):
         rest = rest[3:]
     if key == "support" and rest.lower().startswith("for "):
         return join([zh, _phrase(rest[4:])])  # "Support for Activated LoRA": 支持 Activated LoRA
+    if key == "prepare" and (release := re.match(r"^(?:for\s+)?(?:the\s+)?(\S+)\s+releases?$", rest, re.I)):
+        return join(["准备发布", _phrase(release.group(1))])  # "Prepare for `55.2.0` release": 准备发布 `55.2.0`
     if (said := _permitted(key, zh, rest)) is not None:
         return said
     return _placed(key, zh, rest)
