@@ -266,6 +266,17 @@ def test_the_names_a_description_gives_join_prs_in_every_report_language():
     assert "entropy_from_logits" not in " ".join(p["summary"] for p in zh["prs"])  # the zh summary does not say it
 
 
+def test_flags_of_the_command_a_template_runs_join_nothing():
+    # arrow-rs 2026-08-03 joined a geometry fix to four lint PRs: every description lists the same test command
+    # ("cargo clippy --workspace --all-targets --all-features") and two of them share a crate
+    tested = "## Are these changes tested?\n\n- `cargo clippy --workspace --all-targets --all-features`\n- unit tests"
+    prs = [make_pr("geo: fix wraparound bound width", [change("pkg/geo/bounding.py", 12)], number=1,
+                   body=f"The wraparound width used the wrong end.\n\n{tested}", merged_at="2026-06-15T02:00:00Z"),
+           make_pr("Enable the allow_attributes lint for geo", [change("pkg/geo/interval.py", 20)], number=2,
+                   body=f"Part of the lint sweep.\n\n{tested}", merged_at="2026-06-16T02:00:00Z")]
+    assert report(prs)["clusters"] == []
+
+
 def test_one_shared_file_and_one_title_word_do_not_join():
     # Issue 45 (verl #6724, #6790): a checkpoint rename touches one line of the new async trainer.
     prs = [make_pr("[ckpt] refactor: rename the trainer arg", [change("pkg/ckpt/base.py", 80),

@@ -52,7 +52,9 @@ def _names(pr: ScoredPR) -> tuple[set[str], set[str]]:
     result stored before them reads its title and summary."""
     headline = set(pr.subject_names) if pr.subject_names is not None else \
         set(identifiers(f"{parse_title(pr.title)[0]} {pr.summary}"))
-    return headline, headline | identifiers(" ".join(pr.key_points))
+    # A flag only its key points give is how it was run or tested ("cargo clippy --workspace --all-targets", in
+    # every arrow-rs PR's template), not what it is about
+    return headline, headline | {n for n in identifiers(" ".join(pr.key_points)) if not n.startswith("--")}
 
 
 # Past this many PRs a file or title term is too common to say two PRs belong together (weeks up to 320 PRs
