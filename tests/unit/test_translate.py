@@ -666,6 +666,18 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     # "always" is said, before its verb, and "use" after an adverb is 使用 (a switch is 改用)
     ("chore(context): always trust xff headers from unix socket", "从 unix socket 中始终信任 xff 头"),
     ("[misc] feat: always use robust `get_event_loop`", "始终使用 robust `get_event_loop`"),
+    # a unit at a time, said before the verb (arrow-rs #10549 had read "在时间扫描…"); "outside Y" where the verb
+    # is done, or after a noun; "convert X to Y"
+    ("perf(parquet): scan DELTA_BYTE_ARRAY shared prefixes a block at a time", "逐块扫描 DELTA_BYTE_ARRAY 共享的前缀"),
+    ("Build `CommentRanges` outside the parser", "在解析器之外构建 `CommentRanges`"),
+    ("[syntax-errors] `yield`, `yield from`, and `await` outside functions",
+     "函数之外的 `yield`、`yield from` 和 `await`"),
+    ("perf(parquet): reuse `MaskSelection`'s cached selectors when converting to selectors",
+     "在转换为选择器时复用 `MaskSelection` 的缓存的选择器"),
+    ("feat: support casting  `Time32` to `Int64`", "支持将 `Time32` 转换为 `Int64`"),
+    ("Implement PARQUET-2249: Introduce IEEE 754 total order", "实现 PARQUET-2249：引入 IEEE 754 全序"),
+    ("formalize the default map field names to match default arrow spec",
+     "规范化默认 map 字段名称，以匹配默认 arrow 规范"),
 ])
 def test_lines_new_repositories_and_the_exports_had_printed_otherwise(title: str, zh: str) -> None:
     assert translate.title(title) == zh

@@ -65,6 +65,8 @@ def _framed(text: str, clause: Clause) -> str | None:
         return join([QUANTITY_ZH[match.group(1).lower()], phrase(match.group(2), clause)])
     if match := re.match(r"^(.+?)(?:\s+instead\s+of|\s+rather\s+than|\s*,\s+not)\s+(.+)$", text, re.I):
         return join([phrase(match.group(1), clause), "，而非", phrase(match.group(2), clause)])  # "X, not per mb"
+    if match := re.match(r"^(.+?)\s+outside\s+(?:of\s+)?(.+)$", text, re.I):  # "bits outside the range": 范围之外的位
+        return join([phrase(match.group(2), clause), "之外的", phrase(match.group(1), clause)])
     if match := re.match(r"^(?:the\s+)?same\s+(.+?)\s+(?:with|as)\s+(.+)$", text, re.I):
         return join(["与", phrase(match.group(2), clause), "相同的", phrase(match.group(1), clause)])  # "same X as Y"
     if match := re.match(r"^(.+?)\s+(older|newer|higher|lower|greater|less|more|larger|smaller|shorter|longer)\s+than"

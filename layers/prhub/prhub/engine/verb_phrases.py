@@ -32,6 +32,7 @@ from prhub.engine.lexicon import (
     glossary,
     join,
     known,
+    lookup,
     purpose,
     split,
     unknown_verb,
@@ -52,6 +53,8 @@ MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原�
              "at once": "一次性", "on demand": "按需", "in the background": "在后台", "where possible": "尽可能",
              "if possible": "尽可能"}
 MANNER = re.compile(rf"^(.+?),?\s+({'|'.join(MANNER_ZH)})$", re.I)
+# "scan X a block at a time": one unit after another, said before the verb (逐块扫描 X).
+AT_A_TIME = re.compile(r"^(.+?),?\s+(?:a|one)\s+([a-z]+)\s+at\s+a\s+time$", re.I)
 # "deprecate X in favor of Y": what replaces the thing, said after it ("弃用 X，改用 Y").
 FAVOURED = re.compile(r"^(.+?)\s+in\s+favou?r\s+of\s+(.+)$", re.I)
 MODALS = {"should": "应", "must": "必须", "will": "将", "can": "可以", "cannot": "无法", "can't": "无法",
@@ -109,6 +112,10 @@ def clause(text: str, kind: str = "") -> str:
         return join([clause(match.group(1), kind), "，改用", _phrase(match.group(2))])
     if (match := MANNER.match(text)) and verb(TOKEN.findall(match.group(1))):  # "report all errors, in order"
         return join([MANNER_ZH[match.group(2).lower()], clause(match.group(1), kind)])
+    if (match := AT_A_TIME.match(text)) and verb(TOKEN.findall(match.group(1))):  # "scan X a block at a time"
+        unit = lookup(glossary()["nouns"], [match.group(2)])
+        return join([f"逐{unit}" if unit and len(unit) == 1 else f"每次一个 {unit or match.group(2)}",
+                     clause(match.group(1), kind)])
     tokens = TOKEN.findall(text)
     while tokens and tokens[0].lower() in ADVERBS - ADVERB_ZH.keys():
         tokens = tokens[1:]
@@ -773,21 +780,34 @@ def _opens_with_attribute(tokens: list[str]) -> bool:
     return bool(tokens) and tokens[0].lower() in glossary()["attributes"] and tokens[0].lower() not in VERB_FIRST
 
 
+# Where a verb is done, around a place: "across weight updates" (跨…), "between A and B" (在…之间), "outside the
+# parser" (在…之外).
+AROUND = {"across": ("跨", ""), "between": ("在", "之间"), "outside": ("在", "之外")}
+
+
+def _around(key: str, zh: str, word: str, thing: str, place: str) -> str | None:
+    """`thing` done across, between, outside or at `place`; None for the other places."""
+    place = re.sub(r"^of\s+", "", place)
+    if word == "outside" and key in MOVED_TO:  # "move X outside Y": 将 X 移到 Y 之外
+        return join(["将", _phrase(thing), MOVED_TO[key], place, "之外"])
+    if word in AROUND:  # "cache X across weight updates": 跨权重更新缓存 X
+        return join([AROUND[word][0], place, AROUND[word][1], _placed(key, zh, thing)])
+    if word == "at" and key in OBJECT_IN:
+        return join([zh, place, "处的", _phrase(thing)])
+    if word == "at":  # "add X at the end of Y": 在 Y 的末尾新增 X
+        return join(["在", place, _placed(key, zh, thing)])
+    return None
+
+
 def _located(key: str, zh: str, rest: str) -> str | None:
     """"fix X in Y" -> "修复 Y 中的 X"; "add X in Y" -> "在 Y 中新增 X"; "X on Y" -> "在 Y 上 ..."."""
-    for word in ("in", "on", "under", "within", "inside", "at", "across", "over", "between"):
+    for word in ("in", "on", "under", "within", "inside", "at", "across", "over", "between", "outside"):
         if (parts := split(rest, word)) and re.search(r"\bpointing$", parts[0], re.I):
             continue  # "X pointing at Y" names X (noun_phrases): no place
         if parts:
             place = _place(parts[1])
-            if word == "across":  # "cache X across weight updates": 跨权重更新缓存 X
-                return join(["跨", place, _placed(key, zh, parts[0])])
-            if word == "between":
-                return join(["在", place, "之间", _placed(key, zh, parts[0])])
-            if word == "at" and key in OBJECT_IN:
-                return join([zh, place, "处的", _phrase(parts[0])])
-            if word == "at":  # "add X at the end of Y": 在 Y 的末尾新增 X
-                return join(["在", place, _placed(key, zh, parts[0])])
+            if (said := _around(key, zh, word, parts[0], place)) is not None:
+                return said
             where = "上" if word in ("on", "over") else "下" if word == "under" or FOLDER.search(place) else "中"
             if word == "on" and _event(key, parts[1]):
                 where = "时"  # "raise X on timeout": 在超时时引发 X, an event, not a place
