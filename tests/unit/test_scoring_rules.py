@@ -353,3 +353,23 @@ def test_a_benchmark_ships_to_no_user_and_weighs_as_a_test():
                                     [*shipped, change("benchmark/benchmark_chat.py", 1265, 0)]), CONFIG)
     alone = score_pull(make_pr("fix: avoid per-request tokenizer work in parsers", shipped), CONFIG)
     assert with_bench.importance == alone.importance
+
+
+@pytest.mark.parametrize("title, kind", [
+    # what users meet changes: ruff's and mypy's changelogs file these as features ("Changed"), not internal work
+    ("Improve handling of builtin symbols in linter rules", "feat"),
+    ("Show fixes by default", "feat"),
+    ("Respect `--output-format` with `--watch`", "feat"),
+    ("Narrow match captures based on previous cases", "feat"),
+    # an improvement of speed is performance, of its docs documentation
+    ("Improve parquet BinaryView / StringView decoder performance (up to -35%)", "perf"),
+    ("Improve value and reference passing efficiency", "perf"),
+    ("Improve the performance docs", "docs"),
+])
+def test_a_title_that_changes_behaviour_is_a_feature_and_one_that_speeds_up_is_perf(title: str, kind: str):
+    assert score_pull(make_pr(title, [change("pkg/core.py", 30, 30)]), CONFIG).type == kind
+
+
+def test_a_behaviour_verb_on_tests_alone_is_a_test():
+    assert score_pull(make_pr("Skip the flaky rollout test on CPU", [change("tests/test_rollout.py", 3, 1)]),
+                      CONFIG).type == "test"

@@ -84,7 +84,8 @@ from prhub.engine.wording import joined, say
 # engine-19: a result keeps the names its title and description's synopsis give (subject_names), whatever the
 # report's language, so a week's groups are the same in zh and en; a root dev/ folder is the repository's tooling
 # (no public module); a benchmark suite's code weighs as a test, "bench:" is a test type; "Prepare for X release"
-# and "Release vX" are chores.
+# and "Release vX" are chores; a title whose verb changes behaviour ("Improve handling of X", "Show X by default",
+# "Respect X") on source files is a feature, one that improves performance or efficiency is perf.
 REVISION = 19
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -105,7 +106,9 @@ VERB_TYPES = (
                        r"handle\w*|patch\w*|don'?t|do not|never|stop|ensure\w*|restore\w*|guard\w*|properly|"
                        r"make\s+(?:\S+\s+){1,4}(?:work\w*|resilient|robust|consistent\w*))\b", re.I)),
     ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster|reduc\w*\s+(?:\S+\s+){0,2}"
-                        r"(?:memory|vram|latency|time|overhead|peak|allocations?))\b", re.I)),
+                        r"(?:memory|vram|latency|time|overhead|peak|allocations?)|"
+                        r"improv\w*\s+(?:\S+\s+){0,5}(?:performance|speed|throughput|latency|efficiency)"
+                        r"(?!\s+(?:docs?|documentation|guides?)\b))\b", re.I)),
     # "Document …", "Explain …", "Clarify that …", "Add docs for …": the words a repository's docs are changed
     # with (tokio's doc comments live in its .rs files, so the files alone do not say so); a clarified message or
     # an EXPLAIN plan is code
@@ -126,6 +129,15 @@ VERB_TYPES = (
     ("chore", re.compile(r"^(bump\w*|upgrad\w*|updat\w*|pin\w*|chang\w*|set|modif\w*|use|"
                          r"prepar\w*\s+(?:for\s+)?(?:the\s+)?(?:\S+\s+){0,2}releases?|releas\w*\s+`?v?\d)\b", re.I)),
 )
+
+# Verbs that change what the code does for its users, neither adding nor fixing: on source files a changelog files
+# them with features ("Changed"), not with internal refactors.
+BEHAVIOUR = re.compile(r"^(improv\w*|better|show\w*|respect\w*|detect\w*|narrow\w*|preserv\w*|mark\w*|skip\w*|"
+                       r"ignor\w*|infer\w*|recogni[sz]\w*|accept\w*|reject\w*|display\w*|omit\w*|prefer\w*|"
+                       r"treat\w*|report\w*|disallow\w*|hide\w*|render\w*|highlight\w*|tighten\w*|relax\w*|"
+                       r"honou?r\w*|propagat\w*|include\w*|exclude\w*|expand\w*|widen\w*|special-case\w*)\b",
+                       re.I)
+
 
 def _tags(title: str) -> list[str]:
     match = TITLE.match(title)
@@ -211,6 +223,8 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
         for kind, name in (("docs", "docs"), ("test", "test"), ("ci", "ci"), ("deps", "chore")):
             if only == {kind}:
                 return name
+    if verb is None and source_lines and BEHAVIOUR.match(description):
+        return "feat"  # "Improve handling of builtin symbols", "Show fixes by default": what users meet changes
     if verb is None and new_code >= 150:
         return "feat"  # "recipe: PRIME algorithm" names no verb but adds a body of new code
     if verb is None and source_lines:
