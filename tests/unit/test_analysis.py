@@ -277,6 +277,20 @@ def test_flags_of_the_command_a_template_runs_join_nothing():
     assert report(prs)["clusters"] == []
 
 
+def test_a_zh_theme_is_named_without_quoting_an_english_title():
+    # arrow-rs 2026-08-17's related PRs read "arrow-cmp：“Speed up eq/neq of a byte-view array against a short…”":
+    # 21 of 95 zh cluster titles of the busiest weeks of six exports quoted their lead's English title
+    files = ["pkg/cmp/byte_view.py", "tests/test_byte_view.py"]
+    prs = [make_pr("[cmp] perf: Speed up eq/neq of a byte-view array against a short scalar",
+                   [change(f, 90) for f in files], number=1, body="`eq_short_scalar` skips the prefix compare.",
+                   merged_at="2026-06-15T02:00:00Z"),
+           make_pr("[cmp] test: sweep byte-view scalar comparison across a size range", [change(files[1], 40)],
+                   number=2, body="Benchmarks `eq_short_scalar` (#1).", merged_at="2026-06-16T02:00:00Z")]
+    clusters = report(prs, config=replace(CONFIG, language="zh"))["clusters"]
+    assert [c["prs"] for c in clusters] == [[1, 2]]
+    assert "“" not in clusters[0]["title"] and "Speed up" not in clusters[0]["title"], clusters[0]["title"]
+
+
 def test_one_shared_file_and_one_title_word_do_not_join():
     # Issue 45 (verl #6724, #6790): a checkpoint rename touches one line of the new async trainer.
     prs = [make_pr("[ckpt] refactor: rename the trainer arg", [change("pkg/ckpt/base.py", 80),
