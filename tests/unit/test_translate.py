@@ -678,6 +678,11 @@ def test_words_and_shapes_that_new_repositories_titles_fell_back_on() -> None:
     ("Implement PARQUET-2249: Introduce IEEE 754 total order", "实现 PARQUET-2249：引入 IEEE 754 全序"),
     ("formalize the default map field names to match default arrow spec",
      "规范化默认 map 字段名称，以匹配默认 arrow 规范"),
+    # a verb the glossary did not know stayed English at the head of a Chinese line ("Diagnose 无效的 … 调用")
+    ("[ty] Diagnose invalid descriptor `__get__` calls", "诊断无效的 descriptor `__get__` 调用"),
+    ("Add `generation_kwargs` as a property of `GRPOConfig` to support extra generation args",
+     "新增 `generation_kwargs` 作为 `GRPOConfig` 的属性，以支持额外的生成参数"),
+    ("Align KTO with DPO: Inline kto_loss in _compute_loss", "让 KTO 与 DPO 对齐：在 _compute_loss 中内联 kto_loss"),
 ])
 def test_lines_new_repositories_and_the_exports_had_printed_otherwise(title: str, zh: str) -> None:
     assert translate.title(title) == zh
