@@ -82,8 +82,15 @@ NODE_VERSION = re.compile(r"\bNode\s+(?=\d)")
 AND_ABOVE = re.compile(r"(\d[\w.]*)\s+(?:and|or)\s+(?:above|later|newer|higher)\b", re.I)
 
 
+# GitHub caps a title at 256 characters; a longer one (an export's, a hostile one) is not read clause by clause: its
+# phrases nest without end ("avoid reading reading reading …" overflowed the recursion), and the line falls back.
+LONGEST = 256
+
+
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
+    if len(raw) > LONGEST:
+        return strip(raw)
     text = AND_ABOVE.sub("\\1\u2191", NODE_VERSION.sub("Node.js ", strip(raw)))  # "4.54.0 and above": one word
     text = re.sub(r"(?<![\w/])w/o(?=\s)", "without", re.sub(r"(?<![\w/])w/(?=\s)", "with", text))  # "LoRA w/ VLMs"
     text = SPACED_COMPOUND.sub(_compound, text)

@@ -114,7 +114,7 @@ def clause(text: str, kind: str = "") -> str:
         return join([MANNER_ZH[match.group(2).lower()], clause(match.group(1), kind)])
     if (match := AT_A_TIME.match(text)) and verb(TOKEN.findall(match.group(1))):  # "scan X a block at a time"
         unit = lookup(glossary()["nouns"], [match.group(2)])
-        return join([f"逐{unit}" if unit and len(unit) == 1 else f"每次一个 {unit or match.group(2)}",
+        return join([f"逐{unit}" if unit and len(unit) == 1 else join(["每次一个", unit or match.group(2)]) + "地",
                      clause(match.group(1), kind)])
     tokens = TOKEN.findall(text)
     while tokens and tokens[0].lower() in ADVERBS - ADVERB_ZH.keys():
@@ -289,23 +289,14 @@ def _suffered(text: str) -> str | None:
     joint, where = (match.group(5) or "").lower(), match.group(6)
     if joint == "by":  # "X being overwritten by Y": X 被 Y 覆盖
         return join([_phrase(match.group(1)), "被", _phrase(where), how, found[1]]) if not match.group(2) else None
-    said = join([_phrase(match.group(1)), done])
-    if not joint:
-        return said
-    before, after = UNDONE_AT[joint]
-    return join([before, _gerund(where) if joint in ("when", "if", "after") else _phrase(where), after, said])
+    return _at(joint, where, join([_phrase(match.group(1)), done]))
 
 
 def _broken(text: str) -> str | None:
     """"X not working with Y" -> "在 Y 下 X 无法正常工作"; None when `text` is not one."""
     if not (broken := BROKEN.match(text)) or verb(TOKEN.findall(broken.group(1))):
         return None
-    said = join([_phrase(broken.group(1)), "无法正常工作"])
-    if not broken.group(2):
-        return said
-    before, after = UNDONE_AT[broken.group(2).lower()]
-    return join([before, _gerund(broken.group(3)) if broken.group(2).lower() in ("when", "if", "after")
-                 else _phrase(broken.group(3)), after, said])
+    return _at(broken.group(2), broken.group(3), join([_phrase(broken.group(1)), "无法正常工作"]))
 
 
 def _undone(text: str) -> str | None:
@@ -319,9 +310,15 @@ def _undone(text: str) -> str | None:
         return said
     if match.group(3).lower() == "to":  # "not pushed to all inputs": 未被推送到所有输入
         return join([said, "到", _phrase(match.group(4))])
-    before, after = UNDONE_AT[match.group(3).lower()]
-    return join([before, _gerund(match.group(4)) if match.group(3).lower() in ("when", "if", "after")
-                 else _phrase(match.group(4)), after, said])
+    return _at(match.group(3), match.group(4), said)
+
+
+def _at(joint: str | None, where: str, said: str) -> str:
+    """`said` under its condition or place ("when X", "with Y", "in Z": 在 X 时, 在 Y 下, 在 Z 中)."""
+    if not joint:
+        return said
+    before, after = UNDONE_AT[joint.lower()]
+    return join([before, _gerund(where) if joint.lower() in ("when", "if", "after") else _phrase(where), after, said])
 
 
 # "nccl broadcast bucket size fix", "minor BCO fixes": a noun phrase, then its fix (none of "for", "&", " - ": a
@@ -394,8 +391,11 @@ def _gerund(text: str) -> str:
 def _gerund_taken(_key: str, zh: str, rest: str) -> str | None:
     """"avoid triggering X when using Y": 避免在使用 Y 时触发 X, the gerund a verb and its own object; None when
     `rest` is no single gerund phrase."""
-    if gerund(TOKEN.findall(rest)) and not split(rest, "and") and not split(rest, "or"):
-        return join([zh, _gerund(rest)])
+    tokens = TOKEN.findall(rest)
+    if gerund(tokens) and tokens[1].lower() not in ("of", "over", "on", "with", "when", "while") \
+            and not split(rest, "and") \
+            and not split(rest, "or") and not re.search(r"\b(?:if|unless|until)\b", rest, re.I):
+        return join([zh, _gerund(rest)])  # not "reading of files", "iterating over enums", "compressing if X"
     return None
 
 
@@ -434,7 +434,7 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         rest = rest[3:]
     if key == "support" and rest.lower().startswith("for "):
         return join([zh, _phrase(rest[4:])])  # "Support for Activated LoRA": 支持 Activated LoRA
-    if key == "prepare" and (release := re.match(r"^(?:for\s+)?(?:the\s+)?(\S+)\s+releases?$", rest, re.I)):
+    if key == "prepare" and (release := re.match(r"^(?:for\s+)?(?:the\s+)?(`?v?\d\S*)\s+releases?$", rest, re.I)):
         return join(["准备发布", _phrase(release.group(1))])  # "Prepare for `55.2.0` release": 准备发布 `55.2.0`
     if (said := _permitted(key, zh, rest)) is not None:
         return said
@@ -780,9 +780,8 @@ def _opens_with_attribute(tokens: list[str]) -> bool:
     return bool(tokens) and tokens[0].lower() in glossary()["attributes"] and tokens[0].lower() not in VERB_FIRST
 
 
-# Where a verb is done, around a place: "across weight updates" (跨…), "between A and B" (在…之间), "outside the
-# parser" (在…之外).
-AROUND = {"across": ("跨", ""), "between": ("在", "之间"), "outside": ("在", "之外")}
+# Where a verb is done, around a place: "across weight updates" (跨…), "between A and B" (在…之间).
+AROUND = {"across": ("跨", ""), "between": ("在", "之间")}
 
 
 def _around(key: str, zh: str, word: str, thing: str, place: str) -> str | None:
@@ -801,7 +800,8 @@ def _around(key: str, zh: str, word: str, thing: str, place: str) -> str | None:
 
 def _located(key: str, zh: str, rest: str) -> str | None:
     """"fix X in Y" -> "修复 Y 中的 X"; "add X in Y" -> "在 Y 中新增 X"; "X on Y" -> "在 Y 上 ..."."""
-    for word in ("in", "on", "under", "within", "inside", "at", "across", "over", "between", "outside"):
+    for word in ("in", "on", "under", "within", "inside", "at", "across", "over", "between",
+                 *(("outside",) if key in MOVED_TO else ())):  # else "X outside Y" says which X (noun_phrases)
         if (parts := split(rest, word)) and re.search(r"\bpointing$", parts[0], re.I):
             continue  # "X pointing at Y" names X (noun_phrases): no place
         if parts:
