@@ -17,14 +17,13 @@ from functools import lru_cache
 from prhub.core.config import RepoConfig
 from prhub.core.models import ScoredPR
 from prhub.core.report import Cluster, Revert
-from prhub.engine import headline
+from prhub.engine import gist
 from prhub.engine.changes import file_kind, is_generated
 from prhub.engine.classify import abbreviates, bears, layout_module
-from prhub.engine.lexicon import area_name
 from prhub.engine.reverts import is_revert
 from prhub.engine.scoring import PR_SUFFIX, modules_from_title, parse_title
 from prhub.engine.textparse import identifiers
-from prhub.engine.wording import clip, joined, say
+from prhub.engine.wording import clip, joined, say, type_word
 
 MAX_CLUSTER = 6  # a "related PRs" group larger than this is a theme, which modules[] already shows
 STOPWORDS = frozenset({
@@ -350,10 +349,11 @@ def _cluster_title(members: list[int], by_number: dict[int, ScoredPR], head: str
     """"subsystem: what the lead does", the lead the most important member that is not a revert."""
     best = by_number[_lead_of(members, by_number)]
     lead = PR_SUFFIX.sub("", parse_title(best.title)[0] or best.title)
-    if language == "zh":  # the lead's headline: no English title quoted, its place said once
-        said = headline.headline(best.title, best.summary, best.type, best.modules, best.changed_files,
-                                 best.additions, best.deletions, language)
-        return f"{head}：{_clip(said.replace(f'{area_name(head)}，', ''), 60)}"
+    if language == "zh":
+        said = gist.heading(lead, best.type)
+        if "“" in said:  # no English title quoted: the lead's type and number, the count of the group
+            said = f"{type_word(language, best.type)} #{best.number} 等 {len(members)} 个 PR"
+        return f"{head}：{_clip(said, 60)}"
     return f"{head}: {_clip(lead, 60)}"
 
 
