@@ -107,7 +107,7 @@ VERB_TYPES = (
                        r"make\s+(?:\S+\s+){1,4}(?:work\w*|resilient|robust|consistent\w*))\b", re.I)),
     ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster|reduc\w*\s+(?:\S+\s+){0,2}"
                         r"(?:memory|vram|latency|time|overhead|peak|allocations?)|"
-                        r"improv\w*\s+(?:\S+\s+){0,5}(?:performance|speed|throughput|latency|efficiency)"
+                        r"improv\w*\s+(?:\S+\s+){0,5}(?:performance|speed|throughput|efficiency)"
                         r"(?!\s+(?:docs?|documentation|guides?)\b))\b", re.I)),
     # "Document …", "Explain …", "Clarify that …", "Add docs for …": the words a repository's docs are changed
     # with (tokio's doc comments live in its .rs files, so the files alone do not say so); a clarified message or
@@ -127,7 +127,8 @@ VERB_TYPES = (
                             r"reorgani[sz]\w*|restructur\w*|consolidat\w*|inline\w*)\b", re.I)),
     # "Prepare for 58.1.0 release", "Release v0.4.0": a release's version and changelog
     ("chore", re.compile(r"^(bump\w*|upgrad\w*|updat\w*|pin\w*|chang\w*|set|modif\w*|use|"
-                         r"prepar\w*\s+(?:for\s+)?(?:the\s+)?(?:\S+\s+){0,2}releases?|releas\w*\s+`?v?\d)\b", re.I)),
+                         r"prepar\w*\s+(?:for\s+)?(?:the\s+)?(?:\S+\s+){0,2}releases?|releas\w*\s+`?(?:v\d+|\d+\.\d+))\b",
+                         re.I)),
 )
 
 # Verbs that change what the code does for its users, neither adding nor fixing: on source files a changelog files
@@ -137,6 +138,9 @@ BEHAVIOUR = re.compile(r"^(improv\w*|better|show\w*|respect\w*|detect\w*|narrow\
                        r"treat\w*|report\w*|disallow\w*|hide\w*|render\w*|highlight\w*|tighten\w*|relax\w*|"
                        r"honou?r\w*|propagat\w*|include\w*|exclude\w*|expand\w*|widen\w*|special-case\w*)\b",
                        re.I)
+# ... unless the title says it is about the tests, docs, CI, benchmarks or a deprecation ("Improve `coalesce` kernel
+# tests", "Mark `foo` as deprecated"), which live in source files too.
+NOT_BEHAVIOUR = re.compile(r"\b(?:tests?|testing|docs?|documentation|ci|benchmarks?|examples?|deprecat\w*)\b", re.I)
 
 
 def _tags(title: str) -> list[str]:
@@ -223,7 +227,7 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
         for kind, name in (("docs", "docs"), ("test", "test"), ("ci", "ci"), ("deps", "chore")):
             if only == {kind}:
                 return name
-    if verb is None and source_lines and BEHAVIOUR.match(description):
+    if verb is None and source_lines and BEHAVIOUR.match(description) and not NOT_BEHAVIOUR.search(description):
         return "feat"  # "Improve handling of builtin symbols", "Show fixes by default": what users meet changes
     if verb is None and new_code >= 150:
         return "feat"  # "recipe: PRIME algorithm" names no verb but adds a body of new code

@@ -30,7 +30,8 @@ PRAISE = re.compile(r"\b(?:great|awesome|amazing|excellent|nice|fantastic|hard|h
 # and the lines git and GitHub write into a revert ("This reverts commit 15a7672…", "Reverts rust-lang/cargo#16847"),
 # which say less than its title.
 STATUS = re.compile(
-    r"^this reverts commit [0-9a-f]{7,40}\b|^reverts [\w.-]+/[\w.-]+#\d+\W*$|"
+    r"^this reverts commit [0-9a-f]{7,40}(?:\s*\(#\d+\))?(?:,\s*reversing\s+changes\s+made\s+to\s+[0-9a-f]{7,40})?"
+    r"\.?$|^reverts [\w.-]+/[\w.-]+#\d+\W*$|"
     r"\[(?:merged|closed|wip|draft|done|landed|open|in progress)\]|\((?:merged|landed|wip|draft)\)|"
     r"^(?:requires|depends on|blocked (?:by|on)|needs|waiting (?:on|for)|stacked on(?: top of)?|based on|"
     r"on top of)\b.{0,120}\b(?:merged?|land(?:ed|s)?|released?|updated|pr|prs|#\d+)\b|"
