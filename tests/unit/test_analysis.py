@@ -373,3 +373,12 @@ def test_several_files_that_are_both_prs_substance_join_within_a_module():
                    [*(change(f, 30) for f in files), change("pkg/worker.py", 20)], number=2,
                    merged_at="2026-06-16T02:00:00Z")]
     assert [c["prs"] for c in report(prs)["clusters"]] == [[1, 2]]
+
+
+def test_a_headlines_place_goes_only_where_it_opens_the_line():
+    from prhub.engine.narrative import _placeless
+
+    # the fallback's place after its type label or its number goes; the same words inside a sentence stay
+    assert _placeless("#7340 修复：megatron 模块，改动 3 个文件", "megatron 模块") == "#7340 修复：改动 3 个文件"
+    assert _placeless("#12 文档，改动 1 个文件", "文档") == "#12 改动 1 个文件"
+    assert _placeless("#5 更新文档，新增示例", "文档") == "#5 更新文档，新增示例"

@@ -140,6 +140,16 @@ def test_a_reverts_summary_says_why_not_the_line_git_wrote():
     assert scored("verl", 7488).summary == "Will cause hccl error when update weights for npu"
 
 
+def test_a_revert_line_with_its_reason_is_kept():
+    # only git's own line is skipped: a reason written on it is the summary (ruff #27174 had lost "since issue
+    # upstream is fixed"); the PR below is made up, its body one line
+    pr = PullRequest.from_export({"number": 1, "title": 'Revert "Add the fast path"', "user": {"login": "a"},
+                                  "merged_at": "2026-06-01T00:00:00Z", "files": [],
+                                  "body": "This reverts commit 15a7672e1 because it deadlocked the scheduler."})
+    summary = score_pull(pr, RepoConfig(repo="acme/x", tz="UTC", language="en")).summary
+    assert "deadlocked" in summary, summary
+
+
 def test_verl_6302_removed_items_read_as_removals():
     points = scored("verl", 6302).key_points
     assert any(p.startswith("Removed: 5 tool implementations: gsm8k_tool") for p in points), points

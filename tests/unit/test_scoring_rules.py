@@ -373,3 +373,13 @@ def test_a_title_that_changes_behaviour_is_a_feature_and_one_that_speeds_up_is_p
 def test_a_behaviour_verb_on_tests_alone_is_a_test():
     assert score_pull(make_pr("Skip the flaky rollout test on CPU", [change("tests/test_rollout.py", 3, 1)]),
                       CONFIG).type == "test"
+
+
+def test_a_behaviour_verb_about_tests_docs_or_a_deprecation_and_a_number_that_is_no_version():
+    for title in ("Improve `coalesce` kernel tests", "Improve consistency of some rule docs",
+                  "Mark `foo` as deprecated"):
+        assert score_pull(make_pr(title, [change("pkg/core.py", 30, 30)]), CONFIG).type != "feat", title
+    assert score_pull(make_pr("Release 0.16.0", [change("pkg/core.py", 3, 3)]), CONFIG).type == "chore"
+    assert score_pull(make_pr("Release 2 GPUs after rollout", [change("pkg/core.py", 30, 30)]), CONFIG).type != "chore"
+    assert score_pull(make_pr("Improve error handling for latency tracking", [change("pkg/core.py", 30, 30)]),
+                      CONFIG).type != "perf"

@@ -53,6 +53,13 @@ HIGHLIGHTS_MAX = 8  # items, whatever must be named: a month's or a year's furth
 KEY_CHANGES = 3  # after the highlights: the themes they left out, then the busiest modules
 
 
+
+def _placeless(text: str, place: str) -> str:
+    """`text` without the place a fallback headline opens with ("#7340 修复：megatron 模块，改动 3 个文件" under the
+    megatron heading reads "#7340 修复：改动 3 个文件"); the same words inside a sentence stay."""
+    return re.sub(rf"(：|#\d+ ){re.escape(place)}，", r"\1", text)
+
+
 def must_name(report: Analysis) -> list[int]:
     """The PRs the highlights always name, whoever writes them: every breaking one, and the three most
     important."""
@@ -133,7 +140,7 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     broken = [p for p in told if p["breaking"]]
     flag = ("[破坏性变更] " if zh else "[breaking] ") if broken else ""
     lines = ("；" if zh else "; ").join(member_line(p, report, zh).replace("，属于破坏性变更", "") for p in told)
-    lines = lines.replace(f"{area}，", "") if zh and area else lines  # a headline's place, said by the item
+    lines = _placeless(lines, area) if zh and area else lines  # a headline's place, said by the item
     also = (f"（另见 {refs_text(others, 3, zh)}）" if zh else f" (see also {refs_text(others, 3)})") if others else ""
     opening = f"{flag}{area + ('：' if zh else ': ') if area else ''}{lines}{also}{'。' if zh else '.'}"
     chain = chain_sentence({p["number"] for p in members}, report, zh)
@@ -213,7 +220,7 @@ def _key_changes(report: Analysis, zh: bool, described: frozenset[int] = frozens
         covered.update(rest)
     if zh:  # a headline's place ("新功能：rollout 模块，改动 …") is the paragraph's heading, or opens it ("megatron
         # 模块：其他改动")
-        changes = [{**c, "text": c["text"].replace(f"{c['theme'].split('：', 1)[0]}，", "")} for c in changes]
+        changes = [{**c, "text": _placeless(c["text"], c["theme"].split("：", 1)[0])} for c in changes]
     return _distinct_headings(changes, by_number, zh)
 
 
