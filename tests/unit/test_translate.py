@@ -685,6 +685,21 @@ def test_lines_new_repositories_and_the_exports_had_printed_otherwise(title: str
     assert translate.title(title) == zh
 
 
+def test_a_fix_titled_by_its_failure_says_it_ends_it() -> None:
+    # gin #4535 "fix(tree): panic in findCaseInsensitivePathRec with RedirectFixedPath" read "…中触发 panic" in zh and
+    # "Panic in …" in en, as if the PR added a panic
+    title = "fix(tree): panic in findCaseInsensitivePathRec with RedirectFixedPath"
+    assert headline.headline(title, "", "fix", ["tree"], 2, 40, 3) == \
+        "修复带有 RedirectFixedPath 的 findCaseInsensitivePathRec 中的 panic"
+    assert headline.headline(title, "", "fix", ["tree"], 2, 40, 3, "en") == \
+        "Fix panic in findCaseInsensitivePathRec with RedirectFixedPath"
+    assert translate.title("fix: hang on shutdown", "fix") == "修复关闭时的卡死"
+    assert headline.headline("fix: typo in docs", "", "fix", [], 1, 1, 1, "en") == "Fix typo in docs"
+    # a panic the fix stops is still said so, and a title that opens with its verb keeps it
+    assert translate.title("fix(rustc): Don't panic on unknown bins", "fix") == "不再在未知的 bins 时触发 panic"
+    assert headline.headline("fix: use correct variable", "", "fix", [], 1, 1, 1, "en") == "Use correct variable"
+
+
 def test_a_gerund_inside_a_longer_phrase_is_not_guessed() -> None:
     # which words "reading" takes in "on reading papers with the hf CLI" is a guess (it had read "为带有 hf CLI 的读取
     # 论文上的 Paper Index 添加 tip"): the headline says what the engine knows instead

@@ -18,7 +18,7 @@ from functools import cache
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
-from prhub.engine.lexicon import CJK, area_name, blank_code, glossary, known, verb
+from prhub.engine.lexicon import CJK, SYMPTOMS, area_name, blank_code, glossary, known, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.translate import PROSE, english_prose
@@ -135,6 +135,12 @@ def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> s
 BRANCH_TITLE = re.compile(r"^\s*(next|main|master|dev|develop|development|canary|beta|staging)\s*$", re.IGNORECASE)
 
 
+# What a fix's title, its type word cut, opens with when it names the failure ("Typo in docs", "Missing X"): said
+# with its fix in English, as the zh line says 修复.
+FAILURES = SYMPTOMS | {"typo", "typos", "bug", "bugs", "regression", "race", "wrong", "incorrect", "missing", "broken",
+                       "invalid", "flaky", "stale", "duplicate", "duplicated"}
+
+
 def headline(title: str, summary: str, kind: str, modules: Sequence[str], changed_files: int, additions: int,
              deletions: int, lang: str = "zh") -> str:
     """The PR in one line of the report's language (see the module docstring)."""
@@ -147,6 +153,8 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
         if re.fullmatch(r"[A-Za-z][a-z-]*", text):  # "cleanup", "fix", "bugfix": of what? (not a name: "GSPO")
             files = "1 file" if changed_files == 1 else f"{changed_files} files"
             return f"{capitalised(text)}: {files}, +{additions}/−{deletions} lines"
+        if kind == "fix" and text.split(maxsplit=1)[0].lower() in FAILURES:
+            text = f"fix {text[0].lower()}{text[1:]}"  # "fix(tree): panic in X" is "Fix panic in X", not "Panic in X"
         return clip(capitalised(text), HEADLINE + 30)
     action = _action_zh(title, summary, kind, modules)
     what = type_word("zh", kind) if kind in ("feat", "fix", "perf", "refactor", "docs", "test", "revert") else "改动"

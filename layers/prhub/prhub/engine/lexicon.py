@@ -55,6 +55,10 @@ KEPT_FROM = {"stop": "阻止", "prevent": "防止", "block": "阻止", "keep": "
 # "offload X to a thread executor": where a thing is put ("将 X 卸载到线程池").
 MOVED_TO = {"move": "移到", "migrate": "迁移到", "offload": "卸载到", "port": "移植到", "forward": "转发到",
             "export": "导出到", "dump": "转储到", "propagate": "传递到"}
+# What a fix's title may open with to name the failure it ends ("fix: panic on empty input", "fix: hang on exit"):
+# the failure, not a verb (触发 panic would say the fix adds one).
+SYMPTOMS = frozenset({"panic", "panics", "crash", "crashes", "hang", "hangs", "segfault", "segfaults", "deadlock",
+                      "deadlocks", "leak", "leaks", "error", "errors"})
 # "pass X to Y", "set X to Y": the verb's Chinese with where X goes ("将 X 传给 Y"); also "fall back to Y" alone.
 TO_TARGET = {"pass": "传给", "set": "设为", "change": "改为", "point": "指向", "pad": "填充到", "truncate": "截断到",
              "extend": "扩展到", "restrict": "限制在", "limit": "限制为", "cap": "限制为", "write": "写入",

@@ -25,6 +25,7 @@ from prhub.engine.lexicon import (
     PURPOSE_ZH,
     QUALIFIERS,
     SUBJECT_IN,
+    SYMPTOMS,
     TO_TARGET,
     TOKEN,
     WITH_BASE,
@@ -121,6 +122,8 @@ def clause(text: str, kind: str = "") -> str:
         tokens = tokens[1:]
     if (said := _qualified(tokens, kind)) is not None:
         return said
+    if kind == "fix" and tokens and tokens[0].lower() in SYMPTOMS:  # "Panic in X": the failure's word, not a name
+        text, tokens = text.replace(tokens[0], tokens[0].lower(), 1), [tokens[0].lower(), *tokens[1:]]
     return _plain(text, tokens, kind)
 
 
@@ -136,16 +139,26 @@ def _qualified(tokens: list[str], kind: str) -> str | None:
     if tokens and tokens[0].lower() in ("don't", "do", "never", "dont") and len(tokens) > 1:
         negated = tokens[2:] if tokens[0].lower() == "do" and tokens[1].lower() == "not" else tokens[1:]
         if verb(negated) or negated and negated[0].lower() in ADVERB_ZH and verb(negated[1:]):
-            return join(["不再", clause(" ".join(negated), kind)])  # "Don't gather logits ...": 不再汇总
+            # "Don't gather logits ...": 不再汇总; "don't panic on X" says the failure it stops (不再…触发 panic)
+            return join(["不再", clause(" ".join(negated), "" if kind == "fix" else kind)])
     return None
+
+
+def _opening_verb(tokens: list[str], kind: str) -> tuple[str, str, int] | None:
+    """The clause's opening verb (lexicon.verb); none when its first word is a noun the title opens with ("Packing
+    with X", "Sampling of Y") or, in a fix, the failure it ends ("fix(tree): panic in X" had read 触发 panic, as if
+    the fix added one: gin #4535)."""
+    found = verb(tokens)
+    first = tokens[0].lower() if tokens else ""
+    if found and (first.endswith("ing") and first in glossary()["nouns"] or kind == "fix" and first in SYMPTOMS):
+        return None
+    return found
 
 
 def _plain(text: str, tokens: list[str], kind: str) -> str:
     """A clause without its adverb: its opening verb in the structure the clause uses (_shaped); without one, its
     subject and verb, its state, or the verbless phrase (_nominal)."""
-    found = verb(tokens)
-    if found and tokens[0].lower().endswith("ing") and tokens[0].lower() in glossary()["nouns"]:
-        found = None  # "Packing with X", "Sampling of Y": a noun that opens the title, not a verb
+    found = _opening_verb(tokens, kind)
     if len(tokens) > 2 and tokens[0].lower() in ("default", "defaults") and tokens[1].lower() == "to":
         return _shaped("default to", "默认改为", " ".join(tokens[2:]))  # "… and default to `.agents`"
     if tokens and tokens[0].lower() == "default" and (parts := split(" ".join(tokens[1:]), "to")):
@@ -246,6 +259,8 @@ def _nominal(tokens: list[str], kind: str) -> str:
     if kind != "fix" and (parts := split(text, "for")) and (match := MEANS.match(parts[0])):
         return join(["为", _phrase(parts[1]), "提供基于", _phrase(match.group(2)), "的", _phrase(match.group(1))])
     if kind == "fix" and (parts := split(text, "on")):  # "[trainer] fix: f on image and video"
+        if tokens[0].lower() in SYMPTOMS:  # "panic on empty input": when it happens, 修复空输入时的 panic
+            return join(["修复", _phrase(parts[1]), "时的", _phrase(parts[0])])
         return join(["修复", _phrase(parts[0]), "对", _phrase(parts[1]), "的处理"])
     if kind == "fix":
         said = _phrase(text)
