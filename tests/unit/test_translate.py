@@ -698,6 +698,8 @@ def test_a_fix_titled_by_its_failure_says_it_ends_it() -> None:
     # a panic the fix stops is still said so, and a title that opens with its verb keeps it
     assert translate.title("fix(rustc): Don't panic on unknown bins", "fix") == "不再在未知的 bins 时触发 panic"
     assert headline.headline("fix: use correct variable", "", "fix", [], 1, 1, 1, "en") == "Use correct variable"
+    assert headline.headline("[doc] chore: Bug fixes for the qwen3 model", "", "fix", [], 1, 1, 1, "en") == \
+        "Bug fixes for the qwen3 model"
 
 
 def test_a_gerund_inside_a_longer_phrase_is_not_guessed() -> None:

@@ -153,7 +153,7 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
         if re.fullmatch(r"[A-Za-z][a-z-]*", text):  # "cleanup", "fix", "bugfix": of what? (not a name: "GSPO")
             files = "1 file" if changed_files == 1 else f"{changed_files} files"
             return f"{capitalised(text)}: {files}, +{additions}/−{deletions} lines"
-        if kind == "fix" and text.split(maxsplit=1)[0].lower() in FAILURES:
+        if kind == "fix" and text.split(maxsplit=1)[0].lower() in FAILURES and not re.search(r"\bfix", text, re.I):
             text = f"fix {text[0].lower()}{text[1:]}"  # "fix(tree): panic in X" is "Fix panic in X", not "Panic in X"
         return clip(capitalised(text), HEADLINE + 30)
     action = _action_zh(title, summary, kind, modules)
