@@ -186,3 +186,15 @@ def test_a_zh_digest_says_its_pr_points_and_shared_types_in_chinese() -> None:
     from prhub.site.render.digest import _theme_line, words
     line = _theme_line({"kind": "type", "name": "fix", "repos": ["a/b", "c/d"], "pr_count": 1}, "en", words("en"))
     assert line == "type fix: 1 PR in a/b, c/d"
+
+
+def test_a_shared_theme_is_a_module_both_touched_this_period_and_a_place() -> None:
+    # arrow-rs, gin and polars (2026-02-23) shared "misc" with 0 PRs: a module each report listed as fading
+    given = inputs()
+    for _, doc in filter(None, given.values()):
+        doc["modules"] = [*doc["modules"], {"name": "misc", "pr_count": 0, "prs": [], "trend": "fading"},
+                          {"name": "legacy", "pr_count": 0, "prs": [], "trend": "fading"},
+                          {"name": "root", "pr_count": 2, "prs": [1, 2], "trend": "new"}]
+    shared = {(t["kind"], t["name"]) for t in build("", PERIOD, "en", "2026-05-11T03:00:00Z", given)["themes"]}
+    assert ("module", "trainer") in shared
+    assert not {("module", "misc"), ("module", "legacy"), ("module", "root")} & shared

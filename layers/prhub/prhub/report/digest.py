@@ -26,6 +26,7 @@ from typing import Any
 
 from prhub.core.period import Period
 from prhub.core.text import clean, num, safe_url
+from prhub.engine.headline import UNPLACED
 
 SCHEMA = "prhub.digest/1"
 ROOT = "_digest/"  # GitHub logins cannot start with "_": the folder never meets an owner
@@ -97,8 +98,9 @@ class _Gathered:
         self.repos.append(_repo_card(repo, path, report, prs))
         for pr in prs:
             self.add_pr(repo, pr)
-        for module in report.get("modules") or []:
-            if isinstance(module, dict) and clean(module.get("name")):
+        for module in report.get("modules") or []:  # a module this period touched, and a place (not "misc", "root")
+            if isinstance(module, dict) and clean(module.get("name")) and _int(module.get("pr_count")) > 0 \
+                    and clean(module["name"]).lower() not in UNPLACED:
                 m = self.modules[clean(module["name"]).lower()]
                 m["name"] = m["name"] or clean(module["name"])
                 m["pr_count"] += _int(module.get("pr_count"))
