@@ -238,15 +238,19 @@ def test_prs_that_only_share_files_are_not_one_theme():
     assert report(prs)["clusters"] == []
 
 
-def test_prs_naming_the_same_object_join_and_the_theme_is_named_by_its_lead():
+def same_object_prs():
+    """Two PRs whose descriptions name the same function, their titles nothing in common."""
     files = ["pkg/megatron/impl.py", "tests/test_engine.py"]
-    prs = [make_pr("[megatron] feat: chunked entropy", [change(f, 80) for f in files], number=1,
-                   body="Computes `entropy_from_logits` in chunks to cap the peak memory of long sequences.",
-                   merged_at="2026-06-15T02:00:00Z"),
-           make_pr("[worker] fix: guard an empty batch", [change(f, 5) for f in files], number=2,
-                   body="`entropy_from_logits` returned NaN for an empty batch after the chunking change.",
-                   merged_at="2026-06-16T02:00:00Z")]
-    clusters = report(prs)["clusters"]
+    return [make_pr("[megatron] feat: chunked entropy", [change(f, 80) for f in files], number=1,
+                    body="Computes `entropy_from_logits` in chunks to cap the peak memory of long sequences.",
+                    merged_at="2026-06-15T02:00:00Z"),
+            make_pr("[worker] fix: guard an empty batch", [change(f, 5) for f in files], number=2,
+                    body="`entropy_from_logits` returned NaN for an empty batch after the chunking change.",
+                    merged_at="2026-06-16T02:00:00Z")]
+
+
+def test_prs_naming_the_same_object_join_and_the_theme_is_named_by_its_lead():
+    clusters = report(same_object_prs())["clusters"]
     assert [c["prs"] for c in clusters] == [[1, 2]]
     assert clusters[0]["title"] == "megatron: chunked entropy"
 
@@ -254,13 +258,7 @@ def test_prs_naming_the_same_object_join_and_the_theme_is_named_by_its_lead():
 def test_the_names_a_description_gives_join_prs_in_every_report_language():
     # arrow-rs 2026-08-03 grouped its variant PRs one way in en and another in zh: the grouping read the summary,
     # which a zh report builds from the translated title, so a name only the description gave was lost in zh
-    files = ["pkg/megatron/impl.py", "tests/test_engine.py"]
-    prs = [make_pr("[megatron] feat: chunked entropy", [change(f, 80) for f in files], number=1,
-                   body="Computes `entropy_from_logits` in chunks to cap the peak memory of long sequences.",
-                   merged_at="2026-06-15T02:00:00Z"),
-           make_pr("[worker] fix: guard an empty batch", [change(f, 5) for f in files], number=2,
-                   body="`entropy_from_logits` returned NaN for an empty batch after the chunking change.",
-                   merged_at="2026-06-16T02:00:00Z")]
+    prs = same_object_prs()
     zh = report(prs, config=replace(CONFIG, language="zh"))
     assert [c["prs"] for c in zh["clusters"]] == [c["prs"] for c in report(prs)["clusters"]] == [[1, 2]]
     assert "entropy_from_logits" not in " ".join(p["summary"] for p in zh["prs"])  # the zh summary does not say it

@@ -20,6 +20,7 @@ from prhub.core.report import Cluster, Revert
 from prhub.engine import gist
 from prhub.engine.changes import file_kind, is_generated
 from prhub.engine.classify import abbreviates, bears, layout_module
+from prhub.engine.headline import quotes_english
 from prhub.engine.reverts import is_revert
 from prhub.engine.scoring import PR_SUFFIX, modules_from_title, parse_title
 from prhub.engine.textparse import identifiers
@@ -351,7 +352,7 @@ def _cluster_title(members: list[int], by_number: dict[int, ScoredPR], head: str
     lead = PR_SUFFIX.sub("", parse_title(best.title)[0] or best.title)
     if language == "zh":
         said = gist.heading(lead, best.type)
-        if "“" in said:  # no English title quoted: the lead's type and number, the count of the group
+        if quotes_english(said):  # no English title quoted: the lead's type, number and group size
             said = f"{type_word(language, best.type)} #{best.number} 等 {len(members)} 个 PR"
         return f"{head}：{_clip(said, 60)}"
     return f"{head}: {_clip(lead, 60)}"

@@ -18,7 +18,7 @@ from functools import cache
 from prhub.core.models import Risk
 from prhub.core.text import capitalised
 from prhub.engine import gist, translate
-from prhub.engine.lexicon import CJK, SYMPTOMS, area_name, blank_code, glossary, known, verb
+from prhub.engine.lexicon import CJK, SYMPTOMS, UNPLACED, area_name, blank_code, glossary, known, verb
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.translate import PROSE, english_prose
@@ -30,7 +30,6 @@ CLAUSE_END = re.compile(r"[。；;]")
 MEASURED = re.compile(r"据描述实测[^，。；]*")
 PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)+([\w.-]+)")
 DIFF_ONLY = re.compile(r"改动 \d+ 个文件，(?:多为新增|多为删除|增删相当)$")  # a zh headline that knows only the diff
-UNPLACED = {"misc", "root", "other", "others"}  # modules that say no place in the repository
 NAMES = 2  # files a brief reason names before it counts the rest
 
 

@@ -104,6 +104,9 @@ def module(name: str) -> str:
     return _modules().get(name.lower(), name)
 
 
+UNPLACED = frozenset({"misc", "root", "other", "others"})  # modules that say no place in the repository
+
+
 def area_name(name: str) -> str:
     """A module as zh prose names it: a generic one in Chinese (文档), a proper name marked a module (megatron 模块)."""
     said = module(name)

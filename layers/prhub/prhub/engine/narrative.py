@@ -53,7 +53,6 @@ HIGHLIGHTS_MAX = 8  # items, whatever must be named: a month's or a year's furth
 KEY_CHANGES = 3  # after the highlights: the themes they left out, then the busiest modules
 
 
-
 def _placeless(text: str, place: str) -> str:
     """`text` without the place a fallback headline opens with ("#7340 修复：megatron 模块，改动 3 个文件" under the
     megatron heading reads "#7340 修复：改动 3 个文件"); the same words inside a sentence stay."""

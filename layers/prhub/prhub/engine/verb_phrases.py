@@ -802,7 +802,7 @@ AROUND = {"across": ("跨", ""), "between": ("在", "之间")}
 def _around(key: str, zh: str, word: str, thing: str, place: str) -> str | None:
     """`thing` done across, between, outside or at `place`; None for the other places."""
     place = re.sub(r"^of\s+", "", place)
-    if word == "outside" and key in MOVED_TO:  # "move X outside Y": 将 X 移到 Y 之外
+    if word == "outside":  # only a move reaches here (_located): "move X outside Y", 将 X 移到 Y 之外
         return join(["将", _phrase(thing), MOVED_TO[key], place, "之外"])
     if word in AROUND:  # "cache X across weight updates": 跨权重更新缓存 X
         return join([AROUND[word][0], place, AROUND[word][1], _placed(key, zh, thing)])

@@ -26,7 +26,7 @@ from typing import Any
 
 from prhub.core.period import Period
 from prhub.core.text import clean, num, safe_url
-from prhub.engine.headline import UNPLACED
+from prhub.engine.lexicon import UNPLACED
 
 SCHEMA = "prhub.digest/1"
 ROOT = "_digest/"  # GitHub logins cannot start with "_": the folder never meets an owner
