@@ -229,6 +229,13 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
      "改用 VeOmni 的原生 return_log_probs 路径，以计算 log_probs"),
     ("SDFT/SDPO: live teacher logprobs from the vLLM server", "feat", "SDFT/SDPO：vLLM 服务端中的实时教师 logprobs"),
     ("[vllm] refactor: drop support for vLLM older than 0.18.0", "refactor", "移除对早于 0.18.0 的 vLLM 的支持"),
+    # support that ends is 移除对 X 的支持 (not 丢弃 X 支持, as if support were thrown away); a version dropped
+    ("Drop vLLM 0.16 support", "chore", "移除对 vLLM 0.16 的支持"),
+    ("[BREAKING][rollout] refactor: drop vllm v0.5.4 and v0.6.3 support", "refactor",
+     "移除对 vllm v0.5.4 和 v0.6.3 的支持"),
+    ("Remove foo and add bar support", "", "移除 foo 并新增 bar 支持"),
+    ("CHORE Drop Python 3.9, add 3.13", "chore", "不再支持 Python 3.9，新增 3.13"),
+    ("Drop MDX", "chore", "丢弃 MDX"),
     ("fix(diag): Give diagnostics the same display path behavior as rustc",
      "fix", "让诊断信息的显示路径行为与 rustc 相同"),
     # an adverb said before its verb, also after a negation; "get rid of" (a verb of three words)

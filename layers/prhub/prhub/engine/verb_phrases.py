@@ -442,7 +442,8 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         return join([ADVERB_ZH[how.group(2).lower()], _shaped(key, zh, how.group(1))])
     if key in ("fix", "hotfix", "resolve") and (said := _undone(rest) or _suffered(rest)) is not None:
         return join([zh, said, "的问题"])  # "fix X not applied with Y", "fix X being ignored in Y"
-    for shape in (_begun, _gerund_taken, _contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
+    for shape in (_unsupported, _begun, _gerund_taken,
+                  _contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
         if (said := shape(key, zh, rest)) is not None:
             return said
     if key == "depend" and rest.lower().startswith("on "):
@@ -454,6 +455,24 @@ def _shaped(key: str, zh: str, rest: str) -> str:
     if (said := _permitted(key, zh, rest)) is not None:
         return said
     return _placed(key, zh, rest)
+
+
+WITHDRAWN = {"drop", "remove", "deprecate"}  # verbs that end support for a thing
+
+
+def _unsupported(key: str, zh: str, rest: str) -> str | None:
+    """"drop vLLM 0.16 support" -> "移除对 vLLM 0.16 的支持" (the thing is no longer supported: not "丢弃 … 支持", as
+    if support were a thing thrown away); "drop Python 3.9" (a name and its version) -> "不再支持 Python 3.9"."""
+    if key not in WITHDRAWN:
+        return None
+    things = match.group(1) if (match := re.match(r"^(?:the\s+)?(.+?)\s+support$", rest, re.I)) else ""
+    # a list of things ("vllm v0.5.4 and v0.6.3"), not a second clause ("X and add Y")
+    listed = all(not verb(TOKEN.findall(part)) for part in re.split(r"\band\b", things)[1:])
+    if things and listed and not re.search(r",|\b(?:with|for|in|on|to|of|from|by)\b", things, re.I):
+        return join(["移除" if key == "drop" else zh, "对", _phrase(things), "的支持"])
+    if key == "drop" and re.fullmatch(r"[A-Z][\w.-]*\s+v?\d+(?:\.\d+)+", rest):
+        return join(["不再支持", rest])
+    return None
 
 
 # Verbs whose object may be a sentence ("ensure (that) X does not exceed Y").
