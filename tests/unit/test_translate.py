@@ -49,7 +49,7 @@ def test_title_structures_read_in_chinese_order(title: str, zh: str) -> None:
     ("fix: skip redundant clone in get_named_tensor_buckets to avoid OOM during SGLang weight sync",
      "跳过 get_named_tensor_buckets 中的多余的克隆，以避免 SGLang 权重同步期间的 OOM"),
     # the means: via / using / over a name
-    ("feat: support sglang ROCm backend via aiter defaults", "通过 aiter 默认支持 sglang ROCm 后端"),
+    ("feat: support sglang ROCm backend via aiter defaults", "通过 aiter 默认值支持 sglang ROCm 后端"),
     ("feat: sharded delta weight sync over NCCL for disaggregated rollout",
      "为分离式 rollout 提供基于 NCCL 的分片的增量权重同步"),  # opened by an attribute: a noun phrase, no verb
     # kept from happening; made from; moved from A to B; put somewhere
@@ -236,6 +236,11 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("Remove foo and add bar support", "", "移除 foo 并新增 bar 支持"),
     ("CHORE Drop Python 3.9, add 3.13", "chore", "不再支持 Python 3.9，新增 3.13"),
     ("Drop MDX", "chore", "丢弃 MDX"),
+    # a default as the phrase's head is a value (默认值), before a noun it says which; null as code says it
+    ("[BREAKING][megatron] chore: set ETP default to null", "chore", "将 ETP 默认值设为 null"),
+    ("Change default for PT001 and PT023", "", "为 PT001 和 PT023 修改默认值"),
+    ("Use default config", "", "改用默认配置"),
+    ("refactor(ipc): derive Default for CompressionContext", "refactor", "对 CompressionContext 推导 Default"),
     ("fix(diag): Give diagnostics the same display path behavior as rustc",
      "fix", "让诊断信息的显示路径行为与 rustc 相同"),
     # an adverb said before its verb, also after a negation; "get rid of" (a verb of three words)
