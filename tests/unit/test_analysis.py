@@ -159,6 +159,18 @@ def test_unrelated_prs_sharing_only_a_busy_file_do_not_cluster():
     assert report(prs)["clusters"] == []
 
 
+def test_a_path_names_its_last_part_not_the_type_it_lives_in():
+    # polars 2026-01-19: a hash_rows deadlock "of 0-width DataFrame" and UB in `DataFrame::transpose_from_dtype`
+    # share only polars' central type; a path's qualifier is where the method lives, no subject of its own
+    def fix(title, path, number):
+        return make_pr(title, [change(path, 9, 3)], number=number, merged_at="2026-06-16T03:00:00Z")
+
+    prs = [fix("fix: Fix deadlock on `hash_rows()` of 0-width DataFrame", "crates/polars-core/src/hash.rs", 26154),
+           fix("fix(rust): Fix UB in `DataFrame::transpose_from_dtype`", "crates/polars-ops/src/transpose.rs", 26203),
+           fix("fix: guard `DataFrame::transpose_from_dtype` on empty input", "crates/polars-ops/src/t2.rs", 26204)]
+    assert [c["prs"] for c in report(prs)["clusters"]] == [[26203, 26204]]  # the same method: one subject
+
+
 def test_risks_are_aggregated_per_kind_with_details():
     prs = week_prs() + [make_pr("[rollout] refactor: drop old sampler", [change("pkg/sampler.py", 0, 40, "removed")],
                                 number=5, merged_at="2026-06-19T03:00:00Z")]

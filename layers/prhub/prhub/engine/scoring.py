@@ -86,7 +86,9 @@ from prhub.engine.wording import joined, say
 # (no public module); a benchmark suite's code weighs as a test, "bench:" is a test type; "Prepare for X release"
 # and "Release vX" are chores; a title whose verb changes behaviour ("Improve handling of X", "Show X by default",
 # "Respect X") on source files is a feature, one that improves performance or efficiency is perf.
-REVISION = 19
+# engine-20: a path (`DataFrame::transpose_from_dtype`) names its last part, not the type it lives in
+# (subject_names), so two PRs on one central type are no theme for it.
+REVISION = 20
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)

@@ -53,17 +53,24 @@ SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 IDENTIFIER = re.compile(r"(?<![\w/.-])(--[a-z][\w-]{2,}|[A-Za-z_]\w*(?:[_.]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)"
                         r"(?![\w/])")
 
+QUALIFIED = re.compile(r"\b(?:[A-Za-z_]\w*::)+[A-Za-z_]\w*")
+
 # Names every codebase mentions in passing, which say nothing about a PR's subject: the language's exceptions and
 # warnings, attribute access on `self`, and the standard and ubiquitous libraries' namespaces.
 GENERIC_NAME = re.compile(r"\w*(?:error|exception|warning)|(?:torch|np|numpy|os|sys|ray|re|json|math|typing|"
-                          r"logging|time|pathlib|collections|functools|std)\..*")
+                          r"logging|time|pathlib|collections|functools|std)\..*|(?:std|core|alloc|crate|self|super)::.*")
 
 
 @lru_cache(maxsize=65536)
 def identifiers(text: str) -> frozenset[str]:
     """The identifiers, config keys and flags `text` names that can be a PR's subject, lower case."""
     names: set[str] = set()
-    for found in IDENTIFIER.findall(text):
+    # A path (`DataFrame::transpose_from_dtype`) names its last part; its qualifiers are where that lives, no
+    # subject of their own (polars' DataFrame had joined a hash_rows deadlock to a transpose fix)
+    for path in QUALIFIED.findall(text):
+        if len(path.rsplit("::", 1)[1]) >= 4 and not GENERIC_NAME.fullmatch(path.lower()):
+            names.add(path.lower())
+    for found in IDENTIFIER.findall(QUALIFIED.sub(lambda m: m.group(0).rsplit("::", 1)[1], text)):
         name = re.sub(r"^(?:self|cls)\.", "", found).strip("._")
         name = re.sub(r"\.__\w+$", "", name)
         # Still an identifier once `self.` is gone (`self.trainer` is the word "trainer"), not a file name, not
