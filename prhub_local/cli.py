@@ -242,6 +242,21 @@ def _terminated(signum: int, frame: object) -> None:
     raise Terminated
 
 
+def _file_in_the_way(args: argparse.Namespace) -> str:
+    """Why --out or --state cannot be the folder it names (a file stands at it or above it), else "": said before
+    the run, not as a traceback once the report is written."""
+    for flag in ("out", "state"):
+        if not (value := getattr(args, flag, None)):
+            continue
+        path = Path(value)
+        for at in (path, *path.parents):
+            if at.exists():
+                if not at.is_dir():
+                    return f"--{flag} {value}: {at} is a file, not a folder"
+                break
+    return ""
+
+
 def _state_of(args: argparse.Namespace) -> Path | None:
     """The --state a command keeps (None: it keeps none, or runs on another endpoint's stack)."""
     state = getattr(args, "state", None)
@@ -267,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from prhub_local.state import StateBusy, generation
 
     args = build_parser().parse_args(argv)
+    if blocked := _file_in_the_way(args):
+        print(f"prhub: {blocked}", file=sys.stderr)
+        return 2
     main_thread = threading.current_thread() is threading.main_thread()  # only it may set a signal handler
     previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
     state = _state_of(args)

@@ -134,6 +134,24 @@ def test_a_misspelled_top_level_key_stops_prhub_run_with_exit_2_and_writes_nothi
     assert sorted(p.name for p in tmp_path.iterdir()) == ["watch.json"]
 
 
+@pytest.mark.parametrize("flag", ["--out", "--state"])
+def test_a_file_where_out_or_state_names_a_folder_stops_the_run_before_it_starts(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flag: str) -> None:
+    from prhub_local import cli, runner
+
+    def never(*args: Any) -> None:
+        raise AssertionError("the run started although its folder is a file")
+
+    monkeypatch.setattr(runner.EmbeddedAws, "__enter__", never)
+    (tmp_path / "afile").write_text("mine", encoding="utf-8")
+    folders = {"--out": str(tmp_path / "site"), "--state": str(tmp_path / "state"), flag: str(tmp_path / "afile" / "x")}
+    code = cli.main(["run", "--out", folders["--out"], "--state", folders["--state"]])
+    err = capsys.readouterr().err.splitlines()
+    blocked = tmp_path / "afile"
+    assert code == 2 and err[-1] == f"prhub: {flag} {blocked / 'x'}: {blocked} is a file, not a folder"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"] and (tmp_path / "afile").read_text() == "mine"
+
+
 def test_watch_list_unknown_repo_gets_defaults_but_a_bad_name_is_refused() -> None:
     watch = WatchList.parse('{"defaults": {"tz": "Asia/Shanghai"}, "repos": ["a/b"]}')
     assert watch.get("other/repo").tz == "Asia/Shanghai"
