@@ -311,6 +311,15 @@ def test_notes_name_file_line_and_problem_in_the_report_language_never_the_value
     assert any("field merged_at has the wrong shape" in n for n in source.notes("o/r", WEEK))
 
 
+def test_the_published_notes_name_the_export_file_without_the_operators_folders() -> None:
+    source = JsonlSource([line(row(1)), "{not json"], "/home/operator/private-exports/verl.jsonl")
+    for lang in ("en", "zh"):
+        notes = "\n".join(source.notes("o/r", WEEK, lang))
+        assert "verl.jsonl:2" in notes and "/home/operator" not in notes and "private-exports" not in notes
+    # the operator's own warnings keep the path: it is theirs to find the file by
+    assert any("/home/operator/private-exports/verl.jsonl:2" in w for w in source.warnings("o/r", WEEK))
+
+
 def test_warnings_count_and_name_every_skipped_line_where_the_notes_stop_at_their_cap() -> None:
     from prhub.sources.source import MAX_NOTES
 

@@ -333,16 +333,17 @@ class JsonlSource:
     def notes(self, repo: str, period: Period, lang: str = "en") -> list[str]:
         """What the report should say about this export: a range only partly covered and the lines it skipped
         or cut (file, line and kind of problem, capped at MAX_NOTES). A range the export does not reach at
-        all, or a repository it does not hold, is bad input (InputError)."""
-        return self._remarks(repo, period, lang, MAX_NOTES)
+        all, or a repository it does not hold, is bad input (InputError). The file is named without its folder:
+        the report is published, the operator's paths are not the readers' business."""
+        return self._remarks(repo, period, lang, MAX_NOTES, self.origin.rsplit("/", 1)[-1])
 
     def warnings(self, repo: str, period: Period) -> list[str]:
         """The notes in English, naming each line with a problem (up to MAX_WARNINGS), after their count."""
-        out = self._remarks(repo, period, "en", MAX_WARNINGS)
+        out = self._remarks(repo, period, "en", MAX_WARNINGS, self.origin)
         skipped = sum(p.skipped for p in self.problems)
         return [f"{self.origin}: {skipped} line(s) skipped", *out] if skipped else out
 
-    def _remarks(self, repo: str, period: Period, lang: str, limit: int) -> list[str]:
+    def _remarks(self, repo: str, period: Period, lang: str, limit: int, origin: str) -> list[str]:
         zh = lang == "zh"
         out = []
         first, last = self.coverage(repo)
@@ -352,26 +353,26 @@ class JsonlSource:
         # By day in the report's zone: a range is covered when it starts and ends on days the export reaches.
         tz = zone(period.tz)
         if period.since < first.astimezone(tz).date() or period.until > last.astimezone(tz).date():
-            out.append(f"导出文件 {self.origin} 只覆盖 {first:%Y-%m-%d} 至 {last:%Y-%m-%d} 合并的 PR，"
+            out.append(f"导出文件 {origin} 只覆盖 {first:%Y-%m-%d} 至 {last:%Y-%m-%d} 合并的 PR，"
                        f"本报告范围超出部分没有数据" if zh else
-                       f"the export {self.origin} covers merges from {first:%Y-%m-%d} to {last:%Y-%m-%d} only; "
+                       f"the export {origin} covers merges from {first:%Y-%m-%d} to {last:%Y-%m-%d} only; "
                        f"the rest of the range has no data")
         # Duplicates come in runs (an export appended twice): one line with their count, not one each.
         duplicates = [p for p in self.problems if p.kind == "duplicate"]
         if len(duplicates) > 1:
             shown = ", ".join(str(p.line) for p in duplicates[:5]) + ("…" if len(duplicates) > 5 else "")
-            out.append(f"导出文件 {self.origin} 有 {len(duplicates)} 行与前面的 PR 重复，已忽略（第 {shown} 行）"
-                       if zh else f"export lines skipped: {self.origin}: {len(duplicates)} duplicates of earlier "
+            out.append(f"导出文件 {origin} 有 {len(duplicates)} 行与前面的 PR 重复，已忽略（第 {shown} 行）"
+                       if zh else f"export lines skipped: {origin}: {len(duplicates)} duplicates of earlier "
                        f"PRs, ignored (lines {shown})")
         problems = [p for p in self.problems if p.kind != "duplicate" or len(duplicates) == 1]
         for p in problems[:limit]:
             what = p.describe(lang)
             if p.skipped:
-                out.append(f"导出文件第 {p.line} 行已跳过（{self.origin}:{p.line}）：{what}" if zh else
-                           f"export line skipped: {self.origin}:{p.line}: {what}")
+                out.append(f"导出文件第 {p.line} 行已跳过（{origin}:{p.line}）：{what}" if zh else
+                           f"export line skipped: {origin}:{p.line}: {what}")
             else:
-                out.append(f"导出文件第 {p.line} 行（{self.origin}:{p.line}）：{what}" if zh else
-                           f"export line {self.origin}:{p.line}: {what}")
+                out.append(f"导出文件第 {p.line} 行（{origin}:{p.line}）：{what}" if zh else
+                           f"export line {origin}:{p.line}: {what}")
         if len(problems) > limit:
             more = len(problems) - limit
             out.append(f"另有 {more} 行导出数据有问题" if zh else f"export lines with problems: {more} more")
