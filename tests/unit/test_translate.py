@@ -105,6 +105,17 @@ def test_identifiers_paths_flags_and_versions_stay_verbatim() -> None:
     assert zh.startswith("修正")  # a typo is corrected, not repaired
 
 
+def test_a_title_opening_with_a_name_keeps_its_first_character() -> None:
+    # the leading symbols cut are emoji and marks, not what opens a name (hono's "<Activity>" had lost its "<")
+    bare = translate.strip  # the title without its type and tags, not str.strip
+    assert bare("feat(jsx): <Activity> component support") == "<Activity> component support"
+    assert headline.headline("feat(jsx): <Activity> component support", "", "feat", ["jsx"], 3, 10, 1, "en") == \
+        "<Activity> component support"
+    assert bare("fix(caddyfile): {block} in snippet") == "{block} in snippet"
+    assert bare("[red-knot] @override lint rule") == "@override lint rule"
+    assert bare("🐛 ✨ Fix the thing") == "Fix the thing"
+
+
 def test_what_the_glossary_does_not_know_stays_english() -> None:
     assert translate.title("add frobnicator widgets") == "新增 frobnicator widgets"
 
