@@ -311,6 +311,14 @@ def test_notes_name_file_line_and_problem_in_the_report_language_never_the_value
     assert any("field merged_at has the wrong shape" in n for n in source.notes("o/r", WEEK))
 
 
+def test_a_record_marked_not_merged_is_skipped_and_named_not_counted() -> None:
+    source = JsonlSource([line(row(1)), line(row(2, merged=False, state="closed")), line(row(3, merged=True))],
+                         "x.jsonl")
+    assert [ref.number for ref in source.list_merged("o/r", WEEK)] == [1, 3]
+    assert any("x.jsonl:2: merged is false" in n for n in source.notes("o/r", WEEK))
+    assert any("未合并" in n for n in source.notes("o/r", WEEK, "zh"))
+
+
 def test_the_published_notes_name_the_export_file_without_the_operators_folders() -> None:
     source = JsonlSource([line(row(1)), "{not json"], "/home/operator/private-exports/verl.jsonl")
     for lang in ("en", "zh"):

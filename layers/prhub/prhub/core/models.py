@@ -71,11 +71,11 @@ MAX_FILES = 3000
 
 
 class RecordError(SourceError):
-    """An export line that cannot be read: `kind` is missing | shape, `field` the field's name."""
+    """An export line that cannot be read: `kind` is missing | shape | unmerged, `field` the field's name."""
 
     def __init__(self, kind: str, field_name: str) -> None:
-        super().__init__(f"missing field {field_name}" if kind == "missing"
-                         else f"field {field_name} has the wrong shape")
+        super().__init__({"missing": f"missing field {field_name}", "unmerged": "the PR was not merged"}.get(
+            kind, f"field {field_name} has the wrong shape"))
         self.kind = kind
         self.field = field_name
 
@@ -230,6 +230,8 @@ class PullRequest:
 
         Fields are capped as GitHub caps them (title, body, files); `capped` names what was cut."""
         fields = _Fields(row)
+        if row.get("merged") is False:  # the format's PRs are merged ones: a closed one is none of the period's
+            raise RecordError("unmerged", "merged")
         files = fields.get("files", _files)
         title = fields.get("title", _text)
         body = fields.get("body", _text)

@@ -99,6 +99,7 @@ PROBLEMS = {
     "object": ("not a JSON object", "不是 JSON 对象"),
     "missing": ("missing field {field}", "缺少字段 {field}"),
     "shape": ("field {field} has the wrong shape", "字段 {field} 的格式不对"),
+    "unmerged": ("merged is false: the PR was closed without merging", "merged 为 false：该 PR 未合并就已关闭"),
     "duplicate": ("duplicate of PR #{number}, ignored", "与 PR #{number} 重复，已忽略"),
     "url": ("html_url is not this PR's GitHub page", "html_url 不是该 PR 在 GitHub 上的页面"),
     "capped": ("{field} cut to GitHub's limit", "{field} 超出 GitHub 的上限，已截断"),
