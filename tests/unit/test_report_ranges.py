@@ -172,7 +172,10 @@ def test_a_year_caps_the_key_pr_table_and_summarises_contributors():
     shown = view(report)
     table = next(s for s in shown.sections if s.id == "key-prs")
     assert len(table.data) == KEY_PR_ROWS
-    assert table.heading == "关键 PR（按重要度前 10 个，共 300 个；每个 PR 见附录「全部合并 PR」）"
+    # Markdown and PDF list the first PR_INDEX_ROWS of the 300 in the appendix: the heading sends the reader to
+    # where every PR is (it had said the appendix held them all)
+    assert table.heading == "关键 PR（按重要度前 10 个，共 300 个；每个 PR 见网页版附录「全部合并 PR」或 report.json）"
+    assert "… 另有 200 项，完整列表见 report.json" in render_markdown(report)
     assert [r["number"] for r in table.data] == [p["number"] for p in report["prs"][:KEY_PR_ROWS]]
     assert shown.stats.new_contributors[-1] == f"等另 {300 - NEWCOMERS_SHOWN} 位"
     assert len(shown.stats.new_contributors) == NEWCOMERS_SHOWN + 1

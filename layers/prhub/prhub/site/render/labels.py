@@ -69,6 +69,8 @@ LABELS: dict[str, dict[str, str]] = {
         "detail": "说明",
         "key_prs": "关键 PR",
         "key_prs_top": "关键 PR（按重要度前 {shown} 个，共 {n} 个；每个 PR 见附录「全部合并 PR」）",
+        "key_prs_top_web": "关键 PR（按重要度前 {shown} 个，共 {n} 个；"
+                           "每个 PR 见网页版附录「全部合并 PR」或 report.json）",
         "all_prs": "全部合并 PR",
         "appendix": "附录",
         "appendix_show": "展开附录：模块与主题趋势、风险详情、相关 PR、全部合并 PR",
@@ -230,6 +232,8 @@ LABELS: dict[str, dict[str, str]] = {
         "detail": "Detail",
         "key_prs": "Key PRs",
         "key_prs_top": "Key PRs (top {shown} of {n} by importance; every PR is in the appendix, \"All merged PRs\")",
+        "key_prs_top_web": "Key PRs (top {shown} of {n} by importance; every PR is in the web page's appendix, "
+                           "\"All merged PRs\", and in report.json)",
         "all_prs": "All merged PRs",
         "appendix": "Appendix",
         "appendix_show": "Show the appendix: module and theme trends, risk details, related PRs, every merged PR",

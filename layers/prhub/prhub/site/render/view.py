@@ -320,11 +320,13 @@ def _key_prs(p: _Parts) -> Any:
 
 
 def _key_prs_heading(p: _Parts) -> str:
-    """"Key PRs", or "Key PRs (top 15 of 969)" when the table shows only the first rows."""
+    """"Key PRs", or "Key PRs (top 15 of 969)" when the table shows only the first rows, with where the rest are:
+    the appendix's list, which Markdown and PDF stop at PR_INDEX_ROWS (the web page and report.json hold all)."""
     count = sum(1 for pr in p.report["prs"] if pr["key"])
     if count <= KEY_PR_ROWS:
         return p.words["key_prs"]
-    return p.words["key_prs_top"].format(shown=KEY_PR_ROWS, n=num(count))
+    listed = len({n for n in p.prs if isinstance(n, int) and not isinstance(n, bool)}) <= PR_INDEX_ROWS
+    return p.words["key_prs_top" if listed else "key_prs_top_web"].format(shown=KEY_PR_ROWS, n=num(count))
 
 
 def _pr_index(p: _Parts) -> Any:
