@@ -247,6 +247,13 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("Remove foo and add bar support", "", "移除 foo 并新增 bar 支持"),
     ("CHORE Drop Python 3.9, add 3.13", "chore", "不再支持 Python 3.9，新增 3.13"),
     ("Drop MDX", "chore", "丢弃 MDX"),
+    # "resolve" a path, a config or a name is 解析; a trouble is 解决 (vite's tsconfig paths had read 解决)
+    ("fix: resolve tsconfig paths in CSS and Sass @import", "fix", "解析 CSS 和 Sass @import 中的 tsconfig 路径"),
+    ("[trainer] fix: resolve dataset config in agent loop", "fix", "解析 agent loop 中的数据集配置"),
+    ("upgrade vllm to resolve packages dependency error", "chore", "升级 vllm，以解决包依赖错误"),
+    ("resolve merge conflicts", "", "解决合并冲突"),
+    # renovate's "non-major" updates are minor and patch versions, not "non-primary" ones
+    ("chore(deps): update all non-major dependencies", "chore", "更新所有非大版本依赖"),
     # a default as the phrase's head is a value (默认值), before a noun it says which; null as code says it
     ("[BREAKING][megatron] chore: set ETP default to null", "chore", "将 ETP 默认值设为 null"),
     ("Change default for PT001 and PT023", "", "为 PT001 和 PT023 修改默认值"),

@@ -207,6 +207,31 @@ def known(tokens: list[str], i: int, first: bool) -> tuple[str | None, int, bool
     return None, 0, False
 
 
+# What is 解析d, not 解决d ("resolve tsconfig paths", "resolve the agent loop config"), unless a trouble is named too
+# ("resolve packages dependency error": 解决).
+RESOLVED = {"path", "paths", "config", "configuration", "import", "imports", "module", "modules", "root", "roots",
+            "symlink", "symlinks", "alias", "aliases", "url", "urls", "uri", "host", "hosts", "hostname", "address",
+            "addresses", "reference", "references", "ref", "refs", "symbol", "symbols", "specifier", "specifiers",
+            "type", "types", "name", "names", "variable", "variables", "placeholder", "placeholders", "tsconfig",
+            "entry", "entries", "workspace", "target", "targets"}
+RESOLVE_TROUBLES = {"error", "errors", "issue", "issues", "bug", "bugs", "conflict", "conflicts", "failure", "failures",
+                    "oom", "problem", "problems", "warning", "warnings", "mismatch", "crash", "crashes", "deadlock"}
+
+
+def _sense(key: str, zh: str, after: list[str]) -> str:
+    """The verb's Chinese for what follows it (up to a preposition): "resolve" names 解析 or 解决 by its object."""
+    if key != "resolve":
+        return zh
+    words = []
+    for token in after[:6]:
+        if token.lower() in PREPOSITIONS:
+            break
+        words.append(token.lower())
+    if RESOLVE_TROUBLES & set(words):
+        return zh
+    return "解析" if RESOLVED & set(words) or words[:1] and words[0][:1] in "`." else zh
+
+
 def verb(tokens: list[str]) -> tuple[str, str, int] | None:
     """(the verb's glossary key, its Chinese, how many tokens it takes) at the start of `tokens`."""
     verbs = glossary()["verbs"]
@@ -217,7 +242,7 @@ def verb(tokens: list[str]) -> tuple[str, str, int] | None:
         for stem in _stems(chunk[-1]):
             key = " ".join([*(t.lower() for t in chunk[:-1]), stem])
             if key in verbs:
-                return key, verbs[key], size
+                return key, _sense(key, verbs[key], tokens[size:]), size
         for stem in _stems(chunk[0])[1:] if size == 2 else ():  # "falls back": the first word inflected
             key = f"{stem} {chunk[1].lower()}"
             if key in verbs:
