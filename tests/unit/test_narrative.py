@@ -49,8 +49,9 @@ def test_english_narrative_quotes_the_reports_numbers():
     assert "average importance" not in text["summary"] and f"+{stats['additions']}/" not in text["summary"]
     # highlights by theme: the rollout cluster, told by its lead #11, names its follow-up #12
     assert text["highlights"][0]["prs"] == [11, 12]
+    # only #11 breaks: it is marked where it stands, not by a flag over the item that would cover #12 too
     assert text["highlights"][0]["text"].startswith(
-        "[breaking] rollout: support the async rollout backend (#11); async rollout deadlock")
+        "rollout: support the async rollout backend (#11, breaking); async rollout deadlock")
     assert "#11 is marked breaking by its author: follow its description before upgrading." in \
         text["highlights"][0]["text"]  # what follows from a breaking PR, from why the engine found it breaking
     assert all(h["prs"][0] in {p["number"] for p in report["prs"] if p["key"]} for h in text["highlights"])
@@ -79,7 +80,7 @@ def test_chinese_narrative():
     assert text["summary"].startswith("本周合并 4 个 PR")  # a Monday–Sunday week
     assert text["relation_notes"][0]["text"] == "#13 回滚了 #5，尚未重新合入"
     assert all(re.search(r"[\u4e00-\u9fff]", s) for s in text["suggestions"])
-    assert text["highlights"][0]["text"].startswith("[破坏性变更] rollout 模块：#11 支持异步 rollout 后端；#12 修复")
+    assert text["highlights"][0]["text"].startswith("rollout 模块：#11（破坏性变更）支持异步 rollout 后端；#12 修复")
     assert "迁移：作者标注为破坏性变更，升级前请按 #11 的说明修改用法。" in text["highlights"][0]["text"]
     assert "平均重要度" not in text["summary"] and "平均洞察度" not in text["summary"] and "行" not in text["summary"]
     assert "此前 2 周未出现过的 1 位" in text["summary"]

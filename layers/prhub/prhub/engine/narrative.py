@@ -137,8 +137,12 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     told, others = _told_members(members, must)
     area = area_name(subsystem) if zh and subsystem else subsystem
     broken = [p for p in told if p["breaking"]]
-    flag = ("[破坏性变更] " if zh else "[breaking] ") if broken else ""
-    lines = ("；" if zh else "; ").join(member_line(p, report, zh).replace("，属于破坏性变更", "") for p in told)
+    # the item's flag when all it tells breaks; else the breaking ones are marked where they stand (a flag over
+    # "#5094 …; #5099 …" had read as if both broke)
+    mixed = 0 < len(broken) < len(told)
+    flag = ("[破坏性变更] " if zh else "[breaking] ") if broken and not mixed else ""
+    said = [member_line(p, report, zh).replace("，属于破坏性变更", "") for p in told]
+    lines = ("；" if zh else "; ").join(_marked(line, p, mixed, zh) for line, p in zip(said, told, strict=True))
     lines = _placeless(lines, area) if zh and area else lines  # a headline's place, said by the item
     also = (f"（另见 {refs_text(others, 3, zh)}）" if zh else f" (see also {refs_text(others, 3)})") if others else ""
     opening = f"{flag}{area + ('：' if zh else ': ') if area else ''}{lines}{also}{'。' if zh else '.'}"
@@ -152,6 +156,15 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     if area:
         note["theme"] = area
     return note
+
+
+def _marked(line: str, p: PrEntry, mixed: bool, zh: bool) -> str:
+    """A member's line, its number marked breaking where the item tells breaking and other PRs (`mixed`)."""
+    if not (mixed and p["breaking"]):
+        return line
+    number = f"#{p['number']}"
+    return line.replace(f"{number} ", f"{number}（破坏性变更）", 1) if zh else \
+        line.replace(f"({number})", f"({number}, breaking)", 1)
 
 
 def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
