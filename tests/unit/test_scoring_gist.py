@@ -63,3 +63,16 @@ def test_zh_reports_get_the_chinese_line_and_en_reports_the_authors_opening():
     chinese = make_pr("[fsdp] fix: 修复 rollout 卡住",
                       body="### What does this PR do?\n\n修复了长序列下 rollout 卡住的问题。\n")
     assert score_pull(chinese, ZH).summary == "修复了长序列下 rollout 卡住的问题。"  # the author's own Chinese stays
+
+
+def test_only_deps_is_said_of_a_pr_whose_code_is_dependencies_alone():
+    # hono #5108 removed three benchmark suites, their package.json and yarn.lock beside their code: "只改依赖" had
+    # said it changed nothing but dependencies
+    removed = make_pr("chore(benchmark): remove not used benchmarks", [
+        change("benchmarks/webapp/hono.js", 0, 18, "removed"), change("benchmarks/handle-event/index.js", 0, 152,
+                                                                       "removed"),
+        change("benchmarks/handle-event/package.json", 0, 21, "removed"),
+        change("benchmarks/handle-event/yarn.lock", 0, 678, "removed")])
+    assert "只改依赖" not in score_pull(removed, ZH).summary
+    bump = make_pr("chore(deps): bump vite to 8.0.1", [change("package.json", 1, 1), change("pnpm-lock.yaml", 40, 40)])
+    assert "只改依赖" in score_pull(bump, ZH).summary

@@ -547,7 +547,7 @@ def importance(f: Facts) -> Importance:
     signals.only = next((name for name, group, needs in (
         ("docs", {"docs"}, "docs"), ("tests", {"test"}, "test"), ("ci", {"ci", "test"}, "ci"),
         ("examples", {"example", "docs", "test", "ci", "other", "config"}, "example"),
-        ("deps", {"deps", "ci", "docs", "test", "other", "example"}, "deps"))
+        ("deps", {"deps", "ci", "docs", "other"}, "deps"))  # code beside it (a test adapted, a suite removed) is more
         if needs in f.present and f.present <= group), "")
     return Importance(round(max(0.0, min(10.0, score)), 1), tuple(reasons), signals, tuple(fired),
                       tuple(cap for cap, _ in bound), min(low, 10.0) if held else 10.0)

@@ -87,7 +87,8 @@ from prhub.engine.wording import joined, say
 # and "Release vX" are chores; a title whose verb changes behaviour ("Improve handling of X", "Show X by default",
 # "Respect X") on source files is a feature, one that improves performance or efficiency is perf.
 # engine-20: a path (`DataFrame::transpose_from_dtype`) names its last part, not the type it lives in
-# (subject_names), so two PRs on one central type are no theme for it.
+# (subject_names), so two PRs on one central type are no theme for it; a zh summary says 只改依赖 only of a PR whose
+# code is dependencies alone (not of a benchmark suite removed with its package.json).
 REVISION = 20
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
