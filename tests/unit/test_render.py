@@ -392,6 +392,20 @@ def test_a_theme_heading_several_highlights_is_said_once_with_its_subjects_under
     assert render_markdown(report).count("rollout 模块") == 2
 
 
+def test_prs_after_a_text_that_names_prs_are_said_to_be_more_not_its_sources(tmp_path):
+    # vite 2026-08-17: "例如 #23217：改动 2020 行，涉及 49 个文件（#23319）" read as if #23319 were the figures' source
+    report = load("zh-week")
+    report["highlights"] = [{"text": "超大改动：2 个 PR，例如 #4101：改动 2020 行。", "prs": [4101, 4107]},
+                            {"text": "序列打包下的损失缩放得到修正。", "prs": [4110]}]
+    part = render_markdown(report).split("## 本周亮点", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"改动 2020 行。（另见 \[\\#4107\]", part)
+    assert re.search(r"得到修正。（\[\\#4110\]", part)  # a text naming no PR: the list is what it is about
+    page = render_all_strict(report)
+    assert re.search(r"改动 2020 行。（另见 <a [^>]*>#4107</a>", page["index.html"].decode())
+    text = pdf_text(page["report.pdf"], tmp_path)
+    assert "（另见 #4107）" in text and "得到修正。（#4110）" in text
+
+
 def test_a_line_opens_with_a_capital_only_when_its_first_word_is_a_plain_word():
     from prhub.core.text import capitalised
     assert capitalised("add the entropy bonus") == "Add the entropy bonus"

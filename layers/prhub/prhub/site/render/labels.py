@@ -93,6 +93,7 @@ LABELS: dict[str, dict[str, str]] = {
         "list_sep": "、",  # between PR numbers: a Chinese list takes the 顿号
         "colon": "：",
         "lp": "（",
+        "see_also": "（另见 ",  # before the PRs an item's text does not name: not read as its sources
         "rp": "）",
         "suggestions": "后续建议",
         "unscored": "未评分 PR",
@@ -256,6 +257,7 @@ LABELS: dict[str, dict[str, str]] = {
         "list_sep": ", ",
         "colon": ": ",
         "lp": " (",
+        "see_also": " (see also ",
         "rp": ")",
         "suggestions": "Follow-up suggestions",
         "unscored": "Unscored PRs",

@@ -81,11 +81,17 @@ def _cover(pdf: ReportPDF, v: ReportView) -> None:
 
 # -- one layout per section kind (render/view.py) -----------------------------------------------------------------
 
+def _opening(pdf: ReportPDF, item: dict[str, Any]) -> str:
+    """What opens the PRs listed after an item: "（另见 " past a text that names PRs, else the bracket alone."""
+    return str(pdf.words["see_also"]) if item.get("also") else ""
+
+
 def _bullets(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     for n in items:
-        pdf.paragraph(pdf.runs(n["text"], n["prs"]), indent=5, bullet="•", after=0.8)
+        pdf.paragraph(pdf.runs(n["text"], n["prs"], opening=_opening(pdf, n)), indent=5, bullet="•", after=0.8)
         for s in n.get("sub") or ():  # a theme's subjects, under it
-            pdf.paragraph(pdf.runs(s["text"], s["prs"]), indent=10, bullet="–", after=0.8)
+            pdf.paragraph(pdf.runs(s["text"], s["prs"], opening=_opening(pdf, s)), indent=10, bullet="–",
+                          after=0.8)
 
 
 def _risk_brief(pdf: ReportPDF, d: dict[str, Any]) -> None:
@@ -106,7 +112,7 @@ def _paragraphs(pdf: ReportPDF, items: list[str]) -> None:
 def _key_changes(pdf: ReportPDF, items: list[dict[str, Any]]) -> None:
     for k in items:
         pdf.heading(k["theme"], 1)
-        pdf.paragraph(pdf.runs(k["text"], k["prs"]))
+        pdf.paragraph(pdf.runs(k["text"], k["prs"], opening=_opening(pdf, k)))
 
 
 def _trends(pdf: ReportPDF, d: dict[str, Any]) -> None:

@@ -157,12 +157,13 @@ class ReportPDF(FPDF):
 
     # -- text -------------------------------------------------------------------------------------------
 
-    def runs(self, text: Any, refs: Sequence[dict[str, Any]] = (), linked: bool = True) -> list[Run]:
+    def runs(self, text: Any, refs: Sequence[dict[str, Any]] = (), linked: bool = True, opening: str = "") -> list[Run]:
         """Text (its code marked, its "#N" PR references linked unless not `linked`) followed by "(#1, #2)"
-        links."""
+        links, opened by `opening` ("（另见 ") where given."""
         out = [Run(p.text, p.url, p.code) for p in pieces(self.fit(text), self.pr_urls if linked else {})]
         if refs:
-            out.append(Run(self.lp if out else self.lp.strip()))
+            opened = opening or self.lp
+            out.append(Run(opened if out else opened.strip()))
             for i, ref in enumerate(refs):
                 if i:
                     out.append(Run(self.words["list_sep"]))

@@ -113,7 +113,9 @@ class _Parts:
                 continue
             numbers = item.get("prs") if isinstance(item, dict) else []
             cited = _cited(text)
-            out.append({"text": text, "prs": self.refs([n for n in numbers or [] if n not in cited], shown)})
+            # past a text that names PRs the rest are more ("另见"); a text naming none is about them all
+            out.append({"text": text, "prs": self.refs([n for n in numbers or [] if n not in cited], shown),
+                        "also": bool(cited)})
         return out
 
     def more(self, total: int, shown: int) -> str:
@@ -191,8 +193,8 @@ def _summary(p: _Parts) -> Any:
 
 def _key_changes(p: _Parts) -> Any:
     return [{"theme": clean(k.get("theme")), "text": clean(k.get("text")),
-             "prs": p.refs([n for n in k.get("prs") or [] if n not in _cited(clean(k.get("text")))])}
-            for k in p.report["key_changes"]]
+             "prs": p.refs([n for n in k.get("prs") or [] if n not in (cited := _cited(clean(k.get("text"))))]),
+             "also": bool(cited)} for k in p.report["key_changes"]]
 
 
 def _reviewers(stats: Any) -> list[dict[str, Any]]:
