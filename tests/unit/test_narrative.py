@@ -411,3 +411,18 @@ def test_the_summary_leaves_out_what_is_none_and_counts_one_module_as_one():
     assert summary._figures_zh(stats, "本周") == "本周合并 3 个 PR，其中关键 PR 2 个，来自 3 位作者。"
     assert summary._figures_zh({**stats, "new_contributors": ["a"]}, "本周").endswith("3 位作者（新贡献者 1 位）。")
     assert summary._notable_en(summary._Notable([], ["mypy"], 0, 0, 0, 0))[0] == "The busiest module was mypy"
+
+
+def test_dependency_changes_are_checked_against_images_only_where_the_pins_build_images():
+    def asked(modules: list[str], zh: bool) -> list[str]:
+        report = {"risks": [{"kind": "dependency_pin", "prs": [41], "detail": "#41：依赖版本：vllm 0.17→0.18"}],
+                  "prs": [{"number": 41, "key": False, "modules": modules}], "reverts": [], "modules": [],
+                  "stats": {"new_contributors": []}}
+        return observations.suggestions(report, zh)
+
+    # verl pins its trtllm image in docker/: the images must match
+    assert asked(["docker"], True) == ["核对上文的依赖版本变更与部署镜像是否一致。"]
+    # vite's docs site and pydantic-ai's library have no image: their pins are their users' to know about
+    assert asked(["docs"], True) == ["确认上文的依赖版本变更对下游用户的影响，并写进发布说明。"]
+    assert asked(["core"], False) == ["Check what the dependency changes above (1 PR) mean for downstream users and "
+                                      "note them in the release notes."]

@@ -192,6 +192,8 @@ SUGGESTIONS = (
      "Check whether the review threads left open at merge still need work ({refs})."),
     ("dependency_pin", "核对上文的{n}依赖版本变更与部署镜像是否一致。",
      "Check the dependency changes above ({prs}) against the deployed images."),
+    ("dependency_change", "确认上文的{n}依赖版本变更对下游用户的影响，并写进发布说明。",
+     "Check what the dependency changes above ({prs}) mean for downstream users and note them in the release notes."),
     ("todo_left", "为上文新增的 TODO/FIXME 建立 issue 跟踪。",
      "Track the new TODO/FIXME markers above in issues ({prs})."),
     ("doc_mismatch", "为上文改动了接口或配置却未更新文档的{n} PR 补充文档。",
@@ -201,12 +203,20 @@ SUGGESTIONS = (
 )
 
 
+IMAGES = {"docker", "dockerfile", "dockerfiles", "image", "images", "container", "containers", "deploy", "deployment",
+          "helm", "k8s", "kubernetes"}  # modules whose files build what is deployed
+
+
 def suggestions(report: Analysis, zh: bool) -> list[str]:
     asks: dict[str, list[int]] = {r["kind"]: r["prs"] for r in report.get("risks", [])}
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
     asks["open_reverts"] = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed: done
     # risks at a glance names the untested PRs by importance, the key ones first, and counts those
     asks["untested_key"] = [n for n in asks.get("missing_tests", []) if n in key]
+    # images are what a pin in a container's files must match; a library's or a docs site's pins are its users'
+    imaged = {p["number"] for p in report.get("prs", []) if IMAGES & {m.lower() for m in p.get("modules", [])}}
+    if not imaged & set(asks.get("dependency_pin", [])):
+        asks["dependency_change"] = asks.pop("dependency_pin", [])
     out = [(in_zh if zh else in_en).format(refs=refs_text(asks[name], zh=zh),
                                            n=f" {len(asks[name])} 个" if len(asks[name]) > 1 else "",
                                            prs=f"{len(asks[name])} PR{'s' if len(asks[name]) != 1 else ''}")
