@@ -212,6 +212,10 @@ def test_a_short_history_says_how_far_first_time_looks_back():
     assert "first-time contributors are judged against the history since 2026-05-20 only" in result["notes"]
     long_ago = history_entry(80, "[rollout] fix: y", "2025-01-01T00:00:00Z", "zed")
     assert not any("first-time" in n for n in report(week_prs(), history=[long_ago])["notes"])
+    # eight months is short still: a maintainer with no PR in them (vite's, in an export of 33 weeks) is no newcomer
+    months = report(week_prs(), history=[history_entry(81, "[rollout] fix: z", "2025-10-01T00:00:00Z", "zed")])
+    assert "first-time contributors are judged against the history since 2025-10-01 only" in months["notes"]
+    assert months["stats"]["new_contributors_window"] == 37
 
 
 def test_generated_files_and_lock_files_do_not_relate_prs():

@@ -55,7 +55,8 @@ from prhub.engine.wording import joined, say
 
 TREND_WEEKS = 4
 HOT_FILES = 10
-HISTORY_FOR_NEWCOMERS_DAYS = 180  # shorter history than this: say how far "first-time" looks back
+HISTORY_FOR_NEWCOMERS_DAYS = 366  # shorter history than this: say how far "first-time" looks back (vite's
+# maintainers, no PR in the 33 weeks an export held, had been welcomed as first-time)
 
 
 class PriorRecord(Protocol):
