@@ -228,3 +228,33 @@ def test_an_invocation_near_its_deadline_queues_the_pages_it_did_not_render(both
     assert (answer["pages"], answer["requeued"]) == (1, 2)
     [rest] = stack.queue.take("memory://pages")
     assert rest.body == {**body, "numbers": numbers[1:]}
+
+
+def test_a_page_in_a_language_its_week_lacks_links_the_week_in_the_language_it_has():
+    # A new user's trial: hono's week in zh, then July in en on the same state; pull/N/en/ linked back to the en
+    # week, which nobody had published (a 404), in its back link, its byline and its list of reports.
+    stack = memory_stack(WatchList.parse(json.dumps({"repos": [{"repo": REPO, "language": "zh"}]})))
+    publish(stack, "zh")
+    report, scored = scored_week("en")
+    month = {**report, "period": {**report["period"], "since": "2026-05-01", "until": "2026-05-31"},
+             "title": "verl-project/verl, May 2026"}
+
+    def run(published):
+        site.publish_report(stack.bucket, published, render_all(published, "zh"), "zh")
+        pages.publish_facts(published, scored, stack.deps)
+        pages.queue_pages(published, "zh", scored, stack.deps)
+        for m in stack.queue.take("memory://pages"):
+            pages.pages_message(PagesMessage.of(m.body), stack.deps)
+
+    run(month)
+    number = report["prs"][0]["number"]
+    page = json.loads(text(stack, f"{REPO}/pull/{number}/en/report.json"))
+    assert page["report"] == {"slug": "2026-05-04-to-2026-05-10", "title": "2026-05-04 – 2026-05-10", "language": "zh"}
+    html = text(stack, f"{REPO}/pull/{number}/en/index.html")
+    week_zh = f"{REPO}/reports/2026-05-04-to-2026-05-10/index.html"
+    assert 'class="back" href="../../../reports/2026-05-04-to-2026-05-10/"' in html and stack.bucket.get(week_zh)
+    assert "reports/2026-05-04-to-2026-05-10/en/" not in html
+    # THEN the week published in en too: the en page links it in en
+    run(report)
+    html = text(stack, f"{REPO}/pull/{number}/en/index.html")
+    assert 'class="back" href="../../../reports/2026-05-04-to-2026-05-10/en/"' in html

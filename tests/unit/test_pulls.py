@@ -208,7 +208,8 @@ def test_the_record_covers_the_comparison_weeks_from_the_first_merge_the_source_
     # the source reaches back only to 04-15 (in the report's zone): the days before are not known
     assert record(report, History([entry], {}, "2026-04-14T17:00:00Z"))["covers"]["since"] == "2026-04-15"
     assert record(report, None) == {"earlier": [], "covers": {"since": "2026-05-04", "until": "2026-05-10",
-                                                              "tz": report["period"]["tz"]}}
+                                                              "tz": report["period"]["tz"]},
+                                    "languages": [report["language"]]}
 
 
 def test_a_title_declares_breaking_or_a_revert():

@@ -83,7 +83,8 @@ def record(report: Report, history: History | None) -> dict[str, Any]:
     if history is not None:
         since = max(period.previous(COMPARISONS)[0].since, _reach(history, period.tz) or date.min)
     return {"earlier": _entries(history.earlier if history is not None else []),
-            "covers": {"since": since.isoformat(), "until": period.until.isoformat(), "tz": period.tz}}
+            "covers": {"since": since.isoformat(), "until": period.until.isoformat(), "tz": period.tz},
+            "languages": [report["language"]]}  # the period's reports: a page in another language links to one
 
 
 def _reach(history: History, tz: str) -> date | None:
@@ -115,8 +116,9 @@ def merged(doc: dict[str, Any], other: Mapping[str, Any] | None) -> dict[str, An
         if c <= b + timedelta(days=1) and a <= d + timedelta(days=1):
             covers.update(since=min(a, c).isoformat(), until=max(b, d).isoformat())
     entries = {int(e["number"]): e for e in [*(other.get("earlier") or []), *(doc.get("earlier") or [])]}
+    languages = list(dict.fromkeys([*(other.get("languages") or []), *(doc.get("languages") or [])]))
     return {**doc, "earlier": sorted(entries.values(), key=lambda e: (str(e["merged_at"]), int(e["number"]))),
-            "covers": covers}
+            "covers": covers, **({"languages": languages} if languages else {})}
 
 
 LISTING_RESERVE = 60.0  # seconds kept past the year's listing for the indexes, the invalidation and the answer
@@ -260,7 +262,8 @@ def built(bucket: site.Bucket, base: str, number: int, lang: str, home: str, fac
     if scorer is not None and any((page.get("scorer") or {}).get(k) != scorer.get(k) for k in SCORER_AS):
         return STALE, None
     # A report published since that lists the PR too is named on the page: its HTML, Markdown and JSON change.
-    if {m.get("slug") for m in page.get("mentions") or []} != facts.listing(number):
+    if {(m.get("slug"), m.get("language")) for m in page.get("mentions") or []} != \
+            {(s, facts.shown_in(s, lang)) for s in facts.listing(number)}:
         return RELISTED, page
     return CURRENT, None
 
@@ -273,8 +276,9 @@ def relisted(page: dict[str, Any], here: pulls.Mention, tz: str, facts: _Facts) 
     number = int(page["pr"]["number"])
     mentions = facts.mentions(number, here["slug"], here["language"])
     own = pulls.own_report(here, mentions, pulls.merge_day(str(page["pr"].get("merged_at") or ""), tz))
-    if own["slug"] != (page.get("report") or {}).get("slug"):
-        return None
+    was = page.get("report") or {}
+    if (own["slug"], own["language"]) != (was.get("slug"), was.get("language") or own["language"]):
+        return None  # its back link and byline go elsewhere: built anew
     return cast(pulls.PullPage, {**page, "mentions": mentions})
 
 
@@ -289,9 +293,12 @@ class _Facts:
     heads: dict[int, str]
     by_file: dict[str, set[int]]  # path -> the PRs that changed it
     near: dict[int, pulls.Neighbours] = field(default_factory=dict, compare=False)  # neighbours() once per PR
+    # slug -> the languages its reports are published in, the first first (a record before they were kept: none)
+    languages: dict[str, list[str]] = field(default_factory=dict, compare=False)
 
     @classmethod
-    def of(cls, periods: dict[str, dict[int, dict[str, Any]]]) -> _Facts:
+    def of(cls, periods: dict[str, dict[int, dict[str, Any]]],
+           languages: dict[str, list[str]] | None = None) -> _Facts:
         every = [(n, f) for prs in periods.values() for n, f in prs.items()]
         files = {n: f.get("files") or [] for n, f in every}
         by_file: dict[str, set[int]] = {}
@@ -300,7 +307,8 @@ class _Facts:
                 by_file.setdefault(path, set()).add(n)
         return cls(periods, files, {n: str(f.get("merged_at") or "") for n, f in every},
                    {n: str(f.get("url") or "") for n, f in every},
-                   {n: str(f.get("head") or "") for n, f in every if f.get("head")}, by_file)
+                   {n: str(f.get("head") or "") for n, f in every if f.get("head")}, by_file,
+                   languages=dict(languages or {}))
 
     def listing(self, number: int) -> set[str]:
         """The slugs of the published periods whose records hold PR `number`."""
@@ -318,10 +326,17 @@ class _Facts:
         return {"earlier": list(near["earlier"]), "later": list(near["later"])}
 
     def mentions(self, number: int, slug: str, lang: str) -> list[pulls.Mention]:
-        """The periods whose reports list PR `number` (`slug` when none does yet)."""
+        """The periods whose reports list PR `number` (`slug` when none does yet), each linked in `lang` when it
+        is published in it, else in the first language it is (an en page of a PR whose week is zh only had linked
+        an en week that does not exist)."""
         # Periods are named by their dates, in no language: a mention reads the same on every page.
-        return [{"slug": s, "title": s.replace("-to-", " – "), "language": lang}
+        return [{"slug": s, "title": s.replace("-to-", " – "), "language": self.shown_in(s, lang)}
                 for s in sorted(s for s, prs in self.periods.items() if number in prs) or [slug]]
+
+    def shown_in(self, slug: str, lang: str) -> str:
+        """The language a page in `lang` links period `slug`'s report in."""
+        published = self.languages.get(slug) or [lang]
+        return lang if lang in published else published[0]
 
 
 _FACTS_HELD = 4  # folders whose last _Facts stay built (a process's pages poller serves one or two at a time)
@@ -339,7 +354,8 @@ def _facts_of(records: dict[str, dict[str, Any]]) -> _Facts:
         held = _facts_built.get(key)
     if held is not None:
         return held[1]
-    facts = _Facts.of(site.facts_from(records))
+    facts = _Facts.of(site.facts_from(records), {slug: [str(x) for x in doc.get("languages") or []]
+                                                 for slug, doc in records.items()})
     with _facts_lock:
         if len(_facts_built) >= _FACTS_HELD:
             _facts_built.clear()
