@@ -26,6 +26,10 @@ def test_missing_tests_when_source_changes_without_tests():
     assert one["missing_tests"] == "changes pkg/b.py (3 lines) but no test file"
     assert "missing_tests" not in risks(make_pr("[trainer] fix: x", [change("pkg/a.py"), change("tests/test_a.py")]))
     assert "missing_tests" not in risks(make_pr("[doc] docs: x", [change("docs/a.md")]))
+    # a PR the repository calls docs edits doc comments in its source files: no test is missing (hono #5081)
+    source = [change("src/language.ts", 12, 0)]
+    assert "missing_tests" not in risks(make_pr("docs(language): add JSDoc @example", source))
+    assert "missing_tests" in risks(make_pr("feat(language): add an example helper", source))
 
 
 def test_test_paths_are_configurable():

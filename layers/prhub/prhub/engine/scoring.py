@@ -88,7 +88,8 @@ from prhub.engine.wording import joined, say
 # "Respect X") on source files is a feature, one that improves performance or efficiency is perf.
 # engine-20: a path (`DataFrame::transpose_from_dtype`) names its last part, not the type it lives in
 # (subject_names), so two PRs on one central type are no theme for it; a zh summary says 只改依赖 only of a PR whose
-# code is dependencies alone (not of a benchmark suite removed with its package.json).
+# code is dependencies alone (not of a benchmark suite removed with its package.json); a docs PR's source edits (doc
+# comments) are no missing test.
 REVISION = 20
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -386,7 +387,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     summary = _summary_line(pr, synopsis_line, cleaned, description, kind, modules, seen.breaking, signals, lang)
     risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=seen.breaking,
                    breaking_reason=seen.breaking_reason, tagged_breaking=seen.tagged_breaking,
-                   revert_of=revert.named(lang) if kind == "revert" else "", registry=registry)
+                   revert_of=revert.named(lang) if kind == "revert" else "", registry=registry, kind=seen.reported)
     reviewers = list(dict.fromkeys(r.reviewer for r in pr.reviews if r.reviewer != pr.author))
     return ScoredPR(
         number=pr.number, title=pr.title, url=pr.url, author=pr.author, merged_at=format_timestamp(pr.merged_at),
