@@ -163,6 +163,18 @@ def test_ordinary_changes_are_not_breaking():
     assert not scored.breaking and scored.breaking_reason == ""
 
 
+def test_a_module_moved_into_a_package_of_its_name_breaks_no_import():
+    # polars #26190: io/delta.py became io/delta/functions.py beside a new io/delta/__init__.py; `import io.delta`
+    # works as before, and the week had led with it as a breaking change
+    into = [change("py/io/delta/functions.py", 0, 0, status="renamed", previous="py/io/delta.py"),
+            change("py/io/delta/__init__.py", 5, 0, status="added")]
+    assert not score_pull(make_pr("perf: Refactor scan_delta", into), CONFIG).breaking
+    whole = [change("py/io/delta/__init__.py", 0, 0, status="renamed", previous="py/io/delta.py")]
+    assert not score_pull(make_pr("perf: Refactor scan_delta", whole), CONFIG).breaking
+    # without the package's __init__.py the old path is gone
+    assert score_pull(make_pr("perf: Refactor scan_delta", into[:1]), CONFIG).breaking
+
+
 # -- importance and key --------------------------------------------------------------------------------------------
 
 def test_a_one_line_silent_corruption_fix_outranks_a_huge_generated_config():

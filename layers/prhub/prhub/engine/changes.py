@@ -308,9 +308,11 @@ def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str], lan
     """Why the change would break users even if untagged, one phrase per finding (most telling first), in `language`."""
     reasons: list[str] = []
     all_removed_lines = [ln for f in files for ln in patch_lines(f.patch)[1]]
+    new_files = {f.filename for f in files if f.status == "added"}
     for change in files:
         kind = file_kind(change.filename, test_paths)
-        reasons += _files_gone(change, kind, all_removed_lines, test_paths, language)
+        if not _into_package(change, new_files):
+            reasons += _files_gone(change, kind, all_removed_lines, test_paths, language)
         if change.patch is None or change.status == "removed":
             continue
         added, removed = patch_lines(change.patch)
@@ -320,6 +322,18 @@ def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str], lan
         if kind in ("config", "source"):
             reasons += _keys_changed(change.filename, kind, added, removed, language)
     return reasons
+
+
+def _into_package(change: FileChange, added: set[str]) -> bool:
+    """A Python module moved into a package of its own name (`io/delta.py` to `io/delta/functions.py` beside a new
+    `io/delta/__init__.py`, or to that `__init__.py` itself): `import io.delta` still works (polars #26190 had led
+    its week as a breaking change)."""
+    old = change.previous_filename or ""
+    if change.status != "renamed" or not old.endswith(".py"):
+        return False
+    package = old[:-3]
+    return change.filename == f"{package}/__init__.py" or \
+        change.filename.startswith(f"{package}/") and f"{package}/__init__.py" in added
 
 
 def _files_gone(change: FileChange, kind: str, all_removed_lines: list[str], test_paths: Sequence[str],

@@ -89,7 +89,8 @@ from prhub.engine.wording import joined, say
 # engine-20: a path (`DataFrame::transpose_from_dtype`) names its last part, not the type it lives in
 # (subject_names), so two PRs on one central type are no theme for it; a zh summary says 只改依赖 only of a PR whose
 # code is dependencies alone (not of a benchmark suite removed with its package.json); a docs PR's source edits (doc
-# comments) are no missing test.
+# comments) are no missing test; a module moved into a package of its own name (`io/delta.py` to `io/delta/` with its
+# `__init__.py`) breaks no import.
 REVISION = 20
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
