@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from prhub.core.report import Analysis, Evidence, PrEntry, Stats
-from prhub.engine import reviews, translate
+from prhub.engine import releases, reviews, translate
 from prhub.engine.lexicon import area_name
 from prhub.engine.telling import (
     fact,
@@ -59,12 +59,29 @@ def paragraphs(report: Analysis, zh: bool, themes: dict[int, str] | None = None)
     notable = _notable(report)
     if zh:
         second = _notable_zh(notable, themes or {})
-        text = _figures_zh(s, now) + ("\n\n" + "；".join(second) + "。" if second else "")
+        text = _figures_zh(s, now) + _released(report, zh, now) + ("\n\n" + "；".join(second) + "。" if second else "")
     else:
         second = _notable_en(notable)
-        text = _figures_en(s) + ("\n\n" + "; ".join(second) + "." if second else "")
+        text = _figures_en(s) + _released(report, zh, now) + ("\n\n" + "; ".join(second) + "." if second else "")
     said = reviews.summary_line(report.get("reviews"), zh)  # a paragraph of its own, only with review data
     return text + ("\n\n" + said if said else "")
+
+
+RELEASES_SHOWN = 5
+
+
+def _released(report: Analysis, zh: bool, now: str) -> str:
+    """The versions the period's PRs release ("本周发布：Tokio v1.51.0（#8005）"), by merge order, or ''."""
+    repo = str(report.get("repo") or "")
+    cut = sorted((p["merged_at"], p["number"], name) for p in report.get("prs", [])
+                 if (name := releases.released(str(p.get("title") or ""), repo)))
+    if not cut:
+        return ""
+    shown = [f"{name}（#{n}）" if zh else f"{name} (#{n})" for _, n, name in cut[:RELEASES_SHOWN]]
+    more = len(cut) - len(shown)
+    if zh:
+        return f"{now}发布：{'、'.join(shown)}{f' 等 {len(cut)} 个版本' if more else ''}。"
+    return f" Released {now}: {', '.join(shown)}{f' and {more} more' if more else ''}."
 
 
 def _figures_zh(s: Stats, now: str) -> str:

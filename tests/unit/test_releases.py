@@ -1,0 +1,45 @@
+"""The versions a period's PRs release, and the summary naming them (a reviewer read tokio's week of v1.51.0 and
+polars' of 1.37.0: neither brief said a version went out)."""
+from __future__ import annotations
+
+import pytest
+from prhub.engine import summary
+from prhub.engine.releases import released
+
+
+@pytest.mark.parametrize(("title", "repo", "version"), [
+    ("chore: prepare Tokio v1.51.0", "tokio-rs/tokio", "Tokio v1.51.0"),
+    ("chore: prepare to release v1.52.1", "tokio-rs/tokio", "v1.52.1"),
+    ("Prepare for 57.1.0 release: Changelog and Version", "apache/arrow-rs", "57.1.0"),
+    ("Prepare release v0.14.14", "astral-sh/ruff", "v0.14.14"),
+    ("[release] bump to v0.2.2", "THUDM/slime", "v0.2.2"),
+    ("Release axum 0.8.2 and related crates", "tokio-rs/axum", "axum 0.8.2"),
+    ("0.9.3 release", "huggingface/trl", "0.9.3"),
+    ("Python Polars 1.37.0", "pola-rs/polars", "Python Polars 1.37.0"),
+    ("chore: release v2.0.0-rc.1", "acme/rocket", "v2.0.0-rc.1"),
+    # not a release: a dev version, a cycle's bump, a dependency, an announcement, other senses of the words
+    ("Bump version to 0.16.1.dev0 after release", "huggingface/peft", ""),
+    ("chore: bump to 0.93.0", "rust-lang/cargo", ""),
+    ("vLLM 0.18.0", "verl-project/verl", ""),
+    ("[doc] feat: announce verl-vla v0.1.0", "verl-project/verl", ""),
+    ("docs(config-include): prepare for doc stabilization", "rust-lang/cargo", ""),
+    ("release state cache", "InternLM/lmdeploy", ""),
+])
+def test_a_release_is_read_from_its_title(title: str, repo: str, version: str) -> None:
+    assert released(title, repo) == version
+
+
+def week(*titles: str) -> dict:
+    prs = [{"number": 8000 + i, "title": t, "merged_at": f"2026-03-3{i}T10:00:00Z", "key": False, "breaking": False,
+            "importance": 2.0, "modules": [], "type": "chore"} for i, t in enumerate(titles)]
+    return {"repo": "tokio-rs/tokio", "prs": prs, "modules": [], "clusters": [], "reverts": [], "risks": [],
+            "period": {"since": "2026-03-30", "until": "2026-04-05", "tz": "UTC"},
+            "stats": {"pr_count": len(prs), "key_pr_count": 0, "authors": 1, "new_contributors": []}}
+
+
+def test_the_summary_says_which_versions_went_out_in_merge_order() -> None:
+    report = week("chore: prepare tokio-macros v2.7.0", "chore: prepare Tokio v1.51.0", "fix: a thing")
+    assert "本周发布：tokio-macros v2.7.0（#8000）、Tokio v1.51.0（#8001）。" in summary.paragraphs(report, True)
+    assert "Released this week: tokio-macros v2.7.0 (#8000), Tokio v1.51.0 (#8001)." in \
+        summary.paragraphs(report, False)
+    assert "发布" not in summary.paragraphs(week("fix: a thing"), True)
