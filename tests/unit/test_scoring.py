@@ -175,6 +175,22 @@ def test_a_module_moved_into_a_package_of_its_name_breaks_no_import():
     assert score_pull(make_pr("perf: Refactor scan_delta", into[:1]), CONFIG).breaking
 
 
+def test_dropping_a_runtime_version_breaks_its_users_and_says_what_they_do():
+    # polars #25984 "Drop Python 3.9 support" was in its week's table only, not flagged (a reviewer's reading)
+    from prhub.engine import headline
+
+    dropped = score_pull(make_pr("feat(python): Drop Python 3.9 support", [change("pyproject.toml", 2, 2)]), CONFIG)
+    assert dropped.breaking and dropped.breaking_reason == "no longer supports Python 3.9"
+    assert headline.migration_step(dropped.breaking_reason, dropped.title, False) == (
+        "Python 3.9 is no longer supported: move to a newer Python before upgrading", True)
+    zh = score_pull(make_pr("CHORE Drop Python 3.9, add 3.13", [change("pyproject.toml", 2, 2)]),
+                    CONFIG.with_overrides(language="zh"))
+    assert zh.breaking_reason == "不再支持 Python 3.9"
+    # not a dependency's version, nor code for an old runtime
+    for title in ("Drop vLLM 0.16 support", "Remove Python 2-only methods from URLOpen audit"):
+        assert not score_pull(make_pr(title, [change("pkg/a.py", 2, 9)]), CONFIG).breaking
+
+
 # -- importance and key --------------------------------------------------------------------------------------------
 
 def test_a_one_line_silent_corruption_fix_outranks_a_huge_generated_config():

@@ -22,7 +22,7 @@ from prhub.engine.lexicon import CJK, SYMPTOMS, UNPLACED, area_name, blank_code,
 from prhub.engine.scoring import PR_SUFFIX, parse_title
 from prhub.engine.textparse import IDENTIFIER
 from prhub.engine.translate import PROSE, english_prose
-from prhub.engine.wording import clip, say, type_word
+from prhub.engine.wording import clip, reading, say, type_word
 
 POINTS = 2
 HEADLINE = 60  # characters: a table cell and a highlight's clause, not a paragraph
@@ -92,6 +92,9 @@ def migration_step(reason: str, title: str, zh: bool) -> tuple[str, bool]:
     default, step = say(lang, "changes_default"), say(lang, "default_step")
     if said == default:
         return step, True
+    if dropped := reading(lang, "drops_runtime").fullmatch(said):  # "不再支持 Python 3.9": users move to a newer one
+        what = dropped.group("what")
+        return say(lang, "runtime_step", what=what, name=what.rsplit(" ", 1)[0]), True
     if default in said:  # beside what the diff found: "删除公共模块 a.py；依赖旧默认值之处需显式设置原值"
         return said.replace(default, step), False
     # "rename" renames; "change `a_b` to `a_b_c`" only between code names ("change `mode` to `async`" sets a value)

@@ -48,7 +48,7 @@ from prhub.engine import (
 )
 from prhub.engine.changes import breaking_reasons, file_kind, is_generated
 from prhub.engine.risks import VersionRegistry, assess
-from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, Signals
+from prhub.engine.rules import DEFAULT_CHANGE, MEASURE, RUNTIME_DROPPED, Signals
 from prhub.engine.wording import joined, say
 
 # The engine's version (ENGINE_VERSION, at the end of this module; part of every cached result's key, so a result
@@ -90,7 +90,7 @@ from prhub.engine.wording import joined, say
 # (subject_names), so two PRs on one central type are no theme for it; a zh summary says 只改依赖 only of a PR whose
 # code is dependencies alone (not of a benchmark suite removed with its package.json); a docs PR's source edits (doc
 # comments) are no missing test; a module moved into a package of its own name (`io/delta.py` to `io/delta/` with its
-# `__init__.py`) breaks no import.
+# `__init__.py`) breaks no import; dropping a runtime version its users may run ("Drop Python 3.9 support") breaks.
 REVISION = 20
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -429,6 +429,8 @@ def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], c
     inferred = [] if revert else breaking_reasons(pr.files, config.test_paths, lang)
     if not (revert or tooling) and DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
         inferred.append(say(lang, "changes_default"))
+    if not revert and (dropped := RUNTIME_DROPPED.match(translate.strip(pr.title))):
+        inferred.insert(0, say(lang, "drops_runtime", what=dropped.group(1)))
     if tagged_breaking:
         reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
     elif declared_breaking:
