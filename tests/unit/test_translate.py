@@ -252,6 +252,11 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("[trainer] fix: resolve dataset config in agent loop", "fix", "解析 agent loop 中的数据集配置"),
     ("upgrade vllm to resolve packages dependency error", "chore", "升级 vllm，以解决包依赖错误"),
     ("resolve merge conflicts", "", "解决合并冲突"),
+    # "X with Y support" is an X that supports Y, not something done "based on" Y's support
+    ("Add native Z.AI (Zhipu AI) provider with thinking support", "feat",
+     "新增支持思考的原生 Z.AI provider （Zhipu AI）"),
+    ("[sglang] feat: Add SGLang async multi-turn rollout with tool support", "feat",
+     "新增支持工具的 SGLang 异步多轮 rollout"),
     # renovate's "non-major" updates are minor and patch versions, not "non-primary" ones
     ("chore(deps): update all non-major dependencies", "chore", "更新所有非大版本依赖"),
     # a default as the phrase's head is a value (默认值), before a noun it says which; null as code says it

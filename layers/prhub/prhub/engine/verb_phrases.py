@@ -783,6 +783,8 @@ def _with_placed(key: str, zh: str, rest: str, parts: tuple[str, str]) -> str:
     if key in OBJECT_IN or key not in WITH_BASE | BETTERED and _described(parts[1]) or \
             re.search(r"\bsame\b", parts[0], re.I):  # "use the same X with Y": 使用与 Y 相同的 X
         return join([zh, _phrase(rest)])
+    if supported := re.fullmatch(r"([^:\[]+?)\s+support", parts[1], re.I):  # X's feature: 新增支持思考的 Z.AI provider
+        return join([zh, "支持", _phrase(supported.group(1)), "的", _phrase(parts[0])])
     return join(["基于" if key in WITH_BASE else "用", _phrase(parts[1]), zh, _phrase(parts[0])])
 
 
