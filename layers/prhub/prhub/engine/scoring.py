@@ -90,7 +90,8 @@ from prhub.engine.wording import joined, say
 # (subject_names), so two PRs on one central type are no theme for it; a zh summary says 只改依赖 only of a PR whose
 # code is dependencies alone (not of a benchmark suite removed with its package.json); a docs PR's source edits (doc
 # comments) are no missing test; a module moved into a package of its own name (`io/delta.py` to `io/delta/` with its
-# `__init__.py`) breaks no import; dropping a runtime version its users may run ("Drop Python 3.9 support") breaks.
+# `__init__.py`) breaks no import; dropping a runtime version its users may run ("Drop Python 3.9 support") breaks;
+# a short scope is the folder of the PR's source it spells out (tokio's "rt:" is runtime).
 REVISION = 20
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -257,10 +258,30 @@ def _modules(pr: PullRequest, config: RepoConfig, scope: str | None) -> list[str
         counts.pop(None, None)
         if counts:
             return [str(m) for m, _ in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))]
-    if scope:
-        return [s.strip() for s in re.split(r"[,/]", scope) if s.strip()]
     paths = [f.filename for f in pr.files]
+    if scope:
+        folders = {part for p in paths if file_kind(p, config.test_paths) == "source" for part in p.split("/")[:-1]}
+        return [_spelled_out(s.strip(), folders) for s in re.split(r"[,/]", scope) if s.strip()]
     return classify.modules_by_layout(paths, [file_kind(p, config.test_paths) for p in paths], config.name) or ["misc"]
+
+
+def _spelled_out(scope: str, folders: set[str]) -> str:
+    """A short scope as the one folder of the PR's source it abbreviates ("rt" for tokio/src/runtime/: tokio titles
+    its runtime work "rt:" and "runtime:" both, which had read as two modules, one of them "fading"), else as is."""
+    if len(scope) > 3 or scope in folders:
+        return scope
+    short = scope.lower()
+    # one word spelled out (runtime, websocket, logging), not a compound it begins or whose letters it holds
+    # (npu_patch, css-lightningcss, cargo-util-schemas)
+    spelled = [f for f in folders if len(f) > len(short) and f[0].lower() == short[0] and f.isalpha()
+               and _in_order(short, f.lower())]
+    return spelled[0] if len(spelled) == 1 else scope
+
+
+def _in_order(short: str, word: str) -> bool:
+    """Whether `short`'s letters stand in `word` in the same order."""
+    letters = iter(word)
+    return all(ch in letters for ch in short)
 
 
 def modules_for(pr: PullRequest, config: RepoConfig) -> list[str]:
