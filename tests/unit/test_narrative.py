@@ -83,6 +83,7 @@ def test_chinese_narrative():
     assert text["highlights"][0]["text"].startswith("rollout 模块：#11（破坏性变更）支持异步 rollout 后端；#12 修复")
     assert "迁移：作者标注为破坏性变更，升级前请按 #11 的说明修改用法。" in text["highlights"][0]["text"]
     assert "平均重要度" not in text["summary"] and "平均洞察度" not in text["summary"] and "行" not in text["summary"]
+    assert "个主题" not in text["summary"]  # a count of groups the page shows nowhere, which the en one never said
     assert "此前 2 周未出现过的 1 位" in text["summary"]
 
 
@@ -373,7 +374,7 @@ def test_a_chinese_list_of_prs_takes_the_enumeration_comma():
 def test_the_busiest_modules_take_a_space_only_beside_latin():
     # trl 06-08 read "改动最集中的模块是 实验特性、trainer、对话模板"
     def said(*busiest: str) -> str:
-        return summary._notable_zh(summary._Notable([], list(busiest), 0, 0, 0, 0), {})[0]
+        return summary._notable_zh(summary._Notable([], list(busiest), 0, 0, 0), {})[0]
     assert said("experimental", "trainer") == "改动最集中的模块是实验特性、trainer"
     assert said("rollout", "experimental") == "改动最集中的模块是 rollout、实验特性"
 
@@ -410,7 +411,7 @@ def test_the_summary_leaves_out_what_is_none_and_counts_one_module_as_one():
     assert summary._figures_en(stats) == "3 PRs were merged, 2 of them key, by 3 authors."
     assert summary._figures_zh(stats, "本周") == "本周合并 3 个 PR，其中关键 PR 2 个，来自 3 位作者。"
     assert summary._figures_zh({**stats, "new_contributors": ["a"]}, "本周").endswith("3 位作者（新贡献者 1 位）。")
-    assert summary._notable_en(summary._Notable([], ["mypy"], 0, 0, 0, 0))[0] == "The busiest module was mypy"
+    assert summary._notable_en(summary._Notable([], ["mypy"], 0, 0, 0))[0] == "The busiest module was mypy"
 
 
 def test_dependency_changes_are_checked_against_images_only_where_the_pins_build_images():

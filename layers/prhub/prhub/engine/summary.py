@@ -9,10 +9,8 @@ from prhub.engine import releases, reviews, translate
 from prhub.engine.lexicon import area_name
 from prhub.engine.telling import (
     fact,
-    keyed,
     member_facts,
     now_words,
-    themes_of,
 )
 
 
@@ -22,7 +20,6 @@ class _Notable:
 
     lead: list[PrEntry]  # the first two key PRs not reverted: the ones to read first
     busiest: list[str]  # the three modules with the most PRs
-    themes: int  # clusters with a key PR
     breaking: int
     reverts: int  # revert chains
     back: int  # of them, re-landed or re-fixed
@@ -40,7 +37,6 @@ def _notable(report: Analysis) -> _Notable:
     return _Notable(
         lead=[p for p in report.get("prs", []) if p["key"] and not p.get("reverted_by")][:2],
         busiest=_busiest(report),
-        themes=len([c for c, m in themes_of(report) if keyed(m)]),
         breaking=sum(1 for p in report.get("prs", []) if p["breaking"]),
         reverts=len(chains), back=sum(1 for c in chains if c["relanded_by"]))
 
@@ -116,8 +112,9 @@ def _notable_zh(seen: _Notable, themes: dict[int, str]) -> list[str]:
     second = []
     if seen.busiest:
         # a space beside Latin only: "是实验特性、trainer", "是 rollout、trainer"
-        second.append(translate.join(["改动最集中的模块是", "、".join(map(translate.module, seen.busiest))])
-                      + (f"，关键 PR 归为 {seen.themes} 个主题" if seen.themes else ""))
+        # not "关键 PR 归为 N 个主题": a count of groups the page shows nowhere as such, which the en summary never
+        # said ("1 个主题" for 12 key PRs read as a claim about them all)
+        second.append(translate.join(["改动最集中的模块是", "、".join(map(translate.module, seen.busiest))]))
     if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
         parts, said = ["最值得先读的是"], ""
         for i, p in enumerate(seen.lead):  # join spaces Chinese from Latin only: "是工具的 #6302", "是 rollout 模块的"
