@@ -44,7 +44,7 @@ from prhub.engine.telling import (
     unbracket,
 )
 
-HIGHLIGHTS = 5
+HIGHLIGHTS = 6
 
 
 HIGHLIGHTS_MAX = 8  # items, whatever must be named: a month's or a year's further breaking PRs share the last one
