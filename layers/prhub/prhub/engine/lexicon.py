@@ -66,7 +66,7 @@ TO_TARGET = {"pass": "传给", "set": "设为", "change": "改为", "point": "�
              "decrease": "减小到", "reduce": "降低到", "lower": "降低到", "raise": "提高到", "downgrade": "降级到",
              "expose": "暴露给", "log": "记录到", "record": "记录到", "save": "保存到", "upload": "上传到",
              "redirect": "重定向到",
-             "route": "路由到", "link": "链接到", "append": "追加到", "copy": "复制到", "clamp": "截断到",
+             "route": "路由到", "link": "链接到", "append": "追加到", "copy": "复制到", "clamp": "钳制到",
              "return": "返回给", "broadcast": "广播到", "dispatch": "分发到", "push": "推送到", "publish": "发布到",
              "bind": "绑定到", "pin": "固定到", "restore": "恢复到", "reset": "重置为", "revert": "回滚到",
              "fall back": "回退到", "update": "更新到", "upgrade": "升级到", "bump": "升级到", "adapt": "适配到",
