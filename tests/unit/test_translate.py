@@ -259,6 +259,10 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
      "新增支持工具的 SGLang 异步多轮 rollout"),
     # a value clamped to a bound is 钳制到 it, not cut off (截断 is truncate)
     ("codec: clamp runtime frame length to field width", "fix", "将 runtime frame 长度钳制到字段宽度"),
+    # a runtime steals tasks (窃取); "work stealing" is the scheduler's term
+    ("runtime: steal tasks from the LIFO slot", "feat", "从 LIFO 插槽窃取任务"),
+    ("Minor: avoid clone in RunArray row decoding via buffer stealing", "perf",
+     "通过缓冲区窃取避免 RunArray 行解码中的克隆"),
     # renovate's "non-major" updates are minor and patch versions, not "non-primary" ones
     ("chore(deps): update all non-major dependencies", "chore", "更新所有非大版本依赖"),
     # a default as the phrase's head is a value (默认值), before a noun it says which; null as code says it
