@@ -191,17 +191,18 @@ def test_dropping_a_runtime_version_breaks_its_users_and_says_what_they_do():
         assert not score_pull(make_pr(title, [change("pkg/a.py", 2, 9)]), CONFIG).breaking
 
 
-def test_a_short_scope_is_the_folder_of_its_source_it_spells_out():
-    # tokio titles its runtime work "rt:" and "runtime:": one module, not "runtime" beside a "fading" rt
+def test_a_scope_that_abbreviates_a_subsystem_is_said_as_its_name():
+    # tokio titles its runtime work "rt:" and "runtime:": one module, not "runtime" beside a "fading" rt; the
+    # listing's records (no files) say it the same
     from prhub.engine.scoring import modules_for
 
     assert modules_for(make_pr("rt: add runtime name", [change("tokio/src/runtime/builder.rs")]), CONFIG) == ["runtime"]
+    assert modules_for(make_pr("rt: add runtime name", []), CONFIG) == ["runtime"]
     assert modules_for(make_pr("fix(ws): close frames", [change("src/helper/websocket/index.ts")]), CONFIG) == \
         ["websocket"]
-    # a compound folder it begins or whose letters it holds is another thing; a scope naming no folder stays
-    assert modules_for(make_pr("fix(ci): pin", [change("crates/cargo-util-schemas/src/lib.rs")]), CONFIG) == ["ci"]
-    assert modules_for(make_pr("fix(css): x", [change("playground/css-lightningcss/a.ts")]), CONFIG) == ["css"]
-    assert modules_for(make_pr("fix(rt): x", [change("README.md")]), CONFIG) == ["rt"]
+    # a repository whose folder is called so keeps the short name; other short scopes are no guess (ui is not utils)
+    assert modules_for(make_pr("fix(ws): x", [change("packages/ws/lib/index.js")]), CONFIG) == ["ws"]
+    assert modules_for(make_pr("fix(ui): x", [change("src/utils/a.ts")]), CONFIG) == ["ui"]
 
 
 # -- importance and key --------------------------------------------------------------------------------------------

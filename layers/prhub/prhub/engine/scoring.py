@@ -91,7 +91,7 @@ from prhub.engine.wording import joined, say
 # code is dependencies alone (not of a benchmark suite removed with its package.json); a docs PR's source edits (doc
 # comments) are no missing test; a module moved into a package of its own name (`io/delta.py` to `io/delta/` with its
 # `__init__.py`) breaks no import; dropping a runtime version its users may run ("Drop Python 3.9 support") breaks;
-# a short scope is the folder of the PR's source it spells out (tokio's "rt:" is runtime).
+# a scope abbreviating a subsystem is said as its name (tokio's "rt:" is runtime).
 REVISION = 20
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -265,23 +265,16 @@ def _modules(pr: PullRequest, config: RepoConfig, scope: str | None) -> list[str
     return classify.modules_by_layout(paths, [file_kind(p, config.test_paths) for p in paths], config.name) or ["misc"]
 
 
+# Scopes that abbreviate one subsystem's name wherever they are used (Rust's runtimes title their runtime work
+# "rt:"): said as the name, so "rt" and "runtime" are one module. The listing's records, which have no files, say it
+# the same.
+SPELLED_OUT = {"rt": "runtime", "ws": "websocket"}
+
+
 def _spelled_out(scope: str, folders: set[str]) -> str:
-    """A short scope as the one folder of the PR's source it abbreviates ("rt" for tokio/src/runtime/: tokio titles
-    its runtime work "rt:" and "runtime:" both, which had read as two modules, one of them "fading"), else as is."""
-    if len(scope) > 3 or scope in folders:
-        return scope
-    short = scope.lower()
-    # one word spelled out (runtime, websocket, logging), not a compound it begins or whose letters it holds
-    # (npu_patch, css-lightningcss, cargo-util-schemas)
-    spelled = [f for f in folders if len(f) > len(short) and f[0].lower() == short[0] and f.isalpha()
-               and _in_order(short, f.lower())]
-    return spelled[0] if len(spelled) == 1 else scope
-
-
-def _in_order(short: str, word: str) -> bool:
-    """Whether `short`'s letters stand in `word` in the same order."""
-    letters = iter(word)
-    return all(ch in letters for ch in short)
+    """A scope as the subsystem it abbreviates ("rt" is runtime: tokio titles its runtime work "rt:" and "runtime:"
+    both, which had read as two modules, one of them "fading"), unless the PR's folders use the short name itself."""
+    return scope if scope in folders else SPELLED_OUT.get(scope.lower(), scope)
 
 
 def modules_for(pr: PullRequest, config: RepoConfig) -> list[str]:
