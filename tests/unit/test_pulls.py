@@ -292,6 +292,19 @@ def test_records_of_one_period_merge_each_pr_once_and_their_days_when_they_meet(
     apart = merged(own, {**listed, "covers": {**listed["covers"], "until": "2026-04-04"}})
     assert apart["covers"] == own["covers"]
     assert merged(own, None) is own
+    # the languages a period is published in: kept across runs, the first first; unknown while a record written
+    # before they were kept says nothing (an en run after an old zh one had made the zh pages link an en week)
+    zh, en = {**own, "languages": ["zh"]}, {**own, "languages": ["en"]}
+    assert merged(en, zh)["languages"] == ["zh", "en"] and merged(zh, zh)["languages"] == ["zh"]
+    assert "languages" not in merged(en, own)
+
+
+def test_a_page_links_a_period_in_a_language_it_is_published_in():
+    from prhub.flow.pages import _Facts
+
+    facts = _Facts.of({"w": {1: {}}, "old": {1: {}}}, {"w": ["zh"], "old": []})
+    assert facts.shown_in("w", "en") == "zh" and facts.shown_in("w", "zh") == "zh"
+    assert facts.shown_in("old", "en") == "en"  # a record that does not say: the page's own language, as before
 
 
 def test_a_pr_page_links_to_the_week_it_was_merged_in_and_lists_the_other_reports():

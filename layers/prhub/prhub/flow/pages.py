@@ -116,9 +116,13 @@ def merged(doc: dict[str, Any], other: Mapping[str, Any] | None) -> dict[str, An
         if c <= b + timedelta(days=1) and a <= d + timedelta(days=1):
             covers.update(since=min(a, c).isoformat(), until=max(b, d).isoformat())
     entries = {int(e["number"]): e for e in [*(other.get("earlier") or []), *(doc.get("earlier") or [])]}
+    # a record written before languages were kept does not say which the period is published in: unknown still
+    # (pages link their own language, as they did), not only the language of this run
+    known = "languages" in other and "languages" in doc
     languages = list(dict.fromkeys([*(other.get("languages") or []), *(doc.get("languages") or [])]))
-    return {**doc, "earlier": sorted(entries.values(), key=lambda e: (str(e["merged_at"]), int(e["number"]))),
-            "covers": covers, **({"languages": languages} if languages else {})}
+    merged_doc = {k: v for k, v in doc.items() if k != "languages"}
+    return {**merged_doc, "earlier": sorted(entries.values(), key=lambda e: (str(e["merged_at"]), int(e["number"]))),
+            "covers": covers, **({"languages": languages} if known else {})}
 
 
 LISTING_RESERVE = 60.0  # seconds kept past the year's listing for the indexes, the invalidation and the answer
