@@ -17,6 +17,10 @@ from prhub.engine.releases import released
     ("0.9.3 release", "huggingface/trl", "0.9.3"),
     ("Python Polars 1.37.0", "pola-rs/polars", "Python Polars 1.37.0"),
     ("chore: release v2.0.0-rc.1", "acme/rocket", "v2.0.0-rc.1"),
+    ("Release: v1.9", "huggingface/trl", "v1.9"),  # the type word is the release
+    ("chore(release): 1.2.0", "acme/rocket", "1.2.0"),
+    ("Prepare for `55.2.0` release", "apache/arrow-rs", "55.2.0"),
+    ("Release 0.18.0.rc0", "huggingface/peft", "0.18.0.rc0"),
     # not a release: a dev version, a cycle's bump, a dependency, an announcement, other senses of the words
     ("Bump version to 0.16.1.dev0 after release", "huggingface/peft", ""),
     ("chore: bump to 0.93.0", "rust-lang/cargo", ""),
@@ -24,13 +28,18 @@ from prhub.engine.releases import released
     ("[doc] feat: announce verl-vla v0.1.0", "verl-project/verl", ""),
     ("docs(config-include): prepare for doc stabilization", "rust-lang/cargo", ""),
     ("release state cache", "InternLM/lmdeploy", ""),
+    ("Prepare for 1.0: remove deprecated APIs", "acme/rocket", ""),
+    ("chore: prepare 2.0 deprecations", "acme/rocket", ""),
+    ("Prepare release notes for 1.2.0", "acme/rocket", ""),
+    ("Upgrade Ruff 0.9.1", "astral-sh/ruff", ""),
+    ("Update Engine 2.0", "gin-gonic/gin", ""),  # "gin" inside "Engine" is no name of the repository
 ])
 def test_a_release_is_read_from_its_title(title: str, repo: str, version: str) -> None:
     assert released(title, repo) == version
 
 
 def week(*titles: str) -> dict:
-    prs = [{"number": 8000 + i, "title": t, "merged_at": f"2026-03-3{i}T10:00:00Z", "key": False, "breaking": False,
+    prs = [{"number": 8000 + i, "title": t, "merged_at": f"2026-03-30T1{i}:00:00Z", "key": False, "breaking": False,
             "importance": 2.0, "modules": [], "type": "chore"} for i, t in enumerate(titles)]
     return {"repo": "tokio-rs/tokio", "prs": prs, "modules": [], "clusters": [], "reverts": [], "risks": [],
             "period": {"since": "2026-03-30", "until": "2026-04-05", "tz": "UTC"},
@@ -43,3 +52,10 @@ def test_the_summary_says_which_versions_went_out_in_merge_order() -> None:
     assert "Released this week: tokio-macros v2.7.0 (#8000), Tokio v1.51.0 (#8001)." in \
         summary.paragraphs(report, False)
     assert "发布" not in summary.paragraphs(week("fix: a thing"), True)
+
+
+def test_a_month_of_releases_names_the_first_five_and_counts_the_rest() -> None:
+    report = week(*(f"Release: v1.{i}" for i in range(7)))
+    assert "本周发布：v1.0（#8000）、v1.1（#8001）、v1.2（#8002）、v1.3（#8003）、v1.4（#8004） 等 7 个版本。" in \
+        summary.paragraphs(report, True)
+    assert "v1.4 (#8004) and 2 more." in summary.paragraphs(report, False)

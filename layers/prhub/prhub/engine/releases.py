@@ -7,32 +7,47 @@ from __future__ import annotations
 import re
 
 from prhub.engine import translate
+from prhub.engine.lexicon import verb
 
-VERSION = r"v?\d+\.\d+(?:\.\d+)*(?:-?(?:rc|alpha|beta|post)\.?\d*)?(?![\w.])"  # not "0.17.1.dev0", a dev version
-NAME = r"[A-Za-z][\w.-]*"
+VERSION = r"`?v?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:rc|alpha|beta|post)\.?\d*)?`?(?![\w.])"  # not 0.17.1.dev0, a dev version
+NAME = r"(?!(?:notes|for|the|to|release)\b)[A-Za-z][\w.-]*"  # "Prepare release notes for 1.2.0" names no release
+# What may follow a version a title prepares: "release", the end, or its changelog ("Prepare for 57.1.0 release:
+# Changelog and Version"), not other work ("Prepare for 1.0: remove deprecated APIs").
+PREPARED_END = r"(?:\s+release)?(?:\s*$|\s*[:,]\s*(?:changelog|version|release)\b)"
 RELEASED = (
-    re.compile(rf"^prepare\s+(?:for\s+|to\s+)?(?:the\s+)?(?:release\s+)?((?:{NAME}\s+){{0,2}}{VERSION})"
-               rf"(?:\s+release)?(?:[\s:,]|$)", re.I),
-    re.compile(rf"^release\s+((?:{NAME}\s+){{0,2}}{VERSION})(?:\s|$)", re.I),
+    re.compile(rf"^prepare\s+(?:for\s+|to\s+)?(?:the\s+)?(?:release\s+)?((?:{NAME}\s+){{0,2}}{VERSION}){PREPARED_END}",
+               re.I),
+    re.compile(rf"^release\s+((?:{NAME}\s+){{0,2}}{VERSION})(?:\s*$|\s*[:,(]|\s+and\b)", re.I),
     re.compile(rf"^({VERSION})\s+release$", re.I),
 )
+# A title whose type word says release ("Release: v1.9", "chore(release): 1.2.0"): the version is all it says
+TYPED = re.compile(rf"^(?:\[[^\]]*\]\s*)*(?:release|chore\(release\))\s*[:：]\s*((?:{NAME}\s+){{0,2}}{VERSION})\s*$",
+                   re.I)
 # "bump to v0.2.2" under a release tag (slime's "[release] …"); without one it opens a cycle (cargo's "chore: bump to
 # 0.93.0" after a branch-off)
 BUMPED = re.compile(rf"^bump\s+to\s+({VERSION})$", re.I)
 # A title that is only what it ships ("Python Polars 1.37.0", "Ruff 0.8.6"), when it names the repository: not a
-# dependency's version ("vLLM 0.18.0"), nor a sentence ("announce verl-vla v0.1.0")
+# dependency's version ("vLLM 0.18.0"), a verb's object ("Upgrade Ruff 0.9.1") nor a sentence ("announce verl-vla
+# v0.1.0")
 SHIPPED = re.compile(rf"^((?:[A-Z][\w.-]*\s+){{1,2}}{VERSION})$")
 
 
 def released(title: str, repo: str) -> str:
     """What the PR titled `title` in `repo` (owner/name) releases ("Tokio v1.51.0", "58.1.0"), else ""."""
+    return _released(title, repo).replace("`", "")
+
+
+def _released(title: str, repo: str) -> str:
+    if found := TYPED.match(translate.SUFFIX.sub("", title).strip()):
+        return found.group(1)
     text = translate.strip(title)
     for pattern in RELEASED:
         if found := pattern.match(text):
             return found.group(1)
     if (found := BUMPED.match(text)) and re.search(r"\brelease\b", title, re.I):
         return found.group(1)
-    name = repo.rsplit("/", 1)[-1].lower()
-    if (found := SHIPPED.match(text)) and name in found.group(1).lower():
+    name = repo.rsplit("/", 1)[-1]
+    if (found := SHIPPED.match(text)) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", found.group(1), re.I) \
+            and not verb(text.split()[:1]):
         return found.group(1)
     return ""
