@@ -186,9 +186,14 @@ def test_dropping_a_runtime_version_breaks_its_users_and_says_what_they_do():
     zh = score_pull(make_pr("CHORE Drop Python 3.9, add 3.13", [change("pyproject.toml", 2, 2)]),
                     CONFIG.with_overrides(language="zh"))
     assert zh.breaking_reason == "不再支持 Python 3.9"
-    # not a dependency's version, nor code for an old runtime
+    squeezed = score_pull(make_pr("Drop py3.9 support", [change("pyproject.toml", 2, 2)]), CONFIG)
+    assert headline.migration_step(squeezed.breaking_reason, squeezed.title, False)[0] == \
+        "Python 3.9 is no longer supported: move to a newer Python before upgrading"
+    # not a dependency's version, nor code for an old runtime, nor the repository's own CI matrix
     for title in ("Drop vLLM 0.16 support", "Remove Python 2-only methods from URLOpen audit"):
         assert not score_pull(make_pr(title, [change("pkg/a.py", 2, 9)]), CONFIG).breaking
+    for title in ("ci: drop Python 3.9", "Drop Node 18 as CI target"):
+        assert not score_pull(make_pr(title, [change(".github/workflows/ci.yml", 2, 9)]), CONFIG).breaking
 
 
 def test_a_scope_that_abbreviates_a_subsystem_is_said_as_its_name():

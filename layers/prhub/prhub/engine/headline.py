@@ -93,7 +93,7 @@ def migration_step(reason: str, title: str, zh: bool) -> tuple[str, bool]:
     if said == default:
         return step, True
     if dropped := reading(lang, "drops_runtime").fullmatch(said):  # "不再支持 Python 3.9": users move to a newer one
-        what = dropped.group("what")
+        what = dropped.group("what")  # "<name> <version>", as scoring says it
         return say(lang, "runtime_step", what=what, name=what.rsplit(" ", 1)[0]), True
     if default in said:  # beside what the diff found: "删除公共模块 a.py；依赖旧默认值之处需显式设置原值"
         return said.replace(default, step), False

@@ -84,8 +84,8 @@ LOW_TAGS = {"ci", "doc", "docs", "test", "tests", "env", "docker", "deployment",
 # default features" (axum #3550) changes no default.
 # A runtime version its users may still run, no longer supported ("Drop Python 3.9 support", "Drop Python 3.9, add
 # 3.13", "Remove support for Node 18"): they must upgrade it to upgrade the package.
-RUNTIME_DROPPED = re.compile(r"^(?:drop\w*|remov\w*|end\w*)\s+(?:support\s+for\s+)?((?:python|py|node(?:\.?js)?|"
-                             r"ruby|php|java|go)\s*v?\d+(?:\.\d+)*)(?:\s+support)?"
+RUNTIME_DROPPED = re.compile(r"^(?:drop\w*|remov\w*|end\w*)\s+(?:support\s+for\s+)?(?P<name>python|py|node(?:\.?js)?|"
+                             r"ruby|php|java|go)\s*(?P<version>v?\d+(?:\.\d+)*)(?:\s+support)?"
                              r"(?=$|\s*[,;(]|\s+(?:and|as|since|because|which)\b)", re.I)  # not "Python 2-only methods"
 DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|flip\w*|enabl\w*|disabl\w*|"
                             r"turn\w*\s+(?:on|off)|revert\w*)\b[^.;]{0,60}\bdefaults?\b|"

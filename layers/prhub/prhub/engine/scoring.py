@@ -443,8 +443,12 @@ def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], c
     inferred = [] if revert else breaking_reasons(pr.files, config.test_paths, lang)
     if not (revert or tooling) and DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
         inferred.append(say(lang, "changes_default"))
-    if not revert and (dropped := RUNTIME_DROPPED.match(translate.strip(pr.title))):
-        inferred.insert(0, say(lang, "drops_runtime", what=dropped.group(1)))
+    # users run the runtime the package declares (pyproject.toml, package.json) or its code needs; a CI matrix's
+    # is the repository's own ("ci: drop Python 3.9")
+    if not (revert or tooling) and {"source", "deps", "config"} & set(kinds) and \
+            (dropped := RUNTIME_DROPPED.match(translate.strip(pr.title))):
+        name = "Python" if dropped.group("name").lower() == "py" else dropped.group("name")  # "py3.9"
+        inferred.insert(0, say(lang, "drops_runtime", what=f"{name} {dropped.group('version')}"))
     if tagged_breaking:
         reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
     elif declared_breaking:
