@@ -171,6 +171,8 @@ def test_a_module_moved_into_a_package_of_its_name_breaks_no_import():
     assert not score_pull(make_pr("perf: Refactor scan_delta", into), CONFIG).breaking
     whole = [change("py/io/delta/__init__.py", 0, 0, status="renamed", previous="py/io/delta.py")]
     assert not score_pull(make_pr("perf: Refactor scan_delta", whole), CONFIG).breaking
+    removed = [change("trl/cli.py", 0, 80, status="removed"), change("trl/cli/__init__.py", 80, 0, status="added")]
+    assert not score_pull(make_pr("refactor: split the CLI", removed), CONFIG).breaking  # the same move, listed so
     # without the package's __init__.py the old path is gone
     assert score_pull(make_pr("perf: Refactor scan_delta", into[:1]), CONFIG).breaking
 

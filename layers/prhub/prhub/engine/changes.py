@@ -326,8 +326,11 @@ def breaking_reasons(files: Sequence[FileChange], test_paths: Sequence[str], lan
 
 def _into_package(change: FileChange, added: set[str]) -> bool:
     """A Python module moved into a package of its own name (`io/delta.py` to `io/delta/functions.py` beside a new
-    `io/delta/__init__.py`, or to that `__init__.py` itself): `import io.delta` still works (polars #26190 had led
-    its week as a breaking change)."""
+    `io/delta/__init__.py`, or to that `__init__.py` itself, which GitHub may list as the file removed and the
+    package added: trl #5124's cli.py): `import io.delta` still works (polars #26190 had led its week as a breaking
+    change)."""
+    if change.status == "removed" and change.filename.endswith(".py"):  # GitHub's other shape of the same move
+        return f"{change.filename[:-3]}/__init__.py" in added
     old = change.previous_filename or ""
     if change.status != "renamed" or not old.endswith(".py"):
         return False
