@@ -324,6 +324,8 @@ def test_the_published_notes_name_the_export_file_without_the_operators_folders(
     for lang in ("en", "zh"):
         notes = "\n".join(source.notes("o/r", WEEK, lang))
         assert "verl.jsonl:2" in notes and "/home/operator" not in notes and "private-exports" not in notes
+    windows = JsonlSource([line(row(1)), "{not json"], "C:\\Users\\op\\exports\\verl.jsonl")
+    assert any("（verl.jsonl:2）" in n for n in windows.notes("o/r", WEEK, "zh"))
     # the operator's own warnings keep the path: it is theirs to find the file by
     assert any("/home/operator/private-exports/verl.jsonl:2" in w for w in source.warnings("o/r", WEEK))
 

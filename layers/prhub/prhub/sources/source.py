@@ -336,7 +336,7 @@ class JsonlSource:
         or cut (file, line and kind of problem, capped at MAX_NOTES). A range the export does not reach at
         all, or a repository it does not hold, is bad input (InputError). The file is named without its folder:
         the report is published, the operator's paths are not the readers' business."""
-        return self._remarks(repo, period, lang, MAX_NOTES, self.origin.rsplit("/", 1)[-1])
+        return self._remarks(repo, period, lang, MAX_NOTES, re.split(r"[/\\]", self.origin)[-1])
 
     def warnings(self, repo: str, period: Period) -> list[str]:
         """The notes in English, naming each line with a problem (up to MAX_WARNINGS), after their count."""
