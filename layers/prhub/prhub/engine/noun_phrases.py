@@ -222,8 +222,10 @@ def _aside(text: str, clause: Clause) -> str:
 def _in_place(found: str, noun: bool, tokens: list[str], i: int, size: int, after: bool) -> str:
     """The glossary's word for tokens[i:i + size] where it stands (`after`: words came before it)."""
     if size == 1 and i + 1 == len(tokens):
-        if len(tokens) == 1 and tokens[i] == "Default" or len(tokens) == 1 and tokens[i].lower() in ("null", "nil"):
-            return tokens[i]  # Rust's trait ("derive Default for X"), a value alone ("set X to null"), as code says it
+        # as code writes them: a value ("set X to null"), Rust's trait ("derive Default for X"); a Title Case
+        # title's "Restore Default" keeps its word too (capitalised, it cannot be told from the trait)
+        if len(tokens) == 1 and tokens[i] in ("Default", "null", "nil"):
+            return tokens[i]
         if tokens[i].lower() in ("default", "defaults"):  # the phrase's head: a value ("the X default": X 的默认值)
             return "默认值"  # before a noun it says which ("default config": 默认配置)
     if noun and CJK.search(found) and _unknown(tokens, i + size) and tokens[i].lower() not in NAMING:
