@@ -427,3 +427,12 @@ def test_dependency_changes_are_checked_against_images_only_where_the_pins_build
     assert asked(["docs"], True) == ["确认上文的依赖版本变更对下游用户的影响，并写进发布说明。"]
     assert asked(["core"], False) == ["Check what the dependency changes above (1 PR) mean for downstream users and "
                                       "note them in the release notes."]
+
+
+def test_a_breaking_member_is_marked_where_it_stands_in_either_shape_of_line():
+    # a revert's line opens with its number ("#11 reverts #5"): the en mark had found no "(#11)" to go beside
+    broken = {"number": 11, "breaking": True}
+    assert narrative._marked("#11 reverts #5", broken, True, False) == "#11 (breaking) reverts #5"
+    assert narrative._marked("add x (#11)", broken, True, False) == "add x (#11, breaking)"
+    assert narrative._marked("#11 回滚了 #5", broken, True, True) == "#11（破坏性变更）回滚了 #5"
+    assert narrative._marked("add x (#11)", broken, False, False) == "add x (#11)"  # the item's flag says it

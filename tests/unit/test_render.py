@@ -404,6 +404,13 @@ def test_prs_after_a_text_that_names_prs_are_said_to_be_more_not_its_sources(tmp
     assert re.search(r"改动 2020 行。（另见 <a [^>]*>#4107</a>", page["index.html"].decode())
     text = pdf_text(page["report.pdf"], tmp_path)
     assert "（另见 #4107）" in text and "得到修正。（#4110）" in text
+    # a key change's paragraph likewise
+    report["key_changes"] = [{"theme": "rollout 模块", "text": "#4101 统一异步配置。", "prs": [4101, 4120]}]
+    part = render_markdown(report).split("### rollout 模块", 1)[1]
+    assert re.search(r"统一异步配置。（另见 \[\\#4120\]", part)
+    page = render_all_strict(report)
+    assert re.search(r"统一异步配置。（另见 <a [^>]*>#4120</a>", page["index.html"].decode())
+    assert "统一异步配置。（另见 #4120）" in pdf_text(page["report.pdf"], tmp_path)
 
 
 def test_a_line_opens_with_a_capital_only_when_its_first_word_is_a_plain_word():

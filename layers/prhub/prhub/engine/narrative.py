@@ -163,8 +163,11 @@ def _marked(line: str, p: PrEntry, mixed: bool, zh: bool) -> str:
     if not (mixed and p["breaking"]):
         return line
     number = f"#{p['number']}"
-    return line.replace(f"{number} ", f"{number}（破坏性变更）", 1) if zh else \
-        line.replace(f"({number})", f"({number}, breaking)", 1)
+    if zh:
+        return line.replace(f"{number} ", f"{number}（破坏性变更）", 1)
+    # a line ends with its number ("… (#11)"), a revert's opens with it ("#11 reverts #5")
+    return line.replace(f"({number})", f"({number}, breaking)", 1) if f"({number})" in line else \
+        line.replace(f"{number} ", f"{number} (breaking) ", 1)
 
 
 def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
