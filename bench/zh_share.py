@@ -80,16 +80,18 @@ def build(rows: Any, since: str, until: str, repo: str = "verl-project/verl", tz
     from dataclasses import replace
 
     from prhub.core.config import RepoConfig
-    from prhub.core.history import History
+    from prhub.core.history import History, history_entry
     from prhub.core.period import Period
     from prhub.engine import conventions
-    from prhub.engine.scoring import score_pull
+    from prhub.engine.scoring import modules_for, score_pull
     from prhub.model import narrator
     from prhub.report import compose
 
     config = RepoConfig(repo, tz=tz, scorer="heuristic", language=lang)
     period = Period.parse(since, until, tz)
-    history = [pr.ref.to_dict() for pr in rows if pr.merged_at < period.end_utc]
+    # tagged as a run's plan tags its source's record (modules_for): entries without modules fall back to title
+    # tags, and every conventional-scope module read as new beside a history all in misc
+    history = [history_entry(pr, modules_for(pr, config)) for pr in rows if pr.merged_at < period.end_utc]
     # The repository's conventions, learned from the titles a run's plan reads (prhub.flow.plan): the comparison
     # periods' and the period's own.
     now = [pr for pr in rows if period.contains(pr.merged_at)]
