@@ -50,6 +50,13 @@ def test_large_change_uses_the_configured_threshold():
     pr = make_pr("feat: x", [change("pkg/a.py", 700, 400), change("tests/test_a.py", 10, 0)])
     assert risks(pr)["large_change"] == "1110 changed lines (+710/−400) in 2 files; threshold 1000"
     assert "large_change" not in risks(pr, CONFIG.with_overrides(large_change_lines=2000))
+    # what a reviewer need not read makes no large change: tests (okhttp #9118), a lock file, a change that only
+    # deletes (hono #5108's unused benchmarks)
+    assert "large_change" not in risks(make_pr("test: fewer strings", [change("okhttp/src/test/AssertsTest.kt",
+                                                                              700, 651)]))
+    assert "large_change" not in risks(make_pr("chore: bump", [change("pkg/a.py", 10, 2),
+                                                               change("pnpm-lock.yaml", 1500, 1400)]))
+    assert "large_change" not in risks(make_pr("chore: drop old", [change("pkg/old.py", 0, 1080, "removed")]))
 
 
 def test_dependency_pins_from_patch_text():
