@@ -257,6 +257,9 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
      "新增支持思考的原生 Z.AI provider （Zhipu AI）"),
     ("[sglang] feat: Add SGLang async multi-turn rollout with tool support", "feat",
      "新增支持工具的 SGLang 异步多轮 rollout"),
+    # "for V-ing Z" after a target says what X is for, not which target (okhttp #8897 had fallen back)
+    ("feat: add curl() method to Request for generating cURL commands", "feat",
+     "为请求添加 curl() 方法，用于生成 cURL 命令"),
     # a value clamped to a bound is 钳制到 it, not cut off (截断 is truncate)
     ("codec: clamp runtime frame length to field width", "fix", "将 runtime frame 长度钳制到字段宽度"),
     # a runtime steals tasks (窃取); "work stealing" is the scheduler's term

@@ -558,7 +558,12 @@ def _conditioned(key: str, zh: str, rest: str) -> str | None:
 
 
 def _aimed(key: str, zh: str, rest: str) -> str | None:
-    """"X so Y works" -> "X，使 Y 可用"; "X to avoid Y" -> "X，以避免 Y"."""
+    """"X so Y works" -> "X，使 Y 可用"; "X to avoid Y" -> "X，以避免 Y"; "X to Y for generating Z" -> "…，用于生成 Z"
+    (okhttp's "add curl() method to Request for generating cURL commands")."""
+    # after a target ("X to Y for V-ing Z"), where "for" would be read as which Y (为生成 cURL 命令的请求)
+    if (match := re.match(r"^(.+?\s+to\s+.+?)\s+for\s+([a-z]+ing\s+.+)$", rest)) and \
+            gerund(TOKEN.findall(match.group(2))):
+        return join([_shaped(key, zh, match.group(1)), "，用于", _doing(match.group(2))])
     if match := re.match(r"^(.+?)\s+so\s+(?:that\s+)?(.+)$", rest, re.I):
         then, works = re.subn(r"\s+(?:works?|work again)$", "", match.group(2), flags=re.I)
         return join([_shaped(key, zh, match.group(1)), "，使", _phrase(then), "可用" if works else ""])
