@@ -260,6 +260,9 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     # "for V-ing Z" after a target says what X is for, not which target (okhttp #8897 had fallen back)
     ("feat: add curl() method to Request for generating cURL commands", "feat",
      "为请求添加 curl() 方法，用于生成 cURL 命令"),
+    # a type or a range widened to a bound (放宽为), narrowed (收窄为); tear down (移除)
+    ("fix(jsx): widen jsx and jsxFn children to Child[]", "fix", "将 jsx 和 jsxFn 的子节点放宽为 Child[]"),
+    ("Tear down AddressPolicy", "refactor", "移除 AddressPolicy"),
     # a value clamped to a bound is 钳制到 it, not cut off (截断 is truncate)
     ("codec: clamp runtime frame length to field width", "fix", "将 runtime frame 长度钳制到字段宽度"),
     # a runtime steals tasks (窃取); "work stealing" is the scheduler's term
@@ -1062,8 +1065,9 @@ def test_a_version_alone_names_nothing_in_a_fallback() -> None:
     said = headline.headline("perf(guided-decoding): optimize with async D2H copy and xgrammar v0.2.1", "", "perf",
                              ["serve"], 4, 90, 3)
     assert "v0.2.1" not in said and said == "性能：serve 模块，改动 4 个文件，多为新增"
+    # where the title is said whole its version stays in it ("widen" is known now): the name is no fallback
     assert headline.headline("feat(deps): widen `@vitejs/devtools` peer range to v0.5.0", "", "feat", ["deps"], 2, 3,
-                             3) == "新功能：涉及 `@vitejs/devtools`"
+                             3) == "将 `@vitejs/devtools` 的 peer 范围放宽为 v0.5.0"
 
 
 def test_a_long_migration_keeps_whole_parts() -> None:
