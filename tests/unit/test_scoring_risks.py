@@ -32,6 +32,14 @@ def test_missing_tests_when_source_changes_without_tests():
     assert "missing_tests" in risks(make_pr("feat(language): add an example helper", source))
 
 
+def test_a_test_support_crate_or_module_is_tests():
+    # cargo's crates/cargo-test-support and okhttp's okhttp-testing-support serve their tests only: a change there
+    # needs no test of its own, and okhttp's public-API PRs were filed under "okhttp-testing-support 模块"
+    for path in ("crates/cargo-test-support/src/lib.rs", "okhttp-testing-support/src/main/kotlin/okhttp3/Rec.kt"):
+        assert file_kind(path, CONFIG.test_paths) == "test"
+        assert "missing_tests" not in risks(make_pr("fix: x", [change(path)]))
+
+
 def test_test_paths_are_configurable():
     files = [change("pkg/a.py"), change("spec/a_spec.py")]
     assert "missing_tests" in risks(make_pr("fix: x", files))

@@ -252,7 +252,8 @@ class RepoConfig:
     # Python's, JavaScript's (url.test.ts, __tests__/), Go's, Ruby's and Kotlin's (src/commonTest/, jvmTest/) test
     # files, Rust's test module beside its code (src/runtime/tests.rs) and Django's app tests.py; spec/ may be a
     # specification
-    test_paths: tuple[str, ...] = ("tests/", "test/", "__tests__/", "-tests/", "_tests/", "*Test/", "test_",
+    test_paths: tuple[str, ...] = ("tests/", "test/", "__tests__/", "-tests/", "_tests/", "-test-support/",
+                                   "-testing-support/", "*Test/", "test_",
                                    "_test.py", "_test.go", "_spec.rb", ".test.", ".spec.", "conftest.py", "tests.rs",
                                    "tests.py")
     # The repository's own conventions the engine reads (prhub.engine.rules): labels that mark a change as

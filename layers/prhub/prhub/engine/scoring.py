@@ -92,7 +92,8 @@ from prhub.engine.wording import joined, say
 # comments) are no missing test; a module moved into a package of its own name (`io/delta.py` to `io/delta/` with its
 # `__init__.py`) breaks no import; dropping a runtime version its users may run ("Drop Python 3.9 support") breaks;
 # a scope abbreviating a subsystem is said as its name (tokio's "rt:" is runtime); a large change counts the lines
-# a reviewer reads (not tests, docs, lock or generated files, nor a change that only deletes).
+# a reviewer reads (not tests, docs, lock or generated files, nor a change that only deletes); a *-test-support or
+# *-testing-support crate or module is tests (core.config's test_paths).
 REVISION = 20
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
