@@ -35,7 +35,7 @@ RANGES = [("verl-project/verl", "Asia/Shanghai", since, until) for since, until 
 SHARE_TARGET = 0.55
 CHECKLIST_TARGET = 54
 # Fixed labels: words that introduce a figure or a section's part, the same in every report by design.
-FIXED = ("平均重要度", "平均洞察度", "改动最集中的模块是", "最值得先读的是", "需要留意的有", "平均每周", "平均每月")
+FIXED = ("平均重要度", "平均洞察度", "关键 PR 最多的模块是", "最值得先读的是", "需要留意的有", "平均每周", "平均每月")
 CLAUSE = re.compile(r"[，。；：、（）()\n！？]|#\d+")
 
 

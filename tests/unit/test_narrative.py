@@ -375,8 +375,8 @@ def test_the_busiest_modules_take_a_space_only_beside_latin():
     # trl 06-08 read "改动最集中的模块是 实验特性、trainer、对话模板"
     def said(*busiest: str) -> str:
         return summary._notable_zh(summary._Notable([], list(busiest), 0, 0, 0), {})[0]
-    assert said("experimental", "trainer") == "改动最集中的模块是实验特性、trainer"
-    assert said("rollout", "experimental") == "改动最集中的模块是 rollout、实验特性"
+    assert said("experimental", "trainer") == "关键 PR 最多的模块是实验特性、trainer"
+    assert said("rollout", "experimental") == "关键 PR 最多的模块是 rollout、实验特性"
 
 
 def test_a_highlight_that_counts_the_rest_of_its_subject_hands_the_renderers_none_to_list_again():
@@ -411,7 +411,7 @@ def test_the_summary_leaves_out_what_is_none_and_counts_one_module_as_one():
     assert summary._figures_en(stats) == "3 PRs were merged, 2 of them key, by 3 authors."
     assert summary._figures_zh(stats, "本周") == "本周合并 3 个 PR，其中关键 PR 2 个，来自 3 位作者。"
     assert summary._figures_zh({**stats, "new_contributors": ["a"]}, "本周").endswith("3 位作者（新贡献者 1 位）。")
-    assert summary._notable_en(summary._Notable([], ["mypy"], 0, 0, 0))[0] == "The busiest module was mypy"
+    assert summary._notable_en(summary._Notable([], ["mypy"], 0, 0, 0))[0] == "Most key PRs were in mypy"
 
 
 def test_dependency_changes_are_checked_against_images_only_where_the_pins_build_images():
@@ -436,3 +436,14 @@ def test_a_breaking_member_is_marked_where_it_stands_in_either_shape_of_line():
     assert narrative._marked("add x (#11)", broken, True, False) == "add x (#11, breaking)"
     assert narrative._marked("#11 回滚了 #5", broken, True, True) == "#11（破坏性变更）回滚了 #5"
     assert narrative._marked("add x (#11)", broken, False, False) == "add x (#11)"  # the item's flag says it
+
+
+def test_the_summary_names_the_modules_with_the_most_key_prs_and_says_so():
+    # gh 2024-10-21: seven acceptance-test PRs (none key) and one PR each in attestation, api and extension had read
+    # "the busiest modules were attestation, api, extension"
+    prs = [{"number": n, "key": n in (1, 2, 3, 9)} for n in range(1, 10)]
+    modules = [{"name": "acceptance", "pr_count": 5, "prs": [4, 5, 6, 7, 8]},
+               {"name": "api", "pr_count": 1, "prs": [1]}, {"name": "attestation", "pr_count": 3, "prs": [2, 3, 9]}]
+    assert summary._busiest({"prs": prs, "modules": modules}) == ["attestation", "api"]
+    assert summary._notable_en(summary._Notable([], ["attestation", "api"], 0, 0, 0))[0] == \
+        "Most key PRs were in attestation, api"

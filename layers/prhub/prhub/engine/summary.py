@@ -19,17 +19,18 @@ class _Notable:
     """What the summary's second paragraph points at."""
 
     lead: list[PrEntry]  # the first two key PRs not reverted: the ones to read first
-    busiest: list[str]  # the three modules with the most PRs
+    busiest: list[str]  # the three modules with the most key PRs
     breaking: int
     reverts: int  # revert chains
     back: int  # of them, re-landed or re-fixed
 
 
 def _busiest(report: Analysis) -> list[str]:
-    """The three modules with the most PRs among those with a key PR: docs PRs alone do not make a module the
-    week's centre."""
+    """The three modules with the most key PRs (then the most PRs), and the sentence says so: gh's week of seven
+    acceptance-test PRs, none key, had read "the busiest modules were attestation, api, extension" (one PR each)."""
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
-    return [m["name"] for m in report.get("modules", []) if m["pr_count"] and key & set(m["prs"])][:3]
+    held = [(len(key & set(m["prs"])), m["pr_count"], i, m["name"]) for i, m in enumerate(report.get("modules", []))]
+    return [name for keyed, _, _, name in sorted(held, key=lambda t: (-t[0], -t[1], t[2])) if keyed][:3]
 
 
 def _notable(report: Analysis) -> _Notable:
@@ -114,7 +115,7 @@ def _notable_zh(seen: _Notable, themes: dict[int, str]) -> list[str]:
         # a space beside Latin only: "是实验特性、trainer", "是 rollout、trainer"
         # not "关键 PR 归为 N 个主题": a count of groups the page shows nowhere as such, which the en summary never
         # said ("1 个主题" for 12 key PRs read as a claim about them all)
-        second.append(translate.join(["改动最集中的模块是", "、".join(map(translate.module, seen.busiest))]))
+        second.append(translate.join(["关键 PR 最多的模块是", "、".join(map(translate.module, seen.busiest))]))
     if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
         parts, said = ["最值得先读的是"], ""
         for i, p in enumerate(seen.lead):  # join spaces Chinese from Latin only: "是工具的 #6302", "是 rollout 模块的"
@@ -136,8 +137,8 @@ def _notable_zh(seen: _Notable, themes: dict[int, str]) -> list[str]:
 def _notable_en(seen: _Notable) -> list[str]:
     second = []
     if seen.busiest:
-        second.append(f"The busiest modules were {', '.join(seen.busiest)}" if len(seen.busiest) > 1 else
-                      f"The busiest module was {seen.busiest[0]}")
+        second.append(f"Most key PRs were in {', '.join(seen.busiest)}" if len(seen.busiest) > 1 else
+                      f"Most key PRs were in {seen.busiest[0]}")
     if seen.lead:  # the highlights, just above, tell them (they always hold the top three)
         second.append("the changes to read first are " + " and ".join(f"#{p['number']}" for p in seen.lead)
                       + " (see the highlights)")
