@@ -447,3 +447,14 @@ def test_the_summary_names_the_modules_with_the_most_key_prs_and_says_so():
     assert summary._busiest({"prs": prs, "modules": modules}) == ["attestation", "api"]
     assert summary._notable_en(summary._Notable([], ["attestation", "api"], 0, 0, 0))[0] == \
         "Most key PRs were in attestation, api"
+
+
+def test_the_summary_counts_the_reverts_the_risks_count():
+    # okhttp 2025-10-06: the risks said "回滚：2 个 PR" and the summary "1 条回滚记录"; #9141 "revert some Renovate
+    # config" names no reverted PR, so it makes no chain
+    report = {"prs": [], "modules": [], "reverts": [{"pr": 9115, "reverts": 9100, "relanded_by": None}],
+              "risks": [{"kind": "revert", "prs": [9115, 9141]}]}
+    seen = summary._notable(report)
+    assert seen.reverts == 2
+    assert summary._notable_zh(seen, {})[-1] == "需要留意的有 2 条回滚记录"
+    assert summary._notable_en(seen)[-1] == "2 reverts need attention"

@@ -21,7 +21,7 @@ class _Notable:
     lead: list[PrEntry]  # the first two key PRs not reverted: the ones to read first
     busiest: list[str]  # the three modules with the most key PRs
     breaking: int
-    reverts: int  # revert chains
+    reverts: int  # revert chains and reverts
     back: int  # of them, re-landed or re-fixed
 
 
@@ -39,7 +39,11 @@ def _notable(report: Analysis) -> _Notable:
         lead=[p for p in report.get("prs", []) if p["key"] and not p.get("reverted_by")][:2],
         busiest=_busiest(report),
         breaking=sum(1 for p in report.get("prs", []) if p["breaking"]),
-        reverts=len(chains), back=sum(1 for c in chains if c["relanded_by"]))
+        # the revert chains, and the reverts that name no reverted PR (okhttp's "revert some Renovate config"): the
+        # risks above count both, and the summary had said 1 where they said 2
+        reverts=len({c["pr"] for c in chains} | {n for r in report.get("risks", []) if r["kind"] == "revert"
+                                                  for n in r["prs"]}),
+        back=sum(1 for c in chains if c["relanded_by"]))
 
 
 def paragraphs(report: Analysis, zh: bool, themes: dict[int, str] | None = None) -> str:
@@ -144,7 +148,7 @@ def _notable_en(seen: _Notable) -> list[str]:
                       + " (see the highlights)")
     breaking, reverts = seen.breaking, seen.reverts
     attention = [f"{breaking} breaking change{'s' if breaking != 1 else ''}" if breaking else "",
-                 f"{reverts} revert chain{'s' if reverts != 1 else ''}" if reverts else ""]
+                 f"{reverts} revert{'s' if reverts != 1 else ''}" if reverts else ""]
     if breaking or reverts:
         second.append(" and ".join(a for a in attention if a) + (" need" if breaking + reverts > 1 else " needs")
                       + " attention")
