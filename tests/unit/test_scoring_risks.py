@@ -35,7 +35,9 @@ def test_missing_tests_when_source_changes_without_tests():
 def test_a_test_support_crate_or_module_is_tests():
     # cargo's crates/cargo-test-support and okhttp's okhttp-testing-support serve their tests only: a change there
     # needs no test of its own, and okhttp's public-API PRs were filed under "okhttp-testing-support 模块"
-    for path in ("crates/cargo-test-support/src/lib.rs", "okhttp-testing-support/src/main/kotlin/okhttp3/Rec.kt"):
+    # so is a type test (tsd's *.test-d.ts: vue's dts-test/directives.test-d.ts stood as untested source)
+    for path in ("crates/cargo-test-support/src/lib.rs", "okhttp-testing-support/src/main/kotlin/okhttp3/Rec.kt",
+                 "packages-private/dts-test/directives.test-d.ts"):
         assert file_kind(path, CONFIG.test_paths) == "test"
         assert "missing_tests" not in risks(make_pr("fix: x", [change(path)]))
 
