@@ -212,7 +212,7 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("[ray,rollout,trtllm] feat: Adding tensorrt_llm as new rollout engine",
      "feat", "新增 tensorrt_llm 作为新的 rollout 引擎"),
     ("[rollout] fix: cap partial rollout resumes at the remaining response budget", "fix",
-     "将部分 rollout 恢复限制在剩余的回复预算内"),
+     "将部分 rollout 恢复限制在剩余的响应预算内"),
     ("chore(deps): bump crossbeam-channel from 0.5.14 to 0.5.15",
      "chore", "将 crossbeam-channel 从 0.5.14 升级到 0.5.15"),
     # two verb phrases joined by a comma; a subject first ("X falls back to Y", "X should use Y"); "Default X to Y"
@@ -442,7 +442,7 @@ def test_a_misspelt_prefix_is_no_compound() -> None:
     ("修复 Dataset 的 remove 方法在空列表时崩溃", False),  # a method, a switch, a call: names
     ("新增 enable 开关", False),
     ("修复 dict 的 add() 调用", False),
-    ("基于 stop token 和回复格式化新增 Gemma4 工具解析器", False),  # a term the glossary keeps is no sign
+    ("基于 stop token 和响应格式化新增 Gemma4 工具解析器", False),  # a term the glossary keeps is no sign
     ("修复 LockManager use OS 感知的 flock shim", True),  # a verb the title opened with, left mid-line
     ("基于 CANN 8.5.2 的 qwen3.5 modify npu Docker 文件", True),
     ("确保 rustup 用法的一致的 behavior regardless", True),  # a word only English grammar needs
@@ -470,7 +470,8 @@ def test_words_new_repositories_title_with_read_in_chinese() -> None:
     # a two-word noun before "based" is not cut in half ("model engine based critic" is not 基于引擎的)
     assert "基于引擎" not in translate.title("enable model engine based critic")
     assert translate.title("impl IntoResponseParts for Redirect") == "对 Redirect 实现 IntoResponseParts"
-    assert translate.title("use Retry-After header for HTTP 429 responses") == "HTTP 429 回复改用 Retry-After 头"
+    # an HTTP response is 响应 (回复 is a reply; hono's "不再压缩 206 Partial Content 回复" read so), as is a model's
+    assert translate.title("use Retry-After header for HTTP 429 responses") == "HTTP 429 响应改用 Retry-After 头"
     # "even" left in a line is English a reader must read
     assert headline.english_prose(translate.title("Print the login URL even when opening a browser"))
 
