@@ -431,11 +431,14 @@ def test_dependency_changes_are_checked_against_images_only_where_the_pins_build
 
 def test_a_breaking_member_is_marked_where_it_stands_in_either_shape_of_line():
     # a revert's line opens with its number ("#11 reverts #5"): the en mark had found no "(#11)" to go beside
-    broken = {"number": 11, "breaking": True}
-    assert narrative._marked("#11 reverts #5", broken, True, False) == "#11 (breaking) reverts #5"
-    assert narrative._marked("add x (#11)", broken, True, False) == "add x (#11, breaking)"
-    assert narrative._marked("#11 回滚了 #5", broken, True, True) == "#11（破坏性变更）回滚了 #5"
-    assert narrative._marked("add x (#11)", broken, False, False) == "add x (#11)"  # the item's flag says it
+    broken = {"number": 11, "breaking": True, "breaking_reason": "", "headline": "新增 x", "title": "add x",
+              "summary": "新增 x。", "type": "feat", "modules": [], "changed_files": 1, "additions": 1, "deletions": 0}
+    undone = {"reverts": [{"pr": 11, "reverts": 5}]}
+    assert telling.member_line(broken, undone, False, marked=True) == "#11 (breaking) reverts #5"
+    assert telling.member_line(broken, undone, True, marked=True) == "#11（破坏性变更）回滚了 #5"
+    assert telling.member_line(broken, {}, False, marked=True).endswith("(#11, breaking)")
+    assert telling.member_line(broken, {}, True, marked=True).startswith("#11（破坏性变更）")
+    assert telling.member_line(broken, {}, False).endswith("(#11)")  # the item's flag says it
 
 
 def test_the_summary_names_the_modules_with_the_most_key_prs_and_says_so():

@@ -141,8 +141,8 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     # "#5094 …; #5099 …" had read as if both broke)
     mixed = 0 < len(broken) < len(told)
     flag = ("[破坏性变更] " if zh else "[breaking] ") if broken and not mixed else ""
-    said = [member_line(p, report, zh).replace("，属于破坏性变更", "") for p in told]
-    lines = ("；" if zh else "; ").join(_marked(line, p, mixed, zh) for line, p in zip(said, told, strict=True))
+    lines = ("；" if zh else "; ").join(member_line(p, report, zh, marked=mixed and p["breaking"])
+                                       .replace("，属于破坏性变更", "") for p in told)
     lines = _placeless(lines, area) if zh and area else lines  # a headline's place, said by the item
     also = (f"（另见 {refs_text(others, 3, zh)}）" if zh else f" (see also {refs_text(others, 3)})") if others else ""
     opening = f"{flag}{area + ('：' if zh else ': ') if area else ''}{lines}{also}{'。' if zh else '.'}"
@@ -156,18 +156,6 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     if area:
         note["theme"] = area
     return note
-
-
-def _marked(line: str, p: PrEntry, mixed: bool, zh: bool) -> str:
-    """A member's line, its number marked breaking where the item tells breaking and other PRs (`mixed`)."""
-    if not (mixed and p["breaking"]):
-        return line
-    number = f"#{p['number']}"
-    if zh:
-        return line.replace(f"{number} ", f"{number}（破坏性变更）", 1)
-    # a line ends with its number ("… (#11)"), a revert's opens with it ("#11 reverts #5")
-    return line.replace(f"({number})", f"({number}, breaking)", 1) if f"({number})" in line else \
-        line.replace(f"{number} ", f"{number} (breaking) ", 1)
 
 
 def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
@@ -323,13 +311,13 @@ def _module_change(module: Module, rest: list[int], by_number: dict[int, PrEntry
     told = sorted(fresh, key=lambda p: (-p["importance"], p["number"]))[:2]
     untold = [n for n in rest if n not in {p["number"] for p in told}]
     if zh:
-        said = "；".join(member_line(p, report, zh, in_module=True) for p in told)
+        said = "；".join(member_line(p, report, zh) for p in told)
         listed = "；另有 ".join(part for part in (said, refs_text(untold, zh=True)) if part)
         # the paragraph stands under the module's heading: the name is not said again (every renderer heads it)
         counts = f"{module['pr_count']} 个 PR，其中关键 {len(key)} 个"
         text = f"{now}共 {counts}，除上文外：{listed}。" if more else f"{now} {counts}：{listed}。"
     else:
-        said = "; ".join(member_line(p, report, zh, in_module=True) for p in told)
+        said = "; ".join(member_line(p, report, zh) for p in told)
         also = f"; also {refs_text(untold)}" if untold else ""
         beyond = "; besides those above" if more else ""
         text = f"{module['pr_count']} PRs touched it ({len(key)} key){beyond}: {said}{also}."

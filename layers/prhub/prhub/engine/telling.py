@@ -98,14 +98,18 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
     return short(summary, 160), facts + why
 
 
-def member_line(p: PrEntry, report: Analysis, zh: bool, in_module: bool = False) -> str:
-    """A PR told after its theme's lead (or in its module's line): what it reverts, else what it does."""
+def member_line(p: PrEntry, report: Analysis, zh: bool, marked: bool = False) -> str:
+    """A PR told after its theme's lead (or in its module's line): what it reverts, else what it does. `marked`: its
+    number says it breaks ("#11（破坏性变更）…", "… (#11, breaking)"), where the item tells other PRs beside it."""
+    number = f"#{p['number']}" + (("（破坏性变更）" if zh else " (breaking)") if marked else "")
     undone = next((c["reverts"] for c in report.get("reverts", []) if c["pr"] == p["number"] and c["reverts"]), None)
     if undone:
-        return f"#{p['number']} 回滚了 #{undone}" if zh else f"#{p['number']} reverts #{undone}"
+        return f"{number}{'' if marked else ' '}回滚了 #{undone}" if zh else f"{number} reverts #{undone}"
     line = short(pr_line(p, zh), 70 if zh else EN_LINE)
     # one PR, one clause: its line's own "；" would read as the next member's
-    return f"#{p['number']} {line.replace('；', '，')}" if zh else f"{lowered(line)} (#{p['number']})"
+    if zh:
+        return f"{number}{'' if marked else ' '}{line.replace('；', '，')}"
+    return f"{lowered(line)} (#{p['number']}{', breaking' if marked else ''})"
 
 
 def size_clause(p: PrEntry, zh: bool, i: int) -> str:
