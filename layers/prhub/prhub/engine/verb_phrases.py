@@ -273,10 +273,22 @@ def _supported(text: str) -> str:
     last item's support, nor "X with LoRA support"); '' otherwise."""
     if match := re.match(r"^(.+?)\s+support\s+for\s+(.+)$", text, re.I):
         return join(["为", _phrase(match.group(2)), "支持", _phrase(match.group(1))])
-    if (match := re.match(r"^(.+?)\s+support$", text, re.I)) and \
-            not re.search(r",|\b(?:and|with|for|in|on|to|of|from|by)\b", match.group(1), re.I):
-        return join(["支持", _phrase(match.group(1))])
+    if things := _support_of(text):
+        return join(["支持", _phrase(things)])
     return ""
+
+
+def _support_of(text: str, listed: bool = False) -> str:
+    """What "X support" is support of ("minimax m2.5"), not a phrase around it ("X with LoRA support", "X, Y
+    support"); `listed`: a list joined by "and" may be it ("vllm v0.5.4 and v0.6.3 support"), a clause may not
+    ("X and add Y support"). '' when `text` is no such phrase."""
+    if not (match := re.match(r"^(?:the\s+)?(.+?)\s+support$", text, re.I)):
+        return ""
+    things = match.group(1)
+    parts = re.split(r"\band\b", things)
+    if len(parts) > 1 and not (listed and all(not verb(TOKEN.findall(part)) for part in parts[1:])):
+        return ""
+    return "" if re.search(r",|\b(?:with|for|in|on|to|of|from|by)\b", things, re.I) else things
 
 
 UNDONE = re.compile(r"^(.+?)\s+(?:(?:is|are)\s+)?not\s+([a-z]+ed)\b\s*(?:(when|if|after|with|in|on|to)\s+(.+))?$",
@@ -465,10 +477,7 @@ def _unsupported(key: str, zh: str, rest: str) -> str | None:
     if support were a thing thrown away); "drop Python 3.9" (a name and its version) -> "不再支持 Python 3.9"."""
     if key not in WITHDRAWN:
         return None
-    things = match.group(1) if (match := re.match(r"^(?:the\s+)?(.+?)\s+support$", rest, re.I)) else ""
-    # a list of things ("vllm v0.5.4 and v0.6.3"), not a second clause ("X and add Y")
-    listed = all(not verb(TOKEN.findall(part)) for part in re.split(r"\band\b", things)[1:])
-    if things and listed and not re.search(r",|\b(?:with|for|in|on|to|of|from|by)\b", things, re.I):
+    if things := _support_of(rest, listed=True):
         return join(["移除" if key == "drop" else zh, "对", _phrase(things), "的支持"])
     if key == "drop" and re.fullmatch(r"[A-Z][\w.-]*\s+v?\d+(?:\.\d+)+", rest):
         return join(["不再支持", rest])
