@@ -82,6 +82,11 @@ class _Parts:
         for item in report["unscored"]:
             self.prs.setdefault(item.get("number"), item)
 
+    @cached_property
+    def numbers(self) -> list[int]:
+        """Every merged PR's number, scored or not, in order (a hostile report's non-numbers left out)."""
+        return sorted({n for n in self.prs if isinstance(n, int) and not isinstance(n, bool)})
+
     def url(self, number: Any) -> str | None:
         """The PR's own page on the site when it has one, else its GitHub URL (http(s) only)."""
         if self.pull_links and number in self.paged and isinstance(number, int) and not isinstance(number, bool):
@@ -327,13 +332,13 @@ def _key_prs_heading(p: _Parts) -> str:
     count = sum(1 for pr in p.report["prs"] if pr["key"])
     if count <= KEY_PR_ROWS:
         return p.words["key_prs"]
-    listed = len({n for n in p.prs if isinstance(n, int) and not isinstance(n, bool)}) <= PR_INDEX_ROWS
+    listed = len(p.numbers) <= PR_INDEX_ROWS
     return p.words["key_prs_top" if listed else "key_prs_top_web"].format(shown=KEY_PR_ROWS, n=num(count))
 
 
 def _pr_index(p: _Parts) -> Any:
     """Every merged PR by number, scored or not, each linked to its page (the scored) or to GitHub."""
-    numbers = sorted({n for n in p.prs if isinstance(n, int) and not isinstance(n, bool)})
+    numbers = p.numbers
     if not numbers:
         return None
     return {"prs": [p.ref(n) for n in numbers], "shown": PR_INDEX_ROWS, "more": p.more(len(numbers), PR_INDEX_ROWS),
