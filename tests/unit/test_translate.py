@@ -300,6 +300,26 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
      "将 `flash_attn_supports_top_left_mask` 加入忽略列表"),
     ("[BREAKING][ci] feat: add CI request channel & improve PR template", "feat", "新增 CI 请求通道并改进 PR 模板"),
     ("fix(git): make checkout names independent of git config", "fix", "让 checkout 名称不依赖 git 配置"),
+    # important verl PRs that had fallen back to "新功能：涉及 X": lend X to Y, move X out of Y, "to <adverb> <verb>",
+    # a subject before an unconjugated verb ("verl add X"), and nouns the glossary lacked
+    ("[trainer, vllm] feat: lend idle trainer GPUs to generation in separate_async", "feat",
+     "将空闲的 trainer GPU 借给 separate_async 中的生成"),
+    ("[BREAKING][rollout] refactor: move LLMServerManager out of AgentLoopManager", "refactor",
+     "将 LLMServerManager 移出 AgentLoopManager"),
+    ("[tool, rollout] feat: Use SkipManager to uniformly manage the skipping schemes.", "feat",
+     "改用 SkipManager，以统一管理跳过方案"),
+    ("[tool] feat: verl integrate msprobe data collection", "feat", "verl 集成 msprobe 数据采集"),
+    ("[recipe] fix: DAPO add trust_remote_code parameter to tokenizer and processor", "fix",
+     "DAPO 为分词器和处理器添加 trust_remote_code 参数"),
+    ("[vllm, rollout] fix: vLLM Lora sync index misalignment fix", "fix", "修复 vLLM Lora 同步索引错位"),
+    ("[BREAKING][worker, rollout, vllm] feat: implement vLLM colocated training-inference rollout with process "
+     "separation", "feat", "基于进程分离实现 vLLM 共置的 training-inference rollout"),
+    ("[perf, data] feat: DP workload balance", "feat", "DP 负载均衡"),
+    # a noun before "support"/"enable" is no subject when a symbol or a noun follows ("enable flag" is a flag)
+    ("[sglang] fix: sglang TP+DP support / port bug", "fix", "修复 sglang TP+DP 支持 / 端口问题"),
+    ("[doc] fix: reward_loop enable flag name", "fix", "修复 reward_loop enable 参数名称"),
+    # "ℹ️" opens trl's XPU titles: a symbol, though Unicode files it as a letter
+    ("ℹ️ feat: Add NPU and XPU support for activation offloading", "feat", "为激活卸载新增 NPU 和 XPU 的支持"),
 ])
 def test_recurring_structures_read_in_chinese_order(title: str, kind: str, zh: str) -> None:
     description = translate.strip(title)

@@ -25,7 +25,8 @@ __all__ = ["GLOSSARY", "GRAMMAR", "clause", "glossary", "join", "leftover", "mod
 TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*)+")
 CONVENTIONAL = re.compile(r"^\s*(?:[a-z][\w-]*(?:\([^)]*\))?!?\s*[:：]\s+|"  # a type word needs no space: "fix:MiMo"
                           r"(?:fix|feat|chore|docs?|test|refactor|perf|ci)(?:\([^)]*\))?!?\s*[:：]\s*)", re.I)
-SYMBOLS = re.compile(r"^[^\w`'\"\[(<@.{$/~]+")  # not what opens a name: <Activity>, @scope/pkg, .github
+# not what opens a name (<Activity>, @scope/pkg, .github); "ℹ️" is a symbol Unicode files as a letter (trl's titles)
+SYMBOLS = re.compile(r"^(?:[^\w`'\"\[(<@.{$/~]|\u2139)+")
 SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 LABEL = re.compile(r"^([\w./+-]*[A-Z/.][\w./+-]*)\s*[:：]\s+(.+)$")  # "SDFT/SDPO: ...", "StackLLaMA: ..."
 # An image that is a container's, by the word just before it ("stable trtllm image", "ci image", "vllm 0.20.2

@@ -206,6 +206,21 @@ def _back(key: str, rest: str) -> str | None:
     return None
 
 
+# Verbs a title by a non-native writer puts after its subject unconjugated ("verl add rl insight"); none of them is
+# the noun of a compound before an object ("fix" is: "LoRA fix for X"; "enable" is: "reward_loop enable flag").
+BARE_VERBS = {"support", "add", "integrate", "implement", "introduce"}
+
+
+def _bare_verb(tokens: list[str], j: int) -> str | None:
+    """"model engine support mtp": the subject tokens[:j], then a BARE_VERBS verb and its object (模型引擎支持 MTP);
+    None when tokens[j] is none or what follows it is no object (a symbol, a preposition: "X support / Y")."""
+    word = tokens[j].lower()
+    if word not in BARE_VERBS or j + 1 >= len(tokens) or not re.match(r"[\w`]", tokens[j + 1]) or \
+            tokens[j + 1].lower() in GRAMMAR or any(t.lower() in BARE_VERBS for t in tokens[:j]):
+        return None
+    return join([_phrase(" ".join(tokens[:j])), _shaped(word, glossary()["verbs"][word], " ".join(tokens[j + 1:]))])
+
+
 def _subject_verb(tokens: list[str]) -> str | None:
     """A sentence with its subject first: "X falls back to Y" -> "X 回退到 Y", "X should use Y" -> "X 应改用 Y",
     "X does not exceed Y" -> "X 不超出 Y" (the subject at most three words, none of them a verb)."""
@@ -225,6 +240,8 @@ def _subject_verb(tokens: list[str]) -> str | None:
             rest = " ".join(tokens[j + 1 + found[2]:])
             zh = "使用" if found[0] == "use" else found[1]  # "should use X": 应使用 X (改用 is a change of tool)
             return join([_phrase(" ".join(tokens[:j])), MODALS[word], _shaped(found[0], zh, rest)])
+        if (said := _bare_verb(tokens, j)) is not None:
+            return said
         if re.fullmatch(r"[a-z]+(?:e?s)", word) and word not in nouns and word[:-1] not in nouns and \
                 (found := verb(tokens[j:])) and found[0] != word:
             rest = " ".join(tokens[j + found[2]:])
@@ -576,6 +593,10 @@ def _aimed(key: str, zh: str, rest: str) -> str | None:
     if match := re.match(r"^(.+?)\s+so\s+(?:that\s+)?(.+)$", rest, re.I):
         then, works = re.subn(r"\s+(?:works?|work again)$", "", match.group(2), flags=re.I)
         return join([_shaped(key, zh, match.group(1)), "，使", _phrase(then), "可用" if works else ""])
+    if (how := re.search(r"\s+to\s+(\w+ly)\s+", rest)) and how.group(1).lower() in ADVERB_ZH:
+        said = _aimed(key, zh, rest[:how.start(1)] + rest[how.end(1) + 1:])  # "to uniformly manage X": 以统一管理 X
+        if said and "，以" in said:
+            return said.replace("，以", "，以" + ADVERB_ZH[how.group(1).lower()], 1)
     if (match := purpose().search(rest)) and known(TOKEN.findall(rest[match.start(1):]), 0, False)[1] < 2:
         aim = match.group(1).lower()  # not "to ignore list" (a noun phrase the glossary knows)
         verb = glossary()["verbs"].get(aim, "")
@@ -648,6 +669,8 @@ def _bumped(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str 
 def _moved(key: str, zh: str, rest: str, parts: tuple[str, str] | None) -> str | None:
     """"migrate X from A to B" -> "将 X 从 A 迁移到 B", "refactor X into Y" -> "将 X 重构为 Y", "switch from A to B"
     -> "从 A 改为 B", "switch to X" -> "改用 X"."""
+    if key in ("move", "pull", "take", "factor") and (out := re.match(r"^(.+?)\s+out\s+of\s+(.+)$", rest, re.I)):
+        return join(["将", _phrase(out.group(1)), "移出", _phrase(out.group(2))])  # "move X out of Y": 将 X 移出 Y
     if key in MOVED_TO and parts:
         if source := split(parts[0], "from"):  # "migrate X from A to B": 将 X 从 A 迁移到 B
             return join(["将", _phrase(source[0]), "从", _phrase(source[1]), MOVED_TO[key], _phrase(parts[1])])
