@@ -368,6 +368,19 @@ def test_fields_are_capped_as_github_caps_them_and_the_cut_is_noted() -> None:
     assert source.skipped == []  # the PR is kept
 
 
+def test_a_cut_field_is_noted_by_its_pr_and_only_in_the_report_of_its_period() -> None:
+    # diffusers' January and May weeks both noted "导出文件第 49 行：body 超出 GitHub 的上限" of #14447, merged in
+    # August; a skipped line is still said in every report (it may have held one of the range's PRs)
+    source = JsonlSource([line(row(1, body="b" * 70_000)),
+                          line(row(2, body="b" * 70_000, merged_at="2026-08-11T03:00:00Z")), "{not json"], "x.jsonl")
+    notes = [n for n in source.notes("o/r", WEEK, "zh") if n.startswith("导出文件第")]
+    assert notes == ["导出文件第 1 行（x.jsonl:1）：PR #1：body 超出 GitHub 的上限，已截断",
+                     "导出文件第 3 行已跳过（x.jsonl:3）：不是有效的 JSON"]
+    august = Period.parse("2026-08-10", "2026-08-16", "Asia/Shanghai")
+    assert [n for n in source.notes("o/r", august) if "cut to" in n] == ["export line x.jsonl:2: PR #2: body cut to "
+                                                                          "GitHub's limit"]
+
+
 def test_a_direct_range_that_has_not_begun_is_bad_input() -> None:
     from datetime import UTC, datetime
 

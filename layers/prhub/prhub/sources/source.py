@@ -102,7 +102,7 @@ PROBLEMS = {
     "unmerged": ("merged is false: the PR was closed without merging", "merged 为 false：该 PR 未合并就已关闭"),
     "duplicate": ("duplicate of PR #{number}, ignored", "与 PR #{number} 重复，已忽略"),
     "url": ("html_url is not this PR's GitHub page", "html_url 不是该 PR 在 GitHub 上的页面"),
-    "capped": ("{field} cut to GitHub's limit", "{field} 超出 GitHub 的上限，已截断"),
+    "capped": ("PR #{number}: {field} cut to GitHub's limit", "PR #{number}：{field} 超出 GitHub 的上限，已截断"),
     "truncated": ("the last line is cut off mid-record (was the export interrupted?)",
                   "最后一行在记录中途被截断（导出是否中断？）"),
     "no_files": ("PR #{number}: files is null, its changed files are unknown (sizes and tests are judged without them)",
@@ -187,7 +187,8 @@ class JsonlSource:
             if repo is None:
                 self.problems.append(LineProblem(lineno, "url"))
                 continue
-            self.problems.extend(LineProblem(lineno, "capped", field=name, skipped=False) for name in pr.capped)
+            self.problems.extend(LineProblem(lineno, "capped", field=name, number=pr.number, skipped=False)
+                                 for name in pr.capped)
             self._by_number[pr.number] = (repo, pr)
 
     @property
@@ -344,6 +345,11 @@ class JsonlSource:
         skipped = sum(p.skipped for p in self.problems)
         return [f"{self.origin}: {skipped} line(s) skipped", *out] if skipped else out
 
+    def _within(self, repo: str, number: int, period: Period) -> bool:
+        """Whether PR `number` of `repo` was merged within `period` (a problem without a number: True)."""
+        pr = self._of_repo(repo).get(number) if number else None
+        return not number or pr is not None and period.contains(pr.merged_at)
+
     def _remarks(self, repo: str, period: Period, lang: str, limit: int, origin: str) -> list[str]:
         zh = lang == "zh"
         out = []
@@ -365,7 +371,10 @@ class JsonlSource:
             out.append(f"导出文件 {origin} 有 {len(duplicates)} 行与前面的 PR 重复，已忽略（第 {shown} 行）"
                        if zh else f"export lines skipped: {origin}: {len(duplicates)} duplicates of earlier "
                        f"PRs, ignored (lines {shown})")
-        problems = [p for p in self.problems if p.kind != "duplicate" or len(duplicates) == 1]
+        # A PR kept with a field cut concerns only the report it is in (diffusers' weeks had named a line merged
+        # months later); a line skipped may have held one of the range's PRs, so it is always said.
+        problems = [p for p in self.problems if (p.kind != "duplicate" or len(duplicates) == 1)
+                    and (p.skipped or self._within(repo, p.number, period))]
         for p in problems[:limit]:
             what = p.describe(lang)
             if p.skipped:
