@@ -292,6 +292,10 @@ def test_a_title_that_only_mentions_a_default_changes_none():
     files = [change("axum/src/lib.rs", 20, 18)]
     assert not score_pull(make_pr("Make it easier to visually scan for default features", files, number=780),
                           CONFIG).breaking
+    # ruff #23929 "[ty] Make the default database truly statically infallible" (an internal type) led its week as
+    # breaking, with "迁移：依赖旧默认值之处需显式设置原值" and a docs-out-of-step risk
+    assert not score_pull(make_pr("[ty] Make the default database truly statically infallible", files, number=782),
+                          CONFIG).breaking
     for title in ("make vllm the default rollout", "Make Megatron Bridge default", "change the default lr"):
         assert score_pull(make_pr(title, files, number=781), CONFIG).breaking, title
 

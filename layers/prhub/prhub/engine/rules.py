@@ -81,7 +81,8 @@ LOW_TAGS = {"ci", "doc", "docs", "test", "tests", "env", "docker", "deployment",
 # A title that says a default changes ("enable V1 trainer by default", "set ETP default to null"): users who relied
 # on the old behaviour get the new one without touching their config.
 # "make" only with its object and "(the) default" next ("make X the default"): "Make it easier to visually scan for
-# default features" (axum #3550) changes no default.
+# default features" (axum #3550) changes no default, nor does "Make the default database truly infallible" (ruff
+# #23929): "make" names its object before "(the) default".
 # A runtime version its users may still run, no longer supported ("Drop Python 3.9 support", "Drop Python 3.9, add
 # 3.13", "Remove support for Node 18"): they must upgrade it to upgrade the package.
 RUNTIME_DROPPED = re.compile(r"^(?:drop\w*|remov\w*|end\w*)\s+(?:support\s+for\s+)?(?P<name>python|py|node(?:\.?js)?|"
@@ -89,7 +90,7 @@ RUNTIME_DROPPED = re.compile(r"^(?:drop\w*|remov\w*|end\w*)\s+(?:support\s+for\s
                              r"(?=$|\s*[,;(]|\s+(?:and|as|since|because|which)\b)", re.I)  # not "Python 2-only methods"
 DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|flip\w*|enabl\w*|disabl\w*|"
                             r"turn\w*\s+(?:on|off)|revert\w*)\b[^.;]{0,60}\bdefaults?\b|"
-                            r"\bmakes?(?:\s+[\w`.-]+){1,4}?\s+(?:the\s+|a\s+)?defaults?\b(?!\s+features?\b)|"
+                            r"\bmakes?\s+(?!(?:the|a|an)\s)(?:[\w`.-]+\s+){1,4}?(?:the\s+|a\s+)?defaults?\b(?!\s+features?\b)|"
                             r"\bby default\b|\bdefaults?\s+(?:to|from)\b", re.I)
 # How a description explains what a fix repairs: the cause, the conditions, the state before the change.
 EXPLAINS = re.compile(r"\b(root cause|the cause|caused by|is caused|was caused|because|happens when|occurs when|"
