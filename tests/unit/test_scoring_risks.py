@@ -42,6 +42,18 @@ def test_a_test_support_crate_or_module_is_tests():
         assert "missing_tests" not in risks(make_pr("fix: x", [change(path)]))
 
 
+def test_markdown_tests_and_snapshots_are_tests():
+    # ruff's busy week said 95 PRs changed source without tests: ty's tests are Markdown files under mdtest/ (and had
+    # counted as docs: "附带测试和文档"), its linter's expected output insta .snap files
+    source = change("crates/ty_python_semantic/src/types/narrow.rs", 120, 30)
+    for path in ("crates/ty_python_semantic/resources/mdtest/narrow/match.md",
+                 "crates/ruff_linter/src/rules/pylint/snapshots/ruff_linter__rules__PLR1714.py.snap",
+                 "packages/app/src/__snapshots__/view.test.ts.snap"):
+        assert file_kind(path, CONFIG.test_paths) == "test"
+        assert "missing_tests" not in risks(make_pr("[ty] fix: narrowing in match", [source, change(path)]))
+    assert "missing_tests" in risks(make_pr("[ty] fix: narrowing in match", [source, change("docs/match.md")]))
+
+
 def test_test_paths_are_configurable():
     files = [change("pkg/a.py"), change("spec/a_spec.py")]
     assert "missing_tests" in risks(make_pr("fix: x", files))

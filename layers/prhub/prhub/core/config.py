@@ -251,10 +251,12 @@ class RepoConfig:
     module_map: dict[str, str] = field(default_factory=dict)  # path prefix -> module
     # Python's, JavaScript's (url.test.ts, __tests__/), Go's, Ruby's and Kotlin's (src/commonTest/, jvmTest/) test
     # files, Rust's test module beside its code (src/runtime/tests.rs) and Django's app tests.py; spec/ may be a
-    # specification
+    # specification; ruff's ty tests are Markdown under mdtest/, and snapshot files (insta's, Jest's .snap) are a
+    # test's expected output
     test_paths: tuple[str, ...] = ("tests/", "test/", "__tests__/", "-tests/", "_tests/", "-test-support/",
-                                   "-testing-support/", "*Test/", "test_", "_test.py", "_test.go", "_spec.rb",
-                                   ".test.", ".test-d.", ".spec.", "conftest.py", "tests.rs", "tests.py")
+                                   "-testing-support/", "*Test/", "mdtest/", "test_", "_test.py", "_test.go",
+                                   "_spec.rb", ".test.", ".test-d.", ".spec.", ".snap", "conftest.py", "tests.rs",
+                                   "tests.py")
     # The repository's own conventions the engine reads (prhub.engine.rules): labels that mark a change as
     # mattering or as a chore, and the file kinds it ships (a docs site's "docs"), which are then not capped.
     highlight_labels: tuple[str, ...] = ("release-notes", "highlight", "breaking-change")
