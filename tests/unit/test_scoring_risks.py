@@ -104,6 +104,18 @@ def test_a_dependency_file_without_a_readable_version_is_no_risk_line():
                                                  body="pip install transformers==5.3.0"))
 
 
+def test_a_dependency_no_user_installs_is_no_risk_line():
+    # svelte's dev dependency (playground, "deps-dev"), diffusers' example requirements and ruff's docs pins had
+    # each been a risk line with "确认上文的依赖版本变更对下游用户的影响，并写进发布说明"
+    patch = "@@ -1 +1 @@\n-transformers==4.47.0\n+transformers==5.5.0\n"
+    for path in ("examples/flux-control/requirements.txt", "docs/requirements.txt",
+                 "playgrounds/sandbox/requirements.txt", "libs/cli/js-examples/requirements.txt"):
+        assert "dependency_pin" not in risks(make_pr("Bump transformers to 5.5.0", [change(path, 1, 1, patch=patch)]))
+    shipped = change("requirements.txt", 1, 1, patch=patch)
+    assert "dependency_pin" in risks(make_pr("Bump transformers to 5.5.0", [shipped]))
+    assert "dependency_pin" not in risks(make_pr("chore(deps-dev): bump transformers to 5.5.0", [shipped]))
+
+
 @pytest.mark.parametrize(("title", "body", "shown"), [
     ("[docker] feat: bump aarch64 vllm 0.17->0.18", "", "vllm 0.17→0.18"),
     ("[ci] chore: bump trtllm to 1.3.0rc14 and pin mbridge",

@@ -26,6 +26,10 @@ CI_PREFIXES = (".github/", ".gitlab-ci", ".circleci/", ".buildkite/", "ci/", ".p
                "dev/")
 # A benchmark suite measures the code and ships to no user: read as a test (arrow-rs' parquet/benches/).
 BENCHMARKS = re.compile(r"(?:^|/)(?:benches|benchmarks?)/", re.IGNORECASE)
+# Folders whose dependency files no user installs: an example's, a playground's, the docs site's, a benchmark's, the
+# tests' (svelte's playgrounds/sandbox/package.json, diffusers' examples/research_projects/*/requirements.txt).
+NOT_INSTALLED = re.compile(r"(?:^|/)(?:[\w-]*examples?|docs?|playgrounds?|sandbox|demos?|benches|benchmarks?|"
+                           r"experiments?|tests?|fixtures|tutorials|notebooks)/", re.IGNORECASE)
 EXAMPLE_PREFIXES = ("examples/", "example/", "recipe/", "recipes/", "scripts/", "tutorials/", "notebooks/")
 RECIPE_PREFIXES = ("recipe/", "recipes/")
 DOC_PREFIXES = ("docs/", "doc/")

@@ -26,7 +26,7 @@ RISK_TEXT = {
         "unresolved_review": "合并时未解决的审阅意见", "unreviewed": "未经审阅合并", "follow_up": "承诺的后续工作",
     },
     "en": {
-        "breaking": "breaking changes", "revert": "reverts", "dependency_pin": "dependency pins",
+        "breaking": "breaking changes", "revert": "reverts", "dependency_pin": "dependency changes",
         "todo_left": "new TODO/FIXME markers", "large_change": "very large changes",
         "missing_tests": "source changes without test changes", "title_convention": "title convention problems",
         "doc_mismatch": "docs out of step with code",

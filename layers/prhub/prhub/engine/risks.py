@@ -15,6 +15,7 @@ Kinds (report.json `risks[].kind`):
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -22,6 +23,7 @@ from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest, Risk
 from prhub.engine import textparse
 from prhub.engine.changes import (
+    NOT_INSTALLED,
     Pin,
     adds_inline_tests,
     file_kind,
@@ -72,15 +74,19 @@ def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | Non
                                      lines=lines, file=biggest))
 
 
+DEV_DEPS = re.compile(r"^\W*\w+\((?:deps-dev|dev-deps|dev-dependencies)\)", re.IGNORECASE)  # dependabot's scope
+
+
 def dependency_pin(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None) -> Risk | None:
-    """The versions a change to dependency files sets, read from the diff, then the title, then the description.
+    """The versions a change to dependency files users install sets, read from the diff, then the title, then the
+    description (not an example's, the docs', a benchmark's or the tests' files, nor dev dependencies).
 
     A dependency file changed without a version anyone can read is no risk line of its own: there is nothing to
     check or act on. With `check_registry`, exact PyPI/npm versions are looked up and a missing one is named.
     """
     deps = [f for f in pr.files if file_kind(f.filename, config.test_paths) == "deps" and not is_lock(f.filename)
-            and f.status != "removed"]
-    if not deps:
+            and f.status != "removed" and not NOT_INSTALLED.search(f.filename)]
+    if not deps or DEV_DEPS.search(pr.title):  # a dev dependency reaches no user either ("chore(deps-dev): …")
         return None
     named = _pins_named(pr, deps)
     if not named:
