@@ -21,6 +21,11 @@ from prhub.engine.releases import released
     ("chore(release): 1.2.0", "acme/rocket", "1.2.0"),
     ("Prepare for `55.2.0` release", "apache/arrow-rs", "55.2.0"),
     ("Release 0.18.0.rc0", "huggingface/peft", "0.18.0.rc0"),
+    # a release's scope names its package (langgraph), a version bumped alone is the release (ruff's "Bump 0.15.20")
+    ("release(cli): 0.4.30", "langchain-ai/langgraph", "cli 0.4.30"),
+    ("release(langgraph): 1.2.6", "langchain-ai/langgraph", "langgraph 1.2.6"),
+    ("Bump 0.15.20", "astral-sh/ruff", "0.15.20"),
+    ("Bump version to 0.15.19", "astral-sh/ruff", "0.15.19"),
     # not a release: a dev version, a cycle's bump, a dependency, an announcement, other senses of the words
     ("Bump version to 0.16.1.dev0 after release", "huggingface/peft", ""),
     ("chore: bump to 0.93.0", "rust-lang/cargo", ""),

@@ -54,6 +54,20 @@ def test_markdown_tests_and_snapshots_are_tests():
     assert "missing_tests" in risks(make_pr("[ty] fix: narrowing in match", [source, change("docs/match.md")]))
 
 
+def test_a_release_or_a_typos_fix_wants_no_test():
+    # svelte's busy week counted its release PR (the version string its only source edit) and a JSDoc typo among
+    # "source changes without tests"; langgraph's "release(cli): 0.4.30" too
+    version = [change("packages/svelte/src/version.js", 1, 1)]
+    for title in ("release(cli): 0.4.30", "Bump 0.15.20", "chore: fix typo in read_version JSDoc", "Fix typos",
+                  "Fix: typo in autoencoder_dc.py"):
+        assert "missing_tests" not in risks(make_pr(title, version)), title
+    # a typo's fix that does more, or renames an API, is judged as any change
+    for title in ("Fix a Typo in One_Step_Off_Policy and Add async of Generative Reward",
+                  "Typo fix -- Rename `to_openai_function_tool_schema` to `get_openai_tool_schema`",
+                  "fix: version check"):
+        assert "missing_tests" in risks(make_pr(title, version)), title
+
+
 def test_test_paths_are_configurable():
     files = [change("pkg/a.py"), change("spec/a_spec.py")]
     assert "missing_tests" in risks(make_pr("fix: x", files))

@@ -20,12 +20,15 @@ RELEASED = (
     re.compile(rf"^release\s+((?:{NAME}\s+){{0,2}}{VERSION})(?:\s*$|\s*[:,(]|\s+and\b)", re.I),
     re.compile(rf"^({VERSION})\s+release$", re.I),
 )
-# A title whose type word says release ("Release: v1.9", "chore(release): 1.2.0"): the version is all it says
-TYPED = re.compile(rf"^(?:\[[^\]]*\]\s*)*(?:release|chore\(release\))\s*[:：]\s*((?:{NAME}\s+){{0,2}}{VERSION})\s*$",
-                   re.I)
+# A title whose type word says release ("Release: v1.9", "chore(release): 1.2.0"): the version is all it says; a
+# release's scope names the package (langgraph's "release(cli): 0.4.30")
+TYPED = re.compile(rf"^(?:\[[^\]]*\]\s*)*(?:release(?:\((?P<scope>[\w./@-]+)\))?|chore\(release\))\s*[:：]\s*"
+                   rf"(?P<what>(?:{NAME}\s+){{0,2}}{VERSION})\s*$", re.I)
 # "bump to v0.2.2" under a release tag (slime's "[release] …"); without one it opens a cycle (cargo's "chore: bump to
 # 0.93.0" after a branch-off)
 BUMPED = re.compile(rf"^bump\s+to\s+({VERSION})$", re.I)
+# "Bump 0.15.20", "Bump version to 0.15.19": the version alone, not "to" it (ruff's release PRs)
+BUMPED_ALONE = re.compile(rf"^bump\s+(?:version\s+to\s+)?({VERSION})$", re.I)
 # A title that is only what it ships ("Python Polars 1.37.0", "Ruff 0.8.6"), when it names the repository: not a
 # dependency's version ("vLLM 0.18.0"), a verb's object ("Upgrade Ruff 0.9.1") nor a sentence ("announce verl-vla
 # v0.1.0")
@@ -39,12 +42,13 @@ def released(title: str, repo: str) -> str:
 
 def _released(title: str, repo: str) -> str:
     if found := TYPED.match(translate.SUFFIX.sub("", title).strip()):
-        return found.group(1)
+        scope, what = found.group("scope"), found.group("what")
+        return f"{scope} {what}" if scope and scope.lower() not in what.lower() else what
     text = translate.strip(title)
     for pattern in RELEASED:
         if found := pattern.match(text):
             return found.group(1)
-    if (found := BUMPED.match(text)) and re.search(r"\brelease\b", title, re.I):
+    if (found := BUMPED.match(text)) and re.search(r"\brelease\b", title, re.I) or (found := BUMPED_ALONE.match(text)):
         return found.group(1)
     name = repo.rsplit("/", 1)[-1]
     if (found := SHIPPED.match(text)) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", found.group(1), re.I) \

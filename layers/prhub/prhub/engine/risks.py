@@ -21,7 +21,7 @@ from typing import Protocol
 
 from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest, Risk
-from prhub.engine import textparse
+from prhub.engine import releases, textparse, translate
 from prhub.engine.changes import (
     NOT_INSTALLED,
     Pin,
@@ -74,6 +74,12 @@ def missing_tests(files: Sequence[FileChange], config: RepoConfig) -> Risk | Non
                                      lines=lines, file=biggest))
 
 
+# "Fix typos", "Fix: typo in autoencoder_dc.py", "chore: fix typo in read_version JSDoc" (the prefix cut first)
+TYPO = re.compile(r"^(?:fix(?:e[sd]|ing)?:?\s+)?(?:a\s+|some\s+|minor\s+|several\s+|more\s+)?typos?\b", re.I)
+# ... and nothing more: "Fix a Typo in X and Add async of Y" (verl #3369) adds a feature, "Typo fix -- Rename f
+# to g" renames an API
+MORE_THAN_TYPOS = re.compile(r"\b(?:(?:and|&)\s+(?:add|implement|support|introduce|refactor|enable|remove|update|"
+                             r"improve|change)|renam\w*)\b", re.I)
 DEV_DEPS = re.compile(r"^\W*\w+\((?:deps-dev|dev-deps|dev-dependencies)\)", re.IGNORECASE)  # dependabot's scope
 
 
@@ -188,7 +194,8 @@ def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking
            tagged_breaking: bool, revert_of: str, registry: VersionRegistry | None = None,
            kind: str = "") -> list[Risk]:
     """Every risk of one PR, in KINDS order. `kind`: its type; a docs PR's source edits are its doc comments (hono's
-    "docs(language): add JSDoc @example"), which want no test."""
+    "docs(language): add JSDoc @example"), which want no test, as a release's (the version string, svelte #18640)
+    and a typo's fix do not."""
     found: list[Risk] = []
     if breaking:
         found.append(Risk("breaking", breaking_reason))
@@ -205,8 +212,11 @@ def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking
         convention = joined(config.language, [c for c in (convention, say(config.language, "untagged_breaking")) if c])
     if convention:
         found.append(Risk("title_convention", convention))
+    # what wants no test: a revert, a docs PR, a release (its source edit is the version string), a typo's fix
+    untested = revert_of or kind == "docs" or releases.released(pr.title, config.repo) or TYPO.match(
+        translate.strip(pr.title)) and not MORE_THAN_TYPOS.search(pr.title)
     for risk in (None if revert_of else doc_mismatch(pr.files, config, breaking, breaking_reason),
-                 large_change(pr, config), None if revert_of or kind == "docs" else missing_tests(pr.files, config)):
+                 large_change(pr, config), None if untested else missing_tests(pr.files, config)):
         if risk:
             found.append(risk)
     return found
