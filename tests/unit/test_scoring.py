@@ -318,6 +318,17 @@ def test_unfilled_template_has_no_insight_and_a_filled_one_has_much():
     assert empty_why.endswith("the description adds nothing to the title")
 
 
+def test_a_bots_generated_description_has_no_insight():
+    # langgraph's dependabot PRs scored insight 6.5 each ("作者自述 655 词、说明了动机、附图…": upstream's release
+    # notes pasted by the bot), so its week of bumps averaged 4.7 beside ruff's 1.6 of long human descriptions
+    notes = FILLED.replace("Rollouts", "Bumps requests from 2.32.0 to 2.33.0. Release notes: rollouts")
+    files = [change("requirements.txt", 1, 1)]
+    assert score_pull(make_pr("chore(deps): bump requests", files, body=notes, author="alice"), CONFIG).insight >= 5
+    bot = score_pull(make_pr("chore(deps): bump requests", files, body=notes, author="dependabot[bot]"), CONFIG)
+    assert bot.insight == 0.0
+    assert next(r for r in bot.reasons if r.startswith("insight ")) == "insight 0.0: a bot's generated description"
+
+
 def test_summary_keeps_the_descriptions_language():
     body = "### What does this PR do?\n\n修复了长序列下 rollout 卡住的问题，原因是调度器没有释放槽位。\n"
     assert score_pull(make_pr("[rollout] fix: hang", body=body), CONFIG).summary.startswith("修复了长序列下")

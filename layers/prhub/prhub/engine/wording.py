@@ -34,6 +34,7 @@ PHRASES: dict[str, dict[str, str]] = {
         # a PR's insight and what a revert undoes (scoring); importance's reasons are its rules' (rules)
         "insight": "insight {score}: {parts}",
         "ins_words": "{n} words of the author's own",
+        "ins_bot": "a bot's generated description",
         "ins_root_cause": "explains the root cause",
         "ins_motivation": "says why",
         "ins_design": "a design section",
@@ -109,6 +110,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "body_breaking": "描述中写明了 BREAKING CHANGE",
         "insight": "洞察 {score}：{parts}",
         "ins_words": "作者自述 {n} 词",
+        "ins_bot": "描述由机器人生成",
         "ins_root_cause": "分析了根因",
         "ins_motivation": "说明了动机",
         "ins_design": "有设计说明",
