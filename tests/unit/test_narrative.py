@@ -61,7 +61,7 @@ def test_english_narrative_quotes_the_reports_numbers():
     # risks at a glance names #11 just above: the follow-up points up instead of naming it again
     assert text["suggestions"][0] == ("Read the breaking changes above (1 PR) before upgrading and note the migration "
                                       "in the release notes.")
-    assert "Follow up the reverted changes not re-landed yet (#13)." in text["suggestions"]
+    assert "Follow up the reverted changes not re-landed yet (#5)." in text["suggestions"]  # the change, not #13
     # the highlights tell #11 with its migration: the risks at a glance point there (the renderer names #11)
     assert {"text": "breaking changes: #11, in the highlights above", "prs": [11]} in [
         {k: n[k] for k in ("text", "prs")} for n in text["risk_notes"]]

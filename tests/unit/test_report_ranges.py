@@ -17,11 +17,12 @@ from prhub.core.history import History
 from prhub.core.models import ScoredPR
 from prhub.core.period import Period
 from prhub.engine import narrative
+from prhub.engine.scoring import score_pull
 from prhub.report import compose
 from prhub.site.render.markdown import render_markdown
 from prhub.site.render.view import KEY_PR_ROWS, NEWCOMERS_SHOWN, view
 
-from tests.unit.engine_support import history_entry
+from tests.unit.engine_support import history_entry, make_pr
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "verl-project-verl" / "pulls.jsonl"
 ZH = RepoConfig(repo="acme/trainer", tz="Asia/Shanghai", language="zh")
@@ -31,13 +32,13 @@ SCORER = {"kind": "heuristic", "model": None, "prompt_version": "t"}
 
 def scored(number: int, title: str, merged_at: str, *, author: str = "alice", modules: list[str] | None = None,
            kind: str = "fix", importance: float = 6.0, files: list[str] | None = None, refs: list[int] | None = None,
-           reverts: int | None = None) -> ScoredPR:
+           reverts: int | None = None, reverts_also: list[int] | None = None) -> ScoredPR:
     return ScoredPR(number=number, title=title, url=f"https://github.com/acme/trainer/pull/{number}", author=author,
                     merged_at=merged_at, modules=modules or ["rollout"], type=kind, breaking=False,
                     importance=importance, insight=3.0, key=importance >= 5, summary="", key_points=[], risks=[],
                     additions=10, deletions=2, changed_files=len(files or []), scored_by="heuristic",
                     reasons=["修复类改动", "修复报错（crash）"], files=files or ["pkg/rollout/core.py"],
-                    refs=refs or [], reverts=reverts)
+                    refs=refs or [], reverts=reverts, reverts_also=reverts_also or [])
 
 
 def full_report(prs: list[ScoredPR], period: Period, config: RepoConfig, history: list[dict]) -> dict:
@@ -68,6 +69,37 @@ def test_a_later_pr_naming_the_revert_re_fixes_the_change():
     assert not any(h["text"].startswith(("#26", "reward 方向：#26")) for h in report["highlights"])
 
 
+def test_a_revert_of_a_change_and_its_follow_ups_undoes_them_all_and_a_re_fix_it_undid_is_not_back():
+    # ruff #26339 "This reverts #26163 and its follow-up changes in #26230, …, #26275": the brief said 2 of 3 reverts
+    # were re-landed or fixed, as #26275 had re-fixed what #26274 reverted of #26230, and named #26339 to follow up
+    week = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
+    files = ["crates/ty/src/cycle.rs"]
+    prs = [scored(10, "[ty] feat: recursive TypeOf cycle recovery", "2026-05-04T02:00:00Z", files=files),
+           scored(20, "[ty] fix: multi-arm TypeOf cycle recovery", "2026-05-05T02:00:00Z", files=files),
+           scored(30, "[ty] Revert multi-arm TypeOf cycle recovery", "2026-05-06T02:00:00Z", kind="revert",
+                  files=files, reverts=20, importance=2.0),
+           scored(40, "[ty] fix: keep stable arms in cycle recovery", "2026-05-07T02:00:00Z", files=files, refs=[30]),
+           scored(50, "[ty] Revert recursive TypeOf cycle recovery", "2026-05-08T02:00:00Z", kind="revert",
+                  files=files, reverts=10, reverts_also=[20, 40], importance=2.0)]
+    report = full_report(prs, week, EN, [])
+    assert sorted((c["pr"], c["reverts"], c["relanded_by"]) for c in report["reverts"]) == [
+        (30, 20, None), (50, 10, None), (50, 20, None), (50, 40, None)]
+    assert {p["number"]: p.get("reverted_by") for p in report["prs"]} == {10: 50, 20: 50, 30: None, 40: 50, 50: None}
+    assert "2 reverts need attention" in report["summary"] and "re-landed" not in report["summary"]
+    assert "Follow up the reverted changes not re-landed yet (#20, #10, #40)." in report["suggestions"]
+    zh = full_report(prs, week, ZH, [])
+    assert "2 条回滚记录" in zh["summary"] and "已重新合入或修复" not in zh["summary"]
+
+
+def test_a_revert_names_the_follow_ups_its_description_lists_with_its_target():
+    body = ("## Summary\n\nThis reverts #26163 and its follow-up changes in #26230, #26246, #26274,\n"
+            "#26275, and #26316.\n")
+    pr = score_pull(make_pr("[ty] Revert recursive `TypeOf` cycle recovery", body=body, number=26339), EN)
+    assert (pr.reverts, pr.reverts_also) == (26163, [26230, 26246, 26274, 26275, 26316])
+    because = score_pull(make_pr("Revert #12", body="Reverts #12 because it broke #13.", number=14), EN)
+    assert (because.reverts, because.reverts_also) == (12, [])
+
+
 def test_the_same_files_in_the_same_module_re_fix_a_revert_and_an_unrelated_pr_does_not():
     week = Period.parse("2026-05-04", "2026-05-10", "Asia/Shanghai")
     revert = scored(58, 'Revert "[reward] fix: reward scale"', "2026-05-06T15:00:00Z", kind="revert",
@@ -81,7 +113,8 @@ def test_the_same_files_in_the_same_module_re_fix_a_revert_and_an_unrelated_pr_d
     assert (chain["relanded_by"], chain["relanded_how"]) == (65, "refix")
     open_chain = full_report([revert, elsewhere], week, EN, history)
     assert open_chain["reverts"][0]["relanded_by"] is None and "relanded_how" not in open_chain["reverts"][0]
-    assert "Follow up the reverted changes not re-landed yet (#58)." in open_chain["suggestions"]
+    # the change to follow up is the reverted one, not the revert (ruff's had named #26339, not #26163)
+    assert "Follow up the reverted changes not re-landed yet (#26)." in open_chain["suggestions"]
 
 
 def export_chain(rows: list[dict], since: str, until: str) -> tuple[int, int, int, str]:

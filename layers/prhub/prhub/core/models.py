@@ -345,7 +345,8 @@ _SCORED_TYPES: dict[str, tuple[type, ...]] = {
     "type": (str,), "breaking": (bool,), "importance": _NUMBER, "insight": _NUMBER, "key": (bool,),
     "summary": (str,), "key_points": (list,), "risks": (list,), "additions": (int,), "deletions": (int,),
     "changed_files": (int,), "scored_by": (str,), "breaking_reason": (str,), "reasons": (list,), "files": (list,),
-    "file_lines": (list,), "refs": (list,), "reverts": (int, _NONE), "reviewers": (list,), "co_authors": (list,),
+    "file_lines": (list,), "refs": (list,), "reverts": (int, _NONE), "reverts_also": (list,), "reviewers": (list,),
+    "co_authors": (list,),
     "tokens_in": (int,), "tokens_out": (int,), "note": (str,), "head_sha": (str,), "review": (dict, _NONE),
     "measured": (str,), "subject_names": (list, _NONE),
 }
@@ -381,6 +382,9 @@ class ScoredPR:
     file_lines: list[list[int]] = field(default_factory=list)
     refs: list[int] = field(default_factory=list)  # PR numbers the title/body mention
     reverts: int | None = None  # the PR number this one reverts, when known
+    # the other PRs its revert undoes, as its description's revert sentence lists them ("This reverts #26163 and its
+    # follow-up changes in #26230, #26246"); [] for results stored before it was read
+    reverts_also: list[int] = field(default_factory=list)
     reviewers: list[str] = field(default_factory=list)
     co_authors: list[str] = field(default_factory=list)
     tokens_in: int = 0

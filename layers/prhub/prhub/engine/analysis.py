@@ -84,7 +84,7 @@ def _known(prs: list[ScoredPR], history: list[dict[str, Any]]) -> dict[int, dict
             continue
     for p in prs:
         known[p.number] = {"number": p.number, "title": p.title, "author": p.author, "merged_at": p.merged_at,
-                           "url": p.url, "modules": p.modules, "reverts": p.reverts}
+                           "url": p.url, "modules": p.modules, "reverts": p.reverts, "reverts_also": p.reverts_also}
     return known
 
 

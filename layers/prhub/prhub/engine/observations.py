@@ -210,7 +210,10 @@ IMAGES = {"docker", "dockerfile", "dockerfiles", "image", "images", "container",
 def suggestions(report: Analysis, zh: bool) -> list[str]:
     asks: dict[str, list[int]] = {r["kind"]: r["prs"] for r in report.get("risks", [])}
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
-    asks["open_reverts"] = [c["pr"] for c in report.get("reverts", []) if not c["relanded_by"]]  # re-fixed: done
+    # the changes to follow up are the reverted ones (ruff's had named the revert #26339, not #26163); a revert that
+    # names no known PR stands for its change; a re-fixed one is done
+    asks["open_reverts"] = list(dict.fromkeys(c["reverts"] or c["pr"] for c in report.get("reverts", [])
+                                              if not c["relanded_by"]))
     # risks at a glance names the untested PRs by importance, the key ones first, and counts those
     asks["untested_key"] = [n for n in asks.get("missing_tests", []) if n in key]
     # images are what a pin in a container's files must match; a library's or a docs site's pins are its users'

@@ -51,7 +51,8 @@ def timestamp(value: str) -> datetime:
 
 
 def revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> list[Revert]:
-    """Each revert touching this period (the revert, the reverted PR or what re-lands it merged in it).
+    """Each revert touching this period (the revert, the reverted PR or what re-lands it merged in it), one chain
+    for each PR it undoes.
 
     What brings the change back: a later PR of the same title (a re-land); else a later PR of the period that
     refers to the revert or the reverted PR in its title or body, or changes again every file the reverted
@@ -62,12 +63,16 @@ def revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> list
     by_title: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for entry in ordered:
         by_title[_norm_title(str(entry["title"]))].append(entry)
+    reverts = [(entry, target) for entry in ordered if is_revert(str(entry["title"])) or entry.get("reverts")
+               for target in _revert_targets(entry, known, by_title)]
+    # when each PR was undone: a change brought back by a PR that a later revert undid is not back (ruff #26275
+    # re-fixed what #26274 reverted, then #26339 reverted #26275 with the change it belonged to)
+    undone = {target["number"]: when(entry) for entry, target in reverts if target is not None}
     chains: list[Revert] = []
-    for entry in ordered:
-        if not is_revert(str(entry["title"])) and not entry.get("reverts"):
-            continue
-        target = _revert_target(entry, known, by_title)
+    for entry, target in reverts:
         back, how = _brought_back(entry, target, by_title, prs)
+        if back is not None and back in undone and undone[back] >= when(known.get(back) or entry):
+            back, how = None, ""
         if {entry["number"], target["number"] if target else None, back} & week:
             chain: Revert = {"pr": entry["number"], "reverts": target["number"] if target else entry.get("reverts"),
                              "relanded_by": back,
@@ -76,6 +81,14 @@ def revert_chains(prs: list[ScoredPR], known: dict[int, dict[str, Any]]) -> list
                 chain["relanded_how"] = how
             chains.append(chain)
     return chains
+
+
+def _revert_targets(entry: dict[str, Any], known: dict[int, dict[str, Any]],
+                    by_title: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any] | None]:
+    """What a revert undoes: its target (None when no known PR is it), then the follow-ups its description lists
+    with it, those known and merged before it."""
+    also = [known[n] for n in entry.get("reverts_also") or [] if n in known and when(known[n]) <= when(entry)]
+    return [_revert_target(entry, known, by_title), *also]
 
 
 def _revert_target(entry: dict[str, Any], known: dict[int, dict[str, Any]],

@@ -37,6 +37,7 @@ from prhub.engine import (
     lexicon,
     noun_phrases,
     prior,
+    releases,
     reviews,
     risks,
     rules,
@@ -421,7 +422,8 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
         additions=pr.additions, deletions=pr.deletions, changed_files=pr.changed_files, scored_by="heuristic",
         breaking_reason=seen.breaking_reason if seen.breaking else "", reasons=reasons,
         files=[f.filename for f in pr.files], file_lines=[[f.additions, f.deletions] for f in pr.files],
-        refs=_references(pr, revert.number), reverts=revert.number, reviewers=reviewers,
+        refs=_references(pr, revert.number), reverts=revert.number, reverts_also=list(revert.also),
+        reviewers=reviewers,
         co_authors=list(pr.co_authors), head_sha=pr.head_sha,
         subject_names=sorted(textparse.identifiers(f"{parse_title(pr.title)[0]} {synopsis_line}")),
         review=reviews.pr_review(pr, config),  # beside the judgement, never in it: review text moves no score
@@ -475,6 +477,7 @@ class _Reverted:
 
     number: int | None = None
     title: str = ""
+    also: tuple[int, ...] = ()  # the other PRs the body's revert sentence names ("and its follow-ups in #B, #C")
 
     def named(self, lang: str) -> str:
         """How the revert risk names what was reverted: its number, else its title (in a zh report in Chinese, or
@@ -496,7 +499,17 @@ def _revert(pr: PullRequest, description: str, kind: str) -> _Reverted:
         return _Reverted()
     # 'revert: "X"' keeps its quote outside the description; 'Revert "X"' and '[m] fix: Revert "X"' inside it.
     rest = TITLE.match(pr.title).group(2).strip()  # type: ignore[union-attr]
-    return _Reverted(*reverted_ref(rest if REVERT_TITLE.match(rest) else description, pr.body))
+    number, title = reverted_ref(rest if REVERT_TITLE.match(rest) else description, pr.body)
+    said = REVERTS_SENTENCE.search(pr.body or "")
+    also = [int(n) for n in re.findall(r"#(\d+)", said.group(0))] if said else []
+    return _Reverted(number, title, tuple(dict.fromkeys(n for n in also if n not in (number, pr.number))))
+
+
+# What a revert's description says it reverts, as a list: ruff #26339 "This reverts #26163 and its follow-up changes
+# in #26230, #26246, #26274,\n#26275, and #26316." (not "Reverts #1 because it broke #2")
+_LISTED = r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+as\s+well\s+as\s+|\s+plus\s+)"
+_FOLLOW_UPS = r"(?:(?:its|their|the)\s+follow-?ups?(?:\s+(?:changes?|prs?|fix(?:es)?))?\s+(?:(?:in|from|of)\s+)?)?"
+REVERTS_SENTENCE = re.compile(rf"\breverts?\s+(?:pr\s+)?#\d+(?:{_LISTED}{_FOLLOW_UPS}#\d+)*", re.IGNORECASE)
 
 
 def _summary_line(pr: PullRequest, summary: str, cleaned: str, description: str, kind: str, modules: list[str],
@@ -562,7 +575,7 @@ class HeuristicScorer:
 # the facts beside the rules it weighs (features). The translator's word lists, phrase and clause patterns are
 # in its modules (translate, lexicon, noun_phrases, verb_phrases).
 JUDGED_BY = (rules, wording, changes, classify, conventions, textparse, synopsis, gist, translate, lexicon,
-             noun_phrases, verb_phrases, risks, reviews, core_text, features, prior)
+             noun_phrases, verb_phrases, risks, releases, reviews, core_text, features, prior)
 
 
 def engine_version() -> str:

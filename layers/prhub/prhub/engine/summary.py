@@ -43,7 +43,8 @@ def _notable(report: Analysis) -> _Notable:
         # risks above count both, and the summary had said 1 where they said 2
         reverts=len({c["pr"] for c in chains} | {n for r in report.get("risks", []) if r["kind"] == "revert"
                                                   for n in r["prs"]}),
-        back=sum(1 for c in chains if c["relanded_by"]))
+        # a revert that undid several PRs (ruff #26339: #26163 and five follow-ups) is back when all of them are
+        back=sum(1 for n in {c["pr"] for c in chains} if all(c["relanded_by"] for c in chains if c["pr"] == n)))
 
 
 def paragraphs(report: Analysis, zh: bool, themes: dict[int, str] | None = None) -> str:
