@@ -20,6 +20,9 @@ def test_modules_come_from_the_title_tag_first():
 
 def test_modules_from_title_skips_breaking_and_part_markers():
     assert modules_from_title("[1/N][rollout] feat: x") == ["rollout"]
+    # a type word in brackets names no place (diffusers' "[chore] remove X" stood under "chore 模块")
+    assert modules_from_title("[chore] remove controlnet implementations") == []
+    assert modules_from_title("[Refactor][single_controller] small fixes") == ["single_controller"]
     assert modules_from_title("[BREAKING] [ray, megatron] feat: x") == ["ray", "megatron"]
     assert modules_from_title("fix: no tag") == []
 

@@ -115,13 +115,17 @@ TYPES = PR_TYPES
 TYPE_ALIASES = {**conventions.TYPE_WORDS, "misc": "chore"}
 VERB_TYPES = (
     ("revert", re.compile(r"^(revert|reverts|reverting)\b", re.I)),
+    # before fix: "Avoid string allocations", "Avoid cloning X" save work, they repair nothing (ruff's ty week
+    # typed 20 such optimisations as fixes and features)
+    ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster|reduc\w*\s+(?:\S+\s+){0,4}"
+                        r"(?:memory|vram|latency|time|overhead|peak|allocations?|monomorphi[sz]ation)|"
+                        r"avoid\w*\s+(?:\S+\s+){0,3}(?:clon\w*|allocat\w*|cop(?:y|ies|ying)|rehash\w*|"
+                        r"recomput\w*|re-?quer\w*|lookups?|redundant)|"
+                        r"improv\w*\s+(?:\S+\s+){0,5}(?:performance|speed|throughput|efficiency)"
+                        r"(?!\s+(?:docs?|documentation|guides?)\b))\b", re.I)),
     ("fix", re.compile(r"^(fix\w*|bug\s*fix\w*|hotfix\w*|correct\w*|resolve\w*|repair\w*|avoid\w*|prevent\w*|"
                        r"handle\w*|patch\w*|don'?t|do not|never|stop|ensure\w*|restore\w*|guard\w*|properly|"
                        r"make\s+(?:\S+\s+){1,4}(?:work\w*|resilient|robust|consistent\w*))\b", re.I)),
-    ("perf", re.compile(r"^(speed\w*|optimi[sz]\w*|accelerat\w*|faster|reduc\w*\s+(?:\S+\s+){0,2}"
-                        r"(?:memory|vram|latency|time|overhead|peak|allocations?)|"
-                        r"improv\w*\s+(?:\S+\s+){0,5}(?:performance|speed|throughput|efficiency)"
-                        r"(?!\s+(?:docs?|documentation|guides?)\b))\b", re.I)),
     # "Document …", "Explain …", "Clarify that …", "Add docs for …": the words a repository's docs are changed
     # with (tokio's doc comments live in its .rs files, so the files alone do not say so); a clarified message or
     # an EXPLAIN plan is code
@@ -172,8 +176,9 @@ def modules_from_title(title: str) -> list[str]:
     return modules_of(tags)
 
 
-# A title tag's part that names no module: a series' [1/N], a state, a type word.
-NOT_MODULE = re.compile(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc|bug ?fix|hot ?fix|bug|fix|feat|feature)\s*",
+# A title tag's part that names no module: a series' [1/N], a state, a type word (diffusers' "[chore] remove X"
+# had been "chore 模块").
+NOT_MODULE = re.compile(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc|bug ?fix|hot ?fix|bug|fix|feat|feature|chore|refactor)\s*",
                         re.IGNORECASE)
 
 
@@ -228,7 +233,7 @@ def _type(description: str, declared: str | None, kinds: list[str], new_code: in
           source_lines: tuple[int, int] = (0, 0)) -> str:
     if REVERT_TITLE.match(description):
         return "revert"
-    if declared in ("chore", "refactor") and VERB_TYPES[1][1].match(description):
+    if declared in ("chore", "refactor") and dict(VERB_TYPES)["fix"].match(description):
         return "fix"  # "[model] chore: Fix Qwen3-235B precision issues" is a fix
     if declared:
         return declared
