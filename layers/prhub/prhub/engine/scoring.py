@@ -178,8 +178,8 @@ def modules_from_title(title: str) -> list[str]:
 
 # A title tag's part that names no module: a series' [1/N], a state, a type word (diffusers' "[chore] remove X"
 # had been "chore 模块").
-NOT_MODULE = re.compile(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc|bug ?fix|hot ?fix|bug|fix|feat|feature|chore|refactor)\s*",
-                        re.IGNORECASE)
+NOT_MODULE = re.compile(r"\s*(\d+\s*/\s*(n|\d+)|wip|draft|rfc|bug ?fix|hot ?fix|bug|fix|feat|feature|chore|"
+                        r"refactor)\s*", re.IGNORECASE)
 
 
 def modules_of(tags: list[str]) -> list[str]:
