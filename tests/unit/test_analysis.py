@@ -363,6 +363,13 @@ def test_a_theme_is_named_by_its_files_subsystem_when_the_title_tag_is_elsewhere
                          body="Pins `npu_runner.image` to 8.1.", number=i, merged_at="2026-06-15T02:00:00Z")
                  for i in (1, 2)]
     assert [c["title"].split(":")[0] for c in report(workflows)["clusters"]] == ["ci"]  # the files' kind is CI
+    # a crate named for a short tag is its: ruff's [ty] work in crates/ty_python_semantic had stood under a second
+    # theme, "ty_python_semantic 模块", beside "ty 模块"
+    crate = [make_pr(f"[ty] Narrow tagged unions {i}", [change(f"crates/ty_python_semantic/src/types/narrow{i}.rs", 40),
+                                                         change("crates/ty_python_semantic/src/types/narrow.rs", 9)],
+                     body="`narrow_tagged_union` handles literal tags.", number=i, merged_at="2026-06-15T02:00:00Z")
+             for i in (1, 2)]
+    assert [c["title"].split(":")[0] for c in report(crate)["clusters"]] == ["ty"]
 
 
 def test_two_groups_one_weak_link_meets_stay_apart():

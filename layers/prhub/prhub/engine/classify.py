@@ -99,11 +99,12 @@ def bears(tag: str, path: str) -> bool:
 def abbreviates(tag: str, part: str) -> bool:
     """Whether a module tag names a path component: the same word, one inside the other, or an abbreviation
     (its letters in order from the same first letter: ckpt for checkpoint_engine, cfg for config)."""
+    named = part.lower().startswith((f"{tag.lower()}_", f"{tag.lower()}-"))  # ruff's crates/ty_python_semantic for [ty]
     tag, part = re.sub(r"[\W_]", "", tag.lower()), re.sub(r"[\W_]", "", part.lower())
     if not tag or not part:
         return False
-    if len(tag) <= 2:  # "ci", "ep", "rl": inside a word or as its letters they would name nearly any path ("critic")
-        return tag == part
+    if len(tag) <= 2:  # "ci", "ep", "rl": inside a word or as its letters they would name nearly any path ("critic");
+        return tag == part or named  # a part named for it, before "_" or "-", is its (ty_ide)
     if tag in part or (len(part) >= 3 and part in tag):
         return True
     letters = iter(part)
