@@ -185,8 +185,10 @@ SUGGESTIONS = (
      "Read the breaking changes above ({prs}) before upgrading and note the migration in the release notes."),
     ("open_reverts", "跟进被回滚且尚未重新合入的改动（{refs}）。",
      "Follow up the reverted changes not re-landed yet ({refs})."),
-    ("untested_key", "为上文没有测试的{n}关键 PR 补充测试。",
-     "Add tests to the key PRs above merged without any ({prs})."),
+    # the brief names one of them ("例如 #18549"): the list is the appendix's (svelte's "上文没有测试的 5 个关键 PR"
+    # pointed at four PRs the brief never named)
+    ("untested_key", "为没有测试的{n}关键 PR 补充测试（名单见附录「风险详情」）。",
+     "Add tests to the key PRs merged without any ({prs}; listed in the appendix's risk details)."),
     ("follow_up", "兑现审阅中承诺的后续工作（{refs}）。", "Do the follow-ups promised in review ({refs})."),
     ("unresolved_review", "确认合并时未解决的审阅意见是否仍要处理（{refs}）。",
      "Check whether the review threads left open at merge still need work ({refs})."),
