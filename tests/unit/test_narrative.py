@@ -450,6 +450,12 @@ def test_the_summary_names_the_modules_with_the_most_key_prs_and_says_so():
     assert summary._busiest({"prs": prs, "modules": modules}) == ["attestation", "api"]
     assert summary._notable_en(summary._Notable([], ["attestation", "api"], 0, 0, 0))[0] == \
         "Most key PRs were in attestation, api"
+    # ruff 2026-06-22 named ruff_python_parser third, one of seven modules with one key PR beside ty's 76
+    ruff = [{"name": "ty", "pr_count": 80, "prs": list(range(1, 77))},
+            {"name": "ruff_linter", "pr_count": 9, "prs": [77, 78, 79]},
+            *({"name": f"ruff_{i}", "pr_count": 2, "prs": [80 + i]} for i in range(7))]
+    keyed = [{"number": n, "key": True} for n in range(1, 87)]
+    assert summary._busiest({"prs": keyed, "modules": ruff}) == ["ty", "ruff_linter"]
 
 
 def test_the_summary_counts_the_reverts_the_risks_count():

@@ -29,8 +29,13 @@ def _busiest(report: Analysis) -> list[str]:
     """The three modules with the most key PRs (then the most PRs), and the sentence says so: gh's week of seven
     acceptance-test PRs, none key, had read "the busiest modules were attestation, api, extension" (one PR each)."""
     key = {p["number"] for p in report.get("prs", []) if p["key"]}
-    held = [(len(key & set(m["prs"])), m["pr_count"], i, m["name"]) for i, m in enumerate(report.get("modules", []))]
-    return [name for keyed, _, _, name in sorted(held, key=lambda t: (-t[0], -t[1], t[2])) if keyed][:3]
+    held = sorted(((len(key & set(m["prs"])), m["pr_count"], i, m["name"]) for i, m in
+                   enumerate(report.get("modules", []))), key=lambda t: (-t[0], -t[1], t[2]))
+    # a module with one key PR among many such is no "most" (ruff's week named ruff_python_parser third, one of seven
+    # with one key PR beside ty's 76): those are named only when all of them fit
+    many = [name for keyed, _, _, name in held if keyed >= 2][:3]
+    ones = [name for keyed, _, _, name in held if keyed == 1]
+    return many + ones if len(many) + len(ones) <= 3 else many
 
 
 def _notable(report: Analysis) -> _Notable:
