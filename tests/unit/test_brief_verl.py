@@ -111,7 +111,8 @@ def test_the_brief_names_each_breaking_prs_migration_by_what_it_removes() -> Non
     text = next(h["text"] for h in week("05-04")["highlights"] if "#6300" in h["text"])
     assert "迁移：#6300 删除公共模块 mcp_base_tool.py" in text  # the file by its name: the appendix has its path
     # and what its users do about it, as the en report's "migrate before upgrading" (it had ended at the file name)
-    assert "mcp_search_tool.py，升级前需修改受影响的用法。" in text, text
+    # it removes five: two named, the rest counted (it had named two as if they were all)
+    assert "mcp_search_tool.py 等 5 个，升级前需修改受影响的用法。" in text, text
 
 
 def test_the_key_pr_table_is_in_chinese_with_at_most_two_points() -> None:
@@ -176,7 +177,7 @@ def test_a_key_pr_row_says_what_the_change_came_with_rather_than_its_line_counts
     # a breaking PR's point says what it removes, not that its title is tagged
     prs = {p["number"]: p for p in week("05-04")["prs"]}
     assert prs[5631]["points"] == ["附带测试和文档"]
-    assert prs[6302]["points"][0] == "破坏性变更：删除公共模块 __init__.py、sampler.py"
+    assert prs[6302]["points"][0] == "破坏性变更：删除公共模块 dataset/__init__.py、sampler.py 等 11 个"
     assert prs[6265]["points"] == ["未改测试"]  # a risk still comes first, as short as "附带测试" in a column of them
 
 
@@ -185,9 +186,9 @@ def test_a_brief_reason_names_two_files_and_counts_the_rest() -> None:
     many = "；".join(f"删除公共模块 verl/tools/t{i}.py" for i in range(5))
     assert headline.briefly(many, True) == "删除公共模块 t0.py、t1.py 等 5 个"
     assert headline.briefly("removes public module a/x.py; removes public module a/y.py", False) == \
-        "removes public module x.py, y.py"
+        "removes public modules x.py, y.py"  # in the plural (diffusers #12152's had read "removes public module")
     assert headline.briefly("removes public module a.py; removes public module b.py; removes public module c.py",
-                            False) == "removes public module a.py, b.py and 1 more"
+                            False) == "removes public modules a.py, b.py and 1 more"
 
 
 def test_a_single_pr_item_marked_breaking_by_its_author_alone_says_so_without_its_number_again() -> None:

@@ -467,3 +467,13 @@ def test_the_summary_counts_the_reverts_the_risks_count():
     assert seen.reverts == 2
     assert summary._notable_zh(seen, {})[-1] == "需要留意的有 2 条回滚记录"
     assert summary._notable_en(seen)[-1] == "2 reverts need attention"
+
+
+def test_an_english_line_drops_its_titles_full_stop():
+    # diffusers #12152 "[chore] remove controlnet implementations outside controlnet module." had read
+    # "… controlnet module. (#12152)." in the en highlights
+    entry = {"number": 12152, "title": "[chore] remove controlnet implementations outside controlnet module.",
+             "breaking": False, "summary": "", "measured": ""}
+    assert telling.pr_line(entry, False) == "Remove controlnet implementations outside controlnet module"
+    entry["title"] = "Wait for the queue..."
+    assert telling.pr_line(entry, False) == "Wait for the queue..."

@@ -61,7 +61,10 @@ def briefly(reason: str, zh: bool) -> str:
     shown = ("、" if zh else ", ").join(names[:NAMES])
     if len(names) > NAMES:  # the brief names a few; the appendix's risk details list every file
         shown += f" 等 {len(names)} 个" if zh else f" and {len(names) - NAMES} more"
-    return f"{heads.pop()} {shown}"
+    head = heads.pop()
+    if not zh and re.search(r"\b(?:module|file|option|key|field|function|class)$", head):
+        head += "s"  # "removes public modules a.py, b.py"
+    return f"{head} {shown}"
 
 
 def migration(reason: str, zh: bool) -> str:

@@ -465,15 +465,26 @@ def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], c
             (dropped := RUNTIME_DROPPED.match(translate.strip(pr.title))):
         name = "Python" if dropped.group("name").lower() == "py" else dropped.group("name")  # "py3.9"
         inferred.insert(0, say(lang, "drops_runtime", what=f"{name} {dropped.group('version')}"))
+    said = _said_findings(inferred)
     if tagged_breaking:
         reason = say(lang, "tagged_breaking" if tag_breaking else "declared_breaking")
     elif declared_breaking:
         reason = say(lang, "body_breaking")
     else:
-        reason = joined(lang, inferred[:2])
+        reason = joined(lang, said)
     if declared_breaking and inferred:
-        reason += f"（{joined(lang, inferred[:2])}）" if lang == "zh" else f" ({joined(lang, inferred[:2])})"
+        reason += f"（{joined(lang, said)}）" if lang == "zh" else f" ({joined(lang, said)})"
     return _Breaking(declared_breaking or bool(inferred), declared_breaking, reason)
+
+
+def _said_findings(found: list[str]) -> list[str]:
+    """The breaking findings a reason says: the first two, or every one of the same kind as those when they are
+    alike (diffusers #12152 removed four public modules and its reason named two; the brief names a few of them
+    and counts the rest, headline.briefly)."""
+    heads = {f.rsplit(" ", 1)[0] for f in found[:2]}
+    if len(found) > 2 and len(heads) == 1:
+        return [f for f in found if f.rsplit(" ", 1)[0] in heads][:20]
+    return found[:2]
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,7 @@ def pr_told(p: PrEntry, zh: bool) -> tuple[str, list[Evidence]]:
         # often context ("PR #16722 introduced a check…", cargo #17071) or an aside ("X is the only caller"); then
         # what it measured, as the zh line's summary says it
         said = p.get("measured") or ""
+        title = re.sub(r"(?<![.\s])\.\s*$", "", title)  # a sentence's stop, not an ellipsis: the line gets its own
         line = short(capitalised(title), 160 - len(said)) + (", " + said.replace("Measured: ", "measured ") if said
                                                             else "")  # "…, measured 2.81× faster"
         return line, [fact(p["number"], "title", title), *why, *([fact(p["number"], "measured", said)] if said else [])]
