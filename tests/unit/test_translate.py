@@ -318,6 +318,11 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     # a noun before "support"/"enable" is no subject when a symbol or a noun follows ("enable flag" is a flag)
     ("[sglang] fix: sglang TP+DP support / port bug", "fix", "修复 sglang TP+DP 支持 / 端口问题"),
     ("[doc] fix: reward_loop enable flag name", "fix", "修复 reward_loop enable 参数名称"),
+    # a product's name, a term of art, a type system's "generic" (泛型; diffusers' "为稳定 Diffusion 3", svelte's
+    # "CSS escape 序列", ty's "通用的类")
+    ("feat: Add Modular Pipeline for Stable Diffusion 3", "feat", "为 Stable Diffusion 3 新增模块化 Pipeline"),
+    ("fix: preserve CSS escape sequences when printing selectors", "fix", "在打印选择器时保留 CSS 转义序列"),
+    ("[ty] Deduplicate type variables in generic functions", "", "在泛型函数中去重类型变量"),
     # "ℹ️" opens trl's XPU titles: a symbol, though Unicode files it as a letter
     ("ℹ️ feat: Add NPU and XPU support for activation offloading", "feat", "为激活卸载新增 NPU 和 XPU 的支持"),
 ])
