@@ -6,7 +6,7 @@ from prhub.core.config import RepoConfig
 from prhub.core.errors import InputError
 from prhub.core.history import History
 from prhub.core.period import Period
-from prhub.engine import narrative, rules
+from prhub.engine import headline, narrative, rules
 from prhub.engine.analysis import analyse_period
 from prhub.engine.changes import versions_named
 from prhub.engine.classify import layout_module
@@ -296,8 +296,27 @@ def test_a_title_that_only_mentions_a_default_changes_none():
     # breaking, with "迁移：依赖旧默认值之处需显式设置原值" and a docs-out-of-step risk
     assert not score_pull(make_pr("[ty] Make the default database truly statically infallible", files, number=782),
                           CONFIG).breaking
-    for title in ("make vllm the default rollout", "Make Megatron Bridge default", "change the default lr"):
-        assert score_pull(make_pr(title, files, number=781), CONFIG).breaking, title
+    for title in ("make vllm the default rollout", "Make Megatron Bridge default", "change the default lr",
+                  "Drop a few rules from the preview default set", "Add newly stabilized rules to defaults"):
+        assert score_pull(make_pr(title, files, number=781), CONFIG).breaking, title  # ruff #23879 was not
+    assert not score_pull(make_pr("[trainer] feat: add reward loop config to default config", files, number=783),
+                          CONFIG).breaking  # a section added to the default config file
+
+
+def test_a_changed_default_names_the_way_back_its_author_gives():
+    # ruff #26157 "Make warning diagnostics produce exit code 1 by default" said "set the old default explicitly"
+    # while its description names the opt-out
+    body = ("Make warning diagnostics produce exit code 1 by default. Add `--exit-zero-on-warning` as an explicit "
+            "command-line opt-out. Keep `terminal.error-on-warning` configurable.")
+    title = "[ty] Make warnings fail by default"
+    files = [change("crates/ty/src/args.rs", 40, 5)]
+    for lang, step in (("en", "use `--exit-zero-on-warning` where you rely on the old behaviour"),
+                       ("zh", "依赖旧行为之处改用 `--exit-zero-on-warning`")):
+        pr = score_pull(make_pr(title, files, body=body), CONFIG.with_overrides(language=lang))
+        assert pr.breaking and headline.migration_step(pr.breaking_reason, title, lang == "zh") == (step, True)
+    plain = score_pull(make_pr(title, files, body="Warnings now fail."), CONFIG)
+    assert headline.migration_step(plain.breaking_reason, title, False)[0] == \
+        "set the old default explicitly where you rely on it"
 
 
 def test_a_default_the_repository_calls_its_build_or_tests_breaks_no_user():

@@ -95,6 +95,8 @@ def migration_step(reason: str, title: str, zh: bool) -> tuple[str, bool]:
     default, step = say(lang, "changes_default"), say(lang, "default_step")
     if said == default:
         return step, True
+    if optout := reading(lang, "changes_default_optout").fullmatch(said):  # the author's way back, named
+        return say(lang, "optout_step", flag=optout.group("flag")), True
     if dropped := reading(lang, "drops_runtime").fullmatch(said):  # "不再支持 Python 3.9": users move to a newer one
         what = dropped.group("what")  # "<name> <version>", as scoring says it
         return say(lang, "runtime_step", what=what, name=what.rsplit(" ", 1)[0]), True

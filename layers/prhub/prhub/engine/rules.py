@@ -91,6 +91,9 @@ RUNTIME_DROPPED = re.compile(r"^(?:drop\w*|remov\w*|end\w*)\s+(?:support\s+for\s
 DEFAULT_CHANGE = re.compile(r"\b(chang\w*|switch\w*|set|sets|flip\w*|enabl\w*|disabl\w*|"
                             r"turn\w*\s+(?:on|off)|revert\w*)\b[^.;]{0,60}\bdefaults?\b|"
                             r"\bmakes?\s+(?!(?:the|a|an)\s)(?:[\w`.-]+\s+){1,4}?(?:the\s+|a\s+)?defaults?\b(?!\s+features?\b)|"
+                            r"\b(?:drop\w*|remov\w*|add\w*)\b[^.;]{0,60}\b(?:from|to)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}"
+                            r"defaults?\b(?!\s+(?:config\w*|ya?ml|files?|settings)\b)|"  # "Drop a few rules from the
+                            # preview default set" (ruff #23879); "add X to default config" adds to a file
                             r"\bby default\b|\bdefaults?\s+(?:to|from)\b", re.I)
 # How a description explains what a fix repairs: the cause, the conditions, the state before the change.
 EXPLAINS = re.compile(r"\b(root cause|the cause|caused by|is caused|was caused|because|happens when|occurs when|"

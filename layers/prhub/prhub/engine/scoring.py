@@ -458,7 +458,9 @@ def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], c
     declared_breaking = tagged_breaking or bool(re.search(r"^\s*BREAKING[ -]CHANGE", pr.body or "", re.M))
     inferred = [] if revert else breaking_reasons(pr.files, config.test_paths, lang)
     if not (revert or tooling) and DEFAULT_CHANGE.search(description) and {"source", "config", "example"} & set(kinds):
-        inferred.append(say(lang, "changes_default"))
+        optout = OPT_OUT.search(pr.body or "")  # the way back its author gives (ruff #26157's --exit-zero-on-warning)
+        inferred.append(say(lang, "changes_default_optout", flag=f"`{optout.group(1) or optout.group(2)}`")
+                        if optout else say(lang, "changes_default"))
     # users run the runtime the package declares (pyproject.toml, package.json) or its code needs; a CI matrix's
     # is the repository's own ("ci: drop Python 3.9")
     if not (revert or tooling) and {"source", "deps", "config"} & set(kinds) and \
@@ -475,6 +477,13 @@ def _breaking(pr: PullRequest, description: str, bang: bool, kinds: list[str], c
     if declared_breaking and inferred:
         reason += f"（{joined(lang, said)}）" if lang == "zh" else f" ({joined(lang, said)})"
     return _Breaking(declared_breaking or bool(inferred), declared_breaking, reason)
+
+
+# The option a description gives to keep what a changed default did: "Add `--exit-zero-on-warning` as an explicit
+# command-line opt-out", "to restore the previous behavior, set `error-on-warning = false`".
+OPT_OUT = re.compile(r"`([^`\n]{2,60})`[^.\n`]{0,40}?\bas\s+an?\s+(?:explicit\s+)?(?:[\w-]+\s+){0,2}opt[- ]?out\b|"
+                     r"\b(?:to\s+)?(?:restore|keep|preserve|get\s+back|revert\s+to|opt\s+out)\b[^.\n`]{0,60}?"
+                     r"(?:old|previous|prior|former|existing)\s+behaviou?r[^.\n`]{0,40}?`([^`\n]{2,60})`", re.I)
 
 
 def _said_findings(found: list[str]) -> list[str]:

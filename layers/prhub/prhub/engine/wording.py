@@ -27,6 +27,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "removes_config_key": "removes config key {keys} from {file}",
         "changes_default_of": "changes the default of {name} in {file} from {old} to {new}",
         "changes_default": "changes a default, as its title says",  # the title is beside it wherever it shows
+        "changes_default_optout": "changes a default, as its title says; {flag} keeps the old behaviour",
         "drops_runtime": "no longer supports {what}",
         "tagged_breaking": "tagged [BREAKING] in the title",
         "declared_breaking": "declared breaking in the title",
@@ -61,6 +62,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "todo_glance": "{n} in all, the first in {file}",
         # what a breaking PR's users do (engine.headline.migration_step)
         "default_step": "set the old default explicitly where you rely on it",
+        "optout_step": "use {flag} where you rely on the old behaviour",
         # the effect a description measured (engine.gist.effect): a table's point, and after an en line's title
         "measured_change": "Measured: {old} → {new}",
         "measured_faster": "Measured: {by} faster",
@@ -104,6 +106,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "removes_config_key": "从 {file} 删除配置项 {keys}",
         "changes_default_of": "将 {file} 中 {name} 的默认值从 {old} 改为 {new}",
         "changes_default": "标题写明修改了默认行为",
+        "changes_default_optout": "标题写明修改了默认行为，可用 {flag} 保留旧行为",
         "drops_runtime": "不再支持 {what}",
         "tagged_breaking": "标题标注了 [BREAKING]",
         "declared_breaking": "标题声明为破坏性变更",
@@ -135,6 +138,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "todo_glance_one": "1 处，在 {file}",
         "todo_glance": "共 {n} 处，首处在 {file}",
         "default_step": "依赖旧默认值之处需显式设置原值",
+        "optout_step": "依赖旧行为之处改用 {flag}",
         "measured_change": "据描述实测 {old} → {new}",
         "measured_faster": "据描述实测提速 {by}",
         "measured_less": "据描述实测减少 {by}",
