@@ -412,6 +412,18 @@ def test_a_headline_that_knows_only_the_diff_says_its_place_once() -> None:
     # megatron paragraph it stands in does not say the module again
     report = week("08-10")
     pr = next(p for p in report["prs"] if p["number"] == 7340)
-    assert pr["headline"] == "修复：megatron 模块，改动 3 个文件，多为新增"
+    # and the source file it changes most (svelte's "修复：改动 9 个文件" had named none)
+    assert pr["headline"] == "修复：megatron 模块，主要改动 `router_replay_utils.py`（共 3 个文件），多为新增"
     paragraph = next(k for k in report["key_changes"] if "#7340" in k["text"])
-    assert paragraph["theme"].startswith("megatron 模块") and "#7340 修复：改动 3 个文件，多为新增" in paragraph["text"]
+    assert paragraph["theme"].startswith("megatron 模块") and \
+        "#7340 修复：主要改动 `router_replay_utils.py`（共 3 个文件），多为新增" in paragraph["text"]
+
+
+def test_a_generic_file_name_is_said_with_its_folder():
+    # svelte has dozens of index.js: "改动了 `index.js`" named nothing
+    files = ["packages/svelte/src/compiler/phases/2-analyze/index.js", "packages/svelte/tests/a/_config.js",
+             "packages/svelte/src/compiler/utils.js"]
+    assert headline.main_file(files, [[20, 1], [40, 0], [2, 2]], ["source", "test", "source"]) == "2-analyze/index.js"
+    assert headline.main_file(files[1:2], [[40, 0]], ["test"]) == ""
+    assert headline.headline("perf: make async blocker analysis linear", "", "perf", ["compiler"], 1, 5, 5,
+                             main="analysis.js") == "性能：compiler 模块，改动 `analysis.js`，增删相当"

@@ -239,13 +239,14 @@ def _entries(prs: list[ScoredPR], reverts: list[Revert], config: RepoConfig) -> 
         entry = p.pr_entry()
         if p.number in reverted_by:
             entry["reverted_by"] = reverted_by[p.number]
+        kinds = [file_kind(f, config.test_paths) for f in p.files]
         entry["headline"] = headline.headline(p.title, p.summary, p.type, p.modules, p.changed_files, p.additions,
-                                              p.deletions, language)
+                                              p.deletions, language, headline.main_file(p.files, p.file_lines, kinds))
         entry["measured"] = headline.measured(p.measured, p.summary)
         entry["points"] = headline.points(p.summary, p.breaking, p.breaking_reason, p.risks,
                                           reverted_by.get(p.number), p.changed_files, p.additions, p.deletions,
                                           language, said_size=headline.says_size(entry["headline"]),
-                                          kinds={file_kind(f, config.test_paths) for f in p.files},
+                                          kinds=set(kinds),
                                           measured=entry["measured"])
         entries.append(entry)
     return entries

@@ -111,13 +111,33 @@ def migration_step(reason: str, title: str, zh: bool) -> tuple[str, bool]:
     return said, False
 
 
-def _where(changed_files: int, additions: int, deletions: int) -> str:
-    """Where the diff goes, in Chinese: how many files, and whether it adds or takes away."""
+def _where(changed_files: int, additions: int, deletions: int, main: str = "") -> str:
+    """Where the diff goes, in Chinese: the source file it changes most (`main`, a maintainer knows their code by
+    its files: svelte's "修复：改动 9 个文件" named none), how many files, and whether it adds or takes away."""
+    files = f"改动 {changed_files} 个文件"
+    if main:
+        files = f"改动 `{main}`" if changed_files == 1 else f"主要改动 `{main}`（共 {changed_files} 个文件）"
     if deletions > 3 * max(additions, 1):
-        return f"改动 {changed_files} 个文件，多为删除"
+        return f"{files}，多为删除"
     if additions > 3 * max(deletions, 1):
-        return f"改动 {changed_files} 个文件，多为新增"
-    return f"改动 {changed_files} 个文件，增删相当"
+        return f"{files}，多为新增"
+    return f"{files}，增删相当"
+
+
+# File names that say little alone (svelte has dozens of index.js): said with their folder.
+GENERIC_FILES = re.compile(r"^(?:index|mod|lib|main|__init__|__main__|utils?|types?|helpers?|common|core|base|"
+                           r"init|api|config)\.\w+$")
+
+
+def main_file(files: Sequence[str], lines: Sequence[Sequence[int]], kinds: Sequence[str]) -> str:
+    """The source file of `files` with the most changed lines (`lines`: [additions, deletions] each, `kinds`: each
+    file's kind), by its name (with its folder where the name is a generic one), or ''."""
+    changed = [(sum(n), path) for path, n, kind in zip(files, lines, kinds, strict=False) if kind == "source"]
+    if not changed:
+        return ""
+    path = max(changed, key=lambda c: (c[0], c[1]))[1]
+    parts = path.split("/")
+    return "/".join(parts[-2:]) if GENERIC_FILES.match(parts[-1]) and len(parts) > 1 else parts[-1]
 
 
 def _action_zh(title: str, summary: str, kind: str, modules: Sequence[str]) -> str:
@@ -149,8 +169,9 @@ FAILURES = SYMPTOMS | {"typo", "typos", "bug", "bugs", "regression", "race", "wr
 
 
 def headline(title: str, summary: str, kind: str, modules: Sequence[str], changed_files: int, additions: int,
-             deletions: int, lang: str = "zh") -> str:
-    """The PR in one line of the report's language (see the module docstring)."""
+             deletions: int, lang: str = "zh", main: str = "") -> str:
+    """The PR in one line of the report's language (see the module docstring); `main`: the source file it changes
+    most (main_file), which a line that falls back to facts names."""
     if branch := BRANCH_TITLE.match(PR_SUFFIX.sub("", title)):  # "Next" says nothing the reader can use
         name = branch.group(1).lower()
         return (f"合并 {name} 分支：{changed_files} 个文件，+{additions}/−{deletions} 行" if lang == "zh" else
@@ -176,7 +197,7 @@ def headline(title: str, summary: str, kind: str, modules: Sequence[str], change
         line = f"{what}：涉及 {names[0]}"
         return clip(line if len(names) < 2 or len(line) + len(names[1]) >= HEADLINE else f"{line}、{names[1]}",
                     HEADLINE)
-    where = _where(changed_files, additions, deletions)
+    where = _where(changed_files, additions, deletions, main)
     place = area_name(modules[0]) if modules and modules[0] not in UNPLACED else ""
     if place and place != what:  # where in the repository, too: "新功能：rollout 模块，改动 11 个文件"
         where = f"{place}，{where}"
