@@ -425,5 +425,7 @@ def test_a_generic_file_name_is_said_with_its_folder():
              "packages/svelte/src/compiler/utils.js"]
     assert headline.main_file(files, [[20, 1], [40, 0], [2, 2]], ["source", "test", "source"]) == "2-analyze/index.js"
     assert headline.main_file(files[1:2], [[40, 0]], ["test"]) == ""
+    assert headline.by_name("改动了 packages/svelte/src/compiler/phases/2-analyze/index.js（21 行）") == \
+        "改动了 2-analyze/index.js（21 行）"  # the risk line's file too
     assert headline.headline("perf: make async blocker analysis linear", "", "perf", ["compiler"], 1, 5, 5,
                              main="analysis.js") == "性能：compiler 模块，改动 `analysis.js`，增删相当"

@@ -41,7 +41,8 @@ def by_name(text: str) -> str:
 
     def named(m: re.Match[str]) -> str:
         parts = m.group(0).split("/")
-        for n in range(1, len(parts) + 1):
+        first = 2 if GENERIC_FILES.match(parts[-1]) and len(parts) > 1 else 1  # "2-analyze/index.js", not index.js
+        for n in range(first, len(parts) + 1):
             tail = "/".join(parts[-n:])
             if not any(other != m.group(0) and (other == tail or other.endswith("/" + tail)) for other in paths):
                 return tail
