@@ -3,11 +3,12 @@
 Kinds (report.json `risks[].kind`):
   breaking          API/behaviour break, tagged or inferred (detail = why)
   revert            the PR reverts an earlier one
-  dependency_pin    a dependency file changes and the diff, title or description names the versions it sets
+  dependency_pin    a dependency file users install changes (not an example's, the docs', a benchmark's or the
+                    tests', nor a dev dependency) and the diff, title or description names the versions it sets
                     (with the registry check, also an exact version that does not exist)
   todo_left         TODO/FIXME/XXX markers added (from diff text)
   large_change      more changed lines than config.large_change_lines
-  missing_tests     source code changed, no test file changed
+  missing_tests     source code changed, no test file changed (not a docs PR, a release or a typo's fix)
   title_convention  the title's module tag disagrees with the paths, or a breaking change lacks [BREAKING]
   doc_mismatch      a breaking change, or new CLI options / config keys, with no documentation file changed
   unresolved_review, unreviewed, follow_up   what the reviews said: the period's (prhub.engine.reviews), added by
