@@ -3,8 +3,12 @@ polars' of 1.37.0: neither brief said a version went out)."""
 from __future__ import annotations
 
 import pytest
+from prhub.core.config import RepoConfig
 from prhub.engine import summary
 from prhub.engine.releases import released
+from prhub.engine.scoring import score_pull
+
+from tests.unit.engine_support import change, make_pr
 
 
 @pytest.mark.parametrize(("title", "repo", "version"), [
@@ -43,6 +47,17 @@ def test_a_release_is_read_from_its_title(title: str, repo: str, version: str) -
     assert released(title, repo) == version
 
 
+def test_a_changesets_release_is_read_from_its_description() -> None:
+    # svelte's "Version Packages" (#18640, svelte@5.56.10) names its version only in its description: the brief of
+    # its week never said it went out, and the appendix typed it a refactor titled "版本 Packages"
+    body = ("This PR was opened by the [Changesets\nrelease](https://github.com/changesets/action) GitHub action.\n\n"
+            "# Releases\n\n## svelte@5.56.10\n\n### Patch Changes\n\n- fix: x (#18431)\n")
+    assert released("Version Packages", "sveltejs/svelte", body) == "svelte 5.56.10"
+    many = "# Releases\n" + "".join(f"## @scope/p{i}@1.{i}.0\n\n- x\n" for i in range(5))
+    assert released("Version Packages", "acme/mono", many) == "@scope/p0 1.0.0, @scope/p1 1.1.0, @scope/p2 1.2.0 (+2)"
+    assert released("Version Packages", "acme/mono", "## svelte@5.56.10") == ""  # no changesets release list
+
+
 def week(*titles: str) -> dict:
     prs = [{"number": 8000 + i, "title": t, "merged_at": f"2026-03-30T1{i}:00:00Z", "key": False, "breaking": False,
             "importance": 2.0, "modules": [], "type": "chore"} for i, t in enumerate(titles)]
@@ -64,3 +79,14 @@ def test_a_month_of_releases_names_the_first_five_and_counts_the_rest() -> None:
     assert "本周发布：v1.0（#8000）、v1.1（#8001）、v1.2（#8002）、v1.3（#8003）、v1.4（#8004） 等 7 个版本。" in \
         summary.paragraphs(report, True)
     assert "v1.4 (#8004) and 2 more." in summary.paragraphs(report, False)
+
+
+def test_the_summary_says_a_release_the_engine_read_from_a_description() -> None:
+    # the report entry keeps what scoring read (prs[].released); a title alone could not say it
+    body = "# Releases\n\n## svelte@5.56.10\n\n### Patch Changes\n"
+    pr = make_pr("Version Packages", [change("packages/svelte/src/version.js", 1, 1)], body=body, number=18640)
+    scored = score_pull(pr, RepoConfig("sveltejs/svelte", language="zh"))
+    assert scored.released == "svelte 5.56.10" and not [r for r in scored.risks if r.kind == "missing_tests"]
+    report = week("Version Packages", "fix: a thing")
+    report["prs"][0]["released"] = scored.released
+    assert "本周发布：svelte 5.56.10（#8000）。" in summary.paragraphs(report, True)

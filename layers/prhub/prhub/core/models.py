@@ -348,7 +348,7 @@ _SCORED_TYPES: dict[str, tuple[type, ...]] = {
     "file_lines": (list,), "refs": (list,), "reverts": (int, _NONE), "reverts_also": (list,), "reviewers": (list,),
     "co_authors": (list,),
     "tokens_in": (int,), "tokens_out": (int,), "note": (str,), "head_sha": (str,), "review": (dict, _NONE),
-    "measured": (str,), "subject_names": (list, _NONE),
+    "measured": (str,), "subject_names": (list, _NONE), "released": (str,),
 }
 
 
@@ -398,6 +398,9 @@ class ScoredPR:
     # the identifiers its title and description's synopsis name (textparse.identifiers), in no report language:
     # what the week's groups join PRs by (engine.clusters); None for results stored before they were kept
     subject_names: list[str] | None = None
+    # what it releases, from its title or a changesets release's description ("svelte 5.56.10"; engine.releases);
+    # "" when none, or for results stored before it was read (the report reads their titles)
+    released: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

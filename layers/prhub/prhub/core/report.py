@@ -164,6 +164,7 @@ class PrEntry(TypedDict):
     headline: NotRequired[str]
     points: NotRequired[list[str]]
     measured: NotRequired[str]  # the effect its description measured ("Measured: 2.81× faster"), or ""
+    released: NotRequired[str]  # what it releases ("Tokio v1.51.0", "svelte 5.56.10"; engine.releases); absent if none
 
 
 class Module(TypedDict):

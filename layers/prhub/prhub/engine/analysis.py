@@ -248,6 +248,8 @@ def _entries(prs: list[ScoredPR], reverts: list[Revert], config: RepoConfig) -> 
                                           language, said_size=headline.says_size(entry["headline"]),
                                           kinds=set(kinds),
                                           measured=entry["measured"])
+        if p.released:
+            entry["released"] = p.released
         entries.append(entry)
     return entries
 

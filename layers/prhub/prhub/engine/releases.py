@@ -35,9 +35,21 @@ BUMPED_ALONE = re.compile(rf"^bump\s+(?:version\s+to\s+)?({VERSION})$", re.I)
 SHIPPED = re.compile(rf"^((?:[A-Z][\w.-]*\s+){{1,2}}{VERSION})$")
 
 
-def released(title: str, repo: str) -> str:
-    """What the PR titled `title` in `repo` (owner/name) releases ("Tokio v1.51.0", "58.1.0"), else ""."""
-    return _released(title, repo).replace("`", "")
+# A changesets release PR ("Version Packages", opened by changesets/action) names what it publishes in its
+# description only: "# Releases" then "## svelte@5.56.10" per package.
+CHANGESET = re.compile(rf"^##\s+`?(@?[\w.-]+(?:/[\w.-]+)?)@({VERSION})`?\s*$", re.M)
+SHOWN = 3  # packages a changesets release names before it counts the rest
+
+
+def released(title: str, repo: str, body: str = "") -> str:
+    """What the PR titled `title` in `repo` (owner/name) releases ("Tokio v1.51.0", "58.1.0"; with its `body`, a
+    changesets release's packages: "svelte 5.56.10"), else ""."""
+    if said := _released(title, repo).replace("`", ""):
+        return said
+    if "# Releases" not in body:
+        return ""
+    packages = [f"{name} {version}" for name, version in CHANGESET.findall(body)]
+    return ", ".join(packages[:SHOWN]) + (f" (+{len(packages) - SHOWN})" if len(packages) > SHOWN else "")
 
 
 def _released(title: str, repo: str) -> str:

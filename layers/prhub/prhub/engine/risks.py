@@ -214,7 +214,7 @@ def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking
     if convention:
         found.append(Risk("title_convention", convention))
     # what wants no test: a revert, a docs PR, a release (its source edit is the version string), a typo's fix
-    untested = revert_of or kind == "docs" or releases.released(pr.title, config.repo) or TYPO.match(
+    untested = revert_of or kind == "docs" or releases.released(pr.title, config.repo, pr.body or "") or TYPO.match(
         translate.strip(pr.title)) and not MORE_THAN_TYPOS.search(pr.title)
     for risk in (None if revert_of else doc_mismatch(pr.files, config, breaking, breaking_reason),
                  large_change(pr, config), None if untested else missing_tests(pr.files, config)):

@@ -98,7 +98,9 @@ from prhub.engine.wording import joined, say
 # engine-21: "make the default X" changes no default; mdtest/ Markdown and .snap snapshots are tests; a dependency
 # no user installs (an example's, the docs', a playground's, deps-dev) is no risk; a release or a typo's fix wants no
 # test; a bot's generated description has no insight; the translator reads more titles (lend, move out of, a subject
-# before an unconjugated verb).
+# before an unconjugated verb); a revert keeps the follow-ups its description reverts too (reverts_also), a release
+# what it releases (released, a changesets release's from its description); work saved is perf; adding to or
+# dropping from a default changes it, and the reason names the opt-out its author gives.
 REVISION = 21
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
@@ -432,7 +434,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
         co_authors=list(pr.co_authors), head_sha=pr.head_sha,
         subject_names=sorted(textparse.identifiers(f"{parse_title(pr.title)[0]} {synopsis_line}")),
         review=reviews.pr_review(pr, config),  # beside the judgement, never in it: review text moves no score
-        measured=gist.effect(cleaned, lang),
+        measured=gist.effect(cleaned, lang), released=releases.released(pr.title, config.repo, pr.body or ""),
     )
 
 

@@ -81,7 +81,7 @@ def _released(report: Analysis, zh: bool, now: str) -> str:
     """The versions the period's PRs release ("本周发布：Tokio v1.51.0（#8005）"), by merge order, or ''."""
     repo = str(report.get("repo") or "")
     cut = sorted((p["merged_at"], p["number"], name) for p in report.get("prs", [])
-                 if (name := releases.released(str(p.get("title") or ""), repo)))
+                 if (name := p.get("released") or releases.released(str(p.get("title") or ""), repo)))
     if not cut:
         return ""
     shown = [f"{name}（#{n}）" if zh else f"{name} (#{n})" for _, n, name in cut[:RELEASES_SHOWN]]
