@@ -323,6 +323,8 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("feat: Add Modular Pipeline for Stable Diffusion 3", "feat", "为 Stable Diffusion 3 新增模块化 Pipeline"),
     ("fix: preserve CSS escape sequences when printing selectors", "fix", "在打印选择器时保留 CSS 转义序列"),
     ("[ty] Deduplicate type variables in generic functions", "", "在泛型函数中去重类型变量"),
+    # long is 长 before its noun (长上下文), not 很长的 (diffusers' "很长的多提示")
+    ("[misc][Long Context] feat: support ulysses for long context training", "feat", "为长上下文训练支持 ulysses"),
     # "ℹ️" opens trl's XPU titles: a symbol, though Unicode files it as a letter
     ("ℹ️ feat: Add NPU and XPU support for activation offloading", "feat", "为激活卸载新增 NPU 和 XPU 的支持"),
 ])
