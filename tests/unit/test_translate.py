@@ -323,6 +323,10 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("feat: Add Modular Pipeline for Stable Diffusion 3", "feat", "为 Stable Diffusion 3 新增模块化 Pipeline"),
     ("fix: preserve CSS escape sequences when printing selectors", "fix", "在打印选择器时保留 CSS 转义序列"),
     ("[ty] Deduplicate type variables in generic functions", "", "在泛型函数中去重类型变量"),
+    # a linter flags what it reports (标记), as a verb first in a title; "flag X as Y" marks it as Y
+    ("[`airflow`] Flag `Variable.get()` calls outside of task execution context (`AIR003`)", "feat",
+     "标记任务执行上下文（`AIR003`）之外的 `Variable.get()` 调用"),
+    ("Flag Flax schedulers as deprecated", "", "将 Flax 调度器标记为已弃用的"),
     # long is 长 before its noun (长上下文), not 很长的 (diffusers' "很长的多提示")
     ("[misc][Long Context] feat: support ulysses for long context training", "feat", "为长上下文训练支持 ulysses"),
     # "ℹ️" opens trl's XPU titles: a symbol, though Unicode files it as a letter

@@ -75,10 +75,11 @@ TO_TARGET = {"pass": "传给", "set": "设为", "change": "改为", "point": "�
              "reassign": "重新分配给", "convert": "转换为", "cast": "转换为", "widen": "放宽为", "narrow": "收窄为",
              "lend": "借给"}
 # "treat X as Y": the verb's Chinese with what X becomes ("将 X 视为 Y").
-AS_TARGET = {"treat": "视为", "use": "用作", "mark": "标记为", "register": "注册为", "set": "设为", "expose": "暴露为",
-             "export": "导出为", "save": "保存为", "store": "存储为", "rename": "重命名为", "keep": "保留为",
-             "document": "记为", "record": "记为", "label": "标记为", "tag": "标记为", "define": "定义为",
-             "report": "报告为", "return": "返回为", "cast": "转换为", "convert": "转换为", "parse": "解析为"}
+AS_TARGET = {"treat": "视为", "use": "用作", "mark": "标记为", "flag": "标记为", "register": "注册为",
+             "set": "设为", "expose": "暴露为", "export": "导出为", "save": "保存为", "store": "存储为",
+             "rename": "重命名为", "keep": "保留为", "document": "记为", "record": "记为", "label": "标记为",
+             "tag": "标记为", "define": "定义为", "report": "报告为", "return": "返回为", "cast": "转换为",
+             "convert": "转换为", "parse": "解析为"}
 # "build X from Y": made from a source ("基于 Y 构建 X").
 FROM_SOURCE = {"build", "create", "construct", "derive", "generate", "compute", "calculate", "infer", "initialize"}
 
