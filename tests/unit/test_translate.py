@@ -327,6 +327,12 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("[`airflow`] Flag `Variable.get()` calls outside of task execution context (`AIR003`)", "feat",
      "标记任务执行上下文（`AIR003`）之外的 `Variable.get()` 调用"),
     ("Flag Flax schedulers as deprecated", "", "将 Flax 调度器标记为已弃用的"),
+    # a series' "[5/N]:" ends a clause, as any colon after a word (trl's 35 series titles had read "[5/N]: Refactor
+    # TrainingCommand" in English); abort as the moment it happens (在中止时); delayed imports (延迟导入)
+    ("Refactor CLI with delayed imports [5/N]: Refactor TrainingCommand", "refactor",
+     "基于延迟导入 [5/N] 重构 CLI：重构 TrainingCommand"),
+    ("Implement Agent Skills [4/N]: Create skills CLI", "feat", "实现智能体 Skills [4/N]：创建技能 CLI"),
+    ("[rollout] feat: automatically resume generation on abort", "feat", "在中止时自动恢复生成"),
     # long is 长 before its noun (长上下文), not 很长的 (diffusers' "很长的多提示")
     ("[misc][Long Context] feat: support ulysses for long context training", "feat", "为长上下文训练支持 ulysses"),
     # "ℹ️" opens trl's XPU titles: a symbol, though Unicode files it as a letter

@@ -105,7 +105,8 @@ def title(raw: str, kind: str = "") -> str:
     for aside in asides:  # "(1 version)", "(GRPO, RLOO)": said after the sentence, as Chinese brackets them
         text = text.replace(aside, "")
     # "; ", a sentence's end and a colon (a quote keeps its colon) part a title's clauses
-    breaks = rf"\s*;\s+|{SENTENCE_END}" if '"' in text else rf"\s*;\s+|(?<=[A-Za-z0-9)`])\s*:\s+|{SENTENCE_END}"
+    # a series' "[4/N]:" ends a clause too ("Implement Agent Skills [4/N]: Create skills CLI")
+    breaks = rf"\s*;\s+|{SENTENCE_END}" if '"' in text else rf"\s*;\s+|(?<=[A-Za-z0-9)`\]])\s*:\s+|{SENTENCE_END}"
     parts = _split_outside_code(breaks, text)
     said = ""
     for i in range(0, len(parts), 2):  # "Align KTO with DPO: Support VLM": a colon still names what, in Chinese

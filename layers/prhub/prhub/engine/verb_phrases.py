@@ -832,7 +832,8 @@ PLATFORMS = re.compile(r"\b(?:[cgnt]pus?|main|master|nightly|stable|beta|windows
 
 
 # What "on" names as a moment after any verb ("clear the cache on exit": 在退出时).
-EVENTS = {"change", "exit", "error", "errors", "failure", "timeout", "save", "startup", "shutdown", "close", "reload"}
+EVENTS = {"change", "exit", "error", "errors", "failure", "timeout", "save", "startup", "shutdown", "close", "reload",
+          "abort"}
 
 
 def _event(key: str, after: str) -> bool:
