@@ -477,3 +477,22 @@ def test_an_english_line_drops_its_titles_full_stop():
     assert telling.pr_line(entry, False) == "Remove controlnet implementations outside controlnet module"
     entry["title"] = "Wait for the queue..."
     assert telling.pr_line(entry, False) == "Wait for the queue..."
+
+
+def test_a_theme_tells_a_key_member_by_its_line_and_a_minor_one_by_its_number():
+    # ruff's "Minor followup to severity display" (3.6, not key) had been told by its line beside what it followed
+    lead = {"number": 1, "importance": 7.0, "key": True, "breaking": False, "type": "feat", "title": "a"}
+    minor = {"number": 2, "importance": 3.6, "key": False, "breaking": False, "type": "feat", "title": "b"}
+    key = {"number": 3, "importance": 5.0, "key": True, "breaking": False, "type": "fix", "title": "c"}
+    told, others = narrative._told_members([lead, minor], set())
+    assert [p["number"] for p in told] == [1] and others == [2]
+    told, others = narrative._told_members([lead, minor, key], set())
+    assert [p["number"] for p in told] == [1, 3] and others == [2]
+
+
+def test_a_breaking_flag_covers_an_item_only_when_all_it_names_breaks():
+    # verl's July: "[破坏性变更] #6951 …（另见 #7003、#7039）" read as if the two it listed broke too
+    assert narrative._breaking_marks(1, 1, False, True) == ("[破坏性变更] ", False)
+    assert narrative._breaking_marks(1, 1, True, True) == ("", True)  # marked in place: "#6951（破坏性变更）…"
+    assert narrative._breaking_marks(1, 2, False, False) == ("", True)
+    assert narrative._breaking_marks(0, 2, True, False) == ("", False)

@@ -121,11 +121,13 @@ def _more_breaking(prs: list[PrEntry], zh: bool) -> Note:
 
 def _told_members(members: list[PrEntry], must: set[int]) -> tuple[list[PrEntry], list[int]]:
     """The members an item tells by their lines (its lead, then those the highlights must name, else the next
-    most important: at least two more), and the others it names by number."""
+    most important when it is key), and the others it names by number."""
     lead = lead_of(members)
     rest = sorted((p for p in members if p["number"] != lead["number"]),
                   key=lambda p: (p["number"] not in must, -p["importance"], p["number"]))
-    named = [p for p in rest if p["number"] in must] or rest[:1]
+    # a member below the key line is named by number only (ruff's "Minor followup to severity display", 3.6, had been
+    # told by its line beside the change it followed up)
+    named = [p for p in rest if p["number"] in must] or [p for p in rest[:1] if p["key"]]
     named = named[:max(2, len(named))]
     return [lead, *named], [p["number"] for p in rest if p not in named]
 
@@ -137,10 +139,7 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     told, others = _told_members(members, must)
     area = area_name(subsystem) if zh and subsystem else subsystem
     broken = [p for p in told if p["breaking"]]
-    # the item's flag when all it tells breaks; else the breaking ones are marked where they stand (a flag over
-    # "#5094 …; #5099 …" had read as if both broke)
-    mixed = 0 < len(broken) < len(told)
-    flag = ("[破坏性变更] " if zh else "[breaking] ") if broken and not mixed else ""
+    flag, mixed = _breaking_marks(len(broken), len(told), bool(others), zh)
     lines = ("；" if zh else "; ").join(member_line(p, report, zh, marked=mixed and p["breaking"])
                                        .replace("，属于破坏性变更", "") for p in told)
     lines = _placeless(lines, area) if zh and area else lines  # a headline's place, said by the item
@@ -156,6 +155,13 @@ def _theme_highlight(subsystem: str, members: list[PrEntry], report: Analysis, z
     if area:
         note["theme"] = area
     return note
+
+
+def _breaking_marks(broken: int, told: int, others: bool, zh: bool) -> tuple[str, bool]:
+    """The item's flag when all it names breaks, else whether the breaking ones are marked where they stand: a flag
+    over "#5094 …; #5099 …" had read as if both broke, and one over "#6951 …（另见 #7003、#7039）" as if all three."""
+    mixed = bool(broken) and (broken < told or others)
+    return (("[破坏性变更] " if zh else "[breaking] ") if broken and not mixed else ""), mixed
 
 
 def _consequence(p: PrEntry, zh: bool, numbered: bool = True) -> str:
