@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 from prhub.core.config import RepoConfig
+from prhub.core.history import History
+from prhub.core.period import Period
 from prhub.engine import summary
+from prhub.engine.analysis import analyse_period
 from prhub.engine.releases import released
 from prhub.engine.scoring import score_pull
 
@@ -87,6 +90,19 @@ def test_the_summary_says_a_release_the_engine_read_from_a_description() -> None
     pr = make_pr("Version Packages", [change("packages/svelte/src/version.js", 1, 1)], body=body, number=18640)
     scored = score_pull(pr, RepoConfig("sveltejs/svelte", language="zh"))
     assert scored.released == "svelte 5.56.10" and not [r for r in scored.risks if r.kind == "missing_tests"]
+    assert scored.type == "chore"  # a release, not the refactor its files had made it
     report = week("Version Packages", "fix: a thing")
     report["prs"][0]["released"] = scored.released
     assert "本周发布：svelte 5.56.10（#8000）。" in summary.paragraphs(report, True)
+
+
+def test_a_release_prs_headline_says_what_it_releases() -> None:
+    body = "# Releases\n\n## svelte@5.56.10\n\n### Patch Changes\n"
+    pr = make_pr("Version Packages", [change("packages/svelte/src/version.js", 1, 1)], body=body, number=18640,
+                 merged_at="2026-08-20T03:00:00Z")
+    period = Period.parse("2026-08-17", "2026-08-23", "UTC")
+    for lang, line in (("zh", "发布 svelte 5.56.10"), ("en", "Release svelte 5.56.10")):
+        config = RepoConfig("sveltejs/svelte", language=lang)
+        report = analyse_period([score_pull(pr, config)], [], period, config, History.of([], period),
+                                "2026-08-24T00:00:00Z", {"kind": "heuristic", "model": None, "prompt_version": "t"})
+        assert report["prs"][0]["headline"] == line  # it had read "版本 Packages"

@@ -380,6 +380,8 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
     # the precision of ..." scores as the fix it is), elsewhere the repository's word.
     said = conventions.said_type(pr.title, pr.labels, config.conventions)
     reading = _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
+    if not declared and reading != "revert" and releases.released(pr.title, config.repo, pr.body or ""):
+        reading = "chore"  # a release (svelte's changesets "Version Packages" had been read as a refactor)
     kind = reading if declared else said or reading
     cleaned = textparse.strip_template(pr.body)
     breaking = _breaking(pr, description, bang, kinds, config, revert=reading == "revert",
