@@ -240,10 +240,9 @@ def _entries(prs: list[ScoredPR], reverts: list[Revert], config: RepoConfig) -> 
         if p.number in reverted_by:
             entry["reverted_by"] = reverted_by[p.number]
         kinds = [file_kind(f, config.test_paths) for f in p.files]
-        # a release says what it releases (svelte's "Version Packages" had read "版本 Packages")
-        entry["headline"] = (f"发布 {p.released}" if language == "zh" else f"Release {p.released}") if p.released \
-            else headline.headline(p.title, p.summary, p.type, p.modules, p.changed_files, p.additions, p.deletions,
-                                   language, headline.main_file(p.files, p.file_lines, kinds))
+        entry["headline"] = headline.headline(p.title, p.summary, p.type, p.modules, p.changed_files, p.additions,
+                                              p.deletions, language, headline.main_file(p.files, p.file_lines, kinds),
+                                              p.released)
         entry["measured"] = headline.measured(p.measured, p.summary)
         entry["points"] = headline.points(p.summary, p.breaking, p.breaking_reason, p.risks,
                                           reverted_by.get(p.number), p.changed_files, p.additions, p.deletions,

@@ -169,14 +169,25 @@ FAILURES = SYMPTOMS | {"typo", "typos", "bug", "bugs", "regression", "race", "wr
                        "invalid", "flaky", "stale", "duplicate", "duplicated"}
 
 
-def headline(title: str, summary: str, kind: str, modules: Sequence[str], changed_files: int, additions: int,
-             deletions: int, lang: str = "zh", main: str = "") -> str:
-    """The PR in one line of the report's language (see the module docstring); `main`: the source file it changes
-    most (main_file), which a line that falls back to facts names."""
+def _said_alone(title: str, released: str, changed_files: int, additions: int, deletions: int, lang: str) -> str:
+    """The line of a PR whose title says nothing to translate: a release by what it releases, a branch's merge
+    ("Next") by its size; '' otherwise."""
+    if released:
+        return f"发布 {released}" if lang == "zh" else f"Release {released}"
     if branch := BRANCH_TITLE.match(PR_SUFFIX.sub("", title)):  # "Next" says nothing the reader can use
         name = branch.group(1).lower()
         return (f"合并 {name} 分支：{changed_files} 个文件，+{additions}/−{deletions} 行" if lang == "zh" else
                 f"Merge of the {name} branch: {changed_files} files, +{additions}/−{deletions} lines")
+    return ""
+
+
+def headline(title: str, summary: str, kind: str, modules: Sequence[str], changed_files: int, additions: int,
+             deletions: int, lang: str = "zh", main: str = "", released: str = "") -> str:
+    """The PR in one line of the report's language (see the module docstring); `main`: the source file it changes
+    most (main_file), which a line that falls back to facts names; `released`: what it releases (engine.releases),
+    all a release's line says (svelte's "Version Packages" had read "版本 Packages")."""
+    if said := _said_alone(title, released, changed_files, additions, deletions, lang):
+        return said
     if lang != "zh":
         text = translate.strip(title) or title.strip()
         if re.fullmatch(r"[A-Za-z][a-z-]*", text):  # "cleanup", "fix", "bugfix": of what? (not a name: "GSPO")

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from prhub.core.config import RepoConfig
 from prhub.core.models import FileChange, PullRequest, Risk
-from prhub.engine import releases, textparse, translate
+from prhub.engine import textparse, translate
 from prhub.engine.changes import (
     NOT_INSTALLED,
     Pin,
@@ -193,10 +193,10 @@ def doc_mismatch(files: Sequence[FileChange], config: RepoConfig, breaking: bool
 
 def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking: bool, breaking_reason: str,
            tagged_breaking: bool, revert_of: str, registry: VersionRegistry | None = None,
-           kind: str = "") -> list[Risk]:
+           kind: str = "", released: bool = False) -> list[Risk]:
     """Every risk of one PR, in KINDS order. `kind`: its type; a docs PR's source edits are its doc comments (hono's
-    "docs(language): add JSDoc @example"), which want no test, as a release's (the version string, svelte #18640)
-    and a typo's fix do not."""
+    "docs(language): add JSDoc @example"), which want no test, as a release's (`released`: the version string,
+    svelte #18640) and a typo's fix do not."""
     found: list[Risk] = []
     if breaking:
         found.append(Risk("breaking", breaking_reason))
@@ -214,8 +214,8 @@ def assess(pr: PullRequest, config: RepoConfig, *, tags: Sequence[str], breaking
     if convention:
         found.append(Risk("title_convention", convention))
     # what wants no test: a revert, a docs PR, a release (its source edit is the version string), a typo's fix
-    untested = revert_of or kind == "docs" or releases.released(pr.title, config.repo, pr.body or "") or TYPO.match(
-        translate.strip(pr.title)) and not MORE_THAN_TYPOS.search(pr.title)
+    untested = revert_of or kind == "docs" or released or TYPO.match(translate.strip(pr.title)) and \
+        not MORE_THAN_TYPOS.search(pr.title)
     for risk in (None if revert_of else doc_mismatch(pr.files, config, breaking, breaking_reason),
                  large_change(pr, config), None if untested else missing_tests(pr.files, config)):
         if risk:

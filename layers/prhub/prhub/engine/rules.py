@@ -146,6 +146,7 @@ class Facts:
     tags: set[str] = field(default_factory=set)
     marker: str = ""  # the repository's "not worth noting" marker the PR carries (prhub.engine.conventions)
     reported: str = ""  # the type the PR is shown with: the repository's word where it says one, else `kind`
+    released: str = ""  # what it releases (prhub.engine.releases), read once for its type, risks and result
 
     def __post_init__(self) -> None:
         self.pairs = [(f, k) for f, k in zip(self.pr.files, self.kinds, strict=True) if not is_generated(f.filename)]

@@ -380,7 +380,8 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
     # the precision of ..." scores as the fix it is), elsewhere the repository's word.
     said = conventions.said_type(pr.title, pr.labels, config.conventions)
     reading = _type(description, declared, kinds, new_code, (sum(a for a, _ in source), sum(d for _, d in source)))
-    if not declared and reading != "revert" and releases.released(pr.title, config.repo, pr.body or ""):
+    released = releases.released(pr.title, config.repo, pr.body or "")
+    if not declared and reading != "revert" and released:
         reading = "chore"  # a release (svelte's changesets "Version Packages" had been read as a refactor)
     kind = reading if declared else said or reading
     cleaned = textparse.strip_template(pr.body)
@@ -390,7 +391,8 @@ def facts(pr: PullRequest, config: RepoConfig) -> rules.Facts:
                        breaking.declared, breaking.reason, config, declared=declared,
                        tags=set(modules_from_title(pr.title)),
                        marker=conventions.minor_marker(pr.title, pr.labels, config.conventions),
-                       reported="revert" if reading == "revert" else said or reading)  # a revert, whatever it says
+                       reported="revert" if reading == "revert" else said or reading,  # a revert, whatever it says
+                       released=released)
 
 
 def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | None = None,
@@ -421,7 +423,8 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
     summary = _summary_line(pr, synopsis_line, cleaned, description, kind, modules, seen.breaking, signals, lang)
     risks = assess(pr, config, tags=modules_from_title(pr.title), breaking=seen.breaking,
                    breaking_reason=seen.breaking_reason, tagged_breaking=seen.tagged_breaking,
-                   revert_of=revert.named(lang) if kind == "revert" else "", registry=registry, kind=seen.reported)
+                   revert_of=revert.named(lang) if kind == "revert" else "", registry=registry, kind=seen.reported,
+                   released=bool(seen.released))
     reviewers = list(dict.fromkeys(r.reviewer for r in pr.reviews if r.reviewer != pr.author))
     return ScoredPR(
         number=pr.number, title=pr.title, url=pr.url, author=pr.author, merged_at=format_timestamp(pr.merged_at),
@@ -436,7 +439,7 @@ def score_pull(pr: PullRequest, config: RepoConfig, registry: VersionRegistry | 
         co_authors=list(pr.co_authors), head_sha=pr.head_sha,
         subject_names=sorted(textparse.identifiers(f"{parse_title(pr.title)[0]} {synopsis_line}")),
         review=reviews.pr_review(pr, config),  # beside the judgement, never in it: review text moves no score
-        measured=gist.effect(cleaned, lang), released=releases.released(pr.title, config.repo, pr.body or ""),
+        measured=gist.effect(cleaned, lang), released=seen.released,
     )
 
 
