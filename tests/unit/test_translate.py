@@ -28,7 +28,7 @@ from prhub.engine import headline, translate
     ("[fsdp] feat: Support zero2 optional feature for FSDP1", "为 FSDP1 支持 zero2 可选特性"),
     ("feat(unstable): add -Zbuild-analysis unstable feature", "新增 -Zbuild-analysis 不稳定的特性"),
     ("support decouple ppo for v1 separate_async", "为 v1 separate_async 支持 decouple ppo"),
-    ("avoid redundant clone in the actor", "避免 actor 中的多余的克隆"),
+    ("avoid redundant clone in the actor", "避免 actor 中多余的克隆"),
     ("remove x86_64-apple-darwin from CI and tests", "从 CI 和测试中移除 x86_64-apple-darwin"),
     ("chore(deps): bump serde to 1.0.200", "将 serde 升级到 1.0.200"),
     ("make `reward_extra_info` optional in `reward_result`", "让 `reward_result` 中的 `reward_extra_info` 变为可选"),
@@ -47,7 +47,7 @@ def test_title_structures_read_in_chinese_order(title: str, zh: str) -> None:
     ("fix: preserve generation config during merge", "在合并期间保留生成配置"),
     ("fix: preserve GPT-OSS weights without expert parallelism", "在不使用专家并行时保留 GPT-OSS 权重"),
     ("fix: skip redundant clone in get_named_tensor_buckets to avoid OOM during SGLang weight sync",
-     "跳过 get_named_tensor_buckets 中的多余的克隆，以避免 SGLang 权重同步期间的 OOM"),
+     "跳过 get_named_tensor_buckets 中多余的克隆，以避免 SGLang 权重同步期间的 OOM"),
     # the means: via / using / over a name
     ("feat: support sglang ROCm backend via aiter defaults", "通过 aiter 默认值支持 sglang ROCm 后端"),
     ("feat: sharded delta weight sync over NCCL for disaggregated rollout",
@@ -254,7 +254,7 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     ("resolve merge conflicts", "", "解决合并冲突"),
     # "X with Y support" is an X that supports Y, not something done "based on" Y's support
     ("Add native Z.AI (Zhipu AI) provider with thinking support", "feat",
-     "新增支持思考的原生 Z.AI provider （Zhipu AI）"),
+     "新增支持思考的原生 Z.AI provider（Zhipu AI）"),
     ("[sglang] feat: Add SGLang async multi-turn rollout with tool support", "feat",
      "新增支持工具的 SGLang 异步多轮 rollout"),
     # "for V-ing Z" after a target says what X is for, not which target (okhttp #8897 had fallen back)
@@ -330,7 +330,7 @@ def test_a_parenthesis_that_opens_with_a_verb_is_translated_as_a_clause():
     # a series' "[5/N]:" ends a clause, as any colon after a word (trl's 35 series titles had read "[5/N]: Refactor
     # TrainingCommand" in English); abort as the moment it happens (在中止时); delayed imports (延迟导入)
     ("Refactor CLI with delayed imports [5/N]: Refactor TrainingCommand", "refactor",
-     "基于延迟导入 [5/N] 重构 CLI：重构 TrainingCommand"),
+     "基于延迟导入重构 CLI [5/N]：重构 TrainingCommand"),
     ("Implement Agent Skills [4/N]: Create skills CLI", "feat", "实现智能体 Skills [4/N]：创建技能 CLI"),
     ("[rollout] feat: automatically resume generation on abort", "feat", "在中止时自动恢复生成"),
     # long is 长 before its noun (长上下文), not 很长的 (diffusers' "很长的多提示")
@@ -421,7 +421,7 @@ def test_a_place_named_by_two_capitalised_words_stays_a_name() -> None:
     ("feat: support image generation pipeline", "支持图像生成流水线"),
     ("fix: images of the base model", "基础模型的图像"),
     ("[ci,sglang] feat: update docker file building schema, from sglang base images",
-     "更新 sglang 基础镜像中的 Docker 文件构建的 schema"),
+     "更新 sglang 基础镜像中 Docker 文件构建的 schema"),
     # a fix of nothing named is not "修复 Minor"
     ("Minor fix", "小修复"),
     ("Temporary fix", "临时修复"),
@@ -454,7 +454,7 @@ def test_a_trailing_fix_a_container_image_and_common_words(title: str, zh: str) 
     # "X on Y": Y 上的 X (verl #7181, importance 8.9, had fallen back to "新功能：涉及 delta_sharded"); "X based on Y":
     # 基于 Y 的 X, not "Y 上的 X 基础"
     ("[megatron] feat: delta_sharded on Megatron-Bridge param mappings (TP+EP, hybrid-Mamba)",
-     "Megatron-Bridge 参数映射上的 delta_sharded （TP+EP、hybrid-Mamba）"),
+     "Megatron-Bridge 参数映射上的 delta_sharded（TP+EP、hybrid-Mamba）"),
     ("[recipe] feat: DeepSeek-R1-Zero on Ascend NPU", "Ascend NPU 上的 DeepSeek-R1-Zero"),
     ("[rollout] fix: Add LoRA datatype based on rollout model type to the LoRA config",
      "为 LoRA 配置添加基于 rollout 模型类型的 LoRA datatype"),
@@ -1075,14 +1075,14 @@ def test_latin_abbreviations_and_w_slash_are_said_in_chinese() -> None:
     assert translate.title("[config] fix: sync chat_template from tokenizer to processor for multimodal base models "
                            "(e.g. Qwen3.5)") == "将 chat_template 从分词器同步到多模态基础模型的处理器（例如 Qwen3.5）"
     assert translate.title("align xpu behavior w/ cuda") == "让 xpu 行为与 cuda 对齐"
-    assert translate.title("Preserve trivia (i.e. comments) in PLR5501") == "在 PLR5501 中保留 trivia （即注释）"
+    assert translate.title("Preserve trivia (i.e. comments) in PLR5501") == "在 PLR5501 中保留 trivia（即注释）"
     assert translate.title("[ty] Use `Box<SystemPath>` etc. in `Files`") == "在 `Files` 中改用 `Box<SystemPath>` 等"
 
 
 def test_linter_and_type_checker_words_from_ruff() -> None:
     # ruff's titles kept these in English: "减少 FastAPI false positives", "为 ecosystem 检查添加…", "enum 成员访问"
     assert translate.title("Reduce FastAPI false positives in `unused-async` (`RUF029`)") == \
-        "在 `unused-async` （`RUF029`）中减少 FastAPI 误报"
+        "在 `unused-async`（`RUF029`）中减少 FastAPI 误报"
     assert translate.title("Support enum member access via enum instances and members") == \
         "通过枚举实例和成员支持枚举成员访问"
     assert translate.title("Exclude broken symlinks in ecosystem checks") == "在生态检查中排除损坏的符号链接"
@@ -1133,3 +1133,28 @@ def test_two_bumps_in_one_title_read_as_two() -> None:
     assert translate.title("[ci] chore: bump trtllm to 1.3.0rc13 and verl to v0.7.1") == \
         "将 trtllm 升级到 1.3.0rc13，将 verl 升级到 v0.7.1"
     assert translate.title("update vllm to 0.9 and fix tests") == "将 vllm 更新到 0.9 并修复测试"  # a bump and a fix
+
+
+def test_a_feature_titled_by_what_it_brings_is_said_as_adding_it() -> None:
+    # verl 2026-06-15's table read "#6790 | 可运行的独立的异步 trainer" (a noun, no verb), 2026-07's month
+    # "#7181 Megatron-Bridge 参数映射上的 delta_sharded" (and a space before its "（")
+    from prhub.engine import gist
+
+    assert gist.doing("A runnable separate async trainer", "feat") == "新增可运行的独立的异步 trainer"
+    assert gist.doing("delta_sharded on Megatron-Bridge param mappings (TP+EP, hybrid-Mamba)", "feat") == \
+        "新增 Megatron-Bridge 参数映射上的 delta_sharded（TP+EP、hybrid-Mamba）"
+    assert gist.doing("new command `cargo report sessions`", "feat") == "新增命令 `cargo report sessions`"
+    # what has a verb already, or says a change of something there, stays as it is
+    assert gist.doing("always use robust `get_event_loop`", "feat") == "始终使用 robust `get_event_loop`"
+    assert gist.doing("TensorLoRARequest support newer vLLM versions", "feat") == \
+        "TensorLoRARequest 支持较新的 vLLM 版本"
+    assert not gist.doing("wordle model_id updates", "feat").startswith("新增")
+    assert gist.doing("A runnable separate async trainer", "refactor") == "可运行的独立的异步 trainer"
+
+
+def test_coordinated_with_follows_and_a_series_mark_ends_its_clause() -> None:
+    # trl #4792 read "基于 DPO [a/N] 重构 KTO coordinated：移除对 encoder-decoder 的支持"
+    assert translate.title("Refactor KTO coordinated with DPO [a/N]: Remove encoder-decoder support") == \
+        "参照 DPO 重构 KTO [a/N]：移除对 encoder-decoder 的支持"
+    assert translate.title("Refactor vLLM generation [1/N]: Extract vLLM generation") == \
+        "重构 vLLM 生成 [1/N]：提取 vLLM 生成"

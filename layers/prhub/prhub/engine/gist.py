@@ -69,7 +69,7 @@ def doing(description: str, kind: str) -> str:
     if not said or translate.leftover(said):
         quoted = f"“{translate.strip(description) or description.strip()}”"
         return f"{QUOTED_TYPE[kind]}：{quoted}" if kind in QUOTED_TYPE else quoted  # the title's own type
-    return said
+    return translate.brought(said, description) if kind == "feat" else said
 
 
 def heading(description: str, kind: str) -> str:

@@ -190,7 +190,7 @@ def join(parts: list[str]) -> str:
             out += " "
         out += part
     out = out.replace("的的", "的")  # "兼容的" before a "的" that joins a phrase
-    return re.sub(r"\s+(?=[，。；：、）])|(?<=[，。；：、（])\s+", "", out)
+    return re.sub(r"\s+(?=[，。；：、（）])|(?<=[，。；：、（])\s+", "", out)  # full-width marks take no space
 
 
 def known(tokens: list[str], i: int, first: bool) -> tuple[str | None, int, bool]:

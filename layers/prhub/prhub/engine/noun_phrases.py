@@ -105,6 +105,8 @@ def _joined(text: str, clause: Clause) -> str | None:
                 b = join([named.group(1), "的", named.group(2)])  # "PyTorch JIT 和 DataLoader 的弃用警告"
             if word == "with" and TROUBLES.search(parts[0]):
                 return join([b, "中的", a])  # "issues with X": the trouble is in X
+            if between in ("中的", "上的") and "的" in a:
+                between = between[0]  # one 的 a phrase: "Y 中多余的克隆", not "Y 中的多余的克隆"
             return join([between, b, after, a] if word == "with" else
                         [b, between, a, after] if before else [a, between, b, after])
     return None

@@ -88,6 +88,9 @@ AND_ABOVE = re.compile(r"(\d[\w.]*)\s+(?:and|or)\s+(?:above|later|newer|higher)\
 LONGEST = 256
 
 
+SERIES = re.compile(r"\s+(\[[\w.]{1,4}/(?:N|n|\d{1,3})\])\s*$")
+
+
 def title(raw: str, kind: str = "") -> str:
     """A PR title in Chinese: its clauses ("; ") and its verb phrases ("X and Y" with a verb on each side)."""
     if len(raw) > LONGEST:
@@ -110,13 +113,47 @@ def title(raw: str, kind: str = "") -> str:
     parts = _split_outside_code(breaks, text)
     said = ""
     for i in range(0, len(parts), 2):  # "Align KTO with DPO: Support VLM": a colon still names what, in Chinese
-        part = _coordinated(parts[i], kind)
+        # a series' mark ends its clause in Chinese too, not the phrase it follows ("… with DPO [a/N]: …")
+        marked = SERIES.search(parts[i])
+        part = _coordinated(parts[i][:marked.start()] if marked else parts[i], kind)
+        part = join([part, marked.group(1)]) if marked and part else part
         if part:
             said += ("：" if ":" in parts[i - 1] else "；") + part if said else part
     said = join([lead + said, *(noun_phrases.words([a.strip()], clause) for a in asides)])
     said = re.sub(rf"\u2191\s*(?={CJK.pattern})", " 及以上", said).replace("\u2191", " 及以上")
     said = _abbreviations_said(said)
     return said.replace("图像", "镜像") if _container_images(text) else said
+
+
+@cache
+def _verbs_zh() -> frozenset[str]:
+    return frozenset(v for v in glossary()["verbs"].values() if len(v) > 1 and all(CJK.match(c) for c in v))
+
+
+# A feature's last word that says a change of something there, not a thing brought ("wordle model_id 更新").
+CHANGE_HEADS = ("更新", "重构", "修复", "修正", "改进", "清理", "移除", "删除", "调整", "升级", "重命名", "弃用",
+                "失败", "问题", "崩溃")
+# A Chinese verb phrase's opening: a preposition or adverb before its verb ("为 X 支持 Y", "始终使用 X").
+PHRASE_OPENING = re.compile(r"新增|在|为|从|对|用|通过|让|使|把|给|向|以|始终|总是|自动|默认")
+
+
+def brought(said: str, title: str) -> str:
+    """A feature titled by the thing it brings, with no verb ("feat: A runnable separate async trainer": 可运行的
+    独立的异步 trainer) said as a sentence: "新增可运行的独立的异步 trainer". `said` as it is otherwise: a title with a
+    verb, a clause, a negation, a change's head ("X 重构"), or no Chinese (a bare name: "新功能：qwen3.8")."""
+    english = strip(title)
+    tokens = TOKEN.findall(english)
+    if not CJK.search(said) or verb(tokens) or re.search(r"[:;]\s|\s[-–]\s|\bnot\b|n't\b", english, re.I) or \
+            re.search(r"[，：；]|并|将|不|支持.", said) or said.endswith(CHANGE_HEADS) or \
+            PHRASE_OPENING.match(said):
+        return said
+    if any(t.lower().endswith("s") and verb([t]) for t in tokens[1:]):
+        return said  # "Agent Training Supports Async Tool Calls": its subject's verb
+    # a verb of the glossary before a Latin object or at the start is the phrase's verb ("NPU 支持 Liger-Kernel",
+    # "始终使用 robust X"); before Chinese it names or qualifies ("参数映射上的", "增量权重同步")
+    if any(re.search(rf"(?:^|^\S{{2}}){v}|{v}\s", said) for v in _verbs_zh()):
+        return said
+    return join(["新增", said.removeprefix("新的")])  # not "新增新的命令"
 
 
 def _abbreviations_said(said: str) -> str:

@@ -814,9 +814,15 @@ def _placed(key: str, zh: str, rest: str) -> str:
     return join([zh, _phrase(rest)])
 
 
+ALIGNED = re.compile(r"(.+?)\s+(?:coordinated|aligned|consistent|in sync|in parity)", re.I)
+
+
 def _with_placed(key: str, zh: str, rest: str, parts: tuple[str, str]) -> str:
     """The verb, its object and "with Y": which X ("prevent X with heterogeneous buffers": 防止带有异构缓冲区的 X;
-    "reject X with trailing chars"), else what X is done with ("用 Y …", "基于 Y …")."""
+    "reject X with trailing chars"), else what X is done with ("用 Y …", "基于 Y …"); "X coordinated with Y" follows
+    Y ("Refactor KTO coordinated with DPO": 参照 DPO 重构 KTO)."""
+    if matched := ALIGNED.fullmatch(parts[0]):
+        return join(["参照", _phrase(parts[1]), zh, _phrase(matched.group(1))])
     if key in OBJECT_IN or key not in WITH_BASE | BETTERED and _described(parts[1]) or \
             re.search(r"\bsame\b", parts[0], re.I):  # "use the same X with Y": 使用与 Y 相同的 X
         return join([zh, _phrase(rest)])
@@ -890,7 +896,8 @@ def _located(key: str, zh: str, rest: str) -> str | None:
             if key in OBJECT_IN and word in ("in", "within", "inside"):
                 if "中的" in place:  # one 中的 a phrase: "脚本中 output_dir 的命名错误"
                     return join([zh, place.replace("中的", "中", 1), "的", _phrase(parts[0])])
-                return join([zh, place, "中的", _phrase(parts[0])])
+                said = _phrase(parts[0])  # one 的 a phrase: "跳过 Y 中多余的克隆"
+                return join([zh, place, "中" if "的" in said else "中的", said])
             return join(["在", place, where, _placed(key, zh, parts[0])])
     if match := re.match(r"^(in|on|from)\s+(.+)$", rest, re.I):  # no object: "run in X", "exclude from X"
         spot = _phrase(match.group(2))
