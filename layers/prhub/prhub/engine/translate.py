@@ -126,8 +126,14 @@ def title(raw: str, kind: str = "") -> str:
 
 
 @cache
-def _verbs_zh() -> frozenset[str]:
-    return frozenset(v for v in glossary()["verbs"].values() if len(v) > 1 and all(CJK.match(c) for c in v))
+def _verb_zh_used() -> re.Pattern[str]:
+    """The glossary's Chinese verbs where a phrase uses one as its verb: at its start (or after two characters:
+    "始终使用") or before a space and a Latin object. One pattern, compiled once: a pattern a verb would overflow
+    re's cache of 512 and every title's patterns would be compiled again."""
+    verbs = sorted({v for v in glossary()["verbs"].values() if len(v) > 1 and all(CJK.match(c) for c in v)},
+                   key=len, reverse=True)
+    either = "|".join(map(re.escape, verbs))
+    return re.compile(rf"^(?:\S{{2}})?(?:{either})|(?:{either})\s")
 
 
 # A feature's last word that says a change of something there, not a thing brought ("wordle model_id 更新").
@@ -151,7 +157,7 @@ def brought(said: str, title: str) -> str:
         return said  # "Agent Training Supports Async Tool Calls": its subject's verb
     # a verb of the glossary before a Latin object or at the start is the phrase's verb ("NPU 支持 Liger-Kernel",
     # "始终使用 robust X"); before Chinese it names or qualifies ("参数映射上的", "增量权重同步")
-    if any(re.search(rf"(?:^|^\S{{2}}){v}|{v}\s", said) for v in _verbs_zh()):
+    if _verb_zh_used().search(said):
         return said
     return join(["新增", said.removeprefix("新的")])  # not "新增新的命令"
 
