@@ -1158,3 +1158,15 @@ def test_coordinated_with_follows_and_a_series_mark_ends_its_clause() -> None:
         "参照 DPO 重构 KTO [a/N]：移除对 encoder-decoder 的支持"
     assert translate.title("Refactor vLLM generation [1/N]: Extract vLLM generation") == \
         "重构 vLLM 生成 [1/N]：提取 vLLM 生成"
+
+
+def test_a_check_that_a_plural_subject_does_something_and_a_change_from_a_to_b() -> None:
+    # trl's week of 2026-06-08 fell back to facts for both: "新功能：CI 流水线，主要改动 `chat_template_utils.py`…"
+    # (#5988) and "新功能：涉及 `loss_type`、`nll`" (#5997)
+    assert translate.title("[CI] Check that training chat templates keep the stop token in the loss mask") == \
+        "检查训练对话模板在损失掩码中保留停止 token"
+    assert translate.title("Announce upcoming SFT `loss_type` default change from `'nll'` to `'chunked_nll'`") == \
+        "预告 SFT `loss_type` 默认值即将从 `'nll'` 改为 `'chunked_nll'`"
+    assert translate.title("tokenizer change from v1 to v2") == "分词器从 v1 改为 v2"
+    # without "that" no sentence is guessed: a plural noun before a verb may be a list's item
+    assert "保留" not in translate.title("Check training chat templates keep")

@@ -35,6 +35,9 @@ CONTAINERS = re.compile(r"(?:脚本|文件|文档|模块|配置|测试|script|fi
 ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
 QUANTITY_ZH = {"bunch": "一批", "lot": "大量", "lots": "大量", "couple": "几个", "handful": "几个", "number": "一些"}
 QUANTITY = re.compile(rf"^(?:a\s+)?({'|'.join(QUANTITY_ZH)})\s+of\s+(.+)$", re.I)
+# A change told by its ends: "(upcoming) X change from A to B".
+CHANGED = re.compile(r"^(?:the\s+|an?\s+)?(upcoming\s+|planned\s+)?(.+?)\s+(?:change|switch)\s+"
+                     r"from\s+(.+?)\s+to\s+(.+)$", re.I)
 # "X and Y", "X of Y": the word, whether Y is said first, what joins them and what follows.
 JOINS = (("and", False, "和", ""), ("or", False, "或", ""), ("of", True, "的", ""), ("for", True, "的", ""),
          ("in", True, "中的", ""), ("with", True, "带有", "的"), ("from", True, "中的", ""), ("on", True, "上的", ""))
@@ -61,6 +64,9 @@ def _framed(text: str, clause: Clause) -> str | None:
     if match := re.match(r"^(.+?)\s+(pointing\s+(?:at|to)|containing|referring\s+to)\s+(.+)$", text, re.I):
         how = {"pointing": "指向", "containing": "包含", "referring": "引用"}[match.group(2).split()[0].lower()]
         return join([how, phrase(match.group(3), clause), "的", phrase(match.group(1), clause)])  # "X pointing at Y"
+    if match := CHANGED.match(text):  # "upcoming SFT `loss_type` default change from A to B": X 即将从 A 改为 B
+        return join([phrase(match.group(2), clause), "即将" if match.group(1) else "", "从",
+                     phrase(match.group(3), clause), "改为", phrase(match.group(4), clause)])
     if match := QUANTITY.match(text):  # "a bunch of lint warnings": 一批 lint 警告, not "lint 警告的 bunch"
         return join([QUANTITY_ZH[match.group(1).lower()], phrase(match.group(2), clause)])
     if match := re.match(r"^(.+?)(?:\s+instead\s+of|\s+rather\s+than|\s*,\s+not)\s+(.+)$", text, re.I):

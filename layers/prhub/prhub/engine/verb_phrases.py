@@ -508,11 +508,24 @@ THAT_CLAUSE = {"ensure", "make sure", "check", "verify", "assert", "guarantee"}
 def _that(rest: str) -> str | None:
     """The sentence a verb of THAT_CLAUSE takes, in Chinese (its subject, then a verb or a state); None when `rest`
     is a noun phrase."""
+    said_that = re.match(r"^that\s+", rest, re.I) is not None
     rest = re.sub(r"^that\s+", "", rest, flags=re.I)
     tokens = TOKEN.findall(rest)
-    if verb(tokens):
+    if verb(tokens) and not (said_that and tokens[0].lower().endswith("ing")):  # "that training templates keep X"
         return None
-    return _subject_verb(tokens) or _stated(rest, "fix")
+    return _subject_verb(tokens) or (_plural_subject(tokens) if said_that else None) or _stated(rest, "fix")
+
+
+def _plural_subject(tokens: list[str]) -> str | None:
+    """"(check that) training chat templates keep X": a plural subject of at most three words, then a verb's bare
+    form, where "that" says a sentence follows; None otherwise."""
+    for j in range(1, min(4, len(tokens))):
+        if any(t in (",", "and", "or") for t in tokens[:j]):
+            return None
+        if tokens[j - 1].lower().endswith("s") and (found := verb(tokens[j:])):
+            rest = " ".join(tokens[j + found[2]:])
+            return join([_phrase(" ".join(tokens[:j])), _shaped(found[0], found[1], rest)])
+    return None
 
 
 def _permitted(key: str, zh: str, rest: str) -> str | None:
