@@ -1170,3 +1170,18 @@ def test_a_check_that_a_plural_subject_does_something_and_a_change_from_a_to_b()
     assert translate.title("tokenizer change from v1 to v2") == "分词器从 v1 改为 v2"
     # without "that" no sentence is guessed: a plural noun before a verb may be a list's item
     assert "保留" not in translate.title("Check training chat templates keep")
+
+
+def test_words_verl_fixes_fell_back_on() -> None:
+    # each of these fell back to "修复：涉及 …": a word the glossary lacked (handles, manual, re-wrap, shutdown) or a
+    # trailing "instead" the Chinese verb says already (改用)
+    assert translate.title("[ci] fix: remove uv usage from A2 vlm_rl_job, use pip instead") == \
+        "从 A2 vlm_rl_job 中移除 uv 用法，改用 pip"
+    assert translate.title("[trainer] fix: gracefully shutdown trainer with TransferQueue") == \
+        "用 TransferQueue 优雅地关闭 trainer"
+    assert translate.title("[vllm] fix: use data-parallel rank in vLLM ZMQ handles") == \
+        "在 vLLM ZMQ 句柄中改用 data-parallel rank"
+    assert translate.title("[veomni, fsdp] fix: skip manual model.to(device) under FSDP2 CPU offload") == \
+        "在 FSDP2 CPU offload 下跳过手动的 model.to(device)"
+    # "handle" stays a verb: "Make UI tests handle hyperlinks consistently"
+    assert "处理" in translate.title("Make UI tests handle hyperlinks consistently")

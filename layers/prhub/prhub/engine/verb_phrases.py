@@ -52,7 +52,7 @@ ADVERB_ZH = {"automatically": "自动", "auto": "自动", "conditionally": "按�
 # How a verb phrase is done, said last in English and before the verb in Chinese ("按顺序报告所有错误").
 MANNER_ZH = {"in order": "按顺序", "in parallel": "并行", "in place": "原地", "in advance": "提前", "in bulk": "批量",
              "at once": "一次性", "on demand": "按需", "in the background": "在后台", "where possible": "尽可能",
-             "if possible": "尽可能"}
+             "if possible": "尽可能", "instead": ""}  # "use pip instead": 改用 pip says it
 MANNER = re.compile(rf"^(.+?),?\s+({'|'.join(MANNER_ZH)})$", re.I)
 # "scan X a block at a time": one unit after another, said before the verb (逐块扫描 X).
 AT_A_TIME = re.compile(r"^(.+?),?\s+(?:a|one)\s+([a-z]+)\s+at\s+a\s+time$", re.I)
