@@ -101,7 +101,10 @@ from prhub.engine.wording import joined, say
 # before an unconjugated verb); a revert keeps the follow-ups its description reverts too (reverts_also), a release
 # what it releases (released, a changesets release's from its description); work saved is perf; adding to or
 # dropping from a default changes it, and the reason names the opt-out its author gives.
-REVISION = 21
+# engine-22: the translator says a feature titled by what it brings as adding it (新增 …), "X coordinated with Y"
+# (参照 Y), a series' [a/N] at its clause's end, one 的 a place phrase, "check that <plural subject> <verb>", "X change
+# from A to B", and more words (handles, boundaries, manual, re-wrap, shutdown, a trailing "instead").
+REVISION = 22
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)
