@@ -19,13 +19,15 @@ ROWS = zh_share.export_rows(VERL)
 pytestmark = pytest.mark.skipif(ROWS is None, reason="../shared/data/verl-project-verl is not here")
 WEEKS = {"05-04": ("2026-05-04", "2026-05-10"), "08-10": ("2026-08-10", "2026-08-16"),
          "06-15": ("2026-06-15", "2026-06-21")}
+RANGES = {**WEEKS, "2026": ("2026-01-01", "2026-12-31")}
 _built: dict[tuple[str, str], dict[str, Any]] = {}
 
 
 def week(name: str, lang: str = "zh") -> dict[str, Any]:
-    """The engine's report of a verl week (Asia/Shanghai), built once per module."""
+    """The engine's report of a verl week (Asia/Shanghai), or its year, built once per module (the year's two tests
+    share one build: it scores and analyses 1,500 PRs)."""
     if (name, lang) not in _built:
-        since, until = WEEKS[name]
+        since, until = RANGES[name]
         _built[(name, lang)] = zh_share.build(ROWS, since, until, VERL, "Asia/Shanghai", lang)
     return _built[(name, lang)]
 
@@ -126,7 +128,7 @@ def test_the_key_pr_table_is_in_chinese_with_at_most_two_points() -> None:
 
 
 def test_a_year_caps_its_highlights_and_still_names_every_breaking_pr() -> None:
-    report = zh_share.build(ROWS, "2026-01-01", "2026-12-31", VERL, "Asia/Shanghai", "zh")
+    report = week("2026")
     breaking = {p["number"] for p in report["prs"] if p["breaking"]}
     assert len(breaking) > narrative.HIGHLIGHTS_MAX  # dozens: one item a PR would be the whole brief
     assert len(report["highlights"]) == narrative.HIGHLIGHTS_MAX
@@ -138,7 +140,7 @@ def test_a_year_caps_its_highlights_and_still_names_every_breaking_pr() -> None:
 
 def test_a_years_risks_at_a_glance_name_each_kind_once_by_its_most_important_prs() -> None:
     # issue 46: the year printed each risk list twice (bullets, then chips) and picked examples by number
-    report = zh_share.build(ROWS, "2026-01-01", "2026-12-31", VERL, "Asia/Shanghai", "zh")
+    report = week("2026")
     importance = {p["number"]: p["importance"] for p in report["prs"]}
     glance = bench_brief.section(render_markdown(report), "风险速览")
     lines = [line for line in glance.splitlines() if line.startswith("- ")]
