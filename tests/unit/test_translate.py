@@ -1185,3 +1185,21 @@ def test_words_verl_fixes_fell_back_on() -> None:
         "在 FSDP2 CPU offload 下跳过手动的 model.to(device)"
     # "handle" stays a verb: "Make UI tests handle hyperlinks consistently"
     assert "处理" in translate.title("Make UI tests handle hyperlinks consistently")
+
+
+def test_what_caused_a_failure_and_where_a_class_moved() -> None:
+    # trl's week of 2026-02-09 headed eight breaking removals "重构：trainer 模块，主要改动 `xpo_trainer.py`（共 5 个
+    # 文件），多为删除"; verl #5866 and trl #4454 fell back to "修复：涉及 vLLM" and "修复：涉及 old_per_token_logps"
+    assert translate.title("Remove deprecated XPO after moved to experimental") == "移除已移至实验特性的已弃用的 XPO"
+    assert translate.title("Remove deprecated classes moved to experimental") == "移除已移至实验特性的已弃用的类"
+    assert translate.title("Fix vLLM synchronization error caused by SGLang skipping resume optimize") == \
+        "修复 SGLang 跳过断点续训 optimize 导致的 vLLM 同步错误"
+    assert translate.title("fix the GFPO loss calculation error caused by unmodified old_per_token_logps") == \
+        "修复 unmodified old_per_token_logps 导致的 GFPO 损失计算错误"
+    # the cause belongs to what the purpose prevents, not to what is added
+    assert translate.title("Add assert to prevent reward NaN caused by overlong_cfg.len=0") == \
+        "新增断言，以防止 overlong_cfg.len=0 导致的奖励 NaN"
+    from prhub.engine import gist
+
+    assert gist.doing("occasional CI failures caused by sglang server port conflicts", "fix") == \
+        "修复 sglang 服务端端口冲突导致的偶发的 CI 失败"

@@ -20,6 +20,7 @@ from prhub.engine.lexicon import (
     join,
     known,
     lookup,
+    module,
     split,
     verb,
 )
@@ -35,6 +36,8 @@ CONTAINERS = re.compile(r"(?:脚本|文件|文档|模块|配置|测试|script|fi
 ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
 QUANTITY_ZH = {"bunch": "一批", "lot": "大量", "lots": "大量", "couple": "几个", "handful": "几个", "number": "一些"}
 QUANTITY = re.compile(rf"^(?:a\s+)?({'|'.join(QUANTITY_ZH)})\s+of\s+(.+)$", re.I)
+# A thing told by where it went: "classes moved to experimental" ("after moved to", as trl writes it, too).
+MOVED = re.compile(r"^(.+?)\s+(?:after\s+)?(?:(?:was|were|being|been)\s+)?moved\s+to\s+(?:the\s+)?(\S+)$", re.I)
 # A change told by its ends: "(upcoming) X change from A to B".
 CHANGED = re.compile(r"^(?:the\s+|an?\s+)?(upcoming\s+|planned\s+)?(.+?)\s+(?:change|switch)\s+"
                      r"from\s+(.+?)\s+to\s+(.+)$", re.I)
@@ -64,6 +67,11 @@ def _framed(text: str, clause: Clause) -> str | None:
     if match := re.match(r"^(.+?)\s+(pointing\s+(?:at|to)|containing|referring\s+to)\s+(.+)$", text, re.I):
         how = {"pointing": "指向", "containing": "包含", "referring": "引用"}[match.group(2).split()[0].lower()]
         return join([how, phrase(match.group(3), clause), "的", phrase(match.group(1), clause)])  # "X pointing at Y"
+    if match := re.match(r"^(.+?)\s+caused\s+by\s+(.+)$", text, re.I):  # "CI failures caused by port conflicts"
+        return join([phrase(match.group(2), clause), "导致的", phrase(match.group(1), clause)])
+    if match := MOVED.match(text):  # "classes moved to experimental": 已移至实验特性的类 (a module by its name)
+        where = module(match.group(2)) if module(match.group(2)) != match.group(2) else phrase(match.group(2), clause)
+        return join(["已移至", where, "的", phrase(match.group(1), clause)])
     if match := CHANGED.match(text):  # "upcoming SFT `loss_type` default change from A to B": X 即将从 A 改为 B
         return join([phrase(match.group(2), clause), "即将" if match.group(1) else "", "从",
                      phrase(match.group(3), clause), "改为", phrase(match.group(4), clause)])

@@ -98,6 +98,7 @@ def title(raw: str, kind: str = "") -> str:
     text = AND_ABOVE.sub("\\1\u2191", NODE_VERSION.sub("Node.js ", strip(raw)))  # "4.54.0 and above": one word
     text = re.sub(r"(?<![\w/])w/o(?=\s)", "without", re.sub(r"(?<![\w/])w/(?=\s)", "with", text))  # "LoRA w/ VLMs"
     text = SPACED_COMPOUND.sub(_compound, text)
+    text = re.sub(r"\bafter\s+(?:being\s+)?(moved\s+to)\b", r"\1", text, flags=re.I)  # trl: "X after moved to Y"
     lead = ""
     if (named := NAMED.match(text)) and verb(TOKEN.findall(named.group(1))):
         lead, text = clause(named.group(1), kind) + "：", named.group(2)

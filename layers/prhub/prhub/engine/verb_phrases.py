@@ -453,6 +453,18 @@ def _doing(text: str) -> str:
     return said
 
 
+# "X caused by Y": Y 导致的 X (a fix's object; noun_phrases says the verbless title the same way).
+CAUSED = re.compile(r"^(.+?)\s+caused\s+by\s+(.+)$", re.I)
+REMEDIES = {"fix", "hotfix", "resolve", "prevent", "avoid", "handle", "address", "correct", "suppress", "catch"}
+
+
+def _caused(key: str, zh: str, rest: str) -> str | None:
+    """"fix X error caused by Y": 修复 Y 导致的 X 错误, the cause first, as Chinese says it; None otherwise."""
+    if key in REMEDIES and (caused := CAUSED.match(rest)):
+        return join([zh, _phrase(caused.group(2)), "导致的", _phrase(caused.group(1))])
+    return None
+
+
 def _shaped(key: str, zh: str, rest: str) -> str:
     """The verb `zh` (glossary key `key`) and its object `rest`, in the structure the title uses."""
     if not rest:
@@ -471,7 +483,7 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         return join([ADVERB_ZH[how.group(2).lower()], _shaped(key, zh, how.group(1))])
     if key in ("fix", "hotfix", "resolve") and (said := _undone(rest) or _suffered(rest)) is not None:
         return join([zh, said, "的问题"])  # "fix X not applied with Y", "fix X being ignored in Y"
-    for shape in (_unsupported, _begun, _gerund_taken,
+    for shape in (_caused, _unsupported, _begun, _gerund_taken,
                   _contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
         if (said := shape(key, zh, rest)) is not None:
             return said
