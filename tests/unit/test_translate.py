@@ -1203,3 +1203,9 @@ def test_what_caused_a_failure_and_where_a_class_moved() -> None:
 
     assert gist.doing("occasional CI failures caused by sglang server port conflicts", "fix") == \
         "修复 sglang 服务端端口冲突导致的偶发的 CI 失败"
+
+
+def test_what_a_fix_could_not_find() -> None:
+    # verl #2116 "fix rollout key not found" fell back to "修复：rollout 模块，改动 1 个文件，增删相当"
+    assert translate.title("fix rollout key not found") == "修复找不到 rollout 键的问题"
+    assert "找不到 404" not in translate.title("update recipe link to fix 404 not found")  # the error's name

@@ -310,6 +310,8 @@ def _support_of(text: str, listed: bool = False) -> str:
 
 UNDONE = re.compile(r"^(.+?)\s+(?:(?:is|are)\s+)?not\s+([a-z]+ed)\b\s*(?:(when|if|after|with|in|on|to)\s+(.+))?$",
                     re.I)
+# "rollout key not found (when Y)": what is looked for and missing.
+NOT_FOUND = re.compile(r"^(.+?)\s+(?:(?:is|are|was)\s+)?not\s+found(?:\s+(when|if|after|with|in|on)\s+(.+))?$", re.I)
 # "X not working with Y", "X doesn't work when Y": a thing that fails, under what.
 BROKEN = re.compile(r"^(.+?)\s+(?:(?:is|are)\s+)?(?:not\s+working|(?:does\s+not|doesn'?t|do\s+not|don'?t)\s+work)"
                     r"(?:\s+(when|if|after|with|in|on)\s+(.+))?$", re.I)
@@ -337,7 +339,11 @@ def _suffered(text: str) -> str | None:
 
 
 def _broken(text: str) -> str | None:
-    """"X not working with Y" -> "在 Y 下 X 无法正常工作"; None when `text` is not one."""
+    """"X not working with Y" -> "在 Y 下 X 无法正常工作", "X not found" -> "找不到 X"; None when `text` is not
+    one."""
+    if (lost := NOT_FOUND.match(text)) and not verb(TOKEN.findall(lost.group(1))) and \
+            not re.search(r"\b\d{3}$", lost.group(1)):  # "404 not found" is the error's name
+        return _at(lost.group(2), lost.group(3), join(["找不到", _phrase(lost.group(1))]))
     if not (broken := BROKEN.match(text)) or verb(TOKEN.findall(broken.group(1))):
         return None
     return _at(broken.group(2), broken.group(3), join([_phrase(broken.group(1)), "无法正常工作"]))
