@@ -1209,3 +1209,17 @@ def test_what_a_fix_could_not_find() -> None:
     # verl #2116 "fix rollout key not found" fell back to "修复：rollout 模块，改动 1 个文件，增删相当"
     assert translate.title("fix rollout key not found") == "修复找不到 rollout 键的问题"
     assert "找不到 404" not in translate.title("update recipe link to fix 404 not found")  # the error's name
+
+
+def test_a_thing_and_what_it_does_and_aligning_with_one() -> None:
+    # verl #2146 fell back to "新功能：工具，主要改动 `schemas.py`（共 11 个文件），多为新增", #4153 to
+    # "修复：vllm 模块，…"
+    assert translate.title("[tool] feat: Add support for tools that generate multimodal data") == \
+        "新增对生成多模态数据的工具的支持"
+    assert translate.title("docs: List all trainers that support Liger Kernel") == \
+        "列出支持 Liger Kernel 的所有 trainer"
+    assert translate.title("[vllm] fix: Change parameter validation to align with vllm validation") == \
+        "修改参数校验，以与 vllm 校验对齐"
+    # ", which …" is an aside, not which docstring (trl #6390: "修复描述实际的行为的 opposite 的 … docstring、")
+    assert "描述实际的行为的" not in translate.title(
+        "Fix BEMACallback bias_power docstring, which described the opposite of the actual behavior")

@@ -36,6 +36,8 @@ CONTAINERS = re.compile(r"(?:脚本|文件|文档|模块|配置|测试|script|fi
 ACRONYM_PLURAL = re.compile(r"^([A-Z]{2,})s$")
 QUANTITY_ZH = {"bunch": "一批", "lot": "大量", "lots": "大量", "couple": "几个", "handful": "几个", "number": "一些"}
 QUANTITY = re.compile(rf"^(?:a\s+)?({'|'.join(QUANTITY_ZH)})\s+of\s+(.+)$", re.I)
+# A thing and what it does: "tools that generate multimodal data" (生成多模态数据的工具).
+RELATIVE = re.compile(r"^(.+?)\s+(?:that|which)\s+(.+)$", re.I)
 # A thing told by where it went: "classes moved to experimental" ("after moved to", as trl writes it, too).
 MOVED = re.compile(r"^(.+?)\s+(?:after\s+)?(?:(?:was|were|being|been)\s+)?moved\s+to\s+(?:the\s+)?(\S+)$", re.I)
 # A change told by its ends: "(upcoming) X change from A to B".
@@ -67,14 +69,8 @@ def _framed(text: str, clause: Clause) -> str | None:
     if match := re.match(r"^(.+?)\s+(pointing\s+(?:at|to)|containing|referring\s+to)\s+(.+)$", text, re.I):
         how = {"pointing": "指向", "containing": "包含", "referring": "引用"}[match.group(2).split()[0].lower()]
         return join([how, phrase(match.group(3), clause), "的", phrase(match.group(1), clause)])  # "X pointing at Y"
-    if match := re.match(r"^(.+?)\s+caused\s+by\s+(.+)$", text, re.I):  # "CI failures caused by port conflicts"
-        return join([phrase(match.group(2), clause), "导致的", phrase(match.group(1), clause)])
-    if match := MOVED.match(text):  # "classes moved to experimental": 已移至实验特性的类 (a module by its name)
-        where = module(match.group(2)) if module(match.group(2)) != match.group(2) else phrase(match.group(2), clause)
-        return join(["已移至", where, "的", phrase(match.group(1), clause)])
-    if match := CHANGED.match(text):  # "upcoming SFT `loss_type` default change from A to B": X 即将从 A 改为 B
-        return join([phrase(match.group(2), clause), "即将" if match.group(1) else "", "从",
-                     phrase(match.group(3), clause), "改为", phrase(match.group(4), clause)])
+    if (said := _told(text, clause)) is not None:
+        return said
     if match := QUANTITY.match(text):  # "a bunch of lint warnings": 一批 lint 警告, not "lint 警告的 bunch"
         return join([QUANTITY_ZH[match.group(1).lower()], phrase(match.group(2), clause)])
     if match := re.match(r"^(.+?)(?:\s+instead\s+of|\s+rather\s+than|\s*,\s+not)\s+(.+)$", text, re.I):
@@ -101,6 +97,23 @@ def _framed(text: str, clause: Clause) -> str | None:
         return join(["关于", phrase(parts[1], clause), "的", phrase(parts[0], clause)])
     if (parts := split(text, "for")) and CONTAINERS.search(container := phrase(parts[1], clause)):
         return join([container, "中的", phrase(parts[0], clause)])  # "output_dir for the script": 脚本中的 output_dir
+    return None
+
+
+def _told(text: str, clause: Clause) -> str | None:
+    """A thing told by a clause about it: what it does ("tools that generate X"), what caused it, where it moved,
+    how it changes ("X change from A to B"); None when `text` is none of them."""
+    if (match := RELATIVE.match(text)) and verb(TOKEN.findall(match.group(2))) and \
+            not match.group(1).endswith(","):  # "tools that generate X data"; not ", which …", an aside
+        return join([clause(match.group(2)), "的", phrase(match.group(1), clause)])
+    if match := re.match(r"^(.+?)\s+caused\s+by\s+(.+)$", text, re.I):  # "CI failures caused by port conflicts"
+        return join([phrase(match.group(2), clause), "导致的", phrase(match.group(1), clause)])
+    if match := MOVED.match(text):  # "classes moved to experimental": 已移至实验特性的类 (a module by its name)
+        where = module(match.group(2)) if module(match.group(2)) != match.group(2) else phrase(match.group(2), clause)
+        return join(["已移至", where, "的", phrase(match.group(1), clause)])
+    if match := CHANGED.match(text):  # "upcoming SFT `loss_type` default change from A to B": X 即将从 A 改为 B
+        return join([phrase(match.group(2), clause), "即将" if match.group(1) else "", "从",
+                     phrase(match.group(3), clause), "改为", phrase(match.group(4), clause)])
     return None
 
 

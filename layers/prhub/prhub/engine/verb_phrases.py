@@ -793,6 +793,8 @@ def _with_shaped(key: str, zh: str, rest: str) -> str | None:
     "将 X 与 Y 共享"."""
     if key == "replace" and (parts := split(rest, "with")):
         return join(["用", _phrase(parts[1]), "替换", _phrase(parts[0])])
+    if key in ("align", "sync") and (alone := re.match(r"^with\s+(.+)$", rest, re.I)):  # "(to) align with X"
+        return join(["与", _phrase(alone.group(1)), "对齐" if key == "align" else "保持一致"])
     if key in ("align", "sync") and (parts := split(rest, "with")):
         return join(["让", _phrase(parts[0]), "与", _phrase(parts[1]), "对齐" if key == "align" else "保持一致"])
     if key in ("share", "pair", "match", "compare", "merge", "combine") and (parts := split(rest, "with")):
