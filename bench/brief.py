@@ -8,9 +8,9 @@ report.md (prhub.site.render.markdown), and this prints:
 
 - brief chars: the visible characters of the brief, i.e. of the Markdown above the appendix heading (the whole
   report while there is none). The Markdown is rendered with markdown-it-py (CommonMark, tables, strikethrough,
-  raw HTML shown as text) and the tags are stripped: link text counts, link targets do not, nor does any URL
-  left in the text; escapes, emphasis marks and table pipes are gone. Visible characters are the
-  non-whitespace characters of that text.
+  raw HTML shown as text but the key-PR table's own `<br>`, a line break on GitHub) and the tags are stripped:
+  link text counts, link targets do not, nor does any URL left in the text; escapes, emphasis marks and table
+  pipes are gone. Visible characters are the non-whitespace characters of that text.
 - zh share (zh only): CJK ideographs / (CJK ideographs + Latin letters A–Z a–z + ASCII digits 0–9), over the
   same visible text of the brief, tables included, with only URLs and inline code removed. Punctuation and
   spaces are neither. This is the share a reader means by "N % Chinese": digits count as not-Chinese because a
@@ -107,7 +107,9 @@ def has_appendix(markdown: str) -> bool:
 def visible_text(markdown: str, *, tables: bool = True, code: bool = True) -> str:
     """What a reader sees of `markdown`: rendered, tags stripped (block ends become line breaks), entities
     decoded, URLs cut. `tables=False` leaves tables out (prose only), `code=False` inline code."""
-    out = _markdown().render(markdown)
+    # the key-PR table's own line break between two points ("<br>", which GitHub renders in a table cell), not
+    # an author's "\<br\>" (escaped): whitespace, not the letters b and r
+    out = _markdown().render(re.sub(r"(?<!\\)<br>", " ", markdown))
     if not tables:
         out = re.sub(r"<table>.*?</table>", "\n", out, flags=re.S)
     if not code:

@@ -49,8 +49,11 @@ def test_visible_chars_count_link_text_and_drop_urls_syntax_and_pipes():
     assert brief.visible_chars(snippet) == 22
     text = brief.visible_text(snippet)
     assert "example.com" not in text and "|" not in text and "*" not in text and "\\" not in text
-    # raw HTML is shown as the text it is, not hidden as a tag
+    # raw HTML is shown as the text it is, not hidden as a tag, but for the key-PR table's own line break
+    # between two points, which GitHub renders as one; an escaped one is an author's text
     assert brief.visible_chars("<b>x</b>") == 8
+    assert brief.visible_chars("| 键 |\n|---|\n| 附带测试<br>未改测试 |\n") == 9
+    assert brief.visible_chars("| 键 |\n|---|\n| a\\<br\\>b |\n") == 7
 
 
 def test_chinese_share_counts_cjk_against_letters_and_digits_with_code_and_urls_cut():
