@@ -1223,3 +1223,10 @@ def test_a_thing_and_what_it_does_and_aligning_with_one() -> None:
     # ", which …" is an aside, not which docstring (trl #6390: "修复描述实际的行为的 opposite 的 … docstring、")
     assert "描述实际的行为的" not in translate.title(
         "Fix BEMACallback bias_power docstring, which described the opposite of the actual behavior")
+
+
+def test_what_is_extracted_goes_somewhere() -> None:
+    # cargo #16091, #16195, #16222 fell back to "重构：gctx 模块，主要改动 `error.rs`（共 2 个文件），增删相当"
+    assert translate.title("refactor(gctx): extract error to a module") == "将错误提取到模块"
+    assert translate.title("refactor: extract ConfigValue to its own module") == "将 ConfigValue 提取到其独立的模块"
+    assert translate.title("extract the helper") == "提取辅助函数"

@@ -73,7 +73,7 @@ TO_TARGET = {"pass": "传给", "set": "设为", "change": "改为", "point": "�
              "default": "默认设为", "scale": "扩展到", "contribute": "贡献给", "report": "报告给", "assign": "分配给",
              "delegate": "委托给", "integrate": "集成到", "fallback": "回退到",
              "reassign": "重新分配给", "convert": "转换为", "cast": "转换为", "widen": "放宽为", "narrow": "收窄为",
-             "lend": "借给"}
+             "lend": "借给", "extract": "提取到", "split": "拆分到", "factor": "提取到"}
 # "treat X as Y": the verb's Chinese with what X becomes ("将 X 视为 Y").
 AS_TARGET = {"treat": "视为", "use": "用作", "mark": "标记为", "flag": "标记为", "register": "注册为",
              "set": "设为", "expose": "暴露为", "export": "导出为", "save": "保存为", "store": "存储为",

@@ -105,7 +105,7 @@ from prhub.engine.wording import joined, say
 # (参照 Y), a series' [a/N] at its clause's end, one 的 a place phrase, "check that <plural subject> <verb>", "X change
 # from A to B", "X caused by Y" (Y 导致的 X), "X (after) moved to Y", and more words (handles, boundaries, manual,
 # re-wrap, shutdown, occasional, a trailing "instead"), "X not found" (找不到 X), "X that <verb> Y" (…的 X), "align
-# with X".
+# with X", "extract X to Y" (将 X 提取到 Y).
 REVISION = 22
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
