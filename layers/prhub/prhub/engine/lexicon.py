@@ -193,6 +193,12 @@ def join(parts: list[str]) -> str:
     return re.sub(r"\s+(?=[，。；：、（）])|(?<=[，。；：、（])\s+", "", out)  # full-width marks take no space
 
 
+def placed_in(where: str, thing: str) -> str:
+    """The place word (中的, 上的) before `thing`, its 的 left out when `thing` has one: one 的 a phrase ("Y 中多余的
+    克隆", not "Y 中的多余的克隆")."""
+    return where.removesuffix("的") if "的" in thing else where
+
+
 def known(tokens: list[str], i: int, first: bool) -> tuple[str | None, int, bool]:
     """The glossary's Chinese for the longest phrase (up to 3 words) at tokens[i], its length, whether a noun."""
     tables = glossary()

@@ -21,6 +21,7 @@ from prhub.engine.lexicon import (
     known,
     lookup,
     module,
+    placed_in,
     split,
     verb,
 )
@@ -38,6 +39,8 @@ QUANTITY_ZH = {"bunch": "一批", "lot": "大量", "lots": "大量", "couple": "
 QUANTITY = re.compile(rf"^(?:a\s+)?({'|'.join(QUANTITY_ZH)})\s+of\s+(.+)$", re.I)
 # A thing and what it does: "tools that generate multimodal data" (生成多模态数据的工具).
 RELATIVE = re.compile(r"^(.+?)\s+(?:that|which)\s+(.+)$", re.I)
+# A thing told by its cause: "X caused by Y" (Y 导致的 X), also a fix's object (verb_phrases).
+CAUSED = re.compile(r"^(.+?)\s+caused\s+by\s+(.+)$", re.I)
 # A thing told by where it went: "classes moved to experimental" ("after moved to", as trl writes it, too).
 MOVED = re.compile(r"^(.+?)\s+(?:after\s+)?(?:(?:was|were|being|been)\s+)?moved\s+to\s+(?:the\s+)?(\S+)$", re.I)
 # A change told by its ends: "(upcoming) X change from A to B".
@@ -106,10 +109,11 @@ def _told(text: str, clause: Clause) -> str | None:
     if (match := RELATIVE.match(text)) and verb(TOKEN.findall(match.group(2))) and \
             not match.group(1).endswith(","):  # "tools that generate X data"; not ", which …", an aside
         return join([clause(match.group(2)), "的", phrase(match.group(1), clause)])
-    if match := re.match(r"^(.+?)\s+caused\s+by\s+(.+)$", text, re.I):  # "CI failures caused by port conflicts"
+    if match := CAUSED.match(text):  # "CI failures caused by port conflicts": 端口冲突导致的 CI 失败
         return join([phrase(match.group(2), clause), "导致的", phrase(match.group(1), clause)])
     if match := MOVED.match(text):  # "classes moved to experimental": 已移至实验特性的类 (a module by its name)
-        where = module(match.group(2)) if module(match.group(2)) != match.group(2) else phrase(match.group(2), clause)
+        where = module(match.group(2))
+        where = where if where != match.group(2) else phrase(where, clause)
         return join(["已移至", where, "的", phrase(match.group(1), clause)])
     if match := CHANGED.match(text):  # "upcoming SFT `loss_type` default change from A to B": X 即将从 A 改为 B
         return join([phrase(match.group(2), clause), "即将" if match.group(1) else "", "从",
@@ -132,8 +136,8 @@ def _joined(text: str, clause: Clause) -> str | None:
                 b = join([named.group(1), "的", named.group(2)])  # "PyTorch JIT 和 DataLoader 的弃用警告"
             if word == "with" and TROUBLES.search(parts[0]):
                 return join([b, "中的", a])  # "issues with X": the trouble is in X
-            if between in ("中的", "上的") and "的" in a:
-                between = between[0]  # one 的 a phrase: "Y 中多余的克隆", not "Y 中的多余的克隆"
+            if between in ("中的", "上的"):
+                between = placed_in(between, a)
             return join([between, b, after, a] if word == "with" else
                         [b, between, a, after] if before else [a, between, b, after])
     return None

@@ -34,13 +34,14 @@ from prhub.engine.lexicon import (
     join,
     known,
     lookup,
+    placed_in,
     purpose,
     split,
     unknown_verb,
     verb,
     verbatim,
 )
-from prhub.engine.noun_phrases import HEADS, TROUBLES
+from prhub.engine.noun_phrases import CAUSED, HEADS, TROUBLES
 
 ADVERBS = {"always", "now", "also", "properly", "correctly", "just", "further", "explicitly", "temporarily",
            "only", "partially", "actually"}
@@ -459,8 +460,7 @@ def _doing(text: str) -> str:
     return said
 
 
-# "X caused by Y": Y 导致的 X (a fix's object; noun_phrases says the verbless title the same way).
-CAUSED = re.compile(r"^(.+?)\s+caused\s+by\s+(.+)$", re.I)
+# Verbs whose object may be told by its cause ("fix X caused by Y": noun_phrases.CAUSED).
 REMEDIES = {"fix", "hotfix", "resolve", "prevent", "avoid", "handle", "address", "correct", "suppress", "catch"}
 
 
@@ -526,8 +526,7 @@ THAT_CLAUSE = {"ensure", "make sure", "check", "verify", "assert", "guarantee"}
 def _that(rest: str) -> str | None:
     """The sentence a verb of THAT_CLAUSE takes, in Chinese (its subject, then a verb or a state); None when `rest`
     is a noun phrase."""
-    said_that = re.match(r"^that\s+", rest, re.I) is not None
-    rest = re.sub(r"^that\s+", "", rest, flags=re.I)
+    rest, said_that = re.subn(r"^that\s+", "", rest, flags=re.I)
     tokens = TOKEN.findall(rest)
     if verb(tokens) and not (said_that and tokens[0].lower().endswith("ing")):  # "that training templates keep X"
         return None
@@ -929,8 +928,8 @@ def _located(key: str, zh: str, rest: str) -> str | None:
             if key in OBJECT_IN and word in ("in", "within", "inside"):
                 if "中的" in place:  # one 中的 a phrase: "脚本中 output_dir 的命名错误"
                     return join([zh, place.replace("中的", "中", 1), "的", _phrase(parts[0])])
-                said = _phrase(parts[0])  # one 的 a phrase: "跳过 Y 中多余的克隆"
-                return join([zh, place, "中" if "的" in said else "中的", said])
+                said = _phrase(parts[0])
+                return join([zh, place, placed_in("中的", said), said])
             return join(["在", place, where, _placed(key, zh, parts[0])])
     if match := re.match(r"^(in|on|from)\s+(.+)$", rest, re.I):  # no object: "run in X", "exclude from X"
         spot = _phrase(match.group(2))
