@@ -1230,3 +1230,35 @@ def test_what_is_extracted_goes_somewhere() -> None:
     assert translate.title("refactor(gctx): extract error to a module") == "将错误提取到模块"
     assert translate.title("refactor: extract ConfigValue to its own module") == "将 ConfigValue 提取到其独立的模块"
     assert translate.title("extract the helper") == "提取辅助函数"
+
+
+def test_what_a_fix_makes_true_is_said_with_its_modal() -> None:
+    # cargo #16638, #16213, #16824 and verl #5771 had fallen back to "修复：涉及 `host.runner`、`cargo run`",
+    # "修复：涉及 build.warnings" and "修复：trainer 模块，改动 `tracking.py`，多为新增"
+    assert translate.title("fix(host-config): `host.runner` should not apply to `cargo run`") == \
+        "`host.runner` 不应作用于 `cargo run`"
+    assert translate.title("fix(compile): build.warnings=deny shouldn't block hard warnings") == \
+        "build.warnings=deny 不应阻止硬性警告"
+    assert translate.title("fix(compile): build.warnings=allow should not hide denied diagnostics") == \
+        "build.warnings=allow 不应隐藏被拒绝的诊断信息"
+    assert translate.title("[trainer] fix: MLFlow publishing metrics failure should be non-blocking.") == \
+        "MLFlow 发布指标失败应是非阻塞的"
+    # a fix's "X should be …" is what it makes true, not the bug ("修复 X 为 None 的问题" is)
+    assert translate.title("fix: tokenizer should be None", "fix") == "分词器应为 None"
+    assert translate.title("fix: tokenizer is None", "fix") == "修复分词器为 None 的问题"
+    # a longer subject before a modal, an adverb after it, and "can't" still 无法
+    assert translate.title("main generation should also use pad/unpad from verl.protocol").startswith("main 生成也应")
+    assert translate.title("env table config can't trigger rebuild with `rerun-if-env-changed`").startswith(
+        "环境表格配置无法")
+
+
+def test_how_or_when_to_do_something_is_an_object_not_a_purpose_or_a_condition() -> None:
+    # cargo #16851, #17117, #17118 and #16459 had fallen back to "修复：toml 模块，主要改动 `toml/mod.rs`…" and
+    # "重构：git 模块，…"
+    assert translate.title("fix(toml): Teach users how to pin edition") == "告诉用户如何固定 edition 版本"
+    assert translate.title("fix(add): list too-new versions and how to override") == "列出过新的版本以及如何覆盖"
+    assert translate.title("fix(resolver): hint how to resolve too-new versions") == "提示如何解决过新的版本"
+    assert translate.title("Let git decide when to run gc") == "让 git 决定何时运行 gc"
+    assert translate.title("docs: explain how to use the cache") == "解释如何使用缓存"
+    assert translate.title("docs(guide): Clarify where to set config") == "澄清在哪里设置配置"
+    assert translate.title("skip X when Y is set") == "跳过设置 Y 时的 X"  # a condition still

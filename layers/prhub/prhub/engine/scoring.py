@@ -106,7 +106,11 @@ from prhub.engine.wording import joined, say
 # from A to B", "X caused by Y" (Y 导致的 X), "X (after) moved to Y", and more words (handles, boundaries, manual,
 # re-wrap, shutdown, occasional, a trailing "instead"), "X not found" (找不到 X), "X that <verb> Y" (…的 X), "align
 # with X", "extract X to Y" (将 X 提取到 Y).
-REVISION = 22
+# engine-23: the translator says what a fix makes true with its modal ("X should not apply to Y": X 不应作用于 Y, "X
+# should be non-blocking": X 应是非阻塞的), a subject of up to five words before one, "how/when/where to V" as an
+# object (如何 V, not a purpose or a condition), "let X V" (让 X V), and more words (hard, denied, slash, too-new,
+# teach, decide, hint).
+REVISION = 23
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)

@@ -66,7 +66,9 @@ PASSIVE = re.compile(r"^(.+?)\s+(?:is|are|was|were|gets?|got|(?:will|should|must
                      r"has\s+been|have\s+been)\s+(?:now\s+)?(not\s+)?([a-z][a-z-]*(?:ed|en)|set|built|run|put|cut|"
                      r"split|kept|left|read|shut down|sent|spent|thrown|bound|found|held)\b\s*(.*)$", re.I)
 # "X is None", "X is invalid", "X is not compatible with Y": a state, said "X 为 None", "X 无效".
-COPULA = re.compile(r"^(.+?)\s+(?:is|are)\s+(not\s+)?(.+)$", re.I)
+# "X should be non-blocking": what a fix makes true ("X 应是非阻塞的", "X 应为 list[int]").
+COPULA = re.compile(r"^(.+?)\s+(?:is|are|(should|must)(?=\s+(?:not\s+)?be\s)(?:\s+be)?)\s+(not\s+)?(?:be\s+)?"
+                    r"(.+)$", re.I)
 # "support X via Y": the means, said first ("通过 Y 支持 X"); "over" only before a name ("over NCCL").
 MEANS = re.compile(r"^(.+?)\s+(?:via|through|using|over(?=\s+[A-Z0-9`]))\s+(.+)$")
 FOLDER = re.compile(r"(?:目录|目录名|路径|文件夹)$")
@@ -80,7 +82,17 @@ def _phrase(text: str) -> str:
     longer phrase ("on reading papers with the hf CLI"): which words it takes is then a guess."""
     if _gerund_object(text):
         return _doing(text)
+    if (match := HOW_TO.search(text.strip())) and verb(TOKEN.findall(match.group(3))):
+        done = clause(match.group(3))  # "how to use X": 如何使用 X (改用 is a change of tool)
+        done = "使用" + done[2:] if done.startswith("改用") else done
+        other, listed = re.subn(r"\s+(?:and|or)$", "", match.group(1) or "")  # "list X and how to override"
+        return join([_phrase(other), "以及" if listed else "", HOW_TO_ZH[match.group(2).lower()], done])
     return noun_phrases.phrase(text, clause)
+
+
+# "teach users how to pin edition", "hint how to resolve X": the way (or the time) to do something, an object
+HOW_TO = re.compile(r"^(?:(.+?)\s+)?(how|when|where)\s+to\s+(.+)$", re.I)
+HOW_TO_ZH = {"how": "如何", "when": "何时", "where": "在哪里"}
 
 
 def _gerund_object(text: str) -> bool:
@@ -172,8 +184,8 @@ def _plain(text: str, tokens: list[str], kind: str) -> str:
         return text  # "reflect X in Y": a verb the glossary lacks; a guessed noun phrase would mislead
     moved = re.search(r"\s(?:from|into)\s", text, re.I) is not None  # "separate X from Y": the verb
     if not found or _opens_with_attribute(tokens) and not moved:
-        if (stated := _stated(" ".join(tokens), kind)) is not None:
-            return join(["修复", stated, "的问题"]) if kind == "fix" else stated
+        if (stated := _stated(" ".join(tokens), kind)) is not None:  # a fix's "X should be Y" is what it makes true
+            return join(["修复", stated, "的问题"]) if kind == "fix" and not re.search("应|必须", stated) else stated
         return _nominal(tokens, kind)
     key, zh, size = found
     rest = " ".join(tokens[size:]).replace(" ,", ",")
@@ -222,14 +234,46 @@ def _bare_verb(tokens: list[str], j: int) -> str | None:
     return join([_phrase(" ".join(tokens[:j])), _shaped(word, glossary()["verbs"][word], " ".join(tokens[j + 1:]))])
 
 
+NOT_MODALS = {"should": "不应", "must": "不得", "will": "不会", "would": "不会", "shall": "不应", "may": "不可",
+              "can": "无法", "shouldn't": "不应", "mustn't": "不得", "won't": "不会", "wouldn't": "不会"}
+# "X should also use Y": 也应使用; "X should always be …": 应始终
+MODAL_ADVERBS = {"also": ("也", ""), "still": ("仍", ""), "now": ("现在", ""), "always": ("", "始终")}
+
+
+def _modal(tokens: list[str], j: int) -> str | None:
+    """"X should (not) V Y" with its subject tokens[:j]: what a fix makes true, said as such ("`host.runner` should not
+    apply to `cargo run`" -> "`host.runner` 不应作用于 `cargo run`"); None when tokens[j] is no modal or no verb the
+    glossary knows follows it."""
+    word, k = tokens[j].lower(), j + 1
+    said: str | None = MODALS.get(word) or NOT_MODALS.get(word) if word.endswith("n't") else MODALS.get(word)
+    if k < len(tokens) and tokens[k].lower() == "not" and word in NOT_MODALS:
+        said, k = NOT_MODALS[word], k + 1
+    if said is None:
+        return None
+    before, after = MODAL_ADVERBS.get(tokens[k].lower(), ("", "")) if k < len(tokens) else ("", "")
+    k += bool(before or after)
+    if not (found := verb(tokens[k:])):
+        return None
+    rest = " ".join(tokens[k + found[2]:])
+    # "should use X": 应使用 X (改用 is a change of tool); "apply to X" a rule's reach: 作用于 X
+    zh = "使用" if found[0] == "use" else "作用于" if found[0] == "apply" and re.match(r"to\s", rest) else found[1]
+    rest = rest[3:] if zh == "作用于" else rest
+    return join([_phrase(" ".join(tokens[:j])), before + said + after, _shaped(found[0], zh, rest)])
+
+
 def _subject_verb(tokens: list[str]) -> str | None:
     """A sentence with its subject first: "X falls back to Y" -> "X 回退到 Y", "X should use Y" -> "X 应改用 Y",
-    "X does not exceed Y" -> "X 不超出 Y" (the subject at most three words, none of them a verb)."""
+    "X does not exceed Y" -> "X 不超出 Y" (the subject at most three words, five before a modal, none of them a
+    verb)."""
     nouns = glossary()["nouns"]
-    for j in range(1, min(4, len(tokens))):
+    for j in range(1, min(6, len(tokens))):
         word = tokens[j].lower()
         if verb(tokens[:j]) or any(t in (",", "and", "or") for t in tokens[:j]):
             return None
+        if j > 3:  # a longer subject only before a modal, which no noun is ("non-mergeable list from cli should …")
+            if said := _modal(tokens, j):
+                return said
+            continue
         if all(t.lower() in glossary()["attributes"] for t in tokens[:j]):
             continue  # "minor fixes to X": an attribute is no subject
         negated = j + 1 if word in ("doesn't", "don't") else \
@@ -237,10 +281,8 @@ def _subject_verb(tokens: list[str]) -> str | None:
         if negated and (found := verb(tokens[negated:])):  # "X does not exceed Y": X 不超出 Y
             rest = " ".join(tokens[negated + found[2]:])
             return join([_phrase(" ".join(tokens[:j])), "不", _shaped(found[0], found[1], rest)])
-        if word in MODALS and (found := verb(tokens[j + 1:])):
-            rest = " ".join(tokens[j + 1 + found[2]:])
-            zh = "使用" if found[0] == "use" else found[1]  # "should use X": 应使用 X (改用 is a change of tool)
-            return join([_phrase(" ".join(tokens[:j])), MODALS[word], _shaped(found[0], zh, rest)])
+        if said := _modal(tokens, j):
+            return said
         if (said := _bare_verb(tokens, j)) is not None:
             return said
         if re.fullmatch(r"[a-z]+(?:e?s)", word) and word not in nouns and word[:-1] not in nouns and \
@@ -264,7 +306,7 @@ def _nominal(tokens: list[str], kind: str) -> str:
     if (done := re.match(r"^(.+?)\s+(corrected|fixed|updated|removed|added|renamed)$", text, re.I)) and \
             (found := verb([done.group(2)])):  # "Broken link to AI Policy corrected": 修正指向 AI Policy 的损坏的链接
         return join([found[1], _phrase(done.group(1))])
-    if (match := re.match(r"^(.+?)\s+(?:when|while|if|after|during)\s+(.+)$", text, re.I)) and \
+    if (match := re.match(r"^(.+?)\s+(?:when(?!\s+to\s)|while|if|after|during)\s+(.+)$", text, re.I)) and \
             not unknown_verb(tokens[0]):  # "X deadlock when Y"; not "Invalidate X when Y" (a verb it lacks)
         joint = text[match.end(1):].split()[0].lower()
         at = {"after": "后", "during": "期间"}.get(joint, "时")
@@ -396,7 +438,14 @@ def _stated(text: str, kind: str = "") -> str | None:
         return active
     if not (match := COPULA.match(text)) or verb(TOKEN.findall(match.group(1))) or not _subject(match.group(1)):
         return None
-    subject, negated, state = _phrase(match.group(1)), bool(match.group(2)), match.group(3).strip()
+    return _state(match)
+
+
+def _state(match: re.Match[str]) -> str | None:
+    """A subject and its state (COPULA's match): "X 为 None", "X 与 Y 不兼容", "X 应是非阻塞的"."""
+    subject, negated, state = _phrase(match.group(1)), bool(match.group(3)), match.group(4).strip()
+    modal = {"should": "应", "must": "必须"}.get((match.group(2) or "").lower(), "")
+    modal = ("不" + modal.replace("必须", "得")) if modal and negated else modal
     tokens = TOKEN.findall(state)
     attributes = glossary()["attributes"]
     for size in (2, 1):  # "compatible with Y", "invalid"
@@ -405,10 +454,13 @@ def _stated(text: str, kind: str = "") -> str | None:
             said = attributes[word].removesuffix("的")
             tail = _phrase(" ".join(tokens[size:]))
             if size == 2 and said.startswith(("兼容", "与")):
-                return join([subject, "与", tail, "不" if negated else "", said.removeprefix("与其")])
+                return join([subject, "与", tail, modal or ("不" if negated else ""), said.removeprefix("与其")])
+            if modal:  # 应是非阻塞的
+                return join([subject, modal + "是" + said + "的", tail])
             return join([subject, "不" if negated else "", said, tail])
-    if len(tokens) == 1 and verbatim(tokens[0], False) or state.lower() in ("none", "null", "true", "false", "empty"):
-        return join([subject, "不为" if negated else "为", state])
+    if (len(tokens) == 1 or modal and " " not in state) and verbatim(state, False) or \
+            state.lower() in ("none", "null", "true", "false", "empty"):
+        return join([subject, (modal or ("不" if negated else "")) + "为", state])
     return None
 
 
@@ -588,7 +640,8 @@ def _defaulted(key: str, zh: str, rest: str) -> str | None:
 
 def _conditioned(key: str, zh: str, rest: str) -> str | None:
     """"fix X when Y" -> "修复 Y 时的 X"; "drop X after Y in Z" -> "在 Z 中丢弃 Y 后 X"."""
-    if not (match := re.match(r"^(.+?)\s+(?:when|while|if|after|before|during|without)\s+(.+)$", rest, re.I)):
+    if not (match := re.match(r"^(.+?)\s+(?:when(?!\s+to\s)|while|if|after|before|during|without)\s+(.+)$",
+                              rest, re.I)):
         return None
     if purpose().search(match.group(1)):
         return None  # "skip X to avoid OOM during Y": the condition is the purpose's, said with it (_aimed)
@@ -616,6 +669,8 @@ def _conditioned(key: str, zh: str, rest: str) -> str | None:
 def _aimed(key: str, zh: str, rest: str) -> str | None:
     """"X so Y works" -> "X，使 Y 可用"; "X to avoid Y" -> "X，以避免 Y"; "X to Y for generating Z" -> "…，用于生成 Z"
     (okhttp's "add curl() method to Request for generating cURL commands")."""
+    if HOW_TO.search(rest):  # "explain how to use X": the way is the object (_phrase), no purpose
+        return None
     # after a target ("X to Y for V-ing Z"), where "for" would be read as which Y (为生成 cURL 命令的请求)
     if (match := re.match(r"^(.+?\s+to\s+.+?)\s+for\s+([a-z]+ing\s+.+)$", rest)) and \
             gerund(TOKEN.findall(match.group(2))):
@@ -765,6 +820,8 @@ def _paired(key: str, zh: str, rest: str) -> str | None:
     """make X Y, give X a Y, remove X from Y, replace X with Y, align X with Y, prevent X from appearing in Y."""
     if key == "make":
         return _make(rest)
+    if key == "let":  # "Let git decide when to run gc": 让 git 决定何时运行 gc
+        return _made_to(TOKEN.findall(rest)) or None
     if key == "keep" and len(tokens := TOKEN.findall(rest)) > 1 and \
             (state := glossary()["attributes"].get(tokens[-1].lower())):  # "keep X optional": 保持 X 可选
         return join(["保持", _phrase(" ".join(tokens[:-1])), state.removesuffix("的")])
