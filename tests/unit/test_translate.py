@@ -1262,3 +1262,20 @@ def test_how_or_when_to_do_something_is_an_object_not_a_purpose_or_a_condition()
     assert translate.title("docs: explain how to use the cache") == "解释如何使用缓存"
     assert translate.title("docs(guide): Clarify where to set config") == "澄清在哪里设置配置"
     assert translate.title("skip X when Y is set") == "跳过设置 Y 时的 X"  # a condition still
+
+
+def test_a_promotion_and_the_words_trl_and_cargo_fell_back_on() -> None:
+    # trl #6175, #6140, #6208 and cargo #16768, #17198, #17331 had fallen back to "新功能：trainer 模块，主要改动
+    # `kto/__init__.py`…", "修复：git 模块，…", "重构：解析器，…"
+    assert translate.title("Promote KTO to stable API") == "将 KTO 提升为稳定 API"
+    assert translate.title("Add entropy regularization to GRPO") == "为 GRPO 添加熵正则化"
+    assert translate.title("Add MoE load-balancing auxiliary loss to `DPOTrainer`") == \
+        "为 `DPOTrainer` 添加 MoE 负载均衡辅助损失"
+    assert translate.title("fix: fetching non-standard git refspecs on non-github repos") == \
+        "在 non-github 仓库上获取非标准的 git refspecs"
+    assert translate.title("fix: dont apply host-config gating to stable behavior") == \
+        "不再将 host-config 门控应用到稳定行为"
+    assert translate.title("refactor(resolver): resolve() does not need an optional gctx") == \
+        "resolve() 不需要可选 gctx"
+    # "needed" after "when" is no verb: verl #1651 keeps its line
+    assert translate.title("fix: only load reference policy when needed in DAPO") == "在 DAPO 中在需要时加载参考策略"

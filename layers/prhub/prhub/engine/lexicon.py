@@ -65,7 +65,7 @@ TO_TARGET = {"pass": "传给", "set": "设为", "change": "改为", "point": "�
              "send": "发送到", "apply": "应用到", "attach": "附加到", "map": "映射到", "increase": "增大到",
              "decrease": "减小到", "reduce": "降低到", "lower": "降低到", "raise": "提高到", "downgrade": "降级到",
              "expose": "暴露给", "log": "记录到", "record": "记录到", "save": "保存到", "upload": "上传到",
-             "redirect": "重定向到",
+             "redirect": "重定向到", "promote": "提升为",
              "route": "路由到", "link": "链接到", "append": "追加到", "copy": "复制到", "clamp": "钳制到",
              "return": "返回给", "broadcast": "广播到", "dispatch": "分发到", "push": "推送到", "publish": "发布到",
              "bind": "绑定到", "pin": "固定到", "restore": "恢复到", "reset": "重置为", "revert": "回滚到",

@@ -108,8 +108,9 @@ from prhub.engine.wording import joined, say
 # with X", "extract X to Y" (将 X 提取到 Y).
 # engine-23: the translator says what a fix makes true with its modal ("X should not apply to Y": X 不应作用于 Y, "X
 # should be non-blocking": X 应是非阻塞的), a subject of up to five words before one, "how/when/where to V" as an
-# object (如何 V, not a purpose or a condition), "let X V" (让 X V), and more words (hard, denied, slash, too-new,
-# teach, decide, hint).
+# object (如何 V, not a purpose or a condition), "let X V" (让 X V), "promote X to Y" (将 X 提升为 Y), "X does not
+# need Y", and more words (hard, denied, slash, too-new, teach, decide, hint, regularization, toolchain, file
+# descriptors, gating, pixel, cross-entropy, auxiliary, load-balancing, non-standard).
 REVISION = 23
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").

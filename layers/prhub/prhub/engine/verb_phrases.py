@@ -278,7 +278,9 @@ def _subject_verb(tokens: list[str]) -> str | None:
             continue  # "minor fixes to X": an attribute is no subject
         negated = j + 1 if word in ("doesn't", "don't") else \
             j + 2 if word in ("does", "do") and j + 1 < len(tokens) and tokens[j + 1].lower() == "not" else 0
-        if negated and (found := verb(tokens[negated:])):  # "X does not exceed Y": X 不超出 Y
+        # "X does not exceed Y": X 不超出 Y; "need" only so ("when needed" is no verb the glossary may hold)
+        if negated and (found := verb(tokens[negated:]) or (
+                ("need", "需要", 1) if tokens[negated:negated + 1] == ["need"] else None)):
             rest = " ".join(tokens[negated + found[2]:])
             return join([_phrase(" ".join(tokens[:j])), "不", _shaped(found[0], found[1], rest)])
         if said := _modal(tokens, j):
