@@ -1279,3 +1279,17 @@ def test_a_promotion_and_the_words_trl_and_cargo_fell_back_on() -> None:
         "resolve() 不需要可选 gctx"
     # "needed" after "when" is no verb: verl #1651 keeps its line
     assert translate.title("fix: only load reference policy when needed in DAPO") == "在 DAPO 中在需要时加载参考策略"
+
+
+def test_a_verb_without_an_object_says_its_condition_first() -> None:
+    # cargo #16965, trl #5238, #3543 and verl #819 had fallen back to "新功能：核心，主要改动 `compiler/mod.rs`…",
+    # "重构：涉及 vLLM", "修复：涉及 generate_sequences"
+    assert translate.title("Rebuild when -Zpublic-dependency changes") == "在 -Zpublic-dependency 改动时重建"
+    assert translate.title("[GRPO/RLOO] Tokenize before vLLM generation call") == "在 vLLM 生成调用前分词"
+    assert translate.title("[TRLParser] Fail when unknown args are provided in the config file.") == \
+        "在配置文件中提供未知的参数时失败"
+    assert translate.title("[log] fix: log after generate_sequences") == "在 generate_sequences 后记录"
+    # "check if X" asks whether; a second condition is not nested into the first
+    assert "时检查" not in translate.title("fix(flock): check if they are marked unsupported in libstd")
+    assert "时存在时" not in translate.title(
+        "[worker] fix: create a new event loop if none exists when building rollouts")

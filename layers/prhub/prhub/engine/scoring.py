@@ -110,7 +110,8 @@ from prhub.engine.wording import joined, say
 # should be non-blocking": X 应是非阻塞的), a subject of up to five words before one, "how/when/where to V" as an
 # object (如何 V, not a purpose or a condition), "let X V" (让 X V), "promote X to Y" (将 X 提升为 Y), "X does not
 # need Y", and more words (hard, denied, slash, too-new, teach, decide, hint, regularization, toolchain, file
-# descriptors, gating, pixel, cross-entropy, auxiliary, load-balancing, non-standard).
+# descriptors, gating, pixel, cross-entropy, auxiliary, load-balancing, non-standard); a verb with no object says its
+# condition first ("Rebuild when X changes": 在 X 改动时重建).
 REVISION = 23
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").

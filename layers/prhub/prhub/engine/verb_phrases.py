@@ -543,7 +543,7 @@ def _shaped(key: str, zh: str, rest: str) -> str:
         return join([ADVERB_ZH[how.group(2).lower()], _shaped(key, zh, how.group(1))])
     if key in ("fix", "hotfix", "resolve") and (said := _undone(rest) or _suffered(rest)) is not None:
         return join([zh, said, "的问题"])  # "fix X not applied with Y", "fix X being ignored in Y"
-    for shape in (_caused, _unsupported, _begun, _gerund_taken,
+    for shape in (_objectless, _caused, _unsupported, _begun, _gerund_taken,
                   _contrasted, _defaulted, _conditioned, _aimed, _means, _to_shaped, _paired):
         if (said := shape(key, zh, rest)) is not None:
             return said
@@ -556,6 +556,30 @@ def _shaped(key: str, zh: str, rest: str) -> str:
     if (said := _permitted(key, zh, rest)) is not None:
         return said
     return _placed(key, zh, rest)
+
+
+# "Rebuild when X changes": a verb with no object, then its one condition (no second one, no clause after a comma)
+OBJECTLESS_CONDITION = re.compile(r"^(when|if|after|before)\s+(?!to\s)((?:(?!\b(?:when|if|after|before)\b)[^,;:])+)$",
+                                  re.I)
+# "check if X": whether X (是否), no condition; "X exists when Y" says where X holds ("if none exists when building")
+WHETHER = {"check", "verify", "test", "validate", "detect", "determine", "ensure", "confirm", "see", "ask"}
+
+
+def _objectless(key: str, zh: str, rest: str) -> str | None:
+    """"warn when X is Y" -> "在 X 过期时警告": a verb with no object, its condition said first; None otherwise."""
+    if not (cond := OBJECTLESS_CONDITION.match(rest)) or key == "exist" or cond.group(1).lower() == "if" and \
+            key in WHETHER:
+        return None
+    at = {"after": "后", "before": "前"}.get(cond.group(1).lower(), "时")
+    said = _condition(cond.group(2))
+    return join(["" if said.startswith("在") else "在", said, at, zh])
+
+
+def _condition(text: str) -> str:
+    """A verb's condition when the verb has no object ("Rebuild when X changes": 在 X 改动时重建): a clause with its
+    subject or a state, else what is being done."""
+    tokens = TOKEN.findall(text)
+    return _subject_verb(tokens) or _stated(text) or _gerund(text)
 
 
 WITHDRAWN = {"drop", "remove", "deprecate"}  # verbs that end support for a thing
