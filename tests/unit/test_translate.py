@@ -1246,6 +1246,8 @@ def test_what_a_fix_makes_true_is_said_with_its_modal() -> None:
     # a fix's "X should be …" is what it makes true, not the bug ("修复 X 为 None 的问题" is)
     assert translate.title("fix: tokenizer should be None", "fix") == "分词器应为 None"
     assert translate.title("fix: tokenizer is None", "fix") == "修复分词器为 None 的问题"
+    # told by the title's modal, not by a 应 in the Chinese (响应 holds one)
+    assert translate.title("fix: response is None", "fix") == "修复响应为 None 的问题"
     # a longer subject before a modal, an adverb after it, and "can't" still 无法
     assert translate.title("main generation should also use pad/unpad from verl.protocol").startswith("main 生成也应")
     assert translate.title("env table config can't trigger rebuild with `rerun-if-env-changed`").startswith(
@@ -1262,6 +1264,9 @@ def test_how_or_when_to_do_something_is_an_object_not_a_purpose_or_a_condition()
     assert translate.title("docs: explain how to use the cache") == "解释如何使用缓存"
     assert translate.title("docs(guide): Clarify where to set config") == "澄清在哪里设置配置"
     assert translate.title("skip X when Y is set") == "跳过设置 Y 时的 X"  # a condition still
+    # a purpose before a "how to" stays one (verl #2131)
+    assert translate.title("add a test to demonstrate how to perform p2p communication") == \
+        "新增测试，以演示如何执行 p2p 通信"
 
 
 def test_a_promotion_and_the_words_trl_and_cargo_fell_back_on() -> None:

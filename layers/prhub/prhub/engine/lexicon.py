@@ -296,9 +296,9 @@ def unknown_verb(word: str, lower: bool = True) -> bool:
 def purpose() -> re.Pattern[str]:
     """" to <verb> ": a purpose when the verb is one the glossary knows (longest first: "speed up" before "speed"),
     not also a noun ("add license to test file") unless a purpose is what it always says (PURPOSES), and not after
-    "how" ("add how to use X" is no purpose)."""
+    "how", "when" ("add how to use X", "decide when to run gc" are no purpose)."""
     nouns = glossary()["nouns"]
     verbs = sorted((k for k in glossary()["verbs"] if re.fullmatch(r"[a-z-]+(?: [a-z]+)?", k) and
                     (k not in nouns or k in PURPOSES)), key=len, reverse=True)
-    return re.compile(rf"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)\s+(?:in order\s+)?to\s+"
+    return re.compile(rf"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bwhen)\s+(?:in order\s+)?to\s+"
                       rf"({'|'.join(map(re.escape, verbs))})\s+", re.I)

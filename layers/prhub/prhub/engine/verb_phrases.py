@@ -93,6 +93,7 @@ def _phrase(text: str) -> str:
 # "teach users how to pin edition", "hint how to resolve X": the way (or the time) to do something, an object
 HOW_TO = re.compile(r"^(?:(.+?)\s+)?(how|when|where)\s+to\s+(.+)$", re.I)
 HOW_TO_ZH = {"how": "如何", "when": "何时", "where": "在哪里"}
+WHEN = r"when(?!\s+to\s)"  # a condition's "when", not "decide when to run gc" (HOW_TO)
 
 
 def _gerund_object(text: str) -> bool:
@@ -185,7 +186,8 @@ def _plain(text: str, tokens: list[str], kind: str) -> str:
     moved = re.search(r"\s(?:from|into)\s", text, re.I) is not None  # "separate X from Y": the verb
     if not found or _opens_with_attribute(tokens) and not moved:
         if (stated := _stated(" ".join(tokens), kind)) is not None:  # a fix's "X should be Y" is what it makes true
-            return join(["修复", stated, "的问题"]) if kind == "fix" and not re.search("应|必须", stated) else stated
+            made_true = (copula := COPULA.match(" ".join(tokens))) is not None and copula.group(2) is not None
+            return join(["修复", stated, "的问题"]) if kind == "fix" and not made_true else stated
         return _nominal(tokens, kind)
     key, zh, size = found
     rest = " ".join(tokens[size:]).replace(" ,", ",")
@@ -308,7 +310,7 @@ def _nominal(tokens: list[str], kind: str) -> str:
     if (done := re.match(r"^(.+?)\s+(corrected|fixed|updated|removed|added|renamed)$", text, re.I)) and \
             (found := verb([done.group(2)])):  # "Broken link to AI Policy corrected": 修正指向 AI Policy 的损坏的链接
         return join([found[1], _phrase(done.group(1))])
-    if (match := re.match(r"^(.+?)\s+(?:when(?!\s+to\s)|while|if|after|during)\s+(.+)$", text, re.I)) and \
+    if (match := re.match(rf"^(.+?)\s+(?:{WHEN}|while|if|after|during)\s+(.+)$", text, re.I)) and \
             not unknown_verb(tokens[0]):  # "X deadlock when Y"; not "Invalidate X when Y" (a verb it lacks)
         joint = text[match.end(1):].split()[0].lower()
         at = {"after": "后", "during": "期间"}.get(joint, "时")
@@ -446,8 +448,7 @@ def _stated(text: str, kind: str = "") -> str | None:
 def _state(match: re.Match[str]) -> str | None:
     """A subject and its state (COPULA's match): "X 为 None", "X 与 Y 不兼容", "X 应是非阻塞的"."""
     subject, negated, state = _phrase(match.group(1)), bool(match.group(3)), match.group(4).strip()
-    modal = {"should": "应", "must": "必须"}.get((match.group(2) or "").lower(), "")
-    modal = ("不" + modal.replace("必须", "得")) if modal and negated else modal
+    modal = (NOT_MODALS if negated else MODALS)[match.group(2).lower()] if match.group(2) else ""
     tokens = TOKEN.findall(state)
     attributes = glossary()["attributes"]
     for size in (2, 1):  # "compatible with Y", "invalid"
@@ -666,8 +667,7 @@ def _defaulted(key: str, zh: str, rest: str) -> str | None:
 
 def _conditioned(key: str, zh: str, rest: str) -> str | None:
     """"fix X when Y" -> "修复 Y 时的 X"; "drop X after Y in Z" -> "在 Z 中丢弃 Y 后 X"."""
-    if not (match := re.match(r"^(.+?)\s+(?:when(?!\s+to\s)|while|if|after|before|during|without)\s+(.+)$",
-                              rest, re.I)):
+    if not (match := re.match(rf"^(.+?)\s+(?:{WHEN}|while|if|after|before|during|without)\s+(.+)$", rest, re.I)):
         return None
     if purpose().search(match.group(1)):
         return None  # "skip X to avoid OOM during Y": the condition is the purpose's, said with it (_aimed)
@@ -695,8 +695,6 @@ def _conditioned(key: str, zh: str, rest: str) -> str | None:
 def _aimed(key: str, zh: str, rest: str) -> str | None:
     """"X so Y works" -> "X，使 Y 可用"; "X to avoid Y" -> "X，以避免 Y"; "X to Y for generating Z" -> "…，用于生成 Z"
     (okhttp's "add curl() method to Request for generating cURL commands")."""
-    if HOW_TO.search(rest):  # "explain how to use X": the way is the object (_phrase), no purpose
-        return None
     # after a target ("X to Y for V-ing Z"), where "for" would be read as which Y (为生成 cURL 命令的请求)
     if (match := re.match(r"^(.+?\s+to\s+.+?)\s+for\s+([a-z]+ing\s+.+)$", rest)) and \
             gerund(TOKEN.findall(match.group(2))):
