@@ -27,10 +27,20 @@ LIST_PAGE_SIZE = 1000  # S3's own maximum per ListObjectsV2 page
 JSON_MEMO_BYTES = 16 * 2**20  # documents S3Bucket.get_json keeps parsed per process, by their size on S3
 
 
-def _session() -> Any:  # Any: the stubs type client() per literal service name
-    core = botocore.session.get_session()
-    core.register_component("data_loader", _loader)
-    return boto3.session.Session(botocore_session=core)
+# One session per process, made lazily and forgotten by reset(): a botocore session registers some 600 event
+# handlers as it is made (a fifth of the CPU of making a client), and the local runner's and the batches' threads
+# each make their own clients. A session is not thread-safe, so clients are made from it under a lock; the clients
+# themselves are per thread (their hooks are the thread's: prhub_local.runner registers some).
+_session_lock = threading.Lock()
+_sessions: list[Any] = []
+
+
+def _session() -> Any:  # Any: the stubs type client() per literal service name; the caller holds _session_lock
+    if not _sessions:
+        core = botocore.session.get_session()
+        core.register_component("data_loader", _loader)
+        _sessions.append(boto3.session.Session(botocore_session=core))
+    return _sessions[0]
 
 
 # Client settings by service. SES's SendEmail takes no idempotency token, so a call botocore retried after a read
@@ -47,12 +57,13 @@ def client(service: str) -> Any:
     cache = _local.__dict__.setdefault("clients", {})
     if service not in cache:
         settings = CLIENT_CONFIG.get(service)
+        config = None
         if settings:
             from botocore.config import Config
 
-            cache[service] = _session().client(service, config=Config(**settings))
-        else:
-            cache[service] = _session().client(service)
+            config = Config(**settings)
+        with _session_lock:
+            cache[service] = _session().client(service, config=config)
     return cache[service]
 
 
@@ -69,8 +80,11 @@ def adopt_clients(clients: dict[str, Any]) -> None:
 
 
 def reset() -> None:
-    """Forget cached clients (after the endpoint or credentials change, e.g. in tests)."""
+    """Forget this thread's clients and the session (after the endpoint or credentials change, e.g. in tests): the
+    session keeps the credentials it resolved first."""
     _local.__dict__.pop("clients", None)
+    with _session_lock:
+        _sessions.clear()
 
 
 class LazyClient:
