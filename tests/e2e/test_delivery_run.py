@@ -65,7 +65,7 @@ def two_repos(tmp_path: Path, chat: FakeChat) -> tuple[dict[str, Any], dict[str,
 
 
 def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_once(
-        aws_endpoint: str, tmp_path: Path, chat: FakeChat, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, chat: FakeChat, caplog: pytest.LogCaptureFixture) -> None:
     config, hooks, count = two_repos(tmp_path, chat)
     assert count == 8
     digest_hook = chat.hook("slack")
@@ -73,8 +73,8 @@ def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_on
     prefix = "d" + uuid.uuid4().hex[:10]
     out = tmp_path / "site"
     with caplog.at_level(logging.WARNING, logger="prhub.core.channels"):
-        result = run_pipeline(config_text=json.dumps(config), **WEEK, endpoint_url=aws_endpoint, prefix=prefix,
-                              state=None, out=out, progress=quiet)
+        result = run_pipeline(config_text=json.dumps(config), **WEEK, prefix=prefix,
+                              state=tmp_path / "state", out=out, progress=quiet)
     assert sorted(result.report_keys) == ["acme/booster/reports/2026-06-01-to-2026-06-07/",
                                           "acme/rocket/reports/2026-06-01-to-2026-06-07/"]
     assert {p["repo"] for p in result.planned} == {"acme/rocket", "acme/booster"}  # and nothing else
@@ -97,14 +97,14 @@ def test_a_config_run_reports_exactly_its_repositories_and_tells_each_channel_on
     [told] = digest_hook.accepted
     assert digest["title"] in json.dumps(told.json, ensure_ascii=False)
 
-    # WHEN the same range is run again on the same stack: reports again, but no channel hears twice.
-    again = run_pipeline(config_text=json.dumps(config), **WEEK, endpoint_url=aws_endpoint, prefix=prefix,
-                         state=None, out=out, progress=quiet)
+    # WHEN the same range is run again on the same state: reports again, but no channel hears twice.
+    again = run_pipeline(config_text=json.dumps(config), **WEEK, prefix=prefix,
+                         state=tmp_path / "state", out=out, progress=quiet)
     assert sorted(again.report_keys) == sorted(result.report_keys) and again.run_id != result.run_id
     assert [len(h.accepted) for h in hooks.values()] == [1, 1] and len(digest_hook.accepted) == 1
 
 
-def test_prhub_run_with_config_prints_every_report(aws_endpoint: str, tmp_path: Path, chat: FakeChat,
+def test_prhub_run_with_config_prints_every_report(tmp_path: Path, chat: FakeChat,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     config, hooks, _ = two_repos(tmp_path, chat)
     # acme/booster's export ends before the week does, and has two lines it cannot read (one holding a secret)
@@ -119,7 +119,7 @@ def test_prhub_run_with_config_prints_every_report(aws_endpoint: str, tmp_path: 
     path.write_text(json.dumps(config), encoding="utf-8")
     out = tmp_path / "site"
     code = cli.main(["run", "--config", str(path), "--since", WEEK["since"], "--until", WEEK["until"],
-                     "--endpoint-url", aws_endpoint, "--out", str(out)])
+                     "--state", str(tmp_path / "state"), "--out", str(out)])
     assert code == 0
     captured = capsys.readouterr()
     printed = captured.out.split()

@@ -64,15 +64,14 @@ def watchlist(tmp_path: Path, slack_url: str) -> dict[str, Any]:
 
 
 def test_a_week_posts_one_issue_and_one_discussion_edited_by_judge_and_never_twice(
-        aws_endpoint: str, tmp_path: Path, gh: FakeGitHub, chat: FakeChat) -> None:
+        tmp_path: Path, gh: FakeGitHub, chat: FakeChat) -> None:
     hook = chat.hook("slack")
     config = json.dumps(watchlist(tmp_path, hook.url))
     prefix = "g" + uuid.uuid4().hex[:10]
-    out = tmp_path / "site"
+    state, out = tmp_path / "state", tmp_path / "site"
 
     def run(week: dict[str, str]) -> Any:
-        return run_pipeline(config_text=config, **week, endpoint_url=aws_endpoint, prefix=prefix, state=None, out=out,
-                            progress=quiet)
+        return run_pipeline(config_text=config, **week, prefix=prefix, state=state, out=out, progress=quiet)
 
     # GIVEN last week reported: its issue and discussion
     run(LAST_WEEK)
@@ -103,7 +102,7 @@ def test_a_week_posts_one_issue_and_one_discussion_edited_by_judge_and_never_twi
     # WHEN a maintainer judges one of its PRs key: the new revision edits both posts, nothing new is posted
     before = (issue["body"], discussion["body"])
     gh.reset_counts()
-    made = judge("acme/rocket", [pr["number"]], [], state=None, endpoint_url=aws_endpoint, config_text=config,
+    made = judge("acme/rocket", [pr["number"]], [], state=state, config_text=config,
                  out=out, prefix=prefix)
     assert [m["report_key"] for m in made] == [key]
     assert len(gh.issues) == 2 and len(gh.discussions) == 2
@@ -128,12 +127,12 @@ def test_a_week_posts_one_issue_and_one_discussion_edited_by_judge_and_never_twi
 
 
 def test_a_token_without_write_permission_fails_both_posts_and_slack_is_told(
-        aws_endpoint: str, tmp_path: Path, gh: FakeGitHub, chat: FakeChat, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, gh: FakeGitHub, chat: FakeChat, caplog: pytest.LogCaptureFixture) -> None:
     gh.can_write.clear()
     hook = chat.hook("slack")
     config = watchlist(tmp_path, hook.url)
     prefix = "g" + uuid.uuid4().hex[:10]
-    run_pipeline(config_text=json.dumps(config), **WEEK, endpoint_url=aws_endpoint, prefix=prefix, state=None,
+    run_pipeline(config_text=json.dumps(config), **WEEK, prefix=prefix, state=None,
                  out=tmp_path / "site", progress=quiet)
     assert len(hook.accepted) == 1 and gh.issues == {} and gh.discussions == {}
     said = " ".join(r.getMessage() for r in caplog.records)

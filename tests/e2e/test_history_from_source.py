@@ -30,25 +30,24 @@ def one_line(err: str) -> str:
     return lines[0]
 
 
-def week(aws_endpoint: str, export: Path, since: str, until: str, state: Path, out: Path) -> dict[str, Any]:
+def week(export: Path, since: str, until: str, state: Path, out: Path) -> dict[str, Any]:
     result = run_pipeline(repo=REPO, since=since, until=until, tz=TZ, source=f"jsonl:{export}", scorer="heuristic",
-                          endpoint_url=aws_endpoint, prefix="h" + uuid.uuid4().hex[:10], state=state, out=out,
+                          prefix="h" + uuid.uuid4().hex[:10], state=state, out=out,
                           progress=lambda message: None)
     report = dict(result.report)
     report.pop("generated_at")
     return report
 
 
-def test_the_report_does_not_depend_on_the_runs_a_state_holds(aws_endpoint: str, verl_export: Path,
-                                                               tmp_path: Path) -> None:
+def test_the_report_does_not_depend_on_the_runs_a_state_holds(verl_export: Path, tmp_path: Path) -> None:
     # GIVEN one state that is fresh and one that already reported a day of the week before and a day long before
     # (any earlier run will do: were the history read from the state's runs, a day would stand for its whole
     # week in the trends; and a day's run has a seventh of a week's PR pages to render)
-    fresh = week(aws_endpoint, verl_export, "2026-06-15", "2026-06-21", tmp_path / "s1", tmp_path / "o1")
-    week(aws_endpoint, verl_export, "2026-06-12", "2026-06-12", tmp_path / "s2", tmp_path / "o2")
-    week(aws_endpoint, verl_export, "2026-02-05", "2026-02-05", tmp_path / "s2", tmp_path / "o2")
+    fresh = week(verl_export, "2026-06-15", "2026-06-21", tmp_path / "s1", tmp_path / "o1")
+    week(verl_export, "2026-06-12", "2026-06-12", tmp_path / "s2", tmp_path / "o2")
+    week(verl_export, "2026-02-05", "2026-02-05", tmp_path / "s2", tmp_path / "o2")
     # WHEN the same week is reported on each
-    again = week(aws_endpoint, verl_export, "2026-06-15", "2026-06-21", tmp_path / "s2", tmp_path / "o2")
+    again = week(verl_export, "2026-06-15", "2026-06-21", tmp_path / "s2", tmp_path / "o2")
     # THEN the reports are the same
     assert json.dumps(fresh, sort_keys=True) == json.dumps(again, sort_keys=True)
     # AND they hold the acceptance figure (verl's week 25 has 21 merged PRs), each at its week's place in

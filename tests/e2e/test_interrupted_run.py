@@ -24,7 +24,7 @@ ORIGINAL_ADD = OutputProducer._add_pdf_obj
 
 
 def test_a_run_interrupted_while_the_report_is_written_leaves_a_clean_state(
-        aws_endpoint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state, said = tmp_path / "state", []
     interrupted = []
 
@@ -42,13 +42,13 @@ def test_a_run_interrupted_while_the_report_is_written_leaves_a_clean_state(
 
     # GIVEN a run stopped by an interruption while ReportFunction writes the report
     with pytest.raises(PipelineError, match="ReportFunction"):
-        run_pipeline(endpoint_url=aws_endpoint, state=state, out=tmp_path / "first", prefix="i" + uuid.uuid4().hex[:10],
+        run_pipeline(state=state, out=tmp_path / "first", prefix="i" + uuid.uuid4().hex[:10],
                      invoke=interrupt_the_report, progress=said.append, timeout=300)
     assert interrupted and (state / "CURRENT").is_file()
     capsys.readouterr()
     # WHEN the next run starts from its state
     lines: list[str] = []
-    result = run_pipeline(endpoint_url=aws_endpoint, state=state, out=tmp_path / "site",
+    result = run_pipeline(state=state, out=tmp_path / "site",
                           prefix="i" + uuid.uuid4().hex[:10], progress=lines.append, timeout=300)
     err = capsys.readouterr().err
     # THEN it publishes the week and every PR page, with no failed invocation or traceback on the way

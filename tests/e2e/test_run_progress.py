@@ -21,7 +21,7 @@ def prefix() -> str:
 
 
 @pytest.mark.slow
-def test_quiet_then_a_rerun_with_progress_that_queues_no_pr_page_again(aws_endpoint: str, tmp_path: Path,
+def test_quiet_then_a_rerun_with_progress_that_queues_no_pr_page_again(tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str],
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     state, out = tmp_path / "state", tmp_path / "site"
@@ -52,7 +52,7 @@ def test_quiet_then_a_rerun_with_progress_that_queues_no_pr_page_again(aws_endpo
         return real_progress(self, run_id)
 
     monkeypatch.setattr(Store, "progress", progress)
-    run_pipeline(endpoint_url=aws_endpoint, prefix=prefix(), state=state, out=out, lang="en", invoke=counting,
+    run_pipeline(prefix=prefix(), state=state, out=out, lang="en", invoke=counting,
                  progress=lines.append)
     # AND the driver looked at the run often enough to follow it, never twice within LOOK_EVERY
     assert len(looks) >= 2

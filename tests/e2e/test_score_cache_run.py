@@ -31,10 +31,11 @@ SLICE_FOLDER = "verl-project/verl/slices/core/reports/2026-05-04-to-2026-05-10"
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not VERL_EXPORT.exists(), reason=f"{VERL_EXPORT} is absent")]
 
 
-def run(endpoint: str, state: Path, out: Path, *repos: dict[str, Any], said: list[str] | None = None) -> RunResult:
-    """`prhub run --config FILE --since ... --until ... --state STATE --out OUT` for the watch list of `repos`."""
+def run(state: Path, out: Path, *repos: dict[str, Any], said: list[str] | None = None) -> RunResult:
+    """`prhub run --config FILE --since ... --until ... --state STATE --out OUT` for the watch list of `repos`: the
+    embedded AWS in this process, the state loaded from and saved to STATE, as a user runs it."""
     config = {"defaults": {"language": "en", "tz": "Asia/Shanghai"}, "repos": list(repos)}
-    return run_pipeline(**WEEK, config_text=json.dumps(config), endpoint_url=endpoint,
+    return run_pipeline(**WEEK, config_text=json.dumps(config),
                         prefix="c" + uuid.uuid4().hex[:10], state=state, out=out,
                         progress=(said.append if said is not None else lambda _: None))
 
@@ -47,25 +48,25 @@ def counts(path: Path) -> tuple[int, int, int]:
 
 
 def test_settings_edited_between_runs_are_reported_as_a_fresh_state_reports_them(
-        aws_endpoint: str, tmp_path: Path) -> None:
+        tmp_path: Path) -> None:
     # GIVEN verl's week run once, its scores cached in the state
     state = tmp_path / "state"
-    before = counts(run(aws_endpoint, state, tmp_path / "site", REPO).paths["report.json"])
+    before = counts(run(state, tmp_path / "site", REPO).paths["report.json"])
     # WHEN the watch list's key threshold and large-change size are edited and the week is run again
-    again = counts(run(aws_endpoint, state, tmp_path / "site", {**REPO, **EDITED}).paths["report.json"])
+    again = counts(run(state, tmp_path / "site", {**REPO, **EDITED}).paths["report.json"])
     # THEN its key PRs and large-change risks are a fresh state's with those settings, not the cached ones
-    fresh = counts(run(aws_endpoint, tmp_path / "fresh", tmp_path / "fresh-site", {**REPO, **EDITED})
+    fresh = counts(run(tmp_path / "fresh", tmp_path / "fresh-site", {**REPO, **EDITED})
                    .paths["report.json"])
     assert again == fresh
     assert fresh[0] == before[0] == WEEK_PRS and fresh[1] < before[1] and fresh[2] > before[2]
 
 
-def test_a_slice_and_its_repository_in_one_run_each_get_their_own_settings(aws_endpoint: str, tmp_path: Path) -> None:
+def test_a_slice_and_its_repository_in_one_run_each_get_their_own_settings(tmp_path: Path) -> None:
     # GIVEN a watch list with verl and a slice of it with settings of its own, run together on one state
-    both = run(aws_endpoint, tmp_path / "state", tmp_path / "site", REPO, {**SLICE, **EDITED})
+    both = run(tmp_path / "state", tmp_path / "site", REPO, {**SLICE, **EDITED})
     # THEN each report is what it is run alone on a fresh state
-    repo_alone = run(aws_endpoint, tmp_path / "repo", tmp_path / "repo-site", REPO)
-    slice_alone = run(aws_endpoint, tmp_path / "slice", tmp_path / "slice-site", {**SLICE, **EDITED})
+    repo_alone = run(tmp_path / "repo", tmp_path / "repo-site", REPO)
+    slice_alone = run(tmp_path / "slice", tmp_path / "slice-site", {**SLICE, **EDITED})
     assert counts(both.paths["report.json"]) == counts(repo_alone.paths["report.json"])
     sliced = counts(both.site_dir / SLICE_FOLDER / "report.json")
     assert sliced == counts(slice_alone.site_dir / SLICE_FOLDER / "report.json")
@@ -89,12 +90,12 @@ def damage(state: Path, changes: dict[int, Any]) -> None:
     path.write_text("".join(json.dumps(i) + "\n" for i in kept), encoding="utf-8")
 
 
-def test_a_damaged_cache_entry_is_scored_again_and_the_week_is_complete(aws_endpoint: str, tmp_path: Path,
+def test_a_damaged_cache_entry_is_scored_again_and_the_week_is_complete(tmp_path: Path,
                                                                         capfd: pytest.CaptureFixture[str]) -> None:
     # GIVEN verl's week run once; then in the saved cache one PR's entry cut to its number, another's holding
     # a PR of no such week, and three more expired, so the five are scored together by one worker's batch
     state = tmp_path / "state"
-    first = run(aws_endpoint, state, tmp_path / "site", REPO)
+    first = run(state, tmp_path / "site", REPO)
     numbers = sorted(p["number"] for p in first.report["prs"])
     cut, misplaced, *gone = numbers[:5]
     damage(state, {cut: lambda v: {"number": v["number"]}, misplaced: lambda v: {**v, "number": 999999},
@@ -102,7 +103,7 @@ def test_a_damaged_cache_entry_is_scored_again_and_the_week_is_complete(aws_endp
     # WHEN the week is run again
     capfd.readouterr()
     said: list[str] = []
-    second = run(aws_endpoint, state, tmp_path / "site", REPO, said=said)
+    second = run(state, tmp_path / "site", REPO, said=said)
     # THEN every PR has its result: 34 of 34, none in the DLQ, none another's, the report the first one's
     assert any(line.startswith(f"scoring: {WEEK_PRS}/{WEEK_PRS} PRs") for line in said), said
     report = second.report
@@ -114,6 +115,6 @@ def test_a_damaged_cache_entry_is_scored_again_and_the_week_is_complete(aws_endp
     # AND each damaged entry was said once (stderr's warnings), and overwritten with its PR's own result: a third
     # run finds none
     assert capfd.readouterr().err.count("damaged score cache entry, the PR is scored again") == 2
-    third = run(aws_endpoint, state, tmp_path / "site", REPO)
+    third = run(state, tmp_path / "site", REPO)
     assert third.report["stats"] == report["stats"]
     assert "damaged score cache entry" not in capfd.readouterr().err

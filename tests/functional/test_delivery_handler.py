@@ -51,7 +51,7 @@ def hooks(chat: FakeChat) -> dict[str, Hook]:
 
 
 @pytest.fixture
-def watchlist(aws_endpoint: str, prefix: str, hooks: dict[str, Hook]) -> dict[str, Any]:
+def watchlist(aws_in_process: None, prefix: str, hooks: dict[str, Hook]) -> dict[str, Any]:
     """The sample repository subscribed to every hook, by secret name under the stack's prefix."""
     secrets = aws.client("secretsmanager")
     notify = []

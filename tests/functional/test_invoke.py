@@ -1,8 +1,8 @@
 """`prhub invoke`: one handler on moto with each sample event in events/, as `sam local invoke` would run it.
 
-The invocations use the session's moto server with a fresh resource prefix
-each (as `--endpoint-url` does) and a `--state` directory, so a second
-invocation restores what the first left, like two `prhub invoke` commands.
+The invocations run as a user's `prhub invoke` does: the embedded AWS in this process and a `--state` directory,
+so a second invocation restores what the first left. The CLI's own tests also take `--endpoint-url` (the session's
+moto server, a fresh resource prefix each).
 """
 from __future__ import annotations
 
@@ -25,10 +25,12 @@ from tests.conftest import EVENTS, load_event
 SAMPLE_WEEK = "acme/rocket/reports/2026-06-01-to-2026-06-07/"
 
 
-def invoke(function: str, event_file: str, endpoint: str, state: Path, source: str | None = None,
+def invoke(function: str, event_file: str, state: Path, source: str | None = None,
            out: Path | None = None) -> tuple[Invocation, list[str]]:
+    """`prhub invoke FUNCTION --event FILE --state STATE`: the embedded AWS in this process, STATE restored and
+    saved."""
     lines: list[str] = []
-    result = invoke_function(function, load_event(event_file), endpoint_url=endpoint, state=state,
+    result = invoke_function(function, load_event(event_file), state=state,
                              prefix="i" + uuid.uuid4().hex[:10], progress=lines.append, source=source, out=out)
     return result, lines
 
@@ -42,9 +44,9 @@ def merged_in(export: Path, since: date, until: date, tz: str) -> int:
     return count
 
 
-def test_plan_custom_range_lists_verls_week_from_the_export(aws_endpoint: str, tmp_path: Path,
+def test_plan_custom_range_lists_verls_week_from_the_export(tmp_path: Path,
                                                             verl_export: Path) -> None:
-    result, lines = invoke("PlanFunction", "plan-custom-range.json", aws_endpoint, tmp_path / "state",
+    result, lines = invoke("PlanFunction", "plan-custom-range.json", tmp_path / "state",
                            source=f"jsonl:{verl_export}")
     assert result.failures == []
     [run] = result.answer["runs"]
@@ -55,9 +57,9 @@ def test_plan_custom_range_lists_verls_week_from_the_export(aws_endpoint: str, t
     assert len((generation(tmp_path / "state") / "queues" / "ScoreQueue.messages.jsonl").read_text().splitlines()) == 21
 
 
-def test_plan_scheduled_plans_every_watched_repository_for_the_week_before(aws_endpoint: str, tmp_path: Path,
+def test_plan_scheduled_plans_every_watched_repository_for_the_week_before(tmp_path: Path,
                                                                            verl_export: Path) -> None:
-    result, _ = invoke("PlanFunction", "plan-scheduled.json", aws_endpoint, tmp_path / "state",
+    result, _ = invoke("PlanFunction", "plan-scheduled.json", tmp_path / "state",
                        source=f"jsonl:{verl_export}")
     assert result.failures == []
     runs = {r["repo"]: r for r in result.answer["runs"]}
@@ -76,7 +78,7 @@ def test_score_then_report_events_plan_the_named_run_first_and_then_reuse_it(aws
     # GIVEN a fresh state: the run score-sqs.json names does not exist
     named = json.loads(load_event("score-sqs.json")["Records"][0]["body"])["run_id"]
     # WHEN ScoreFunction gets the event
-    scored, lines = invoke("ScoreFunction", "score-sqs.json", aws_endpoint, state)
+    scored, lines = invoke("ScoreFunction", "score-sqs.json", state)
     # THEN the run of that repository and period is planned first, and the record is scored into it
     assert scored.answer == {"batchItemFailures": []} and scored.failures == []
     [said] = [line for line in lines if line.startswith(f"run {named} is not in the state: planned ")]
@@ -86,7 +88,7 @@ def test_score_then_report_events_plan_the_named_run_first_and_then_reuse_it(aws
     queued = (generation(state) / "queues" / "ScoreQueue.messages.jsonl").read_text().splitlines()
     assert len(queued) == 32  # the plan's own messages
     # WHEN ReportFunction gets report-sqs.json (the same named run) on a new embedded AWS from that state
-    reported, lines = invoke("ReportFunction", "report-sqs.json", aws_endpoint, state)
+    reported, lines = invoke("ReportFunction", "report-sqs.json", state)
     # THEN it reports the open run planned above: PR 1205 scored, the other 31 named as unscored
     assert reported.answer == {"batchItemFailures": []}
     assert f"run {named} is not in the state: using {planned}, the open run of that period" in lines
@@ -108,10 +110,10 @@ def site_objects(state: Path) -> dict[str, bytes]:
     return dict(packs.bodies(gen / "buckets", "SiteBucket"))
 
 
-def test_report_sweep_leaves_a_fresh_run_alone(aws_endpoint: str, tmp_path: Path) -> None:
+def test_report_sweep_leaves_a_fresh_run_alone(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    invoke("ScoreFunction", "score-sqs.json", aws_endpoint, state)  # an open run, progress a moment ago
-    swept, _ = invoke("ReportFunction", "report-sweep.json", aws_endpoint, state)
+    invoke("ScoreFunction", "score-sqs.json", state)  # an open run, progress a moment ago
+    swept, _ = invoke("ReportFunction", "report-sweep.json", state)
     # older_than_minutes is 30: the run is not stuck yet
     assert swept.answer == {"swept": [], "failed": []}
     assert not any(key.startswith(SAMPLE_WEEK) for key in site_objects(state))
@@ -170,12 +172,12 @@ def test_every_function_of_the_template_can_be_invoked() -> None:
 
 
 @pytest.mark.parametrize("event_file", sorted(p.name for p in EVENTS.glob("*.json")))
-def test_every_event_works_against_the_bundled_sample_on_a_fresh_state(event_file: str, aws_endpoint: str,
+def test_every_event_works_against_the_bundled_sample_on_a_fresh_state(event_file: str,
                                                                        tmp_path: Path, verl_export: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     function = EVENT_FUNCTIONS[event_file.split("-")[0]]
     out = tmp_path / "site"
-    result, lines = invoke(function, event_file, aws_endpoint, tmp_path / "state", source=f"jsonl:{verl_export}",
+    result, lines = invoke(function, event_file, tmp_path / "state", source=f"jsonl:{verl_export}",
                            out=out)
     assert result.failures == [], lines
     numbers = {n for r in result.event.get("Records", []) for n in json.loads(r["body"]).get("numbers", [])}
