@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from datetime import timedelta
+from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -96,6 +97,7 @@ def test_the_zh_lines_are_chinese_and_not_one_template(scored):
     assert len(set(lines)) >= 0.97 * len(lines)
 
 
+@cache  # once per process: the module's fixture and a test of its own score cargo's whole export
 def repo_export(repo: str):
     panel, folder, tz = REPOS[repo]
     path = SHARED / folder / "pulls.jsonl"
