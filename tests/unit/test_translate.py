@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from prhub.engine import headline, translate
+from prhub.engine import gist, headline, translate
 
 
 @pytest.mark.parametrize(("title", "zh"), [
@@ -1298,3 +1298,15 @@ def test_a_verb_without_an_object_says_its_condition_first() -> None:
     assert "时检查" not in translate.title("fix(flock): check if they are marked unsupported in libstd")
     assert "时存在时" not in translate.title(
         "[worker] fix: create a new event loop if none exists when building rollouts")
+
+
+def test_a_kept_name_of_several_words_is_no_thin_frame() -> None:
+    # verl #5561 "model engine support mtp" (importance 8.6) was quoted in English, then fell back to "新功能：megatron
+    # 模块，主要改动 `mtp_patch.py`…": "model engine" is a name the glossary keeps, yet its two words, each of which
+    # translates, counted as English against a frame of two Chinese characters.
+    assert translate.title("model engine support mtp", "feat") == "model engine 支持 mtp"
+    assert translate.leftover("model engine 支持 mtp") == 0
+    assert gist.doing("model engine support mtp", "feat") == "model engine 支持 mtp"
+    assert gist.doing("[worker] fix: Model engine parameter offload", "fix") == "修复 model engine 参数 offload"
+    # its words still count where they are not that name
+    assert translate.leftover("engine model 修复") == 1 and translate.leftover("model engines 修复") == 1

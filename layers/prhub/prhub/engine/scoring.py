@@ -112,7 +112,9 @@ from prhub.engine.wording import joined, say
 # need Y", and more words (hard, denied, slash, too-new, teach, decide, hint, regularization, toolchain, file
 # descriptors, gating, pixel, cross-entropy, auxiliary, load-balancing, non-standard); a verb with no object says its
 # condition first ("Rebuild when X changes": 在 X 改动时重建).
-REVISION = 23
+# engine-24: a name of several words the glossary keeps ("model engine", "router replay") is no English in a thin
+# Chinese frame (verl #5561 "model engine 支持 mtp" was quoted, then fell back to facts).
+REVISION = 24
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").
 TITLE = re.compile(r"^\s*(?:[^\w\s\[\](){}<>`'\"“#:!.,/\\-]\s*)*((?:\[[^\]]*\]\s*)*)\s*(.*)$", re.DOTALL)

@@ -215,13 +215,23 @@ def leftover(line: str) -> int:
     """How many words of English grammar (GRAMMAR) or verbs the glossary knows ("replaces") a translation left, and
     one more when its Chinese is a thin frame (fewer Chinese characters than a quarter of its plain English letters):
     a line with any reads as English in a Chinese frame. Names, code and a few technical nouns do not count."""
-    words = re.findall(r"(?<![\w`'/.-])[A-Za-z][a-z'-]*(?![\w`/.-])", re.sub(r"`[^`]*`|“[^”]*”", "", line))
     nouns = glossary()["nouns"]
+    # a kept name of several words ("model engine", verl's) is a name, though its words alone translate
+    line = _kept_phrases().sub(" ", re.sub(r"`[^`]*`|“[^”]*”", "", line))
+    words = re.findall(r"(?<![\w`'/.-])[A-Za-z][a-z'-]*(?![\w`/.-])", line)
     left = sum(1 for w in words if w.lower() in GRAMMAR or w.islower() and w.endswith(("s", "ed", "ing"))
                and w not in nouns and verb([w]) is not None and w[:-1] not in nouns  # "replaces", "enabled"
                or _prefixed_verb(w))
     plain = sum(len(w) for w in words if w.islower() and not _package(w) and nouns.get(w) != w)  # kept terms
     return left + (1 if len(CJK.findall(line)) * 4 < plain else 0)  # a thin Chinese frame around English
+
+
+@cache
+def _kept_phrases() -> re.Pattern[str]:
+    """The glossary's nouns of several words that it keeps in English, the longest first."""
+    kept = sorted((w for w, zh in glossary()["nouns"].items() if zh == w and " " in w), key=len, reverse=True)
+    return re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, kept)) + r")(?![\w-])", re.I) if kept \
+        else re.compile(r"(?!)")
 
 
 # A hyphenated word opening with one of these is English made of English ("re-structure", "non-local").
