@@ -1310,3 +1310,15 @@ def test_a_kept_name_of_several_words_is_no_thin_frame() -> None:
     assert gist.doing("[worker] fix: Model engine parameter offload", "fix") == "修复 model engine 参数 offload"
     # its words still count where they are not that name
     assert translate.leftover("engine model 修复") == 1 and translate.leftover("model engines 修复") == 1
+
+
+def test_a_false_report_and_two_things_used_together() -> None:
+    # cargo #17071 read "避免 to_confirm 非空时的 false 死锁", trl #6189 "spurious … CI 警告": the deadlock is a
+    # false report; trl #5977 and #6042 read "在将 X 与 Y 合并时…", where the two are used together, not merged
+    assert translate.title("fix(publish): avoid false deadlock when to_confirm is non-empty") == \
+        "避免 to_confirm 非空时误报的死锁"
+    assert translate.title("Fix spurious deadlock warning") == "修复虚假的死锁警告"
+    assert translate.title("Raise when use_liger_kernel is combined with a PEFT adapter on lm_head") == \
+        "在 use_liger_kernel 与 lm_head 上的 PEFT adapter 同时使用时抛出"
+    # the active verb still merges
+    assert translate.title("merge X with Y") == "将 X 与 Y 合并"

@@ -436,6 +436,9 @@ def _stated(text: str, kind: str = "") -> str | None:
     "X is None" -> "X 为 None", "X is not compatible with Y" -> "X 与 Y 不兼容". None when `text` is neither."""
     if (match := PASSIVE.match(text)) and _subject(match.group(1)) and \
             (found := verb([match.group(3).split()[0]])) and match.group(3).lower() not in glossary()["attributes"]:
+        if found[0] == "combine" and not match.group(2) and (used := re.match(r"^with\s+(.+)$", match.group(4), re.I)):
+            # "X is combined with Y": the two used together (同时使用), not merged into one
+            return join([_phrase(match.group(1)), "与", _phrase(used.group(1)), "同时使用"])
         active = _doing(f"{found[0]} {match.group(1)} {match.group(4)}".strip())
         if match.group(2):
             return join(["不再" if kind != "fix" else "未", active])
