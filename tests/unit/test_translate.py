@@ -1322,3 +1322,13 @@ def test_a_false_report_and_two_things_used_together() -> None:
         "在 use_liger_kernel 与 lm_head 上的 PEFT adapter 同时使用时抛出"
     # the active verb still merges
     assert translate.title("merge X with Y") == "将 X 与 Y 合并"
+
+
+def test_a_kept_name_is_one_word_of_an_english_run() -> None:
+    # verl #7224 (importance 9.4) fell back to "新功能：涉及 DeepSeek": "moe weight refit" read as a run of three
+    # English words, though "weight refit" is verl's name for loading the trainer's weights into the rollout
+    line = translate.title("enhance DeepSeek V4 fp8/fp4 linear and moe weight refit")
+    assert line == "增强 DeepSeek V4 fp8/fp4 linear 和 moe weight refit"
+    assert not translate.english_prose(line) and translate.leftover(line) == 0
+    # a verb left in English between two kept names is still English (verl #5037's "R3 align router replay")
+    assert translate.english_prose("修复带有全局层索引的 router replay R3 align router replay 数据")

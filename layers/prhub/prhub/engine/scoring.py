@@ -114,7 +114,8 @@ from prhub.engine.wording import joined, say
 # condition first ("Rebuild when X changes": 在 X 改动时重建).
 # engine-24: a name of several words the glossary keeps ("model engine", "router replay") is no English in a thin
 # Chinese frame (verl #5561 "model engine 支持 mtp" was quoted, then fell back to facts); "X is combined with Y" is
-# the two used together (同时使用), "false deadlock" a false report (误报的死锁), "spurious" 虚假的.
+# the two used together (同时使用), "false deadlock" a false report (误报的死锁), "spurious" 虚假的; a kept name is one
+# word of an English run ("moe weight refit": verl #7224).
 REVISION = 24
 
 # Leading emoji and symbols some repositories open titles with ("🔬 SFT simplification", "⬆️ Bump dev version").

@@ -287,8 +287,10 @@ PROSE = GRAMMAR | {"actually", "few", "several", "many", "some", "properly", "co
 
 def english_prose(text: str) -> bool:
     """Whether `text` holds English a Chinese reader would have to read as English: a quote of three or more
-    English words, or a word of English grammar outside code. Names, paths, flags and versions do not count."""
-    plain = blank_code(text)
+    English words, or a word of English grammar outside code. Names, paths, flags and versions do not count; a name of
+    several words the glossary keeps ("weight refit") counts as one word of a run ("R3 align router replay" is still
+    English)."""
+    plain = _kept_phrases().sub(" zz ", blank_code(text))
     if any(len(re.findall(r"[A-Za-z]+", q)) >= 3 for q in QUOTE.findall(plain)):
         return True
     words = re.finditer(r"(?<![\w/.`=-])[A-Za-z][a-z'’]*(?![\w/.`-])", plain)  # "=allow" is a value
