@@ -111,6 +111,12 @@ def client(service: str) -> Any:
     return aws.client(service)
 
 
+def queue_account_and_name(url: str) -> tuple[str, str]:
+    """(account id, queue name) of a queue's URL, …/<account id>/<queue name> (moto's, LocalStack's and SQS's)."""
+    account, name = urlparse(url).path.strip("/").split("/")[:2]
+    return account, name
+
+
 def _sqs_queue(url: str) -> tuple[Any, Any, str] | None:
     """(moto's SQS backend, the queue, its name) for the queue at `url` in this process's moto; None when it holds
     no such queue (an endpoint of the caller's)."""
@@ -118,7 +124,7 @@ def _sqs_queue(url: str) -> tuple[Any, Any, str] | None:
         return None
     from moto.sqs.models import sqs_backends
 
-    account, name = urlparse(url).path.strip("/").split("/")[:2]  # /<account id>/<queue name>
+    account, name = queue_account_and_name(url)
     backend = sqs_backends[account][os.environ.get("AWS_DEFAULT_REGION", REGION)]
     queue = backend.queues.get(name)
     return None if queue is None else (backend, queue, name)

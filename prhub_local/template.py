@@ -12,11 +12,10 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import yaml
 
-from prhub_local.embedded import client
+from prhub_local.embedded import client, queue_account_and_name
 
 LOCAL_VISIBILITY_TIMEOUT = 2  # s: the queues' timeout and the retry delay of failed records, so retries and
 #                              DLQ moves happen within a run, with SQS's real semantics
@@ -168,7 +167,7 @@ def create_stack(template: dict[str, Any], prefix: str, watchlist: str | None = 
 def queue_arn(url: str, region: str) -> str:
     """A queue's ARN from its URL (…/<account>/<name>), as SQS forms both: a third of the calls a stack took was
     GetQueueAttributes asking for it."""
-    account, name = urlparse(url).path.strip("/").split("/")[-2:]
+    account, name = queue_account_and_name(url)
     return f"arn:aws:sqs:{region}:{account}:{name}"
 
 
